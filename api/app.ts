@@ -1,0 +1,63 @@
+/**
+ * `createApp(deps)` assembles the Koa application without listening, so tests
+ * drive it through supertest and the composition roots in bin/ decide how it
+ * is served.
+ */
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { AppConfig } from '../config/config';
+import type { Logger } from '../runtime/logger';
+import type { TokenVerifier } from './http/auth';
+import { errorHandler } from './http/error-handler';
+import { buildOpenApiDocument } from './http/openapi';
+import { requestContext } from './http/request-context';
+import { mountRoutes, type AppState, type RouteDefinition } from './http/route';
+import { createHttpMetrics } from './ops/metrics';
+import { opsRoutes, type ReadinessChecks } from './ops/routes';
+
+export const API_VERSION = '0.1.0';
+
+export interface AppDeps {
+  config: Pick<AppConfig, 'bodyLimitBytes' | 'publicBaseUrl'>;
+  logger: Logger;
+  verifier: TokenVerifier;
+  /** Named dependency checks behind `GET /ready`. */
+  readiness: ReadinessChecks;
+  /** Routes of the product areas (workflow engine, administration). */
+  routes: RouteDefinition[];
+}
+
+export interface App {
+  koa: Koa<AppState>;
+  /** Every mounted route, in mount order. */
+  routes: RouteDefinition[];
+  openApiDocument(): Record<string, unknown>;
+}
+
+export function createApp(deps: AppDeps): App {
+  const metrics = createHttpMetrics();
+  let document: Record<string, unknown> | undefined;
+  const routes: RouteDefinition[] = [
+    ...opsRoutes({ metrics, readiness: deps.readiness, openApiDocument: () => openApiDocument() }),
+    ...deps.routes,
+  ];
+  const openApiDocument = (): Record<string, unknown> =>
+    (document ??= buildOpenApiDocument(routes, {
+      title: 'Platform API',
+      version: API_VERSION,
+      description: 'Workflow engine on Temporal and platform administration.',
+      serverUrl: deps.config.publicBaseUrl,
+    }));
+
+  const router = new Router<AppState>();
+  mountRoutes(router, routes, { verifier: deps.verifier, bodyLimitBytes: deps.config.bodyLimitBytes });
+
+  const koa = new Koa<AppState>({ proxy: true });
+  // Koa's default error listener prints to stderr; every error is already logged by our handler.
+  koa.silent = true;
+  koa.use(requestContext(deps.logger, metrics));
+  koa.use(errorHandler(deps.logger, `${deps.config.publicBaseUrl}/errors`));
+  koa.use(router.routes());
+  koa.use(router.allowedMethods());
+  return { koa, routes, openApiDocument };
+}

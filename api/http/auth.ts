@@ -1,0 +1,96 @@
+/**
+ * Bearer-token authentication with jose: HS256 with a shared secret, or RS256
+ * (and the other asymmetric algorithms a JWKS may list) through a remote JWKS.
+ * Only the configured algorithms are accepted, so `alg: none` and algorithm
+ * confusion fail verification.
+ */
+import { SignJWT, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { unauthorized } from './errors';
+
+export type UserType = 'person' | 'service_account';
+
+export interface AuthContext {
+  /** `sub` claim. */
+  userId: string;
+  /** `organization_id` claim, as a decimal string. */
+  organizationId: string;
+  userType: UserType;
+}
+
+export interface TokenVerifier {
+  verify(token: string): Promise<AuthContext>;
+}
+
+export type AuthKeys = { kind: 'hs256'; secret: Uint8Array } | { kind: 'jwks'; url: string };
+
+export function createTokenVerifier(keys: AuthKeys): TokenVerifier {
+  const verifyJwt =
+    keys.kind === 'hs256'
+      ? (token: string) => jwtVerify(token, keys.secret, { algorithms: ['HS256'] })
+      : (() => {
+          const jwks = createRemoteJWKSet(new URL(keys.url), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000 });
+          return (token: string) => jwtVerify(token, jwks, { algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256'] });
+        })();
+
+  return {
+    async verify(token) {
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await verifyJwt(token));
+      } catch (error) {
+        throw unauthorized(describeJoseError(error));
+      }
+      return claimsToAuth(payload);
+    },
+  };
+}
+
+function describeJoseError(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return 'The bearer token has expired.';
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'The bearer token signature is invalid.';
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'The bearer token uses an algorithm that is not accepted.';
+  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'The bearer token was signed with an unknown key.';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) return `The bearer token has an invalid "${error.claim}" claim.`;
+  return 'The bearer token is malformed or cannot be verified.';
+}
+
+function claimsToAuth(payload: JWTPayload): AuthContext {
+  const sub = payload.sub;
+  if (typeof sub !== 'string' || sub.trim() === '') throw unauthorized('The bearer token has no "sub" claim.');
+  const org = payload.organization_id;
+  const organizationId = typeof org === 'number' ? String(org) : org;
+  if (typeof organizationId !== 'string' || !/^[0-9]{1,18}$/.test(organizationId)) {
+    throw unauthorized('The bearer token needs an integer "organization_id" claim.');
+  }
+  const type = payload.user_type ?? 'person';
+  if (type !== 'person' && type !== 'service_account') {
+    throw unauthorized('The bearer token "user_type" claim must be person or service_account.');
+  }
+  return { userId: sub, organizationId: String(Number(organizationId)), userType: type };
+}
+
+/** Reads `Authorization: Bearer <token>`; undefined when the header is absent. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined || header === '') return undefined;
+  const match = /^Bearer +([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim());
+  if (!match) throw unauthorized('The Authorization header must be "Bearer <token>".');
+  return match[1];
+}
+
+export interface MintOptions {
+  userId: string;
+  organizationId: string;
+  userType: UserType;
+  secret: Uint8Array;
+  expiresIn?: string | number;
+}
+
+/** Signs an HS256 token the service accepts (used by `npm run token` and tests). */
+export async function mintToken(options: MintOptions): Promise<string> {
+  return new SignJWT({ organization_id: Number(options.organizationId), user_type: options.userType })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(options.userId)
+    .setIssuedAt()
+    .setExpirationTime(options.expiresIn ?? '12h')
+    .sign(options.secret);
+}

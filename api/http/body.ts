@@ -1,0 +1,76 @@
+/**
+ * Reads and parses request bodies for routes that declare one: a size limit
+ * enforced while streaming (413), JSON (and YAML where the route allows it)
+ * by content type (415 otherwise), and 400 for malformed documents.
+ */
+import type { Context } from 'koa';
+import YAML from 'yaml';
+import { HttpError, badRequest } from './errors';
+
+export type BodyFormat = 'json' | 'yaml';
+
+const YAML_TYPES = new Set(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
+
+export function mediaType(ctx: Context): string {
+  return (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
+}
+
+function isJson(type: string): boolean {
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+/** Whether the request carries a body at all (a length, or chunked encoding). */
+export function hasBody(ctx: Context): boolean {
+  const length = ctx.get('content-length');
+  if (length !== '') return Number(length) > 0;
+  return ctx.get('transfer-encoding') !== '';
+}
+
+export async function readBody(ctx: Context, limit: number, formats: BodyFormat[]): Promise<unknown> {
+  if (!hasBody(ctx)) return undefined;
+  const type = mediaType(ctx);
+  const format: BodyFormat | undefined = isJson(type) ? 'json' : YAML_TYPES.has(type) ? 'yaml' : undefined;
+  if (!format || !formats.includes(format)) {
+    const accepted = formats.map((f) => (f === 'json' ? 'application/json' : 'application/yaml')).join(' or ');
+    throw new HttpError(415, 'unsupported_media_type', `Content-Type must be ${accepted} (got "${type || 'none'}").`);
+  }
+  const text = await readText(ctx, limit);
+  if (text.trim() === '') return undefined;
+  if (format === 'json') {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      throw badRequest(`The request body is not valid JSON: ${(error as Error).message}`, 'invalid_json');
+    }
+  }
+  try {
+    return YAML.parse(text, { maxAliasCount: 100 }) as unknown;
+  } catch (error) {
+    throw badRequest(`The request body is not valid YAML: ${(error as Error).message.split('\n')[0]}`, 'invalid_yaml');
+  }
+}
+
+function payloadTooLarge(limit: number): HttpError {
+  return new HttpError(413, 'payload_too_large', `The request body exceeds the limit of ${limit} bytes.`);
+}
+
+async function readText(ctx: Context, limit: number): Promise<string> {
+  const declared = Number(ctx.get('content-length') || NaN);
+  if (declared > limit) {
+    // Answer without reading; the connection is closed so the unread body is not parsed as a next request.
+    ctx.set('Connection', 'close');
+    throw payloadTooLarge(limit);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of ctx.req) {
+    const buffer = chunk as Buffer;
+    total += buffer.length;
+    if (total > limit) {
+      ctx.set('Connection', 'close');
+      throw payloadTooLarge(limit);
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,139 @@
+/**
+ * Routes are declared as data: method, path, schemas, responses and a handler.
+ * The same declaration mounts the Koa route (with auth, body parsing and
+ * validation) and produces its OpenAPI operation, so the document can never
+ * drift from what the server validates.
+ */
+import type Router from '@koa/router';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Context, ParameterizedContext } from 'koa';
+import { bearerToken, type AuthContext, type TokenVerifier } from './auth';
+import { readBody, type BodyFormat } from './body';
+import { unauthorized, validationFailed, type FieldError } from './errors';
+import { compileValidator } from './validation';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface AppState {
+  requestId: string;
+  auth?: AuthContext;
+}
+export type AppContext = ParameterizedContext<AppState>;
+
+export interface ResponseSpec {
+  description: string;
+  schema?: TSchema;
+  /** Defaults to application/json. */
+  contentType?: string;
+}
+
+export interface HandlerInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** Present on every route with `auth: 'token'`. */
+  auth: AuthContext;
+  ctx: AppContext;
+}
+
+export interface HandlerResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+type Resolved<T extends TSchema | undefined> = T extends TSchema ? Static<T> : undefined;
+
+export interface RouteDefinition<
+  P extends TSchema | undefined = TSchema | undefined,
+  Q extends TSchema | undefined = TSchema | undefined,
+  B extends TSchema | undefined = TSchema | undefined,
+> {
+  method: HttpMethod;
+  /** OpenAPI-style path, e.g. `/workflows/definitions/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: 'none' | 'token';
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Body formats accepted (default JSON only). */
+  bodyFormats?: BodyFormat[];
+  /** When true, an empty body is allowed even though a body schema is declared. */
+  bodyOptional?: boolean;
+  responses: Record<number, ResponseSpec>;
+  /** Error statuses this route may answer besides the ones implied by its declaration. */
+  errors?: number[];
+  /**
+   * Returns the response, or nothing when it wrote `ctx` itself (streams, HTML).
+   */
+  handler(input: HandlerInput<Resolved<P>, Resolved<Q>, Resolved<B>>): Promise<HandlerResult | void> | HandlerResult | void;
+}
+
+/** Identity function that lets TypeScript infer the handler's input types from the schemas. */
+export function defineRoute<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined>(
+  route: RouteDefinition<P, Q, B>,
+): RouteDefinition {
+  return route as unknown as RouteDefinition;
+}
+
+/** `/a/{id}/b` → `/a/:id/b` */
+export function koaPath(openApiPath: string): string {
+  return openApiPath.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}
+
+export interface MountOptions {
+  verifier: TokenVerifier;
+  bodyLimitBytes: number;
+}
+
+export function mountRoutes(router: Router<AppState>, routes: RouteDefinition[], options: MountOptions): void {
+  for (const route of routes) {
+    router.register(koaPath(route.path), [route.method.toUpperCase()], createHandler(route, options), {
+      name: route.operationId,
+    });
+  }
+}
+
+function createHandler(route: RouteDefinition, options: MountOptions) {
+  const validateParams = route.params ? compileValidator(route.params, 'params') : undefined;
+  const validateQuery = route.query ? compileValidator(route.query, 'params') : undefined;
+  const validateBody = route.body ? compileValidator(route.body, 'body') : undefined;
+  const formats = route.bodyFormats ?? ['json'];
+
+  return async (ctx: AppContext & { params: Record<string, string> }) => {
+    let auth: AuthContext | undefined;
+    if (route.auth === 'token') {
+      const token = bearerToken(ctx.get('authorization'));
+      if (token === undefined) throw unauthorized();
+      auth = await options.verifier.verify(token);
+      ctx.state.auth = auth;
+    }
+
+    const errors: FieldError[] = [];
+    const params: Record<string, unknown> = { ...ctx.params };
+    if (validateParams) errors.push(...validateParams(params).map(prefixed('/params')));
+    const query: Record<string, unknown> = { ...ctx.query };
+    if (validateQuery) errors.push(...validateQuery(query).map(prefixed('/query')));
+
+    let body: unknown;
+    if (route.body) {
+      body = await readBody(ctx as unknown as Context, options.bodyLimitBytes, formats);
+      if (body === undefined && !route.bodyOptional) errors.push({ path: '', message: 'a request body is required' });
+      else if (body !== undefined && validateBody) errors.push(...validateBody(body));
+    }
+    if (errors.length > 0) throw validationFailed(errors);
+
+    const result = await route.handler({ params, query, body, auth: auth as AuthContext, ctx } as never);
+    if (result) {
+      ctx.status = result.status;
+      if (result.headers) ctx.set(result.headers);
+      if (result.body !== undefined) ctx.body = result.body;
+    }
+  };
+}
+
+const prefixed = (prefix: string) => (error: FieldError): FieldError => ({ ...error, path: prefix + error.path });

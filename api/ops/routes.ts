@@ -1,0 +1,159 @@
+/**
+ * Operational endpoints, all anonymous: liveness, readiness, Prometheus
+ * metrics, the OpenAPI document and the API reference page.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Type } from '@sinclair/typebox';
+import { notFound } from '../http/errors';
+import { defineRoute, type HandlerResult, type RouteDefinition } from '../http/route';
+import type { HttpMetrics } from './metrics';
+
+export type ReadinessChecks = Record<string, () => Promise<void>>;
+
+export interface OpsDeps {
+  metrics: HttpMetrics;
+  readiness: ReadinessChecks;
+  /** Built lazily, once, after every route is registered. */
+  openApiDocument: () => Record<string, unknown>;
+  readinessTimeoutMs?: number;
+}
+
+const DOC_ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'application/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+const swaggerUiDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+
+const DOCS_HTML = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Platform API reference</title>
+  <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/assets/docs-init.js"></script>
+</body>
+</html>
+`;
+const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true });\n`;
+
+const CheckResult = Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]), error: Type.Optional(Type.String()) });
+const ReadyBody = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('unavailable')]),
+  checks: Type.Record(Type.String(), CheckResult),
+});
+
+export function opsRoutes(deps: OpsDeps): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/health',
+      operationId: 'getHealth',
+      summary: 'Liveness: the process is up and serving HTTP.',
+      tags: ['operations'],
+      auth: 'none',
+      responses: { 200: { description: 'Alive', schema: Type.Object({ status: Type.Literal('ok') }) } },
+      handler: () => ({ status: 200, body: { status: 'ok' } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/ready',
+      operationId: 'getReady',
+      summary: 'Readiness: PostgreSQL and Temporal answer.',
+      tags: ['operations'],
+      auth: 'none',
+      responses: { 200: { description: 'Ready', schema: ReadyBody }, 503: { description: 'A dependency does not answer; `checks` names it', schema: ReadyBody } },
+      handler: async () => {
+        const entries = await Promise.all(
+          Object.entries(deps.readiness).map(async ([name, check]) => {
+            try {
+              await withTimeout(check(), deps.readinessTimeoutMs ?? 3000);
+              return [name, { status: 'ok' }] as const;
+            } catch (error) {
+              return [name, { status: 'unavailable', error: (error as Error).message || 'no answer' }] as const;
+            }
+          }),
+        );
+        const ready = entries.every(([, result]) => result.status === 'ok');
+        return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(entries) } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/metrics',
+      operationId: 'getMetrics',
+      summary: 'Prometheus metrics.',
+      tags: ['operations'],
+      auth: 'none',
+      responses: { 200: { description: 'Prometheus text exposition format', contentType: 'text/plain' } },
+      handler: async () => ({
+        status: 200,
+        body: await deps.metrics.registry.metrics(),
+        headers: { 'Content-Type': deps.metrics.registry.contentType },
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/openapi.json',
+      operationId: 'getOpenApiDocument',
+      summary: 'The OpenAPI 3.1 document of this API.',
+      tags: ['operations'],
+      auth: 'none',
+      responses: { 200: { description: 'OpenAPI document', schema: Type.Object({}, { additionalProperties: true }) } },
+      handler: () => ({ status: 200, body: deps.openApiDocument() }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/docs',
+      operationId: 'getDocs',
+      summary: 'Readable API reference, rendered from /openapi.json.',
+      tags: ['operations'],
+      auth: 'none',
+      responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+      handler: () => ({ status: 200, body: DOCS_HTML, headers: { 'Content-Type': 'text/html; charset=utf-8' } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/docs/assets/{file}',
+      operationId: 'getDocsAsset',
+      summary: 'Static assets of the API reference page.',
+      tags: ['operations'],
+      auth: 'none',
+      params: Type.Object({ file: Type.String({ maxLength: 64 }) }),
+      responses: { 200: { description: 'Asset', contentType: 'application/octet-stream' } },
+      errors: [404],
+      handler: async ({ params }): Promise<HandlerResult> => {
+        if (params.file === 'docs-init.js') {
+          return { status: 200, body: DOCS_INIT, headers: { 'Content-Type': 'application/javascript; charset=utf-8' } };
+        }
+        const type = Object.hasOwn(DOC_ASSETS, params.file) ? DOC_ASSETS[params.file] : undefined;
+        if (!type) throw notFound(`No documentation asset named "${params.file}".`);
+        return {
+          status: 200,
+          body: await readFile(path.join(swaggerUiDir, params.file)),
+          headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' },
+        };
+      },
+    }),
+  ];
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

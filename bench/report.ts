@@ -1,0 +1,23 @@
+/** What one benchmark module reports: named figures, and targets checked against them. */
+export interface BenchReport {
+  name: string;
+  /** Figures to print, e.g. `{ 'workflows/s': 142.3, 'p50 ms': 4.1 }`. */
+  figures: Record<string, number | string>;
+  /** Targets the issue sets; a failed target is printed and makes `npm run bench` exit 1. */
+  targets?: Array<{ label: string; met: boolean }>;
+}
+
+/** Every `bench/*.bench.ts` file exports `run`. */
+export type BenchModule = { run: () => Promise<BenchReport> };
+
+export function percentile(samples: number[], p: number): number {
+  if (samples.length === 0) return NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index];
+}
+
+export function round(value: number, digits = 2): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}

@@ -1,0 +1,33 @@
+/**
+ * `npm run bench [-- name-filter]`: runs every `bench/*.bench.ts` (or those whose
+ * file name contains the filter) one after the other and prints their figures.
+ */
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import type { BenchModule, BenchReport } from './report';
+
+async function main(): Promise<void> {
+  const filter = process.argv[2] ?? '';
+  const files = readdirSync(__dirname)
+    .filter((file) => file.endsWith('.bench.ts') && file.includes(filter))
+    .sort();
+  let failed = 0;
+  for (const file of files) {
+    const mod = (await import(path.join(__dirname, file))) as BenchModule;
+    const started = Date.now();
+    const report: BenchReport = await mod.run();
+    console.log(`\n## ${report.name}  (${file}, ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    for (const [label, value] of Object.entries(report.figures)) console.log(`  ${label.padEnd(48)} ${value}`);
+    for (const target of report.targets ?? []) {
+      console.log(`  ${target.met ? 'MET   ' : 'MISSED'} ${target.label}`);
+      if (!target.met) failed += 1;
+    }
+  }
+  if (files.length === 0) console.log(`no benchmark matches "${filter}"`);
+  process.exit(failed > 0 ? 1 : 0);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,167 @@
+/**
+ * The one place that reads `process.env`. Every other module receives a typed
+ * `AppConfig` (or a part of it) from its caller.
+ *
+ * Parsing is pure: `parseConfig(env)` either returns a config or throws a
+ * `ConfigError` naming every invalid variable, so start-up fails with a
+ * message an operator can act on.
+ */
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export interface AppConfig {
+  port: number;
+  host: string;
+  /** Base URL clients use to reach this service (webhook URLs are built from it). No trailing slash. */
+  publicBaseUrl: string;
+  /** Unset: an embedded PostgreSQL is started under `dataDir`. */
+  databaseUrl?: string;
+  dataDir: string;
+  /** Apply pending migrations at start-up (`MIGRATE_ON_START`, default true). */
+  migrateOnStart: boolean;
+  /** Unset: a local Temporal is resolved (Temporal CLI dev server, else the in-memory stand-in). */
+  temporalAddress?: string;
+  temporalNamespace: string;
+  temporalTaskQueue: string;
+  /** Path of a Temporal CLI binary used for the local dev server. */
+  temporalCliPath?: string;
+  /** Temporal Web UI base URL, used to build links to executions. */
+  temporalUiUrl?: string;
+  /** HS256 key. Unset together with `authJwksUrl`: a development key is generated under `dataDir`. */
+  authJwtSecret?: string;
+  /** When set, tokens are RS256 verified against this JWKS (and HS256 is off). */
+  authJwksUrl?: string;
+  /** 32-byte key (base64 or hex) for AES-256-GCM of secret config values. Unset: development key. */
+  configEncryptionKey?: string;
+  logLevel: LogLevel;
+  /** Request body limit in bytes (`BODY_LIMIT_BYTES`, default 1 MB). */
+  bodyLimitBytes: number;
+  /** Grace time for in-flight work on shutdown (`SHUTDOWN_GRACE_MS`, default 10 s). */
+  shutdownGraceMs: number;
+  /** `user:organization` pairs granted the admin role at start-up. */
+  bootstrapAdmins: Array<{ userId: number; organizationId: number }>;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const boolean = (name: string, fallback: boolean): boolean => {
+    const raw = read(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = read(name);
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+      return raw.replace(/\/+$/, '');
+    } catch {
+      problems.push(`${name} must be a ${protocols.join(' or ')} URL (got "${raw}")`);
+      return undefined;
+    }
+  };
+
+  const port = integer('PORT', 8080, 0, 65535);
+  const host = read('HOST') ?? '0.0.0.0';
+  const publicBaseUrl = url('PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
+  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const dataDir = path.resolve(cwd, read('DATA_DIR') ?? '.data');
+
+  const temporalAddress = read('TEMPORAL_ADDRESS');
+  if (temporalAddress !== undefined && !/^[^\s:/]+:\d{1,5}$/.test(temporalAddress)) {
+    problems.push(`TEMPORAL_ADDRESS must be host:port (got "${temporalAddress}")`);
+  }
+  const namePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
+  const temporalNamespace = read('TEMPORAL_NAMESPACE') ?? 'default';
+  if (!namePattern.test(temporalNamespace)) problems.push(`TEMPORAL_NAMESPACE is not a valid namespace name (got "${temporalNamespace}")`);
+  const temporalTaskQueue = read('TEMPORAL_TASK_QUEUE') ?? 'platform-workflows';
+  if (!namePattern.test(temporalTaskQueue)) problems.push(`TEMPORAL_TASK_QUEUE is not a valid task queue name (got "${temporalTaskQueue}")`);
+
+  const authJwtSecret = read('AUTH_JWT_SECRET');
+  if (authJwtSecret !== undefined && Buffer.byteLength(authJwtSecret) < 32) {
+    problems.push('AUTH_JWT_SECRET must be at least 32 bytes long (HS256 needs a 256-bit key)');
+  }
+  const authJwksUrl = url('AUTH_JWKS_URL', ['http:', 'https:']);
+
+  const configEncryptionKey = read('CONFIG_ENCRYPTION_KEY');
+  if (configEncryptionKey !== undefined && decodeEncryptionKey(configEncryptionKey) === undefined) {
+    problems.push('CONFIG_ENCRYPTION_KEY must be 32 bytes, written as 64 hex characters or base64');
+  }
+
+  const logLevel = (read('LOG_LEVEL') ?? 'info').toLowerCase() as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+
+  const bootstrapAdmins: AppConfig['bootstrapAdmins'] = [];
+  for (const pair of (read('BOOTSTRAP_ADMINS') ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+    const match = /^(\d+):(\d+)$/.exec(pair);
+    if (!match) problems.push(`BOOTSTRAP_ADMINS entries must be user:organization pairs of integers (got "${pair}")`);
+    else bootstrapAdmins.push({ userId: Number(match[1]), organizationId: Number(match[2]) });
+  }
+
+  const config: AppConfig = {
+    port,
+    host,
+    publicBaseUrl,
+    databaseUrl,
+    dataDir,
+    migrateOnStart: boolean('MIGRATE_ON_START', true),
+    temporalAddress,
+    temporalNamespace,
+    temporalTaskQueue,
+    temporalCliPath: read('TEMPORAL_CLI_PATH'),
+    temporalUiUrl: url('TEMPORAL_UI_URL', ['http:', 'https:']),
+    authJwtSecret,
+    authJwksUrl,
+    configEncryptionKey,
+    logLevel,
+    bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10_000, 0, 10 * 60_000),
+    bootstrapAdmins,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** A 32-byte key from 64 hex characters or base64; undefined when it is neither. */
+export function decodeEncryptionKey(value: string): Buffer | undefined {
+  if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, 'hex');
+  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) {
+    const key = Buffer.from(value, 'base64');
+    if (key.length === 32) return key;
+  }
+  return undefined;
+}
+
+/** Reads the process environment. The only caller of `process.env` in the project. */
+export function loadConfig(): AppConfig {
+  return parseConfig(process.env);
+}
