@@ -29,7 +29,8 @@ export interface AppDeps {
 
 export interface App {
   koa: Koa<AppState>;
-  /** Every mounted route, in mount order. */
+  router: Router<AppState>;
+  /** Every route declaration, in mount order. */
   routes: RouteDefinition[];
   openApiDocument(): Record<string, unknown>;
 }
@@ -59,5 +60,5 @@ export function createApp(deps: AppDeps): App {
   koa.use(errorHandler(deps.logger, `${deps.config.publicBaseUrl}/errors`));
   koa.use(router.routes());
   koa.use(router.allowedMethods());
-  return { koa, routes, openApiDocument };
+  return { koa, router, routes, openApiDocument };
 }

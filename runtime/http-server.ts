@@ -1,0 +1,37 @@
+/** Listening and graceful closing of the HTTP server. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export async function listen(handler: http.RequestListener, port: number, host: string): Promise<http.Server> {
+  const server = http.createServer(handler);
+  // Longer than common load-balancer idle timeouts, so they close first and never hit a closed socket.
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
+}
+
+export function portOf(server: http.Server): number {
+  return (server.address() as AddressInfo).port;
+}
+
+/**
+ * Stops accepting connections, lets in-flight requests finish, closes idle
+ * keep-alive connections at once, and cuts whatever is left after the grace time.
+ */
+export function closeGracefully(server: http.Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

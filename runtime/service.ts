@@ -1,0 +1,122 @@
+/**
+ * Composition root shared by `npm start` (API and worker in one process),
+ * `npm run start:api` and `npm run start:worker`: opens the database, resolves
+ * Temporal, starts the requested parts, and shuts everything down in order on
+ * SIGTERM or SIGINT.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { createApp } from '../api/app';
+import { createTokenVerifier } from '../api/http/auth';
+import { buildAreaRoutes } from '../api/routes';
+import type { AppConfig } from '../config/config';
+import { openDatabase, type Database } from '../db/database';
+import { startWorker, installTemporalRuntime, type RunningWorker } from '../worker/worker';
+import { closeGracefully, listen, portOf } from './http-server';
+import type { Logger } from './logger';
+import { resolveServiceSecrets } from './service-secrets';
+import { resolveTemporal, type TemporalEndpoint } from './temporal';
+
+export interface ServiceParts {
+  api: boolean;
+  worker: boolean;
+}
+
+export interface RunningService {
+  /** Port the API listens on (when the API part runs). */
+  port?: number;
+  /** Stops accepting requests, drains in-flight work, and releases every resource. */
+  stop(): Promise<void>;
+}
+
+export async function startService(config: AppConfig, logger: Logger, parts: ServiceParts): Promise<RunningService> {
+  const cleanups: Array<{ name: string; run: () => Promise<void> }> = [];
+  const stopAll = async (): Promise<void> => {
+    // Reverse order of start: HTTP first, then worker, Temporal client, database, Temporal server.
+    for (const cleanup of cleanups.reverse().splice(0)) {
+      try {
+        await cleanup.run();
+      } catch (error) {
+        logger.error({ err: error, step: cleanup.name }, 'shutdown step failed');
+      }
+    }
+  };
+
+  try {
+    const secrets = await resolveServiceSecrets(config, logger);
+    const database: Database = await openDatabase(config, logger);
+    cleanups.push({ name: 'database', run: () => database.close() });
+
+    const temporal: TemporalEndpoint = await resolveTemporal({
+      address: config.temporalAddress,
+      namespace: config.temporalNamespace,
+      cliPath: config.temporalCliPath,
+      onWarning: (message) => logger.warn(message),
+    });
+    cleanups.push({ name: 'temporal server', run: () => temporal.stop() });
+    logger.info({ address: temporal.address, namespace: temporal.namespace, kind: temporal.kind }, 'Temporal resolved');
+
+    const connection = await Connection.connect({ address: temporal.address });
+    cleanups.push({ name: 'temporal client', run: () => connection.close() });
+    const client = new Client({ connection, namespace: temporal.namespace });
+
+    let worker: RunningWorker | undefined;
+    if (parts.worker) {
+      installTemporalRuntime(logger);
+      worker = await startWorker({
+        address: temporal.address,
+        namespace: temporal.namespace,
+        taskQueue: config.temporalTaskQueue,
+        shutdownGraceMs: config.shutdownGraceMs,
+        activityDeps: { dataSource: database.dataSource, logger },
+      });
+      const running = worker;
+      cleanups.push({ name: 'worker', run: () => running.shutdown() });
+      logger.info({ taskQueue: config.temporalTaskQueue }, 'worker started');
+    }
+
+    let port: number | undefined;
+    if (parts.api) {
+      const app = createApp({
+        config,
+        logger,
+        verifier: createTokenVerifier(secrets.auth),
+        readiness: {
+          postgres: async () => void (await database.dataSource.query('SELECT 1')),
+          temporal: async () => void (await connection.workflowService.getSystemInfo({})),
+        },
+        routes: buildAreaRoutes({ config, dataSource: database.dataSource, temporal: client, encryptionKey: secrets.encryptionKey }),
+      });
+      const server = await listen(app.koa.callback(), config.port, config.host);
+      port = portOf(server);
+      cleanups.push({ name: 'http server', run: () => closeGracefully(server, config.shutdownGraceMs) });
+      logger.info({ port, host: config.host, publicBaseUrl: config.publicBaseUrl }, 'API listening');
+    }
+    return { port, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+/** Runs `stop` once on the first SIGTERM or SIGINT, then exits 0 (1 if stopping failed). */
+export function stopOnSignals(service: RunningService, logger: Logger): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    service.stop().then(
+      () => {
+        logger.info('stopped');
+        logger.flush?.();
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}

@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { ConfigError, parseConfig } from '../../config/config';
+import { runScript } from '../support/process';
+
+describe('configuration', () => {
+  it('has documented defaults', () => {
+    const config = parseConfig({}, '/srv/app');
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.publicBaseUrl, 'http://localhost:8080');
+    assert.equal(config.dataDir, path.resolve('/srv/app', '.data'));
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.temporalAddress, undefined);
+    assert.equal(config.temporalNamespace, 'default');
+    assert.equal(config.temporalTaskQueue, 'platform-workflows');
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.bodyLimitBytes, 1024 * 1024);
+    assert.equal(config.migrateOnStart, true);
+    assert.deepEqual(config.bootstrapAdmins, []);
+  });
+
+  it('reads every variable', () => {
+    const config = parseConfig({
+      PORT: '9000',
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: 'https://api.example.com/',
+      DATABASE_URL: 'postgres://u:p@db:5432/platform',
+      DATA_DIR: '/var/lib/platform',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      TEMPORAL_NAMESPACE: 'prod',
+      TEMPORAL_TASK_QUEUE: 'wf',
+      AUTH_JWT_SECRET: 'x'.repeat(32),
+      CONFIG_ENCRYPTION_KEY: 'ab'.repeat(32),
+      LOG_LEVEL: 'DEBUG',
+      MIGRATE_ON_START: 'false',
+      BOOTSTRAP_ADMINS: '1:1, 7:42',
+    });
+    assert.equal(config.port, 9000);
+    assert.equal(config.publicBaseUrl, 'https://api.example.com');
+    assert.equal(config.databaseUrl, 'postgres://u:p@db:5432/platform');
+    assert.equal(config.dataDir, '/var/lib/platform');
+    assert.equal(config.temporalAddress, 'temporal:7233');
+    assert.equal(config.logLevel, 'debug');
+    assert.equal(config.migrateOnStart, false);
+    assert.deepEqual(config.bootstrapAdmins, [
+      { userId: 1, organizationId: 1 },
+      { userId: 7, organizationId: 42 },
+    ]);
+  });
+
+  const invalid: Array<[string, Record<string, string>]> = [
+    ['PORT', { PORT: 'eighty' }],
+    ['PORT', { PORT: '70000' }],
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://x' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://x/y' }],
+    ['TEMPORAL_ADDRESS', { TEMPORAL_ADDRESS: 'http://temporal:7233' }],
+    ['TEMPORAL_NAMESPACE', { TEMPORAL_NAMESPACE: 'bad namespace' }],
+    ['AUTH_JWT_SECRET', { AUTH_JWT_SECRET: 'short' }],
+    ['AUTH_JWKS_URL', { AUTH_JWKS_URL: 'not a url' }],
+    ['CONFIG_ENCRYPTION_KEY', { CONFIG_ENCRYPTION_KEY: 'abc' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['MIGRATE_ON_START', { MIGRATE_ON_START: 'maybe' }],
+    ['BOOTSTRAP_ADMINS', { BOOTSTRAP_ADMINS: '1:1,admin' }],
+    ['BODY_LIMIT_BYTES', { BODY_LIMIT_BYTES: '-1' }],
+  ];
+  for (const [name, env] of invalid) {
+    it(`rejects an invalid ${name} with a message naming it (${JSON.stringify(env[name])})`, () => {
+      assert.throws(
+        () => parseConfig(env),
+        (error: unknown) => error instanceof ConfigError && error.problems.length === 1 && error.problems[0].startsWith(name),
+      );
+    });
+  }
+
+  it('reports every invalid variable at once', () => {
+    assert.throws(
+      () => parseConfig({ PORT: 'x', LOG_LEVEL: 'y' }),
+      (error: unknown) => error instanceof ConfigError && /PORT/.test(error.message) && /LOG_LEVEL/.test(error.message),
+    );
+  });
+
+  it('stops the process with a message naming the variable', async function () {
+    this.timeout(30_000);
+    const result = await runScript('bin/start.ts', { env: { PORT: 'not-a-port' }, timeoutMs: 20_000 });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /PORT must be an integer/);
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * Temporal worker bootstrap: one task queue from configuration, the workflow
+ * bundle built once per process, activities from their factory, and an
+ * explicit shutdown grace time for in-flight activities.
+ */
+import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../activities';
+import type { Logger } from '../runtime/logger';
+
+/** Resolves to the TypeScript source under tsx and to the compiled file in dist/. */
+export const WORKFLOWS_PATH = require.resolve('../workflows');
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+
+/** Webpack bundling takes seconds: do it once per process and share it between workers. */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+  return bundle;
+}
+
+let runtimeInstalled = false;
+
+/** Routes the Temporal SDK's own log lines through the service logger (once per process). */
+export function installTemporalRuntime(logger: Logger): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const sdkLogger = logger.child({ component: 'temporal-sdk' });
+  const levels: Record<LogLevel, (meta: object, message: string) => void> = {
+    TRACE: (meta, message) => sdkLogger.trace(meta, message),
+    DEBUG: (meta, message) => sdkLogger.debug(meta, message),
+    INFO: (meta, message) => sdkLogger.info(meta, message),
+    WARN: (meta, message) => sdkLogger.warn(meta, message),
+    ERROR: (meta, message) => sdkLogger.error(meta, message),
+  };
+  Runtime.install({
+    logger: new DefaultLogger('INFO', (entry) => levels[entry.level]({ ...entry.meta }, entry.message)),
+  });
+}
+
+export interface WorkerOptions {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  shutdownGraceMs: number;
+  activityDeps: ActivityDeps;
+}
+
+export interface RunningWorker {
+  worker: Worker;
+  /** Resolves when the worker has stopped (after `shutdown`). */
+  done: Promise<void>;
+  /** Stops polling, lets in-flight tasks finish within the grace time, then closes the connection. */
+  shutdown(): Promise<void>;
+}
+
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const connection = await NativeConnection.connect({ address: options.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: createActivities(options.activityDeps),
+    shutdownGraceTime: options.shutdownGraceMs,
+  });
+  const done = worker.run();
+  return {
+    worker,
+    done,
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+      await connection.close();
+    },
+  };
+}

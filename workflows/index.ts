@@ -1,0 +1,6 @@
+/**
+ * Entry point of the workflow bundle: every Temporal workflow the worker
+ * registers is exported from here. Code reachable from this file runs inside
+ * Temporal's deterministic sandbox (see the lint rules for workflows/).
+ */
+export {};
