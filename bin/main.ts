@@ -24,7 +24,9 @@ export function runService(parts: ServiceParts): void {
   const logger = createLogger(config.logLevel);
   // Loaded after the configuration is known to be valid, so a bad variable is reported at once.
   import('../runtime/service')
-    .then(async ({ startService, stopOnSignals }) => stopOnSignals(await startService(config, logger, parts), logger))
+    .then(async (service: typeof import('../runtime/service')) => {
+      service.stopOnSignals(await service.startService(config, logger, parts), logger);
+    })
     .catch((error: unknown) => {
       logger.fatal({ err: error }, 'start-up failed');
       process.exit(1);

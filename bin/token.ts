@@ -25,8 +25,8 @@ async function main(): Promise<void> {
   const secrets = await resolveServiceSecrets(config);
   if (secrets.auth.kind !== 'hs256') fail('AUTH_JWKS_URL is set: tokens come from your identity provider, not from this command.');
   const token = await mintToken({
-    userId: values.user!,
-    organizationId: values.org!,
+    userId: values.user,
+    organizationId: values.org,
     userType: values.type,
     secret: secrets.auth.secret,
     expiresIn: values.expires,

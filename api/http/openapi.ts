@@ -110,7 +110,7 @@ function parametersOf(schema: TSchema | undefined, where: 'path' | 'query'): Jso
   const properties = (schema.properties ?? {}) as Record<string, TSchema>;
   const required = new Set<string>((schema.required as string[] | undefined) ?? []);
   return Object.entries(properties).map(([name, property]) => {
-    const { description, ...rest } = plain(property) as JsonObject;
+    const { description, ...rest } = plain(property);
     return {
       name,
       in: where,

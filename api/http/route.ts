@@ -6,7 +6,7 @@
  */
 import type Router from '@koa/router';
 import type { Static, TSchema } from '@sinclair/typebox';
-import type { Context, ParameterizedContext } from 'koa';
+import type { ParameterizedContext } from 'koa';
 import { bearerToken, type AuthContext, type TokenVerifier } from './auth';
 import { readBody, type BodyFormat } from './body';
 import { unauthorized, validationFailed, type FieldError } from './errors';
@@ -77,7 +77,7 @@ export interface RouteDefinition<
 export function defineRoute<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined>(
   route: RouteDefinition<P, Q, B>,
 ): RouteDefinition {
-  return route as unknown as RouteDefinition;
+  return route;
 }
 
 /** `/a/{id}/b` → `/a/:id/b` */
@@ -121,13 +121,13 @@ function createHandler(route: RouteDefinition, options: MountOptions) {
 
     let body: unknown;
     if (route.body) {
-      body = await readBody(ctx as unknown as Context, options.bodyLimitBytes, formats);
+      body = await readBody(ctx, options.bodyLimitBytes, formats);
       if (body === undefined && !route.bodyOptional) errors.push({ path: '', message: 'a request body is required' });
       else if (body !== undefined && validateBody) errors.push(...validateBody(body));
     }
     if (errors.length > 0) throw validationFailed(errors);
 
-    const result = await route.handler({ params, query, body, auth: auth as AuthContext, ctx } as never);
+    const result = await route.handler({ params, query, body, auth: auth as AuthContext, ctx });
     if (result) {
       ctx.status = result.status;
       if (result.headers) ctx.set(result.headers);

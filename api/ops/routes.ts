@@ -46,6 +46,7 @@ const DOCS_HTML = `<!doctype html>
 const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true });\n`;
 
 const CheckResult = Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]), error: Type.Optional(Type.String()) });
+type CheckOutcome = { status: 'ok' | 'unavailable'; error?: string };
 const ReadyBody = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('unavailable')]),
   checks: Type.Record(Type.String(), CheckResult),
@@ -73,12 +74,12 @@ export function opsRoutes(deps: OpsDeps): RouteDefinition[] {
       responses: { 200: { description: 'Ready', schema: ReadyBody }, 503: { description: 'A dependency does not answer; `checks` names it', schema: ReadyBody } },
       handler: async () => {
         const entries = await Promise.all(
-          Object.entries(deps.readiness).map(async ([name, check]) => {
+          Object.entries(deps.readiness).map(async ([name, check]): Promise<[string, CheckOutcome]> => {
             try {
               await withTimeout(check(), deps.readinessTimeoutMs ?? 3000);
-              return [name, { status: 'ok' }] as const;
+              return [name, { status: 'ok' }];
             } catch (error) {
-              return [name, { status: 'unavailable', error: (error as Error).message || 'no answer' }] as const;
+              return [name, { status: 'unavailable', error: (error as Error).message || 'no answer' }];
             }
           }),
         );

@@ -10,6 +10,8 @@ import { assertDialect, type Family } from '../support/dialects';
 import { captureLogger } from '../support/logger';
 import { FAMILY_PREFIXES, probeRoutes } from '../support/probe-routes';
 
+type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+
 function unsignedToken(claims: Record<string, unknown>): string {
   const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
   return `${encode({ alg: 'none', typ: 'JWT' })}.${encode(claims)}.`;
@@ -78,8 +80,8 @@ describe('authentication', () => {
   describe('RS256 through a JWKS', () => {
     let jwksServer: http.Server;
     let jwksUrl: string;
-    let privateKey: CryptoKey;
-    let otherKey: CryptoKey;
+    let privateKey: PrivateKey;
+    let otherKey: PrivateKey;
 
     before(async () => {
       const pair = await generateKeyPair('RS256');
@@ -105,7 +107,7 @@ describe('authentication', () => {
       });
       return supertest(app.koa.callback());
     }
-    const sign = (key: CryptoKey, alg = 'RS256') =>
+    const sign = (key: PrivateKey, alg = 'RS256') =>
       new SignJWT({ organization_id: 3, user_type: 'person' })
         .setProtectedHeader({ alg, kid: 'test-key' })
         .setSubject('77')

@@ -6,7 +6,7 @@ describe('readiness and metrics', () => {
   it('is ready when every dependency answers', async () => {
     const dataSource = await testDataSource();
     const t = createTestApp({
-      readiness: { postgres: async () => void (await dataSource.query('SELECT 1')), temporal: async () => undefined },
+      readiness: { postgres: async () => void (await dataSource.query('SELECT 1')), temporal: () => Promise.resolve() },
     });
     const response = await t.request.get('/ready');
     assert.equal(response.status, 200);
@@ -16,7 +16,7 @@ describe('readiness and metrics', () => {
   it('answers 503 naming the dependency that does not answer', async () => {
     const t = createTestApp({
       readiness: {
-        postgres: async () => undefined,
+        postgres: () => Promise.resolve(),
         temporal: () => Promise.reject(new Error('connection refused')),
       },
     });

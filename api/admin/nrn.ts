@@ -1,0 +1,104 @@
+/**
+ * NRNs (hierarchical resource names): parse, validate, format and compare.
+ * Pure: no I/O, so authorization, visibility queries and property tests share
+ * one definition of what "contains" means.
+ *
+ * `organization=1:account=*` names every account of organization 1; a `*` in
+ * the containing NRN matches any id (or `*`) at that level, while a `*` in the
+ * contained NRN only matches another `*`.
+ */
+
+export const NRN_LEVELS = ['organization', 'account', 'namespace', 'application', 'scope'] as const;
+export type NrnLevel = (typeof NRN_LEVELS)[number];
+
+/**
+ * The contract's pattern, narrowed to what its prose says: each id is digits
+ * or a single `*` (the contract's `[0-9*]+` would also admit `1*2`, which
+ * names nothing).
+ */
+export const NRN_PATTERN =
+  '^organization=([0-9]+|\\*)(:account=([0-9]+|\\*))?(:namespace=([0-9]+|\\*))?(:application=([0-9]+|\\*))?(:scope=([0-9]+|\\*))?$';
+const NRN_REGEX = new RegExp(NRN_PATTERN);
+/** Longest possible NRN with 18-digit ids; longer input is refused before matching. */
+export const NRN_MAX_LENGTH = 160;
+
+/** Ids from the top level down; `'*'` is a wildcard. */
+export type Nrn = readonly string[];
+
+export function parseNrn(text: string): Nrn | undefined {
+  if (text.length > NRN_MAX_LENGTH || !NRN_REGEX.test(text)) return undefined;
+  const ids = text.split(':').map((segment) => segment.slice(segment.indexOf('=') + 1));
+  if (ids.some((id) => id !== '*' && id.length > 18)) return undefined;
+  return ids;
+}
+
+export function isValidNrn(text: string): boolean {
+  return parseNrn(text) !== undefined;
+}
+
+export function formatNrn(nrn: Nrn): string {
+  return nrn.map((id, i) => `${NRN_LEVELS[i]}=${id}`).join(':');
+}
+
+/** Rewrites an NRN in canonical form (ids without leading zeros). */
+export function canonicalNrn(text: string): string | undefined {
+  const nrn = parseNrn(text);
+  return nrn && formatNrn(nrn.map((id) => (id === '*' ? id : String(BigInt(id)))));
+}
+
+function segmentMatches(pattern: string, id: string): boolean {
+  return pattern === '*' || pattern === id;
+}
+
+/** True when `outer` names `inner` or one of its ancestors (with `*` matching any id in `outer`). */
+export function nrnContains(outer: Nrn, inner: Nrn): boolean {
+  if (outer.length > inner.length) return false;
+  return outer.every((id, i) => segmentMatches(id, inner[i]));
+}
+
+/** String form of {@link nrnContains}; unparseable input contains nothing. */
+export function contains(outer: string, inner: string): boolean {
+  const a = parseNrn(outer);
+  const b = parseNrn(inner);
+  return a !== undefined && b !== undefined && nrnContains(a, b);
+}
+
+/** True when some entry of a `visible_to` list contains the caller's NRN. */
+export function isVisibleTo(visibleTo: readonly string[], callerNrn: string): boolean {
+  const caller = parseNrn(callerNrn);
+  if (!caller) return false;
+  return visibleTo.some((entry) => {
+    const parsed = parseNrn(entry);
+    return parsed !== undefined && nrnContains(parsed, caller);
+  });
+}
+
+/**
+ * Every NRN that contains `nrn`: each ancestor prefix with each concrete id
+ * optionally replaced by `*` (at most 62 strings). Lets the database answer
+ * visibility with an indexed array overlap instead of scanning.
+ */
+export function containingNrns(nrn: Nrn): string[] {
+  const out: string[] = [];
+  let prefixes: string[][] = [[]];
+  for (const id of nrn) {
+    const choices = id === '*' ? ['*'] : [id, '*'];
+    prefixes = prefixes.flatMap((prefix) => choices.map((choice) => [...prefix, choice]));
+    for (const prefix of prefixes) out.push(formatNrn(prefix));
+  }
+  return out;
+}
+
+/** The organization id of an NRN (may be `*`). */
+export function organizationOf(nrn: Nrn): string {
+  return nrn[0];
+}
+
+/** True when the NRN has no wildcard segment. */
+export function isConcrete(nrn: Nrn): boolean {
+  return nrn.every((id) => id !== '*');
+}
+
+export const organizationNrn = (organizationId: string | number): string => `organization=${organizationId}`;
+export const accountNrn = (organizationId: string | number, accountId: string | number): string =>
+  `organization=${organizationId}:account=${accountId}`;
