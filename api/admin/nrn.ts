@@ -22,14 +22,22 @@ const NRN_REGEX = new RegExp(NRN_PATTERN);
 /** Longest possible NRN with 18-digit ids; longer input is refused before matching. */
 export const NRN_MAX_LENGTH = 160;
 
-/** Ids from the top level down; `'*'` is a wildcard. */
-export type Nrn = readonly string[];
+/**
+ * Ids by level, from the organization down; `undefined` marks a level the NRN
+ * skips (the contract's pattern lets any level below the organization be
+ * omitted), `'*'` is a wildcard. No trailing `undefined`.
+ */
+export type Nrn = ReadonlyArray<string | undefined>;
 
 export function parseNrn(text: string): Nrn | undefined {
   if (text.length > NRN_MAX_LENGTH || !NRN_REGEX.test(text)) return undefined;
-  const ids = text.split(':').map((segment) => segment.slice(segment.indexOf('=') + 1));
-  if (ids.some((id) => id !== '*' && id.length > 18)) return undefined;
-  return ids;
+  const ids: Array<string | undefined> = [];
+  for (const segment of text.split(':')) {
+    const [level, id] = segment.split('=');
+    if (id !== '*' && id.length > 18) return undefined;
+    ids[NRN_LEVELS.indexOf(level as NrnLevel)] = id;
+  }
+  return Array.from(ids);
 }
 
 export function isValidNrn(text: string): boolean {
@@ -37,23 +45,23 @@ export function isValidNrn(text: string): boolean {
 }
 
 export function formatNrn(nrn: Nrn): string {
-  return nrn.map((id, i) => `${NRN_LEVELS[i]}=${id}`).join(':');
+  return nrn.flatMap((id, i) => (id === undefined ? [] : [`${NRN_LEVELS[i]}=${id}`])).join(':');
 }
 
 /** Rewrites an NRN in canonical form (ids without leading zeros). */
 export function canonicalNrn(text: string): string | undefined {
   const nrn = parseNrn(text);
-  return nrn && formatNrn(nrn.map((id) => (id === '*' ? id : String(BigInt(id)))));
+  return nrn && formatNrn(nrn.map((id) => (id === undefined || id === '*' ? id : String(BigInt(id)))));
 }
 
-function segmentMatches(pattern: string, id: string): boolean {
-  return pattern === '*' || pattern === id;
-}
-
-/** True when `outer` names `inner` or one of its ancestors (with `*` matching any id in `outer`). */
+/**
+ * True when `outer` names `inner` or one of its ancestors: every level `outer`
+ * names is named by `inner` with a matching id (`*` in `outer` matches any id).
+ * A level `outer` skips matches anything, as ids are unique system-wide.
+ */
 export function nrnContains(outer: Nrn, inner: Nrn): boolean {
   if (outer.length > inner.length) return false;
-  return outer.every((id, i) => segmentMatches(id, inner[i]));
+  return outer.every((id, i) => id === undefined || (inner[i] !== undefined && (id === '*' || id === inner[i])));
 }
 
 /** String form of {@link nrnContains}; unparseable input contains nothing. */
@@ -74,24 +82,25 @@ export function isVisibleTo(visibleTo: readonly string[], callerNrn: string): bo
 }
 
 /**
- * Every NRN that contains `nrn`: each ancestor prefix with each concrete id
- * optionally replaced by `*` (at most 62 strings). Lets the database answer
- * visibility with an indexed array overlap instead of scanning.
+ * Every NRN that contains `nrn`: for each level it names, keep the id, use
+ * `*`, or (below the organization) skip the level; at most 162 strings. Lets
+ * the database answer visibility with an indexed array overlap.
  */
 export function containingNrns(nrn: Nrn): string[] {
-  const out: string[] = [];
-  let prefixes: string[][] = [[]];
-  for (const id of nrn) {
-    const choices = id === '*' ? ['*'] : [id, '*'];
+  const out = new Set<string>();
+  let prefixes: Array<Array<string | undefined>> = [[]];
+  nrn.forEach((id, level) => {
+    const choices: Array<string | undefined> = id === undefined ? [undefined] : id === '*' ? ['*'] : [id, '*'];
+    if (level > 0 && id !== undefined) choices.push(undefined);
     prefixes = prefixes.flatMap((prefix) => choices.map((choice) => [...prefix, choice]));
-    for (const prefix of prefixes) out.push(formatNrn(prefix));
-  }
-  return out;
+    for (const prefix of prefixes) if (prefix[prefix.length - 1] !== undefined) out.add(formatNrn(prefix));
+  });
+  return [...out];
 }
 
 /** The organization id of an NRN (may be `*`). */
 export function organizationOf(nrn: Nrn): string {
-  return nrn[0];
+  return nrn[0] ?? '*';
 }
 
 /** True when the NRN has no wildcard segment. */
