@@ -2,10 +2,19 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+const closing = new WeakSet<http.Server>();
+
 export async function listen(handler: http.RequestListener, port: number, host: string): Promise<http.Server> {
   const server = http.createServer(handler);
   // Longer than common load-balancer idle timeouts, so they close first and never hit a closed socket.
   server.keepAliveTimeout = 65_000;
+  server.on('request', (_request: http.IncomingMessage, response: http.ServerResponse) => {
+    response.once('finish', () => {
+      // While closing, a keep-alive connection whose last request just finished is closed at once
+      // instead of idling until the client gives up on it.
+      if (closing.has(server)) setImmediate(() => server.closeIdleConnections());
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -22,9 +31,11 @@ export function portOf(server: http.Server): number {
 
 /**
  * Stops accepting connections, lets in-flight requests finish, closes idle
- * keep-alive connections at once, and cuts whatever is left after the grace time.
+ * keep-alive connections at once (and busy ones as soon as they go idle), and
+ * cuts whatever is left after the grace time.
  */
 export function closeGracefully(server: http.Server, graceMs: number): Promise<void> {
+  closing.add(server);
   return new Promise((resolve) => {
     const force = setTimeout(() => server.closeAllConnections(), graceMs);
     force.unref();

@@ -1,0 +1,19 @@
+# Production image of the platform API: one image, two roles (API and worker),
+# chosen by the command. Build: docker build -t platform-api .
+FROM node:20.19-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY . .
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20.19-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 8080
+# API by default; the worker service overrides the command with dist/bin/start-worker.js.
+CMD ["node", "dist/bin/start-api.js"]
