@@ -1,0 +1,276 @@
+/**
+ * A small, whitelisted evaluator for the engine's expressions (engine-reference
+ * §3). It walks the jsep AST itself: no `eval`, no `Function`, no access to
+ * prototypes, and only the functions and string/array members listed here.
+ * Pure and deterministic, so it runs inside the Temporal workflow sandbox.
+ */
+import type jsep from 'jsep';
+import { parseExpression } from './expressions';
+
+export class ExpressionError extends Error {
+  constructor(
+    message: string,
+    readonly code = 'EXPRESSION_ERROR',
+  ) {
+    super(message);
+    this.name = 'ExpressionError';
+  }
+}
+
+/** Root names an expression may start from, mapped to their values. */
+export type EvaluationScope = Readonly<Record<string, unknown>>;
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'prototype', 'constructor', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
+
+/** Parses (with a small cache) and evaluates a raw expression against a scope. */
+export function evaluateExpression(source: string, scope: EvaluationScope): unknown {
+  return evaluateNode(parseCached(source), scope);
+}
+
+const astCache = new Map<string, jsep.Expression>();
+const AST_CACHE_LIMIT = 2000;
+
+function parseCached(source: string): jsep.Expression {
+  let ast = astCache.get(source);
+  if (!ast) {
+    const parsed = parseExpression(source);
+    if (!parsed.ast) throw new ExpressionError(`expression "${source.trim()}" does not parse: ${parsed.error ?? 'unknown error'}`, 'EXPRESSION_PARSE_ERROR');
+    ast = parsed.ast;
+    if (astCache.size >= AST_CACHE_LIMIT) astCache.clear();
+    astCache.set(source, ast);
+  }
+  return ast;
+}
+
+/** JavaScript truthiness: null, undefined, false, 0, NaN and "" are falsy; [] and {} are truthy. */
+export function isTruthy(value: unknown): boolean {
+  return Boolean(value);
+}
+
+export function evaluateNode(node: jsep.Expression, scope: EvaluationScope): unknown {
+  switch (node.type) {
+    case 'Literal':
+      return (node as jsep.Literal).value;
+    case 'Identifier': {
+      const name = (node as jsep.Identifier).name;
+      if (name === 'undefined') return undefined;
+      if (!Object.hasOwn(scope, name)) throw new ExpressionError(`unknown name "${name}"`, 'EXPRESSION_UNKNOWN_ROOT');
+      return scope[name];
+    }
+    case 'MemberExpression': {
+      const member = node as jsep.MemberExpression;
+      const target = evaluateNode(member.object, scope);
+      const key = member.computed ? evaluateNode(member.property, scope) : (member.property as jsep.Identifier).name;
+      return readMember(target, key);
+    }
+    case 'UnaryExpression': {
+      const unary = node as jsep.UnaryExpression;
+      const value = evaluateNode(unary.argument, scope);
+      switch (unary.operator) {
+        case '!':
+          return !isTruthy(value);
+        case '-':
+          return -toNumber(value, '-');
+        case '+':
+          return toNumber(value, '+');
+        default:
+          throw new ExpressionError(`operator "${unary.operator}" is not supported`);
+      }
+    }
+    case 'BinaryExpression':
+      return evaluateBinary(node as jsep.BinaryExpression, scope);
+    case 'ConditionalExpression': {
+      const conditional = node as jsep.ConditionalExpression;
+      return isTruthy(evaluateNode(conditional.test, scope))
+        ? evaluateNode(conditional.consequent, scope)
+        : evaluateNode(conditional.alternate, scope);
+    }
+    case 'CallExpression':
+      return evaluateCall(node as jsep.CallExpression, scope);
+    case 'ArrayExpression':
+      throw new ExpressionError('array literals are not supported; keep lists in variables');
+    default:
+      throw new ExpressionError(`"${node.type}" is not supported in expressions`);
+  }
+}
+
+function evaluateBinary(node: jsep.BinaryExpression, scope: EvaluationScope): unknown {
+  // Short-circuit operators evaluate the right side only when needed, like JavaScript.
+  if (node.operator === '&&') {
+    const left = evaluateNode(node.left, scope);
+    return isTruthy(left) ? evaluateNode(node.right, scope) : left;
+  }
+  if (node.operator === '||') {
+    const left = evaluateNode(node.left, scope);
+    return isTruthy(left) ? left : evaluateNode(node.right, scope);
+  }
+  if (node.operator === '??') {
+    const left = evaluateNode(node.left, scope);
+    return left ?? evaluateNode(node.right, scope);
+  }
+  const left = evaluateNode(node.left, scope);
+  const right = evaluateNode(node.right, scope);
+  switch (node.operator) {
+    case '+':
+      if (typeof left === 'string' || typeof right === 'string') return stringify(left) + stringify(right);
+      return toNumber(left, '+') + toNumber(right, '+');
+    case '-':
+      return toNumber(left, '-') - toNumber(right, '-');
+    case '*':
+      return toNumber(left, '*') * toNumber(right, '*');
+    case '/':
+      return toNumber(left, '/') / toNumber(right, '/');
+    case '%':
+      return toNumber(left, '%') % toNumber(right, '%');
+    // `==` is strict except that null and undefined are equal: predictable, and what `case` matching uses.
+    case '==':
+      return looselyNull(left, right) || left === right;
+    case '!=':
+      return !(looselyNull(left, right) || left === right);
+    case '===':
+      return left === right;
+    case '!==':
+      return left !== right;
+    case '<':
+      return compare(left, right, '<') < 0;
+    case '<=':
+      return compare(left, right, '<=') <= 0;
+    case '>':
+      return compare(left, right, '>') > 0;
+    case '>=':
+      return compare(left, right, '>=') >= 0;
+    default:
+      throw new ExpressionError(`operator "${node.operator}" is not supported`);
+  }
+}
+
+function looselyNull(left: unknown, right: unknown): boolean {
+  return (left === null || left === undefined) && (right === null || right === undefined);
+}
+
+function compare(left: unknown, right: unknown, operator: string): number {
+  if (typeof left === 'string' && typeof right === 'string') return left < right ? -1 : left > right ? 1 : 0;
+  const a = toNumber(left, operator);
+  const b = toNumber(right, operator);
+  return a < b ? -1 : a > b ? 1 : a === b ? 0 : NaN;
+}
+
+function toNumber(value: unknown, operator: string): number {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value === null) return 0;
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  throw new ExpressionError(`operator "${operator}" needs numbers, got ${describe(value)}`);
+}
+
+/** How values read when embedded in text: strings as they are, objects as JSON, nullish as "". */
+export function stringify(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
+}
+
+/** Own properties of plain data only; missing or nullish targets read as undefined. */
+function readMember(target: unknown, key: unknown): unknown {
+  if (target === null || target === undefined) return undefined;
+  if (typeof key !== 'string' && typeof key !== 'number') throw new ExpressionError(`property keys must be strings or numbers, got ${describe(key)}`);
+  const name = String(key);
+  if (FORBIDDEN_KEYS.has(name)) throw new ExpressionError(`property "${name}" is not accessible`);
+  if (typeof target === 'string' || Array.isArray(target)) {
+    if (name === 'length') return target.length;
+    if (/^\d+$/.test(name)) return target[Number(name)];
+    return undefined;
+  }
+  if (typeof target === 'object') return Object.hasOwn(target, name) ? (target as Record<string, unknown>)[name] : undefined;
+  return undefined;
+}
+
+type Fn = (args: unknown[]) => unknown;
+
+const FUNCTIONS: Record<string, Fn> = {
+  len: ([value]) => {
+    if (typeof value === 'string' || Array.isArray(value)) return value.length;
+    if (value !== null && typeof value === 'object') return Object.keys(value).length;
+    if (value === null || value === undefined) return 0;
+    throw new ExpressionError(`len() needs a string, array or object, got ${describe(value)}`);
+  },
+  contains: ([haystack, needle]) => {
+    if (typeof haystack === 'string') return typeof needle === 'string' && haystack.includes(needle);
+    if (Array.isArray(haystack)) return haystack.some((item) => item === needle);
+    if (haystack === null || haystack === undefined) return false;
+    if (typeof haystack === 'object') return typeof needle === 'string' && Object.hasOwn(haystack, needle);
+    throw new ExpressionError(`contains() needs a string, array or object, got ${describe(haystack)}`);
+  },
+  concat: (args) => {
+    if (args.every((arg) => Array.isArray(arg) || arg === null || arg === undefined)) {
+      return args.flatMap((arg) => (Array.isArray(arg) ? (arg as unknown[]) : []));
+    }
+    if (Array.isArray(args[0])) return (args[0] as unknown[]).concat(...args.slice(1));
+    return args.map(stringify).join('');
+  },
+  keys: ([value]) => (value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : []),
+  string: ([value]) => stringify(value),
+  number: ([value]) => toNumber(value, 'number()'),
+  json: ([value]) => JSON.stringify(value ?? null),
+  lower: ([value]) => stringify(value).toLowerCase(),
+  upper: ([value]) => stringify(value).toUpperCase(),
+  trim: ([value]) => stringify(value).trim(),
+};
+
+/** Methods callable on strings and arrays; each checks its receiver. */
+const STRING_METHODS: Record<string, (self: string, args: unknown[]) => unknown> = {
+  trim: (s) => s.trim(),
+  trimStart: (s) => s.trimStart(),
+  trimEnd: (s) => s.trimEnd(),
+  toLowerCase: (s) => s.toLowerCase(),
+  toUpperCase: (s) => s.toUpperCase(),
+  startsWith: (s, [x]) => s.startsWith(stringify(x)),
+  endsWith: (s, [x]) => s.endsWith(stringify(x)),
+  includes: (s, [x]) => s.includes(stringify(x)),
+  indexOf: (s, [x]) => s.indexOf(stringify(x)),
+  split: (s, [x]) => s.split(stringify(x)),
+  slice: (s, [a, b]) => s.slice(optionalNumber(a), optionalNumber(b)),
+  substring: (s, [a, b]) => s.substring(optionalNumber(a) ?? 0, optionalNumber(b)),
+  replace: (s, [a, b]) => s.split(stringify(a)).join(stringify(b)),
+  padStart: (s, [n, x]) => s.padStart(Math.min(optionalNumber(n) ?? 0, 10_000), x === undefined ? ' ' : stringify(x)),
+  toString: (s) => s,
+};
+const ARRAY_METHODS: Record<string, (self: unknown[], args: unknown[]) => unknown> = {
+  includes: (a, [x]) => a.includes(x),
+  indexOf: (a, [x]) => a.indexOf(x),
+  join: (a, [x]) => a.map(stringify).join(x === undefined ? ',' : stringify(x)),
+  slice: (a, [s, e]) => a.slice(optionalNumber(s), optionalNumber(e)),
+  concat: (a, args) => a.concat(...args),
+};
+
+function optionalNumber(value: unknown): number | undefined {
+  return value === undefined ? undefined : toNumber(value, 'argument');
+}
+
+function evaluateCall(node: jsep.CallExpression, scope: EvaluationScope): unknown {
+  const args = () => node.arguments.map((argument) => evaluateNode(argument, scope));
+  if (node.callee.type === 'Identifier') {
+    const name = (node.callee as jsep.Identifier).name;
+    const fn = Object.hasOwn(FUNCTIONS, name) ? FUNCTIONS[name] : undefined;
+    if (!fn) throw new ExpressionError(`unknown function "${name}()"`);
+    return fn(args());
+  }
+  if (node.callee.type === 'MemberExpression') {
+    const callee = node.callee as jsep.MemberExpression;
+    const self = evaluateNode(callee.object, scope);
+    const name = callee.computed ? evaluateNode(callee.property, scope) : (callee.property as jsep.Identifier).name;
+    if (typeof name === 'string') {
+      if (typeof self === 'string' && Object.hasOwn(STRING_METHODS, name)) return STRING_METHODS[name](self, args());
+      if (Array.isArray(self) && Object.hasOwn(ARRAY_METHODS, name)) return ARRAY_METHODS[name](self, args());
+    }
+    throw new ExpressionError(`method "${String(name)}" is not available on ${describe(self)}`);
+  }
+  throw new ExpressionError('only named functions and string or array methods can be called');
+}

@@ -1,0 +1,77 @@
+/**
+ * `${{ }}` substitution in step configs and inputs (engine-reference §3):
+ * a string that is exactly one `${{ expr }}` keeps the value's type
+ * (whole-value); mixed with text, values are stringified and concatenated
+ * (embedded). Segments that reference a deferred root (`secrets`) are left
+ * verbatim for the activity that resolves them late, so secret values never
+ * enter workflow state or Temporal history.
+ */
+import { evaluateExpression, stringify, type EvaluationScope } from './evaluate';
+import { collectReferences, parseExpression } from './expressions';
+
+const WHOLE = /^\s*\$\{\{([\s\S]*?)\}\}\s*$/;
+const SEGMENT = /\$\{\{([\s\S]*?)\}\}/g;
+
+export interface TemplateOptions {
+  /** Roots whose segments stay unresolved (default: `secrets`). */
+  deferredRoots?: ReadonlySet<string>;
+}
+
+const DEFAULT_DEFERRED: ReadonlySet<string> = new Set(['secrets']);
+
+/** Resolves every template in a JSON-like value, returning a new value. */
+export function resolveTemplates(value: unknown, scope: EvaluationScope, options: TemplateOptions = {}): unknown {
+  const deferred = options.deferredRoots ?? DEFAULT_DEFERRED;
+  const visit = (node: unknown): unknown => {
+    if (typeof node === 'string') return resolveString(node, scope, deferred);
+    if (Array.isArray(node)) return node.map(visit);
+    if (node !== null && typeof node === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [key, child] of Object.entries(node)) out[key] = visit(child);
+      return out;
+    }
+    return node;
+  };
+  return visit(value);
+}
+
+function resolveString(text: string, scope: EvaluationScope, deferred: ReadonlySet<string>): unknown {
+  if (!text.includes('${{')) return text;
+  const whole = WHOLE.exec(text);
+  if (whole && !whole[1].includes('}}')) {
+    return referencesDeferred(whole[1], deferred) ? text : evaluateExpression(whole[1], scope);
+  }
+  return text.replace(SEGMENT, (segment, source: string) =>
+    referencesDeferred(source, deferred) ? segment : stringify(evaluateExpression(source, scope)),
+  );
+}
+
+/** Whether a template string still holds a segment that references a deferred root. */
+export function hasDeferredSegments(value: unknown, deferredRoots: ReadonlySet<string> = DEFAULT_DEFERRED): boolean {
+  if (typeof value === 'string') {
+    for (const match of value.matchAll(SEGMENT)) if (referencesDeferred(match[1], deferredRoots)) return true;
+    return false;
+  }
+  if (Array.isArray(value)) return value.some((item) => hasDeferredSegments(item, deferredRoots));
+  if (value !== null && typeof value === 'object') return Object.values(value).some((item) => hasDeferredSegments(item, deferredRoots));
+  return false;
+}
+
+const deferredCache = new Map<string, boolean>();
+
+function referencesDeferred(source: string, deferred: ReadonlySet<string>): boolean {
+  if (deferred.size === 0) return false;
+  const cacheKey = `${[...deferred].join(',')}\u0000${source}`;
+  const cached = deferredCache.get(cacheKey);
+  if (cached !== undefined) return cached;
+  const parsed = parseExpression(source);
+  let result = false;
+  if (parsed.ast) {
+    const references: Array<{ kind: string; name: string }> = [];
+    collectReferences(parsed.ast, references);
+    result = references.some((reference) => deferred.has(reference.kind === 'secret' ? 'secrets' : 'vars'));
+  }
+  if (deferredCache.size > 2000) deferredCache.clear();
+  deferredCache.set(cacheKey, result);
+  return result;
+}
