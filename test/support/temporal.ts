@@ -1,0 +1,41 @@
+/**
+ * Temporal for tests. `createTestTemporalEnv('local')` gives a TestWorkflowEnvironment on:
+ * the configured TEMPORAL_ADDRESS (via config), else the Temporal CLI dev server when a
+ * binary is available, else the in-memory stand-in (test/temporal-server) launched through
+ * its executable. `'time-skipping'` uses the stand-in's time-skipping test server
+ * (Temporal's own test server is a download, unavailable offline), except with a configured
+ * address, where the existing server is used and time passes in real time.
+ */
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { loadConfig } from '../../config/config';
+import { STAND_IN_DEV_SERVER, STAND_IN_TEST_SERVER, findTemporalCli } from '../../runtime/temporal';
+
+export { STAND_IN_DEV_SERVER, STAND_IN_TEST_SERVER };
+
+export type TestTemporalKind = 'local' | 'time-skipping';
+
+export interface TestTemporalOptions {
+  /** Force the stand-in even when a configured address or a CLI exists. */
+  standIn?: boolean;
+}
+
+export async function createTestTemporalEnv(kind: TestTemporalKind = 'local', options: TestTemporalOptions = {}): Promise<TestWorkflowEnvironment> {
+  const config = loadConfig();
+  if (config.temporalAddress && !options.standIn) {
+    return TestWorkflowEnvironment.createFromExistingServer({ address: config.temporalAddress, namespace: config.temporalNamespace });
+  }
+  if (kind === 'time-skipping') {
+    return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: STAND_IN_TEST_SERVER } } });
+  }
+  const cli = options.standIn ? undefined : await findTemporalCli(config.temporalCliPath);
+  return TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: cli ?? STAND_IN_DEV_SERVER }, namespace: config.temporalNamespace },
+  });
+}
+
+/** Which Temporal `createTestTemporalEnv('local')` will use (for test titles and skips). */
+export async function testTemporalKind(): Promise<'configured' | 'cli' | 'stand-in'> {
+  const config = loadConfig();
+  if (config.temporalAddress) return 'configured';
+  return (await findTemporalCli(config.temporalCliPath)) ? 'cli' : 'stand-in';
+}

@@ -1,0 +1,230 @@
+/** Workflows used by the conformance suite (bundled once per mocha process). */
+import {
+  ActivityFailure, ApplicationFailure, CancellationScope, ChildWorkflowFailure, ContinueAsNew, condition, continueAsNew,
+  defineQuery, defineSignal, defineUpdate, executeChild, isCancellation, proxyActivities, proxyLocalActivities, setHandler, sleep, startChild, workflowInfo,
+  getExternalWorkflowHandle, upsertSearchAttributes, upsertMemo, patched,
+} from '@temporalio/workflow';
+import type { Activities } from './activities';
+
+const acts = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '50ms', backoffCoefficient: 1 } });
+
+export async function oneActivity(value: string): Promise<string> {
+  return await acts.echo(value);
+}
+
+export async function activitySequence(values: string[]): Promise<string[]> {
+  const results: string[] = [];
+  for (const value of values) results.push(await acts.echo(value));
+  return results;
+}
+
+export async function parallelActivities(count: number): Promise<string[]> {
+  return await Promise.all(Array.from({ length: count }, (_, i) => acts.echo(String(i))));
+}
+
+export async function localActivity(value: string): Promise<string> {
+  const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '5s' });
+  return await local.echo(value);
+}
+
+export async function retryingActivity(key: string, failures: number): Promise<string> {
+  return await acts.failTimes(key, failures);
+}
+
+/** Returns a description of the activity failure. */
+export async function failingActivity(key: string, kind: 'nonRetryable' | 'nonRetryableType' | 'maxAttempts'): Promise<string> {
+  try {
+    if (kind === 'nonRetryable') await acts.failNonRetryable(key);
+    else if (kind === 'nonRetryableType') {
+      await proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '50ms', nonRetryableErrorTypes: ['Fatal'] } }).failWithType(key, 'Fatal');
+    } else {
+      await proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '50ms', maximumAttempts: 3 } }).failTimes(key, 100);
+    }
+    return 'no failure';
+  } catch (error) {
+    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
+      return `${error.cause.type ?? ''}:${error.cause.message}:${error.retryState ?? ''}`;
+    }
+    throw error;
+  }
+}
+
+/** Returns `timeoutType` of the activity's TimeoutFailure. */
+export async function activityTimeout(kind: 'startToClose' | 'scheduleToClose' | 'heartbeat' | 'scheduleToStart', key: string): Promise<string> {
+  try {
+    if (kind === 'startToClose') {
+      await proxyActivities<Activities>({ startToCloseTimeout: '200ms', retry: { maximumAttempts: 2, initialInterval: '10ms' } }).silent(key, 2000);
+    } else if (kind === 'scheduleToClose') {
+      await proxyActivities<Activities>({ scheduleToCloseTimeout: '600ms', startToCloseTimeout: '200ms', retry: { initialInterval: '10ms' } }).silent(key, 2000);
+    } else if (kind === 'heartbeat') {
+      await proxyActivities<Activities>({ startToCloseTimeout: '10s', heartbeatTimeout: '200ms', retry: { maximumAttempts: 1 } }).silent(key, 2000);
+    } else {
+      await proxyActivities<Activities>({ taskQueue: 'nobody-polls-this-queue', scheduleToStartTimeout: '300ms', startToCloseTimeout: '10s' }).echo(key);
+    }
+    return 'completed';
+  } catch (error) {
+    if (error instanceof ActivityFailure && error.cause && 'timeoutType' in error.cause) {
+      return `${String((error.cause as { timeoutType: unknown }).timeoutType)}:${error.retryState ?? ''}`;
+    }
+    throw error;
+  }
+}
+
+export async function heartbeatingActivity(key: string): Promise<number> {
+  return await proxyActivities<Activities>({ startToCloseTimeout: '10s', heartbeatTimeout: '2s', retry: { initialInterval: '10ms' } }).heartbeater(key, 6);
+}
+
+export async function cancelActivity(key: string): Promise<string> {
+  const waiter = proxyActivities<Activities>({ startToCloseTimeout: '10s', heartbeatTimeout: '1s' });
+  try {
+    await CancellationScope.cancellable(async () => {
+      const promise = waiter.waitForCancel(key);
+      await sleep(300);
+      CancellationScope.current().cancel();
+      await promise;
+    });
+    return 'not cancelled';
+  } catch (error) {
+    if (isCancellation(error)) return 'activity cancelled';
+    throw error;
+  }
+}
+
+export async function sleeper(ms: number): Promise<string> {
+  await sleep(ms);
+  return 'woke';
+}
+
+export async function timerCancel(): Promise<string> {
+  const scope = new CancellationScope();
+  const timer = scope.run(() => sleep('1 day'));
+  await sleep(50);
+  scope.cancel();
+  try {
+    await timer;
+    return 'timer fired';
+  } catch (error) {
+    return isCancellation(error) ? 'timer cancelled' : 'other error';
+  }
+}
+
+export const addSignal = defineSignal<[string]>('add');
+export const doneSignal = defineSignal('done');
+export const itemsQuery = defineQuery<string[]>('items');
+export const addUpdate = defineUpdate<number, [string]>('addItem');
+
+/** Collects signals until `done`; answers queries; accepts updates with non-empty items. */
+export async function collector(): Promise<string[]> {
+  const items: string[] = [];
+  let done = false;
+  setHandler(addSignal, (item) => {
+    items.push(item);
+  });
+  setHandler(doneSignal, () => {
+    done = true;
+  });
+  setHandler(itemsQuery, () => items);
+  setHandler(
+    addUpdate,
+    async (item) => {
+      await sleep(10);
+      items.push(item);
+      return items.length;
+    },
+    {
+      validator: (item) => {
+        if (!item) throw new Error('empty item rejected');
+      },
+    },
+  );
+  await condition(() => done);
+  return items;
+}
+
+/** Waits a bit before installing its signal handler (signals arrive before the handler exists). */
+export async function lateHandler(): Promise<string[]> {
+  await sleep(200);
+  const items: string[] = [];
+  setHandler(addSignal, (item) => {
+    items.push(item);
+  });
+  await condition(() => items.length >= 2);
+  return items;
+}
+
+export async function child(value: string): Promise<string> {
+  await sleep(10);
+  return `child:${value}`;
+}
+
+export async function failingChild(): Promise<string> {
+  throw ApplicationFailure.nonRetryable('child failed', 'ChildBroke');
+}
+
+export async function parent(value: string): Promise<string[]> {
+  const a = await executeChild(child, { args: [value], workflowId: `${workflowInfo().workflowId}-child-1` });
+  const handle = await startChild(child, { args: [`${value}2`], workflowId: `${workflowInfo().workflowId}-child-2` });
+  const b = await handle.result();
+  let c = '';
+  try {
+    await executeChild(failingChild, { workflowId: `${workflowInfo().workflowId}-child-3` });
+  } catch (error) {
+    if (error instanceof ChildWorkflowFailure && error.cause instanceof ApplicationFailure) c = error.cause.message;
+  }
+  return [a, b, c];
+}
+
+export async function signalExternal(targetId: string): Promise<string> {
+  await getExternalWorkflowHandle(targetId).signal(addSignal, 'from-workflow');
+  await getExternalWorkflowHandle(targetId).signal(doneSignal);
+  return 'signalled';
+}
+
+export async function continuer(remaining: number, total: number): Promise<number> {
+  if (remaining > 0) await continueAsNew<typeof continuer>(remaining - 1, total + remaining);
+  return total;
+}
+
+export async function waitForever(): Promise<string> {
+  try {
+    await sleep('30 days');
+    return 'slept';
+  } catch (error) {
+    if (isCancellation(error)) {
+      await CancellationScope.nonCancellable(() => acts.echo('cleanup'));
+    }
+    throw error;
+  }
+}
+
+export async function searchAndMemo(): Promise<string> {
+  upsertSearchAttributes({ CustomKeywordField: ['updated'] });
+  upsertMemo({ note: 'memo-updated' });
+  if (patched('my-patch')) await sleep(1);
+  return 'ok';
+}
+
+export async function daysLong(): Promise<string> {
+  await sleep('3 days');
+  const r = await acts.echo('after-days');
+  await sleep('2 days');
+  return r;
+}
+
+export async function failWorkflow(): Promise<string> {
+  throw ApplicationFailure.nonRetryable('workflow failed on purpose', 'Purposeful');
+}
+
+export async function stepsWithSignal(): Promise<string[]> {
+  const log: string[] = [];
+  let go = false;
+  setHandler(doneSignal, () => {
+    go = true;
+  });
+  log.push(await acts.echo('before'));
+  await condition(() => go);
+  log.push(await acts.echo('after'));
+  return log;
+}
+
+export { ContinueAsNew };

@@ -1,0 +1,209 @@
+/**
+ * The in-memory store and the primitives every RPC builds on: finding runs,
+ * delivering workflow-visible events (appended, or buffered while a workflow
+ * task is started) and scheduling workflow tasks.
+ */
+import { Clock } from './clock';
+import { notFound } from './errors';
+import { Namespaces } from './namespaces';
+import { EventType, TimeoutType, dur, enums, ms, type HistoryEvent, L } from './proto';
+import { TaskQueues, type QueuedTask } from './task-queues';
+import { WorkflowRun, type BufferedEntry } from './run';
+import type { PendingQuery } from './queries';
+
+export interface EngineOptions {
+  timeSkipping: boolean;
+  /** Longest a task-queue poll waits (real ms) before the empty reply. */
+  pollTimeoutMs: number;
+  /** Soft timeout of history / update long polls (real ms). */
+  longPollTimeoutMs: number;
+}
+
+export interface WftTask extends QueuedTask {
+  kind: 'wft';
+  run: WorkflowRun;
+  nonce: number;
+}
+
+export interface QueryTask extends QueuedTask {
+  kind: 'query';
+  query: PendingQuery;
+}
+
+export interface ActivityTask extends QueuedTask {
+  kind: 'activity';
+  run: WorkflowRun;
+  scheduledEventId: number;
+  nonce: number;
+}
+
+export type Task = WftTask | QueryTask | ActivityTask;
+
+export class Engine {
+  readonly clock: Clock;
+  readonly queues = new TaskQueues<Task>();
+  readonly namespaces = new Namespaces();
+  /** `namespace\0workflowId` → runs, oldest first; the last one is current. */
+  readonly executions = new Map<string, WorkflowRun[]>();
+  readonly runs = new Map<string, WorkflowRun>();
+  /** Sticky queue → runs sticky to it. */
+  readonly stickyRuns = new Map<string, Set<WorkflowRun>>();
+  /** Called when a run closes (schedules watch their workflows). */
+  readonly closeListeners = new Set<(run: WorkflowRun) => void>();
+  /** Queries awaiting an answer, by id. */
+  readonly queries = new Map<string, PendingQuery>();
+  private nonceSeq = 0;
+
+  constructor(readonly options: EngineOptions) {
+    this.clock = new Clock(options.timeSkipping);
+    this.namespaces.register('default');
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  nextNonce(): number {
+    return ++this.nonceSeq;
+  }
+
+  addRun(run: WorkflowRun): void {
+    const key = `${run.namespace}\u0000${run.workflowId}`;
+    const list = this.executions.get(key) ?? [];
+    list.push(run);
+    this.executions.set(key, list);
+    this.runs.set(run.runId, run);
+  }
+
+  currentRun(namespace: string, workflowId: string): WorkflowRun | undefined {
+    const list = this.executions.get(`${namespace}\u0000${workflowId}`);
+    return list?.[list.length - 1];
+  }
+
+  /** The run named by `(workflowId, runId)`; an empty runId means the current run. */
+  getRun(namespace: string, workflowId: string | null | undefined, runId?: string | null): WorkflowRun {
+    this.namespaces.get(namespace);
+    const run = runId ? this.runs.get(runId) : this.currentRun(namespace, workflowId ?? '');
+    if (!run || run.namespace !== namespace || (workflowId && run.workflowId !== workflowId)) {
+      throw notFound(`workflow execution not found for workflow ID "${workflowId ?? ''}" and run ID "${runId ?? ''}"`);
+    }
+    return run;
+  }
+
+  addEvent(run: WorkflowRun, eventType: EventType, attrs: HistoryEvent): number {
+    return run.addEvent(eventType, attrs, this.now());
+  }
+
+  /**
+   * Delivers a workflow-visible event: buffered while a workflow task is started,
+   * else written at once (scheduling a workflow task when none exists).
+   */
+  deliver(run: WorkflowRun, entry: BufferedEntry): boolean {
+    if (!run.isOpen) return false;
+    if (run.wft?.state === 'started') {
+      run.buffered.push(entry);
+    } else {
+      entry.write();
+      this.scheduleWft(run);
+      run.notify();
+    }
+    return true;
+  }
+
+  /** Writes buffered events (after a workflow task ends); returns whether any were written. */
+  flushBuffered(run: WorkflowRun): boolean {
+    const entries = run.buffered;
+    run.buffered = [];
+    for (const entry of entries) entry.write();
+    return entries.length > 0;
+  }
+
+  scheduleWft(run: WorkflowRun): void {
+    if (!run.isOpen || run.wft || this.now() < run.executionTime) return;
+    const sticky = run.sticky;
+    const queue = sticky ? sticky.queue : run.taskQueue;
+    const timeoutMs = ms(run.startedAttrs.workflowTaskTimeout) || 10_000;
+    const now = this.now();
+    const scheduledEventId = this.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, {
+      workflowTaskScheduledEventAttributes: {
+        taskQueue: sticky
+          ? { name: queue, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: run.taskQueue }
+          : { name: queue, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+        startToCloseTimeout: dur(timeoutMs),
+        attempt: run.wftAttempt,
+      },
+    });
+    const nonce = this.nextNonce();
+    run.wft = {
+      nonce,
+      scheduledEventId,
+      startedEventId: 0,
+      attempt: run.wftAttempt,
+      queue,
+      sticky: sticky !== undefined,
+      scheduledTime: now,
+      startedTime: 0,
+      state: 'scheduled',
+      queryIds: [],
+      updateIds: [],
+    };
+    this.clock.hold(run.wft);
+    if (sticky) {
+      run.wft.timer = this.clock.after(sticky.scheduleToStartMs, () => this.stickyTimeout(run, nonce));
+    }
+    const task: WftTask = {
+      kind: 'wft',
+      run,
+      nonce,
+      isValid: () => run.isOpen && run.wft?.nonce === nonce && run.wft.state === 'scheduled',
+    };
+    this.queues.add(run.namespace, 'workflow', queue, task);
+  }
+
+  /** An unclaimed sticky task: timed out (schedule-to-start), moved to the normal queue. */
+  stickyTimeout(run: WorkflowRun, nonce: number): void {
+    const wft = run.wft;
+    if (!run.isOpen || !wft || wft.nonce !== nonce || wft.state !== 'scheduled') return;
+    this.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
+      workflowTaskTimedOutEventAttributes: {
+        scheduledEventId: L(wft.scheduledEventId),
+        startedEventId: L(0),
+        timeoutType: TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
+      },
+    });
+    this.clearWft(run);
+    this.setSticky(run, undefined);
+    this.scheduleWft(run);
+  }
+
+  clearWft(run: WorkflowRun): void {
+    if (!run.wft) return;
+    run.wft.timer?.cancel();
+    this.clock.release(run.wft);
+    run.wft = undefined;
+  }
+
+  setSticky(run: WorkflowRun, sticky: WorkflowRun['sticky']): void {
+    if (run.sticky) this.stickyRuns.get(run.sticky.queue)?.delete(run);
+    run.sticky = sticky;
+    if (sticky) {
+      let set = this.stickyRuns.get(sticky.queue);
+      if (!set) {
+        set = new Set();
+        this.stickyRuns.set(sticky.queue, set);
+      }
+      set.add(run);
+    }
+  }
+
+  /** A worker's sticky queue is gone: its runs fall back to the normal queue. */
+  dropStickyQueue(namespace: string, queue: string): void {
+    const runs = this.stickyRuns.get(queue);
+    this.stickyRuns.delete(queue);
+    for (const run of runs ?? []) {
+      run.sticky = undefined;
+      if (run.wft?.state === 'scheduled' && run.wft.sticky) this.stickyTimeout(run, run.wft.nonce);
+    }
+    this.queues.extract(namespace, 'workflow', queue, () => true);
+  }
+}

@@ -1,0 +1,5 @@
+import type { Engine } from './engine';
+export class ScheduleRunner {
+  constructor(readonly engine: Engine) {}
+  stop(): void {}
+}

@@ -1,0 +1,239 @@
+/** `temporal.api.workflowservice.v1.WorkflowService`: each RPC mapped onto the engine. */
+import { randomUUID } from 'node:crypto';
+import type { Engine } from './engine';
+import type { CallContext, Handler } from './grpc-server';
+import { invalidArgument, notFound } from './errors';
+import { api, dur, enums } from './proto';
+import { requestCancelRun, signalRun, startWorkflow, terminate, signalAttrs } from './lifecycle';
+import { respondWorkflowTaskCompleted, respondWorkflowTaskFailed, startWorkflowTask } from './workflow-tasks';
+import { activityById, activityFromToken, cancelActivity, completeActivity, failActivity, heartbeatActivity, startActivityTask } from './activities';
+import { queryWorkflow, respondQueryTaskCompleted, startLegacyQuery } from './queries';
+import { pollUpdate, updateWorkflow } from './updates';
+import { describe, getHistory } from './history';
+import { countWorkflows, listWorkflows } from './visibility';
+import { scheduleHandlers } from './schedules';
+import type { ScheduleRunner } from './schedule-runner';
+import { EventType } from './proto';
+
+import wf = api.workflowservice.v1;
+
+export interface ServiceOptions {
+  serverVersion: string;
+  schedules: ScheduleRunner;
+}
+
+function pollWaitMs(engine: Engine, ctx: CallContext): number {
+  return Math.max(0, Math.min(engine.options.pollTimeoutMs, ctx.remainingMs() - 1000));
+}
+
+/** Long waits for queries/updates: the client deadline when set, else the engine's soft limit. */
+function waitMs(_engine: Engine, ctx: CallContext, fallback: number): number {
+  const remaining = ctx.remainingMs();
+  return Number.isFinite(remaining) ? Math.max(0, remaining - 500) : fallback;
+}
+
+export function workflowServiceHandlers(engine: Engine, options: ServiceOptions): Record<string, Handler> {
+  const ns = (namespace: string | null | undefined): string => {
+    engine.namespaces.get(namespace ?? '');
+    return namespace ?? '';
+  };
+  const handlers: Record<string, (req: never, ctx: CallContext) => Promise<object> | object> = {
+    GetSystemInfo: (): wf.IGetSystemInfoResponse => ({
+      serverVersion: options.serverVersion,
+      capabilities: {
+        signalAndQueryHeader: true,
+        internalErrorDifferentiation: true,
+        activityFailureIncludeHeartbeat: true,
+        supportsSchedules: true,
+        encodedFailureAttributes: true,
+        upsertMemo: true,
+        sdkMetadata: true,
+        countGroupByExecutionStatus: true,
+        eagerWorkflowStart: false,
+        buildIdBasedVersioning: false,
+        nexus: false,
+      },
+    }),
+    GetClusterInfo: (): wf.IGetClusterInfoResponse => ({
+      clusterName: 'stand-in',
+      clusterId: 'stand-in',
+      serverVersion: options.serverVersion,
+      historyShardCount: 1,
+      persistenceStore: 'memory',
+      visibilityStore: 'memory',
+      supportedClients: {},
+    }),
+    DescribeNamespace: (req: wf.IDescribeNamespaceRequest): wf.IDescribeNamespaceResponse => {
+      const info = req.id ? engine.namespaces.list().find((n) => n.id === req.id) : engine.namespaces.get(req.namespace ?? '');
+      if (!info) throw notFound(`Namespace ${req.id ?? ''} is not found.`);
+      return namespaceDescription(info);
+    },
+    ListNamespaces: (): wf.IListNamespacesResponse => ({ namespaces: engine.namespaces.list().map(namespaceDescription) }),
+    RegisterNamespace: (req: wf.IRegisterNamespaceRequest): wf.IRegisterNamespaceResponse => {
+      if (!req.namespace) throw invalidArgument('Namespace is not set on request.');
+      engine.namespaces.register(req.namespace, req.description ?? '');
+      return {};
+    },
+    GetSearchAttributes: (): wf.IGetSearchAttributesResponse => ({ keys: {} }),
+
+    StartWorkflowExecution: (req: wf.IStartWorkflowExecutionRequest): wf.IStartWorkflowExecutionResponse => {
+      const result = startWorkflow(engine, ns(req.namespace), req);
+      return { runId: result.runId, started: result.started };
+    },
+    SignalWithStartWorkflowExecution: (req: wf.ISignalWithStartWorkflowExecutionRequest): wf.ISignalWithStartWorkflowExecutionResponse => {
+      const namespace = ns(req.namespace);
+      const conflict = req.workflowIdConflictPolicy || enums.WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING;
+      const signal = { signalName: req.signalName ?? '', input: req.signalInput, header: req.header, identity: req.identity, requestId: req.requestId };
+      const current = engine.currentRun(namespace, req.workflowId ?? '');
+      if (current?.isOpen && conflict === enums.WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING) {
+        signalRun(engine, current, signal);
+        return { runId: current.runId, started: false };
+      }
+      const result = startWorkflow(engine, namespace, { ...req, workflowIdConflictPolicy: conflict, requestId: req.requestId || randomUUID() }, (run) => {
+        engine.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, signalAttrs(signal));
+      });
+      if (!result.started) signalRun(engine, result.run, signal);
+      return { runId: result.runId, started: result.started };
+    },
+    SignalWorkflowExecution: (req: wf.ISignalWorkflowExecutionRequest): wf.ISignalWorkflowExecutionResponse => {
+      const run = engine.getRun(ns(req.namespace), req.workflowExecution?.workflowId, req.workflowExecution?.runId);
+      signalRun(engine, run, { signalName: req.signalName ?? '', input: req.input, header: req.header, identity: req.identity, requestId: req.requestId });
+      return {};
+    },
+    RequestCancelWorkflowExecution: (req: wf.IRequestCancelWorkflowExecutionRequest): wf.IRequestCancelWorkflowExecutionResponse => {
+      const run = engine.getRun(ns(req.namespace), req.workflowExecution?.workflowId, req.workflowExecution?.runId);
+      if (req.firstExecutionRunId && run.firstRunId !== req.firstExecutionRunId) throw notFound('workflow execution not found');
+      requestCancelRun(engine, run, req.reason ?? '', req.identity ?? '');
+      return {};
+    },
+    TerminateWorkflowExecution: (req: wf.ITerminateWorkflowExecutionRequest): wf.ITerminateWorkflowExecutionResponse => {
+      const run = engine.getRun(ns(req.namespace), req.workflowExecution?.workflowId, req.workflowExecution?.runId);
+      if (req.firstExecutionRunId && run.firstRunId !== req.firstExecutionRunId) throw notFound('workflow execution not found');
+      terminate(engine, run, req.reason ?? '', req.details, req.identity ?? '');
+      return {};
+    },
+    DescribeWorkflowExecution: (req: wf.IDescribeWorkflowExecutionRequest) => describe(engine, req),
+    GetWorkflowExecutionHistory: (req: wf.IGetWorkflowExecutionHistoryRequest, ctx) => getHistory(engine, req, ctx),
+    QueryWorkflow: (req: wf.IQueryWorkflowRequest, ctx) => queryWorkflow(engine, req, waitMs(engine, ctx, 60_000), (cb) => ctx.onCancel(cb)),
+    UpdateWorkflowExecution: (req: wf.IUpdateWorkflowExecutionRequest, ctx) =>
+      updateWorkflow(engine, req, Math.min(waitMs(engine, ctx, engine.options.longPollTimeoutMs), engine.options.longPollTimeoutMs), (cb) => ctx.onCancel(cb)),
+    PollWorkflowExecutionUpdate: (req: wf.IPollWorkflowExecutionUpdateRequest, ctx) =>
+      pollUpdate(engine, req, Math.min(waitMs(engine, ctx, engine.options.longPollTimeoutMs), engine.options.longPollTimeoutMs), (cb) => ctx.onCancel(cb)),
+    ListWorkflowExecutions: (req: wf.IListWorkflowExecutionsRequest) => listWorkflows(engine, ns(req.namespace), req),
+    ScanWorkflowExecutions: (req: wf.IListWorkflowExecutionsRequest) => listWorkflows(engine, ns(req.namespace), req),
+    CountWorkflowExecutions: (req: wf.ICountWorkflowExecutionsRequest) => countWorkflows(engine, ns(req.namespace), req.query ?? ''),
+
+    PollWorkflowTaskQueue: async (req: wf.IPollWorkflowTaskQueueRequest, ctx): Promise<wf.IPollWorkflowTaskQueueResponse> => {
+      const namespace = ns(req.namespace);
+      const identity = req.identity ?? '';
+      const response = await engine.queues.poll(
+        namespace,
+        'workflow',
+        req.taskQueue?.name ?? '',
+        { timeoutMs: pollWaitMs(engine, ctx), onCancel: (cb) => ctx.onCancel(cb), isCancelled: () => ctx.isCancelled() },
+        (task) => (task.kind === 'query' ? startLegacyQuery(engine, task.query) : startWorkflowTask(engine, task.kind === 'wft' ? task.run : (undefined as never), identity)),
+      );
+      return response ?? {};
+    },
+    RespondWorkflowTaskCompleted: (req: wf.IRespondWorkflowTaskCompletedRequest) => respondWorkflowTaskCompleted(engine, req),
+    RespondWorkflowTaskFailed: (req: wf.IRespondWorkflowTaskFailedRequest) => {
+      respondWorkflowTaskFailed(engine, req);
+      return {};
+    },
+    RespondQueryTaskCompleted: (req: wf.IRespondQueryTaskCompletedRequest) => {
+      let id = '';
+      try {
+        id = (JSON.parse(Buffer.from(req.taskToken ?? []).toString()) as { q?: string }).q ?? '';
+      } catch {
+        throw notFound('invalid query task token');
+      }
+      respondQueryTaskCompleted(engine, id, req);
+      return {};
+    },
+    ResetStickyTaskQueue: (req: wf.IResetStickyTaskQueueRequest) => {
+      const run = engine.getRun(ns(req.namespace), req.execution?.workflowId, req.execution?.runId);
+      engine.setSticky(run, undefined);
+      return {};
+    },
+    ShutdownWorker: (req: wf.IShutdownWorkerRequest) => {
+      if (req.stickyTaskQueue) engine.dropStickyQueue(ns(req.namespace), req.stickyTaskQueue);
+      return {};
+    },
+    RecordWorkerHeartbeat: () => ({}),
+    PollNexusTaskQueue: async (_req: wf.IPollNexusTaskQueueRequest, ctx) => {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pollWaitMs(engine, ctx));
+        ctx.onCancel(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      return {};
+    },
+    PollActivityTaskQueue: async (req: wf.IPollActivityTaskQueueRequest, ctx): Promise<wf.IPollActivityTaskQueueResponse> => {
+      const namespace = ns(req.namespace);
+      const response = await engine.queues.poll(
+        namespace,
+        'activity',
+        req.taskQueue?.name ?? '',
+        { timeoutMs: pollWaitMs(engine, ctx), onCancel: (cb) => ctx.onCancel(cb), isCancelled: () => ctx.isCancelled() },
+        (task) => startActivityTask(engine, task.kind === 'activity' ? task : (undefined as never), req.identity ?? ''),
+      );
+      return response ?? {};
+    },
+    RecordActivityTaskHeartbeat: (req: wf.IRecordActivityTaskHeartbeatRequest): wf.IRecordActivityTaskHeartbeatResponse => {
+      const { run, activity } = activityFromToken(engine, req.taskToken);
+      return heartbeatActivity(engine, run, activity, req.details);
+    },
+    RecordActivityTaskHeartbeatById: (req: wf.IRecordActivityTaskHeartbeatByIdRequest): wf.IRecordActivityTaskHeartbeatByIdResponse => {
+      const { run, activity } = activityById(engine, ns(req.namespace), req.workflowId ?? '', req.runId ?? '', req.activityId ?? '');
+      return heartbeatActivity(engine, run, activity, req.details);
+    },
+    RespondActivityTaskCompleted: (req: wf.IRespondActivityTaskCompletedRequest) => {
+      const { run, activity } = activityFromToken(engine, req.taskToken);
+      completeActivity(engine, run, activity, req.result, req.identity ?? '');
+      return {};
+    },
+    RespondActivityTaskCompletedById: (req: wf.IRespondActivityTaskCompletedByIdRequest) => {
+      const { run, activity } = activityById(engine, ns(req.namespace), req.workflowId ?? '', req.runId ?? '', req.activityId ?? '');
+      completeActivity(engine, run, activity, req.result, req.identity ?? '');
+      return {};
+    },
+    RespondActivityTaskFailed: (req: wf.IRespondActivityTaskFailedRequest) => {
+      const { run, activity } = activityFromToken(engine, req.taskToken);
+      failActivity(engine, run, activity, req.failure, req.identity ?? '', req.lastHeartbeatDetails);
+      return {};
+    },
+    RespondActivityTaskFailedById: (req: wf.IRespondActivityTaskFailedByIdRequest) => {
+      const { run, activity } = activityById(engine, ns(req.namespace), req.workflowId ?? '', req.runId ?? '', req.activityId ?? '');
+      failActivity(engine, run, activity, req.failure, req.identity ?? '', req.lastHeartbeatDetails);
+      return {};
+    },
+    RespondActivityTaskCanceled: (req: wf.IRespondActivityTaskCanceledRequest) => {
+      const { run, activity } = activityFromToken(engine, req.taskToken);
+      cancelActivity(engine, run, activity, req.details, req.identity ?? '');
+      return {};
+    },
+    RespondActivityTaskCanceledById: (req: wf.IRespondActivityTaskCanceledByIdRequest) => {
+      const { run, activity } = activityById(engine, ns(req.namespace), req.workflowId ?? '', req.runId ?? '', req.activityId ?? '');
+      cancelActivity(engine, run, activity, req.details, req.identity ?? '');
+      return {};
+    },
+    ...scheduleHandlers(engine, options.schedules),
+  };
+  return handlers as Record<string, Handler>;
+}
+
+function namespaceDescription(info: { name: string; id: string; description: string; retentionDays: number }): wf.IDescribeNamespaceResponse {
+  return {
+    namespaceInfo: {
+      name: info.name,
+      id: info.id,
+      description: info.description,
+      state: enums.NamespaceState.NAMESPACE_STATE_REGISTERED,
+      capabilities: { syncUpdate: true, asyncUpdate: true, eagerWorkflowStart: false },
+    },
+    config: { workflowExecutionRetentionTtl: dur(info.retentionDays * 86_400_000) },
+    isGlobalNamespace: false,
+  };
+}

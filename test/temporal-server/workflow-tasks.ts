@@ -1,0 +1,177 @@
+/**
+ * The workflow task state machine: dispatch to a poller (WorkflowTaskStarted),
+ * completion (commands → events, buffered events flushed, next task scheduled),
+ * failure and start-to-close timeout.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Engine } from './engine';
+import { invalidArgument, notFound, workflowCompleted } from './errors';
+import { EventType, TimeoutType, WftFailedCause, api, enums, ms, ts, type Failure, L } from './proto';
+import type { WorkflowRun, WftState } from './run';
+import { applyCommands, validateCommands } from './commands';
+import { releaseQueries, settleTaskQueries } from './queries';
+import { hasUndeliveredUpdates, updateMessages } from './updates';
+
+type PollResponse = api.workflowservice.v1.IPollWorkflowTaskQueueResponse;
+
+/** Writes WorkflowTaskStarted and builds the poll reply. */
+export function startWorkflowTask(engine: Engine, run: WorkflowRun, identity: string): PollResponse {
+  const wft = run.wft as WftState;
+  const now = engine.now();
+  wft.startedEventId = engine.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, {
+    workflowTaskStartedEventAttributes: {
+      scheduledEventId: L(wft.scheduledEventId),
+      identity,
+      requestId: randomUUID(),
+      historySizeBytes: L(run.historySizeBytes),
+    },
+  });
+  wft.state = 'started';
+  wft.startedTime = now;
+  wft.timer?.cancel();
+  const nonce = wft.nonce;
+  const timeoutMs = ms(run.startedAttrs.workflowTaskTimeout) || 10_000;
+  wft.timer = engine.clock.after(timeoutMs, () => timeoutWorkflowTask(engine, run, nonce));
+  const queries: Record<string, api.query.v1.IWorkflowQuery> = {};
+  for (const query of run.pendingQueries) {
+    if (query.state !== 'pending') continue;
+    query.state = 'attached';
+    queries[query.id] = query.query;
+    wft.queryIds.push(query.id);
+  }
+  const messages = updateMessages(run, wft.startedEventId, wft.updateIds);
+  const events = wft.sticky ? run.history.slice(run.lastCompletedStartedId) : run.history;
+  return {
+    taskToken: Buffer.from(JSON.stringify({ k: 'w', r: run.runId, n: nonce })),
+    workflowExecution: run.execution,
+    workflowType: { name: run.workflowType },
+    previousStartedEventId: L(run.lastCompletedStartedId),
+    startedEventId: L(wft.startedEventId),
+    attempt: wft.attempt,
+    history: { events },
+    workflowExecutionTaskQueue: { name: run.taskQueue, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    scheduledTime: ts(wft.scheduledTime),
+    startedTime: ts(now),
+    queries,
+    messages,
+  };
+}
+
+function wftFromToken(engine: Engine, token: Uint8Array | null | undefined): { run: WorkflowRun; wft: WftState } {
+  let fields: { k?: string; r?: string; n?: number };
+  try {
+    fields = JSON.parse(Buffer.from(token ?? []).toString()) as typeof fields;
+  } catch {
+    throw notFound('invalid task token');
+  }
+  const run = engine.runs.get(fields.r ?? '');
+  if (!run || fields.k !== 'w') throw notFound('workflow execution not found');
+  if (!run.isOpen) throw workflowCompleted();
+  const wft = run.wft;
+  if (!wft || wft.nonce !== fields.n || wft.state !== 'started') throw notFound('workflow task not found');
+  return { run, wft };
+}
+
+/** Records a failed / rejected task and schedules the next one on the normal queue. */
+function failTask(engine: Engine, run: WorkflowRun, wft: WftState, cause: WftFailedCause, failure: Failure | null | undefined, identity: string, nextAttempt: boolean): void {
+  engine.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
+    workflowTaskFailedEventAttributes: {
+      scheduledEventId: L(wft.scheduledEventId),
+      startedEventId: L(wft.startedEventId),
+      cause,
+      failure,
+      identity,
+    },
+  });
+  afterFailedTask(engine, run, wft, nextAttempt);
+}
+
+function afterFailedTask(engine: Engine, run: WorkflowRun, wft: WftState, nextAttempt: boolean): void {
+  const queryIds = wft.queryIds;
+  engine.clearWft(run);
+  engine.setSticky(run, undefined);
+  if (nextAttempt) run.wftAttempt += 1;
+  engine.flushBuffered(run);
+  settleTaskQueries(engine, run, queryIds, undefined);
+  engine.scheduleWft(run);
+  releaseQueries(engine, run);
+  run.notify();
+}
+
+function timeoutWorkflowTask(engine: Engine, run: WorkflowRun, nonce: number): void {
+  const wft = run.wft;
+  if (!run.isOpen || !wft || wft.nonce !== nonce || wft.state !== 'started') return;
+  engine.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
+    workflowTaskTimedOutEventAttributes: {
+      scheduledEventId: L(wft.scheduledEventId),
+      startedEventId: L(wft.startedEventId),
+      timeoutType: TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
+    },
+  });
+  afterFailedTask(engine, run, wft, true);
+}
+
+export function respondWorkflowTaskFailed(engine: Engine, req: api.workflowservice.v1.IRespondWorkflowTaskFailedRequest): void {
+  const { run, wft } = wftFromToken(engine, req.taskToken);
+  failTask(engine, run, wft, req.cause ?? WftFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED, req.failure, req.identity ?? '', true);
+}
+
+const COMPLETION_COMMANDS = new Set<number>([
+  enums.CommandType.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION,
+  enums.CommandType.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION,
+  enums.CommandType.COMMAND_TYPE_CANCEL_WORKFLOW_EXECUTION,
+  enums.CommandType.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION,
+]);
+
+export function respondWorkflowTaskCompleted(
+  engine: Engine,
+  req: api.workflowservice.v1.IRespondWorkflowTaskCompletedRequest,
+): api.workflowservice.v1.IRespondWorkflowTaskCompletedResponse {
+  const { run, wft } = wftFromToken(engine, req.taskToken);
+  const identity = req.identity ?? '';
+  const commands = req.commands ?? [];
+  const invalid = validateCommands(run, commands);
+  if (invalid) {
+    failTask(engine, run, wft, invalid.cause, { message: invalid.message }, identity, true);
+    throw invalidArgument(invalid.message);
+  }
+  if (commands.some((command) => COMPLETION_COMMANDS.has(command.commandType ?? 0))) {
+    const canceledTimers = new Set(
+      commands.filter((c) => c.commandType === enums.CommandType.COMMAND_TYPE_CANCEL_TIMER).map((c) => `timer:${c.cancelTimerCommandAttributes?.timerId ?? ''}`),
+    );
+    const pending = run.buffered.filter((entry) => !(entry.key && canceledTimers.has(entry.key)));
+    if (pending.length > 0 || hasUndeliveredUpdates(run, wft.updateIds)) {
+      failTask(engine, run, wft, WftFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND, { message: 'UnhandledCommand' }, identity, false);
+      throw invalidArgument('UnhandledCommand');
+    }
+  }
+  const completedEventId = engine.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, {
+    workflowTaskCompletedEventAttributes: {
+      scheduledEventId: L(wft.scheduledEventId),
+      startedEventId: L(wft.startedEventId),
+      identity,
+      binaryChecksum: req.binaryChecksum,
+      sdkMetadata: req.sdkMetadata,
+      meteringMetadata: req.meteringMetadata,
+      workerVersion: req.workerVersionStamp,
+    },
+  });
+  run.lastCompletedStartedId = wft.startedEventId;
+  run.anyWftCompleted = true;
+  run.wftAttempt = 1;
+  engine.clearWft(run);
+  const outcome = applyCommands(engine, run, commands, req.messages ?? [], completedEventId, identity);
+  if (run.isOpen) {
+    const sticky = req.stickyAttributes?.workerTaskQueue?.name;
+    engine.setSticky(run, sticky ? { queue: sticky, scheduleToStartMs: ms(req.stickyAttributes?.scheduleToStartTimeout) || 10_000 } : undefined);
+    let needTask = outcome.needWft || req.forceCreateNewWorkflowTask === true;
+    if (engine.flushBuffered(run)) needTask = true;
+    if (hasUndeliveredUpdates(run, wft.updateIds)) needTask = true;
+    if (needTask) engine.scheduleWft(run);
+  }
+  settleTaskQueries(engine, run, wft.queryIds, req.queryResults);
+  for (const action of outcome.afterCommit) action();
+  releaseQueries(engine, run);
+  run.notify();
+  return {};
+}
