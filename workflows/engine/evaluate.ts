@@ -240,7 +240,6 @@ const STRING_METHODS: Record<string, (self: string, args: unknown[]) => unknown>
   substring: (s, [a, b]) => s.substring(optionalNumber(a) ?? 0, optionalNumber(b)),
   replace: (s, [a, b]) => s.split(stringify(a)).join(stringify(b)),
   padStart: (s, [n, x]) => s.padStart(Math.min(optionalNumber(n) ?? 0, 10_000), x === undefined ? ' ' : stringify(x)),
-  toString: (s) => s,
 };
 const ARRAY_METHODS: Record<string, (self: unknown[], args: unknown[]) => unknown> = {
   includes: (a, [x]) => a.includes(x),
