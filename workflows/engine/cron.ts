@@ -1,0 +1,82 @@
+/**
+ * Cron expression check for cron triggers: 5 fields (minute precision) or 6
+ * (leading seconds), names for months and weekdays, `*`, `?`, lists, ranges,
+ * steps, `L`, `W` and `#` forms, and the macros Temporal schedules accept
+ * (`@hourly`, `@daily`, …, `@every <duration>`). Hand-written because
+ * cron-parser depends on luxon and Intl, which the workflow sandbox lacks.
+ */
+import { parseDuration } from './durations';
+
+const MACROS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly']);
+const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+const DAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
+
+interface FieldSpec {
+  name: string;
+  min: number;
+  max: number;
+  names?: string[];
+  /** First name maps to this number. */
+  nameBase?: number;
+  special?: RegExp;
+}
+
+const SECOND: FieldSpec = { name: 'second', min: 0, max: 59 };
+const FIELDS: FieldSpec[] = [
+  { name: 'minute', min: 0, max: 59 },
+  { name: 'hour', min: 0, max: 23 },
+  { name: 'day of month', min: 1, max: 31, special: /^(L|LW|\d{1,2}W|L-\d{1,2})$/ },
+  { name: 'month', min: 1, max: 12, names: MONTHS, nameBase: 1 },
+  { name: 'day of week', min: 0, max: 7, names: DAYS, nameBase: 0, special: /^([0-7]|[A-Z]{3})(L|#[1-5])$/ },
+];
+
+/** Undefined when valid, else a message naming the problem. */
+export function cronError(expression: unknown): string | undefined {
+  if (typeof expression !== 'string' || expression.trim() === '') return 'must be a non-empty cron expression';
+  const text = expression.trim();
+  if (text.startsWith('@')) {
+    const lower = text.toLowerCase();
+    if (MACROS.has(lower)) return undefined;
+    const every = /^@every\s+(\S+)$/i.exec(text);
+    if (every) {
+      const ms = parseDuration(every[1]);
+      return ms !== undefined && ms >= 1000 ? undefined : `"${every[1]}" is not a duration of at least 1s`;
+    }
+    return `unknown cron macro "${text}"`;
+  }
+  const parts = text.split(/\s+/);
+  if (parts.length !== 5 && parts.length !== 6) return `must have 5 or 6 fields (got ${parts.length})`;
+  const specs = parts.length === 6 ? [SECOND, ...FIELDS] : FIELDS;
+  for (let i = 0; i < parts.length; i += 1) {
+    const problem = fieldError(parts[i].toUpperCase(), specs[i]);
+    if (problem) return `${specs[i].name} field "${parts[i]}": ${problem}`;
+  }
+  return undefined;
+}
+
+function fieldError(field: string, spec: FieldSpec): string | undefined {
+  for (const item of field.split(',')) {
+    if (item === '') return 'has an empty list item';
+    if (spec.special?.test(item)) continue;
+    const [range, step, extra] = item.split('/');
+    if (extra !== undefined) return 'has more than one step';
+    if (step !== undefined && !/^\d+$/.test(step)) return `step "${step}" is not a number`;
+    if (step !== undefined && Number(step) === 0) return 'step must be at least 1';
+    if (range === '*' || range === '?') continue;
+    const bounds = range.split('-');
+    if (bounds.length > 2) return `"${range}" is not a range`;
+    const values = bounds.map((bound) => value(bound, spec));
+    if (values.some((v) => v === undefined)) return `values must be ${spec.min}-${spec.max}`;
+    if (values.length === 2 && (values[0] as number) > (values[1] as number)) return `range "${range}" is reversed`;
+  }
+  return undefined;
+}
+
+function value(text: string, spec: FieldSpec): number | undefined {
+  if (/^\d{1,2}$/.test(text)) {
+    const n = Number(text);
+    return n >= spec.min && n <= spec.max ? n : undefined;
+  }
+  const index = spec.names?.indexOf(text) ?? -1;
+  return index >= 0 ? index + (spec.nameBase ?? 0) : undefined;
+}

@@ -1,0 +1,193 @@
+/**
+ * Normalization: both key spellings become camelCase, steps given as an array
+ * become a map keyed by id, `dependsOn` becomes connections (deduplicated
+ * against explicit ones), and triggers are rebuilt from trigger steps (a
+ * client `triggers` value is discarded). Records where each part came from so
+ * validation can name the offending field of the document the client sent.
+ */
+import type { ConnectionDefinition, DefinitionIssue, StepDefinition, TriggerDefinition, WorkflowDefinition } from './definition';
+import { findPlugin } from './plugins';
+import { join } from './pointer';
+
+export type Json = Record<string, unknown>;
+
+export interface StepSource {
+  /** Pointer of the step in the input (`/steps/<id>` or `/steps/<index>`). */
+  pointer: string;
+  /** camelCase key → key as sent. */
+  keys: Map<string, string>;
+}
+
+export interface NormalizeResult {
+  definition: WorkflowDefinition;
+  issues: DefinitionIssue[];
+  /** Pointer of each top-level field as sent. */
+  topKeys: Map<string, string>;
+  steps: Map<string, StepSource>;
+  /** Where each normalized connection came from: an explicit entry, or a `dependsOn` item. */
+  connections: Array<{ pointer: string; fromDependsOn: boolean }>;
+  /** Whether a client `triggers` value was discarded. */
+  discardedTriggers: boolean;
+}
+
+export const camelCase = (key: string): string => key.replace(/_+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+export function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Own-property write that is safe for keys such as `__proto__`. */
+export function setOwn(target: Json, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+export function hasOwn(target: object, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(target, key);
+}
+
+/** Shallow camelCase of keys; when both spellings are present the camelCase one wins. */
+export function camelKeys(input: Json, keys?: Map<string, string>): Json {
+  const out: Json = {};
+  for (const [key, value] of Object.entries(input)) {
+    const camel = camelCase(key);
+    if (camel !== key && hasOwn(input, camel)) continue;
+    setOwn(out, camel, value);
+    keys?.set(camel, key);
+  }
+  return out;
+}
+
+/** Recursive camelCase for structural blocks whose keys are all engine fields (retry policy…). */
+function camelDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelDeep);
+  if (!isObject(value)) return value;
+  const out = camelKeys(value);
+  for (const [key, inner] of Object.entries(out)) setOwn(out, key, camelDeep(inner));
+  return out;
+}
+
+/** Config keys are renamed only when the camelCase form is a property the plugin declares. */
+function normalizeConfig(config: Json, pluginType: unknown): Json {
+  const plugin = typeof pluginType === 'string' ? findPlugin(pluginType) : undefined;
+  if (!plugin) return config;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(config)) {
+    const camel = camelCase(key);
+    const rename = camel !== key && hasOwn(plugin.configSchema.properties, camel) && !hasOwn(config, camel);
+    setOwn(out, rename ? camel : key, value);
+  }
+  return out;
+}
+
+function normalizeStep(raw: Json, id: string, source: StepSource): StepDefinition {
+  const step = camelKeys(raw, source.keys);
+  if (isObject(step.config)) step.config = normalizeConfig(step.config, step.pluginType);
+  else if (step.config === undefined || step.config === null) step.config = {};
+  if (isObject(step.errorHandling)) step.errorHandling = camelDeep(step.errorHandling);
+  for (const block of ['forEach', 'loop', 'metadata'] as const) {
+    if (isObject(step[block])) step[block] = camelKeys(step[block]);
+  }
+  if (isObject(step.forEach) && isObject(step.forEach.reduce)) step.forEach.reduce = camelKeys(step.forEach.reduce);
+  step.id = id;
+  return step as StepDefinition;
+}
+
+export function normalizeDefinition(input: Json): NormalizeResult {
+  const issues: DefinitionIssue[] = [];
+  const topKeys = new Map<string, string>();
+  const doc = camelKeys(input, topKeys);
+  const top = (key: string): string => `/${(topKeys.get(key) ?? key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  const steps = new Map<string, StepSource>();
+  const stepMap: Record<string, StepDefinition> = {};
+  const dependsOn: Array<{ id: string; raw: unknown; pointer: string }> = [];
+
+  const addStep = (raw: unknown, id: unknown, pointer: string) => {
+    if (!isObject(raw)) return issues.push({ path: pointer, message: 'a step must be an object' });
+    if (typeof id !== 'string' || id === '') return issues.push({ path: join(pointer, 'id'), message: 'is required (a step id)' });
+    if (steps.has(id)) return issues.push({ path: join(pointer, 'id'), message: `duplicate step id "${id}"` });
+    const source: StepSource = { pointer, keys: new Map() };
+    steps.set(id, source);
+    const step = normalizeStep(raw, id, source);
+    setOwn(stepMap, id, step);
+    if (step.dependsOn !== undefined) dependsOn.push({ id, raw: step.dependsOn, pointer: join(pointer, source.keys.get('dependsOn') ?? 'dependsOn') });
+    delete step.dependsOn;
+  };
+
+  if (Array.isArray(doc.steps)) {
+    doc.steps.forEach((raw, index) => addStep(raw, isObject(raw) ? raw.id : undefined, join(top('steps'), index)));
+  } else if (isObject(doc.steps)) {
+    for (const [key, raw] of Object.entries(doc.steps)) {
+      const pointer = join(top('steps'), key);
+      if (isObject(raw) && raw.id !== undefined && raw.id !== key) {
+        issues.push({ path: join(pointer, 'id'), message: `must equal the map key "${key}"` });
+        continue;
+      }
+      addStep(raw, key, pointer);
+    }
+  } else if (doc.steps !== undefined) {
+    issues.push({ path: top('steps'), message: 'must be a map of step id to step, or an array of steps' });
+  }
+
+  const connections: ConnectionDefinition[] = [];
+  const connectionPointers: Array<{ pointer: string; fromDependsOn: boolean }> = [];
+  const seen = new Set<string>();
+  const addConnection = (connection: ConnectionDefinition, pointer: string, fromDependsOn = false) => {
+    const identity = JSON.stringify([connection.from, connection.to, connection.sourcePort, connection.targetPort, connection.condition ?? null]);
+    if (seen.has(identity)) return;
+    seen.add(identity);
+    connections.push(connection);
+    connectionPointers.push({ pointer, fromDependsOn });
+  };
+  if (Array.isArray(doc.connections)) {
+    doc.connections.forEach((raw, index) => {
+      const pointer = join(top('connections'), index);
+      if (!isObject(raw)) return issues.push({ path: pointer, message: 'a connection must be an object' });
+      const c = camelKeys(raw);
+      const connection = { ...c, sourcePort: c.sourcePort ?? 'default', targetPort: c.targetPort ?? 'default' } as ConnectionDefinition;
+      if (connection.id === undefined) connection.id = `c${index + 1}`;
+      addConnection(connection, pointer);
+    });
+  } else if (doc.connections !== undefined && doc.connections !== null) {
+    issues.push({ path: top('connections'), message: 'must be an array of connections' });
+  }
+  for (const { id, raw, pointer } of dependsOn) {
+    const list = typeof raw === 'string' ? [raw] : raw;
+    if (!Array.isArray(list)) {
+      issues.push({ path: pointer, message: 'must be a step id or an array of step ids' });
+      continue;
+    }
+    list.forEach((from, index) => {
+      if (typeof from !== 'string') return issues.push({ path: join(pointer, index), message: 'must be a step id' });
+      addConnection({ id: `${from}->${id}`, from, to: id, sourcePort: 'default', targetPort: 'default' }, typeof raw === 'string' ? pointer : join(pointer, index), true);
+    });
+  }
+
+  const triggers: TriggerDefinition[] = Object.values(stepMap)
+    .filter((step) => step.type === 'trigger')
+    .map((step) => ({
+      id: step.id,
+      pluginType: String(step.pluginType),
+      config: isObject(step.config) ? step.config : {},
+      ...(typeof step.config.mode === 'string' ? { mode: step.config.mode } : {}),
+      ...(typeof step.description === 'string' ? { description: step.description } : {}),
+    }));
+
+  const discardedTriggers = doc.triggers !== undefined;
+  const definition = { ...doc, path: doc.path ?? '/', steps: stepMap, connections, triggers } as WorkflowDefinition;
+  if (typeof definition.path === 'string') definition.path = normalizeFolderPath(definition.path) ?? definition.path;
+  return { definition, issues, topKeys, steps, connections: connectionPointers, discardedTriggers };
+}
+
+/** `a//b/` → `/a/b`; undefined for paths with empty, `.` or `..` segments after trimming. */
+export function normalizeFolderPath(path: string): string | undefined {
+  const trimmed = path.trim();
+  if (!trimmed.startsWith('/')) return undefined;
+  const segments = trimmed.split('/').filter((segment) => segment !== '');
+  if (segments.some((segment) => segment === '.' || segment === '..' || hasControlCharacter(segment))) return undefined;
+  return '/' + segments.join('/');
+}
+
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i += 1) if (text.charCodeAt(i) < 0x20) return true;
+  return false;
+}

@@ -1,0 +1,42 @@
+/** Walks values for `${{ }}` templates and raw expressions, recording parse errors and config references. */
+import type { DefinitionIssue } from './definition';
+import { collectReferences, parseExpression, templateSources, unwrapRaw, type ConfigReference } from './expressions';
+import { join } from './pointer';
+
+export interface ExpressionContext {
+  issues: DefinitionIssue[];
+  references: ConfigReference[];
+}
+
+/** A raw expression (deciders, conditions); exactly one `${{ }}` around it is unwrapped. */
+export function checkRaw(source: string, path: string, context: ExpressionContext): void {
+  const unwrapped = unwrapRaw(source);
+  if (unwrapped.includes('${{')) {
+    checkTemplates(source, path, context);
+    return;
+  }
+  const parsed = parseExpression(unwrapped);
+  if (parsed.error) context.issues.push({ path, message: `expression does not parse: ${parsed.error}` });
+  else if (parsed.ast) collectReferences(parsed.ast, context.references);
+}
+
+/** Every string inside `value` (recursively), checked for templates. Depth-limited against hostile input. */
+export function checkTemplates(value: unknown, path: string, context: ExpressionContext, depth = 0): void {
+  if (depth > 64) return;
+  if (typeof value === 'string') {
+    if (!value.includes('${{')) return;
+    const { sources, error } = templateSources(value);
+    if (error) context.issues.push({ path, message: error });
+    for (const source of sources) {
+      const parsed = parseExpression(source);
+      if (parsed.error) context.issues.push({ path, message: `expression "${source.trim()}" does not parse: ${parsed.error}` });
+      else if (parsed.ast) collectReferences(parsed.ast, context.references);
+    }
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => checkTemplates(item, join(path, index), context, depth + 1));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) checkTemplates(item, join(path, key), context, depth + 1);
+  }
+}

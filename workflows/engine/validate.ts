@@ -1,0 +1,143 @@
+/**
+ * The one definition validator, called by the API on publish/validate and by
+ * the runtime before it walks a graph. Never throws: every problem becomes an
+ * `{path, message}` entry whose path is a JSON pointer into the document as
+ * the client sent it.
+ */
+import { WORKFLOW_KEY_PATTERN, type DefinitionIssue, type DefinitionWarning, type WorkflowDefinition } from './definition';
+import type { ConfigReference } from './expressions';
+import { hasOwn, isObject, normalizeDefinition, normalizeFolderPath } from './normalize';
+import { outputPortsOf } from './plugins';
+import { join } from './pointer';
+import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
+import { stepPlugin, validateStep } from './validate-step';
+
+export interface ValidationResult {
+  errors: DefinitionIssue[];
+  warnings: DefinitionWarning[];
+  /** The normalized definition; present only when there are no errors. */
+  definition?: WorkflowDefinition;
+  /** `secrets.X` / `vars.X` referenced anywhere, deduplicated. */
+  references: ConfigReference[];
+}
+
+export function validateDefinition(input: unknown): ValidationResult {
+  try {
+    return validateUnsafe(input);
+  } catch (error) {
+    // A bug in the validator must not turn into a 5xx or a crashed workflow task.
+    const message = error instanceof Error ? error.message : String(error);
+    return { errors: [{ path: '', message: `the definition could not be validated: ${message}` }], warnings: [], references: [] };
+  }
+}
+
+function validateUnsafe(input: unknown): ValidationResult {
+  if (!isObject(input)) return { errors: [{ path: '', message: 'the definition must be an object' }], warnings: [], references: [] };
+  const normalized = normalizeDefinition(input);
+  const { definition: def, topKeys } = normalized;
+  const issues: DefinitionIssue[] = [...normalized.issues];
+  const warnings: DefinitionWarning[] = [];
+  const context: ExpressionContext = { issues, references: [] };
+  const top = (key: string, ...rest: Array<string | number>) => join('', topKeys.get(key) ?? key, ...rest);
+
+  if (typeof def.name !== 'string' || def.name.trim() === '') issues.push({ path: top('name'), message: def.name === undefined ? 'is required' : 'must be a non-empty string' });
+  if (def.key !== undefined && (typeof def.key !== 'string' || !WORKFLOW_KEY_PATTERN.test(def.key))) {
+    issues.push({ path: top('key'), message: 'must match ^[a-z0-9][a-z0-9-]{0,62}$' });
+  }
+  if (typeof def.path !== 'string' || normalizeFolderPath(def.path) === undefined) issues.push({ path: top('path'), message: 'must be an absolute folder path such as /team/payments' });
+  for (const field of ['description', 'nrn', 'semanticVersion', 'releaseNotes'] as const) {
+    if (def[field] !== undefined && typeof def[field] !== 'string') issues.push({ path: top(field), message: 'must be a string' });
+  }
+  if (typeof def.nrn === 'string' && !/^organization=[0-9*]+(:account=[0-9*]+)?(:namespace=[0-9*]+)?(:application=[0-9*]+)?(:scope=[0-9*]+)?$/.test(def.nrn)) {
+    issues.push({ path: top('nrn'), message: 'must be an NRN such as organization=1:account=2' });
+  }
+  for (const field of ['metadata', 'inputs', 'outputs', 'variables', 'secrets'] as const) {
+    if (def[field] !== undefined && !isObject(def[field])) issues.push({ path: top(field), message: 'must be an object' });
+  }
+  if (isObject(def.variables)) {
+    for (const [name, variable] of Object.entries(def.variables)) {
+      if (!isObject(variable)) issues.push({ path: top('variables', name), message: 'a variable must be an object (with optional initialValue)' });
+      else if (variable.initialValue !== undefined) {
+        const before = context.references.length;
+        checkTemplates(variable.initialValue, top('variables', name, 'initialValue'), context);
+        // Variables are persisted and served by /state, so a secret may not seed one.
+        if (context.references.slice(before).some((r) => r.kind === 'secret')) {
+          issues.push({ path: top('variables', name, 'initialValue'), message: 'may not reference secrets' });
+        }
+      }
+    }
+  }
+  if (isObject(def.outputs)) checkTemplates(def.outputs, top('outputs'), context);
+  if (def.steps === undefined || input.steps === undefined) issues.push({ path: top('steps'), message: 'is required' });
+  else if (normalized.steps.size === 0 && normalized.issues.length === 0) issues.push({ path: top('steps'), message: 'must contain at least one step' });
+  if (normalized.discardedTriggers) {
+    warnings.push({ code: 'TRIGGERS_DISCARDED', path: top('triggers'), message: 'triggers are rebuilt from steps of type trigger; the value sent was ignored' });
+  }
+
+  const stepIds = new Set(normalized.steps.keys());
+  for (const [id, source] of normalized.steps) validateStep(def.steps[id], source, stepIds, issues, context);
+  validateConnections(def, normalized.connections, issues, context);
+
+  const errors = dedupe(issues);
+  const references = dedupeReferences(context.references);
+  return errors.length > 0 ? { errors, warnings, references } : { errors, warnings, definition: def, references };
+}
+
+function validateConnections(def: WorkflowDefinition, pointers: Array<{ pointer: string; fromDependsOn: boolean }>, issues: DefinitionIssue[], context: ExpressionContext): void {
+  def.connections.forEach((connection, index) => {
+    // A connection made from `dependsOn` is reported at the dependsOn item the client wrote.
+    const at = (field: string) => (pointers[index].fromDependsOn ? pointers[index].pointer : join(pointers[index].pointer, field));
+    const ends: Array<['from' | 'to', unknown]> = [['from', connection.from], ['to', connection.to]];
+    let endsValid = true;
+    for (const [field, value] of ends) {
+      if (typeof value !== 'string' || !hasOwn(def.steps, value)) {
+        issues.push({ path: at(field), message: value === undefined ? 'is required (a step id)' : `must name an existing step (got ${JSON.stringify(value)})` });
+        endsValid = false;
+      }
+    }
+    for (const field of ['sourcePort', 'targetPort'] as const) {
+      if (typeof connection[field] !== 'string') {
+        issues.push({ path: at(field), message: 'must be a string' });
+        endsValid = false;
+      }
+    }
+    if (connection.condition !== undefined) {
+      if (typeof connection.condition === 'string') checkRaw(connection.condition, at('condition'), context);
+      else if (typeof connection.condition !== 'boolean') issues.push({ path: at('condition'), message: 'must be an expression string or a boolean' });
+    }
+    if (!endsValid) return;
+    const source = def.steps[connection.from];
+    const target = def.steps[connection.to];
+    if (target.type === 'trigger') issues.push({ path: at('to'), message: `step "${connection.to}" is a trigger and cannot have incoming connections` });
+    const sourcePlugin = stepPlugin(source);
+    if (sourcePlugin && typeof source.config === 'object' && source.config !== null) {
+      const ports = outputPortsOf(sourcePlugin, source.config);
+      if (!ports.includes(connection.sourcePort)) {
+        issues.push({ path: at('sourcePort'), message: `CONNECTION_SOURCE_PORT_UNKNOWN: step "${connection.from}" (${sourcePlugin.name}) has no output port "${connection.sourcePort}"; ports: ${ports.join(', ')}` });
+      }
+    } else if (!sourcePlugin && connection.sourcePort !== 'default') {
+      issues.push({ path: at('sourcePort'), message: `step "${connection.from}" has only the output port "default"` });
+    }
+    const targetPlugin = stepPlugin(target);
+    const inputPorts = ['default', ...(targetPlugin?.inputPorts ?? [])];
+    if (!inputPorts.includes(connection.targetPort)) {
+      issues.push({ path: at('targetPort'), message: `step "${connection.to}" has no input port "${connection.targetPort}"; ports: ${[...new Set(inputPorts)].join(', ')}` });
+    }
+  });
+}
+
+function dedupe(issues: DefinitionIssue[]): DefinitionIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((issue) => {
+    const key = `${issue.path}\u0000${issue.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function dedupeReferences(references: ConfigReference[]): ConfigReference[] {
+  const seen = new Map<string, ConfigReference>();
+  for (const reference of references) seen.set(`${reference.kind}:${reference.name}`, reference);
+  return [...seen.values()];
+}
