@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/config';
 import type { RouteDefinition } from './http/route';
+import { adminRoutes } from './admin';
 
 export interface AreaDeps {
   config: AppConfig;
@@ -14,6 +15,6 @@ export interface AreaDeps {
   encryptionKey: Buffer;
 }
 
-export function buildAreaRoutes(_deps: AreaDeps): RouteDefinition[] {
-  return [];
+export function buildAreaRoutes(deps: AreaDeps): RouteDefinition[] {
+  return [...adminRoutes({ dataSource: deps.dataSource })];
 }

@@ -1,0 +1,109 @@
+/**
+ * What the caller may do, from the caller's active grants (loaded once per
+ * request). A grant on an NRN covers everything beneath it. An organization in
+ * which the caller holds nothing answers 404 (its resources are not even
+ * acknowledged); a missing permission inside it answers 403.
+ */
+import type { DataSource } from 'typeorm';
+import type { AuthContext } from '../http/auth';
+import { HttpError, forbidden } from '../http/errors';
+import { callerGrants, type RoleRecord } from '../../db/stores/authorization';
+import { nrnContains, parseNrn, type Nrn } from './nrn';
+import { permits, type Permission } from './permissions';
+
+interface HeldGrant {
+  nrn: Nrn;
+  roleSlug: string;
+  permissions: string[];
+}
+
+export interface Caller {
+  userId: number;
+  organizationId: number;
+  userType: AuthContext['userType'];
+  /** The token subject, as stored in `created_by` fields. */
+  subject: string;
+}
+
+export class Access {
+  constructor(
+    readonly caller: Caller,
+    private readonly grants: HeldGrant[],
+  ) {}
+
+  /** True when the caller holds any grant that reaches into the organization. */
+  inOrganization(organizationId: string | number): boolean {
+    const id = String(organizationId);
+    return this.grants.some((g) => g.nrn[0] === '*' || g.nrn[0] === id);
+  }
+
+  /** True when a grant containing `target` carries the permission. */
+  can(permission: Permission, target: string): boolean {
+    const nrn = parseNrn(target);
+    return nrn !== undefined && this.grants.some((g) => nrnContains(g.nrn, nrn) && permits(g.permissions, permission));
+  }
+
+  /**
+   * Throws `notFound` when the caller has nothing in the target's organization,
+   * 403 when the permission is missing.
+   */
+  require(permission: Permission, target: string, notFound: () => HttpError): void {
+    if (this.can(permission, target)) return;
+    const nrn = parseNrn(target);
+    if (!nrn || !this.inOrganization(nrn[0] ?? '')) throw notFound();
+    throw forbidden(`You need the ${permission} permission on ${target}.`);
+  }
+
+  /**
+   * For operations whose target is the organization as a whole but that finer
+   * checks narrow later (granting roles on NRNs inside it): the permission on
+   * any NRN of the organization.
+   */
+  requireSomewhere(permission: Permission, organizationId: string | number, notFound: () => HttpError): void {
+    const id = String(organizationId);
+    if (this.grants.some((g) => (g.nrn[0] === '*' || g.nrn[0] === id) && permits(g.permissions, permission))) return;
+    if (!this.inOrganization(id)) throw notFound();
+    throw forbidden(`You need the ${permission} permission in organization ${id}.`);
+  }
+
+  /** Like {@link require}, for a permission on each of several NRNs. */
+  requireAll(permission: Permission, targets: readonly string[], notFound: () => HttpError): void {
+    for (const target of targets) this.require(permission, target, notFound);
+  }
+
+  /**
+   * Read access to something visible at several NRNs: a grant that contains
+   * one of them, or sits beneath one of them (whoever works inside an account
+   * sees what is visible to its whole organization).
+   */
+  canSee(permission: Permission, visibleTo: readonly string[]): boolean {
+    const targets = visibleTo.map(parseNrn).filter((n): n is Nrn => n !== undefined);
+    return this.grants.some(
+      (g) => permits(g.permissions, permission) && targets.some((t) => nrnContains(g.nrn, t) || nrnContains(t, g.nrn)),
+    );
+  }
+
+  /** Whether the caller holds, on an NRN containing `target`, a role allowed to assign `role`. */
+  canAssign(role: Pick<RoleRecord, 'assignable_by'>, target: string): boolean {
+    const nrn = parseNrn(target);
+    return nrn !== undefined && this.grants.some((g) => nrnContains(g.nrn, nrn) && role.assignable_by.includes(g.roleSlug));
+  }
+}
+
+/** User ids are integers system-wide; a token whose subject is not one cannot hold grants. */
+export function callerFrom(auth: AuthContext): Caller {
+  if (!/^[0-9]{1,15}$/.test(auth.userId)) {
+    throw new HttpError(403, 'AUTHORIZATION.UNSUPPORTED_SUBJECT', 'Administration requires a token whose subject is a numeric user id.');
+  }
+  return { userId: Number(auth.userId), organizationId: Number(auth.organizationId), userType: auth.userType, subject: auth.userId };
+}
+
+export async function loadAccess(dataSource: DataSource, auth: AuthContext): Promise<Access> {
+  const caller = callerFrom(auth);
+  const rows = await callerGrants(dataSource.manager, caller);
+  const grants = rows.flatMap((row) => {
+    const nrn = parseNrn(row.nrn);
+    return nrn ? [{ nrn, roleSlug: row.role_slug, permissions: row.permissions }] : [];
+  });
+  return new Access(caller, grants);
+}

@@ -1,0 +1,135 @@
+/**
+ * `POST /user/{id}/grant`: 1 to 100 grants, all or nothing. Every item is
+ * checked before anything is written; the first failing item (lowest index)
+ * is named in the 400. The insert itself runs in one transaction, with the
+ * unique index as the last word on duplicates, so concurrent requests with
+ * overlapping items can never leave two copies of a grant.
+ */
+import type { DataSource } from 'typeorm';
+import { HttpError } from '../http/errors';
+import { compileValidator } from '../http/validation';
+import {
+  existingGrantKeys,
+  findRoles,
+  grantKey,
+  insertGrants,
+  type GrantRecord,
+  type NewGrant,
+  type RoleRecord,
+  type UserRecord,
+} from '../../db/stores/authorization';
+import type { Access } from './access';
+import { canonicalNrn, parseNrn } from './nrn';
+import { GrantItem } from './schemas/grants';
+
+export const BULK_CREATE_FAILED = 'RESOURCE_GRANTS.BULK_CREATE_FAILED';
+export const GRANT_CAUSES = {
+  invalid: 'RESOURCE_GRANTS.INVALID_GRANT',
+  duplicate: 'RESOURCE_GRANTS.DUPLICATE_GRANT',
+  roleNotFound: 'RESOURCE_GRANTS.ROLE_NOT_FOUND',
+  userType: 'RESOURCE_GRANTS.ROLE_USER_TYPE_RESTRICTED',
+  notAssignable: 'RESOURCE_GRANTS.ROLE_NOT_ASSIGNABLE',
+  outsideOrganization: 'RESOURCE_GRANTS.NRN_OUTSIDE_ORGANIZATION',
+} as const;
+
+const validateItem = compileValidator(GrantItem);
+
+class GrantFailure extends Error {
+  constructor(
+    readonly code: string,
+    readonly detail: string,
+    readonly index: number,
+  ) {
+    super(detail);
+  }
+}
+
+function bulkFailed(failure: GrantFailure): HttpError {
+  return new HttpError(400, BULK_CREATE_FAILED, `The grants could not be created: ${failure.detail}`, {
+    extra: { cause: { code: failure.code, detail: failure.detail, index: failure.index } },
+  });
+}
+
+interface Resolved extends NewGrant {
+  index: number;
+  role: RoleRecord;
+}
+
+export async function bulkGrant(dataSource: DataSource, access: Access, user: UserRecord, items: unknown[]): Promise<GrantRecord[]> {
+  try {
+    const resolved = await resolveItems(dataSource, access, user, items);
+    return await insertAll(dataSource, access, user, resolved);
+  } catch (error) {
+    if (error instanceof GrantFailure) throw bulkFailed(error);
+    throw error;
+  }
+}
+
+async function resolveItems(dataSource: DataSource, access: Access, user: UserRecord, items: unknown[]): Promise<Resolved[]> {
+  const failures: GrantFailure[] = [];
+  const shaped = items.map((item, index) => {
+    const errors = validateItem(item);
+    if (errors.length > 0) failures.push(new GrantFailure(GRANT_CAUSES.invalid, `item ${index} must be {nrn, role_slug} or {nrn, role_id} with a valid NRN`, index));
+    return errors.length > 0 ? undefined : (item as { nrn: string; role_slug?: string; role_id?: number });
+  });
+  const present = shaped.filter((s) => s !== undefined);
+  const roles = await findRoles(
+    dataSource.manager,
+    present.flatMap((s) => (s.role_id === undefined ? [] : [s.role_id])),
+    present.flatMap((s) => (s.role_slug === undefined ? [] : [s.role_slug])),
+  );
+
+  const seen = new Map<string, number>();
+  const resolved: Resolved[] = [];
+  shaped.forEach((item, index) => {
+    if (!item) return;
+    const fail = (code: string, detail: string) => failures.push(new GrantFailure(code, detail, index));
+    const role = roles.find((r) => (item.role_id !== undefined ? r.id === item.role_id : r.slug === item.role_slug));
+    const roleName = item.role_id !== undefined ? `id ${item.role_id}` : `"${item.role_slug}"`;
+    const nrn = canonicalNrn(item.nrn)!;
+    if (!role) return fail(GRANT_CAUSES.roleNotFound, `role ${roleName} does not exist`);
+    if (parseNrn(nrn)![0] !== String(user.organization_id)) {
+      return fail(GRANT_CAUSES.outsideOrganization, `${nrn} is outside organization ${user.organization_id} of user ${user.id}`);
+    }
+    if (!role.user_types.includes(user.type)) {
+      return fail(GRANT_CAUSES.userType, `role "${role.slug}" cannot be granted to a ${user.type.replace('_', ' ')}`);
+    }
+    if (!access.canAssign(role, nrn)) return fail(GRANT_CAUSES.notAssignable, `you may not assign role "${role.slug}" on ${nrn}`);
+    const key = grantKey(nrn, role.id);
+    const first = seen.get(key);
+    if (first !== undefined) return fail(GRANT_CAUSES.duplicate, `role "${role.slug}" on ${nrn} is requested twice (items ${first} and ${index})`);
+    seen.set(key, index);
+    resolved.push({ index, nrn, roleId: role.id, role, status: role.requires_approval ? 'pending' : 'active' });
+  });
+  const firstFailure = failures.sort((a, b) => a.index - b.index)[0];
+  if (firstFailure) throw firstFailure;
+  return resolved;
+}
+
+const MAX_ATTEMPTS = 3;
+
+async function insertAll(dataSource: DataSource, access: Access, user: UserRecord, resolved: Resolved[]): Promise<GrantRecord[]> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await dataSource.transaction(async (manager) => {
+        const existing = await existingGrantKeys(manager, user.id, resolved);
+        const clash = resolved.find((g) => existing.has(grantKey(g.nrn, g.roleId)));
+        if (clash) throw duplicateOf(clash);
+        const inserted = await insertGrants(manager, user.id, resolved, access.caller.userId);
+        const byKey = new Map(inserted.map((row) => [grantKey(row.nrn, row.role_id), row]));
+        // A concurrent request committed one of ours between the check and the insert.
+        const lost = resolved.find((g) => !byKey.has(grantKey(g.nrn, g.roleId)));
+        if (lost) throw duplicateOf(lost);
+        return resolved.map((g) => byKey.get(grantKey(g.nrn, g.roleId))!);
+      });
+    } catch (error) {
+      // Overlapping concurrent inserts can still deadlock on the index; retrying is safe (nothing was kept).
+      if (attempt < MAX_ATTEMPTS && (error as { code?: unknown }).code === '40P01') continue;
+      throw error;
+    }
+  }
+}
+
+function duplicateOf(grant: Resolved): GrantFailure {
+  return new GrantFailure(GRANT_CAUSES.duplicate, `user already has role "${grant.role.slug}" on ${grant.nrn}`, grant.index);
+}

@@ -1,0 +1,121 @@
+/** Grants of roles to users on NRNs, and the roles catalog. */
+import { Type } from '@sinclair/typebox';
+import type { DataSource } from 'typeorm';
+import { HttpError, forbidden, notFound } from '../http/errors';
+import { defineRoute, type RouteDefinition } from '../http/route';
+import { approveGrant, deleteGrant, findGrant, findRoles, listGrants, listRoles } from '../../db/stores/authorization';
+import { loadAccess, type Access } from './access';
+import { bulkGrant } from './bulk-grants';
+import { ADMIN_ERRORS, IdParams } from './schemas/common';
+import { BulkGrantBody, Grant, GrantParams, Role } from './schemas/grants';
+import { grantOut, roleOut } from './serialize';
+import { userNotFound, visibleUser } from './users';
+
+const grantNotFound = (id: number) => () => notFound(`Grant ${id} not found.`, 'RESOURCE_GRANTS.NOT_FOUND');
+
+/** A grant may be revoked or approved by whoever may assign its role on its NRN. */
+async function manageableGrant(dataSource: DataSource, access: Access, userId: number, grantId: number) {
+  const user = await visibleUser(dataSource, access, userId);
+  const grant = await findGrant(dataSource.manager, user.id, grantId);
+  if (!grant) throw grantNotFound(grantId)();
+  access.require('grant:write', grant.nrn, grantNotFound(grantId));
+  const [role] = await findRoles(dataSource.manager, [grant.role_id], []);
+  if (!access.canAssign(role, grant.nrn)) throw forbidden(`You may not manage grants of role "${role.slug}" on ${grant.nrn}.`);
+  return grant;
+}
+
+export function grantRoutes({ dataSource }: { dataSource: DataSource }): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/user/{id}/grant',
+      operationId: 'createUserGrants',
+      summary: 'Grant roles to a user on NRNs: 1 to 100 items, additive, all or nothing.',
+      description:
+        'Each item is `{nrn, role_slug}` or `{nrn, role_id}`. A failing item answers 400 `RESOURCE_GRANTS.BULK_CREATE_FAILED` with `cause {code, detail, index}` and nothing is created.',
+      tags: ['grants'],
+      auth: 'token',
+      params: IdParams,
+      body: BulkGrantBody,
+      responses: { 201: { description: 'The created grants, in request order', schema: Type.Array(Grant) } },
+      errors: ADMIN_ERRORS,
+      handler: async ({ params, body, auth }) => {
+        const access = await loadAccess(dataSource, auth);
+        const user = await visibleUser(dataSource, access, params.id);
+        access.requireSomewhere('grant:write', user.organization_id, userNotFound(params.id));
+        const grants = await bulkGrant(dataSource, access, user, body);
+        return { status: 201, body: grants.map(grantOut) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/user/{id}/grant',
+      operationId: 'listUserGrants',
+      summary: "List a user's grants (active and pending).",
+      tags: ['grants'],
+      auth: 'token',
+      params: IdParams,
+      responses: { 200: { description: 'The grants', schema: Type.Object({ results: Type.Array(Grant) }) } },
+      errors: ADMIN_ERRORS,
+      handler: async ({ params, auth }) => {
+        const access = await loadAccess(dataSource, auth);
+        const user = await visibleUser(dataSource, access, params.id);
+        if (user.id !== access.caller.userId) access.requireSomewhere('grant:read', user.organization_id, userNotFound(params.id));
+        const grants = await listGrants(dataSource.manager, user.id);
+        return { status: 200, body: { results: grants.map(grantOut) } };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/user/{id}/grant/{grantId}',
+      operationId: 'deleteUserGrant',
+      summary: 'Revoke a grant.',
+      tags: ['grants'],
+      auth: 'token',
+      params: GrantParams,
+      responses: { 204: { description: 'Revoked' } },
+      errors: ADMIN_ERRORS,
+      handler: async ({ params, auth }) => {
+        const access = await loadAccess(dataSource, auth);
+        const grant = await manageableGrant(dataSource, access, params.id, params.grantId);
+        await deleteGrant(dataSource.manager, grant.id);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/user/{id}/grant/{grantId}/approve',
+      operationId: 'approveUserGrant',
+      summary: 'Approve a pending grant (roles that require approval start pending).',
+      tags: ['grants'],
+      auth: 'token',
+      params: GrantParams,
+      responses: { 200: { description: 'The approved grant', schema: Grant } },
+      errors: [...ADMIN_ERRORS, 409],
+      handler: async ({ params, auth }) => {
+        const access = await loadAccess(dataSource, auth);
+        const grant = await manageableGrant(dataSource, access, params.id, params.grantId);
+        if (grant.user_id === access.caller.userId) throw forbidden('A grant cannot be approved by the user who holds it.');
+        if (grant.status !== 'pending') throw new HttpError(409, 'RESOURCE_GRANTS.NOT_PENDING', `Grant ${grant.id} is already active.`);
+        await approveGrant(dataSource.manager, grant.id);
+        return { status: 200, body: grantOut({ ...grant, status: 'active' }) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/role',
+      operationId: 'listRoles',
+      summary: 'The roles catalog.',
+      tags: ['grants'],
+      auth: 'token',
+      responses: { 200: { description: 'Every role', schema: Type.Object({ results: Type.Array(Role) }) } },
+      errors: ADMIN_ERRORS,
+      handler: async ({ auth }) => {
+        const access = await loadAccess(dataSource, auth);
+        const org = access.caller.organizationId;
+        access.requireSomewhere('role:read', org, () => notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND'));
+        return { status: 200, body: { results: (await listRoles(dataSource.manager)).map(roleOut) } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,79 @@
+/** Users: the targets of grants. Callers are recorded on first sight (see access.ts); these routes register others. */
+import { Type } from '@sinclair/typebox';
+import type { DataSource } from 'typeorm';
+import { conflict, notFound } from '../http/errors';
+import { defineRoute, type RouteDefinition } from '../http/route';
+import { createUser, findUser, listUsers, type UserRecord } from '../../db/stores/authorization';
+import { loadAccess, type Access } from './access';
+import { organizationNrn } from './nrn';
+import { ADMIN_ERRORS, IdParams, IntegerId, Paged, PagingQuery } from './schemas/common';
+import { CreateUserBody, User } from './schemas/grants';
+import { userOut } from './serialize';
+
+export const userNotFound = (id: number) => () => notFound(`User ${id} not found.`, 'USER.NOT_FOUND');
+
+/** The user, provided the caller holds something in the user's organization (else 404, like a missing user). */
+export async function visibleUser(dataSource: DataSource, access: Access, id: number): Promise<UserRecord> {
+  const user = await findUser(dataSource.manager, id);
+  if (!user || (!access.inOrganization(user.organization_id) && user.id !== access.caller.userId)) throw userNotFound(id)();
+  return user;
+}
+
+export function userRoutes({ dataSource }: { dataSource: DataSource }): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/user',
+      operationId: 'createUser',
+      summary: 'Register a user of an organization so that roles can be granted to it.',
+      tags: ['users'],
+      auth: 'token',
+      body: CreateUserBody,
+      responses: { 201: { description: 'The user', schema: User } },
+      errors: [...ADMIN_ERRORS, 409],
+      handler: async ({ body, auth }) => {
+        const access = await loadAccess(dataSource, auth);
+        const org = body.organization_id;
+        access.require('user:write', organizationNrn(org), () => notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND'));
+        const user = await createUser(dataSource.manager, { id: body.id, organizationId: org, type: body.type ?? 'person', email: body.email, name: body.name });
+        if (!user) throw conflict(`User ${body.id} already exists.`, 'USER.ALREADY_EXISTS');
+        return { status: 201, body: userOut(user) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/user/{id}',
+      operationId: 'getUser',
+      summary: 'Read a user.',
+      tags: ['users'],
+      auth: 'token',
+      params: IdParams,
+      responses: { 200: { description: 'The user', schema: User } },
+      errors: ADMIN_ERRORS,
+      handler: async ({ params, auth }) => {
+        const access = await loadAccess(dataSource, auth);
+        const user = await visibleUser(dataSource, access, params.id);
+        if (user.id !== access.caller.userId) access.require('user:read', organizationNrn(user.organization_id), userNotFound(params.id));
+        return { status: 200, body: userOut(user) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/user',
+      operationId: 'listUsers',
+      summary: 'List the users of an organization.',
+      tags: ['users'],
+      auth: 'token',
+      query: Type.Object({ organization_id: IntegerId, ...PagingQuery }),
+      responses: { 200: { description: 'A page of users', schema: Paged(User) } },
+      errors: ADMIN_ERRORS,
+      handler: async ({ query, auth }) => {
+        const access = await loadAccess(dataSource, auth);
+        const org = query.organization_id;
+        access.require('user:read', organizationNrn(org), () => notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND'));
+        const page = await listUsers(dataSource.manager, org, query.offset, query.limit);
+        return { status: 200, body: { paging: { total: page.total, offset: query.offset, limit: query.limit }, results: page.rows.map(userOut) } };
+      },
+    }),
+  ];
+}

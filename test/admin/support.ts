@@ -1,0 +1,64 @@
+/** Shared set-up for administration tests: the app with the admin routes, and organizations with an admin. */
+import assert from 'node:assert/strict';
+import type { Response } from 'supertest';
+import type { DataSource } from 'typeorm';
+import { bootstrapAdmins } from '../../api/admin/bootstrap';
+import { adminRoutes } from '../../api/admin';
+import { createTestApp, type TestApp } from '../support/app';
+import { testDataSource, newOrganizationId } from '../support/database';
+import { assertDialect } from '../support/dialects';
+import { captureLogger } from '../support/logger';
+
+export interface AdminTestContext {
+  t: TestApp;
+  db: DataSource;
+}
+
+export async function adminTestApp(): Promise<AdminTestContext> {
+  const db = await testDataSource();
+  return { t: createTestApp({ routes: adminRoutes({ dataSource: db }) }), db };
+}
+
+let userCounter = 0;
+/** User ids unique across test files and runs of this process. */
+export function newUserId(): number {
+  userCounter += 1;
+  return 500_000_000 + (process.pid % 10_000) * 10_000 + userCounter;
+}
+
+export interface Org {
+  id: string;
+  adminId: number;
+  /** Token of the organization's admin. */
+  admin: string;
+  token(userId: number, userType?: 'person' | 'service_account'): Promise<string>;
+}
+
+export async function newOrg(ctx: AdminTestContext): Promise<Org> {
+  const id = newOrganizationId();
+  const adminId = newUserId();
+  await bootstrapAdmins(ctx.db, [{ userId: adminId, organizationId: Number(id) }], captureLogger().logger, { defaultFirstAdmin: false });
+  const token = (userId: number, userType: 'person' | 'service_account' = 'person') =>
+    ctx.t.token({ userId: String(userId), organizationId: id, userType });
+  return { id, adminId, admin: await token(adminId), token };
+}
+
+/** A user of the organization holding `role` on `nrn` (default: the whole organization), and its token. */
+export async function userWithRole(ctx: AdminTestContext, org: Org, role: string, nrn = `organization=${org.id}`, type: 'person' | 'service_account' = 'person') {
+  const id = newUserId();
+  const created = await ctx.t.request.post('/user').set('Authorization', `Bearer ${org.admin}`).send({ id, organization_id: Number(org.id), type });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  if (role !== 'none') {
+    const granted = await ctx.t.request.post(`/user/${id}/grant`).set('Authorization', `Bearer ${org.admin}`).send([{ nrn, role_slug: role }]);
+    assert.equal(granted.status, 201, JSON.stringify(granted.body));
+  }
+  return { id, token: await org.token(id, type) };
+}
+
+/** Asserts an admin-dialect error with the given status and code. */
+export function assertAdminError(response: Response, status: number, code: string): void {
+  assertDialect('admin', response, status);
+  assert.equal(response.body.code, code, JSON.stringify(response.body));
+}
+
+export const bearer = (token: string): [string, string] => ['Authorization', `Bearer ${token}`];
