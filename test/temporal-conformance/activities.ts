@@ -1,5 +1,5 @@
 /** Activities used by the conformance suite. */
-import { Context, CancelledFailure } from '@temporalio/activity';
+import { CompleteAsyncError, Context, CancelledFailure } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 
 export interface ActivityProbe {
@@ -59,6 +59,11 @@ export function createActivities(probe: ActivityProbe) {
         if (error instanceof CancelledFailure) probe.cancelled.push(key);
         throw error;
       }
+    },
+    /** Completed later from outside, by id or task token. */
+    async completeLater(key: string): Promise<string> {
+      count(key);
+      throw new CompleteAsyncError();
     },
     /** Stops heartbeating: hits its heartbeat timeout. */
     async silent(key: string, ms: number): Promise<string> {

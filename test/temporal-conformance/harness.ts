@@ -57,7 +57,7 @@ export async function historiesOf(client: Client, taskQueues: string[]): Promise
   const query = taskQueues.map((q) => `TaskQueue = '${q}'`).join(' OR ');
   for await (const info of client.workflow.list({ query })) {
     const history = await client.workflow.getHandle(info.workflowId, info.runId).fetchHistory();
-    out.push({ workflowId: `${info.workflowId}/${info.runId}`, history });
+    out.push({ workflowId: info.workflowId, history });
   }
   return out;
 }

@@ -1,6 +1,6 @@
 /** Workflows used by the conformance suite (bundled once per mocha process). */
 import {
-  ActivityFailure, ApplicationFailure, CancellationScope, ChildWorkflowFailure, ContinueAsNew, condition, continueAsNew,
+  ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, ChildWorkflowFailure, ContinueAsNew, condition, continueAsNew,
   defineQuery, defineSignal, defineUpdate, executeChild, isCancellation, proxyActivities, proxyLocalActivities, setHandler, sleep, startChild, workflowInfo,
   getExternalWorkflowHandle, upsertSearchAttributes, upsertMemo, patched,
 } from '@temporalio/workflow';
@@ -75,7 +75,11 @@ export async function heartbeatingActivity(key: string): Promise<number> {
 }
 
 export async function cancelActivity(key: string): Promise<string> {
-  const waiter = proxyActivities<Activities>({ startToCloseTimeout: '10s', heartbeatTimeout: '1s' });
+  const waiter = proxyActivities<Activities>({
+    startToCloseTimeout: '10s',
+    heartbeatTimeout: '1s',
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  });
   try {
     await CancellationScope.cancellable(async () => {
       const promise = waiter.waitForCancel(key);
@@ -228,3 +232,7 @@ export async function stepsWithSignal(): Promise<string[]> {
 }
 
 export { ContinueAsNew };
+
+export async function asyncActivity(activityId: string): Promise<string> {
+  return await proxyActivities<Activities>({ startToCloseTimeout: '10s', activityId }).completeLater(activityId);
+}

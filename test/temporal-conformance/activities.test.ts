@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { createTestTemporalEnv } from '../support/temporal';
+import { createWorker, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+import * as wf from './workflows';
+
+describe('temporal conformance: activities', function () {
+  this.timeout(60_000);
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let running: Promise<void>;
+  const queue = uniqueQueue('acts');
+  const probe = newProbe();
+  let n = 0;
+  const id = (name: string): string => `${name}-${queue}-${++n}`;
+
+  before(async function () {
+    this.timeout(120_000);
+    [env] = await Promise.all([createTestTemporalEnv('local'), workflowBundle()]);
+    worker = await createWorker(env, queue, probe);
+    running = worker.run();
+  });
+
+  after(async () => {
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+  });
+
+  const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, args: A): Promise<R> =>
+    env.client.workflow.execute(fn, { taskQueue: queue, workflowId: id(fn.name), args });
+
+  it('completes activities in sequence and in parallel', async () => {
+    assert.deepEqual(await run(wf.activitySequence, [['a', 'b', 'c']]), ['echo:a', 'echo:b', 'echo:c']);
+    assert.deepEqual(await run(wf.parallelActivities, [5]), ['echo:0', 'echo:1', 'echo:2', 'echo:3', 'echo:4']);
+  });
+
+  it('runs local activities (marker events)', async () => {
+    assert.equal(await run(wf.localActivity, ['local']), 'echo:local');
+  });
+
+  it('retries a failing activity on the server with backoff', async () => {
+    assert.equal(await run(wf.retryingActivity, ['retry-3', 2]), 'ok after 3');
+    assert.equal(probe.attempts['retry-3'], 3);
+  });
+
+  it('does not retry non-retryable failures and honours nonRetryableErrorTypes and maximumAttempts', async () => {
+    assert.equal(await run(wf.failingActivity, ['nr', 'nonRetryable']), 'Permanent:permanent problem:NON_RETRYABLE_FAILURE');
+    assert.equal(probe.attempts['nr'], 1);
+    assert.equal(await run(wf.failingActivity, ['nrt', 'nonRetryableType']), 'Fatal:typed failure:NON_RETRYABLE_FAILURE');
+    assert.equal(probe.attempts['nrt'], 1);
+    assert.equal(await run(wf.failingActivity, ['max', 'maxAttempts']), 'Flaky:attempt 3 fails:MAXIMUM_ATTEMPTS_REACHED');
+    assert.equal(probe.attempts['max'], 3);
+  });
+
+  it('times out start-to-close (retried up to maximumAttempts)', async () => {
+    assert.equal(await run(wf.activityTimeout, ['startToClose', 's2c']), 'START_TO_CLOSE:MAXIMUM_ATTEMPTS_REACHED');
+    assert.equal(probe.attempts['s2c'], 2);
+  });
+
+  it('times out schedule-to-close across retries', async () => {
+    assert.equal(await run(wf.activityTimeout, ['scheduleToClose', 'sched2close']), 'SCHEDULE_TO_CLOSE:TIMEOUT');
+    assert.ok((probe.attempts['sched2close'] ?? 0) >= 2);
+  });
+
+  it('times out heartbeats', async () => {
+    assert.equal(await run(wf.activityTimeout, ['heartbeat', 'hb']), 'HEARTBEAT:MAXIMUM_ATTEMPTS_REACHED');
+  });
+
+  it('times out schedule-to-start when nobody polls', async () => {
+    assert.equal(await run(wf.activityTimeout, ['scheduleToStart', 's2s']), 'SCHEDULE_TO_START:TIMEOUT');
+  });
+
+  it('keeps heartbeat details across attempts', async () => {
+    assert.equal(await run(wf.heartbeatingActivity, ['beats']), 3);
+    assert.equal(probe.attempts['beats'], 2);
+    assert.deepEqual(probe.heartbeatsSeen, [undefined, 3]);
+  });
+
+  it('delivers activity cancellation through heartbeats', async () => {
+    assert.equal(await run(wf.cancelActivity, ['cancel-me']), 'activity cancelled');
+    assert.deepEqual(probe.cancelled, ['cancel-me']);
+  });
+
+  it('completes an activity asynchronously by id', async () => {
+    const handle = await env.client.workflow.start(wf.asyncActivity, { taskQueue: queue, workflowId: id('async'), args: ['async-act'] });
+    while (probe.attempts['async-act'] === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+    await env.client.activity.heartbeat({ workflowId: handle.workflowId, activityId: 'async-act' }, 'beat');
+    await env.client.activity.complete({ workflowId: handle.workflowId, activityId: 'async-act' }, 'done from outside');
+    assert.equal(await handle.result(), 'done from outside');
+  });
+
+  it('replays every history cleanly', async () => {
+    const histories = await historiesOf(env.client, [queue]);
+    assert.ok(histories.length >= 12, `only ${histories.length} histories`);
+    assert.deepEqual(await replayFailures(histories), []);
+  });
+});

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { createTestTemporalEnv } from '../support/temporal';
+import { createWorker, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+import * as wf from './workflows';
+
+describe('temporal conformance: time skipping (createTimeSkipping)', function () {
+  this.timeout(60_000);
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let running: Promise<void>;
+  const queue = uniqueQueue('skip');
+  const probe = newProbe();
+
+  before(async function () {
+    this.timeout(120_000);
+    [env] = await Promise.all([createTestTemporalEnv('time-skipping'), workflowBundle()]);
+    worker = await createWorker(env, queue, probe);
+    running = worker.run();
+  });
+
+  after(async () => {
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+  });
+
+  it('finishes a workflow that sleeps for days in well under a second', async () => {
+    const before = await env.currentTimeMs();
+    const started = Date.now();
+    assert.equal(await env.client.workflow.execute(wf.daysLong, { taskQueue: queue, workflowId: `days-${queue}` }), 'echo:after-days');
+    assert.ok(Date.now() - started < 1000, `took ${Date.now() - started} ms`);
+    assert.ok((await env.currentTimeMs()) - before >= 5 * 86_400_000);
+  });
+
+  it('skips time with env.sleep() while the workflow runs', async () => {
+    const handle = await env.client.workflow.start(wf.sleeper, { taskQueue: queue, workflowId: `sleep-${queue}`, args: [3_600_000] });
+    const started = Date.now();
+    await env.sleep('2 hours');
+    assert.ok(Date.now() - started < 1000);
+    const description = await handle.describe();
+    assert.equal(description.status.name, 'COMPLETED');
+    assert.equal(await handle.result(), 'woke');
+  });
+
+  it('does not skip time while time skipping is locked', async () => {
+    const handle = await env.client.workflow.start(wf.sleeper, { taskQueue: queue, workflowId: `locked-${queue}`, args: [60_000] });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal((await handle.describe()).status.name, 'RUNNING');
+    assert.equal(await handle.result(), 'woke');
+  });
+
+  it('retries activities without waiting out the backoff', async () => {
+    const started = Date.now();
+    assert.equal(await env.client.workflow.execute(wf.retryingActivity, { taskQueue: queue, workflowId: `retry-${queue}`, args: ['ts-retry', 2] }), 'ok after 3');
+    assert.ok(Date.now() - started < 2000);
+  });
+
+  it('replays every history cleanly', async () => {
+    const histories = await historiesOf(env.client, [queue]);
+    assert.equal(histories.length, 4);
+    assert.deepEqual(await replayFailures(histories), []);
+  });
+});

@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { createTestTemporalEnv } from '../support/temporal';
+import { createWorker, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+import * as wf from './workflows';
+
+describe('temporal conformance: workflows', function () {
+  this.timeout(60_000);
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let running: Promise<void>;
+  const queue = uniqueQueue('wfs');
+  const probe = newProbe();
+  let n = 0;
+  const id = (name: string): string => `${name}-${queue}-${++n}`;
+
+  before(async function () {
+    this.timeout(120_000);
+    [env] = await Promise.all([createTestTemporalEnv('local'), workflowBundle()]);
+    worker = await createWorker(env, queue, probe);
+    running = worker.run();
+  });
+
+  after(async () => {
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+  });
+
+  it('fires timers and cancels them', async () => {
+    const started = Date.now();
+    assert.equal(await env.client.workflow.execute(wf.sleeper, { taskQueue: queue, workflowId: id('sleeper'), args: [300] }), 'woke');
+    assert.ok(Date.now() - started >= 300);
+    assert.equal(await env.client.workflow.execute(wf.timerCancel, { taskQueue: queue, workflowId: id('timerCancel') }), 'timer cancelled');
+  });
+
+  it('delivers signals, answers queries, and accepts or rejects updates', async () => {
+    const handle = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId: id('collector') });
+    await handle.signal(wf.addSignal, 'a');
+    await handle.signal(wf.addSignal, 'b');
+    assert.deepEqual(await handle.query(wf.itemsQuery), ['a', 'b']);
+    assert.equal(await handle.executeUpdate(wf.addUpdate, { args: ['c'] }), 3);
+    await assert.rejects(handle.executeUpdate(wf.addUpdate, { args: [''] }), (error: unknown) => {
+      assert.ok(error instanceof WorkflowUpdateFailedError);
+      assert.match(String((error.cause as Error | undefined)?.message), /empty item rejected/);
+      return true;
+    });
+    const updateHandle = await handle.startUpdate(wf.addUpdate, { args: ['d'], waitForStage: 'ACCEPTED' });
+    assert.equal(await updateHandle.result(), 4);
+    assert.equal(await handle.getUpdateHandle(updateHandle.updateId).result(), 4);
+    await handle.signal(wf.doneSignal);
+    assert.deepEqual(await handle.result(), ['a', 'b', 'c', 'd']);
+    // queries still work on a closed workflow
+    assert.deepEqual(await handle.query(wf.itemsQuery), ['a', 'b', 'c', 'd']);
+  });
+
+  it('buffers signals sent before the handler exists', async () => {
+    const handle = await env.client.workflow.start(wf.lateHandler, { taskQueue: queue, workflowId: id('late') });
+    await handle.signal(wf.addSignal, 'early-1');
+    await handle.signal(wf.addSignal, 'early-2');
+    assert.deepEqual(await handle.result(), ['early-1', 'early-2']);
+  });
+
+  it('signal-with-start starts then signals the running workflow', async () => {
+    const workflowId = id('sws');
+    const first = await env.client.workflow.signalWithStart(wf.collector, { taskQueue: queue, workflowId, signal: wf.addSignal, signalArgs: ['x'] });
+    const second = await env.client.workflow.signalWithStart(wf.collector, { taskQueue: queue, workflowId, signal: wf.addSignal, signalArgs: ['y'] });
+    assert.equal(first.signaledRunId, second.signaledRunId);
+    await first.signal(wf.doneSignal);
+    assert.deepEqual(await first.result(), ['x', 'y']);
+  });
+
+  it('runs child workflows and reports their results and failures to the parent', async () => {
+    assert.deepEqual(await env.client.workflow.execute(wf.parent, { taskQueue: queue, workflowId: id('parent'), args: ['v'] }), ['child:v', 'child:v2', 'child failed']);
+  });
+
+  it('signals another workflow from a workflow', async () => {
+    const target = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId: id('target') });
+    assert.equal(await env.client.workflow.execute(wf.signalExternal, { taskQueue: queue, workflowId: id('sender'), args: [target.workflowId] }), 'signalled');
+    assert.deepEqual(await target.result(), ['from-workflow']);
+  });
+
+  it('continues as new', async () => {
+    const handle = await env.client.workflow.start(wf.continuer, { taskQueue: queue, workflowId: id('can'), args: [3, 0] });
+    assert.equal(await handle.result(), 6);
+    const description = await env.client.workflow.getHandle(handle.workflowId).describe();
+    assert.notEqual(description.runId, handle.firstExecutionRunId);
+    assert.equal(description.status.name, 'COMPLETED');
+  });
+
+  it('cancels a workflow (which cleans up) and terminates another', async () => {
+    const cancelled = await env.client.workflow.start(wf.waitForever, { taskQueue: queue, workflowId: id('cancel') });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await cancelled.cancel();
+    await assert.rejects(cancelled.result(), (error: unknown) => error instanceof WorkflowFailedError && /cancel/i.test(String(error.cause?.message)));
+    assert.equal((await cancelled.describe()).status.name, 'CANCELLED');
+
+    const terminated = await env.client.workflow.start(wf.waitForever, { taskQueue: queue, workflowId: id('terminate') });
+    await terminated.terminate('enough');
+    await assert.rejects(terminated.result(), (error: unknown) => error instanceof WorkflowFailedError && error.cause?.message === 'enough');
+    assert.equal((await terminated.describe()).status.name, 'TERMINATED');
+  });
+
+  it('reports workflow failures', async () => {
+    await assert.rejects(env.client.workflow.execute(wf.failWorkflow, { taskQueue: queue, workflowId: id('fail') }), (error: unknown) => {
+      return error instanceof WorkflowFailedError && error.cause?.message === 'workflow failed on purpose';
+    });
+  });
+
+  it('applies id conflict and reuse policies and request-id idempotency', async () => {
+    const workflowId = id('policy');
+    const handle = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId });
+    await assert.rejects(env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId }), WorkflowExecutionAlreadyStartedError);
+    const existing = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId, workflowIdConflictPolicy: 'USE_EXISTING' });
+    assert.equal(existing.firstExecutionRunId, handle.firstExecutionRunId);
+    await handle.signal(wf.doneSignal);
+    await handle.result();
+    await assert.rejects(
+      env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId, workflowIdReusePolicy: 'REJECT_DUPLICATE' }),
+      WorkflowExecutionAlreadyStartedError,
+    );
+    await assert.rejects(
+      env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId, workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' }),
+      WorkflowExecutionAlreadyStartedError,
+    );
+    const again = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId });
+    assert.notEqual(again.firstExecutionRunId, handle.firstExecutionRunId);
+    const replaced = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId, workflowIdConflictPolicy: 'TERMINATE_EXISTING' });
+    assert.equal((await env.client.workflow.getHandle(workflowId, again.firstExecutionRunId).describe()).status.name, 'TERMINATED');
+    await replaced.terminate();
+  });
+
+  it('upserts search attributes and memo, and lists and counts workflows', async () => {
+    const workflowId = id('sa');
+    await env.client.workflow.execute(wf.searchAndMemo, { taskQueue: queue, workflowId, memo: { note: 'initial' } });
+    const description = await env.client.workflow.getHandle(workflowId).describe();
+    assert.deepEqual(await description.memo, { note: 'memo-updated' });
+    assert.deepEqual(description.searchAttributes.CustomKeywordField, ['updated']);
+
+    const ids: string[] = [];
+    for await (const info of env.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) ids.push(info.workflowId);
+    assert.deepEqual(ids, [workflowId]);
+    const byType: string[] = [];
+    for await (const info of env.client.workflow.list({ query: `WorkflowType = 'continuer' AND TaskQueue = '${queue}' AND ExecutionStatus = 'ContinuedAsNew'` })) byType.push(info.runId);
+    assert.equal(byType.length, 3);
+    const count = await env.client.workflow.count(`TaskQueue = '${queue}' AND ExecutionStatus = 'Completed' AND WorkflowType = 'continuer'`);
+    assert.equal(count.count, 1);
+    const grouped = await env.client.workflow.count(`TaskQueue = '${queue}' GROUP BY ExecutionStatus`);
+    assert.ok(grouped.groups.some((group) => String(group.groupValues[0]) === 'Terminated' && group.count >= 1), JSON.stringify(grouped));
+  });
+
+  it('replays every history cleanly', async () => {
+    const histories = await historiesOf(env.client, [queue]);
+    assert.ok(histories.length >= 15, `only ${histories.length} histories`);
+    assert.deepEqual(await replayFailures(histories), []);
+  });
+});
