@@ -48,6 +48,8 @@ export class Engine {
   readonly runs = new Map<string, WorkflowRun>();
   /** Sticky queue → runs sticky to it. */
   readonly stickyRuns = new Map<string, Set<WorkflowRun>>();
+  /** Sticky queues whose worker shut down (a late completion must not re-stick to them). */
+  readonly deadStickyQueues = new Set<string>();
   /** Called when a run closes (schedules watch their workflows). */
   readonly closeListeners = new Set<(run: WorkflowRun) => void>();
   /** Queries awaiting an answer, by id. */
@@ -185,8 +187,8 @@ export class Engine {
 
   setSticky(run: WorkflowRun, sticky: WorkflowRun['sticky']): void {
     if (run.sticky) this.stickyRuns.get(run.sticky.queue)?.delete(run);
-    run.sticky = sticky;
-    if (sticky) {
+    run.sticky = sticky && !this.deadStickyQueues.has(sticky.queue) ? sticky : undefined;
+    if (run.sticky && sticky) {
       let set = this.stickyRuns.get(sticky.queue);
       if (!set) {
         set = new Set();
@@ -200,6 +202,7 @@ export class Engine {
   dropStickyQueue(namespace: string, queue: string): void {
     const runs = this.stickyRuns.get(queue);
     this.stickyRuns.delete(queue);
+    this.deadStickyQueues.add(queue);
     for (const run of runs ?? []) {
       run.sticky = undefined;
       if (run.wft?.state === 'scheduled' && run.wft.sticky) this.stickyTimeout(run, run.wft.nonce);

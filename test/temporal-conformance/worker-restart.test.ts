@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createTestTemporalEnv } from '../support/temporal';
+import { createWorker, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+import * as wf from './workflows';
+
+describe('temporal conformance: worker restart', function () {
+  this.timeout(60_000);
+  let env: TestWorkflowEnvironment;
+  const queue = uniqueQueue('restart');
+
+  before(async function () {
+    this.timeout(120_000);
+    [env] = await Promise.all([createTestTemporalEnv('local'), workflowBundle()]);
+  });
+
+  after(async () => {
+    await env?.teardown();
+  });
+
+  it('lets a new worker finish a run that a stopped worker started', async () => {
+    const probe = newProbe();
+    const first = await createWorker(env, queue, probe);
+    const firstRun = first.run();
+    const handle = await env.client.workflow.start(wf.stepsWithSignal, { taskQueue: queue, workflowId: `restart-${queue}` });
+    // wait until the first activity completed and the workflow waits for the signal
+    for (;;) {
+      const history = await handle.fetchHistory();
+      if (history.events?.some((event) => event.activityTaskCompletedEventAttributes)) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    first.shutdown();
+    await firstRun;
+
+    await handle.signal(wf.doneSignal);
+    const second = await createWorker(env, queue, probe);
+    const started = Date.now();
+    const result = await second.runUntil(handle.result());
+    assert.deepEqual(result, ['echo:before', 'echo:after']);
+    // the stopped worker's sticky queue is abandoned at once (no sticky schedule-to-start wait)
+    assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+  });
+
+  it('replays every history cleanly', async () => {
+    const histories = await historiesOf(env.client, [queue]);
+    assert.equal(histories.length, 1);
+    assert.deepEqual(await replayFailures(histories), []);
+  });
+});
