@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { ScheduleOverlapPolicy } from '@temporalio/client';
+import { createTestTemporalEnv } from '../support/temporal';
+import { createWorker, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+
+const waitFor = async (check: () => Promise<boolean>, timeoutMs: number): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
+
+describe('temporal conformance: schedules', function () {
+  this.timeout(60_000);
+
+  describe('with real time', () => {
+    let env: TestWorkflowEnvironment;
+    let worker: Worker;
+    let running: Promise<void>;
+    const queue = uniqueQueue('sched');
+
+    before(async function () {
+      this.timeout(120_000);
+      [env] = await Promise.all([createTestTemporalEnv('local'), workflowBundle()]);
+      worker = await createWorker(env, queue, newProbe());
+      running = worker.run();
+    });
+
+    after(async () => {
+      worker?.shutdown();
+      await running;
+      await env?.teardown();
+    });
+
+    it('fires an interval schedule, skips overlapping runs, pauses, triggers, updates, lists and deletes', async () => {
+      const scheduleId = `interval-${queue}`;
+      const handle = await env.client.schedule.create({
+        scheduleId,
+        spec: { intervals: [{ every: '1s' }] },
+        action: { type: 'startWorkflow', workflowType: 'collector', taskQueue: queue, workflowId: `${scheduleId}-wf` },
+        policies: { overlap: ScheduleOverlapPolicy.SKIP },
+      });
+      await waitFor(async () => {
+        const d = await handle.describe();
+        return d.info.numActionsTaken >= 1 && d.info.numActionsSkippedOverlap >= 1;
+      }, 10_000);
+      const described = await handle.describe();
+      assert.equal(described.info.runningActions.length, 1);
+      assert.equal(described.spec.intervals[0]?.every, 1000);
+      assert.equal(described.info.nextActionTimes.length > 0, true);
+      const started = described.info.runningActions[0].workflow;
+      assert.match(started.workflowId, new RegExp(`^${scheduleId}-wf-\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$`));
+
+      await handle.pause('hold on');
+      const paused = await handle.describe();
+      assert.equal(paused.state.paused, true);
+      assert.equal(paused.state.note, 'hold on');
+      await handle.trigger(ScheduleOverlapPolicy.ALLOW_ALL);
+      await waitFor(async () => (await handle.describe()).info.numActionsTaken >= 2, 5000);
+      await handle.unpause();
+
+      await handle.update((previous) => ({ ...previous, spec: { cronExpressions: ['0 0 1 1 *'] } }));
+      const updated = await handle.describe();
+      assert.equal(updated.spec.calendars?.[0]?.month?.[0]?.start, 'JANUARY');
+
+      const listed: string[] = [];
+      for await (const schedule of env.client.schedule.list()) listed.push(schedule.scheduleId);
+      assert.ok(listed.includes(scheduleId));
+
+      await handle.delete();
+      await assert.rejects(handle.describe(), /not found/i);
+      // end the workflows the schedule started
+      for await (const info of env.client.workflow.list({ query: `TaskQueue = '${queue}' AND ExecutionStatus = 'Running'` })) {
+        await env.client.workflow.getHandle(info.workflowId).terminate();
+      }
+    });
+
+    it('replays every history cleanly', async () => {
+      const histories = await historiesOf(env.client, [queue]);
+      assert.ok(histories.length >= 2);
+      assert.deepEqual(await replayFailures(histories), []);
+    });
+  });
+
+  describe('with time skipping', () => {
+    let env: TestWorkflowEnvironment;
+    let worker: Worker;
+    let running: Promise<void>;
+    const queue = uniqueQueue('cron');
+
+    before(async function () {
+      this.timeout(120_000);
+      [env] = await Promise.all([createTestTemporalEnv('time-skipping'), workflowBundle()]);
+      worker = await createWorker(env, queue, newProbe());
+      running = worker.run();
+    });
+
+    after(async () => {
+      worker?.shutdown();
+      await running;
+      await env?.teardown();
+    });
+
+    it('starts a workflow for every hourly cron time', async () => {
+      const handle = await env.client.schedule.create({
+        scheduleId: `cron-${queue}`,
+        spec: { cronExpressions: ['0 * * * *'] },
+        action: { type: 'startWorkflow', workflowType: 'oneActivity', args: ['cron'], taskQueue: queue },
+      });
+      await env.sleep('3 hours');
+      const described = await handle.describe();
+      assert.ok(described.info.numActionsTaken >= 3, `took ${described.info.numActionsTaken} actions`);
+      for (const action of described.info.recentActions) {
+        assert.equal(action.scheduledAt.getUTCMinutes(), 0);
+        assert.equal(action.scheduledAt.getUTCSeconds(), 0);
+      }
+      await waitFor(async () => (await env.client.workflow.count(`TaskQueue = '${queue}' AND ExecutionStatus = 'Completed'`)).count >= 3, 5000);
+      await handle.delete();
+    });
+
+    it('replays every history cleanly', async () => {
+      const histories = await historiesOf(env.client, [queue]);
+      assert.ok(histories.length >= 3);
+      assert.deepEqual(await replayFailures(histories), []);
+    });
+  });
+});
