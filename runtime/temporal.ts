@@ -77,7 +77,8 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   });
 }
 
-async function startDevServer(executable: string, namespace: string, kind: 'cli' | 'stand-in'): Promise<TemporalEndpoint> {
+/** Launches a dev server (the Temporal CLI or the stand-in's look-alike) on a free port and waits until it serves. */
+export async function startDevServer(executable: string, namespace: string, kind: 'cli' | 'stand-in'): Promise<TemporalEndpoint> {
   const port = await freePort();
   const args = ['server', 'start-dev', '--port', String(port), '--namespace', namespace, '--ip', '127.0.0.1', '--headless', '--log-level', 'warn'];
   const child = spawn(executable, args, { stdio: ['ignore', 'ignore', 'inherit'] });
