@@ -2,9 +2,19 @@
 import type { DataSource } from 'typeorm';
 import type { RouteDefinition } from '../http/route';
 import { accountRoutes } from './accounts';
+import { actionSpecificationRoutes } from './action-specifications';
+import { actionRoutes } from './actions';
+import { serviceSpecificationRoutes } from './service-specifications';
 import { grantRoutes } from './grants';
+import { serviceRoutes } from './services';
 import { userRoutes } from './users';
 
 export function adminRoutes(deps: { dataSource: DataSource }): RouteDefinition[] {
-  return [...userRoutes(deps), ...grantRoutes(deps), ...accountRoutes(deps)];
+  return [
+    ...userRoutes(deps), ...grantRoutes(deps), ...accountRoutes(deps),
+    ...serviceSpecificationRoutes(deps),
+    ...actionSpecificationRoutes(deps),
+    ...serviceRoutes(deps),
+    ...actionRoutes(deps),
+  ];
 }

@@ -1,0 +1,92 @@
+/** Action specifications of a service specification: the generated defaults and custom ones. */
+import { Type } from '@sinclair/typebox';
+import type { DataSource } from 'typeorm';
+import { HttpError, notFound } from '../http/errors';
+import { defineRoute, type RouteDefinition } from '../http/route';
+import { isUniqueViolation } from '../../db/stores/accounts';
+import { findActionSpec, insertActionSpec, listActionSpecs, type ActionSpecRecord } from '../../db/stores/service-specifications';
+import { loadAccess } from './access';
+import { ADMIN_ERRORS, Uuid, UuidParams } from './schemas/common';
+import { ActionSpecification, CreateActionSpecificationBody } from './schemas/service-specifications';
+import { iso } from './serialize';
+import { visibleSpec } from './service-specifications';
+import { slugify } from './slug';
+import { compileUserSchema } from './user-schema';
+
+export const actionSpecOut = (a: ActionSpecRecord) => ({
+  id: a.id,
+  service_specification_id: a.service_specification_id,
+  name: a.name,
+  slug: a.slug,
+  type: a.type,
+  parameters: a.parameters,
+  results: a.results,
+  created_at: iso(a.created_at),
+  updated_at: iso(a.updated_at),
+});
+
+export function actionSpecificationRoutes({ dataSource }: { dataSource: DataSource }): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/service_specification/{id}/action_specification',
+      operationId: 'listActionSpecifications',
+      summary: 'List the action specifications of a service specification.',
+      tags: ['service specifications'],
+      auth: 'token',
+      params: UuidParams,
+      responses: { 200: { description: 'Action specifications', schema: Type.Object({ results: Type.Array(ActionSpecification) }) } },
+      errors: ADMIN_ERRORS,
+      handler: async ({ params, auth }) => {
+        const spec = await visibleSpec(dataSource, await loadAccess(dataSource, auth), params.id);
+        return { status: 200, body: { results: (await listActionSpecs(dataSource.manager, spec.id)).map(actionSpecOut) } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/service_specification/{id}/action_specification/{actionSpecificationId}',
+      operationId: 'getActionSpecification',
+      summary: 'Read one action specification.',
+      tags: ['service specifications'],
+      auth: 'token',
+      params: Type.Object({ id: Uuid, actionSpecificationId: Uuid }),
+      responses: { 200: { description: 'The action specification', schema: ActionSpecification } },
+      errors: ADMIN_ERRORS,
+      handler: async ({ params, auth }) => {
+        const spec = await visibleSpec(dataSource, await loadAccess(dataSource, auth), params.id);
+        const action = await findActionSpec(dataSource.manager, params.actionSpecificationId);
+        if (!action || action.service_specification_id !== spec.id) {
+          throw notFound(`Action specification ${params.actionSpecificationId} not found.`, 'ACTION_SPECIFICATION.NOT_FOUND');
+        }
+        return { status: 200, body: actionSpecOut(action) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/service_specification/{id}/action_specification',
+      operationId: 'createActionSpecification',
+      summary: 'Add a custom action specification with JSON Schemas for its parameters and results.',
+      tags: ['service specifications'],
+      auth: 'token',
+      params: UuidParams,
+      body: CreateActionSpecificationBody,
+      responses: { 201: { description: 'The action specification', schema: ActionSpecification } },
+      errors: [...ADMIN_ERRORS, 409],
+      handler: async ({ params, body, auth }) => {
+        const spec = await visibleSpec(dataSource, await loadAccess(dataSource, auth), params.id, true);
+        const parameters = body.parameters ?? { type: 'object' };
+        const results = body.results ?? { type: 'object' };
+        compileUserSchema(parameters, 'service', '/parameters');
+        compileUserSchema(results, 'service', '/results');
+        const slug = slugify(body.name, 255, 'action');
+        try {
+          const created = await insertActionSpec(dataSource.manager, spec.id, { name: body.name, slug, type: 'custom', parameters, results });
+          return { status: 201, body: actionSpecOut(created) };
+        } catch (error) {
+          if (isUniqueViolation(error)) throw new HttpError(409, 'ACTION_SPECIFICATION.SLUG_TAKEN', `An action specification with slug "${slug}" exists.`);
+          throw error;
+        }
+      },
+    }),
+  ];
+}

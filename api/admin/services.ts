@@ -1,0 +1,123 @@
+/** Services: instances of a service specification at an NRN. */
+import { randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { HttpError, notFound } from '../http/errors';
+import { defineRoute, type RouteDefinition } from '../http/route';
+import { findServiceSpec, type ServiceSpecRecord } from '../../db/stores/service-specifications';
+import { findService, insertService, type ServiceRecord } from '../../db/stores/services';
+import { loadAccess, type Access } from './access';
+import { canonicalNrn, isConcrete, isVisibleTo, parseNrn } from './nrn';
+import type { Permission } from './permissions';
+import { ADMIN_ERRORS, UuidParams } from './schemas/common';
+import { CreateServiceBody, Service } from './schemas/services';
+import { iso } from './serialize';
+import { slugify } from './slug';
+import { compileUserSchema } from './user-schema';
+
+export const serviceNotFound = (id: string) => () => notFound(`Service ${id} not found.`, 'SERVICE.NOT_FOUND');
+
+export const serviceOut = (s: ServiceRecord) => ({
+  id: s.id,
+  name: s.name,
+  slug: s.slug,
+  specification_id: s.specification_id,
+  entity_nrn: s.entity_nrn,
+  status: s.status,
+  attributes: s.attributes,
+  dimensions: s.dimensions,
+  created_by: s.created_by,
+  created_at: iso(s.created_at),
+  updated_at: iso(s.updated_at),
+});
+
+/** The service, if the caller holds `permission` on its NRN (404 from elsewhere). */
+export async function accessibleService(dataSource: DataSource, access: Access, id: string, permission: Permission): Promise<ServiceRecord> {
+  const service = await findService(dataSource.manager, id);
+  if (!service) throw serviceNotFound(id)();
+  access.require(permission, service.entity_nrn, serviceNotFound(id));
+  return service;
+}
+
+function checkDimensions(spec: ServiceSpecRecord, dimensions: Record<string, string>): void {
+  const fail = (message: string) => new HttpError(400, 'SERVICE.INVALID_DIMENSIONS', message);
+  for (const [name, value] of Object.entries(dimensions)) {
+    const dimension = spec.dimensions[name];
+    if (!dimension) throw fail(`dimension "${name}" is not defined by the specification.`);
+    if (dimension.values && dimension.values.length > 0 && !dimension.values.includes(value)) throw fail(`dimension "${name}" does not allow "${value}".`);
+  }
+  const missing = Object.entries(spec.dimensions).find(([name, d]) => d.required && dimensions[name] === undefined);
+  if (missing) throw fail(`dimension "${missing[0]}" is required.`);
+}
+
+/** Instance name: given, else (with default naming) the attributes' `name`, else generated. */
+function nameFor(spec: ServiceSpecRecord, given: string | undefined, attributes: Record<string, unknown>): string {
+  if (given !== undefined) return given;
+  if (!spec.use_default_naming) throw new HttpError(400, 'SERVICE.NAME_REQUIRED', `Specification ${spec.slug} does not use default naming: give a name.`);
+  const fromSchema = attributes.name;
+  if (typeof fromSchema === 'string' && fromSchema.length > 0 && fromSchema.length <= 255) return fromSchema;
+  return `${spec.slug.slice(0, 240)}-${randomBytes(3).toString('hex')}`;
+}
+
+export function serviceRoutes({ dataSource }: { dataSource: DataSource }): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/service',
+      operationId: 'createService',
+      summary: 'Create a service from a specification visible at its NRN; attributes are validated against the specification schema.',
+      tags: ['services'],
+      auth: 'token',
+      body: CreateServiceBody,
+      responses: { 201: { description: 'The service', schema: Service } },
+      errors: ADMIN_ERRORS,
+      handler: async ({ body, auth }) => {
+        const access = await loadAccess(dataSource, auth);
+        const entityNrn = canonicalNrn(body.entity_nrn)!;
+        const nrn = parseNrn(entityNrn)!;
+        if (!isConcrete(nrn)) throw new HttpError(400, 'SERVICE.INVALID_NRN', 'entity_nrn must name one entity (no *).');
+        access.require('service:write', entityNrn, () => notFound(`Organization ${nrn[0]} not found.`, 'ORGANIZATION.NOT_FOUND'));
+        const spec = await findServiceSpec(dataSource.manager, body.specification_id);
+        if (!spec || String(spec.organization_id) !== nrn[0] || !isVisibleTo(spec.visible_to, entityNrn)) {
+          throw new HttpError(400, 'SERVICE.UNKNOWN_SPECIFICATION', `Service specification ${body.specification_id} is not visible at ${entityNrn}.`);
+        }
+        const attributes = body.attributes ?? {};
+        const errors = compileUserSchema(spec.attributes.schema, 'service', '/specification/attributes/schema').validate(attributes);
+        if (errors.length > 0) {
+          throw new HttpError(400, 'SERVICE.INVALID_ATTRIBUTES', `attributes do not match the specification: /attributes${errors[0].path} ${errors[0].message}`, {
+            errors: errors.map((e) => ({ ...e, path: `/attributes${e.path}` })),
+          });
+        }
+        const dimensions = body.dimensions ?? {};
+        checkDimensions(spec, dimensions);
+        const name = nameFor(spec, body.name, attributes);
+        const service = await insertService(dataSource.manager, {
+          organization_id: spec.organization_id,
+          name,
+          slug: slugify(name, 255, 'service'),
+          specification_id: spec.id,
+          entity_nrn: entityNrn,
+          status: 'active',
+          attributes,
+          dimensions,
+          created_by: access.caller.subject,
+        });
+        return { status: 201, body: serviceOut(service) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/service/{id}',
+      operationId: 'getService',
+      summary: 'Read a service.',
+      tags: ['services'],
+      auth: 'token',
+      params: UuidParams,
+      responses: { 200: { description: 'The service', schema: Service } },
+      errors: ADMIN_ERRORS,
+      handler: async ({ params, auth }) => {
+        const service = await accessibleService(dataSource, await loadAccess(dataSource, auth), params.id, 'service:read');
+        return { status: 200, body: serviceOut(service) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,151 @@
+/**
+ * JSON Schemas written by users (service and provider specification settings).
+ * They are compiled with Ajv (`$data` enabled, so `{"minimum": {"$data":
+ * "1/min_size"}}` compares siblings) only after a structural budget check, so
+ * that a schema built to be slow is refused before it costs anything:
+ * - depth and node-count limits (deeply nested or huge schemas),
+ * - regular expressions (`pattern`, `patternProperties`) without the shapes
+ *   that backtrack catastrophically: quantified groups that contain a
+ *   quantifier or an alternation (`(a+)+`, `(a|aa)*`), backreferences,
+ *   lookarounds, and long patterns.
+ * Compiled schemas are removed from Ajv's cache at once: nothing user-written
+ * accumulates in memory.
+ */
+import Ajv, { type AnySchema } from 'ajv';
+import addFormats from 'ajv-formats';
+import { HttpError, type FieldError } from '../http/errors';
+import { toFieldErrors } from '../http/validation';
+
+export const SCHEMA_LIMITS = { depth: 24, nodes: 2000, patternLength: 256 } as const;
+
+function createAjv(customKeywords: boolean): Ajv {
+  const ajv = new Ajv({ $data: true, allErrors: true, strict: false, validateFormats: true });
+  addFormats(ajv);
+  if (customKeywords) {
+    // Provider settings schemas may mark properties; the keywords annotate, so they never fail a value.
+    ajv.addKeyword({ keyword: 'tag', metaSchema: { type: 'boolean' } });
+    ajv.addKeyword({ keyword: 'secret', metaSchema: { type: 'boolean' } });
+    ajv.addKeyword({
+      keyword: 'groups',
+      metaSchema: {
+        type: 'array',
+        maxItems: 100,
+        items: { anyOf: [{ type: 'string', maxLength: 200 }, { type: 'object' }] },
+      },
+    });
+  }
+  return ajv;
+}
+
+const serviceAjv = createAjv(false);
+const providerAjv = createAjv(true);
+
+export type SchemaDialect = 'service' | 'provider';
+
+export interface CompiledUserSchema {
+  validate(value: unknown): FieldError[];
+}
+
+export const invalidSchema = (message: string, path: string): HttpError =>
+  new HttpError(400, 'INVALID_JSON_SCHEMA', `${path} is not an acceptable JSON Schema: ${message}`);
+
+/** Throws a 400 naming `path` when the schema is over budget, unsafe, or does not compile. */
+export function compileUserSchema(schema: unknown, dialect: SchemaDialect, path: string): CompiledUserSchema {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw invalidSchema('it must be an object', path);
+  checkBudget(schema, path);
+  const ajv = dialect === 'provider' ? providerAjv : serviceAjv;
+  let validate: ReturnType<Ajv['compile']>;
+  try {
+    validate = ajv.compile(schema as AnySchema);
+  } catch (error) {
+    throw invalidSchema((error as Error).message.slice(0, 300), path);
+  } finally {
+    ajv.removeSchema(schema);
+  }
+  return { validate: (value) => (validate(value) ? [] : toFieldErrors(validate.errors ?? []).slice(0, 20)) };
+}
+
+function checkBudget(root: object, path: string): void {
+  let nodes = 0;
+  const stack: Array<{ value: unknown; depth: number; key: string | undefined; parentKey: string | undefined }> = [
+    { value: root, depth: 0, key: undefined, parentKey: undefined },
+  ];
+  while (stack.length > 0) {
+    const { value, depth, key, parentKey } = stack.pop()!;
+    nodes += 1;
+    if (nodes > SCHEMA_LIMITS.nodes) throw invalidSchema(`it has more than ${SCHEMA_LIMITS.nodes} nodes`, path);
+    if (depth > SCHEMA_LIMITS.depth) throw invalidSchema(`it is nested deeper than ${SCHEMA_LIMITS.depth} levels`, path);
+    if (key === 'pattern' && typeof value === 'string') checkPattern(value, path);
+    if (parentKey === 'patternProperties' && key !== undefined) checkPattern(key, path);
+    if (key === '$ref' && typeof value === 'string' && !value.startsWith('#')) throw invalidSchema('only local $ref values (#/...) are allowed', path);
+    if (typeof value === 'object' && value !== null) {
+      for (const [childKey, child] of Object.entries(value)) stack.push({ value: child, depth: depth + 1, key: childKey, parentKey: key });
+    }
+  }
+}
+
+/** Refuses regular expressions whose matching time can explode (see the file comment). */
+export function checkPattern(pattern: string, path: string): void {
+  const refuse = (why: string) => {
+    throw invalidSchema(`pattern ${JSON.stringify(pattern.slice(0, 60))} ${why}`, path);
+  };
+  if (pattern.length > SCHEMA_LIMITS.patternLength) refuse(`is longer than ${SCHEMA_LIMITS.patternLength} characters`);
+  try {
+    new RegExp(pattern, 'u');
+  } catch {
+    refuse('is not a valid regular expression');
+  }
+  if (/\\[1-9]|\\k</.test(pattern)) refuse('uses a backreference');
+  if (/\(\?<?[=!]/.test(pattern)) refuse('uses a lookaround');
+  // Per open group: whether it contains a quantifier or an alternation so far.
+  const groups: Array<{ risky: boolean; alternates: boolean; start: number }> = [];
+  let lastClosedRisky = false;
+  for (let i = 0; i < pattern.length; i += 1) {
+    const c = pattern[i];
+    if (c === '\\') {
+      i += 1;
+      lastClosedRisky = false;
+      continue;
+    }
+    if (c === '[') {
+      // Skip a character class; quantifier characters inside it are literals.
+      for (i += 1; i < pattern.length && pattern[i] !== ']'; i += 1) if (pattern[i] === '\\') i += 1;
+      lastClosedRisky = false;
+      continue;
+    }
+    const quantifier = c === '*' || c === '+' || (c === '{' && /^\{\d+(,\d*)?\}/.test(pattern.slice(i)));
+    if (quantifier) {
+      if (lastClosedRisky) refuse('repeats a group that itself repeats or alternates (catastrophic backtracking)');
+      if (groups.length > 0) groups[groups.length - 1].risky = true;
+      lastClosedRisky = false;
+      continue;
+    }
+    if (c === '(') groups.push({ risky: false, alternates: false, start: i + 1 });
+    else if (c === '|' && groups.length > 0) Object.assign(groups[groups.length - 1], { risky: true, alternates: true });
+    else if (c === ')') {
+      const closed = groups.pop();
+      lastClosedRisky = closed !== undefined && closed.risky && !(closed.alternates === false && separatorLed(pattern.slice(closed.start, i)));
+      if (closed?.risky && groups.length > 0) groups[groups.length - 1].risky = true;
+      continue;
+    }
+    if (c !== '?') lastClosedRisky = false;
+  }
+}
+
+/**
+ * `(-[a-z]+)*`: a group that starts with a required separator character which
+ * nothing else in the group can match splits its input one way only, so
+ * repeating it is linear. The common "words joined by dashes" shape stays allowed.
+ */
+function separatorLed(group: string): boolean {
+  const body = group.startsWith('?:') ? group.slice(2) : group;
+  const match = /^(?:\\([-_.:/,;@ ])|([-_:/,;@ ]))(?![*+?{])/.exec(body);
+  if (!match) return false;
+  const separator = match[1] ?? match[2];
+  // Ranges such as a-z do not match their dash.
+  const rest = body
+    .slice(match[0].length)
+    .replace(/\[(\^?)((?:\\.|[^\]])*)\]/g, (_m, neg: string, inner: string) => `[${neg}${inner.replace(/(\\.|[^\\])-(\\.|[^\\\]])/g, '')}]`);
+  if (rest.includes(separator) || /(^|[^\\])\.|\\[WSDB]|\[\^/.test(rest)) return false;
+  return !(separator === '_' && /\\w/.test(rest));
+}
