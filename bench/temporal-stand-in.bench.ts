@@ -26,7 +26,7 @@ export async function run(): Promise<BenchReport> {
       connection: nativeConnection,
       taskQueue,
       workflowBundle,
-      activities: { echo: async (value: string) => `echo:${value}` },
+      activities: { echo: (value: string) => Promise.resolve(`echo:${value}`) },
       maxConcurrentWorkflowTaskExecutions: 100,
       maxConcurrentActivityTaskExecutions: 200,
     });

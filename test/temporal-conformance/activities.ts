@@ -14,21 +14,21 @@ export function createActivities(probe: ActivityProbe) {
     return probe.attempts[key];
   };
   return {
-    async echo(value: string): Promise<string> {
-      return `echo:${value}`;
+    echo(value: string): Promise<string> {
+      return Promise.resolve(`echo:${value}`);
     },
-    async failTimes(key: string, failures: number): Promise<string> {
+    failTimes(key: string, failures: number): Promise<string> {
       const attempt = count(key);
-      if (attempt <= failures) throw ApplicationFailure.retryable(`attempt ${attempt} fails`, 'Flaky');
-      return `ok after ${attempt}`;
+      if (attempt <= failures) return Promise.reject(ApplicationFailure.retryable(`attempt ${attempt} fails`, 'Flaky'));
+      return Promise.resolve(`ok after ${attempt}`);
     },
-    async failNonRetryable(key: string): Promise<string> {
+    failNonRetryable(key: string): Promise<string> {
       count(key);
-      throw ApplicationFailure.nonRetryable('permanent problem', 'Permanent');
+      return Promise.reject(ApplicationFailure.nonRetryable('permanent problem', 'Permanent'));
     },
-    async failWithType(key: string, type: string): Promise<string> {
+    failWithType(key: string, type: string): Promise<string> {
       count(key);
-      throw ApplicationFailure.create({ message: 'typed failure', type });
+      return Promise.reject(ApplicationFailure.create({ message: 'typed failure', type }));
     },
     async sleep(ms: number): Promise<string> {
       await new Promise((resolve) => setTimeout(resolve, ms));
@@ -61,9 +61,9 @@ export function createActivities(probe: ActivityProbe) {
       }
     },
     /** Completed later from outside, by id or task token. */
-    async completeLater(key: string): Promise<string> {
+    completeLater(key: string): Promise<string> {
       count(key);
-      throw new CompleteAsyncError();
+      return Promise.reject(new CompleteAsyncError());
     },
     /** Stops heartbeating: hits its heartbeat timeout. */
     async silent(key: string, ms: number): Promise<string> {

@@ -95,7 +95,7 @@ describe('temporal stand-in: frontend protocol', function () {
       taskToken: first.taskToken,
       identity: 'raw-worker',
       commands: [],
-      stickyAttributes: { workerTaskQueue: { name: stickyQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: queue }, scheduleToStartTimeout: { seconds: 0, nanos: 300_000_000 } },
+      stickyAttributes: { workerTaskQueue: { name: stickyQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: queue }, scheduleToStartTimeout: { nanos: 300_000_000 } },
     });
     await svc().signalWorkflowExecution({ namespace, workflowExecution: { workflowId, runId }, signalName: 's1', identity: 'test', requestId: randomUUID() });
     const sticky = await poll(stickyQueue, TaskQueueKind.TASK_QUEUE_KIND_STICKY);
@@ -112,7 +112,7 @@ describe('temporal stand-in: frontend protocol', function () {
       taskToken: sticky.taskToken,
       identity: 'raw-worker',
       commands: [],
-      stickyAttributes: { workerTaskQueue: { name: stickyQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: queue }, scheduleToStartTimeout: { seconds: 0, nanos: 300_000_000 } },
+      stickyAttributes: { workerTaskQueue: { name: stickyQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: queue }, scheduleToStartTimeout: { nanos: 300_000_000 } },
     });
     // nobody polls the sticky queue now: after 300 ms the task moves to the normal queue, with full history
     await svc().signalWorkflowExecution({ namespace, workflowExecution: { workflowId, runId }, signalName: 's2', identity: 'test', requestId: randomUUID() });

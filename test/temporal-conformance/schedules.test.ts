@@ -49,7 +49,7 @@ describe('temporal conformance: schedules', function () {
       }, 10_000);
       const described = await handle.describe();
       assert.equal(described.info.runningActions.length, 1);
-      assert.equal(described.spec.intervals[0]?.every, 1000);
+      assert.equal(described.spec.intervals?.[0]?.every, 1000);
       assert.equal(described.info.nextActionTimes.length > 0, true);
       const started = described.info.runningActions[0].workflow;
       assert.match(started.workflowId, new RegExp(`^${scheduleId}-wf-\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$`));

@@ -44,7 +44,7 @@ describe('temporal conformance: workflows', function () {
     assert.equal(await handle.executeUpdate(wf.addUpdate, { args: ['c'] }), 3);
     await assert.rejects(handle.executeUpdate(wf.addUpdate, { args: [''] }), (error: unknown) => {
       assert.ok(error instanceof WorkflowUpdateFailedError);
-      assert.match(String((error.cause as Error | undefined)?.message), /empty item rejected/);
+      assert.match(String(error.cause?.message), /empty item rejected/);
       return true;
     });
     const updateHandle = await handle.startUpdate(wf.addUpdate, { args: ['d'], waitForStage: 'ACCEPTED' });
@@ -136,7 +136,7 @@ describe('temporal conformance: workflows', function () {
     const workflowId = id('sa');
     await env.client.workflow.execute(wf.searchAndMemo, { taskQueue: queue, workflowId, memo: { note: 'initial' } });
     const description = await env.client.workflow.getHandle(workflowId).describe();
-    assert.deepEqual(await description.memo, { note: 'memo-updated' });
+    assert.deepEqual(description.memo, { note: 'memo-updated' });
     assert.deepEqual(description.searchAttributes.CustomKeywordField, ['updated']);
 
     const ids: string[] = [];

@@ -162,6 +162,7 @@ export async function child(value: string): Promise<string> {
 }
 
 export async function failingChild(): Promise<string> {
+  await sleep(1);
   throw ApplicationFailure.nonRetryable('child failed', 'ChildBroke');
 }
 
@@ -216,6 +217,7 @@ export async function daysLong(): Promise<string> {
 }
 
 export async function failWorkflow(): Promise<string> {
+  await sleep(1);
   throw ApplicationFailure.nonRetryable('workflow failed on purpose', 'Purposeful');
 }
 

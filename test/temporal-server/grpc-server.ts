@@ -33,7 +33,7 @@ export function serviceDefinition(fullName: string): ServiceDefinition {
       originalName: method.name,
     };
   }
-  return definition as ServiceDefinition;
+  return definition;
 }
 
 function contextOf(call: ServerUnaryCall<unknown, unknown>): CallContext {

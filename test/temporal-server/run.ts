@@ -4,7 +4,7 @@
  * children and updates.
  */
 import type { TimerHandle } from './clock';
-import { EventType, L, Status, type HistoryEvent, type Memo, type Payload, type StartedAttrs, type WorkflowExecution, ts } from './proto';
+import { EventType, L, Status, enums, type HistoryEvent, type Memo, type Payload, type StartedAttrs, type WorkflowExecution, ts } from './proto';
 import type { ActivityState } from './activities';
 import type { UpdateState } from './updates';
 import type { PendingQuery } from './queries';
@@ -40,7 +40,7 @@ export interface ChildState {
   workflowId: string;
   runId: string;
   workflowType: string;
-  parentClosePolicy: number;
+  parentClosePolicy: enums.ParentClosePolicy;
 }
 
 export interface ParentRef {

@@ -172,7 +172,8 @@ function compare(actual: unknown, expected: Value, time: boolean): number | unde
   }
   if (typeof actual === 'number') return actual - Number(expected);
   if (typeof actual === 'boolean') return actual === expected ? 0 : 1;
-  const a = String(actual);
+  if (typeof actual !== 'string') return undefined;
+  const a = actual;
   const b = String(expected);
   if (typeof actual === 'string' && !Number.isNaN(Date.parse(a)) && /^\d{4}-\d\d-\d\d/.test(a)) return Date.parse(a) - Date.parse(b);
   return a < b ? -1 : a > b ? 1 : 0;
