@@ -148,8 +148,9 @@ describe('admin: service specifications', () => {
     await create({ name: 'Account 1', visible_to: [nrn(':account=1')] });
     await create({ name: 'Any account ns 5', visible_to: [nrn(':account=*:namespace=5')] });
     await create({ name: 'Scope thing', type: 'scope', visible_to: [nrn(':account=2')] });
-    const list = async (q: string) => (await ctx.t.request.get(`/service_specification?${q}`).set(...bearer(org.admin))).body;
-    const names = async (q: string) => (await list(q)).results.map((s: { name: string }) => s.name).sort();
+    type Page = { paging: { total: number; offset: number; limit: number }; results: Array<{ name: string }> };
+    const list = async (q: string): Promise<Page> => (await ctx.t.request.get(`/service_specification?${q}`).set(...bearer(org.admin))).body as Page;
+    const names = async (q: string): Promise<string[]> => (await list(q)).results.map((s) => s.name).sort();
     assert.deepEqual(await names(''), ['Account 1', 'Any account ns 5', 'Org wide', 'Scope thing']);
     assert.deepEqual(await names(`nrn=${nrn(':account=1:namespace=5')}`), ['Account 1', 'Any account ns 5', 'Org wide']);
     assert.deepEqual(await names(`nrn=${nrn(':account=2')}`), ['Org wide', 'Scope thing']);
