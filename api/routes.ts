@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/config';
 import type { RouteDefinition } from './http/route';
+import { workflowRoutes } from './workflows';
 import { adminRoutes } from './admin';
 
 export interface AreaDeps {
@@ -16,5 +17,5 @@ export interface AreaDeps {
 }
 
 export function buildAreaRoutes(deps: AreaDeps): RouteDefinition[] {
-  return [...adminRoutes({ dataSource: deps.dataSource })];
+  return [...adminRoutes({ dataSource: deps.dataSource }), ...workflowRoutes(deps)];
 }

@@ -1,0 +1,110 @@
+/** Revisions and aliases of a workflow: reads, repoint, activate, deactivate, delete. */
+import { Type } from '@sinclair/typebox';
+import { bindingsOf, findAlias, listAliases } from '../../db/stores/workflow-aliases';
+import { findRevision, listRevisions } from '../../db/stores/workflows';
+import { HttpError, notFound } from '../http/errors';
+import { defineRoute, type RouteDefinition } from '../http/route';
+import { activate, deactivate, putAlias, removeAlias } from './activation';
+import { requireWorkflow } from './definition-routes';
+import type { WorkflowDeps } from './deps';
+import { Alias, AliasParams, Paging, Revision, RevisionParams, WorkflowRef, page } from './schemas';
+import { aliasJson, revisionJson } from './serialize';
+
+const tags = ['Workflow revisions and aliases'];
+const ALIAS_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+function checkAliasName(name: string): void {
+  if (!ALIAS_NAME.test(name)) {
+    throw new HttpError(400, 'validation_failed', 'Alias names are 1-63 letters, digits, ".", "_" or "-".', { errors: [{ path: '/params/alias', message: `must match ${ALIAS_NAME.source}` }] });
+  }
+}
+
+export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
+  const json = (state: { alias: Parameters<typeof aliasJson>[0]; bindings: Parameters<typeof aliasJson>[1] }) => aliasJson(state.alias, state.bindings, deps.publicBaseUrl);
+  return [
+    defineRoute({
+      method: 'get', path: '/workflows/definitions/{id}/revisions', operationId: 'listWorkflowRevisions', summary: 'List revisions (newest first)', tags, auth: 'token',
+      params: WorkflowRef, query: Type.Object({ includeDefinition: Type.Optional(Type.Boolean({ default: false })), ...Paging }),
+      responses: { 200: { description: 'A page of revisions', schema: page(Revision) } },
+      async handler({ params, query, auth }) {
+        const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
+        const pageNumber = query.page ?? 1;
+        const limit = query.limit ?? 50;
+        const { rows, total } = await listRevisions(deps.dataSource, workflow.id, { includeDefinition: query.includeDefinition === true, page: pageNumber, limit });
+        return { status: 200, body: { data: rows.map(revisionJson), page: pageNumber, limit, total } };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/workflows/definitions/{id}/revisions/{n}', operationId: 'getWorkflowRevision', summary: 'Get one revision with its definition', tags, auth: 'token',
+      params: RevisionParams, responses: { 200: { description: 'The revision', schema: Revision } },
+      async handler({ params, auth }) {
+        const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
+        const row = await findRevision(deps.dataSource, workflow.id, params.n);
+        if (!row) throw notFound(`Revision ${params.n} does not exist.`, 'revision-not-found');
+        return { status: 200, body: revisionJson(row) };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/workflows/definitions/{id}/aliases', operationId: 'listWorkflowAliases', summary: 'List aliases with per-trigger state', tags, auth: 'token',
+      params: WorkflowRef, responses: { 200: { description: 'Aliases', schema: Type.Object({ data: Type.Array(Alias) }) } },
+      async handler({ params, auth }) {
+        const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
+        const [aliases, bindings] = await Promise.all([listAliases(deps.dataSource, workflow.id), bindingsOf(deps.dataSource, workflow.id)]);
+        return { status: 200, body: { data: aliases.map((alias) => aliasJson(alias, bindings, deps.publicBaseUrl)) } };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/workflows/definitions/{id}/aliases/{alias}', operationId: 'getWorkflowAlias', summary: 'Get one alias', tags, auth: 'token',
+      params: AliasParams, responses: { 200: { description: 'The alias', schema: Alias } },
+      async handler({ params, auth }) {
+        const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
+        const alias = await findAlias(deps.dataSource, workflow.id, params.alias);
+        if (!alias) throw notFound(`No alias "${params.alias}" exists on this workflow.`, 'alias-not-found');
+        return { status: 200, body: json({ alias, bindings: await bindingsOf(deps.dataSource, workflow.id, [alias.name]) }) };
+      },
+    }),
+    defineRoute({
+      method: 'put', path: '/workflows/definitions/{id}/aliases/{alias}', operationId: 'putWorkflowAlias', summary: 'Create or repoint an alias',
+      description: '`latest` is reserved. Repointing an active alias moves its trigger registrations to the new revision atomically.',
+      tags, auth: 'token', params: AliasParams,
+      body: Type.Object({ revision: Type.Integer({ minimum: 1 }), metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])) }, { additionalProperties: false }),
+      responses: { 200: { description: 'Repointed', schema: Alias }, 201: { description: 'Created', schema: Alias } }, errors: [409, 502],
+      async handler({ params, body, auth }) {
+        checkAliasName(params.alias);
+        const state = await putAlias(deps, auth, params.id, params.alias, body);
+        return { status: state.created ? 201 : 200, body: json(state) };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/workflows/definitions/{id}/aliases/{alias}/activate', operationId: 'activateWorkflowAlias', summary: 'Register the triggers of the alias revision',
+      description: 'All or nothing: if one trigger fails to register, the others are torn down, the alias stays inactive and each trigger state is failed.',
+      tags, auth: 'token', params: AliasParams, body: Type.Object({}, { additionalProperties: true }), bodyOptional: true,
+      responses: { 200: { description: 'Activated', schema: Type.Object({ alias: Alias }) } }, errors: [502],
+      async handler({ params, auth }) {
+        return { status: 200, body: { alias: json(await activate(deps, auth, params.id, params.alias)) } };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/workflows/definitions/{id}/aliases/{alias}/deactivate', operationId: 'deactivateWorkflowAlias', summary: 'Tear down the alias triggers (best effort)',
+      tags, auth: 'token', params: AliasParams, body: Type.Object({}, { additionalProperties: true }), bodyOptional: true,
+      responses: {
+        200: { description: 'Deactivated', schema: Type.Object({ alias: Alias, deactivatedTriggers: Type.Array(Type.String()), deactivateError: Type.Optional(Type.String()) }) },
+      },
+      async handler({ params, auth }) {
+        const result = await deactivate(deps, auth, params.id, params.alias);
+        return {
+          status: 200,
+          body: { alias: json(result), deactivatedTriggers: result.deactivatedTriggers, ...(result.deactivateError ? { deactivateError: result.deactivateError } : {}) },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'delete', path: '/workflows/definitions/{id}/aliases/{alias}', operationId: 'deleteWorkflowAlias', summary: 'Delete an alias (409 while active)',
+      tags, auth: 'token', params: AliasParams, responses: { 204: { description: 'Deleted' } }, errors: [409],
+      async handler({ params, auth }) {
+        await removeAlias(deps, auth, params.id, params.alias);
+        return { status: 204 };
+      },
+    }),
+  ];
+}

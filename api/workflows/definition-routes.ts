@@ -1,0 +1,151 @@
+/** POST/PUT/GET/PATCH/DELETE /workflows/definitions and POST /workflows/definitions/validate. */
+import { Type } from '@sinclair/typebox';
+import { deleteWorkflow, findWorkflow, insertWorkflow, listWorkflows, publishOnExisting, updateWorkflow } from '../../db/stores/workflows';
+import { isUniqueViolation, type WorkflowRow } from '../../db/stores/workflow-rows';
+import { normalizeFolderPath } from '../../workflows/engine/normalize';
+import { validateDefinition } from '../../workflows/engine/validate';
+import { HttpError, conflict, validationFailed, type FieldError } from '../http/errors';
+import { defineRoute, type RouteDefinition } from '../http/route';
+import type { WorkflowDeps } from './deps';
+import { newWorkflowId } from './ids';
+import { configWarnings, prepare } from './publish';
+import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
+import { aliasJson, revisionJson, workflowJson } from './serialize';
+
+const tags = ['Workflow definitions'];
+
+export const workflowNotFound = (ref: string): HttpError => new HttpError(404, 'workflow-not-found', `No workflow "${ref}" exists in your organization.`);
+
+export async function requireWorkflow(deps: WorkflowDeps, organizationId: string, ref: string): Promise<WorkflowRow> {
+  const row = await findWorkflow(deps.dataSource, organizationId, ref);
+  if (!row) throw workflowNotFound(ref);
+  return row;
+}
+
+export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
+  const publishResult = (published: Awaited<ReturnType<typeof insertWorkflow>> & object, warnings: unknown[], mode?: string) => ({
+    workflow: workflowJson(published.workflow),
+    revision: revisionJson(published.revision),
+    latestAlias: aliasJson(published.latestAlias, [], deps.publicBaseUrl),
+    ...(mode ? { mode } : {}),
+    warnings,
+  });
+
+  return [
+    defineRoute({
+      method: 'post', path: '/workflows/definitions', operationId: 'createWorkflowDefinition', summary: 'Create a workflow (revision 1, alias latest)', tags,
+      auth: 'token', body: DefinitionBody, bodyFormats: ['json', 'yaml'],
+      responses: { 201: { description: 'Created', schema: PublishResult } }, errors: [409],
+      async handler({ body, auth }) {
+        const prepared = prepare(body, auth);
+        const id = newWorkflowId();
+        let published;
+        try {
+          published = await insertWorkflow(deps.dataSource, { id, organizationId: auth.organizationId, key: prepared.key }, prepared.fields, prepared.revision);
+        } catch (error) {
+          if (isUniqueViolation(error)) throw conflict(`A workflow with key "${prepared.key}" already exists.`, 'workflow-key-conflict');
+          throw error;
+        }
+        if (!published) throw new Error('workflow insert returned no row');
+        const warnings = await configWarnings(deps.dataSource, auth.organizationId, id, prepared.fields.path, prepared.references);
+        return { status: 201, body: publishResult(published, warnings) };
+      },
+    }),
+    defineRoute({
+      method: 'put', path: '/workflows/definitions/{key}', operationId: 'upsertWorkflowDefinition', summary: 'Create or update a workflow by its client key',
+      description: 'mode: created (new workflow), new-revision (content changed), overwritten (content identical to the newest revision; only workflow-level fields change).',
+      tags, auth: 'token', params: Type.Object({ key: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }) }), body: DefinitionBody, bodyFormats: ['json', 'yaml'],
+      responses: { 200: { description: 'Updated', schema: PublishResult }, 201: { description: 'Created', schema: PublishResult } },
+      async handler({ params, body, auth }) {
+        if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'key' in body && body.key !== params.key) {
+          throw validationFailed([{ path: '/key', message: `must equal the key in the URL ("${params.key}")` }], undefined, 'graph-invalid');
+        }
+        const prepared = prepare({ ...(body as object), key: params.key }, auth);
+        const id = newWorkflowId();
+        // Try to create first (one statement); an existing key falls through to the locked update path.
+        const created = await insertWorkflow(deps.dataSource, { id, organizationId: auth.organizationId, key: params.key }, prepared.fields, prepared.revision, true);
+        if (created) {
+          const warnings = await configWarnings(deps.dataSource, auth.organizationId, id, prepared.fields.path, prepared.references);
+          return { status: 201, body: publishResult(created, warnings, 'created') };
+        }
+        const outcome = await publishOnExisting(deps.dataSource, auth.organizationId, params.key, prepared.fields, prepared.revision);
+        if (!outcome) throw conflict('The workflow changed while publishing; retry the request.', 'publish-conflict');
+        const warnings = await configWarnings(deps.dataSource, auth.organizationId, outcome.workflow.id, prepared.fields.path, prepared.references);
+        return { status: 200, body: publishResult(outcome, warnings, outcome.mode) };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/workflows/definitions/validate', operationId: 'validateWorkflowDefinition', summary: 'Validate a definition without saving it',
+      tags, auth: 'token', body: DefinitionBody, bodyFormats: ['json', 'yaml'],
+      responses: { 200: { description: 'Validation report (the same errors and warnings as publishing)', schema: ValidationReport } },
+      async handler({ body, auth }) {
+        const result = validateDefinition(body);
+        if (!result.definition) return { status: 200, body: { valid: false, errors: result.errors, warnings: [] } };
+        const key = result.definition.key;
+        const existing = key ? await findWorkflow(deps.dataSource, auth.organizationId, key) : undefined;
+        const warnings = await configWarnings(deps.dataSource, auth.organizationId, existing?.id ?? null, result.definition.path, result.references);
+        return { status: 200, body: { valid: true, errors: [], warnings } };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/workflows/definitions', operationId: 'listWorkflowDefinitions', summary: 'List workflows', tags, auth: 'token',
+      query: Type.Object({ path: Type.Optional(Type.String({ description: 'folder prefix' })), text: Type.Optional(Type.String({ maxLength: 200 })), ...Paging }),
+      responses: { 200: { description: 'A page of workflows', schema: page(Workflow) } },
+      async handler({ query, auth }) {
+        const pageNumber = query.page ?? 1;
+        const limit = query.limit ?? 50;
+        let path: string | undefined;
+        if (query.path !== undefined) {
+          path = normalizeFolderPath(query.path);
+          if (path === undefined) throw validationFailed([{ path: '/query/path', message: 'must be an absolute folder path' }]);
+        }
+        const { rows, total } = await listWorkflows(deps.dataSource, auth.organizationId, { path, text: query.text, page: pageNumber, limit });
+        return { status: 200, body: { data: rows.map(workflowJson), page: pageNumber, limit, total } };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/workflows/definitions/{id}', operationId: 'getWorkflowDefinition', summary: 'Get a workflow by id or key', tags, auth: 'token',
+      params: WorkflowRef, responses: { 200: { description: 'The workflow', schema: Workflow } },
+      async handler({ params, auth }) {
+        return { status: 200, body: workflowJson(await requireWorkflow(deps, auth.organizationId, params.id)) };
+      },
+    }),
+    defineRoute({
+      method: 'patch', path: '/workflows/definitions/{id}', operationId: 'patchWorkflowDefinition', summary: 'Update workflow-level fields (no new revision)',
+      tags, auth: 'token', params: WorkflowRef,
+      body: Type.Object(
+        {
+          name: Type.Optional(Type.String({ minLength: 1 })),
+          description: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+          path: Type.Optional(Type.String()),
+          metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+        },
+        { additionalProperties: false },
+      ),
+      responses: { 200: { description: 'The workflow', schema: Workflow } },
+      async handler({ params, body, auth }) {
+        const errors: FieldError[] = [];
+        let path: string | undefined;
+        if (body.path !== undefined) {
+          path = normalizeFolderPath(body.path);
+          if (path === undefined) errors.push({ path: '/path', message: 'must be an absolute folder path such as /team/payments' });
+        }
+        if (body.name !== undefined && body.name.trim() === '') errors.push({ path: '/name', message: 'must be a non-empty string' });
+        if (errors.length > 0) throw validationFailed(errors);
+        const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
+        const changes = { ...body, ...(path !== undefined ? { path } : {}) };
+        return { status: 200, body: workflowJson(await updateWorkflow(deps.dataSource, workflow.id, changes)) };
+      },
+    }),
+    defineRoute({
+      method: 'delete', path: '/workflows/definitions/{id}', operationId: 'deleteWorkflowDefinition', summary: 'Delete a workflow (409 while an alias is active)',
+      tags, auth: 'token', params: WorkflowRef, responses: { 204: { description: 'Deleted' } }, errors: [409],
+      async handler({ params, auth }) {
+        const outcome = await deleteWorkflow(deps.dataSource, auth.organizationId, params.id);
+        if (outcome === 'not-found') throw workflowNotFound(params.id);
+        if (outcome === 'active') throw conflict('Deactivate every active alias before deleting the workflow.', 'workflow-has-active-alias');
+        return { status: 204 };
+      },
+    }),
+  ];
+}

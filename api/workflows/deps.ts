@@ -1,0 +1,11 @@
+/** What the workflow-definition routes need, derived from the area dependencies. */
+import type { DataSource } from 'typeorm';
+import type { TriggerRegistrars } from './registrars';
+
+export interface WorkflowDeps {
+  dataSource: DataSource;
+  /** No trailing slash; webhook URLs are built from it on every read. */
+  publicBaseUrl: string;
+  encryptionKey: Buffer;
+  registrars: TriggerRegistrars;
+}

@@ -1,0 +1,21 @@
+/** Routes of the workflow-definition area: definitions, revisions, aliases, triggers, config entries. */
+import type { RouteDefinition } from '../http/route';
+import type { AreaDeps } from '../routes';
+import { aliasRoutes } from './alias-routes';
+import { configRoutes } from './config-routes';
+import { definitionRoutes } from './definition-routes';
+import type { WorkflowDeps } from './deps';
+import { defaultRegistrars, type TriggerRegistrars } from './registrars';
+import { triggerRoutes } from './trigger-routes';
+
+export interface WorkflowRouteOptions {
+  /** Replaces registrars by trigger kind (tests inject failing ones). */
+  registrars?: Partial<TriggerRegistrars>;
+}
+
+export function workflowRoutes(deps: AreaDeps, options: WorkflowRouteOptions = {}): RouteDefinition[] {
+  const registrars = { ...defaultRegistrars(deps.temporal, deps.config.temporalTaskQueue) };
+  for (const [kind, registrar] of Object.entries(options.registrars ?? {})) if (registrar) registrars[kind] = registrar;
+  const workflowDeps: WorkflowDeps = { dataSource: deps.dataSource, publicBaseUrl: deps.config.publicBaseUrl, encryptionKey: deps.encryptionKey, registrars };
+  return [...definitionRoutes(workflowDeps), ...aliasRoutes(workflowDeps), ...triggerRoutes(workflowDeps), ...configRoutes(workflowDeps)];
+}

@@ -1,0 +1,95 @@
+/**
+ * Turns a request body into what the stores write: the engine validates and
+ * normalizes it (the same function the runtime uses), the content hash
+ * decides between a new revision and an overwrite, and config references
+ * without a visible value become warnings.
+ */
+import { createHash } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { folderChain, visibleConfigNames } from '../../db/stores/config-entries';
+import type { NewRevision, WorkflowFields } from '../../db/stores/workflows';
+import type { ConfigReference } from '../../workflows/engine/expressions';
+import { validateDefinition } from '../../workflows/engine/validate';
+import { ENGINE_VERSION } from '../../workflows/engine/workflow-types';
+import type { WorkflowDefinition } from '../../workflows/engine/definition';
+import { HttpError, describeFieldErrors, type FieldError } from '../http/errors';
+
+export interface ConfigWarning {
+  code: 'CONFIG_ENTRY_UNRESOLVED';
+  name: string;
+  kind: 'secret' | 'var';
+}
+
+export interface Prepared {
+  key: string | null;
+  fields: WorkflowFields;
+  revision: NewRevision;
+  references: ConfigReference[];
+}
+
+/** Workflow-level fields: changing only these never makes a new revision. */
+const WORKFLOW_LEVEL = new Set(['name', 'key', 'description', 'path', 'nrn', 'metadata', 'releaseNotes']);
+
+export function definitionInvalid(errors: FieldError[]): HttpError {
+  return new HttpError(400, 'graph-invalid', `The workflow definition is invalid: ${describeFieldErrors(errors)}`, { errors });
+}
+
+export function prepare(body: unknown, auth: { organizationId: string; userId: string }): Prepared {
+  const result = validateDefinition(body);
+  if (!result.definition) throw definitionInvalid(result.errors);
+  const def: WorkflowDefinition = result.definition;
+  const fields: WorkflowFields = {
+    name: def.name,
+    description: def.description ?? null,
+    path: def.path,
+    nrn: def.nrn ?? `organization=${auth.organizationId}`,
+    metadata: def.metadata ?? null,
+  };
+  return {
+    key: def.key ?? null,
+    fields,
+    references: result.references,
+    revision: {
+      definition: { ...def, nrn: fields.nrn },
+      contentHash: contentHash(def),
+      createdBy: auth.userId,
+      releaseNotes: def.releaseNotes ?? null,
+      semanticVersion: def.semanticVersion ?? null,
+      engineVersion: ENGINE_VERSION,
+    },
+  };
+}
+
+export function contentHash(def: WorkflowDefinition): string {
+  const content: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(def)) if (!WORKFLOW_LEVEL.has(key)) content[key] = value;
+  return createHash('sha256').update(stableJson(content)).digest('hex');
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** References with no entry of their kind at any place the workflow sees (workflow, its folder, ancestors, root). */
+export async function configWarnings(
+  db: DataSource,
+  organizationId: string,
+  workflowId: string | null,
+  path: string,
+  references: ConfigReference[],
+): Promise<ConfigWarning[]> {
+  if (references.length === 0) return [];
+  const found = await visibleConfigNames(db, organizationId, { workflowId, paths: folderChain(path) }, [...new Set(references.map((r) => r.name))]);
+  const have = new Set(found.map((f) => `${f.secret ? 'secret' : 'var'}:${f.name}`));
+  return references
+    .filter((r) => !have.has(`${r.kind}:${r.name}`))
+    .map((r) => ({ code: 'CONFIG_ENTRY_UNRESOLVED' as const, name: r.name, kind: r.kind }));
+}

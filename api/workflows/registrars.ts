@@ -1,0 +1,103 @@
+/**
+ * One registrar per trigger kind. Activation calls `register` for every
+ * trigger of the revision and `unregister` to tear one down; registrars hold
+ * no state (everything they need to undo is returned and stored in the
+ * binding row), so any API replica can deactivate what another activated.
+ */
+import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import type { TriggerDefinition } from '../../workflows/engine/definition';
+import { EXECUTION_WORKFLOW_TYPE } from '../../workflows/engine/workflow-types';
+import { newWebhookToken } from './ids';
+
+export interface RegistrationContext {
+  organizationId: string;
+  workflowId: string;
+  aliasName: string;
+  revision: number;
+  trigger: TriggerDefinition;
+  /** Unique per activation, so a new registration never collides with the one it replaces. */
+  activationId: string;
+}
+
+export interface Registration {
+  webhookToken?: string;
+  scheduleId?: string;
+  runtimeMetadata?: Record<string, unknown>;
+}
+
+export interface TriggerRegistrar {
+  register(context: RegistrationContext): Promise<Registration>;
+  unregister(registration: Registration): Promise<void>;
+}
+
+export type TriggerRegistrars = Record<string, TriggerRegistrar>;
+
+/** A registration failure with a machine-readable code, shown in the trigger's `lastError`. */
+export class TriggerRegistrationError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TriggerRegistrationError';
+  }
+}
+
+export const manualRegistrar: TriggerRegistrar = {
+  register: () => Promise.resolve({}),
+  unregister: () => Promise.resolve(),
+};
+
+/** The token is the capability; the URL is computed from PUBLIC_BASE_URL on every read. */
+export const webhookRegistrar: TriggerRegistrar = {
+  register: () => Promise.resolve({ webhookToken: newWebhookToken() }),
+  unregister: () => Promise.resolve(),
+};
+
+export function cronRegistrar(client: Client, taskQueue: string): TriggerRegistrar {
+  return {
+    async register(context) {
+      const schedule = context.trigger.config.schedule;
+      const timezone = typeof context.trigger.config.timezone === 'string' ? context.trigger.config.timezone : 'UTC';
+      const scheduleId = `${context.workflowId}.${context.aliasName}.${context.trigger.id}.${context.activationId}`;
+      try {
+        await client.schedule.create({
+          scheduleId,
+          spec: { cronExpressions: [String(schedule)], timezone },
+          policies: { overlap: ScheduleOverlapPolicy.SKIP },
+          action: {
+            type: 'startWorkflow',
+            workflowType: EXECUTION_WORKFLOW_TYPE,
+            taskQueue,
+            workflowId: `cron-${scheduleId}`,
+            args: [
+              {
+                organizationId: context.organizationId,
+                workflowId: context.workflowId,
+                alias: context.aliasName,
+                revision: context.revision,
+                trigger: { id: context.trigger.id, pluginType: 'cron', schedule },
+              },
+            ],
+          },
+          memo: { organizationId: context.organizationId, workflowId: context.workflowId, alias: context.aliasName, triggerId: context.trigger.id },
+        });
+      } catch (error) {
+        throw new TriggerRegistrationError('CRON_SCHEDULE_CREATE_FAILED', `Temporal refused the schedule: ${(error as Error).message}`);
+      }
+      return { scheduleId, runtimeMetadata: { scheduleId, schedule, timezone } };
+    },
+    async unregister(registration) {
+      if (!registration.scheduleId) return;
+      try {
+        await client.schedule.getHandle(registration.scheduleId).delete();
+      } catch (error) {
+        if (!(error instanceof ScheduleNotFoundError)) throw error;
+      }
+    },
+  };
+}
+
+export function defaultRegistrars(client: Client, taskQueue: string): TriggerRegistrars {
+  return { manual: manualRegistrar, webhook: webhookRegistrar, cron: cronRegistrar(client, taskQueue) };
+}

@@ -1,0 +1,66 @@
+/** Rows to API shapes: optional fields are omitted rather than null, timestamps are ISO strings. */
+import type { AliasRow, BindingRow, RevisionRow, WorkflowRow } from '../../db/stores/workflow-rows';
+
+export function workflowJson(row: WorkflowRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    ...(row.key !== null ? { key: row.key } : {}),
+    name: row.name,
+    ...(row.description !== null ? { description: row.description } : {}),
+    path: row.path,
+    organizationId: row.organizationId,
+    ...(row.nrn !== null ? { nrn: row.nrn } : {}),
+    ...(row.metadata !== null ? { metadata: row.metadata } : {}),
+    latestRevision: row.latestRevision,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+}
+
+export function revisionJson(row: RevisionRow): Record<string, unknown> {
+  return {
+    workflowId: row.workflowId,
+    revision: row.revision,
+    definition: row.definition ?? null,
+    createdAt: iso(row.createdAt),
+    ...(row.createdBy !== null ? { createdBy: row.createdBy } : {}),
+    ...(row.releaseNotes !== null ? { releaseNotes: row.releaseNotes } : {}),
+    ...(row.semanticVersion !== null ? { semanticVersion: row.semanticVersion } : {}),
+    engineVersion: row.engineVersion,
+  };
+}
+
+/** Webhook URLs are computed on every read from the configured public base URL. */
+export function triggerStateJson(binding: BindingRow, publicBaseUrl: string): Record<string, unknown> {
+  const runtimeMetadata: Record<string, unknown> = { ...(binding.runtimeMetadata ?? {}) };
+  if (binding.webhookToken !== null && binding.status === 'live') runtimeMetadata.webhookUrl = `${publicBaseUrl}/workflows/webhooks/${binding.webhookToken}`;
+  return {
+    status: binding.status,
+    pluginType: binding.pluginType,
+    ...(binding.activatedAt ? { activatedAt: iso(binding.activatedAt) } : {}),
+    ...(binding.deactivatedAt ? { deactivatedAt: iso(binding.deactivatedAt) } : {}),
+    ...(binding.lastError ? { lastError: binding.lastError } : {}),
+    runtimeMetadata,
+  };
+}
+
+export function aliasJson(row: AliasRow, bindings: BindingRow[], publicBaseUrl: string): Record<string, unknown> {
+  const triggerStates: Record<string, unknown> = {};
+  for (const binding of bindings) {
+    if (binding.aliasName === row.name) triggerStates[binding.triggerId] = triggerStateJson(binding, publicBaseUrl);
+  }
+  return {
+    workflowId: row.workflowId,
+    name: row.name,
+    revision: row.revision,
+    active: row.active,
+    updatedAt: iso(row.updatedAt),
+    ...(row.updatedBy !== null ? { updatedBy: row.updatedBy } : {}),
+    ...(row.metadata !== null ? { metadata: row.metadata } : {}),
+    triggerStates,
+  };
+}
+
+export function iso(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}

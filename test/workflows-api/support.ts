@@ -1,0 +1,58 @@
+/** Shared set-up for workflow-definition API tests: the app with the workflow routes on the test database. */
+import { randomBytes } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { DataSource } from 'typeorm';
+import { workflowRoutes, type WorkflowRouteOptions } from '../../api/workflows';
+import { loadConfig } from '../../config/config';
+import { createTestApp, type TestApp } from '../support/app';
+import { newOrganizationId, testDataSource } from '../support/database';
+
+export interface WfContext {
+  t: TestApp;
+  db: DataSource;
+  org: string;
+  token: string;
+  auth: (req: import('supertest').Test) => import('supertest').Test;
+  /** A second organization and its token, for isolation checks. */
+  other: { org: string; token: string };
+}
+
+/** Temporal is only reached by the cron registrar; suites that need it pass a real client. */
+const noTemporal = {} as Client;
+
+export async function wfContext(options: WorkflowRouteOptions & { temporal?: Client; userId?: string } = {}): Promise<WfContext> {
+  const db = await testDataSource();
+  const config = { ...loadConfig(), publicBaseUrl: 'http://api.test' };
+  const routes = workflowRoutes({ config, dataSource: db, temporal: options.temporal ?? noTemporal, encryptionKey: randomBytes(32) }, options);
+  const t = createTestApp({ routes });
+  const org = newOrganizationId();
+  const token = await t.token({ organizationId: org, userId: options.userId ?? 'user-1' });
+  const otherOrg = newOrganizationId();
+  const otherToken = await t.token({ organizationId: otherOrg });
+  return { t, db, org, token, auth: (req) => req.set('Authorization', `Bearer ${token}`), other: { org: otherOrg, token: otherToken } };
+}
+
+/** `trigger ──▶ work`, with optional extra steps. */
+export function definition(name = 'Demo', extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name,
+    steps: {
+      trigger: { type: 'trigger', pluginType: 'manual' },
+      work: { type: 'module', pluginType: 'log', config: { message: 'hello' } },
+    },
+    connections: [{ from: 'trigger', to: 'work' }],
+    ...extra,
+  };
+}
+
+export async function countRows(db: DataSource, table: string, organizationId: string): Promise<number> {
+  const column = table === 'workflow_revisions' || table === 'workflow_aliases' ? 'workflow_id IN (SELECT id FROM workflows WHERE organization_id = $1)' : 'organization_id = $1';
+  const [row] = await db.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM ${table} WHERE ${column}`, [organizationId]);
+  return row.n;
+}
+
+export async function snapshot(db: DataSource, organizationId: string): Promise<Record<string, number>> {
+  const tables = ['workflows', 'workflow_revisions', 'workflow_aliases', 'trigger_bindings', 'config_entries'];
+  const counts = await Promise.all(tables.map((table) => countRows(db, table, organizationId)));
+  return Object.fromEntries(tables.map((table, i) => [table, counts[i]]));
+}
