@@ -193,7 +193,7 @@ describe('workflows API: aliases, activation and triggers', () => {
     );
     for (const res of await Promise.all(ops)) assert.equal(res.status < 300, true, JSON.stringify(res.body));
     const alias = await c.auth(c.t.request.get(url('/aliases/prod')));
-    const states = Object.values(alias.body.triggerStates) as Array<{ status: string }>;
+    const states = Object.values<{ status: string }>(alias.body.triggerStates);
     if (alias.body.active) {
       assert.ok(states.every((s) => s.status === 'live'));
       assert.equal(cron.state.live.size, 1);
