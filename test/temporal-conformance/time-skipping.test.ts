@@ -57,9 +57,17 @@ describe('temporal conformance: time skipping (createTimeSkipping)', function ()
     assert.ok(Date.now() - started < 2000);
   });
 
+  it('runs a cron workflow on its schedule', async () => {
+    const handle = await env.client.workflow.start(wf.cronWorkflow, { taskQueue: queue, workflowId: `cron-${queue}`, cronSchedule: '0 * * * *' });
+    await env.sleep('3 hours');
+    const count = await env.client.workflow.count(`WorkflowId = '${handle.workflowId}' AND ExecutionStatus = 'Completed'`);
+    assert.ok(count.count >= 3, `${count.count} cron runs completed`);
+    await handle.terminate();
+  });
+
   it('replays every history cleanly', async () => {
     const histories = await historiesOf(env.client, [queue]);
-    assert.equal(histories.length, 4);
+    assert.ok(histories.length >= 8, `${histories.length} histories`);
     assert.deepEqual(await replayFailures(histories), []);
   });
 });

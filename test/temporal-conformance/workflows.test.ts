@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
-import { WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { TimeoutFailure, WithStartWorkflowOperation, WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { createTestTemporalEnv } from '../support/temporal';
 import { createWorker, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
 import * as wf from './workflows';
@@ -149,6 +149,60 @@ describe('temporal conformance: workflows', function () {
     assert.equal(count.count, 1);
     const grouped = await env.client.workflow.count(`TaskQueue = '${queue}' GROUP BY ExecutionStatus`);
     assert.ok(grouped.groups.some((group) => String(group.groupValues[0]) === 'Terminated' && group.count >= 1), JSON.stringify(grouped));
+  });
+
+  it('runs update-with-start', async () => {
+    const workflowId = id('uws');
+    const startOp = new WithStartWorkflowOperation(wf.collector, { taskQueue: queue, workflowId, workflowIdConflictPolicy: 'USE_EXISTING' });
+    assert.equal(await env.client.workflow.executeUpdateWithStart(wf.addUpdate, { args: ['first'], startWorkflowOperation: startOp }), 1);
+    const handle = await startOp.workflowHandle();
+    const again = new WithStartWorkflowOperation(wf.collector, { taskQueue: queue, workflowId, workflowIdConflictPolicy: 'USE_EXISTING' });
+    assert.equal(await env.client.workflow.executeUpdateWithStart(wf.addUpdate, { args: ['second'], startWorkflowOperation: again }), 2);
+    assert.equal((await (await again.workflowHandle()).describe()).runId, (await handle.describe()).runId);
+    const failing = new WithStartWorkflowOperation(wf.collector, { taskQueue: queue, workflowId, workflowIdConflictPolicy: 'FAIL' });
+    await assert.rejects(env.client.workflow.executeUpdateWithStart(wf.addUpdate, { args: ['third'], startWorkflowOperation: failing }), WorkflowExecutionAlreadyStartedError);
+    await handle.signal(wf.doneSignal);
+    assert.deepEqual(await handle.result(), ['first', 'second']);
+  });
+
+  it('retries a failing workflow with its retry policy', async () => {
+    const handle = await env.client.workflow.start(wf.retryingWorkflow, {
+      taskQueue: queue,
+      workflowId: id('wfretry'),
+      retry: { initialInterval: '50ms', maximumAttempts: 5 },
+    });
+    assert.equal(await handle.result(), 3);
+    const runs: string[] = [];
+    for await (const info of env.client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` })) runs.push(info.status.name);
+    assert.deepEqual(runs.sort(), ['COMPLETED', 'FAILED', 'FAILED']);
+  });
+
+  it('times out a run after its run timeout', async () => {
+    await assert.rejects(
+      env.client.workflow.execute(wf.sleeper, { taskQueue: queue, workflowId: id('runtimeout'), args: [60_000], workflowRunTimeout: '500ms' }),
+      (error: unknown) => error instanceof WorkflowFailedError && error.cause instanceof TimeoutFailure,
+    );
+  });
+
+  it('cancels children when the parent is cancelled, and answers queries before the first task', async () => {
+    const handle = await env.client.workflow.start(wf.parentOfWaiter, { taskQueue: queue, workflowId: id('parentcancel') });
+    const child = env.client.workflow.getHandle(`${handle.workflowId}-waiter`);
+    for (;;) {
+      try {
+        if ((await child.describe()).status.name === 'RUNNING') break;
+      } catch {
+        // not started yet
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await handle.cancel();
+    await assert.rejects(handle.result(), WorkflowFailedError);
+    assert.equal((await child.describe()).status.name, 'CANCELLED');
+
+    const fresh = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId: id('earlyquery') });
+    assert.deepEqual(await fresh.query(wf.itemsQuery), []);
+    await fresh.signal(wf.doneSignal);
+    await fresh.result();
   });
 
   it('replays every history cleanly', async () => {

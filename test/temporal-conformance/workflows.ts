@@ -238,3 +238,21 @@ export { ContinueAsNew };
 export async function asyncActivity(activityId: string): Promise<string> {
   return await proxyActivities<Activities>({ startToCloseTimeout: '10s', activityId }).completeLater(activityId);
 }
+
+/** Fails its first two attempts (server-side workflow retries). */
+export async function retryingWorkflow(): Promise<number> {
+  await sleep(1);
+  const { attempt } = workflowInfo();
+  if (attempt < 3) throw ApplicationFailure.retryable(`workflow attempt ${attempt} fails`);
+  return attempt;
+}
+
+export async function cronWorkflow(): Promise<string> {
+  await sleep(1);
+  return workflowInfo().runId;
+}
+
+/** Starts a child that waits forever and waits for it (cancelling this cancels the child). */
+export async function parentOfWaiter(): Promise<string> {
+  return await executeChild(waitForever, { workflowId: `${workflowInfo().workflowId}-waiter` });
+}

@@ -5,7 +5,7 @@ import { invalidArgument } from './errors';
 import { EventType, RetryState, Status, WftFailedCause, enums, ms, num, type Command, type HistoryEvent, type ProtocolMessage, L } from './proto';
 import type { WorkflowRun } from './run';
 import { requestCancelActivity, scheduleActivity, startActivityClock } from './activities';
-import { continueChain, finishRun } from './lifecycle';
+import { continueChain, continueCron, finishRun } from './lifecycle';
 import { evaluateRetry } from './retry';
 import { applyUpdateMessage } from './updates';
 import { cancelExternal, signalExternal, startChild } from './children';
@@ -129,12 +129,17 @@ export function applyCommands(engine: Engine, run: WorkflowRun, commands: Comman
         });
         break;
       }
-      case T.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION:
-        event(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, {
-          workflowExecutionCompletedEventAttributes: { result: command.completeWorkflowExecutionCommandAttributes?.result, workflowTaskCompletedEventId: L(completedEventId) },
+      case T.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION: {
+        const result = command.completeWorkflowExecutionCommandAttributes?.result;
+        const eventId = event(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, {
+          workflowExecutionCompletedEventAttributes: { result, workflowTaskCompletedEventId: L(completedEventId) },
         });
-        finishRun(engine, run, Status.WORKFLOW_EXECUTION_STATUS_COMPLETED);
+        const nextRunId = continueCron(engine, run, result);
+        const attrs = run.history[eventId - 1].workflowExecutionCompletedEventAttributes;
+        if (attrs && nextRunId) attrs.newExecutionRunId = nextRunId;
+        finishRun(engine, run, Status.WORKFLOW_EXECUTION_STATUS_COMPLETED, nextRunId);
         break;
+      }
       case T.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION: {
         const failure = command.failWorkflowExecutionCommandAttributes?.failure;
         const attempt = run.startedAttrs.attempt ?? 1;
@@ -148,7 +153,10 @@ export function applyCommands(engine: Engine, run: WorkflowRun, commands: Comman
           if (attrs) attrs.newExecutionRunId = next.runId;
           finishRun(engine, run, Status.WORKFLOW_EXECUTION_STATUS_FAILED, next.runId);
         } else {
-          finishRun(engine, run, Status.WORKFLOW_EXECUTION_STATUS_FAILED);
+          const nextRunId = continueCron(engine, run, undefined, failure);
+          const attrs = run.history[eventId - 1].workflowExecutionFailedEventAttributes;
+          if (attrs && nextRunId) attrs.newExecutionRunId = nextRunId;
+          finishRun(engine, run, Status.WORKFLOW_EXECUTION_STATUS_FAILED, nextRunId);
         }
         break;
       }

@@ -9,6 +9,7 @@ import {
   EventType, RetryState, Status, api, dur, enums, ms, ts,
   type Failure, type Header, type HistoryEvent, type Payloads, type StartedAttrs, type WorkflowExecution, L } from './proto';
 import { evaluateRetry } from './retry';
+import { canonicalSpec, nextTime } from './calendar';
 import { WorkflowRun, type ParentRef } from './run';
 
 type StartRequest = api.workflowservice.v1.IStartWorkflowExecutionRequest;
@@ -124,7 +125,7 @@ export function startWorkflow(engine: Engine, namespace: string, req: StartReque
     workflowId,
     requestId: req.requestId ?? randomUUID(),
     attrs: startedAttrsFromRequest(engine, req),
-    backoffMs: ms(req.workflowStartDelay),
+    backoffMs: req.cronSchedule ? cronBackoff(engine, req.cronSchedule) : ms(req.workflowStartDelay),
     initialEvents,
   });
   return { runId: run.runId, started: true, run };
@@ -343,4 +344,29 @@ function applyParentClosePolicy(engine: Engine, parent: WorkflowRun): void {
       terminate(engine, run, 'by parent close policy', undefined, 'history-service');
     }
   }
+}
+
+/** Time until the next cron time (legacy workflow cron schedules, UTC). */
+export function cronBackoff(engine: Engine, cronSchedule: string): number {
+  const now = engine.now();
+  const next = nextTime(canonicalSpec({ cronString: [cronSchedule] }), now);
+  return next === undefined ? 0 : next - now;
+}
+
+/** A cron workflow's next run after this one closed; returns its run id ('' when not cron). */
+export function continueCron(engine: Engine, run: WorkflowRun, lastCompletionResult: Payloads | null | undefined, failure?: Failure | null): string {
+  const cron = run.startedAttrs.cronSchedule;
+  if (!cron) return '';
+  const next = continueChain(
+    engine,
+    run,
+    {
+      initiator: enums.ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_CRON_SCHEDULE,
+      lastCompletionResult: lastCompletionResult ?? run.startedAttrs.lastCompletionResult,
+      continuedFailure: failure ?? undefined,
+      attempt: 1,
+    },
+    cronBackoff(engine, cron),
+  );
+  return next.runId;
 }

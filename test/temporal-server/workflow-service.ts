@@ -2,8 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Engine } from './engine';
 import type { CallContext, Handler } from './grpc-server';
-import { invalidArgument, notFound } from './errors';
-import { api, dur, enums } from './proto';
+import { ServiceError, invalidArgument, notFound } from './errors';
+import { status as grpcStatus } from '@grpc/grpc-js';
+import { api, dur, enums, packAny } from './proto';
 import { requestCancelRun, signalRun, startWorkflow, terminate, signalAttrs } from './lifecycle';
 import { respondWorkflowTaskCompleted, respondWorkflowTaskFailed, startWorkflowTask } from './workflow-tasks';
 import { activityById, activityFromToken, cancelActivity, completeActivity, failActivity, heartbeatActivity, startActivityTask } from './activities';
@@ -119,6 +120,30 @@ export function workflowServiceHandlers(engine: Engine, options: ServiceOptions)
       updateWorkflow(engine, req, Math.min(waitMs(engine, ctx, engine.options.longPollTimeoutMs), engine.options.longPollTimeoutMs), (cb) => ctx.onCancel(cb)),
     PollWorkflowExecutionUpdate: (req: wf.IPollWorkflowExecutionUpdateRequest, ctx) =>
       pollUpdate(engine, req, Math.min(waitMs(engine, ctx, engine.options.longPollTimeoutMs), engine.options.longPollTimeoutMs), (cb) => ctx.onCancel(cb)),
+    ExecuteMultiOperation: async (req: wf.IExecuteMultiOperationRequest, ctx): Promise<wf.IExecuteMultiOperationResponse> => {
+      const namespace = ns(req.namespace);
+      const [first, second] = req.operations ?? [];
+      const startReq = first?.startWorkflow;
+      const updateReq = second?.updateWorkflow;
+      if (!startReq || !updateReq || (req.operations ?? []).length !== 2) {
+        throw invalidArgument('ExecuteMultiOperation supports exactly [StartWorkflow, UpdateWorkflow].');
+      }
+      if (!startReq.workflowIdConflictPolicy) throw invalidArgument('Update-with-start requires a WorkflowIdConflictPolicy.');
+      let started: ReturnType<typeof startWorkflow>;
+      try {
+        started = startWorkflow(engine, namespace, { ...startReq, namespace });
+      } catch (error) {
+        if (error instanceof ServiceError) throw multiOperationFailure(error);
+        throw error;
+      }
+      const update = await updateWorkflow(
+        engine,
+        { ...updateReq, namespace, workflowExecution: { workflowId: startReq.workflowId, runId: started.runId } },
+        Math.min(waitMs(engine, ctx, engine.options.longPollTimeoutMs), engine.options.longPollTimeoutMs),
+        (cb) => ctx.onCancel(cb),
+      );
+      return { responses: [{ startWorkflow: { runId: started.runId, started: started.started } }, { updateWorkflow: update }] };
+    },
     ListWorkflowExecutions: (req: wf.IListWorkflowExecutionsRequest) => listWorkflows(engine, ns(req.namespace), req),
     ScanWorkflowExecutions: (req: wf.IListWorkflowExecutionsRequest) => listWorkflows(engine, ns(req.namespace), req),
     CountWorkflowExecutions: (req: wf.ICountWorkflowExecutionsRequest) => countWorkflows(engine, ns(req.namespace), req.query ?? ''),
@@ -236,4 +261,20 @@ function namespaceDescription(info: { name: string; id: string; description: str
     config: { workflowExecutionRetentionTtl: dur(info.retentionDays * 86_400_000) },
     isGlobalNamespace: false,
   };
+}
+
+/** A failed start inside ExecuteMultiOperation: same code, per-operation statuses in the details. */
+function multiOperationFailure(error: ServiceError): ServiceError {
+  return new ServiceError(error.code, error.message, [
+    packAny('temporal.api.errordetails.v1.MultiOperationExecutionFailure', {
+      statuses: [
+        { code: error.code, message: error.message, details: error.details },
+        {
+          code: grpcStatus.ABORTED,
+          message: 'Operation was aborted.',
+          details: [packAny('temporal.api.failure.v1.MultiOperationExecutionAborted', {})],
+        },
+      ],
+    }),
+  ]);
 }
