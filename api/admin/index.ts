@@ -6,6 +6,7 @@ import { actionSpecificationRoutes } from './action-specifications';
 import { actionRoutes } from './actions';
 import { serviceSpecificationRoutes } from './service-specifications';
 import { grantRoutes } from './grants';
+import { providerSpecificationRoutes } from './provider-specifications';
 import { serviceRoutes } from './services';
 import { userRoutes } from './users';
 
@@ -14,6 +15,7 @@ export function adminRoutes(deps: { dataSource: DataSource }): RouteDefinition[]
     ...userRoutes(deps), ...grantRoutes(deps), ...accountRoutes(deps),
     ...serviceSpecificationRoutes(deps),
     ...actionSpecificationRoutes(deps),
+    ...providerSpecificationRoutes(deps),
     ...serviceRoutes(deps),
     ...actionRoutes(deps),
   ];

@@ -16,12 +16,12 @@ export type CreateBody = Static<typeof CreateServiceSpecificationBody>;
 const invalid = (code: string, message: string, errors?: FieldError[]) => new HttpError(400, code, message, errors ? { errors } : {});
 
 /** Canonical NRNs, all in one concrete organization (the specification's owner). */
-export function ownerOf(visibleTo: string[]): { organizationId: number; visibleTo: string[] } {
+export function ownerOf(visibleTo: string[], code = 'SERVICE_SPECIFICATION.INVALID_VISIBILITY'): { organizationId: number; visibleTo: string[] } {
   const canonical = [...new Set(visibleTo.map((nrn) => canonicalNrn(nrn)!))];
   const orgs = new Set(canonical.map((nrn) => parseNrn(nrn)![0]));
   const [org] = orgs;
   if (orgs.size !== 1 || org === '*' || org === undefined) {
-    throw invalid('SERVICE_SPECIFICATION.INVALID_VISIBILITY', 'visible_to must name NRNs of one organization, given by id (not *).');
+    throw invalid(code, 'visible_to must name NRNs of one organization, given by id (not *).');
   }
   return { organizationId: Number(org), visibleTo: canonical };
 }

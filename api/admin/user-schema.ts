@@ -113,10 +113,12 @@ export function checkPattern(pattern: string, path: string): void {
       lastClosedRisky = false;
       continue;
     }
-    const quantifier = c === '*' || c === '+' || (c === '{' && /^\{\d+(,\d*)?\}/.test(pattern.slice(i)));
-    if (quantifier) {
+    const counted = c === '{' ? /^\{\d+(,\d*)?\}/.exec(pattern.slice(i)) : null;
+    if (c === '*' || c === '+' || counted) {
       if (lastClosedRisky) refuse('repeats a group that itself repeats or alternates (catastrophic backtracking)');
-      if (groups.length > 0) groups[groups.length - 1].risky = true;
+      // An exact count (`{2}`) matches one way only; a variable one makes the enclosing group ambiguous.
+      const variable = counted === null || counted[1] !== undefined;
+      if (variable && groups.length > 0) groups[groups.length - 1].risky = true;
       lastClosedRisky = false;
       continue;
     }

@@ -17,3 +17,5 @@ MIGRATIONS.push(AdminAuthorization1763710000000, Accounts1763710000001, Specific
 import { WorkflowDefinitions1763720000000 } from './1763720000000-workflow-definitions';
 import { ConfigEntries1763720000001 } from './1763720000001-config-entries';
 MIGRATIONS.push(WorkflowDefinitions1763720000000, ConfigEntries1763720000001);
+import { ProviderCatalog1763710000004 } from './1763710000004-provider-catalog';
+MIGRATIONS.push(ProviderCatalog1763710000004);

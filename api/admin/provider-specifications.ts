@@ -1,0 +1,211 @@
+/**
+ * Provider specifications: settings schemas of integrations (clouds,
+ * orchestrators, repositories…). Global ones (organization_id null) ship with
+ * the platform and are read-only here.
+ */
+import type { Static } from '@sinclair/typebox';
+import type { DataSource } from 'typeorm';
+import { HttpError, forbidden, notFound } from '../http/errors';
+import { defineRoute, type RouteDefinition } from '../http/route';
+import { isUniqueViolation } from '../../db/stores/accounts';
+import {
+  categoryIds,
+  deleteProviderSpec,
+  findProviderSpec,
+  insertProviderSpec,
+  listProviderSpecs,
+  providerSlugsLike,
+  updateProviderSpec,
+  type ProviderSpecFields,
+  type ProviderSpecRecord,
+} from '../../db/stores/provider-specifications';
+import { loadAccess, type Access } from './access';
+import { ADMIN_ERRORS, Paged, UuidParams } from './schemas/common';
+import {
+  CreateProviderSpecificationBody,
+  ListProviderSpecificationsQuery,
+  ProviderSpecification,
+  UpdateProviderSpecificationBody,
+} from './schemas/provider-specifications';
+import { iso } from './serialize';
+import { ownerOf } from './service-specification-rules';
+import { slugCandidate, slugify } from './slug';
+import { compileUserSchema } from './user-schema';
+
+const INVALID_VISIBILITY = 'PROVIDER_SPECIFICATION.INVALID_VISIBILITY';
+const providerNotFound = (id: string) => () => notFound(`Provider specification ${id} not found.`, 'PROVIDER_SPECIFICATION.NOT_FOUND');
+
+const providerOut = (p: ProviderSpecRecord) => ({
+  id: p.id,
+  name: p.name,
+  slug: p.slug,
+  ...(p.icon === null ? {} : { icon: p.icon }),
+  ...(p.description === null ? {} : { description: p.description }),
+  visible_to: p.visible_to,
+  schema: p.schema,
+  allow_dimensions: p.allow_dimensions,
+  default_dimensions: p.default_dimensions,
+  tags: p.tags,
+  categories: p.categories,
+  dependencies: p.dependencies,
+  organization_id: p.organization_id,
+  created_at: iso(p.created_at),
+  updated_at: iso(p.updated_at),
+});
+
+async function visibleProvider(dataSource: DataSource, access: Access, id: string, write = false): Promise<ProviderSpecRecord> {
+  const spec = await findProviderSpec(dataSource.manager, id);
+  if (!spec) throw providerNotFound(id)();
+  if (spec.organization_id === null) {
+    access.requireSomewhere('provider_specification:read', access.caller.organizationId, providerNotFound(id));
+    if (write) throw forbidden('Global provider specifications are managed by the platform.');
+    return spec;
+  }
+  if (!access.inOrganization(spec.organization_id)) throw providerNotFound(id)();
+  if (write) access.requireAll('provider_specification:write', spec.visible_to, providerNotFound(id));
+  else if (!access.canSee('provider_specification:read', spec.visible_to)) throw forbidden(`You need the provider_specification:read permission where ${id} is visible.`);
+  return spec;
+}
+
+async function categoriesFor(dataSource: DataSource, slug: string | undefined, current: string[]): Promise<string[]> {
+  return slug === undefined ? current : categoryIds(dataSource.manager, slug);
+}
+
+type Body = Static<typeof UpdateProviderSpecificationBody>;
+
+/** Saves with a slug generated from the name (global uniqueness; a lost race picks the next one). */
+async function saveNew(dataSource: DataSource, fields: Omit<ProviderSpecFields, 'slug'>): Promise<ProviderSpecRecord> {
+  const base = slugify(fields.name, 240, 'provider');
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const taken = await providerSlugsLike(dataSource.manager, base);
+    let slug = base;
+    for (let n = 1; taken.has((slug = slugCandidate(base, n, 255))); n += 1);
+    try {
+      return await insertProviderSpec(dataSource.manager, { ...fields, slug });
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+  throw new HttpError(409, 'PROVIDER_SPECIFICATION.SLUG_TAKEN', 'Could not pick a free slug; retry.');
+}
+
+function checkSchema(body: Body): void {
+  if (body.schema !== undefined) compileUserSchema(body.schema, 'provider', '/schema');
+}
+
+export function providerSpecificationRoutes({ dataSource }: { dataSource: DataSource }): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/provider_specification',
+      operationId: 'createProviderSpecification',
+      summary: 'Create a provider specification of an organization.',
+      tags: ['provider specifications'],
+      auth: 'token',
+      body: CreateProviderSpecificationBody,
+      responses: { 201: { description: 'The provider specification', schema: ProviderSpecification } },
+      errors: ADMIN_ERRORS,
+      handler: async ({ body, auth }) => {
+        const access = await loadAccess(dataSource, auth);
+        const owner = ownerOf(body.visible_to, INVALID_VISIBILITY);
+        access.requireAll('provider_specification:write', owner.visibleTo, () => notFound(`Organization ${owner.organizationId} not found.`, 'ORGANIZATION.NOT_FOUND'));
+        checkSchema(body);
+        const spec = await saveNew(dataSource, {
+          organization_id: owner.organizationId,
+          name: body.name,
+          icon: body.icon ?? null,
+          description: body.description ?? null,
+          visible_to: owner.visibleTo,
+          schema: body.schema,
+          allow_dimensions: body.allow_dimensions ?? false,
+          default_dimensions: body.default_dimensions ?? {},
+          categories: await categoriesFor(dataSource, body.category, []),
+        });
+        return { status: 201, body: providerOut(spec) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/provider_specification/{id}',
+      operationId: 'getProviderSpecification',
+      summary: 'Read a provider specification (global or of an organization).',
+      tags: ['provider specifications'],
+      auth: 'token',
+      params: UuidParams,
+      responses: { 200: { description: 'The provider specification', schema: ProviderSpecification } },
+      errors: ADMIN_ERRORS,
+      handler: async ({ params, auth }) => ({ status: 200, body: providerOut(await visibleProvider(dataSource, await loadAccess(dataSource, auth), params.id)) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/provider_specification',
+      operationId: 'listProviderSpecifications',
+      summary: "List the global provider specifications and those of the caller's organization.",
+      tags: ['provider specifications'],
+      auth: 'token',
+      query: ListProviderSpecificationsQuery,
+      responses: { 200: { description: 'A page of provider specifications', schema: Paged(ProviderSpecification) } },
+      errors: ADMIN_ERRORS,
+      handler: async ({ query, auth }) => {
+        const access = await loadAccess(dataSource, auth);
+        const org = access.caller.organizationId;
+        access.requireSomewhere('provider_specification:read', org, () => notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND'));
+        const page = await listProviderSpecs(dataSource.manager, { organizationId: org, ...query });
+        return { status: 200, body: { paging: { total: page.total, offset: query.offset, limit: query.limit }, results: page.rows.map(providerOut) } };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/provider_specification/{id}',
+      operationId: 'updateProviderSpecification',
+      summary: 'Update a provider specification of an organization.',
+      tags: ['provider specifications'],
+      auth: 'token',
+      params: UuidParams,
+      body: UpdateProviderSpecificationBody,
+      responses: { 200: { description: 'The provider specification', schema: ProviderSpecification } },
+      errors: ADMIN_ERRORS,
+      handler: async ({ params, body, auth }) => {
+        const access = await loadAccess(dataSource, auth);
+        const spec = await visibleProvider(dataSource, access, params.id, true);
+        let visibleTo = spec.visible_to;
+        if (body.visible_to) {
+          const owner = ownerOf(body.visible_to, INVALID_VISIBILITY);
+          if (owner.organizationId !== spec.organization_id) throw new HttpError(400, INVALID_VISIBILITY, 'visible_to cannot move a specification to another organization.');
+          access.requireAll('provider_specification:write', owner.visibleTo, providerNotFound(params.id));
+          visibleTo = owner.visibleTo;
+        }
+        checkSchema(body);
+        const updated = await updateProviderSpec(dataSource.manager, spec.id, {
+          organization_id: spec.organization_id,
+          slug: spec.slug,
+          name: body.name ?? spec.name,
+          icon: body.icon ?? spec.icon,
+          description: body.description ?? spec.description,
+          visible_to: visibleTo,
+          schema: body.schema ?? spec.schema,
+          allow_dimensions: body.allow_dimensions ?? spec.allow_dimensions,
+          default_dimensions: body.default_dimensions ?? spec.default_dimensions,
+          categories: await categoriesFor(dataSource, body.category, spec.categories),
+        });
+        return { status: 200, body: providerOut(updated) };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/provider_specification/{id}',
+      operationId: 'deleteProviderSpecification',
+      summary: 'Delete a provider specification of an organization.',
+      tags: ['provider specifications'],
+      auth: 'token',
+      params: UuidParams,
+      responses: { 204: { description: 'Deleted' } },
+      errors: ADMIN_ERRORS,
+      handler: async ({ params, auth }) => {
+        const spec = await visibleProvider(dataSource, await loadAccess(dataSource, auth), params.id, true);
+        await deleteProviderSpec(dataSource.manager, spec.id);
+        return { status: 204 };
+      },
+    }),
+  ];
+}
