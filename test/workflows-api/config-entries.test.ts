@@ -163,7 +163,7 @@ describe('workflows API: config entries', () => {
     const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => post({ name: 'RACE', value: `v${i}`, path: '/x' })));
     assert.deepEqual([...new Set(responses.map((r) => r.status))].sort(), [200, 201]);
     assert.equal(responses.filter((r) => r.status === 201).length, 1);
-    assert.equal(new Set(responses.map((r) => r.body.id)).size, 1);
+    assert.equal(new Set(responses.map((r): string => String(r.body.id))).size, 1);
     const [{ n }] = await c.db.query(`SELECT count(*)::int AS n FROM config_entries WHERE organization_id = $1`, [c.org]);
     assert.equal(n, 1);
   });
