@@ -89,7 +89,9 @@ export function begin(topology: Topology, state: WalkerState, starts: Record<str
     if (Object.hasOwn(starts, stepId)) activate(topology, state, stepId, starts[stepId], {}, transition);
   }
   for (const stepId of topology.entries) {
-    if (!Object.hasOwn(starts, stepId)) settleInto(topology, state, stepId, { status: 'skipped' }, condition, transition);
+    if (Object.hasOwn(starts, stepId)) continue;
+    transition.skipped.push(stepId);
+    settleInto(topology, state, stepId, { status: 'skipped' }, condition, transition);
   }
   return transition;
 }

@@ -1,0 +1,279 @@
+import assert from 'node:assert/strict';
+import { validateDefinition } from '../../workflows/engine/validate';
+import { startExecution } from '../../workflows/engine/runtime/graph-runner';
+import type { ActivityCall, ExecutionInput, LogEntryDraft, PluginResult, RuntimeEffects, StepEvent, WaitRequest, WaitResult } from '../../workflows/engine/runtime/types';
+import type { WorkflowDefinition } from '../../workflows/engine/definition';
+
+interface Fakes {
+  activities?: Record<string, (call: ActivityCall) => PluginResult | Promise<PluginResult>>;
+  signals?: (request: WaitRequest) => WaitResult;
+}
+
+function definitionOf(doc: Record<string, unknown>): WorkflowDefinition {
+  // The same validator the API uses: what runs here would also save.
+  const validated = validateDefinition({ name: 'test', ...doc });
+  assert.deepEqual(validated.errors, []);
+  return validated.definition!;
+}
+
+async function run(doc: Record<string, unknown>, inputs: Record<string, unknown> = {}, fakes: Fakes = {}) {
+  let clock = Date.parse('2026-01-01T00:00:00Z');
+  const calls: ActivityCall[] = [];
+  const logs: LogEntryDraft[] = [];
+  const events: StepEvent[] = [];
+  const waits: WaitRequest[] = [];
+  const effects: RuntimeEffects = {
+    now: () => (clock += 1),
+    callActivity: async (call) => {
+      calls.push(call);
+      const fake = fakes.activities?.[call.pluginType];
+      if (!fake) throw new Error(`no fake for ${call.pluginType}`);
+      return fake(call);
+    },
+    sleep: (ms) => {
+      clock += ms;
+      return Promise.resolve();
+    },
+    waitForSignal: (request) => {
+      waits.push(request);
+      return Promise.resolve(fakes.signals?.(request) ?? { timedOut: true });
+    },
+    runChild: () => Promise.reject(new Error('no children here')),
+    log: (entry) => logs.push(entry),
+    onEvent: (event) => events.push(event),
+  };
+  const input: ExecutionInput = {
+    executionId: 'exec_1',
+    organizationId: '1',
+    workflowId: 'wf_1',
+    revision: 1,
+    definition: definitionOf(doc),
+    inputs,
+    trigger: { source: 'manual', payload: inputs, receivedAt: '2026-01-01T00:00:00Z' },
+  };
+  const execution = startExecution(input, { REGION: 'eu' }, effects);
+  const outcome = await execution.done;
+  return { outcome, calls, logs, events, waits, ctx: execution.ctx };
+}
+
+const manual = { id: 'start', type: 'trigger', pluginType: 'manual', config: {} };
+
+describe('execution runtime (pure, fake effects)', () => {
+  it('runs inline steps in the workflow and resolves outputs', async () => {
+    //   start ─▶ setVar ─▶ check ─true─▶ logIt
+    //                            └false─▶ never
+    const { outcome, calls, logs, ctx } = await run(
+      {
+        variables: { total: { initialValue: 1 } },
+        steps: [
+          manual,
+          { id: 'setVar', type: 'module', pluginType: 'set-variable', config: { path: 'total', value: '${{ variables.total + workflow.inputs.n }}' }, dependsOn: ['start'] },
+          { id: 'check', type: 'decider', pluginType: 'conditional', config: { expression: 'variables.total > 5' }, dependsOn: ['setVar'] },
+          { id: 'logIt', type: 'module', pluginType: 'log', config: { message: 'total is ${{ variables.total }} in ${{ vars.REGION }}' } },
+          { id: 'never', type: 'module', pluginType: 'no-op', config: {} },
+        ],
+        connections: [
+          { from: 'check', to: 'logIt', sourcePort: 'true' },
+          { from: 'check', to: 'never', sourcePort: 'false' },
+        ],
+        outputs: { total: '${{ variables.total }}', matched: '${{ steps.check.outputs.matchedPort }}' },
+      },
+      { n: 9 },
+    );
+    assert.deepEqual(outcome, { status: 'completed', outputs: { total: 10, matched: 'true' } });
+    assert.equal(calls.length, 0, 'pure steps make no activity call');
+    assert.deepEqual(logs.map((l) => l.message), ['total is 10 in eu']);
+    assert.equal(ctx.steps.never.status, 'skipped');
+  });
+
+  it('fans an activity out per item in `each` mode, keeping item order', async () => {
+    // The list step emits three items; the http step runs once per item, later items finishing first.
+    const { outcome, calls } = await run(
+      {
+        steps: [
+          manual,
+          { id: 'list', type: 'module', pluginType: 'code-exec', config: { code: 'return [1,2,3]' }, dependsOn: ['start'] },
+          { id: 'fetch', type: 'module', pluginType: 'http-request', config: { url: 'https://x/${{ $item.id }}' }, dependsOn: ['list'] },
+        ],
+        outputs: { urls: '${{ steps.fetch.items }}' },
+      },
+      {},
+      {
+        activities: {
+          'code-exec': () => ({ status: 'success', items: [{ id: 1 }, { id: 2 }, { id: 3 }] }),
+          'http-request': async (call) => {
+            await new Promise((r) => setTimeout(r, 10 - 3 * (call.itemIndex ?? 0)));
+            return { status: 'success', outputs: { url: call.config.url } };
+          },
+        },
+      },
+    );
+    assert.equal(outcome.status, 'completed');
+    assert.deepEqual(outcome.outputs.urls, [{ url: 'https://x/1' }, { url: 'https://x/2' }, { url: 'https://x/3' }]);
+    assert.deepEqual(calls.filter((c) => c.pluginType === 'http-request').map((c) => c.itemIndex), [0, 1, 2]);
+  });
+
+  it('routes each item through a decider to its own port', async () => {
+    const { ctx } = await run(
+      {
+        steps: [
+          manual,
+          { id: 'list', type: 'module', pluginType: 'code-exec', config: { code: 'x' }, dependsOn: ['start'] },
+          { id: 'big', type: 'decider', pluginType: 'conditional', config: { expression: '$item.n > 1' }, dependsOn: ['list'] },
+          { id: 'yes', type: 'module', pluginType: 'no-op', config: {} },
+          { id: 'no', type: 'module', pluginType: 'no-op', config: {} },
+        ],
+        connections: [
+          { from: 'big', to: 'yes', sourcePort: 'true' },
+          { from: 'big', to: 'no', sourcePort: 'false' },
+        ],
+      },
+      {},
+      { activities: { 'code-exec': () => ({ status: 'success', items: [{ n: 1 }, { n: 2 }, { n: 3 }] }) } },
+    );
+    assert.deepEqual(ctx.steps.yes.items, [{ n: 2 }, { n: 3 }]);
+    assert.deepEqual(ctx.steps.no.items, [{ n: 1 }]);
+  });
+
+  it('routes a failure to the fallback step, which reads the error', async () => {
+    const { outcome, ctx } = await run({
+      steps: [
+        manual,
+        { id: 'boom', type: 'module', pluginType: 'fail', config: { message: 'bad thing', code: 'E_BAD' }, dependsOn: ['start'], errorHandling: { fallbackStep: 'rescue' } },
+        { id: 'after', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['boom'] },
+        { id: 'rescue', type: 'module', pluginType: 'set-variable', config: { path: 'why', value: '${{ steps.boom.error.code }}: ${{ steps.boom.error.message }}' } },
+      ],
+      outputs: { why: '${{ variables.why }}' },
+    });
+    assert.deepEqual(outcome, { status: 'completed', outputs: { why: 'E_BAD: bad thing' } });
+    assert.equal(ctx.steps.after.status, 'skipped');
+  });
+
+  it('fails the execution with the real cause when nothing handles a failure', async () => {
+    const { outcome } = await run({
+      steps: [manual, { id: 'boom', type: 'module', pluginType: 'fail', config: { message: 'stop here' }, dependsOn: ['start'] }],
+    });
+    assert.deepEqual(outcome, { status: 'failed', outputs: {}, error: { type: 'WORKFLOW_FAILED', message: 'stop here', stepId: 'boom' } });
+  });
+
+  it('runs forEach sequentially with reduce, and in parallel counting failures', async () => {
+    const activities = {
+      'http-request': (call: ActivityCall) =>
+        call.inputs.item === 'bad' ? ({ status: 'failure', error: { code: 'HTTP_500', message: 'x' } } as PluginResult) : ({ status: 'success', outputs: { got: call.inputs.item, i: call.inputs.index } } as PluginResult),
+    };
+    const sequential = await run(
+      {
+        variables: { list: { initialValue: ['a', 'b', 'c'] } },
+        steps: [
+          manual,
+          { id: 'each', type: 'module', pluginType: 'http-request', config: { url: 'https://x' }, dependsOn: ['start'], forEach: { expression: '${{ variables.list }}', reduce: { initialValue: '', accumulator: 'acc + result.got' } } },
+        ],
+        outputs: { out: '${{ steps.each.outputs }}' },
+      },
+      {},
+      { activities },
+    );
+    assert.deepEqual(sequential.outcome.outputs.out, {
+      items: [{ got: 'a', i: 0 }, { got: 'b', i: 1 }, { got: 'c', i: 2 }],
+      count: 3,
+      failed: 0,
+      result: 'abc',
+    });
+    const parallel = await run(
+      {
+        variables: { list: { initialValue: ['a', 'bad', 'c'] } },
+        steps: [manual, { id: 'each', type: 'module', pluginType: 'http-request', config: { url: 'https://x' }, dependsOn: ['start'], forEach: { expression: 'variables.list', parallel: true, maxConcurrency: 2 } }],
+        outputs: { out: '${{ steps.each.outputs }}' },
+      },
+      {},
+      { activities },
+    );
+    assert.deepEqual(parallel.outcome.outputs.out, { items: [{ got: 'a', i: 0 }, {}, { got: 'c', i: 2 }], count: 3, failed: 1 });
+  });
+
+  it('waits for a signal; the next step reads signal.payload', async () => {
+    const { outcome, waits } = await run(
+      {
+        steps: [
+          manual,
+          { id: 'approve', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'approval', correlationKey: 'item:${{ workflow.inputs.id }}', timeout: '2h' }, dependsOn: ['start'] },
+          { id: 'record', type: 'module', pluginType: 'set-variable', config: { path: 'decision', value: '${{ signal.payload.decision }}' }, dependsOn: ['approve'] },
+        ],
+        outputs: { decision: '${{ variables.decision }}' },
+      },
+      { id: 7 },
+      { signals: () => ({ timedOut: false, name: 'approval', payload: { decision: 'yes' }, receivedAt: '2026-01-01T00:01:00Z', signalId: 'sig_1' }) },
+    );
+    assert.deepEqual(waits, [{ stepId: 'approve', signalNames: ['approval'], correlationKey: 'item:7', timeoutMs: 7_200_000 }]);
+    assert.deepEqual(outcome.outputs, { decision: 'yes' });
+  });
+
+  it('times a wait out: error by default, or through the timeout port with onTimeout continue', async () => {
+    const failing = await run({ steps: [manual, { id: 'w', type: 'wait', pluginType: 'signal-wait', config: { signalName: 's', timeout: '1s' }, dependsOn: ['start'] }] });
+    assert.equal(failing.outcome.error?.type, 'SIGNAL_WAIT_TIMEOUT');
+    const routed = await run({
+      steps: [
+        manual,
+        { id: 'w', type: 'wait', pluginType: 'signal-wait', config: { signalName: 's', timeout: '1s', onTimeout: 'continue' }, dependsOn: ['start'] },
+        { id: 'late', type: 'module', pluginType: 'no-op', config: {} },
+        { id: 'onTime', type: 'module', pluginType: 'no-op', config: {} },
+      ],
+      connections: [
+        { from: 'w', to: 'late', sourcePort: 'timeout' },
+        { from: 'w', to: 'onTime', sourcePort: 'default' },
+      ],
+    });
+    assert.equal(routed.ctx.steps.late.status, 'completed');
+    assert.equal(routed.ctx.steps.onTime.status, 'skipped');
+  });
+
+  it('loops split-in-batches through a back-edge and collects every processed item', async () => {
+    const { outcome, ctx } = await run({
+      variables: { seen: { initialValue: [] } },
+      steps: [
+        manual,
+        { id: 'split', type: 'module', pluginType: 'split-in-batches', config: { batchSize: 2, arrayPath: 'list' }, dependsOn: ['start'] },
+        { id: 'work', type: 'module', pluginType: 'set-variable', config: { path: 'seen', value: '${{ concat(variables.seen, $items) }}' } },
+        { id: 'finish', type: 'module', pluginType: 'no-op', config: {} },
+      ],
+      connections: [
+        { from: 'split', to: 'work', sourcePort: 'loop' },
+        { from: 'work', to: 'split' },
+        { from: 'split', to: 'finish', sourcePort: 'done' },
+      ],
+      outputs: { seen: '${{ len(variables.seen) }}', done: '${{ len(steps.finish.items) }}' },
+    }, { list: [1, 2, 3, 4, 5] });
+    assert.deepEqual(outcome, { status: 'completed', outputs: { seen: 5, done: 5 } });
+    assert.equal(ctx.steps.split.run, 4);
+  });
+
+  it('passes secret references to activities unresolved', async () => {
+    const { calls } = await run(
+      { steps: [manual, { id: 'call', type: 'module', pluginType: 'http-request', config: { url: 'https://x', headers: { Authorization: 'Bearer ${{ secrets.TOKEN }}' } }, dependsOn: ['start'] }] },
+      {},
+      { activities: { 'http-request': () => ({ status: 'success', outputs: {} }) } },
+    );
+    assert.deepEqual(calls[0].config.headers, { Authorization: 'Bearer ${{ secrets.TOKEN }}' });
+  });
+
+  it('skips a step whose condition is false, and what only it feeds', async () => {
+    const { ctx } = await run({
+      steps: [
+        manual,
+        { id: 'maybe', type: 'module', pluginType: 'no-op', config: {}, condition: '${{ workflow.inputs.go == true }}', dependsOn: ['start'] },
+        { id: 'next', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['maybe'] },
+      ],
+    }, { go: false });
+    assert.equal(ctx.steps.maybe.status, 'skipped');
+    assert.equal(ctx.steps.next.status, 'skipped');
+  });
+
+  it('projects outputs', async () => {
+    const { ctx } = await run(
+      { steps: [manual, { id: 'call', type: 'module', pluginType: 'http-request', config: { url: 'https://x' }, outputProjection: ['body.results[].id', 'statusCode'], dependsOn: ['start'] }] },
+      {},
+      { activities: { 'http-request': () => ({ status: 'success', outputs: { statusCode: 200, headers: { a: 1 }, body: { results: [{ id: 1, big: 'x' }, { id: 2, big: 'y' }] } } }) } },
+    );
+    assert.deepEqual(ctx.steps.call.outputs, { body: { results: [{ id: 1 }, { id: 2 }] }, statusCode: 200 });
+  });
+});

@@ -1,0 +1,35 @@
+/**
+ * `signal-wait`: parks the run until a signal with one of the names arrives
+ * (optionally matched by correlation key) or the timeout fires. Runs in the
+ * workflow whatever the step's declared type. The payload becomes the step's
+ * output; the next step reads it as `signal.payload`.
+ *
+ * On timeout: `onTimeout: error` (the default) fails with
+ * `SIGNAL_WAIT_TIMEOUT`; `continue` leaves through the `timeout` port when it
+ * is wired, else through `default`, with `timedOut: true`.
+ */
+import { stringify } from '../evaluate';
+import { parseDuration } from '../durations';
+import { failure, type InlinePlugin } from './inline-plugin';
+
+export const signalWait: InlinePlugin = async ({ step, config, ctx, effects, hasPortEdge }) => {
+  const names = (Array.isArray(config.signalName) ? config.signalName : [config.signalName]).map(stringify).filter((name) => name !== '');
+  if (names.length === 0) return failure('PLUGIN_CONFIG_INVALID', 'signal-wait needs a "signalName"');
+  const timeoutMs = config.timeout === undefined || config.timeout === null ? undefined : parseDuration(config.timeout);
+  if (config.timeout !== undefined && config.timeout !== null && timeoutMs === undefined) {
+    return failure('PLUGIN_CONFIG_INVALID', 'signal-wait "timeout" is not a duration');
+  }
+  const correlationKey = config.correlationKey === undefined || config.correlationKey === null ? undefined : stringify(config.correlationKey);
+  const result = await effects.waitForSignal({ stepId: step.id, signalNames: names, correlationKey, timeoutMs });
+  ctx.signals[step.id] = result;
+
+  if (!result.timedOut) {
+    const outputs = { name: result.name ?? names[0], payload: result.payload ?? null, receivedAt: result.receivedAt ?? null, signalId: result.signalId ?? null };
+    return { status: 'success', items: [outputs] };
+  }
+  if (config.onTimeout !== 'continue') {
+    return failure('SIGNAL_WAIT_TIMEOUT', `no signal ${names.map((n) => `"${n}"`).join(' or ')} arrived within ${stringify(config.timeout)}`);
+  }
+  const outputs = { name: null, payload: config.defaultValue ?? null, receivedAt: null, timedOut: true };
+  return { status: 'success', items: [outputs], activePorts: [hasPortEdge('timeout') ? 'timeout' : 'default'] };
+};

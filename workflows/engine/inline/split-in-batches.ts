@@ -1,0 +1,48 @@
+/**
+ * `split-in-batches`: the first run stores the items and sends batch 1 to
+ * `loop`; each re-entry (through a back-edge) collects the processed items and
+ * sends the next batch; when nothing remains, everything processed goes to
+ * `done`. State lives in the step's node context for the whole execution.
+ */
+import { readPath } from '../runtime/paths';
+import type { Item } from '../runtime/types';
+import type { InlinePlugin } from './inline-plugin';
+
+interface BatchState {
+  remaining: Item[];
+  processed: Item[];
+  batchIndex: number;
+  totalBatches: number;
+}
+
+export const splitInBatches: InlinePlugin = ({ step, config, items, ctx, reentered }) => {
+  const batchSize = typeof config.batchSize === 'number' && config.batchSize >= 1 ? Math.floor(config.batchSize) : 1;
+  let state = ctx.nodeContext[step.id] as unknown as BatchState | undefined;
+  if (!state || !reentered || config.reset === true) {
+    const source = typeof config.arrayPath === 'string' ? readPath(items[0] ?? {}, config.arrayPath) : items;
+    const all = (Array.isArray(source) ? source : []).map((entry) => (entry !== null && typeof entry === 'object' ? (entry as Item) : { value: entry }));
+    state = { remaining: all, processed: [], batchIndex: -1, totalBatches: Math.ceil(all.length / batchSize) };
+  } else {
+    state.processed.push(...items);
+  }
+  ctx.nodeContext[step.id] = state as unknown as Record<string, unknown>;
+
+  if (state.remaining.length === 0) {
+    const processed = state.processed;
+    delete ctx.nodeContext[step.id];
+    return {
+      status: 'success',
+      items: processed,
+      outputs: { items: processed, batchIndex: state.batchIndex, totalBatches: state.totalBatches, done: true },
+      activePorts: ['done'],
+    };
+  }
+  const batch = state.remaining.splice(0, batchSize);
+  state.batchIndex += 1;
+  return {
+    status: 'success',
+    items: batch,
+    outputs: { items: batch, batchIndex: state.batchIndex, totalBatches: state.totalBatches, done: false },
+    activePorts: ['loop'],
+  };
+};

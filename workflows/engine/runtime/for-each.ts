@@ -1,0 +1,103 @@
+/**
+ * Explicit fan-out (`forEach`): one plugin call per element of an array,
+ * sequential (optionally reducing) or parallel with `maxConcurrency`. The
+ * element is `variables.<itemVariable>` and `inputs.<itemVariable>`
+ * (`spreadItem` also merges its keys into the inputs). The step's own
+ * `inputs` are resolved once, before the first iteration.
+ *
+ * Output: one item `{items, count, failed}` (+ `result` with `reduce`). A
+ * failed iteration fails a sequential step (unless `continueOnError`); in
+ * parallel it leaves `{}` at its index and counts in `failed`.
+ */
+import type { StepDefinition } from '../definition';
+import { evaluateExpression } from '../evaluate';
+import { unwrapRaw } from '../expressions';
+import type { Activation } from '../graph/walker';
+import { resolveTemplates } from '../templates';
+import { mapLimit } from './concurrency';
+import { stepScope, type ScopeExtras } from './context';
+import type { callPlugin as CallPlugin, StepEnv } from './step-runner';
+import type { Item, PluginResult } from './types';
+
+interface ForEachConfig {
+  expression?: unknown;
+  itemVariable?: string;
+  indexVariable?: string;
+  parallel?: boolean;
+  maxConcurrency?: number;
+  spreadItem?: boolean;
+  reduce?: { initialValue?: unknown; accumulator?: string };
+}
+
+export async function runForEach(
+  env: StepEnv,
+  step: StepDefinition,
+  activation: Activation,
+  signal: ScopeExtras['signal'],
+  call: typeof CallPlugin,
+): Promise<PluginResult> {
+  const options = step.forEach as ForEachConfig;
+  const scope = stepScope(env.ctx, { items: activation.items, item: activation.items[0], signal });
+  const source = typeof options.expression === 'string' ? evaluateExpression(unwrapRaw(options.expression), scope) : options.expression;
+  if (!Array.isArray(source)) {
+    return { status: 'failure', error: { code: 'FOREACH_NOT_ARRAY', message: `forEach expression of step "${step.id}" did not yield an array`, retryable: false } };
+  }
+  const elements = source as unknown[];
+  const itemVariable = options.itemVariable ?? 'item';
+  const indexVariable = options.indexVariable ?? 'index';
+  const baseInputs = step.inputs ? (resolveTemplates(step.inputs, scope) as Record<string, unknown>) : {};
+  const continueOnError = step.errorHandling?.continueOnError === true;
+
+  const iterate = async (element: unknown, index: number): Promise<PluginResult> => {
+    const spread = options.spreadItem && element !== null && typeof element === 'object' && !Array.isArray(element) ? (element as Item) : {};
+    return call(env, step, activation, {
+      items: activation.items,
+      item: activation.items[0],
+      itemIndex: index,
+      signal,
+      extraVariables: { [itemVariable]: element, [indexVariable]: index },
+      extraInputs: { ...baseInputs, [itemVariable]: element, [indexVariable]: index, ...spread },
+    });
+  };
+
+  const outputs: Item[] = [];
+  let failed = 0;
+  if (options.parallel) {
+    const limit = Math.max(1, Number(options.maxConcurrency ?? 5) || 5);
+    const results = await mapLimit(elements, limit, (element, index) => iterate(element, index).catch(asFailure));
+    for (const result of results) {
+      if (result.status === 'failure') failed += 1;
+      outputs.push(result.status === 'failure' ? {} : (result.outputs ?? result.items?.[0] ?? {}));
+    }
+    return { status: 'success', items: [{ items: outputs, count: elements.length, failed }] };
+  }
+
+  let accumulator = options.reduce ? options.reduce.initialValue ?? null : undefined;
+  for (const [index, element] of elements.entries()) {
+    const result = await iterate(element, index).catch(asFailure);
+    if (result.status === 'failure') {
+      if (!continueOnError) return result;
+      failed += 1;
+      outputs.push({});
+      continue;
+    }
+    const value = result.outputs ?? result.items?.[0] ?? {};
+    outputs.push(value);
+    if (options.reduce?.accumulator) {
+      accumulator = evaluateExpression(unwrapRaw(options.reduce.accumulator), {
+        ...scope,
+        acc: accumulator,
+        result: value,
+        variables: { ...env.ctx.variables, [itemVariable]: element, [indexVariable]: index },
+      });
+    }
+  }
+  const output: Item = { items: outputs, count: elements.length, failed };
+  if (options.reduce) output.result = accumulator ?? null;
+  return { status: 'success', items: [output] };
+}
+
+function asFailure(error: unknown): PluginResult {
+  const failure = error as { message?: string; cause?: { message?: string; type?: string } };
+  return { status: 'failure', error: { code: failure.cause?.type ?? 'STEP_FAILED', message: failure.cause?.message ?? failure.message ?? 'iteration failed', retryable: false } };
+}

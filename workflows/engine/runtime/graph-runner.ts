@@ -1,0 +1,130 @@
+/**
+ * Runs a whole execution: builds the topology, starts the fired trigger (and
+ * any non-trigger entry steps), runs every activation the walker hands out —
+ * concurrently, settling each as it ends — and resolves the definition's
+ * `outputs` when the walk is over. Host-agnostic: the Temporal workflow
+ * supplies the effects; tests supply fakes.
+ */
+import { evaluateExpression } from '../evaluate';
+import { unwrapRaw } from '../expressions';
+import { buildTopology, type Edge, type Topology } from '../graph/topology';
+import { begin, createWalkerState, settle, type Activation, type Item, type Transition, type WalkerState } from '../graph/walker';
+import { resolveTemplates } from '../templates';
+import { createContext, stepScope, type RuntimeContext } from './context';
+import { runStep, toStepError, type StepEnv } from './step-runner';
+import type { ExecutionInput, RuntimeEffects } from './types';
+
+export interface ExecutionError {
+  type: string;
+  message: string;
+  stepId?: string;
+}
+
+export interface ExecutionOutcome {
+  status: 'completed' | 'failed';
+  outputs: Record<string, unknown>;
+  error?: ExecutionError;
+}
+
+export interface ExecutionRun {
+  ctx: RuntimeContext;
+  topology: Topology;
+  walker: WalkerState;
+  /** Resolves when the walk is over. */
+  done: Promise<ExecutionOutcome>;
+}
+
+export function startExecution(input: ExecutionInput, vars: Record<string, unknown>, effects: RuntimeEffects): ExecutionRun {
+  const topology = buildTopology(input.definition);
+  const ctx = createContext(input, vars, new Date(effects.now()).toISOString());
+  const walker = createWalkerState(topology);
+  const env: StepEnv = { ctx, effects, topology };
+  let conditionError: ExecutionError | undefined;
+
+  const condition = (edge: Edge): boolean => {
+    const source = ctx.steps[edge.from];
+    try {
+      const scope = stepScope(ctx, { items: source?.items ?? [], item: source?.items[0] });
+      return Boolean(evaluateExpression(unwrapRaw(String(edge.condition)), scope));
+    } catch (error) {
+      conditionError ??= { type: toStepError(error).code, message: `condition of connection ${edge.id}: ${toStepError(error).message}`, stepId: edge.from };
+      return false;
+    }
+  };
+
+  const done = new Promise<ExecutionOutcome>((resolve) => {
+    let inFlight = 0;
+    let finished = false;
+    const finish = (outcome: ExecutionOutcome) => {
+      if (finished) return;
+      finished = true;
+      resolve(outcome);
+    };
+    const absorb = (transition: Transition) => {
+      if (conditionError) return finish({ status: 'failed', outputs: {}, error: conditionError });
+      if (transition.failure) {
+        const record = ctx.steps[transition.failure.stepId];
+        const error =
+          transition.failure.code === 'STEP_FAILED' && record?.error
+            ? { type: record.error.code, message: record.error.message, stepId: transition.failure.stepId }
+            : { type: transition.failure.code, message: transition.failure.message, stepId: transition.failure.stepId };
+        return finish({ status: 'failed', outputs: {}, error });
+      }
+      for (const stepId of transition.skipped) recordSkip(stepId);
+      for (const activation of transition.ready) launch(activation);
+      if (inFlight === 0) finish(complete());
+    };
+    const launch = (activation: Activation) => {
+      inFlight += 1;
+      runStep(env, activation).then(
+        ({ outcome }) => {
+          inFlight -= 1;
+          if (!finished) absorb(settle(topology, walker, activation.stepId, outcome, condition));
+        },
+        (error: unknown) => {
+          inFlight -= 1;
+          finish({ status: 'failed', outputs: {}, error: { type: toStepError(error).code, message: toStepError(error).message, stepId: activation.stepId } });
+        },
+      );
+    };
+    absorb(begin(topology, walker, startsFor(input, topology), condition));
+  });
+
+  /** Steps skipped by dead-path elimination never run, but their record says so. */
+  const recordSkip = (stepId: string) => {
+    const at = new Date(effects.now()).toISOString();
+    const previous = ctx.steps[stepId];
+    ctx.steps[stepId] = { stepId, status: 'skipped', run: previous?.run ?? 0, items: [], outputs: {}, activePorts: [], completedAt: at };
+    effects.onEvent({ type: 'step.skipped', stepId, at });
+  };
+
+  const complete = (): ExecutionOutcome => {
+    try {
+      const scope = stepScope(ctx, { items: [] });
+      const outputs = resolveTemplates(input.definition.outputs ?? {}, scope, { deferredRoots: new Set() }) as Record<string, unknown>;
+      return { status: 'completed', outputs };
+    } catch (error) {
+      return { status: 'failed', outputs: {}, error: { type: toStepError(error).code, message: `outputs: ${toStepError(error).message}` } };
+    }
+  };
+
+  return { ctx, topology, walker, done };
+}
+
+/** The fired trigger step starts with the payload; other trigger steps are skipped; plain entry steps start with the inputs. */
+function startsFor(input: ExecutionInput, topology: Topology): Record<string, Item[]> {
+  const starts: Record<string, Item[]> = {};
+  const steps = input.definition.steps;
+  const triggerEntries = topology.entries.filter((id) => steps[id].type === 'trigger');
+  const fired =
+    input.trigger.stepId !== undefined && triggerEntries.includes(input.trigger.stepId)
+      ? input.trigger.stepId
+      : input.trigger.source === 'manual' || input.trigger.source === 'sub-workflow'
+        ? triggerEntries.find((id) => steps[id].pluginType === 'manual')
+        : undefined;
+  if (fired) starts[fired] = [input.trigger.payload];
+  for (const id of topology.entries) {
+    if (steps[id].type !== 'trigger') starts[id] = [{ ...input.inputs }];
+  }
+  return starts;
+}

@@ -1,0 +1,25 @@
+/**
+ * Retry policies in both spellings (engine-reference §0) mapped to Temporal's:
+ * `{maxRetries, backoff, initialInterval}` and
+ * `{max_attempts, initial_interval, backoff_strategy, jitter}` (normalized to
+ * camelCase). Without a policy a step runs once. Temporal has no jitter; it is
+ * accepted and ignored.
+ */
+import type { RetryPolicy } from '../definition';
+import { parseDuration } from '../durations';
+import type { TemporalRetryPolicy } from './types';
+
+export const MAX_ATTEMPTS_CAP = 100;
+
+export function toTemporalRetryPolicy(policy: RetryPolicy | undefined): TemporalRetryPolicy {
+  if (!policy) return { maximumAttempts: 1, initialIntervalMs: 1000, backoffCoefficient: 2 };
+  const attempts =
+    typeof policy.maxAttempts === 'number' ? policy.maxAttempts : typeof policy.maxRetries === 'number' ? policy.maxRetries + 1 : 1;
+  const strategy = String(policy.backoffStrategy ?? policy.backoff ?? 'exponential').toLowerCase();
+  return {
+    maximumAttempts: Math.min(MAX_ATTEMPTS_CAP, Math.max(1, Math.floor(attempts))),
+    initialIntervalMs: parseDuration(policy.initialInterval) ?? 1000,
+    backoffCoefficient: strategy === 'exponential' ? 2 : 1,
+    maximumIntervalMs: parseDuration(policy.maxInterval),
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * Runs one activation of one step: its condition, `forEach`, the items model
+ * (`each` fans out per item with bounded parallelism, `all` gets the batch),
+ * inline plugins in the workflow and effectful ones through an activity,
+ * `outputProjection`, and the step record. Returns the outcome the walker
+ * settles.
+ */
+import type { StepDefinition } from '../definition';
+import { parseDuration } from '../durations';
+import { ExpressionError, evaluateExpression, isTruthy, type EvaluationScope } from '../evaluate';
+import { unwrapRaw } from '../expressions';
+import type { Activation, StepOutcome } from '../graph/walker';
+import type { Topology } from '../graph/topology';
+import { inlinePluginFor } from '../inline';
+import { findPlugin } from '../plugins';
+import { resolveTemplates } from '../templates';
+import { mapLimit } from './concurrency';
+import { stepScope, type RuntimeContext, type ScopeExtras } from './context';
+import { project } from './paths';
+import { toTemporalRetryPolicy } from './retry';
+import type { Item, PluginResult, RuntimeEffects, StepError, StepRecord } from './types';
+import { runForEach } from './for-each';
+
+export interface StepEnv {
+  ctx: RuntimeContext;
+  effects: RuntimeEffects;
+  topology: Topology;
+}
+
+export const DEFAULT_PARALLELISM = 5;
+export const DEFAULT_STEP_TIMEOUT_MS = 5 * 60_000;
+/** Keys that deciders evaluate as raw expressions themselves, so template resolution leaves them alone. */
+const RAW_KEYS: Record<string, string[]> = { conditional: ['expression'], case: ['expression'] };
+
+export async function runStep(env: StepEnv, activation: Activation): Promise<{ record: StepRecord; outcome: StepOutcome }> {
+  const { ctx, effects } = env;
+  const step = ctx.input.definition.steps[activation.stepId];
+  const startedAt = iso(effects.now());
+  const record: StepRecord = { stepId: step.id, status: 'running', run: activation.run, items: [], outputs: {}, activePorts: [], startedAt };
+  ctx.steps[step.id] = record;
+  effects.onEvent({ type: 'step.started', stepId: step.id, run: activation.run, at: startedAt });
+
+  const signal = signalFor(env, activation);
+  let result: PluginResult;
+  try {
+    if (step.type === 'trigger') {
+      result = { status: 'success', items: activation.items };
+    } else if (step.condition !== undefined && !isTruthy(evaluateCondition(step.condition, stepScope(ctx, { items: activation.items, item: activation.items[0], signal })))) {
+      result = { status: 'skipped' };
+    } else if (step.forEach) {
+      result = await runForEach(env, step, activation, signal, callPlugin);
+    } else {
+      result = await runItems(env, step, activation, signal);
+    }
+  } catch (error) {
+    result = { status: 'failure', error: toStepError(error) };
+  }
+  return finish(env, step, activation, record, result);
+}
+
+function evaluateCondition(condition: string | boolean, scope: EvaluationScope): unknown {
+  return typeof condition === 'boolean' ? condition : evaluateExpression(unwrapRaw(condition), scope);
+}
+
+/** `each` mode: one call per item (bounded parallelism), results concatenated in item order; `all`: one call. */
+async function runItems(env: StepEnv, step: StepDefinition, activation: Activation, signal: ScopeExtras['signal']): Promise<PluginResult> {
+  const plugin = findPlugin(step.pluginType ?? '');
+  const fanOut = step.metadata?.fanOutPerItem;
+  const mode = fanOut === true ? 'each' : fanOut === false ? 'all' : step.type === 'passthrough' ? 'all' : (plugin?.executeMode ?? 'each');
+  const items = activation.items;
+  if (mode === 'all' || items.length <= 1) {
+    return callPlugin(env, step, activation, { items, item: mode === 'each' ? items[0] : undefined, itemIndex: 0, signal });
+  }
+  const limit = Number(step.metadata?.maxParallelism ?? step.config.maxParallelism ?? DEFAULT_PARALLELISM) || DEFAULT_PARALLELISM;
+  const record = env.ctx.steps[step.id];
+  const fanOutProgress = { done: 0, total: items.length, failed: 0 };
+  record.metadata = { fanOut: fanOutProgress };
+  const results = await mapLimit(items, limit, async (item, itemIndex) => {
+    const result = await callPlugin(env, step, activation, { items, item, itemIndex, signal });
+    fanOutProgress.done += 1;
+    if (result.status === 'failure') fanOutProgress.failed += 1;
+    return result;
+  });
+  const failed = results.find((r) => r.status === 'failure');
+  if (failed) return failed;
+  const ports: Record<string, Item[]> = {};
+  for (const result of results) {
+    for (const port of result.activePorts ?? ['default']) (ports[port] ??= []).push(...itemsOf(result));
+  }
+  const first = results[0];
+  return { status: 'success', items: results.flatMap(itemsOf), outputs: first.outputs, metadata: { ports } };
+}
+
+/** One plugin call with its scope: config and inputs resolved, inline or through an activity. */
+export async function callPlugin(
+  env: StepEnv,
+  step: StepDefinition,
+  activation: Activation,
+  extras: ScopeExtras & { extraVariables?: Record<string, unknown>; extraInputs?: Record<string, unknown> },
+): Promise<PluginResult> {
+  const { ctx, effects } = env;
+  if (step.type === 'passthrough' || (!step.pluginType && step.type !== 'wait')) return { status: 'success', items: extras.item ? [extras.item] : extras.items };
+  const pluginType = step.type === 'wait' && !step.pluginType ? 'signal-wait' : (step.pluginType as string);
+  let scope = stepScope(ctx, extras);
+  if (extras.extraVariables) scope = { ...scope, variables: { ...ctx.variables, ...extras.extraVariables } };
+  // forEach passes its per-iteration inputs; otherwise the declared `inputs` map, else the item itself.
+  const inputs =
+    extras.extraInputs ?? (step.inputs ? (resolveTemplates(step.inputs, scope) as Record<string, unknown>) : (extras.item ?? extras.items[0] ?? {}));
+  scope = { ...scope, inputs };
+  const raw = RAW_KEYS[pluginType] ?? [];
+  const config: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(step.config ?? {})) config[key] = raw.includes(key) ? value : resolveTemplates(value, scope);
+
+  const inline = inlinePluginFor(pluginType);
+  if (inline) {
+    return inline({
+      step,
+      config,
+      inputs,
+      items: extras.item ? [extras.item] : extras.items,
+      item: extras.item,
+      scope,
+      ctx,
+      effects,
+      hasPortEdge: (port) => env.topology.outgoing[step.id].some((edgeId) => env.topology.edges[edgeId].sourcePort === port),
+      reentered: Object.keys(activation.via).some((edgeId) => env.topology.edges[edgeId]?.kind === 'back'),
+    });
+  }
+  return effects.callActivity({
+    executionId: ctx.input.executionId,
+    organizationId: ctx.input.organizationId,
+    workflowId: ctx.input.workflowId,
+    stepId: step.id,
+    pluginType,
+    config,
+    inputs,
+    items: extras.item ? [extras.item] : extras.items,
+    item: extras.item,
+    itemIndex: extras.itemIndex,
+    timeoutMs: parseDuration(step.timeout) ?? DEFAULT_STEP_TIMEOUT_MS,
+    retryPolicy: toTemporalRetryPolicy(step.errorHandling?.retryPolicy),
+  });
+}
+
+export function itemsOf(result: PluginResult): Item[] {
+  if (result.items) return result.items;
+  return result.outputs ? [result.outputs] : [];
+}
+
+function finish(env: StepEnv, step: StepDefinition, activation: Activation, record: StepRecord, result: PluginResult): { record: StepRecord; outcome: StepOutcome } {
+  const at = iso(env.effects.now());
+  record.completedAt = at;
+  if (result.status === 'skipped') {
+    record.status = 'skipped';
+    env.effects.onEvent({ type: 'step.skipped', stepId: step.id, at });
+    return { record, outcome: { status: 'skipped' } };
+  }
+  if (result.status === 'failure') {
+    record.status = 'failed';
+    record.error = result.error ?? { code: 'STEP_FAILED', message: `step "${step.id}" failed` };
+    env.effects.onEvent({ type: 'step.failed', stepId: step.id, run: activation.run, at, record });
+    return { record, outcome: { status: 'failed', inputItems: activation.items } };
+  }
+  const projection = step.outputProjection;
+  const projectItems = (items: Item[]) => (projection && projection.length > 0 ? items.map((item) => project(item, projection)) : items);
+  const items = projectItems(itemsOf(result));
+  const routed = result.metadata?.ports as Record<string, Item[]> | undefined;
+  const ports: Record<string, Item[]> = routed
+    ? Object.fromEntries(Object.entries(routed).map(([port, portItems]) => [port, projectItems(portItems)]))
+    : Object.fromEntries((result.activePorts ?? ['default']).map((port) => [port, items]));
+  record.status = 'completed';
+  record.items = items;
+  record.outputs = result.outputs && !result.items ? items[0] ?? {} : (result.outputs ?? items[0] ?? {});
+  record.activePorts = Object.keys(ports);
+  env.effects.onEvent({ type: 'step.completed', stepId: step.id, run: activation.run, at, record });
+  return { record, outcome: { status: 'completed', ports } };
+}
+
+/** `signal.*` is in scope on the step right after a wait resumes. */
+function signalFor(env: StepEnv, activation: Activation): ScopeExtras['signal'] {
+  for (const edgeId of Object.keys(activation.via)) {
+    const from = env.topology.edges[edgeId]?.from;
+    if (from && env.ctx.signals[from]) return env.ctx.signals[from];
+  }
+  return undefined;
+}
+
+export function toStepError(error: unknown): StepError {
+  if (error instanceof ExpressionError) return { code: error.code, message: error.message, retryable: false };
+  const failure = error as { message?: string; type?: string; cause?: { message?: string; type?: string } };
+  const cause = failure?.cause ?? failure;
+  return { code: cause?.type ?? 'STEP_FAILED', message: cause?.message ?? String(error), retryable: false };
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

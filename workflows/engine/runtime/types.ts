@@ -1,0 +1,150 @@
+/**
+ * Shapes shared by the execution runtime: what an execution receives, what
+ * each step records, what plugins return, and the effects the Temporal
+ * workflow provides (activities, timers, signals, children). Plain data only,
+ * so every value can cross Temporal's payload boundary.
+ */
+import type { WorkflowDefinition } from '../definition';
+import type { Item } from '../graph/walker';
+
+export type { Item };
+
+export interface TriggerInfo {
+  /** Trigger step that fired; undefined for a plain API start without a manual trigger step. */
+  stepId?: string;
+  source: 'manual' | 'cron' | 'webhook' | 'sub-workflow' | 'signal';
+  payload: Record<string, unknown>;
+  receivedAt: string;
+}
+
+export interface ExecutionInput {
+  executionId: string;
+  organizationId: string;
+  workflowId: string;
+  workflowKey?: string;
+  revision: number;
+  alias?: string;
+  definition: WorkflowDefinition;
+  inputs: Record<string, unknown>;
+  trigger: TriggerInfo;
+  correlationKey?: string;
+  idempotencyKey?: string;
+  parentExecutionId?: string;
+}
+
+export interface StepError {
+  message: string;
+  code: string;
+  retryable?: boolean;
+}
+
+export type StepStatus = 'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'skipped';
+
+export interface StepRecord {
+  stepId: string;
+  status: StepStatus;
+  /** Run number of the latest run (steps in loops run several times). */
+  run: number;
+  items: Item[];
+  /** `items[0] ?? {}`. */
+  outputs: Item;
+  activePorts: string[];
+  inputs?: Record<string, unknown>;
+  error?: StepError;
+  startedAt?: string;
+  completedAt?: string;
+  metadata?: { fanOut?: { done: number; total: number; failed: number } } & Record<string, unknown>;
+}
+
+/** What a plugin call returns (inline or activity). `items` wins over `outputs`. */
+export interface PluginResult {
+  status: 'success' | 'failure' | 'skipped';
+  items?: Item[];
+  outputs?: Item;
+  /** Ports to activate; default `['default']`. Items go to every active port. */
+  activePorts?: string[];
+  error?: StepError;
+  metadata?: Record<string, unknown>;
+}
+
+export interface LogEntryDraft {
+  stepId: string;
+  level: 'debug' | 'info' | 'warn' | 'error';
+  message: string;
+  metadata?: Record<string, unknown>;
+  timestamp: string;
+}
+
+/** One effectful plugin call, executed by an activity. Templates that reference secrets are still unresolved. */
+export interface ActivityCall {
+  executionId: string;
+  organizationId: string;
+  workflowId: string;
+  stepId: string;
+  pluginType: string;
+  config: Record<string, unknown>;
+  inputs: Record<string, unknown>;
+  items: Item[];
+  item?: Item;
+  itemIndex?: number;
+  /** Milliseconds for one attempt (the step's timeout). */
+  timeoutMs?: number;
+  retryPolicy?: TemporalRetryPolicy;
+}
+
+export interface TemporalRetryPolicy {
+  maximumAttempts: number;
+  initialIntervalMs: number;
+  backoffCoefficient: number;
+  maximumIntervalMs?: number;
+}
+
+export interface WaitRequest {
+  stepId: string;
+  /** Names that release the wait. */
+  signalNames: string[];
+  correlationKey?: string;
+  timeoutMs?: number;
+}
+
+export interface WaitResult {
+  timedOut: boolean;
+  name?: string;
+  payload?: unknown;
+  signalId?: string;
+  receivedAt?: string;
+}
+
+export interface ChildRequest {
+  stepId: string;
+  itemIndex: number;
+  workflowId: string;
+  alias?: string;
+  revision?: number;
+  inputs: Record<string, unknown>;
+  waitForCompletion: boolean;
+  correlationKey?: string;
+}
+
+export interface ChildResult {
+  executionId: string;
+  outputs: Record<string, unknown>;
+}
+
+export type StepEvent =
+  | { type: 'step.started'; stepId: string; run: number; at: string }
+  | { type: 'step.completed'; stepId: string; run: number; at: string; record: StepRecord }
+  | { type: 'step.failed'; stepId: string; run: number; at: string; record: StepRecord }
+  | { type: 'step.skipped'; stepId: string; at: string };
+
+/** Everything the runtime needs from its host (the Temporal workflow, or a test). */
+export interface RuntimeEffects {
+  /** Current time in ms (workflow time under Temporal). */
+  now(): number;
+  callActivity(call: ActivityCall): Promise<PluginResult>;
+  sleep(ms: number): Promise<void>;
+  waitForSignal(request: WaitRequest): Promise<WaitResult>;
+  runChild(request: ChildRequest): Promise<ChildResult>;
+  log(entry: LogEntryDraft): void;
+  onEvent(event: StepEvent): void;
+}
