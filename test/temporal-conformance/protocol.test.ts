@@ -157,6 +157,48 @@ describe('temporal stand-in: frontend protocol', function () {
     await assert.rejects(svc().respondWorkflowTaskCompleted({ namespace, taskToken: next.taskToken, commands: [] }), /NOT_FOUND|completed/i);
   });
 
+  it('retries a failed workflow task as the next attempt and times out an unanswered one', async () => {
+    const queue = `wftfail-${randomUUID()}`;
+    await svc().startWorkflowExecution({
+      namespace,
+      workflowId: `wftfail-${randomUUID()}`,
+      workflowType: { name: 'raw' },
+      taskQueue: { name: queue },
+      requestId: randomUUID(),
+      workflowTaskTimeout: { nanos: 400_000_000 },
+    });
+    const first = await poll(queue);
+    assert.equal(first.attempt, 1);
+    await svc().respondWorkflowTaskFailed({
+      namespace,
+      taskToken: first.taskToken,
+      cause: temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_WORKFLOW_WORKER_UNHANDLED_FAILURE,
+      failure: { message: 'boom' },
+      identity: 'raw-worker',
+    });
+    const second = await poll(queue);
+    assert.equal(second.attempt, 2);
+    const failed = second.history?.events?.find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED);
+    assert.equal(failed?.workflowTaskFailedEventAttributes?.failure?.message, 'boom');
+    // no answer: the start-to-close timeout (400 ms) hands out attempt 3
+    let third = await poll(queue);
+    for (let i = 0; i < 5 && !third.taskToken?.length; i++) third = await poll(queue);
+    assert.equal(third.attempt, 3);
+    const timedOut = third.history?.events?.find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT);
+    assert.equal(timedOut?.workflowTaskTimedOutEventAttributes?.timeoutType, TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE);
+    await assert.rejects(svc().respondWorkflowTaskCompleted({ namespace, taskToken: second.taskToken, commands: [] }), /not found/i);
+  });
+
+  it('describes task queue pollers and deletes executions', async () => {
+    const queue = `describe-${randomUUID()}`;
+    const { workflowId } = await start(queue);
+    await poll(queue);
+    const described = await svc().describeTaskQueue({ namespace, taskQueue: { name: queue }, taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW });
+    assert.deepEqual(described.pollers?.map((p) => p.identity), ['raw-worker']);
+    await svc().deleteWorkflowExecution({ namespace, workflowExecution: { workflowId } });
+    await assert.rejects(svc().describeWorkflowExecution({ namespace, execution: { workflowId } }), /not found/i);
+  });
+
   it('ends the long poll for the close event with an empty page and a token', async () => {
     const queue = `close-${randomUUID()}`;
     const { workflowId, runId } = await start(queue);

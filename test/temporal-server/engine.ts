@@ -52,6 +52,8 @@ export class Engine {
   readonly deadStickyQueues = new Set<string>();
   /** Called when a run closes (schedules watch their workflows). */
   readonly closeListeners = new Set<(run: WorkflowRun) => void>();
+  /** `namespace\0kind\0queue` → poller identity → last poll time (DescribeTaskQueue). */
+  readonly pollers = new Map<string, Map<string, number>>();
   /** Queries awaiting an answer, by id. */
   readonly queries = new Map<string, PendingQuery>();
   private nonceSeq = 0;
@@ -69,12 +71,30 @@ export class Engine {
     return ++this.nonceSeq;
   }
 
+  recordPoller(namespace: string, kind: 'workflow' | 'activity', queue: string, identity: string): void {
+    const key = `${namespace}\u0000${kind}\u0000${queue}`;
+    let map = this.pollers.get(key);
+    if (!map) {
+      map = new Map();
+      this.pollers.set(key, map);
+    }
+    map.set(identity, Date.now());
+  }
+
   addRun(run: WorkflowRun): void {
     const key = `${run.namespace}\u0000${run.workflowId}`;
     const list = this.executions.get(key) ?? [];
     list.push(run);
     this.executions.set(key, list);
     this.runs.set(run.runId, run);
+  }
+
+  deleteRun(run: WorkflowRun): void {
+    const key = `${run.namespace}\u0000${run.workflowId}`;
+    const list = (this.executions.get(key) ?? []).filter((r) => r !== run);
+    if (list.length > 0) this.executions.set(key, list);
+    else this.executions.delete(key);
+    this.runs.delete(run.runId);
   }
 
   currentRun(namespace: string, workflowId: string): WorkflowRun | undefined {

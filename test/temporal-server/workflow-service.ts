@@ -4,7 +4,7 @@ import type { Engine } from './engine';
 import type { CallContext, Handler } from './grpc-server';
 import { ServiceError, invalidArgument, notFound } from './errors';
 import { status as grpcStatus } from '@grpc/grpc-js';
-import { api, dur, enums, packAny } from './proto';
+import { api, dur, enums, packAny, ts } from './proto';
 import { requestCancelRun, signalRun, startWorkflow, terminate, signalAttrs } from './lifecycle';
 import { respondWorkflowTaskCompleted, respondWorkflowTaskFailed, startWorkflowTask } from './workflow-tasks';
 import { activityById, activityFromToken, cancelActivity, completeActivity, failActivity, heartbeatActivity, startActivityTask } from './activities';
@@ -120,6 +120,19 @@ export function workflowServiceHandlers(engine: Engine, options: ServiceOptions)
       updateWorkflow(engine, req, Math.min(waitMs(engine, ctx, engine.options.longPollTimeoutMs), engine.options.longPollTimeoutMs), (cb) => ctx.onCancel(cb)),
     PollWorkflowExecutionUpdate: (req: wf.IPollWorkflowExecutionUpdateRequest, ctx) =>
       pollUpdate(engine, req, Math.min(waitMs(engine, ctx, engine.options.longPollTimeoutMs), engine.options.longPollTimeoutMs), (cb) => ctx.onCancel(cb)),
+    DescribeTaskQueue: (req: wf.IDescribeTaskQueueRequest): wf.IDescribeTaskQueueResponse => {
+      const namespace = ns(req.namespace);
+      const kind = req.taskQueueType === enums.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY ? 'activity' : 'workflow';
+      const pollers = engine.pollers.get(`${namespace}\u0000${kind}\u0000${req.taskQueue?.name ?? ''}`) ?? new Map<string, number>();
+      const recent = [...pollers.entries()].filter(([, at]) => Date.now() - at < 5 * 60_000);
+      return { pollers: recent.map(([identity, at]) => ({ identity, lastAccessTime: ts(at), ratePerSecond: 100_000 })) };
+    },
+    DeleteWorkflowExecution: (req: wf.IDeleteWorkflowExecutionRequest): wf.IDeleteWorkflowExecutionResponse => {
+      const run = engine.getRun(ns(req.namespace), req.workflowExecution?.workflowId, req.workflowExecution?.runId);
+      if (run.isOpen) terminate(engine, run, 'deleted', undefined, 'DeleteWorkflowExecution');
+      engine.deleteRun(run);
+      return {};
+    },
     ExecuteMultiOperation: async (req: wf.IExecuteMultiOperationRequest, ctx): Promise<wf.IExecuteMultiOperationResponse> => {
       const namespace = ns(req.namespace);
       const [first, second] = req.operations ?? [];
@@ -151,6 +164,7 @@ export function workflowServiceHandlers(engine: Engine, options: ServiceOptions)
     PollWorkflowTaskQueue: async (req: wf.IPollWorkflowTaskQueueRequest, ctx): Promise<wf.IPollWorkflowTaskQueueResponse> => {
       const namespace = ns(req.namespace);
       const identity = req.identity ?? '';
+      engine.recordPoller(namespace, 'workflow', req.taskQueue?.name ?? '', identity);
       const response = await engine.queues.poll(
         namespace,
         'workflow',
@@ -197,6 +211,7 @@ export function workflowServiceHandlers(engine: Engine, options: ServiceOptions)
     },
     PollActivityTaskQueue: async (req: wf.IPollActivityTaskQueueRequest, ctx): Promise<wf.IPollActivityTaskQueueResponse> => {
       const namespace = ns(req.namespace);
+      engine.recordPoller(namespace, 'activity', req.taskQueue?.name ?? '', req.identity ?? '');
       const response = await engine.queues.poll(
         namespace,
         'activity',
