@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { EXECUTION_WORKFLOW_TYPE } from '../../workflows/engine/workflow-types';
+import { createTestTemporalEnv } from '../support/temporal';
+import { definition, wfContext, type WfContext } from './support';
+
+/** tick (cron) ──▶ work, against a real Temporal frontend (configured server, CLI dev server or the stand-in). */
+describe('workflows API: cron triggers on Temporal schedules', function () {
+  this.timeout(60_000);
+  let env: TestWorkflowEnvironment;
+  let c: WfContext;
+
+  before(async () => {
+    env = await createTestTemporalEnv('local');
+  });
+  after(async () => {
+    await env?.teardown();
+  });
+  beforeEach(async () => {
+    c = await wfContext({ temporal: env.client });
+  });
+
+  it('creates a schedule on activation (timezone, overlap skip, execution workflow type) and deletes it on deactivation', async () => {
+    const body = definition('Cron', {
+      steps: {
+        tick: { type: 'trigger', pluginType: 'cron', config: { schedule: '*/10 * * * *', timezone: 'UTC' } },
+        work: { type: 'module', pluginType: 'no-op' },
+      },
+      connections: [{ from: 'tick', to: 'work' }],
+    });
+    await c.auth(c.t.request.put('/workflows/definitions/cron-flow')).send(body).expect(201);
+    await c.auth(c.t.request.put('/workflows/definitions/cron-flow/aliases/prod')).send({ revision: 1 }).expect(201);
+    const on = await c.auth(c.t.request.post('/workflows/definitions/cron-flow/aliases/prod/activate'));
+    assert.equal(on.status, 200, JSON.stringify(on.body));
+    const scheduleId: string = on.body.alias.triggerStates.tick.runtimeMetadata.scheduleId;
+    const described = await env.client.schedule.getHandle(scheduleId).describe();
+    assert.equal(described.action.type, 'startWorkflow');
+    assert.equal(described.action.type === 'startWorkflow' ? described.action.workflowType : '', EXECUTION_WORKFLOW_TYPE);
+    assert.equal(described.spec.timezone ?? 'UTC', 'UTC');
+    assert.equal(described.policies.overlap, ScheduleOverlapPolicy.SKIP);
+
+    const off = await c.auth(c.t.request.post('/workflows/definitions/cron-flow/aliases/prod/deactivate'));
+    assert.deepEqual(off.body.deactivatedTriggers, ['tick']);
+    await assert.rejects(env.client.schedule.getHandle(scheduleId).describe(), ScheduleNotFoundError);
+  });
+});
