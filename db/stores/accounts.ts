@@ -59,18 +59,31 @@ export async function findAccount(manager: EntityManager, id: number): Promise<A
 }
 
 /**
- * One page of live accounts and their total, in one round trip. The page's ids
- * come from an index-only scan of the partial listing index, so deep offsets
- * skip index entries, not table rows; the total comes from the maintained count.
+ * One page of live accounts and their total, in one round trip. Page ids come
+ * from an index-only scan of the partial listing index; pages past the middle
+ * are read from the far end (descending), so the last page is as cheap as the
+ * first. The total is the trigger-maintained count, read in the same snapshot.
  */
 export async function listAccounts(manager: EntityManager, organizationId: number, offset: number, limit: number): Promise<{ total: number; rows: AccountRecord[] }> {
   const [result]: Array<{ total: number; rows: AccountRecord[] }> = await manager.query(
-    `WITH ids AS (
-       SELECT id FROM accounts WHERE organization_id = $1 AND deleted_at IS NULL ORDER BY id OFFSET $2 LIMIT $3
-     )
-     SELECT COALESCE((SELECT live FROM account_counts WHERE organization_id = $1), 0)::float8 AS total,
+    `WITH total AS (
+       SELECT COALESCE((SELECT live FROM account_counts WHERE organization_id = $1), 0) AS n
+     ),
+     head AS (
+       SELECT id FROM accounts WHERE organization_id = $1 AND deleted_at IS NULL AND $2 <= (SELECT n FROM total) / 2
+        ORDER BY id OFFSET $2 LIMIT $3
+     ),
+     tail AS (
+       SELECT id FROM accounts WHERE organization_id = $1 AND deleted_at IS NULL AND $2 > (SELECT n FROM total) / 2
+        ORDER BY id DESC
+        OFFSET GREATEST((SELECT n FROM total) - $2 - $3, 0)
+        LIMIT LEAST($3, GREATEST((SELECT n FROM total) - $2, 0))
+     ),
+     ids AS (SELECT id FROM head UNION ALL SELECT id FROM tail)
+     SELECT (SELECT n FROM total)::float8 AS total,
             COALESCE((SELECT json_agg(p ORDER BY p.id) FROM (
-              SELECT ${COLUMNS} FROM ids JOIN accounts a ON a.id = ids.id
+              -- An id array, not a join: the planner cannot tell the page holds only a few ids.
+              SELECT ${COLUMNS} FROM accounts a WHERE a.id = ANY (ARRAY(SELECT id FROM ids))
             ) p), '[]'::json) AS rows`,
     [organizationId, offset, limit],
   );

@@ -81,6 +81,20 @@ describe('admin: accounts', () => {
     }
   });
 
+  it('pages correctly from both ends, around deleted accounts', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 13; i += 1) ids.push((await create({ name: `P${i}` })).body.id as number);
+    for (const gone of [ids[0], ids[6], ids[12]]) await ctx.t.request.delete(`/account/${gone}`).set(...bearer(org.admin));
+    const live = ids.filter((_, i) => ![0, 6, 12].includes(i));
+    for (let offset = 0; offset <= live.length + 1; offset += 1) {
+      for (const limit of [1, 3, 4, 30]) {
+        const page = await ctx.t.request.get(`/account?organization_id=${org.id}&offset=${offset}&limit=${limit}`).set(...bearer(org.admin));
+        assert.deepEqual(page.body.results.map((a: { id: number }) => a.id), live.slice(offset, offset + limit), `offset ${offset} limit ${limit}`);
+        assert.equal(page.body.paging.total, live.length);
+      }
+    }
+  });
+
   it('soft-deletes: 404 by default, returned with deleted_at when show_deleted=true', async () => {
     const id = (await create({ name: 'Doomed' })).body.id as number;
     const live = await ctx.t.request.get(`/account/${id}?show_deleted=true`).set(...bearer(org.admin));
