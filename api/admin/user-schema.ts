@@ -65,6 +65,25 @@ export function compileUserSchema(schema: unknown, dialect: SchemaDialect, path:
   return { validate: (value) => (validate(value) ? [] : toFieldErrors(validate.errors ?? []).slice(0, 20)) };
 }
 
+/** Keywords whose `$data` value is a number or a plain value, cheap whatever the data says. */
+const DATA_KEYWORDS = new Set([
+  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength',
+  'minItems', 'maxItems', 'minProperties', 'maxProperties', 'const', 'enum',
+]);
+const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
+export const MAX_UNIQUE_ITEMS = 1000;
+
+/**
+ * `uniqueItems` compares arrays of objects pairwise (quadratic): it needs a
+ * `maxItems` bound, unless the items are scalars (hashed, linear).
+ */
+function checkUniqueItems(node: { maxItems?: unknown; items?: unknown }, path: string): void {
+  if (typeof node.maxItems === 'number' && node.maxItems <= MAX_UNIQUE_ITEMS) return;
+  const itemType = (node.items as { type?: unknown } | undefined)?.type;
+  if (typeof itemType === 'string' && SCALAR_TYPES.has(itemType)) return;
+  throw invalidSchema(`uniqueItems needs maxItems of at most ${MAX_UNIQUE_ITEMS} unless the items are scalars`, path);
+}
+
 function checkBudget(root: object, path: string): void {
   let nodes = 0;
   const stack: Array<{ value: unknown; depth: number; key: string | undefined; parentKey: string | undefined }> = [
@@ -78,6 +97,9 @@ function checkBudget(root: object, path: string): void {
     if (key === 'pattern' && typeof value === 'string') checkPattern(value, path);
     if (parentKey === 'patternProperties' && key !== undefined) checkPattern(key, path);
     if (key === '$ref' && typeof value === 'string' && !value.startsWith('#')) throw invalidSchema('only local $ref values (#/...) are allowed', path);
+    // A `$data` pattern or format would be compiled from the submitted value, after every check here.
+    if (key === '$data' && parentKey !== undefined && !DATA_KEYWORDS.has(parentKey)) throw invalidSchema(`$data is not allowed in "${parentKey}"`, path);
+    if (typeof value === 'object' && value !== null && (value as { uniqueItems?: unknown }).uniqueItems === true) checkUniqueItems(value, path);
     if (typeof value === 'object' && value !== null) {
       for (const [childKey, child] of Object.entries(value)) stack.push({ value: child, depth: depth + 1, key: childKey, parentKey: key });
     }

@@ -90,6 +90,10 @@ describe('admin: service specifications', () => {
       { type: 'string', pattern: '(x)\\1' },
       { type: 'string', pattern: '[' },
       { type: 'object', patternProperties: { '^(\\w+\\s?)*$': { type: 'string' } } },
+      { type: 'object', properties: { p: { type: 'string' }, s: { type: 'string', pattern: { $data: '1/p' } } } },
+      { type: 'object', properties: { f: { type: 'string' }, s: { type: 'string', format: { $data: '1/f' } } } },
+      { type: 'array', uniqueItems: true, items: { type: 'object' } },
+      { type: 'array', uniqueItems: true, maxItems: 100_000 },
     ];
     for (const schema of schemas) {
       const started = Date.now();
@@ -98,7 +102,9 @@ describe('admin: service specifications', () => {
       assert.ok(Date.now() - started < 500, `refused in ${Date.now() - started} ms`);
     }
     assert.equal((await create({ attributes: { schema: { type: 'object', properties: { s: { type: 'string', pattern: '^[a-z]+(-[a-z]+)*$' } } }, values: { s: 'a-b' } } })).status, 201);
-    assert.equal(await specCount(), 1);
+    const bounded = { type: 'object', properties: { tags: { type: 'array', uniqueItems: true, items: { type: 'string' } }, objs: { type: 'array', uniqueItems: true, maxItems: 50 } } };
+    assert.equal((await create({ attributes: { schema: bounded, values: { tags: ['a', 'b'], objs: [{}, { a: 1 }] } } })).status, 201);
+    assert.equal(await specCount(), 2);
   });
 
   it('refuses wrong types, unknown properties, oversized selectors and bad NRNs', async () => {
