@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
+import Long from 'long';
 import { temporal } from '@temporalio/proto';
 import { StandInServer } from '../temporal-server/server';
 
@@ -187,6 +188,38 @@ describe('temporal stand-in: frontend protocol', function () {
     const timedOut = third.history?.events?.find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT);
     assert.equal(timedOut?.workflowTaskTimedOutEventAttributes?.timeoutType, TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE);
     await assert.rejects(svc().respondWorkflowTaskCompleted({ namespace, taskToken: second.taskToken, commands: [] }), /not found/i);
+  });
+
+  it('hands eagerly requested activities to the completing worker', async () => {
+    const queue = `eager-${randomUUID()}`;
+    await start(queue);
+    const task = await poll(queue);
+    const completed = await svc().respondWorkflowTaskCompleted({
+      namespace,
+      taskToken: task.taskToken,
+      identity: 'raw-worker',
+      commands: [
+        {
+          commandType: CommandType.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK,
+          scheduleActivityTaskCommandAttributes: {
+            activityId: '1',
+            activityType: { name: 'act' },
+            taskQueue: { name: queue },
+            startToCloseTimeout: { seconds: Long.fromNumber(10) },
+            requestEagerExecution: true,
+          },
+        },
+      ],
+    });
+    assert.equal(completed.activityTasks?.length, 1);
+    assert.equal(completed.activityTasks?.[0]?.activityId, '1');
+    await svc().respondActivityTaskCompleted({ namespace, taskToken: completed.activityTasks?.[0]?.taskToken, identity: 'raw-worker' });
+    const next = await poll(queue);
+    assert.deepEqual(types(next.history?.events).slice(4, 7), [
+      EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+      EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED,
+      EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
+    ]);
   });
 
   it('describes task queue pollers and deletes executions', async () => {

@@ -114,14 +114,17 @@ export function scheduleActivity(engine: Engine, run: WorkflowRun, command: api.
   return activity;
 }
 
-/** After the workflow task commits: arm schedule-to-close and queue the first attempt. */
-export function startActivityClock(engine: Engine, run: WorkflowRun, activity: ActivityState): void {
+/**
+ * After the workflow task commits: arm schedule-to-close and queue the first attempt —
+ * or, for eager execution, return the task for the completing worker instead of queueing it.
+ */
+export function startActivityClock(engine: Engine, run: WorkflowRun, activity: ActivityState, eager = false): ActivityTask | undefined {
   if (activity.scheduleToCloseMs > 0) {
     activity.scheduleToCloseTimer = engine.clock.at(activity.firstScheduledTime + activity.scheduleToCloseMs, () =>
       timeOut(engine, run, activity, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE, activity.nonce, true),
     );
   }
-  enqueueAttempt(engine, run, activity);
+  return enqueueAttempt(engine, run, activity, eager);
 }
 
 function clearAttemptTimers(activity: ActivityState): void {
@@ -131,8 +134,8 @@ function clearAttemptTimers(activity: ActivityState): void {
   activity.heartbeatTimer = undefined;
 }
 
-function enqueueAttempt(engine: Engine, run: WorkflowRun, activity: ActivityState): void {
-  if (!run.isOpen || run.activities.get(activity.scheduledEventId) !== activity) return;
+function enqueueAttempt(engine: Engine, run: WorkflowRun, activity: ActivityState, eager = false): ActivityTask | undefined {
+  if (!run.isOpen || run.activities.get(activity.scheduledEventId) !== activity) return undefined;
   clearAttemptTimers(activity);
   activity.state = 'scheduled';
   activity.nonce = engine.nextNonce();
@@ -151,7 +154,9 @@ function enqueueAttempt(engine: Engine, run: WorkflowRun, activity: ActivityStat
     nonce,
     isValid: () => run.isOpen && activity.nonce === nonce && activity.state === 'scheduled' && run.activities.get(activity.scheduledEventId) === activity,
   };
+  if (eager) return task;
   engine.queues.add(run.namespace, 'activity', activity.taskQueue, task);
+  return undefined;
 }
 
 /** A poller takes the attempt: remember the start, arm start-to-close and heartbeat timeouts. */
@@ -317,7 +322,7 @@ function retryLater(engine: Engine, run: WorkflowRun, activity: ActivityState, f
   activity.startedTime = 0;
   activity.startedIdentity = '';
   engine.clock.release(activity);
-  activity.timers.push(engine.clock.after(delayMs, () => enqueueAttempt(engine, run, activity)));
+  activity.timers.push(engine.clock.after(delayMs, () => void enqueueAttempt(engine, run, activity)));
 }
 
 const TIMEOUT_LABEL: Record<number, string> = {

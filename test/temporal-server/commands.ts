@@ -1,6 +1,6 @@
 /** Workflow task commands → history events (in command order), plus the work to do after commit. */
 import { randomUUID } from 'node:crypto';
-import type { Engine } from './engine';
+import type { ActivityTask, Engine } from './engine';
 import { invalidArgument } from './errors';
 import { EventType, RetryState, Status, WftFailedCause, enums, ms, num, type Command, type HistoryEvent, type ProtocolMessage, L } from './proto';
 import type { WorkflowRun } from './run';
@@ -70,10 +70,12 @@ export function validateCommands(run: WorkflowRun, commands: Command[]): Invalid
 export interface CommandOutcome {
   needWft: boolean;
   afterCommit: Array<() => void>;
+  /** Activities the completing worker asked to run eagerly (dispatched in the reply). */
+  eagerActivities: ActivityTask[];
 }
 
 export function applyCommands(engine: Engine, run: WorkflowRun, commands: Command[], messages: ProtocolMessage[], completedEventId: number, identity: string): CommandOutcome {
-  const outcome: CommandOutcome = { needWft: false, afterCommit: [] };
+  const outcome: CommandOutcome = { needWft: false, afterCommit: [], eagerActivities: [] };
   const unprocessed = new Map(messages.map((m) => [m.id ?? '', m]));
   const event = (type: EventType, attrs: HistoryEvent): number => engine.addEvent(run, type, attrs);
   for (const command of commands) {
@@ -83,7 +85,11 @@ export function applyCommands(engine: Engine, run: WorkflowRun, commands: Comman
       case T.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK: {
         const activity = scheduleActivity(engine, run, command.scheduleActivityTaskCommandAttributes ?? {}, completedEventId);
         if (command.userMetadata) run.history[activity.scheduledEventId - 1].userMetadata = command.userMetadata;
-        outcome.afterCommit.push(() => startActivityClock(engine, run, activity));
+        const eager = command.scheduleActivityTaskCommandAttributes?.requestEagerExecution === true && activity.taskQueue === run.taskQueue;
+        outcome.afterCommit.push(() => {
+          const task = startActivityClock(engine, run, activity, eager);
+          if (task) outcome.eagerActivities.push(task);
+        });
         break;
       }
       case T.COMMAND_TYPE_REQUEST_CANCEL_ACTIVITY_TASK: {

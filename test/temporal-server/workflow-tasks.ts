@@ -11,6 +11,7 @@ import type { WorkflowRun, WftState } from './run';
 import { applyCommands, validateCommands } from './commands';
 import { releaseQueries, settleTaskQueries } from './queries';
 import { hasUndeliveredUpdates, updateMessages } from './updates';
+import { startActivityTask } from './activities';
 
 type PollResponse = api.workflowservice.v1.IPollWorkflowTaskQueueResponse;
 
@@ -171,7 +172,8 @@ export function respondWorkflowTaskCompleted(
   }
   settleTaskQueries(engine, run, wft.queryIds, req.queryResults);
   for (const action of outcome.afterCommit) action();
+  const activityTasks = outcome.eagerActivities.filter((task) => task.isValid()).map((task) => startActivityTask(engine, task, identity));
   releaseQueries(engine, run);
   run.notify();
-  return {};
+  return { activityTasks };
 }
