@@ -164,6 +164,15 @@ describe('admin: bulk grants, users and roles', () => {
     assert.deepEqual(new Set(stored), union);
   });
 
+  it('gives a pending grant no power until it is approved', async () => {
+    const user = await newUser();
+    const [pending] = (await post(user, [{ nrn: `organization=${org.id}`, role_slug: 'secops' }])).body as Array<{ id: number }>;
+    const token = await org.token(user);
+    assertAdminError(await ctx.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(token)), 404, 'ORGANIZATION.NOT_FOUND');
+    assert.equal((await ctx.t.request.post(`/user/${user}/grant/${pending.id}/approve`).set(...bearer(org.admin))).status, 200);
+    assert.equal((await ctx.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(token))).status, 200);
+  });
+
   it('revokes a grant and approves a pending one', async () => {
     const user = await newUser();
     const created = await post(user, [{ nrn: `organization=${org.id}`, role_slug: 'viewer' }, { nrn: `organization=${org.id}:account=1`, role_slug: 'secops' }]);

@@ -45,7 +45,12 @@ const Scopes = Type.Object(
     provider: Type.Optional(
       Type.Object(
         {
-          values: Type.Array(Type.Union([Type.Union(PROVIDER_SCOPE_IDS.map((id) => Type.Literal(id))), Uuid]), { minItems: 1, maxItems: 50, uniqueItems: true }),
+          values: Type.Array(Type.Union([Type.Union(PROVIDER_SCOPE_IDS.map((id) => Type.Literal(id))), Uuid]), {
+            minItems: 1,
+            maxItems: 50,
+            uniqueItems: true,
+            description: `Each item is the uuid of a scope specification of the organization or one of the fixed provider scopes: ${PROVIDER_SCOPE_IDS.join(', ')} (AWS Lambda, AWS EC2 instances, AWS EKS, Azure AKS, Google Cloud GKE, Oracle Cloud OKE).`,
+          }),
         },
         { additionalProperties: false },
       ),
