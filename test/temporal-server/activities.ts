@@ -8,9 +8,10 @@ import type { TimerHandle } from './clock';
 import type { ActivityTask, Engine } from './engine';
 import { notFound, workflowCompleted } from './errors';
 import {
-  EventType, RetryState, TimeoutType, api, dur, ms, ts,
+  EventType, TimeoutType, api, dur, ms, ts,
   type Failure, type Payloads, type RetryPolicy, L } from './proto';
-import { evaluateRetry, withRetryDefaults } from './retry';
+import { withRetryDefaults } from './retry';
+import { timeOut } from './activity-outcomes';
 import type { WorkflowRun } from './run';
 
 type ScheduledAttrs = api.history.v1.IActivityTaskScheduledEventAttributes;
@@ -127,14 +128,14 @@ export function startActivityClock(engine: Engine, run: WorkflowRun, activity: A
   return enqueueAttempt(engine, run, activity, eager);
 }
 
-function clearAttemptTimers(activity: ActivityState): void {
+export function clearAttemptTimers(activity: ActivityState): void {
   for (const timer of activity.timers) timer.cancel();
   activity.timers = [];
   activity.heartbeatTimer?.cancel();
   activity.heartbeatTimer = undefined;
 }
 
-function enqueueAttempt(engine: Engine, run: WorkflowRun, activity: ActivityState, eager = false): ActivityTask | undefined {
+export function enqueueAttempt(engine: Engine, run: WorkflowRun, activity: ActivityState, eager = false): ActivityTask | undefined {
   if (!run.isOpen || run.activities.get(activity.scheduledEventId) !== activity) return undefined;
   clearAttemptTimers(activity);
   activity.state = 'scheduled';
@@ -237,129 +238,6 @@ export function activityById(engine: Engine, namespace: string, workflowId: stri
     if (activity.activityId === activityId && activity.state === 'started') return { run, activity };
   }
   throw notFound(`activity ${activityId} not found or not running`);
-}
-
-/** Stops the activity's clocks and lets `write` record its terminal events. */
-function close(engine: Engine, run: WorkflowRun, activity: ActivityState, terminal: (startedEventId: number) => void): void {
-  const wasStarted = activity.state === 'started';
-  clearAttemptTimers(activity);
-  activity.scheduleToCloseTimer?.cancel();
-  activity.state = 'closing';
-  activity.nonce = -1;
-  engine.clock.release(activity);
-  engine.deliver(run, {
-    write: () => {
-      run.activities.delete(activity.scheduledEventId);
-      let startedEventId = 0;
-      if (wasStarted) {
-        startedEventId = run.addEvent(
-          EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED,
-          {
-            activityTaskStartedEventAttributes: {
-              scheduledEventId: L(activity.scheduledEventId),
-              identity: activity.startedIdentity,
-              requestId: activity.requestId,
-              attempt: activity.attempt,
-              lastFailure: activity.attempt > 1 ? activity.lastFailure : undefined,
-            },
-          },
-          Math.min(activity.startedTime, engine.now()),
-        );
-      }
-      terminal(startedEventId);
-    },
-  });
-}
-
-export function completeActivity(engine: Engine, run: WorkflowRun, activity: ActivityState, result: Payloads | null | undefined, identity: string): void {
-  close(engine, run, activity, (startedEventId) =>
-    engine.addEvent(run, EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, {
-      activityTaskCompletedEventAttributes: { result, scheduledEventId: L(activity.scheduledEventId), startedEventId: L(startedEventId), identity },
-    }),
-  );
-}
-
-export function cancelActivity(engine: Engine, run: WorkflowRun, activity: ActivityState, details: Payloads | null | undefined, identity: string): void {
-  close(engine, run, activity, (startedEventId) =>
-    engine.addEvent(run, EventType.EVENT_TYPE_ACTIVITY_TASK_CANCELED, {
-      activityTaskCanceledEventAttributes: {
-        details,
-        latestCancelRequestedEventId: L(activity.cancelRequestedEventId),
-        scheduledEventId: L(activity.scheduledEventId),
-        startedEventId: L(startedEventId),
-        identity,
-      },
-    }),
-  );
-}
-
-export function failActivity(engine: Engine, run: WorkflowRun, activity: ActivityState, failure: Failure | null | undefined, identity: string, lastHeartbeatDetails?: Payloads | null): void {
-  if (lastHeartbeatDetails?.payloads?.length) activity.heartbeatDetails = lastHeartbeatDetails;
-  const decision = activity.cancelRequested
-    ? { retryState: RetryState.RETRY_STATE_CANCEL_REQUESTED, delayMs: 0 }
-    : evaluateRetry(activity.retryPolicy, activity.attempt, failure, engine.now(), expiresAt(activity));
-  if (decision.retryState === RetryState.RETRY_STATE_IN_PROGRESS) {
-    retryLater(engine, run, activity, failure, decision.delayMs);
-    return;
-  }
-  close(engine, run, activity, (startedEventId) =>
-    engine.addEvent(run, EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED, {
-      activityTaskFailedEventAttributes: { failure, scheduledEventId: L(activity.scheduledEventId), startedEventId: L(startedEventId), identity, retryState: decision.retryState },
-    }),
-  );
-}
-
-function expiresAt(activity: ActivityState): number {
-  return activity.scheduleToCloseMs > 0 ? activity.firstScheduledTime + activity.scheduleToCloseMs : 0;
-}
-
-function retryLater(engine: Engine, run: WorkflowRun, activity: ActivityState, failure: Failure | null | undefined, delayMs: number): void {
-  clearAttemptTimers(activity);
-  activity.state = 'backoff';
-  activity.nonce = engine.nextNonce();
-  activity.lastFailure = failure;
-  activity.attempt += 1;
-  activity.startedTime = 0;
-  activity.startedIdentity = '';
-  engine.clock.release(activity);
-  activity.timers.push(engine.clock.after(delayMs, () => void enqueueAttempt(engine, run, activity)));
-}
-
-const TIMEOUT_LABEL: Record<number, string> = {
-  [TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE]: 'StartToClose',
-  [TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START]: 'ScheduleToStart',
-  [TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE]: 'ScheduleToClose',
-  [TimeoutType.TIMEOUT_TYPE_HEARTBEAT]: 'Heartbeat',
-};
-
-function timeOut(engine: Engine, run: WorkflowRun, activity: ActivityState, type: TimeoutType, nonce: number, anyAttempt: boolean): void {
-  if (!run.isOpen || run.activities.get(activity.scheduledEventId) !== activity || activity.state === 'closing') return;
-  if (!anyAttempt && activity.nonce !== nonce) return;
-  let timeoutType = type;
-  const failureFor = (t: TimeoutType): Failure => ({
-    message: `activity ${TIMEOUT_LABEL[t]} timeout`,
-    timeoutFailureInfo: { timeoutType: t, lastHeartbeatDetails: activity.heartbeatDetails },
-    cause: activity.lastFailure ?? undefined,
-  });
-  let retryState: RetryState = RetryState.RETRY_STATE_TIMEOUT;
-  if (type === TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE || type === TimeoutType.TIMEOUT_TYPE_HEARTBEAT) {
-    const failure = failureFor(type);
-    const decision = activity.cancelRequested
-      ? { retryState: RetryState.RETRY_STATE_CANCEL_REQUESTED, delayMs: 0 }
-      : evaluateRetry(activity.retryPolicy, activity.attempt, failure, engine.now(), expiresAt(activity));
-    if (decision.retryState === RetryState.RETRY_STATE_IN_PROGRESS) {
-      retryLater(engine, run, activity, { ...failure, cause: undefined }, decision.delayMs);
-      return;
-    }
-    retryState = decision.retryState;
-    if (retryState === RetryState.RETRY_STATE_TIMEOUT) timeoutType = TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE;
-  }
-  const failure = failureFor(timeoutType);
-  close(engine, run, activity, (startedEventId) =>
-    engine.addEvent(run, EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT, {
-      activityTaskTimedOutEventAttributes: { failure, scheduledEventId: L(activity.scheduledEventId), startedEventId: L(startedEventId), retryState },
-    }),
-  );
 }
 
 export function heartbeatActivity(engine: Engine, run: WorkflowRun, activity: ActivityState, details: Payloads | null | undefined): { cancelRequested: boolean } {
