@@ -1,9 +1,25 @@
 import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
-import { ScheduleOverlapPolicy } from '@temporalio/client';
+import { ScheduleOverlapPolicy, type ScheduleDescription } from '@temporalio/client';
 import { createTestTemporalEnv } from '../support/temporal';
 import { createWorker, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+
+interface RunInfo {
+  start: Date;
+  close?: Date;
+  status: string;
+}
+
+/** Whether any two runs were open at the same time. */
+function overlapping(runs: RunInfo[]): boolean {
+  const sorted = [...runs].sort((a, b) => a.start.getTime() - b.start.getTime());
+  for (let i = 1; i < sorted.length; i++) {
+    const previousClose = sorted[i - 1].close?.getTime() ?? Infinity;
+    if (previousClose > sorted[i].start.getTime()) return true;
+  }
+  return false;
+}
 
 const waitFor = async (check: () => Promise<boolean>, timeoutMs: number): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
@@ -120,6 +136,54 @@ describe('temporal conformance: schedules', function () {
       await waitFor(async () => (await env.client.workflow.count(`TaskQueue = '${queue}' AND ExecutionStatus = 'Completed'`)).count >= 3, 5000);
       await handle.delete();
     });
+
+    const overlapCases: Array<[ScheduleOverlapPolicy, (runs: RunInfo[], info: ScheduleDescription['info']) => void]> = [
+      [ScheduleOverlapPolicy.SKIP, (runs, info) => {
+        assert.equal(overlapping(runs), false);
+        assert.ok(info.numActionsSkippedOverlap >= 1);
+      }],
+      [ScheduleOverlapPolicy.BUFFER_ONE, (runs) => {
+        assert.equal(overlapping(runs), false);
+        assert.ok(runs.some((run) => run.start.getUTCMinutes() !== 0), 'a buffered start happens when the previous run closes');
+      }],
+      [ScheduleOverlapPolicy.BUFFER_ALL, (runs) => {
+        assert.equal(overlapping(runs), false);
+        assert.ok(runs.length >= 2);
+      }],
+      [ScheduleOverlapPolicy.ALLOW_ALL, (runs) => {
+        assert.equal(overlapping(runs), true);
+        assert.ok(runs.length >= 3);
+      }],
+      [ScheduleOverlapPolicy.TERMINATE_OTHER, (runs) => {
+        assert.ok(runs.some((run) => run.status === 'TERMINATED'));
+        assert.equal(overlapping(runs), false);
+      }],
+      [ScheduleOverlapPolicy.CANCEL_OTHER, (runs) => {
+        assert.ok(runs.some((run) => run.status === 'CANCELLED'));
+      }],
+    ];
+    for (const [overlap, check] of overlapCases) {
+      it(`honours the ${overlap} overlap policy`, async () => {
+        const scheduleId = `overlap-${overlap}-${queue}`;
+        const handle = await env.client.schedule.create({
+          scheduleId,
+          spec: { intervals: [{ every: '1 hour' }] },
+          action: { type: 'startWorkflow', workflowType: 'sleeper', args: [100 * 60_000], taskQueue: queue },
+          policies: { overlap },
+        });
+        await env.sleep('270 minutes');
+        await handle.pause();
+        const runs: RunInfo[] = [];
+        for await (const info of env.client.workflow.list({ query: `WorkflowId STARTS_WITH '${scheduleId}'` })) {
+          runs.push({ start: info.startTime, close: info.closeTime, status: info.status.name });
+        }
+        check(runs, (await handle.describe()).info);
+        await handle.delete();
+        for await (const info of env.client.workflow.list({ query: `WorkflowId STARTS_WITH '${scheduleId}' AND ExecutionStatus = 'Running'` })) {
+          await env.client.workflow.getHandle(info.workflowId, info.runId).terminate();
+        }
+      });
+    }
 
     it('replays every history cleanly', async () => {
       const histories = await historiesOf(env.client, [queue]);
