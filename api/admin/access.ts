@@ -83,6 +83,22 @@ export class Access {
     );
   }
 
+  /**
+   * The accounts of an organization on which the caller holds `permission`:
+   * `'all'` through a grant on the organization (or on `account=*`), else the ids
+   * of the accounts granted one by one.
+   */
+  accountsWith(permission: Permission, organizationId: string | number): 'all' | number[] {
+    const org = String(organizationId);
+    const ids = new Set<number>();
+    for (const g of this.grants) {
+      if (!permits(g.permissions, permission) || (g.nrn[0] !== '*' && g.nrn[0] !== org)) continue;
+      if (g.nrn.length === 1 || (g.nrn.length === 2 && g.nrn[1] === '*')) return 'all';
+      if (g.nrn.length === 2 && g.nrn[1] !== undefined) ids.add(Number(g.nrn[1]));
+    }
+    return [...ids];
+  }
+
   /** Whether the caller holds, on an NRN containing `target`, a role allowed to assign `role`. */
   canAssign(role: Pick<RoleRecord, 'assignable_by'>, target: string): boolean {
     const nrn = parseNrn(target);

@@ -8,6 +8,7 @@ import {
   insertAccount,
   isUniqueViolation,
   listAccounts,
+  listAccountsAmong,
   slugsLike,
   softDeleteAccount,
   updateAccount,
@@ -111,7 +112,7 @@ export function accountRoutes({ dataSource }: { dataSource: DataSource }): Route
       method: 'get',
       path: '/account',
       operationId: 'listAccounts',
-      summary: 'List the live accounts of an organization, 30 per page by default.',
+      summary: 'List the live accounts of an organization (those the caller may read), 30 per page by default.',
       tags: ['accounts'],
       auth: 'token',
       query: ListAccountsQuery,
@@ -120,8 +121,13 @@ export function accountRoutes({ dataSource }: { dataSource: DataSource }): Route
       handler: async ({ query, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const org = Number(query.organization_id);
-        access.require('account:read', organizationNrn(org), organizationNotFound(org));
-        const page = await listAccounts(dataSource.manager, org, query.offset, query.limit);
+        const readable = access.accountsWith('account:read', org);
+        // Someone granted on single accounts lists those; without any, the usual 404/403.
+        if (readable !== 'all' && readable.length === 0) access.require('account:read', organizationNrn(org), organizationNotFound(org));
+        const page =
+          readable === 'all'
+            ? await listAccounts(dataSource.manager, org, query.offset, query.limit)
+            : await listAccountsAmong(dataSource.manager, org, readable, query.offset, query.limit);
         return {
           status: 200,
           body: { paging: { total: page.total, offset: query.offset, limit: query.limit }, results: page.rows.map((a) => accountOut(a)) },

@@ -90,6 +90,23 @@ export async function listAccounts(manager: EntityManager, organizationId: numbe
   return result;
 }
 
+/** A page of the live accounts among `ids` (callers granted on single accounts). */
+export async function listAccountsAmong(
+  manager: EntityManager,
+  organizationId: number,
+  ids: number[],
+  offset: number,
+  limit: number,
+): Promise<{ total: number; rows: AccountRecord[] }> {
+  const [result]: Array<{ total: number; rows: AccountRecord[] }> = await manager.query(
+    `WITH live AS (SELECT ${COLUMNS} FROM accounts a WHERE a.organization_id = $1 AND a.deleted_at IS NULL AND a.id = ANY ($2::bigint[]))
+     SELECT (SELECT count(*) FROM live)::float8 AS total,
+            COALESCE((SELECT json_agg(p ORDER BY p.id) FROM (SELECT * FROM live ORDER BY id OFFSET $3 LIMIT $4) p), '[]'::json) AS rows`,
+    [organizationId, ids, offset, limit],
+  );
+  return result;
+}
+
 export async function updateAccount(
   manager: EntityManager,
   id: number,

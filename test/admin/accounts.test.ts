@@ -95,6 +95,21 @@ describe('admin: accounts', () => {
     }
   });
 
+  it('lists only the granted accounts to a caller granted on single accounts', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 4; i += 1) ids.push((await create({ name: `Acc ${i}` })).body.id as number);
+    const scoped = await userWithRole(ctx, org, 'viewer', `organization=${org.id}:account=${ids[1]}`);
+    await ctx.t.request.post(`/user/${scoped.id}/grant`).set(...bearer(org.admin)).send([{ nrn: `organization=${org.id}:account=${ids[3]}`, role_slug: 'viewer' }]);
+    const page = await ctx.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(scoped.token));
+    assert.equal(page.status, 200);
+    assert.deepEqual(page.body.results.map((a: { id: number }) => a.id), [ids[1], ids[3]]);
+    assert.equal(page.body.paging.total, 2);
+    const wildcard = await userWithRole(ctx, org, 'viewer', `organization=${org.id}:account=*`);
+    assert.equal((await ctx.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(wildcard.token))).body.paging.total, 4);
+    const none = await userWithRole(ctx, org, 'viewer', `organization=${org.id}:account=${ids[0]}:namespace=1`);
+    assertAdminError(await ctx.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(none.token)), 403, 'forbidden');
+  });
+
   it('soft-deletes: 404 by default, returned with deleted_at when show_deleted=true', async () => {
     const id = (await create({ name: 'Doomed' })).body.id as number;
     const live = await ctx.t.request.get(`/account/${id}?show_deleted=true`).set(...bearer(org.admin));
