@@ -26,4 +26,25 @@ describe('admin: OpenAPI and dialect', () => {
     const missing = await ctx.t.request.get('/account/1/nothing').set(...bearer(org.admin));
     assert.equal(missing.body.statusCode, 404);
   });
+
+  it('refuses malformed path and query parameters with 400 in the admin dialect', async () => {
+    const ctx = await adminTestApp();
+    const org = await newOrg(ctx);
+    for (const path of [
+      '/account/abc',
+      '/account/0',
+      '/account/1?show_deleted=maybe',
+      '/user/-1',
+      '/service/not-a-uuid',
+      '/service/00000000-0000-4000-8000-000000000000/action/1',
+      '/service_specification/12',
+      '/provider_specification/zz',
+      '/service_specification?type=other',
+      '/provider_specification?category=databases',
+    ]) {
+      const res = await ctx.t.request.get(path).set(...bearer(org.admin));
+      assert.equal(res.status, 400, path);
+      assert.deepEqual([res.body.statusCode, res.body.code, typeof res.body.error, typeof res.body.message], [400, 'validation_failed', 'string', 'string'], path);
+    }
+  });
 });
