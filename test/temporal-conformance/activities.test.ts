@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
+import { ActivityCancelledError, WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { createTestTemporalEnv } from '../support/temporal';
 import { createWorker, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
 import * as wf from './workflows';
@@ -89,6 +91,40 @@ describe('temporal conformance: activities', function () {
     await env.client.activity.heartbeat({ workflowId: handle.workflowId, activityId: 'async-act' }, 'beat');
     await env.client.activity.complete({ workflowId: handle.workflowId, activityId: 'async-act' }, 'done from outside');
     assert.equal(await handle.result(), 'done from outside');
+  });
+
+  it('delivers cancellation to an async activity heartbeating by id, which reports it by id', async () => {
+    const handle = await env.client.workflow.start(wf.cancelAsyncActivity, { taskQueue: queue, workflowId: id('asynccancel'), args: ['async-cancel', 100] });
+    while (probe.attempts['async-cancel'] === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+    const ref = { workflowId: handle.workflowId, activityId: 'async-cancel' };
+    let cancelled = false;
+    for (let i = 0; i < 100 && !cancelled; i++) {
+      try {
+        await env.client.activity.heartbeat(ref, i);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      } catch (error) {
+        assert.ok(error instanceof ActivityCancelledError, String(error));
+        cancelled = true;
+      }
+    }
+    assert.ok(cancelled);
+    await env.client.activity.reportCancellation(ref, 'gave up');
+    assert.equal(await handle.result(), 'cancelled');
+    const history = await handle.fetchHistory();
+    const canceled = history.events?.find((event) => event.activityTaskCanceledEventAttributes);
+    assert.ok(canceled, 'ActivityTaskCanceled is in the history');
+  });
+
+  it('fails an async activity by id', async () => {
+    const handle = await env.client.workflow.start(wf.asyncActivity, { taskQueue: queue, workflowId: id('asyncfail'), args: ['async-fail'] });
+    while (probe.attempts['async-fail'] === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+    await env.client.activity.fail({ workflowId: handle.workflowId, activityId: 'async-fail' }, ApplicationFailure.nonRetryable('failed from outside'));
+    await assert.rejects(handle.result(), (error: unknown) => {
+      assert.ok(error instanceof WorkflowFailedError);
+      const cause: unknown = error.cause?.cause;
+      assert.match(cause instanceof Error ? cause.message : '', /failed from outside/);
+      return true;
+    });
   });
 
   it('replays every history cleanly', async () => {

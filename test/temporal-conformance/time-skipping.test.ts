@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
+import Long from 'long';
 import { createTestTemporalEnv } from '../support/temporal';
 import { createWorker, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
 import * as wf from './workflows';
@@ -63,6 +64,34 @@ describe('temporal conformance: time skipping (createTimeSkipping)', function ()
     const count = await env.client.workflow.count(`WorkflowId = '${handle.workflowId}' AND ExecutionStatus = 'Completed'`);
     assert.ok(count.count >= 3, `${count.count} cron runs completed`);
     await handle.terminate();
+  });
+
+  it('serves the TestService: current time, sleep and sleep-until move the clock', async () => {
+    const testService = env.connection.testService;
+    assert.ok(testService);
+    const now = await env.currentTimeMs();
+    const realStart = Date.now();
+    await testService.unlockTimeSkipping({});
+    try {
+      await testService.sleep({ duration: { seconds: Long.fromNumber(3600) } });
+      assert.ok((await env.currentTimeMs()) - now >= 3_600_000);
+      const target = now + 2 * 86_400_000;
+      await testService.sleepUntil({ timestamp: { seconds: Long.fromNumber(Math.floor(target / 1000)) } });
+      assert.ok((await env.currentTimeMs()) >= Math.floor(target / 1000) * 1000);
+    } finally {
+      await testService.lockTimeSkipping({});
+    }
+    assert.ok(Date.now() - realStart < 1000);
+    await assert.rejects(
+      (async () => {
+        await testService.unlockTimeSkipping({});
+        try {
+          await testService.unlockTimeSkipping({});
+        } finally {
+          await testService.lockTimeSkipping({});
+        }
+      })(),
+    );
   });
 
   it('replays every history cleanly', async () => {

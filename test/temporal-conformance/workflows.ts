@@ -256,3 +256,23 @@ export async function cronWorkflow(): Promise<string> {
 export async function parentOfWaiter(): Promise<string> {
   return await executeChild(waitForever, { workflowId: `${workflowInfo().workflowId}-waiter` });
 }
+
+/** Starts an async-completed activity, cancels it after `delayMs` and waits for the cancellation to complete. */
+export async function cancelAsyncActivity(activityId: string, delayMs: number): Promise<string> {
+  const act = proxyActivities<Activities>({
+    startToCloseTimeout: '10s',
+    activityId,
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  });
+  try {
+    await CancellationScope.cancellable(async () => {
+      const promise = act.completeLater(activityId);
+      await sleep(delayMs);
+      CancellationScope.current().cancel();
+      await promise;
+    });
+    return 'not cancelled';
+  } catch (error) {
+    return isCancellation(error) ? 'cancelled' : `other: ${String(error)}`;
+  }
+}
