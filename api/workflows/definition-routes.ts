@@ -8,7 +8,7 @@ import { HttpError, conflict, validationFailed, type FieldError } from '../http/
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { WorkflowDeps } from './deps';
 import { newWorkflowId } from './ids';
-import { configWarnings, prepare } from './publish';
+import { WORKFLOW_LEVEL_KEYS, configWarnings, prepare } from './publish';
 import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
 import { aliasJson, revisionJson, workflowJson } from './serialize';
 
@@ -68,7 +68,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           const warnings = await configWarnings(deps.dataSource, auth.organizationId, id, prepared.fields.path, prepared.references);
           return { status: 201, body: publishResult(created, warnings, 'created') };
         }
-        const outcome = await publishOnExisting(deps.dataSource, auth.organizationId, params.key, prepared.fields, prepared.revision);
+        const outcome = await publishOnExisting(deps.dataSource, auth.organizationId, params.key, prepared.fields, prepared.revision, WORKFLOW_LEVEL_KEYS);
         if (!outcome) throw conflict('The workflow changed while publishing; retry the request.', 'publish-conflict');
         const warnings = await configWarnings(deps.dataSource, auth.organizationId, outcome.workflow.id, prepared.fields.path, prepared.references);
         return { status: 200, body: publishResult(outcome, warnings, outcome.mode) };

@@ -28,7 +28,8 @@ export interface Prepared {
 }
 
 /** Workflow-level fields: changing only these never makes a new revision. */
-const WORKFLOW_LEVEL = new Set(['name', 'key', 'description', 'path', 'nrn', 'metadata', 'releaseNotes']);
+export const WORKFLOW_LEVEL_KEYS = ['name', 'key', 'description', 'path', 'nrn', 'metadata', 'releaseNotes'];
+const WORKFLOW_LEVEL = new Set(WORKFLOW_LEVEL_KEYS);
 
 export function definitionInvalid(errors: FieldError[]): HttpError {
   return new HttpError(400, 'graph-invalid', `The workflow definition is invalid: ${describeFieldErrors(errors)}`, { errors });
@@ -60,22 +61,15 @@ export function prepare(body: unknown, auth: { organizationId: string; userId: s
   };
 }
 
+/**
+ * A digest of the content (workflow-level fields excluded), kept on the
+ * revision for audit. Whether new content equals the newest revision is
+ * decided by PostgreSQL's jsonb equality, which ignores key order.
+ */
 export function contentHash(def: WorkflowDefinition): string {
   const content: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(def)) if (!WORKFLOW_LEVEL.has(key)) content[key] = value;
-  return createHash('sha256').update(stableJson(content)).digest('hex');
-}
-
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
+  return createHash('sha256').update(JSON.stringify(content)).digest('hex');
 }
 
 /** References with no entry of their kind at any place the workflow sees (workflow, its folder, ancestors, root). */

@@ -1,3 +1,5 @@
+import type { DataSource, EntityManager } from 'typeorm';
+
 /** Row shapes of the workflow tables as the stores return them (camelCase, Dates). */
 export interface WorkflowRow {
   id: string;
@@ -73,4 +75,19 @@ export async function q(db: { query(sql: string, params?: unknown[]): Promise<un
   const result = await db.query(sql, params);
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0];
   return result;
+}
+
+interface PgPoolLike {
+  query(sql: string, params: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * One self-contained statement straight on the driver's pg pool, skipping
+ * TypeORM's query-runner bookkeeping (measurable on the publish hot path).
+ * Only for single statements outside a transaction; anything else uses `q`.
+ */
+export async function poolQuery(db: DataSource | EntityManager, sql: string, params: unknown[]): Promise<unknown> {
+  const pool = 'driver' in db ? (db.driver as unknown as { master?: PgPoolLike }).master : undefined;
+  if (!pool || typeof pool.query !== 'function' || !('isInitialized' in db)) return q(db, sql, params);
+  return (await pool.query(sql, params)).rows;
 }

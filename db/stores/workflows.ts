@@ -5,7 +5,7 @@
  * publishes of one workflow get contiguous numbers.
  */
 import type { DataSource, EntityManager } from 'typeorm';
-import { q, REVISION_COLUMNS, WORKFLOW_COLUMNS, type AliasRow, type RevisionRow, type WorkflowRow } from './workflow-rows';
+import { poolQuery, q, REVISION_COLUMNS, WORKFLOW_COLUMNS, type AliasRow, type RevisionRow, type WorkflowRow } from './workflow-rows';
 
 export interface WorkflowFields {
   name: string;
@@ -44,7 +44,8 @@ export async function insertWorkflow(
   skipOnKeyConflict = false,
 ): Promise<Published | undefined> {
   const conflict = skipOnKeyConflict ? 'ON CONFLICT (organization_id, key) WHERE key IS NOT NULL DO NOTHING' : '';
-  const rows = (await q(db, 
+  const rows = (await poolQuery(
+    db,
     `WITH w AS (
        INSERT INTO workflows (id, organization_id, key, name, description, path, nrn, metadata, latest_revision)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, 1) ${conflict}
@@ -86,6 +87,8 @@ export async function publishOnExisting(
   key: string,
   fields: WorkflowFields,
   revision: NewRevision,
+  /** Top-level keys that are not content (changing only them overwrites). */
+  workflowLevelKeys: string[],
 ): Promise<UpsertOutcome | undefined> {
   return dataSource.transaction(async (m) => {
     const [current] = (await q(m, `SELECT ${WORKFLOW_COLUMNS} FROM workflows WHERE organization_id = $1 AND key = $2 FOR UPDATE`, [
@@ -93,13 +96,17 @@ export async function publishOnExisting(
       key,
     ])) as WorkflowRow[];
     if (!current) return undefined;
-    const [newest] = (await q(m, `SELECT ${REVISION_COLUMNS}, definition FROM workflow_revisions WHERE workflow_id = $1 AND revision = $2`, [
-      current.id,
-      current.latestRevision,
-    ])) as RevisionRow[];
+    // jsonb equality ignores key order, so a reformatted file with the same content is recognised.
+    const [newest] = (await q(
+      m,
+      `SELECT ${REVISION_COLUMNS}, definition, (definition - $3::text[]) = ($4::jsonb - $3::text[]) AS same
+       FROM workflow_revisions WHERE workflow_id = $1 AND revision = $2`,
+      [current.id, current.latestRevision, workflowLevelKeys, JSON.stringify(revision.definition)],
+    )) as Array<RevisionRow & { same: boolean }>;
     const set = `name = $2, description = $3, path = $4, nrn = $5, metadata = $6::jsonb, updated_at = now()`;
     const fieldParams = [fields.name, fields.description, fields.path, fields.nrn, json(fields.metadata)];
-    if (newest.contentHash === revision.contentHash) {
+    if (newest.same) {
+      delete (newest as Partial<typeof newest>).same;
       const [workflow] = (await q(m, `UPDATE workflows SET ${set} WHERE id = $1 RETURNING ${WORKFLOW_COLUMNS}`, [current.id, ...fieldParams])) as WorkflowRow[];
       const [latestAlias] = (await q(m, `SELECT ${ALIAS_SELECT} FROM workflow_aliases WHERE workflow_id = $1 AND name = 'latest'`, [current.id])) as AliasRow[];
       return { mode: 'overwritten' as const, workflow, revision: newest, latestAlias };

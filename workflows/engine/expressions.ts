@@ -11,25 +11,50 @@ export interface ConfigReference {
   name: string;
 }
 
-const TEMPLATE = /\$\{\{([\s\S]*?)\}\}/g;
+
+export interface ParsedExpression {
+  ast?: jsep.Expression;
+  error?: string;
+}
+
+/**
+ * Parsed expressions by source. Definitions repeat the same expressions across
+ * steps and re-publishes; parsing is pure, so a bounded cache is safe (also in
+ * the workflow sandbox). Cached ASTs are shared: callers must not mutate them.
+ */
+const cache = new Map<string, ParsedExpression>();
+const CACHE_LIMIT = 5000;
 
 /** Parses a raw expression; returns the AST or an error message. */
-export function parseExpression(source: string): { ast?: jsep.Expression; error?: string } {
-  if (source.trim() === '') return { error: 'expression is empty' };
-  try {
-    return { ast: jsep(source) };
-  } catch (error) {
-    return { error: error instanceof Error ? error.message : 'expression does not parse' };
+export function parseExpression(source: string): ParsedExpression {
+  const cached = cache.get(source);
+  if (cached) return cached;
+  let parsed: ParsedExpression;
+  if (source.trim() === '') parsed = { error: 'expression is empty' };
+  else {
+    try {
+      parsed = { ast: jsep(source) };
+    } catch (error) {
+      parsed = { error: error instanceof Error ? error.message : 'expression does not parse' };
+    }
   }
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(source, parsed);
+  return parsed;
 }
 
 /** The inner sources of every `${{ … }}` in a string, or an error for an unclosed one. */
 export function templateSources(text: string): { sources: string[]; error?: string } {
   const sources: string[] = [];
-  for (const match of text.matchAll(TEMPLATE)) sources.push(match[1]);
-  const opened = text.split('${{').length - 1;
-  if (opened > sources.length) return { sources, error: 'has an unclosed "${{"' };
-  return { sources };
+  let from = 0;
+  for (;;) {
+    const open = text.indexOf('${{', from);
+    if (open < 0) return { sources };
+    const close = text.indexOf('}}', open + 3);
+    if (close < 0) return { sources, error: 'has an unclosed "${{"' };
+    sources.push(text.slice(open + 3, close));
+    from = close + 2;
+  }
 }
 
 /** A raw expression, or exactly one `${{ }}` around one (the engine unwraps it). */
@@ -49,11 +74,16 @@ export function templateErrors(text: string): string[] {
   return errors;
 }
 
+/** Child fields of jsep nodes; walking only these is much cheaper than visiting every property. */
+const CHILDREN = ['object', 'property', 'left', 'right', 'argument', 'callee', 'test', 'consequent', 'alternate'] as const;
+const LISTS = ['arguments', 'elements', 'body', 'expressions'] as const;
+
 /** `secrets.X` / `vars.X` (also `secrets['X']`) anywhere in an AST. */
 export function collectReferences(ast: jsep.Expression, into: ConfigReference[]): void {
   const visit = (node: unknown): void => {
     if (node === null || typeof node !== 'object') return;
     const n = node as jsep.Expression;
+    if (n.type === 'Identifier' || n.type === 'Literal') return;
     if (n.type === 'MemberExpression') {
       const member = n as jsep.MemberExpression;
       const root = member.object;
@@ -70,10 +100,25 @@ export function collectReferences(ast: jsep.Expression, into: ConfigReference[])
         if (kind && name !== undefined) into.push({ kind, name });
       }
     }
-    for (const value of Object.values(n)) {
-      if (Array.isArray(value)) value.forEach(visit);
-      else if (value !== null && typeof value === 'object') visit(value);
+    const record = n as Record<string, unknown>;
+    for (const field of CHILDREN) if (record[field] !== undefined) visit(record[field]);
+    for (const field of LISTS) {
+      const list = record[field];
+      if (Array.isArray(list)) list.forEach(visit);
     }
   };
   visit(ast);
+}
+
+const referenceCache = new WeakMap<jsep.Expression, ConfigReference[]>();
+
+/** The config references of a parsed expression, computed once per AST. */
+export function referencesOf(ast: jsep.Expression): ConfigReference[] {
+  let references = referenceCache.get(ast);
+  if (!references) {
+    references = [];
+    collectReferences(ast, references);
+    referenceCache.set(ast, references);
+  }
+  return references;
 }

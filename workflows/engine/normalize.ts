@@ -30,7 +30,7 @@ export interface NormalizeResult {
   discardedTriggers: boolean;
 }
 
-export const camelCase = (key: string): string => key.replace(/_+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+export const camelCase = (key: string): string => (key.includes('_') ? key.replace(/_+([a-z0-9])/g, (_, c: string) => c.toUpperCase()) : key);
 
 export function isObject(value: unknown): value is Json {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -38,7 +38,9 @@ export function isObject(value: unknown): value is Json {
 
 /** Own-property write that is safe for keys such as `__proto__`. */
 export function setOwn(target: Json, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  // Only `__proto__` is special on assignment; defineProperty elsewhere would cost objects their fast shape.
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 export function hasOwn(target: object, key: string): boolean {
@@ -96,7 +98,7 @@ export function normalizeDefinition(input: Json): NormalizeResult {
   const issues: DefinitionIssue[] = [];
   const topKeys = new Map<string, string>();
   const doc = camelKeys(input, topKeys);
-  const top = (key: string): string => `/${(topKeys.get(key) ?? key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  const top = (key: string): string => join('', topKeys.get(key) ?? key);
   const steps = new Map<string, StepSource>();
   const stepMap: Record<string, StepDefinition> = {};
   const dependsOn: Array<{ id: string; raw: unknown; pointer: string }> = [];
@@ -113,11 +115,12 @@ export function normalizeDefinition(input: Json): NormalizeResult {
     delete step.dependsOn;
   };
 
+  const stepsBase = top('steps');
   if (Array.isArray(doc.steps)) {
-    doc.steps.forEach((raw, index) => addStep(raw, isObject(raw) ? raw.id : undefined, join(top('steps'), index)));
+    doc.steps.forEach((raw, index) => addStep(raw, isObject(raw) ? raw.id : undefined, `${stepsBase}/${index}`));
   } else if (isObject(doc.steps)) {
     for (const [key, raw] of Object.entries(doc.steps)) {
-      const pointer = join(top('steps'), key);
+      const pointer = join(stepsBase, key);
       if (isObject(raw) && raw.id !== undefined && raw.id !== key) {
         issues.push({ path: join(pointer, 'id'), message: `must equal the map key "${key}"` });
         continue;
@@ -132,20 +135,24 @@ export function normalizeDefinition(input: Json): NormalizeResult {
   const connectionPointers: Array<{ pointer: string; fromDependsOn: boolean }> = [];
   const seen = new Set<string>();
   const addConnection = (connection: ConnectionDefinition, pointer: string, fromDependsOn = false) => {
-    const identity = JSON.stringify([connection.from, connection.to, connection.sourcePort, connection.targetPort, connection.condition ?? null]);
+    const parts = [connection.from, connection.to, connection.sourcePort, connection.targetPort, connection.condition ?? null];
+    // Plain concatenation is enough for string ends (the common case) and much cheaper than JSON.
+    const identity = parts.every((part) => typeof part === 'string' || part === null) ? parts.join('\u0000') : JSON.stringify(parts);
     if (seen.has(identity)) return;
     seen.add(identity);
     connections.push(connection);
     connectionPointers.push({ pointer, fromDependsOn });
   };
   if (Array.isArray(doc.connections)) {
+    const base = top('connections');
     doc.connections.forEach((raw, index) => {
-      const pointer = join(top('connections'), index);
+      const pointer = `${base}/${index}`;
       if (!isObject(raw)) return issues.push({ path: pointer, message: 'a connection must be an object' });
       const c = camelKeys(raw);
-      const connection = { ...c, sourcePort: c.sourcePort ?? 'default', targetPort: c.targetPort ?? 'default' } as ConnectionDefinition;
-      if (connection.id === undefined) connection.id = `c${index + 1}`;
-      addConnection(connection, pointer);
+      c.sourcePort ??= 'default';
+      c.targetPort ??= 'default';
+      c.id ??= `c${index + 1}`;
+      addConnection(c as ConnectionDefinition, pointer);
     });
   } else if (doc.connections !== undefined && doc.connections !== null) {
     issues.push({ path: top('connections'), message: 'must be an array of connections' });

@@ -1,6 +1,6 @@
 /** Walks values for `${{ }}` templates and raw expressions, recording parse errors and config references. */
 import type { DefinitionIssue } from './definition';
-import { collectReferences, parseExpression, templateSources, unwrapRaw, type ConfigReference } from './expressions';
+import { parseExpression, referencesOf, templateSources, unwrapRaw, type ConfigReference } from './expressions';
 import { join } from './pointer';
 
 export interface ExpressionContext {
@@ -17,7 +17,7 @@ export function checkRaw(source: string, path: string, context: ExpressionContex
   }
   const parsed = parseExpression(unwrapped);
   if (parsed.error) context.issues.push({ path, message: `expression does not parse: ${parsed.error}` });
-  else if (parsed.ast) collectReferences(parsed.ast, context.references);
+  else if (parsed.ast) context.references.push(...referencesOf(parsed.ast));
 }
 
 /** Every string inside `value` (recursively), checked for templates. Depth-limited against hostile input. */
@@ -30,13 +30,20 @@ export function checkTemplates(value: unknown, path: string, context: Expression
     for (const source of sources) {
       const parsed = parseExpression(source);
       if (parsed.error) context.issues.push({ path, message: `expression "${source.trim()}" does not parse: ${parsed.error}` });
-      else if (parsed.ast) collectReferences(parsed.ast, context.references);
+      else if (parsed.ast) context.references.push(...referencesOf(parsed.ast));
     }
     return;
   }
+  // Child paths are built only for values that can hold a template.
   if (Array.isArray(value)) {
-    value.forEach((item, index) => checkTemplates(item, join(path, index), context, depth + 1));
+    value.forEach((item, index) => {
+      if (mayHoldTemplate(item)) checkTemplates(item, join(path, index), context, depth + 1);
+    });
   } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) checkTemplates(item, join(path, key), context, depth + 1);
+    for (const [key, item] of Object.entries(value)) if (mayHoldTemplate(item)) checkTemplates(item, join(path, key), context, depth + 1);
   }
+}
+
+function mayHoldTemplate(value: unknown): boolean {
+  return typeof value === 'string' ? value.includes('${{') : value !== null && typeof value === 'object';
 }

@@ -1,0 +1,133 @@
+/**
+ * Publishing speed: POST /workflows/definitions with a 50-step definition at
+ * concurrency 16 through HTTP (keep-alive fetch to a loopback listener), and in
+ * the same run a bare `pg` transaction inserting the same three rows
+ * (workflow, revision, latest alias). Targets: the endpoint reaches at least
+ * 40% of the bare transaction's throughput; p50 at concurrency 1 < 10 ms.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { Pool } from 'pg';
+import type { Client } from '@temporalio/client';
+import { workflowRoutes } from '../api/workflows';
+import { loadConfig } from '../config/config';
+import { createTestApp } from '../test/support/app';
+import { closeTestDataSource, testDataSource } from '../test/support/database';
+import { percentile, round, type BenchReport } from './report';
+
+const ORG = '990101';
+const CONCURRENCY = 16;
+const REQUESTS = 1600;
+
+/** trigger ──▶ s1 ──▶ s2 ──▶ … ──▶ s49 (set-variable and log steps with templates). */
+function fiftySteps(): Record<string, unknown> {
+  const steps: Record<string, unknown> = { trigger: { type: 'trigger', pluginType: 'manual' } };
+  const connections: unknown[] = [];
+  let previous = 'trigger';
+  for (let i = 1; i < 50; i += 1) {
+    const id = `s${i}`;
+    steps[id] =
+      i % 2 === 0
+        ? { type: 'module', pluginType: 'log', config: { level: 'info', message: `step ${i}: \${{ steps.${previous}.outputs.value }}` } }
+        : { type: 'module', pluginType: 'set-variable', config: { path: `v${i}`, value: `\${{ variables.count + ${i} }}` }, timeout: '30s' };
+    connections.push({ from: previous, to: id });
+    previous = id;
+  }
+  return { name: 'Fifty steps', path: '/bench', steps, connections, variables: { count: { initialValue: 0 } } };
+}
+
+async function atConcurrency(total: number, concurrency: number, call: () => Promise<void>): Promise<{ perSecond: number; latencies: number[] }> {
+  let next = 0;
+  const latencies: number[] = [];
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        next += 1;
+        const t0 = process.hrtime.bigint();
+        await call();
+        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { perSecond: total / seconds, latencies };
+}
+
+export async function run(): Promise<BenchReport> {
+  const db = await testDataSource();
+  const url = (db.options as { url?: string }).url;
+  if (!url) throw new Error('the test data source has no URL');
+  const config = { ...loadConfig(), publicBaseUrl: 'http://bench.test' };
+  const t = createTestApp({ routes: workflowRoutes({ config, dataSource: db, temporal: {} as Client, encryptionKey: randomBytes(32) }), bodyLimitBytes: 4 * 1024 * 1024 });
+  const server = t.app.koa.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const body = JSON.stringify(fiftySteps());
+  const headers = { authorization: `Bearer ${await t.token({ organizationId: ORG, userId: 'bench' })}`, 'content-type': 'application/json' };
+  const publish = async () => {
+    const res = await fetch(`${base}/workflows/definitions`, { method: 'POST', headers, body });
+    const text = await res.text();
+    if (res.status !== 201) throw new Error(`publish: ${res.status} ${text.slice(0, 300)}`);
+  };
+
+  // The bare transaction writes the same rows with the same payload, without HTTP, auth or validation.
+  const pool = new Pool({ connectionString: url, max: CONCURRENCY });
+  const definitionJson = body;
+  const hash = createHash('sha256').update(body).digest('hex');
+  const bare = async () => {
+    const client = await pool.connect();
+    const id = `wf_${randomBytes(12).toString('hex')}`;
+    try {
+      await client.query('BEGIN');
+      await client.query(`INSERT INTO workflows (id, organization_id, name, path, nrn) VALUES ($1, $2, 'Fifty steps', '/bench', $3)`, [id, ORG, `organization=${ORG}`]);
+      await client.query(
+        `INSERT INTO workflow_revisions (workflow_id, revision, definition, content_hash, created_by, engine_version) VALUES ($1, 1, $2::jsonb, $3, 'bench', '1')`,
+        [id, definitionJson, hash],
+      );
+      await client.query(`INSERT INTO workflow_aliases (workflow_id, name, revision, updated_by) VALUES ($1, 'latest', 1, 'bench')`, [id]);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+
+  try {
+    await atConcurrency(200, CONCURRENCY, publish);
+    await atConcurrency(200, CONCURRENCY, bare);
+    // Interleave the two measurements so background noise hits both alike.
+    const endpointA = await atConcurrency(REQUESTS / 2, CONCURRENCY, publish);
+    const bareA = await atConcurrency(REQUESTS / 2, CONCURRENCY, bare);
+    const endpointB = await atConcurrency(REQUESTS / 2, CONCURRENCY, publish);
+    const bareB = await atConcurrency(REQUESTS / 2, CONCURRENCY, bare);
+    const endpoint = (endpointA.perSecond + endpointB.perSecond) / 2;
+    const transaction = (bareA.perSecond + bareB.perSecond) / 2;
+    const serial = await atConcurrency(300, 1, publish);
+    const p50 = percentile(serial.latencies, 50);
+    const ratio = endpoint / transaction;
+    return {
+      name: 'workflow definitions: publish a 50-step definition (HTTP, embedded PostgreSQL)',
+      figures: {
+        'definition size bytes': body.length,
+        'POST /workflows/definitions at c=16 (publishes/s)': round(endpoint, 1),
+        'bare pg transaction, same 3 rows at c=16 (tx/s)': round(transaction, 1),
+        'ratio endpoint / bare transaction': round(ratio, 3),
+        'POST p50 at c=1 ms': round(p50),
+        'POST p95 at c=1 ms': round(percentile(serial.latencies, 95)),
+        'POST p50 at c=16 ms': round(percentile([...endpointA.latencies, ...endpointB.latencies], 50)),
+      },
+      targets: [
+        { label: 'endpoint throughput >= 40% of the bare transaction', met: ratio >= 0.4 },
+        { label: 'p50 latency at concurrency 1 < 10 ms', met: p50 < 10 },
+      ],
+    };
+  } finally {
+    await pool.end();
+    await new Promise((resolve) => server.close(resolve));
+    await db.query(`DELETE FROM workflows WHERE organization_id = $1`, [ORG]);
+    await closeTestDataSource();
+  }
+}
