@@ -205,6 +205,17 @@ describe('workflows API: aliases, activation and triggers', () => {
     assert.equal(n, alias.body.active ? 3 : 0);
   });
 
+  it('rejects an unknown trigger status filter; activating an unknown alias answers 404 and writes nothing', async () => {
+    const res = await c.auth(c.t.request.get('/workflows/triggers?status=running'));
+    assertDialect('problem', res, 400);
+    const before = await snapshot(c.db, c.org);
+    const missing = await c.auth(c.t.request.post(url('/aliases/ghost/activate')));
+    assertDialect('problem', missing, 404);
+    assert.match(missing.body.type, /\/alias-not-found$/);
+    assertDialect('problem', await c.auth(c.t.request.post('/workflows/definitions/ghost/aliases/latest/activate')), 404);
+    assert.deepEqual(await snapshot(c.db, c.org), before);
+  });
+
   it('isolates aliases and triggers by organization', async () => {
     await c.auth(c.t.request.put(url('/aliases/prod'))).send({ revision: 1 }).expect(201);
     await c.auth(c.t.request.post(url('/aliases/prod/activate'))).expect(200);

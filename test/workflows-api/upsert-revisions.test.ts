@@ -33,6 +33,22 @@ describe('workflows API: PUT by key and revisions', () => {
     assert.deepEqual(aliases.body.data.map((a: { name: string; revision: number }) => [a.name, a.revision]), [['latest', 2]]);
   });
 
+  it('treats the same content with keys reordered or respelled in snake_case as identical (overwritten)', async () => {
+    await put('same', definition('Same', { variables: { a: { initialValue: 1 } } })).expect(201);
+    const reordered = {
+      connections: [{ to: 'work', from: 'trigger' }],
+      variables: { a: { initialValue: 1 } },
+      steps: [
+        { config: { message: 'hello' }, plugin_type: 'log', type: 'module', id: 'work' },
+        { plugin_type: 'manual', type: 'trigger', id: 'trigger' },
+      ],
+      name: 'Same',
+    };
+    const res = await put('same', reordered);
+    assert.equal(res.body.mode, 'overwritten', JSON.stringify(res.body));
+    assert.equal(res.body.revision.revision, 1);
+  });
+
   it('rejects a body key that differs from the URL, a bad URL key and an invalid definition; nothing written', async () => {
     assertDialect('problem', await put('flow', definition('x', { key: 'other' })), 400);
     assertDialect('problem', await put('Bad_Key', definition('x')), 400);
