@@ -1,6 +1,6 @@
 /**
  * Schedule specs: cron strings compiled to structured calendars, and the next matching
- * time of calendars and intervals. UTC only (timezoneName other than UTC is rejected).
+ * time of calendars (in the spec's IANA time zone, default UTC) and intervals.
  */
 import { invalidArgument } from './errors';
 import { api, dur, ms, ts } from './proto';
@@ -71,17 +71,54 @@ export function parseDuration(text: string): number {
   return total;
 }
 
-/** Compiles one cron string into structured calendars and/or an interval. */
-export function compileCron(input: string): { calendars: Calendar[]; intervals: Interval[] } {
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    try {
+      format = new Intl.DateTimeFormat('en-US', {
+        timeZone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+      });
+    } catch {
+      throw invalidArgument(`unknown time zone "${timeZone}"`);
+    }
+    formatters.set(timeZone, format);
+  }
+  return format;
+}
+
+/** Offset (ms) of `timeZone` from UTC at instant `t`. */
+function offsetAt(timeZone: string, t: number): number {
+  if (!timeZone || timeZone === 'UTC' || timeZone === 'Etc/UTC') return 0;
+  const parts: Record<string, number> = {};
+  for (const part of formatter(timeZone).formatToParts(new Date(t))) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  const wall = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
+  return wall - Math.floor(t / 1000) * 1000;
+}
+
+/** Compiles one cron string into structured calendars and/or an interval (and its CRON_TZ). */
+export function compileCron(input: string): { calendars: Calendar[]; intervals: Interval[]; timeZone?: string } {
   let text = input.replace(/#.*$/, '').trim();
   const tz = /^(CRON_TZ|TZ)=(\S+)\s+/.exec(text);
+  let timeZone: string | undefined;
   if (tz) {
-    if (tz[2] !== 'UTC' && tz[2] !== 'Etc/UTC') throw invalidArgument(`time zone ${tz[2]} is not supported by the stand-in (UTC only)`);
+    timeZone = tz[2];
+    formatter(timeZone);
     text = text.slice(tz[0].length);
   }
   if (text.startsWith('@every')) {
     const [every, phase] = text.slice('@every'.length).trim().split('/');
-    return { calendars: [], intervals: [{ interval: dur(parseDuration(every)), phase: phase ? dur(parseDuration(phase)) : undefined }] };
+    return { calendars: [], intervals: [{ interval: dur(parseDuration(every)), phase: phase ? dur(parseDuration(phase)) : undefined }], timeZone };
   }
   text = PREDEFINED[text] ?? text;
   const fields = text.split(/\s+/);
@@ -110,9 +147,10 @@ export function compileCron(input: string): { calendars: Calendar[]; intervals: 
         { ...base, dayOfMonth: [], dayOfWeek: dowRanges },
       ],
       intervals: [],
+      timeZone,
     };
   }
-  return { calendars: [{ ...base, dayOfMonth: domRanges, dayOfWeek: dowRanges }], intervals: [] };
+  return { calendars: [{ ...base, dayOfMonth: domRanges, dayOfWeek: dowRanges }], intervals: [], timeZone };
 }
 
 function normaliseSunday(range: Range): Range[] {
@@ -125,17 +163,17 @@ function normaliseSunday(range: Range): Range[] {
   return ranges;
 }
 
-/** The spec as the server returns it: cron strings compiled, UTC. */
+/** The spec as the server returns it: cron strings compiled, time zone resolved. */
 export function canonicalSpec(spec: Spec): Spec {
-  if (spec.timezoneName && spec.timezoneName !== 'UTC' && spec.timezoneName !== 'Etc/UTC') {
-    throw invalidArgument(`time zone ${spec.timezoneName} is not supported by the stand-in (UTC only)`);
-  }
+  let timezoneName = spec.timezoneName ?? '';
+  if (timezoneName) formatter(timezoneName);
   const calendars: Calendar[] = [...(spec.structuredCalendar ?? [])];
   const intervals: Interval[] = [...(spec.interval ?? [])];
   for (const cron of spec.cronString ?? []) {
     const compiled = compileCron(cron);
     calendars.push(...compiled.calendars);
     intervals.push(...compiled.intervals);
+    if (compiled.timeZone && !timezoneName) timezoneName = compiled.timeZone;
   }
   for (const interval of intervals) {
     if (ms(interval.interval) < 1000) throw invalidArgument('schedule intervals must be at least 1 second');
@@ -148,7 +186,7 @@ export function canonicalSpec(spec: Spec): Spec {
     startTime: spec.startTime,
     endTime: spec.endTime,
     jitter: spec.jitter,
-    timezoneName: spec.timezoneName ?? '',
+    timezoneName,
   };
 }
 
@@ -197,8 +235,22 @@ function nextCalendar(calendar: Calendar, after: number): number | undefined {
   return undefined;
 }
 
-function matchesCalendar(calendar: Calendar, t: number): boolean {
-  const d = new Date(t);
+/** Next match of a calendar read in `timeZone`: search in wall-clock time, convert back to UTC. */
+function nextCalendarIn(calendar: Calendar, after: number, timeZone: string): number | undefined {
+  if (!timeZone || timeZone === 'UTC' || timeZone === 'Etc/UTC') return nextCalendar(calendar, after);
+  let wall = after + offsetAt(timeZone, after);
+  for (let i = 0; i < 8; i++) {
+    const candidate = nextCalendar(calendar, wall);
+    if (candidate === undefined) return undefined;
+    const utc = candidate - offsetAt(timeZone, candidate - offsetAt(timeZone, candidate));
+    if (utc > after) return utc;
+    wall = candidate;
+  }
+  return undefined;
+}
+
+function matchesCalendar(calendar: Calendar, utc: number, timeZone: string): boolean {
+  const d = new Date(utc + offsetAt(timeZone, utc));
   return (
     inRanges(calendar.year, d.getUTCFullYear()) &&
     inRanges(calendar.month, d.getUTCMonth() + 1) &&
@@ -218,7 +270,7 @@ export function nextTime(spec: Spec, after: number): number | undefined {
   for (let guard = 0; guard < 10_000; guard++) {
     let best: number | undefined;
     for (const calendar of spec.structuredCalendar ?? []) {
-      const t = nextCalendar(calendar, from);
+      const t = nextCalendarIn(calendar, from, spec.timezoneName ?? '');
       if (t !== undefined && (best === undefined || t < best)) best = t;
     }
     for (const interval of spec.interval ?? []) {
@@ -229,7 +281,7 @@ export function nextTime(spec: Spec, after: number): number | undefined {
     }
     if (best === undefined) return undefined;
     if (endTime > 0 && best > endTime) return undefined;
-    if ((spec.excludeStructuredCalendar ?? []).some((c) => matchesCalendar(c, best))) {
+    if ((spec.excludeStructuredCalendar ?? []).some((c) => matchesCalendar(c, best, spec.timezoneName ?? ''))) {
       from = best;
       continue;
     }
