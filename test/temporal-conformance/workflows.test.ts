@@ -56,6 +56,21 @@ describe('temporal conformance: workflows', function () {
     assert.deepEqual(await handle.query(wf.itemsQuery), ['a', 'b', 'c', 'd']);
   });
 
+  it('answers queries on an idle workflow the worker has cached (direct query tasks)', async () => {
+    const handle = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId: id('idlequery') });
+    await handle.signal(wf.addSignal, 'x');
+    for (;;) {
+      const description = await handle.describe();
+      if (description.historyLength >= 8 && description.raw.pendingWorkflowTask == null) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    for (let i = 0; i < 3; i++) assert.deepEqual(await handle.query(wf.itemsQuery), ['x']);
+    await handle.signal(wf.addSignal, 'y');
+    assert.deepEqual(await handle.query(wf.itemsQuery), ['x', 'y']);
+    await handle.signal(wf.doneSignal);
+    await handle.result();
+  });
+
   it('buffers signals sent before the handler exists', async () => {
     const handle = await env.client.workflow.start(wf.lateHandler, { taskQueue: queue, workflowId: id('late') });
     await handle.signal(wf.addSignal, 'early-1');
