@@ -12,8 +12,8 @@ import type { AliasRow, BindingRow } from '../../db/stores/workflow-rows';
 import { findRevision } from '../../db/stores/workflows';
 import type { TriggerDefinition } from '../../workflows/engine/definition';
 import { HttpError, badRequest, conflict, notFound } from '../http/errors';
-import { workflowNotFound } from './definition-routes';
 import type { WorkflowDeps } from './deps';
+import { workflowNotFound } from './errors';
 import { TriggerRegistrationError, type Registration } from './registrars';
 
 export interface AliasState {

@@ -6,15 +6,15 @@ import { normalizeFolderPath } from '../../workflows/engine/normalize';
 import { validateDefinition } from '../../workflows/engine/validate';
 import { HttpError, conflict, validationFailed, type FieldError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
+import { activate } from './activation';
 import type { WorkflowDeps } from './deps';
+import { workflowNotFound } from './errors';
 import { newWorkflowId } from './ids';
 import { WORKFLOW_LEVEL_KEYS, configWarnings, prepare } from './publish';
 import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
 import { aliasJson, revisionJson, workflowJson } from './serialize';
 
 const tags = ['Workflow definitions'];
-
-export const workflowNotFound = (ref: string): HttpError => new HttpError(404, 'workflow-not-found', `No workflow "${ref}" exists in your organization.`);
 
 export async function requireWorkflow(deps: WorkflowDeps, organizationId: string, ref: string): Promise<WorkflowRow> {
   const row = await findWorkflow(deps.dataSource, organizationId, ref);
@@ -70,6 +70,15 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
         }
         const outcome = await publishOnExisting(deps.dataSource, auth.organizationId, params.key, prepared.fields, prepared.revision, WORKFLOW_LEVEL_KEYS);
         if (!outcome) throw conflict('The workflow changed while publishing; retry the request.', 'publish-conflict');
+        if (outcome.mode === 'new-revision' && outcome.latestAlias.active) {
+          // An active `latest` follows the new revision: its registrations move too (all or nothing).
+          try {
+            outcome.latestAlias = (await activate(deps, auth, outcome.workflow.id, 'latest')).alias;
+          } catch (error) {
+            if (!(error instanceof HttpError)) throw error;
+            // The revision is published either way; on failure the alias keeps its previous registrations.
+          }
+        }
         const warnings = await configWarnings(deps.dataSource, auth.organizationId, outcome.workflow.id, prepared.fields.path, prepared.references);
         return { status: 200, body: publishResult(outcome, warnings, outcome.mode) };
       },

@@ -171,6 +171,18 @@ describe('workflows API: aliases, activation and triggers', () => {
     assert.deepEqual([...cron.state.live], [newSchedule]);
   });
 
+  it('an active latest follows a new revision, moving its registrations', async () => {
+    const on = await c.auth(c.t.request.post(url('/aliases/latest/activate'))).expect(200);
+    const oldSchedule = on.body.alias.triggerStates.tick.runtimeMetadata.scheduleId;
+    const published = await c.auth(c.t.request.put(url())).send(triggered({ variables: { v: { initialValue: 3 } } }));
+    assert.equal(published.body.mode, 'new-revision');
+    assert.deepEqual([published.body.latestAlias.revision, published.body.latestAlias.active], [3, true]);
+    const triggers = await c.auth(c.t.request.get('/workflows/triggers?workflowId=flow&status=live'));
+    assert.deepEqual([...new Set(triggers.body.data.map((t: { revision: number }) => t.revision))], [3]);
+    assert.equal(cron.state.live.has(oldSchedule), false);
+    assert.equal(cron.state.live.size, 1);
+  });
+
   it('reports deactivateError when teardown fails, and still deactivates', async () => {
     await c.auth(c.t.request.put(url('/aliases/prod'))).send({ revision: 1 }).expect(201);
     await c.auth(c.t.request.post(url('/aliases/prod/activate'))).expect(200);
