@@ -1,6 +1,7 @@
 /**
  * Throughput of the in-memory Temporal stand-in: workflows of one activity each, run by
- * one worker. The stand-in runs in its own process (as `createLocal` launches it).
+ * one worker. The stand-in runs in its own process (as `createLocal` launches it). Workflows are
+ * started with at most IN_FLIGHT unfinished; completion is observed through the visibility count.
  */
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -10,7 +11,7 @@ import { round, type BenchReport } from './report';
 
 const WARMUP = 50;
 const WORKFLOWS = 1000;
-const IN_FLIGHT = 200;
+const IN_FLIGHT = 400;
 
 export async function run(): Promise<BenchReport> {
   const server = await startDevServer(STAND_IN_DEV_SERVER, 'default', 'stand-in');
@@ -29,19 +30,32 @@ export async function run(): Promise<BenchReport> {
       activities: { echo: (value: string) => Promise.resolve(`echo:${value}`) },
       maxConcurrentWorkflowTaskExecutions: 100,
       maxConcurrentActivityTaskExecutions: 200,
+      maxConcurrentWorkflowTaskPolls: 8,
+      maxConcurrentActivityTaskPolls: 4,
     });
+    /** Starts `count` workflows (at most IN_FLIGHT unfinished at a time) and waits until all completed. */
     const runBatch = async (prefix: string, count: number): Promise<number> => {
-      let next = 0;
       const started = Date.now();
-      const lane = async (): Promise<void> => {
-        while (next < count) {
-          const i = next++;
-          const result = await client.workflow.execute('oneActivity', { taskQueue, workflowId: `${prefix}-${i}`, args: [String(i)] });
-          if (result !== `echo:${i}`) throw new Error(`unexpected result ${String(result)}`);
+      let launched = 0;
+      let completed = 0;
+      const completedCount = async (): Promise<number> =>
+        (await client.workflow.count(`WorkflowId STARTS_WITH '${prefix}-' AND ExecutionStatus = 'Completed'`)).count;
+      while (completed < count) {
+        const batch: Array<Promise<unknown>> = [];
+        while (launched < count && launched - completed < IN_FLIGHT) {
+          const i = launched++;
+          batch.push(client.workflow.start('oneActivity', { taskQueue, workflowId: `${prefix}-${i}`, args: [String(i)] }));
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, count) }, lane));
-      return (Date.now() - started) / 1000;
+        await Promise.all(batch);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        completed = await completedCount();
+      }
+      const seconds = (Date.now() - started) / 1000;
+      for (const i of [0, Math.floor(count / 2), count - 1]) {
+        const result: unknown = await client.workflow.getHandle(`${prefix}-${i}`).result();
+        if (result !== `echo:${i}`) throw new Error(`unexpected result ${String(result)}`);
+      }
+      return seconds;
     };
     let seconds = 0;
     await worker.runUntil(async () => {
