@@ -276,3 +276,19 @@ export async function cancelAsyncActivity(activityId: string, delayMs: number): 
     return isCancellation(error) ? 'cancelled' : `other: ${String(error)}`;
   }
 }
+
+export const slowUpdate = defineUpdate<string, [number]>('slowUpdate');
+
+/** Has an update handler that takes a while; finishes on `done`. */
+export async function slowUpdater(): Promise<string> {
+  let done = false;
+  setHandler(slowUpdate, async (ms) => {
+    await sleep(ms);
+    return `slept ${ms}`;
+  });
+  setHandler(doneSignal, () => {
+    done = true;
+  });
+  await condition(() => done);
+  return 'done';
+}
