@@ -6,6 +6,8 @@
  * 40% of the bare transaction's throughput; p50 at concurrency 1 < 10 ms.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import { Worker } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
 import type { Client } from '@temporalio/client';
@@ -54,6 +56,56 @@ async function atConcurrency(total: number, concurrency: number, call: () => Pro
   return { perSecond: total / seconds, latencies };
 }
 
+/**
+ * The HTTP load generator runs in a worker thread (plain JavaScript, keep-alive
+ * node:http), as real clients would run elsewhere: the server's event loop
+ * then spends its time on the server's work only.
+ */
+const LOAD_GENERATOR = `
+const { parentPort, workerData } = require('node:worker_threads');
+const http = require('node:http');
+const { port, path, headers, body, total, concurrency, expected } = workerData;
+const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+const call = () => new Promise((resolve, reject) => {
+  const req = http.request({ host: '127.0.0.1', port, path, method: 'POST', headers, agent }, (res) => {
+    const chunks = [];
+    res.on('data', (c) => chunks.push(c));
+    res.on('end', () => res.statusCode === expected ? resolve() : reject(new Error(res.statusCode + ' ' + Buffer.concat(chunks).toString().slice(0, 300))));
+    res.on('error', reject);
+  });
+  req.on('error', reject);
+  req.end(body);
+});
+(async () => {
+  let next = 0;
+  const latencies = [];
+  const started = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < total) {
+      next += 1;
+      const t0 = process.hrtime.bigint();
+      await call();
+      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  }));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  agent.destroy();
+  parentPort.postMessage({ perSecond: total / seconds, latencies });
+})().catch((error) => parentPort.postMessage({ error: String(error && error.message || error) }));
+`;
+
+function loadFromWorker(data: Record<string, unknown>): Promise<{ perSecond: number; latencies: number[] }> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(LOAD_GENERATOR, { eval: true, workerData: data });
+    worker.once('message', (message: { perSecond: number; latencies: number[]; error?: string }) => {
+      void worker.terminate();
+      if (message.error) reject(new Error(message.error));
+      else resolve(message);
+    });
+    worker.once('error', reject);
+  });
+}
+
 export async function run(): Promise<BenchReport> {
   const db = await testDataSource();
   const url = (db.options as { url?: string }).url;
@@ -62,14 +114,28 @@ export async function run(): Promise<BenchReport> {
   const t = createTestApp({ routes: workflowRoutes({ config, dataSource: db, temporal: {} as Client, encryptionKey: randomBytes(32) }), bodyLimitBytes: 4 * 1024 * 1024 });
   const server = t.app.koa.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
   const body = JSON.stringify(fiftySteps());
-  const headers = { authorization: `Bearer ${await t.token({ organizationId: ORG, userId: 'bench' })}`, 'content-type': 'application/json' };
-  const publish = async () => {
-    const res = await fetch(`${base}/workflows/definitions`, { method: 'POST', headers, body });
-    const text = await res.text();
-    if (res.status !== 201) throw new Error(`publish: ${res.status} ${text.slice(0, 300)}`);
+  const headers = {
+    authorization: `Bearer ${await t.token({ organizationId: ORG, userId: 'bench' })}`,
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
   };
+  const publishLoad = (total: number, concurrency: number) =>
+    loadFromWorker({ port, path: '/workflows/definitions', headers, body, total, concurrency, expected: 201 });
+  // A keep-alive node:http client on the main thread, for the warm-up.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const publish = () =>
+    new Promise<void>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port, path: '/workflows/definitions', method: 'POST', headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => (res.statusCode === 201 ? resolve() : reject(new Error(`publish: ${res.statusCode} ${Buffer.concat(chunks).toString().slice(0, 300)}`))));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
 
   // The bare transaction writes the same rows with the same payload, without HTTP, auth or validation.
   const pool = new Pool({ connectionString: url, max: CONCURRENCY });
@@ -99,13 +165,13 @@ export async function run(): Promise<BenchReport> {
     await atConcurrency(200, CONCURRENCY, publish);
     await atConcurrency(200, CONCURRENCY, bare);
     // Interleave the two measurements so background noise hits both alike.
-    const endpointA = await atConcurrency(REQUESTS / 2, CONCURRENCY, publish);
+    const endpointA = await publishLoad(REQUESTS / 2, CONCURRENCY);
     const bareA = await atConcurrency(REQUESTS / 2, CONCURRENCY, bare);
-    const endpointB = await atConcurrency(REQUESTS / 2, CONCURRENCY, publish);
+    const endpointB = await publishLoad(REQUESTS / 2, CONCURRENCY);
     const bareB = await atConcurrency(REQUESTS / 2, CONCURRENCY, bare);
     const endpoint = (endpointA.perSecond + endpointB.perSecond) / 2;
     const transaction = (bareA.perSecond + bareB.perSecond) / 2;
-    const serial = await atConcurrency(300, 1, publish);
+    const serial = await publishLoad(300, 1);
     const p50 = percentile(serial.latencies, 50);
     const ratio = endpoint / transaction;
     return {
@@ -126,6 +192,7 @@ export async function run(): Promise<BenchReport> {
     };
   } finally {
     await pool.end();
+    agent.destroy();
     await new Promise((resolve) => server.close(resolve));
     await db.query(`DELETE FROM workflows WHERE organization_id = $1`, [ORG]);
     await closeTestDataSource();

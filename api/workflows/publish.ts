@@ -29,7 +29,6 @@ export interface Prepared {
 
 /** Workflow-level fields: changing only these never makes a new revision. */
 export const WORKFLOW_LEVEL_KEYS = ['name', 'key', 'description', 'path', 'nrn', 'metadata', 'releaseNotes'];
-const WORKFLOW_LEVEL = new Set(WORKFLOW_LEVEL_KEYS);
 
 export function definitionInvalid(errors: FieldError[]): HttpError {
   return new HttpError(400, 'graph-invalid', `The workflow definition is invalid: ${describeFieldErrors(errors)}`, { errors });
@@ -46,30 +45,23 @@ export function prepare(body: unknown, auth: { organizationId: string; userId: s
     nrn: def.nrn ?? `organization=${auth.organizationId}`,
     metadata: def.metadata ?? null,
   };
+  const definition = { ...def, nrn: fields.nrn };
+  // Serialized once: the same text is hashed, sent to PostgreSQL and compared there.
+  const definitionJson = JSON.stringify(definition);
   return {
     key: def.key ?? null,
     fields,
     references: result.references,
     revision: {
-      definition: { ...def, nrn: fields.nrn },
-      contentHash: contentHash(def),
+      definition,
+      definitionJson,
+      contentHash: createHash('sha256').update(definitionJson).digest('hex'),
       createdBy: auth.userId,
       releaseNotes: def.releaseNotes ?? null,
       semanticVersion: def.semanticVersion ?? null,
       engineVersion: ENGINE_VERSION,
     },
   };
-}
-
-/**
- * A digest of the content (workflow-level fields excluded), kept on the
- * revision for audit. Whether new content equals the newest revision is
- * decided by PostgreSQL's jsonb equality, which ignores key order.
- */
-export function contentHash(def: WorkflowDefinition): string {
-  const content: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(def)) if (!WORKFLOW_LEVEL.has(key)) content[key] = value;
-  return createHash('sha256').update(JSON.stringify(content)).digest('hex');
 }
 
 /** References with no entry of their kind at any place the workflow sees (workflow, its folder, ancestors, root). */

@@ -78,7 +78,7 @@ export async function q(db: { query(sql: string, params?: unknown[]): Promise<un
 }
 
 interface PgPoolLike {
-  query(sql: string, params: unknown[]): Promise<{ rows: unknown[] }>;
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /**
@@ -86,8 +86,9 @@ interface PgPoolLike {
  * TypeORM's query-runner bookkeeping (measurable on the publish hot path).
  * Only for single statements outside a transaction; anything else uses `q`.
  */
-export async function poolQuery(db: DataSource | EntityManager, sql: string, params: unknown[]): Promise<unknown> {
+export async function poolQuery(db: DataSource | EntityManager, sql: string, params: unknown[], name?: string): Promise<unknown> {
   const pool = 'driver' in db ? (db.driver as unknown as { master?: PgPoolLike }).master : undefined;
   if (!pool || typeof pool.query !== 'function' || !('isInitialized' in db)) return q(db, sql, params);
-  return (await pool.query(sql, params)).rows;
+  // A named statement is parsed once per connection; later calls send only Bind/Execute.
+  return (await pool.query({ name, text: sql, values: params })).rows;
 }

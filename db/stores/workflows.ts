@@ -17,6 +17,9 @@ export interface WorkflowFields {
 
 export interface NewRevision {
   definition: Record<string, unknown>;
+  /** `definition` serialized (done once by the caller). */
+  definitionJson: string;
+  /** Digest of `definitionJson`, for audit; content equality is decided with jsonb in SQL. */
   contentHash: string;
   createdBy: string;
   releaseNotes: string | null;
@@ -62,14 +65,14 @@ export async function insertWorkflow(
      SELECT w.created_at AS "createdAt", r.created_at AS "revisionCreatedAt", a.updated_at AS "aliasUpdatedAt" FROM w, r, a`,
     [
       ids.id, ids.organizationId, ids.key, fields.name, fields.description, fields.path, fields.nrn, json(fields.metadata),
-      JSON.stringify(revision.definition), revision.contentHash, revision.createdBy, revision.releaseNotes, revision.semanticVersion, revision.engineVersion,
-    ],
+      revision.definitionJson, revision.contentHash, revision.createdBy, revision.releaseNotes, revision.semanticVersion, revision.engineVersion,
+    ], skipOnKeyConflict ? 'publish-workflow-upsert' : 'publish-workflow',
   )) as Array<{ createdAt: Date; revisionCreatedAt: Date; aliasUpdatedAt: Date }>;
   if (rows.length === 0) return undefined;
   const [row] = rows;
   return {
     workflow: { ...ids, ...fields, latestRevision: 1, createdAt: row.createdAt, updatedAt: row.createdAt },
-    revision: { workflowId: ids.id, revision: 1, ...revision, createdAt: row.revisionCreatedAt },
+    revision: { workflowId: ids.id, revision: 1, ...revisionFields(revision), createdAt: row.revisionCreatedAt },
     latestAlias: { workflowId: ids.id, name: 'latest', revision: 1, active: false, metadata: null, updatedBy: revision.createdBy, updatedAt: row.aliasUpdatedAt },
   };
 }
@@ -101,7 +104,7 @@ export async function publishOnExisting(
       m,
       `SELECT ${REVISION_COLUMNS}, definition, (definition - $3::text[]) = ($4::jsonb - $3::text[]) AS same
        FROM workflow_revisions WHERE workflow_id = $1 AND revision = $2`,
-      [current.id, current.latestRevision, workflowLevelKeys, JSON.stringify(revision.definition)],
+      [current.id, current.latestRevision, workflowLevelKeys, revision.definitionJson],
     )) as Array<RevisionRow & { same: boolean }>;
     const set = `name = $2, description = $3, path = $4, nrn = $5, metadata = $6::jsonb, updated_at = now()`;
     const fieldParams = [fields.name, fields.description, fields.path, fields.nrn, json(fields.metadata)];
@@ -123,13 +126,13 @@ export async function publishOnExisting(
          UPDATE workflows SET ${set}, latest_revision = $7 WHERE id = $1 RETURNING ${WORKFLOW_COLUMNS}
        )
        SELECT row_to_json(w) AS workflow, row_to_json(a) AS alias, r.created_at AS "revisionCreatedAt" FROM w, a, r`,
-      [current.id, ...fieldParams, next, JSON.stringify(revision.definition), revision.contentHash, revision.createdBy, revision.releaseNotes, revision.semanticVersion, revision.engineVersion],
+      [current.id, ...fieldParams, next, revision.definitionJson, revision.contentHash, revision.createdBy, revision.releaseNotes, revision.semanticVersion, revision.engineVersion],
     )) as Array<{ workflow: WorkflowRow; alias: AliasRow; revisionCreatedAt: Date }>;
     return {
       mode: 'new-revision' as const,
       workflow: revive(row.workflow, ['createdAt', 'updatedAt']),
       latestAlias: revive(row.alias, ['updatedAt']),
-      revision: { workflowId: current.id, revision: next, ...revision, createdAt: row.revisionCreatedAt },
+      revision: { workflowId: current.id, revision: next, ...revisionFields(revision), createdAt: row.revisionCreatedAt },
     };
   });
 }
@@ -241,4 +244,8 @@ function revive<T>(row: T, fields: Array<keyof T>): T {
   const out = { ...row };
   for (const field of fields) out[field] = new Date(out[field] as unknown as string) as T[keyof T];
   return out;
+}
+
+function revisionFields({ definitionJson: _json, ...rest }: NewRevision): Omit<NewRevision, 'definitionJson'> {
+  return rest;
 }
