@@ -91,6 +91,13 @@ describe('temporal conformance: workflows', function () {
     assert.deepEqual(await env.client.workflow.execute(wf.parent, { taskQueue: queue, workflowId: id('parent'), args: ['v'] }), ['child:v', 'child:v2', 'child failed']);
   });
 
+  it('fails a child start whose workflow id is taken', async () => {
+    const taken = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId: id('taken') });
+    assert.equal(await env.client.workflow.execute(wf.childIdConflict, { taskQueue: queue, workflowId: id('conflict'), args: [taken.workflowId] }), 'already started');
+    await taken.signal(wf.doneSignal);
+    await taken.result();
+  });
+
   it('signals another workflow from a workflow', async () => {
     const target = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId: id('target') });
     assert.equal(await env.client.workflow.execute(wf.signalExternal, { taskQueue: queue, workflowId: id('sender'), args: [target.workflowId] }), 'signalled');

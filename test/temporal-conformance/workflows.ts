@@ -4,6 +4,7 @@ import {
   defineQuery, defineSignal, defineUpdate, executeChild, isCancellation, proxyActivities, proxyLocalActivities, setHandler, sleep, startChild, workflowInfo,
   getExternalWorkflowHandle, upsertSearchAttributes, upsertMemo, patched,
 } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from './activities';
 
 const acts = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '50ms', backoffCoefficient: 1 } });
@@ -291,4 +292,14 @@ export async function slowUpdater(): Promise<string> {
   });
   await condition(() => done);
   return 'done';
+}
+
+/** Starts a child whose id is taken by a running workflow; reports the failure. */
+export async function childIdConflict(takenId: string): Promise<string> {
+  try {
+    await executeChild(child, { workflowId: takenId, args: ['never'] });
+    return 'started';
+  } catch (error) {
+    return error instanceof WorkflowExecutionAlreadyStartedError ? 'already started' : `other: ${String(error)}`;
+  }
 }

@@ -93,6 +93,15 @@ export function startWorkflow(engine: Engine, namespace: string, req: StartReque
   if (!workflowId) throw invalidArgument('WorkflowId is not set on request.');
   if (!req.workflowType?.name) throw invalidArgument('WorkflowType is not set on request.');
   if (!req.taskQueue?.name) throw invalidArgument('TaskQueue is not set on request.');
+  for (const [name, value] of [
+    ['WorkflowExecutionTimeout', req.workflowExecutionTimeout],
+    ['WorkflowRunTimeout', req.workflowRunTimeout],
+    ['WorkflowTaskTimeout', req.workflowTaskTimeout],
+    ['WorkflowStartDelay', req.workflowStartDelay],
+  ] as const) {
+    if (ms(value) < 0) throw invalidArgument(`Invalid ${name}.`);
+  }
+  if (req.cronSchedule && ms(req.workflowStartDelay) > 0) throw invalidArgument('CronSchedule and WorkflowStartDelay may not be used together.');
   let reuse = req.workflowIdReusePolicy ?? Reuse.WORKFLOW_ID_REUSE_POLICY_UNSPECIFIED;
   let conflict = req.workflowIdConflictPolicy ?? Conflict.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED;
   if (reuse === Reuse.WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING) {
