@@ -150,6 +150,9 @@ export async function putAlias(
       if (!outcome.ok) throw activationFailed(outcome.failures);
       await teardown(deps, (await bindingsOf(m, workflowId, [name])).filter((b) => b.status === 'live'));
       await replaceBindings(m, workflowId, name, outcome.bindings);
+    } else if (existing && !existing.active && existing.revision !== body.revision) {
+      // States of an earlier failed or finished activation describe the old revision's triggers.
+      await replaceBindings(m, workflowId, name, []);
     }
     const alias = await upsertAlias(m, { workflowId, name, revision: body.revision, metadata: body.metadata, updatedBy: auth.userId });
     return { alias, bindings: await bindingsOf(m, workflowId, [name]), created: !existing };

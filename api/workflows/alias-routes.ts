@@ -1,6 +1,7 @@
 /** Revisions and aliases of a workflow: reads, repoint, activate, deactivate, delete. */
 import { Type } from '@sinclair/typebox';
-import { bindingsOf, findAlias, listAliases } from '../../db/stores/workflow-aliases';
+import { bindingsOf, findAlias, listAliases, revisionTriggers } from '../../db/stores/workflow-aliases';
+import type { AliasRow, BindingRow } from '../../db/stores/workflow-rows';
 import { findRevision, listRevisions } from '../../db/stores/workflows';
 import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
@@ -20,7 +21,10 @@ function checkAliasName(name: string): void {
 }
 
 export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
-  const json = (state: { alias: Parameters<typeof aliasJson>[0]; bindings: Parameters<typeof aliasJson>[1] }) => aliasJson(state.alias, state.bindings, deps.publicBaseUrl);
+  const json = async (state: { alias: AliasRow; bindings: BindingRow[] }) => {
+    const triggers = await revisionTriggers(deps.dataSource, state.alias.workflowId, [state.alias.revision]);
+    return aliasJson(state.alias, state.bindings, deps.publicBaseUrl, triggers.get(state.alias.revision));
+  };
   return [
     defineRoute({
       method: 'get', path: '/workflows/definitions/{id}/revisions', operationId: 'listWorkflowRevisions', summary: 'List revisions (newest first)', tags, auth: 'token',
@@ -50,7 +54,8 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       async handler({ params, auth }) {
         const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
         const [aliases, bindings] = await Promise.all([listAliases(deps.dataSource, workflow.id), bindingsOf(deps.dataSource, workflow.id)]);
-        return { status: 200, body: { data: aliases.map((alias) => aliasJson(alias, bindings, deps.publicBaseUrl)) } };
+        const triggers = await revisionTriggers(deps.dataSource, workflow.id, [...new Set(aliases.map((a) => a.revision))]);
+        return { status: 200, body: { data: aliases.map((alias) => aliasJson(alias, bindings, deps.publicBaseUrl, triggers.get(alias.revision))) } };
       },
     }),
     defineRoute({
@@ -60,7 +65,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
         const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
         const alias = await findAlias(deps.dataSource, workflow.id, params.alias);
         if (!alias) throw notFound(`No alias "${params.alias}" exists on this workflow.`, 'alias-not-found');
-        return { status: 200, body: json({ alias, bindings: await bindingsOf(deps.dataSource, workflow.id, [alias.name]) }) };
+        return { status: 200, body: await json({ alias, bindings: await bindingsOf(deps.dataSource, workflow.id, [alias.name]) }) };
       },
     }),
     defineRoute({
@@ -72,7 +77,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       async handler({ params, body, auth }) {
         checkAliasName(params.alias);
         const state = await putAlias(deps, auth, params.id, params.alias, body);
-        return { status: state.created ? 201 : 200, body: json(state) };
+        return { status: state.created ? 201 : 200, body: await json(state) };
       },
     }),
     defineRoute({
@@ -81,7 +86,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       tags, auth: 'token', params: AliasParams, body: Type.Object({}, { additionalProperties: true }), bodyOptional: true,
       responses: { 200: { description: 'Activated', schema: Type.Object({ alias: Alias }) } }, errors: [502],
       async handler({ params, auth }) {
-        return { status: 200, body: { alias: json(await activate(deps, auth, params.id, params.alias)) } };
+        return { status: 200, body: { alias: await json(await activate(deps, auth, params.id, params.alias)) } };
       },
     }),
     defineRoute({
@@ -94,7 +99,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
         const result = await deactivate(deps, auth, params.id, params.alias);
         return {
           status: 200,
-          body: { alias: json(result), deactivatedTriggers: result.deactivatedTriggers, ...(result.deactivateError ? { deactivateError: result.deactivateError } : {}) },
+          body: { alias: await json(result), deactivatedTriggers: result.deactivatedTriggers, ...(result.deactivateError ? { deactivateError: result.deactivateError } : {}) },
         };
       },
     }),

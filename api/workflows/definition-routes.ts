@@ -12,7 +12,7 @@ import { workflowNotFound } from './errors';
 import { newWorkflowId } from './ids';
 import { WORKFLOW_LEVEL_KEYS, configWarnings, prepare } from './publish';
 import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
-import { aliasJson, revisionJson, workflowJson } from './serialize';
+import { aliasJson, revisionJson, workflowJson, type TriggerRef } from './serialize';
 
 const tags = ['Workflow definitions'];
 
@@ -26,7 +26,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
   const publishResult = (published: Awaited<ReturnType<typeof insertWorkflow>> & object, warnings: unknown[], mode?: string) => ({
     workflow: workflowJson(published.workflow),
     revision: revisionJson(published.revision),
-    latestAlias: aliasJson(published.latestAlias, [], deps.publicBaseUrl),
+    latestAlias: aliasJson(published.latestAlias, [], deps.publicBaseUrl, published.revision.definition?.triggers as TriggerRef[] | undefined),
     ...(mode ? { mode } : {}),
     warnings,
   });

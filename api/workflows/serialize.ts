@@ -44,8 +44,15 @@ export function triggerStateJson(binding: BindingRow, publicBaseUrl: string): Re
   };
 }
 
-export function aliasJson(row: AliasRow, bindings: BindingRow[], publicBaseUrl: string): Record<string, unknown> {
+export interface TriggerRef {
+  id: string;
+  pluginType: string;
+}
+
+/** Triggers of the alias revision that were never registered show as inactive. */
+export function aliasJson(row: AliasRow, bindings: BindingRow[], publicBaseUrl: string, triggers: TriggerRef[] = []): Record<string, unknown> {
   const triggerStates: Record<string, unknown> = {};
+  for (const trigger of triggers) triggerStates[trigger.id] = { status: 'inactive', pluginType: trigger.pluginType, runtimeMetadata: {} };
   for (const binding of bindings) {
     if (binding.aliasName === row.name) triggerStates[binding.triggerId] = triggerStateJson(binding, publicBaseUrl);
   }

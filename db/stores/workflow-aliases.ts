@@ -94,3 +94,15 @@ export async function findBindingByWebhookToken(db: Db, token: string): Promise<
   const rows = (await q(db, `SELECT ${BINDING_COLUMNS} FROM trigger_bindings WHERE webhook_token = $1 AND status = 'live'`, [token])) as BindingRow[];
   return rows[0];
 }
+
+/** Trigger ids and kinds of the given revisions (from the stored normalized definitions). */
+export async function revisionTriggers(db: Db, workflowId: string, revisions: number[]): Promise<Map<number, Array<{ id: string; pluginType: string }>>> {
+  const rows = (await q(
+    db,
+    `SELECT revision, COALESCE((SELECT jsonb_agg(jsonb_build_object('id', t->'id', 'pluginType', t->'pluginType'))
+       FROM jsonb_array_elements(CASE WHEN jsonb_typeof(definition->'triggers') = 'array' THEN definition->'triggers' ELSE '[]'::jsonb END) t), '[]'::jsonb) AS triggers
+     FROM workflow_revisions WHERE workflow_id = $1 AND revision = ANY($2::int[])`,
+    [workflowId, revisions],
+  )) as Array<{ revision: number; triggers: Array<{ id: string; pluginType: string }> }>;
+  return new Map(rows.map((row) => [row.revision, row.triggers]));
+}

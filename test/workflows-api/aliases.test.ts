@@ -61,6 +61,8 @@ describe('workflows API: aliases, activation and triggers', () => {
     const created = await c.auth(c.t.request.put(url('/aliases/prod'))).send({ revision: 1, metadata: { owner: 'ops' } });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.deepEqual([created.body.name, created.body.revision, created.body.active, created.body.metadata, created.body.updatedBy], ['prod', 1, false, { owner: 'ops' }, 'user-1']);
+    assert.deepEqual(created.body.triggerStates.hook, { status: 'inactive', pluginType: 'webhook', runtimeMetadata: {} });
+    assert.deepEqual(Object.keys(created.body.triggerStates).sort(), ['hook', 'manual', 'tick']);
     const moved = await c.auth(c.t.request.put(url('/aliases/prod'))).send({ revision: 2 });
     assert.equal(moved.status, 200);
     assert.equal(moved.body.revision, 2);
