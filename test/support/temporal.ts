@@ -2,9 +2,9 @@
  * Temporal for tests. `createTestTemporalEnv('local')` gives a TestWorkflowEnvironment on:
  * the configured TEMPORAL_ADDRESS (via config), else the Temporal CLI dev server when a
  * binary is available, else the in-memory stand-in (test/temporal-server) launched through
- * its executable. `'time-skipping'` uses the stand-in's time-skipping test server
- * (Temporal's own test server is a download, unavailable offline), except with a configured
- * address, where the existing server is used and time passes in real time.
+ * its executable. `'time-skipping'` always uses the stand-in's time-skipping test server: neither
+ * a configured server nor the CLI dev server can skip time (Temporal's own test server is a
+ * download, unavailable offline).
  */
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { loadConfig } from '../../config/config';
@@ -20,12 +20,12 @@ export interface TestTemporalOptions {
 }
 
 export async function createTestTemporalEnv(kind: TestTemporalKind = 'local', options: TestTemporalOptions = {}): Promise<TestWorkflowEnvironment> {
+  if (kind === 'time-skipping') {
+    return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: STAND_IN_TEST_SERVER } } });
+  }
   const config = loadConfig();
   if (config.temporalAddress && !options.standIn) {
     return TestWorkflowEnvironment.createFromExistingServer({ address: config.temporalAddress, namespace: config.temporalNamespace });
-  }
-  if (kind === 'time-skipping') {
-    return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: STAND_IN_TEST_SERVER } } });
   }
   const cli = options.standIn ? undefined : await findTemporalCli(config.temporalCliPath);
   return TestWorkflowEnvironment.createLocal({

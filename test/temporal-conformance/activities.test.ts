@@ -4,7 +4,7 @@ import type { Worker } from '@temporalio/worker';
 import { ActivityCancelledError, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { createTestTemporalEnv } from '../support/temporal';
-import { createWorker, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
 import * as wf from './workflows';
 
 describe('temporal conformance: activities', function () {
@@ -128,8 +128,11 @@ describe('temporal conformance: activities', function () {
   });
 
   it('replays every history cleanly', async () => {
-    const histories = await historiesOf(env.client, [queue]);
-    assert.ok(histories.length >= 12, `only ${histories.length} histories`);
+    const histories = await eventually(async () => {
+      const found = await historiesOf(env.client, [queue]);
+      assert.ok(found.length >= 12, `only ${found.length} found`);
+      return found;
+    });
     assert.deepEqual(await replayFailures(histories), []);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createTestTemporalEnv } from '../support/temporal';
-import { createWorker, historiesOf, newProbe, replayFailures, uniqueQueue, withWorker, workflowBundle } from './harness';
+import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, withWorker, workflowBundle } from './harness';
 import * as wf from './workflows';
 
 describe('temporal conformance: core', function () {
@@ -28,8 +28,11 @@ describe('temporal conformance: core', function () {
   });
 
   it('replays every history cleanly', async () => {
-    const histories = await historiesOf(env.client, [queue]);
-    assert.ok(histories.length > 0);
+    const histories = await eventually(async () => {
+      const found = await historiesOf(env.client, [queue]);
+      assert.ok(found.length > 0);
+      return found;
+    });
     assert.deepEqual(await replayFailures(histories), []);
   });
 });

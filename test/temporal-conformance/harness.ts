@@ -51,6 +51,22 @@ export async function withWorker<T>(worker: Worker, fn: () => Promise<T>): Promi
   return result as T;
 }
 
+/**
+ * Retries `check` (which asserts) until it passes or `timeoutMs` elapses: visibility on a real
+ * Temporal server is eventually consistent (the stand-in's is immediate).
+ */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 /** Histories of every workflow on the given task queues (for the replay check). */
 export async function historiesOf(client: Client, taskQueues: string[]): Promise<Array<{ workflowId: string; history: temporal.api.history.v1.IHistory }>> {
   const out: Array<{ workflowId: string; history: temporal.api.history.v1.IHistory }> = [];

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { StandInServer } from '../temporal-server/server';
 import { createActivities } from './activities';
-import { historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+import { eventually, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
 import * as wf from './workflows';
 
 describe('temporal stand-in: long polls with short soft timeouts', function () {
@@ -52,8 +52,11 @@ describe('temporal stand-in: long polls with short soft timeouts', function () {
   });
 
   it('replays every history cleanly', async () => {
-    const histories = await historiesOf(client, [queue]);
-    assert.equal(histories.length, 2);
+    const histories = await eventually(async () => {
+      const found = await historiesOf(client, [queue]);
+      assert.equal(found.length, 2);
+      return found;
+    });
     assert.deepEqual(await replayFailures(histories), []);
   });
 });

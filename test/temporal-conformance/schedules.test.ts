@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { ScheduleOverlapPolicy, type ScheduleDescription } from '@temporalio/client';
 import { createTestTemporalEnv } from '../support/temporal';
-import { createWorker, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
 
 interface RunInfo {
   start: Date;
@@ -95,8 +95,11 @@ describe('temporal conformance: schedules', function () {
     });
 
     it('replays every history cleanly', async () => {
-      const histories = await historiesOf(env.client, [queue]);
-      assert.ok(histories.length >= 2);
+      const histories = await eventually(async () => {
+        const found = await historiesOf(env.client, [queue]);
+        assert.ok(found.length >= 2);
+        return found;
+      });
       assert.deepEqual(await replayFailures(histories), []);
     });
   });
@@ -186,8 +189,11 @@ describe('temporal conformance: schedules', function () {
     }
 
     it('replays every history cleanly', async () => {
-      const histories = await historiesOf(env.client, [queue]);
-      assert.ok(histories.length >= 3);
+      const histories = await eventually(async () => {
+        const found = await historiesOf(env.client, [queue]);
+        assert.ok(found.length >= 3);
+        return found;
+      });
       assert.deepEqual(await replayFailures(histories), []);
     });
   });

@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import Long from 'long';
 import { createTestTemporalEnv } from '../support/temporal';
-import { createWorker, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
 import * as wf from './workflows';
 
 describe('temporal conformance: time skipping (createTimeSkipping)', function () {
@@ -95,8 +95,11 @@ describe('temporal conformance: time skipping (createTimeSkipping)', function ()
   });
 
   it('replays every history cleanly', async () => {
-    const histories = await historiesOf(env.client, [queue]);
-    assert.ok(histories.length >= 8, `${histories.length} histories`);
+    const histories = await eventually(async () => {
+      const found = await historiesOf(env.client, [queue]);
+      assert.ok(found.length >= 8, `${found.length} found`);
+      return found;
+    });
     assert.deepEqual(await replayFailures(histories), []);
   });
 });

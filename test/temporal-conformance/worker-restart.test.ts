@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createTestTemporalEnv } from '../support/temporal';
-import { createWorker, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
 import * as wf from './workflows';
 
 describe('temporal conformance: worker restart', function () {
@@ -42,8 +42,11 @@ describe('temporal conformance: worker restart', function () {
   });
 
   it('replays every history cleanly', async () => {
-    const histories = await historiesOf(env.client, [queue]);
-    assert.equal(histories.length, 1);
+    const histories = await eventually(async () => {
+      const found = await historiesOf(env.client, [queue]);
+      assert.equal(found.length, 1);
+      return found;
+    });
     assert.deepEqual(await replayFailures(histories), []);
   });
 });

@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { TimeoutFailure, WithStartWorkflowOperation, WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { createTestTemporalEnv } from '../support/temporal';
-import { createWorker, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
 import * as wf from './workflows';
 
 describe('temporal conformance: workflows', function () {
@@ -161,16 +161,18 @@ describe('temporal conformance: workflows', function () {
     assert.deepEqual(description.memo, { note: 'memo-updated' });
     assert.deepEqual(description.searchAttributes.CustomKeywordField, ['updated']);
 
-    const ids: string[] = [];
-    for await (const info of env.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) ids.push(info.workflowId);
-    assert.deepEqual(ids, [workflowId]);
-    const byType: string[] = [];
-    for await (const info of env.client.workflow.list({ query: `WorkflowType = 'continuer' AND TaskQueue = '${queue}' AND ExecutionStatus = 'ContinuedAsNew'` })) byType.push(info.runId);
-    assert.equal(byType.length, 3);
-    const count = await env.client.workflow.count(`TaskQueue = '${queue}' AND ExecutionStatus = 'Completed' AND WorkflowType = 'continuer'`);
-    assert.equal(count.count, 1);
-    const grouped = await env.client.workflow.count(`TaskQueue = '${queue}' GROUP BY ExecutionStatus`);
-    assert.ok(grouped.groups.some((group) => String(group.groupValues[0]) === 'Terminated' && group.count >= 1), JSON.stringify(grouped));
+    await eventually(async () => {
+      const ids: string[] = [];
+      for await (const info of env.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) ids.push(info.workflowId);
+      assert.deepEqual(ids, [workflowId]);
+      const byType: string[] = [];
+      for await (const info of env.client.workflow.list({ query: `WorkflowType = 'continuer' AND TaskQueue = '${queue}' AND ExecutionStatus = 'ContinuedAsNew'` })) byType.push(info.runId);
+      assert.equal(byType.length, 3);
+      const count = await env.client.workflow.count(`TaskQueue = '${queue}' AND ExecutionStatus = 'Completed' AND WorkflowType = 'continuer'`);
+      assert.equal(count.count, 1);
+      const grouped = await env.client.workflow.count(`TaskQueue = '${queue}' GROUP BY ExecutionStatus`);
+      assert.ok(grouped.groups.some((group) => String(group.groupValues[0]) === 'Terminated' && group.count >= 1), JSON.stringify(grouped));
+    });
   });
 
   it('runs update-with-start', async () => {
@@ -194,9 +196,11 @@ describe('temporal conformance: workflows', function () {
       retry: { initialInterval: '50ms', maximumAttempts: 5 },
     });
     assert.equal(await handle.result(), 3);
-    const runs: string[] = [];
-    for await (const info of env.client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` })) runs.push(info.status.name);
-    assert.deepEqual(runs.sort(), ['COMPLETED', 'FAILED', 'FAILED']);
+    await eventually(async () => {
+      const runs: string[] = [];
+      for await (const info of env.client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` })) runs.push(info.status.name);
+      assert.deepEqual(runs.sort(), ['COMPLETED', 'FAILED', 'FAILED']);
+    });
   });
 
   it('times out a run after its run timeout', async () => {
@@ -228,8 +232,11 @@ describe('temporal conformance: workflows', function () {
   });
 
   it('replays every history cleanly', async () => {
-    const histories = await historiesOf(env.client, [queue]);
-    assert.ok(histories.length >= 15, `only ${histories.length} histories`);
+    const histories = await eventually(async () => {
+      const found = await historiesOf(env.client, [queue]);
+      assert.ok(found.length >= 15, `only ${found.length} found`);
+      return found;
+    });
     assert.deepEqual(await replayFailures(histories), []);
   });
 });
