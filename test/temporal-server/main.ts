@@ -23,6 +23,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // do not outlive the process that launched us (an orphaned in-memory server is useless)
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, 1000).unref();
 }
 
 main().catch((error: unknown) => {
