@@ -138,6 +138,7 @@ export async function deactivate(
 export async function putAlias(
   deps: WorkflowDeps, auth: { organizationId: string; userId: string }, ref: string, name: string,
   body: { revision: number; metadata?: Record<string, unknown> | null },
+  createOnly = false,
 ): Promise<AliasState & { created: boolean }> {
   if (name === LATEST) throw badRequest('The alias "latest" is maintained automatically and cannot be set.', 'alias-reserved');
   return locked(deps, auth.organizationId, ref, async (m, workflowId) => {
@@ -145,6 +146,7 @@ export async function putAlias(
       throw new HttpError(400, 'revision-not-found', `Revision ${body.revision} does not exist.`, { errors: [{ path: '/revision', message: 'no such revision' }] });
     }
     const existing = await findAlias(m, workflowId, name);
+    if (existing && createOnly) throw conflict(`Alias "${name}" already exists; use PUT to repoint it.`, 'alias-exists');
     if (existing?.active && existing.revision !== body.revision) {
       const outcome = await registerAll(deps, auth.organizationId, workflowId, name, body.revision, await triggersOf(m, workflowId, body.revision));
       if (!outcome.ok) throw activationFailed(outcome.failures);

@@ -14,9 +14,9 @@ import { aliasJson, revisionJson } from './serialize';
 const tags = ['Workflow revisions and aliases'];
 const ALIAS_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
-function checkAliasName(name: string): void {
+function checkAliasName(name: string, path = '/params/alias'): void {
   if (!ALIAS_NAME.test(name)) {
-    throw new HttpError(400, 'validation_failed', 'Alias names are 1-63 letters, digits, ".", "_" or "-".', { errors: [{ path: '/params/alias', message: `must match ${ALIAS_NAME.source}` }] });
+    throw new HttpError(400, 'validation_failed', 'Alias names are 1-63 letters, digits, ".", "_" or "-".', { errors: [{ path, message: `must match ${ALIAS_NAME.source}` }] });
   }
 }
 
@@ -78,6 +78,20 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
         checkAliasName(params.alias);
         const state = await putAlias(deps, auth, params.id, params.alias, body);
         return { status: state.created ? 201 : 200, body: await json(state) };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/workflows/definitions/{id}/aliases', operationId: 'createWorkflowAlias', summary: 'Create an alias (409 when it exists)',
+      tags, auth: 'token', params: WorkflowRef,
+      body: Type.Object(
+        { name: Type.String({ minLength: 1, maxLength: 63 }), revision: Type.Integer({ minimum: 1 }), metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])) },
+        { additionalProperties: false },
+      ),
+      responses: { 201: { description: 'Created', schema: Alias } }, errors: [409],
+      async handler({ params, body, auth }) {
+        checkAliasName(body.name, '/name');
+        const state = await putAlias(deps, auth, params.id, body.name, { revision: body.revision, metadata: body.metadata }, true);
+        return { status: 201, body: await json(state) };
       },
     }),
     defineRoute({

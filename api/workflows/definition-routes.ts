@@ -22,6 +22,13 @@ export async function requireWorkflow(deps: WorkflowDeps, organizationId: string
   return row;
 }
 
+async function validationReport(deps: WorkflowDeps, body: unknown, organizationId: string, workflowId: string | null) {
+  const result = validateDefinition(body);
+  if (!result.definition) return { valid: false, errors: result.errors, warnings: [] };
+  const warnings = await configWarnings(deps.dataSource, organizationId, workflowId, result.definition.path, result.references);
+  return { valid: true, errors: [], warnings };
+}
+
 export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
   const publishResult = (published: Awaited<ReturnType<typeof insertWorkflow>> & object, warnings: unknown[], mode?: string) => ({
     workflow: workflowJson(published.workflow),
@@ -88,12 +95,19 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       tags, auth: 'token', body: DefinitionBody, bodyFormats: ['json', 'yaml'],
       responses: { 200: { description: 'Validation report (the same errors and warnings as publishing)', schema: ValidationReport } },
       async handler({ body, auth }) {
-        const result = validateDefinition(body);
-        if (!result.definition) return { status: 200, body: { valid: false, errors: result.errors, warnings: [] } };
-        const key = result.definition.key;
+        const key = typeof body === 'object' && body !== null && typeof body.key === 'string' ? body.key : undefined;
         const existing = key ? await findWorkflow(deps.dataSource, auth.organizationId, key) : undefined;
-        const warnings = await configWarnings(deps.dataSource, auth.organizationId, existing?.id ?? null, result.definition.path, result.references);
-        return { status: 200, body: { valid: true, errors: [], warnings } };
+        return { status: 200, body: await validationReport(deps, body, auth.organizationId, existing?.id ?? null) };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/workflows/definitions/{id}/validate', operationId: 'validateWorkflowDefinitionFor', summary: 'Validate a definition as a new revision of a workflow',
+      description: 'Config warnings consider the entries of that workflow as well as its folders.',
+      tags, auth: 'token', params: WorkflowRef, body: DefinitionBody, bodyFormats: ['json', 'yaml'],
+      responses: { 200: { description: 'Validation report', schema: ValidationReport } },
+      async handler({ params, body, auth }) {
+        const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
+        return { status: 200, body: await validationReport(deps, body, auth.organizationId, workflow.id) };
       },
     }),
     defineRoute({

@@ -80,6 +80,17 @@ describe('workflows API: aliases, activation and triggers', () => {
     assert.equal((await c.auth(c.t.request.get(url('/aliases/latest')))).body.revision, 2);
   });
 
+  it('POST creates an alias once; a second create answers 409 and changes nothing', async () => {
+    const created = await c.auth(c.t.request.post(url('/aliases'))).send({ name: 'staging', revision: 1 });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.body.revision, 1);
+    assertDialect('problem', await c.auth(c.t.request.post(url('/aliases'))).send({ name: 'staging', revision: 2 }), 409);
+    assertDialect('problem', await c.auth(c.t.request.post(url('/aliases'))).send({ name: 'latest', revision: 2 }), 400);
+    assertDialect('problem', await c.auth(c.t.request.post(url('/aliases'))).send({ name: 'bad name', revision: 2 }), 400);
+    assert.equal((await c.auth(c.t.request.get(url('/aliases/staging')))).body.revision, 1);
+    assert.deepEqual((await c.auth(c.t.request.get(url('/aliases')))).body.data.map((a: { name: string }) => a.name), ['latest', 'staging']);
+  });
+
   it('activation registers manual, webhook and cron triggers; deactivation tears them down', async () => {
     await c.auth(c.t.request.put(url('/aliases/prod'))).send({ revision: 2 }).expect(201);
     const res = await c.auth(c.t.request.post(url('/aliases/prod/activate')));

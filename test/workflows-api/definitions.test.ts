@@ -153,6 +153,17 @@ describe('workflows API: definitions', () => {
     assert.equal((await snapshot(c.db, c.org)).workflows, 0);
   });
 
+  it('validates against an existing workflow, counting its own config entries', async () => {
+    await c.auth(c.t.request.put('/workflows/definitions/host')).send(definition('Host', { path: '/x' })).expect(201);
+    await c.auth(c.t.request.post('/workflows/config')).send({ name: 'ONLY_HERE', value: 'v', workflow: 'host' }).expect(201);
+    const body = definition('V', { path: '/x', steps: { a: { type: 'module', pluginType: 'log', config: { message: '${{ vars.ONLY_HERE }}' } } }, connections: [] });
+    const scoped = await c.auth(c.t.request.post('/workflows/definitions/host/validate')).send(body);
+    assert.deepEqual(scoped.body, { valid: true, errors: [], warnings: [] });
+    const unscoped = await c.auth(c.t.request.post('/workflows/definitions/validate')).send(body);
+    assert.deepEqual(unscoped.body.warnings, [{ code: 'CONFIG_ENTRY_UNRESOLVED', name: 'ONLY_HERE', kind: 'var' }]);
+    assertDialect('problem', await c.auth(c.t.request.post('/workflows/definitions/nope/validate')).send(body), 404);
+  });
+
   it('requires a token', async () => {
     assertDialect('problem', await c.t.request.post('/workflows/definitions').send(definition()), 401);
   });
