@@ -6,6 +6,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../api/app';
+import { bootstrapAdmins } from '../api/admin/bootstrap';
 import { createTokenVerifier } from '../api/http/auth';
 import { buildAreaRoutes } from '../api/routes';
 import type { AppConfig } from '../config/config';
@@ -45,6 +46,10 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
     const secrets = await resolveServiceSecrets(config, logger);
     const database: Database = await openDatabase(config, logger);
     cleanups.push({ name: 'database', run: () => database.close() });
+    if (parts.api) {
+      // `npm start` (everything in one process) makes user 1 of organization 1 an admin when nothing is configured.
+      await bootstrapAdmins(database.dataSource, config.bootstrapAdmins, logger, { defaultFirstAdmin: parts.worker });
+    }
 
     const temporal: TemporalEndpoint = await resolveTemporal({
       address: config.temporalAddress,

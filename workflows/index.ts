@@ -3,4 +3,4 @@
  * registers is exported from here. Code reachable from this file runs inside
  * Temporal's deterministic sandbox (see the lint rules for workflows/).
  */
-export {};
+export { runWorkflowExecution } from './execution';

@@ -7,7 +7,7 @@
  * enter workflow state or Temporal history.
  */
 import { evaluateExpression, stringify, type EvaluationScope } from './evaluate';
-import { collectReferences, parseExpression } from './expressions';
+import { collectReferences, parseExpression, type ConfigReference } from './expressions';
 
 const WHOLE = /^\s*\$\{\{([\s\S]*?)\}\}\s*$/;
 const SEGMENT = /\$\{\{([\s\S]*?)\}\}/g;
@@ -67,7 +67,7 @@ function referencesDeferred(source: string, deferred: ReadonlySet<string>): bool
   const parsed = parseExpression(source);
   let result = false;
   if (parsed.ast) {
-    const references: Array<{ kind: string; name: string }> = [];
+    const references: ConfigReference[] = [];
     collectReferences(parsed.ast, references);
     result = references.some((reference) => deferred.has(reference.kind === 'secret' ? 'secrets' : 'vars'));
   }

@@ -9,6 +9,7 @@ import { noOp } from './no-op';
 import { setVariable } from './set-variable';
 import { signalWait } from './signal-wait';
 import { splitInBatches } from './split-in-batches';
+import { subWorkflow } from './sub-workflow';
 
 export const INLINE_PLUGINS: Readonly<Record<string, InlinePlugin>> = {
   conditional,
@@ -20,6 +21,7 @@ export const INLINE_PLUGINS: Readonly<Record<string, InlinePlugin>> = {
   'set-variable': setVariable,
   'signal-wait': signalWait,
   'split-in-batches': splitInBatches,
+  'sub-workflow': subWorkflow,
 };
 
 export function inlinePluginFor(pluginType: string | undefined): InlinePlugin | undefined {

@@ -1,0 +1,53 @@
+/**
+ * The activities the execution workflow calls, as a type: workflow code imports
+ * this file with `import type` only, and `createActivities` implements it.
+ */
+import type { ActivityCall, ExecutionInput, LogEntryDraft, PluginResult, StepEvent } from '../workflows/engine/runtime/types';
+
+export interface ResolveVarsRequest {
+  executionId: string;
+  organizationId: string;
+  workflowId: string;
+  names: string[];
+}
+
+export interface EventBatch {
+  executionId: string;
+  organizationId: string;
+  /** Sequence number of the first entry; entries are numbered consecutively, so a retried batch writes nothing twice. */
+  firstSeq: number;
+  events: StepEvent[];
+  logs: Array<LogEntryDraft & { seq: number }>;
+}
+
+export interface FinishRequest {
+  executionId: string;
+  organizationId: string;
+  status: 'completed' | 'failed';
+  outputs: Record<string, unknown>;
+  error?: { type: string; message: string; stepId?: string };
+}
+
+export interface ChildPreparation {
+  parentExecutionId: string;
+  organizationId: string;
+  workflowId: string;
+  alias?: string;
+  revision?: number;
+  inputs: Record<string, unknown>;
+  correlationKey?: string;
+  childExecutionId: string;
+}
+
+export interface ExecutionActivities {
+  /** Runs one effectful plugin call: resolves secrets late and scrubs them from the result. */
+  callPlugin(call: ActivityCall): Promise<PluginResult>;
+  /** Values of the `vars.*` a definition references, resolved once at start (never secrets). */
+  resolveVars(request: ResolveVarsRequest): Promise<Record<string, unknown>>;
+  /** Persists step events and log entries (idempotent by sequence number). */
+  recordEvents(batch: EventBatch): Promise<void>;
+  /** Writes the final status, outputs and error of the execution record. */
+  finishExecution(request: FinishRequest): Promise<void>;
+  /** Resolves a sub-workflow's revision and records the child execution; returns its input. */
+  prepareChild(request: ChildPreparation): Promise<ExecutionInput>;
+}

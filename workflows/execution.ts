@@ -1,0 +1,207 @@
+/**
+ * The Temporal workflow that runs one execution (workflow id = execution id).
+ * It receives the normalized definition of an immutable revision, runs pure
+ * steps inline through the engine runtime, effectful plugins as activities
+ * with the step's timeout and retry policy, waits on signals workflow-side,
+ * and runs sub-workflows as child workflows. Step records and logs are
+ * persisted in batches by a local activity whenever the workflow is about to
+ * block, so a graph of pure steps costs one round trip, not one per step.
+ */
+import {
+  ApplicationFailure,
+  condition,
+  proxyActivities,
+  proxyLocalActivities,
+  setDefaultSignalHandler,
+  setHandler,
+  sleep,
+  startChild,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { ExecutionActivities } from '../activities/execution-activities';
+import { collectReferences, parseExpression, templateSources, type ConfigReference } from './engine/expressions';
+import { startExecution, type ExecutionRun } from './engine/runtime/graph-runner';
+import type { ActivityCall, ChildResult, ExecutionInput, LogEntryDraft, PluginResult, RuntimeEffects, StepEvent, WaitRequest, WaitResult } from './engine/runtime/types';
+import { deliverSignalUpdate, stateQuery, type ExecutionPhase, type PendingWait, type SignalDelivery } from './messages';
+
+const persistence = proxyLocalActivities<ExecutionActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 20 },
+});
+
+interface OpenWait extends PendingWait {
+  release(result: WaitResult): void;
+}
+
+export async function runWorkflowExecution(input: ExecutionInput): Promise<Record<string, unknown>> {
+  let phase: ExecutionPhase = 'running';
+  const waits: OpenWait[] = [];
+  const pendingEvents: StepEvent[] = [];
+  const pendingLogs: Array<LogEntryDraft & { seq: number }> = [];
+  let seq = 0;
+  let finished = false;
+
+  const matchWait = (name: string, correlationKey?: string): OpenWait | undefined =>
+    waits.find((wait) => wait.signalNames.includes(name) && (correlationKey === undefined || wait.correlationKey === correlationKey));
+
+  // The API delivers signals as an update: the validator rejects atomically when nothing waits (409).
+  setHandler(
+    deliverSignalUpdate,
+    (delivery: SignalDelivery) => {
+      const wait = matchWait(delivery.name, delivery.correlationKey)!;
+      wait.release({ timedOut: false, name: delivery.name, payload: delivery.payload, signalId: delivery.signalId, receivedAt: new Date().toISOString() });
+      return { delivered: true as const, signalId: delivery.signalId, stepId: wait.stepId };
+    },
+    {
+      validator: (delivery: SignalDelivery) => {
+        if (!matchWait(delivery.name, delivery.correlationKey)) throw new Error(`the execution is not waiting on signal "${delivery.name}"`);
+      },
+    },
+  );
+  // Plain Temporal signals of the same names (Temporal UI, CLI) release a waiting step too.
+  setDefaultSignalHandler((name: string, ...args: unknown[]) => {
+    const wait = matchWait(name);
+    wait?.release({ timedOut: false, name, payload: args[0] ?? null, signalId: `sig_${uuid4().replace(/-/g, '')}`, receivedAt: new Date().toISOString() });
+  });
+
+  const activityCall = (call: ActivityCall): Promise<PluginResult> => {
+    const policy = call.retryPolicy;
+    const { callPlugin } = proxyActivities<ExecutionActivities>({
+      startToCloseTimeout: call.timeoutMs ?? 300_000,
+      retry: policy
+        ? {
+            maximumAttempts: policy.maximumAttempts,
+            initialInterval: policy.initialIntervalMs,
+            backoffCoefficient: policy.backoffCoefficient,
+            maximumInterval: policy.maximumIntervalMs,
+            nonRetryableErrorTypes: ['PLUGIN_CONFIG_INVALID', 'SECRET_UNRESOLVED'],
+          }
+        : { maximumAttempts: 1 },
+    });
+    return callPlugin(call);
+  };
+
+  const effects: RuntimeEffects = {
+    now: () => Date.now(),
+    callActivity: activityCall,
+    sleep: (ms) => sleep(ms),
+    waitForSignal: async (request: WaitRequest) => {
+      let result: WaitResult | undefined;
+      const since = Date.now();
+      const wait: OpenWait = {
+        waitId: uuid4(),
+        stepId: request.stepId,
+        signalNames: request.signalNames,
+        correlationKey: request.correlationKey,
+        since: new Date(since).toISOString(),
+        timeoutAt: request.timeoutMs !== undefined ? new Date(since + request.timeoutMs).toISOString() : undefined,
+        release: (released) => {
+          if (result) return;
+          result = released;
+          waits.splice(waits.indexOf(wait), 1);
+        },
+      };
+      waits.push(wait);
+      if (request.timeoutMs === undefined) await condition(() => result !== undefined);
+      else if (!(await condition(() => result !== undefined, request.timeoutMs))) wait.release({ timedOut: true });
+      return result!;
+    },
+    runChild: (request) => runChild(input, request),
+    log: (entry) => pendingLogs.push({ ...entry, seq: seq++ }),
+    onEvent: (event) => pendingEvents.push(event),
+  };
+
+  // Assigned once variables are resolved; the state query may run before that.
+  const live: { execution?: ExecutionRun } = {};
+  setHandler(stateQuery, () => ({
+    // Waiting: every step still running is parked on a signal.
+    status: phase === 'running' && waits.length > 0 && live.execution?.walker.running.length === waits.length ? 'waiting' : phase,
+    steps: live.execution?.ctx.steps ?? {},
+    variables: live.execution?.ctx.variables ?? {},
+    currentSteps: [...(live.execution?.walker.running ?? [])],
+    pendingWaits: waits.map((wait) => ({ waitId: wait.waitId, stepId: wait.stepId, signalNames: wait.signalNames, correlationKey: wait.correlationKey, since: wait.since, timeoutAt: wait.timeoutAt })),
+  }));
+
+  const vars = await persistence.resolveVars({
+    executionId: input.executionId,
+    organizationId: input.organizationId,
+    workflowId: input.workflowId,
+    names: referencedVars(input),
+  });
+  const execution = (live.execution = startExecution(input, vars, effects));
+
+  // Flush step events and logs whenever some are pending; one local activity per burst of steps.
+  const flusher = (async () => {
+    for (;;) {
+      await condition(() => pendingEvents.length > 0 || pendingLogs.length > 0 || finished);
+      if (pendingEvents.length === 0 && pendingLogs.length === 0) return;
+      const logs = pendingLogs.splice(0);
+      const events = pendingEvents.splice(0);
+      await persistence.recordEvents({ executionId: input.executionId, organizationId: input.organizationId, firstSeq: logs[0]?.seq ?? seq, events, logs });
+    }
+  })();
+
+  const outcome = await execution.done;
+  phase = outcome.status;
+  finished = true;
+  await flusher;
+  await persistence.finishExecution({
+    executionId: input.executionId,
+    organizationId: input.organizationId,
+    status: outcome.status,
+    outputs: outcome.outputs,
+    error: outcome.error,
+  });
+  if (outcome.status === 'failed') {
+    const error = outcome.error ?? { type: 'EXECUTION_FAILED', message: 'the execution failed' };
+    throw ApplicationFailure.nonRetryable(error.message, error.type, { stepId: error.stepId ?? null });
+  }
+  return outcome.outputs;
+}
+
+/** `vars.X` names referenced anywhere in the definition (resolved once, at start). */
+function referencedVars(input: ExecutionInput): string[] {
+  const names = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') {
+      const sources = value.includes('${{') ? templateSources(value).sources : [value];
+      for (const source of sources) {
+        const parsed = parseExpression(source);
+        if (!parsed.ast) continue;
+        const references: ConfigReference[] = [];
+        collectReferences(parsed.ast, references);
+        for (const reference of references) if (reference.kind === 'var') names.add(reference.name);
+      }
+    } else if (Array.isArray(value)) value.forEach(visit);
+    else if (value !== null && typeof value === 'object') Object.values(value).forEach(visit);
+  };
+  visit(input.definition.steps);
+  visit(input.definition.connections);
+  visit(input.definition.outputs);
+  return [...names].sort();
+}
+
+/** A sub-workflow step: prepare the child (revision, record) by activity, then run it as a child workflow. */
+async function runChild(parent: ExecutionInput, request: Parameters<RuntimeEffects['runChild']>[0]): Promise<ChildResult> {
+  const { prepareChild } = proxyActivities<ExecutionActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
+  const childExecutionId = `exec_${uuid4().replace(/-/g, '')}`;
+  const childInput = await prepareChild({
+    parentExecutionId: parent.executionId,
+    organizationId: parent.organizationId,
+    workflowId: request.workflowId,
+    alias: request.alias,
+    revision: request.revision,
+    inputs: request.inputs,
+    correlationKey: request.correlationKey,
+    childExecutionId,
+  });
+  const handle = await startChild(runWorkflowExecution, {
+    workflowId: childExecutionId,
+    args: [childInput],
+    taskQueue: workflowInfo().taskQueue,
+    memo: { organizationId: childInput.organizationId, workflowId: childInput.workflowId, revision: childInput.revision, parentExecutionId: parent.executionId },
+  });
+  if (!request.waitForCompletion) return { executionId: childExecutionId, outputs: {} };
+  return { executionId: childExecutionId, outputs: await handle.result() };
+}

@@ -1,0 +1,44 @@
+/**
+ * Messages of the execution workflow, shared by the workflow and the API
+ * client: the update that delivers a signal to a waiting step (its validator
+ * answers "not waiting" atomically, hence the API's 409), and the state query.
+ */
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { StepRecord } from './engine/runtime/types';
+
+export interface SignalDelivery {
+  name: string;
+  payload: unknown;
+  signalId: string;
+  /** When set, only a wait declared with this correlation key is released. */
+  correlationKey?: string;
+}
+
+export interface DeliveryResult {
+  delivered: true;
+  signalId: string;
+  stepId: string;
+}
+
+export interface PendingWait {
+  waitId: string;
+  stepId: string;
+  signalNames: string[];
+  correlationKey?: string;
+  since: string;
+  timeoutAt?: string;
+}
+
+export type ExecutionPhase = 'running' | 'waiting' | 'completed' | 'failed';
+
+export interface ExecutionState {
+  status: ExecutionPhase;
+  steps: Record<string, StepRecord>;
+  variables: Record<string, unknown>;
+  currentSteps: string[];
+  pendingWaits: PendingWait[];
+}
+
+export const DELIVER_SIGNAL_UPDATE = 'deliverSignal';
+export const deliverSignalUpdate = defineUpdate<DeliveryResult, [SignalDelivery]>(DELIVER_SIGNAL_UPDATE);
+export const stateQuery = defineQuery<ExecutionState>('getState');
