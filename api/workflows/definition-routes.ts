@@ -1,16 +1,16 @@
 /** POST/PUT/GET/PATCH/DELETE /workflows/definitions and POST /workflows/definitions/validate. */
 import { Type } from '@sinclair/typebox';
-import { deleteWorkflow, findWorkflow, insertWorkflow, listWorkflows, publishOnExisting, updateWorkflow } from '../../db/stores/workflows';
+import { deleteWorkflow, findWorkflow, insertWorkflow, listWorkflows, publishOnExisting, updateWorkflow, type Published } from '../../db/stores/workflows';
 import { isUniqueViolation, type WorkflowRow } from '../../db/stores/workflow-rows';
 import { normalizeFolderPath } from '../../workflows/engine/normalize';
 import { validateDefinition } from '../../workflows/engine/validate';
 import { HttpError, conflict, validationFailed, type FieldError } from '../http/errors';
-import { defineRoute, type RouteDefinition } from '../http/route';
+import { defineRoute, type HandlerResult, type RouteDefinition } from '../http/route';
 import { activate } from './activation';
 import type { WorkflowDeps } from './deps';
 import { workflowNotFound } from './errors';
 import { newWorkflowId } from './ids';
-import { WORKFLOW_LEVEL_KEYS, configWarnings, prepare } from './publish';
+import { WORKFLOW_LEVEL_KEYS, configWarnings, prepare, type ConfigWarning } from './publish';
 import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
 import { aliasJson, revisionJson, workflowJson, type TriggerRef } from './serialize';
 
@@ -30,13 +30,21 @@ async function validationReport(deps: WorkflowDeps, body: unknown, organizationI
 }
 
 export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
-  const publishResult = (published: Awaited<ReturnType<typeof insertWorkflow>> & object, warnings: unknown[], mode?: string) => ({
-    workflow: workflowJson(published.workflow),
-    revision: revisionJson(published.revision),
-    latestAlias: aliasJson(published.latestAlias, [], deps.publicBaseUrl, published.revision.definition?.triggers as TriggerRef[] | undefined),
-    ...(mode ? { mode } : {}),
-    warnings,
-  });
+  /**
+   * PublishResult as JSON text. The definition was serialized once already
+   * (to store it); its text is spliced in instead of serializing ~10 KB again.
+   */
+  const publishResult = (published: Published, warnings: ConfigWarning[], mode?: string, definitionJson?: string): HandlerResult['body'] => {
+    const latestAlias = aliasJson(published.latestAlias, [], deps.publicBaseUrl, published.revision.definition?.triggers as TriggerRef[] | undefined);
+    const revision = revisionJson(published.revision);
+    if (definitionJson === undefined) return { workflow: workflowJson(published.workflow), revision, latestAlias, ...(mode ? { mode } : {}), warnings };
+    const { definition: _definition, ...rest } = revision;
+    return (
+      `{"workflow":${JSON.stringify(workflowJson(published.workflow))},"revision":${JSON.stringify(rest).slice(0, -1)},"definition":${definitionJson}}` +
+      `,"latestAlias":${JSON.stringify(latestAlias)}${mode ? `,"mode":${JSON.stringify(mode)}` : ''},"warnings":${JSON.stringify(warnings)}}`
+    );
+  };
+  const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
 
   return [
     defineRoute({
@@ -55,7 +63,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
         }
         if (!published) throw new Error('workflow insert returned no row');
         const warnings = await configWarnings(deps.dataSource, auth.organizationId, id, prepared.fields.path, prepared.references);
-        return { status: 201, body: publishResult(published, warnings) };
+        return { status: 201, body: publishResult(published, warnings, undefined, prepared.revision.definitionJson), headers: JSON_TYPE };
       },
     }),
     defineRoute({
@@ -73,7 +81,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
         const created = await insertWorkflow(deps.dataSource, { id, organizationId: auth.organizationId, key: params.key }, prepared.fields, prepared.revision, true);
         if (created) {
           const warnings = await configWarnings(deps.dataSource, auth.organizationId, id, prepared.fields.path, prepared.references);
-          return { status: 201, body: publishResult(created, warnings, 'created') };
+          return { status: 201, body: publishResult(created, warnings, 'created', prepared.revision.definitionJson), headers: JSON_TYPE };
         }
         const outcome = await publishOnExisting(deps.dataSource, auth.organizationId, params.key, prepared.fields, prepared.revision, WORKFLOW_LEVEL_KEYS);
         if (!outcome) throw conflict('The workflow changed while publishing; retry the request.', 'publish-conflict');
@@ -87,7 +95,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           }
         }
         const warnings = await configWarnings(deps.dataSource, auth.organizationId, outcome.workflow.id, prepared.fields.path, prepared.references);
-        return { status: 200, body: publishResult(outcome, warnings, outcome.mode) };
+        return { status: 200, body: publishResult(outcome, warnings, outcome.mode, outcome.mode === 'new-revision' ? prepared.revision.definitionJson : undefined), headers: JSON_TYPE };
       },
     }),
     defineRoute({
