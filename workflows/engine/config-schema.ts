@@ -93,10 +93,12 @@ export function validateValue(value: unknown, schema: PropertySchema, path: stri
 
 export function validateObject(value: Record<string, unknown>, schema: ConfigSchema, path: string, issues: SchemaIssue[]): void {
   for (const name of schema.required ?? []) {
-    if (value[name] === undefined || value[name] === null) issues.push({ path: join(path, name), message: 'is required' });
+    if (!Object.prototype.hasOwnProperty.call(value, name) || value[name] === undefined || value[name] === null) issues.push({ path: join(path, name), message: 'is required' });
   }
-  for (const [name, property] of Object.entries(schema.properties)) {
-    if (value[name] === undefined || value[name] === null) continue;
+  // Walk the (few) keys present rather than every property the schema knows.
+  for (const name of Object.keys(value)) {
+    const property = Object.prototype.hasOwnProperty.call(schema.properties, name) ? schema.properties[name] : undefined;
+    if (property === undefined || value[name] === undefined || value[name] === null) continue;
     validateValue(value[name], property, join(path, name), issues);
   }
 }

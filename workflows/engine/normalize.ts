@@ -14,8 +14,10 @@ export type Json = Record<string, unknown>;
 export interface StepSource {
   /** Pointer of the step in the input (`/steps/<id>` or `/steps/<index>`). */
   pointer: string;
-  /** camelCase key → key as sent. */
+  /** camelCase key → key as sent, for renamed keys only. */
   keys: Map<string, string>;
+  /** Whether the step object carried its own `id` field. */
+  hasId: boolean;
 }
 
 export interface NormalizeResult {
@@ -47,14 +49,22 @@ export function hasOwn(target: object, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(target, key);
 }
 
-/** Shallow camelCase of keys; when both spellings are present the camelCase one wins. */
+/**
+ * Shallow camelCase of keys; when both spellings are present the camelCase one
+ * wins. `keys` records renamed keys only (camelCase → as sent).
+ */
 export function camelKeys(input: Json, keys?: Map<string, string>): Json {
+  const names = Object.keys(input);
+  // Fast path: nothing to rename (spread defines own properties, so `__proto__` stays data).
+  if (!names.some((name) => name.includes('_'))) return { ...input };
   const out: Json = {};
-  for (const [key, value] of Object.entries(input)) {
+  for (const key of names) {
     const camel = camelCase(key);
-    if (camel !== key && hasOwn(input, camel)) continue;
-    setOwn(out, camel, value);
-    keys?.set(camel, key);
+    if (camel !== key) {
+      if (hasOwn(input, camel)) continue;
+      keys?.set(camel, key);
+    }
+    setOwn(out, camel, input[key]);
   }
   return out;
 }
@@ -107,7 +117,7 @@ export function normalizeDefinition(input: Json): NormalizeResult {
     if (!isObject(raw)) return issues.push({ path: pointer, message: 'a step must be an object' });
     if (typeof id !== 'string' || id === '') return issues.push({ path: join(pointer, 'id'), message: 'is required (a step id)' });
     if (steps.has(id)) return issues.push({ path: join(pointer, 'id'), message: `duplicate step id "${id}"` });
-    const source: StepSource = { pointer, keys: new Map() };
+    const source: StepSource = { pointer, keys: new Map(), hasId: hasOwn(raw, 'id') };
     steps.set(id, source);
     const step = normalizeStep(raw, id, source);
     setOwn(stepMap, id, step);

@@ -15,6 +15,20 @@ import { join } from './pointer';
 const MODULE_TYPES = new Set(['module', 'wait', 'subworkflow', 'observer', 'passthrough']);
 const DEFAULT_PLUGIN: Record<string, string> = { wait: 'signal-wait', subworkflow: 'sub-workflow' };
 
+const expressionPropertyCache = new WeakMap<PluginDescriptor, string[]>();
+
+/** Config properties holding raw expressions (deciders), computed once per descriptor. */
+function expressionProperties(plugin: PluginDescriptor): string[] {
+  let names = expressionPropertyCache.get(plugin);
+  if (!names) {
+    names = Object.entries(plugin.configSchema.properties)
+      .filter(([, property]) => property.format === 'expression')
+      .map(([name]) => name);
+    expressionPropertyCache.set(plugin, names);
+  }
+  return names;
+}
+
 export function stepPlugin(step: StepDefinition): PluginDescriptor | undefined {
   const name = typeof step.pluginType === 'string' ? step.pluginType : DEFAULT_PLUGIN[step.type];
   return name === undefined ? undefined : findPlugin(name);
@@ -29,7 +43,7 @@ export function validateStep(
 ): void {
   const at = (camel: string, ...rest: Array<string | number>) => join(source.pointer, source.keys.get(camel) ?? camel, ...rest);
   if (!STEP_ID_PATTERN.test(step.id) || RESERVED_STEP_IDS.has(step.id)) {
-    issues.push({ path: source.keys.has('id') ? at('id') : source.pointer, message: `step id "${step.id}" must match ^[A-Za-z_][A-Za-z0-9_]*$ (letters, digits, underscores; no hyphens) and not be reserved` });
+    issues.push({ path: source.hasId ? at('id') : source.pointer, message: `step id "${step.id}" must match ^[A-Za-z_][A-Za-z0-9_]*$ (letters, digits, underscores; no hyphens) and not be reserved` });
   }
   if (!(STEP_TYPES as readonly unknown[]).includes(step.type)) {
     issues.push({ path: at('type'), message: step.type === undefined ? 'is required' : `must be one of ${STEP_TYPES.join(', ')}` });
@@ -58,9 +72,9 @@ export function validateStep(
       const schemaIssues: SchemaIssue[] = [];
       validateObject(step.config, plugin.configSchema, at('config'), schemaIssues);
       issues.push(...schemaIssues);
-      for (const [name, property] of Object.entries(plugin.configSchema.properties)) {
+      for (const name of expressionProperties(plugin)) {
         const value = step.config[name];
-        if (property.format === 'expression' && typeof value === 'string') checkRaw(value, at('config', name), expressions);
+        if (typeof value === 'string') checkRaw(value, at('config', name), expressions);
       }
     }
     checkTemplates(step.config, at('config'), expressions);
