@@ -8,7 +8,7 @@ describe('temporal stand-in: launch arguments', () => {
       '--log-level', 'warn', '--dynamic-config-value', 'frontend.enableServerVersionCheck=false', '--headless',
       '--search-attribute', 'Custom=Keyword', '--db-filename=/tmp/x.db', '--namespace=ns-b',
     ]);
-    assert.deepEqual(parsed, { timeSkipping: false, port: 41234, host: '127.0.0.1', namespaces: ['ns-a', 'ns-b'] });
+    assert.deepEqual(parsed, { timeSkipping: false, port: 41234, host: '127.0.0.1', namespaces: ['ns-a', 'ns-b'], searchAttributes: [['Custom', 'Keyword']] });
   });
 
   it('reads the time-skipping test server arguments (`<port>`)', () => {

@@ -52,6 +52,19 @@ describe('temporal stand-in: frontend protocol', function () {
     await assert.rejects(svc().describeNamespace({ namespace: 'nope' }), /NOT_FOUND|not found/i);
   });
 
+  it('registers, lists and removes search attributes (OperatorService)', async () => {
+    const operator = connection.operatorService;
+    const { IndexedValueType } = temporal.api.enums.v1;
+    await operator.addSearchAttributes({ namespace, searchAttributes: { OrderId: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD } });
+    const listed = await operator.listSearchAttributes({ namespace });
+    assert.equal(listed.customAttributes?.OrderId, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    assert.equal(listed.customAttributes?.CustomKeywordField, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    assert.equal(listed.systemAttributes?.WorkflowId, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    await operator.removeSearchAttributes({ namespace, searchAttributes: ['OrderId'] });
+    assert.equal((await operator.listSearchAttributes({ namespace })).customAttributes?.OrderId, undefined);
+    await assert.rejects(operator.addSearchAttributes({ namespace, searchAttributes: { WorkflowId: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD } }), /reserved/);
+  });
+
   it('ends an empty long poll with the all-default response', async () => {
     const started = Date.now();
     const response = await poll(`empty-${randomUUID()}`);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
-import { TimeoutFailure, WithStartWorkflowOperation, WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ServiceError, TimeoutFailure, WithStartWorkflowOperation, WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { createTestTemporalEnv } from '../support/temporal';
 import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
 import * as wf from './workflows';
@@ -161,6 +161,10 @@ describe('temporal conformance: workflows', function () {
     assert.deepEqual(description.memo, { note: 'memo-updated' });
     assert.deepEqual(description.searchAttributes.CustomKeywordField, ['updated']);
 
+    await assert.rejects(
+      env.client.workflow.start(wf.searchAndMemo, { taskQueue: queue, workflowId: id('badsa'), searchAttributes: { NotRegisteredAnywhere: ['x'] } }),
+      (error: unknown) => error instanceof ServiceError && /NotRegisteredAnywhere/.test(String(error.cause)),
+    );
     await eventually(async () => {
       const ids: string[] = [];
       for await (const info of env.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) ids.push(info.workflowId);

@@ -5,6 +5,8 @@ export interface Parsed {
   port: number;
   host: string;
   namespaces: string[];
+  /** `--search-attribute Name=Type` (dev server style). */
+  searchAttributes?: Array<[string, string]>;
   /** `--poll-timeout <ms>`: how long empty task-queue polls wait (stand-in only; default 60 s). */
   pollTimeoutMs?: number;
 }
@@ -32,6 +34,10 @@ export function parseArgs(argv: string[]): Parsed {
     else if (name === 'ip') parsed.host = value;
     else if (name === 'namespace' || name === 'n') parsed.namespaces.push(value);
     else if (name === 'poll-timeout') parsed.pollTimeoutMs = Number(value);
+    else if (name === 'search-attribute' && value.includes('=')) {
+      const [attribute, type] = value.split('=');
+      (parsed.searchAttributes ??= []).push([attribute, type]);
+    }
   }
   return parsed;
 }

@@ -10,7 +10,7 @@ export interface InvalidCommand {
 }
 
 /** Checks that would fail the whole task before anything is written. */
-export function validateCommands(run: WorkflowRun, commands: Command[]): InvalidCommand | undefined {
+export function validateCommands(run: WorkflowRun, commands: Command[], invalidSearchAttribute: (fields: Record<string, unknown> | null | undefined) => string | undefined): InvalidCommand | undefined {
   const activityIds = new Set([...run.activities.values()].filter((a) => a.state !== 'closing').map((a) => a.activityId));
   const timerIds = new Set(run.timers.keys());
   for (let i = 0; i < commands.length; i++) {
@@ -41,13 +41,26 @@ export function validateCommands(run: WorkflowRun, commands: Command[]): Invalid
         if (!run.activities.has(id)) return { cause: WftFailedCause.WORKFLOW_TASK_FAILED_CAUSE_BAD_REQUEST_CANCEL_ACTIVITY_ATTRIBUTES, message: `No pending activity with scheduled event id ${id}.` };
         break;
       }
+      case T.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
+      case T.COMMAND_TYPE_START_CHILD_WORKFLOW_EXECUTION:
+      case T.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION: {
+        const fields =
+          command.upsertWorkflowSearchAttributesCommandAttributes?.searchAttributes?.indexedFields ??
+          command.startChildWorkflowExecutionCommandAttributes?.searchAttributes?.indexedFields ??
+          command.continueAsNewWorkflowExecutionCommandAttributes?.searchAttributes?.indexedFields;
+        const bad = invalidSearchAttribute(fields);
+        if (bad) return { cause: WftFailedCause.WORKFLOW_TASK_FAILED_CAUSE_BAD_SEARCH_ATTRIBUTES, message: `Namespace ${run.namespace} has no mapping defined for search attribute ${bad}` };
+        if (command.commandType === T.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION && i !== commands.length - 1) {
+          return { cause: WftFailedCause.WORKFLOW_TASK_FAILED_CAUSE_BAD_COMPLETE_WORKFLOW_EXECUTION_ATTRIBUTES, message: 'A workflow completion command must be the last command.' };
+        }
+        break;
+      }
       case T.COMMAND_TYPE_RECORD_MARKER:
         if (!command.recordMarkerCommandAttributes?.markerName) return { cause: WftFailedCause.WORKFLOW_TASK_FAILED_CAUSE_BAD_RECORD_MARKER_ATTRIBUTES, message: 'MarkerName is not set on RecordMarkerCommand.' };
         break;
       case T.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION:
       case T.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION:
       case T.COMMAND_TYPE_CANCEL_WORKFLOW_EXECUTION:
-      case T.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION:
         if (i !== commands.length - 1) {
           return { cause: WftFailedCause.WORKFLOW_TASK_FAILED_CAUSE_BAD_COMPLETE_WORKFLOW_EXECUTION_ATTRIBUTES, message: 'A workflow completion command must be the last command.' };
         }

@@ -16,6 +16,7 @@ async function main(): Promise<void> {
     namespaces: args.namespaces,
     timeSkipping: args.timeSkipping,
     pollTimeoutMs: args.pollTimeoutMs,
+    searchAttributes: args.searchAttributes,
   });
   console.log(`Temporal stand-in (${args.timeSkipping ? 'time-skipping test server' : 'dev server'}) listening on ${server.address}; namespaces: ${['default', ...args.namespaces].join(', ')}`);
   const stop = (): void => {

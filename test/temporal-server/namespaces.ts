@@ -1,12 +1,63 @@
-/** Registered namespaces (in memory; `default` plus any given at start-up or registered). */
+/** Registered namespaces (in memory; `default` plus any given at start-up or registered) and their custom search attributes. */
 import { randomUUID } from 'node:crypto';
-import { namespaceNotFound } from './errors';
+import { invalidArgument, namespaceNotFound } from './errors';
+import { enums } from './proto';
+
+const T = enums.IndexedValueType;
 
 export interface NamespaceInfo {
   name: string;
   id: string;
   description: string;
   retentionDays: number;
+  /** Custom search attributes (the dev server's pre-registered ones plus any added). */
+  searchAttributes: Map<string, enums.IndexedValueType>;
+}
+
+export const SYSTEM_SEARCH_ATTRIBUTES: Record<string, enums.IndexedValueType> = {
+  WorkflowId: T.INDEXED_VALUE_TYPE_KEYWORD,
+  RunId: T.INDEXED_VALUE_TYPE_KEYWORD,
+  WorkflowType: T.INDEXED_VALUE_TYPE_KEYWORD,
+  ExecutionStatus: T.INDEXED_VALUE_TYPE_KEYWORD,
+  TaskQueue: T.INDEXED_VALUE_TYPE_KEYWORD,
+  StartTime: T.INDEXED_VALUE_TYPE_DATETIME,
+  CloseTime: T.INDEXED_VALUE_TYPE_DATETIME,
+  ExecutionTime: T.INDEXED_VALUE_TYPE_DATETIME,
+  HistoryLength: T.INDEXED_VALUE_TYPE_INT,
+  TemporalChangeVersion: T.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+  TemporalScheduledStartTime: T.INDEXED_VALUE_TYPE_DATETIME,
+  TemporalScheduledById: T.INDEXED_VALUE_TYPE_KEYWORD,
+  BuildIds: T.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+};
+
+/** System attributes the SDK and the scheduler set themselves. */
+const SETTABLE_SYSTEM_ATTRIBUTES = new Set(['TemporalChangeVersion', 'TemporalScheduledStartTime', 'TemporalScheduledById', 'BuildIds']);
+
+const DEV_SERVER_ATTRIBUTES: Array<[string, enums.IndexedValueType]> = [
+  ['CustomKeywordField', T.INDEXED_VALUE_TYPE_KEYWORD],
+  ['CustomStringField', T.INDEXED_VALUE_TYPE_TEXT],
+  ['CustomTextField', T.INDEXED_VALUE_TYPE_TEXT],
+  ['CustomIntField', T.INDEXED_VALUE_TYPE_INT],
+  ['CustomDatetimeField', T.INDEXED_VALUE_TYPE_DATETIME],
+  ['CustomDoubleField', T.INDEXED_VALUE_TYPE_DOUBLE],
+  ['CustomBoolField', T.INDEXED_VALUE_TYPE_BOOL],
+];
+
+const TYPE_NAMES: Record<string, enums.IndexedValueType> = {
+  text: T.INDEXED_VALUE_TYPE_TEXT,
+  keyword: T.INDEXED_VALUE_TYPE_KEYWORD,
+  int: T.INDEXED_VALUE_TYPE_INT,
+  double: T.INDEXED_VALUE_TYPE_DOUBLE,
+  bool: T.INDEXED_VALUE_TYPE_BOOL,
+  datetime: T.INDEXED_VALUE_TYPE_DATETIME,
+  keywordlist: T.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+};
+
+/** `Keyword`, `Int`, … (as in `--search-attribute Name=Keyword`) → IndexedValueType. */
+export function indexedValueType(name: string): enums.IndexedValueType {
+  const type = TYPE_NAMES[name.toLowerCase().replace(/_/g, '')];
+  if (type === undefined) throw invalidArgument(`unknown search attribute type "${name}"`);
+  return type;
 }
 
 export class Namespaces {
@@ -15,9 +66,18 @@ export class Namespaces {
   register(name: string, description = '', retentionDays = 1): NamespaceInfo {
     const existing = this.byName.get(name);
     if (existing) return existing;
-    const info: NamespaceInfo = { name, id: randomUUID(), description, retentionDays };
+    const info: NamespaceInfo = { name, id: randomUUID(), description, retentionDays, searchAttributes: new Map(DEV_SERVER_ATTRIBUTES) };
     this.byName.set(name, info);
     return info;
+  }
+
+  /** The first search attribute in `fields` that may not be set (unregistered or system), if any. */
+  invalidSearchAttribute(namespace: string, fields: Record<string, unknown> | null | undefined): string | undefined {
+    const info = this.get(namespace);
+    for (const name of Object.keys(fields ?? {})) {
+      if (!info.searchAttributes.has(name) && !SETTABLE_SYSTEM_ATTRIBUTES.has(name)) return name;
+    }
+    return undefined;
   }
 
   has(name: string): boolean {

@@ -4,8 +4,10 @@
  */
 import { Server } from '@grpc/grpc-js';
 import { Engine } from './engine';
+import { indexedValueType } from './namespaces';
 import { implementation, listen, serviceDefinition } from './grpc-server';
 import { testServiceHandlers } from './test-service';
+import { operatorServiceHandlers } from './operator-service';
 import { workflowServiceHandlers } from './workflow-service';
 import { ScheduleRunner } from './schedule-runner';
 
@@ -14,6 +16,8 @@ export interface StandInOptions {
   /** 0 picks a free port. */
   port?: number;
   namespaces?: string[];
+  /** Custom search attributes to register in every namespace (`--search-attribute Name=Type`). */
+  searchAttributes?: Array<[string, string]>;
   /** Serve TestService and skip time (the time-skipping test server's behaviour). */
   timeSkipping?: boolean;
   pollTimeoutMs?: number;
@@ -38,12 +42,16 @@ export class StandInServer {
       longPollTimeoutMs: options.longPollTimeoutMs ?? 20_000,
     });
     for (const namespace of options.namespaces ?? []) engine.namespaces.register(namespace);
+    for (const info of engine.namespaces.list()) {
+      for (const [name, type] of options.searchAttributes ?? []) info.searchAttributes.set(name, indexedValueType(type));
+    }
     const schedules = new ScheduleRunner(engine);
     const server = new Server({ 'grpc.max_receive_message_length': 128 * 1024 * 1024, 'grpc.max_send_message_length': 128 * 1024 * 1024 });
     server.addService(
       serviceDefinition('temporal.api.workflowservice.v1.WorkflowService'),
       implementation(workflowServiceHandlers(engine, { serverVersion: '1.29.0', schedules }), log),
     );
+    server.addService(serviceDefinition('temporal.api.operatorservice.v1.OperatorService'), implementation(operatorServiceHandlers(engine), log));
     if (options.timeSkipping) {
       server.addService(serviceDefinition('temporal.api.testservice.v1.TestService'), implementation(testServiceHandlers(engine), log));
     }

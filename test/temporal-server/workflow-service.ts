@@ -15,6 +15,7 @@ import { describe, getHistory } from './history';
 import { countWorkflows, listWorkflows } from './visibility';
 import { scheduleHandlers } from './schedules';
 import type { ScheduleRunner } from './schedule-runner';
+import { SYSTEM_SEARCH_ATTRIBUTES } from './namespaces';
 import { EventType } from './proto';
 
 import wf = api.workflowservice.v1;
@@ -76,7 +77,10 @@ export function workflowServiceHandlers(engine: Engine, options: ServiceOptions)
       engine.namespaces.register(req.namespace, req.description ?? '');
       return {};
     },
-    GetSearchAttributes: (): wf.IGetSearchAttributesResponse => ({ keys: {} }),
+    GetSearchAttributes: (): wf.IGetSearchAttributesResponse => {
+      const info = engine.namespaces.get('default');
+      return { keys: { ...SYSTEM_SEARCH_ATTRIBUTES, ...Object.fromEntries(info.searchAttributes) } };
+    },
 
     StartWorkflowExecution: (req: wf.IStartWorkflowExecutionRequest): wf.IStartWorkflowExecutionResponse => {
       const result = startWorkflow(engine, ns(req.namespace), req);
