@@ -1,0 +1,192 @@
+/**
+ * The execution workflow on a real Temporal SDK worker (against the stand-in's
+ * time-skipping server, or a configured Temporal), with in-memory activities:
+ * signal delivery by update and by plain signal, failures, durable timers,
+ * the state query, and clean replays of every history.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import type { EventBatch, ExecutionActivities, FinishRequest } from '../../activities/execution-activities';
+import { validateDefinition } from '../../workflows/engine/validate';
+import type { ExecutionInput, PluginResult } from '../../workflows/engine/runtime/types';
+import { deliverSignalUpdate, stateQuery } from '../../workflows/messages';
+import { workflowBundle } from '../../worker/worker';
+import { createTestTemporalEnv } from '../support/temporal';
+
+interface Recorded {
+  batches: EventBatch[];
+  finished: FinishRequest[];
+}
+
+function fakeActivities(recorded: Recorded): ExecutionActivities {
+  return {
+    callPlugin: (call) => Promise.resolve<PluginResult>({ status: 'success', outputs: { echoed: call.config.url ?? null } }),
+    resolveVars: ({ names }) => Promise.resolve(Object.fromEntries(names.map((name) => [name, `value-of-${name}`]))),
+    recordEvents: (batch) => {
+      recorded.batches.push(batch);
+      return Promise.resolve();
+    },
+    finishExecution: (request) => {
+      recorded.finished.push(request);
+      return Promise.resolve();
+    },
+    prepareChild: () => Promise.reject(new Error('not used here')),
+  };
+}
+
+function inputFor(doc: Record<string, unknown>, inputs: Record<string, unknown> = {}): ExecutionInput {
+  const validated = validateDefinition({ name: 'e2e', ...doc });
+  assert.deepEqual(validated.errors, []);
+  return {
+    executionId: `exec_${randomUUID().replace(/-/g, '')}`,
+    organizationId: '1',
+    workflowId: 'wf_test',
+    revision: 1,
+    definition: validated.definition!,
+    inputs,
+    trigger: { source: 'manual', payload: inputs, receivedAt: new Date().toISOString() },
+  };
+}
+
+const manual = { id: 'start', type: 'trigger', pluginType: 'manual', config: {} };
+
+describe('execution workflow on Temporal', function () {
+  this.timeout(120_000);
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let running: Promise<void>;
+  const taskQueue = `exec-${randomUUID().slice(0, 8)}`;
+  const recorded: Recorded = { batches: [], finished: [] };
+  const handles: WorkflowHandle[] = [];
+
+  before(async () => {
+    env = await createTestTemporalEnv('time-skipping');
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities: fakeActivities(recorded),
+    });
+    running = worker.run();
+  });
+
+  after(async () => {
+    worker?.shutdown();
+    await running;
+    // Every history this suite produced replays without non-determinism.
+    const histories = await Promise.all(handles.map(async (handle) => ({ workflowId: handle.workflowId, history: await handle.fetchHistory() })));
+    for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
+      assert.equal(result.error, undefined, `${result.workflowId} does not replay: ${String(result.error)}`);
+    }
+    await env?.teardown();
+  });
+
+  async function start(input: ExecutionInput): Promise<WorkflowHandle> {
+    const handle = await env.client.workflow.start('runWorkflowExecution', { taskQueue, workflowId: input.executionId, args: [input] });
+    handles.push(handle);
+    return handle;
+  }
+
+  it('runs a graph of pure steps and effectful steps, persisting events in batches', async () => {
+    const input = inputFor(
+      {
+        steps: [
+          manual,
+          { id: 'setVar', type: 'module', pluginType: 'set-variable', config: { path: 'region', value: '${{ vars.REGION }}' }, dependsOn: ['start'] },
+          { id: 'call', type: 'module', pluginType: 'http-request', config: { url: 'https://example.test/${{ variables.region }}' }, dependsOn: ['setVar'] },
+          { id: 'note', type: 'module', pluginType: 'log', config: { message: 'called ${{ steps.call.outputs.echoed }}' }, dependsOn: ['call'] },
+        ],
+        outputs: { url: '${{ steps.call.outputs.echoed }}' },
+      },
+      {},
+    );
+    const handle = await start(input);
+    assert.deepEqual(await handle.result(), { url: 'https://example.test/value-of-REGION' });
+    const mine = recorded.batches.filter((batch) => batch.executionId === input.executionId);
+    const events = mine.flatMap((batch) => batch.events);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'step.completed').map((e) => e.stepId),
+      ['start', 'setVar', 'call', 'note'],
+    );
+    assert.deepEqual(mine.flatMap((batch) => batch.logs).map((log) => log.message), ['called https://example.test/value-of-REGION']);
+    assert.ok(mine.length <= 3, `events go out in a few batches, not one per step (${mine.length})`);
+    assert.deepEqual(recorded.finished.find((f) => f.executionId === input.executionId)?.status, 'completed');
+  });
+
+  it('delivers a signal by update exactly once; a second delivery is rejected', async () => {
+    const input = inputFor({
+      steps: [
+        manual,
+        { id: 'approval', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'approve', timeout: '2d' }, dependsOn: ['start'] },
+      ],
+      outputs: { payload: '${{ steps.approval.outputs.payload }}' },
+    });
+    const handle = await start(input);
+    let state = await handle.query(stateQuery);
+    for (let i = 0; i < 50 && state.pendingWaits.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      state = await handle.query(stateQuery);
+    }
+    assert.equal(state.status, 'waiting');
+    assert.deepEqual(state.pendingWaits.map((w) => [w.stepId, w.signalNames]), [['approval', ['approve']]]);
+
+    const wrongName = handle.executeUpdate(deliverSignalUpdate, { args: [{ name: 'other', payload: {}, signalId: 'sig_0' }] });
+    await assert.rejects(wrongName, WorkflowUpdateFailedError);
+    const [first, second] = await Promise.allSettled([
+      handle.executeUpdate(deliverSignalUpdate, { args: [{ name: 'approve', payload: { ok: 1 }, signalId: 'sig_1' }] }),
+      handle.executeUpdate(deliverSignalUpdate, { args: [{ name: 'approve', payload: { ok: 2 }, signalId: 'sig_2' }] }),
+    ]);
+    const outcomes = [first.status, second.status].sort();
+    assert.deepEqual(outcomes, ['fulfilled', 'rejected']);
+    const result = (await handle.result()) as { payload: { ok: number } };
+    const winner = first.status === 'fulfilled' ? 1 : 2;
+    assert.deepEqual(result, { payload: { ok: winner } });
+  });
+
+  it('is released by a plain Temporal signal of the same name', async () => {
+    const input = inputFor({
+      steps: [manual, { id: 'wait', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go' }, dependsOn: ['start'] }],
+      outputs: { got: '${{ steps.wait.outputs.payload.value }}' },
+    });
+    const handle = await start(input);
+    for (let i = 0; i < 50 && (await handle.query(stateQuery)).pendingWaits.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await handle.signal('go', { value: 42 });
+    assert.deepEqual(await handle.result(), { got: 42 });
+  });
+
+  it('sleeps for days durably (time skipping) and times a wait out', async () => {
+    const input = inputFor({
+      steps: [
+        manual,
+        { id: 'pause', type: 'module', pluginType: 'delay', config: { duration: '3d' }, dependsOn: ['start'] },
+        { id: 'wait', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'never', timeout: '1d', onTimeout: 'continue' }, dependsOn: ['pause'] },
+      ],
+      outputs: { timedOut: '${{ steps.wait.outputs.timedOut }}' },
+    });
+    const started = Date.now();
+    const handle = await start(input);
+    assert.deepEqual(await handle.result(), { timedOut: true });
+    assert.ok(Date.now() - started < 10_000);
+  });
+
+  it('fails with the real cause as a non-retryable ApplicationFailure', async () => {
+    const input = inputFor({
+      steps: [manual, { id: 'stop', type: 'module', pluginType: 'fail', config: { message: 'no budget', code: 'BUDGET_EXCEEDED' }, dependsOn: ['start'] }],
+    });
+    const handle = await start(input);
+    await assert.rejects(handle.result(), (error: unknown) => {
+      assert.ok(error instanceof WorkflowFailedError);
+      const cause = error.cause as { type?: string; message?: string; nonRetryable?: boolean };
+      assert.equal(cause.type, 'BUDGET_EXCEEDED');
+      assert.equal(cause.message, 'no budget');
+      assert.equal(cause.nonRetryable, true);
+      return true;
+    });
+    const finished = recorded.finished.find((f) => f.executionId === input.executionId);
+    assert.deepEqual(finished?.error, { type: 'BUDGET_EXCEEDED', message: 'no budget', stepId: 'stop' });
+  });
+});
