@@ -9,6 +9,7 @@ import {
   EventType, Status, api, dur, enums, ms, ts,
   type Header, type HistoryEvent, type Payloads, type StartedAttrs, type WorkflowExecution, L } from './proto';
 import { cronBackoff, finishRun, timeoutRun } from './run-close';
+import { releaseQueries } from './queries';
 import { WorkflowRun, type ParentRef } from './run';
 
 type StartRequest = api.workflowservice.v1.IStartWorkflowExecutionRequest;
@@ -204,4 +205,6 @@ export function terminate(engine: Engine, run: WorkflowRun, reason: string, deta
     workflowExecutionTerminatedEventAttributes: { reason, details, identity },
   });
   finishRun(engine, run, Status.WORKFLOW_EXECUTION_STATUS_TERMINATED);
+  // queries that waited for the dead task go to the worker as direct queries on the closed run
+  releaseQueries(engine, run);
 }

@@ -12,6 +12,7 @@ import { evaluateRetry } from './retry';
 import { canonicalSpec, nextTime } from './calendar';
 import type { WorkflowRun } from './run';
 import { createRun, requestCancelRun, terminate } from './lifecycle';
+import { releaseQueries } from './queries';
 
 export function timeoutRun(engine: Engine, run: WorkflowRun): void {
   if (!run.isOpen) return;
@@ -31,9 +32,11 @@ export function timeoutRun(engine: Engine, run: WorkflowRun): void {
     const event = run.history[eventId - 1];
     if (event.workflowExecutionTimedOutEventAttributes) event.workflowExecutionTimedOutEventAttributes.newExecutionRunId = next.runId;
     finishRun(engine, run, Status.WORKFLOW_EXECUTION_STATUS_TIMED_OUT, next.runId);
+    releaseQueries(engine, run);
     return;
   }
   finishRun(engine, run, Status.WORKFLOW_EXECUTION_STATUS_TIMED_OUT);
+  releaseQueries(engine, run);
 }
 
 /** The next run of a chain (continue-as-new, retry, cron): same id, parent and expiration. */
