@@ -140,6 +140,21 @@ describe('temporal conformance: schedules', function () {
       await handle.delete();
     });
 
+    it('backfills past nominal times', async () => {
+      const handle = await env.client.schedule.create({
+        scheduleId: `backfill-${queue}`,
+        spec: { cronExpressions: ['0 * * * *'] },
+        action: { type: 'startWorkflow', workflowType: 'oneActivity', args: ['backfill'], taskQueue: queue },
+        state: { paused: true },
+      });
+      const now = await env.currentTimeMs();
+      await handle.backfill({ start: new Date(now - 3 * 3_600_000), end: new Date(now), overlap: ScheduleOverlapPolicy.ALLOW_ALL });
+      const described = await handle.describe();
+      assert.equal(described.info.numActionsTaken, 3);
+      for (const action of described.info.recentActions) assert.ok(action.scheduledAt.getTime() <= now);
+      await handle.delete();
+    });
+
     const overlapCases: Array<[ScheduleOverlapPolicy, (runs: RunInfo[], info: ScheduleDescription['info']) => void]> = [
       [ScheduleOverlapPolicy.SKIP, (runs, info) => {
         assert.equal(overlapping(runs), false);
