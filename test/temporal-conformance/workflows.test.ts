@@ -98,6 +98,39 @@ describe('temporal conformance: workflows', function () {
     await taken.result();
   });
 
+  it('applies parent close policies to children', async () => {
+    const workflowId = id('pcp');
+    assert.equal(await env.client.workflow.execute(wf.parentClosePolicies, { taskQueue: queue, workflowId }), 'parent done');
+    const status = async (suffix: string): Promise<string> => (await env.client.workflow.getHandle(`${workflowId}-${suffix}`).describe()).status.name;
+    await eventually(async () => {
+      assert.equal(await status('abandoned'), 'RUNNING');
+      assert.equal(await status('cancelled'), 'CANCELLED');
+      assert.equal(await status('terminated'), 'TERMINATED');
+    });
+    await env.client.workflow.getHandle(`${workflowId}-abandoned`).signal(wf.doneSignal);
+  });
+
+  it('times out one condition and satisfies another; delays a start', async () => {
+    const handle = await env.client.workflow.start(wf.conditionTimeout, { taskQueue: queue, workflowId: id('condition') });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await handle.signal(wf.doneSignal);
+    assert.deepEqual(await handle.result(), ['false', 'true']);
+
+    const started = Date.now();
+    const delayed = await env.client.workflow.start(wf.sleeper, { taskQueue: queue, workflowId: id('delayed'), args: [1], startDelay: '500ms' });
+    await delayed.signal(wf.addSignal, 'ignored during the delay');
+    assert.equal(await delayed.result(), 'woke');
+    assert.ok(Date.now() - started >= 500);
+    const history = await delayed.fetchHistory();
+    const startedEvent = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+    assert.ok(startedEvent?.firstWorkflowTaskBackoff);
+  });
+
+  it('retries local activities on the worker', async () => {
+    assert.equal(await env.client.workflow.execute(wf.retryingLocalActivity, { taskQueue: queue, workflowId: id('lar'), args: ['local-retry'] }), 'ok after 3');
+    assert.equal(probe.attempts['local-retry'], 3);
+  });
+
   it('signals another workflow from a workflow', async () => {
     const target = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId: id('target') });
     assert.equal(await env.client.workflow.execute(wf.signalExternal, { taskQueue: queue, workflowId: id('sender'), args: [target.workflowId] }), 'signalled');

@@ -303,3 +303,28 @@ export async function childIdConflict(takenId: string): Promise<string> {
     return error instanceof WorkflowExecutionAlreadyStartedError ? 'already started' : `other: ${String(error)}`;
   }
 }
+
+/** Starts two children with ABANDON and REQUEST_CANCEL parent close policies, then completes. */
+export async function parentClosePolicies(): Promise<string> {
+  const id = workflowInfo().workflowId;
+  await startChild(collector, { workflowId: `${id}-abandoned`, parentClosePolicy: 'ABANDON' });
+  await startChild(waitForever, { workflowId: `${id}-cancelled`, parentClosePolicy: 'REQUEST_CANCEL' });
+  await startChild(waitForever, { workflowId: `${id}-terminated`, parentClosePolicy: 'TERMINATE' });
+  return 'parent done';
+}
+
+/** condition() with a timeout (a timer the workflow cancels when the condition holds first). */
+export async function conditionTimeout(): Promise<string[]> {
+  let go = false;
+  setHandler(doneSignal, () => {
+    go = true;
+  });
+  const first = await condition(() => go, 50);
+  const second = await condition(() => go, '1 day');
+  return [String(first), String(second)];
+}
+
+/** A local activity that fails twice before succeeding (retried by the worker, markers recorded). */
+export async function retryingLocalActivity(key: string): Promise<string> {
+  return await proxyLocalActivities<Activities>({ startToCloseTimeout: '5s', retry: { initialInterval: '20ms', backoffCoefficient: 1 } }).failTimes(key, 2);
+}
