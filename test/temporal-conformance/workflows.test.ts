@@ -71,6 +71,16 @@ describe('temporal conformance: workflows', function () {
     await handle.result();
   });
 
+  it('takes a burst of concurrent signals and updates while workflow tasks are in flight', async () => {
+    const handle = await env.client.workflow.start(wf.counter, { taskQueue: queue, workflowId: id('burst'), args: [230] });
+    const signals = Array.from({ length: 200 }, (_, i) => handle.signal(wf.addSignal, String(i)));
+    const updates = Array.from({ length: 30 }, (_, i) => handle.executeUpdate(wf.addUpdate, { args: [String(i)] }));
+    await Promise.all(signals);
+    const counts = await Promise.all(updates);
+    assert.equal(new Set(counts).size, 30);
+    assert.equal(await handle.result(), 230);
+  });
+
   it('buffers signals sent before the handler exists', async () => {
     const handle = await env.client.workflow.start(wf.lateHandler, { taskQueue: queue, workflowId: id('late') });
     await handle.signal(wf.addSignal, 'early-1');

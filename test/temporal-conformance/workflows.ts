@@ -328,3 +328,17 @@ export async function conditionTimeout(): Promise<string[]> {
 export async function retryingLocalActivity(key: string): Promise<string> {
   return await proxyLocalActivities<Activities>({ startToCloseTimeout: '5s', retry: { initialInterval: '20ms', backoffCoefficient: 1 } }).failTimes(key, 2);
 }
+
+/** Counts `add` signals and `addItem` updates until `target`; returns the total. */
+export async function counter(target: number): Promise<number> {
+  let count = 0;
+  setHandler(addSignal, () => {
+    count++;
+  });
+  setHandler(addUpdate, async () => {
+    await sleep(1);
+    return ++count;
+  });
+  await condition(() => count >= target);
+  return count;
+}
