@@ -25,6 +25,17 @@ export default tseslint.config(
     },
   },
   {
+    // Plain CommonJS helpers (the mocha reporter): linted without type information.
+    files: ['**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', process: 'readonly' },
+    },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['config/config.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },

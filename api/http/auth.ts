@@ -4,6 +4,7 @@
  * Only the configured algorithms are accepted, so `alg: none` and algorithm
  * confusion fail verification.
  */
+import { createSecretKey } from 'node:crypto';
 import { SignJWT, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { unauthorized } from './errors';
 
@@ -24,9 +25,11 @@ export interface TokenVerifier {
 export type AuthKeys = { kind: 'hs256'; secret: Uint8Array } | { kind: 'jwks'; url: string };
 
 export function createTokenVerifier(keys: AuthKeys): TokenVerifier {
+  // A KeyObject made once: passing raw bytes makes jose import the key again on every request.
+  const secretKey = keys.kind === 'hs256' ? createSecretKey(keys.secret) : undefined;
   const verifyJwt =
     keys.kind === 'hs256'
-      ? (token: string) => jwtVerify(token, keys.secret, { algorithms: ['HS256'] })
+      ? (token: string) => jwtVerify(token, secretKey!, { algorithms: ['HS256'] })
       : (() => {
           const jwks = createRemoteJWKSet(new URL(keys.url), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000 });
           return (token: string) => jwtVerify(token, jwks, { algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256'] });

@@ -81,4 +81,9 @@ describe('engine: validator fuzz', () => {
       { numRuns: 600 },
     );
   });
+
+  it('survives a step type that cannot become a property key (found by the fuzzer)', () => {
+    const result = validateDefinition({ name: 'x', steps: { a: { type: { toString: undefined } }, c: { type: 'module', dependsOn: ['a'] } } });
+    assert.deepEqual(result.errors.map((error) => error.path), ['/steps/a/type', '/steps/c/pluginType']);
+  });
 });

@@ -30,7 +30,13 @@ function expressionProperties(plugin: PluginDescriptor): string[] {
 }
 
 export function stepPlugin(step: StepDefinition): PluginDescriptor | undefined {
-  const name = typeof step.pluginType === 'string' ? step.pluginType : DEFAULT_PLUGIN[step.type];
+  // `type` is unchecked input here (connections are validated even when a step is broken): never use it as a key unless it is a string.
+  const name =
+    typeof step.pluginType === 'string'
+      ? step.pluginType
+      : typeof step.type === 'string' && Object.hasOwn(DEFAULT_PLUGIN, step.type)
+        ? DEFAULT_PLUGIN[step.type]
+        : undefined;
   return name === undefined ? undefined : findPlugin(name);
 }
 
