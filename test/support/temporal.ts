@@ -6,6 +6,8 @@
  * a configured server nor the CLI dev server can skip time (Temporal's own test server is a
  * download, unavailable offline).
  */
+import type { SearchAttributeType } from '@temporalio/common';
+import type { SearchAttributeKey } from '@temporalio/common/lib/search-attributes';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { loadConfig } from '../../config/config';
 import { STAND_IN_DEV_SERVER, STAND_IN_TEST_SERVER, findTemporalCli } from '../../runtime/temporal';
@@ -17,6 +19,8 @@ export type TestTemporalKind = 'local' | 'time-skipping';
 export interface TestTemporalOptions {
   /** Force the stand-in even when a configured address or a CLI exists. */
   standIn?: boolean;
+  /** Custom search attributes to register on a local server (CLI or stand-in), e.g. `defineSearchAttributeKey('OrderId', 'KEYWORD')`. */
+  searchAttributes?: Array<SearchAttributeKey<SearchAttributeType>>;
 }
 
 export async function createTestTemporalEnv(kind: TestTemporalKind = 'local', options: TestTemporalOptions = {}): Promise<TestWorkflowEnvironment> {
@@ -29,7 +33,11 @@ export async function createTestTemporalEnv(kind: TestTemporalKind = 'local', op
   }
   const cli = options.standIn ? undefined : await findTemporalCli(config.temporalCliPath);
   return TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: cli ?? STAND_IN_DEV_SERVER }, namespace: config.temporalNamespace },
+    server: {
+      executable: { type: 'existing-path', path: cli ?? STAND_IN_DEV_SERVER },
+      namespace: config.temporalNamespace,
+      searchAttributes: options.searchAttributes,
+    },
   });
 }
 
