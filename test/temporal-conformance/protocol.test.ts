@@ -201,6 +201,15 @@ describe('temporal stand-in: frontend protocol', function () {
     const timedOut = third.history?.events?.find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT);
     assert.equal(timedOut?.workflowTaskTimedOutEventAttributes?.timeoutType, TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE);
     await assert.rejects(svc().respondWorkflowTaskCompleted({ namespace, taskToken: second.taskToken, commands: [] }), /not found/i);
+    // a workflow whose task keeps failing is not ready for queries
+    await assert.rejects(
+      svc().queryWorkflow({ namespace, execution: { workflowId: third.workflowExecution?.workflowId }, query: { queryType: 'q' } }),
+      /not ready/,
+    );
+    // newest events first
+    const reverse = await svc().getWorkflowExecutionHistoryReverse({ namespace, execution: { workflowId: third.workflowExecution?.workflowId }, maximumPageSize: 2 });
+    assert.deepEqual(types(reverse.history?.events), [EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED]);
+    assert.ok((reverse.nextPageToken?.length ?? 0) > 0);
   });
 
   it('hands eagerly requested activities to the completing worker', async () => {

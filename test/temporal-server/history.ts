@@ -40,6 +40,18 @@ export async function getHistory(engine: Engine, req: HistoryRequest, ctx: CallC
   return { history: { events }, nextPageToken: more ? Buffer.from(String(end)) : undefined };
 }
 
+/** GetWorkflowExecutionHistoryReverse: newest events first, paged. */
+export function getHistoryReverse(
+  engine: Engine,
+  req: api.workflowservice.v1.IGetWorkflowExecutionHistoryReverseRequest,
+): api.workflowservice.v1.IGetWorkflowExecutionHistoryReverseResponse {
+  const run = engine.getRun(req.namespace ?? '', req.execution?.workflowId, req.execution?.runId);
+  const end = req.nextPageToken?.length ? Number(Buffer.from(req.nextPageToken).toString()) || 0 : run.history.length;
+  const pageSize = req.maximumPageSize && req.maximumPageSize > 0 ? req.maximumPageSize : 10_000;
+  const start = Math.max(0, end - pageSize);
+  return { history: { events: run.history.slice(start, end).reverse() }, nextPageToken: start > 0 ? Buffer.from(String(start)) : undefined };
+}
+
 const TYPE_KEY = 'type';
 
 /** Search attributes with the `type` metadata the SDK's typed decoder needs. */

@@ -33,6 +33,8 @@ export async function queryWorkflow(engine: Engine, req: QueryRequest, waitMs: n
       (reject === enums.QueryRejectCondition.QUERY_REJECT_CONDITION_NOT_COMPLETED_CLEANLY && run.status !== Status.WORKFLOW_EXECUTION_STATUS_COMPLETED);
     if (rejected) return { queryRejected: { status: run.status } };
     if (!run.anyWftCompleted) throw failedPrecondition('workflow not ready: it closed before any workflow task completed');
+  } else if (run.wft && run.wft.attempt >= 3) {
+    throw failedPrecondition(`workflow not ready: its workflow task is failing (attempt ${run.wft.attempt})`);
   }
   const outcome = await new Promise<QueryOutcome>((resolve, rejectPromise) => {
     const query: PendingQuery = {

@@ -11,7 +11,7 @@ import { activityById, activityFromToken, heartbeatActivity, startActivityTask }
 import { cancelActivity, completeActivity, failActivity } from './activity-outcomes';
 import { queryWorkflow, respondQueryTaskCompleted, startLegacyQuery } from './queries';
 import { pollUpdate, updateWorkflow } from './updates';
-import { describe, getHistory } from './history';
+import { describe, getHistory, getHistoryReverse } from './history';
 import { countWorkflows, listWorkflows } from './visibility';
 import { scheduleHandlers } from './schedules';
 import type { ScheduleRunner } from './schedule-runner';
@@ -120,6 +120,7 @@ export function workflowServiceHandlers(engine: Engine, options: ServiceOptions)
     },
     DescribeWorkflowExecution: (req: wf.IDescribeWorkflowExecutionRequest) => describe(engine, req),
     GetWorkflowExecutionHistory: (req: wf.IGetWorkflowExecutionHistoryRequest, ctx) => getHistory(engine, req, ctx),
+    GetWorkflowExecutionHistoryReverse: (req: wf.IGetWorkflowExecutionHistoryReverseRequest) => getHistoryReverse(engine, req),
     QueryWorkflow: (req: wf.IQueryWorkflowRequest, ctx) => queryWorkflow(engine, req, waitMs(engine, ctx, 60_000), (cb) => ctx.onCancel(cb)),
     UpdateWorkflowExecution: (req: wf.IUpdateWorkflowExecutionRequest, ctx) =>
       updateWorkflow(engine, req, Math.min(waitMs(engine, ctx, engine.options.longPollTimeoutMs), engine.options.longPollTimeoutMs), (cb) => ctx.onCancel(cb)),
