@@ -11,7 +11,7 @@ import { findAction, insertAction, listActions, updateAction, type ServiceAction
 import { loadAccess } from './access';
 import { ADMIN_ERRORS, Paged, UuidParams } from './schemas/common';
 import { Action, ActionParams, CreateActionBody, ListActionsQuery, UpdateActionBody, type Message } from './schemas/services';
-import { iso } from './serialize';
+import { isoDate } from './serialize';
 import { accessibleService } from './services';
 import { slugify } from './slug';
 import { compileUserSchema } from './user-schema';
@@ -25,8 +25,8 @@ const actionOut = (a: ServiceActionRecord) => ({
   specification_id: a.specification_id,
   desired_specification_id: a.desired_specification_id,
   messages: a.messages,
-  created_at: iso(a.created_at),
-  updated_at: iso(a.updated_at),
+  created_at: isoDate(a.created_at),
+  updated_at: isoDate(a.updated_at),
   status: a.status,
   parameters: a.parameters,
   results: a.results,

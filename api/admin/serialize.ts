@@ -2,6 +2,8 @@
 import type { GrantRecord, RoleRecord, UserRecord } from '../../db/stores/authorization';
 
 export const iso = (value: Date | string): string => new Date(value).toISOString();
+/** `format: date` fields of the contract (service specifications, actions). */
+export const isoDate = (value: Date | string): string => iso(value).slice(0, 10);
 
 export const grantOut = (g: GrantRecord) => ({
   id: g.id,

@@ -25,7 +25,7 @@ import {
   ServiceSpecification,
   UpdateServiceSpecificationBody,
 } from './schemas/service-specifications';
-import { iso } from './serialize';
+import { isoDate } from './serialize';
 import { checkAttributes, checkScopes, defaultActionSpecs, ownerOf, withDefaults } from './service-specification-rules';
 import { slugCandidate, slugify } from './slug';
 
@@ -46,8 +46,8 @@ export function specOut(s: ServiceSpecRecord) {
     use_default_naming: s.use_default_naming,
     scopes: s.scopes,
     package_id: s.package_id,
-    created_at: iso(s.created_at),
-    updated_at: iso(s.updated_at),
+    created_at: isoDate(s.created_at),
+    updated_at: isoDate(s.updated_at),
   };
 }
 

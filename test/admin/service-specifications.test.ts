@@ -28,6 +28,8 @@ describe('admin: service specifications', () => {
     const spec = res.body;
     assert.match(spec.id, /^[0-9a-f-]{36}$/);
     assert.equal(spec.slug, 'postgres-db');
+    assert.match(spec.created_at, /^\d{4}-\d{2}-\d{2}$/, 'the contract gives created_at format date');
+    assert.match(spec.updated_at, /^\d{4}-\d{2}-\d{2}$/);
     assert.deepEqual(spec.selectors, { imported: false, provider: 'any', category: 'any', sub_category: 'any' });
     assert.deepEqual([spec.type, spec.assignable_to, spec.use_default_actions, spec.use_default_naming, spec.package_id], ['dependency', 'any', true, true, null]);
     assert.equal((await create({})).body.slug, 'postgres-db-2');

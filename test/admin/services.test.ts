@@ -74,6 +74,7 @@ describe('admin: services and actions', () => {
     const action = created.body;
     assert.deepEqual([action.status, action.service_id, action.specification_id, action.messages, action.results, action.created_by, action.link_id], ['pending', service.id, createSpecId, [], {}, String(org.adminId), null]);
     assert.equal(action.name, 'Create Queue');
+    assert.match(action.created_at, /^\d{4}-\d{2}-\d{2}$/, 'the contract gives created_at format date');
 
     const url = `/service/${service.id}/action/${action.id}`;
     for (const status of ['pending_create', 'in_progress', 'success', 'failed', 'cancelled', 'pending']) {

@@ -6,6 +6,8 @@ export const NrnString = Type.String({ pattern: NRN_PATTERN, maxLength: NRN_MAX_
 export const IntegerId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 export const Uuid = Type.String({ format: 'uuid' });
 export const DateTime = Type.String({ format: 'date-time' });
+/** The contract gives service specifications and actions `format: date` timestamps (YYYY-MM-DD). */
+export const DateOnly = Type.String({ format: 'date' });
 
 export const IdParams = Type.Object({ id: IntegerId });
 export const UuidParams = Type.Object({ id: Uuid });

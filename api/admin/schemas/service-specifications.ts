@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, NrnString, PagingQuery, Uuid } from './common';
+import { DateOnly, DateTime, NrnString, PagingQuery, Uuid } from './common';
 
 /**
  * The fixed provider-scope identifiers a service specification may list in
@@ -98,8 +98,8 @@ export const ServiceSpecification = Type.Object(
     use_default_naming: Type.Boolean(),
     scopes: Type.Union([Scopes, Type.Null()]),
     package_id: Type.Union([Uuid, Type.Null()]),
-    created_at: DateTime,
-    updated_at: DateTime,
+    created_at: DateOnly,
+    updated_at: DateOnly,
   },
   { additionalProperties: false },
 );

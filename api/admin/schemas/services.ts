@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, NrnString, PagingQuery, Uuid } from './common';
+import { DateOnly, DateTime, NrnString, PagingQuery, Uuid } from './common';
 
 const JsonObject = Type.Object({}, { additionalProperties: true });
 
@@ -53,8 +53,8 @@ export const Action = Type.Object(
     specification_id: Uuid,
     desired_specification_id: Type.Union([Uuid, Type.Null()]),
     messages: Type.Array(Message),
-    created_at: DateTime,
-    updated_at: DateTime,
+    created_at: DateOnly,
+    updated_at: DateOnly,
     status: Status,
     parameters: JsonObject,
     results: JsonObject,
