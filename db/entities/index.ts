@@ -1,17 +1,7 @@
 /** Every TypeORM entity of the service. */
-export const ENTITIES: Array<new (...args: never[]) => unknown> = [];
-
-// Workflow definitions and config entries.
-import { ConfigEntryEntity } from './config-entry';
-import { TriggerBindingEntity } from './trigger-binding';
-import { WorkflowEntity } from './workflow';
-import { WorkflowAliasEntity } from './workflow-alias';
-import { WorkflowRevisionEntity } from './workflow-revision';
-ENTITIES.push(WorkflowEntity, WorkflowRevisionEntity, WorkflowAliasEntity, TriggerBindingEntity, ConfigEntryEntity);
-
-// Platform administration.
 import { AccountEntity } from './account';
 import { ActionSpecificationEntity } from './action-specification';
+import { ConfigEntryEntity } from './config-entry';
 import { GrantEntity } from './grant';
 import { MetadataEntryEntity } from './metadata-entry';
 import { ProviderCategoryEntity } from './provider-category';
@@ -20,8 +10,20 @@ import { RoleEntity } from './role';
 import { ServiceEntity } from './service';
 import { ServiceActionEntity } from './service-action';
 import { ServiceSpecificationEntity } from './service-specification';
+import { TriggerBindingEntity } from './trigger-binding';
 import { UserEntity } from './user';
-ENTITIES.push(
+import { WorkflowEntity } from './workflow';
+import { WorkflowAliasEntity } from './workflow-alias';
+import { WorkflowRevisionEntity } from './workflow-revision';
+
+export const ENTITIES: Array<new (...args: never[]) => unknown> = [
+  // Workflow definitions and config entries.
+  WorkflowEntity,
+  WorkflowRevisionEntity,
+  WorkflowAliasEntity,
+  TriggerBindingEntity,
+  ConfigEntryEntity,
+  // Platform administration.
   UserEntity,
   RoleEntity,
   GrantEntity,
@@ -33,4 +35,4 @@ ENTITIES.push(
   ProviderSpecificationEntity,
   ServiceEntity,
   ServiceActionEntity,
-);
+];

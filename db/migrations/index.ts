@@ -1,21 +1,24 @@
 /**
- * Every migration, in order. Listed explicitly (not globbed) so the same list
- * works from TypeScript sources and compiled output.
+ * Every migration, in timestamp order. Listed explicitly (not globbed) so the
+ * same list works from TypeScript sources and compiled output.
  */
 import type { MigrationInterface } from 'typeorm';
-
-export const MIGRATIONS: Array<new () => MigrationInterface> = [];
-
-// Platform administration.
 import { AdminAuthorization1763710000000 } from './1763710000000-admin-authorization';
 import { Accounts1763710000001 } from './1763710000001-accounts';
 import { Specifications1763710000002 } from './1763710000002-specifications';
 import { Services1763710000003 } from './1763710000003-services';
-MIGRATIONS.push(AdminAuthorization1763710000000, Accounts1763710000001, Specifications1763710000002, Services1763710000003);
-
-// Workflow definitions and config entries.
+import { ProviderCatalog1763710000004 } from './1763710000004-provider-catalog';
 import { WorkflowDefinitions1763720000000 } from './1763720000000-workflow-definitions';
 import { ConfigEntries1763720000001 } from './1763720000001-config-entries';
-MIGRATIONS.push(WorkflowDefinitions1763720000000, ConfigEntries1763720000001);
-import { ProviderCatalog1763710000004 } from './1763710000004-provider-catalog';
-MIGRATIONS.push(ProviderCatalog1763710000004);
+
+export const MIGRATIONS: Array<new () => MigrationInterface> = [
+  // Platform administration.
+  AdminAuthorization1763710000000,
+  Accounts1763710000001,
+  Specifications1763710000002,
+  Services1763710000003,
+  ProviderCatalog1763710000004,
+  // Workflow definitions and config entries.
+  WorkflowDefinitions1763720000000,
+  ConfigEntries1763720000001,
+];
