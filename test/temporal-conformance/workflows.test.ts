@@ -42,11 +42,14 @@ describe('temporal conformance: workflows', function () {
     await handle.signal(wf.addSignal, 'b');
     assert.deepEqual(await handle.query(wf.itemsQuery), ['a', 'b']);
     assert.equal(await handle.executeUpdate(wf.addUpdate, { args: ['c'] }), 3);
+    const lengthBefore = (await handle.describe()).historyLength;
     await assert.rejects(handle.executeUpdate(wf.addUpdate, { args: [''] }), (error: unknown) => {
       assert.ok(error instanceof WorkflowUpdateFailedError);
       assert.match(String(error.cause?.message), /empty item rejected/);
       return true;
     });
+    // a rejected update leaves no trace in history (its workflow task was speculative)
+    assert.equal((await handle.describe()).historyLength, lengthBefore);
     const updateHandle = await handle.startUpdate(wf.addUpdate, { args: ['d'], waitForStage: 'ACCEPTED' });
     assert.equal(await updateHandle.result(), 4);
     assert.equal(await handle.getUpdateHandle(updateHandle.updateId).result(), 4);

@@ -6,7 +6,7 @@
 import { Clock } from './clock';
 import { notFound } from './errors';
 import { Namespaces } from './namespaces';
-import { EventType, TimeoutType, dur, enums, ms, type HistoryEvent, L } from './proto';
+import { EventType, TimeoutType, dur, enums, ms, ts, type HistoryEvent, L } from './proto';
 import { TaskQueues, type QueuedTask } from './task-queues';
 import { WorkflowRun, type BufferedEntry } from './run';
 import type { PendingQuery } from './queries';
@@ -126,10 +126,55 @@ export class Engine {
       run.buffered.push(entry);
     } else {
       entry.write();
+      if (run.wft?.virtual) {
+        // a real event turns a transient / speculative task into a normal first attempt
+        run.wftAttempt = 1;
+        run.wft.attempt = 1;
+        run.wft.scheduledAttrs.attempt = 1;
+        run.wft.speculative = false;
+        this.materializeWft(run);
+      }
       this.scheduleWft(run);
       run.notify();
     }
     return true;
+  }
+
+  /** The would-be WorkflowTaskScheduled / Started events of a virtual task that was started. */
+  virtualWftEvents(run: WorkflowRun): HistoryEvent[] {
+    const wft = run.wft;
+    if (!wft?.virtual || wft.state !== 'started') return [];
+    return [
+      { eventId: L(wft.scheduledEventId), eventTime: ts(wft.scheduledTime), eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, workflowTaskScheduledEventAttributes: wft.scheduledAttrs },
+      {
+        eventId: L(wft.startedEventId),
+        eventTime: ts(wft.startedTime),
+        eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+        workflowTaskStartedEventAttributes: {
+          scheduledEventId: L(wft.scheduledEventId),
+          identity: wft.startedIdentity,
+          requestId: wft.startedRequestId,
+          historySizeBytes: L(run.historySizeBytes),
+        },
+      },
+    ];
+  }
+
+  /** Writes a virtual task's Scheduled (and Started, if started) events: it becomes a normal task. */
+  materializeWft(run: WorkflowRun): void {
+    const wft = run.wft;
+    if (!wft?.virtual) return;
+    const events = this.virtualWftEvents(run);
+    wft.virtual = false;
+    wft.speculative = false;
+    if (wft.state === 'started') {
+      for (const event of events) {
+        run.history.push(event);
+        run.historySizeBytes += 64;
+      }
+      return;
+    }
+    wft.scheduledEventId = run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, { workflowTaskScheduledEventAttributes: wft.scheduledAttrs }, wft.scheduledTime);
   }
 
   /** Writes buffered events (after a workflow task ends); returns whether any were written. */
@@ -140,21 +185,27 @@ export class Engine {
     return entries.length > 0;
   }
 
-  scheduleWft(run: WorkflowRun): void {
+  /**
+   * Schedules a workflow task when none exists. Retries (attempt > 1) and `speculative` tasks
+   * (only updates to deliver) are virtual: their events are written only if they record something.
+   */
+  scheduleWft(run: WorkflowRun, speculative = false): void {
     if (!run.isOpen || run.wft || this.now() < run.executionTime) return;
     const sticky = run.sticky;
     const queue = sticky ? sticky.queue : run.taskQueue;
     const timeoutMs = ms(run.startedAttrs.workflowTaskTimeout) || 10_000;
     const now = this.now();
-    const scheduledEventId = this.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, {
-      workflowTaskScheduledEventAttributes: {
-        taskQueue: sticky
-          ? { name: queue, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: run.taskQueue }
-          : { name: queue, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-        startToCloseTimeout: dur(timeoutMs),
-        attempt: run.wftAttempt,
-      },
-    });
+    const scheduledAttrs = {
+      taskQueue: sticky
+        ? { name: queue, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: run.taskQueue }
+        : { name: queue, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      startToCloseTimeout: dur(timeoutMs),
+      attempt: run.wftAttempt,
+    };
+    const virtual = speculative || run.wftAttempt > 1;
+    const scheduledEventId = virtual
+      ? 0
+      : this.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, { workflowTaskScheduledEventAttributes: scheduledAttrs });
     const nonce = this.nextNonce();
     run.wft = {
       nonce,
@@ -168,6 +219,11 @@ export class Engine {
       state: 'scheduled',
       queryIds: [],
       updateIds: [],
+      virtual,
+      speculative,
+      scheduledAttrs,
+      startedIdentity: '',
+      startedRequestId: '',
     };
     this.clock.hold(run.wft);
     if (sticky) {
@@ -186,16 +242,18 @@ export class Engine {
   stickyTimeout(run: WorkflowRun, nonce: number): void {
     const wft = run.wft;
     if (!run.isOpen || !wft || wft.nonce !== nonce || wft.state !== 'scheduled') return;
-    this.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
-      workflowTaskTimedOutEventAttributes: {
-        scheduledEventId: L(wft.scheduledEventId),
-        startedEventId: L(0),
-        timeoutType: TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
-      },
-    });
+    if (!wft.virtual) {
+      this.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
+        workflowTaskTimedOutEventAttributes: {
+          scheduledEventId: L(wft.scheduledEventId),
+          startedEventId: L(0),
+          timeoutType: TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
+        },
+      });
+    }
     this.clearWft(run);
     this.setSticky(run, undefined);
-    this.scheduleWft(run);
+    this.scheduleWft(run, wft.speculative);
   }
 
   clearWft(run: WorkflowRun): void {

@@ -37,6 +37,8 @@ export async function getHistory(engine: Engine, req: HistoryRequest, ctx: CallC
   const events = run.history.slice(offset, offset + pageSize);
   const end = offset + events.length;
   const more = end < run.history.length || (req.waitNewEvent === true && run.isOpen);
+  // like the real server, the last page carries a started transient task's events (workers need them)
+  if (!more && !req.waitNewEvent) events.push(...engine.virtualWftEvents(run));
   return { history: { events }, nextPageToken: more ? Buffer.from(String(end)) : undefined };
 }
 

@@ -190,7 +190,7 @@ export function requestCancelRun(engine: Engine, run: WorkflowRun, reason: strin
 
 export function terminate(engine: Engine, run: WorkflowRun, reason: string, details: Payloads | null | undefined, identity: string): void {
   if (!run.isOpen) throw workflowCompleted();
-  if (run.wft?.state === 'started') {
+  if (run.wft?.state === 'started' && !run.wft.virtual) {
     engine.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
       workflowTaskFailedEventAttributes: {
         scheduledEventId: L(run.wft.scheduledEventId),

@@ -4,7 +4,7 @@
  * children and updates.
  */
 import type { TimerHandle } from './clock';
-import { EventType, L, Status, enums, type HistoryEvent, type Memo, type Payload, type StartedAttrs, type WorkflowExecution, ts } from './proto';
+import { EventType, L, Status, api, enums, type HistoryEvent, type Memo, type Payload, type StartedAttrs, type WorkflowExecution, ts } from './proto';
 import type { ActivityState } from './activities';
 import type { UpdateState } from './updates';
 import type { PendingQuery } from './queries';
@@ -25,6 +25,16 @@ export interface WftState {
   queryIds: string[];
   /** Update ids delivered with this task. */
   updateIds: string[];
+  /**
+   * A task whose Scheduled/Started events are not written (yet): a transient retry (attempt > 1)
+   * or a speculative task carrying only updates. Its events appear in poll replies with their
+   * would-be ids and are written only if the task's completion records something.
+   */
+  virtual: boolean;
+  speculative: boolean;
+  scheduledAttrs: api.history.v1.IWorkflowTaskScheduledEventAttributes;
+  startedIdentity: string;
+  startedRequestId: string;
 }
 
 export interface BufferedEntry {

@@ -35,7 +35,7 @@ export async function updateWorkflow(engine: Engine, req: UpdateRequest, waitMs:
     if (!run.isOpen) throw workflowCompleted();
     update = { id: updateId, request, stage: Stage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED, acceptedEventId: 0 };
     run.updates.set(updateId, update);
-    engine.scheduleWft(run);
+    engine.scheduleWft(run, true);
   }
   return waitForStage(run, update, req.waitPolicy?.lifecycleStage ?? Stage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED, waitMs, onCancel);
 }

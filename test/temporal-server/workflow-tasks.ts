@@ -11,7 +11,7 @@ import type { WorkflowRun, WftState } from './run';
 import { applyCommands } from './commands';
 import { validateCommands } from './command-validation';
 import { releaseQueries, settleTaskQueries } from './queries';
-import { hasUndeliveredUpdates, updateMessages } from './updates';
+import { applyUpdateMessage, hasUndeliveredUpdates, updateMessages } from './updates';
 import { startActivityTask } from './activities';
 
 type PollResponse = api.workflowservice.v1.IPollWorkflowTaskQueueResponse;
@@ -20,14 +20,22 @@ type PollResponse = api.workflowservice.v1.IPollWorkflowTaskQueueResponse;
 export function startWorkflowTask(engine: Engine, run: WorkflowRun, identity: string): PollResponse {
   const wft = run.wft as WftState;
   const now = engine.now();
-  wft.startedEventId = engine.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, {
-    workflowTaskStartedEventAttributes: {
-      scheduledEventId: L(wft.scheduledEventId),
-      identity,
-      requestId: randomUUID(),
-      historySizeBytes: L(run.historySizeBytes),
-    },
-  });
+  if (wft.virtual) {
+    // transient / speculative: Scheduled and Started are not written, only shown to the worker
+    wft.scheduledEventId = run.history.length + 1;
+    wft.startedEventId = run.history.length + 2;
+    wft.startedIdentity = identity;
+    wft.startedRequestId = randomUUID();
+  } else {
+    wft.startedEventId = engine.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, {
+      workflowTaskStartedEventAttributes: {
+        scheduledEventId: L(wft.scheduledEventId),
+        identity,
+        requestId: randomUUID(),
+        historySizeBytes: L(run.historySizeBytes),
+      },
+    });
+  }
   wft.state = 'started';
   wft.startedTime = now;
   wft.timer?.cancel();
@@ -42,7 +50,8 @@ export function startWorkflowTask(engine: Engine, run: WorkflowRun, identity: st
     wft.queryIds.push(query.id);
   }
   const messages = updateMessages(run, wft.startedEventId, wft.updateIds);
-  const events = wft.sticky ? run.history.slice(run.lastCompletedStartedId) : run.history;
+  const persisted = wft.sticky ? run.history.slice(run.lastCompletedStartedId) : run.history;
+  const events = wft.virtual ? [...persisted, ...engine.virtualWftEvents(run)] : persisted;
   return {
     taskToken: Buffer.from(JSON.stringify({ k: 'w', r: run.runId, n: nonce })),
     workflowExecution: run.execution,
@@ -76,6 +85,11 @@ function wftFromToken(engine: Engine, token: Uint8Array | null | undefined): { r
 
 /** Records a failed / rejected task and schedules the next one on the normal queue. */
 function failTask(engine: Engine, run: WorkflowRun, wft: WftState, cause: WftFailedCause, failure: Failure | null | undefined, identity: string, nextAttempt: boolean): void {
+  if (wft.virtual) {
+    // a transient / speculative task fails without a trace (the real server's behaviour)
+    afterFailedTask(engine, run, wft, nextAttempt || wft.speculative);
+    return;
+  }
   engine.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
     workflowTaskFailedEventAttributes: {
       scheduledEventId: L(wft.scheduledEventId),
@@ -93,7 +107,8 @@ function afterFailedTask(engine: Engine, run: WorkflowRun, wft: WftState, nextAt
   engine.clearWft(run);
   engine.setSticky(run, undefined);
   if (nextAttempt) run.wftAttempt += 1;
-  engine.flushBuffered(run);
+  // new events make the next task a normal first attempt again
+  if (engine.flushBuffered(run)) run.wftAttempt = 1;
   settleTaskQueries(engine, run, queryIds, undefined);
   engine.scheduleWft(run);
   releaseQueries(engine, run);
@@ -103,13 +118,15 @@ function afterFailedTask(engine: Engine, run: WorkflowRun, wft: WftState, nextAt
 function timeoutWorkflowTask(engine: Engine, run: WorkflowRun, nonce: number): void {
   const wft = run.wft;
   if (!run.isOpen || !wft || wft.nonce !== nonce || wft.state !== 'started') return;
-  engine.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
-    workflowTaskTimedOutEventAttributes: {
-      scheduledEventId: L(wft.scheduledEventId),
-      startedEventId: L(wft.startedEventId),
-      timeoutType: TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
-    },
-  });
+  if (!wft.virtual) {
+    engine.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
+      workflowTaskTimedOutEventAttributes: {
+        scheduledEventId: L(wft.scheduledEventId),
+        startedEventId: L(wft.startedEventId),
+        timeoutType: TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
+      },
+    });
+  }
   afterFailedTask(engine, run, wft, true);
 }
 
@@ -143,10 +160,13 @@ export function respondWorkflowTaskCompleted(
     );
     const pending = run.buffered.filter((entry) => !(entry.key && canceledTimers.has(entry.key)));
     if (pending.length > 0 || hasUndeliveredUpdates(run, wft.updateIds)) {
+      engine.materializeWft(run);
       failTask(engine, run, wft, WftFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND, { message: 'UnhandledCommand' }, identity, false);
       throw invalidArgument('UnhandledCommand');
     }
   }
+  if (wft.speculative && isEmptySpeculativeCompletion(run, req)) return discardSpeculativeTask(engine, run, wft, req);
+  engine.materializeWft(run);
   const completedEventId = engine.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, {
     workflowTaskCompletedEventAttributes: {
       scheduledEventId: L(wft.scheduledEventId),
@@ -177,4 +197,28 @@ export function respondWorkflowTaskCompleted(
   releaseQueries(engine, run);
   run.notify();
   return { activityTasks };
+}
+
+/** A speculative task (updates only) that recorded nothing: no commands, only rejections. */
+function isEmptySpeculativeCompletion(run: WorkflowRun, req: api.workflowservice.v1.IRespondWorkflowTaskCompletedRequest): boolean {
+  if ((req.commands ?? []).length > 0 || run.buffered.length > 0 || req.forceCreateNewWorkflowTask) return false;
+  return (req.messages ?? []).every((message) => message.body?.type_url?.endsWith('temporal.api.update.v1.Rejection'));
+}
+
+/** Drops a speculative task without writing anything; the worker rolls back to the last completed task. */
+function discardSpeculativeTask(
+  engine: Engine,
+  run: WorkflowRun,
+  wft: WftState,
+  req: api.workflowservice.v1.IRespondWorkflowTaskCompletedRequest,
+): api.workflowservice.v1.IRespondWorkflowTaskCompletedResponse {
+  engine.clearWft(run);
+  for (const message of req.messages ?? []) applyUpdateMessage(engine, run, message);
+  const sticky = req.stickyAttributes?.workerTaskQueue?.name;
+  engine.setSticky(run, sticky ? { queue: sticky, scheduleToStartMs: ms(req.stickyAttributes?.scheduleToStartTimeout) || 10_000 } : undefined);
+  if (hasUndeliveredUpdates(run, wft.updateIds)) engine.scheduleWft(run, true);
+  settleTaskQueries(engine, run, wft.queryIds, req.queryResults);
+  releaseQueries(engine, run);
+  run.notify();
+  return { resetHistoryEventId: L(run.lastCompletedStartedId) };
 }
