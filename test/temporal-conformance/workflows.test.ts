@@ -125,7 +125,10 @@ describe('temporal conformance: workflows', function () {
 
   it('times out one condition and satisfies another; delays a start', async () => {
     const handle = await env.client.workflow.start(wf.conditionTimeout, { taskQueue: queue, workflowId: id('condition') });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // signal only once the first condition's 50 ms timer has fired
+    while (!(await handle.fetchHistory()).events?.some((event) => event.timerFiredEventAttributes)) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     await handle.signal(wf.doneSignal);
     assert.deepEqual(await handle.result(), ['false', 'true']);
 
