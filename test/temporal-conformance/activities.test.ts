@@ -81,7 +81,10 @@ describe('temporal conformance: activities', function () {
   });
 
   it('delivers activity cancellation through heartbeats', async () => {
-    assert.equal(await run(wf.cancelActivity, ['cancel-me']), 'activity cancelled');
+    const handle = await env.client.workflow.start(wf.cancelActivity, { taskQueue: queue, workflowId: id('cancelActivity'), args: ['cancel-me'] });
+    while (probe.attempts['cancel-me'] === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+    await handle.signal(wf.doneSignal);
+    assert.equal(await handle.result(), 'activity cancelled');
     assert.deepEqual(probe.cancelled, ['cancel-me']);
   });
 
@@ -94,8 +97,9 @@ describe('temporal conformance: activities', function () {
   });
 
   it('delivers cancellation to an async activity heartbeating by id, which reports it by id', async () => {
-    const handle = await env.client.workflow.start(wf.cancelAsyncActivity, { taskQueue: queue, workflowId: id('asynccancel'), args: ['async-cancel', 100] });
+    const handle = await env.client.workflow.start(wf.cancelAsyncActivity, { taskQueue: queue, workflowId: id('asynccancel'), args: ['async-cancel'] });
     while (probe.attempts['async-cancel'] === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+    await handle.signal(wf.doneSignal);
     const ref = { workflowId: handle.workflowId, activityId: 'async-cancel' };
     let cancelled = false;
     for (let i = 0; i < 100 && !cancelled; i++) {

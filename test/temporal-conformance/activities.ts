@@ -49,6 +49,7 @@ export function createActivities(probe: ActivityProbe) {
     },
     /** Heartbeats until cancelled. */
     async waitForCancel(key: string): Promise<string> {
+      count(key);
       const ctx = Context.current();
       try {
         for (;;) {

@@ -82,9 +82,13 @@ export async function cancelActivity(key: string): Promise<string> {
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
   try {
+    let go = false;
+    setHandler(doneSignal, () => {
+      go = true;
+    });
     await CancellationScope.cancellable(async () => {
       const promise = waiter.waitForCancel(key);
-      await sleep(300);
+      await condition(() => go);
       CancellationScope.current().cancel();
       await promise;
     });
@@ -258,17 +262,21 @@ export async function parentOfWaiter(): Promise<string> {
   return await executeChild(waitForever, { workflowId: `${workflowInfo().workflowId}-waiter` });
 }
 
-/** Starts an async-completed activity, cancels it after `delayMs` and waits for the cancellation to complete. */
-export async function cancelAsyncActivity(activityId: string, delayMs: number): Promise<string> {
+/** Starts an async-completed activity, cancels it on `done` and waits for the cancellation to complete. */
+export async function cancelAsyncActivity(activityId: string): Promise<string> {
   const act = proxyActivities<Activities>({
     startToCloseTimeout: '10s',
     activityId,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
+  let go = false;
+  setHandler(doneSignal, () => {
+    go = true;
+  });
   try {
     await CancellationScope.cancellable(async () => {
       const promise = act.completeLater(activityId);
-      await sleep(delayMs);
+      await condition(() => go);
       CancellationScope.current().cancel();
       await promise;
     });
