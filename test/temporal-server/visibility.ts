@@ -1,7 +1,7 @@
 /**
  * List / Count over the in-memory runs with a subset of Temporal's list filter:
  * = != > >= < <=, AND, OR, NOT, parentheses, IN, NOT IN, BETWEEN … AND …, STARTS_WITH,
- * IS NULL / IS NOT NULL; ORDER BY is ignored (fixed order); GROUP BY ExecutionStatus for counts.
+ * IS NULL / IS NOT NULL; ORDER BY one or more attributes (ASC/DESC); GROUP BY ExecutionStatus for counts.
  */
 import type { Engine } from './engine';
 import { invalidArgument } from './errors';
@@ -43,7 +43,12 @@ function tokenize(query: string): string[] {
   return tokens;
 }
 
-export function parseQuery(query: string): { filter: Node; groupBy?: string } {
+export interface OrderBy {
+  attr: string;
+  desc: boolean;
+}
+
+export function parseQuery(query: string): { filter: Node; groupBy?: string; orderBy: OrderBy[] } {
   let text = query.trim();
   let groupBy: string | undefined;
   const group = /\s*GROUP\s+BY\s+(\w+)\s*$/i.exec(text);
@@ -51,8 +56,16 @@ export function parseQuery(query: string): { filter: Node; groupBy?: string } {
     groupBy = group[1];
     text = text.slice(0, group.index);
   }
-  const order = /\s*ORDER\s+BY\s+.*$/i.exec(text);
-  if (order) text = text.slice(0, order.index);
+  const orderBy: OrderBy[] = [];
+  const order = /\s*ORDER\s+BY\s+(.*)$/i.exec(text);
+  if (order) {
+    text = text.slice(0, order.index);
+    for (const part of order[1].split(',')) {
+      const [attr, direction = 'ASC'] = part.trim().split(/\s+/);
+      if (!attr || !/^(ASC|DESC)$/i.test(direction)) throw invalidArgument(`invalid ORDER BY in "${query}"`);
+      orderBy.push({ attr: attr.replace(/^`|`$/g, ''), desc: direction.toUpperCase() === 'DESC' });
+    }
+  }
   const tokens = tokenize(text);
   let pos = 0;
   const peek = (): string | undefined => tokens[pos];
@@ -129,10 +142,10 @@ export function parseQuery(query: string): { filter: Node; groupBy?: string } {
     }
     return left;
   };
-  if (tokens.length === 0) return { filter: { kind: 'true' }, groupBy };
+  if (tokens.length === 0) return { filter: { kind: 'true' }, groupBy, orderBy };
   const filter = or();
   if (pos !== tokens.length) throw invalidArgument(`invalid query "${query}": unexpected ${tokens[pos]}`);
-  return { filter, groupBy };
+  return { filter, groupBy, orderBy };
 }
 
 function attribute(run: WorkflowRun, name: string): unknown {
@@ -227,14 +240,30 @@ function matches(run: WorkflowRun, node: Node): boolean {
 }
 
 function select(engine: Engine, namespace: string, query: string): { runs: WorkflowRun[]; groupBy?: string } {
-  const { filter, groupBy } = parseQuery(query);
+  const { filter, groupBy, orderBy } = parseQuery(query);
   const runs = [...engine.runs.values()].filter((run) => run.namespace === namespace && matches(run, filter));
   runs.sort((a, b) => {
+    for (const { attr, desc } of orderBy) {
+      const c = compareValues(attribute(a, attr), attribute(b, attr));
+      if (c !== 0) return desc ? -c : c;
+    }
+    if (orderBy.length > 0) return 0;
     if (a.isOpen !== b.isOpen) return a.isOpen ? -1 : 1;
     if (!a.isOpen && a.closeTime !== b.closeTime) return b.closeTime - a.closeTime;
     return b.startTime - a.startTime;
   });
   return { runs, groupBy };
+}
+
+/** Orders attribute values; missing values sort first. */
+function compareValues(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return -1;
+  if (b === null || b === undefined) return 1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const x = JSON.stringify(a);
+  const y = JSON.stringify(b);
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 export function listWorkflows(engine: Engine, namespace: string, req: api.workflowservice.v1.IListWorkflowExecutionsRequest): api.workflowservice.v1.IListWorkflowExecutionsResponse {
