@@ -262,6 +262,22 @@ describe('temporal stand-in: frontend protocol', function () {
     await assert.rejects(svc().describeWorkflowExecution({ namespace, execution: { workflowId } }), /not found/i);
   });
 
+  it('lists with filters and ORDER BY', async () => {
+    const queue = `list-${randomUUID()}`;
+    const started = [];
+    for (let i = 0; i < 3; i++) {
+      started.push(await start(queue, `list-${i}-${randomUUID()}`));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const ascending = await svc().listWorkflowExecutions({ namespace, query: `TaskQueue = '${queue}' ORDER BY StartTime ASC` });
+    assert.deepEqual(ascending.executions?.map((e) => e.execution?.workflowId), started.map((s) => s.workflowId));
+    const descending = await svc().listWorkflowExecutions({ namespace, query: `TaskQueue = '${queue}' AND WorkflowId STARTS_WITH 'list-' ORDER BY StartTime DESC` });
+    assert.deepEqual(descending.executions?.map((e) => e.execution?.workflowId), started.map((s) => s.workflowId).reverse());
+    const none = await svc().countWorkflowExecutions({ namespace, query: `TaskQueue = '${queue}' AND ExecutionStatus IN ('Completed', 'Failed')` });
+    assert.equal(Number(none.count), 0);
+    await assert.rejects(svc().listWorkflowExecutions({ namespace, query: `TaskQueue = ` }), /invalid query/);
+  });
+
   it('ends the long poll for the close event with an empty page and a token', async () => {
     const queue = `close-${randomUUID()}`;
     const { workflowId, runId } = await start(queue);

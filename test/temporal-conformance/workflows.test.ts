@@ -223,10 +223,6 @@ describe('temporal conformance: workflows', function () {
       assert.equal(byType.length, 3);
       const count = await env.client.workflow.count(`TaskQueue = '${queue}' AND ExecutionStatus = 'Completed' AND WorkflowType = 'continuer'`);
       assert.equal(count.count, 1);
-      const ascending: number[] = [];
-      for await (const info of env.client.workflow.list({ query: `TaskQueue = '${queue}' ORDER BY StartTime ASC` })) ascending.push(info.startTime.getTime());
-      assert.ok(ascending.length > 10);
-      assert.deepEqual(ascending, [...ascending].sort((a, b) => a - b));
       const grouped = await env.client.workflow.count(`TaskQueue = '${queue}' GROUP BY ExecutionStatus`);
       assert.ok(grouped.groups.some((group) => String(group.groupValues[0]) === 'Terminated' && group.count >= 1), JSON.stringify(grouped));
     });
