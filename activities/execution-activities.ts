@@ -11,13 +11,14 @@ export interface ResolveVarsRequest {
   names: string[];
 }
 
+export type NumberedLog = LogEntryDraft & { seq: number; stepSeq: number };
+
 export interface EventBatch {
   executionId: string;
   organizationId: string;
-  /** Sequence number of the first entry; entries are numbered consecutively, so a retried batch writes nothing twice. */
-  firstSeq: number;
   events: StepEvent[];
-  logs: Array<LogEntryDraft & { seq: number }>;
+  /** Numbered densely by the workflow, per execution (`seq`) and per step (`stepSeq`): a retried batch writes nothing twice. */
+  logs: NumberedLog[];
 }
 
 export interface FinishRequest {

@@ -1,15 +1,20 @@
 /**
  * Activities registered by the worker, created by a factory that receives
- * their dependencies (database, configuration, logger).
+ * their dependencies (database, keys, policies).
  */
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../runtime/logger';
+import { createExecutionActivities } from './execution';
+import type { EgressPolicy } from './plugins/egress';
 
 export interface ActivityDeps {
   dataSource: DataSource;
   logger: Logger;
+  encryptionKey: Buffer;
+  temporalNamespace: string;
+  egress?: EgressPolicy;
 }
 
-export function createActivities(_deps: ActivityDeps): Record<string, (...args: never[]) => Promise<unknown>> {
-  return {};
+export function createActivities(deps: ActivityDeps): object {
+  return { ...createExecutionActivities(deps) };
 }

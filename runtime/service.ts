@@ -72,7 +72,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
         namespace: temporal.namespace,
         taskQueue: config.temporalTaskQueue,
         shutdownGraceMs: config.shutdownGraceMs,
-        activityDeps: { dataSource: database.dataSource, logger },
+        activityDeps: { dataSource: database.dataSource, logger, encryptionKey: secrets.encryptionKey, temporalNamespace: temporal.namespace },
       });
       const running = worker;
       cleanups.push({ name: 'worker', run: () => running.shutdown() });

@@ -19,10 +19,10 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ExecutionActivities } from '../activities/execution-activities';
+import type { ExecutionActivities, NumberedLog } from '../activities/execution-activities';
 import { collectReferences, parseExpression, templateSources, type ConfigReference } from './engine/expressions';
 import { startExecution, type ExecutionRun } from './engine/runtime/graph-runner';
-import type { ActivityCall, ChildResult, ExecutionInput, LogEntryDraft, PluginResult, RuntimeEffects, StepEvent, WaitRequest, WaitResult } from './engine/runtime/types';
+import type { ActivityCall, ChildResult, ExecutionInput, PluginResult, RuntimeEffects, StepEvent, WaitRequest, WaitResult } from './engine/runtime/types';
 import { deliverSignalUpdate, stateQuery, type ExecutionPhase, type PendingWait, type SignalDelivery } from './messages';
 
 const persistence = proxyLocalActivities<ExecutionActivities>({
@@ -38,8 +38,9 @@ export async function runWorkflowExecution(input: ExecutionInput): Promise<Recor
   let phase: ExecutionPhase = 'running';
   const waits: OpenWait[] = [];
   const pendingEvents: StepEvent[] = [];
-  const pendingLogs: Array<LogEntryDraft & { seq: number }> = [];
+  const pendingLogs: NumberedLog[] = [];
   let seq = 0;
+  const stepSeqs: Record<string, number> = {};
   let finished = false;
 
   const matchWait = (name: string, correlationKey?: string): OpenWait | undefined =>
@@ -108,7 +109,7 @@ export async function runWorkflowExecution(input: ExecutionInput): Promise<Recor
       return result!;
     },
     runChild: (request) => runChild(input, request),
-    log: (entry) => pendingLogs.push({ ...entry, seq: seq++ }),
+    log: (entry) => pendingLogs.push({ ...entry, seq: seq++, stepSeq: (stepSeqs[entry.stepId] = (stepSeqs[entry.stepId] ?? -1) + 1) }),
     onEvent: (event) => pendingEvents.push(event),
   };
 
@@ -138,7 +139,7 @@ export async function runWorkflowExecution(input: ExecutionInput): Promise<Recor
       if (pendingEvents.length === 0 && pendingLogs.length === 0) return;
       const logs = pendingLogs.splice(0);
       const events = pendingEvents.splice(0);
-      await persistence.recordEvents({ executionId: input.executionId, organizationId: input.organizationId, firstSeq: logs[0]?.seq ?? seq, events, logs });
+      await persistence.recordEvents({ executionId: input.executionId, organizationId: input.organizationId, events, logs });
     }
   })();
 

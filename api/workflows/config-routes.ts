@@ -10,7 +10,7 @@ import { findWorkflow } from '../../db/stores/workflows';
 import { normalizeFolderPath } from '../../workflows/engine/normalize';
 import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { encryptSecret } from './config-crypto';
+import { encryptSecret } from '../../db/config-crypto';
 import type { WorkflowDeps } from './deps';
 import { newConfigEntryId } from './ids';
 import { iso } from './serialize';

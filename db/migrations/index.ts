@@ -10,6 +10,7 @@ import { Services1763710000003 } from './1763710000003-services';
 import { ProviderCatalog1763710000004 } from './1763710000004-provider-catalog';
 import { WorkflowDefinitions1763720000000 } from './1763720000000-workflow-definitions';
 import { ConfigEntries1763720000001 } from './1763720000001-config-entries';
+import { Executions1763730000000 } from './1763730000000-executions';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -21,4 +22,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Workflow definitions and config entries.
   WorkflowDefinitions1763720000000,
   ConfigEntries1763720000001,
+  // Executions, step records and logs.
+  Executions1763730000000,
 ];

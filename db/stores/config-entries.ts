@@ -118,3 +118,34 @@ export async function visibleConfigNames(
     [organizationId, place.workflowId, place.paths, names],
   )) as Array<{ name: string; secret: boolean }>;
 }
+
+export interface EffectiveEntry {
+  id: string;
+  name: string;
+  version: number;
+  value: string | null;
+  encryptedValue: Buffer | null;
+}
+
+/**
+ * The effective entry of each name for a workflow (first match of workflow,
+ * deepest folder, ancestors, root), of one kind: `secrets.*` and `vars.*` are
+ * disjoint namespaces. Used by activities; this is the one read that selects
+ * ciphertext.
+ */
+export async function effectiveConfigEntries(
+  db: Db,
+  organizationId: string,
+  place: { workflowId: string | null; paths: string[] },
+  names: string[],
+  secret: boolean,
+): Promise<EffectiveEntry[]> {
+  if (names.length === 0) return [];
+  return (await q(
+    db,
+    `SELECT DISTINCT ON (name) id, name, version, value, encrypted_value AS "encryptedValue" FROM config_entries
+     WHERE organization_id = $1 AND (workflow_id = $2 OR path = ANY($3::text[])) AND name = ANY($4::text[]) AND secret = $5
+     ORDER BY name, CASE WHEN workflow_id IS NOT NULL THEN -1 ELSE array_position($3::text[], path) END`,
+    [organizationId, place.workflowId, place.paths, names, secret],
+  )) as EffectiveEntry[];
+}

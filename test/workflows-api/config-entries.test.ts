@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { decryptSecret, encryptSecret } from '../../api/workflows/config-crypto';
+import { decryptSecret, encryptSecret } from '../../db/config-crypto';
 import { assertDialect } from '../support/dialects';
 import { allCapturedLines } from '../support/logger';
 import { definition, snapshot, wfContext, type WfContext } from './support';

@@ -126,7 +126,7 @@ export async function callPlugin(
       reentered: Object.keys(activation.via).some((edgeId) => env.topology.edges[edgeId]?.kind === 'back'),
     });
   }
-  return effects.callActivity({
+  const result = await effects.callActivity({
     executionId: ctx.input.executionId,
     organizationId: ctx.input.organizationId,
     workflowId: ctx.input.workflowId,
@@ -140,6 +140,8 @@ export async function callPlugin(
     timeoutMs: parseDuration(step.timeout) ?? DEFAULT_STEP_TIMEOUT_MS,
     retryPolicy: toTemporalRetryPolicy(step.errorHandling?.retryPolicy),
   });
+  for (const line of result.logs ?? []) effects.log({ stepId: step.id, level: line.level, message: line.message, timestamp: new Date(effects.now()).toISOString() });
+  return { ...result, logs: undefined };
 }
 
 export function itemsOf(result: PluginResult): Item[] {

@@ -65,6 +65,8 @@ export interface PluginResult {
   activePorts?: string[];
   error?: StepError;
   metadata?: Record<string, unknown>;
+  /** Log lines an activity plugin emitted (already scrubbed); the workflow records them in order. */
+  logs?: Array<{ level: 'debug' | 'info' | 'warn' | 'error'; message: string }>;
 }
 
 export interface LogEntryDraft {

@@ -1,0 +1,128 @@
+/**
+ * The execution workflow's activities: effectful plugin calls (secrets
+ * resolved late and scrubbed from everything that leaves), `vars.*`
+ * resolution at start, idempotent persistence of step records and logs, the
+ * final record, and the preparation of sub-workflow children.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { DataSource } from 'typeorm';
+import { decryptSecret } from '../db/config-crypto';
+import { effectiveConfigEntries, folderChain } from '../db/stores/config-entries';
+import { finishExecutionRecord, recordExecutionEvents } from '../db/stores/executions';
+import { q } from '../db/stores/workflow-rows';
+import { collectReferences, parseExpression, templateSources, type ConfigReference } from '../workflows/engine/expressions';
+import type { ActivityCall, PluginResult } from '../workflows/engine/runtime/types';
+import { resolveTemplates } from '../workflows/engine/templates';
+import type { ExecutionActivities } from './execution-activities';
+import { prepareChildExecution } from './prepare-child';
+import { codeExec } from './plugins/code-exec';
+import { DEFAULT_EGRESS, type EgressPolicy } from './plugins/egress';
+import { httpRequest } from './plugins/http-request';
+import type { PluginContext } from './plugins/plugin-context';
+import { Scrubber } from './secrets/scrubber';
+
+export interface ExecutionActivityDeps {
+  dataSource: DataSource;
+  encryptionKey: Buffer;
+  egress?: EgressPolicy;
+  temporalNamespace: string;
+}
+
+const PLUGINS: Record<string, (context: PluginContext) => Promise<PluginResult>> = {
+  'http-request': httpRequest,
+  'code-exec': codeExec,
+};
+
+export function createExecutionActivities(deps: ExecutionActivityDeps): ExecutionActivities {
+  const { dataSource } = deps;
+
+  const placeOf = async (organizationId: string, workflowId: string) => {
+    const rows = (await q(dataSource, `SELECT path FROM workflows WHERE organization_id = $1 AND id = $2`, [organizationId, workflowId])) as Array<{ path: string }>;
+    return { workflowId, paths: folderChain(rows[0]?.path ?? '/') };
+  };
+
+  return {
+    async callPlugin(call: ActivityCall): Promise<PluginResult> {
+      const plugin = Object.hasOwn(PLUGINS, call.pluginType) ? PLUGINS[call.pluginType] : undefined;
+      if (!plugin) throw ApplicationFailure.nonRetryable(`plugin "${call.pluginType}" cannot run in this worker`, 'PLUGIN_NOT_AVAILABLE');
+
+      const names = secretNames([call.config, call.inputs]);
+      const secrets: Record<string, string> = {};
+      if (names.length > 0) {
+        const entries = await effectiveConfigEntries(dataSource, call.organizationId, await placeOf(call.organizationId, call.workflowId), names, true);
+        for (const entry of entries) secrets[entry.name] = decryptSecret(deps.encryptionKey, entry.encryptedValue!, call.organizationId);
+        const missing = names.filter((name) => !(name in secrets));
+        if (missing.length > 0) throw ApplicationFailure.nonRetryable(`secret ${missing.join(', ')} has no value for this workflow`, 'CONFIG_ENTRY_UNRESOLVED');
+      }
+      const scrubber = new Scrubber(Object.values(secrets));
+      const scope = { secrets };
+      const lines: NonNullable<PluginResult['logs']> = [];
+      try {
+        const result = await plugin({
+          call,
+          config: resolveTemplates(call.config, scope, { deferredRoots: new Set() }) as Record<string, unknown>,
+          inputs: resolveTemplates(call.inputs, scope, { deferredRoots: new Set() }) as Record<string, unknown>,
+          signal: Context.current().cancellationSignal,
+          egress: deps.egress ?? DEFAULT_EGRESS,
+          log: (level, message) => lines.push({ level, message }),
+        });
+        return scrubber.value({ ...result, logs: lines });
+      } catch (error) {
+        throw scrubFailure(error, scrubber);
+      }
+    },
+
+    async resolveVars({ organizationId, workflowId, names }) {
+      if (names.length === 0) return {};
+      const entries = await effectiveConfigEntries(dataSource, organizationId, await placeOf(organizationId, workflowId), names, false);
+      const values = Object.fromEntries(entries.map((entry) => [entry.name, entry.value]));
+      const missing = names.filter((name) => !(name in values));
+      if (missing.length > 0) throw ApplicationFailure.nonRetryable(`variable ${missing.join(', ')} has no value for this workflow`, 'CONFIG_ENTRY_UNRESOLVED');
+      return values;
+    },
+
+    async recordEvents(batch) {
+      await recordExecutionEvents(dataSource, batch.executionId, batch.events, batch.logs);
+    },
+
+    async finishExecution(request) {
+      await finishExecutionRecord(dataSource, request.executionId, request.status, request.outputs, request.error ?? null);
+    },
+
+    prepareChild: (request) => prepareChildExecution(dataSource, deps.temporalNamespace, request),
+  };
+}
+
+/** `secrets.X` names referenced by templates anywhere in the values. */
+export function secretNames(values: unknown[]): string[] {
+  const names = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') {
+      for (const source of templateSources(value).sources) {
+        const parsed = parseExpression(source);
+        if (!parsed.ast) continue;
+        const references: ConfigReference[] = [];
+        collectReferences(parsed.ast, references);
+        for (const reference of references) if (reference.kind === 'secret') names.add(reference.name);
+      }
+    } else if (Array.isArray(value)) value.forEach(visit);
+    else if (value !== null && typeof value === 'object') Object.values(value).forEach(visit);
+  };
+  values.forEach(visit);
+  return [...names].sort();
+}
+
+/** Rebuilds a failure with every secret form removed from its message and details. */
+function scrubFailure(error: unknown, scrubber: Scrubber): unknown {
+  if (!scrubber.active) return error;
+  if (error instanceof ApplicationFailure) {
+    return ApplicationFailure.create({
+      message: scrubber.text(error.message),
+      type: error.type ?? undefined,
+      nonRetryable: error.nonRetryable ?? undefined,
+      details: scrubber.value(error.details ?? []),
+    });
+  }
+  return ApplicationFailure.retryable(scrubber.text(error instanceof Error ? error.message : String(error)), 'PLUGIN_ERROR');
+}

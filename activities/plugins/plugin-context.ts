@@ -1,0 +1,15 @@
+/** What an effectful plugin receives: its call, with secrets already resolved, and the worker's policies. */
+import type { ActivityCall } from '../../workflows/engine/runtime/types';
+import type { EgressPolicy } from './egress';
+
+export interface PluginContext {
+  call: ActivityCall;
+  /** Config with every template resolved, secrets included. Never returned or logged as is. */
+  config: Record<string, unknown>;
+  inputs: Record<string, unknown>;
+  /** Aborted when Temporal cancels the activity. */
+  signal: AbortSignal;
+  egress: EgressPolicy;
+  /** Log lines the plugin emits (scrubbed and persisted by the caller). */
+  log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+}

@@ -1,0 +1,252 @@
+/**
+ * Executions, step records and logs. Writes are idempotent (activities may be
+ * retried): step records upsert by (execution, step, run), logs insert by
+ * sequence number and ignore what is already there, and the final status is
+ * written only over a running execution.
+ */
+import type { DataSource, EntityManager } from 'typeorm';
+import type { StepEvent, StepRecord } from '../../workflows/engine/runtime/types';
+import { q } from './workflow-rows';
+
+type Db = DataSource | EntityManager;
+
+export type ExecutionStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled' | 'terminated';
+
+export interface ExecutionRow {
+  id: string;
+  organizationId: string;
+  workflowId: string;
+  workflowKey: string | null;
+  revision: number;
+  alias: string | null;
+  status: ExecutionStatus;
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown> | null;
+  error: Record<string, unknown> | null;
+  trigger: Record<string, unknown>;
+  correlationKey: string | null;
+  idempotencyKey: string | null;
+  parentExecutionId: string | null;
+  temporalRunId: string | null;
+  temporalNamespace: string;
+  createdBy: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+  updatedAt: Date;
+}
+
+const COLUMNS = `id, organization_id AS "organizationId", workflow_id AS "workflowId", workflow_key AS "workflowKey", revision, alias, status,
+  inputs, outputs, error, trigger, correlation_key AS "correlationKey", idempotency_key AS "idempotencyKey",
+  parent_execution_id AS "parentExecutionId", temporal_run_id AS "temporalRunId", temporal_namespace AS "temporalNamespace",
+  created_by AS "createdBy", created_at AS "createdAt", completed_at AS "completedAt", updated_at AS "updatedAt"`;
+
+export type NewExecution = Pick<
+  ExecutionRow,
+  'id' | 'organizationId' | 'workflowId' | 'workflowKey' | 'revision' | 'alias' | 'inputs' | 'trigger' | 'correlationKey' | 'idempotencyKey' | 'parentExecutionId' | 'temporalNamespace' | 'createdBy'
+>;
+
+/**
+ * Inserts a running execution. With an idempotency key already used for the
+ * workflow, nothing is inserted and the existing execution comes back with
+ * `created: false`: the unique index decides, not a prior read.
+ */
+export async function insertExecution(db: Db, execution: NewExecution): Promise<{ row: ExecutionRow; created: boolean }> {
+  const inserted = (await q(
+    db,
+    `INSERT INTO executions (id, organization_id, workflow_id, workflow_key, revision, alias, status, inputs, trigger, correlation_key,
+       idempotency_key, parent_execution_id, temporal_namespace, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, $9, $10, $11, $12, $13)
+     ON CONFLICT (organization_id, workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [
+      execution.id,
+      execution.organizationId,
+      execution.workflowId,
+      execution.workflowKey,
+      execution.revision,
+      execution.alias,
+      JSON.stringify(execution.inputs),
+      JSON.stringify(execution.trigger),
+      execution.correlationKey,
+      execution.idempotencyKey,
+      execution.parentExecutionId,
+      execution.temporalNamespace,
+      execution.createdBy,
+    ],
+  )) as ExecutionRow[];
+  if (inserted.length > 0) return { row: inserted[0], created: true };
+  const existing = (await q(
+    db,
+    `SELECT ${COLUMNS} FROM executions WHERE organization_id = $1 AND workflow_id = $2 AND idempotency_key = $3`,
+    [execution.organizationId, execution.workflowId, execution.idempotencyKey],
+  )) as ExecutionRow[];
+  return { row: existing[0], created: false };
+}
+
+export async function findExecution(db: Db, organizationId: string, id: string): Promise<ExecutionRow | undefined> {
+  const rows = (await q(db, `SELECT ${COLUMNS} FROM executions WHERE organization_id = $1 AND id = $2`, [organizationId, id])) as ExecutionRow[];
+  return rows[0];
+}
+
+export async function deleteExecution(db: Db, id: string): Promise<void> {
+  await q(db, `DELETE FROM executions WHERE id = $1`, [id]);
+}
+
+export async function setTemporalRunId(db: Db, id: string, runId: string): Promise<void> {
+  await q(db, `UPDATE executions SET temporal_run_id = $2, updated_at = now() WHERE id = $1`, [id, runId]);
+}
+
+export interface ExecutionFilter {
+  workflowId?: string;
+  alias?: string;
+  status?: ExecutionStatus;
+  correlationKey?: string;
+  from?: Date;
+  to?: Date;
+}
+
+/** Newest first, paged; `total` counts the filtered rows. */
+export async function listExecutions(
+  db: Db,
+  organizationId: string,
+  filter: ExecutionFilter,
+  page: { page: number; limit: number },
+): Promise<{ rows: ExecutionRow[]; total: number }> {
+  const where = ['organization_id = $1'];
+  const params: unknown[] = [organizationId];
+  const add = (clause: string, value: unknown) => {
+    params.push(value);
+    where.push(clause.replace('?', `$${params.length}`));
+  };
+  if (filter.workflowId) add('workflow_id = ?', filter.workflowId);
+  if (filter.alias) add('alias = ?', filter.alias);
+  if (filter.status) add('status = ?', filter.status);
+  if (filter.correlationKey) add('correlation_key = ?', filter.correlationKey);
+  if (filter.from) add('created_at >= ?', filter.from);
+  if (filter.to) add('created_at < ?', filter.to);
+  const condition = where.join(' AND ');
+  const offset = (page.page - 1) * page.limit;
+  const [rows, counted] = await Promise.all([
+    q(db, `SELECT ${COLUMNS} FROM executions WHERE ${condition} ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${offset}`, params),
+    q(db, `SELECT count(*)::int AS total FROM executions WHERE ${condition}`, params),
+  ]);
+  return { rows: rows as ExecutionRow[], total: (counted as Array<{ total: number }>)[0].total };
+}
+
+/** Step records and logs of one batch, in one transaction; replaying a batch changes nothing. */
+export async function recordExecutionEvents(
+  dataSource: DataSource,
+  executionId: string,
+  events: StepEvent[],
+  logs: Array<{ seq: number; stepSeq: number; stepId: string; level: string; message: string; metadata?: Record<string, unknown>; timestamp: string }>,
+): Promise<void> {
+  // The last event of each step run wins: only that state is written.
+  const latest = new Map<string, StepRecord>();
+  for (const event of events) {
+    if (event.type === 'step.completed' || event.type === 'step.failed') latest.set(`${event.stepId}\u0000${event.run}`, event.record);
+    else if (event.type === 'step.started') {
+      latest.set(`${event.stepId}\u0000${event.run}`, { stepId: event.stepId, status: 'running', run: event.run, items: [], outputs: {}, activePorts: [], startedAt: event.at });
+    } else {
+      latest.set(`${event.stepId}\u0000skipped`, { stepId: event.stepId, status: 'skipped', run: 0, items: [], outputs: {}, activePorts: [], completedAt: event.at });
+    }
+  }
+  const records = [...latest.values()];
+  await dataSource.transaction(async (manager) => {
+    if (records.length > 0) {
+      await q(
+        manager,
+        `INSERT INTO execution_steps (execution_id, step_id, run, status, record, started_at, completed_at)
+         SELECT $1, r->>'stepId', (r->>'run')::int, r->>'status', r, (r->>'startedAt')::timestamptz, (r->>'completedAt')::timestamptz
+         FROM jsonb_array_elements($2::jsonb) AS r
+         ON CONFLICT (execution_id, step_id, run) DO UPDATE
+           SET status = EXCLUDED.status, record = EXCLUDED.record,
+               started_at = COALESCE(execution_steps.started_at, EXCLUDED.started_at), completed_at = EXCLUDED.completed_at`,
+        [executionId, JSON.stringify(records)],
+      );
+    }
+    if (logs.length > 0) {
+      await q(
+        manager,
+        `INSERT INTO execution_logs (execution_id, seq, step_id, step_seq, level, message, metadata, logged_at)
+         SELECT $1, (l->>'seq')::int, l->>'stepId', (l->>'stepSeq')::int, l->>'level', l->>'message', l->'metadata', (l->>'timestamp')::timestamptz
+         FROM jsonb_array_elements($2::jsonb) AS l
+         ON CONFLICT DO NOTHING`,
+        [executionId, JSON.stringify(logs)],
+      );
+    }
+  });
+}
+
+/** Writes the final state over a running (or waiting) execution; a finished one is left as it is. */
+export async function finishExecutionRecord(
+  db: Db,
+  executionId: string,
+  status: ExecutionStatus,
+  outputs: Record<string, unknown> | null,
+  error: Record<string, unknown> | null,
+): Promise<void> {
+  await q(
+    db,
+    `UPDATE executions SET status = $2, outputs = $3, error = $4, completed_at = now(), updated_at = now()
+     WHERE id = $1 AND status IN ('running', 'waiting')`,
+    [executionId, status, outputs === null ? null : JSON.stringify(outputs), error === null ? null : JSON.stringify(error)],
+  );
+}
+
+export async function setExecutionStatus(db: Db, executionId: string, from: ExecutionStatus[], to: ExecutionStatus): Promise<void> {
+  await q(db, `UPDATE executions SET status = $3, updated_at = now() WHERE id = $1 AND status = ANY($2::text[])`, [executionId, from, to]);
+}
+
+export interface StepRow {
+  stepId: string;
+  run: number;
+  status: string;
+  record: StepRecord;
+}
+
+export async function listStepRecords(db: Db, executionId: string, stepId?: string): Promise<StepRow[]> {
+  return (await q(
+    db,
+    `SELECT step_id AS "stepId", run, status, record FROM execution_steps
+     WHERE execution_id = $1 AND ($2::text IS NULL OR step_id = $2) ORDER BY started_at NULLS LAST, step_id, run`,
+    [executionId, stepId ?? null],
+  )) as StepRow[];
+}
+
+export interface LogRow {
+  seq: number;
+  stepSeq: number;
+  stepId: string;
+  level: string;
+  message: string;
+  metadata: Record<string, unknown> | null;
+  loggedAt: Date;
+}
+
+/**
+ * One window of logs, `[cursor - limit, cursor)` by position (all logs, or one
+ * step's), oldest first within the window. Both the total and the window are
+ * index lookups: positions are dense, so the total is the last position + 1.
+ */
+export async function logWindow(
+  db: Db,
+  executionId: string,
+  window: { limit: number; cursor?: number; stepId?: string },
+): Promise<{ rows: LogRow[]; total: number; start: number }> {
+  const byStep = window.stepId !== undefined;
+  const position = byStep ? 'step_seq' : 'seq';
+  const filter = byStep ? 'execution_id = $1 AND step_id = $2' : 'execution_id = $1';
+  const base: unknown[] = byStep ? [executionId, window.stepId] : [executionId];
+  const last = (await q(db, `SELECT max(${position}) AS last FROM execution_logs WHERE ${filter}`, base)) as Array<{ last: number | null }>;
+  const total = last[0].last === null ? 0 : last[0].last + 1;
+  const end = Math.min(window.cursor ?? total, total);
+  const start = Math.max(0, end - window.limit);
+  if (end <= start) return { rows: [], total, start };
+  const rows = (await q(
+    db,
+    `SELECT seq, step_seq AS "stepSeq", step_id AS "stepId", level, message, metadata, logged_at AS "loggedAt"
+     FROM execution_logs WHERE ${filter} AND ${position} >= $${base.length + 1} AND ${position} < $${base.length + 2} ORDER BY ${position}`,
+    [...base, start, end],
+  )) as LogRow[];
+  return { rows, total, start };
+}
