@@ -176,7 +176,11 @@ export function workflowServiceHandlers(engine: Engine, options: ServiceOptions)
         'workflow',
         req.taskQueue?.name ?? '',
         { timeoutMs: pollWaitMs(engine, ctx), onCancel: (cb) => ctx.onCancel(cb), isCancelled: () => ctx.isCancelled() },
-        (task) => (task.kind === 'query' ? startLegacyQuery(engine, task.query) : startWorkflowTask(engine, task.kind === 'wft' ? task.run : (undefined as never), identity)),
+        (task) => {
+          if (task.kind === 'query') return startLegacyQuery(engine, task.query);
+          if (task.kind === 'wft') return startWorkflowTask(engine, task.run, identity);
+          return {};
+        },
       );
       return response ?? {};
     },
@@ -223,7 +227,7 @@ export function workflowServiceHandlers(engine: Engine, options: ServiceOptions)
         'activity',
         req.taskQueue?.name ?? '',
         { timeoutMs: pollWaitMs(engine, ctx), onCancel: (cb) => ctx.onCancel(cb), isCancelled: () => ctx.isCancelled() },
-        (task) => startActivityTask(engine, task.kind === 'activity' ? task : (undefined as never), req.identity ?? ''),
+        (task) => (task.kind === 'activity' ? startActivityTask(engine, task, req.identity ?? '') : {}),
       );
       return response ?? {};
     },
