@@ -23,8 +23,8 @@ export function runService(parts: ServiceParts): void {
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   // Loaded after the configuration is known to be valid, so a bad variable is reported at once.
-  import('../runtime/service')
-    .then(async (service: typeof import('../runtime/service')) => {
+  import('../runtime/service.js')
+    .then(async (service: typeof import('../runtime/service.js')) => {
       service.stopOnSignals(await service.startService(config, logger, parts), logger);
     })
     .catch((error: unknown) => {
