@@ -7,6 +7,8 @@ export interface Parsed {
   namespaces: string[];
   /** `--search-attribute Name=Type` (dev server style). */
   searchAttributes?: Array<[string, string]>;
+  /** Print the start-up banner (not with `--log-level warn|error`, nor as the test server). */
+  quiet?: boolean;
   /** `--poll-timeout <ms>`: how long empty task-queue polls wait (stand-in only; default 60 s). */
   pollTimeoutMs?: number;
 }
@@ -15,7 +17,7 @@ export function parseArgs(argv: string[]): Parsed {
   const [mode, ...rest] = argv;
   if (mode === 'test') {
     const port = rest.find((arg) => /^\d+$/.test(arg));
-    const parsed: Parsed = { timeSkipping: true, port: port ? Number(port) : 7233, host: '127.0.0.1', namespaces: [] };
+    const parsed: Parsed = { timeSkipping: true, port: port ? Number(port) : 7233, host: '127.0.0.1', namespaces: [], quiet: true };
     const pollIndex = rest.indexOf('--poll-timeout');
     if (pollIndex >= 0) parsed.pollTimeoutMs = Number(rest[pollIndex + 1]);
     return parsed;
@@ -34,6 +36,7 @@ export function parseArgs(argv: string[]): Parsed {
     else if (name === 'ip') parsed.host = value;
     else if (name === 'namespace' || name === 'n') parsed.namespaces.push(value);
     else if (name === 'poll-timeout') parsed.pollTimeoutMs = Number(value);
+    else if (name === 'log-level' && /^(warn|error|fatal)$/i.test(value)) parsed.quiet = true;
     else if (name === 'search-attribute' && value.includes('=')) {
       const [attribute, type] = value.split('=');
       (parsed.searchAttributes ??= []).push([attribute, type]);

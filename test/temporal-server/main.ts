@@ -18,7 +18,10 @@ async function main(): Promise<void> {
     pollTimeoutMs: args.pollTimeoutMs,
     searchAttributes: args.searchAttributes,
   });
-  console.log(`Temporal stand-in (${args.timeSkipping ? 'time-skipping test server' : 'dev server'}) listening on ${server.address}; namespaces: ${['default', ...args.namespaces].join(', ')}`);
+  if (!args.quiet) {
+    const namespaces = [...new Set(['default', ...args.namespaces])].join(', ');
+    console.log(`Temporal stand-in (dev server) listening on ${server.address}; namespaces: ${namespaces}`);
+  }
   const stop = (): void => {
     void server.stop().then(() => process.exit(0));
   };
