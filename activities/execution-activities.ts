@@ -24,7 +24,7 @@ export interface EventBatch {
 export interface FinishRequest {
   executionId: string;
   organizationId: string;
-  status: 'completed' | 'failed';
+  status: 'completed' | 'failed' | 'cancelled';
   outputs: Record<string, unknown>;
   error?: { type: string; message: string; stepId?: string };
 }

@@ -9,7 +9,9 @@
  */
 import {
   ApplicationFailure,
+  CancellationScope,
   condition,
+  isCancellation,
   proxyActivities,
   proxyLocalActivities,
   setDefaultSignalHandler,
@@ -124,26 +126,66 @@ export async function runWorkflowExecution(input: ExecutionInput): Promise<Recor
     pendingWaits: waits.map((wait) => ({ waitId: wait.waitId, stepId: wait.stepId, signalNames: wait.signalNames, correlationKey: wait.correlationKey, since: wait.since, timeoutAt: wait.timeoutAt })),
   }));
 
-  const vars = await persistence.resolveVars({
-    executionId: input.executionId,
-    organizationId: input.organizationId,
-    workflowId: input.workflowId,
-    names: referencedVars(input),
-  });
+  let vars: Record<string, unknown>;
+  try {
+    vars = await persistence.resolveVars({
+      executionId: input.executionId,
+      organizationId: input.organizationId,
+      workflowId: input.workflowId,
+      names: referencedVars(input),
+    });
+  } catch (error) {
+    // A variable without a value fails the execution before any step runs, with the real cause on the record.
+    const cause = (error as { cause?: { type?: string; message?: string } }).cause;
+    const failure = { type: cause?.type ?? 'CONFIG_ENTRY_UNRESOLVED', message: cause?.message ?? 'variables could not be resolved' };
+    phase = 'failed';
+    await persistence.finishExecution({ executionId: input.executionId, organizationId: input.organizationId, status: 'failed', outputs: {}, error: failure });
+    throw ApplicationFailure.nonRetryable(failure.message, failure.type);
+  }
   const execution = (live.execution = startExecution(input, vars, effects));
 
   // Flush step events and logs whenever some are pending; one local activity per burst of steps.
-  const flusher = (async () => {
-    for (;;) {
-      await condition(() => pendingEvents.length > 0 || pendingLogs.length > 0 || finished);
-      if (pendingEvents.length === 0 && pendingLogs.length === 0) return;
-      const logs = pendingLogs.splice(0);
-      const events = pendingEvents.splice(0);
+  const flush = async () => {
+    const logs = pendingLogs.splice(0);
+    const events = pendingEvents.splice(0);
+    if (logs.length > 0 || events.length > 0) {
       await persistence.recordEvents({ executionId: input.executionId, organizationId: input.organizationId, events, logs });
+    }
+  };
+  const flusher = (async () => {
+    try {
+      while (!finished) {
+        await condition(() => pendingEvents.length > 0 || pendingLogs.length > 0 || finished);
+        await flush();
+      }
+      await flush();
+    } catch (error) {
+      // On cancellation the final flush happens in a non-cancellable scope below.
+      if (!isCancellation(error)) throw error;
     }
   })();
 
-  const outcome = await execution.done;
+  let outcome;
+  try {
+    outcome = await Promise.race([execution.done, CancellationScope.current().cancelRequested]);
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    // Cancelled: record it (the scope no longer runs activities, so leave it), then end as cancelled.
+    phase = 'cancelled';
+    finished = true;
+    await CancellationScope.nonCancellable(async () => {
+      await flusher;
+      await flush();
+      await persistence.finishExecution({
+        executionId: input.executionId,
+        organizationId: input.organizationId,
+        status: 'cancelled',
+        outputs: {},
+        error: { type: 'CANCELLED', message: 'the execution was cancelled' },
+      });
+    });
+    throw error;
+  }
   phase = outcome.status;
   finished = true;
   await flusher;

@@ -29,7 +29,7 @@ export interface PendingWait {
   timeoutAt?: string;
 }
 
-export type ExecutionPhase = 'running' | 'waiting' | 'completed' | 'failed';
+export type ExecutionPhase = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
 
 export interface ExecutionState {
   status: ExecutionPhase;

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { EventBatch, ExecutionActivities, FinishRequest } from '../../activities/execution-activities';
@@ -24,7 +25,10 @@ interface Recorded {
 function fakeActivities(recorded: Recorded): ExecutionActivities {
   return {
     callPlugin: (call) => Promise.resolve<PluginResult>({ status: 'success', outputs: { echoed: call.config.url ?? null } }),
-    resolveVars: ({ names }) => Promise.resolve(Object.fromEntries(names.map((name) => [name, `value-of-${name}`]))),
+    resolveVars: ({ names }) =>
+      names.includes('MISSING')
+        ? Promise.reject(ApplicationFailure.nonRetryable('variable MISSING has no value for this workflow', 'CONFIG_ENTRY_UNRESOLVED'))
+        : Promise.resolve(Object.fromEntries(names.map((name) => [name, `value-of-${name}`]))),
     recordEvents: (batch) => {
       recorded.batches.push(batch);
       return Promise.resolve();
@@ -188,5 +192,22 @@ describe('execution workflow on Temporal', function () {
     });
     const finished = recorded.finished.find((f) => f.executionId === input.executionId);
     assert.deepEqual(finished?.error, { type: 'BUDGET_EXCEEDED', message: 'no budget', stepId: 'stop' });
+  });
+
+  it('records a cancellation and ends as cancelled', async () => {
+    const input = inputFor({ steps: [manual, { id: 'wait', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'never' }, dependsOn: ['start'] }] });
+    const handle = await start(input);
+    for (let i = 0; i < 50 && (await handle.query(stateQuery)).pendingWaits.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await handle.cancel();
+    await assert.rejects(handle.result(), (error: unknown) => error instanceof WorkflowFailedError && (error.cause as Error).name === 'CancelledFailure');
+    assert.equal((await handle.describe()).status.name, 'CANCELLED');
+    assert.deepEqual(recorded.finished.find((f) => f.executionId === input.executionId)?.status, 'cancelled');
+  });
+
+  it('fails before any step when a referenced variable has no value', async () => {
+    const input = inputFor({ steps: [manual, { id: 'log', type: 'module', pluginType: 'log', config: { message: '${{ vars.MISSING }}' }, dependsOn: ['start'] }] });
+    const handle = await start(input);
+    await assert.rejects(handle.result(), (error: unknown) => error instanceof WorkflowFailedError && (error.cause as { type?: string }).type === 'CONFIG_ENTRY_UNRESOLVED');
+    assert.equal(recorded.finished.find((f) => f.executionId === input.executionId)?.error?.type, 'CONFIG_ENTRY_UNRESOLVED');
   });
 });
