@@ -214,6 +214,10 @@ describe('temporal conformance: workflows', function () {
       env.client.workflow.start(wf.searchAndMemo, { taskQueue: queue, workflowId: id('badsa'), searchAttributes: { NotRegisteredAnywhere: ['x'] } }),
       (error: unknown) => error instanceof ServiceError && /NotRegisteredAnywhere/.test(String(error.cause)),
     );
+    await assert.rejects(
+      env.client.workflow.start(wf.searchAndMemo, { taskQueue: queue, workflowId: id('badsa'), searchAttributes: { CustomIntField: ['not a number'] } }),
+      (error: unknown) => error instanceof ServiceError && /CustomIntField/.test(String(error.cause)),
+    );
     await eventually(async () => {
       const ids: string[] = [];
       for await (const info of env.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) ids.push(info.workflowId);

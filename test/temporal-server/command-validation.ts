@@ -1,5 +1,5 @@
 /** Checks on a workflow task's commands that reject the whole task before anything is written. */
-import { WftFailedCause, enums, ms, num, type Command } from './proto';
+import { WftFailedCause, enums, ms, num, type Command, type Payload } from './proto';
 import type { WorkflowRun } from './run';
 
 const T = enums.CommandType;
@@ -10,7 +10,7 @@ export interface InvalidCommand {
 }
 
 /** Checks that would fail the whole task before anything is written. */
-export function validateCommands(run: WorkflowRun, commands: Command[], invalidSearchAttribute: (fields: Record<string, unknown> | null | undefined) => string | undefined): InvalidCommand | undefined {
+export function validateCommands(run: WorkflowRun, commands: Command[], searchAttributeProblem: (fields: Record<string, Payload> | null | undefined) => string | undefined): InvalidCommand | undefined {
   const activityIds = new Set([...run.activities.values()].filter((a) => a.state !== 'closing').map((a) => a.activityId));
   const timerIds = new Set(run.timers.keys());
   for (let i = 0; i < commands.length; i++) {
@@ -48,8 +48,8 @@ export function validateCommands(run: WorkflowRun, commands: Command[], invalidS
           command.upsertWorkflowSearchAttributesCommandAttributes?.searchAttributes?.indexedFields ??
           command.startChildWorkflowExecutionCommandAttributes?.searchAttributes?.indexedFields ??
           command.continueAsNewWorkflowExecutionCommandAttributes?.searchAttributes?.indexedFields;
-        const bad = invalidSearchAttribute(fields);
-        if (bad) return { cause: WftFailedCause.WORKFLOW_TASK_FAILED_CAUSE_BAD_SEARCH_ATTRIBUTES, message: `Namespace ${run.namespace} has no mapping defined for search attribute ${bad}` };
+        const problem = searchAttributeProblem(fields);
+        if (problem) return { cause: WftFailedCause.WORKFLOW_TASK_FAILED_CAUSE_BAD_SEARCH_ATTRIBUTES, message: problem };
         if (command.commandType === T.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION && i !== commands.length - 1) {
           return { cause: WftFailedCause.WORKFLOW_TASK_FAILED_CAUSE_BAD_COMPLETE_WORKFLOW_EXECUTION_ATTRIBUTES, message: 'A workflow completion command must be the last command.' };
         }

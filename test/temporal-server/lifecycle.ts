@@ -102,8 +102,8 @@ export function startWorkflow(engine: Engine, namespace: string, req: StartReque
   ] as const) {
     if (ms(value) < 0) throw invalidArgument(`Invalid ${name}.`);
   }
-  const badAttribute = engine.namespaces.invalidSearchAttribute(namespace, req.searchAttributes?.indexedFields);
-  if (badAttribute) throw invalidArgument(`Namespace ${namespace} has no mapping defined for search attribute ${badAttribute}`);
+  const problem = engine.namespaces.searchAttributeProblem(namespace, req.searchAttributes?.indexedFields);
+  if (problem) throw invalidArgument(problem);
   if (req.cronSchedule && ms(req.workflowStartDelay) > 0) throw invalidArgument('CronSchedule and WorkflowStartDelay may not be used together.');
   let reuse = req.workflowIdReusePolicy ?? Reuse.WORKFLOW_ID_REUSE_POLICY_UNSPECIFIED;
   let conflict = req.workflowIdConflictPolicy ?? Conflict.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED;

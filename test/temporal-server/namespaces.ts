@@ -1,7 +1,7 @@
 /** Registered namespaces (in memory; `default` plus any given at start-up or registered) and their custom search attributes. */
 import { randomUUID } from 'node:crypto';
 import { invalidArgument, namespaceNotFound } from './errors';
-import { enums } from './proto';
+import { decodePayload, enums, type Payload } from './proto';
 
 const T = enums.IndexedValueType;
 
@@ -31,7 +31,27 @@ export const SYSTEM_SEARCH_ATTRIBUTES: Record<string, enums.IndexedValueType> = 
 };
 
 /** System attributes the SDK and the scheduler set themselves. */
-const SETTABLE_SYSTEM_ATTRIBUTES = new Set(['TemporalChangeVersion', 'TemporalScheduledStartTime', 'TemporalScheduledById', 'BuildIds']);
+const SETTABLE_SYSTEM_ATTRIBUTES = new Map<string, enums.IndexedValueType>([
+  ['TemporalChangeVersion', T.INDEXED_VALUE_TYPE_KEYWORD_LIST],
+  ['TemporalScheduledStartTime', T.INDEXED_VALUE_TYPE_DATETIME],
+  ['TemporalScheduledById', T.INDEXED_VALUE_TYPE_KEYWORD],
+  ['BuildIds', T.INDEXED_VALUE_TYPE_KEYWORD_LIST],
+]);
+
+function valueMatches(value: unknown, type: enums.IndexedValueType): boolean {
+  switch (type) {
+    case T.INDEXED_VALUE_TYPE_INT:
+      return typeof value === 'number' && Number.isInteger(value);
+    case T.INDEXED_VALUE_TYPE_DOUBLE:
+      return typeof value === 'number';
+    case T.INDEXED_VALUE_TYPE_BOOL:
+      return typeof value === 'boolean';
+    case T.INDEXED_VALUE_TYPE_DATETIME:
+      return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+    default:
+      return typeof value === 'string';
+  }
+}
 
 const DEV_SERVER_ATTRIBUTES: Array<[string, enums.IndexedValueType]> = [
   ['CustomKeywordField', T.INDEXED_VALUE_TYPE_KEYWORD],
@@ -71,11 +91,18 @@ export class Namespaces {
     return info;
   }
 
-  /** The first search attribute in `fields` that may not be set (unregistered or system), if any. */
-  invalidSearchAttribute(namespace: string, fields: Record<string, unknown> | null | undefined): string | undefined {
+  /** Why `fields` may not be set (an unregistered or system attribute, or a value of the wrong type), if so. */
+  searchAttributeProblem(namespace: string, fields: Record<string, Payload> | null | undefined): string | undefined {
     const info = this.get(namespace);
-    for (const name of Object.keys(fields ?? {})) {
-      if (!info.searchAttributes.has(name) && !SETTABLE_SYSTEM_ATTRIBUTES.has(name)) return name;
+    for (const [name, payload] of Object.entries(fields ?? {})) {
+      const type = info.searchAttributes.get(name) ?? SETTABLE_SYSTEM_ATTRIBUTES.get(name);
+      if (type === undefined) return `Namespace ${namespace} has no mapping defined for search attribute ${name}`;
+      if (!payload.data || payload.data.length === 0) continue;
+      const value = decodePayload(payload);
+      const values = Array.isArray(value) ? (value as unknown[]) : [value];
+      if (value !== null && value !== undefined && !values.every((v) => valueMatches(v, type))) {
+        return `invalid value for search attribute ${name} of type ${enums.IndexedValueType[type].replace('INDEXED_VALUE_TYPE_', '')}: ${JSON.stringify(value)}`;
+      }
     }
     return undefined;
   }

@@ -54,8 +54,8 @@ export function scheduleHandlers(engine: Engine, runner: ScheduleRunner): Record
       const namespace = req.namespace ?? '';
       engine.namespaces.get(namespace);
       if (!req.scheduleId) throw invalidArgument('ScheduleId is not set on request.');
-      const badAttribute = engine.namespaces.invalidSearchAttribute(namespace, req.schedule?.action?.startWorkflow?.searchAttributes?.indexedFields);
-      if (badAttribute) throw invalidArgument(`Namespace ${namespace} has no mapping defined for search attribute ${badAttribute}`);
+      const problem = engine.namespaces.searchAttributeProblem(namespace, req.schedule?.action?.startWorkflow?.searchAttributes?.indexedFields);
+      if (problem) throw invalidArgument(problem);
       const key = runner.key(namespace, req.scheduleId);
       if (runner.schedules.has(key)) throw new ServiceError(status.ALREADY_EXISTS, `schedule "${req.scheduleId}" is already registered`);
       const now = engine.now();

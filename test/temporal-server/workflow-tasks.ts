@@ -149,7 +149,7 @@ export function respondWorkflowTaskCompleted(
   const { run, wft } = wftFromToken(engine, req.taskToken);
   const identity = req.identity ?? '';
   const commands = req.commands ?? [];
-  const invalid = validateCommands(run, commands, (fields) => engine.namespaces.invalidSearchAttribute(run.namespace, fields));
+  const invalid = validateCommands(run, commands, (fields) => engine.namespaces.searchAttributeProblem(run.namespace, fields));
   if (invalid) {
     failTask(engine, run, wft, invalid.cause, { message: invalid.message }, identity, true);
     throw invalidArgument(invalid.message);
