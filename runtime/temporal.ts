@@ -8,7 +8,7 @@
  * Local servers are started as child processes on a free port; `stop()` ends them.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,7 +38,7 @@ export async function resolveTemporal(options: ResolveTemporalOptions): Promise<
     return { address: options.address, namespace: options.namespace, kind: 'configured', stop: async () => {} };
   }
   const cli = await findTemporalCli(options.cliPath);
-  if (cli) return startDevServer(cli, options.namespace, 'cli');
+  if (cli && realpathSync(cli) !== realpathSync(STAND_IN_DEV_SERVER)) return startDevServer(cli, options.namespace, 'cli');
   options.onWarning?.(
     'No TEMPORAL_ADDRESS and no Temporal CLI found: using the in-memory Temporal stand-in. Workflow executions will not survive a restart.',
   );
