@@ -94,10 +94,26 @@ describe('temporal conformance: time skipping (createTimeSkipping)', function ()
     );
   });
 
+  it('lets an activity sleep in test time with env.sleep() (the documented race example)', async () => {
+    const raceQueue = `${queue}-race`;
+    const raceWorker = await createWorker(env, raceQueue, probe, {
+      activities: {
+        longRunning: async () => {
+          await env.sleep(1_000_000);
+          return 'done';
+        },
+      },
+    });
+    const started = Date.now();
+    const result = await raceWorker.runUntil(env.client.workflow.execute(wf.raceActivityAndTimer, { taskQueue: raceQueue, workflowId: `race-${queue}` }));
+    assert.equal(result, 'timer');
+    assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+  });
+
   it('replays every history cleanly', async () => {
     const histories = await eventually(async () => {
-      const found = await historiesOf(env.client, [queue]);
-      assert.ok(found.length >= 8, `${found.length} found`);
+      const found = await historiesOf(env.client, [queue, `${queue}-race`]);
+      assert.ok(found.length >= 9, `${found.length} found`);
       return found;
     });
     assert.deepEqual(await replayFailures(histories), []);

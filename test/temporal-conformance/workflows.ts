@@ -350,3 +350,9 @@ export async function counter(target: number): Promise<number> {
   await condition(() => count >= target);
   return count;
 }
+
+/** Temporal's documented time-skipping example: a long timer races an activity that itself sleeps in test time. */
+export async function raceActivityAndTimer(): Promise<string> {
+  const acts = proxyActivities<{ longRunning(): Promise<string> }>({ startToCloseTimeout: '30 days' });
+  return await Promise.race([sleep(500_000).then(() => 'timer'), acts.longRunning().then(() => 'activity')]);
+}

@@ -18,7 +18,7 @@ export function testServiceHandlers(engine: Engine): Record<string, Handler> {
       return {};
     },
     UnlockTimeSkipping: () => {
-      if (clock.lockCount === 0) throw failedPrecondition('Time skipping is not locked');
+      if (!clock.canUnlock()) throw failedPrecondition('Time skipping is not locked');
       clock.unlock();
       return {};
     },
@@ -32,7 +32,7 @@ export function testServiceHandlers(engine: Engine): Record<string, Handler> {
     },
     UnlockTimeSkippingWithSleep: async (req: unknown) => {
       const at = clock.now() + ms((req as api.testservice.v1.ISleepRequest).duration);
-      if (clock.lockCount === 0) throw failedPrecondition('Time skipping is not locked');
+      if (!clock.canUnlock()) throw failedPrecondition('Time skipping is not locked');
       clock.unlock();
       try {
         await sleepUntil(engine, at);
