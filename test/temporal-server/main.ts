@@ -27,6 +27,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // a bug in one request must not take the whole in-memory server (and every execution) down
+  process.on('uncaughtException', (error) => console.error('[temporal-stand-in] uncaught exception', error));
+  process.on('unhandledRejection', (error) => console.error('[temporal-stand-in] unhandled rejection', error));
   // do not outlive the process that launched us (an orphaned in-memory server is useless)
   const parent = process.ppid;
   setInterval(() => {
