@@ -42,6 +42,9 @@ export interface AppConfig {
   shutdownGraceMs: number;
   /** `user:organization` pairs granted the admin role at start-up. */
   bootstrapAdmins: Array<{ userId: number; organizationId: number }>;
+  /** Hosts plugins may call (`EGRESS_ALLOW_HOSTS`, default `*`) unless denied (`EGRESS_DENY_HOSTS`, default: cloud metadata endpoints). */
+  egressAllowHosts?: string[];
+  egressDenyHosts?: string[];
 }
 
 export class ConfigError extends Error {
@@ -127,6 +130,14 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     else bootstrapAdmins.push({ userId: Number(match[1]), organizationId: Number(match[2]) });
   }
 
+  const hostList = (name: string): string[] | undefined => {
+    const raw = read(name);
+    if (raw === undefined) return undefined;
+    const hosts = raw.split(',').map((h) => h.trim()).filter(Boolean);
+    for (const host of hosts) if (!/^(\*|(\*\.)?[A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\])$/.test(host)) problems.push(`${name} has an invalid host pattern "${host}"`);
+    return hosts;
+  };
+
   const config: AppConfig = {
     port,
     host,
@@ -146,6 +157,8 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10_000, 0, 10 * 60_000),
     bootstrapAdmins,
+    egressAllowHosts: hostList('EGRESS_ALLOW_HOSTS'),
+    egressDenyHosts: hostList('EGRESS_DENY_HOSTS'),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

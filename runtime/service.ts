@@ -6,6 +6,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../api/app';
+import { DEFAULT_EGRESS } from '../activities/plugins/egress';
 import { bootstrapAdmins } from '../api/admin/bootstrap';
 import { createTokenVerifier } from '../api/http/auth';
 import { buildAreaRoutes } from '../api/routes';
@@ -72,7 +73,16 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
         namespace: temporal.namespace,
         taskQueue: config.temporalTaskQueue,
         shutdownGraceMs: config.shutdownGraceMs,
-        activityDeps: { dataSource: database.dataSource, logger, encryptionKey: secrets.encryptionKey, temporalNamespace: temporal.namespace },
+        activityDeps: {
+          dataSource: database.dataSource,
+          logger,
+          encryptionKey: secrets.encryptionKey,
+          temporalNamespace: temporal.namespace,
+          egress: {
+            allow: config.egressAllowHosts ?? DEFAULT_EGRESS.allow,
+            deny: config.egressDenyHosts ?? DEFAULT_EGRESS.deny,
+          },
+        },
       });
       const running = worker;
       cleanups.push({ name: 'worker', run: () => running.shutdown() });

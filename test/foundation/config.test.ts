@@ -35,7 +35,11 @@ describe('configuration', () => {
       LOG_LEVEL: 'DEBUG',
       MIGRATE_ON_START: 'false',
       BOOTSTRAP_ADMINS: '1:1, 7:42',
+      EGRESS_ALLOW_HOSTS: '*.example.com, 127.0.0.1',
+      EGRESS_DENY_HOSTS: '169.254.169.254',
     });
+    assert.deepEqual(config.egressAllowHosts, ['*.example.com', '127.0.0.1']);
+    assert.deepEqual(config.egressDenyHosts, ['169.254.169.254']);
     assert.equal(config.port, 9000);
     assert.equal(config.publicBaseUrl, 'https://api.example.com');
     assert.equal(config.databaseUrl, 'postgres://u:p@db:5432/platform');
@@ -63,6 +67,7 @@ describe('configuration', () => {
     ['MIGRATE_ON_START', { MIGRATE_ON_START: 'maybe' }],
     ['BOOTSTRAP_ADMINS', { BOOTSTRAP_ADMINS: '1:1,admin' }],
     ['BODY_LIMIT_BYTES', { BODY_LIMIT_BYTES: '-1' }],
+    ['EGRESS_ALLOW_HOSTS', { EGRESS_ALLOW_HOSTS: 'api.example.com, http://bad' }],
   ];
   for (const [name, env] of invalid) {
     it(`rejects an invalid ${name} with a message naming it (${JSON.stringify(env[name])})`, () => {
