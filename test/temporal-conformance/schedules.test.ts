@@ -155,6 +155,32 @@ describe('temporal conformance: schedules', function () {
       await handle.delete();
     });
 
+    it('pauses on a failed run with pauseOnFailure and stops after its limited actions', async () => {
+      const failing = await env.client.schedule.create({
+        scheduleId: `pause-on-failure-${queue}`,
+        spec: { intervals: [{ every: '1 hour' }] },
+        action: { type: 'startWorkflow', workflowType: 'failWorkflow', taskQueue: queue },
+        policies: { pauseOnFailure: true },
+      });
+      await env.sleep('150 minutes');
+      const paused = await failing.describe();
+      assert.equal(paused.state.paused, true);
+      assert.equal(paused.info.numActionsTaken, 1);
+      await failing.delete();
+
+      const limited = await env.client.schedule.create({
+        scheduleId: `limited-${queue}`,
+        spec: { intervals: [{ every: '1 hour' }] },
+        action: { type: 'startWorkflow', workflowType: 'oneActivity', args: ['limited'], taskQueue: queue },
+        state: { remainingActions: 2 },
+      });
+      await env.sleep('5 hours');
+      const done = await limited.describe();
+      assert.equal(done.info.numActionsTaken, 2);
+      assert.equal(done.state.remainingActions, 0);
+      await limited.delete();
+    });
+
     const overlapCases: Array<[ScheduleOverlapPolicy, (runs: RunInfo[], info: ScheduleDescription['info']) => void]> = [
       [ScheduleOverlapPolicy.SKIP, (runs, info) => {
         assert.equal(overlapping(runs), false);
