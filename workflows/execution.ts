@@ -103,9 +103,12 @@ export async function runWorkflowExecution(input: ExecutionInput): Promise<Recor
           if (result) return;
           result = released;
           waits.splice(waits.indexOf(wait), 1);
+          pendingEvents.push({ type: 'wait.ended', stepId: wait.stepId, waitId: wait.waitId, at: new Date().toISOString() });
         },
       };
       waits.push(wait);
+      // Recorded (by the flusher) so POST /workflows/signals/{name} can find this execution by correlation key.
+      pendingEvents.push({ type: 'wait.started', stepId: wait.stepId, waitId: wait.waitId, signalNames: wait.signalNames, correlationKey: wait.correlationKey, at: wait.since });
       if (request.timeoutMs === undefined) await condition(() => result !== undefined);
       else if (!(await condition(() => result !== undefined, request.timeoutMs))) wait.release({ timedOut: true });
       return result!;

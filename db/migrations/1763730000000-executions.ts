@@ -9,6 +9,10 @@
  * - `execution_logs`: numbered densely per execution (`seq`) and per step
  *   (`step_seq`) by the workflow, so every log window is an index range scan
  *   and `total` is the last number plus one, with or without a step filter.
+ * - `execution_waits`: the open signal waits the workflow reported, so a
+ *   signal by correlation key finds its execution with one index lookup. A
+ *   row is a hint (the update's validator decides); finished executions are
+ *   filtered by status.
  */
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
@@ -68,9 +72,21 @@ export class Executions1763730000000 implements MigrationInterface {
         PRIMARY KEY (execution_id, seq)
       )`);
     await runner.query(`CREATE UNIQUE INDEX execution_logs_step ON execution_logs (execution_id, step_id, step_seq)`);
+    await runner.query(`
+      CREATE TABLE execution_waits (
+        execution_id text NOT NULL REFERENCES executions (id) ON DELETE CASCADE,
+        wait_id text NOT NULL,
+        step_id text NOT NULL,
+        signal_names text[] NOT NULL,
+        correlation_key text NULL,
+        since timestamptz NOT NULL,
+        PRIMARY KEY (execution_id, wait_id)
+      )`);
+    await runner.query(`CREATE INDEX execution_waits_correlation ON execution_waits (correlation_key) WHERE correlation_key IS NOT NULL`);
   }
 
   async down(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP TABLE execution_waits');
     await runner.query('DROP TABLE execution_logs');
     await runner.query('DROP TABLE execution_steps');
     await runner.query('DROP TABLE executions');

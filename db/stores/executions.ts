@@ -142,16 +142,32 @@ export async function recordExecutionEvents(
 ): Promise<void> {
   // The last event of each step run wins: only that state is written.
   const latest = new Map<string, StepRecord>();
+  // Waits opened in this batch (minus those already released in it), and waits released.
+  const opened = new Map<string, { waitId: string; stepId: string; signalNames: string[]; correlationKey: string | null; since: string }>();
+  const closed: string[] = [];
   for (const event of events) {
     if (event.type === 'step.completed' || event.type === 'step.failed') latest.set(`${event.stepId}\u0000${event.run}`, event.record);
     else if (event.type === 'step.started') {
       latest.set(`${event.stepId}\u0000${event.run}`, { stepId: event.stepId, status: 'running', run: event.run, items: [], outputs: {}, activePorts: [], startedAt: event.at });
-    } else {
+    } else if (event.type === 'step.skipped') {
       latest.set(`${event.stepId}\u0000skipped`, { stepId: event.stepId, status: 'skipped', run: 0, items: [], outputs: {}, activePorts: [], completedAt: event.at });
-    }
+    } else if (event.type === 'wait.started') {
+      opened.set(event.waitId, { waitId: event.waitId, stepId: event.stepId, signalNames: event.signalNames, correlationKey: event.correlationKey ?? null, since: event.at });
+    } else if (!opened.delete(event.waitId)) closed.push(event.waitId);
   }
   const records = [...latest.values()];
   await dataSource.transaction(async (manager) => {
+    if (opened.size > 0) {
+      await q(
+        manager,
+        `INSERT INTO execution_waits (execution_id, wait_id, step_id, signal_names, correlation_key, since)
+         SELECT $1, w->>'waitId', w->>'stepId', ARRAY(SELECT jsonb_array_elements_text(w->'signalNames')), w->>'correlationKey', (w->>'since')::timestamptz
+         FROM jsonb_array_elements($2::jsonb) AS w
+         ON CONFLICT DO NOTHING`,
+        [executionId, JSON.stringify([...opened.values()])],
+      );
+    }
+    if (closed.length > 0) await q(manager, `DELETE FROM execution_waits WHERE execution_id = $1 AND wait_id = ANY($2::text[])`, [executionId, closed]);
     if (records.length > 0) {
       await q(
         manager,
@@ -249,4 +265,27 @@ export async function logWindow(
     [...base, start, end],
   )) as LogRow[];
   return { rows, total, start };
+}
+
+/**
+ * Running executions of an organization with an open wait on `signalName` under
+ * `correlationKey`, oldest wait first. Rows are hints written by the workflow;
+ * the delivering update decides whether the wait is still open.
+ */
+export async function findCorrelatedWaits(
+  db: Db,
+  organizationId: string,
+  signalName: string,
+  correlationKey: string,
+  workflowId?: string,
+): Promise<Array<{ executionId: string; temporalRunId: string | null }>> {
+  return (await q(
+    db,
+    `SELECT DISTINCT ON (w.since, e.id) e.id AS "executionId", e.temporal_run_id AS "temporalRunId"
+     FROM execution_waits w JOIN executions e ON e.id = w.execution_id
+     WHERE w.correlation_key = $1 AND $2 = ANY(w.signal_names) AND e.organization_id = $3 AND e.status IN ('running', 'waiting')
+       AND ($4::text IS NULL OR e.workflow_id = $4)
+     ORDER BY w.since, e.id LIMIT 20`,
+    [correlationKey, signalName, organizationId, workflowId ?? null],
+  )) as Array<{ executionId: string; temporalRunId: string | null }>;
 }

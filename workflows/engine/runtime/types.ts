@@ -137,7 +137,10 @@ export type StepEvent =
   | { type: 'step.started'; stepId: string; run: number; at: string }
   | { type: 'step.completed'; stepId: string; run: number; at: string; record: StepRecord }
   | { type: 'step.failed'; stepId: string; run: number; at: string; record: StepRecord }
-  | { type: 'step.skipped'; stepId: string; at: string };
+  | { type: 'step.skipped'; stepId: string; at: string }
+  /** Open waits are persisted so a signal by correlation key can find its execution without asking every running workflow. */
+  | { type: 'wait.started'; stepId: string; waitId: string; signalNames: string[]; correlationKey?: string; at: string }
+  | { type: 'wait.ended'; stepId: string; waitId: string; at: string };
 
 /** Everything the runtime needs from its host (the Temporal workflow, or a test). */
 export interface RuntimeEffects {
