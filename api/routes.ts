@@ -8,6 +8,7 @@ import type { AppConfig } from '../config/config';
 import type { RouteDefinition } from './http/route';
 import { workflowRoutes } from './workflows';
 import { adminRoutes } from './admin';
+import { executionRoutes } from './executions';
 
 export interface AreaDeps {
   config: AppConfig;
@@ -17,5 +18,5 @@ export interface AreaDeps {
 }
 
 export function buildAreaRoutes(deps: AreaDeps): RouteDefinition[] {
-  return [...adminRoutes({ dataSource: deps.dataSource }), ...workflowRoutes(deps)];
+  return [...adminRoutes({ dataSource: deps.dataSource }), ...workflowRoutes(deps), ...executionRoutes(deps)];
 }

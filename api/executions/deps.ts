@@ -1,0 +1,12 @@
+/** What the execution routes need, derived from the area dependencies. */
+import type { Client } from '@temporalio/client';
+import type { DataSource } from 'typeorm';
+
+export interface ExecutionDeps {
+  dataSource: DataSource;
+  temporal: Client;
+  /** Task queue the execution workflows are started on (the worker polls it). */
+  taskQueue: string;
+  /** Temporal Web UI base URL; links to executions are built from it when set. */
+  temporalUiUrl?: string;
+}

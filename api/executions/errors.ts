@@ -1,0 +1,12 @@
+/** Problem types of the execution routes (rendered as problem+json under /workflows). */
+import { HttpError } from '../http/errors';
+
+export const executionNotFound = (id: string): HttpError => new HttpError(404, 'execution-not-found', `No execution "${id}" exists in your organization.`);
+
+export const executorUnavailable = (): HttpError =>
+  new HttpError(503, 'executor-unavailable', 'The workflow executor (Temporal) is unavailable; nothing was started. Retry later.');
+
+export const notWaiting = (name: string): HttpError => new HttpError(409, 'signal-not-waiting', `The execution is not waiting on signal "${name}".`);
+
+export const executionFinished = (id: string, status: string): HttpError =>
+  new HttpError(409, 'execution-finished', `Execution "${id}" has already finished (${status}).`);

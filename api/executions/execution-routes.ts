@@ -1,0 +1,127 @@
+/** GET /workflows/executions[/{id}[/state|/steps|/pending-signals]] and POST …/cancel, …/terminate. */
+import { Type } from '@sinclair/typebox';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { finishExecutionRecord, listExecutions, listStepRecords } from '../../db/stores/executions';
+import { findWorkflow } from '../../db/stores/workflows';
+import { HttpError } from '../http/errors';
+import { defineRoute, type RouteDefinition } from '../http/route';
+import type { ExecutionDeps } from './deps';
+import { executionFinished, executorUnavailable } from './errors';
+import { isFinished, liveState, requireExecution } from './live';
+import { Execution, ExecutionPage, ExecutionQuery, ExecutionRef, ExecutionState, PendingWait, ReasonBody, StepParams } from './schemas';
+import { cappedRecord, executionJson, latestRecords } from './serialize';
+
+const tags = ['Workflow executions'];
+const Json = Type.Record(Type.String(), Type.Unknown());
+
+export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
+  /** Temporal refused or is unreachable; a workflow it no longer knows has finished (409). */
+  const temporalCall = async (row: { id: string; status: string }, call: () => Promise<unknown>): Promise<void> => {
+    try {
+      await call();
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw executionFinished(row.id, row.status);
+      throw executorUnavailable();
+    }
+  };
+
+  return [
+    defineRoute({
+      method: 'get', path: '/workflows/executions', operationId: 'listExecutions', summary: 'List executions, newest first', tags, auth: 'token',
+      query: ExecutionQuery, responses: { 200: { description: 'A page of executions', schema: ExecutionPage } },
+      async handler({ query, auth }) {
+        const page = query.page ?? 1;
+        const limit = query.limit ?? 50;
+        let workflowId = query.workflowId;
+        if (workflowId !== undefined) {
+          // A key is translated to the id; an unknown reference simply matches nothing.
+          workflowId = (await findWorkflow(deps.dataSource, auth.organizationId, workflowId))?.id ?? workflowId;
+        }
+        const filter = {
+          workflowId, alias: query.alias, status: query.status, correlationKey: query.correlationKey,
+          from: query.from !== undefined ? new Date(query.from) : undefined, to: query.to !== undefined ? new Date(query.to) : undefined,
+        };
+        const { rows, total } = await listExecutions(deps.dataSource, auth.organizationId, filter, { page, limit });
+        return { status: 200, body: { data: rows.map((row) => executionJson(row, deps.temporalUiUrl)), page, limit, total } };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/workflows/executions/{id}', operationId: 'getExecution', summary: 'Get an execution', tags, auth: 'token',
+      description: 'status is waiting while every running step is parked on a signal (read live from the workflow).',
+      params: ExecutionRef, responses: { 200: { description: 'The execution', schema: Execution } },
+      async handler({ params, auth }) {
+        const row = await requireExecution(deps, auth.organizationId, params.id);
+        const state = await liveState(deps, row);
+        return { status: 200, body: executionJson(row, deps.temporalUiUrl, state?.status === 'waiting' ? 'waiting' : row.status) };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/workflows/executions/{id}/state', operationId: 'getExecutionState', summary: 'Live state while running; recorded steps once finished',
+      tags, auth: 'token', params: ExecutionRef, responses: { 200: { description: 'The state', schema: ExecutionState } },
+      async handler({ params, auth }) {
+        const row = await requireExecution(deps, auth.organizationId, params.id);
+        const state = await liveState(deps, row);
+        if (state) {
+          const steps = Object.fromEntries(Object.entries(state.steps).map(([id, record]) => [id, cappedRecord(record)]));
+          return { status: 200, body: { ...state, steps, live: true } };
+        }
+        const steps = latestRecords(await listStepRecords(deps.dataSource, row.id));
+        return { status: 200, body: { status: row.status, steps, variables: {}, currentSteps: [], pendingWaits: [], live: false } };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/workflows/executions/{id}/steps', operationId: 'listExecutionSteps', summary: 'Recorded step runs, by start time', tags, auth: 'token',
+      params: ExecutionRef, responses: { 200: { description: 'Step records', schema: Type.Object({ data: Type.Array(Json) }) } },
+      async handler({ params, auth }) {
+        const row = await requireExecution(deps, auth.organizationId, params.id);
+        return { status: 200, body: { data: (await listStepRecords(deps.dataSource, row.id)).map((step) => cappedRecord(step.record)) } };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/workflows/executions/{id}/steps/{stepId}', operationId: 'getExecutionStep', summary: 'One step: its latest record in full, and every run',
+      tags, auth: 'token', params: StepParams,
+      responses: { 200: { description: 'The step', schema: Type.Object({ stepId: Type.String(), record: Json, runs: Type.Array(Json) }) } },
+      async handler({ params, auth }) {
+        const row = await requireExecution(deps, auth.organizationId, params.id);
+        const runs = await listStepRecords(deps.dataSource, row.id, params.stepId);
+        if (runs.length === 0) throw new HttpError(404, 'step-not-found', `Execution "${params.id}" has no recorded step "${params.stepId}".`);
+        const latest = runs.reduce((a, b) => (b.run >= a.run ? b : a));
+        return { status: 200, body: { stepId: params.stepId, record: latest.record, runs: runs.map((step) => step.record) } };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/workflows/executions/{id}/pending-signals', operationId: 'listPendingSignals', summary: 'Open waits of a running execution',
+      tags, auth: 'token', params: ExecutionRef, responses: { 200: { description: 'Open waits', schema: Type.Object({ data: Type.Array(PendingWait) }) } },
+      async handler({ params, auth }) {
+        const row = await requireExecution(deps, auth.organizationId, params.id);
+        return { status: 200, body: { data: (await liveState(deps, row))?.pendingWaits ?? [] } };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/workflows/executions/{id}/cancel', operationId: 'cancelExecution', summary: 'Request cancellation (the workflow records it)',
+      tags, auth: 'token', params: ExecutionRef, body: ReasonBody, bodyOptional: true, errors: [409, 503],
+      responses: { 202: { description: 'Cancellation requested', schema: Type.Object({ executionId: Type.String(), cancelRequested: Type.Literal(true) }) } },
+      async handler({ params, auth }) {
+        const row = await requireExecution(deps, auth.organizationId, params.id);
+        if (isFinished(row)) throw executionFinished(row.id, row.status);
+        // The workflow itself writes `cancelled` (and flushes its logs) when the request reaches it.
+        await temporalCall(row, () => deps.temporal.workflow.getHandle(row.id, row.temporalRunId ?? undefined).cancel());
+        return { status: 202, body: { executionId: row.id, cancelRequested: true } };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/workflows/executions/{id}/terminate', operationId: 'terminateExecution', summary: 'Terminate at once (no workflow code runs)',
+      tags, auth: 'token', params: ExecutionRef, body: ReasonBody, bodyOptional: true, errors: [409, 503],
+      responses: { 200: { description: 'Terminated', schema: Execution } },
+      async handler({ params, body, auth }) {
+        const row = await requireExecution(deps, auth.organizationId, params.id);
+        if (isFinished(row)) throw executionFinished(row.id, row.status);
+        const reason = body?.reason ?? 'terminated through the API';
+        await temporalCall(row, () => deps.temporal.workflow.getHandle(row.id, row.temporalRunId ?? undefined).terminate(reason));
+        // Termination runs no workflow code, so the record is finished here, after Temporal accepted it.
+        await finishExecutionRecord(deps.dataSource, row.id, 'terminated', null, { type: 'TERMINATED', message: reason });
+        return { status: 200, body: executionJson(await requireExecution(deps, auth.organizationId, row.id), deps.temporalUiUrl) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,19 @@
+/** Routes of the execution area: execute, executions, signals, logs, engine metadata and plugins. */
+import type { RouteDefinition } from '../http/route';
+import type { AreaDeps } from '../routes';
+import type { ExecutionDeps } from './deps';
+import { executeRoutes } from './execute';
+import { executionReadRoutes } from './execution-routes';
+import { logRoutes } from './log-routes';
+import { metadataRoutes } from './metadata-routes';
+import { signalRoutes } from './signal-routes';
+
+export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
+  const executionDeps: ExecutionDeps = {
+    dataSource: deps.dataSource,
+    temporal: deps.temporal,
+    taskQueue: deps.config.temporalTaskQueue,
+    temporalUiUrl: deps.config.temporalUiUrl,
+  };
+  return [...executeRoutes(executionDeps), ...executionReadRoutes(executionDeps), ...signalRoutes(executionDeps), ...logRoutes(executionDeps), ...metadataRoutes()];
+}

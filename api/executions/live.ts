@@ -1,0 +1,28 @@
+/**
+ * Reads of the running workflow: the row of the caller's organization, and
+ * the live state query. A query that fails (not yet picked up by a worker,
+ * just finished, Temporal down) answers undefined and callers fall back to
+ * what PostgreSQL recorded.
+ */
+import { findExecution, type ExecutionRow } from '../../db/stores/executions';
+import { stateQuery, type ExecutionState } from '../../workflows/messages';
+import type { ExecutionDeps } from './deps';
+import { executionNotFound } from './errors';
+
+export const isFinished = (row: ExecutionRow): boolean => row.status !== 'running' && row.status !== 'waiting';
+
+/** Another organization's execution is indistinguishable from a missing one. */
+export async function requireExecution(deps: ExecutionDeps, organizationId: string, id: string): Promise<ExecutionRow> {
+  const row = await findExecution(deps.dataSource, organizationId, id);
+  if (!row) throw executionNotFound(id);
+  return row;
+}
+
+export async function liveState(deps: ExecutionDeps, row: ExecutionRow): Promise<ExecutionState | undefined> {
+  if (isFinished(row)) return undefined;
+  try {
+    return await deps.temporal.workflow.getHandle(row.id, row.temporalRunId ?? undefined).query(stateQuery);
+  } catch {
+    return undefined;
+  }
+}

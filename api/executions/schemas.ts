@@ -1,0 +1,115 @@
+/** Parameter and response schemas of the execution routes (they feed OpenAPI). */
+import { Type } from '@sinclair/typebox';
+
+const Json = Type.Record(Type.String(), Type.Unknown());
+const DateTime = Type.String({ format: 'date-time' });
+
+export const EXECUTION_STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled', 'terminated'] as const;
+export const ExecutionStatus = Type.Union(EXECUTION_STATUSES.map((status) => Type.Literal(status)));
+
+export const ExecutionRef = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128, description: 'Execution id (exec_…)' }) });
+export const StepParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }), stepId: Type.String({ minLength: 1, maxLength: 128 }) });
+export const SignalParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }), name: Type.String({ minLength: 1, maxLength: 200 }) });
+
+export const RevisionChoice = {
+  alias: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
+  revision: Type.Optional(Type.Integer({ minimum: 1 })),
+};
+
+export const ExecuteBody = Type.Object(
+  {
+    inputs: Type.Optional(Json),
+    ...RevisionChoice,
+    correlationKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    idempotencyKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ExecuteResult = Type.Object({
+  executionId: Type.String(),
+  workflowId: Type.String(),
+  revision: Type.Integer(),
+  alias: Type.Union([Type.String(), Type.Null()]),
+  status: ExecutionStatus,
+  deduplicated: Type.Optional(Type.Boolean()),
+});
+
+export const Execution = Type.Object({
+  id: Type.String(),
+  workflowId: Type.String(),
+  workflowKey: Type.Optional(Type.String()),
+  revision: Type.Integer(),
+  alias: Type.Optional(Type.String()),
+  status: ExecutionStatus,
+  inputs: Json,
+  outputs: Type.Optional(Json),
+  error: Type.Optional(Json),
+  trigger: Json,
+  correlationKey: Type.Optional(Type.String()),
+  idempotencyKey: Type.Optional(Type.String()),
+  parentExecutionId: Type.Optional(Type.String()),
+  createdBy: Type.Optional(Type.String()),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  completedAt: Type.Optional(DateTime),
+  temporal: Type.Object({ workflowId: Type.String(), runId: Type.Optional(Type.String()), namespace: Type.String(), uiUrl: Type.Optional(Type.String()) }),
+});
+
+export const ExecutionQuery = Type.Object({
+  workflowId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Workflow id (wf_…) or key' })),
+  alias: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
+  status: Type.Optional(ExecutionStatus),
+  correlationKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'created at or after' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'created before' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+});
+
+export const ExecutionPage = Type.Object({ data: Type.Array(Execution), page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() });
+
+export const PendingWait = Type.Object({
+  waitId: Type.String(),
+  stepId: Type.String(),
+  signalNames: Type.Array(Type.String()),
+  correlationKey: Type.Optional(Type.String()),
+  since: DateTime,
+  timeoutAt: Type.Optional(DateTime),
+});
+
+export const ExecutionState = Type.Object({
+  status: ExecutionStatus,
+  steps: Type.Record(Type.String(), Json),
+  variables: Json,
+  currentSteps: Type.Array(Type.String()),
+  pendingWaits: Type.Array(PendingWait),
+  live: Type.Boolean({ description: 'true when read from the running workflow, false when from the recorded steps' }),
+});
+
+export const ReasonBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false });
+
+export const SignalPayload = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description: 'Arbitrary JSON object, passed verbatim as the signal payload' });
+export const SignalResult = Type.Object({ delivered: Type.Literal(true), signalId: Type.String() });
+export const CorrelatedSignalBody = Type.Object(
+  { correlationKey: Type.String({ minLength: 1, maxLength: 500 }), payload: Type.Optional(Type.Unknown()), workflowId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })) },
+  { additionalProperties: false },
+);
+
+export const LogQuery = Type.Object({
+  // Values above 1000 are clamped by the handler, not rejected (contract).
+  limit: Type.Optional(Type.Integer({ minimum: 1, default: 200 })),
+  cursor: Type.Optional(Type.Integer({ minimum: 0, description: 'exclusive end index of the window' })),
+  stepId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+});
+
+export const LogEntry = Type.Object({
+  id: Type.String(),
+  executionId: Type.String(),
+  stepId: Type.String(),
+  level: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
+  message: Type.String(),
+  metadata: Json,
+  timestamp: DateTime,
+});
+export const LogWindow = Type.Object({ data: Type.Array(LogEntry), total: Type.Integer(), limit: Type.Integer(), nextCursor: Type.Optional(Type.Integer()) });

@@ -1,0 +1,64 @@
+/** Execution rows, step records and logs to API shapes: optional fields omitted rather than null, ISO timestamps. */
+import type { ExecutionRow, ExecutionStatus, LogRow, StepRow } from '../../db/stores/executions';
+import type { StepRecord } from '../../workflows/engine/runtime/types';
+import { iso } from '../workflows/serialize';
+
+/** Larger step records are replaced by a marker so a state read never ships megabytes (engine-reference §8.4). */
+export const STEP_RECORD_CAP_BYTES = 64 * 1024;
+
+export function executionJson(row: ExecutionRow, temporalUiUrl: string | undefined, status: ExecutionStatus = row.status): Record<string, unknown> {
+  const uiUrl = temporalUiUrl
+    ? `${temporalUiUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(row.temporalNamespace)}/workflows/${encodeURIComponent(row.id)}${row.temporalRunId ? `/${row.temporalRunId}` : ''}`
+    : undefined;
+  return {
+    id: row.id,
+    workflowId: row.workflowId,
+    ...(row.workflowKey !== null ? { workflowKey: row.workflowKey } : {}),
+    revision: row.revision,
+    ...(row.alias !== null ? { alias: row.alias } : {}),
+    status,
+    inputs: row.inputs,
+    ...(row.outputs !== null ? { outputs: row.outputs } : {}),
+    ...(row.error !== null ? { error: row.error } : {}),
+    trigger: row.trigger,
+    ...(row.correlationKey !== null ? { correlationKey: row.correlationKey } : {}),
+    ...(row.idempotencyKey !== null ? { idempotencyKey: row.idempotencyKey } : {}),
+    ...(row.parentExecutionId !== null ? { parentExecutionId: row.parentExecutionId } : {}),
+    ...(row.createdBy !== null ? { createdBy: row.createdBy } : {}),
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    ...(row.completedAt !== null ? { completedAt: iso(row.completedAt) } : {}),
+    temporal: {
+      workflowId: row.id,
+      ...(row.temporalRunId !== null ? { runId: row.temporalRunId } : {}),
+      namespace: row.temporalNamespace,
+      ...(uiUrl ? { uiUrl } : {}),
+    },
+  };
+}
+
+export function cappedRecord(record: StepRecord | Record<string, unknown>): Record<string, unknown> {
+  const bytes = Buffer.byteLength(JSON.stringify(record));
+  if (bytes <= STEP_RECORD_CAP_BYTES) return record as Record<string, unknown>;
+  const { stepId, status, run, startedAt, completedAt } = record as StepRecord;
+  return { stepId, status, run, startedAt, completedAt, _truncated: true, payloadBytes: bytes };
+}
+
+/** The latest run of each step, by step id (what the state shows). */
+export function latestRecords(rows: StepRow[]): Record<string, Record<string, unknown>> {
+  const byStep: Record<string, StepRow> = {};
+  for (const row of rows) if (!byStep[row.stepId] || byStep[row.stepId].run <= row.run) byStep[row.stepId] = row;
+  return Object.fromEntries(Object.entries(byStep).map(([stepId, row]) => [stepId, cappedRecord(row.record)]));
+}
+
+export function logEntryJson(executionId: string, row: LogRow): Record<string, unknown> {
+  return {
+    id: `${executionId}:${row.seq}`,
+    executionId,
+    stepId: row.stepId,
+    level: row.level,
+    message: row.message,
+    metadata: row.metadata ?? {},
+    timestamp: iso(row.loggedAt),
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Signal delivery. Each delivery is a Temporal update whose validator rejects
+ * atomically when nothing waits on the name (so two deliveries for one wait
+ * give one 200 and one 409), and every "not waiting" outcome answers 409:
+ * update rejected, execution finished, or unknown to Temporal.
+ */
+import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { findCorrelatedWaits } from '../../db/stores/executions';
+import { findWorkflow } from '../../db/stores/workflows';
+import { deliverSignalUpdate } from '../../workflows/messages';
+import { defineRoute, type RouteDefinition } from '../http/route';
+import type { ExecutionDeps } from './deps';
+import { executorUnavailable, notWaiting } from './errors';
+import { newSignalId } from './ids';
+import { isFinished, requireExecution } from './live';
+import { CorrelatedSignalBody, SignalParams, SignalPayload, SignalResult } from './schemas';
+import { Type } from '@sinclair/typebox';
+
+const tags = ['Workflow signals'];
+/** gRPC NOT_FOUND / FAILED_PRECONDITION: the workflow is gone or no longer accepts updates. */
+const GONE_CODES = new Set([5, 9]);
+
+type Delivery = 'delivered' | 'not-waiting';
+
+async function deliver(client: Client, executionId: string, runId: string | null, request: { name: string; payload: unknown; signalId: string; correlationKey?: string }): Promise<Delivery> {
+  try {
+    await client.workflow.getHandle(executionId, runId ?? undefined).executeUpdate(deliverSignalUpdate, { args: [request] });
+    return 'delivered';
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) return 'not-waiting';
+    const code = (error as { cause?: { code?: unknown } }).cause?.code;
+    if (error instanceof ServiceError && typeof code === 'number' && GONE_CODES.has(code)) return 'not-waiting';
+    throw executorUnavailable();
+  }
+}
+
+export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'post', path: '/workflows/executions/{id}/signals/{name}', operationId: 'signalExecution', summary: 'Deliver a signal to an execution waiting on it',
+      description: 'The body is passed verbatim as the signal payload. 409 when the execution is not waiting on that signal name.',
+      tags, auth: 'token', params: SignalParams, body: SignalPayload, bodyOptional: true, errors: [409, 503],
+      responses: { 200: { description: 'Delivered', schema: SignalResult } },
+      async handler({ params, body, auth }) {
+        const row = await requireExecution(deps, auth.organizationId, params.id);
+        if (isFinished(row)) throw notWaiting(params.name);
+        const signalId = newSignalId();
+        const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, { name: params.name, payload: body ?? {}, signalId });
+        if (outcome === 'not-waiting') throw notWaiting(params.name);
+        return { status: 200, body: { delivered: true, signalId } };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/workflows/signals/{name}', operationId: 'signalByCorrelationKey', summary: 'Deliver a signal to the execution waiting on it under a correlation key',
+      description: 'Releases the oldest open wait declared with this signal name and correlation key (optionally within one workflow); 409 when none waits.',
+      tags, auth: 'token', params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }), body: CorrelatedSignalBody, errors: [409, 503],
+      responses: { 200: { description: 'Delivered', schema: Type.Object({ delivered: Type.Literal(true), signalId: Type.String(), executionId: Type.String() }) } },
+      async handler({ params, body, auth }) {
+        let workflowId: string | undefined;
+        if (body.workflowId !== undefined) {
+          workflowId = (await findWorkflow(deps.dataSource, auth.organizationId, body.workflowId))?.id;
+          if (workflowId === undefined) throw notWaiting(params.name);
+        }
+        const candidates = await findCorrelatedWaits(deps.dataSource, auth.organizationId, params.name, body.correlationKey, workflowId);
+        const signalId = newSignalId();
+        // Rows may be stale (released, not yet flushed): the update's validator is the arbiter, so try the next one.
+        for (const candidate of candidates) {
+          const request = { name: params.name, payload: body.payload ?? {}, signalId, correlationKey: body.correlationKey };
+          if ((await deliver(deps.temporal, candidate.executionId, candidate.temporalRunId, request)) === 'delivered') {
+            return { status: 200, body: { delivered: true, signalId, executionId: candidate.executionId } };
+          }
+        }
+        throw notWaiting(params.name);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,115 @@
+/**
+ * Shared set-up for execution API tests: the app with the definition and
+ * execution routes on the test database, one Temporal test environment (the
+ * stand-in) and one real Worker with the REAL activities per test file, on
+ * the file's own task queue.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import type { DataSource } from 'typeorm';
+import type supertest from 'supertest';
+import { createActivities } from '../../activities';
+import { executionRoutes } from '../../api/executions';
+import type { AreaDeps } from '../../api/routes';
+import { workflowRoutes } from '../../api/workflows';
+import { loadConfig } from '../../config/config';
+import { workflowBundle } from '../../worker/worker';
+import { createTestApp, type TestApp } from '../support/app';
+import { newOrganizationId, testDataSource } from '../support/database';
+import { captureLogger } from '../support/logger';
+import { createTestTemporalEnv } from '../support/temporal';
+
+export const TEMPORAL_UI = 'http://temporal-ui.test';
+
+export interface ExecEnv {
+  env: TestWorkflowEnvironment;
+  db: DataSource;
+  taskQueue: string;
+  encryptionKey: Buffer;
+  t: TestApp;
+  stop(): Promise<void>;
+}
+
+export interface OrgContext {
+  org: string;
+  token: string;
+  auth: (req: supertest.Test) => supertest.Test;
+  /** A token of another organization, for isolation checks. */
+  otherAuth: (req: supertest.Test) => supertest.Test;
+}
+
+/** Starts Temporal, the worker and the app; `withWorker: false` leaves executions unpicked (they stay running). */
+export async function startExecEnv(options: { withWorker?: boolean } = {}): Promise<ExecEnv> {
+  const db = await testDataSource();
+  const env = await createTestTemporalEnv('local', { standIn: true });
+  const taskQueue = `exec-api-${randomUUID().slice(0, 8)}`;
+  const encryptionKey = randomBytes(32);
+  const namespace = env.namespace ?? 'default';
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+  if (options.withWorker !== false) {
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      namespace,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities: createActivities({ dataSource: db, logger: captureLogger('info').logger, encryptionKey, temporalNamespace: namespace }),
+    });
+    running = worker.run();
+  }
+  const deps: AreaDeps = {
+    config: { ...loadConfig(), publicBaseUrl: 'http://api.test', temporalTaskQueue: taskQueue, temporalNamespace: namespace, temporalUiUrl: TEMPORAL_UI },
+    dataSource: db,
+    temporal: env.client,
+    encryptionKey,
+  };
+  const t = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
+  return {
+    env, db, taskQueue, encryptionKey, t,
+    async stop() {
+      worker?.shutdown();
+      await running;
+      await env.teardown();
+    },
+  };
+}
+
+export async function orgContext(x: ExecEnv): Promise<OrgContext> {
+  const org = newOrganizationId();
+  const token = await x.t.token({ organizationId: org, userId: 'user-1' });
+  const otherToken = await x.t.token({ organizationId: newOrganizationId() });
+  return { org, token, auth: (req) => req.set('Authorization', `Bearer ${token}`), otherAuth: (req) => req.set('Authorization', `Bearer ${otherToken}`) };
+}
+
+/** Publishes a definition through the API; returns the workflow id. */
+export async function publish(x: ExecEnv, c: OrgContext, body: Record<string, unknown>): Promise<string> {
+  const res = await c.auth(x.t.request.post('/workflows/definitions')).send(body);
+  if (res.status !== 201) throw new Error(`publish failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.workflow.id as string;
+}
+
+export async function execute(x: ExecEnv, c: OrgContext, ref: string, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await c.auth(x.t.request.post(`/workflows/definitions/${ref}/execute`)).send(body);
+  if (res.status !== 202) throw new Error(`execute failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.executionId as string;
+}
+
+/** Polls GET /workflows/executions/{id} until `done` holds (or fails after ~15 s). */
+export async function waitFor(x: ExecEnv, c: OrgContext, id: string, done: (body: Record<string, unknown>) => boolean, path = ''): Promise<Record<string, unknown>> {
+  let last: Record<string, unknown> = {};
+  for (let i = 0; i < 300; i++) {
+    const res = await c.auth(x.t.request.get(`/workflows/executions/${id}${path}`));
+    last = res.body as Record<string, unknown>;
+    if (res.status === 200 && done(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`condition not met for ${id}${path}: ${JSON.stringify(last)}`);
+}
+
+export const finished = (body: Record<string, unknown>): boolean => !['running', 'waiting'].includes(String(body.status));
+
+export async function countExecutions(db: DataSource, organizationId: string): Promise<number> {
+  const [row] = await db.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM executions WHERE organization_id = $1`, [organizationId]);
+  return row.n;
+}
