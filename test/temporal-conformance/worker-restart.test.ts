@@ -34,11 +34,12 @@ describe('temporal conformance: worker restart', function () {
 
     await handle.signal(wf.doneSignal);
     const second = await createWorker(env, queue, probe);
-    const started = Date.now();
     const result = await second.runUntil(handle.result());
     assert.deepEqual(result, ['echo:before', 'echo:after']);
-    // the stopped worker's sticky queue is abandoned at once (no sticky schedule-to-start wait)
-    assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+    // The stopped worker's sticky queue is abandoned at once (ShutdownWorker): no task waited out a sticky
+    // schedule-to-start timeout. Checked in the history rather than by the clock, which a loaded machine skews.
+    const history = await handle.fetchHistory();
+    assert.ok(!history.events?.some((event) => event.workflowTaskTimedOutEventAttributes), 'a workflow task timed out on the abandoned sticky queue');
   });
 
   it('replays every history cleanly', async () => {
