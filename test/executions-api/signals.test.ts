@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { assertDialect } from '../support/dialects';
+import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+
+/** start ──▶ approval (signal-wait) ──▶ after (log); outputs carry the signal payload. */
+const approval = (key: string, waitConfig: Record<string, unknown> = {}) => ({
+  name: 'Approval',
+  key,
+  steps: {
+    start: { type: 'trigger', pluginType: 'manual' },
+    approval: { type: 'wait', pluginType: 'signal-wait', config: { signalName: 'approve', timeout: '2d', ...waitConfig } },
+    after: { type: 'module', pluginType: 'log', config: { message: 'approved by ${{ steps.approval.outputs.payload.by }}' } },
+  },
+  connections: [{ from: 'start', to: 'approval' }, { from: 'approval', to: 'after' }],
+  outputs: { payload: '${{ steps.approval.outputs.payload }}' },
+});
+
+const waiting = (body: Record<string, unknown>): boolean => body.status === 'waiting';
+
+describe('executions API: signals, pending waits, cancel and terminate', function () {
+  this.timeout(60_000);
+  let x: ExecEnv;
+  let c: OrgContext;
+
+  before(async () => {
+    x = await startExecEnv();
+  });
+  after(async () => {
+    await x?.stop();
+  });
+  beforeEach(async () => {
+    c = await orgContext(x);
+  });
+
+  const signal = (id: string, name: string, body?: unknown) => {
+    const req = c.auth(x.t.request.post(`/workflows/executions/${id}/signals/${name}`));
+    return body === undefined ? req : req.send(body as object);
+  };
+
+  it('shows a parked execution as waiting with its open wait, delivers the payload verbatim, and completes', async () => {
+    await publish(x, c, approval('approve'));
+    const id = await execute(x, c, 'approve');
+    await waitFor(x, c, id, waiting);
+    const pending = await c.auth(x.t.request.get(`/workflows/executions/${id}/pending-signals`)).expect(200);
+    assert.deepEqual(pending.body.data.map((w: { stepId: string; signalNames: string[] }) => [w.stepId, w.signalNames]), [['approval', ['approve']]]);
+    const state = await c.auth(x.t.request.get(`/workflows/executions/${id}/state`)).expect(200);
+    assert.equal(state.body.status, 'waiting');
+    assert.equal(state.body.live, true);
+    assert.deepEqual(state.body.currentSteps, ['approval']);
+
+    const payload = { by: 'ada', note: { nested: [1, 2, { deep: true }] }, empty: null };
+    const res = await signal(id, 'approve', payload);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.delivered, true);
+    assert.match(res.body.signalId, /^sig_[0-9a-f]+$/);
+    assert.deepEqual(Object.keys(res.body).sort(), ['delivered', 'signalId']);
+
+    const done = await waitFor(x, c, id, finished);
+    assert.equal(done.status, 'completed');
+    assert.deepEqual(done.outputs, { payload });
+    const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
+    assert.deepEqual(logs.body.data.map((l: { message: string }) => l.message), ['approved by ada']);
+    // Finished: the same signal is no longer awaited.
+    const late = await signal(id, 'approve', {});
+    assertDialect('problem', late, 409);
+  });
+
+  it('answers 409 when the execution does not wait on that name, 404 for unknown or foreign executions, 400 for a non-object body', async () => {
+    await publish(x, c, approval('wrong-name'));
+    const id = await execute(x, c, 'wrong-name');
+    await waitFor(x, c, id, waiting);
+    const wrong = await signal(id, 'reject', { by: 'x' });
+    assertDialect('problem', wrong, 409);
+    assert.match(wrong.body.type, /\/signal-not-waiting$/);
+    assertDialect('problem', await signal('exec_00000000000000000000000000000000', 'approve', {}), 404);
+    assertDialect('problem', await c.otherAuth(x.t.request.post(`/workflows/executions/${id}/signals/approve`)).send({}), 404);
+    assertDialect('problem', await signal(id, 'approve', [1, 2]), 400);
+    assert.equal((await x.t.request.post(`/workflows/executions/${id}/signals/approve`).send({})).status, 401);
+    // None of these released the wait.
+    assert.equal((await c.auth(x.t.request.get(`/workflows/executions/${id}`))).body.status, 'waiting');
+    assert.equal((await signal(id, 'approve', { by: 'b' })).status, 200);
+    await waitFor(x, c, id, finished);
+  });
+
+  it('releases one wait once under concurrent deliveries: one 200, one 409', async () => {
+    await publish(x, c, approval('race'));
+    const id = await execute(x, c, 'race');
+    await waitFor(x, c, id, waiting);
+    const responses = await Promise.all([signal(id, 'approve', { by: 'first' }), signal(id, 'approve', { by: 'second' })]);
+    assert.deepEqual(responses.map((r) => r.status).sort(), [200, 409]);
+    const winner = responses.find((r) => r.status === 200)!;
+    assertDialect('problem', responses.find((r) => r.status === 409)!, 409);
+    const done = await waitFor(x, c, id, finished);
+    const by = (done.outputs as { payload: { by: string } }).payload.by;
+    assert.equal(by, responses[0] === winner ? 'first' : 'second');
+  });
+
+  it('delivers by correlation key to the execution whose wait declares it, 409 when none waits', async () => {
+    await publish(x, c, approval('correlated', { correlationKey: 'order:${{ trigger.payload.order }}' }));
+    const a = await execute(x, c, 'correlated', { inputs: { order: 'A' } });
+    const b = await execute(x, c, 'correlated', { inputs: { order: 'B' } });
+    await waitFor(x, c, a, waiting);
+    await waitFor(x, c, b, waiting);
+    const pending = await c.auth(x.t.request.get(`/workflows/executions/${b}/pending-signals`)).expect(200);
+    assert.equal(pending.body.data[0].correlationKey, 'order:B');
+
+    const send = (name: string, body: unknown) => c.auth(x.t.request.post(`/workflows/signals/${name}`)).send(body as object);
+    const res = await send('approve', { correlationKey: 'order:B', payload: { by: 'bob' } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.delivered, true);
+    assert.equal(res.body.executionId, b);
+    const doneB = await waitFor(x, c, b, finished);
+    assert.deepEqual(doneB.outputs, { payload: { by: 'bob' } });
+    assert.equal((await c.auth(x.t.request.get(`/workflows/executions/${a}`))).body.status, 'waiting');
+    // The released wait is no longer recorded; the open one still is.
+    const recorded = await x.db.query<Array<{ execution_id: string }>>(`SELECT execution_id FROM execution_waits WHERE execution_id = ANY($1::text[])`, [[a, b]]);
+    assert.deepEqual(recorded.map((row) => row.execution_id), [a]);
+
+    for (const [name, body] of [['approve', { correlationKey: 'order:B', payload: {} }], ['approve', { correlationKey: 'order:C' }], ['reject', { correlationKey: 'order:A' }], ['approve', { correlationKey: 'order:A', workflowId: 'ghost' }]] as const) {
+      const miss = await send(name, body);
+      assertDialect('problem', miss, 409);
+    }
+    // Another organization cannot reach it either.
+    assertDialect('problem', await c.otherAuth(x.t.request.post('/workflows/signals/approve')).send({ correlationKey: 'order:A' }), 409);
+    for (const bad of [{}, { correlationKey: 5 }, { correlationKey: 'order:A', extra: true }]) assertDialect('problem', await send('approve', bad), 400);
+
+    assert.equal((await send('approve', { correlationKey: 'order:A', workflowId: 'correlated', payload: { by: 'al' } })).status, 200);
+    const doneA = await waitFor(x, c, a, finished);
+    assert.deepEqual(doneA.outputs, { payload: { by: 'al' } });
+  });
+
+  it('cancels a waiting execution: 202, then recorded as cancelled; a second cancel is 409', async () => {
+    await publish(x, c, approval('cancel-me'));
+    const id = await execute(x, c, 'cancel-me');
+    await waitFor(x, c, id, waiting);
+    const res = await c.auth(x.t.request.post(`/workflows/executions/${id}/cancel`)).send({ reason: 'no longer needed' });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    assert.deepEqual(res.body, { executionId: id, cancelRequested: true });
+    const done = await waitFor(x, c, id, finished);
+    assert.equal(done.status, 'cancelled');
+    assertDialect('problem', await c.auth(x.t.request.post(`/workflows/executions/${id}/cancel`)), 409);
+    assertDialect('problem', await signal(id, 'approve', {}), 409);
+    assertDialect('problem', await c.otherAuth(x.t.request.post(`/workflows/executions/${id}/cancel`)), 404);
+  });
+
+  it('terminates a waiting execution: recorded as terminated at once; bad bodies are 400', async () => {
+    await publish(x, c, approval('terminate-me'));
+    const id = await execute(x, c, 'terminate-me');
+    await waitFor(x, c, id, waiting);
+    assertDialect('problem', await c.auth(x.t.request.post(`/workflows/executions/${id}/terminate`)).send({ reason: 5 }), 400);
+    assertDialect('problem', await c.auth(x.t.request.post(`/workflows/executions/${id}/cancel`)).send({ unknown: 1 }), 400);
+    assertDialect('problem', await c.otherAuth(x.t.request.post(`/workflows/executions/${id}/terminate`)).send({}), 404);
+    const res = await c.auth(x.t.request.post(`/workflows/executions/${id}/terminate`)).send({ reason: 'stuck' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.status, 'terminated');
+    assert.deepEqual(res.body.error, { type: 'TERMINATED', message: 'stuck' });
+    assert.equal((await c.auth(x.t.request.get(`/workflows/executions/${id}`))).body.status, 'terminated');
+    const state = await c.auth(x.t.request.get(`/workflows/executions/${id}/state`)).expect(200);
+    assert.equal(state.body.status, 'terminated');
+    assertDialect('problem', await c.auth(x.t.request.post(`/workflows/executions/${id}/terminate`)), 409);
+    assertDialect('problem', await signal(id, 'approve', {}), 409);
+    const terminated = await x.env.client.workflow.getHandle(id).describe();
+    assert.equal(terminated.status.name, 'TERMINATED');
+  });
+});
