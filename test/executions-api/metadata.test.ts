@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { executionRoutes } from '../../api/executions';
+import { loadConfig } from '../../config/config';
+import { PLUGINS } from '../../workflows/engine/plugins';
+import { createTestApp, type TestApp } from '../support/app';
+import { testDataSource } from '../support/database';
+import { assertDialect } from '../support/dialects';
+
+describe('executions API: engine metadata and plugin descriptors', () => {
+  let t: TestApp;
+  let token: string;
+
+  before(async () => {
+    // These routes never reach Temporal.
+    const deps = { config: loadConfig(), dataSource: await testDataSource(), temporal: {} as Client, encryptionKey: randomBytes(32) };
+    t = createTestApp({ routes: executionRoutes(deps) });
+    token = await t.token({ organizationId: '42' });
+  });
+
+  it('GET /workflows/metadata answers anonymously with the capabilities and the step-run cap', async () => {
+    const res = await t.request.get('/workflows/metadata').expect(200);
+    const names = Object.keys(PLUGINS).sort();
+    assert.deepEqual(res.body, {
+      apiVersion: res.body.apiVersion, pluginCount: names.length, supportedPluginTypes: names, maxNodeExecutions: 1000,
+      topology: 'distributed', features: { rbac: true, multiOrg: true },
+    });
+    assert.equal(typeof res.body.apiVersion, 'string');
+    assert.ok(names.includes('signal-wait') && names.includes('http-request') && names.includes('manual'));
+  });
+
+  it('GET /workflows/plugins lists descriptors, filtered by kind and text', async () => {
+    const get = (query: Record<string, string> = {}) => t.request.get('/workflows/plugins').set('Authorization', `Bearer ${token}`).query(query);
+    const all = await get().expect(200);
+    assert.equal(all.body.data.length, Object.keys(PLUGINS).length);
+    const http = all.body.data.find((d: { name: string }) => d.name === 'http-request');
+    assert.deepEqual(Object.keys(http).sort(), Object.keys(PLUGINS['http-request']).sort());
+    const triggers = await get({ type: 'trigger' }).expect(200);
+    assert.deepEqual(triggers.body.data.map((d: { name: string }) => d.name).sort(), ['cron', 'manual', 'webhook']);
+    assert.deepEqual((await get({ q: 'SIGNAL-W' })).body.data.map((d: { name: string }) => d.name), ['signal-wait']);
+    assert.deepEqual((await get({ type: 'trigger', q: 'signal-wait' })).body.data, []);
+    assertDialect('problem', await get({ type: 'robot' }), 400);
+    assert.equal((await t.request.get('/workflows/plugins')).status, 401);
+  });
+
+  it('GET /workflows/plugins/{name} returns one descriptor, 404 plugin-not-found otherwise', async () => {
+    const res = await t.request.get('/workflows/plugins/signal-wait').set('Authorization', `Bearer ${token}`).expect(200);
+    assert.deepEqual(res.body, JSON.parse(JSON.stringify(PLUGINS['signal-wait'])));
+    for (const name of ['slack', 'constructor', '__proto__']) {
+      const miss = await t.request.get(`/workflows/plugins/${name}`).set('Authorization', `Bearer ${token}`);
+      assertDialect('problem', miss, 404);
+      assert.match(miss.body.type, /\/plugin-not-found$/);
+    }
+  });
+});
