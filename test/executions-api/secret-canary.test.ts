@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Response } from 'supertest';
+import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+
+/**
+ * A secret referenced in an http-request header reaches the server that needs
+ * it, and never comes back: not in any API response, the execution's logs,
+ * steps or state, nor its Temporal history, even when the server echoes it.
+ */
+describe('executions API: a secret canary never leaks', function () {
+  this.timeout(60_000);
+  let x: ExecEnv;
+  let c: OrgContext;
+  let server: Server;
+  let baseUrl: string;
+  const received: IncomingHttpHeaders[] = [];
+
+  before(async () => {
+    x = await startExecEnv();
+    c = await orgContext(x);
+    // Echoes the Authorization header back in its body and a response header: the worst case for redaction.
+    server = createServer((req, res) => {
+      received.push(req.headers);
+      res.setHeader('content-type', 'application/json');
+      res.setHeader('x-echo', String(req.headers.authorization ?? ''));
+      res.end(JSON.stringify({ seen: req.headers.authorization ?? null, ok: true }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await x?.stop();
+  });
+
+  it('sends the secret to the server and redacts it everywhere else', async () => {
+    const canary = `canary-${randomBytes(16).toString('hex')}`;
+    const created = await c.auth(x.t.request.post('/workflows/config')).send({ name: 'API_TOKEN', value: canary, secret: true, path: '/' });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+
+    await publish(x, c, {
+      name: 'Canary',
+      key: 'canary',
+      steps: {
+        start: { type: 'trigger', pluginType: 'manual' },
+        call: { type: 'module', pluginType: 'http-request', config: { url: `${baseUrl}/hook`, headers: { Authorization: 'Bearer ${{ secrets.API_TOKEN }}' } } },
+        note: { type: 'module', pluginType: 'log', config: { message: 'server said ${{ steps.call.outputs.body.seen }} / ${{ steps.call.outputs.headers }}' } },
+      },
+      connections: [{ from: 'start', to: 'call' }, { from: 'call', to: 'note' }],
+      outputs: { seen: '${{ steps.call.outputs.body.seen }}', ok: '${{ steps.call.outputs.body.ok }}' },
+    });
+    const id = await execute(x, c, 'canary');
+    const done = await waitFor(x, c, id, finished);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.equal((done.outputs as { ok: boolean }).ok, true);
+
+    assert.equal(received.length, 1);
+    assert.equal(received[0].authorization, `Bearer ${canary}`, 'the server received the secret');
+
+    const responses: Array<{ path: string; res: Response }> = [];
+    const read = async (path: string) => {
+      const res = await c.auth(x.t.request.get(path));
+      assert.equal(res.status, 200, `${path}: ${JSON.stringify(res.body)}`);
+      responses.push({ path, res });
+    };
+    for (const path of ['', '/state', '/steps', '/steps/call', '/steps/note', '/logs', '/logs?stepId=note', '/pending-signals']) await read(`/workflows/executions/${id}${path}`);
+    await read('/workflows/executions');
+    await read(`/workflows/config?path=/`);
+    responses.push({ path: 'POST /workflows/config', res: created });
+    const logs = responses.find((entry) => entry.path.endsWith('/logs'))!;
+    assert.equal(logs.res.body.data.length, 1, 'the log line that interpolated the echo was written');
+    // The echoed value was interpolated, redacted (so the checks below test redaction, not an empty echo).
+    assert.match(logs.res.body.data[0].message, /^server said Bearer \S+ \//);
+    assert.equal((done.outputs as { seen: string }).seen.startsWith('Bearer '), true);
+    for (const { path, res } of responses) assert.equal(res.text.includes(canary), false, `${path} leaks the secret: ${res.text}`);
+
+    const rows = await x.db.query<Array<{ text: string }>>(
+      `SELECT row_to_json(e)::text AS text FROM executions e WHERE id = $1
+       UNION ALL SELECT row_to_json(s)::text FROM execution_steps s WHERE execution_id = $1
+       UNION ALL SELECT row_to_json(l)::text FROM execution_logs l WHERE execution_id = $1`,
+      [id],
+    );
+    for (const row of rows) assert.equal(row.text.includes(canary), false, `a stored row leaks the secret: ${row.text}`);
+    // The history serializes payload bytes as base64 `data` strings: decode them so the search sees what payloads carry.
+    const history = JSON.stringify(await x.env.client.workflow.getHandle(id).fetchHistory(), (key, value: unknown) =>
+      key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
+    );
+    assert.ok(history.includes(`${baseUrl}/hook`), 'payloads are readable in the decoded history');
+    for (const form of [canary, Buffer.from(canary).toString('base64')]) assert.equal(history.includes(form), false, 'the Temporal history leaks the secret');
+  });
+});
