@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { Client, Connection } from '@temporalio/client';
+import { createApp } from '../../api/app';
+import { createTokenVerifier } from '../../api/http/auth';
+import { koaPath } from '../../api/http/route';
+import { buildAreaRoutes } from '../../api/routes';
+import { parseConfig } from '../../config/config';
+import { testDataSource } from '../support/database';
+import { captureLogger } from '../support/logger';
+
+describe('OpenAPI document of the whole service', () => {
+  it('is valid and lists every route the router answers, with every area mounted', async () => {
+    const config = parseConfig({ PUBLIC_BASE_URL: 'http://api.test' });
+    // A lazy connection never dials: building routes needs a client, not a server.
+    const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
+    const app = createApp({
+      config,
+      logger: captureLogger().logger,
+      verifier: createTokenVerifier({ kind: 'hs256', secret: new Uint8Array(32) }),
+      readiness: {},
+      routes: buildAreaRoutes({ config, dataSource: await testDataSource(), temporal, encryptionKey: Buffer.alloc(32) }),
+    });
+    const document = app.openApiDocument() as { paths: Record<string, Record<string, unknown>> };
+    await SwaggerParser.validate(structuredClone(document) as never);
+
+    const registered = new Set<string>();
+    for (const layer of app.router.stack) for (const method of layer.methods.filter((m) => m !== 'HEAD')) registered.add(`${method} ${layer.path}`);
+    const documented = new Set<string>();
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const method of Object.keys(item)) documented.add(`${method.toUpperCase()} ${koaPath(path)}`);
+    }
+    assert.deepEqual([...documented].sort(), [...registered].sort());
+    for (const expected of ['POST /workflows/definitions', 'POST /user/:id/grant', 'GET /account', 'PATCH /workflows/config/:id', 'POST /service_specification']) {
+      assert.ok(registered.has(expected), expected);
+    }
+  });
+});
