@@ -18,10 +18,14 @@ export async function requireExecution(deps: ExecutionDeps, organizationId: stri
   return row;
 }
 
+/** A query waits for a worker to answer it; a read must not hang when no worker polls (the recorded state answers instead). */
+export const STATE_QUERY_DEADLINE_MS = 3000;
+
 export async function liveState(deps: ExecutionDeps, row: ExecutionRow): Promise<ExecutionState | undefined> {
   if (isFinished(row)) return undefined;
   try {
-    return await deps.temporal.workflow.getHandle(row.id, row.temporalRunId ?? undefined).query(stateQuery);
+    const handle = deps.temporal.workflow.getHandle(row.id, row.temporalRunId ?? undefined);
+    return await deps.temporal.withDeadline(Date.now() + STATE_QUERY_DEADLINE_MS, () => handle.query(stateQuery));
   } catch {
     return undefined;
   }

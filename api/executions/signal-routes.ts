@@ -4,6 +4,7 @@
  * give one 200 and one 409), and every "not waiting" outcome answers 409:
  * update rejected, execution finished, or unknown to Temporal.
  */
+import { Type } from '@sinclair/typebox';
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { findCorrelatedWaits } from '../../db/stores/executions';
 import { findWorkflow } from '../../db/stores/workflows';
@@ -14,17 +15,19 @@ import { executorUnavailable, notWaiting } from './errors';
 import { newSignalId } from './ids';
 import { isFinished, requireExecution } from './live';
 import { CorrelatedSignalBody, SignalParams, SignalPayload, SignalResult } from './schemas';
-import { Type } from '@sinclair/typebox';
 
 const tags = ['Workflow signals'];
 /** gRPC NOT_FOUND / FAILED_PRECONDITION: the workflow is gone or no longer accepts updates. */
 const GONE_CODES = new Set([5, 9]);
+/** An update waits for a worker to run its validator; without one the request must end (503), not hang. */
+export const DELIVERY_DEADLINE_MS = 10_000;
 
 type Delivery = 'delivered' | 'not-waiting';
 
 async function deliver(client: Client, executionId: string, runId: string | null, request: { name: string; payload: unknown; signalId: string; correlationKey?: string }): Promise<Delivery> {
   try {
-    await client.workflow.getHandle(executionId, runId ?? undefined).executeUpdate(deliverSignalUpdate, { args: [request] });
+    const handle = client.workflow.getHandle(executionId, runId ?? undefined);
+    await client.withDeadline(Date.now() + DELIVERY_DEADLINE_MS, () => handle.executeUpdate(deliverSignalUpdate, { args: [request] }));
     return 'delivered';
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) return 'not-waiting';

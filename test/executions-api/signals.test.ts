@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { executionRoutes } from '../../api/executions';
+import { workflowRoutes } from '../../api/workflows';
+import { loadConfig } from '../../config/config';
+import { createTestApp } from '../support/app';
 import { assertDialect } from '../support/dialects';
 import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
 
@@ -161,5 +165,40 @@ describe('executions API: signals, pending waits, cancel and terminate', functio
     assertDialect('problem', await signal(id, 'approve', {}), 409);
     const terminated = await x.env.client.workflow.getHandle(id).describe();
     assert.equal(terminated.status.name, 'TERMINATED');
+  });
+
+  it('answers 409 when the row still says running but Temporal has finished the workflow', async () => {
+    await publish(x, c, approval('stale'));
+    const id = await execute(x, c, 'stale');
+    await waitFor(x, c, id, waiting);
+    assert.equal((await signal(id, 'approve', { by: 'x' })).status, 200);
+    await waitFor(x, c, id, finished);
+    await x.env.client.workflow.getHandle(id).result();
+    // As if the final write had not happened yet.
+    await x.db.query(`UPDATE executions SET status = 'running' WHERE id = $1`, [id]);
+    assertDialect('problem', await signal(id, 'approve', {}), 409);
+    assertDialect('problem', await c.auth(x.t.request.post(`/workflows/executions/${id}/terminate`)).send({}), 409);
+    const row = await c.auth(x.t.request.get(`/workflows/executions/${id}`)).expect(200);
+    assert.equal(row.body.status, 'running', 'a failed terminate writes nothing');
+  });
+
+  it('reads an execution no worker has picked up without hanging, and terminates it', async () => {
+    // Same Temporal, but a task queue nobody polls.
+    const deps = { config: { ...loadConfig(), temporalTaskQueue: `${x.taskQueue}-idle` }, dataSource: x.db, temporal: x.env.client, encryptionKey: x.encryptionKey };
+    const idle = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
+    const token = await idle.token({ organizationId: c.org });
+    await publish(x, c, approval('idle'));
+    const started = await idle.request.post('/workflows/definitions/idle/execute').set('Authorization', `Bearer ${token}`).send({});
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    const id: string = started.body.executionId;
+    const before = Date.now();
+    const read = await c.auth(x.t.request.get(`/workflows/executions/${id}`)).expect(200);
+    assert.equal(read.body.status, 'running');
+    const state = await c.auth(x.t.request.get(`/workflows/executions/${id}/state`)).expect(200);
+    assert.deepEqual({ status: state.body.status, live: state.body.live }, { status: 'running', live: false });
+    assert.ok(Date.now() - before < 10_000, 'reads answer within the query deadline');
+    const res = await c.auth(x.t.request.post(`/workflows/executions/${id}/terminate`)).send({ reason: 'never picked up' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.status, 'terminated');
   });
 });
