@@ -4,7 +4,12 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { createLogger } from '../runtime/logger';
+import { installTemporalRuntime } from '../worker/worker';
 import type { BenchModule, BenchReport } from './report';
+
+// Benchmarks print their figures; the Temporal SDK's own log lines would drown them.
+installTemporalRuntime(createLogger('error'));
 
 async function main(): Promise<void> {
   const filter = process.argv[2] ?? '';
