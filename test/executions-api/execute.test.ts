@@ -210,4 +210,22 @@ describe('executions API: execute, read, list, logs', function () {
     }
     assert.equal((await x.t.request.get(`/workflows/executions/${a1}`)).status, 401);
   });
+
+  it('runs the revision an alias (query or body) or an explicit revision names', async () => {
+    await publish(x, c, chain('versions'));
+    const v2 = { ...chain('versions'), outputs: { greeting: 'v2 ${{ trigger.payload.name }}' } };
+    assert.equal((await c.auth(x.t.request.put('/workflows/definitions/versions')).send(v2)).status, 200);
+    assert.equal((await c.auth(x.t.request.put('/workflows/definitions/versions/aliases/prod')).send({ revision: 1 })).status, 201);
+    const run = async (query: Record<string, unknown>, body: Record<string, unknown>) => {
+      const res = await c.auth(x.t.request.post('/workflows/definitions/versions/execute')).query(query).send({ inputs: { name: 'V' }, ...body });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      const done = await waitFor(x, c, res.body.executionId, finished);
+      return { revision: res.body.revision, alias: res.body.alias, greeting: (done.outputs as { greeting: string }).greeting, recorded: [done.revision, done.alias ?? null] };
+    };
+    assert.deepEqual(await run({}, {}), { revision: 2, alias: 'latest', greeting: 'v2 V', recorded: [2, 'latest'] });
+    assert.deepEqual(await run({ alias: 'prod' }, {}), { revision: 1, alias: 'prod', greeting: 'hello V', recorded: [1, 'prod'] });
+    assert.deepEqual(await run({}, { alias: 'prod' }), { revision: 1, alias: 'prod', greeting: 'hello V', recorded: [1, 'prod'] });
+    assert.deepEqual(await run({ revision: 1 }, {}), { revision: 1, alias: null, greeting: 'hello V', recorded: [1, null] });
+    assert.deepEqual(await run({ alias: 'prod' }, { revision: 2 }), { revision: 2, alias: null, greeting: 'v2 V', recorded: [2, null] });
+  });
 });
