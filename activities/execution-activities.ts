@@ -2,7 +2,7 @@
  * The activities the execution workflow calls, as a type: workflow code imports
  * this file with `import type` only, and `createActivities` implements it.
  */
-import type { ActivityCall, ExecutionInput, LogEntryDraft, PluginResult, StepEvent } from '../workflows/engine/runtime/types';
+import type { ActivityCall, ExecutionInput, LogEntryDraft, PluginResult, ScheduledStart, StepEvent } from '../workflows/engine/runtime/types';
 
 export interface ResolveVarsRequest {
   executionId: string;
@@ -40,6 +40,15 @@ export interface ChildPreparation {
   childExecutionId: string;
 }
 
+export interface ScheduledPreparation {
+  start: ScheduledStart;
+  /** The Temporal workflow id the schedule gave this run: it becomes the execution id. */
+  executionId: string;
+  runId: string;
+  /** When the tick fired (ms); floored to the second it makes the idempotency key. */
+  firedAt: number;
+}
+
 export interface ExecutionActivities {
   /** Runs one effectful plugin call: resolves secrets late and scrubs them from the result. */
   callPlugin(call: ActivityCall): Promise<PluginResult>;
@@ -49,6 +58,8 @@ export interface ExecutionActivities {
   recordEvents(batch: EventBatch): Promise<void>;
   /** Writes the final status, outputs and error of the execution record. */
   finishExecution(request: FinishRequest): Promise<void>;
+  /** Records the execution of a cron tick (one per tick) and returns its input. */
+  prepareScheduledExecution(request: ScheduledPreparation): Promise<ExecutionInput>;
   /** Resolves a sub-workflow's revision and records the child execution; returns its input. */
   prepareChild(request: ChildPreparation): Promise<ExecutionInput>;
 }

@@ -16,6 +16,7 @@ import type { ActivityCall, PluginResult } from '../workflows/engine/runtime/typ
 import { resolveTemplates } from '../workflows/engine/templates';
 import type { ExecutionActivities } from './execution-activities';
 import { prepareChildExecution } from './prepare-child';
+import { prepareScheduledExecution } from './prepare-scheduled';
 import { codeExec } from './plugins/code-exec';
 import { DEFAULT_EGRESS, type EgressPolicy } from './plugins/egress';
 import { httpRequest } from './plugins/http-request';
@@ -91,6 +92,8 @@ export function createExecutionActivities(deps: ExecutionActivityDeps): Executio
     },
 
     prepareChild: (request) => prepareChildExecution(dataSource, deps.temporalNamespace, request),
+
+    prepareScheduledExecution: (request) => prepareScheduledExecution(dataSource, deps.temporalNamespace, request),
   };
 }
 

@@ -23,6 +23,7 @@ const activities: ExecutionActivities = {
   recordEvents: () => Promise.resolve(),
   finishExecution: () => Promise.resolve(),
   prepareChild: () => Promise.reject(new Error('unused')),
+  prepareScheduledExecution: () => Promise.reject(new Error('unused')),
 };
 
 function chain(count: number, step: (i: number) => Record<string, unknown>): Record<string, unknown> {

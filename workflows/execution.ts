@@ -24,7 +24,7 @@ import {
 import type { ExecutionActivities, NumberedLog } from '../activities/execution-activities';
 import { collectReferences, parseExpression, templateSources, type ConfigReference } from './engine/expressions';
 import { startExecution, type ExecutionRun } from './engine/runtime/graph-runner';
-import type { ActivityCall, ChildResult, ExecutionInput, PluginResult, RuntimeEffects, StepEvent, WaitRequest, WaitResult } from './engine/runtime/types';
+import type { ActivityCall, ChildResult, ExecutionInput, PluginResult, ScheduledStart, RuntimeEffects, StepEvent, WaitRequest, WaitResult } from './engine/runtime/types';
 import { deliverSignalUpdate, stateQuery, type ExecutionPhase, type PendingWait, type SignalDelivery } from './messages';
 
 const persistence = proxyLocalActivities<ExecutionActivities>({
@@ -36,7 +36,17 @@ interface OpenWait extends PendingWait {
   release(result: WaitResult): void;
 }
 
-export async function runWorkflowExecution(input: ExecutionInput): Promise<Record<string, unknown>> {
+export async function runWorkflowExecution(start: ExecutionInput | ScheduledStart): Promise<Record<string, unknown>> {
+  // A cron tick carries only where to find the revision; the execution is recorded and its input built by an activity.
+  const input =
+    'definition' in start
+      ? start
+      : await persistence.prepareScheduledExecution({
+          start,
+          executionId: workflowInfo().workflowId,
+          runId: workflowInfo().runId,
+          firedAt: workflowInfo().runStartTime.getTime(),
+        });
   let phase: ExecutionPhase = 'running';
   const waits: OpenWait[] = [];
   const pendingEvents: StepEvent[] = [];

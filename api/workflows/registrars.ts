@@ -6,6 +6,7 @@
  */
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { TriggerDefinition } from '../../workflows/engine/definition';
+import type { ScheduledStart } from '../../workflows/engine/runtime/types';
 import { EXECUTION_WORKFLOW_TYPE } from '../../workflows/engine/workflow-types';
 import { newWebhookToken } from './ids';
 
@@ -77,7 +78,7 @@ export function cronRegistrar(client: Client, taskQueue: string): TriggerRegistr
                 alias: context.aliasName,
                 revision: context.revision,
                 trigger: { id: context.trigger.id, pluginType: 'cron', schedule },
-              },
+              } satisfies ScheduledStart,
             ],
           },
           memo: { organizationId: context.organizationId, workflowId: context.workflowId, alias: context.aliasName, triggerId: context.trigger.id },

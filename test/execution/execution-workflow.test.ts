@@ -38,6 +38,7 @@ function fakeActivities(recorded: Recorded): ExecutionActivities {
       return Promise.resolve();
     },
     prepareChild: () => Promise.reject(new Error('not used here')),
+    prepareScheduledExecution: () => Promise.reject(new Error('not used here')),
   };
 }
 

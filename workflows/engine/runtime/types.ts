@@ -32,6 +32,19 @@ export interface ExecutionInput {
   parentExecutionId?: string;
 }
 
+/**
+ * What a cron trigger's Temporal Schedule starts: just enough to find the
+ * revision. The workflow turns it into an ExecutionInput through an activity
+ * (the definition is read when the tick fires, not stored in the schedule).
+ */
+export interface ScheduledStart {
+  organizationId: string;
+  workflowId: string;
+  alias: string;
+  revision: number;
+  trigger: { id: string; pluginType: 'cron'; schedule: unknown };
+}
+
 export interface StepError {
   message: string;
   code: string;
