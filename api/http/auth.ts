@@ -35,18 +35,31 @@ export function createTokenVerifier(keys: AuthKeys): TokenVerifier {
           return (token: string) => jwtVerify(token, jwks, { algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256'] });
         })();
 
+  // Clients send the same token on every request: remember verified tokens briefly instead of
+  // recomputing the signature each time. An entry never outlives the token's `exp`, nor one minute
+  // (so a key rotated out of the JWKS stops working soon).
+  const verified = new Map<string, { auth: AuthContext; until: number }>();
   return {
     async verify(token) {
+      const now = Date.now();
+      const hit = verified.get(token);
+      if (hit && hit.until > now) return hit.auth;
       let payload: JWTPayload;
       try {
         ({ payload } = await verifyJwt(token));
       } catch (error) {
         throw unauthorized(describeJoseError(error));
       }
-      return claimsToAuth(payload);
+      const auth = claimsToAuth(payload);
+      if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
+      verified.set(token, { auth, until: Math.min(now + VERIFIED_CACHE_MS, payload.exp === undefined ? Infinity : payload.exp * 1000) });
+      return auth;
     },
   };
 }
+
+const VERIFIED_CACHE_SIZE = 10_000;
+const VERIFIED_CACHE_MS = 60_000;
 
 function describeJoseError(error: unknown): string {
   if (error instanceof joseErrors.JWTExpired) return 'The bearer token has expired.';

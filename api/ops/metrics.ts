@@ -18,12 +18,20 @@ export function createHttpMetrics(): HttpMetrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  // Label children are looked up once per (method, route, status): route patterns keep the set small,
+  // and prom-client would otherwise hash the labels on every request.
+  const children = new Map<string, { count: { inc(): void }; latency: { observe(value: number): void } }>();
   return {
     registry,
     observe(method, route, status, seconds) {
-      const labels = { method, route, status: String(status) };
-      requests.inc(labels);
-      duration.observe(labels, seconds);
+      const key = `${method} ${status} ${route}`;
+      let child = children.get(key);
+      if (!child) {
+        child = { count: requests.labels(method, route, String(status)), latency: duration.labels(method, route, String(status)) };
+        children.set(key, child);
+      }
+      child.count.inc();
+      child.latency.observe(seconds);
     },
   };
 }

@@ -71,6 +71,15 @@ describe('authentication', () => {
     assert.deepEqual(response.body, { id: 5, organizationId: '9' });
   });
 
+  it('stops accepting a remembered token once it expires', async () => {
+    const verifier = createTokenVerifier({ kind: 'hs256', secret: t.secret });
+    const token = await t.token({ organizationId: '4', expiresIn: Math.floor(Date.now() / 1000) + 2 });
+    assert.equal((await verifier.verify(token)).organizationId, '4');
+    assert.equal((await verifier.verify(token)).organizationId, '4', 'answered again (from memory)');
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    await assert.rejects(verifier.verify(token), /expired/);
+  });
+
   it('leaves anonymous routes open', async () => {
     for (const path of ['/health', '/openapi.json', '/docs', '/metrics']) {
       assert.equal((await t.request.get(path)).status, 200, path);
