@@ -1,23 +1,19 @@
 /**
  * POST /workflows/definitions/{id}/execute: resolve the revision, check the
- * inputs, record the execution (the unique index decides idempotency), then
- * start the Temporal workflow. A failed start removes the row again, so a 503
- * leaves nothing half-written.
+ * inputs, then start the execution (start.ts: idempotent record, Temporal
+ * start, nothing half-written on failure).
  */
 import { Type } from '@sinclair/typebox';
-import { deleteExecution, insertExecution, setTemporalRunId } from '../../db/stores/executions';
 import { resolveRunnable } from '../../db/stores/runnable-revision';
-import type { ExecutionInput, TriggerInfo } from '../../workflows/engine/runtime/types';
-import { EXECUTION_WORKFLOW_TYPE } from '../../workflows/engine/workflow-types';
+import type { TriggerInfo } from '../../workflows/engine/runtime/types';
 import { HttpError, validationFailed } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { workflowNotFound } from '../workflows/errors';
 import { WorkflowRef } from '../workflows/schemas';
 import type { ExecutionDeps } from './deps';
-import { executorUnavailable } from './errors';
-import { newExecutionId } from './ids';
 import { checkInputs, manualTrigger } from './inputs';
 import { ExecuteBody, ExecuteResult, RevisionChoice } from './schemas';
+import { startExecution } from './start';
 
 const tags = ['Workflow executions'];
 
@@ -44,54 +40,17 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
         if (errors.length > 0) throw validationFailed(errors, undefined, 'inputs-invalid');
 
         const triggerInfo: TriggerInfo = { stepId: trigger?.id, source: 'manual', payload: inputs, receivedAt: new Date().toISOString() };
-        const namespace = deps.temporal.options.namespace;
-        const { row, created } = await insertExecution(deps.dataSource, {
-          id: newExecutionId(),
+        const { row, created } = await startExecution(deps, {
           organizationId: auth.organizationId,
-          workflowId: runnable.workflow.id,
-          workflowKey: runnable.workflow.key,
-          revision: runnable.revision,
-          alias: runnable.alias,
-          inputs,
-          trigger: { ...triggerInfo },
-          correlationKey: request.correlationKey ?? null,
-          idempotencyKey: request.idempotencyKey ?? null,
-          parentExecutionId: null,
-          temporalNamespace: namespace,
-          createdBy: auth.userId,
-        });
-        const result = { executionId: row.id, workflowId: row.workflowId, revision: row.revision, alias: row.alias };
-        if (!created) return { status: 200, body: { ...result, status: row.status, deduplicated: true } };
-
-        const input: ExecutionInput = {
-          executionId: row.id,
-          organizationId: auth.organizationId,
-          workflowId: runnable.workflow.id,
-          workflowKey: runnable.workflow.key ?? undefined,
-          revision: runnable.revision,
-          alias: runnable.alias ?? undefined,
-          definition: runnable.definition,
+          runnable,
           inputs,
           trigger: triggerInfo,
           correlationKey: request.correlationKey,
           idempotencyKey: request.idempotencyKey,
-        };
-        let runId: string;
-        try {
-          const handle = await deps.temporal.workflow.start(EXECUTION_WORKFLOW_TYPE, {
-            taskQueue: deps.taskQueue,
-            workflowId: row.id,
-            args: [input],
-            // Search attributes are left out: they must be registered on the namespace first, and a missing one fails the start.
-            memo: { organizationId: auth.organizationId, workflowId: runnable.workflow.id, workflowKey: runnable.workflow.key, revision: runnable.revision, alias: runnable.alias },
-          });
-          runId = handle.firstExecutionRunId;
-        } catch {
-          // Nothing half-written: the row goes, so a retry with the same idempotency key starts afresh.
-          await deleteExecution(deps.dataSource, row.id);
-          throw executorUnavailable();
-        }
-        await setTemporalRunId(deps.dataSource, row.id, runId);
+          createdBy: auth.userId,
+        });
+        const result = { executionId: row.id, workflowId: row.workflowId, revision: row.revision, alias: row.alias };
+        if (!created) return { status: 200, body: { ...result, status: row.status, deduplicated: true } };
         return { status: 202, body: { ...result, status: 'running' } };
       },
     }),

@@ -5,37 +5,16 @@
  * update rejected, execution finished, or unknown to Temporal.
  */
 import { Type } from '@sinclair/typebox';
-import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { findCorrelatedWaits } from '../../db/stores/executions';
 import { findWorkflow } from '../../db/stores/workflows';
-import { deliverSignalUpdate } from '../../workflows/messages';
 import { defineRoute, type RouteDefinition } from '../http/route';
+import { deliver, deliverByCorrelation } from './delivery';
 import type { ExecutionDeps } from './deps';
-import { executorUnavailable, notWaiting } from './errors';
+import { notWaiting } from './errors';
 import { newSignalId } from './ids';
 import { isFinished, requireExecution } from './live';
 import { CorrelatedSignalBody, SignalParams, SignalPayload, SignalResult } from './schemas';
 
 const tags = ['Workflow signals'];
-/** gRPC NOT_FOUND / FAILED_PRECONDITION: the workflow is gone or no longer accepts updates. */
-const GONE_CODES = new Set([5, 9]);
-/** An update waits for a worker to run its validator; without one the request must end (503), not hang. */
-export const DELIVERY_DEADLINE_MS = 10_000;
-
-type Delivery = 'delivered' | 'not-waiting';
-
-async function deliver(client: Client, executionId: string, runId: string | null, request: { name: string; payload: unknown; signalId: string; correlationKey?: string }): Promise<Delivery> {
-  try {
-    const handle = client.workflow.getHandle(executionId, runId ?? undefined);
-    await client.withDeadline(Date.now() + DELIVERY_DEADLINE_MS, () => handle.executeUpdate(deliverSignalUpdate, { args: [request] }));
-    return 'delivered';
-  } catch (error) {
-    if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) return 'not-waiting';
-    const code = (error as { cause?: { code?: unknown } }).cause?.code;
-    if (error instanceof ServiceError && typeof code === 'number' && GONE_CODES.has(code)) return 'not-waiting';
-    throw executorUnavailable();
-  }
-}
 
 export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
   return [
@@ -64,16 +43,17 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
           workflowId = (await findWorkflow(deps.dataSource, auth.organizationId, body.workflowId))?.id;
           if (workflowId === undefined) throw notWaiting(params.name);
         }
-        const candidates = await findCorrelatedWaits(deps.dataSource, auth.organizationId, params.name, body.correlationKey, workflowId);
         const signalId = newSignalId();
-        // Rows may be stale (released, not yet flushed): the update's validator is the arbiter, so try the next one.
-        for (const candidate of candidates) {
-          const request = { name: params.name, payload: body.payload ?? {}, signalId, correlationKey: body.correlationKey };
-          if ((await deliver(deps.temporal, candidate.executionId, candidate.temporalRunId, request)) === 'delivered') {
-            return { status: 200, body: { delivered: true, signalId, executionId: candidate.executionId } };
-          }
-        }
-        throw notWaiting(params.name);
+        const delivered = await deliverByCorrelation(deps, {
+          organizationId: auth.organizationId,
+          name: params.name,
+          correlationKey: body.correlationKey,
+          payload: body.payload ?? {},
+          signalId,
+          workflowId,
+        });
+        if (!delivered) throw notWaiting(params.name);
+        return { status: 200, body: { delivered: true, signalId, executionId: delivered.executionId } };
       },
     }),
   ];
