@@ -1,4 +1,4 @@
-/** Routes of the execution area: execute, executions, signals, logs, engine metadata and plugins. */
+/** Routes of the execution area: execute, executions, signals, logs, engine metadata and plugins, webhook ingress. */
 import type { RouteDefinition } from '../http/route';
 import type { AreaDeps } from '../routes';
 import type { ExecutionDeps } from './deps';
@@ -7,6 +7,7 @@ import { executionReadRoutes } from './execution-routes';
 import { logRoutes } from './log-routes';
 import { metadataRoutes } from './metadata-routes';
 import { signalRoutes } from './signal-routes';
+import { webhookRoutes } from './webhook-routes';
 
 export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
   const executionDeps: ExecutionDeps = {
@@ -15,5 +16,12 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
     taskQueue: deps.config.temporalTaskQueue,
     temporalUiUrl: deps.config.temporalUiUrl,
   };
-  return [...executeRoutes(executionDeps), ...executionReadRoutes(executionDeps), ...signalRoutes(executionDeps), ...logRoutes(executionDeps), ...metadataRoutes()];
+  return [
+    ...executeRoutes(executionDeps),
+    ...executionReadRoutes(executionDeps),
+    ...signalRoutes(executionDeps),
+    ...logRoutes(executionDeps),
+    ...metadataRoutes(),
+    ...webhookRoutes({ ...executionDeps, encryptionKey: deps.encryptionKey }),
+  ];
 }

@@ -26,6 +26,7 @@ export function hasBody(ctx: Context): boolean {
   return ctx.get('transfer-encoding') !== '';
 }
 
+/** The parsed body; the raw text is kept on `ctx.state.rawBody` for routes that verify signatures over it. */
 export async function readBody(ctx: Context, limit: number, formats: BodyFormat[]): Promise<unknown> {
   if (!hasBody(ctx)) return undefined;
   const type = mediaType(ctx);
@@ -35,6 +36,7 @@ export async function readBody(ctx: Context, limit: number, formats: BodyFormat[
     throw new HttpError(415, 'unsupported_media_type', `Content-Type must be ${accepted} (got "${type || 'none'}").`);
   }
   const text = await readText(ctx, limit);
+  (ctx.state as { rawBody?: string }).rawBody = text;
   if (text.trim() === '') return undefined;
   if (format === 'json') {
     try {

@@ -17,6 +17,8 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export interface AppState {
   requestId: string;
   auth?: AuthContext;
+  /** The request body as received, when the route read one. */
+  rawBody?: string;
 }
 export type AppContext = ParameterizedContext<AppState>;
 

@@ -1,0 +1,119 @@
+/**
+ * Webhook ingress: start mode with HMAC verification, signal mode by
+ * correlation key, method checks, and tokens that stop resolving on
+ * re-activation and deactivation.
+ */
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { countExecutions, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+
+const SECRET = 'hook-secret-value';
+const sign = (body: string, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+describe('executions API: webhook ingress', function () {
+  this.timeout(60_000);
+  let x: ExecEnv;
+  let c: OrgContext;
+  before(async () => {
+    x = await startExecEnv();
+    c = await orgContext(x);
+  });
+  after(() => x?.stop());
+
+  async function activate(workflowId: string): Promise<string> {
+    const res = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const aliases = await c.auth(x.t.request.get(`/workflows/definitions/${workflowId}/aliases`));
+    const url = aliases.body.data[0].triggerStates.hook.runtimeMetadata.webhookUrl as string;
+    return new URL(url).pathname;
+  }
+
+  async function executionsOf(workflowId: string): Promise<Array<{ id: string }>> {
+    return (await c.auth(x.t.request.get(`/workflows/executions?workflowId=${workflowId}`))).body.data as Array<{ id: string }>;
+  }
+
+  it('starts an execution with the request as the payload, verifying the HMAC signature', async () => {
+    const workflowId = await publish(x, c, {
+      name: 'Hooked',
+      steps: [
+        { id: 'hook', type: 'trigger', pluginType: 'webhook', config: { mode: 'start', method: 'POST', secret: SECRET } },
+        { id: 'note', type: 'module', pluginType: 'log', config: { message: 'got ${{ steps.hook.outputs.body.event }} via ${{ workflow.inputs.method }}' }, dependsOn: ['hook'] },
+      ],
+    });
+    const path = await activate(workflowId);
+    const body = JSON.stringify({ event: 'push' });
+
+    const unsigned = await x.t.request.post(path).set('Content-Type', 'application/json').send(body);
+    assert.equal(unsigned.status, 401);
+    assert.match(unsigned.headers['content-type'], /problem\+json/);
+    const forged = await x.t.request.post(path).set('Content-Type', 'application/json').set('X-Webhook-Signature', sign(body, 'wrong')).send(body);
+    assert.equal(forged.status, 401);
+    const wrongMethod = await x.t.request.put(path).set('Content-Type', 'application/json').set('X-Webhook-Signature', sign(body)).send(body);
+    assert.equal(wrongMethod.status, 405);
+    assert.equal(await countExecutions(x.db, c.org), 0, 'nothing started by refused requests');
+
+    const accepted = await x.t.request
+      .post(`${path}?source=ci`)
+      .set('Content-Type', 'application/json')
+      .set('X-Hub-Signature-256', sign(body))
+      .set('Authorization', 'Bearer should-not-travel')
+      .send(body);
+    assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
+    assert.deepEqual(accepted.body, { accepted: true });
+
+    const [started] = await executionsOf(workflowId);
+    const execution = await waitFor(x, c, started.id, finished);
+    assert.equal(execution.status, 'completed', JSON.stringify(execution));
+    const trigger = execution.trigger as { source: string; payload: { query: unknown; headers: Record<string, string> } };
+    assert.equal(trigger.source, 'webhook');
+    assert.deepEqual(trigger.payload.query, { source: 'ci' });
+    assert.equal(trigger.payload.headers.authorization, undefined, 'auth headers are removed');
+    const logs = await c.auth(x.t.request.get(`/workflows/executions/${started.id}/logs`));
+    assert.equal(logs.body.data[0].message, 'got push via POST');
+  });
+
+  it('answers 404 to unknown tokens, and to old tokens after re-activation or deactivation', async () => {
+    const workflowId = await publish(x, c, {
+      name: 'Rotating',
+      steps: [{ id: 'hook', type: 'trigger', pluginType: 'webhook', config: {} }, { id: 'n', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['hook'] }],
+    });
+    assert.equal((await x.t.request.post('/workflows/webhooks/0123456789abcdef0123456789abcdef').send({})).status, 404);
+    const first = await activate(workflowId);
+    await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/deactivate`));
+    assert.equal((await x.t.request.post(first).send({})).status, 404);
+    const second = await activate(workflowId);
+    assert.notEqual(second, first);
+    assert.equal((await x.t.request.post(first).send({})).status, 404);
+    assert.equal((await x.t.request.post(second).send({ a: 1 })).status, 202);
+  });
+
+  it('signals the execution waiting on the correlation key read from the payload', async () => {
+    const waiterId = await publish(x, c, {
+      name: 'Waiter',
+      steps: [
+        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        { id: 'approval', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'approved', correlationKey: 'ticket:${{ workflow.inputs.ticket }}' }, dependsOn: ['start'] },
+      ],
+      outputs: { by: '${{ steps.approval.outputs.payload.body.user }}' },
+    });
+    const hookId = await publish(x, c, {
+      name: 'Approvals',
+      steps: [{ id: 'hook', type: 'trigger', pluginType: 'webhook', config: { mode: 'signal', signalName: 'approved', correlationKeyPath: 'body.ticket' } }],
+    });
+    const path = await activate(hookId);
+
+    assert.equal((await x.t.request.post(path).send({ ticket: 'ticket:7', user: 'ada' })).status, 409, 'nobody waits yet');
+    const started = await c.auth(x.t.request.post(`/workflows/definitions/${waiterId}/execute`)).send({ inputs: { ticket: 7 } });
+    assert.equal(started.status, 202);
+    const id = started.body.executionId as string;
+    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    for (let i = 0; i < 100; i++) {
+      const res = await x.t.request.post(path).send({ ticket: 'ticket:7', user: 'ada' });
+      if (res.status === 202) break;
+      assert.equal(res.status, 409);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the wait row is flushed just after the wait starts
+    }
+    const done = await waitFor(x, c, id, finished);
+    assert.deepEqual(done.outputs, { by: 'ada' });
+  });
+});
