@@ -16,6 +16,8 @@ export type NumberedLog = LogEntryDraft & { seq: number; stepSeq: number };
 export interface EventBatch {
   executionId: string;
   organizationId: string;
+  /** Position of the first event; events are numbered densely per execution by the workflow (the event stream's ids). */
+  firstEventSeq: number;
   events: StepEvent[];
   /** Numbered densely by the workflow, per execution (`seq`) and per step (`stepSeq`): a retried batch writes nothing twice. */
   logs: NumberedLog[];
@@ -25,6 +27,8 @@ export interface FinishRequest {
   executionId: string;
   organizationId: string;
   status: 'completed' | 'failed' | 'cancelled';
+  /** Position of the end event, right after the last step event. */
+  eventSeq: number;
   outputs: Record<string, unknown>;
   error?: { type: string; message: string; stepId?: string };
 }

@@ -84,11 +84,11 @@ export function createExecutionActivities(deps: ExecutionActivityDeps): Executio
     },
 
     async recordEvents(batch) {
-      await recordExecutionEvents(dataSource, batch.executionId, batch.events, batch.logs);
+      await recordExecutionEvents(dataSource, batch.executionId, batch.firstEventSeq, batch.events, batch.logs);
     },
 
     async finishExecution(request) {
-      await finishExecutionRecord(dataSource, request.executionId, request.status, request.outputs, request.error ?? null);
+      await finishExecutionRecord(dataSource, request.executionId, request.status, request.outputs, request.error ?? null, request.eventSeq);
     },
 
     prepareChild: (request) => prepareChildExecution(dataSource, deps.temporalNamespace, request),

@@ -53,6 +53,8 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
   const pendingLogs: NumberedLog[] = [];
   let seq = 0;
   const stepSeqs: Record<string, number> = {};
+  /** Step events are numbered densely; the number is the event stream's id. */
+  let eventSeq = 0;
   let finished = false;
 
   const matchWait = (name: string, correlationKey?: string): OpenWait | undefined =>
@@ -152,7 +154,7 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
     const cause = (error as { cause?: { type?: string; message?: string } }).cause;
     const failure = { type: cause?.type ?? 'CONFIG_ENTRY_UNRESOLVED', message: cause?.message ?? 'variables could not be resolved' };
     phase = 'failed';
-    await persistence.finishExecution({ executionId: input.executionId, organizationId: input.organizationId, status: 'failed', outputs: {}, error: failure });
+    await persistence.finishExecution({ executionId: input.executionId, organizationId: input.organizationId, status: 'failed', eventSeq, outputs: {}, error: failure });
     throw ApplicationFailure.nonRetryable(failure.message, failure.type);
   }
   const execution = (live.execution = startExecution(input, vars, effects));
@@ -162,7 +164,9 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
     const logs = pendingLogs.splice(0);
     const events = pendingEvents.splice(0);
     if (logs.length > 0 || events.length > 0) {
-      await persistence.recordEvents({ executionId: input.executionId, organizationId: input.organizationId, events, logs });
+      const firstEventSeq = eventSeq;
+      eventSeq += events.length;
+      await persistence.recordEvents({ executionId: input.executionId, organizationId: input.organizationId, firstEventSeq, events, logs });
     }
   };
   const flusher = (async () => {
@@ -193,6 +197,7 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
         executionId: input.executionId,
         organizationId: input.organizationId,
         status: 'cancelled',
+        eventSeq,
         outputs: {},
         error: { type: 'CANCELLED', message: 'the execution was cancelled' },
       });
@@ -206,6 +211,7 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
     executionId: input.executionId,
     organizationId: input.organizationId,
     status: outcome.status,
+    eventSeq,
     outputs: outcome.outputs,
     error: outcome.error,
   });

@@ -2,6 +2,7 @@
 import type { RouteDefinition } from '../http/route';
 import type { AreaDeps } from '../routes';
 import type { ExecutionDeps } from './deps';
+import { eventRoutes } from './event-routes';
 import { executeRoutes } from './execute';
 import { executionReadRoutes } from './execution-routes';
 import { logRoutes } from './log-routes';
@@ -21,6 +22,7 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
     ...executionReadRoutes(executionDeps),
     ...signalRoutes(executionDeps),
     ...logRoutes(executionDeps),
+    ...eventRoutes(executionDeps),
     ...metadataRoutes(),
     ...webhookRoutes({ ...executionDeps, encryptionKey: deps.encryptionKey }),
   ];

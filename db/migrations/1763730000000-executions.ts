@@ -13,6 +13,10 @@
  *   signal by correlation key finds its execution with one index lookup. A
  *   row is a hint (the update's validator decides); finished executions are
  *   filtered by status.
+ * - `execution_events`: the execution's step, wait and end events, numbered
+ *   densely by the workflow (`seq`, the Server-Sent Events id): a reader takes
+ *   them in order without gaps, so a batch committing late is never skipped,
+ *   and a replayed batch inserts nothing twice.
  */
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
@@ -83,9 +87,19 @@ export class Executions1763730000000 implements MigrationInterface {
         PRIMARY KEY (execution_id, wait_id)
       )`);
     await runner.query(`CREATE INDEX execution_waits_correlation ON execution_waits (correlation_key) WHERE correlation_key IS NOT NULL`);
+    await runner.query(`
+      CREATE TABLE execution_events (
+        execution_id text NOT NULL REFERENCES executions (id) ON DELETE CASCADE,
+        seq integer NOT NULL,
+        type text NOT NULL,
+        data jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (execution_id, seq)
+      )`);
   }
 
   async down(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP TABLE execution_events');
     await runner.query('DROP TABLE execution_waits');
     await runner.query('DROP TABLE execution_logs');
     await runner.query('DROP TABLE execution_steps');

@@ -137,6 +137,7 @@ export async function listExecutions(
 export async function recordExecutionEvents(
   dataSource: DataSource,
   executionId: string,
+  firstEventSeq: number,
   events: StepEvent[],
   logs: Array<{ seq: number; stepSeq: number; stepId: string; level: string; message: string; metadata?: Record<string, unknown>; timestamp: string }>,
 ): Promise<void> {
@@ -157,6 +158,15 @@ export async function recordExecutionEvents(
   }
   const records = [...latest.values()];
   await dataSource.transaction(async (manager) => {
+    if (events.length > 0) {
+      await q(
+        manager,
+        `INSERT INTO execution_events (execution_id, seq, type, data)
+         SELECT $1, $2::int + (t.n - 1)::int, t.e->>'type', t.e->'data' FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(e, n)
+         ON CONFLICT DO NOTHING`,
+        [executionId, firstEventSeq, JSON.stringify(events.map(streamEvent))],
+      );
+    }
     if (opened.size > 0) {
       await q(
         manager,
@@ -193,20 +203,74 @@ export async function recordExecutionEvents(
   });
 }
 
-/** Writes the final state over a running (or waiting) execution; a finished one is left as it is. */
+/**
+ * Writes the final state over a running (or waiting) execution, with its end
+ * event for the event stream, in one statement; a finished one is left as it is.
+ */
 export async function finishExecutionRecord(
   db: Db,
   executionId: string,
   status: ExecutionStatus,
   outputs: Record<string, unknown> | null,
   error: Record<string, unknown> | null,
+  /** Position of the end event (from the workflow); without it (terminate), right after the last recorded event. */
+  eventSeq?: number,
 ): Promise<void> {
   await q(
     db,
-    `UPDATE executions SET status = $2, outputs = $3, error = $4, completed_at = now(), updated_at = now()
-     WHERE id = $1 AND status IN ('running', 'waiting')`,
-    [executionId, status, outputs === null ? null : JSON.stringify(outputs), error === null ? null : JSON.stringify(error)],
+    `WITH finished AS (
+       UPDATE executions SET status = $2, outputs = $3, error = $4, completed_at = now(), updated_at = now()
+       WHERE id = $1 AND status IN ('running', 'waiting') RETURNING id
+     )
+     INSERT INTO execution_events (execution_id, seq, type, data)
+     SELECT id, COALESCE($5::int, (SELECT COALESCE(max(seq) + 1, 0) FROM execution_events WHERE execution_id = $1)),
+            'execution.' || $2, jsonb_build_object('status', $2::text, 'error', $4::jsonb)
+     FROM finished
+     ON CONFLICT DO NOTHING`,
+    [executionId, status, outputs === null ? null : JSON.stringify(outputs), error === null ? null : JSON.stringify(error), eventSeq ?? null],
   );
+}
+
+/** What the event stream shows of a step event: small, never the step's items. */
+function streamEvent(event: StepEvent): { type: string; data: Record<string, unknown> } {
+  switch (event.type) {
+    case 'step.completed':
+    case 'step.failed':
+      return {
+        type: event.type,
+        data: { stepId: event.stepId, run: event.run, at: event.at, status: event.record.status, activePorts: event.record.activePorts, error: event.record.error ?? null },
+      };
+    case 'wait.started':
+      return { type: event.type, data: { stepId: event.stepId, signalNames: event.signalNames, correlationKey: event.correlationKey ?? null, at: event.at } };
+    default: {
+      const { type, ...data } = event;
+      return { type, data };
+    }
+  }
+}
+
+export interface StreamedEvent {
+  seq: number;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The events right after `afterSeq`, in order and without gaps: a batch that
+ * has not committed yet ends the list, so a reader never skips past it.
+ */
+export async function eventsAfter(db: Db, executionId: string, afterSeq: number, limit = 500): Promise<StreamedEvent[]> {
+  const rows = (await q(
+    db,
+    `SELECT seq, type, data FROM execution_events WHERE execution_id = $1 AND seq > $2 ORDER BY seq LIMIT ${limit}`,
+    [executionId, afterSeq],
+  )) as StreamedEvent[];
+  const contiguous: StreamedEvent[] = [];
+  for (const row of rows) {
+    if (row.seq !== afterSeq + 1 + contiguous.length) break;
+    contiguous.push(row);
+  }
+  return contiguous;
 }
 
 export async function setExecutionStatus(db: Db, executionId: string, from: ExecutionStatus[], to: ExecutionStatus): Promise<void> {

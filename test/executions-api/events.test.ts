@@ -1,0 +1,105 @@
+/**
+ * The execution event stream (Server-Sent Events): live step and wait events
+ * and the end event, resumable with Last-Event-ID, closed for other organizations.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { closeGracefully, listen, portOf } from '../../runtime/http-server';
+import { orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+
+interface SseEvent {
+  id: string;
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** Reads an SSE stream until it ends (or `until` says stop), returning the parsed events. */
+function readEvents(port: number, path: string, token: string, headers: Record<string, string> = {}, onEvent?: (event: SseEvent) => void): Promise<{ status: number; events: SseEvent[] }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get({ host: '127.0.0.1', port, path, headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream', ...headers } }, (response) => {
+      const events: SseEvent[] = [];
+      let buffer = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const fields = Object.fromEntries(block.split('\n').filter((line) => !line.startsWith(':') && line.includes(': ')).map((line) => [line.slice(0, line.indexOf(': ')), line.slice(line.indexOf(': ') + 2)]));
+          if (!fields.event) continue;
+          const event = { id: fields.id, event: fields.event, data: JSON.parse(fields.data) as Record<string, unknown> };
+          events.push(event);
+          onEvent?.(event);
+        }
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, events }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.setTimeout(20_000, () => request.destroy(new Error('the stream did not end')));
+  });
+}
+
+describe('executions API: event stream', function () {
+  this.timeout(60_000);
+  let x: ExecEnv;
+  let c: OrgContext;
+  let server: http.Server;
+  before(async () => {
+    x = await startExecEnv();
+    c = await orgContext(x);
+    server = await listen(x.t.app.koa.callback(), 0, '127.0.0.1');
+  });
+  after(async () => {
+    if (server) await closeGracefully(server, 1000);
+    await x?.stop();
+  });
+
+  it('streams step events live until the end, and resumes after Last-Event-ID', async () => {
+    const workflowId = await publish(x, c, {
+      name: 'Streamed',
+      steps: [
+        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        { id: 'approval', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go' }, dependsOn: ['start'] },
+        { id: 'after', type: 'module', pluginType: 'log', config: { message: 'done' }, dependsOn: ['approval'] },
+      ],
+    });
+    const started = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+    const id = started.body.executionId as string;
+    await waitFor(x, c, id, (body) => body.status === 'waiting');
+
+    let signalled = false;
+    const stream = readEvents(portOf(server), `/workflows/executions/${id}/events`, c.token, {}, (event) => {
+      // The wait is visible on the stream before the signal is sent: the stream is live, not a replay at the end.
+      if (!signalled && event.event === 'wait.started' && event.data.stepId === 'approval') {
+        signalled = true;
+        // supertest sends on then(), not on creation.
+        c.auth(x.t.request.post(`/workflows/executions/${id}/signals/go`))
+          .send({ ok: true })
+          .then((res) => assert.equal(res.status, 200), (error: unknown) => assert.fail(String(error)));
+      }
+    });
+    const { status, events } = await stream;
+    assert.equal(status, 200);
+    const seen = events.map((e) => `${e.event}:${String(e.data.stepId ?? e.data.status)}`);
+    assert.deepEqual(seen, [
+      'step.started:start',
+      'step.completed:start',
+      'step.started:approval',
+      'wait.started:approval',
+      'wait.ended:approval',
+      'step.completed:approval',
+      'step.started:after',
+      'step.completed:after',
+      'execution.completed:completed',
+    ]);
+    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => String(i)), 'ids are the events\' positions');
+
+    const resumed = await readEvents(portOf(server), `/workflows/executions/${id}/events`, c.token, { 'Last-Event-ID': events[3].id });
+    assert.deepEqual(resumed.events.map((e) => e.id), events.slice(4).map((e) => e.id));
+
+    const foreign = await c.otherAuth(x.t.request.get(`/workflows/executions/${id}/events`));
+    assert.equal(foreign.status, 404);
+  });
+});
