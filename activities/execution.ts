@@ -12,7 +12,7 @@ import { effectiveConfigEntries, folderChain } from '../db/stores/config-entries
 import { finishExecutionRecord, recordExecutionEvents } from '../db/stores/executions';
 import { q } from '../db/stores/workflow-rows';
 import { collectReferences, parseExpression, templateSources, type ConfigReference } from '../workflows/engine/expressions';
-import type { ActivityCall, PluginResult } from '../workflows/engine/runtime/types';
+import { PLUGIN_LOGS_DETAIL, type ActivityCall, type PluginResult } from '../workflows/engine/runtime/types';
 import { resolveTemplates } from '../workflows/engine/templates';
 import type { ExecutionActivities } from './execution-activities';
 import { prepareChildExecution } from './prepare-child';
@@ -70,7 +70,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps): Executio
         });
         return scrubber.value({ ...result, logs: lines });
       } catch (error) {
-        throw scrubFailure(error, scrubber);
+        throw scrubFailure(error, scrubber, lines);
       }
     },
 
@@ -116,16 +116,20 @@ export function secretNames(values: unknown[]): string[] {
   return [...names].sort();
 }
 
-/** Rebuilds a failure with every secret form removed from its message and details. */
-function scrubFailure(error: unknown, scrubber: Scrubber): unknown {
-  if (!scrubber.active) return error;
+/**
+ * Rebuilds a failure with every secret form removed from its message and
+ * details, carrying the plugin's log lines (PLUGIN_LOGS_DETAIL) so a failed
+ * step's logs are recorded too.
+ */
+function scrubFailure(error: unknown, scrubber: Scrubber, logs: NonNullable<PluginResult['logs']>): ApplicationFailure {
+  const logDetail = { [PLUGIN_LOGS_DETAIL]: scrubber.value(logs) };
   if (error instanceof ApplicationFailure) {
     return ApplicationFailure.create({
       message: scrubber.text(error.message),
       type: error.type ?? undefined,
       nonRetryable: error.nonRetryable ?? undefined,
-      details: scrubber.value(error.details ?? []),
+      details: [...scrubber.value(error.details ?? []), logDetail],
     });
   }
-  return ApplicationFailure.retryable(scrubber.text(error instanceof Error ? error.message : String(error)), 'PLUGIN_ERROR');
+  return ApplicationFailure.create({ message: scrubber.text(error instanceof Error ? error.message : String(error)), type: 'PLUGIN_ERROR', details: [logDetail] });
 }

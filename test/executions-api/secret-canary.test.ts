@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Response } from 'supertest';
+import { allCapturedLines } from '../support/logger';
 import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
 
 /**
@@ -90,5 +91,50 @@ describe('executions API: a secret canary never leaks', function () {
     );
     assert.ok(history.includes(`${baseUrl}/hook`), 'payloads are readable in the decoded history');
     for (const form of [canary, Buffer.from(canary).toString('base64')]) assert.equal(history.includes(form), false, 'the Temporal history leaks the secret');
+  });
+
+  it('redacts a secret that code-exec receives, logs and throws, and keeps it out of the service logs', async () => {
+    const canary = `canary-${randomBytes(16).toString('hex')}`;
+    const created = await c.auth(x.t.request.post('/workflows/config')).send({ name: 'CODE_TOKEN', value: canary, secret: true, path: '/' });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    await publish(x, c, {
+      name: 'Canary code',
+      key: 'canary-code',
+      steps: {
+        start: { type: 'trigger', pluginType: 'manual' },
+        leak: {
+          type: 'module',
+          pluginType: 'code-exec',
+          inputs: { token: '${{ secrets.CODE_TOKEN }}' },
+          config: { code: 'console.log("token is " + inputs.token); throw new Error("cannot use " + inputs.token);' },
+        },
+      },
+      connections: [{ from: 'start', to: 'leak' }],
+    });
+    const id = await execute(x, c, 'canary-code');
+    const done = await waitFor(x, c, id, finished);
+    assert.equal(done.status, 'failed');
+    const error = done.error as { type: string; message: string };
+    assert.equal(error.type, 'SANDBOX_ERROR');
+    assert.match(error.message, /^Error: cannot use <redacted>$/, 'the thrown message was interpolated, then redacted');
+
+    for (const path of ['', '/state', '/steps', '/logs', '/events']) {
+      const res = await c.auth(x.t.request.get(`/workflows/executions/${id}${path}`));
+      assert.equal(res.text.includes(canary), false, `${path} leaks the secret`);
+    }
+    const rows = await x.db.query<Array<{ text: string }>>(
+      `SELECT row_to_json(e)::text AS text FROM executions e WHERE id = $1
+       UNION ALL SELECT row_to_json(s)::text FROM execution_steps s WHERE execution_id = $1
+       UNION ALL SELECT row_to_json(l)::text FROM execution_logs l WHERE execution_id = $1
+       UNION ALL SELECT row_to_json(v)::text FROM execution_events v WHERE execution_id = $1`,
+      [id],
+    );
+    assert.ok(rows.some((row) => row.text.includes('token is <redacted>')), 'the sandbox log line was recorded, redacted');
+    for (const row of rows) assert.equal(row.text.includes(canary), false, `a stored row leaks the secret: ${row.text}`);
+    const history = JSON.stringify(await x.env.client.workflow.getHandle(id).fetchHistory(), (key, value: unknown) =>
+      key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
+    );
+    assert.equal(history.includes(canary), false, 'the Temporal history leaks the secret');
+    for (const line of allCapturedLines) assert.equal(line.includes(canary), false, 'a service log line leaks the secret');
   });
 });

@@ -18,7 +18,7 @@ import { mapLimit } from './concurrency';
 import { stepScope, type RuntimeContext, type ScopeExtras } from './context';
 import { project } from './paths';
 import { toTemporalRetryPolicy } from './retry';
-import type { Item, PluginResult, RuntimeEffects, StepError, StepRecord } from './types';
+import { PLUGIN_LOGS_DETAIL, type Item, type PluginResult, type RuntimeEffects, type StepError, type StepRecord } from './types';
 import { runForEach } from './for-each';
 
 export interface StepEnv {
@@ -53,6 +53,7 @@ export async function runStep(env: StepEnv, activation: Activation): Promise<{ r
       result = await runItems(env, step, activation, signal);
     }
   } catch (error) {
+    recordFailureLogs(env, step.id, error);
     result = { status: 'failure', error: toStepError(error) };
   }
   return finish(env, step, activation, record, result);
@@ -176,6 +177,20 @@ function finish(env: StepEnv, step: StepDefinition, activation: Activation, reco
   record.activePorts = Object.keys(ports);
   env.effects.onEvent({ type: 'step.completed', stepId: step.id, run: activation.run, at, record });
   return { record, outcome: { status: 'completed', ports } };
+}
+
+/** Log lines a failed activity plugin emitted travel in its failure's details; record them like a success's. */
+function recordFailureLogs(env: StepEnv, stepId: string, error: unknown): void {
+  const details = (error as { cause?: { details?: unknown } } | null)?.cause?.details;
+  if (!Array.isArray(details)) return;
+  for (const detail of details) {
+    const lines = detail !== null && typeof detail === 'object' ? (detail as Record<string, unknown>)[PLUGIN_LOGS_DETAIL] : undefined;
+    if (!Array.isArray(lines)) continue;
+    for (const line of lines as Array<{ level?: unknown; message?: unknown }>) {
+      const level = line.level === 'debug' || line.level === 'warn' || line.level === 'error' ? line.level : 'info';
+      env.effects.log({ stepId, level, message: typeof line.message === 'string' ? line.message : JSON.stringify(line.message ?? ''), timestamp: new Date(env.effects.now()).toISOString() });
+    }
+  }
 }
 
 /** `signal.*` is in scope on the step right after a wait resumes. */

@@ -82,6 +82,9 @@ export interface PluginResult {
   logs?: Array<{ level: 'debug' | 'info' | 'warn' | 'error'; message: string }>;
 }
 
+/** Key of the failure detail in which a failed activity plugin returns its log lines. */
+export const PLUGIN_LOGS_DETAIL = 'pluginLogs';
+
 export interface LogEntryDraft {
   stepId: string;
   level: 'debug' | 'info' | 'warn' | 'error';
