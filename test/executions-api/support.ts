@@ -24,6 +24,8 @@ export const TEMPORAL_UI = 'http://temporal-ui.test';
 
 export interface ExecEnv {
   env: TestWorkflowEnvironment;
+  /** Organizations created through orgContext: their executions' histories are replayed on stop. */
+  organizations: string[];
   db: DataSource;
   taskQueue: string;
   encryptionKey: Buffer;
@@ -65,18 +67,34 @@ export async function startExecEnv(options: { withWorker?: boolean } = {}): Prom
     encryptionKey,
   };
   const t = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
+  const organizations: string[] = [];
   return {
-    env, db, taskQueue, encryptionKey, t,
+    env, db, taskQueue, encryptionKey, t, organizations,
     async stop() {
       worker?.shutdown();
       await running;
-      await env.teardown();
+      try {
+        await assertHistoriesReplay(env, db, organizations);
+      } finally {
+        await env.teardown();
+      }
     },
   };
 }
 
+/** Every history the file's executions produced replays against the workflow bundle without non-determinism. */
+async function assertHistoriesReplay(env: TestWorkflowEnvironment, db: DataSource, organizations: string[]): Promise<void> {
+  if (organizations.length === 0) return;
+  const rows = await db.query<Array<{ id: string }>>(`SELECT id FROM executions WHERE organization_id = ANY($1::text[]) AND temporal_run_id IS NOT NULL`, [organizations]);
+  const histories = await Promise.all(rows.map(async ({ id }) => ({ workflowId: id, history: await env.client.workflow.getHandle(id).fetchHistory() })));
+  for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
+    if (result.error) throw new Error(`the history of ${result.workflowId} does not replay: ${String(result.error)}`);
+  }
+}
+
 export async function orgContext(x: ExecEnv): Promise<OrgContext> {
   const org = newOrganizationId();
+  x.organizations.push(org);
   const token = await x.t.token({ organizationId: org, userId: 'user-1' });
   const otherToken = await x.t.token({ organizationId: newOrganizationId() });
   return { org, token, auth: (req) => req.set('Authorization', `Bearer ${token}`), otherAuth: (req) => req.set('Authorization', `Bearer ${otherToken}`) };
