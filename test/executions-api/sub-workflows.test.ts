@@ -1,0 +1,71 @@
+/**
+ * Sub-workflows end to end: a parent's step runs one child execution per item
+ * through the real activities, children are recorded as executions of their
+ * own with the parent's id, and their outputs come back in item order.
+ */
+import assert from 'node:assert/strict';
+import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+
+describe('executions API: sub-workflows', function () {
+  this.timeout(60_000);
+  let x: ExecEnv;
+  let c: OrgContext;
+  before(async () => {
+    x = await startExecEnv();
+    c = await orgContext(x);
+  });
+  after(() => x?.stop());
+
+  it('runs a child per item and collects their outputs in order', async () => {
+    await publish(x, c, {
+      name: 'Double',
+      key: 'double',
+      steps: [
+        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        { id: 'calc', type: 'module', pluginType: 'set-variable', config: { path: 'result', value: '${{ workflow.inputs.n * 2 }}' }, dependsOn: ['start'] },
+      ],
+      outputs: { doubled: '${{ variables.result }}' },
+    });
+    await publish(x, c, {
+      name: 'Fan out',
+      key: 'fan-out',
+      variables: { list: { initialValue: [{ n: 1 }, { n: 2 }, { n: 3 }] } },
+      steps: [
+        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        { id: 'items', type: 'module', pluginType: 'code-exec', config: { code: 'return [{ n: 1 }, { n: 2 }, { n: 3 }]' }, dependsOn: ['start'] },
+        { id: 'children', type: 'module', pluginType: 'sub-workflow', config: { workflowId: 'double', inputs: { n: '${{ $item.n }}' } }, dependsOn: ['items'] },
+      ],
+      outputs: { results: '${{ steps.children.items }}' },
+    });
+    const id = await execute(x, c, 'fan-out');
+    const done = await waitFor(x, c, id, finished);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    const results = (done.outputs as { results: Array<{ outputs: { doubled: number }; _childExecutionId: string }> }).results;
+    assert.deepEqual(results.map((r) => r.outputs.doubled), [2, 4, 6]);
+
+    const children = await x.db.query<Array<{ id: string; status: string; parent_execution_id: string }>>(
+      `SELECT id, status, parent_execution_id FROM executions WHERE parent_execution_id = $1 ORDER BY created_at`,
+      [id],
+    );
+    assert.equal(children.length, 3);
+    assert.deepEqual(new Set(children.map((child) => child.id)), new Set(results.map((r) => r._childExecutionId)));
+    for (const child of children) {
+      const read = await c.auth(x.t.request.get(`/workflows/executions/${child.id}`));
+      assert.equal(read.body.status, 'completed');
+    }
+  });
+
+  it('fails the parent step with a clear cause when the child workflow does not exist', async () => {
+    await publish(x, c, {
+      name: 'Broken parent',
+      key: 'broken-parent',
+      steps: [
+        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        { id: 'child', type: 'module', pluginType: 'sub-workflow', config: { workflowId: 'no-such-workflow' }, dependsOn: ['start'] },
+      ],
+    });
+    const done = await waitFor(x, c, await execute(x, c, 'broken-parent'), finished);
+    assert.equal(done.status, 'failed');
+    assert.equal((done.error as { type: string }).type, 'SUBWORKFLOW_NOT_FOUND');
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * A worker stopped mid-execution and a new one started: the execution
+ * completes, and its step records and log entries are not duplicated (the new
+ * worker replays the history from the start, re-running nothing that wrote).
+ */
+import assert from 'node:assert/strict';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { workflowBundle } from '../../worker/worker';
+import { captureLogger } from '../support/logger';
+import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+
+describe('executions API: worker restart', function () {
+  this.timeout(60_000);
+  let x: ExecEnv;
+  let c: OrgContext;
+  before(async () => {
+    x = await startExecEnv({ withWorker: false });
+    c = await orgContext(x);
+  });
+  after(() => x?.stop());
+
+  const newWorker = async () =>
+    Worker.create({
+      connection: x.env.nativeConnection,
+      namespace: x.env.namespace ?? 'default',
+      taskQueue: x.taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities: createActivities({ dataSource: x.db, logger: captureLogger('info').logger, encryptionKey: x.encryptionKey, temporalNamespace: x.env.namespace ?? 'default' }),
+    });
+
+  it('finishes on a new worker without duplicating records', async () => {
+    await publish(x, c, {
+      name: 'Restartable',
+      key: 'restartable',
+      steps: [
+        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        { id: 'before', type: 'module', pluginType: 'log', config: { message: 'before the wait' }, dependsOn: ['start'] },
+        { id: 'compute', type: 'module', pluginType: 'code-exec', config: { code: 'console.log("computing"); return { v: 41 + 1 }' }, dependsOn: ['before'] },
+        { id: 'wait', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'resume' }, dependsOn: ['compute'] },
+        { id: 'after', type: 'module', pluginType: 'log', config: { message: 'after the wait: ${{ steps.compute.outputs.v }}' }, dependsOn: ['wait'] },
+      ],
+      outputs: { v: '${{ steps.compute.outputs.v }}' },
+    });
+
+    const first = await newWorker();
+    const firstRun = first.run();
+    const id = await execute(x, c, 'restartable');
+    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    first.shutdown();
+    await firstRun;
+
+    const second = await newWorker();
+    const secondRun = second.run();
+    try {
+      const signalled = await c.auth(x.t.request.post(`/workflows/executions/${id}/signals/resume`)).send({});
+      assert.equal(signalled.status, 200, JSON.stringify(signalled.body));
+      const done = await waitFor(x, c, id, finished);
+      assert.deepEqual([done.status, done.outputs], ['completed', { v: 42 }]);
+    } finally {
+      second.shutdown();
+      await secondRun;
+    }
+
+    const logs = await x.db.query<Array<{ message: string }>>(`SELECT message FROM execution_logs WHERE execution_id = $1 ORDER BY seq`, [id]);
+    assert.deepEqual(logs.map((l) => l.message), ['before the wait', 'computing', 'after the wait: 42']);
+    const steps = await x.db.query<Array<{ step_id: string; n: number }>>(`SELECT step_id, count(*)::int AS n FROM execution_steps WHERE execution_id = $1 GROUP BY step_id ORDER BY step_id`, [id]);
+    assert.deepEqual(steps, [
+      { step_id: 'after', n: 1 },
+      { step_id: 'before', n: 1 },
+      { step_id: 'compute', n: 1 },
+      { step_id: 'start', n: 1 },
+      { step_id: 'wait', n: 1 },
+    ]);
+    const events = await x.db.query<Array<{ seq: number }>>(`SELECT seq FROM execution_events WHERE execution_id = $1 ORDER BY seq`, [id]);
+    assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i), 'events are dense, none repeated');
+  });
+});
