@@ -11,6 +11,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  continueAsNew,
   isCancellation,
   proxyActivities,
   proxyLocalActivities,
@@ -24,13 +25,16 @@ import {
 import type { ExecutionActivities, NumberedLog } from '../activities/execution-activities';
 import { collectReferences, parseExpression, templateSources, type ConfigReference } from './engine/expressions';
 import { startExecution, type ExecutionRun } from './engine/runtime/graph-runner';
-import type { ActivityCall, ChildResult, ExecutionInput, PluginResult, ScheduledStart, RuntimeEffects, StepEvent, WaitRequest, WaitResult } from './engine/runtime/types';
+import type { ActivityCall, ChildResult, ContinuedRun, ExecutionInput, PluginResult, ScheduledStart, RuntimeEffects, StepEvent, WaitRequest, WaitResult } from './engine/runtime/types';
 import { deliverSignalUpdate, stateQuery, type ExecutionPhase, type PendingWait, type SignalDelivery } from './messages';
 
 const persistence = proxyLocalActivities<ExecutionActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 20 },
 });
+
+/** Below Temporal's 10,240-event warning, with room for the steps in flight when it is checked. */
+export const DEFAULT_HISTORY_EVENT_LIMIT = 8_000;
 
 interface OpenWait extends PendingWait {
   release(result: WaitResult): void;
@@ -51,10 +55,11 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
   const waits: OpenWait[] = [];
   const pendingEvents: StepEvent[] = [];
   const pendingLogs: NumberedLog[] = [];
-  let seq = 0;
-  const stepSeqs: Record<string, number> = {};
+  // Log and event numbering goes on across continue-as-new.
+  let seq = input.continued?.logSeq ?? 0;
+  const stepSeqs: Record<string, number> = { ...input.continued?.stepSeqs };
   /** Step events are numbered densely; the number is the event stream's id. */
-  let eventSeq = 0;
+  let eventSeq = input.continued?.eventSeq ?? 0;
   let finished = false;
 
   const matchWait = (name: string, correlationKey?: string): OpenWait | undefined =>
@@ -143,7 +148,7 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
 
   let vars: Record<string, unknown>;
   try {
-    vars = await persistence.resolveVars({
+    vars = input.continued?.vars ?? await persistence.resolveVars({
       executionId: input.executionId,
       organizationId: input.organizationId,
       workflowId: input.workflowId,
@@ -157,7 +162,11 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
     await persistence.finishExecution({ executionId: input.executionId, organizationId: input.organizationId, status: 'failed', eventSeq, outputs: {}, error: failure });
     throw ApplicationFailure.nonRetryable(failure.message, failure.type);
   }
-  const execution = (live.execution = startExecution(input, vars, effects));
+  const historyLimit = input.historyEventLimit ?? DEFAULT_HISTORY_EVENT_LIMIT;
+  const execution = (live.execution = startExecution(input, vars, effects, {
+    carried: input.continued?.state,
+    shouldContinueAsNew: () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= historyLimit,
+  }));
 
   // Flush step events and logs whenever some are pending; one local activity per burst of steps.
   const flush = async () => {
@@ -204,18 +213,23 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
     });
     throw error;
   }
-  phase = outcome.status;
   finished = true;
   await flusher;
+  if (outcome.status === 'continue' && outcome.carried) {
+    // History is long: go on in a fresh run with the same workflow id, carrying the walk (no step is in flight).
+    const continued: ContinuedRun = { state: outcome.carried, vars, logSeq: seq, stepSeqs, eventSeq };
+    return continueAsNew<typeof runWorkflowExecution>({ ...input, continued });
+  }
+  phase = outcome.status === 'failed' ? 'failed' : 'completed';
   await persistence.finishExecution({
     executionId: input.executionId,
     organizationId: input.organizationId,
-    status: outcome.status,
+    status: phase,
     eventSeq,
     outputs: outcome.outputs,
     error: outcome.error,
   });
-  if (outcome.status === 'failed') {
+  if (phase === 'failed') {
     const error = outcome.error ?? { type: 'EXECUTION_FAILED', message: 'the execution failed' };
     throw ApplicationFailure.nonRetryable(error.message, error.type, { stepId: error.stepId ?? null });
   }

@@ -23,7 +23,8 @@ export async function deliver(
   request: { name: string; payload: unknown; signalId: string; correlationKey?: string },
 ): Promise<Delivery> {
   try {
-    const handle = client.workflow.getHandle(executionId, runId ?? undefined);
+    // Not pinned to one run: a long execution continues as new under the same workflow id.
+    const handle = client.workflow.getHandle(executionId, undefined, { firstExecutionRunId: runId ?? undefined });
     await client.withDeadline(Date.now() + DELIVERY_DEADLINE_MS, () => handle.executeUpdate(deliverSignalUpdate, { args: [request] }));
     return 'delivered';
   } catch (error) {

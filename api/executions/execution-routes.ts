@@ -7,7 +7,7 @@ import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
 import { executionFinished, executorUnavailable } from './errors';
-import { isFinished, liveState, requireExecution } from './live';
+import { executionHandle, isFinished, liveState, requireExecution } from './live';
 import { Execution, ExecutionPage, ExecutionQuery, ExecutionRef, ExecutionState, PendingWait, ReasonBody, StepParams } from './schemas';
 import { cappedRecord, executionJson, latestRecords } from './serialize';
 
@@ -105,7 +105,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
         const row = await requireExecution(deps, auth.organizationId, params.id);
         if (isFinished(row)) throw executionFinished(row.id, row.status);
         // The workflow itself writes `cancelled` (and flushes its logs) when the request reaches it.
-        await temporalCall(row, () => deps.temporal.workflow.getHandle(row.id, row.temporalRunId ?? undefined).cancel());
+        await temporalCall(row, () => executionHandle(deps, row).cancel());
         return { status: 202, body: { executionId: row.id, cancelRequested: true } };
       },
     }),
@@ -117,7 +117,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
         const row = await requireExecution(deps, auth.organizationId, params.id);
         if (isFinished(row)) throw executionFinished(row.id, row.status);
         const reason = body?.reason ?? 'terminated through the API';
-        await temporalCall(row, () => deps.temporal.workflow.getHandle(row.id, row.temporalRunId ?? undefined).terminate(reason));
+        await temporalCall(row, () => executionHandle(deps, row).terminate(reason));
         // Termination runs no workflow code, so the record is finished here, after Temporal accepted it.
         await finishExecutionRecord(deps.dataSource, row.id, 'terminated', null, { type: 'TERMINATED', message: reason });
         return { status: 200, body: executionJson(await requireExecution(deps, auth.organizationId, row.id), deps.temporalUiUrl) };

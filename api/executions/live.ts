@@ -4,6 +4,7 @@
  * just finished, Temporal down) answers undefined and callers fall back to
  * what PostgreSQL recorded.
  */
+import type { WorkflowHandle } from '@temporalio/client';
 import { findExecution, type ExecutionRow } from '../../db/stores/executions';
 import { stateQuery, type ExecutionState } from '../../workflows/messages';
 import type { ExecutionDeps } from './deps';
@@ -19,12 +20,21 @@ export async function requireExecution(deps: ExecutionDeps, organizationId: stri
 }
 
 /** A query waits for a worker to answer it; a read must not hang when no worker polls (the recorded state answers instead). */
+/**
+ * The execution's workflow, whichever run is current: an execution continues as
+ * new on long runs, and the execution id (the workflow id) is never reused, so
+ * the handle follows the chain from the first run instead of pinning one run.
+ */
+export function executionHandle(deps: ExecutionDeps, row: ExecutionRow): WorkflowHandle {
+  return deps.temporal.workflow.getHandle(row.id, undefined, { firstExecutionRunId: row.temporalRunId ?? undefined });
+}
+
 export const STATE_QUERY_DEADLINE_MS = 3000;
 
 export async function liveState(deps: ExecutionDeps, row: ExecutionRow): Promise<ExecutionState | undefined> {
   if (isFinished(row)) return undefined;
   try {
-    const handle = deps.temporal.workflow.getHandle(row.id, row.temporalRunId ?? undefined);
+    const handle = executionHandle(deps, row);
     return await deps.temporal.withDeadline(Date.now() + STATE_QUERY_DEADLINE_MS, () => handle.query(stateQuery));
   } catch {
     return undefined;

@@ -211,4 +211,41 @@ describe('execution workflow on Temporal', function () {
     await assert.rejects(handle.result(), (error: unknown) => error instanceof WorkflowFailedError && (error.cause as { type?: string }).type === 'CONFIG_ENTRY_UNRESOLVED');
     assert.equal(recorded.finished.find((f) => f.executionId === input.executionId)?.error?.type, 'CONFIG_ENTRY_UNRESOLVED');
   });
+
+  it('continues as new on a long history, carrying the walk, variables and numbering', async () => {
+    //   start ─▶ init ─▶ body ─▶ inc ─▶ check ─true─▶ body (back-edge)
+    //                                        └false─▶ done
+    const input = inputFor({
+      variables: { i: { initialValue: 0 } },
+      steps: [
+        manual,
+        { id: 'body', type: 'module', pluginType: 'http-request', config: { url: 'https://example.test/${{ variables.i }}' }, dependsOn: ['start'], joinStrategy: 'any' },
+        { id: 'inc', type: 'module', pluginType: 'set-variable', config: { path: 'i', value: '${{ variables.i + 1 }}' }, dependsOn: ['body'] },
+        { id: 'note', type: 'module', pluginType: 'log', config: { message: 'i=${{ variables.i }}' }, dependsOn: ['inc'] },
+        { id: 'check', type: 'decider', pluginType: 'conditional', config: { expression: 'variables.i < 8' }, dependsOn: ['note'] },
+        { id: 'done', type: 'module', pluginType: 'no-op', config: {} },
+      ],
+      connections: [
+        { from: 'check', to: 'body', sourcePort: 'true' },
+        { from: 'check', to: 'done', sourcePort: 'false' },
+      ],
+      outputs: { i: '${{ variables.i }}', last: '${{ steps.body.outputs.echoed }}' },
+    });
+    input.historyEventLimit = 40;
+    const handle = await start(input);
+    assert.deepEqual(await handle.result(), { i: 8, last: 'https://example.test/7' });
+
+    const firstRun = await env.client.workflow.getHandle(input.executionId, handle.firstExecutionRunId).fetchHistory();
+    assert.ok(firstRun.events?.some((event) => event.workflowExecutionContinuedAsNewEventAttributes), 'the first run continued as new');
+    const batches = recorded.batches.filter((batch) => batch.executionId === input.executionId);
+    const logs = batches.flatMap((batch) => batch.logs);
+    assert.deepEqual(logs.map((log) => log.message), ['i=1', 'i=2', 'i=3', 'i=4', 'i=5', 'i=6', 'i=7', 'i=8']);
+    assert.deepEqual(logs.map((log) => log.seq), [0, 1, 2, 3, 4, 5, 6, 7], 'log numbering goes on across runs');
+    let expected = 0;
+    for (const batch of batches) {
+      assert.equal(batch.firstEventSeq, expected, 'event numbering goes on across runs');
+      expected += batch.events.length;
+    }
+    assert.equal(recorded.finished.find((f) => f.executionId === input.executionId)?.eventSeq, expected);
+  });
 });

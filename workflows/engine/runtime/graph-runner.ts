@@ -21,9 +21,25 @@ export interface ExecutionError {
 }
 
 export interface ExecutionOutcome {
-  status: 'completed' | 'failed';
+  status: 'completed' | 'failed' | 'continue';
   outputs: Record<string, unknown>;
   error?: ExecutionError;
+  /** With `continue`: everything the next run (after continue-as-new) needs to go on. */
+  carried?: CarriedState;
+}
+
+/** The walk's whole state at a quiet point (nothing in flight), plus the steps that were about to start. */
+export interface CarriedState {
+  context: Omit<RuntimeContext, 'input'>;
+  walker: WalkerState;
+  pending: Activation[];
+}
+
+export interface RunOptions {
+  /** A run to resume (the input of a continued-as-new workflow). */
+  carried?: CarriedState;
+  /** Asked at quiet points: true stops the walk with `continue` and its carried state. */
+  shouldContinueAsNew?: () => boolean;
 }
 
 export interface ExecutionRun {
@@ -34,10 +50,11 @@ export interface ExecutionRun {
   done: Promise<ExecutionOutcome>;
 }
 
-export function startExecution(input: ExecutionInput, vars: Record<string, unknown>, effects: RuntimeEffects): ExecutionRun {
+export function startExecution(input: ExecutionInput, vars: Record<string, unknown>, effects: RuntimeEffects, options: RunOptions = {}): ExecutionRun {
   const topology = buildTopology(input.definition);
-  const ctx = createContext(input, vars, new Date(effects.now()).toISOString());
-  const walker = createWalkerState(topology);
+  const carried = options.carried;
+  const ctx: RuntimeContext = carried ? { input, ...carried.context } : createContext(input, vars, new Date(effects.now()).toISOString());
+  const walker = carried?.walker ?? createWalkerState(topology);
   const env: StepEnv = { ctx, effects, topology };
   let conditionError: ExecutionError | undefined;
 
@@ -71,6 +88,11 @@ export function startExecution(input: ExecutionInput, vars: Record<string, unkno
         return finish({ status: 'failed', outputs: {}, error });
       }
       for (const stepId of transition.skipped) recordSkip(stepId);
+      // A quiet point (nothing in flight, only steps about to start): the place to continue as new if asked.
+      if (inFlight === 0 && transition.ready.length > 0 && options.shouldContinueAsNew?.()) {
+        const { input: _input, ...context } = ctx;
+        return finish({ status: 'continue', outputs: {}, carried: { context, walker, pending: transition.ready } });
+      }
       for (const activation of transition.ready) launch(activation);
       if (inFlight === 0) finish(complete());
     };
@@ -87,7 +109,7 @@ export function startExecution(input: ExecutionInput, vars: Record<string, unkno
         },
       );
     };
-    absorb(begin(topology, walker, startsFor(input, topology), condition));
+    absorb(carried ? { ready: carried.pending, skipped: [] } : begin(topology, walker, startsFor(input, topology), condition));
   });
 
   /** Steps skipped by dead-path elimination never run, but their record says so. */

@@ -6,6 +6,7 @@
  */
 import type { WorkflowDefinition } from '../definition';
 import type { Item } from '../graph/walker';
+import type { CarriedState } from './graph-runner';
 
 export type { Item };
 
@@ -30,6 +31,19 @@ export interface ExecutionInput {
   correlationKey?: string;
   idempotencyKey?: string;
   parentExecutionId?: string;
+  /** Set on a run that continued as new: the walk to resume. */
+  continued?: ContinuedRun;
+  /** Continue as new once the history holds this many events (default 10,000; tests set it low). */
+  historyEventLimit?: number;
+}
+
+/** What a continued-as-new run inherits from the previous one. */
+export interface ContinuedRun {
+  state: CarriedState;
+  vars: Record<string, unknown>;
+  logSeq: number;
+  stepSeqs: Record<string, number>;
+  eventSeq: number;
 }
 
 /**
