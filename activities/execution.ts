@@ -28,6 +28,7 @@ export interface ExecutionActivityDeps {
   encryptionKey: Buffer;
   egress?: EgressPolicy;
   temporalNamespace: string;
+  publicBaseUrl?: string;
 }
 
 const PLUGINS: Record<string, (context: PluginContext) => Promise<PluginResult>> = {
@@ -91,9 +92,9 @@ export function createExecutionActivities(deps: ExecutionActivityDeps): Executio
       await finishExecutionRecord(dataSource, request.executionId, request.status, request.outputs, request.error ?? null, request.eventSeq);
     },
 
-    prepareChild: (request) => prepareChildExecution(dataSource, deps.temporalNamespace, request),
+    prepareChild: async (request) => ({ ...(await prepareChildExecution(dataSource, deps.temporalNamespace, request)), publicBaseUrl: deps.publicBaseUrl }),
 
-    prepareScheduledExecution: (request) => prepareScheduledExecution(dataSource, deps.temporalNamespace, request),
+    prepareScheduledExecution: async (request) => ({ ...(await prepareScheduledExecution(dataSource, deps.temporalNamespace, request)), publicBaseUrl: deps.publicBaseUrl }),
   };
 }
 

@@ -12,6 +12,8 @@ export interface ActivityDeps {
   logger: Logger;
   encryptionKey: Buffer;
   temporalNamespace: string;
+  /** The API's public base URL, for executions the worker starts (cron ticks, children). */
+  publicBaseUrl?: string;
   egress?: EgressPolicy;
 }
 

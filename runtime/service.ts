@@ -78,6 +78,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
           logger,
           encryptionKey: secrets.encryptionKey,
           temporalNamespace: temporal.namespace,
+          publicBaseUrl: config.publicBaseUrl,
           egress: {
             allow: config.egressAllowHosts ?? DEFAULT_EGRESS.allow,
             deny: config.egressDenyHosts ?? DEFAULT_EGRESS.deny,

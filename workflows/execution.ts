@@ -104,6 +104,7 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
 
   const effects: RuntimeEffects = {
     now: () => Date.now(),
+    uuid: () => uuid4(),
     callActivity: activityCall,
     sleep: (ms) => sleep(ms),
     waitForSignal: async (request: WaitRequest) => {
@@ -116,6 +117,7 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
         correlationKey: request.correlationKey,
         since: new Date(since).toISOString(),
         timeoutAt: request.timeoutMs !== undefined ? new Date(since + request.timeoutMs).toISOString() : undefined,
+        callbackUrl: request.callbackUrl,
         release: (released) => {
           if (result) return;
           result = released;
@@ -143,7 +145,15 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
     steps: live.execution?.ctx.steps ?? {},
     variables: live.execution?.ctx.variables ?? {},
     currentSteps: [...(live.execution?.walker.running ?? [])],
-    pendingWaits: waits.map((wait) => ({ waitId: wait.waitId, stepId: wait.stepId, signalNames: wait.signalNames, correlationKey: wait.correlationKey, since: wait.since, timeoutAt: wait.timeoutAt })),
+    pendingWaits: waits.map((wait) => ({
+      waitId: wait.waitId,
+      stepId: wait.stepId,
+      signalNames: wait.signalNames,
+      correlationKey: wait.correlationKey,
+      since: wait.since,
+      timeoutAt: wait.timeoutAt,
+      callbackUrl: wait.callbackUrl,
+    })),
   }));
 
   let vars: Record<string, unknown>;

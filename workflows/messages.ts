@@ -27,6 +27,8 @@ export interface PendingWait {
   correlationKey?: string;
   since: string;
   timeoutAt?: string;
+  /** Webhook waits: the one-time URL that releases the wait. */
+  callbackUrl?: string;
 }
 
 export type ExecutionPhase = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';

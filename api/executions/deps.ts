@@ -9,4 +9,6 @@ export interface ExecutionDeps {
   taskQueue: string;
   /** Temporal Web UI base URL; links to executions are built from it when set. */
   temporalUiUrl?: string;
+  /** The API's public base URL (callback URLs of webhook waits). */
+  publicBaseUrl: string;
 }

@@ -16,6 +16,7 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
     temporal: deps.temporal,
     taskQueue: deps.config.temporalTaskQueue,
     temporalUiUrl: deps.config.temporalUiUrl,
+    publicBaseUrl: deps.config.publicBaseUrl,
   };
   return [
     ...executeRoutes(executionDeps),

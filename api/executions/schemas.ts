@@ -76,6 +76,7 @@ export const PendingWait = Type.Object({
   correlationKey: Type.Optional(Type.String()),
   since: DateTime,
   timeoutAt: Type.Optional(DateTime),
+  callbackUrl: Type.Optional(Type.String({ description: 'webhook-wait steps: the one-time URL that releases the wait' })),
 });
 
 export const ExecutionState = Type.Object({

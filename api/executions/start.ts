@@ -53,6 +53,7 @@ export async function startExecution(deps: ExecutionDeps, request: StartRequest)
     trigger: request.trigger,
     correlationKey: request.correlationKey,
     idempotencyKey: request.idempotencyKey,
+    publicBaseUrl: deps.publicBaseUrl,
   };
   let runId: string;
   try {

@@ -17,12 +17,14 @@ import { Type } from '@sinclair/typebox';
 import type { DataSource } from 'typeorm';
 import { decryptSecret } from '../../db/config-crypto';
 import { effectiveConfigEntries, folderChain } from '../../db/stores/config-entries';
+import { findExecutionAnywhere } from '../../db/stores/executions';
 import { resolveRunnable } from '../../db/stores/runnable-revision';
 import { findBindingByWebhookToken } from '../../db/stores/workflow-aliases';
+import { webhookSignalName } from '../../workflows/engine/inline/webhook-wait';
 import { readPath } from '../../workflows/engine/runtime/paths';
 import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type AppContext, type HttpMethod, type RouteDefinition } from '../http/route';
-import { deliverByCorrelation } from './delivery';
+import { deliver, deliverByCorrelation } from './delivery';
 import type { ExecutionDeps } from './deps';
 import { newSignalId } from './ids';
 import { startExecution } from './start';
@@ -39,58 +41,90 @@ const SECRET_REFERENCE = /^\s*\$\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\
 const unknownToken = () => notFound('No live webhook answers at this address.', 'webhook-not-found');
 
 export function webhookRoutes(deps: WebhookDeps): RouteDefinition[] {
-  return METHODS.map((method) =>
-    defineRoute({
-      method,
-      path: '/workflows/webhooks/{token}',
-      operationId: `webhook_${method}`,
-      summary: 'Webhook ingress: start an execution or signal a waiting one',
-      tags,
-      auth: 'none',
-      params: Type.Object({ token: Type.String({ minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }) }),
-      ...(method === 'get' ? {} : { body: Type.Unknown(), bodyOptional: true }),
-      responses: { 202: { description: 'Accepted', schema: Type.Object({ accepted: Type.Literal(true) }) } },
-      errors: [401, 404, 405, 409, 503],
-      async handler({ params, body, ctx }) {
-        const binding = await findBindingByWebhookToken(deps.dataSource, params.token);
-        if (!binding || binding.pluginType !== 'webhook') throw unknownToken();
-        const runnable = await resolveRunnable(deps.dataSource, binding.organizationId, binding.workflowId, { revision: binding.revision });
-        if (typeof runnable === 'string') throw unknownToken();
-        const config = runnable.definition.steps[binding.triggerId]?.config ?? {};
+  return [...METHODS.map((method) => ingressRoute(deps, method)), ...METHODS.map((method) => callbackRoute(deps, method))];
+}
 
-        const allowed = typeof config.method === 'string' ? config.method.toUpperCase() : 'ANY';
-        if (allowed !== 'ANY' && allowed !== ctx.method) {
-          throw new HttpError(405, 'method-not-allowed', `This webhook accepts ${allowed} only.`, { headers: { Allow: allowed } });
-        }
-        if (typeof config.secret === 'string' && config.secret !== '') {
-          const secret = await webhookSecret(deps, binding.organizationId, runnable.workflow.id, runnable.workflow.path, config.secret);
-          verifySignature(ctx, secret);
-        }
+/**
+ * `/workflows/webhooks/callback/{executionId}/{token}`: the one-time URL a
+ * `webhook-wait` step minted. The request is delivered to the waiting step; an
+ * unknown, used or expired token answers 404 (nothing to tell a stranger).
+ */
+function callbackRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
+  return defineRoute({
+    method,
+    path: '/workflows/webhooks/callback/{executionId}/{token}',
+    operationId: `webhookCallback_${method}`,
+    summary: 'Release a webhook-wait step with this request',
+    tags,
+    auth: 'none',
+    params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 128 }), token: Type.String({ minLength: 16, maxLength: 64, pattern: '^[A-Za-z0-9]+$' }) }),
+    ...(method === 'get' ? {} : { body: Type.Unknown(), bodyOptional: true }),
+    responses: { 202: { description: 'Delivered to the waiting step', schema: Type.Object({ accepted: Type.Literal(true) }) } },
+    errors: [404, 503],
+    async handler({ params, body, ctx }) {
+      const row = await findExecutionAnywhere(deps.dataSource, params.executionId);
+      if (!row || (row.status !== 'running' && row.status !== 'waiting')) throw unknownCallback();
+      const payload = { method: ctx.method, headers: forwardedHeaders(ctx), query: { ...ctx.query }, body: body ?? null };
+      const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, { name: webhookSignalName(params.token), payload, signalId: newSignalId() });
+      if (outcome !== 'delivered') throw unknownCallback();
+      return { status: 202, body: { accepted: true } };
+    },
+  });
+}
 
-        const payload = { method: ctx.method, headers: forwardedHeaders(ctx), query: { ...ctx.query }, body: body ?? null };
-        const receivedAt = new Date().toISOString();
-        if (config.mode === 'signal') {
-          const name = typeof config.signalName === 'string' ? config.signalName : '';
-          const found = typeof config.correlationKeyPath === 'string' ? readPath(payload, config.correlationKeyPath) : undefined;
-          const key = typeof found === 'string' || typeof found === 'number' ? String(found) : undefined;
-          if (name === '' || key === undefined) {
-            throw new HttpError(409, 'signal-not-waiting', 'The webhook payload names no waiting execution (signal name or correlation key missing).');
-          }
-          const delivered = await deliverByCorrelation(deps, { organizationId: binding.organizationId, name, correlationKey: key, payload, signalId: newSignalId() });
-          if (!delivered) throw new HttpError(409, 'signal-not-waiting', `No execution waits on signal "${name}" with that correlation key.`);
-          return { status: 202, body: { accepted: true } };
+const unknownCallback = () => notFound('No step waits for a request at this address.', 'webhook-not-found');
+
+function ingressRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
+  return defineRoute({
+    method,
+    path: '/workflows/webhooks/{token}',
+    operationId: `webhook_${method}`,
+    summary: 'Webhook ingress: start an execution or signal a waiting one',
+    tags,
+    auth: 'none',
+    params: Type.Object({ token: Type.String({ minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }) }),
+    ...(method === 'get' ? {} : { body: Type.Unknown(), bodyOptional: true }),
+    responses: { 202: { description: 'Accepted', schema: Type.Object({ accepted: Type.Literal(true) }) } },
+    errors: [401, 404, 405, 409, 503],
+    async handler({ params, body, ctx }) {
+      const binding = await findBindingByWebhookToken(deps.dataSource, params.token);
+      if (!binding || binding.pluginType !== 'webhook') throw unknownToken();
+      const runnable = await resolveRunnable(deps.dataSource, binding.organizationId, binding.workflowId, { revision: binding.revision });
+      if (typeof runnable === 'string') throw unknownToken();
+      const config = runnable.definition.steps[binding.triggerId]?.config ?? {};
+
+      const allowed = typeof config.method === 'string' ? config.method.toUpperCase() : 'ANY';
+      if (allowed !== 'ANY' && allowed !== ctx.method) {
+        throw new HttpError(405, 'method-not-allowed', `This webhook accepts ${allowed} only.`, { headers: { Allow: allowed } });
+      }
+      if (typeof config.secret === 'string' && config.secret !== '') {
+        const secret = await webhookSecret(deps, binding.organizationId, runnable.workflow.id, runnable.workflow.path, config.secret);
+        verifySignature(ctx, secret);
+      }
+
+      const payload = { method: ctx.method, headers: forwardedHeaders(ctx), query: { ...ctx.query }, body: body ?? null };
+      const receivedAt = new Date().toISOString();
+      if (config.mode === 'signal') {
+        const name = typeof config.signalName === 'string' ? config.signalName : '';
+        const found = typeof config.correlationKeyPath === 'string' ? readPath(payload, config.correlationKeyPath) : undefined;
+        const key = typeof found === 'string' || typeof found === 'number' ? String(found) : undefined;
+        if (name === '' || key === undefined) {
+          throw new HttpError(409, 'signal-not-waiting', 'The webhook payload names no waiting execution (signal name or correlation key missing).');
         }
-        await startExecution(deps, {
-          organizationId: binding.organizationId,
-          runnable: { ...runnable, alias: binding.aliasName },
-          inputs: payload,
-          trigger: { stepId: binding.triggerId, source: 'webhook', payload, receivedAt },
-          createdBy: null,
-        });
+        const delivered = await deliverByCorrelation(deps, { organizationId: binding.organizationId, name, correlationKey: key, payload, signalId: newSignalId() });
+        if (!delivered) throw new HttpError(409, 'signal-not-waiting', `No execution waits on signal "${name}" with that correlation key.`);
         return { status: 202, body: { accepted: true } };
-      },
-    }),
-  );
+      }
+      await startExecution(deps, {
+        organizationId: binding.organizationId,
+        runnable: { ...runnable, alias: binding.aliasName },
+        inputs: payload,
+        trigger: { stepId: binding.triggerId, source: 'webhook', payload, receivedAt },
+        createdBy: null,
+      });
+      return { status: 202, body: { accepted: true } };
+    },
+  });
 }
 
 function forwardedHeaders(ctx: AppContext): Record<string, string> {

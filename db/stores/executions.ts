@@ -88,6 +88,12 @@ export async function findExecution(db: Db, organizationId: string, id: string):
   return rows[0];
 }
 
+/** By id alone, for anonymous callbacks that carry the execution id and an unguessable token. */
+export async function findExecutionAnywhere(db: Db, id: string): Promise<ExecutionRow | undefined> {
+  const rows = (await q(db, `SELECT ${COLUMNS} FROM executions WHERE id = $1`, [id])) as ExecutionRow[];
+  return rows[0];
+}
+
 export async function deleteExecution(db: Db, id: string): Promise<void> {
   await q(db, `DELETE FROM executions WHERE id = $1`, [id]);
 }

@@ -18,12 +18,14 @@ function definitionOf(doc: Record<string, unknown>): WorkflowDefinition {
 
 async function run(doc: Record<string, unknown>, inputs: Record<string, unknown> = {}, fakes: Fakes = {}) {
   let clock = Date.parse('2026-01-01T00:00:00Z');
+  let uuids = 0;
   const calls: ActivityCall[] = [];
   const logs: LogEntryDraft[] = [];
   const events: StepEvent[] = [];
   const waits: WaitRequest[] = [];
   const effects: RuntimeEffects = {
     now: () => (clock += 1),
+    uuid: () => `uuid-${++uuids}`,
     callActivity: async (call) => {
       calls.push(call);
       const fake = fakes.activities?.[call.pluginType];

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -90,7 +90,7 @@ describe('execution workflow on Temporal', function () {
     await env?.teardown();
   });
 
-  async function start(input: ExecutionInput): Promise<WorkflowHandle> {
+  async function start(input: ExecutionInput): Promise<WorkflowHandleWithFirstExecutionRunId> {
     const handle = await env.client.workflow.start('runWorkflowExecution', { taskQueue, workflowId: input.executionId, args: [input] });
     handles.push(handle);
     return handle;

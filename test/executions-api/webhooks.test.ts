@@ -116,4 +116,35 @@ describe('executions API: webhook ingress', function () {
     const done = await waitFor(x, c, id, finished);
     assert.deepEqual(done.outputs, { by: 'ada' });
   });
+
+  it('releases a webhook-wait step with a request to its one-time callback URL', async () => {
+    await publish(x, c, {
+      name: 'Callback',
+      key: 'callback',
+      steps: [
+        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        { id: 'callback', type: 'module', pluginType: 'webhook-wait', config: { timeout: '1h' }, dependsOn: ['start'] },
+      ],
+      outputs: { status: '${{ steps.callback.outputs.body.status }}', via: '${{ steps.callback.outputs.waitUrl }}' },
+    });
+    const started = await c.auth(x.t.request.post('/workflows/definitions/callback/execute')).send({});
+    const id = started.body.executionId as string;
+    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    let pending: { data?: Array<{ callbackUrl?: string }> } = {};
+    for (let i = 0; i < 100 && !pending.data?.[0]?.callbackUrl; i++) {
+      pending = (await c.auth(x.t.request.get(`/workflows/executions/${id}/pending-signals`))).body;
+      if (!pending.data?.[0]?.callbackUrl) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const callbackUrl = pending.data?.[0]?.callbackUrl;
+    assert.match(String(callbackUrl), new RegExp(`^http://api\\.test/workflows/webhooks/callback/${id}/[0-9a-f]{32}$`), JSON.stringify(pending));
+    const path = new URL(String(callbackUrl)).pathname;
+
+    assert.equal((await x.t.request.post(`/workflows/webhooks/callback/${id}/${'0'.repeat(32)}`).send({})).status, 404, 'a guessed token does nothing');
+    const delivered = await x.t.request.post(path).send({ status: 'approved' });
+    assert.equal(delivered.status, 202, JSON.stringify(delivered.body));
+    assert.equal((await x.t.request.post(path).send({ status: 'again' })).status, 404, 'the URL works once');
+
+    const done = await waitFor(x, c, id, finished);
+    assert.deepEqual(done.outputs, { status: 'approved', via: callbackUrl });
+  });
 });

@@ -103,7 +103,7 @@ const descriptors: PluginDescriptor[] = [
     },
   },
   {
-    name: 'webhook-wait', kind: 'module', description: 'Issues a one-time callback URL, then waits for a POST to it.', executeMode: 'each', inline: false,
+    name: 'webhook-wait', kind: 'module', description: 'Issues a one-time callback URL, then waits for a request to it.', executeMode: 'each', inline: true,
     inputPorts: ['default'], outputPorts: ['default', 'timeout'],
     configSchema: { properties: { timeout: duration(), onTimeout, urlPrefix: str(), correlationKey: str() } },
   },
@@ -126,7 +126,7 @@ const descriptors: PluginDescriptor[] = [
     },
   },
   {
-    name: 'sub-workflow', kind: 'module', description: 'Runs a child execution per item.', executeMode: 'each', inline: false,
+    name: 'sub-workflow', kind: 'module', description: 'Runs a child execution per item.', executeMode: 'each', inline: true,
     inputPorts: ['default'], outputPorts: ['default'],
     configSchema: {
       properties: {

@@ -10,6 +10,7 @@ import { setVariable } from './set-variable';
 import { signalWait } from './signal-wait';
 import { splitInBatches } from './split-in-batches';
 import { subWorkflow } from './sub-workflow';
+import { webhookWait } from './webhook-wait';
 
 export const INLINE_PLUGINS: Readonly<Record<string, InlinePlugin>> = {
   conditional,
@@ -22,6 +23,7 @@ export const INLINE_PLUGINS: Readonly<Record<string, InlinePlugin>> = {
   'signal-wait': signalWait,
   'split-in-batches': splitInBatches,
   'sub-workflow': subWorkflow,
+  'webhook-wait': webhookWait,
 };
 
 export function inlinePluginFor(pluginType: string | undefined): InlinePlugin | undefined {

@@ -31,6 +31,8 @@ export interface ExecutionInput {
   correlationKey?: string;
   idempotencyKey?: string;
   parentExecutionId?: string;
+  /** Base URL of the API (callback URLs of webhook waits are built from it). */
+  publicBaseUrl?: string;
   /** Set on a run that continued as new: the walk to resume. */
   continued?: ContinuedRun;
   /** Continue as new once the history holds this many events (default 10,000; tests set it low). */
@@ -137,6 +139,8 @@ export interface WaitRequest {
   signalNames: string[];
   correlationKey?: string;
   timeoutMs?: number;
+  /** For webhook waits: the one-time URL that releases the wait (shown with the pending waits). */
+  callbackUrl?: string;
 }
 
 export interface WaitResult {
@@ -176,6 +180,8 @@ export type StepEvent =
 export interface RuntimeEffects {
   /** Current time in ms (workflow time under Temporal). */
   now(): number;
+  /** A fresh random id (deterministic under Temporal). */
+  uuid(): string;
   callActivity(call: ActivityCall): Promise<PluginResult>;
   sleep(ms: number): Promise<void>;
   waitForSignal(request: WaitRequest): Promise<WaitResult>;
