@@ -20,6 +20,7 @@ import { prepareScheduledExecution } from './prepare-scheduled';
 import { codeExec } from './plugins/code-exec';
 import { DEFAULT_EGRESS, type EgressPolicy } from './plugins/egress';
 import { httpRequest } from './plugins/http-request';
+import { paginatedFetch } from './plugins/paginated-fetch';
 import type { PluginContext } from './plugins/plugin-context';
 import { Scrubber } from './secrets/scrubber';
 
@@ -34,6 +35,7 @@ export interface ExecutionActivityDeps {
 const PLUGINS: Record<string, (context: PluginContext) => Promise<PluginResult>> = {
   'http-request': httpRequest,
   'code-exec': codeExec,
+  'paginated-fetch': paginatedFetch,
 };
 
 export function createExecutionActivities(deps: ExecutionActivityDeps): ExecutionActivities {

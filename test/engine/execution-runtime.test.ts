@@ -278,4 +278,40 @@ describe('execution runtime (pure, fake effects)', () => {
     );
     assert.deepEqual(ctx.steps.call.outputs, { body: { results: [{ id: 1 }, { id: 2 }] }, statusCode: 200 });
   });
+
+  it('streams pages around a loop: the node state travels between calls through the callback back-edge', async () => {
+    //   start ─▶ pages ─loop─▶ collect ─▶ pages.callback (back-edge)
+    //                  └done──▶ finish
+    const { outcome, calls } = await run(
+      {
+        variables: { seen: { initialValue: [] } },
+        steps: [
+          manual,
+          { id: 'pages', type: 'module', pluginType: 'paginated-fetch', config: { url: 'https://api.test/items', mode: 'stream' }, dependsOn: ['start'] },
+          { id: 'collect', type: 'module', pluginType: 'set-variable', config: { path: 'seen', value: '${{ concat(variables.seen, $items) }}' } },
+          { id: 'finish', type: 'module', pluginType: 'no-op', config: {} },
+        ],
+        connections: [
+          { from: 'pages', to: 'collect', sourcePort: 'loop' },
+          { from: 'collect', to: 'pages', targetPort: 'callback' },
+          { from: 'pages', to: 'finish', sourcePort: 'done' },
+        ],
+        outputs: { seen: '${{ variables.seen }}' },
+      },
+      {},
+      {
+        activities: {
+          'paginated-fetch': (call) => {
+            const page = typeof call.nodeState?.page === 'number' ? call.nodeState.page : 1;
+            if (page > 3) return { status: 'success', items: [], activePorts: ['done'], nodeState: null };
+            return { status: 'success', items: [{ page, n: 1 }, { page, n: 2 }], activePorts: ['loop'], nodeState: { page: page + 1 } };
+          },
+        },
+      },
+    );
+    assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+    assert.equal((outcome.outputs.seen as unknown[]).length, 6);
+    assert.deepEqual(calls.map((call) => call.nodeState?.page ?? null), [null, 2, 3, 4]);
+  });
 });
+

@@ -5,6 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { codeExec } from '../../activities/plugins/code-exec';
 import { DEFAULT_EGRESS, type EgressPolicy } from '../../activities/plugins/egress';
 import { httpRequest } from '../../activities/plugins/http-request';
+import { paginatedFetch } from '../../activities/plugins/paginated-fetch';
 import type { PluginContext } from '../../activities/plugins/plugin-context';
 import type { ActivityCall } from '../../workflows/engine/runtime/types';
 
@@ -119,3 +120,52 @@ describe('plugin: code-exec', () => {
     assert.deepEqual([thrown.type, thrown.message], ['SANDBOX_ERROR', 'TypeError: bad input']);
   });
 });
+
+describe('plugin: paginated-fetch', () => {
+  let server: http.Server;
+  let base: string;
+  const all = [1, 2, 3, 4, 5].map((id) => ({ id }));
+  before(async () => {
+    server = http.createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const limit = Number(url.searchParams.get('limit'));
+      res.setHeader('content-type', 'application/json');
+      if (url.pathname === '/pages') {
+        const page = Number(url.searchParams.get('page'));
+        const data = all.slice((page - 1) * limit, page * limit);
+        return void res.end(JSON.stringify({ data, hasMore: page * limit < all.length }));
+      }
+      const start = Number(url.searchParams.get('cursor') ?? 0);
+      const data = all.slice(start, start + limit);
+      res.end(JSON.stringify({ results: data, next: start + limit < all.length ? String(start + limit) : null }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise((resolve) => server.close(resolve)));
+
+  it('accumulates every page into done', async () => {
+    const result = await paginatedFetch(context({ url: `${base}/pages`, limit: 2 }).ctx);
+    assert.deepEqual(result.items, all);
+    assert.deepEqual(result.activePorts, ['done']);
+    assert.deepEqual(result.outputs, { items: all, totalFetched: 5, pages: 3 });
+  });
+
+  it('streams one page per call to loop, carrying its position, then an empty done', async () => {
+    const seen: unknown[] = [];
+    let nodeState: Record<string, unknown> | undefined;
+    for (let call = 0; call < 10; call++) {
+      const { ctx } = context({ url: `${base}/cursor`, limit: 2, mode: 'stream', paginationStrategy: 'cursor', dataPath: 'results', cursorResponsePath: 'next' }, { nodeState });
+      const result = await paginatedFetch(ctx);
+      if (result.activePorts?.[0] === 'done') {
+        assert.deepEqual(result.items, []);
+        break;
+      }
+      assert.deepEqual(result.activePorts, ['loop']);
+      seen.push(...(result.items ?? []));
+      nodeState = result.nodeState ?? undefined;
+    }
+    assert.deepEqual(seen, all);
+  });
+});
+

@@ -113,7 +113,7 @@ const descriptors: PluginDescriptor[] = [
     configSchema: { properties: { batchSize: int(undefined, 1), reset: bool(), arrayPath: str() } },
   },
   {
-    name: 'paginated-fetch', kind: 'module', description: 'Fetches pages, accumulating or streaming.', executeMode: 'each', inline: false,
+    name: 'paginated-fetch', kind: 'module', description: 'Fetches pages, accumulating or streaming (one fetch per activation, whatever the batch).', executeMode: 'all', inline: false,
     inputPorts: ['default', 'callback'], outputPorts: ['loop', 'done'],
     configSchema: {
       properties: {

@@ -112,6 +112,7 @@ export async function callPlugin(
   const config: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(step.config ?? {})) config[key] = raw.includes(key) ? value : resolveTemplates(value, scope);
 
+  const reentered = Object.keys(activation.via).some((edgeId) => env.topology.edges[edgeId]?.kind === 'back');
   const inline = inlinePluginFor(pluginType);
   if (inline) {
     return inline({
@@ -124,7 +125,7 @@ export async function callPlugin(
       ctx,
       effects,
       hasPortEdge: (port) => env.topology.outgoing[step.id].some((edgeId) => env.topology.edges[edgeId].sourcePort === port),
-      reentered: Object.keys(activation.via).some((edgeId) => env.topology.edges[edgeId]?.kind === 'back'),
+      reentered,
     });
   }
   const result = await effects.callActivity({
@@ -140,9 +141,12 @@ export async function callPlugin(
     itemIndex: extras.itemIndex,
     timeoutMs: parseDuration(step.timeout) ?? DEFAULT_STEP_TIMEOUT_MS,
     retryPolicy: toTemporalRetryPolicy(step.errorHandling?.retryPolicy),
+    nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
   });
+  if (result.nodeState === null) delete ctx.nodeContext[step.id];
+  else if (result.nodeState !== undefined) ctx.nodeContext[step.id] = result.nodeState;
   for (const line of result.logs ?? []) effects.log({ stepId: step.id, level: line.level, message: line.message, timestamp: new Date(effects.now()).toISOString() });
-  return { ...result, logs: undefined };
+  return { ...result, logs: undefined, nodeState: undefined };
 }
 
 export function itemsOf(result: PluginResult): Item[] {

@@ -94,6 +94,8 @@ export interface PluginResult {
   activePorts?: string[];
   error?: StepError;
   metadata?: Record<string, unknown>;
+  /** State to hand to this step's next call on loop re-entry; null clears it. */
+  nodeState?: Record<string, unknown> | null;
   /** Log lines an activity plugin emitted (already scrubbed); the workflow records them in order. */
   logs?: Array<{ level: 'debug' | 'info' | 'warn' | 'error'; message: string }>;
 }
@@ -123,6 +125,8 @@ export interface ActivityCall {
   itemIndex?: number;
   /** Milliseconds for one attempt (the step's timeout). */
   timeoutMs?: number;
+  /** State the plugin left on its previous call in this loop (paging position); absent on a fresh entry. */
+  nodeState?: Record<string, unknown>;
   retryPolicy?: TemporalRetryPolicy;
 }
 
