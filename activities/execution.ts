@@ -94,9 +94,9 @@ export function createExecutionActivities(deps: ExecutionActivityDeps): Executio
       await finishExecutionRecord(dataSource, request.executionId, request.status, request.outputs, request.error ?? null, request.eventSeq);
     },
 
-    prepareChild: async (request) => ({ ...(await prepareChildExecution(dataSource, deps.temporalNamespace, request)), publicBaseUrl: deps.publicBaseUrl }),
+    prepareChild: (request) => prepareChildExecution(dataSource, deps.temporalNamespace, deps.publicBaseUrl, request),
 
-    prepareScheduledExecution: async (request) => ({ ...(await prepareScheduledExecution(dataSource, deps.temporalNamespace, request)), publicBaseUrl: deps.publicBaseUrl }),
+    prepareScheduledExecution: (request) => prepareScheduledExecution(dataSource, deps.temporalNamespace, deps.publicBaseUrl, request),
   };
 }
 

@@ -5,12 +5,17 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
-import { insertExecution, setTemporalRunId } from '../db/stores/executions';
-import { resolveRunnable } from '../db/stores/runnable-revision';
+import { setTemporalRunId } from '../db/stores/executions';
+import { recordRun, resolveRunnable } from '../db/stores/runnable-revision';
 import type { ExecutionInput, TriggerInfo } from '../workflows/engine/runtime/types';
 import type { ScheduledPreparation } from './execution-activities';
 
-export async function prepareScheduledExecution(dataSource: DataSource, namespace: string, request: ScheduledPreparation): Promise<ExecutionInput> {
+export async function prepareScheduledExecution(
+  dataSource: DataSource,
+  namespace: string,
+  publicBaseUrl: string | undefined,
+  request: ScheduledPreparation,
+): Promise<ExecutionInput> {
   const { start } = request;
   const runnable = await resolveRunnable(dataSource, start.organizationId, start.workflowId, { revision: start.revision });
   if (typeof runnable === 'string') {
@@ -18,36 +23,22 @@ export async function prepareScheduledExecution(dataSource: DataSource, namespac
   }
   const firedAt = new Date(Math.floor(request.firedAt / 1000) * 1000).toISOString();
   const trigger: TriggerInfo = { stepId: start.trigger.id, source: 'cron', payload: { firedAt, schedule: start.trigger.schedule }, receivedAt: firedAt };
-  const { row, created } = await insertExecution(dataSource, {
+  const idempotencyKey = `cron:${start.trigger.id}:${firedAt}`;
+  const { row, created, input } = await recordRun(dataSource, {
     id: request.executionId,
     organizationId: start.organizationId,
-    workflowId: runnable.workflow.id,
-    workflowKey: runnable.workflow.key,
-    revision: runnable.revision,
-    alias: start.alias,
+    runnable: { ...runnable, alias: start.alias },
     inputs: {},
-    trigger: { ...trigger },
-    correlationKey: null,
-    idempotencyKey: `cron:${start.trigger.id}:${firedAt}`,
-    parentExecutionId: null,
-    temporalNamespace: namespace,
+    trigger,
+    idempotencyKey,
     createdBy: null,
+    temporalNamespace: namespace,
+    publicBaseUrl,
   });
   // The same tick recorded by another run (a retried start): this run is the duplicate and does nothing.
   if (!created && row.id !== request.executionId) {
     throw ApplicationFailure.nonRetryable(`tick ${firedAt} of trigger ${start.trigger.id} already ran as ${row.id}`, 'DUPLICATE_TICK');
   }
   await setTemporalRunId(dataSource, request.executionId, request.runId);
-  return {
-    executionId: request.executionId,
-    organizationId: start.organizationId,
-    workflowId: runnable.workflow.id,
-    workflowKey: runnable.workflow.key ?? undefined,
-    revision: runnable.revision,
-    alias: start.alias,
-    definition: runnable.definition,
-    inputs: {},
-    trigger,
-    idempotencyKey: `cron:${start.trigger.id}:${firedAt}`,
-  };
+  return input;
 }

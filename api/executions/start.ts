@@ -4,9 +4,9 @@
  * Temporal workflow. A failed start removes the row again, so a 503 leaves
  * nothing half-written.
  */
-import { deleteExecution, insertExecution, setTemporalRunId, type ExecutionRow } from '../../db/stores/executions';
-import type { Runnable } from '../../db/stores/runnable-revision';
-import type { ExecutionInput, TriggerInfo } from '../../workflows/engine/runtime/types';
+import { deleteExecution, setTemporalRunId, type ExecutionRow } from '../../db/stores/executions';
+import { recordRun, type Runnable } from '../../db/stores/runnable-revision';
+import type { TriggerInfo } from '../../workflows/engine/runtime/types';
 import { EXECUTION_WORKFLOW_TYPE } from '../../workflows/engine/workflow-types';
 import type { ExecutionDeps } from './deps';
 import { executorUnavailable } from './errors';
@@ -23,38 +23,21 @@ export interface StartRequest {
 }
 
 export async function startExecution(deps: ExecutionDeps, request: StartRequest): Promise<{ row: ExecutionRow; created: boolean }> {
-  const { runnable } = request;
-  const { row, created } = await insertExecution(deps.dataSource, {
+  const { row, created, input } = await recordRun(deps.dataSource, {
     id: newExecutionId(),
     organizationId: request.organizationId,
-    workflowId: runnable.workflow.id,
-    workflowKey: runnable.workflow.key,
-    revision: runnable.revision,
-    alias: runnable.alias,
-    inputs: request.inputs,
-    trigger: { ...request.trigger },
-    correlationKey: request.correlationKey ?? null,
-    idempotencyKey: request.idempotencyKey ?? null,
-    parentExecutionId: null,
-    temporalNamespace: deps.temporal.options.namespace,
-    createdBy: request.createdBy,
-  });
-  if (!created) return { row, created };
-
-  const input: ExecutionInput = {
-    executionId: row.id,
-    organizationId: request.organizationId,
-    workflowId: runnable.workflow.id,
-    workflowKey: runnable.workflow.key ?? undefined,
-    revision: runnable.revision,
-    alias: runnable.alias ?? undefined,
-    definition: runnable.definition,
+    runnable: request.runnable,
     inputs: request.inputs,
     trigger: request.trigger,
     correlationKey: request.correlationKey,
     idempotencyKey: request.idempotencyKey,
+    createdBy: request.createdBy,
+    temporalNamespace: deps.temporal.options.namespace,
     publicBaseUrl: deps.publicBaseUrl,
-  };
+  });
+  if (!created) return { row, created };
+
+  const { runnable } = request;
   let runId: string;
   try {
     const handle = await deps.temporal.workflow.start(EXECUTION_WORKFLOW_TYPE, {

@@ -5,6 +5,8 @@
  */
 import type { DataSource, EntityManager } from 'typeorm';
 import type { WorkflowDefinition } from '../../workflows/engine/definition';
+import type { ExecutionInput, TriggerInfo } from '../../workflows/engine/runtime/types';
+import { insertExecution, type ExecutionRow } from './executions';
 import { findAlias } from './workflow-aliases';
 import type { WorkflowRow } from './workflow-rows';
 import { findRevision, findWorkflow } from './workflows';
@@ -37,4 +39,59 @@ export async function resolveRunnable(
   const revisionRow = await findRevision(db, workflow.id, revision);
   if (!revisionRow?.definition) return 'revision-not-found';
   return { workflow, revision, alias, definition: revisionRow.definition as unknown as WorkflowDefinition };
+}
+
+export interface NewRun {
+  id: string;
+  organizationId: string;
+  runnable: Runnable;
+  inputs: Record<string, unknown>;
+  trigger: TriggerInfo;
+  correlationKey?: string;
+  idempotencyKey?: string;
+  parentExecutionId?: string;
+  createdBy: string | null;
+  temporalNamespace: string;
+  publicBaseUrl?: string;
+}
+
+/**
+ * Records an execution of a runnable revision (the unique index on the
+ * idempotency key decides duplicates) and builds the input its workflow
+ * receives. Shared by every way an execution starts: API, webhook, cron tick,
+ * sub-workflow.
+ */
+export async function recordRun(db: DataSource | EntityManager, run: NewRun): Promise<{ row: ExecutionRow; created: boolean; input: ExecutionInput }> {
+  const { runnable } = run;
+  const { row, created } = await insertExecution(db, {
+    id: run.id,
+    organizationId: run.organizationId,
+    workflowId: runnable.workflow.id,
+    workflowKey: runnable.workflow.key,
+    revision: runnable.revision,
+    alias: runnable.alias,
+    inputs: run.inputs,
+    trigger: { ...run.trigger },
+    correlationKey: run.correlationKey ?? null,
+    idempotencyKey: run.idempotencyKey ?? null,
+    parentExecutionId: run.parentExecutionId ?? null,
+    temporalNamespace: run.temporalNamespace,
+    createdBy: run.createdBy,
+  });
+  const input: ExecutionInput = {
+    executionId: row.id,
+    organizationId: run.organizationId,
+    workflowId: runnable.workflow.id,
+    workflowKey: runnable.workflow.key ?? undefined,
+    revision: runnable.revision,
+    alias: runnable.alias ?? undefined,
+    definition: runnable.definition,
+    inputs: run.inputs,
+    trigger: run.trigger,
+    correlationKey: run.correlationKey,
+    idempotencyKey: run.idempotencyKey,
+    parentExecutionId: run.parentExecutionId,
+    publicBaseUrl: run.publicBaseUrl,
+  };
+  return { row, created, input };
 }
