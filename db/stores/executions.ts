@@ -206,6 +206,19 @@ export async function recordExecutionEvents(
         [executionId, JSON.stringify(logs)],
       );
     }
+    // Waiting when every step still running is parked on an open wait: lists and filters can then say so.
+    if (opened.size > 0 || closed.length > 0) {
+      await q(
+        manager,
+        `UPDATE executions e SET updated_at = now(), status = CASE
+           WHEN EXISTS (SELECT 1 FROM execution_waits w WHERE w.execution_id = e.id)
+            AND NOT EXISTS (SELECT 1 FROM execution_steps s WHERE s.execution_id = e.id AND s.status = 'running'
+                            AND NOT EXISTS (SELECT 1 FROM execution_waits w WHERE w.execution_id = e.id AND w.step_id = s.step_id))
+           THEN 'waiting' ELSE 'running' END
+         WHERE e.id = $1 AND e.status IN ('running', 'waiting')`,
+        [executionId],
+      );
+    }
   });
 }
 

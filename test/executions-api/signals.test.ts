@@ -82,6 +82,13 @@ describe('executions API: signals, pending waits, cancel and terminate', functio
     assert.equal((await x.t.request.post(`/workflows/executions/${id}/signals/approve`).send({})).status, 401);
     // None of these released the wait.
     assert.equal((await c.auth(x.t.request.get(`/workflows/executions/${id}`))).body.status, 'waiting');
+    // The list knows it too (from the recorded waits, without asking Temporal).
+    let listed: Array<{ id: string }> = [];
+    for (let i = 0; i < 100 && !listed.some((e) => e.id === id); i++) {
+      listed = (await c.auth(x.t.request.get('/workflows/executions?status=waiting'))).body.data as Array<{ id: string }>;
+      if (!listed.some((e) => e.id === id)) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(listed.some((e) => e.id === id), 'listed as waiting');
     assert.equal((await signal(id, 'approve', { by: 'b' })).status, 200);
     await waitFor(x, c, id, finished);
   });
