@@ -1,5 +1,5 @@
 /** Server-minted identifiers of executions and signal deliveries (OS CSPRNG). */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../http/random-hex';
 
-export const newExecutionId = (): string => `exec_${randomBytes(16).toString('hex')}`;
-export const newSignalId = (): string => `sig_${randomBytes(16).toString('hex')}`;
+export const newExecutionId = (): string => `exec_${randomHex(16)}`;
+export const newSignalId = (): string => `sig_${randomHex(16)}`;

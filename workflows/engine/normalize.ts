@@ -14,8 +14,8 @@ export type Json = Record<string, unknown>;
 export interface StepSource {
   /** Pointer of the step in the input (`/steps/<id>` or `/steps/<index>`). */
   pointer: string;
-  /** camelCase key → key as sent, for renamed keys only. */
-  keys: Map<string, string>;
+  /** camelCase key → key as sent, for renamed keys only (absent when none was renamed). */
+  keys?: Map<string, string>;
   /** Whether the step object carried its own `id` field. */
   hasId: boolean;
 }
@@ -54,11 +54,10 @@ export function hasOwn(target: object, key: string): boolean {
  * wins. `keys` records renamed keys only (camelCase → as sent).
  */
 export function camelKeys(input: Json, keys?: Map<string, string>): Json {
-  const names = Object.keys(input);
   // Fast path: nothing to rename (spread defines own properties, so `__proto__` stays data).
-  if (!names.some((name) => name.includes('_'))) return { ...input };
+  if (!hasSnakeKey(input)) return { ...input };
   const out: Json = {};
-  for (const key of names) {
+  for (const key of Object.keys(input)) {
     const camel = camelCase(key);
     if (camel !== key) {
       if (hasOwn(input, camel)) continue;
@@ -67,6 +66,11 @@ export function camelKeys(input: Json, keys?: Map<string, string>): Json {
     setOwn(out, camel, input[key]);
   }
   return out;
+}
+
+function hasSnakeKey(input: Json): boolean {
+  for (const key in input) if (key.includes('_') && hasOwn(input, key)) return true;
+  return false;
 }
 
 /** Recursive camelCase for structural blocks whose keys are all engine fields (retry policy…). */
@@ -82,6 +86,7 @@ function camelDeep(value: unknown): unknown {
 function normalizeConfig(config: Json, pluginType: unknown): Json {
   const plugin = typeof pluginType === 'string' ? findPlugin(pluginType) : undefined;
   if (!plugin) return config;
+  if (!hasSnakeKey(config)) return { ...config };
   const out: Json = {};
   for (const [key, value] of Object.entries(config)) {
     const camel = camelCase(key);
@@ -92,6 +97,7 @@ function normalizeConfig(config: Json, pluginType: unknown): Json {
 }
 
 function normalizeStep(raw: Json, id: string, source: StepSource): StepDefinition {
+  if (hasSnakeKey(raw)) source.keys = new Map();
   const step = camelKeys(raw, source.keys);
   if (isObject(step.config)) step.config = normalizeConfig(step.config, step.pluginType);
   else if (step.config === undefined || step.config === null) step.config = {};
@@ -105,94 +111,117 @@ function normalizeStep(raw: Json, id: string, source: StepSource): StepDefinitio
 }
 
 export function normalizeDefinition(input: Json): NormalizeResult {
-  const issues: DefinitionIssue[] = [];
   const topKeys = new Map<string, string>();
   const doc = camelKeys(input, topKeys);
   const top = (key: string): string => join('', topKeys.get(key) ?? key);
-  const steps = new Map<string, StepSource>();
-  const stepMap: Record<string, StepDefinition> = {};
-  const dependsOn: Array<{ id: string; raw: unknown; pointer: string }> = [];
-
-  const addStep = (raw: unknown, id: unknown, pointer: string) => {
-    if (!isObject(raw)) return issues.push({ path: pointer, message: 'a step must be an object' });
-    if (typeof id !== 'string' || id === '') return issues.push({ path: join(pointer, 'id'), message: 'is required (a step id)' });
-    if (steps.has(id)) return issues.push({ path: join(pointer, 'id'), message: `duplicate step id "${id}"` });
-    const source: StepSource = { pointer, keys: new Map(), hasId: hasOwn(raw, 'id') };
-    steps.set(id, source);
-    const step = normalizeStep(raw, id, source);
-    setOwn(stepMap, id, step);
-    if (step.dependsOn !== undefined) dependsOn.push({ id, raw: step.dependsOn, pointer: join(pointer, source.keys.get('dependsOn') ?? 'dependsOn') });
-    delete step.dependsOn;
-  };
+  const state: NormalizeState = { issues: [], steps: new Map(), stepMap: {}, dependsOn: [], connections: [], connectionPointers: [], seen: new Set() };
+  const { issues } = state;
 
   const stepsBase = top('steps');
   if (Array.isArray(doc.steps)) {
-    doc.steps.forEach((raw, index) => addStep(raw, isObject(raw) ? raw.id : undefined, `${stepsBase}/${index}`));
+    for (let index = 0; index < doc.steps.length; index += 1) {
+      const raw: unknown = doc.steps[index];
+      addStep(state, raw, isObject(raw) ? raw.id : undefined, `${stepsBase}/${index}`);
+    }
   } else if (isObject(doc.steps)) {
-    for (const [key, raw] of Object.entries(doc.steps)) {
+    for (const key of Object.keys(doc.steps)) {
+      const raw = doc.steps[key];
       const pointer = join(stepsBase, key);
       if (isObject(raw) && raw.id !== undefined && raw.id !== key) {
         issues.push({ path: join(pointer, 'id'), message: `must equal the map key "${key}"` });
         continue;
       }
-      addStep(raw, key, pointer);
+      addStep(state, raw, key, pointer);
     }
   } else if (doc.steps !== undefined) {
     issues.push({ path: top('steps'), message: 'must be a map of step id to step, or an array of steps' });
   }
 
-  const connections: ConnectionDefinition[] = [];
-  const connectionPointers: Array<{ pointer: string; fromDependsOn: boolean }> = [];
-  const seen = new Set<string>();
-  const addConnection = (connection: ConnectionDefinition, pointer: string, fromDependsOn = false) => {
-    const parts = [connection.from, connection.to, connection.sourcePort, connection.targetPort, connection.condition ?? null];
-    // Plain concatenation is enough for string ends (the common case) and much cheaper than JSON.
-    const identity = parts.every((part) => typeof part === 'string' || part === null) ? parts.join('\u0000') : JSON.stringify(parts);
-    if (seen.has(identity)) return;
-    seen.add(identity);
-    connections.push(connection);
-    connectionPointers.push({ pointer, fromDependsOn });
-  };
   if (Array.isArray(doc.connections)) {
     const base = top('connections');
-    doc.connections.forEach((raw, index) => {
+    for (let index = 0; index < doc.connections.length; index += 1) {
+      const raw: unknown = doc.connections[index];
       const pointer = `${base}/${index}`;
-      if (!isObject(raw)) return issues.push({ path: pointer, message: 'a connection must be an object' });
+      if (!isObject(raw)) {
+        issues.push({ path: pointer, message: 'a connection must be an object' });
+        continue;
+      }
       const c = camelKeys(raw);
       c.sourcePort ??= 'default';
       c.targetPort ??= 'default';
       c.id ??= `c${index + 1}`;
-      addConnection(c as ConnectionDefinition, pointer);
-    });
+      addConnection(state, c as ConnectionDefinition, pointer, false);
+    }
   } else if (doc.connections !== undefined && doc.connections !== null) {
     issues.push({ path: top('connections'), message: 'must be an array of connections' });
   }
-  for (const { id, raw, pointer } of dependsOn) {
+  for (const { id, raw, pointer } of state.dependsOn) {
     const list = typeof raw === 'string' ? [raw] : raw;
     if (!Array.isArray(list)) {
       issues.push({ path: pointer, message: 'must be a step id or an array of step ids' });
       continue;
     }
-    list.forEach((from, index) => {
-      if (typeof from !== 'string') return issues.push({ path: join(pointer, index), message: 'must be a step id' });
-      addConnection({ id: `${from}->${id}`, from, to: id, sourcePort: 'default', targetPort: 'default' }, typeof raw === 'string' ? pointer : join(pointer, index), true);
-    });
+    for (let index = 0; index < list.length; index += 1) {
+      const from: unknown = list[index];
+      if (typeof from !== 'string') issues.push({ path: join(pointer, index), message: 'must be a step id' });
+      else addConnection(state, { id: `${from}->${id}`, from, to: id, sourcePort: 'default', targetPort: 'default' }, typeof raw === 'string' ? pointer : join(pointer, index), true);
+    }
   }
 
-  const triggers: TriggerDefinition[] = Object.values(stepMap)
-    .filter((step) => step.type === 'trigger')
-    .map((step) => ({
+  const triggers: TriggerDefinition[] = [];
+  for (const step of Object.values(state.stepMap)) {
+    if (step.type !== 'trigger') continue;
+    triggers.push({
       id: step.id,
       pluginType: String(step.pluginType),
       config: isObject(step.config) ? step.config : {},
       ...(typeof step.config.mode === 'string' ? { mode: step.config.mode } : {}),
       ...(typeof step.description === 'string' ? { description: step.description } : {}),
-    }));
+    });
+  }
 
   const discardedTriggers = doc.triggers !== undefined;
-  const definition = { ...doc, path: doc.path ?? '/', steps: stepMap, connections, triggers } as WorkflowDefinition;
+  const definition = { ...doc, path: doc.path ?? '/', steps: state.stepMap, connections: state.connections, triggers } as WorkflowDefinition;
   if (typeof definition.path === 'string') definition.path = normalizeFolderPath(definition.path) ?? definition.path;
-  return { definition, issues, topKeys, steps, connections: connectionPointers, discardedTriggers };
+  return { definition, issues, topKeys, steps: state.steps, connections: state.connectionPointers, discardedTriggers };
+}
+
+/** What normalization accumulates while it walks the steps and connections. */
+interface NormalizeState {
+  issues: DefinitionIssue[];
+  steps: Map<string, StepSource>;
+  stepMap: Record<string, StepDefinition>;
+  dependsOn: Array<{ id: string; raw: unknown; pointer: string }>;
+  connections: ConnectionDefinition[];
+  connectionPointers: Array<{ pointer: string; fromDependsOn: boolean }>;
+  /** Identities of the connections kept, so `dependsOn` never duplicates an explicit one. */
+  seen: Set<string>;
+}
+
+function addStep(state: NormalizeState, raw: unknown, id: unknown, pointer: string): void {
+  if (!isObject(raw)) return void state.issues.push({ path: pointer, message: 'a step must be an object' });
+  if (typeof id !== 'string' || id === '') return void state.issues.push({ path: join(pointer, 'id'), message: 'is required (a step id)' });
+  if (state.steps.has(id)) return void state.issues.push({ path: join(pointer, 'id'), message: `duplicate step id "${id}"` });
+  const source: StepSource = { pointer, hasId: hasOwn(raw, 'id') };
+  state.steps.set(id, source);
+  const step = normalizeStep(raw, id, source);
+  setOwn(state.stepMap, id, step);
+  if (step.dependsOn !== undefined) state.dependsOn.push({ id, raw: step.dependsOn, pointer: join(pointer, source.keys?.get('dependsOn') ?? 'dependsOn') });
+  delete step.dependsOn;
+}
+
+function addConnection(state: NormalizeState, connection: ConnectionDefinition, pointer: string, fromDependsOn: boolean): void {
+  const { from, to, sourcePort, targetPort } = connection;
+  const condition = connection.condition ?? null;
+  // Plain concatenation is enough for string ends (the common case) and much cheaper than JSON.
+  const identity =
+    typeof from === 'string' && typeof to === 'string' && typeof sourcePort === 'string' && typeof targetPort === 'string' && (condition === null || typeof condition === 'string')
+      ? `${from}\u0000${to}\u0000${sourcePort}\u0000${targetPort}\u0000${condition ?? ''}\u0000${condition === null ? 0 : 1}`
+      : JSON.stringify([from, to, sourcePort, targetPort, condition]);
+  if (state.seen.has(identity)) return;
+  state.seen.add(identity);
+  state.connections.push(connection);
+  state.connectionPointers.push({ pointer, fromDependsOn });
 }
 
 /** `a//b/` → `/a/b`; undefined for paths with empty, `.` or `..` segments after trimming. */

@@ -3,7 +3,7 @@
  * join strategy, timeout, error handling, condition and the expressions in
  * its config and inputs.
  */
-import { validateObject, type SchemaIssue } from './config-schema';
+import { validateObject } from './config-schema';
 import { JOIN_STRATEGIES, RESERVED_STEP_IDS, STEP_ID_PATTERN, STEP_TYPES, type DefinitionIssue, type StepDefinition } from './definition';
 import { isDuration } from './durations';
 import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
@@ -47,129 +47,130 @@ export function validateStep(
   issues: DefinitionIssue[],
   expressions: ExpressionContext,
 ): void {
-  const at = (camel: string, ...rest: Array<string | number>) => join(source.pointer, source.keys.get(camel) ?? camel, ...rest);
   if (!STEP_ID_PATTERN.test(step.id) || RESERVED_STEP_IDS.has(step.id)) {
-    issues.push({ path: source.hasId ? at('id') : source.pointer, message: `step id "${step.id}" must match ^[A-Za-z_][A-Za-z0-9_]*$ (letters, digits, underscores; no hyphens) and not be reserved` });
+    issues.push({ path: source.hasId ? fieldPath(source, 'id') : source.pointer, message: `step id "${step.id}" must match ^[A-Za-z_][A-Za-z0-9_]*$ (letters, digits, underscores; no hyphens) and not be reserved` });
   }
   if (!(STEP_TYPES as readonly unknown[]).includes(step.type)) {
-    issues.push({ path: at('type'), message: step.type === undefined ? 'is required' : `must be one of ${STEP_TYPES.join(', ')}` });
+    issues.push({ path: fieldPath(source, 'type'), message: step.type === undefined ? 'is required' : `must be one of ${STEP_TYPES.join(', ')}` });
     return;
   }
 
   let plugin: PluginDescriptor | undefined;
   if (step.pluginType !== undefined && typeof step.pluginType !== 'string') {
-    issues.push({ path: at('pluginType'), message: 'must be a string' });
+    issues.push({ path: fieldPath(source, 'pluginType'), message: 'must be a string' });
   } else if (step.pluginType === undefined && (step.type === 'module' || step.type === 'decider' || step.type === 'trigger')) {
-    issues.push({ path: at('pluginType'), message: `is required for steps of type ${step.type}` });
+    issues.push({ path: fieldPath(source, 'pluginType'), message: `is required for steps of type ${step.type}` });
   } else {
     plugin = stepPlugin(step);
     if (step.pluginType !== undefined && !plugin) {
-      issues.push({ path: at('pluginType'), message: `Unknown plugin type: ${step.pluginType} (step "${step.id}")` });
+      issues.push({ path: fieldPath(source, 'pluginType'), message: `Unknown plugin type: ${step.pluginType} (step "${step.id}")` });
     } else if (plugin) {
       const fits = plugin.kind === step.type || (plugin.kind === 'module' && MODULE_TYPES.has(step.type));
-      if (!fits) issues.push({ path: at('pluginType'), message: `plugin ${plugin.name} is a ${plugin.kind}; it cannot run in a step of type ${step.type}` });
+      if (!fits) issues.push({ path: fieldPath(source, 'pluginType'), message: `plugin ${plugin.name} is a ${plugin.kind}; it cannot run in a step of type ${step.type}` });
     }
   }
 
+  const configPath = fieldPath(source, 'config');
   if (!isObject(step.config)) {
-    issues.push({ path: at('config'), message: 'must be an object' });
+    issues.push({ path: configPath, message: 'must be an object' });
   } else {
     if (plugin) {
-      const schemaIssues: SchemaIssue[] = [];
-      validateObject(step.config, plugin.configSchema, at('config'), schemaIssues);
-      issues.push(...schemaIssues);
+      validateObject(step.config, plugin.configSchema, configPath, issues);
       for (const name of expressionProperties(plugin)) {
         const value = step.config[name];
-        if (typeof value === 'string') checkRaw(value, at('config', name), expressions);
+        if (typeof value === 'string') checkRaw(value, join(configPath, name), expressions);
       }
     }
-    checkTemplates(step.config, at('config'), expressions);
+    checkTemplates(step.config, configPath, expressions);
   }
   if (step.inputs !== undefined) {
-    if (!isObject(step.inputs)) issues.push({ path: at('inputs'), message: 'must be an object' });
-    else checkTemplates(step.inputs, at('inputs'), expressions);
+    if (!isObject(step.inputs)) issues.push({ path: fieldPath(source, 'inputs'), message: 'must be an object' });
+    else checkTemplates(step.inputs, fieldPath(source, 'inputs'), expressions);
   }
 
   if (step.joinStrategy !== undefined && !(JOIN_STRATEGIES as readonly unknown[]).includes(step.joinStrategy)) {
-    issues.push({ path: at('joinStrategy'), message: `must be one of ${JOIN_STRATEGIES.join(', ')}` });
+    issues.push({ path: fieldPath(source, 'joinStrategy'), message: `must be one of ${JOIN_STRATEGIES.join(', ')}` });
   }
   if (step.joinStrategy === 'count' && !(Number.isInteger(step.joinCount) && (step.joinCount as number) >= 1)) {
-    issues.push({ path: at('joinCount'), message: 'must be an integer >= 1 when joinStrategy is count' });
+    issues.push({ path: fieldPath(source, 'joinCount'), message: 'must be an integer >= 1 when joinStrategy is count' });
   } else if (step.joinCount !== undefined && !(Number.isInteger(step.joinCount) && (step.joinCount) >= 1)) {
-    issues.push({ path: at('joinCount'), message: 'must be an integer >= 1' });
+    issues.push({ path: fieldPath(source, 'joinCount'), message: 'must be an integer >= 1' });
   }
   if (step.timeout !== undefined && !(typeof step.timeout === 'string' && step.timeout.includes('${{')) && !isDuration(step.timeout)) {
-    issues.push({ path: at('timeout'), message: 'is not a valid duration (e.g. 500ms, 30s, 2h, 1d, PT24H or milliseconds)' });
+    issues.push({ path: fieldPath(source, 'timeout'), message: 'is not a valid duration (e.g. 500ms, 30s, 2h, 1d, PT24H or milliseconds)' });
   } else if (typeof step.timeout === 'string') {
-    checkTemplates(step.timeout, at('timeout'), expressions);
+    checkTemplates(step.timeout, fieldPath(source, 'timeout'), expressions);
   }
   if (step.condition !== undefined) {
-    if (typeof step.condition === 'string') checkRaw(step.condition, at('condition'), expressions);
-    else if (typeof step.condition !== 'boolean') issues.push({ path: at('condition'), message: 'must be an expression string or a boolean' });
+    if (typeof step.condition === 'string') checkRaw(step.condition, fieldPath(source, 'condition'), expressions);
+    else if (typeof step.condition !== 'boolean') issues.push({ path: fieldPath(source, 'condition'), message: 'must be an expression string or a boolean' });
   }
   for (const field of ['name', 'description'] as const) {
-    if (step[field] !== undefined && typeof step[field] !== 'string') issues.push({ path: at(field), message: 'must be a string' });
+    if (step[field] !== undefined && typeof step[field] !== 'string') issues.push({ path: fieldPath(source, field), message: 'must be a string' });
   }
-  if (step.metadata !== undefined && !isObject(step.metadata)) issues.push({ path: at('metadata'), message: 'must be an object' });
-  validateErrorHandling(step, at, stepIds, issues);
-  validateIteration(step, at, issues, expressions);
+  if (step.metadata !== undefined && !isObject(step.metadata)) issues.push({ path: fieldPath(source, 'metadata'), message: 'must be an object' });
+  validateErrorHandling(step, source, stepIds, issues);
+  validateIteration(step, source, issues, expressions);
 }
 
-type At = (camel: string, ...rest: Array<string | number>) => string;
+/** Pointer of a step field as the client spelled it (snake_case keys keep their spelling). */
+function fieldPath(source: StepSource, camel: string, ...rest: Array<string | number>): string {
+  return join(source.pointer, source.keys?.get(camel) ?? camel, ...rest);
+}
 
-function validateErrorHandling(step: StepDefinition, at: At, stepIds: Set<string>, issues: DefinitionIssue[]): void {
+function validateErrorHandling(step: StepDefinition, source: StepSource, stepIds: Set<string>, issues: DefinitionIssue[]): void {
   const handling = step.errorHandling;
   if (handling === undefined) return;
   if (!isObject(handling)) {
-    issues.push({ path: at('errorHandling'), message: 'must be an object' });
+    issues.push({ path: fieldPath(source, 'errorHandling'), message: 'must be an object' });
     return;
   }
   if (handling.fallbackStep !== undefined) {
     if (typeof handling.fallbackStep !== 'string' || !stepIds.has(handling.fallbackStep)) {
-      issues.push({ path: at('errorHandling', 'fallbackStep'), message: `must name an existing step (got ${JSON.stringify(handling.fallbackStep)})` });
+      issues.push({ path: fieldPath(source, 'errorHandling', 'fallbackStep'), message: `must name an existing step (got ${JSON.stringify(handling.fallbackStep)})` });
     }
   }
   if (handling.continueOnError !== undefined && typeof handling.continueOnError !== 'boolean') {
-    issues.push({ path: at('errorHandling', 'continueOnError'), message: 'must be a boolean' });
+    issues.push({ path: fieldPath(source, 'errorHandling', 'continueOnError'), message: 'must be a boolean' });
   }
   const retry = handling.retryPolicy;
   if (retry === undefined) return;
   if (!isObject(retry)) {
-    issues.push({ path: at('errorHandling', 'retryPolicy'), message: 'must be an object' });
+    issues.push({ path: fieldPath(source, 'errorHandling', 'retryPolicy'), message: 'must be an object' });
     return;
   }
   for (const field of ['maxRetries', 'maxAttempts'] as const) {
     const value = retry[field];
     if (value !== undefined && !(Number.isInteger(value) && (value) >= 0)) {
-      issues.push({ path: at('errorHandling', 'retryPolicy', field), message: 'must be an integer >= 0' });
+      issues.push({ path: fieldPath(source, 'errorHandling', 'retryPolicy', field), message: 'must be an integer >= 0' });
     }
   }
   for (const field of ['initialInterval', 'maxInterval'] as const) {
     if (retry[field] !== undefined && !isDuration(retry[field])) {
-      issues.push({ path: at('errorHandling', 'retryPolicy', field), message: 'is not a valid duration' });
+      issues.push({ path: fieldPath(source, 'errorHandling', 'retryPolicy', field), message: 'is not a valid duration' });
     }
   }
   if (retry.jitter !== undefined && !(typeof retry.jitter === 'number' && retry.jitter >= 0 && retry.jitter <= 1)) {
-    issues.push({ path: at('errorHandling', 'retryPolicy', 'jitter'), message: 'must be a number from 0 to 1' });
+    issues.push({ path: fieldPath(source, 'errorHandling', 'retryPolicy', 'jitter'), message: 'must be a number from 0 to 1' });
   }
 }
 
-function validateIteration(step: StepDefinition, at: At, issues: DefinitionIssue[], expressions: ExpressionContext): void {
+function validateIteration(step: StepDefinition, source: StepSource, issues: DefinitionIssue[], expressions: ExpressionContext): void {
   if (step.forEach !== undefined) {
-    if (!isObject(step.forEach)) issues.push({ path: at('forEach'), message: 'must be an object' });
-    else if (typeof step.forEach.expression !== 'string') issues.push({ path: at('forEach', 'expression'), message: 'is required (an expression yielding an array)' });
-    else checkRaw(step.forEach.expression, at('forEach', 'expression'), expressions);
+    if (!isObject(step.forEach)) issues.push({ path: fieldPath(source, 'forEach'), message: 'must be an object' });
+    else if (typeof step.forEach.expression !== 'string') issues.push({ path: fieldPath(source, 'forEach', 'expression'), message: 'is required (an expression yielding an array)' });
+    else checkRaw(step.forEach.expression, fieldPath(source, 'forEach', 'expression'), expressions);
   }
   if (step.loop !== undefined) {
-    if (!isObject(step.loop)) issues.push({ path: at('loop'), message: 'must be an object' });
+    if (!isObject(step.loop)) issues.push({ path: fieldPath(source, 'loop'), message: 'must be an object' });
     else {
-      if (typeof step.loop.while === 'string') checkRaw(step.loop.while, at('loop', 'while'), expressions);
-      if (typeof step.loop.forEach === 'string') checkRaw(step.loop.forEach, at('loop', 'forEach'), expressions);
+      if (typeof step.loop.while === 'string') checkRaw(step.loop.while, fieldPath(source, 'loop', 'while'), expressions);
+      if (typeof step.loop.forEach === 'string') checkRaw(step.loop.forEach, fieldPath(source, 'loop', 'forEach'), expressions);
       const max = step.loop.maxIterations;
-      if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 1)) issues.push({ path: at('loop', 'maxIterations'), message: 'must be an integer >= 1' });
+      if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 1)) issues.push({ path: fieldPath(source, 'loop', 'maxIterations'), message: 'must be an integer >= 1' });
     }
   }
   if (step.outputProjection !== undefined && !(Array.isArray(step.outputProjection) && step.outputProjection.every((p) => typeof p === 'string'))) {
-    issues.push({ path: at('outputProjection'), message: 'must be an array of strings' });
+    issues.push({ path: fieldPath(source, 'outputProjection'), message: 'must be an array of strings' });
   }
 }

@@ -83,47 +83,60 @@ function validateUnsafe(input: unknown): ValidationResult {
   return errors.length > 0 ? { errors, warnings, references } : { errors, warnings, definition: def, references };
 }
 
-function validateConnections(def: WorkflowDefinition, pointers: Array<{ pointer: string; fromDependsOn: boolean }>, issues: DefinitionIssue[], context: ExpressionContext): void {
-  def.connections.forEach((connection, index) => {
-    // A connection made from `dependsOn` is reported at the dependsOn item the client wrote.
-    const at = (field: string) => (pointers[index].fromDependsOn ? pointers[index].pointer : join(pointers[index].pointer, field));
-    const ends: Array<['from' | 'to', unknown]> = [['from', connection.from], ['to', connection.to]];
+type ConnectionSource = { pointer: string; fromDependsOn: boolean };
+
+/** A connection made from `dependsOn` is reported at the dependsOn item the client wrote. */
+function connectionPath(source: ConnectionSource, field: string): string {
+  return source.fromDependsOn ? source.pointer : join(source.pointer, field);
+}
+
+function validateConnections(def: WorkflowDefinition, sources: ConnectionSource[], issues: DefinitionIssue[], context: ExpressionContext): void {
+  for (let index = 0; index < def.connections.length; index += 1) {
+    const connection = def.connections[index];
+    const source = sources[index];
     let endsValid = true;
-    for (const [field, value] of ends) {
+    for (const field of ['from', 'to'] as const) {
+      const value = connection[field];
       if (typeof value !== 'string' || !hasOwn(def.steps, value)) {
-        issues.push({ path: at(field), message: value === undefined ? 'is required (a step id)' : `must name an existing step (got ${JSON.stringify(value)})` });
+        issues.push({ path: connectionPath(source, field), message: value === undefined ? 'is required (a step id)' : `must name an existing step (got ${JSON.stringify(value)})` });
         endsValid = false;
       }
     }
     for (const field of ['sourcePort', 'targetPort'] as const) {
       if (typeof connection[field] !== 'string') {
-        issues.push({ path: at(field), message: 'must be a string' });
+        issues.push({ path: connectionPath(source, field), message: 'must be a string' });
         endsValid = false;
       }
     }
     if (connection.condition !== undefined) {
-      if (typeof connection.condition === 'string') checkRaw(connection.condition, at('condition'), context);
-      else if (typeof connection.condition !== 'boolean') issues.push({ path: at('condition'), message: 'must be an expression string or a boolean' });
+      if (typeof connection.condition === 'string') checkRaw(connection.condition, connectionPath(source, 'condition'), context);
+      else if (typeof connection.condition !== 'boolean') issues.push({ path: connectionPath(source, 'condition'), message: 'must be an expression string or a boolean' });
     }
-    if (!endsValid) return;
-    const source = def.steps[connection.from];
-    const target = def.steps[connection.to];
-    if (target.type === 'trigger') issues.push({ path: at('to'), message: `step "${connection.to}" is a trigger and cannot have incoming connections` });
-    const sourcePlugin = stepPlugin(source);
-    if (sourcePlugin && typeof source.config === 'object' && source.config !== null) {
-      const ports = outputPortsOf(sourcePlugin, source.config);
-      if (!ports.includes(connection.sourcePort)) {
-        issues.push({ path: at('sourcePort'), message: `CONNECTION_SOURCE_PORT_UNKNOWN: step "${connection.from}" (${sourcePlugin.name}) has no output port "${connection.sourcePort}"; ports: ${ports.join(', ')}` });
-      }
-    } else if (!sourcePlugin && connection.sourcePort !== 'default') {
-      issues.push({ path: at('sourcePort'), message: `step "${connection.from}" has only the output port "default"` });
+    if (endsValid) checkPorts(def, connection, source, issues);
+  }
+}
+
+function checkPorts(def: WorkflowDefinition, connection: WorkflowDefinition['connections'][number], at: ConnectionSource, issues: DefinitionIssue[]): void {
+  const source = def.steps[connection.from];
+  const target = def.steps[connection.to];
+  if (target.type === 'trigger') issues.push({ path: connectionPath(at, 'to'), message: `step "${connection.to}" is a trigger and cannot have incoming connections` });
+  const sourcePlugin = connection.sourcePort === 'default' ? undefined : stepPlugin(source);
+  if (connection.sourcePort === 'default') {
+    // Every step has the default output port.
+  } else if (sourcePlugin && typeof source.config === 'object' && source.config !== null) {
+    const ports = outputPortsOf(sourcePlugin, source.config);
+    if (!ports.includes(connection.sourcePort)) {
+      issues.push({ path: connectionPath(at, 'sourcePort'), message: `CONNECTION_SOURCE_PORT_UNKNOWN: step "${connection.from}" (${sourcePlugin.name}) has no output port "${connection.sourcePort}"; ports: ${ports.join(', ')}` });
     }
-    const targetPlugin = stepPlugin(target);
-    const inputPorts = ['default', ...(targetPlugin?.inputPorts ?? [])];
-    if (!inputPorts.includes(connection.targetPort)) {
-      issues.push({ path: at('targetPort'), message: `step "${connection.to}" has no input port "${connection.targetPort}"; ports: ${[...new Set(inputPorts)].join(', ')}` });
-    }
-  });
+  } else if (!sourcePlugin) {
+    issues.push({ path: connectionPath(at, 'sourcePort'), message: `step "${connection.from}" has only the output port "default"` });
+  }
+  if (connection.targetPort === 'default') return;
+  const targetPlugin = stepPlugin(target);
+  const inputPorts = ['default', ...(targetPlugin?.inputPorts ?? [])];
+  if (!inputPorts.includes(connection.targetPort)) {
+    issues.push({ path: connectionPath(at, 'targetPort'), message: `step "${connection.to}" has no input port "${connection.targetPort}"; ports: ${[...new Set(inputPorts)].join(', ')}` });
+  }
 }
 
 function dedupe(issues: DefinitionIssue[]): DefinitionIssue[] {
