@@ -13,6 +13,7 @@ import { finishExecutionRecord, recordExecutionEvents } from '../db/stores/execu
 import { q } from '../db/stores/workflow-rows';
 import { collectReferences, parseExpression, templateSources, type ConfigReference } from '../workflows/engine/expressions';
 import { PLUGIN_LOGS_DETAIL, type ActivityCall, type PluginResult } from '../workflows/engine/runtime/types';
+import { ExpressionError } from '../workflows/engine/evaluate';
 import { resolveTemplates } from '../workflows/engine/templates';
 import type { ExecutionActivities } from './execution-activities';
 import { prepareChildExecution } from './prepare-child';
@@ -60,7 +61,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps): Executio
         if (missing.length > 0) throw ApplicationFailure.nonRetryable(`secret ${missing.join(', ')} has no value for this workflow`, 'CONFIG_ENTRY_UNRESOLVED');
       }
       const scrubber = new Scrubber(Object.values(secrets));
-      const scope = { secrets };
+      const scope = { ...call.scope, secrets };
       const lines: NonNullable<PluginResult['logs']> = [];
       try {
         const result = await plugin({
@@ -80,10 +81,8 @@ export function createExecutionActivities(deps: ExecutionActivityDeps): Executio
     async resolveVars({ organizationId, workflowId, names }) {
       if (names.length === 0) return {};
       const entries = await effectiveConfigEntries(dataSource, organizationId, await placeOf(organizationId, workflowId), names, false);
-      const values = Object.fromEntries(entries.map((entry) => [entry.name, entry.value]));
-      const missing = names.filter((name) => !(name in values));
-      if (missing.length > 0) throw ApplicationFailure.nonRetryable(`variable ${missing.join(', ')} has no value for this workflow`, 'CONFIG_ENTRY_UNRESOLVED');
-      return values;
+      // Names without a value are left out: a step that reads one fails then (CONFIG_ENTRY_UNRESOLVED), not the whole run.
+      return Object.fromEntries(entries.map((entry) => [entry.name, entry.value]));
     },
 
     async recordEvents(batch) {
@@ -133,6 +132,10 @@ function scrubFailure(error: unknown, scrubber: Scrubber, logs: NonNullable<Plug
       nonRetryable: error.nonRetryable ?? undefined,
       details: [...scrubber.value(error.details ?? []), logDetail],
     });
+  }
+  if (error instanceof ExpressionError) {
+    // A template the activity evaluates (one that reads a secret) fails the same way on every attempt.
+    return ApplicationFailure.create({ message: scrubber.text(error.message), type: error.code, nonRetryable: true, details: [logDetail] });
   }
   return ApplicationFailure.create({ message: scrubber.text(error instanceof Error ? error.message : String(error)), type: 'PLUGIN_ERROR', details: [logDetail] });
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { hasDeferredSegments, resolveTemplates } from '../../workflows/engine/templates';
+import { deferredSegmentSources, hasDeferredSegments, resolveTemplates, scopeForDeferred } from '../../workflows/engine/templates';
 
 const scope = {
   workflow: { inputs: { id: 42, user: { name: 'Ada' }, list: [1, 2] } },
@@ -32,5 +32,15 @@ describe('template substitution', () => {
     assert.deepEqual(resolved, { auth: 'Bearer ${{ secrets.API_TOKEN }}', id: 42, whole: '${{ secrets.KEY }}' });
     assert.equal(hasDeferredSegments(resolved), true);
     assert.equal(hasDeferredSegments({ id: 42 }), false);
+  });
+
+  it('hands the activity the other roots that a segment reading a secret also reads', () => {
+    const value = { url: "${{ vars.BASE + '/x' }}", header: "${{ vars.PREFIX + secrets.KEY + $item.id }}", plain: 'Bearer ${{ secrets.KEY }}' };
+    const sources = deferredSegmentSources(value);
+    assert.deepEqual(sources.map((s) => s.trim()), ['vars.PREFIX + secrets.KEY + $item.id', 'secrets.KEY']);
+    const scope = { vars: { PREFIX: 'p', BASE: 'b' }, steps: { big: {} }, $item: { id: 7 }, variables: {}, secrets: { KEY: 'never' } };
+    assert.deepEqual(scopeForDeferred(sources, scope), { vars: { PREFIX: 'p', BASE: 'b' }, $item: { id: 7 } });
+    assert.equal(scopeForDeferred(deferredSegmentSources({ a: 'Bearer ${{ secrets.KEY }}' }), scope), undefined);
+    assert.equal(scopeForDeferred([], scope), undefined);
   });
 });

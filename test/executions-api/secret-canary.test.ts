@@ -137,4 +137,35 @@ describe('executions API: a secret canary never leaks', function () {
     assert.equal(history.includes(canary), false, 'the Temporal history leaks the secret');
     for (const line of allCapturedLines) assert.equal(line.includes(canary), false, 'a service log line leaks the secret');
   });
+  it('evaluates in the activity an expression that mixes a variable, a step output and a secret', async () => {
+    const canary = `canary-${randomBytes(16).toString('hex')}`;
+    for (const entry of [{ name: 'MIX_KEY', value: canary, secret: true }, { name: 'MIX_BASE', value: baseUrl, secret: false }]) {
+      const created = await c.auth(x.t.request.post('/workflows/config')).send({ ...entry, path: '/' });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+    }
+    await publish(x, c, {
+      name: 'Mixed template',
+      key: 'mixed-template',
+      steps: {
+        start: { type: 'trigger', pluginType: 'manual' },
+        name: { type: 'module', pluginType: 'set-variable', config: { path: 'who', value: 'mixer' } },
+        call: {
+          type: 'module',
+          pluginType: 'http-request',
+          config: { url: "${{ vars.MIX_BASE + '/mixed/' + variables.who }}", headers: { 'x-key': "${{ variables.who + ':' + secrets.MIX_KEY }}" } },
+        },
+      },
+      connections: [{ from: 'start', to: 'name' }, { from: 'name', to: 'call' }],
+    });
+    const before = received.length;
+    const id = await execute(x, c, 'mixed-template');
+    const done = await waitFor(x, c, id, finished);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.equal(received.length, before + 1);
+    assert.equal(received[before]['x-key'], `mixer:${canary}`, 'the activity evaluated the whole expression');
+    const history = JSON.stringify(await x.env.client.workflow.getHandle(id).fetchHistory(), (key, value: unknown) =>
+      key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
+    );
+    assert.equal(history.includes(canary), false, 'the Temporal history leaks the secret');
+  });
 });

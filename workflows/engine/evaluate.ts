@@ -61,6 +61,10 @@ export function evaluateNode(node: jsep.Expression, scope: EvaluationScope): unk
       const member = node as jsep.MemberExpression;
       const target = evaluateNode(member.object, scope);
       const key = member.computed ? evaluateNode(member.property, scope) : (member.property as jsep.Identifier).name;
+      if (isVarsRoot(member.object, scope) && typeof key === 'string' && !Object.hasOwn(target as object, key)) {
+        // Only the steps that read a variable without a value fail, when they read it (not the whole run at start).
+        throw new ExpressionError(`variable ${key} has no value for this workflow`, 'CONFIG_ENTRY_UNRESOLVED');
+      }
       return readMember(target, key);
     }
     case 'UnaryExpression': {
@@ -178,6 +182,11 @@ function describe(value: unknown): string {
 }
 
 /** Own properties of plain data only; missing or nullish targets read as undefined. */
+/** `vars` as the root of a member expression, with the values resolved at start in scope. */
+function isVarsRoot(node: jsep.Expression, scope: EvaluationScope): boolean {
+  return node.type === 'Identifier' && (node as jsep.Identifier).name === 'vars' && Object.hasOwn(scope, 'vars') && typeof scope.vars === 'object' && scope.vars !== null;
+}
+
 function readMember(target: unknown, key: unknown): unknown {
   if (target === null || target === undefined) return undefined;
   if (typeof key !== 'string' && typeof key !== 'number') throw new ExpressionError(`property keys must be strings or numbers, got ${describe(key)}`);

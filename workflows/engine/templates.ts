@@ -46,6 +46,35 @@ function resolveString(text: string, scope: EvaluationScope, deferred: ReadonlyS
   );
 }
 
+/** Sources of the segments left for the activity (those that reference a deferred root), anywhere in the value. */
+export function deferredSegmentSources(value: unknown, deferredRoots: ReadonlySet<string> = DEFAULT_DEFERRED, into: string[] = []): string[] {
+  if (typeof value === 'string') {
+    if (value.includes('${{')) for (const match of value.matchAll(SEGMENT)) if (referencesDeferred(match[1], deferredRoots)) into.push(match[1]);
+  } else if (Array.isArray(value)) {
+    for (const item of value) deferredSegmentSources(item, deferredRoots, into);
+  } else if (value !== null && typeof value === 'object') {
+    for (const item of Object.values(value)) deferredSegmentSources(item, deferredRoots, into);
+  }
+  return into;
+}
+
+/**
+ * The non-deferred part of a scope that deferred segments also read (such as
+ * `vars.BASE + secrets.KEY`), so the activity can evaluate them whole. Roots
+ * are matched by name in the source text: a superset is harmless, as none of
+ * them holds a secret.
+ */
+export function scopeForDeferred(sources: string[], scope: EvaluationScope, deferredRoots: ReadonlySet<string> = DEFAULT_DEFERRED): Record<string, unknown> | undefined {
+  if (sources.length === 0) return undefined;
+  const text = sources.join('\n');
+  const picked: Record<string, unknown> = {};
+  for (const root of Object.keys(scope)) {
+    if (deferredRoots.has(root) || !new RegExp(`(^|[^A-Za-z0-9_$.])${root.replace(/\$/g, '\\$')}(?![A-Za-z0-9_$])`).test(text)) continue;
+    picked[root] = scope[root];
+  }
+  return Object.keys(picked).length > 0 ? picked : undefined;
+}
+
 /** Whether a template string still holds a segment that references a deferred root. */
 export function hasDeferredSegments(value: unknown, deferredRoots: ReadonlySet<string> = DEFAULT_DEFERRED): boolean {
   if (typeof value === 'string') {

@@ -13,7 +13,7 @@ import type { Activation, StepOutcome } from '../graph/walker';
 import type { Topology } from '../graph/topology';
 import { inlinePluginFor } from '../inline';
 import { findPlugin } from '../plugins';
-import { resolveTemplates } from '../templates';
+import { deferredSegmentSources, resolveTemplates, scopeForDeferred } from '../templates';
 import { mapLimit } from './concurrency';
 import { stepScope, type RuntimeContext, type ScopeExtras } from './context';
 import { project } from './paths';
@@ -128,6 +128,8 @@ export async function callPlugin(
       reentered,
     });
   }
+  // Segments that mix a secret with other roots are evaluated by the activity; it gets those other roots.
+  const deferredScope = scopeForDeferred(deferredSegmentSources([config, inputs]), scope);
   const result = await effects.callActivity({
     executionId: ctx.input.executionId,
     organizationId: ctx.input.organizationId,
@@ -142,6 +144,7 @@ export async function callPlugin(
     timeoutMs: parseDuration(step.timeout) ?? DEFAULT_STEP_TIMEOUT_MS,
     retryPolicy: toTemporalRetryPolicy(step.errorHandling?.retryPolicy),
     nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
+    ...(deferredScope ? { scope: deferredScope } : {}),
   });
   if (result.nodeState === null) delete ctx.nodeContext[step.id];
   else if (result.nodeState !== undefined) ctx.nodeContext[step.id] = result.nodeState;

@@ -128,6 +128,8 @@ export interface ActivityCall {
   /** State the plugin left on its previous call in this loop (paging position); absent on a fresh entry. */
   nodeState?: Record<string, unknown>;
   retryPolicy?: TemporalRetryPolicy;
+  /** Non-secret roots (vars, steps…) read by segments left for the activity because they also read a secret. */
+  scope?: Record<string, unknown>;
 }
 
 export interface TemporalRetryPolicy {
