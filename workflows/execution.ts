@@ -26,7 +26,7 @@ import type { ExecutionActivities, NumberedLog } from '../activities/execution-a
 import { collectReferences, parseExpression, templateSources, type ConfigReference } from './engine/expressions';
 import { startExecution, type ExecutionRun } from './engine/runtime/graph-runner';
 import type { ActivityCall, ChildResult, ContinuedRun, ExecutionInput, PluginResult, ScheduledStart, RuntimeEffects, StepEvent, WaitRequest, WaitResult } from './engine/runtime/types';
-import { deliverSignalUpdate, stateQuery, type ExecutionPhase, type PendingWait, type SignalDelivery } from './messages';
+import { cancelReasonSignal, deliverSignalUpdate, stateQuery, type ExecutionPhase, type PendingWait, type SignalDelivery } from './messages';
 
 const persistence = proxyLocalActivities<ExecutionActivities>({
   startToCloseTimeout: '30 seconds',
@@ -79,6 +79,10 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
       },
     },
   );
+  let cancelReason: string | undefined;
+  setHandler(cancelReasonSignal, (reason: string) => {
+    if (typeof reason === 'string' && reason.trim() !== '') cancelReason = reason.slice(0, 1000);
+  });
   // Plain Temporal signals of the same names (Temporal UI, CLI) release a waiting step too.
   setDefaultSignalHandler((name: string, ...args: unknown[]) => {
     const wait = matchWait(name);
@@ -165,7 +169,8 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
       names: referencedVars(input),
     });
   } catch (error) {
-    // A variable without a value fails the execution before any step runs, with the real cause on the record.
+    // Variables that cannot be read at all (the config store failing past its retries) fail the run before any step, with the cause on the record.
+    // A variable without a value is no error here: the step that reads it fails then.
     const cause = (error as { cause?: { type?: string; message?: string } }).cause;
     const failure = { type: cause?.type ?? 'CONFIG_ENTRY_UNRESOLVED', message: cause?.message ?? 'variables could not be resolved' };
     phase = 'failed';
@@ -218,7 +223,7 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
         status: 'cancelled',
         eventSeq,
         outputs: {},
-        error: { type: 'CANCELLED', message: 'the execution was cancelled' },
+        error: { type: 'CANCELLED', message: cancelReason ?? 'the execution was cancelled' },
       });
     });
     throw error;

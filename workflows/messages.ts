@@ -1,9 +1,10 @@
 /**
  * Messages of the execution workflow, shared by the workflow and the API
  * client: the update that delivers a signal to a waiting step (its validator
- * answers "not waiting" atomically, hence the API's 409), and the state query.
+ * answers "not waiting" atomically, hence the API's 409), the state query,
+ * and the reason a cancellation was requested with.
  */
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { StepRecord } from './engine/runtime/types';
 
 export interface SignalDelivery {
@@ -44,3 +45,9 @@ export interface ExecutionState {
 export const DELIVER_SIGNAL_UPDATE = 'deliverSignal';
 export const deliverSignalUpdate = defineUpdate<DeliveryResult, [SignalDelivery]>(DELIVER_SIGNAL_UPDATE);
 export const stateQuery = defineQuery<ExecutionState>('getState');
+/**
+ * Sent just before a cancellation request: Temporal's cancel carries no reason
+ * a workflow can read, and signals are handled before the cancellation in the
+ * same activation, so the record says why it was cancelled.
+ */
+export const cancelReasonSignal = defineSignal<[string]>('platform.cancelReason');

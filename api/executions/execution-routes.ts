@@ -8,6 +8,7 @@ import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
 import { executionFinished, executorUnavailable } from './errors';
 import { executionHandle, isFinished, liveState, requireExecution } from './live';
+import { cancelReasonSignal } from '../../workflows/messages';
 import { Execution, ExecutionPage, ExecutionQuery, ExecutionRef, ExecutionState, PendingWait, ReasonBody, StepParams } from './schemas';
 import { cappedRecord, executionJson, latestRecords } from './serialize';
 
@@ -101,11 +102,14 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       method: 'post', path: '/workflows/executions/{id}/cancel', operationId: 'cancelExecution', summary: 'Request cancellation (the workflow records it)',
       tags, auth: 'token', params: ExecutionRef, body: ReasonBody, bodyOptional: true, errors: [409, 503],
       responses: { 202: { description: 'Cancellation requested', schema: Type.Object({ executionId: Type.String(), cancelRequested: Type.Literal(true) }) } },
-      async handler({ params, auth }) {
+      async handler({ params, body, auth }) {
         const row = await requireExecution(deps, auth.organizationId, params.id);
         if (isFinished(row)) throw executionFinished(row.id, row.status);
-        // The workflow itself writes `cancelled` (and flushes its logs) when the request reaches it.
-        await temporalCall(row, () => executionHandle(deps, row).cancel());
+        // The workflow itself writes `cancelled` (and flushes its logs) when the request reaches it;
+        // the reason goes first, as a signal, because a Temporal cancel request carries none the workflow can read.
+        const handle = executionHandle(deps, row);
+        if (body?.reason) await temporalCall(row, () => handle.signal(cancelReasonSignal, body.reason as string));
+        await temporalCall(row, () => handle.cancel());
         return { status: 202, body: { executionId: row.id, cancelRequested: true } };
       },
     }),

@@ -149,9 +149,19 @@ describe('executions API: signals, pending waits, cancel and terminate', functio
     assert.deepEqual(res.body, { executionId: id, cancelRequested: true });
     const done = await waitFor(x, c, id, finished);
     assert.equal(done.status, 'cancelled');
+    assert.deepEqual(done.error, { type: 'CANCELLED', message: 'no longer needed' }, 'the reason is on the record');
     assertDialect('problem', await c.auth(x.t.request.post(`/workflows/executions/${id}/cancel`)), 409);
     assertDialect('problem', await signal(id, 'approve', {}), 409);
     assertDialect('problem', await c.otherAuth(x.t.request.post(`/workflows/executions/${id}/cancel`)), 404);
+  });
+
+  it('cancels without a reason: the record says it was cancelled', async () => {
+    await publish(x, c, approval('cancel-plain'));
+    const id = await execute(x, c, 'cancel-plain');
+    await waitFor(x, c, id, waiting);
+    assert.equal((await c.auth(x.t.request.post(`/workflows/executions/${id}/cancel`))).status, 202);
+    const done = await waitFor(x, c, id, finished);
+    assert.deepEqual(done.error, { type: 'CANCELLED', message: 'the execution was cancelled' });
   });
 
   it('terminates a waiting execution: recorded as terminated at once; bad bodies are 400', async () => {
