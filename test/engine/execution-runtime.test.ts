@@ -115,6 +115,24 @@ describe('execution runtime (pure, fake effects)', () => {
     assert.deepEqual(calls.filter((c) => c.pluginType === 'http-request').map((c) => c.itemIndex), [0, 1, 2]);
   });
 
+  it('lets a mode property choose the execute mode: code-exec mode each runs once per item', async () => {
+    const { outcome, calls } = await run(
+      {
+        steps: [
+          manual,
+          { id: 'list', type: 'module', pluginType: 'code-exec', config: { code: 'return [1,2]' }, dependsOn: ['start'] },
+          { id: 'each', type: 'module', pluginType: 'code-exec', config: { code: 'return $item', mode: 'each' }, dependsOn: ['list'] },
+          { id: 'all', type: 'module', pluginType: 'code-exec', config: { code: 'return $items' }, dependsOn: ['list'] },
+        ],
+      },
+      {},
+      { activities: { 'code-exec': (call) => (call.stepId === 'list' ? { status: 'success', items: [{ id: 1 }, { id: 2 }] } : { status: 'success', outputs: { n: call.items.length } }) } },
+    );
+    assert.equal(outcome.status, 'completed');
+    assert.deepEqual(calls.filter((c) => c.stepId === 'each').map((c) => [c.itemIndex, c.item]), [[0, { id: 1 }], [1, { id: 2 }]]);
+    assert.equal(calls.filter((c) => c.stepId === 'all').length, 1, 'code-exec defaults to all');
+  });
+
   it('routes each item through a decider to its own port', async () => {
     const { ctx } = await run(
       {

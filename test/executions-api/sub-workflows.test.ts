@@ -55,6 +55,35 @@ describe('executions API: sub-workflows', function () {
     }
   });
 
+  it('runs one child with the whole batch as inputs.items when iterateItems is false', async () => {
+    await publish(x, c, {
+      name: 'Sum',
+      key: 'sum-batch',
+      steps: [
+        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        { id: 'sum', type: 'module', pluginType: 'code-exec', config: { code: 'return { total: inputs.items.reduce((a, i) => a + i.n, 0), label: inputs.label }' }, dependsOn: ['start'] },
+      ],
+      outputs: { total: '${{ steps.sum.outputs.total }}', label: '${{ steps.sum.outputs.label }}' },
+    });
+    await publish(x, c, {
+      name: 'Batch parent',
+      key: 'batch-parent',
+      steps: [
+        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        { id: 'items', type: 'module', pluginType: 'code-exec', config: { code: 'return [{ n: 1 }, { n: 2 }, { n: 3 }]' }, dependsOn: ['start'] },
+        { id: 'child', type: 'module', pluginType: 'sub-workflow', config: { workflowId: 'sum-batch', iterateItems: false, inputs: { label: 'three' } }, dependsOn: ['items'] },
+      ],
+      outputs: { child: '${{ steps.child.outputs.outputs }}' },
+    });
+    const id = await execute(x, c, 'batch-parent');
+    const done = await waitFor(x, c, id, finished);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.deepEqual(done.outputs, { child: { total: 6, label: 'three' } });
+    const children = await x.db.query<Array<{ inputs: unknown }>>(`SELECT inputs FROM executions WHERE parent_execution_id = $1`, [id]);
+    assert.equal(children.length, 1, 'one child for the whole batch');
+    assert.deepEqual(children[0].inputs, { label: 'three', items: [{ n: 1 }, { n: 2 }, { n: 3 }] });
+  });
+
   it('fails the parent step with a clear cause when the child workflow does not exist', async () => {
     await publish(x, c, {
       name: 'Broken parent',

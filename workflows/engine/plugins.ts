@@ -14,6 +14,8 @@ export interface PluginDescriptor {
   description: string;
   /** `each`: one call per item; `all`: one call with the whole batch. */
   executeMode: 'each' | 'all';
+  /** A config property that overrides `executeMode`, by its value (`iterateItems: false` → `all`). */
+  executeModeFrom?: { property: string; modes: Record<string, 'each' | 'all'> };
   /** Runs inside the workflow (no activity round trip). */
   inline: boolean;
   inputPorts: string[];
@@ -126,7 +128,8 @@ const descriptors: PluginDescriptor[] = [
     },
   },
   {
-    name: 'sub-workflow', kind: 'module', description: 'Runs a child execution per item.', executeMode: 'each', inline: true,
+    name: 'sub-workflow', kind: 'module', description: 'Runs a child execution per item (iterateItems: false: one child with inputs.items).', executeMode: 'each', inline: true,
+    executeModeFrom: { property: 'iterateItems', modes: { true: 'each', false: 'all' } },
     inputPorts: ['default'], outputPorts: ['default'],
     configSchema: {
       properties: {
@@ -149,6 +152,7 @@ const descriptors: PluginDescriptor[] = [
   },
   {
     name: 'code-exec', kind: 'module', description: 'JavaScript in a sandbox with memory and time limits.', executeMode: 'all', inline: false,
+    executeModeFrom: { property: 'mode', modes: { each: 'each', all: 'all' } },
     inputPorts: ['default'], outputPorts: ['default'],
     configSchema: {
       properties: {
@@ -162,6 +166,13 @@ const descriptors: PluginDescriptor[] = [
 ];
 
 export const PLUGINS: Readonly<Record<string, PluginDescriptor>> = Object.freeze(Object.fromEntries(descriptors.map((d) => [d.name, d])));
+
+/** The execute mode a step's config selects (a mode property), else the plugin's own. */
+export function executeModeOf(plugin: PluginDescriptor, config: Record<string, unknown>): 'each' | 'all' {
+  const from = plugin.executeModeFrom;
+  const value = from ? config[from.property] : undefined;
+  return (typeof value === 'string' || typeof value === 'boolean') && Object.hasOwn(from!.modes, String(value)) ? from!.modes[String(value)] : plugin.executeMode;
+}
 
 export function findPlugin(name: string): PluginDescriptor | undefined {
   return Object.prototype.hasOwnProperty.call(PLUGINS, name) ? PLUGINS[name] : undefined;

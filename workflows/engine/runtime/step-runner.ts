@@ -12,7 +12,7 @@ import { unwrapRaw } from '../expressions';
 import type { Activation, StepOutcome } from '../graph/walker';
 import type { Topology } from '../graph/topology';
 import { inlinePluginFor } from '../inline';
-import { findPlugin } from '../plugins';
+import { executeModeOf, findPlugin } from '../plugins';
 import { deferredSegmentSources, resolveTemplates, scopeForDeferred } from '../templates';
 import { mapLimit } from './concurrency';
 import { stepScope, type RuntimeContext, type ScopeExtras } from './context';
@@ -67,7 +67,7 @@ function evaluateCondition(condition: string | boolean, scope: EvaluationScope):
 async function runItems(env: StepEnv, step: StepDefinition, activation: Activation, signal: ScopeExtras['signal']): Promise<PluginResult> {
   const plugin = findPlugin(step.pluginType ?? '');
   const fanOut = step.metadata?.fanOutPerItem;
-  const mode = fanOut === true ? 'each' : fanOut === false ? 'all' : step.type === 'passthrough' ? 'all' : (plugin?.executeMode ?? 'each');
+  const mode = fanOut === true ? 'each' : fanOut === false ? 'all' : step.type === 'passthrough' ? 'all' : plugin ? executeModeOf(plugin, step.config ?? {}) : 'each';
   const items = activation.items;
   if (mode === 'all' || items.length <= 1) {
     return callPlugin(env, step, activation, { items, item: mode === 'each' ? items[0] : undefined, itemIndex: 0, signal });
