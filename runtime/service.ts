@@ -13,6 +13,7 @@ import { buildAreaRoutes } from '../api/routes';
 import type { AppConfig } from '../config/config';
 import { openDatabase, type Database } from '../db/database';
 import { startWorker, installTemporalRuntime, type RunningWorker } from '../worker/worker';
+import { startExecutionReconciler } from './execution-reconciler';
 import { closeGracefully, listen, portOf } from './http-server';
 import type { Logger } from './logger';
 import { resolveServiceSecrets } from './service-secrets';
@@ -33,7 +34,7 @@ export interface RunningService {
 export async function startService(config: AppConfig, logger: Logger, parts: ServiceParts): Promise<RunningService> {
   const cleanups: Array<{ name: string; run: () => Promise<void> }> = [];
   const stopAll = async (): Promise<void> => {
-    // Reverse order of start: HTTP first, then worker, Temporal client, database, Temporal server.
+    // Reverse order of start: start reconciler and HTTP first, then worker, Temporal client, database, Temporal server.
     for (const cleanup of cleanups.reverse().splice(0)) {
       try {
         await cleanup.run();
@@ -106,6 +107,15 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
       port = portOf(server);
       cleanups.push({ name: 'http server', run: () => closeGracefully(server, config.shutdownGraceMs) });
       logger.info({ port, host: config.host, publicBaseUrl: config.publicBaseUrl }, 'API listening');
+      // Repairs executions whose start a crashed API process lost (every API replica sweeps; that is safe).
+      const reconciler = startExecutionReconciler({
+        dataSource: database.dataSource,
+        temporal: client,
+        taskQueue: config.temporalTaskQueue,
+        publicBaseUrl: config.publicBaseUrl,
+        logger,
+      });
+      cleanups.push({ name: 'execution start reconciler', run: () => reconciler.stop() });
     }
     return { port, stop: stopAll };
   } catch (error) {

@@ -102,6 +102,39 @@ export async function setTemporalRunId(db: Db, id: string, runId: string): Promi
   await q(db, `UPDATE executions SET temporal_run_id = $2, updated_at = now() WHERE id = $1`, [id, runId]);
 }
 
+/**
+ * Top-level executions recorded but never linked to a Temporal run, older than
+ * `graceMs`, oldest first: the candidates of the start reconciler
+ * (runtime/execution-reconciler.ts). One statement; rows of other namespaces
+ * are left to the deployment that owns them.
+ *
+ * - `parent_execution_id IS NULL`: a sub-workflow child is recorded by its
+ *   parent's prepareChild activity and started by the parent workflow as a
+ *   child workflow; its temporal_run_id stays NULL for good. The parent owns it.
+ * - `trigger->>'source' <> 'cron'`: a cron tick's row is written by its own,
+ *   already running Temporal run (prepareScheduledExecution, with the run's
+ *   workflow id as execution id), which records its run id in the same
+ *   activity and retries until it has. That run owns it; starting it again
+ *   would run the tick twice.
+ * - `waiting` as well as `running`: only a workflow writes `waiting`, so such a
+ *   row always has a run; the reconciler finds it and records its id.
+ */
+export async function findUnstartedExecutions(
+  db: Db,
+  options: { temporalNamespace: string; graceMs: number; limit: number; organizationId?: string },
+): Promise<ExecutionRow[]> {
+  return (await q(
+    db,
+    `SELECT ${COLUMNS} FROM executions
+     WHERE temporal_run_id IS NULL AND parent_execution_id IS NULL AND status IN ('running', 'waiting')
+       AND trigger->>'source' IS DISTINCT FROM 'cron'
+       AND temporal_namespace = $1 AND created_at <= now() - $2::double precision * interval '1 millisecond'
+       AND ($3::text IS NULL OR organization_id = $3)
+     ORDER BY created_at, id LIMIT $4`,
+    [options.temporalNamespace, options.graceMs, options.organizationId ?? null, options.limit],
+  )) as ExecutionRow[];
+}
+
 export interface ExecutionFilter {
   workflowId?: string;
   alias?: string;

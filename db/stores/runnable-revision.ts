@@ -1,12 +1,13 @@
 /**
  * Which revision an execution runs: an explicit revision number wins, else the
  * named alias (default `latest`). Shared by the execute endpoint, webhook and
- * cron starts, and sub-workflow children.
+ * cron starts, and sub-workflow children; the input a run's workflow receives
+ * is built here too, for new runs and for recorded runs whose start was lost.
  */
 import type { DataSource, EntityManager } from 'typeorm';
 import type { WorkflowDefinition } from '../../workflows/engine/definition';
 import type { ExecutionInput, TriggerInfo } from '../../workflows/engine/runtime/types';
-import { insertExecution, type ExecutionRow } from './executions';
+import { insertExecution, type ExecutionRow, type NewExecution } from './executions';
 import { findAlias } from './workflow-aliases';
 import type { WorkflowRow } from './workflow-rows';
 import { findRevision, findWorkflow } from './workflows';
@@ -63,7 +64,7 @@ export interface NewRun {
  */
 export async function recordRun(db: DataSource | EntityManager, run: NewRun): Promise<{ row: ExecutionRow; created: boolean; input: ExecutionInput }> {
   const { runnable } = run;
-  const { row, created } = await insertExecution(db, {
+  const execution: NewExecution = {
     id: run.id,
     organizationId: run.organizationId,
     workflowId: runnable.workflow.id,
@@ -77,21 +78,50 @@ export async function recordRun(db: DataSource | EntityManager, run: NewRun): Pr
     parentExecutionId: run.parentExecutionId ?? null,
     temporalNamespace: run.temporalNamespace,
     createdBy: run.createdBy,
-  });
-  const input: ExecutionInput = {
-    executionId: row.id,
-    organizationId: run.organizationId,
-    workflowId: runnable.workflow.id,
-    workflowKey: runnable.workflow.key ?? undefined,
-    revision: runnable.revision,
-    alias: runnable.alias ?? undefined,
-    definition: runnable.definition,
-    inputs: run.inputs,
-    trigger: run.trigger,
-    correlationKey: run.correlationKey,
-    idempotencyKey: run.idempotencyKey,
-    parentExecutionId: run.parentExecutionId,
-    publicBaseUrl: run.publicBaseUrl,
   };
+  const { row, created } = await insertExecution(db, execution);
+  // Built from what this call asked for (an existing row under the same key is only reused by id).
+  const input = executionInput({ ...execution, id: row.id }, runnable.definition, run.publicBaseUrl);
   return { row, created, input };
+}
+
+/** The recorded fields of an execution its workflow input is built from. */
+export type RecordedRun = Pick<
+  ExecutionRow,
+  'id' | 'organizationId' | 'workflowId' | 'workflowKey' | 'revision' | 'alias' | 'inputs' | 'trigger' | 'correlationKey' | 'idempotencyKey' | 'parentExecutionId'
+>;
+
+/**
+ * The input an execution's workflow receives: its recorded fields plus the
+ * definition of its revision. One builder for a new run (recordRun) and for a
+ * recorded run whose start was lost (the start reconciler), so both start the
+ * same workflow.
+ */
+export function executionInput(run: RecordedRun, definition: WorkflowDefinition, publicBaseUrl: string | undefined): ExecutionInput {
+  return {
+    executionId: run.id,
+    organizationId: run.organizationId,
+    workflowId: run.workflowId,
+    workflowKey: run.workflowKey ?? undefined,
+    revision: run.revision,
+    alias: run.alias ?? undefined,
+    definition,
+    inputs: run.inputs,
+    trigger: run.trigger as unknown as TriggerInfo,
+    correlationKey: run.correlationKey ?? undefined,
+    idempotencyKey: run.idempotencyKey ?? undefined,
+    parentExecutionId: run.parentExecutionId ?? undefined,
+    publicBaseUrl,
+  };
+}
+
+/**
+ * The workflow input of a recorded execution, rebuilt from its row and the
+ * revision it names; undefined when that revision no longer exists (its
+ * workflow was deleted).
+ */
+export async function recordedRunInput(db: DataSource | EntityManager, row: RecordedRun, publicBaseUrl: string | undefined): Promise<ExecutionInput | undefined> {
+  const revision = await findRevision(db, row.workflowId, row.revision);
+  if (!revision?.definition) return undefined;
+  return executionInput(row, revision.definition as unknown as WorkflowDefinition, publicBaseUrl);
 }
