@@ -119,6 +119,172 @@ describe('plugin: code-exec', () => {
     const thrown = await failure(codeExec(context({ code: 'throw new TypeError("bad input")' }).ctx));
     assert.deepEqual([thrown.type, thrown.message], ['SANDBOX_ERROR', 'TypeError: bad input']);
   });
+
+  describe('fetch with network.allowedHosts', () => {
+    let server: http.Server;
+    let base: string;
+    let port: number;
+    const hits: Record<string, number> = {};
+    const closedEarly: string[] = [];
+    const BIG = 6 * 1024 * 1024;
+    before(async () => {
+      server = http.createServer((req, res) => {
+        const path = new URL(req.url ?? '/', 'http://x').pathname;
+        hits[path] = (hits[path] ?? 0) + 1;
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        req.on('end', () => {
+          if (path === '/json') return void res.setHeader('content-type', 'application/json').setHeader('x-echo', 'yes').end(JSON.stringify({ method: req.method, body, type: req.headers['content-type'] ?? null, token: req.headers['x-token'] ?? null }));
+          if (path === '/text') return void res.setHeader('content-type', 'text/plain').end('plain text');
+          if (path === '/redirect-out') return void res.writeHead(302, { location: `http://localhost:${port}/text` }).end();
+          if (path === '/hang') return void res.on('close', () => closedEarly.push(path));
+          if (path === '/big') {
+            res.setHeader('content-type', 'text/plain');
+            const chunk = Buffer.alloc(64 * 1024, 'x');
+            for (let sent = 0; sent < BIG; sent += chunk.length) res.write(chunk);
+            return void res.end();
+          }
+          if (path === '/big-declared') return void res.setHeader('content-length', String(BIG)).end(Buffer.alloc(BIG, 'y'));
+          res.statusCode = 404;
+          res.end('missing');
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      port = (server.address() as AddressInfo).port;
+      base = `http://127.0.0.1:${port}`;
+    });
+    beforeEach(() => {
+      for (const key of Object.keys(hits)) delete hits[key];
+      closedEarly.length = 0;
+    });
+    after(() => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    });
+
+    const allowLocal = { allowedHosts: ['127.0.0.1'] };
+    const run = (code: string, network: unknown = allowLocal, extra: Partial<ActivityCall> = {}, egress?: EgressPolicy) =>
+      codeExec(context({ code: `const base = ${JSON.stringify(base)};\n${code}`, network }, extra, egress).ctx);
+
+    it('fetches JSON and text from an allowed host, and disposes cleanly', async () => {
+      const result = await run(`
+        const a = await fetch(base + '/json');
+        const b = await fetch(base + '/text');
+        const missing = await fetch(base + '/nope');
+        return { json: await a.json(), ok: a.ok, status: a.status, url: a.url, type: a.headers['content-type'], echo: a.headers['x-echo'],
+                 text: await b.text(), again: await b.text(), missing: [missing.ok, missing.status, missing.statusText, await missing.text()] };`);
+      assert.deepEqual(result.outputs, {
+        json: { method: 'GET', body: '', type: null, token: null }, ok: true, status: 200, url: `${base}/json`, type: 'application/json', echo: 'yes',
+        text: 'plain text', again: 'plain text', missing: [false, 404, 'Not Found', 'missing'],
+      });
+    });
+
+    it('POSTs a JSON-encoded object body with headers; a string body is sent as is', async () => {
+      const result = await run(`
+        const r = await fetch(base + '/json', { method: 'post', headers: { 'X-Token': 't1' }, body: { a: 1 } });
+        const s = await fetch(base + '/json', { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'raw' });
+        return { posted: await r.json(), put: await s.json() };`);
+      assert.deepEqual(result.outputs, {
+        posted: { method: 'POST', body: '{"a":1}', type: 'application/json', token: 't1' },
+        put: { method: 'PUT', body: 'raw', type: 'text/plain', token: null },
+      });
+    });
+
+    it('refuses a host outside network.allowedHosts without a request, as a rejection the code can catch', async () => {
+      const result = await run(`
+        try { await fetch(base.replace('127.0.0.1', 'localhost') + '/json'); return { fetched: true }; }
+        catch (error) { return { name: error.name, message: error.message }; }`);
+      assert.deepEqual(result.outputs, { name: 'Error', message: 'fetch: host localhost is not in network.allowedHosts' });
+      assert.equal(hits['/json'], undefined, 'no request reached the server');
+
+      const uncaught = await failure(run(`await fetch(base + '/json');`, { allowedHosts: ['*.example.com'] }));
+      assert.deepEqual([uncaught.type, uncaught.message], ['SANDBOX_ERROR', 'Error: fetch: host 127.0.0.1 is not in network.allowedHosts']);
+      const redirected = await failure(run(`await fetch(base + '/redirect-out');`));
+      assert.equal(redirected.message, 'Error: fetch: host localhost is not in network.allowedHosts', 'every redirect hop is checked');
+      const notHttp = await failure(run(`await fetch('file:///etc/passwd');`, { allowedHosts: ['*'] }));
+      assert.match(notHttp.message, /^TypeError: fetch: only http and https URLs/);
+      assert.deepEqual(hits, { '/redirect-out': 1 });
+    });
+
+    it('lets the egress deny list win over network.allowedHosts', async () => {
+      const denyLocal = { allow: ['*'], deny: ['127.0.0.1'] };
+      const denied = await failure(run(`await fetch(base + '/json');`, allowLocal, {}, denyLocal));
+      assert.deepEqual([denied.type, denied.message], ['SANDBOX_ERROR', 'Error: fetch: host 127.0.0.1 is denied by the egress policy']);
+      const metadata = await failure(run(`await fetch('http://169.254.169.254/latest/meta-data/');`, { allowedHosts: ['*'] }));
+      assert.equal(metadata.message, 'Error: fetch: host 169.254.169.254 is denied by the egress policy');
+      assert.deepEqual(hits, {});
+    });
+
+    it('accepts the * pattern, and rejects with a TypeError when the host is unreachable', async () => {
+      const result = await run(`return { text: await (await fetch(base + '/text')).text() };`, { allowedHosts: ['*'] });
+      assert.deepEqual(result.outputs, { text: 'plain text' });
+      const closed = http.createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const closedPort = (closed.address() as AddressInfo).port;
+      await new Promise((resolve) => closed.close(resolve));
+      const unreachable = await failure(run(`await fetch('http://127.0.0.1:${closedPort}/');`, { allowedHosts: ['*'] }));
+      assert.match(unreachable.message, /^TypeError: fetch: the request to 127\.0\.0\.1 failed: .*ECONNREFUSED/);
+    });
+
+    it('fails with SANDBOX_TIMEOUT at the deadline while a request hangs, aborts it, and disposes cleanly', async () => {
+      const started = Date.now();
+      const timedOut = await failure(run(`try { await fetch(base + '/hang'); } catch (error) { return { caught: error.message }; }`, allowLocal, { timeoutMs: 500 }));
+      const elapsed = Date.now() - started;
+      assert.deepEqual([timedOut.type, timedOut.nonRetryable], ['SANDBOX_TIMEOUT', true]);
+      assert.ok(elapsed >= 450 && elapsed < 1500, `failed after ${elapsed} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.deepEqual(closedEarly, ['/hang'], 'the hanging request was aborted');
+    });
+
+    it('aborts an outstanding request when the activity is cancelled', async () => {
+      const { ctx } = context({ code: `await fetch(${JSON.stringify(base)} + '/hang');`, network: allowLocal });
+      const controller = new AbortController();
+      ctx.signal = controller.signal;
+      setTimeout(() => controller.abort(), 200);
+      const started = Date.now();
+      const cancelled = await failure(codeExec(ctx));
+      assert.equal(cancelled.type, 'SANDBOX_CANCELLED');
+      assert.ok(Date.now() - started < 1500);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.deepEqual(closedEarly, ['/hang']);
+    });
+
+    it('rejects a response body over 5 MiB, streamed or declared', async () => {
+      const result = await run(`
+        const out = [];
+        for (const path of ['/big', '/big-declared']) {
+          try { await (await fetch(base + path)).text(); out.push('read'); } catch (error) { out.push(error.message); }
+        }
+        return out;`);
+      assert.deepEqual(result.items, [{ result: 'fetch: response body over 5242880 bytes' }, { result: 'fetch: response body over 5242880 bytes' }]);
+    });
+
+    it('caps the number of fetch calls per run at 50', async () => {
+      const result = await run(`
+        let done = 0;
+        try { for (let i = 0; i < 60; i++) { await fetch(base + '/text'); done++; } } catch (error) { return { done, message: error.message }; }
+        return { done };`);
+      assert.deepEqual(result.outputs, { done: 50, message: 'fetch: more than 50 calls in one run' });
+      assert.equal(hits['/text'], 50);
+    });
+
+    it('runs requests concurrently, and returns without waiting for ones the code does not await', async () => {
+      const result = await run(`
+        const texts = await Promise.all([1, 2, 3].map(() => fetch(base + '/text').then((r) => r.text())));
+        fetch(base + '/hang');
+        return { texts };`);
+      assert.deepEqual(result.outputs, { texts: ['plain text', 'plain text', 'plain text'] });
+    });
+
+    it('has no fetch without network.allowedHosts, and still reports a deadlock', async () => {
+      for (const network of [null, {}, { allowedHosts: [] }]) {
+        assert.deepEqual((await run('return typeof fetch', network)).outputs, { result: 'undefined' });
+      }
+      assert.equal((await failure(run('await new Promise(() => {});', null))).type, 'SANDBOX_DEADLOCK');
+      assert.equal((await failure(run('await (await fetch(base + "/text")).text(); await new Promise(() => {});'))).type, 'SANDBOX_DEADLOCK');
+      assert.equal((await failure(run('fetch(base + "/text")', { allowedHosts: 'x' }))).type, 'PLUGIN_CONFIG_INVALID');
+    });
+  });
 });
 
 describe('plugin: paginated-fetch', () => {

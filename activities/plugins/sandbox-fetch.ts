@@ -1,0 +1,287 @@
+/**
+ * A host `fetch` for a QuickJS context, for code-exec's `network.allowedHosts`.
+ *
+ * The sandbox is the synchronous build (no asyncify), so `fetch(url, init)`
+ * returns at once a QuickJS promise (`vm.newPromise()`) and starts a real
+ * Node fetch; when that settles, the promise is resolved with a small
+ * Response-like object (`ok`, `status`, `statusText`, `url`, `headers`,
+ * `text()`, `json()`) or rejected with an Error. The caller runs the
+ * runtime's pending jobs afterwards: `next()` resolves when the next
+ * outstanding request has settled its promise, and `outstanding` says whether
+ * there is anything to wait for. `dispose()` aborts what is still in flight
+ * and frees every handle the bridge holds; call it before disposing the context.
+ *
+ * Every URL, each redirect included, must be http(s) with a host that matches
+ * `allowedHosts` and that the worker's egress policy allows (its deny list
+ * wins); a refused host rejects the promise without sending anything. The
+ * body is read up to a cap, and a run makes a bounded number of calls.
+ * Request headers and bodies are never logged or put in error messages.
+ */
+import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten';
+import { egressAllowed, hostMatches, type EgressPolicy } from './egress';
+
+export const SANDBOX_FETCH_MAX_CALLS = 50;
+export const SANDBOX_FETCH_MAX_BODY_BYTES = 5 * 1024 * 1024;
+const MAX_REDIRECTS = 10;
+
+export interface SandboxFetchOptions {
+  /** Host patterns as in the egress policy: `api.example.com`, `*.example.com`, `*`. */
+  allowedHosts: string[];
+  egress: EgressPolicy;
+  /** Aborts every request: activity cancellation, the code's deadline. */
+  signal: AbortSignal;
+  maxCalls?: number;
+  maxBodyBytes?: number;
+}
+
+interface OutgoingRequest {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+interface FetchedResponse {
+  status: number;
+  statusText: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** An error meant for the sandbox code, as `name: message`. */
+class GuestError extends Error {
+  constructor(message: string, readonly guestName: 'Error' | 'TypeError' = 'Error') {
+    super(message);
+  }
+}
+
+/** Builds the Response-like object inside the sandbox; the body is already read. */
+const RESPONSE_FACTORY = `(function (status, statusText, url, headersJson, body) {
+  return Object.freeze({
+    ok: status >= 200 && status < 300, status, statusText, url, headers: JSON.parse(headersJson),
+    text: async () => body,
+    json: async () => JSON.parse(body),
+  });
+})`;
+
+export class SandboxFetch {
+  /** Outstanding host operations and the sandbox promise each one settles. */
+  private readonly pending = new Map<Promise<void>, QuickJSDeferredPromise>();
+  private readonly controller = new AbortController();
+  private readonly signal: AbortSignal;
+  private readonly maxCalls: number;
+  private readonly maxBodyBytes: number;
+  private factory: QuickJSHandle | undefined;
+  private calls = 0;
+  private closed = false;
+  private fault: Error | undefined;
+
+  constructor(private readonly vm: QuickJSContext, private readonly options: SandboxFetchOptions) {
+    this.signal = AbortSignal.any([options.signal, this.controller.signal]);
+    this.maxCalls = options.maxCalls ?? SANDBOX_FETCH_MAX_CALLS;
+    this.maxBodyBytes = options.maxBodyBytes ?? SANDBOX_FETCH_MAX_BODY_BYTES;
+  }
+
+  /** Defines the global `fetch` in the context. */
+  install(): void {
+    this.factory = this.vm.unwrapResult(this.vm.evalCode(RESPONSE_FACTORY, 'sandbox-fetch.js'));
+    const fetchHandle = this.vm.newFunction('fetch', (url?: QuickJSHandle, init?: QuickJSHandle) => this.start(url, init));
+    this.vm.setProp(this.vm.global, 'fetch', fetchHandle);
+    fetchHandle.dispose();
+  }
+
+  /** Requests whose sandbox promise is not settled yet. */
+  get outstanding(): number {
+    return this.pending.size;
+  }
+
+  /** Resolves once the next outstanding request has settled its sandbox promise (run the pending jobs then). */
+  async next(): Promise<void> {
+    if (this.pending.size === 0) return;
+    await Promise.race(this.pending.keys());
+    if (this.fault !== undefined) throw this.fault;
+  }
+
+  /** Aborts the requests in flight and frees every handle; the sandbox promises left pending stay so. */
+  dispose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.controller.abort(new Error('the sandbox was disposed'));
+    for (const deferred of this.pending.values()) deferred.dispose();
+    this.pending.clear();
+    this.factory?.dispose();
+  }
+
+  /** The host side of the sandbox's `fetch`: returns the promise handle (disposed by the caller, quickjs-emscripten). */
+  private start(urlHandle: QuickJSHandle | undefined, initHandle: QuickJSHandle | undefined): QuickJSHandle {
+    const deferred = this.vm.newPromise();
+    let request: OutgoingRequest;
+    try {
+      request = this.prepare(urlHandle, initHandle);
+    } catch (error) {
+      // Rejected at once: reject() frees the resolvers, quickjs-emscripten the returned handle.
+      try {
+        this.rejectWith(deferred, error, undefined);
+      } catch (failure) {
+        deferred.dispose();
+        throw failure;
+      }
+      return deferred.handle;
+    }
+    const operation: Promise<void> = this.perform(request)
+      .then(
+        (response) => this.settle(deferred, () => this.resolveWith(deferred, response)),
+        (error: unknown) => this.settle(deferred, () => this.rejectWith(deferred, error, request.url.hostname)),
+      )
+      .finally(() => this.pending.delete(operation));
+    this.pending.set(operation, deferred);
+    return deferred.handle;
+  }
+
+  private prepare(urlHandle: QuickJSHandle | undefined, initHandle: QuickJSHandle | undefined): OutgoingRequest {
+    this.calls += 1;
+    if (this.calls > this.maxCalls) throw new GuestError(`fetch: more than ${this.maxCalls} calls in one run`);
+    const url = parseUrl(urlHandle ? this.vm.dump(urlHandle) : undefined);
+    this.checkHost(url);
+    const init = (initHandle ? this.vm.dump(initHandle) : undefined) as Record<string, unknown> | null | undefined;
+    const method = typeof init?.method === 'string' ? init.method.toUpperCase() : 'GET';
+    const headers = stringHeaders(init?.headers);
+    return { url, method, headers, body: encodeBody(init?.body, headers) };
+  }
+
+  private checkHost(url: URL): void {
+    const host = url.hostname;
+    if (!this.options.allowedHosts.some((pattern) => hostMatches(host, pattern))) throw new GuestError(`fetch: host ${host} is not in network.allowedHosts`);
+    if (!egressAllowed(this.options.egress, host)) throw new GuestError(`fetch: host ${host} is denied by the egress policy`);
+  }
+
+  /** One request, following redirects by hand so that every hop passes `checkHost`. */
+  private async perform(first: OutgoingRequest): Promise<FetchedResponse> {
+    let { url, method, body } = first;
+    const headers = { ...first.headers };
+    for (let hop = 0; ; hop++) {
+      const response = await fetch(url, { method, headers, body, redirect: 'manual', signal: this.signal });
+      const location = response.headers.get('location');
+      if (response.status < 300 || response.status >= 400 || !location) return this.read(response, url);
+      await response.body?.cancel();
+      if (hop >= MAX_REDIRECTS) throw new GuestError(`fetch: more than ${MAX_REDIRECTS} redirects`, 'TypeError');
+      const next = parseUrl(new URL(location, url).href);
+      this.checkHost(next);
+      if (next.origin !== url.origin) {
+        for (const name of Object.keys(headers)) if (/^(authorization|cookie|proxy-authorization)$/i.test(name)) delete headers[name];
+      }
+      if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+        method = method === 'HEAD' ? 'HEAD' : 'GET';
+        body = undefined;
+        for (const name of Object.keys(headers)) if (/^content-(type|length|encoding|language|location)$/i.test(name)) delete headers[name];
+      }
+      url = next;
+    }
+  }
+
+  private async read(response: Response, url: URL): Promise<FetchedResponse> {
+    const declared = Number(response.headers.get('content-length') ?? 0);
+    if (declared > this.maxBodyBytes) {
+      await response.body?.cancel();
+      throw new GuestError(`fetch: response body over ${this.maxBodyBytes} bytes`);
+    }
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    if (response.body) {
+      const reader = response.body.getReader();
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        const bytes = chunk.value as Uint8Array;
+        size += bytes.byteLength;
+        if (size > this.maxBodyBytes) {
+          await reader.cancel();
+          throw new GuestError(`fetch: response body over ${this.maxBodyBytes} bytes`);
+        }
+        chunks.push(bytes);
+      }
+    }
+    return {
+      status: response.status,
+      statusText: response.statusText,
+      url: url.href,
+      headers: Object.fromEntries(response.headers.entries()),
+      body: Buffer.concat(chunks).toString('utf8'),
+    };
+  }
+
+  /** Applies a settlement unless the bridge was disposed meanwhile (its deferreds are gone then). */
+  private settle(deferred: QuickJSDeferredPromise, apply: () => void): void {
+    if (this.closed) return;
+    try {
+      apply();
+    } catch (error) {
+      this.fault ??= error instanceof Error ? error : new Error(String(error));
+    } finally {
+      deferred.dispose();
+    }
+  }
+
+  private resolveWith(deferred: QuickJSDeferredPromise, response: FetchedResponse): void {
+    const vm = this.vm;
+    const args = [vm.newNumber(response.status), vm.newString(response.statusText), vm.newString(response.url), vm.newString(JSON.stringify(response.headers)), vm.newString(response.body)];
+    try {
+      const result = vm.callFunction(this.factory!, vm.undefined, ...args);
+      if (result.error) {
+        deferred.reject(result.error);
+        result.error.dispose();
+      } else {
+        deferred.resolve(result.value);
+        result.value.dispose();
+      }
+    } finally {
+      for (const arg of args) arg.dispose();
+    }
+  }
+
+  private rejectWith(deferred: QuickJSDeferredPromise, error: unknown, host: string | undefined): void {
+    const { name, message } = this.guestError(error, host);
+    const handle = this.vm.newError({ name, message });
+    try {
+      deferred.reject(handle);
+    } finally {
+      handle.dispose();
+    }
+  }
+
+  private guestError(error: unknown, host: string | undefined): { name: string; message: string } {
+    if (error instanceof GuestError) return { name: error.guestName, message: error.message };
+    const request = host === undefined ? 'the request' : `the request to ${host}`;
+    if (this.signal.aborted) return { name: 'AbortError', message: `fetch: ${request} was aborted` };
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error);
+    return { name: 'TypeError', message: `fetch: ${request} failed: ${cause}` };
+  }
+}
+
+function parseUrl(value: unknown): URL {
+  let url: URL;
+  try {
+    url = new URL(String(value));
+  } catch {
+    throw new GuestError('fetch: invalid URL', 'TypeError');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new GuestError(`fetch: only http and https URLs are allowed, not ${url.protocol}`, 'TypeError');
+  return url;
+}
+
+function stringHeaders(value: unknown): Record<string, string> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
+  const headers: Record<string, string> = {};
+  for (const [name, header] of Object.entries(value)) {
+    if (header === undefined || header === null) continue;
+    headers[name] = typeof header === 'string' ? header : JSON.stringify(header);
+  }
+  return headers;
+}
+
+/** A string is sent as is; anything else as JSON, with a JSON content type unless one is set. */
+function encodeBody(value: unknown, headers: Record<string, string>): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  return JSON.stringify(value);
+}
