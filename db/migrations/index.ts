@@ -11,6 +11,7 @@ import { ProviderCatalog1763710000004 } from './1763710000004-provider-catalog';
 import { WorkflowDefinitions1763720000000 } from './1763720000000-workflow-definitions';
 import { ConfigEntries1763720000001 } from './1763720000001-config-entries';
 import { Executions1763730000000 } from './1763730000000-executions';
+import { ExecutionsUnstarted1763730000001 } from './1763730000001-executions-unstarted';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -24,4 +25,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   ConfigEntries1763720000001,
   // Executions, step records and logs.
   Executions1763730000000,
+  ExecutionsUnstarted1763730000001,
 ];

@@ -105,8 +105,9 @@ export async function setTemporalRunId(db: Db, id: string, runId: string): Promi
 /**
  * Top-level executions recorded but never linked to a Temporal run, older than
  * `graceMs`, oldest first: the candidates of the start reconciler
- * (runtime/execution-reconciler.ts). One statement; rows of other namespaces
- * are left to the deployment that owns them.
+ * (runtime/execution-reconciler.ts). One statement over the partial index
+ * executions_unstarted; rows of other namespaces are left to the deployment
+ * that owns them.
  *
  * - `parent_execution_id IS NULL`: a sub-workflow child is recorded by its
  *   parent's prepareChild activity and started by the parent workflow as a
