@@ -4,7 +4,7 @@
  * `{path, message}` entry whose path is a JSON pointer into the document as
  * the client sent it.
  */
-import { WORKFLOW_KEY_PATTERN, type DefinitionIssue, type DefinitionWarning, type WorkflowDefinition } from './definition';
+import { WORKFLOW_KEY_PATTERN, type DefinitionIssue, type DefinitionWarning, type StepDefinition, type WorkflowDefinition } from './definition';
 import type { ConfigReference } from './expressions';
 import { hasOwn, isObject, normalizeDefinition, normalizeFolderPath } from './normalize';
 import { outputPortsOf } from './plugins';
@@ -116,24 +116,31 @@ function validateConnections(def: WorkflowDefinition, sources: ConnectionSource[
   }
 }
 
-function checkPorts(def: WorkflowDefinition, connection: WorkflowDefinition['connections'][number], at: ConnectionSource, issues: DefinitionIssue[]): void {
-  const source = def.steps[connection.from];
+type Connection = WorkflowDefinition['connections'][number];
+
+function checkPorts(def: WorkflowDefinition, connection: Connection, at: ConnectionSource, issues: DefinitionIssue[]): void {
   const target = def.steps[connection.to];
   if (target.type === 'trigger') issues.push({ path: connectionPath(at, 'to'), message: `step "${connection.to}" is a trigger and cannot have incoming connections` });
-  const sourcePlugin = connection.sourcePort === 'default' ? undefined : stepPlugin(source);
-  if (connection.sourcePort === 'default') {
-    // Every step has the default output port.
-  } else if (sourcePlugin && typeof source.config === 'object' && source.config !== null) {
-    const ports = outputPortsOf(sourcePlugin, source.config);
-    if (!ports.includes(connection.sourcePort)) {
-      issues.push({ path: connectionPath(at, 'sourcePort'), message: `CONNECTION_SOURCE_PORT_UNKNOWN: step "${connection.from}" (${sourcePlugin.name}) has no output port "${connection.sourcePort}"; ports: ${ports.join(', ')}` });
-    }
-  } else if (!sourcePlugin) {
+  // Every step has the `default` ports: only other names need the plugins' port lists.
+  if (connection.sourcePort !== 'default') checkSourcePort(def.steps[connection.from], connection, at, issues);
+  if (connection.targetPort !== 'default') checkTargetPort(target, connection, at, issues);
+}
+
+function checkSourcePort(source: StepDefinition, connection: Connection, at: ConnectionSource, issues: DefinitionIssue[]): void {
+  const plugin = stepPlugin(source);
+  if (!plugin) {
     issues.push({ path: connectionPath(at, 'sourcePort'), message: `step "${connection.from}" has only the output port "default"` });
+    return;
   }
-  if (connection.targetPort === 'default') return;
-  const targetPlugin = stepPlugin(target);
-  const inputPorts = ['default', ...(targetPlugin?.inputPorts ?? [])];
+  if (typeof source.config !== 'object' || source.config === null) return;
+  const ports = outputPortsOf(plugin, source.config);
+  if (!ports.includes(connection.sourcePort)) {
+    issues.push({ path: connectionPath(at, 'sourcePort'), message: `CONNECTION_SOURCE_PORT_UNKNOWN: step "${connection.from}" (${plugin.name}) has no output port "${connection.sourcePort}"; ports: ${ports.join(', ')}` });
+  }
+}
+
+function checkTargetPort(target: StepDefinition, connection: Connection, at: ConnectionSource, issues: DefinitionIssue[]): void {
+  const inputPorts = ['default', ...(stepPlugin(target)?.inputPorts ?? [])];
   if (!inputPorts.includes(connection.targetPort)) {
     issues.push({ path: connectionPath(at, 'targetPort'), message: `step "${connection.to}" has no input port "${connection.targetPort}"; ports: ${[...new Set(inputPorts)].join(', ')}` });
   }
