@@ -37,6 +37,13 @@ describe('executions API: a secret canary never leaks', function () {
     await x?.stop();
   });
 
+  /** The run's Temporal history as text, payload bytes (base64 `data` strings) decoded so a search sees what payloads carry. */
+  async function readableHistory(id: string): Promise<string> {
+    return JSON.stringify(await x.env.client.workflow.getHandle(id).fetchHistory(), (key, value: unknown) =>
+      key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
+    );
+  }
+
   it('sends the secret to the server and redacts it everywhere else', async () => {
     const canary = `canary-${randomBytes(16).toString('hex')}`;
     const created = await c.auth(x.t.request.post('/workflows/config')).send({ name: 'API_TOKEN', value: canary, secret: true, path: '/' });
@@ -85,10 +92,7 @@ describe('executions API: a secret canary never leaks', function () {
       [id],
     );
     for (const row of rows) assert.equal(row.text.includes(canary), false, `a stored row leaks the secret: ${row.text}`);
-    // The history serializes payload bytes as base64 `data` strings: decode them so the search sees what payloads carry.
-    const history = JSON.stringify(await x.env.client.workflow.getHandle(id).fetchHistory(), (key, value: unknown) =>
-      key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
-    );
+    const history = await readableHistory(id);
     assert.ok(history.includes(`${baseUrl}/hook`), 'payloads are readable in the decoded history');
     for (const form of [canary, Buffer.from(canary).toString('base64')]) assert.equal(history.includes(form), false, 'the Temporal history leaks the secret');
   });
@@ -131,9 +135,7 @@ describe('executions API: a secret canary never leaks', function () {
     );
     assert.ok(rows.some((row) => row.text.includes('token is <redacted>')), 'the sandbox log line was recorded, redacted');
     for (const row of rows) assert.equal(row.text.includes(canary), false, `a stored row leaks the secret: ${row.text}`);
-    const history = JSON.stringify(await x.env.client.workflow.getHandle(id).fetchHistory(), (key, value: unknown) =>
-      key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
-    );
+    const history = await readableHistory(id);
     assert.equal(history.includes(canary), false, 'the Temporal history leaks the secret');
     for (const line of allCapturedLines) assert.equal(line.includes(canary), false, 'a service log line leaks the secret');
   });
@@ -163,9 +165,7 @@ describe('executions API: a secret canary never leaks', function () {
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.equal(received.length, before + 1);
     assert.equal(received[before]['x-key'], `mixer:${canary}`, 'the activity evaluated the whole expression');
-    const history = JSON.stringify(await x.env.client.workflow.getHandle(id).fetchHistory(), (key, value: unknown) =>
-      key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
-    );
+    const history = await readableHistory(id);
     assert.equal(history.includes(canary), false, 'the Temporal history leaks the secret');
   });
 });
