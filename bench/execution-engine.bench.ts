@@ -59,7 +59,7 @@ function input(doc: Record<string, unknown>): ExecutionInput {
 }
 
 export async function run(): Promise<BenchReport> {
-  const env = await createTestTemporalEnv('local', { standIn: true });
+  const env = await createTestTemporalEnv('local', { server: 'stand-in' });
   const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
   const worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle: await workflowBundle(), activities });
   const running = worker.run();

@@ -27,7 +27,11 @@ export interface AppConfig {
   temporalTaskQueue: string;
   /** Path of a Temporal CLI binary used for the local dev server. */
   temporalCliPath?: string;
-  /** Temporal Web UI base URL, used to build links to executions. */
+  /** Which local Temporal to start without TEMPORAL_ADDRESS (`TEMPORAL_SERVER`: auto, cli or stand-in; default auto). */
+  temporalServer: 'auto' | 'cli' | 'stand-in';
+  /** Port of the local CLI dev server's Web UI (`TEMPORAL_UI_PORT`, default 8233). */
+  temporalUiPort: number;
+  /** Temporal Web UI base URL, used to build links to executions. Unset: the local dev server's UI, when one runs. */
   temporalUiUrl?: string;
   /** HS256 key. Unset together with `authJwksUrl`: a development key is generated under `dataDir`. */
   authJwtSecret?: string;
@@ -109,6 +113,9 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
   const temporalTaskQueue = read('TEMPORAL_TASK_QUEUE') ?? 'platform-workflows';
   if (!namePattern.test(temporalTaskQueue)) problems.push(`TEMPORAL_TASK_QUEUE is not a valid task queue name (got "${temporalTaskQueue}")`);
 
+  const temporalServer = (read('TEMPORAL_SERVER') ?? 'auto').toLowerCase() as AppConfig['temporalServer'];
+  if (!['auto', 'cli', 'stand-in'].includes(temporalServer)) problems.push(`TEMPORAL_SERVER must be auto, cli or stand-in (got "${temporalServer}")`);
+
   const authJwtSecret = read('AUTH_JWT_SECRET');
   if (authJwtSecret !== undefined && Buffer.byteLength(authJwtSecret) < 32) {
     problems.push('AUTH_JWT_SECRET must be at least 32 bytes long (HS256 needs a 256-bit key)');
@@ -149,6 +156,8 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     temporalNamespace,
     temporalTaskQueue,
     temporalCliPath: read('TEMPORAL_CLI_PATH'),
+    temporalServer,
+    temporalUiPort: integer('TEMPORAL_UI_PORT', 8233, 1, 65535),
     temporalUiUrl: url('TEMPORAL_UI_URL', ['http:', 'https:']),
     authJwtSecret,
     authJwksUrl,

@@ -4,6 +4,7 @@
  * Temporal, starts the requested parts, and shuts everything down in order on
  * SIGTERM or SIGINT.
  */
+import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../api/app';
 import { DEFAULT_EGRESS } from '../activities/plugins/egress';
@@ -57,10 +58,18 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
       address: config.temporalAddress,
       namespace: config.temporalNamespace,
       cliPath: config.temporalCliPath,
+      server: config.temporalServer,
+      // The one-process `npm start` gives operators the dev server's Web UI and keeps its runs across restarts.
+      ...(parts.api && parts.worker
+        ? { uiPort: config.temporalUiPort, preferredPort: 7233, dbFilename: path.join(config.dataDir, 'temporal', 'dev-server.sqlite') }
+        : {}),
       onWarning: (message) => logger.warn(message),
+      onProgress: (message) => logger.info(message),
     });
     cleanups.push({ name: 'temporal server', run: () => temporal.stop() });
-    logger.info({ address: temporal.address, namespace: temporal.namespace, kind: temporal.kind }, 'Temporal resolved');
+    const temporalUiUrl = config.temporalUiUrl ?? temporal.uiUrl;
+    logger.info({ address: temporal.address, namespace: temporal.namespace, kind: temporal.kind, ui: temporalUiUrl }, 'Temporal resolved');
+    if (temporal.uiUrl) logger.info(`Temporal Web UI: ${temporal.uiUrl}`);
 
     const connection = await Connection.connect({ address: temporal.address });
     cleanups.push({ name: 'temporal client', run: () => connection.close() });
@@ -99,9 +108,9 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
         verifier: createTokenVerifier(secrets.auth),
         readiness: {
           postgres: async () => void (await database.dataSource.query('SELECT 1')),
-          temporal: async () => void (await connection.workflowService.getSystemInfo({})),
+          temporal: Object.assign(async () => void (await connection.workflowService.getSystemInfo({})), { kind: temporal.kind }),
         },
-        routes: buildAreaRoutes({ config, dataSource: database.dataSource, temporal: client, encryptionKey: secrets.encryptionKey }),
+        routes: buildAreaRoutes({ config: { ...config, temporalUiUrl }, dataSource: database.dataSource, temporal: client, encryptionKey: secrets.encryptionKey }),
       });
       const server = await listen(app.koa.callback(), config.port, config.host);
       port = portOf(server);

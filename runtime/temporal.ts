@@ -1,23 +1,31 @@
 /**
  * Resolves the Temporal the app (and tests) talk to:
  *  1. `address` (TEMPORAL_ADDRESS) when configured;
- *  2. else the Temporal CLI dev server, when a binary is available (`cliPath`,
- *     `temporal` on PATH, or the copy `@temporalio/testing` caches in the temp dir);
+ *  2. else the real Temporal CLI development server (see temporal-cli.ts for where a
+ *     binary is found or downloaded), with its Web UI and SQLite persistence when asked;
  *  3. else the in-memory stand-in (test/temporal-server), launched through its
  *     executable, with a warning: its executions do not survive a restart.
- * Local servers are started as child processes on a free port; `stop()` ends them.
+ * `server: 'stand-in'` (TEMPORAL_SERVER) skips step 2; `server: 'cli'` makes a missing
+ * CLI an error instead of a fall-back. Local servers are child processes; `stop()` ends them.
  */
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { downloadTemporalCli, findTemporalCli } from './temporal-cli';
+
+
+export type TemporalKind = 'configured' | 'cli' | 'stand-in';
+/** TEMPORAL_SERVER: which local server to use when no address is configured. */
+export type TemporalServerChoice = 'auto' | 'cli' | 'stand-in';
 
 export interface TemporalEndpoint {
   address: string;
   namespace: string;
-  kind: 'configured' | 'cli' | 'stand-in';
+  kind: TemporalKind;
+  /** The Web UI's base URL, when we started a server that serves one. */
+  uiUrl?: string;
   /** stops what we started; no-op for configured */
   stop(): Promise<void>;
 }
@@ -26,7 +34,17 @@ export interface ResolveTemporalOptions {
   address?: string;
   namespace: string;
   cliPath?: string;
+  server?: TemporalServerChoice;
+  /** Serve the CLI dev server's Web UI on this port (taken: another free port, with a warning). Unset: headless. */
+  uiPort?: number;
+  /** Frontend port to use when free (else any free port). Unset: any free port. */
+  preferredPort?: number;
+  /** SQLite file for the CLI dev server, so executions survive a restart. Unset: in memory. */
+  dbFilename?: string;
+  /** Try `@temporalio/testing`'s download when no CLI is on this machine (default true). */
+  download?: boolean;
   onWarning?: (message: string) => void;
+  onProgress?: (message: string) => void;
 }
 
 /** The stand-in's executables (Temporal CLI dev server and time-skipping test server look-alikes). */
@@ -37,32 +55,54 @@ export async function resolveTemporal(options: ResolveTemporalOptions): Promise<
   if (options.address) {
     return { address: options.address, namespace: options.namespace, kind: 'configured', stop: async () => {} };
   }
-  const cli = await findTemporalCli(options.cliPath);
-  if (cli && realpathSync(cli) !== realpathSync(STAND_IN_DEV_SERVER)) return startDevServer(cli, options.namespace, 'cli');
-  options.onWarning?.(
-    'No TEMPORAL_ADDRESS and no Temporal CLI found: using the in-memory Temporal stand-in. Workflow executions will not survive a restart.',
-  );
+  const choice = options.server ?? 'auto';
+  if (choice !== 'stand-in') {
+    const cli = await locateCli(options);
+    if (cli) return startCliDevServer(cli, options);
+    if (choice === 'cli') {
+      throw new Error('TEMPORAL_SERVER=cli but no Temporal CLI was found: run scripts/install-temporal-cli or set TEMPORAL_CLI_PATH');
+    }
+    options.onWarning?.(
+      'No TEMPORAL_ADDRESS and no Temporal CLI found: using the in-memory Temporal stand-in. Workflow executions will not survive a restart. Run scripts/install-temporal-cli for the real server and its Web UI.',
+    );
+  }
   return startDevServer(STAND_IN_DEV_SERVER, options.namespace, 'stand-in');
 }
 
-/** `cliPath`, else `temporal` on PATH, else the CLI `@temporalio/testing` downloaded earlier. */
-export async function findTemporalCli(cliPath?: string): Promise<string | undefined> {
-  if (cliPath) {
-    if (!existsSync(cliPath)) throw new Error(`Temporal CLI not found at ${cliPath}`);
-    return cliPath;
+/** A real CLI binary already on this machine (never the stand-in's look-alike, which may sit on PATH as `temporal`). */
+export async function findRealTemporalCli(cliPath?: string): Promise<string | undefined> {
+  const found = await findTemporalCli(cliPath);
+  return found && realpathSync(found) !== realpathSync(STAND_IN_DEV_SERVER) ? found : undefined;
+}
+
+async function locateCli(options: ResolveTemporalOptions): Promise<string | undefined> {
+  const found = await findRealTemporalCli(options.cliPath);
+  if (found || options.download === false) return found;
+  return downloadTemporalCli({ onProgress: options.onProgress });
+}
+
+async function startCliDevServer(cli: string, options: ResolveTemporalOptions): Promise<TemporalEndpoint> {
+  const extraArgs: string[] = [];
+  let uiUrl: string | undefined;
+  if (options.uiPort !== undefined) {
+    let uiPort = options.uiPort;
+    if (!(await isPortFree(uiPort))) {
+      const taken = uiPort;
+      uiPort = await freePort();
+      options.onWarning?.(`Temporal Web UI port ${taken} is taken; serving the UI on ${uiPort} (set TEMPORAL_UI_PORT)`);
+    }
+    extraArgs.push('--ui-port', String(uiPort));
+    uiUrl = `http://127.0.0.1:${uiPort}`;
+  } else {
+    extraArgs.push('--headless');
   }
-  const onPath = await new Promise<string | undefined>((resolve) => {
-    execFile('sh', ['-c', 'command -v temporal'], (error, stdout) => resolve(error ? undefined : stdout.trim() || undefined));
-  });
-  if (onPath) return onPath;
-  try {
-    const pkg = JSON.parse(readFileSync(require.resolve('@temporalio/testing/package.json'), 'utf8')) as { version: string };
-    const cached = path.join(os.tmpdir(), `temporal-sdk-typescript-${pkg.version}`);
-    if (existsSync(cached)) return cached;
-  } catch {
-    // no @temporalio/testing: no cached download
+  if (options.dbFilename) {
+    mkdirSync(path.dirname(options.dbFilename), { recursive: true });
+    extraArgs.push('--db-filename', options.dbFilename);
   }
-  return undefined;
+  const port = options.preferredPort !== undefined && (await isPortFree(options.preferredPort)) ? options.preferredPort : undefined;
+  const endpoint = await startDevServer(cli, options.namespace, 'cli', { extraArgs, port });
+  return { ...endpoint, uiUrl };
 }
 
 export async function freePort(host = '127.0.0.1'): Promise<number> {
@@ -78,9 +118,14 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
 }
 
 /** Launches a dev server (the Temporal CLI or the stand-in's look-alike) on a free port and waits until it serves. */
-export async function startDevServer(executable: string, namespace: string, kind: 'cli' | 'stand-in'): Promise<TemporalEndpoint> {
-  const port = await freePort();
-  const args = ['server', 'start-dev', '--port', String(port), '--namespace', namespace, '--ip', '127.0.0.1', '--headless', '--log-level', 'warn'];
+export async function startDevServer(
+  executable: string,
+  namespace: string,
+  kind: 'cli' | 'stand-in',
+  options: { extraArgs?: string[]; port?: number } = {},
+): Promise<TemporalEndpoint> {
+  const port = options.port ?? (await freePort());
+  const args = ['server', 'start-dev', '--port', String(port), '--namespace', namespace, '--ip', '127.0.0.1', '--log-level', 'warn', ...(options.extraArgs ?? ['--headless'])];
   const child = spawn(executable, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   const address = `127.0.0.1:${port}`;
   try {
@@ -90,6 +135,14 @@ export async function startDevServer(executable: string, namespace: string, kind
     throw error;
   }
   return { address, namespace, kind, stop: () => stopChild(child) };
+}
+
+async function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
 }
 
 async function waitUntilServing(address: string, child: ChildProcess, timeoutMs: number): Promise<void> {

@@ -9,7 +9,9 @@ import { notFound } from '../http/errors';
 import { defineRoute, type HandlerResult, type RouteDefinition } from '../http/route';
 import type { HttpMetrics } from './metrics';
 
-export type ReadinessChecks = Record<string, () => Promise<void>>;
+/** A dependency check; `kind` says which implementation answers (for Temporal: `cli`, `stand-in` or `configured`). */
+export type ReadinessCheck = (() => Promise<void>) & { kind?: string };
+export type ReadinessChecks = Record<string, ReadinessCheck>;
 
 export interface OpsDeps {
   metrics: HttpMetrics;
@@ -45,8 +47,12 @@ const DOCS_HTML = `<!doctype html>
 `;
 const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true });\n`;
 
-const CheckResult = Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]), error: Type.Optional(Type.String()) });
-type CheckOutcome = { status: 'ok' | 'unavailable'; error?: string };
+const CheckResult = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+  kind: Type.Optional(Type.String({ description: 'Which implementation answers, e.g. Temporal: cli, stand-in or configured' })),
+  error: Type.Optional(Type.String()),
+});
+type CheckOutcome = { status: 'ok' | 'unavailable'; kind?: string; error?: string };
 const ReadyBody = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('unavailable')]),
   checks: Type.Record(Type.String(), CheckResult),
@@ -75,11 +81,12 @@ export function opsRoutes(deps: OpsDeps): RouteDefinition[] {
       handler: async () => {
         const entries = await Promise.all(
           Object.entries(deps.readiness).map(async ([name, check]): Promise<[string, CheckOutcome]> => {
+            const kind = check.kind === undefined ? {} : { kind: check.kind };
             try {
               await withTimeout(check(), deps.readinessTimeoutMs ?? 3000);
-              return [name, { status: 'ok' }];
+              return [name, { status: 'ok', ...kind }];
             } catch (error) {
-              return [name, { status: 'unavailable', error: (error as Error).message || 'no answer' }];
+              return [name, { status: 'unavailable', ...kind, error: (error as Error).message || 'no answer' }];
             }
           }),
         );

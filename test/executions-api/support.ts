@@ -1,7 +1,7 @@
 /**
  * Shared set-up for execution API tests: the app with the definition and
  * execution routes on the test database, one Temporal test environment (the
- * stand-in) and one real Worker with the REAL activities per test file, on
+ * resolved server: the CLI dev server in CI, or the stand-in) and one real Worker with the REAL activities per test file, on
  * the file's own task queue.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -44,7 +44,7 @@ export interface OrgContext {
 /** Starts Temporal, the worker and the app; `withWorker: false` leaves executions unpicked (they stay running). */
 export async function startExecEnv(options: { withWorker?: boolean } = {}): Promise<ExecEnv> {
   const db = await testDataSource();
-  const env = await createTestTemporalEnv('local', { standIn: true });
+  const env = await createTestTemporalEnv('local');
   const taskQueue = `exec-api-${randomUUID().slice(0, 8)}`;
   const encryptionKey = randomBytes(32);
   const namespace = env.namespace ?? 'default';

@@ -71,7 +71,7 @@ describe('temporal conformance: activities', function () {
   });
 
   it('times out schedule-to-start when nobody polls', async () => {
-    assert.equal(await run(wf.activityTimeout, ['scheduleToStart', 's2s']), 'SCHEDULE_TO_START:TIMEOUT');
+    assert.equal(await run(wf.activityTimeout, ['scheduleToStart', 's2s']), 'SCHEDULE_TO_START:NON_RETRYABLE_FAILURE');
   });
 
   it('keeps heartbeat details across attempts', async () => {

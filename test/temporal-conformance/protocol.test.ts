@@ -58,7 +58,8 @@ describe('temporal stand-in: frontend protocol', function () {
     await operator.addSearchAttributes({ namespace, searchAttributes: { OrderId: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD } });
     const listed = await operator.listSearchAttributes({ namespace });
     assert.equal(listed.customAttributes?.OrderId, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
-    assert.equal(listed.customAttributes?.CustomKeywordField, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    // Like the real dev server (1.29), no Custom*Field attributes are registered up front.
+    assert.equal(listed.customAttributes?.CustomKeywordField, undefined);
     assert.equal(listed.systemAttributes?.WorkflowId, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
     await operator.removeSearchAttributes({ namespace, searchAttributes: ['OrderId'] });
     assert.equal((await operator.listSearchAttributes({ namespace })).customAttributes?.OrderId, undefined);

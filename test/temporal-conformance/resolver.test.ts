@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Connection } from '@temporalio/client';
-import { findTemporalCli, resolveTemporal } from '../../runtime/temporal';
+import { findRealTemporalCli, resolveTemporal } from '../../runtime/temporal';
 
 describe('runtime/temporal resolveTemporal', function () {
   this.timeout(30_000);
@@ -17,8 +17,8 @@ describe('runtime/temporal resolveTemporal', function () {
 
   it('starts a local server (the CLI when present, else the stand-in with a warning) and stops it', async () => {
     const warnings: string[] = [];
-    const cli = await findTemporalCli();
-    const endpoint = await resolveTemporal({ namespace: 'resolver-ns', onWarning: (message) => warnings.push(message) });
+    const cli = await findRealTemporalCli();
+    const endpoint = await resolveTemporal({ namespace: 'resolver-ns', download: false, onWarning: (message) => warnings.push(message) });
     try {
       assert.equal(endpoint.kind, cli ? 'cli' : 'stand-in');
       assert.equal(warnings.length, cli ? 0 : 1);

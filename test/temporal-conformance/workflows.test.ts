@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { ServiceError, TimeoutFailure, WithStartWorkflowOperation, WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { defineSearchAttributeKey } from '@temporalio/common';
 import { createTestTemporalEnv } from '../support/temporal';
 import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
 import * as wf from './workflows';
@@ -18,7 +19,9 @@ describe('temporal conformance: workflows', function () {
 
   before(async function () {
     this.timeout(120_000);
-    [env] = await Promise.all([createTestTemporalEnv('local'), workflowBundle()]);
+    // The real dev server registers no custom search attributes up front: the test asks for the two it uses.
+    const searchAttributes = [defineSearchAttributeKey('CustomKeywordField', 'KEYWORD'), defineSearchAttributeKey('CustomIntField', 'INT')];
+    [env] = await Promise.all([createTestTemporalEnv('local', { searchAttributes }), workflowBundle()]);
     worker = await createWorker(env, queue, probe);
     running = worker.run();
   });

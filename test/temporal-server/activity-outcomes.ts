@@ -107,7 +107,10 @@ export function timeOut(engine: Engine, run: WorkflowRun, activity: ActivityStat
     timeoutFailureInfo: { timeoutType: t, lastHeartbeatDetails: activity.heartbeatDetails },
     cause: activity.lastFailure ?? undefined,
   });
-  let retryState: RetryState = RetryState.RETRY_STATE_TIMEOUT;
+  // The real server never retries a schedule-to-start timeout and says so (NON_RETRYABLE_FAILURE);
+  // a schedule-to-close timeout is the retry budget running out (TIMEOUT).
+  let retryState: RetryState =
+    type === TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START ? RetryState.RETRY_STATE_NON_RETRYABLE_FAILURE : RetryState.RETRY_STATE_TIMEOUT;
   if (type === TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE || type === TimeoutType.TIMEOUT_TYPE_HEARTBEAT) {
     const failure = failureFor(type);
     const decision = activity.cancelRequested

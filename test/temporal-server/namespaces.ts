@@ -53,16 +53,6 @@ function valueMatches(value: unknown, type: enums.IndexedValueType): boolean {
   }
 }
 
-const DEV_SERVER_ATTRIBUTES: Array<[string, enums.IndexedValueType]> = [
-  ['CustomKeywordField', T.INDEXED_VALUE_TYPE_KEYWORD],
-  ['CustomStringField', T.INDEXED_VALUE_TYPE_TEXT],
-  ['CustomTextField', T.INDEXED_VALUE_TYPE_TEXT],
-  ['CustomIntField', T.INDEXED_VALUE_TYPE_INT],
-  ['CustomDatetimeField', T.INDEXED_VALUE_TYPE_DATETIME],
-  ['CustomDoubleField', T.INDEXED_VALUE_TYPE_DOUBLE],
-  ['CustomBoolField', T.INDEXED_VALUE_TYPE_BOOL],
-];
-
 const TYPE_NAMES: Record<string, enums.IndexedValueType> = {
   text: T.INDEXED_VALUE_TYPE_TEXT,
   keyword: T.INDEXED_VALUE_TYPE_KEYWORD,
@@ -86,7 +76,7 @@ export class Namespaces {
   register(name: string, description = '', retentionDays = 1): NamespaceInfo {
     const existing = this.byName.get(name);
     if (existing) return existing;
-    const info: NamespaceInfo = { name, id: randomUUID(), description, retentionDays, searchAttributes: new Map(DEV_SERVER_ATTRIBUTES) };
+    const info: NamespaceInfo = { name, id: randomUUID(), description, retentionDays, searchAttributes: new Map() };
     this.byName.set(name, info);
     return info;
   }

@@ -1,0 +1,99 @@
+/**
+ * Finding a Temporal CLI binary (the real development server with its Web UI),
+ * in this order:
+ *  1. `TEMPORAL_CLI_PATH`;
+ *  2. `temporal` on PATH;
+ *  3. the pinned copy `scripts/install-temporal-cli` builds into `.tools/`;
+ *  4. the copy `@temporalio/testing` downloaded earlier into the temp folder;
+ *  5. on a machine that can reach Temporal's download site, a fresh download
+ *     through `@temporalio/testing` (bounded: an unreachable site is noticed
+ *     within seconds, a slow download gives up after a few minutes).
+ */
+import { execFile } from 'node:child_process';
+import { lookup } from 'node:dns/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The release `scripts/install-temporal-cli` builds (Server 1.29.1, Web UI 2.42.1). */
+export const PINNED_CLI_VERSION = 'v1.5.1';
+const PROJECT_TOOLS = path.resolve(__dirname, '../.tools');
+const DOWNLOAD_HOST = 'temporal.download';
+
+/** The pinned CLI in `.tools/` if built, else any other version built there. */
+export function projectBuiltCli(toolsDir = PROJECT_TOOLS): string | undefined {
+  const pinned = path.join(toolsDir, `temporal-cli-${PINNED_CLI_VERSION}`, 'temporal');
+  if (existsSync(pinned)) return pinned;
+  const others = existsSync(toolsDir) ? readdirSync(toolsDir).filter((name) => name.startsWith('temporal-cli-')).sort().reverse() : [];
+  return others.map((name) => path.join(toolsDir, name, 'temporal')).find((candidate) => existsSync(candidate));
+}
+
+/** Where `@temporalio/testing` caches the CLI it downloads (`$TMPDIR/temporal-sdk-typescript-<sdk version>`). */
+function sdkDownloadedCliPath(): string | undefined {
+  try {
+    const pkg = JSON.parse(readFileSync(require.resolve('@temporalio/testing/package.json'), 'utf8')) as { version: string };
+    return path.join(os.tmpdir(), `temporal-sdk-typescript-${pkg.version}`);
+  } catch {
+    return undefined; // no @temporalio/testing: nothing downloaded
+  }
+}
+
+function onPath(): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile('sh', ['-c', 'command -v temporal'], (error, stdout) => resolve(error ? undefined : stdout.trim() || undefined));
+  });
+}
+
+/** A CLI already on this machine (steps 1 to 4), without downloading anything. */
+export async function findTemporalCli(cliPath?: string): Promise<string | undefined> {
+  if (cliPath) {
+    if (!existsSync(cliPath)) throw new Error(`Temporal CLI not found at ${cliPath} (TEMPORAL_CLI_PATH)`);
+    return cliPath;
+  }
+  const found = (await onPath()) ?? projectBuiltCli();
+  if (found) return found;
+  const downloaded = sdkDownloadedCliPath();
+  return downloaded && existsSync(downloaded) ? downloaded : undefined;
+}
+
+export interface DownloadOptions {
+  /** How long to wait for the download site's name to resolve. */
+  probeTimeoutMs?: number;
+  /** How long the download itself may take. */
+  downloadTimeoutMs?: number;
+  onProgress?: (message: string) => void;
+}
+
+/**
+ * Step 5: downloads the CLI through `@temporalio/testing` (which starts a server once it
+ * has the binary; that server is stopped at once) and returns the cached binary's path.
+ * Resolves `undefined` when the site cannot be reached or the download fails or is slow.
+ */
+export async function downloadTemporalCli(options: DownloadOptions = {}): Promise<string | undefined> {
+  const target = sdkDownloadedCliPath();
+  if (!target) return undefined;
+  if (!(await resolvesWithin(DOWNLOAD_HOST, options.probeTimeoutMs ?? 3000))) return undefined;
+  options.onProgress?.(`downloading the Temporal CLI through @temporalio/testing into ${target}`);
+  const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+  const started = TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'cached-download' } } });
+  const outcome = await withTimeout(started, options.downloadTimeoutMs ?? 180_000).catch(() => undefined);
+  // A download that finished after the time-out still leaves a server behind: stop it then.
+  if (outcome) await outcome.teardown();
+  else void started.then((env) => env.teardown()).catch(() => undefined);
+  return outcome && existsSync(target) ? target : undefined;
+}
+
+async function resolvesWithin(host: string, timeoutMs: number): Promise<boolean> {
+  return withTimeout(lookup(host), timeoutMs).then(
+    () => true,
+    () => false,
+  );
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
