@@ -1,15 +1,21 @@
 /**
- * The execution workflow on the Temporal stand-in with one worker:
- * - a 40-step graph of pure steps (deciders, set-variable, log) against the
- *   same graph of activity steps (http-request served by an activity that
- *   answers at once): time per step, target pure ≤ a tenth of activity;
+ * The execution workflow on every Temporal this machine can start, side by side: the
+ * real Temporal CLI dev server (when a binary is found, see runtime/temporal-cli.ts) and
+ * the in-memory stand-in, each with one worker:
+ * - a 40-step graph of pure steps (deciders, set-variable, log) against the same graph
+ *   of activity steps (http-request served by an activity that answers at once): time
+ *   per step, target pure <= a tenth of activity;
  * - executions per second for a 10-step graph of pure steps (concurrency 10);
- * - signal delivery round trip (update call until the waiting step resumed), p50.
+ * - signal delivery round trip (update call until the waiting step resumed), p50;
+ * - bare Temporal: one-activity workflows per second (no engine, concurrency 20).
  * Persistence activities are in-memory here; the point is the engine's cost.
  */
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { ExecutionActivities } from '../activities/execution-activities';
+import { findRealTemporalCli, type TemporalServerChoice } from '../runtime/temporal';
 import { workflowBundle } from '../worker/worker';
 import { createTestTemporalEnv } from '../test/support/temporal';
 import { validateDefinition } from '../workflows/engine/validate';
@@ -58,11 +64,29 @@ function input(doc: Record<string, unknown>): ExecutionInput {
   };
 }
 
-export async function run(): Promise<BenchReport> {
-  const env = await createTestTemporalEnv('local', { server: 'stand-in' });
+/** Runs `total` jobs with at most `concurrency` at a time; returns jobs per second. */
+async function perSecond(total: number, concurrency: number, job: (i: number) => Promise<unknown>): Promise<number> {
+  let next = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) await job(next++);
+    }),
+  );
+  return total / (Number(process.hrtime.bigint() - started) / 1e9);
+}
+
+interface ServerFigures {
+  pureMs: number;
+  activityMs: number;
+  tenStepPerSecond: number;
+  signalP50: number;
+  bareOneActivityPerSecond: number;
+}
+
+async function measureEngine(env: TestWorkflowEnvironment): Promise<Omit<ServerFigures, 'bareOneActivityPerSecond'>> {
   const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
   const worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle: await workflowBundle(), activities });
-  const running = worker.run();
   const client = env.client;
   const execute = async (doc: Record<string, unknown>) => {
     const execution = input(doc);
@@ -75,25 +99,11 @@ export async function run(): Promise<BenchReport> {
     for (let i = 0; i < runs; i++) await execute(doc);
     return Number(process.hrtime.bigint() - started) / 1e6 / runs;
   };
-  try {
+  return worker.runUntil(async () => {
     const pureMs = await timePerRun(chain(40, pureStep), 10);
     const activityMs = await timePerRun(chain(40, activityStep), 5);
-    const perPure = pureMs / 40;
-    const perActivity = activityMs / 40;
-
     const ten = chain(10, pureStep);
-    const total = 100;
-    let next = 0;
-    const started = process.hrtime.bigint();
-    await Promise.all(
-      Array.from({ length: 10 }, async () => {
-        while (next < total) {
-          next += 1;
-          await execute(ten);
-        }
-      }),
-    );
-    const perSecond = total / (Number(process.hrtime.bigint() - started) / 1e9);
+    const tenStepPerSecond = await perSecond(100, 10, () => execute(ten));
 
     const roundTrips: number[] = [];
     const waiter = chain(1, () => ({ type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go' } }));
@@ -106,23 +116,64 @@ export async function run(): Promise<BenchReport> {
       roundTrips.push(Number(process.hrtime.bigint() - t0) / 1e6);
       await handle.result();
     }
+    return { pureMs, activityMs, tenStepPerSecond, signalP50: percentile(roundTrips, 50) };
+  });
+}
 
-    return {
-      name: 'execution engine on the Temporal stand-in (one worker, in-memory persistence)',
-      figures: {
-        '40 pure steps: ms per execution': round(pureMs, 1),
-        '40 activity steps: ms per execution': round(activityMs, 1),
-        'ms per pure step': round(perPure, 3),
-        'ms per activity step': round(perActivity, 3),
-        'pure / activity step time': round(perPure / perActivity, 3),
-        '10-step executions per second (concurrency 10)': round(perSecond, 1),
-        'signal round trip p50 ms (update until the step resumed)': round(percentile(roundTrips, 50), 2),
-      },
-      targets: [{ label: 'time per pure step <= 1/10 of the time per activity step', met: perPure <= perActivity / 10 }],
-    };
+/** Bare Temporal, no engine: workflows of one activity that echoes, concurrency 20. */
+async function measureBare(env: TestWorkflowEnvironment): Promise<number> {
+  const noop = (): void => {};
+  const logger = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
+  const bundle = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, '../test/temporal-conformance/workflows.ts'), logger });
+  const taskQueue = `bare-${randomUUID().slice(0, 8)}`;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: bundle,
+    activities: { echo: (value: string) => Promise.resolve(`echo:${value}`) },
+  });
+  const one = (i: number) => env.client.workflow.execute('oneActivity', { taskQueue, workflowId: `${taskQueue}-${i}`, args: [String(i)] });
+  return worker.runUntil(async () => {
+    await perSecond(20, 20, one); // warm-up
+    return perSecond(300, 20, one);
+  });
+}
+
+async function measure(server: TemporalServerChoice): Promise<ServerFigures> {
+  const env = await createTestTemporalEnv('local', { server });
+  try {
+    const engine = await measureEngine(env);
+    return { ...engine, bareOneActivityPerSecond: await measureBare(env) };
   } finally {
-    worker.shutdown();
-    await running;
     await env.teardown();
   }
+}
+
+export async function run(): Promise<BenchReport> {
+  const servers: Array<'cli' | 'stand-in'> = (await findRealTemporalCli()) ? ['cli', 'stand-in'] : ['stand-in'];
+  const results: ServerFigures[] = [];
+  for (const server of servers) results.push(await measure(server));
+  const column = (pick: (figures: ServerFigures) => number, digits: number) => results.map((figures) => round(pick(figures), digits));
+  return {
+    name: 'execution engine on each Temporal (one worker, in-memory persistence)',
+    figures: {},
+    table: {
+      columns: servers.map((server) => (server === 'cli' ? 'real dev server (CLI)' : 'stand-in')),
+      rows: [
+        ['40 pure steps: ms per execution', column((f) => f.pureMs, 1)],
+        ['40 activity steps: ms per execution', column((f) => f.activityMs, 1)],
+        ['ms per pure step', column((f) => f.pureMs / 40, 3)],
+        ['ms per activity step', column((f) => f.activityMs / 40, 3)],
+        ['pure / activity step time', column((f) => f.pureMs / f.activityMs, 3)],
+        ['10-step executions/s (concurrency 10)', column((f) => f.tenStepPerSecond, 1)],
+        ['signal round trip p50 ms', column((f) => f.signalP50, 2)],
+        ['bare Temporal: one-activity workflows/s (c=20)', column((f) => f.bareOneActivityPerSecond, 1)],
+      ],
+    },
+    targets: servers.map((server, i) => ({
+      label: `${server}: time per pure step <= 1/10 of the time per activity step`,
+      met: results[i].pureMs <= results[i].activityMs / 10,
+    })),
+  };
 }

@@ -3,6 +3,8 @@ export interface BenchReport {
   name: string;
   /** Figures to print, e.g. `{ 'workflows/s': 142.3, 'p50 ms': 4.1 }`. */
   figures: Record<string, number | string>;
+  /** Figures side by side, e.g. one column per Temporal server: `rows` are `[label, one value per column]`. */
+  table?: { columns: string[]; rows: Array<[string, Array<number | string>]> };
   /** Targets the issue sets; a failed target is printed and makes `npm run bench` exit 1. */
   targets?: Array<{ label: string; met: boolean }>;
 }

@@ -23,6 +23,13 @@ async function main(): Promise<void> {
     const report: BenchReport = await mod.run();
     console.log(`\n## ${report.name}  (${file}, ${((Date.now() - started) / 1000).toFixed(1)} s)`);
     for (const [label, value] of Object.entries(report.figures)) console.log(`  ${label.padEnd(48)} ${value}`);
+    if (report.table) {
+      const widths = report.table.columns.map((column) => Math.max(column.length, 10));
+      console.log(`  ${''.padEnd(48)} ${report.table.columns.map((column, i) => column.padStart(widths[i])).join('  ')}`);
+      for (const [label, values] of report.table.rows) {
+        console.log(`  ${label.padEnd(48)} ${values.map((value, i) => String(value).padStart(widths[i])).join('  ')}`);
+      }
+    }
     for (const target of report.targets ?? []) {
       console.log(`  ${target.met ? 'MET   ' : 'MISSED'} ${target.label}`);
       if (!target.met) failed += 1;

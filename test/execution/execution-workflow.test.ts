@@ -1,6 +1,7 @@
 /**
- * The execution workflow on a real Temporal SDK worker (against the stand-in's
- * time-skipping server, or a configured Temporal), with in-memory activities:
+ * The execution workflow on a real Temporal SDK worker (against the resolved
+ * Temporal: the CLI dev server, the stand-in or a configured server; the one test
+ * that sleeps for days runs on the stand-in's time-skipping server), with in-memory activities:
  * signal delivery by update and by plain signal, failures, durable timers,
  * the state query, and clean replays of every history.
  */
@@ -55,23 +56,30 @@ function inputFor(doc: Record<string, unknown>, inputs: Record<string, unknown> 
 
 const manual = { id: 'start', type: 'trigger', pluginType: 'manual', config: {} };
 
-describe('execution workflow on Temporal', function () {
-  this.timeout(120_000);
-  let env: TestWorkflowEnvironment;
+/** One Temporal environment and worker for a describe block; every history it produced must replay. */
+function useExecutionWorker(kind: 'local' | 'time-skipping') {
+  const suite = {
+    env: undefined as unknown as TestWorkflowEnvironment,
+    recorded: { batches: [], finished: [] } as Recorded,
+    start: async (input: ExecutionInput): Promise<WorkflowHandleWithFirstExecutionRunId> => {
+      const handle = await suite.env.client.workflow.start('runWorkflowExecution', { taskQueue, workflowId: input.executionId, args: [input] });
+      handles.push(handle);
+      return handle;
+    },
+  };
   let worker: Worker;
   let running: Promise<void>;
   const taskQueue = `exec-${randomUUID().slice(0, 8)}`;
-  const recorded: Recorded = { batches: [], finished: [] };
   const handles: WorkflowHandle[] = [];
 
   before(async () => {
-    env = await createTestTemporalEnv('time-skipping');
+    suite.env = await createTestTemporalEnv(kind);
     worker = await Worker.create({
-      connection: env.nativeConnection,
-      namespace: env.namespace ?? 'default',
+      connection: suite.env.nativeConnection,
+      namespace: suite.env.namespace ?? 'default',
       taskQueue,
       workflowBundle: await workflowBundle(),
-      activities: fakeActivities(recorded),
+      activities: fakeActivities(suite.recorded),
     });
     running = worker.run();
   });
@@ -84,14 +92,36 @@ describe('execution workflow on Temporal', function () {
     for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
       assert.equal(result.error, undefined, `${result.workflowId} does not replay: ${String(result.error)}`);
     }
-    await env?.teardown();
+    await suite.env?.teardown();
   });
+  return suite;
+}
 
-  async function start(input: ExecutionInput): Promise<WorkflowHandleWithFirstExecutionRunId> {
-    const handle = await env.client.workflow.start('runWorkflowExecution', { taskQueue, workflowId: input.executionId, args: [input] });
-    handles.push(handle);
-    return handle;
-  }
+describe('execution workflow on Temporal (time skipping)', function () {
+  this.timeout(120_000);
+  const { start } = useExecutionWorker('time-skipping');
+
+  it('sleeps for days durably (time skipping) and times a wait out', async () => {
+    const input = inputFor({
+      steps: [
+        manual,
+        { id: 'pause', type: 'module', pluginType: 'delay', config: { duration: '3d' }, dependsOn: ['start'] },
+        { id: 'wait', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'never', timeout: '1d', onTimeout: 'continue' }, dependsOn: ['pause'] },
+      ],
+      outputs: { timedOut: '${{ steps.wait.outputs.timedOut }}' },
+    });
+    const started = Date.now();
+    const handle = await start(input);
+    assert.deepEqual(await handle.result(), { timedOut: true });
+    assert.ok(Date.now() - started < 10_000);
+  });
+});
+
+describe('execution workflow on Temporal', function () {
+  this.timeout(120_000);
+  const suite = useExecutionWorker('local');
+  const { start } = suite;
+  const recorded = suite.recorded;
 
   it('runs a graph of pure steps and effectful steps, persisting events in batches', async () => {
     const input = inputFor(
@@ -158,21 +188,6 @@ describe('execution workflow on Temporal', function () {
     for (let i = 0; i < 50 && (await handle.query(stateQuery)).pendingWaits.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     await handle.signal('go', { value: 42 });
     assert.deepEqual(await handle.result(), { got: 42 });
-  });
-
-  it('sleeps for days durably (time skipping) and times a wait out', async () => {
-    const input = inputFor({
-      steps: [
-        manual,
-        { id: 'pause', type: 'module', pluginType: 'delay', config: { duration: '3d' }, dependsOn: ['start'] },
-        { id: 'wait', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'never', timeout: '1d', onTimeout: 'continue' }, dependsOn: ['pause'] },
-      ],
-      outputs: { timedOut: '${{ steps.wait.outputs.timedOut }}' },
-    });
-    const started = Date.now();
-    const handle = await start(input);
-    assert.deepEqual(await handle.result(), { timedOut: true });
-    assert.ok(Date.now() - started < 10_000);
   });
 
   it('fails with the real cause as a non-retryable ApplicationFailure', async () => {
@@ -262,7 +277,7 @@ describe('execution workflow on Temporal', function () {
     const handle = await start(input);
     assert.deepEqual(await handle.result(), { i: 8, last: 'https://example.test/7' });
 
-    const firstRun = await env.client.workflow.getHandle(input.executionId, handle.firstExecutionRunId).fetchHistory();
+    const firstRun = await suite.env.client.workflow.getHandle(input.executionId, handle.firstExecutionRunId).fetchHistory();
     assert.ok(firstRun.events?.some((event) => event.workflowExecutionContinuedAsNewEventAttributes), 'the first run continued as new');
     const batches = recorded.batches.filter((batch) => batch.executionId === input.executionId);
     const logs = batches.flatMap((batch) => batch.logs);

@@ -5,11 +5,16 @@
 import { createLogger } from '../../runtime/logger';
 import { installTemporalRuntime } from '../../worker/worker';
 import { closeTestDataSource } from '../support/database';
+import { testTemporalKind } from '../support/temporal';
 
 // The Temporal SDK logs every expected activity failure with a stack trace; tests only need its errors.
 installTemporalRuntime(createLogger('error'));
 
 export const mochaHooks = {
+  async beforeAll() {
+    // Say once which Temporal this run's 'local' environments use (TEMPORAL_SERVER picks the lane).
+    console.log(`Temporal for this run: ${await testTemporalKind()}`);
+  },
   async afterAll(this: Mocha.Context) {
     this.timeout(60_000);
     await closeTestDataSource();
