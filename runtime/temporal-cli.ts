@@ -57,6 +57,8 @@ export async function findTemporalCli(cliPath?: string): Promise<string | undefi
 }
 
 export interface DownloadOptions {
+  /** The download site's host name (tests point it at a name that never resolves). */
+  host?: string;
   /** How long to wait for the download site's name to resolve. */
   probeTimeoutMs?: number;
   /** How long the download itself may take. */
@@ -72,7 +74,7 @@ export interface DownloadOptions {
 export async function downloadTemporalCli(options: DownloadOptions = {}): Promise<string | undefined> {
   const target = sdkDownloadedCliPath();
   if (!target) return undefined;
-  if (!(await resolvesWithin(DOWNLOAD_HOST, options.probeTimeoutMs ?? 3000))) return undefined;
+  if (!(await resolvesWithin(options.host ?? DOWNLOAD_HOST, options.probeTimeoutMs ?? 3000))) return undefined;
   options.onProgress?.(`downloading the Temporal CLI through @temporalio/testing into ${target}`);
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
   const started = TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'cached-download' } } });

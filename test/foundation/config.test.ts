@@ -14,6 +14,8 @@ describe('configuration', () => {
     assert.equal(config.temporalAddress, undefined);
     assert.equal(config.temporalNamespace, 'default');
     assert.equal(config.temporalTaskQueue, 'platform-workflows');
+    assert.equal(config.temporalServer, 'auto');
+    assert.equal(config.temporalUiPort, 8233);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.bodyLimitBytes, 1024 * 1024);
     assert.equal(config.migrateOnStart, true);
@@ -30,6 +32,8 @@ describe('configuration', () => {
       TEMPORAL_ADDRESS: 'temporal:7233',
       TEMPORAL_NAMESPACE: 'prod',
       TEMPORAL_TASK_QUEUE: 'wf',
+      TEMPORAL_SERVER: 'Stand-In',
+      TEMPORAL_UI_PORT: '9233',
       AUTH_JWT_SECRET: 'x'.repeat(32),
       CONFIG_ENCRYPTION_KEY: 'ab'.repeat(32),
       LOG_LEVEL: 'DEBUG',
@@ -45,6 +49,8 @@ describe('configuration', () => {
     assert.equal(config.databaseUrl, 'postgres://u:p@db:5432/platform');
     assert.equal(config.dataDir, '/var/lib/platform');
     assert.equal(config.temporalAddress, 'temporal:7233');
+    assert.equal(config.temporalServer, 'stand-in');
+    assert.equal(config.temporalUiPort, 9233);
     assert.equal(config.logLevel, 'debug');
     assert.equal(config.migrateOnStart, false);
     assert.deepEqual(config.bootstrapAdmins, [
@@ -60,6 +66,8 @@ describe('configuration', () => {
     ['DATABASE_URL', { DATABASE_URL: 'mysql://x/y' }],
     ['TEMPORAL_ADDRESS', { TEMPORAL_ADDRESS: 'http://temporal:7233' }],
     ['TEMPORAL_NAMESPACE', { TEMPORAL_NAMESPACE: 'bad namespace' }],
+    ['TEMPORAL_SERVER', { TEMPORAL_SERVER: 'docker' }],
+    ['TEMPORAL_UI_PORT', { TEMPORAL_UI_PORT: '0' }],
     ['AUTH_JWT_SECRET', { AUTH_JWT_SECRET: 'short' }],
     ['AUTH_JWKS_URL', { AUTH_JWKS_URL: 'not a url' }],
     ['CONFIG_ENCRYPTION_KEY', { CONFIG_ENCRYPTION_KEY: 'abc' }],

@@ -17,13 +17,13 @@ describe('readiness and metrics', () => {
     const t = createTestApp({
       readiness: {
         postgres: () => Promise.resolve(),
-        temporal: () => Promise.reject(new Error('connection refused')),
+        temporal: Object.assign(() => Promise.reject(new Error('connection refused')), { kind: 'cli' }),
       },
     });
     const response = await t.request.get('/ready');
     assert.equal(response.status, 503);
     assert.equal(response.body.checks.postgres.status, 'ok');
-    assert.deepEqual(response.body.checks.temporal, { status: 'unavailable', error: 'connection refused' });
+    assert.deepEqual(response.body.checks.temporal, { status: 'unavailable', kind: 'cli', error: 'connection refused' });
   });
 
   it('counts requests by route and status', async () => {

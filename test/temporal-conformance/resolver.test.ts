@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { Connection } from '@temporalio/client';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { findRealTemporalCli, resolveTemporal } from '../../runtime/temporal';
+import { PINNED_CLI_VERSION, downloadTemporalCli, projectBuiltCli } from '../../runtime/temporal-cli';
 
 describe('runtime/temporal resolveTemporal', function () {
   this.timeout(30_000);
@@ -44,5 +48,36 @@ describe('runtime/temporal resolveTemporal', function () {
       () => 'stopped',
     );
     assert.equal(after, 'stopped');
+  });
+
+  it('uses the stand-in when TEMPORAL_SERVER=stand-in, even where a CLI exists', async () => {
+    const endpoint = await resolveTemporal({ namespace: 'default', server: 'stand-in', onWarning: () => undefined });
+    try {
+      assert.equal(endpoint.kind, 'stand-in');
+    } finally {
+      await endpoint.stop();
+    }
+  });
+
+  it('finds the pinned CLI that scripts/install-temporal-cli builds, before other versions', () => {
+    const tools = mkdtempSync(path.join(os.tmpdir(), 'tools-'));
+    try {
+      assert.equal(projectBuiltCli(tools), undefined);
+      for (const version of ['v1.0.0', PINNED_CLI_VERSION]) {
+        mkdirSync(path.join(tools, `temporal-cli-${version}`));
+        writeFileSync(path.join(tools, `temporal-cli-${version}`, 'temporal'), '');
+      }
+      assert.equal(projectBuiltCli(tools), path.join(tools, `temporal-cli-${PINNED_CLI_VERSION}`, 'temporal'));
+      rmSync(path.join(tools, `temporal-cli-${PINNED_CLI_VERSION}`), { recursive: true });
+      assert.equal(projectBuiltCli(tools), path.join(tools, 'temporal-cli-v1.0.0', 'temporal'));
+    } finally {
+      rmSync(tools, { recursive: true, force: true });
+    }
+  });
+
+  it('falls through within seconds when the download site cannot be reached', async () => {
+    const started = Date.now();
+    assert.equal(await downloadTemporalCli({ host: 'temporal.download.invalid', probeTimeoutMs: 2000 }), undefined);
+    assert.ok(Date.now() - started < 3000);
   });
 });
