@@ -1,12 +1,12 @@
 /** Accounts: create, read (with soft-deleted ones on request), list, update, soft delete. */
 import type { Static } from '@sinclair/typebox';
 import type { DataSource } from 'typeorm';
+import { isUniqueViolation } from '../../db/sql';
 import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import {
   findAccount,
   insertAccount,
-  isUniqueViolation,
   listAccounts,
   listAccountsAmong,
   slugsLike,
@@ -19,7 +19,7 @@ import { loadAccess, type Access } from './access';
 import { accountNrn, organizationNrn } from './nrn';
 import { Account, ACCOUNT_SLUG_MAX, CreateAccountBody, GetAccountQuery, ListAccountsQuery, MetadataInput, UpdateAccountBody } from './schemas/accounts';
 import { ADMIN_ERRORS, IdParams, Paged } from './schemas/common';
-import { iso } from './serialize';
+import { iso } from '../http/iso-date';
 import { slugCandidate, slugify } from './slug';
 
 const accountNotFound = (id: number) => () => notFound(`Account ${id} not found.`, 'ACCOUNT.NOT_FOUND');

@@ -7,7 +7,7 @@ import type { Static } from '@sinclair/typebox';
 import type { DataSource } from 'typeorm';
 import { HttpError, forbidden, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { isUniqueViolation } from '../../db/stores/accounts';
+import { isUniqueViolation } from '../../db/sql';
 import {
   categoryIds,
   deleteProviderSpec,
@@ -27,7 +27,7 @@ import {
   ProviderSpecification,
   UpdateProviderSpecificationBody,
 } from './schemas/provider-specifications';
-import { iso } from './serialize';
+import { iso } from '../http/iso-date';
 import { ownerOf } from './service-specification-rules';
 import { slugCandidate, slugify } from './slug';
 import { compileUserSchema } from './user-schema';

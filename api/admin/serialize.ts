@@ -1,7 +1,7 @@
 /** Database rows to contract shapes (timestamps as ISO strings, no internal columns). */
 import type { GrantRecord, RoleRecord, UserRecord } from '../../db/stores/authorization';
+import { iso } from '../http/iso-date';
 
-export const iso = (value: Date | string): string => new Date(value).toISOString();
 /** `format: date` fields of the contract (service specifications, actions). */
 export const isoDate = (value: Date | string): string => iso(value).slice(0, 10);
 

@@ -2,7 +2,7 @@
 import type { DataSource } from 'typeorm';
 import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { isUniqueViolation } from '../../db/stores/accounts';
+import { isUniqueViolation } from '../../db/sql';
 import {
   deleteServiceSpec,
   findServiceSpec,

@@ -10,7 +10,7 @@ import { canonicalNrn, isConcrete, isVisibleTo, parseNrn } from './nrn';
 import type { Permission } from './permissions';
 import { ADMIN_ERRORS, UuidParams } from './schemas/common';
 import { CreateServiceBody, Service } from './schemas/services';
-import { iso } from './serialize';
+import { iso } from '../http/iso-date';
 import { slugify } from './slug';
 import { compileUserSchema } from './user-schema';
 

@@ -1,6 +1,6 @@
 /** Routes of the execution area: execute, executions, signals, logs, engine metadata and plugins, webhook ingress. */
 import type { RouteDefinition } from '../http/route';
-import type { AreaDeps } from '../routes';
+import type { AreaDeps } from '../area-deps';
 import type { ExecutionDeps } from './deps';
 import { eventRoutes } from './event-routes';
 import { executeRoutes } from './execute';

@@ -13,7 +13,7 @@ import { defineRoute, type RouteDefinition } from '../http/route';
 import { encryptSecret } from '../../db/config-crypto';
 import type { WorkflowDeps } from './deps';
 import { newConfigEntryId } from './ids';
-import { iso } from './serialize';
+import { iso } from '../http/iso-date';
 
 const tags = ['Secrets and variables'];
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;

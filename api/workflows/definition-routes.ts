@@ -1,7 +1,8 @@
 /** POST/PUT/GET/PATCH/DELETE /workflows/definitions and POST /workflows/definitions/validate. */
 import { Type } from '@sinclair/typebox';
 import { deleteWorkflow, findWorkflow, insertWorkflow, listWorkflows, publishOnExisting, updateWorkflow, type Published } from '../../db/stores/workflows';
-import { isUniqueViolation, type WorkflowRow } from '../../db/stores/workflow-rows';
+import { isUniqueViolation } from '../../db/sql';
+import type { WorkflowRow } from '../../db/stores/workflow-rows';
 import { normalizeFolderPath } from '../../workflows/engine/normalize';
 import { validateDefinition } from '../../workflows/engine/validate';
 import { HttpError, conflict, validationFailed, type FieldError } from '../http/errors';

@@ -1,6 +1,6 @@
 /** Routes of the workflow-definition area: definitions, revisions, aliases, triggers, config entries. */
 import type { RouteDefinition } from '../http/route';
-import type { AreaDeps } from '../routes';
+import type { AreaDeps } from '../area-deps';
 import { aliasRoutes } from './alias-routes';
 import { configRoutes } from './config-routes';
 import { definitionRoutes } from './definition-routes';

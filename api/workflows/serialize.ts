@@ -1,5 +1,6 @@
 /** Rows to API shapes: optional fields are omitted rather than null, timestamps are ISO strings. */
 import type { AliasRow, BindingRow, RevisionRow, WorkflowRow } from '../../db/stores/workflow-rows';
+import { iso } from '../http/iso-date';
 
 export function workflowJson(row: WorkflowRow): Record<string, unknown> {
   return {
@@ -68,6 +69,3 @@ export function aliasJson(row: AliasRow, bindings: BindingRow[], publicBaseUrl: 
   };
 }
 
-export function iso(value: Date | string): string {
-  return (value instanceof Date ? value : new Date(value)).toISOString();
-}

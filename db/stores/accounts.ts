@@ -23,7 +23,6 @@ const WITH_METADATA = `${COLUMNS},
   CASE WHEN m.key IS NULL THEN NULL ELSE jsonb_build_object('key', m.key, 'value', m.value, 'schemas', m.schemas, 'tags', m.tags) END AS metadata`;
 const METADATA_JOIN = `LEFT JOIN metadata_catalog m ON m.entity = 'account' AND m.entity_id = a.id::text`;
 
-export const isUniqueViolation = (error: unknown): boolean => (error as { code?: unknown }).code === '23505';
 
 export async function insertAccount(
   manager: EntityManager,

@@ -62,11 +62,6 @@ export const BINDING_COLUMNS = `workflow_id AS "workflowId", alias_name AS "alia
   plugin_type AS "pluginType", revision, status, webhook_token AS "webhookToken", schedule_id AS "scheduleId", activated_at AS "activatedAt",
   deactivated_at AS "deactivatedAt", last_error AS "lastError", runtime_metadata AS "runtimeMetadata"`;
 
-/** PostgreSQL unique_violation. */
-export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
-}
-
 /**
  * `query` that always yields the row array: TypeORM answers UPDATE and DELETE
  * with `[rows, rowCount]` but everything else with the rows alone.
