@@ -1,29 +1,17 @@
-/** Resolves a sub-workflow's revision and records the child execution, returning the child's input. */
+/** The prepareChild activity: records a sub-workflow's child execution through the execution module, returning the child's input. */
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
-import { recordRun, resolveRunnable } from '../db/stores/runnable-revision';
+import { prepareChildRun, RevisionNotRunnable } from '../executions';
 import type { ExecutionInput } from '../workflows/engine/runtime/types';
 import type { ChildPreparation } from './execution-activities';
 
 export async function prepareChildExecution(dataSource: DataSource, namespace: string, publicBaseUrl: string | undefined, request: ChildPreparation): Promise<ExecutionInput> {
-  const runnable = await resolveRunnable(dataSource, request.organizationId, request.workflowId, { alias: request.alias, revision: request.revision });
-  if (typeof runnable === 'string') {
-    throw ApplicationFailure.nonRetryable(`sub-workflow "${request.workflowId}" cannot run: ${runnable.replace(/-/g, ' ')}`, 'SUBWORKFLOW_NOT_FOUND');
+  try {
+    return await prepareChildRun({ dataSource, temporalNamespace: namespace, publicBaseUrl }, request);
+  } catch (error) {
+    if (error instanceof RevisionNotRunnable) {
+      throw ApplicationFailure.nonRetryable(`sub-workflow "${request.workflowId}" cannot run: ${error.miss.replace(/-/g, ' ')}`, 'SUBWORKFLOW_NOT_FOUND');
+    }
+    throw error;
   }
-  const trigger = { source: 'sub-workflow' as const, payload: request.inputs, receivedAt: new Date().toISOString() };
-  // The child id is minted by the parent workflow, so a retried activity finds its own row (idempotency key = child id).
-  const { input } = await recordRun(dataSource, {
-    id: request.childExecutionId,
-    organizationId: request.organizationId,
-    runnable,
-    inputs: request.inputs,
-    trigger,
-    correlationKey: request.correlationKey,
-    idempotencyKey: `child:${request.childExecutionId}`,
-    parentExecutionId: request.parentExecutionId,
-    createdBy: null,
-    temporalNamespace: namespace,
-    publicBaseUrl,
-  });
-  return input;
 }

@@ -1,114 +1,12 @@
 /**
- * The start reconciler: repairs executions whose start was lost. The API
- * records an execution, then starts its Temporal workflow, then records the
- * run id (api/executions/start.ts); a process that dies in between leaves a
- * `running` row with no run, which an idempotent retry would report as
- * deduplicated forever. Every API process sweeps for such rows periodically:
- * a row whose workflow exists gets its run id recorded; a row without one has
- * its workflow started exactly as the API would have; a row whose revision is
- * gone fails with START_LOST.
- *
- * Which rows are candidates (never sub-workflow children or cron ticks, whose
- * runs are owned by another workflow) is decided in findUnstartedExecutions.
- *
- * Several replicas may sweep the same rows at once, and a slow API start may
- * still be in flight: that is safe without locks. The workflow id is the
- * execution id and starts refuse a duplicate id (running or closed), so only
- * one start ever wins; the losers get WorkflowExecutionAlreadyStartedError and
- * record the winner's run id, the same value every party writes. Finishing a
- * lost start only updates a row that is still running.
+ * The start reconciler's timer: every API process sweeps for executions whose
+ * start was lost (executions/reconcile-starts.ts says what a sweep repairs and
+ * why that is safe across replicas) on a timer started and stopped with the
+ * service.
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import type { ExecutionDeps } from '../api/executions/deps';
-import { firstRunId, startExecutionWorkflow } from '../api/executions/start';
-import { findUnstartedExecutions, finishExecutionRecord, setTemporalRunId, type ExecutionRow } from '../db/stores/executions';
-import { recordedRunInput } from '../db/stores/runnable-revision';
-import type { Logger } from './logger';
+import { sweepOnce, type ReconcilerDeps, type SweepOptions } from '../executions';
 
-export type ReconcilerDeps = Pick<ExecutionDeps, 'dataSource' | 'temporal' | 'taskQueue' | 'publicBaseUrl'> & { logger: Logger };
-
-export interface SweepOptions {
-  /** Rows younger than this are left to the start still in flight (default 30 s). */
-  graceMs?: number;
-  /** Rows repaired per sweep at most (default 50); the rest wait for the next sweep. */
-  batchSize?: number;
-  /** Only this organization's rows (tests share one database). */
-  organizationId?: string;
-}
-
-export interface SweepResult {
-  /** The workflow existed: its run id was recorded. */
-  recorded: string[];
-  /** The workflow was started. */
-  started: string[];
-  /** The revision was gone: the execution failed with START_LOST. */
-  lost: string[];
-  /** Repair failed; the next sweep retries. */
-  failed: string[];
-}
-
-export const DEFAULT_GRACE_MS = 30_000;
 export const DEFAULT_INTERVAL_MS = 30_000;
-const DEFAULT_BATCH_SIZE = 50;
-
-/** One sweep. Throws only when the candidates cannot be read; a row that cannot be repaired is logged and left for the next sweep. */
-export async function sweepOnce(deps: ReconcilerDeps, options: SweepOptions = {}): Promise<SweepResult> {
-  const rows = await findUnstartedExecutions(deps.dataSource, {
-    temporalNamespace: deps.temporal.options.namespace,
-    graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
-    limit: options.batchSize ?? DEFAULT_BATCH_SIZE,
-    organizationId: options.organizationId,
-  });
-  const result: SweepResult = { recorded: [], started: [], lost: [], failed: [] };
-  for (const row of rows) {
-    try {
-      const outcome = await repair(deps, row);
-      result[outcome.action].push(row.id);
-      deps.logger.info({ executionId: row.id, action: outcome.action, runId: outcome.runId }, 'execution start reconciled');
-    } catch (error) {
-      result.failed.push(row.id);
-      deps.logger.warn({ err: error, executionId: row.id }, 'execution start could not be reconciled; the next sweep retries');
-    }
-  }
-  return result;
-}
-
-async function repair(deps: ReconcilerDeps, row: ExecutionRow): Promise<{ action: 'recorded' | 'started' | 'lost'; runId?: string }> {
-  const existing = await describedRunId(deps, row.id);
-  if (existing !== undefined) {
-    await setTemporalRunId(deps.dataSource, row.id, existing);
-    return { action: 'recorded', runId: existing };
-  }
-  const input = await recordedRunInput(deps.dataSource, row, deps.publicBaseUrl);
-  if (!input) {
-    await finishExecutionRecord(deps.dataSource, row.id, 'failed', null, {
-      type: 'START_LOST',
-      message: `the execution was never started and revision ${row.revision} of its workflow no longer exists`,
-    });
-    return { action: 'lost' };
-  }
-  let runId: string;
-  try {
-    runId = await startExecutionWorkflow(deps, row, input);
-  } catch (error) {
-    // Another replica, or the API's own start, won the race: record its run.
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    runId = await firstRunId(deps.temporal, row.id);
-    await setTemporalRunId(deps.dataSource, row.id, runId);
-    return { action: 'recorded', runId };
-  }
-  await setTemporalRunId(deps.dataSource, row.id, runId);
-  return { action: 'started', runId };
-}
-
-async function describedRunId(deps: ReconcilerDeps, executionId: string): Promise<string | undefined> {
-  try {
-    return await firstRunId(deps.temporal, executionId);
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return undefined;
-    throw error;
-  }
-}
 
 export interface RunningReconciler {
   /** Stops the timer and waits for a sweep in flight. */

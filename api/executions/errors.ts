@@ -1,4 +1,5 @@
 /** Problem types of the execution routes (rendered as problem+json under /workflows). */
+import { ExecutorUnavailable } from '../../executions';
 import { HttpError } from '../http/errors';
 
 export const executionNotFound = (id: string): HttpError => new HttpError(404, 'execution-not-found', `No execution "${id}" exists in your organization.`);
@@ -10,3 +11,9 @@ export const notWaiting = (name: string): HttpError => new HttpError(409, 'signa
 
 export const executionFinished = (id: string, status: string): HttpError =>
   new HttpError(409, 'execution-finished', `Execution "${id}" has already finished (${status}).`);
+
+/** Rethrows the execution module's domain errors as this area's problem types: `await startExecution(…).catch(asProblem)`. */
+export function asProblem(error: unknown): never {
+  if (error instanceof ExecutorUnavailable) throw executorUnavailable();
+  throw error;
+}

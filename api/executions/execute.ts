@@ -1,19 +1,20 @@
 /**
  * POST /workflows/definitions/{id}/execute: resolve the revision, check the
- * inputs, then start the execution (start.ts: idempotent record, Temporal
+ * inputs, then start the execution (executions/: idempotent record, Temporal
  * start, nothing half-written on failure).
  */
 import { Type } from '@sinclair/typebox';
 import { resolveRunnable } from '../../db/stores/runnable-revision';
 import type { TriggerInfo } from '../../workflows/engine/runtime/types';
+import { startExecution } from '../../executions';
 import { HttpError, validationFailed } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { workflowNotFound } from '../workflows/errors';
 import { WorkflowRef } from '../workflows/schemas';
 import type { ExecutionDeps } from './deps';
 import { checkInputs, manualTrigger } from './inputs';
+import { asProblem } from './errors';
 import { ExecuteBody, ExecuteResult, RevisionChoice } from './schemas';
-import { startExecution } from './start';
 
 const tags = ['Workflow executions'];
 
@@ -48,7 +49,7 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
           correlationKey: request.correlationKey,
           idempotencyKey: request.idempotencyKey,
           createdBy: auth.userId,
-        });
+        }).catch(asProblem);
         const result = { executionId: row.id, workflowId: row.workflowId, revision: row.revision, alias: row.alias };
         if (!created) return { status: 200, body: { ...result, status: row.status, deduplicated: true } };
         return { status: 202, body: { ...result, status: 'running' } };

@@ -1,5 +1,4 @@
-/** Server-minted identifiers of executions and signal deliveries (OS CSPRNG). */
+/** Server-minted identifiers of signal deliveries (OS CSPRNG); execution ids are minted by the execution module. */
 import { randomHex } from '../http/random-hex';
 
-export const newExecutionId = (): string => `exec_${randomHex(16)}`;
 export const newSignalId = (): string => `sig_${randomHex(16)}`;

@@ -6,10 +6,10 @@
  */
 import { Type } from '@sinclair/typebox';
 import { findWorkflow } from '../../db/stores/workflows';
+import { deliver, deliverByCorrelation } from '../../executions';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { deliver, deliverByCorrelation } from './delivery';
 import type { ExecutionDeps } from './deps';
-import { notWaiting } from './errors';
+import { asProblem, notWaiting } from './errors';
 import { newSignalId } from './ids';
 import { isFinished, requireExecution } from './live';
 import { CorrelatedSignalBody, SignalParams, SignalPayload, SignalResult } from './schemas';
@@ -27,7 +27,7 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
         const row = await requireExecution(deps, auth.organizationId, params.id);
         if (isFinished(row)) throw notWaiting(params.name);
         const signalId = newSignalId();
-        const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, { name: params.name, payload: body ?? {}, signalId });
+        const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, { name: params.name, payload: body ?? {}, signalId }).catch(asProblem);
         if (outcome === 'not-waiting') throw notWaiting(params.name);
         return { status: 200, body: { delivered: true, signalId } };
       },
@@ -51,7 +51,7 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
           payload: body.payload ?? {},
           signalId,
           workflowId,
-        });
+        }).catch(asProblem);
         if (!delivered) throw notWaiting(params.name);
         return { status: 200, body: { delivered: true, signalId, executionId: delivered.executionId } };
       },

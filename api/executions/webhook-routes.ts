@@ -20,14 +20,14 @@ import { effectiveConfigEntries, folderChain } from '../../db/stores/config-entr
 import { findExecutionAnywhere } from '../../db/stores/executions';
 import { resolveRunnable } from '../../db/stores/runnable-revision';
 import { findBindingByWebhookToken } from '../../db/stores/workflow-aliases';
+import { deliver, deliverByCorrelation, startExecution } from '../../executions';
 import { webhookSignalName } from '../../workflows/engine/inline/webhook-wait';
 import { readPath } from '../../workflows/engine/runtime/paths';
 import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type AppContext, type HttpMethod, type RouteDefinition } from '../http/route';
-import { deliver, deliverByCorrelation } from './delivery';
 import type { ExecutionDeps } from './deps';
+import { asProblem } from './errors';
 import { newSignalId } from './ids';
-import { startExecution } from './start';
 
 export interface WebhookDeps extends ExecutionDeps {
   encryptionKey: Buffer;
@@ -65,7 +65,7 @@ function callbackRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
       const row = await findExecutionAnywhere(deps.dataSource, params.executionId);
       if (!row || (row.status !== 'running' && row.status !== 'waiting')) throw unknownCallback();
       const payload = { method: ctx.method, headers: forwardedHeaders(ctx), query: { ...ctx.query }, body: body ?? null };
-      const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, { name: webhookSignalName(params.token), payload, signalId: newSignalId() });
+      const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, { name: webhookSignalName(params.token), payload, signalId: newSignalId() }).catch(asProblem);
       if (outcome !== 'delivered') throw unknownCallback();
       return { status: 202, body: { accepted: true } };
     },
@@ -111,7 +111,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
         if (name === '' || key === undefined) {
           throw new HttpError(409, 'signal-not-waiting', 'The webhook payload names no waiting execution (signal name or correlation key missing).');
         }
-        const delivered = await deliverByCorrelation(deps, { organizationId: binding.organizationId, name, correlationKey: key, payload, signalId: newSignalId() });
+        const delivered = await deliverByCorrelation(deps, { organizationId: binding.organizationId, name, correlationKey: key, payload, signalId: newSignalId() }).catch(asProblem);
         if (!delivered) throw new HttpError(409, 'signal-not-waiting', `No execution waits on signal "${name}" with that correlation key.`);
         return { status: 202, body: { accepted: true } };
       }
@@ -121,7 +121,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
         inputs: payload,
         trigger: { stepId: binding.triggerId, source: 'webhook', payload, receivedAt },
         createdBy: null,
-      });
+      }).catch(asProblem);
       return { status: 202, body: { accepted: true } };
     },
   });

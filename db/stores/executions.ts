@@ -105,7 +105,7 @@ export async function setTemporalRunId(db: Db, id: string, runId: string): Promi
 /**
  * Top-level executions recorded but never linked to a Temporal run, older than
  * `graceMs`, oldest first: the candidates of the start reconciler
- * (runtime/execution-reconciler.ts). One statement over the partial index
+ * (executions/reconcile-starts.ts). One statement over the partial index
  * executions_unstarted; rows of other namespaces are left to the deployment
  * that owns them.
  *

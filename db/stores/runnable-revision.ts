@@ -1,13 +1,11 @@
 /**
  * Which revision an execution runs: an explicit revision number wins, else the
  * named alias (default `latest`). Shared by the execute endpoint, webhook and
- * cron starts, and sub-workflow children; the input a run's workflow receives
- * is built here too, for new runs and for recorded runs whose start was lost.
+ * cron starts, and sub-workflow children. Recording the run and building its
+ * workflow input is the execution module's job (executions/).
  */
 import type { DataSource, EntityManager } from 'typeorm';
 import type { WorkflowDefinition } from '../../workflows/engine/definition';
-import type { ExecutionInput, TriggerInfo } from '../../workflows/engine/runtime/types';
-import { insertExecution, type ExecutionRow, type NewExecution } from './executions';
 import { findAlias } from './workflow-aliases';
 import type { WorkflowRow } from './workflow-rows';
 import { findRevision, findWorkflow } from './workflows';
@@ -40,88 +38,4 @@ export async function resolveRunnable(
   const revisionRow = await findRevision(db, workflow.id, revision);
   if (!revisionRow?.definition) return 'revision-not-found';
   return { workflow, revision, alias, definition: revisionRow.definition as unknown as WorkflowDefinition };
-}
-
-export interface NewRun {
-  id: string;
-  organizationId: string;
-  runnable: Runnable;
-  inputs: Record<string, unknown>;
-  trigger: TriggerInfo;
-  correlationKey?: string;
-  idempotencyKey?: string;
-  parentExecutionId?: string;
-  createdBy: string | null;
-  temporalNamespace: string;
-  publicBaseUrl?: string;
-}
-
-/**
- * Records an execution of a runnable revision (the unique index on the
- * idempotency key decides duplicates) and builds the input its workflow
- * receives. Shared by every way an execution starts: API, webhook, cron tick,
- * sub-workflow.
- */
-export async function recordRun(db: DataSource | EntityManager, run: NewRun): Promise<{ row: ExecutionRow; created: boolean; input: ExecutionInput }> {
-  const { runnable } = run;
-  const execution: NewExecution = {
-    id: run.id,
-    organizationId: run.organizationId,
-    workflowId: runnable.workflow.id,
-    workflowKey: runnable.workflow.key,
-    revision: runnable.revision,
-    alias: runnable.alias,
-    inputs: run.inputs,
-    trigger: { ...run.trigger },
-    correlationKey: run.correlationKey ?? null,
-    idempotencyKey: run.idempotencyKey ?? null,
-    parentExecutionId: run.parentExecutionId ?? null,
-    temporalNamespace: run.temporalNamespace,
-    createdBy: run.createdBy,
-  };
-  const { row, created } = await insertExecution(db, execution);
-  // Built from what this call asked for (an existing row under the same key is only reused by id).
-  const input = executionInput({ ...execution, id: row.id }, runnable.definition, run.publicBaseUrl);
-  return { row, created, input };
-}
-
-/** The recorded fields of an execution its workflow input is built from. */
-export type RecordedRun = Pick<
-  ExecutionRow,
-  'id' | 'organizationId' | 'workflowId' | 'workflowKey' | 'revision' | 'alias' | 'inputs' | 'trigger' | 'correlationKey' | 'idempotencyKey' | 'parentExecutionId'
->;
-
-/**
- * The input an execution's workflow receives: its recorded fields plus the
- * definition of its revision. One builder for a new run (recordRun) and for a
- * recorded run whose start was lost (the start reconciler), so both start the
- * same workflow.
- */
-export function executionInput(run: RecordedRun, definition: WorkflowDefinition, publicBaseUrl: string | undefined): ExecutionInput {
-  return {
-    executionId: run.id,
-    organizationId: run.organizationId,
-    workflowId: run.workflowId,
-    workflowKey: run.workflowKey ?? undefined,
-    revision: run.revision,
-    alias: run.alias ?? undefined,
-    definition,
-    inputs: run.inputs,
-    trigger: run.trigger as unknown as TriggerInfo,
-    correlationKey: run.correlationKey ?? undefined,
-    idempotencyKey: run.idempotencyKey ?? undefined,
-    parentExecutionId: run.parentExecutionId ?? undefined,
-    publicBaseUrl,
-  };
-}
-
-/**
- * The workflow input of a recorded execution, rebuilt from its row and the
- * revision it names; undefined when that revision no longer exists (its
- * workflow was deleted).
- */
-export async function recordedRunInput(db: DataSource | EntityManager, row: RecordedRun, publicBaseUrl: string | undefined): Promise<ExecutionInput | undefined> {
-  const revision = await findRevision(db, row.workflowId, row.revision);
-  if (!revision?.definition) return undefined;
-  return executionInput(row, revision.definition as unknown as WorkflowDefinition, publicBaseUrl);
 }

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
-import { newExecutionId } from '../../api/executions/ids';
-import { firstRunId, startExecution, startExecutionWorkflow } from '../../api/executions/start';
 import { findExecution, type ExecutionRow } from '../../db/stores/executions';
-import { recordRun, recordedRunInput, resolveRunnable, type NewRun, type Runnable } from '../../db/stores/runnable-revision';
-import { sweepOnce, type SweepOptions, type SweepResult } from '../../runtime/execution-reconciler';
+import { resolveRunnable, type Runnable } from '../../db/stores/runnable-revision';
+import { firstRunId, newExecutionId, recordRun, recordedRunInput, startExecution, startExecutionWorkflow, sweepOnce, type NewRun, type SweepOptions, type SweepResult } from '../../executions';
 import { captureLogger } from '../support/logger';
 import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
 

@@ -5,9 +5,9 @@
  */
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
-import { findCorrelatedWaits } from '../../db/stores/executions';
-import { deliverSignalUpdate } from '../../workflows/messages';
-import { executorUnavailable } from './errors';
+import { findCorrelatedWaits } from '../db/stores/executions';
+import { deliverSignalUpdate } from '../workflows/messages';
+import { ExecutorUnavailable } from './errors';
 
 /** gRPC NOT_FOUND / FAILED_PRECONDITION: the workflow is gone or no longer accepts updates. */
 const GONE_CODES = new Set([5, 9]);
@@ -16,6 +16,7 @@ export const DELIVERY_DEADLINE_MS = 10_000;
 
 export type Delivery = 'delivered' | 'not-waiting';
 
+/** Delivers one signal to one execution. Throws ExecutorUnavailable when Temporal cannot say. */
 export async function deliver(
   client: Client,
   executionId: string,
@@ -31,7 +32,7 @@ export async function deliver(
     if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) return 'not-waiting';
     const code = (error as { cause?: { code?: unknown } }).cause?.code;
     if (error instanceof ServiceError && typeof code === 'number' && GONE_CODES.has(code)) return 'not-waiting';
-    throw executorUnavailable();
+    throw new ExecutorUnavailable(error);
   }
 }
 

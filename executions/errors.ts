@@ -1,0 +1,34 @@
+/**
+ * Domain errors of the execution module. Callers map them to their own
+ * protocol: the API to problem+json (api/executions/errors.ts), activities to
+ * non-retryable ApplicationFailures.
+ */
+import type { RunnableMiss } from '../db/stores/runnable-revision';
+
+/** Temporal could not be reached or refused the call; nothing was started or delivered. */
+export class ExecutorUnavailable extends Error {
+  constructor(cause?: unknown) {
+    super('The workflow executor (Temporal) is unavailable.', { cause });
+    this.name = 'ExecutorUnavailable';
+  }
+}
+
+/** The workflow, alias or revision a run names does not exist (any more). */
+export class RevisionNotRunnable extends Error {
+  constructor(readonly miss: RunnableMiss) {
+    super(`revision not runnable: ${miss}`);
+    this.name = 'RevisionNotRunnable';
+  }
+}
+
+/** A cron tick that another run of the same schedule already recorded. */
+export class DuplicateTick extends Error {
+  constructor(
+    readonly triggerId: string,
+    readonly firedAt: string,
+    readonly executionId: string,
+  ) {
+    super(`tick ${firedAt} of trigger ${triggerId} already ran as ${executionId}`);
+    this.name = 'DuplicateTick';
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * The execution module: the life of an execution. Record a run and build its
+ * workflow input, start it in Temporal, reconcile lost starts, prepare
+ * sub-workflow children and cron ticks, deliver signals. Used by api/,
+ * activities/ and the start-up code; uses db/ and workflows/engine. Outside
+ * callers import from here, never from the files behind it.
+ */
+export { deliver, deliverByCorrelation, DELIVERY_DEADLINE_MS, type Delivery } from './deliver-signal';
+export type { StartDeps } from './deps';
+export { DuplicateTick, ExecutorUnavailable, RevisionNotRunnable } from './errors';
+export { newExecutionId } from './ids';
+export { prepareChildRun, type ChildRunRequest, type PrepareDeps } from './prepare-child';
+export { prepareScheduledRun, type ScheduledRunRequest } from './prepare-scheduled';
+export { DEFAULT_GRACE_MS, sweepOnce, type ReconcilerDeps, type SweepOptions, type SweepResult } from './reconcile-starts';
+export { recordRun, type NewRun } from './record-run';
+export { startExecution, type StartRequest } from './start-execution';
+export { firstRunId, startExecutionWorkflow } from './start-workflow';
+export { executionInput, recordedRunInput, type RecordedRun } from './workflow-input';

@@ -1,0 +1,46 @@
+/** Resolves a sub-workflow's revision and records the child execution, returning the child's input. */
+import type { DataSource } from 'typeorm';
+import { resolveRunnable } from '../db/stores/runnable-revision';
+import type { ExecutionInput } from '../workflows/engine/runtime/types';
+import { RevisionNotRunnable } from './errors';
+import { recordRun } from './record-run';
+
+/** What a parent workflow asks for (the prepareChild activity's request). */
+export interface ChildRunRequest {
+  parentExecutionId: string;
+  organizationId: string;
+  workflowId: string;
+  alias?: string;
+  revision?: number;
+  inputs: Record<string, unknown>;
+  correlationKey?: string;
+  childExecutionId: string;
+}
+
+export interface PrepareDeps {
+  dataSource: DataSource;
+  temporalNamespace: string;
+  publicBaseUrl?: string;
+}
+
+/** Throws RevisionNotRunnable when the child's workflow, alias or revision does not exist. */
+export async function prepareChildRun(deps: PrepareDeps, request: ChildRunRequest): Promise<ExecutionInput> {
+  const runnable = await resolveRunnable(deps.dataSource, request.organizationId, request.workflowId, { alias: request.alias, revision: request.revision });
+  if (typeof runnable === 'string') throw new RevisionNotRunnable(runnable);
+  const trigger = { source: 'sub-workflow' as const, payload: request.inputs, receivedAt: new Date().toISOString() };
+  // The child id is minted by the parent workflow, so a retried activity finds its own row (idempotency key = child id).
+  const { input } = await recordRun(deps.dataSource, {
+    id: request.childExecutionId,
+    organizationId: request.organizationId,
+    runnable,
+    inputs: request.inputs,
+    trigger,
+    correlationKey: request.correlationKey,
+    idempotencyKey: `child:${request.childExecutionId}`,
+    parentExecutionId: request.parentExecutionId,
+    createdBy: null,
+    temporalNamespace: deps.temporalNamespace,
+    publicBaseUrl: deps.publicBaseUrl,
+  });
+  return input;
+}

@@ -1,0 +1,46 @@
+/**
+ * A cron tick: resolve the revision the schedule names, record the execution
+ * under the run's Temporal workflow id with the idempotency key
+ * `cron:<triggerId>:<tick floored to the second>`, and return its input.
+ */
+import { setTemporalRunId } from '../db/stores/executions';
+import { resolveRunnable } from '../db/stores/runnable-revision';
+import type { ExecutionInput, ScheduledStart, TriggerInfo } from '../workflows/engine/runtime/types';
+import { DuplicateTick, RevisionNotRunnable } from './errors';
+import type { PrepareDeps } from './prepare-child';
+import { recordRun } from './record-run';
+
+/** What a scheduled run asks for (the prepareScheduledExecution activity's request). */
+export interface ScheduledRunRequest {
+  start: ScheduledStart;
+  /** The Temporal workflow id the schedule gave this run: it becomes the execution id. */
+  executionId: string;
+  runId: string;
+  /** When the tick fired (ms); floored to the second it makes the idempotency key. */
+  firedAt: number;
+}
+
+/** Throws RevisionNotRunnable when the revision is gone, DuplicateTick when another run recorded this tick. */
+export async function prepareScheduledRun(deps: PrepareDeps, request: ScheduledRunRequest): Promise<ExecutionInput> {
+  const { start } = request;
+  const runnable = await resolveRunnable(deps.dataSource, start.organizationId, start.workflowId, { revision: start.revision });
+  if (typeof runnable === 'string') throw new RevisionNotRunnable(runnable);
+  const firedAt = new Date(Math.floor(request.firedAt / 1000) * 1000).toISOString();
+  const trigger: TriggerInfo = { stepId: start.trigger.id, source: 'cron', payload: { firedAt, schedule: start.trigger.schedule }, receivedAt: firedAt };
+  const idempotencyKey = `cron:${start.trigger.id}:${firedAt}`;
+  const { row, created, input } = await recordRun(deps.dataSource, {
+    id: request.executionId,
+    organizationId: start.organizationId,
+    runnable: { ...runnable, alias: start.alias },
+    inputs: {},
+    trigger,
+    idempotencyKey,
+    createdBy: null,
+    temporalNamespace: deps.temporalNamespace,
+    publicBaseUrl: deps.publicBaseUrl,
+  });
+  // The same tick recorded by another run (a retried start): this run is the duplicate and does nothing.
+  if (!created && row.id !== request.executionId) throw new DuplicateTick(start.trigger.id, firedAt, row.id);
+  await setTemporalRunId(deps.dataSource, request.executionId, request.runId);
+  return input;
+}

@@ -1,0 +1,48 @@
+/**
+ * Records an execution of a runnable revision (the unique index on the
+ * idempotency key decides duplicates) and builds the input its workflow
+ * receives. Shared by every way an execution starts: API, webhook, cron tick,
+ * sub-workflow.
+ */
+import type { DataSource, EntityManager } from 'typeorm';
+import { insertExecution, type ExecutionRow, type NewExecution } from '../db/stores/executions';
+import type { Runnable } from '../db/stores/runnable-revision';
+import type { ExecutionInput, TriggerInfo } from '../workflows/engine/runtime/types';
+import { executionInput } from './workflow-input';
+
+export interface NewRun {
+  id: string;
+  organizationId: string;
+  runnable: Runnable;
+  inputs: Record<string, unknown>;
+  trigger: TriggerInfo;
+  correlationKey?: string;
+  idempotencyKey?: string;
+  parentExecutionId?: string;
+  createdBy: string | null;
+  temporalNamespace: string;
+  publicBaseUrl?: string;
+}
+
+export async function recordRun(db: DataSource | EntityManager, run: NewRun): Promise<{ row: ExecutionRow; created: boolean; input: ExecutionInput }> {
+  const { runnable } = run;
+  const execution: NewExecution = {
+    id: run.id,
+    organizationId: run.organizationId,
+    workflowId: runnable.workflow.id,
+    workflowKey: runnable.workflow.key,
+    revision: runnable.revision,
+    alias: runnable.alias,
+    inputs: run.inputs,
+    trigger: { ...run.trigger },
+    correlationKey: run.correlationKey ?? null,
+    idempotencyKey: run.idempotencyKey ?? null,
+    parentExecutionId: run.parentExecutionId ?? null,
+    temporalNamespace: run.temporalNamespace,
+    createdBy: run.createdBy,
+  };
+  const { row, created } = await insertExecution(db, execution);
+  // Built from what this call asked for (an existing row under the same key is only reused by id).
+  const input = executionInput({ ...execution, id: row.id }, runnable.definition, run.publicBaseUrl);
+  return { row, created, input };
+}

@@ -1,0 +1,39 @@
+/**
+ * The Temporal side of a start: the workflow id is the execution id and a
+ * duplicate id is refused, running or closed, so an execution runs once no
+ * matter how many parties (API, replicas, the start reconciler) start it.
+ */
+import type { Client } from '@temporalio/client';
+import type { ExecutionRow } from '../db/stores/executions';
+import type { ExecutionInput } from '../workflows/engine/runtime/types';
+import { EXECUTION_WORKFLOW_TYPE } from '../workflows/engine/workflow-types';
+import type { StartDeps } from './deps';
+
+/**
+ * Starts the Temporal workflow of a recorded execution (workflow id = execution
+ * id) and resolves with its run id. Throws WorkflowExecutionAlreadyStartedError
+ * when a workflow with that id exists, running or closed: an execution id
+ * names one run only, so a start that comes late (a replica, the reconciler)
+ * never runs an execution twice.
+ */
+export async function startExecutionWorkflow(deps: Pick<StartDeps, 'temporal' | 'taskQueue'>, row: ExecutionRow, input: ExecutionInput): Promise<string> {
+  const handle = await deps.temporal.workflow.start(EXECUTION_WORKFLOW_TYPE, {
+    taskQueue: deps.taskQueue,
+    workflowId: row.id,
+    args: [input],
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    // Search attributes are left out: they must be registered on the namespace first, and a missing one fails the start.
+    memo: { organizationId: row.organizationId, workflowId: row.workflowId, workflowKey: row.workflowKey, revision: row.revision, alias: row.alias },
+  });
+  return handle.firstExecutionRunId;
+}
+
+/**
+ * The id of the first run of the execution's workflow (what temporal_run_id
+ * holds, also after continue-as-new). Throws WorkflowNotFoundError when no
+ * such workflow exists.
+ */
+export async function firstRunId(temporal: Client, executionId: string): Promise<string> {
+  const description = await temporal.workflow.getHandle(executionId).describe();
+  return description.raw.workflowExecutionInfo?.firstRunId || description.runId;
+}

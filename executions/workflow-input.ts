@@ -1,0 +1,46 @@
+/**
+ * The input an execution's workflow receives: its recorded fields plus the
+ * definition of its revision. One builder for a new run (recordRun) and for a
+ * recorded run whose start was lost (the start reconciler), so both start the
+ * same workflow.
+ */
+import type { DataSource, EntityManager } from 'typeorm';
+import type { ExecutionRow } from '../db/stores/executions';
+import { findRevision } from '../db/stores/workflows';
+import type { WorkflowDefinition } from '../workflows/engine/definition';
+import type { ExecutionInput, TriggerInfo } from '../workflows/engine/runtime/types';
+
+/** The recorded fields of an execution its workflow input is built from. */
+export type RecordedRun = Pick<
+  ExecutionRow,
+  'id' | 'organizationId' | 'workflowId' | 'workflowKey' | 'revision' | 'alias' | 'inputs' | 'trigger' | 'correlationKey' | 'idempotencyKey' | 'parentExecutionId'
+>;
+
+export function executionInput(run: RecordedRun, definition: WorkflowDefinition, publicBaseUrl: string | undefined): ExecutionInput {
+  return {
+    executionId: run.id,
+    organizationId: run.organizationId,
+    workflowId: run.workflowId,
+    workflowKey: run.workflowKey ?? undefined,
+    revision: run.revision,
+    alias: run.alias ?? undefined,
+    definition,
+    inputs: run.inputs,
+    trigger: run.trigger as unknown as TriggerInfo,
+    correlationKey: run.correlationKey ?? undefined,
+    idempotencyKey: run.idempotencyKey ?? undefined,
+    parentExecutionId: run.parentExecutionId ?? undefined,
+    publicBaseUrl,
+  };
+}
+
+/**
+ * The workflow input of a recorded execution, rebuilt from its row and the
+ * revision it names; undefined when that revision no longer exists (its
+ * workflow was deleted).
+ */
+export async function recordedRunInput(db: DataSource | EntityManager, row: RecordedRun, publicBaseUrl: string | undefined): Promise<ExecutionInput | undefined> {
+  const revision = await findRevision(db, row.workflowId, row.revision);
+  if (!revision?.definition) return undefined;
+  return executionInput(row, revision.definition as unknown as WorkflowDefinition, publicBaseUrl);
+}
