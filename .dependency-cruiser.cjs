@@ -1,6 +1,6 @@
 // The house's layering (shared/DESIGN.md §2), checked by `npm run lint`:
 // imports point down, no circles. Floors, top to bottom:
-//   runtime/ (start-up), bin/           anything below
+//   startup/, bin/                      anything below
 //   api/                                executions, db, workflows/engine, config
 //   worker/                             activities, workflows, config
 //   activities/                         executions, db, workflows/engine (types of workflows/*), config
@@ -16,28 +16,28 @@ module.exports = {
       name: 'no-circular',
       severity: 'error',
       comment: 'Import circles make modules impossible to read, test or load alone.',
-      from: { path: '^(api|activities|bin|config|db|executions|runtime|worker|workflows)/' },
+      from: { path: '^(api|activities|bin|config|db|executions|startup|worker|workflows)/' },
       to: { circular: true },
     },
     {
       name: 'config-is-the-ground-floor',
       severity: 'error',
       from: { path: '^config/' },
-      to: { path: '^(api|activities|bin|db|executions|runtime|worker|workflows|test|bench)/' },
+      to: { path: '^(api|activities|bin|db|executions|startup|worker|workflows|test|bench)/' },
     },
     {
       name: 'engine-is-pure',
       severity: 'error',
       comment: 'The engine runs in the Temporal sandbox and in the API: it imports nothing of ours.',
       from: { path: '^workflows/engine/' },
-      to: { path: '^(api|activities|bin|config|db|executions|runtime|worker|test|bench)/|^workflows/(?!engine/)' },
+      to: { path: '^(api|activities|bin|config|db|executions|startup|worker|test|bench)/|^workflows/(?!engine/)' },
     },
     {
       name: 'db-imports-config-only',
       severity: 'error',
       comment: 'Besides config, the db layer may name the engine types its jsonb columns hold (type-only).',
       from: { path: '^db/' },
-      to: { path: '^(api|activities|bin|executions|runtime|worker|test|bench)/|^workflows/(?!engine/)' },
+      to: { path: '^(api|activities|bin|executions|startup|worker|test|bench)/|^workflows/(?!engine/)' },
     },
     {
       name: 'db-imports-engine-types-only',
@@ -50,7 +50,7 @@ module.exports = {
       severity: 'error',
       comment: 'Workflow code imports activity types only, never implementations.',
       from: { path: '^workflows/' },
-      to: { path: '^(api|bin|db|executions|runtime|worker|test|bench)/' },
+      to: { path: '^(api|bin|db|executions|startup|worker|test|bench)/' },
     },
     {
       name: 'workflows-import-activity-types-only',
@@ -62,30 +62,30 @@ module.exports = {
       name: 'executions-below-api-and-activities',
       severity: 'error',
       from: { path: '^executions/' },
-      to: { path: '^(api|activities|bin|runtime|worker|test|bench)/' },
+      to: { path: '^(api|activities|bin|startup|worker|test|bench)/' },
     },
     {
       name: 'activities-below-worker',
       severity: 'error',
       from: { path: '^activities/' },
-      to: { path: '^(api|bin|runtime|worker|test|bench)/' },
+      to: { path: '^(api|bin|startup|worker|test|bench)/' },
     },
     {
       name: 'api-below-start-up',
       severity: 'error',
       from: { path: '^api/' },
-      to: { path: '^(activities|bin|runtime|worker|test|bench)/' },
+      to: { path: '^(activities|bin|startup|worker|test|bench)/' },
     },
     {
       name: 'worker-below-start-up',
       severity: 'error',
       from: { path: '^worker/' },
-      to: { path: '^(api|bin|runtime|test|bench)/' },
+      to: { path: '^(api|bin|startup|test|bench)/' },
     },
     {
       name: 'product-code-never-imports-tests',
       severity: 'error',
-      from: { path: '^(api|activities|bin|config|db|executions|runtime|worker|workflows)/' },
+      from: { path: '^(api|activities|bin|config|db|executions|startup|worker|workflows)/' },
       to: { path: '^(test|bench)/' },
     },
   ],

@@ -61,23 +61,6 @@ export default tseslint.config(
     },
   },
   {
-    // The execution module sits below api/, activities/ and the start-up code (runtime/): imports point down only.
-    files: ['executions/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['**/api/**', '**/api', '**/activities/**', '**/activities', '**/runtime/**', '**/runtime', '!**/workflows/engine/runtime/**', '!**/workflows/engine/runtime'],
-              message: 'executions/ may not import api/, activities/ or runtime/ (they import executions/).',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unused-expressions': 'off',

@@ -3,7 +3,7 @@
  * their dependencies (database, keys, policies).
  */
 import type { DataSource } from 'typeorm';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../config/logger';
 import { createExecutionActivities } from './execution';
 import type { EgressPolicy } from './plugins/egress';
 

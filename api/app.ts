@@ -6,7 +6,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { AppConfig } from '../config/config';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../config/logger';
 import type { TokenVerifier } from './http/auth';
 import { errorHandler } from './http/error-handler';
 import { buildOpenApiDocument } from './http/openapi';

@@ -1,6 +1,6 @@
 /**
  * The execution workflow on every Temporal this machine can start, side by side: the
- * real Temporal CLI dev server (when a binary is found, see runtime/temporal-cli.ts) and
+ * real Temporal CLI dev server (when a binary is found, see startup/temporal-cli.ts) and
  * the in-memory stand-in, each with one worker:
  * - a 40-step graph of pure steps (deciders, set-variable, log) against the same graph
  *   of activity steps (http-request served by an activity that answers at once): time
@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { ExecutionActivities } from '../activities/execution-activities';
-import { findRealTemporalCli, type TemporalServerChoice } from '../runtime/temporal';
+import { findRealTemporalCli, type TemporalServerChoice } from '../startup/temporal';
 import { workflowBundle } from '../worker/worker';
 import { createTestTemporalEnv } from '../test/support/temporal';
 import { validateDefinition } from '../workflows/engine/validate';

@@ -4,7 +4,7 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { createLogger } from '../runtime/logger';
+import { createLogger } from '../config/logger';
 import { installTemporalRuntime } from '../worker/worker';
 import type { BenchModule, BenchReport } from './report';
 

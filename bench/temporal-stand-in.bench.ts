@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Worker, bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
-import { STAND_IN_DEV_SERVER, startDevServer } from '../runtime/temporal';
+import { STAND_IN_DEV_SERVER, startDevServer } from '../startup/temporal';
 import { round, type BenchReport } from './report';
 
 const WARMUP = 50;

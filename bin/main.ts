@@ -4,8 +4,8 @@
  * stop on signals.
  */
 import { ConfigError, loadConfig, type AppConfig } from '../config/config';
-import { createLogger } from '../runtime/logger';
-import type { ServiceParts } from '../runtime/service';
+import { createLogger } from '../config/logger';
+import type { ServiceParts } from '../startup/service';
 
 export function loadConfigOrExit(): AppConfig {
   try {
@@ -23,8 +23,8 @@ export function runService(parts: ServiceParts): void {
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   // Loaded after the configuration is known to be valid, so a bad variable is reported at once.
-  import('../runtime/service.js')
-    .then(async (service: typeof import('../runtime/service.js')) => {
+  import('../startup/service.js')
+    .then(async (service: typeof import('../startup/service.js')) => {
       service.stopOnSignals(await service.startService(config, logger, parts), logger);
     })
     .catch((error: unknown) => {

@@ -1,6 +1,6 @@
 /** `npm run migrate`: applies pending migrations to the configured (or embedded) database and exits. */
 import { openDatabase } from '../db/database';
-import { createLogger } from '../runtime/logger';
+import { createLogger } from '../config/logger';
 import { loadConfigOrExit } from './main';
 
 async function main(): Promise<void> {

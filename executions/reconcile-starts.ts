@@ -4,7 +4,7 @@
  * the run id (start-execution.ts); a process that dies in between leaves a
  * `running` row with no run, which an idempotent retry would report as
  * deduplicated forever. Every API process sweeps for such rows periodically
- * (the timer lives with the start-up code, runtime/execution-reconciler.ts):
+ * (the timer lives with the start-up code, startup/execution-reconciler.ts):
  * a row whose workflow exists gets its run id recorded; a row without one has
  * its workflow started exactly as the API would have; a row whose revision is
  * gone fails with START_LOST.

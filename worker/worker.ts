@@ -5,7 +5,7 @@
  */
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../config/logger';
 
 /** Resolves to the TypeScript source under tsx and to the compiled file in dist/. */
 export const WORKFLOWS_PATH = require.resolve('../workflows');

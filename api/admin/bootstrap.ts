@@ -4,7 +4,7 @@
  * and grants that exist are left as they are.
  */
 import type { DataSource } from 'typeorm';
-import type { Logger } from '../../runtime/logger';
+import type { Logger } from '../../config/logger';
 import { organizationNrn } from './nrn';
 
 export interface BootstrapAdmin {

@@ -4,7 +4,7 @@
  * logged with their stack and answered as a bare 500.
  */
 import type { Middleware } from 'koa';
-import type { Logger } from '../../runtime/logger';
+import type { Logger } from '../../config/logger';
 import { dialectFor, renderError } from './dialects';
 import { HttpError, internalError, notFound } from './errors';
 import type { AppState } from './route';

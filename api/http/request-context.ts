@@ -1,7 +1,7 @@
 /** Request id and per-request logging and metrics, outermost in the chain. */
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { Logger } from '../../runtime/logger';
+import type { Logger } from '../../config/logger';
 import type { HttpMetrics } from '../ops/metrics';
 import type { AppState } from './route';
 

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { closeGracefully, listen, portOf } from '../../runtime/http-server';
+import { closeGracefully, listen, portOf } from '../../startup/http-server';
 import { orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
 
 interface SseEvent {

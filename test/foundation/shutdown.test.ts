@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { closeGracefully, listen, portOf } from '../../runtime/http-server';
+import { closeGracefully, listen, portOf } from '../../startup/http-server';
 import { createTestApp } from '../support/app';
 import { probeRoutes } from '../support/probe-routes';
 

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { freePort } from '../../runtime/temporal';
+import { freePort } from '../../startup/temporal';
 import { runScript, spawnScript } from '../support/process';
 import { testTemporalKind } from '../support/temporal';
 

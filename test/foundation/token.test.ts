@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTokenVerifier } from '../../api/http/auth';
 import { parseConfig } from '../../config/config';
-import { devSecretsPath, resolveServiceSecrets } from '../../runtime/service-secrets';
+import { devSecretsPath, resolveServiceSecrets } from '../../startup/service-secrets';
 import { captureLogger } from '../support/logger';
 import { runScript } from '../support/process';
 

@@ -2,7 +2,7 @@
  * Mocha root hooks shared by every test file. Suites start their own
  * dependencies through the helpers in test/support/; shared ones are closed here.
  */
-import { createLogger } from '../../runtime/logger';
+import { createLogger } from '../../config/logger';
 import { installTemporalRuntime } from '../../worker/worker';
 import { closeTestDataSource } from '../support/database';
 import { testTemporalKind } from '../support/temporal';

@@ -3,7 +3,7 @@
  * service logs (and on what it must never log, such as tokens and secrets).
  */
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../runtime/logger';
+import { createLogger, type Logger } from '../../config/logger';
 
 export interface CapturedLogger {
   logger: Logger;

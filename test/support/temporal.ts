@@ -14,7 +14,7 @@ import type { SearchAttributeType } from '@temporalio/common';
 import type { SearchAttributeKey } from '@temporalio/common/lib/search-attributes';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { loadConfig } from '../../config/config';
-import { STAND_IN_DEV_SERVER, STAND_IN_TEST_SERVER, findRealTemporalCli, type TemporalKind, type TemporalServerChoice } from '../../runtime/temporal';
+import { STAND_IN_DEV_SERVER, STAND_IN_TEST_SERVER, findRealTemporalCli, type TemporalKind, type TemporalServerChoice } from '../../startup/temporal';
 
 export { STAND_IN_DEV_SERVER, STAND_IN_TEST_SERVER };
 

@@ -3,10 +3,10 @@ import { Connection } from '@temporalio/client';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findRealTemporalCli, resolveTemporal } from '../../runtime/temporal';
-import { PINNED_CLI_VERSION, downloadTemporalCli, projectBuiltCli } from '../../runtime/temporal-cli';
+import { findRealTemporalCli, resolveTemporal } from '../../startup/temporal';
+import { PINNED_CLI_VERSION, downloadTemporalCli, projectBuiltCli } from '../../startup/temporal-cli';
 
-describe('runtime/temporal resolveTemporal', function () {
+describe('startup/temporal resolveTemporal', function () {
   this.timeout(30_000);
 
   it('uses a configured address as is', async () => {

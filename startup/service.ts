@@ -17,7 +17,7 @@ import { leaveShutdownSignalsToCaller } from '../db/embedded-postgres';
 import { startWorker, installTemporalRuntime, type RunningWorker } from '../worker/worker';
 import { startExecutionReconciler } from './execution-reconciler';
 import { closeGracefully, listen, portOf } from './http-server';
-import type { Logger } from './logger';
+import type { Logger } from '../config/logger';
 import { resolveServiceSecrets } from './service-secrets';
 import { resolveTemporal, type TemporalEndpoint } from './temporal';
 

@@ -10,7 +10,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AuthKeys } from '../api/http/auth';
 import { decodeEncryptionKey, type AppConfig } from '../config/config';
-import type { Logger } from './logger';
+import type { Logger } from '../config/logger';
 
 export interface ServiceSecrets {
   auth: AuthKeys;
