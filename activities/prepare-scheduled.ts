@@ -8,7 +8,7 @@ import type { DataSource } from 'typeorm';
 import { setTemporalRunId } from '../db/stores/executions';
 import { recordRun, resolveRunnable } from '../db/stores/runnable-revision';
 import type { ExecutionInput, TriggerInfo } from '../workflows/engine/runtime/types';
-import type { ScheduledPreparation } from './execution-activities';
+import type { ScheduledPreparation } from './execution-activity-types';
 
 export async function prepareScheduledExecution(
   dataSource: DataSource,

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, bundleWorkflowCode } from '@temporalio/worker';
-import type { ExecutionActivities } from '../activities/execution-activities';
+import type { ExecutionActivities } from '../activities/create-execution-activities';
 import { findRealTemporalCli, type TemporalServerChoice } from '../runtime/temporal';
 import { workflowBundle } from '../worker/worker';
 import { createTestTemporalEnv } from '../test/support/temporal';

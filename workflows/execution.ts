@@ -22,13 +22,14 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ExecutionActivities, NumberedLog } from '../activities/execution-activities';
+import type { Activities } from '../activities';
+import type { NumberedLog } from '../activities/execution-activity-types';
 import { collectReferences, parseExpression, templateSources, type ConfigReference } from './engine/expressions';
 import { startExecution, type ExecutionRun } from './engine/runtime/graph-runner';
 import type { ActivityCall, ChildResult, ContinuedRun, ExecutionInput, PluginResult, ScheduledStart, RuntimeEffects, StepEvent, WaitRequest, WaitResult } from './engine/runtime/types';
 import { cancelReasonSignal, deliverSignalUpdate, stateQuery, type ExecutionPhase, type PendingWait, type SignalDelivery } from './messages';
 
-const persistence = proxyLocalActivities<ExecutionActivities>({
+const persistence = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 20 },
 });
@@ -91,7 +92,7 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
 
   const activityCall = (call: ActivityCall): Promise<PluginResult> => {
     const policy = call.retryPolicy;
-    const { callPlugin } = proxyActivities<ExecutionActivities>({
+    const { callPlugin } = proxyActivities<Activities>({
       startToCloseTimeout: call.timeoutMs ?? 300_000,
       retry: policy
         ? {
@@ -275,7 +276,7 @@ function referencedVars(input: ExecutionInput): string[] {
 
 /** A sub-workflow step: prepare the child (revision, record) by activity, then run it as a child workflow. */
 async function runChild(parent: ExecutionInput, request: Parameters<RuntimeEffects['runChild']>[0]): Promise<ChildResult> {
-  const { prepareChild } = proxyActivities<ExecutionActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
+  const { prepareChild } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
   const childExecutionId = `exec_${uuid4().replace(/-/g, '')}`;
   const childInput = await prepareChild({
     parentExecutionId: parent.executionId,
