@@ -3,7 +3,7 @@
  * own type is derived from their implementation (`ExecutionActivities` in
  * ./create-execution-activities); workflow code imports both with `import type`.
  */
-import type { LogEntryDraft, ScheduledStart, StepEvent } from '../workflows/engine/runtime/types';
+import type { LogEntryDraft, ScheduledStart, StepEvent } from '../workflows/engine';
 
 export interface ResolveVarsRequest {
   executionId: string;

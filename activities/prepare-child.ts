@@ -2,7 +2,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { recordRun, resolveRunnable } from '../db/stores/runnable-revision';
-import type { ExecutionInput } from '../workflows/engine/runtime/types';
+import type { ExecutionInput } from '../workflows/engine';
 import type { ChildPreparation } from './execution-activity-types';
 
 export async function prepareChildExecution(dataSource: DataSource, namespace: string, publicBaseUrl: string | undefined, request: ChildPreparation): Promise<ExecutionInput> {

@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { setTemporalRunId } from '../db/stores/executions';
 import { recordRun, resolveRunnable } from '../db/stores/runnable-revision';
-import type { ExecutionInput, TriggerInfo } from '../workflows/engine/runtime/types';
+import type { ExecutionInput, TriggerInfo } from '../workflows/engine';
 import type { ScheduledPreparation } from './execution-activity-types';
 
 export async function prepareScheduledExecution(

@@ -18,8 +18,7 @@ import type { ExecutionActivities } from '../activities/create-execution-activit
 import { findRealTemporalCli, type TemporalServerChoice } from '../runtime/temporal';
 import { workflowBundle } from '../worker/worker';
 import { createTestTemporalEnv } from '../test/support/temporal';
-import { validateDefinition } from '../workflows/engine/validate';
-import type { ExecutionInput } from '../workflows/engine/runtime/types';
+import { validateDefinition, type ExecutionInput } from '../workflows/engine';
 import { deliverSignalUpdate, stateQuery } from '../workflows/messages';
 import { percentile, round, type BenchReport } from './report';
 

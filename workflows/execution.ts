@@ -24,9 +24,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { NumberedLog } from '../activities/execution-activity-types';
-import { collectReferences, parseExpression, templateSources, type ConfigReference } from './engine/expressions';
-import { startExecution, type ExecutionRun } from './engine/runtime/graph-runner';
-import type { ActivityCall, ChildResult, ContinuedRun, ExecutionInput, PluginResult, ScheduledStart, RuntimeEffects, StepEvent, WaitRequest, WaitResult } from './engine/runtime/types';
+import { collectReferences, parseExpression, startExecution, templateSources, type ActivityCall, type ChildResult, type ConfigReference, type ContinuedRun, type ExecutionInput, type ExecutionRun, type PluginResult, type RuntimeEffects, type ScheduledStart, type StepEvent, type WaitRequest, type WaitResult } from './engine';
 import { cancelReasonSignal, deliverSignalUpdate, stateQuery, type ExecutionPhase, type PendingWait, type SignalDelivery } from './messages';
 
 const persistence = proxyLocalActivities<Activities>({

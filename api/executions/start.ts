@@ -9,8 +9,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { deleteExecution, setTemporalRunId, type ExecutionRow } from '../../db/stores/executions';
 import { recordRun, type Runnable } from '../../db/stores/runnable-revision';
-import type { ExecutionInput, TriggerInfo } from '../../workflows/engine/runtime/types';
-import { EXECUTION_WORKFLOW_TYPE } from '../../workflows/engine/workflow-types';
+import { EXECUTION_WORKFLOW_TYPE, type ExecutionInput, type TriggerInfo } from '../../workflows/engine';
 import type { ExecutionDeps } from './deps';
 import { executorUnavailable } from './errors';
 import { newExecutionId } from './ids';

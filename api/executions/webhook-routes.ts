@@ -20,8 +20,7 @@ import { effectiveConfigEntries, folderChain } from '../../db/stores/config-entr
 import { findExecutionAnywhere } from '../../db/stores/executions';
 import { resolveRunnable } from '../../db/stores/runnable-revision';
 import { findBindingByWebhookToken } from '../../db/stores/workflow-aliases';
-import { webhookSignalName } from '../../workflows/engine/inline/webhook-wait';
-import { readPath } from '../../workflows/engine/runtime/paths';
+import { readPath, webhookSignalName } from '../../workflows/engine';
 import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type AppContext, type HttpMethod, type RouteDefinition } from '../http/route';
 import { deliver, deliverByCorrelation } from './delivery';

@@ -2,8 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { deleteWorkflow, findWorkflow, insertWorkflow, listWorkflows, publishOnExisting, updateWorkflow, type Published } from '../../db/stores/workflows';
 import { isUniqueViolation, type WorkflowRow } from '../../db/stores/workflow-rows';
-import { normalizeFolderPath } from '../../workflows/engine/normalize';
-import { validateDefinition } from '../../workflows/engine/validate';
+import { normalizeFolderPath, validateDefinition } from '../../workflows/engine';
 import { HttpError, conflict, validationFailed, type FieldError } from '../http/errors';
 import { defineRoute, type HandlerResult, type RouteDefinition } from '../http/route';
 import { activate } from './activation';

@@ -5,8 +5,7 @@
  * is built here too, for new runs and for recorded runs whose start was lost.
  */
 import type { DataSource, EntityManager } from 'typeorm';
-import type { WorkflowDefinition } from '../../workflows/engine/definition';
-import type { ExecutionInput, TriggerInfo } from '../../workflows/engine/runtime/types';
+import type { ExecutionInput, TriggerInfo, WorkflowDefinition } from '../../workflows/engine';
 import { insertExecution, type ExecutionRow, type NewExecution } from './executions';
 import { findAlias } from './workflow-aliases';
 import type { WorkflowRow } from './workflow-rows';
