@@ -4,7 +4,7 @@
  */
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../config/logger';
-import { createExecutionActivities } from './execution';
+import { createExecutionActivities } from './create-execution-activities';
 import type { EgressPolicy } from './plugins/egress';
 
 export interface ActivityDeps {
@@ -17,6 +17,9 @@ export interface ActivityDeps {
   egress?: EgressPolicy;
 }
 
-export function createActivities(deps: ActivityDeps): object {
+export function createActivities(deps: ActivityDeps) {
   return { ...createExecutionActivities(deps) };
 }
+
+/** Every activity the worker registers, as workflow code proxies them (`import type` only). */
+export type Activities = ReturnType<typeof createActivities>;

@@ -2,8 +2,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { prepareChildRun, RevisionNotRunnable } from '../executions';
-import type { ExecutionInput } from '../workflows/engine/runtime/types';
-import type { ChildPreparation } from './execution-activities';
+import type { ExecutionInput } from '../workflows/engine';
+import type { ChildPreparation } from './execution-activity-types';
 
 export async function prepareChildExecution(dataSource: DataSource, namespace: string, publicBaseUrl: string | undefined, request: ChildPreparation): Promise<ExecutionInput> {
   try {

@@ -6,8 +6,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { DuplicateTick, prepareScheduledRun, RevisionNotRunnable } from '../executions';
-import type { ExecutionInput } from '../workflows/engine/runtime/types';
-import type { ScheduledPreparation } from './execution-activities';
+import type { ExecutionInput } from '../workflows/engine';
+import type { ScheduledPreparation } from './execution-activity-types';
 
 export async function prepareScheduledExecution(
   dataSource: DataSource,

@@ -14,12 +14,11 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, bundleWorkflowCode } from '@temporalio/worker';
-import type { ExecutionActivities } from '../activities/execution-activities';
+import type { ExecutionActivities } from '../activities/create-execution-activities';
 import { findRealTemporalCli, type TemporalServerChoice } from '../startup/temporal';
 import { workflowBundle } from '../worker/worker';
 import { createTestTemporalEnv } from '../test/support/temporal';
-import { validateDefinition } from '../workflows/engine/validate';
-import type { ExecutionInput } from '../workflows/engine/runtime/types';
+import { validateDefinition, type ExecutionInput } from '../workflows/engine';
 import { deliverSignalUpdate, stateQuery } from '../workflows/messages';
 import { percentile, round, type BenchReport } from './report';
 

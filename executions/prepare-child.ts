@@ -1,7 +1,7 @@
 /** Resolves a sub-workflow's revision and records the child execution, returning the child's input. */
 import type { DataSource } from 'typeorm';
 import { resolveRunnable } from '../db/stores/runnable-revision';
-import type { ExecutionInput } from '../workflows/engine/runtime/types';
+import type { ExecutionInput } from '../workflows/engine';
 import { RevisionNotRunnable } from './errors';
 import { recordRun } from './record-run';
 

@@ -5,7 +5,7 @@
  */
 import { setTemporalRunId } from '../db/stores/executions';
 import { resolveRunnable } from '../db/stores/runnable-revision';
-import type { ExecutionInput, ScheduledStart, TriggerInfo } from '../workflows/engine/runtime/types';
+import type { ExecutionInput, ScheduledStart, TriggerInfo } from '../workflows/engine';
 import { DuplicateTick, RevisionNotRunnable } from './errors';
 import type { PrepareDeps } from './prepare-child';
 import { recordRun } from './record-run';

@@ -7,7 +7,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { insertExecution, type ExecutionRow, type NewExecution } from '../db/stores/executions';
 import type { Runnable } from '../db/stores/runnable-revision';
-import type { ExecutionInput, TriggerInfo } from '../workflows/engine/runtime/types';
+import type { ExecutionInput, TriggerInfo } from '../workflows/engine';
 import { executionInput } from './workflow-input';
 
 export interface NewRun {

@@ -9,7 +9,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { deleteExecution, setTemporalRunId, type ExecutionRow } from '../db/stores/executions';
 import type { Runnable } from '../db/stores/runnable-revision';
-import type { TriggerInfo } from '../workflows/engine/runtime/types';
+import type { TriggerInfo } from '../workflows/engine';
 import type { StartDeps } from './deps';
 import { ExecutorUnavailable } from './errors';
 import { newExecutionId } from './ids';

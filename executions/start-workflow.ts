@@ -5,8 +5,8 @@
  */
 import type { Client } from '@temporalio/client';
 import type { ExecutionRow } from '../db/stores/executions';
-import type { ExecutionInput } from '../workflows/engine/runtime/types';
-import { EXECUTION_WORKFLOW_TYPE } from '../workflows/engine/workflow-types';
+import type { ExecutionInput } from '../workflows/engine';
+import { EXECUTION_WORKFLOW_TYPE } from '../workflows/engine';
 import type { StartDeps } from './deps';
 
 /**

@@ -7,8 +7,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ExecutionRow } from '../db/stores/executions';
 import { findRevision } from '../db/stores/workflows';
-import type { WorkflowDefinition } from '../workflows/engine/definition';
-import type { ExecutionInput, TriggerInfo } from '../workflows/engine/runtime/types';
+import type { WorkflowDefinition } from '../workflows/engine';
+import type { ExecutionInput, TriggerInfo } from '../workflows/engine';
 
 /** The recorded fields of an execution its workflow input is built from. */
 export type RecordedRun = Pick<

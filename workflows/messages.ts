@@ -5,7 +5,7 @@
  * and the reason a cancellation was requested with.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { StepRecord } from './engine/runtime/types';
+import type { StepRecord } from './engine';
 
 export interface SignalDelivery {
   name: string;

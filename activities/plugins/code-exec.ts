@@ -17,8 +17,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { getQuickJS, shouldInterruptAfterDeadline, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime } from 'quickjs-emscripten';
-import { parseDuration } from '../../workflows/engine/durations';
-import type { Item, PluginResult } from '../../workflows/engine/runtime/types';
+import { parseDuration, type Item, type PluginResult } from '../../workflows/engine';
 import type { PluginContext } from './plugin-context';
 import { SandboxFetch } from './sandbox-fetch';
 

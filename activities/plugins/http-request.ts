@@ -8,8 +8,7 @@
  * the step's retry policy.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { parseDuration } from '../../workflows/engine/durations';
-import type { PluginResult } from '../../workflows/engine/runtime/types';
+import { parseDuration, type PluginResult } from '../../workflows/engine';
 import { egressAllowed, type EgressPolicy } from './egress';
 import type { PluginContext } from './plugin-context';
 

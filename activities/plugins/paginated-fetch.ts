@@ -7,8 +7,7 @@
  * kept by the workflow between calls.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import type { Item, PluginResult } from '../../workflows/engine/runtime/types';
-import { readPath } from '../../workflows/engine/runtime/paths';
+import { readPath, type Item, type PluginResult } from '../../workflows/engine';
 import { httpRequest } from './http-request';
 import type { PluginContext } from './plugin-context';
 

@@ -1,5 +1,5 @@
 /** What an effectful plugin receives: its call, with secrets already resolved, and the worker's policies. */
-import type { ActivityCall } from '../../workflows/engine/runtime/types';
+import type { ActivityCall } from '../../workflows/engine';
 import type { EgressPolicy } from './egress';
 
 export interface PluginContext {

@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { resolveRunnable } from '../../db/stores/runnable-revision';
-import type { TriggerInfo } from '../../workflows/engine/runtime/types';
+import type { TriggerInfo } from '../../workflows/engine';
 import { startExecution } from '../../executions';
 import { HttpError, validationFailed } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';

@@ -3,7 +3,7 @@
  * declares (`{name: {type, required}}`): one error per offending input, so a
  * run form can mark every field at once. Undeclared inputs pass through.
  */
-import type { WorkflowDefinition } from '../../workflows/engine/definition';
+import type { WorkflowDefinition } from '../../workflows/engine';
 import type { FieldError } from '../http/errors';
 
 const TYPE_CHECKS: Record<string, (value: unknown) => boolean> = {

@@ -1,7 +1,6 @@
 /** GET /workflows/metadata (anonymous), GET /workflows/plugins and /workflows/plugins/{name}: the engine's plain-data descriptors. */
 import { Type } from '@sinclair/typebox';
-import { MAX_STEP_RUNS } from '../../workflows/engine/graph/walker';
-import { PLUGINS, findPlugin } from '../../workflows/engine/plugins';
+import { MAX_STEP_RUNS, PLUGINS, findPlugin } from '../../workflows/engine';
 import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 

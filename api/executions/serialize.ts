@@ -1,6 +1,6 @@
 /** Execution rows, step records and logs to API shapes: optional fields omitted rather than null, ISO timestamps. */
 import type { ExecutionRow, ExecutionStatus, LogRow, StepRow } from '../../db/stores/executions';
-import type { StepRecord } from '../../workflows/engine/runtime/types';
+import type { StepRecord } from '../../workflows/engine';
 import { iso } from '../http/iso-date';
 
 /** Larger step records are replaced by a marker so a state read never ships megabytes (engine-reference §8.4). */

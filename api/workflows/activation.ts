@@ -10,7 +10,7 @@ import type { EntityManager } from 'typeorm';
 import { bindingsOf, deactivateBindings, deleteAlias, findAlias, lockWorkflow, replaceBindings, setAliasActive, upsertAlias, type BindingWrite } from '../../db/stores/workflow-aliases';
 import type { AliasRow, BindingRow } from '../../db/stores/workflow-rows';
 import { findRevision } from '../../db/stores/workflows';
-import type { TriggerDefinition } from '../../workflows/engine/definition';
+import type { TriggerDefinition } from '../../workflows/engine';
 import { HttpError, badRequest, conflict, notFound } from '../http/errors';
 import type { WorkflowDeps } from './deps';
 import { workflowNotFound } from './errors';

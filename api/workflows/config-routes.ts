@@ -7,7 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import { deleteConfigEntry, findConfigEntry, folderChain, listConfigEntries, rotateConfigEntry, upsertConfigEntry, type ConfigEntryRow } from '../../db/stores/config-entries';
 import { findWorkflow } from '../../db/stores/workflows';
-import { normalizeFolderPath } from '../../workflows/engine/normalize';
+import { normalizeFolderPath } from '../../workflows/engine';
 import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { encryptSecret } from '../../db/config-crypto';

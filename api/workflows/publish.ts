@@ -8,10 +8,7 @@ import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { folderChain, visibleConfigNames } from '../../db/stores/config-entries';
 import type { NewRevision, WorkflowFields } from '../../db/stores/workflows';
-import type { ConfigReference } from '../../workflows/engine/expressions';
-import { validateDefinition } from '../../workflows/engine/validate';
-import { ENGINE_VERSION } from '../../workflows/engine/workflow-types';
-import type { WorkflowDefinition } from '../../workflows/engine/definition';
+import { ENGINE_VERSION, validateDefinition, type ConfigReference, type WorkflowDefinition } from '../../workflows/engine';
 import { HttpError, describeFieldErrors, type FieldError } from '../http/errors';
 
 export interface ConfigWarning {

@@ -5,9 +5,7 @@
  * binding row), so any API replica can deactivate what another activated.
  */
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import type { TriggerDefinition } from '../../workflows/engine/definition';
-import type { ScheduledStart } from '../../workflows/engine/runtime/types';
-import { EXECUTION_WORKFLOW_TYPE } from '../../workflows/engine/workflow-types';
+import { EXECUTION_WORKFLOW_TYPE, type ScheduledStart, type TriggerDefinition } from '../../workflows/engine';
 import { newWebhookToken } from './ids';
 
 export interface RegistrationContext {

@@ -5,7 +5,7 @@
  * written only over a running execution.
  */
 import type { DataSource, EntityManager } from 'typeorm';
-import type { StepEvent, StepRecord } from '../../workflows/engine/runtime/types';
+import type { StepEvent, StepRecord } from '../../workflows/engine';
 import { q } from './workflow-rows';
 
 type Db = DataSource | EntityManager;

@@ -5,7 +5,7 @@
  * workflow input is the execution module's job (executions/).
  */
 import type { DataSource, EntityManager } from 'typeorm';
-import type { WorkflowDefinition } from '../../workflows/engine/definition';
+import type { WorkflowDefinition } from '../../workflows/engine';
 import { findAlias } from './workflow-aliases';
 import type { WorkflowRow } from './workflow-rows';
 import { findRevision, findWorkflow } from './workflows';

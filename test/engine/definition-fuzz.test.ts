@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { validateDefinition } from '../../workflows/engine/validate';
-import { PLUGINS } from '../../workflows/engine/plugins';
+import { PLUGINS, validateDefinition } from '../../workflows/engine';
 
 /**
  * Whether a JSON pointer names a place in the document: every segment exists,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { validateDefinition } from '../../workflows/engine/validate';
+import { validateDefinition } from '../../workflows/engine';
 
 /** `trigger ──▶ work` — the smallest valid graph, as a builder. */
 function base(extra: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { cronError } from '../../workflows/engine/cron';
-import { parseDuration } from '../../workflows/engine/durations';
+import { cronError, parseDuration } from '../../workflows/engine';
 
 describe('engine: durations', () => {
   const valid: Array<[unknown, number]> = [

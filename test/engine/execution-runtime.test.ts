@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
-import { validateDefinition } from '../../workflows/engine/validate';
-import { startExecution } from '../../workflows/engine/runtime/graph-runner';
-import type { ActivityCall, ExecutionInput, LogEntryDraft, PluginResult, RuntimeEffects, StepEvent, WaitRequest, WaitResult } from '../../workflows/engine/runtime/types';
-import type { WorkflowDefinition } from '../../workflows/engine/definition';
+import { startExecution, validateDefinition, type ActivityCall, type ExecutionInput, type LogEntryDraft, type PluginResult, type RuntimeEffects, type StepEvent, type WaitRequest, type WaitResult, type WorkflowDefinition } from '../../workflows/engine';
 
 interface Fakes {
   activities?: Record<string, (call: ActivityCall) => PluginResult | Promise<PluginResult>>;

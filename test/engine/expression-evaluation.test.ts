@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ExpressionError, evaluateExpression, isTruthy } from '../../workflows/engine/evaluate';
+import { ExpressionError, evaluateExpression, isTruthy } from '../../workflows/engine';
 
 const scope = {
   workflow: { inputs: { name: 'Ada', count: 3, tags: ['a', 'b'] }, variables: { acc: [1] } },

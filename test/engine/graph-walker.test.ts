@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import type { ConnectionDefinition, JoinStrategy, StepDefinition, WorkflowDefinition } from '../../workflows/engine/definition';
-import { buildTopology } from '../../workflows/engine/graph/topology';
-import { begin, createWalkerState, settle, type Activation, type Item, type StepOutcome, type Transition } from '../../workflows/engine/graph/walker';
+import { begin, buildTopology, createWalkerState, settle, type Activation, type ConnectionDefinition, type Item, type JoinStrategy, type StepDefinition, type StepOutcome, type Transition, type WorkflowDefinition } from '../../workflows/engine';
 
 type StepSpec = Partial<Pick<StepDefinition, 'joinStrategy' | 'joinCount' | 'errorHandling'>> & { join?: JoinStrategy };
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { deferredSegmentSources, hasDeferredSegments, resolveTemplates, scopeForDeferred } from '../../workflows/engine/templates';
+import { deferredSegmentSources, hasDeferredSegments, resolveTemplates, scopeForDeferred } from '../../workflows/engine';
 
 const scope = {
   workflow: { inputs: { id: 42, user: { name: 'Ada' }, list: [1, 2] } },

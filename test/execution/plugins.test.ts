@@ -7,7 +7,7 @@ import { DEFAULT_EGRESS, type EgressPolicy } from '../../activities/plugins/egre
 import { httpRequest } from '../../activities/plugins/http-request';
 import { paginatedFetch } from '../../activities/plugins/paginated-fetch';
 import type { PluginContext } from '../../activities/plugins/plugin-context';
-import type { ActivityCall } from '../../workflows/engine/runtime/types';
+import type { ActivityCall } from '../../workflows/engine';
 
 function context(config: Record<string, unknown>, extra: Partial<ActivityCall> = {}, egress: EgressPolicy = DEFAULT_EGRESS) {
   const lines: Array<[string, string]> = [];

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { executionRoutes } from '../../api/executions';
 import { loadConfig } from '../../config/config';
-import { PLUGINS } from '../../workflows/engine/plugins';
+import { PLUGINS } from '../../workflows/engine';
 import { createTestApp, type TestApp } from '../support/app';
 import { testDataSource } from '../support/database';
 import { assertDialect } from '../support/dialects';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { EXECUTION_WORKFLOW_TYPE } from '../../workflows/engine/workflow-types';
+import { EXECUTION_WORKFLOW_TYPE } from '../../workflows/engine';
 import { createTestTemporalEnv } from '../support/temporal';
 import { definition, wfContext, type WfContext } from './support';
 

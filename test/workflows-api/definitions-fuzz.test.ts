@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { PLUGINS } from '../../workflows/engine/plugins';
+import { PLUGINS } from '../../workflows/engine';
 import { snapshot, wfContext, type WfContext } from './support';
 
 const stepId = fc.oneof(fc.constantFrom('a', 'b', 'trigger'), fc.string({ maxLength: 5 }));

@@ -1,9 +1,49 @@
-/** Public surface of the pure definition engine. */
+/**
+ * The engine's one door: everything outside workflows/engine/ (the workflow,
+ * activities, the API, the database stores, tests, benchmarks) imports the
+ * engine from here. Pure and deterministic all the way down: no Node
+ * built-ins, no I/O, so the workflow bundle may import it too.
+ */
+
+// Definitions: schema, normalization, validation, durations and cron.
 export * from './definition';
 export * from './durations';
 export { cronError } from './cron';
-export { parseExpression, templateErrors, type ConfigReference, type ConfigKind } from './expressions';
 export { normalizeDefinition, normalizeFolderPath } from './normalize';
-export { PLUGINS, findPlugin, outputPortsOf, type PluginDescriptor } from './plugins';
 export { validateDefinition, type ValidationResult } from './validate';
 export { EXECUTION_WORKFLOW_TYPE, ENGINE_VERSION } from './workflow-types';
+
+// Plugins described as data; the inline plugins' signal names.
+export { PLUGINS, findPlugin, outputPortsOf, type PluginDescriptor } from './plugins';
+export { webhookSignalName } from './inline/webhook-wait';
+
+// Expressions and templates.
+export { collectReferences, parseExpression, templateErrors, templateSources, type ConfigKind, type ConfigReference } from './expressions';
+export { ExpressionError, evaluateExpression, isTruthy, type EvaluationScope } from './evaluate';
+export { deferredSegmentSources, hasDeferredSegments, resolveTemplates, scopeForDeferred } from './templates';
+
+// The graph and its walk.
+export { buildTopology, type Edge, type Topology } from './graph/topology';
+export { MAX_STEP_RUNS, begin, createWalkerState, settle, type Activation, type StepOutcome, type Transition, type WalkerState } from './graph/walker';
+
+// The execution runtime: what a run receives, records and asks of its host.
+export { startExecution, type ExecutionOutcome, type ExecutionRun, type RunOptions } from './runtime/graph-runner';
+export { readPath } from './runtime/paths';
+export {
+  PLUGIN_LOGS_DETAIL,
+  type ActivityCall,
+  type ChildRequest,
+  type ChildResult,
+  type ContinuedRun,
+  type ExecutionInput,
+  type Item,
+  type LogEntryDraft,
+  type PluginResult,
+  type RuntimeEffects,
+  type ScheduledStart,
+  type StepEvent,
+  type StepRecord,
+  type TriggerInfo,
+  type WaitRequest,
+  type WaitResult,
+} from './runtime/types';

@@ -1,8 +1,7 @@
 /** The contract of plugins that run inside the workflow (no activity round trip). */
 import type { EvaluationScope } from '../evaluate';
 import type { StepDefinition } from '../definition';
-import type { RuntimeContext } from '../runtime/context';
-import type { Item, PluginResult, RuntimeEffects } from '../runtime/types';
+import type { Item, PluginResult, RuntimeContext, RuntimeEffects } from '../runtime/types';
 
 export interface InlineCall {
   step: StepDefinition;

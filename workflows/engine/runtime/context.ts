@@ -1,26 +1,10 @@
 /**
- * The mutable state of one execution inside the workflow: step records,
- * run variables, per-step node context (split-in-batches), and the values of
- * `vars.*` resolved at start. Plain data: it is carried across
- * continue-as-new and answered by the state query.
+ * The mutable state of one execution inside the workflow (`RuntimeContext`,
+ * declared with the other runtime shapes in ./types): creating it, and the
+ * scope a step's expressions read from it.
  */
 import type { EvaluationScope } from '../evaluate';
-import type { Item } from '../graph/walker';
-import type { ExecutionInput, StepRecord, WaitResult } from './types';
-
-export interface RuntimeContext {
-  input: ExecutionInput;
-  /** `vars.*` values resolved when the execution started (never secrets). */
-  vars: Record<string, unknown>;
-  /** Run variables (`variables.*`), seeded from `initialValue`. */
-  variables: Record<string, unknown>;
-  steps: Record<string, StepRecord>;
-  /** Per-step state that lives for the whole execution. */
-  nodeContext: Record<string, Record<string, unknown>>;
-  /** Last signal a wait step received, keyed by the wait step id. */
-  signals: Record<string, WaitResult>;
-  startedAt: string;
-}
+import type { ExecutionInput, RuntimeContext, ScopeExtras } from './types';
 
 export function createContext(input: ExecutionInput, vars: Record<string, unknown>, startedAt: string): RuntimeContext {
   const variables: Record<string, unknown> = {};
@@ -29,15 +13,6 @@ export function createContext(input: ExecutionInput, vars: Record<string, unknow
     variables[name] = initial === undefined ? null : structuredCloneJson(initial);
   }
   return { input, vars, variables, steps: {}, nodeContext: {}, signals: {}, startedAt };
-}
-
-export interface ScopeExtras {
-  inputs?: Record<string, unknown>;
-  items: Item[];
-  item?: Item;
-  itemIndex?: number;
-  /** The wait step that released this step, when it follows one. */
-  signal?: WaitResult & { name?: string };
 }
 
 /** The roots an expression of a step can read (engine-reference §3). `secrets` is absent on purpose. */

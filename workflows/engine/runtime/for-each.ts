@@ -15,9 +15,8 @@ import { unwrapRaw } from '../expressions';
 import type { Activation } from '../graph/walker';
 import { resolveTemplates } from '../templates';
 import { mapLimit } from './concurrency';
-import { stepScope, type ScopeExtras } from './context';
-import type { callPlugin as CallPlugin, StepEnv } from './step-runner';
-import type { Item, PluginResult } from './types';
+import { stepScope } from './context';
+import type { Item, PluginCall, PluginResult, ScopeExtras, StepEnv } from './types';
 
 interface ForEachConfig {
   expression?: unknown;
@@ -34,7 +33,7 @@ export async function runForEach(
   step: StepDefinition,
   activation: Activation,
   signal: ScopeExtras['signal'],
-  call: typeof CallPlugin,
+  call: PluginCall,
 ): Promise<PluginResult> {
   const options = step.forEach as ForEachConfig;
   const scope = stepScope(env.ctx, { items: activation.items, item: activation.items[0], signal });

@@ -10,9 +10,9 @@ import { unwrapRaw } from '../expressions';
 import { buildTopology, type Edge, type Topology } from '../graph/topology';
 import { begin, createWalkerState, settle, type Activation, type Item, type Transition, type WalkerState } from '../graph/walker';
 import { resolveTemplates } from '../templates';
-import { createContext, stepScope, type RuntimeContext } from './context';
-import { runStep, toStepError, type StepEnv } from './step-runner';
-import type { ExecutionInput, RuntimeEffects } from './types';
+import { createContext, stepScope } from './context';
+import { runStep, toStepError } from './step-runner';
+import type { CarriedState, ExecutionInput, RuntimeContext, RuntimeEffects, StepEnv } from './types';
 
 export interface ExecutionError {
   type: string;
@@ -26,13 +26,6 @@ export interface ExecutionOutcome {
   error?: ExecutionError;
   /** With `continue`: everything the next run (after continue-as-new) needs to go on. */
   carried?: CarriedState;
-}
-
-/** The walk's whole state at a quiet point (nothing in flight), plus the steps that were about to start. */
-export interface CarriedState {
-  context: Omit<RuntimeContext, 'input'>;
-  walker: WalkerState;
-  pending: Activation[];
 }
 
 export interface RunOptions {

@@ -10,22 +10,15 @@ import { parseDuration } from '../durations';
 import { ExpressionError, evaluateExpression, isTruthy, type EvaluationScope } from '../evaluate';
 import { unwrapRaw } from '../expressions';
 import type { Activation, StepOutcome } from '../graph/walker';
-import type { Topology } from '../graph/topology';
 import { inlinePluginFor } from '../inline';
 import { executeModeOf, findPlugin } from '../plugins';
 import { deferredSegmentSources, resolveTemplates, scopeForDeferred } from '../templates';
 import { mapLimit } from './concurrency';
-import { stepScope, type RuntimeContext, type ScopeExtras } from './context';
+import { stepScope } from './context';
 import { project } from './paths';
 import { toTemporalRetryPolicy } from './retry';
-import { PLUGIN_LOGS_DETAIL, type Item, type PluginResult, type RuntimeEffects, type StepError, type StepRecord } from './types';
+import { PLUGIN_LOGS_DETAIL, type Item, type PluginResult, type ScopeExtras, type StepEnv, type StepError, type StepRecord } from './types';
 import { runForEach } from './for-each';
-
-export interface StepEnv {
-  ctx: RuntimeContext;
-  effects: RuntimeEffects;
-  topology: Topology;
-}
 
 export const DEFAULT_PARALLELISM = 5;
 export const DEFAULT_STEP_TIMEOUT_MS = 5 * 60_000;

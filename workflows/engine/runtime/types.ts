@@ -2,11 +2,12 @@
  * Shapes shared by the execution runtime: what an execution receives, what
  * each step records, what plugins return, and the effects the Temporal
  * workflow provides (activities, timers, signals, children). Plain data only,
- * so every value can cross Temporal's payload boundary.
+ * so every value can cross Temporal's payload boundary. Types only (and one
+ * constant): every runtime module imports it, and it imports no runtime module.
  */
-import type { WorkflowDefinition } from '../definition';
-import type { Item } from '../graph/walker';
-import type { CarriedState } from './graph-runner';
+import type { StepDefinition, WorkflowDefinition } from '../definition';
+import type { Topology } from '../graph/topology';
+import type { Activation, Item, WalkerState } from '../graph/walker';
 
 export type { Item };
 
@@ -46,6 +47,33 @@ export interface ContinuedRun {
   logSeq: number;
   stepSeqs: Record<string, number>;
   eventSeq: number;
+}
+
+/** The walk's whole state at a quiet point (nothing in flight), plus the steps that were about to start. */
+export interface CarriedState {
+  context: Omit<RuntimeContext, 'input'>;
+  walker: WalkerState;
+  pending: Activation[];
+}
+
+/**
+ * The mutable state of one execution inside the workflow: step records,
+ * run variables, per-step node context (split-in-batches), and the values of
+ * `vars.*` resolved at start. Plain data: it is carried across
+ * continue-as-new and answered by the state query.
+ */
+export interface RuntimeContext {
+  input: ExecutionInput;
+  /** `vars.*` values resolved when the execution started (never secrets). */
+  vars: Record<string, unknown>;
+  /** Run variables (`variables.*`), seeded from `initialValue`. */
+  variables: Record<string, unknown>;
+  steps: Record<string, StepRecord>;
+  /** Per-step state that lives for the whole execution. */
+  nodeContext: Record<string, Record<string, unknown>>;
+  /** Last signal a wait step received, keyed by the wait step id. */
+  signals: Record<string, WaitResult>;
+  startedAt: string;
 }
 
 /**
@@ -195,3 +223,28 @@ export interface RuntimeEffects {
   log(entry: LogEntryDraft): void;
   onEvent(event: StepEvent): void;
 }
+
+/** What running one step needs: the execution's state, its host's effects, and the graph. */
+export interface StepEnv {
+  ctx: RuntimeContext;
+  effects: RuntimeEffects;
+  topology: Topology;
+}
+
+/** What a step's expressions see besides the execution's state. */
+export interface ScopeExtras {
+  inputs?: Record<string, unknown>;
+  items: Item[];
+  item?: Item;
+  itemIndex?: number;
+  /** The wait step that released this step, when it follows one. */
+  signal?: WaitResult & { name?: string };
+}
+
+/** One plugin call with its scope (the step runner's `callPlugin`, handed to the fan-out). */
+export type PluginCall = (
+  env: StepEnv,
+  step: StepDefinition,
+  activation: Activation,
+  extras: ScopeExtras & { extraVariables?: Record<string, unknown>; extraInputs?: Record<string, unknown> },
+) => Promise<PluginResult>;

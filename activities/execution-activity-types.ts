@@ -1,8 +1,9 @@
 /**
- * The activities the execution workflow calls, as a type: workflow code imports
- * this file with `import type` only, and `createActivities` implements it.
+ * Shapes of the execution activities' requests (types only). The activities'
+ * own type is derived from their implementation (`ExecutionActivities` in
+ * ./create-execution-activities); workflow code imports both with `import type`.
  */
-import type { ActivityCall, ExecutionInput, LogEntryDraft, PluginResult, ScheduledStart, StepEvent } from '../workflows/engine/runtime/types';
+import type { LogEntryDraft, ScheduledStart, StepEvent } from '../workflows/engine';
 
 export interface ResolveVarsRequest {
   executionId: string;
@@ -51,19 +52,4 @@ export interface ScheduledPreparation {
   runId: string;
   /** When the tick fired (ms); floored to the second it makes the idempotency key. */
   firedAt: number;
-}
-
-export interface ExecutionActivities {
-  /** Runs one effectful plugin call: resolves secrets late and scrubs them from the result. */
-  callPlugin(call: ActivityCall): Promise<PluginResult>;
-  /** Values of the `vars.*` a definition references, resolved once at start (never secrets). */
-  resolveVars(request: ResolveVarsRequest): Promise<Record<string, unknown>>;
-  /** Persists step events and log entries (idempotent by sequence number). */
-  recordEvents(batch: EventBatch): Promise<void>;
-  /** Writes the final status, outputs and error of the execution record. */
-  finishExecution(request: FinishRequest): Promise<void>;
-  /** Records the execution of a cron tick (one per tick) and returns its input. */
-  prepareScheduledExecution(request: ScheduledPreparation): Promise<ExecutionInput>;
-  /** Resolves a sub-workflow's revision and records the child execution; returns its input. */
-  prepareChild(request: ChildPreparation): Promise<ExecutionInput>;
 }

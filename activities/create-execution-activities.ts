@@ -11,11 +11,8 @@ import { decryptSecret } from '../db/config-crypto';
 import { effectiveConfigEntries, folderChain } from '../db/stores/config-entries';
 import { finishExecutionRecord, recordExecutionEvents } from '../db/stores/executions';
 import { q } from '../db/stores/workflow-rows';
-import { collectReferences, parseExpression, templateSources, type ConfigReference } from '../workflows/engine/expressions';
-import { PLUGIN_LOGS_DETAIL, type ActivityCall, type PluginResult } from '../workflows/engine/runtime/types';
-import { ExpressionError } from '../workflows/engine/evaluate';
-import { resolveTemplates } from '../workflows/engine/templates';
-import type { ExecutionActivities } from './execution-activities';
+import { ExpressionError, PLUGIN_LOGS_DETAIL, collectReferences, parseExpression, resolveTemplates, templateSources, type ActivityCall, type ConfigReference, type ExecutionInput, type PluginResult } from '../workflows/engine';
+import type { ChildPreparation, EventBatch, FinishRequest, ResolveVarsRequest, ScheduledPreparation } from './execution-activity-types';
 import { prepareChildExecution } from './prepare-child';
 import { prepareScheduledExecution } from './prepare-scheduled';
 import { codeExec } from './plugins/code-exec';
@@ -39,7 +36,10 @@ const PLUGINS: Record<string, (context: PluginContext) => Promise<PluginResult>>
   'paginated-fetch': paginatedFetch,
 };
 
-export function createExecutionActivities(deps: ExecutionActivityDeps): ExecutionActivities {
+/** The activities as the workflow proxies them: derived from the implementation below. */
+export type ExecutionActivities = ReturnType<typeof createExecutionActivities>;
+
+export function createExecutionActivities(deps: ExecutionActivityDeps) {
   const { dataSource } = deps;
 
   const placeOf = async (organizationId: string, workflowId: string) => {
@@ -48,6 +48,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps): Executio
   };
 
   return {
+    /** Runs one effectful plugin call: resolves secrets late and scrubs them from the result. */
     async callPlugin(call: ActivityCall): Promise<PluginResult> {
       const plugin = Object.hasOwn(PLUGINS, call.pluginType) ? PLUGINS[call.pluginType] : undefined;
       if (!plugin) throw ApplicationFailure.nonRetryable(`plugin "${call.pluginType}" cannot run in this worker`, 'PLUGIN_NOT_AVAILABLE');
@@ -78,24 +79,29 @@ export function createExecutionActivities(deps: ExecutionActivityDeps): Executio
       }
     },
 
-    async resolveVars({ organizationId, workflowId, names }) {
+    /** Values of the `vars.*` a definition references, resolved once at start (never secrets). */
+    async resolveVars({ organizationId, workflowId, names }: ResolveVarsRequest): Promise<Record<string, unknown>> {
       if (names.length === 0) return {};
       const entries = await effectiveConfigEntries(dataSource, organizationId, await placeOf(organizationId, workflowId), names, false);
       // Names without a value are left out: a step that reads one fails then (CONFIG_ENTRY_UNRESOLVED), not the whole run.
       return Object.fromEntries(entries.map((entry) => [entry.name, entry.value]));
     },
 
-    async recordEvents(batch) {
+    /** Persists step events and log entries (idempotent by sequence number). */
+    async recordEvents(batch: EventBatch): Promise<void> {
       await recordExecutionEvents(dataSource, batch.executionId, batch.firstEventSeq, batch.events, batch.logs);
     },
 
-    async finishExecution(request) {
+    /** Writes the final status, outputs and error of the execution record. */
+    async finishExecution(request: FinishRequest): Promise<void> {
       await finishExecutionRecord(dataSource, request.executionId, request.status, request.outputs, request.error ?? null, request.eventSeq);
     },
 
-    prepareChild: (request) => prepareChildExecution(dataSource, deps.temporalNamespace, deps.publicBaseUrl, request),
+    /** Resolves a sub-workflow's revision and records the child execution; returns its input. */
+    prepareChild: (request: ChildPreparation): Promise<ExecutionInput> => prepareChildExecution(dataSource, deps.temporalNamespace, deps.publicBaseUrl, request),
 
-    prepareScheduledExecution: (request) => prepareScheduledExecution(dataSource, deps.temporalNamespace, deps.publicBaseUrl, request),
+    /** Records the execution of a cron tick (one per tick) and returns its input. */
+    prepareScheduledExecution: (request: ScheduledPreparation): Promise<ExecutionInput> => prepareScheduledExecution(dataSource, deps.temporalNamespace, deps.publicBaseUrl, request),
   };
 }
 

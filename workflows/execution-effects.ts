@@ -1,0 +1,69 @@
+/**
+ * The engine's effects on Temporal: effectful plugins run as activities with
+ * the step's timeout and retry policy, sub-workflows as child workflows,
+ * delays as durable timers, waits on the workflow's open waits; logs and step
+ * events go to the persistence batcher.
+ */
+import { proxyActivities, sleep, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { EXECUTION_WORKFLOW_TYPE, type ActivityCall, type ChildRequest, type ChildResult, type ExecutionInput, type PluginResult, type RuntimeEffects } from './engine';
+import type { EventBatcher } from './execution-persistence';
+import type { OpenWaits } from './execution-waits';
+
+/** The execution workflow's signature, for starting children by type name. */
+type ExecutionWorkflow = (input: ExecutionInput) => Promise<Record<string, unknown>>;
+
+export function temporalEffects(input: ExecutionInput, waits: OpenWaits, batcher: EventBatcher): RuntimeEffects {
+  return {
+    now: () => Date.now(),
+    uuid: () => uuid4(),
+    callActivity: callPluginActivity,
+    sleep: (ms) => sleep(ms),
+    waitForSignal: (request) => waits.wait(request),
+    runChild: (request) => runChild(input, request),
+    log: (entry) => batcher.log(entry),
+    onEvent: (event) => batcher.event(event),
+  };
+}
+
+/** One effectful plugin call as an activity: the step's timeout per attempt, its retry policy (else one attempt). */
+function callPluginActivity(call: ActivityCall): Promise<PluginResult> {
+  const policy = call.retryPolicy;
+  const { callPlugin } = proxyActivities<Activities>({
+    startToCloseTimeout: call.timeoutMs ?? 300_000,
+    retry: policy
+      ? {
+          maximumAttempts: policy.maximumAttempts,
+          initialInterval: policy.initialIntervalMs,
+          backoffCoefficient: policy.backoffCoefficient,
+          maximumInterval: policy.maximumIntervalMs,
+          nonRetryableErrorTypes: ['PLUGIN_CONFIG_INVALID', 'SECRET_UNRESOLVED'],
+        }
+      : { maximumAttempts: 1 },
+  });
+  return callPlugin(call);
+}
+
+/** A sub-workflow step: prepare the child (revision, record) by activity, then run it as a child workflow. */
+async function runChild(parent: ExecutionInput, request: ChildRequest): Promise<ChildResult> {
+  const { prepareChild } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
+  const childExecutionId = `exec_${uuid4().replace(/-/g, '')}`;
+  const childInput = await prepareChild({
+    parentExecutionId: parent.executionId,
+    organizationId: parent.organizationId,
+    workflowId: request.workflowId,
+    alias: request.alias,
+    revision: request.revision,
+    inputs: request.inputs,
+    correlationKey: request.correlationKey,
+    childExecutionId,
+  });
+  const handle = await startChild<ExecutionWorkflow>(EXECUTION_WORKFLOW_TYPE, {
+    workflowId: childExecutionId,
+    args: [childInput],
+    taskQueue: workflowInfo().taskQueue,
+    memo: { organizationId: childInput.organizationId, workflowId: childInput.workflowId, revision: childInput.revision, parentExecutionId: parent.executionId },
+  });
+  if (!request.waitForCompletion) return { executionId: childExecutionId, outputs: {} };
+  return { executionId: childExecutionId, outputs: await handle.result() };
+}

@@ -1,0 +1,85 @@
+/**
+ * Persistence of an execution from inside the workflow: the local activities
+ * that write its record, and the batcher that collects step events and log
+ * entries and flushes them through `recordEvents` whenever the workflow is
+ * about to block, so a graph of pure steps costs one round trip, not one per
+ * step. Numbering (logs per execution and per step, events densely) goes on
+ * across continue-as-new.
+ */
+import { condition, isCancellation, proxyLocalActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { NumberedLog } from '../activities/execution-activity-types';
+import type { ContinuedRun, ExecutionInput, LogEntryDraft, StepEvent } from './engine';
+
+export const persistence = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 20 },
+});
+
+/** The numbering a continued-as-new run carries on from. */
+export type Numbering = Pick<ContinuedRun, 'logSeq' | 'stepSeqs' | 'eventSeq'>;
+
+export class EventBatcher {
+  private readonly pendingEvents: StepEvent[] = [];
+  private readonly pendingLogs: NumberedLog[] = [];
+  private seq: number;
+  private readonly stepSeqs: Record<string, number>;
+  /** Step events are numbered densely; the number is the event stream's id. */
+  private nextEventSeq: number;
+  private finished = false;
+
+  constructor(private readonly input: ExecutionInput) {
+    this.seq = input.continued?.logSeq ?? 0;
+    this.stepSeqs = { ...input.continued?.stepSeqs };
+    this.nextEventSeq = input.continued?.eventSeq ?? 0;
+  }
+
+  /** Position of the next event (the end event's, once the walk is over). */
+  get eventSeq(): number {
+    return this.nextEventSeq;
+  }
+
+  event(event: StepEvent): void {
+    this.pendingEvents.push(event);
+  }
+
+  log(entry: LogEntryDraft): void {
+    this.pendingLogs.push({ ...entry, seq: this.seq++, stepSeq: (this.stepSeqs[entry.stepId] = (this.stepSeqs[entry.stepId] ?? -1) + 1) });
+  }
+
+  numbering(): Numbering {
+    return { logSeq: this.seq, stepSeqs: this.stepSeqs, eventSeq: this.nextEventSeq };
+  }
+
+  /** Writes whatever is pending (one local activity), if anything is. */
+  async flush(): Promise<void> {
+    const logs = this.pendingLogs.splice(0);
+    const events = this.pendingEvents.splice(0);
+    if (logs.length > 0 || events.length > 0) {
+      const firstEventSeq = this.nextEventSeq;
+      this.nextEventSeq += events.length;
+      await persistence.recordEvents({ executionId: this.input.executionId, organizationId: this.input.organizationId, firstEventSeq, events, logs });
+    }
+  }
+
+  /**
+   * Flushes whenever something is pending, until `finish` (then once more).
+   * Resolves when the last flush is done; on cancellation it stops quietly and
+   * the caller makes the final flush in a non-cancellable scope.
+   */
+  async flushUntilFinished(): Promise<void> {
+    try {
+      while (!this.finished) {
+        await condition(() => this.pendingEvents.length > 0 || this.pendingLogs.length > 0 || this.finished);
+        await this.flush();
+      }
+      await this.flush();
+    } catch (error) {
+      if (!isCancellation(error)) throw error;
+    }
+  }
+
+  finish(): void {
+    this.finished = true;
+  }
+}

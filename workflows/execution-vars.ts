@@ -1,0 +1,50 @@
+/** The `vars.*` an execution reads: found in its definition, resolved once at start. */
+import { ApplicationFailure } from '@temporalio/workflow';
+import { collectReferences, parseExpression, templateSources, type ConfigReference, type ExecutionInput } from './engine';
+import type { RunState } from './execution-handlers';
+import { persistence } from './execution-persistence';
+
+/** `vars.X` names referenced anywhere in the definition (resolved once, at start). */
+export function referencedVars(input: ExecutionInput): string[] {
+  const names = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') {
+      const sources = value.includes('${{') ? templateSources(value).sources : [value];
+      for (const source of sources) {
+        const parsed = parseExpression(source);
+        if (!parsed.ast) continue;
+        const references: ConfigReference[] = [];
+        collectReferences(parsed.ast, references);
+        for (const reference of references) if (reference.kind === 'var') names.add(reference.name);
+      }
+    } else if (Array.isArray(value)) value.forEach(visit);
+    else if (value !== null && typeof value === 'object') Object.values(value).forEach(visit);
+  };
+  visit(input.definition.steps);
+  visit(input.definition.connections);
+  visit(input.definition.outputs);
+  return [...names].sort();
+}
+
+/**
+ * Resolves the referenced variables by local activity. Variables that cannot be
+ * read at all (the config store failing past its retries) fail the run before
+ * any step, with the cause on the record. A variable without a value is no
+ * error here: the step that reads it fails then.
+ */
+export async function resolveVarsOrFail(input: ExecutionInput, run: RunState, eventSeq: number): Promise<Record<string, unknown>> {
+  try {
+    return await persistence.resolveVars({
+      executionId: input.executionId,
+      organizationId: input.organizationId,
+      workflowId: input.workflowId,
+      names: referencedVars(input),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: { type?: string; message?: string } }).cause;
+    const failure = { type: cause?.type ?? 'CONFIG_ENTRY_UNRESOLVED', message: cause?.message ?? 'variables could not be resolved' };
+    run.phase = 'failed';
+    await persistence.finishExecution({ executionId: input.executionId, organizationId: input.organizationId, status: 'failed', eventSeq, outputs: {}, error: failure });
+    throw ApplicationFailure.nonRetryable(failure.message, failure.type);
+  }
+}
