@@ -11,7 +11,18 @@ import { decryptSecret } from '../db/config-crypto';
 import { effectiveConfigEntries, folderChain } from '../db/stores/config-entries';
 import { finishExecutionRecord, recordExecutionEvents } from '../db/stores/executions';
 import { q } from '../db/stores/workflow-rows';
-import { ExpressionError, PLUGIN_LOGS_DETAIL, collectReferences, parseExpression, resolveTemplates, templateSources, type ActivityCall, type ConfigReference, type ExecutionInput, type PluginResult } from '../workflows/engine';
+import {
+  ExpressionError,
+  PLUGIN_LOGS_DETAIL,
+  collectReferences,
+  parseExpression,
+  resolveTemplates,
+  templateSources,
+  type ActivityCall,
+  type ConfigReference,
+  type ExecutionInput,
+  type PluginResult,
+} from '../workflows/engine';
 import type { ChildPreparation, EventBatch, FinishRequest, ResolveVarsRequest, ScheduledPreparation } from './execution-activity-types';
 import { prepareChildExecution } from './prepare-child';
 import { prepareScheduledExecution } from './prepare-scheduled';
@@ -43,7 +54,10 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
   const { dataSource } = deps;
 
   const placeOf = async (organizationId: string, workflowId: string) => {
-    const rows = (await q(dataSource, `SELECT path FROM workflows WHERE organization_id = $1 AND id = $2`, [organizationId, workflowId])) as Array<{ path: string }>;
+    const rows = (await q(dataSource, `SELECT path FROM workflows WHERE organization_id = $1 AND id = $2`, [
+      organizationId,
+      workflowId,
+    ])) as Array<{ path: string }>;
     return { workflowId, paths: folderChain(rows[0]?.path ?? '/') };
   };
 
@@ -56,10 +70,17 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       const names = secretNames([call.config, call.inputs]);
       const secrets: Record<string, string> = {};
       if (names.length > 0) {
-        const entries = await effectiveConfigEntries(dataSource, call.organizationId, await placeOf(call.organizationId, call.workflowId), names, true);
+        const entries = await effectiveConfigEntries(
+          dataSource,
+          call.organizationId,
+          await placeOf(call.organizationId, call.workflowId),
+          names,
+          true,
+        );
         for (const entry of entries) secrets[entry.name] = decryptSecret(deps.encryptionKey, entry.encryptedValue!, call.organizationId);
         const missing = names.filter((name) => !(name in secrets));
-        if (missing.length > 0) throw ApplicationFailure.nonRetryable(`secret ${missing.join(', ')} has no value for this workflow`, 'CONFIG_ENTRY_UNRESOLVED');
+        if (missing.length > 0)
+          throw ApplicationFailure.nonRetryable(`secret ${missing.join(', ')} has no value for this workflow`, 'CONFIG_ENTRY_UNRESOLVED');
       }
       const scrubber = new Scrubber(Object.values(secrets));
       const scope = { ...call.scope, secrets };
@@ -94,14 +115,23 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
 
     /** Writes the final status, outputs and error of the execution record. */
     async finishExecution(request: FinishRequest): Promise<void> {
-      await finishExecutionRecord(dataSource, request.executionId, request.status, request.outputs, request.error ?? null, request.eventSeq);
+      await finishExecutionRecord(
+        dataSource,
+        request.executionId,
+        request.status,
+        request.outputs,
+        request.error ?? null,
+        request.eventSeq,
+      );
     },
 
     /** Resolves a sub-workflow's revision and records the child execution; returns its input. */
-    prepareChild: (request: ChildPreparation): Promise<ExecutionInput> => prepareChildExecution(dataSource, deps.temporalNamespace, deps.publicBaseUrl, request),
+    prepareChild: (request: ChildPreparation): Promise<ExecutionInput> =>
+      prepareChildExecution(dataSource, deps.temporalNamespace, deps.publicBaseUrl, request),
 
     /** Records the execution of a cron tick (one per tick) and returns its input. */
-    prepareScheduledExecution: (request: ScheduledPreparation): Promise<ExecutionInput> => prepareScheduledExecution(dataSource, deps.temporalNamespace, deps.publicBaseUrl, request),
+    prepareScheduledExecution: (request: ScheduledPreparation): Promise<ExecutionInput> =>
+      prepareScheduledExecution(dataSource, deps.temporalNamespace, deps.publicBaseUrl, request),
   };
 }
 
@@ -143,5 +173,9 @@ function scrubFailure(error: unknown, scrubber: Scrubber, logs: NonNullable<Plug
     // A template the activity evaluates (one that reads a secret) fails the same way on every attempt.
     return ApplicationFailure.create({ message: scrubber.text(error.message), type: error.code, nonRetryable: true, details: [logDetail] });
   }
-  return ApplicationFailure.create({ message: scrubber.text(error instanceof Error ? error.message : String(error)), type: 'PLUGIN_ERROR', details: [logDetail] });
+  return ApplicationFailure.create({
+    message: scrubber.text(error instanceof Error ? error.message : String(error)),
+    type: 'PLUGIN_ERROR',
+    details: [logDetail],
+  });
 }

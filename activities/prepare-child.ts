@@ -5,12 +5,20 @@ import { prepareChildRun, RevisionNotRunnable } from '../executions';
 import type { ExecutionInput } from '../workflows/engine';
 import type { ChildPreparation } from './execution-activity-types';
 
-export async function prepareChildExecution(dataSource: DataSource, namespace: string, publicBaseUrl: string | undefined, request: ChildPreparation): Promise<ExecutionInput> {
+export async function prepareChildExecution(
+  dataSource: DataSource,
+  namespace: string,
+  publicBaseUrl: string | undefined,
+  request: ChildPreparation,
+): Promise<ExecutionInput> {
   try {
     return await prepareChildRun({ dataSource, temporalNamespace: namespace, publicBaseUrl }, request);
   } catch (error) {
     if (error instanceof RevisionNotRunnable) {
-      throw ApplicationFailure.nonRetryable(`sub-workflow "${request.workflowId}" cannot run: ${error.miss.replace(/-/g, ' ')}`, 'SUBWORKFLOW_NOT_FOUND');
+      throw ApplicationFailure.nonRetryable(
+        `sub-workflow "${request.workflowId}" cannot run: ${error.miss.replace(/-/g, ' ')}`,
+        'SUBWORKFLOW_NOT_FOUND',
+      );
     }
     throw error;
   }

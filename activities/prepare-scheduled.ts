@@ -19,10 +19,16 @@ export async function prepareScheduledExecution(
     return await prepareScheduledRun({ dataSource, temporalNamespace: namespace, publicBaseUrl }, request);
   } catch (error) {
     if (error instanceof RevisionNotRunnable) {
-      throw ApplicationFailure.nonRetryable(`the scheduled workflow cannot run: ${error.miss.replace(/-/g, ' ')}`, 'SCHEDULED_START_FAILED');
+      throw ApplicationFailure.nonRetryable(
+        `the scheduled workflow cannot run: ${error.miss.replace(/-/g, ' ')}`,
+        'SCHEDULED_START_FAILED',
+      );
     }
     if (error instanceof DuplicateTick) {
-      throw ApplicationFailure.nonRetryable(`tick ${error.firedAt} of trigger ${error.triggerId} already ran as ${error.executionId}`, 'DUPLICATE_TICK');
+      throw ApplicationFailure.nonRetryable(
+        `tick ${error.firedAt} of trigger ${error.triggerId} already ran as ${error.executionId}`,
+        'DUPLICATE_TICK',
+      );
     }
     throw error;
   }

@@ -43,7 +43,10 @@ export async function run(): Promise<BenchReport> {
     const server = t.app.koa.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const headers = { authorization: `Bearer ${await t.token({ userId: String(ADMIN), organizationId: String(ORG) })}`, 'content-type': 'application/json' };
+    const headers = {
+      authorization: `Bearer ${await t.token({ userId: String(ADMIN), organizationId: String(ORG) })}`,
+      'content-type': 'application/json',
+    };
     const call = async (method: string, path: string, body?: unknown, expected = 200) => {
       const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       const text = await res.text();
@@ -58,7 +61,9 @@ export async function run(): Promise<BenchReport> {
       if (lastPage.paging.total !== ACCOUNTS || lastPage.results.length !== 30) throw new Error('unexpected last page');
       const last = await timed(200, 20, () => call('GET', `/account?organization_id=${ORG}&offset=${lastOffset}`).then(() => undefined));
 
-      const middle = await timed(100, 10, () => call('GET', `/account?organization_id=${ORG}&offset=${ACCOUNTS / 2 - 30}`).then(() => undefined));
+      const middle = await timed(100, 10, () =>
+        call('GET', `/account?organization_id=${ORG}&offset=${ACCOUNTS / 2 - 30}`).then(() => undefined),
+      );
 
       const users: number[] = [];
       for (let i = 0; i < 120; i += 1) {
@@ -67,7 +72,10 @@ export async function run(): Promise<BenchReport> {
         await db.query(`DELETE FROM grants WHERE user_id = $1`, [id]);
         users.push(id);
       }
-      const items = Array.from({ length: 100 }, (_, i) => ({ nrn: `organization=${ORG}:account=${i + 1}`, ...(i % 2 ? { role_slug: 'viewer' } : { role_id: 2 }) }));
+      const items = Array.from({ length: 100 }, (_, i) => ({
+        nrn: `organization=${ORG}:account=${i + 1}`,
+        ...(i % 2 ? { role_slug: 'viewer' } : { role_id: 2 }),
+      }));
       const grants = await timed(100, 20, (i) => call('POST', `/user/${users[i]}/grant`, items, 201).then(() => undefined));
 
       const figures = {

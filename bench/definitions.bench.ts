@@ -32,14 +32,23 @@ function fiftySteps(): Record<string, unknown> {
     steps[id] =
       i % 2 === 0
         ? { type: 'module', pluginType: 'log', config: { level: 'info', message: `step ${i}: \${{ steps.${previous}.outputs.value }}` } }
-        : { type: 'module', pluginType: 'set-variable', config: { path: `v${i}`, value: `\${{ variables.count + ${i} }}` }, timeout: '30s' };
+        : {
+            type: 'module',
+            pluginType: 'set-variable',
+            config: { path: `v${i}`, value: `\${{ variables.count + ${i} }}` },
+            timeout: '30s',
+          };
     connections.push({ from: previous, to: id });
     previous = id;
   }
   return { name: 'Fifty steps', path: '/bench', steps, connections, variables: { count: { initialValue: 0 } } };
 }
 
-async function atConcurrency(total: number, concurrency: number, call: () => Promise<void>): Promise<{ perSecond: number; latencies: number[] }> {
+async function atConcurrency(
+  total: number,
+  concurrency: number,
+  call: () => Promise<void>,
+): Promise<{ perSecond: number; latencies: number[] }> {
   let next = 0;
   const latencies: number[] = [];
   const started = process.hrtime.bigint();
@@ -112,7 +121,10 @@ export async function run(): Promise<BenchReport> {
   const url = (db.options as { url?: string }).url;
   if (!url) throw new Error('the test data source has no URL');
   const config = { ...loadConfig(), publicBaseUrl: 'http://bench.test' };
-  const t = createTestApp({ routes: workflowRoutes({ config, dataSource: db, temporal: {} as Client, encryptionKey: randomBytes(32) }), bodyLimitBytes: 4 * 1024 * 1024 });
+  const t = createTestApp({
+    routes: workflowRoutes({ config, dataSource: db, temporal: {} as Client, encryptionKey: randomBytes(32) }),
+    bodyLimitBytes: 4 * 1024 * 1024,
+  });
   const server = t.app.koa.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -131,7 +143,11 @@ export async function run(): Promise<BenchReport> {
       const req = http.request({ host: '127.0.0.1', port, path: '/workflows/definitions', method: 'POST', headers, agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => (res.statusCode === 201 ? resolve() : reject(new Error(`publish: ${res.statusCode} ${Buffer.concat(chunks).toString().slice(0, 300)}`))));
+        res.on('end', () =>
+          res.statusCode === 201
+            ? resolve()
+            : reject(new Error(`publish: ${res.statusCode} ${Buffer.concat(chunks).toString().slice(0, 300)}`)),
+        );
         res.on('error', reject);
       });
       req.on('error', reject);
@@ -147,7 +163,11 @@ export async function run(): Promise<BenchReport> {
     const id = `wf_${randomBytes(12).toString('hex')}`;
     try {
       await client.query('BEGIN');
-      await client.query(`INSERT INTO workflows (id, organization_id, name, path, nrn) VALUES ($1, $2, 'Fifty steps', '/bench', $3)`, [id, ORG, `organization=${ORG}`]);
+      await client.query(`INSERT INTO workflows (id, organization_id, name, path, nrn) VALUES ($1, $2, 'Fifty steps', '/bench', $3)`, [
+        id,
+        ORG,
+        `organization=${ORG}`,
+      ]);
       await client.query(
         `INSERT INTO workflow_revisions (workflow_id, revision, definition, content_hash, created_by, engine_version) VALUES ($1, 1, $2::jsonb, $3, 'bench', '1')`,
         [id, definitionJson, hash],
@@ -178,7 +198,10 @@ export async function run(): Promise<BenchReport> {
     }
     const endpoint = rounds.reduce((sum, r) => sum + r.endpoint, 0) / ROUNDS;
     const transaction = rounds.reduce((sum, r) => sum + r.bare, 0) / ROUNDS;
-    const ratio = percentile(rounds.map((r) => r.endpoint / r.bare), 50);
+    const ratio = percentile(
+      rounds.map((r) => r.endpoint / r.bare),
+      50,
+    );
     const serial = await publishLoad(300, 1);
     const p50 = percentile(serial.latencies, 50);
     return {

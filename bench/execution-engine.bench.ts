@@ -47,7 +47,11 @@ const pureStep = (i: number): Record<string, unknown> =>
     : i % 3 === 1
       ? { type: 'module', pluginType: 'set-variable', config: { path: 'n', value: '${{ variables.n + 1 }}' } }
       : { type: 'module', pluginType: 'log', config: { message: 'n is ${{ variables.n }}' } };
-const activityStep = (): Record<string, unknown> => ({ type: 'module', pluginType: 'http-request', config: { url: 'https://example.test/' } });
+const activityStep = (): Record<string, unknown> => ({
+  type: 'module',
+  pluginType: 'http-request',
+  config: { url: 'https://example.test/' },
+});
 
 function input(doc: Record<string, unknown>): ExecutionInput {
   const validated = validateDefinition(doc);
@@ -85,7 +89,13 @@ interface ServerFigures {
 
 async function measureEngine(env: TestWorkflowEnvironment): Promise<Omit<ServerFigures, 'bareOneActivityPerSecond'>> {
   const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle: await workflowBundle(), activities });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities,
+  });
   const client = env.client;
   const execute = async (doc: Record<string, unknown>) => {
     const execution = input(doc);
@@ -108,7 +118,11 @@ async function measureEngine(env: TestWorkflowEnvironment): Promise<Omit<ServerF
     const waiter = chain(1, () => ({ type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go' } }));
     for (let i = 0; i < 20; i++) {
       const execution = input(waiter);
-      const handle = await client.workflow.start('runWorkflowExecution', { taskQueue, workflowId: execution.executionId, args: [execution] });
+      const handle = await client.workflow.start('runWorkflowExecution', {
+        taskQueue,
+        workflowId: execution.executionId,
+        args: [execution],
+      });
       while ((await handle.query(stateQuery)).pendingWaits.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
       const t0 = process.hrtime.bigint();
       await handle.executeUpdate(deliverSignalUpdate, { args: [{ name: 'go', payload: { i }, signalId: `sig_${i}` }] });

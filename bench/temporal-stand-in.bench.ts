@@ -18,7 +18,10 @@ export async function run(): Promise<BenchReport> {
   const noop = (): void => {};
   const logger = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
   try {
-    const workflowBundle = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, '../test/temporal-conformance/workflows.ts'), logger });
+    const workflowBundle = await bundleWorkflowCode({
+      workflowsPath: path.join(__dirname, '../test/temporal-conformance/workflows.ts'),
+      logger,
+    });
     const connection = await Connection.connect({ address: server.address });
     const nativeConnection = await NativeConnection.connect({ address: server.address });
     const client = new Client({ connection });
@@ -70,7 +73,7 @@ export async function run(): Promise<BenchReport> {
       figures: {
         workflows: WORKFLOWS,
         'in flight': IN_FLIGHT,
-        'seconds': round(seconds, 2),
+        seconds: round(seconds, 2),
         'workflows/s': round(perSecond, 1),
       },
       targets: [{ label: '>= 100 workflows/s', met: perSecond >= 100 }],

@@ -111,10 +111,12 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
   const temporalNamespace = read('TEMPORAL_NAMESPACE') ?? 'default';
   if (!namePattern.test(temporalNamespace)) problems.push(`TEMPORAL_NAMESPACE is not a valid namespace name (got "${temporalNamespace}")`);
   const temporalTaskQueue = read('TEMPORAL_TASK_QUEUE') ?? 'platform-workflows';
-  if (!namePattern.test(temporalTaskQueue)) problems.push(`TEMPORAL_TASK_QUEUE is not a valid task queue name (got "${temporalTaskQueue}")`);
+  if (!namePattern.test(temporalTaskQueue))
+    problems.push(`TEMPORAL_TASK_QUEUE is not a valid task queue name (got "${temporalTaskQueue}")`);
 
   const temporalServer = (read('TEMPORAL_SERVER') ?? 'auto').toLowerCase() as AppConfig['temporalServer'];
-  if (!['auto', 'cli', 'stand-in'].includes(temporalServer)) problems.push(`TEMPORAL_SERVER must be auto, cli or stand-in (got "${temporalServer}")`);
+  if (!['auto', 'cli', 'stand-in'].includes(temporalServer))
+    problems.push(`TEMPORAL_SERVER must be auto, cli or stand-in (got "${temporalServer}")`);
 
   const authJwtSecret = read('AUTH_JWT_SECRET');
   if (authJwtSecret !== undefined && Buffer.byteLength(authJwtSecret) < 32) {
@@ -131,7 +133,10 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
 
   const bootstrapAdmins: AppConfig['bootstrapAdmins'] = [];
-  for (const pair of (read('BOOTSTRAP_ADMINS') ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of (read('BOOTSTRAP_ADMINS') ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const match = /^(\d+):(\d+)$/.exec(pair);
     if (!match) problems.push(`BOOTSTRAP_ADMINS entries must be user:organization pairs of integers (got "${pair}")`);
     else bootstrapAdmins.push({ userId: Number(match[1]), organizationId: Number(match[2]) });
@@ -140,8 +145,12 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
   const hostList = (name: string): string[] | undefined => {
     const raw = read(name);
     if (raw === undefined) return undefined;
-    const hosts = raw.split(',').map((h) => h.trim()).filter(Boolean);
-    for (const host of hosts) if (!/^(\*|(\*\.)?[A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\])$/.test(host)) problems.push(`${name} has an invalid host pattern "${host}"`);
+    const hosts = raw
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean);
+    for (const host of hosts)
+      if (!/^(\*|(\*\.)?[A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\])$/.test(host)) problems.push(`${name} has an invalid host pattern "${host}"`);
     return hosts;
   };
 

@@ -20,9 +20,7 @@ export async function openDatabase(
   config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'migrateOnStart'>,
   logger: Logger,
 ): Promise<Database> {
-  const embedded = config.databaseUrl
-    ? undefined
-    : await startEmbeddedPostgres({ dataDir: config.dataDir, database: 'platform', logger });
+  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: config.dataDir, database: 'platform', logger });
   const dataSource = createDataSource(config.databaseUrl ?? embedded!.url);
   try {
     await dataSource.initialize();

@@ -71,7 +71,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   try {
     await server.start();
   } catch (error) {
-    throw new Error(`embedded PostgreSQL did not start (data in ${clusterDir}): ${(error as Error | undefined)?.message ?? 'process exited'}`);
+    throw new Error(
+      `embedded PostgreSQL did not start (data in ${clusterDir}): ${(error as Error | undefined)?.message ?? 'process exited'}`,
+    );
   }
   await ensureDatabase(server, options.database);
   logger.info({ port, database: options.database }, 'embedded PostgreSQL started');

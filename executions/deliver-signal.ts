@@ -46,10 +46,17 @@ export async function deliverByCorrelation(
   deps: { dataSource: DataSource; temporal: Client },
   request: { organizationId: string; name: string; correlationKey: string; payload: unknown; signalId: string; workflowId?: string },
 ): Promise<{ executionId: string } | undefined> {
-  const candidates = await findCorrelatedWaits(deps.dataSource, request.organizationId, request.name, request.correlationKey, request.workflowId);
+  const candidates = await findCorrelatedWaits(
+    deps.dataSource,
+    request.organizationId,
+    request.name,
+    request.correlationKey,
+    request.workflowId,
+  );
   for (const candidate of candidates) {
     const delivery = { name: request.name, payload: request.payload, signalId: request.signalId, correlationKey: request.correlationKey };
-    if ((await deliver(deps.temporal, candidate.executionId, candidate.temporalRunId, delivery)) === 'delivered') return { executionId: candidate.executionId };
+    if ((await deliver(deps.temporal, candidate.executionId, candidate.temporalRunId, delivery)) === 'delivered')
+      return { executionId: candidate.executionId };
   }
   return undefined;
 }

@@ -25,7 +25,10 @@ export interface PrepareDeps {
 
 /** Throws RevisionNotRunnable when the child's workflow, alias or revision does not exist. */
 export async function prepareChildRun(deps: PrepareDeps, request: ChildRunRequest): Promise<ExecutionInput> {
-  const runnable = await resolveRunnable(deps.dataSource, request.organizationId, request.workflowId, { alias: request.alias, revision: request.revision });
+  const runnable = await resolveRunnable(deps.dataSource, request.organizationId, request.workflowId, {
+    alias: request.alias,
+    revision: request.revision,
+  });
   if (typeof runnable === 'string') throw new RevisionNotRunnable(runnable);
   const trigger = { source: 'sub-workflow' as const, payload: request.inputs, receivedAt: new Date().toISOString() };
   // The child id is minted by the parent workflow, so a retried activity finds its own row (idempotency key = child id).

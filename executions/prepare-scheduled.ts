@@ -26,7 +26,12 @@ export async function prepareScheduledRun(deps: PrepareDeps, request: ScheduledR
   const runnable = await resolveRunnable(deps.dataSource, start.organizationId, start.workflowId, { revision: start.revision });
   if (typeof runnable === 'string') throw new RevisionNotRunnable(runnable);
   const firedAt = new Date(Math.floor(request.firedAt / 1000) * 1000).toISOString();
-  const trigger: TriggerInfo = { stepId: start.trigger.id, source: 'cron', payload: { firedAt, schedule: start.trigger.schedule }, receivedAt: firedAt };
+  const trigger: TriggerInfo = {
+    stepId: start.trigger.id,
+    source: 'cron',
+    payload: { firedAt, schedule: start.trigger.schedule },
+    receivedAt: firedAt,
+  };
   const idempotencyKey = `cron:${start.trigger.id}:${firedAt}`;
   const { row, created, input } = await recordRun(deps.dataSource, {
     id: request.executionId,

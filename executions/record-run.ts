@@ -24,7 +24,10 @@ export interface NewRun {
   publicBaseUrl?: string;
 }
 
-export async function recordRun(db: DataSource | EntityManager, run: NewRun): Promise<{ row: ExecutionRow; created: boolean; input: ExecutionInput }> {
+export async function recordRun(
+  db: DataSource | EntityManager,
+  run: NewRun,
+): Promise<{ row: ExecutionRow; created: boolean; input: ExecutionInput }> {
   const { runnable } = run;
   const execution: NewExecution = {
     id: run.id,

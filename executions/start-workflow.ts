@@ -16,14 +16,24 @@ import type { StartDeps } from './deps';
  * names one run only, so a start that comes late (a replica, the reconciler)
  * never runs an execution twice.
  */
-export async function startExecutionWorkflow(deps: Pick<StartDeps, 'temporal' | 'taskQueue'>, row: ExecutionRow, input: ExecutionInput): Promise<string> {
+export async function startExecutionWorkflow(
+  deps: Pick<StartDeps, 'temporal' | 'taskQueue'>,
+  row: ExecutionRow,
+  input: ExecutionInput,
+): Promise<string> {
   const handle = await deps.temporal.workflow.start(EXECUTION_WORKFLOW_TYPE, {
     taskQueue: deps.taskQueue,
     workflowId: row.id,
     args: [input],
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     // Search attributes are left out: they must be registered on the namespace first, and a missing one fails the start.
-    memo: { organizationId: row.organizationId, workflowId: row.workflowId, workflowKey: row.workflowKey, revision: row.revision, alias: row.alias },
+    memo: {
+      organizationId: row.organizationId,
+      workflowId: row.workflowId,
+      workflowKey: row.workflowKey,
+      revision: row.revision,
+      alias: row.alias,
+    },
   });
   return handle.firstExecutionRunId;
 }

@@ -13,7 +13,17 @@ import type { ExecutionInput, TriggerInfo } from '../workflows/engine';
 /** The recorded fields of an execution its workflow input is built from. */
 export type RecordedRun = Pick<
   ExecutionRow,
-  'id' | 'organizationId' | 'workflowId' | 'workflowKey' | 'revision' | 'alias' | 'inputs' | 'trigger' | 'correlationKey' | 'idempotencyKey' | 'parentExecutionId'
+  | 'id'
+  | 'organizationId'
+  | 'workflowId'
+  | 'workflowKey'
+  | 'revision'
+  | 'alias'
+  | 'inputs'
+  | 'trigger'
+  | 'correlationKey'
+  | 'idempotencyKey'
+  | 'parentExecutionId'
 >;
 
 export function executionInput(run: RecordedRun, definition: WorkflowDefinition, publicBaseUrl: string | undefined): ExecutionInput {
@@ -39,7 +49,11 @@ export function executionInput(run: RecordedRun, definition: WorkflowDefinition,
  * revision it names; undefined when that revision no longer exists (its
  * workflow was deleted).
  */
-export async function recordedRunInput(db: DataSource | EntityManager, row: RecordedRun, publicBaseUrl: string | undefined): Promise<ExecutionInput | undefined> {
+export async function recordedRunInput(
+  db: DataSource | EntityManager,
+  row: RecordedRun,
+  publicBaseUrl: string | undefined,
+): Promise<ExecutionInput | undefined> {
   const revision = await findRevision(db, row.workflowId, row.revision);
   if (!revision?.definition) return undefined;
   return executionInput(row, revision.definition as unknown as WorkflowDefinition, publicBaseUrl);

@@ -111,7 +111,12 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
           postgres: async () => void (await database.dataSource.query('SELECT 1')),
           temporal: Object.assign(async () => void (await connection.workflowService.getSystemInfo({})), { kind: temporal.kind }),
         },
-        routes: buildAreaRoutes({ config: { ...config, temporalUiUrl }, dataSource: database.dataSource, temporal: client, encryptionKey: secrets.encryptionKey }),
+        routes: buildAreaRoutes({
+          config: { ...config, temporalUiUrl },
+          dataSource: database.dataSource,
+          temporal: client,
+          encryptionKey: secrets.encryptionKey,
+        }),
       });
       const server = await listen(app.koa.callback(), config.port, config.host);
       port = portOf(server);

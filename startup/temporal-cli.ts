@@ -24,7 +24,12 @@ const DOWNLOAD_HOST = 'temporal.download';
 export function projectBuiltCli(toolsDir = PROJECT_TOOLS): string | undefined {
   const pinned = path.join(toolsDir, `temporal-cli-${PINNED_CLI_VERSION}`, 'temporal');
   if (existsSync(pinned)) return pinned;
-  const others = existsSync(toolsDir) ? readdirSync(toolsDir).filter((name) => name.startsWith('temporal-cli-')).sort().reverse() : [];
+  const others = existsSync(toolsDir)
+    ? readdirSync(toolsDir)
+        .filter((name) => name.startsWith('temporal-cli-'))
+        .sort()
+        .reverse()
+    : [];
   return others.map((name) => path.join(toolsDir, name, 'temporal')).find((candidate) => existsSync(candidate));
 }
 

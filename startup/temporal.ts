@@ -16,7 +16,6 @@ import { Connection } from '@temporalio/client';
 import { removePidFile, stopOrphan, writePidFile } from './orphan-process';
 import { downloadTemporalCli, findTemporalCli } from './temporal-cli';
 
-
 export type TemporalKind = 'configured' | 'cli' | 'stand-in';
 /** TEMPORAL_SERVER: which local server to use when no address is configured. */
 export type TemporalServerChoice = 'auto' | 'cli' | 'stand-in';
@@ -90,7 +89,8 @@ async function startCliDevServer(cli: string, options: ResolveTemporalOptions): 
   if (options.dbFilename && pidFile) {
     mkdirSync(path.dirname(options.dbFilename), { recursive: true });
     // A dev server that a killed `npm start` left running still holds this database and the ports.
-    if (await stopOrphan(pidFile, options.dbFilename)) options.onWarning?.(`stopped a Temporal dev server left running on ${options.dbFilename}`);
+    if (await stopOrphan(pidFile, options.dbFilename))
+      options.onWarning?.(`stopped a Temporal dev server left running on ${options.dbFilename}`);
     extraArgs.push('--db-filename', options.dbFilename);
   }
   let uiUrl: string | undefined;
@@ -140,7 +140,19 @@ export async function startDevServer(
   options: { extraArgs?: string[]; port?: number } = {},
 ): Promise<TemporalEndpoint> {
   const port = options.port ?? (await freePort());
-  const args = ['server', 'start-dev', '--port', String(port), '--namespace', namespace, '--ip', '127.0.0.1', '--log-level', 'error', ...(options.extraArgs ?? ['--headless'])];
+  const args = [
+    'server',
+    'start-dev',
+    '--port',
+    String(port),
+    '--namespace',
+    namespace,
+    '--ip',
+    '127.0.0.1',
+    '--log-level',
+    'error',
+    ...(options.extraArgs ?? ['--headless']),
+  ];
   // Its own process group: the CLI signals its whole group when it stops, and a Ctrl-C meant for us
   // must reach us first, so that we stop the server last, in order.
   const child = spawn(executable, args, { stdio: ['ignore', 'ignore', 'inherit'], detached: true });

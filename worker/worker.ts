@@ -3,7 +3,15 @@
  * bundle built once per process, activities from their factory, and an
  * explicit shutdown grace time for in-flight activities.
  */
-import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  bundleWorkflowCode,
+  type LogLevel,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { Logger } from '../config/logger';
 

@@ -6,7 +6,15 @@
  */
 import { proxyActivities, sleep, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { EXECUTION_WORKFLOW_TYPE, type ActivityCall, type ChildRequest, type ChildResult, type ExecutionInput, type PluginResult, type RuntimeEffects } from './engine';
+import {
+  EXECUTION_WORKFLOW_TYPE,
+  type ActivityCall,
+  type ChildRequest,
+  type ChildResult,
+  type ExecutionInput,
+  type PluginResult,
+  type RuntimeEffects,
+} from './engine';
 import type { EventBatcher } from './execution-persistence';
 import type { OpenWaits } from './execution-waits';
 
@@ -62,7 +70,12 @@ async function runChild(parent: ExecutionInput, request: ChildRequest): Promise<
     workflowId: childExecutionId,
     args: [childInput],
     taskQueue: workflowInfo().taskQueue,
-    memo: { organizationId: childInput.organizationId, workflowId: childInput.workflowId, revision: childInput.revision, parentExecutionId: parent.executionId },
+    memo: {
+      organizationId: childInput.organizationId,
+      workflowId: childInput.workflowId,
+      revision: childInput.revision,
+      parentExecutionId: parent.executionId,
+    },
   });
   if (!request.waitForCompletion) return { executionId: childExecutionId, outputs: {} };
   return { executionId: childExecutionId, outputs: await handle.result() };

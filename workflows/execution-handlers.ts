@@ -28,7 +28,13 @@ export function requireWaitingOn(waits: OpenWaits): (delivery: SignalDelivery) =
 export function deliverSignal(waits: OpenWaits): (delivery: SignalDelivery) => DeliveryResult {
   return (delivery) => {
     const wait = waits.match(delivery.name, delivery.correlationKey)!;
-    wait.release({ timedOut: false, name: delivery.name, payload: delivery.payload, signalId: delivery.signalId, receivedAt: new Date().toISOString() });
+    wait.release({
+      timedOut: false,
+      name: delivery.name,
+      payload: delivery.payload,
+      signalId: delivery.signalId,
+      receivedAt: new Date().toISOString(),
+    });
     return { delivered: true as const, signalId: delivery.signalId, stepId: wait.stepId };
   };
 }
@@ -37,7 +43,13 @@ export function deliverSignal(waits: OpenWaits): (delivery: SignalDelivery) => D
 export function releaseByPlainSignal(waits: OpenWaits): (name: string, ...args: unknown[]) => void {
   return (name, ...args) => {
     const wait = waits.match(name);
-    wait?.release({ timedOut: false, name, payload: args[0] ?? null, signalId: `sig_${uuid4().replace(/-/g, '')}`, receivedAt: new Date().toISOString() });
+    wait?.release({
+      timedOut: false,
+      name,
+      payload: args[0] ?? null,
+      signalId: `sig_${uuid4().replace(/-/g, '')}`,
+      receivedAt: new Date().toISOString(),
+    });
   };
 }
 

@@ -58,7 +58,13 @@ export class EventBatcher {
     if (logs.length > 0 || events.length > 0) {
       const firstEventSeq = this.nextEventSeq;
       this.nextEventSeq += events.length;
-      await persistence.recordEvents({ executionId: this.input.executionId, organizationId: this.input.organizationId, firstEventSeq, events, logs });
+      await persistence.recordEvents({
+        executionId: this.input.executionId,
+        organizationId: this.input.organizationId,
+        firstEventSeq,
+        events,
+        logs,
+      });
     }
   }
 

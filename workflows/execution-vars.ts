@@ -44,7 +44,14 @@ export async function resolveVarsOrFail(input: ExecutionInput, run: RunState, ev
     const cause = (error as { cause?: { type?: string; message?: string } }).cause;
     const failure = { type: cause?.type ?? 'CONFIG_ENTRY_UNRESOLVED', message: cause?.message ?? 'variables could not be resolved' };
     run.phase = 'failed';
-    await persistence.finishExecution({ executionId: input.executionId, organizationId: input.organizationId, status: 'failed', eventSeq, outputs: {}, error: failure });
+    await persistence.finishExecution({
+      executionId: input.executionId,
+      organizationId: input.organizationId,
+      status: 'failed',
+      eventSeq,
+      outputs: {},
+      error: failure,
+    });
     throw ApplicationFailure.nonRetryable(failure.message, failure.type);
   }
 }

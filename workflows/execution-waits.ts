@@ -23,7 +23,9 @@ export class OpenWaits {
 
   /** The first open wait on this name (and correlation key, when one is given). */
   match(name: string, correlationKey?: string): OpenWait | undefined {
-    return this.waits.find((wait) => wait.signalNames.includes(name) && (correlationKey === undefined || wait.correlationKey === correlationKey));
+    return this.waits.find(
+      (wait) => wait.signalNames.includes(name) && (correlationKey === undefined || wait.correlationKey === correlationKey),
+    );
   }
 
   /** The open waits as the state query shows them. */
@@ -60,7 +62,14 @@ export class OpenWaits {
     };
     this.waits.push(wait);
     // Recorded (by the flusher) so POST /workflows/signals/{name} can find this execution by correlation key.
-    this.onEvent({ type: 'wait.started', stepId: wait.stepId, waitId: wait.waitId, signalNames: wait.signalNames, correlationKey: wait.correlationKey, at: wait.since });
+    this.onEvent({
+      type: 'wait.started',
+      stepId: wait.stepId,
+      waitId: wait.waitId,
+      signalNames: wait.signalNames,
+      correlationKey: wait.correlationKey,
+      at: wait.since,
+    });
     if (request.timeoutMs === undefined) await condition(() => result !== undefined);
     else if (!(await condition(() => result !== undefined, request.timeoutMs))) wait.release({ timedOut: true });
     return result!;

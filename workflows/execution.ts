@@ -19,7 +19,14 @@ import {
 } from '@temporalio/workflow';
 import { startExecution, type ExecutionInput, type ExecutionOutcome, type ScheduledStart } from './engine';
 import { temporalEffects } from './execution-effects';
-import { currentState, deliverSignal, recordCancelReason, releaseByPlainSignal, requireWaitingOn, type RunState } from './execution-handlers';
+import {
+  currentState,
+  deliverSignal,
+  recordCancelReason,
+  releaseByPlainSignal,
+  requireWaitingOn,
+  type RunState,
+} from './execution-handlers';
 import { EventBatcher, persistence } from './execution-persistence';
 import { resolveVarsOrFail } from './execution-vars';
 import { OpenWaits } from './execution-waits';

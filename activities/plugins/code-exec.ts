@@ -98,7 +98,10 @@ async function settle(
     if (state.type === 'pending') {
       if (jobs.value > 0) continue;
       if (!network || network.outstanding === 0) {
-        throw ApplicationFailure.nonRetryable('the code awaits something that never settles (no timers in the sandbox)', 'SANDBOX_DEADLOCK');
+        throw ApplicationFailure.nonRetryable(
+          'the code awaits something that never settles (no timers in the sandbox)',
+          'SANDBOX_DEADLOCK',
+        );
       }
       await untilStopped(network.next(), stop);
       check();
@@ -172,7 +175,8 @@ function sandboxFailure(error: unknown, timeoutMs: number): ApplicationFailure {
   const details = (error ?? {}) as { name?: string; message?: string };
   const message = details.message ?? String(error);
   if (/interrupted/i.test(message)) return timeoutFailure(timeoutMs);
-  if (/out of memory/i.test(message)) return ApplicationFailure.nonRetryable('the code used more memory than allowed', 'SANDBOX_MEMORY_LIMIT');
+  if (/out of memory/i.test(message))
+    return ApplicationFailure.nonRetryable('the code used more memory than allowed', 'SANDBOX_MEMORY_LIMIT');
   if (details.name === 'SyntaxError') return ApplicationFailure.nonRetryable(`syntax error: ${message}`, 'SANDBOX_SYNTAX_ERROR');
   return ApplicationFailure.nonRetryable(`${details.name ?? 'Error'}: ${message}`, 'SANDBOX_ERROR');
 }
@@ -184,7 +188,12 @@ function timeoutFailure(timeoutMs: number): ApplicationFailure {
 function toResult(value: unknown): PluginResult {
   if (value === undefined || value === null) return { status: 'success', outputs: {} };
   if (Array.isArray(value)) {
-    return { status: 'success', items: value.map((entry) => (entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? (entry as Item) : { result: entry })) };
+    return {
+      status: 'success',
+      items: value.map((entry) =>
+        entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? (entry as Item) : { result: entry },
+      ),
+    };
   }
   if (typeof value === 'object') return { status: 'success', outputs: value as Item };
   return { status: 'success', outputs: { result: value } };

@@ -40,7 +40,10 @@ export async function httpRequest({ config, signal, egress }: PluginContext): Pr
   } catch (error) {
     if (error instanceof ApplicationFailure) throw error;
     if (deadline.aborted && !signal.aborted) throw ApplicationFailure.retryable(`no response within ${timeoutMs} ms`, 'HTTP_TIMEOUT');
-    throw ApplicationFailure.retryable(`request failed: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`, 'HTTP_NETWORK_ERROR');
+    throw ApplicationFailure.retryable(
+      `request failed: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`,
+      'HTTP_NETWORK_ERROR',
+    );
   }
 
   const text = await readLimited(response);
@@ -66,7 +69,8 @@ function parseUrl(value: unknown): URL {
 }
 
 function checkEgress(policy: EgressPolicy, url: URL): void {
-  if (!egressAllowed(policy, url.hostname)) throw ApplicationFailure.nonRetryable(`egress to ${url.hostname} is not allowed`, 'HTTP_EGRESS_DENIED');
+  if (!egressAllowed(policy, url.hostname))
+    throw ApplicationFailure.nonRetryable(`egress to ${url.hostname} is not allowed`, 'HTTP_EGRESS_DENIED');
 }
 
 function stringHeaders(value: unknown): Record<string, string> {
@@ -91,7 +95,8 @@ function encodeBody(value: unknown, headers: Record<string, string>, method: str
 
 async function readLimited(response: Response): Promise<string> {
   const buffer = Buffer.from(await response.arrayBuffer());
-  if (buffer.length > MAX_BODY_BYTES) throw ApplicationFailure.nonRetryable(`response body over ${MAX_BODY_BYTES} bytes`, 'HTTP_RESPONSE_TOO_LARGE');
+  if (buffer.length > MAX_BODY_BYTES)
+    throw ApplicationFailure.nonRetryable(`response body over ${MAX_BODY_BYTES} bytes`, 'HTTP_RESPONSE_TOO_LARGE');
   return buffer.toString('utf8');
 }
 

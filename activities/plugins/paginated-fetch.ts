@@ -38,13 +38,32 @@ export async function paginatedFetch(context: PluginContext): Promise<PluginResu
   const { config } = context;
   const options = optionsOf(config);
   const stream = config.mode === 'stream';
-  let state: PageState = (context.call.nodeState as PageState | undefined) ?? { page: 1, offset: 0, pages: 0, totalFetched: 0, done: false };
+  let state: PageState = (context.call.nodeState as PageState | undefined) ?? {
+    page: 1,
+    offset: 0,
+    pages: 0,
+    totalFetched: 0,
+    done: false,
+  };
 
   if (stream) {
-    if (state.done) return { status: 'success', items: [], outputs: { items: [], totalFetched: state.totalFetched, pages: state.pages }, activePorts: ['done'], nodeState: null };
+    if (state.done)
+      return {
+        status: 'success',
+        items: [],
+        outputs: { items: [], totalFetched: state.totalFetched, pages: state.pages },
+        activePorts: ['done'],
+        nodeState: null,
+      };
     const { items, next } = await fetchPage(context, options, state);
     state = next;
-    return { status: 'success', items, outputs: { items, totalFetched: state.totalFetched, pages: state.pages }, activePorts: ['loop'], nodeState: { ...state } };
+    return {
+      status: 'success',
+      items,
+      outputs: { items, totalFetched: state.totalFetched, pages: state.pages },
+      activePorts: ['loop'],
+      nodeState: { ...state },
+    };
   }
 
   const all: Item[] = [];
@@ -53,7 +72,13 @@ export async function paginatedFetch(context: PluginContext): Promise<PluginResu
     all.push(...items);
     state = next;
   }
-  return { status: 'success', items: all, outputs: { items: all, totalFetched: state.totalFetched, pages: state.pages }, activePorts: ['done'], nodeState: null };
+  return {
+    status: 'success',
+    items: all,
+    outputs: { items: all, totalFetched: state.totalFetched, pages: state.pages },
+    activePorts: ['done'],
+    nodeState: null,
+  };
 }
 
 function optionsOf(config: Record<string, unknown>): Options {
@@ -87,8 +112,11 @@ async function fetchPage(context: PluginContext, options: Options, state: PageSt
   const response = await httpRequest({ ...context, config: { ...context.config, url: url.toString() } });
   const body = (response.outputs as { body?: unknown } | undefined)?.body;
   const data = options.dataPath === '.' ? body : readPath(body, options.dataPath);
-  if (!Array.isArray(data)) throw ApplicationFailure.nonRetryable(`the response has no array at "${options.dataPath}"`, 'PAGINATION_DATA_MISSING');
-  const items = data.map((entry) => (entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? (entry as Item) : { value: entry }));
+  if (!Array.isArray(data))
+    throw ApplicationFailure.nonRetryable(`the response has no array at "${options.dataPath}"`, 'PAGINATION_DATA_MISSING');
+  const items = data.map((entry) =>
+    entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? (entry as Item) : { value: entry },
+  );
 
   const pages = state.pages + 1;
   const totalFetched = state.totalFetched + items.length;

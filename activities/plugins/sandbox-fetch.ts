@@ -51,7 +51,10 @@ interface FetchedResponse {
 
 /** An error meant for the sandbox code, as `name: message`. */
 class GuestError extends Error {
-  constructor(message: string, readonly guestName: 'Error' | 'TypeError' = 'Error') {
+  constructor(
+    message: string,
+    readonly guestName: 'Error' | 'TypeError' = 'Error',
+  ) {
     super(message);
   }
 }
@@ -77,7 +80,10 @@ export class SandboxFetch {
   private closed = false;
   private fault: Error | undefined;
 
-  constructor(private readonly vm: QuickJSContext, private readonly options: SandboxFetchOptions) {
+  constructor(
+    private readonly vm: QuickJSContext,
+    private readonly options: SandboxFetchOptions,
+  ) {
     this.signal = AbortSignal.any([options.signal, this.controller.signal]);
     this.maxCalls = options.maxCalls ?? SANDBOX_FETCH_MAX_CALLS;
     this.maxBodyBytes = options.maxBodyBytes ?? SANDBOX_FETCH_MAX_BODY_BYTES;
@@ -152,7 +158,8 @@ export class SandboxFetch {
 
   private checkHost(url: URL): void {
     const host = url.hostname;
-    if (!this.options.allowedHosts.some((pattern) => hostMatches(host, pattern))) throw new GuestError(`fetch: host ${host} is not in network.allowedHosts`);
+    if (!this.options.allowedHosts.some((pattern) => hostMatches(host, pattern)))
+      throw new GuestError(`fetch: host ${host} is not in network.allowedHosts`);
     if (!egressAllowed(this.options.egress, host)) throw new GuestError(`fetch: host ${host} is denied by the egress policy`);
   }
 
@@ -223,7 +230,13 @@ export class SandboxFetch {
 
   private resolveWith(deferred: QuickJSDeferredPromise, response: FetchedResponse): void {
     const vm = this.vm;
-    const args = [vm.newNumber(response.status), vm.newString(response.statusText), vm.newString(response.url), vm.newString(JSON.stringify(response.headers)), vm.newString(response.body)];
+    const args = [
+      vm.newNumber(response.status),
+      vm.newString(response.statusText),
+      vm.newString(response.url),
+      vm.newString(JSON.stringify(response.headers)),
+      vm.newString(response.body),
+    ];
     try {
       const result = vm.callFunction(this.factory!, vm.undefined, ...args);
       if (result.error) {
@@ -252,7 +265,8 @@ export class SandboxFetch {
     if (error instanceof GuestError) return { name: error.guestName, message: error.message };
     const request = host === undefined ? 'the request' : `the request to ${host}`;
     if (this.signal.aborted) return { name: 'AbortError', message: `fetch: ${request} was aborted` };
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error);
+    const cause =
+      error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error);
     return { name: 'TypeError', message: `fetch: ${request} failed: ${cause}` };
   }
 }
@@ -264,7 +278,8 @@ function parseUrl(value: unknown): URL {
   } catch {
     throw new GuestError('fetch: invalid URL', 'TypeError');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new GuestError(`fetch: only http and https URLs are allowed, not ${url.protocol}`, 'TypeError');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new GuestError(`fetch: only http and https URLs are allowed, not ${url.protocol}`, 'TypeError');
   return url;
 }
 

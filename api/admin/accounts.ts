@@ -17,14 +17,23 @@ import {
 } from '../../db/stores/accounts';
 import { loadAccess, type Access } from './access';
 import { accountNrn, organizationNrn } from './nrn';
-import { Account, ACCOUNT_SLUG_MAX, CreateAccountBody, GetAccountQuery, ListAccountsQuery, MetadataInput, UpdateAccountBody } from './schemas/accounts';
+import {
+  Account,
+  ACCOUNT_SLUG_MAX,
+  CreateAccountBody,
+  GetAccountQuery,
+  ListAccountsQuery,
+  MetadataInput,
+  UpdateAccountBody,
+} from './schemas/accounts';
 import { ADMIN_ERRORS, IdParams, Paged } from './schemas/common';
 import { iso } from '../http/iso-date';
 import { slugCandidate, slugify } from './slug';
 
 const accountNotFound = (id: number) => () => notFound(`Account ${id} not found.`, 'ACCOUNT.NOT_FOUND');
 const organizationNotFound = (id: number | string) => () => notFound(`Organization ${id} not found.`, 'ORGANIZATION.NOT_FOUND');
-const slugTaken = (slug: string) => new HttpError(409, 'ACCOUNT.SLUG_TAKEN', `An account with slug "${slug}" already exists in the organization.`);
+const slugTaken = (slug: string) =>
+  new HttpError(409, 'ACCOUNT.SLUG_TAKEN', `An account with slug "${slug}" already exists in the organization.`);
 
 function accountOut(a: AccountRecord, options: { include?: string[]; showDeleted?: boolean } = {}) {
   const include = options.include ?? [];
@@ -58,7 +67,13 @@ const metadataRecord = (m: Static<typeof MetadataInput>) => ({
 });
 
 /** A live (or, when asked, soft-deleted) account the caller may act on. */
-async function accessibleAccount(dataSource: DataSource, access: Access, id: number, permission: 'account:read' | 'account:write', showDeleted = false) {
+async function accessibleAccount(
+  dataSource: DataSource,
+  access: Access,
+  id: number,
+  permission: 'account:read' | 'account:write',
+  showDeleted = false,
+) {
   const account = await findAccount(dataSource.manager, id);
   if (!account) throw accountNotFound(id)();
   access.require(permission, accountNrn(account.organization_id, account.id), accountNotFound(id));
@@ -76,7 +91,12 @@ async function create(dataSource: DataSource, body: Static<typeof CreateAccountB
     }
     try {
       return await dataSource.transaction(async (manager) => {
-        const id = await insertAccount(manager, { organizationId: body.organization_id, name: body.name, slug, status: body.status ?? 'active' });
+        const id = await insertAccount(manager, {
+          organizationId: body.organization_id,
+          name: body.name,
+          slug,
+          status: body.status ?? 'active',
+        });
         if (body.metadata) await upsertAccountMetadata(manager, id, metadataRecord(body.metadata));
         return id;
       });

@@ -80,10 +80,17 @@ export function actionSpecificationRoutes({ dataSource }: { dataSource: DataSour
         compileUserSchema(results, 'service', '/results');
         const slug = slugify(body.name, 255, 'action');
         try {
-          const created = await insertActionSpec(dataSource.manager, spec.id, { name: body.name, slug, type: 'custom', parameters, results });
+          const created = await insertActionSpec(dataSource.manager, spec.id, {
+            name: body.name,
+            slug,
+            type: 'custom',
+            parameters,
+            results,
+          });
           return { status: 201, body: actionSpecOut(created) };
         } catch (error) {
-          if (isUniqueViolation(error)) throw new HttpError(409, 'ACTION_SPECIFICATION.SLUG_TAKEN', `An action specification with slug "${slug}" exists.`);
+          if (isUniqueViolation(error))
+            throw new HttpError(409, 'ACTION_SPECIFICATION.SLUG_TAKEN', `An action specification with slug "${slug}" exists.`);
           throw error;
         }
       },

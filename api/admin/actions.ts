@@ -7,7 +7,14 @@ import type { DataSource } from 'typeorm';
 import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { findActionSpec, type ActionSpecRecord } from '../../db/stores/service-specifications';
-import { findAction, insertAction, listActions, updateAction, type ServiceActionRecord, type ServiceRecord } from '../../db/stores/services';
+import {
+  findAction,
+  insertAction,
+  listActions,
+  updateAction,
+  type ServiceActionRecord,
+  type ServiceRecord,
+} from '../../db/stores/services';
 import { loadAccess } from './access';
 import { ADMIN_ERRORS, Paged, UuidParams } from './schemas/common';
 import { Action, ActionParams, CreateActionBody, ListActionsQuery, UpdateActionBody, type Message } from './schemas/services';
@@ -39,7 +46,11 @@ const actionOut = (a: ServiceActionRecord) => ({
 async function actionSpecOf(dataSource: DataSource, service: ServiceRecord, id: string, field: string): Promise<ActionSpecRecord> {
   const spec = await findActionSpec(dataSource.manager, id);
   if (!spec || spec.service_specification_id !== service.specification_id) {
-    throw new HttpError(400, 'ACTION.UNKNOWN_SPECIFICATION', `${field} ${id} is not an action specification of this service's specification.`);
+    throw new HttpError(
+      400,
+      'ACTION.UNKNOWN_SPECIFICATION',
+      `${field} ${id} is not an action specification of this service's specification.`,
+    );
   }
   return spec;
 }
@@ -47,9 +58,14 @@ async function actionSpecOf(dataSource: DataSource, service: ServiceRecord, id: 
 function checkAgainst(schema: Record<string, unknown>, value: Record<string, unknown>, field: 'parameters' | 'results'): void {
   const errors = compileUserSchema(schema, 'service', `/action_specification/${field}`).validate(value);
   if (errors.length > 0) {
-    throw new HttpError(400, `ACTION.INVALID_${field.toUpperCase()}`, `${field} do not match the action specification: /${field}${errors[0].path} ${errors[0].message}`, {
-      errors: errors.map((e) => ({ ...e, path: `/${field}${e.path}` })),
-    });
+    throw new HttpError(
+      400,
+      `ACTION.INVALID_${field.toUpperCase()}`,
+      `${field} do not match the action specification: /${field}${errors[0].path} ${errors[0].message}`,
+      {
+        errors: errors.map((e) => ({ ...e, path: `/${field}${e.path}` })),
+      },
+    );
   }
 }
 
@@ -102,7 +118,10 @@ export function actionRoutes({ dataSource }: { dataSource: DataSource }): RouteD
       handler: async ({ params, query, auth }) => {
         const service = await accessibleService(dataSource, await loadAccess(dataSource, auth), params.id, 'action:read');
         const page = await listActions(dataSource.manager, service.id, query.offset, query.limit);
-        return { status: 200, body: { paging: { total: page.total, offset: query.offset, limit: query.limit }, results: page.rows.map(actionOut) } };
+        return {
+          status: 200,
+          body: { paging: { total: page.total, offset: query.offset, limit: query.limit }, results: page.rows.map(actionOut) },
+        };
       },
     }),
     defineRoute({
@@ -138,7 +157,12 @@ export function actionRoutes({ dataSource }: { dataSource: DataSource }): RouteD
         const action = await findAction(dataSource.manager, service.id, params.id);
         if (!action) throw actionNotFound(params.id);
         const desiredId = body.desired_specification_id === undefined ? action.desired_specification_id : body.desired_specification_id;
-        const spec = await actionSpecOf(dataSource, service, desiredId ?? action.specification_id, desiredId ? 'desired_specification_id' : 'specification_id');
+        const spec = await actionSpecOf(
+          dataSource,
+          service,
+          desiredId ?? action.specification_id,
+          desiredId ? 'desired_specification_id' : 'specification_id',
+        );
         if (body.parameters) checkAgainst(spec.parameters, body.parameters, 'parameters');
         if (body.results) checkAgainst(spec.results, body.results, 'results');
         const updated = await updateAction(dataSource.manager, action.id, {

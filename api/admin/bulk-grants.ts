@@ -69,7 +69,10 @@ async function resolveItems(dataSource: DataSource, access: Access, user: UserRe
   const failures: GrantFailure[] = [];
   const shaped = items.map((item, index) => {
     const errors = validateItem(item);
-    if (errors.length > 0) failures.push(new GrantFailure(GRANT_CAUSES.invalid, `item ${index} must be {nrn, role_slug} or {nrn, role_id} with a valid NRN`, index));
+    if (errors.length > 0)
+      failures.push(
+        new GrantFailure(GRANT_CAUSES.invalid, `item ${index} must be {nrn, role_slug} or {nrn, role_id} with a valid NRN`, index),
+      );
     return errors.length > 0 ? undefined : (item as { nrn: string; role_slug?: string; role_id?: number });
   });
   const present = shaped.filter((s) => s !== undefined);
@@ -97,7 +100,8 @@ async function resolveItems(dataSource: DataSource, access: Access, user: UserRe
     if (!access.canAssign(role, nrn)) return fail(GRANT_CAUSES.notAssignable, `you may not assign role "${role.slug}" on ${nrn}`);
     const key = grantKey(nrn, role.id);
     const first = seen.get(key);
-    if (first !== undefined) return fail(GRANT_CAUSES.duplicate, `role "${role.slug}" on ${nrn} is requested twice (items ${first} and ${index})`);
+    if (first !== undefined)
+      return fail(GRANT_CAUSES.duplicate, `role "${role.slug}" on ${nrn} is requested twice (items ${first} and ${index})`);
     seen.set(key, index);
     resolved.push({ index, nrn, roleId: role.id, role, status: role.requires_approval ? 'pending' : 'active' });
   });

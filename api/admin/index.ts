@@ -12,7 +12,9 @@ import { userRoutes } from './users';
 
 export function adminRoutes(deps: { dataSource: DataSource }): RouteDefinition[] {
   return [
-    ...userRoutes(deps), ...grantRoutes(deps), ...accountRoutes(deps),
+    ...userRoutes(deps),
+    ...grantRoutes(deps),
+    ...accountRoutes(deps),
     ...serviceSpecificationRoutes(deps),
     ...actionSpecificationRoutes(deps),
     ...providerSpecificationRoutes(deps),

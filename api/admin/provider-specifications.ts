@@ -63,7 +63,8 @@ async function visibleProvider(dataSource: DataSource, access: Access, id: strin
   }
   if (!access.inOrganization(spec.organization_id)) throw providerNotFound(id)();
   if (write) access.requireAll('provider_specification:write', spec.visible_to, providerNotFound(id));
-  else if (!access.canSee('provider_specification:read', spec.visible_to)) throw forbidden(`You need the provider_specification:read permission where ${id} is visible.`);
+  else if (!access.canSee('provider_specification:read', spec.visible_to))
+    throw forbidden(`You need the provider_specification:read permission where ${id} is visible.`);
   return spec;
 }
 
@@ -108,7 +109,9 @@ export function providerSpecificationRoutes({ dataSource }: { dataSource: DataSo
       handler: async ({ body, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const owner = ownerOf(body.visible_to, INVALID_VISIBILITY);
-        access.requireAll('provider_specification:write', owner.visibleTo, () => notFound(`Organization ${owner.organizationId} not found.`, 'ORGANIZATION.NOT_FOUND'));
+        access.requireAll('provider_specification:write', owner.visibleTo, () =>
+          notFound(`Organization ${owner.organizationId} not found.`, 'ORGANIZATION.NOT_FOUND'),
+        );
         checkSchema(body);
         const spec = await saveNew(dataSource, {
           organization_id: owner.organizationId,
@@ -134,7 +137,10 @@ export function providerSpecificationRoutes({ dataSource }: { dataSource: DataSo
       params: UuidParams,
       responses: { 200: { description: 'The provider specification', schema: ProviderSpecification } },
       errors: ADMIN_ERRORS,
-      handler: async ({ params, auth }) => ({ status: 200, body: providerOut(await visibleProvider(dataSource, await loadAccess(dataSource, auth), params.id)) }),
+      handler: async ({ params, auth }) => ({
+        status: 200,
+        body: providerOut(await visibleProvider(dataSource, await loadAccess(dataSource, auth), params.id)),
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -149,9 +155,14 @@ export function providerSpecificationRoutes({ dataSource }: { dataSource: DataSo
       handler: async ({ query, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const org = access.caller.organizationId;
-        access.requireSomewhere('provider_specification:read', org, () => notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND'));
+        access.requireSomewhere('provider_specification:read', org, () =>
+          notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND'),
+        );
         const page = await listProviderSpecs(dataSource.manager, { organizationId: org, ...query });
-        return { status: 200, body: { paging: { total: page.total, offset: query.offset, limit: query.limit }, results: page.rows.map(providerOut) } };
+        return {
+          status: 200,
+          body: { paging: { total: page.total, offset: query.offset, limit: query.limit }, results: page.rows.map(providerOut) },
+        };
       },
     }),
     defineRoute({
@@ -171,7 +182,8 @@ export function providerSpecificationRoutes({ dataSource }: { dataSource: DataSo
         let visibleTo = spec.visible_to;
         if (body.visible_to) {
           const owner = ownerOf(body.visible_to, INVALID_VISIBILITY);
-          if (owner.organizationId !== spec.organization_id) throw new HttpError(400, INVALID_VISIBILITY, 'visible_to cannot move a specification to another organization.');
+          if (owner.organizationId !== spec.organization_id)
+            throw new HttpError(400, INVALID_VISIBILITY, 'visible_to cannot move a specification to another organization.');
           access.requireAll('provider_specification:write', owner.visibleTo, providerNotFound(params.id));
           visibleTo = owner.visibleTo;
         }

@@ -5,7 +5,12 @@
 import type { Static } from '@sinclair/typebox';
 import type { EntityManager } from 'typeorm';
 import { HttpError, type FieldError } from '../http/errors';
-import { existingScopeSpecs, type ActionSpecFields, type ServiceSpecFields, type ServiceSpecRecord } from '../../db/stores/service-specifications';
+import {
+  existingScopeSpecs,
+  type ActionSpecFields,
+  type ServiceSpecFields,
+  type ServiceSpecRecord,
+} from '../../db/stores/service-specifications';
 import { canonicalNrn, parseNrn } from './nrn';
 import type { CreateServiceSpecificationBody } from './schemas/service-specifications';
 import { PROVIDER_SCOPE_IDS } from './schemas/service-specifications';
@@ -16,7 +21,10 @@ export type CreateBody = Static<typeof CreateServiceSpecificationBody>;
 const invalid = (code: string, message: string, errors?: FieldError[]) => new HttpError(400, code, message, errors ? { errors } : {});
 
 /** Canonical NRNs, all in one concrete organization (the specification's owner). */
-export function ownerOf(visibleTo: string[], code = 'SERVICE_SPECIFICATION.INVALID_VISIBILITY'): { organizationId: number; visibleTo: string[] } {
+export function ownerOf(
+  visibleTo: string[],
+  code = 'SERVICE_SPECIFICATION.INVALID_VISIBILITY',
+): { organizationId: number; visibleTo: string[] } {
   const canonical = [...new Set(visibleTo.map((nrn) => canonicalNrn(nrn)!))];
   const orgs = new Set(canonical.map((nrn) => parseNrn(nrn)![0]));
   const [org] = orgs;
@@ -31,7 +39,11 @@ export function checkAttributes(attributes: ServiceSpecFields['attributes']): vo
   const compiled = compileUserSchema(attributes.schema, 'service', '/attributes/schema');
   const errors = compiled.validate(attributes.values).map((e) => ({ ...e, path: `/attributes/values${e.path}` }));
   if (errors.length > 0) {
-    throw invalid('SERVICE_SPECIFICATION.INVALID_ATTRIBUTE_VALUES', `attributes.values do not match attributes.schema: ${errors[0].path} ${errors[0].message}`, errors);
+    throw invalid(
+      'SERVICE_SPECIFICATION.INVALID_ATTRIBUTE_VALUES',
+      `attributes.values do not match attributes.schema: ${errors[0].path} ${errors[0].message}`,
+      errors,
+    );
   }
 }
 
@@ -42,7 +54,11 @@ export async function checkScopes(manager: EntityManager, organizationId: number
   const uuids = (scopes?.provider?.values ?? []).filter((v) => !FIXED_SCOPES.includes(v));
   const known = await existingScopeSpecs(manager, organizationId, uuids);
   const unknown = uuids.find((id) => !known.has(id));
-  if (unknown) throw invalid('SERVICE_SPECIFICATION.UNKNOWN_SCOPE_SPECIFICATION', `scopes.provider.values: ${unknown} is not a scope specification of this organization.`);
+  if (unknown)
+    throw invalid(
+      'SERVICE_SPECIFICATION.UNKNOWN_SCOPE_SPECIFICATION',
+      `scopes.provider.values: ${unknown} is not a scope specification of this organization.`,
+    );
 }
 
 export const DEFAULT_SELECTORS = { imported: false, provider: 'any', category: 'any', sub_category: 'any' } as const;
@@ -78,6 +94,12 @@ export function defaultActionSpecs(spec: Pick<ServiceSpecRecord, 'name' | 'slug'
     { type: 'create', name: cut(`Create ${spec.name}`), slug: cut(`create-${spec.slug}`), parameters: schema, results: anyResult },
     // An update may send only what changes.
     { type: 'update', name: cut(`Update ${spec.name}`), slug: cut(`update-${spec.slug}`), parameters: optional, results: anyResult },
-    { type: 'delete', name: cut(`Delete ${spec.name}`), slug: cut(`delete-${spec.slug}`), parameters: { type: 'object' }, results: anyResult },
+    {
+      type: 'delete',
+      name: cut(`Delete ${spec.name}`),
+      slug: cut(`delete-${spec.slug}`),
+      parameters: { type: 'object' },
+      results: anyResult,
+    },
   ];
 }

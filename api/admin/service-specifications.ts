@@ -102,7 +102,9 @@ export function serviceSpecificationRoutes({ dataSource }: { dataSource: DataSou
       handler: async ({ body, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const owner = ownerOf(body.visible_to);
-        access.requireAll('service_specification:write', owner.visibleTo, () => notFound(`Organization ${owner.organizationId} not found.`, 'ORGANIZATION.NOT_FOUND'));
+        access.requireAll('service_specification:write', owner.visibleTo, () =>
+          notFound(`Organization ${owner.organizationId} not found.`, 'ORGANIZATION.NOT_FOUND'),
+        );
         const fields = withDefaults(body, owner);
         checkAttributes(fields.attributes);
         await checkScopes(dataSource.manager, owner.organizationId, fields.scopes);
@@ -154,7 +156,10 @@ export function serviceSpecificationRoutes({ dataSource }: { dataSource: DataSou
           offset: query.offset,
           limit: query.limit,
         });
-        return { status: 200, body: { paging: { total: page.total, offset: query.offset, limit: query.limit }, results: page.rows.map(specOut) } };
+        return {
+          status: 200,
+          body: { paging: { total: page.total, offset: query.offset, limit: query.limit }, results: page.rows.map(specOut) },
+        };
       },
     }),
     defineRoute({
@@ -175,19 +180,32 @@ export function serviceSpecificationRoutes({ dataSource }: { dataSource: DataSou
         if (body.visible_to) {
           const owner = ownerOf(body.visible_to);
           if (owner.organizationId !== spec.organization_id) {
-            throw new HttpError(400, 'SERVICE_SPECIFICATION.INVALID_VISIBILITY', 'visible_to cannot move a specification to another organization.');
+            throw new HttpError(
+              400,
+              'SERVICE_SPECIFICATION.INVALID_VISIBILITY',
+              'visible_to cannot move a specification to another organization.',
+            );
           }
           access.requireAll('service_specification:write', owner.visibleTo, specNotFound(params.id));
           visibleTo = owner.visibleTo;
         }
         const { visible_to: _v, selectors, ...rest } = body;
-        const fields: ServiceSpecFields = { ...spec, ...rest, visible_to: visibleTo, selectors: selectors ? { ...spec.selectors, ...selectors } : spec.selectors };
+        const fields: ServiceSpecFields = {
+          ...spec,
+          ...rest,
+          visible_to: visibleTo,
+          selectors: selectors ? { ...spec.selectors, ...selectors } : spec.selectors,
+        };
         if (body.attributes) checkAttributes(fields.attributes);
         if (body.scopes) await checkScopes(dataSource.manager, spec.organization_id, fields.scopes);
         if (body.package_id !== undefined && body.package_id !== spec.package_id) {
           const { bound } = await serviceCounts(dataSource.manager, spec.id);
           if (bound > 0) {
-            throw new HttpError(409, 'SERVICE_SPECIFICATION.PACKAGE_BOUND', `package_id cannot change: ${bound} instance(s) are bound to a package revision.`);
+            throw new HttpError(
+              409,
+              'SERVICE_SPECIFICATION.PACKAGE_BOUND',
+              `package_id cannot change: ${bound} instance(s) are bound to a package revision.`,
+            );
           }
         }
         return { status: 200, body: specOut(await save(dataSource, fields, spec.id)) };
@@ -212,7 +230,8 @@ export function serviceSpecificationRoutes({ dataSource }: { dataSource: DataSou
           await deleteServiceSpec(dataSource.manager, spec.id);
         } catch (error) {
           // A service created since the count: the foreign key refuses.
-          if ((error as { code?: unknown }).code === '23503') throw new HttpError(409, 'SERVICE_SPECIFICATION.IN_USE', 'Services use this specification.');
+          if ((error as { code?: unknown }).code === '23503')
+            throw new HttpError(409, 'SERVICE_SPECIFICATION.IN_USE', 'Services use this specification.');
           throw error;
         }
         return { status: 204 };

@@ -31,7 +31,12 @@ export const serviceOut = (s: ServiceRecord) => ({
 });
 
 /** The service, if the caller holds `permission` on its NRN (404 from elsewhere). */
-export async function accessibleService(dataSource: DataSource, access: Access, id: string, permission: Permission): Promise<ServiceRecord> {
+export async function accessibleService(
+  dataSource: DataSource,
+  access: Access,
+  id: string,
+  permission: Permission,
+): Promise<ServiceRecord> {
   const service = await findService(dataSource.manager, id);
   if (!service) throw serviceNotFound(id)();
   access.require(permission, service.entity_nrn, serviceNotFound(id));
@@ -43,7 +48,8 @@ function checkDimensions(spec: ServiceSpecRecord, dimensions: Record<string, str
   for (const [name, value] of Object.entries(dimensions)) {
     const dimension = spec.dimensions[name];
     if (!dimension) throw fail(`dimension "${name}" is not defined by the specification.`);
-    if (dimension.values && dimension.values.length > 0 && !dimension.values.includes(value)) throw fail(`dimension "${name}" does not allow "${value}".`);
+    if (dimension.values && dimension.values.length > 0 && !dimension.values.includes(value))
+      throw fail(`dimension "${name}" does not allow "${value}".`);
   }
   const missing = Object.entries(spec.dimensions).find(([name, d]) => d.required && dimensions[name] === undefined);
   if (missing) throw fail(`dimension "${missing[0]}" is required.`);
@@ -52,7 +58,8 @@ function checkDimensions(spec: ServiceSpecRecord, dimensions: Record<string, str
 /** Instance name: given, else (with default naming) the attributes' `name`, else generated. */
 function nameFor(spec: ServiceSpecRecord, given: string | undefined, attributes: Record<string, unknown>): string {
   if (given !== undefined) return given;
-  if (!spec.use_default_naming) throw new HttpError(400, 'SERVICE.NAME_REQUIRED', `Specification ${spec.slug} does not use default naming: give a name.`);
+  if (!spec.use_default_naming)
+    throw new HttpError(400, 'SERVICE.NAME_REQUIRED', `Specification ${spec.slug} does not use default naming: give a name.`);
   const fromSchema = attributes.name;
   if (typeof fromSchema === 'string' && fromSchema.length > 0 && fromSchema.length <= 255) return fromSchema;
   return `${spec.slug.slice(0, 240)}-${randomBytes(3).toString('hex')}`;
@@ -78,14 +85,23 @@ export function serviceRoutes({ dataSource }: { dataSource: DataSource }): Route
         access.require('service:write', entityNrn, () => notFound(`Organization ${nrn[0]} not found.`, 'ORGANIZATION.NOT_FOUND'));
         const spec = await findServiceSpec(dataSource.manager, body.specification_id);
         if (!spec || String(spec.organization_id) !== nrn[0] || !isVisibleTo(spec.visible_to, entityNrn)) {
-          throw new HttpError(400, 'SERVICE.UNKNOWN_SPECIFICATION', `Service specification ${body.specification_id} is not visible at ${entityNrn}.`);
+          throw new HttpError(
+            400,
+            'SERVICE.UNKNOWN_SPECIFICATION',
+            `Service specification ${body.specification_id} is not visible at ${entityNrn}.`,
+          );
         }
         const attributes = body.attributes ?? {};
         const errors = compileUserSchema(spec.attributes.schema, 'service', '/specification/attributes/schema').validate(attributes);
         if (errors.length > 0) {
-          throw new HttpError(400, 'SERVICE.INVALID_ATTRIBUTES', `attributes do not match the specification: /attributes${errors[0].path} ${errors[0].message}`, {
-            errors: errors.map((e) => ({ ...e, path: `/attributes${e.path}` })),
-          });
+          throw new HttpError(
+            400,
+            'SERVICE.INVALID_ATTRIBUTES',
+            `attributes do not match the specification: /attributes${errors[0].path} ${errors[0].message}`,
+            {
+              errors: errors.map((e) => ({ ...e, path: `/attributes${e.path}` })),
+            },
+          );
         }
         const dimensions = body.dimensions ?? {};
         checkDimensions(spec, dimensions);

@@ -67,8 +67,19 @@ export function compileUserSchema(schema: unknown, dialect: SchemaDialect, path:
 
 /** Keywords whose `$data` value is a number or a plain value, cheap whatever the data says. */
 const DATA_KEYWORDS = new Set([
-  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength',
-  'minItems', 'maxItems', 'minProperties', 'maxProperties', 'const', 'enum',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'const',
+  'enum',
 ]);
 const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
 export const MAX_UNIQUE_ITEMS = 1000;
@@ -96,10 +107,13 @@ function checkBudget(root: object, path: string): void {
     if (depth > SCHEMA_LIMITS.depth) throw invalidSchema(`it is nested deeper than ${SCHEMA_LIMITS.depth} levels`, path);
     if (key === 'pattern' && typeof value === 'string') checkPattern(value, path);
     if (parentKey === 'patternProperties' && key !== undefined) checkPattern(key, path);
-    if (key === '$ref' && typeof value === 'string' && !value.startsWith('#')) throw invalidSchema('only local $ref values (#/...) are allowed', path);
+    if (key === '$ref' && typeof value === 'string' && !value.startsWith('#'))
+      throw invalidSchema('only local $ref values (#/...) are allowed', path);
     // A `$data` pattern or format would be compiled from the submitted value, after every check here.
-    if (key === '$data' && parentKey !== undefined && !DATA_KEYWORDS.has(parentKey)) throw invalidSchema(`$data is not allowed in "${parentKey}"`, path);
-    if (typeof value === 'object' && value !== null && (value as { uniqueItems?: unknown }).uniqueItems === true) checkUniqueItems(value, path);
+    if (key === '$data' && parentKey !== undefined && !DATA_KEYWORDS.has(parentKey))
+      throw invalidSchema(`$data is not allowed in "${parentKey}"`, path);
+    if (typeof value === 'object' && value !== null && (value as { uniqueItems?: unknown }).uniqueItems === true)
+      checkUniqueItems(value, path);
     if (typeof value === 'object' && value !== null) {
       for (const [childKey, child] of Object.entries(value)) stack.push({ value: child, depth: depth + 1, key: childKey, parentKey: key });
     }
@@ -148,7 +162,8 @@ export function checkPattern(pattern: string, path: string): void {
     else if (c === '|' && groups.length > 0) Object.assign(groups[groups.length - 1], { risky: true, alternates: true });
     else if (c === ')') {
       const closed = groups.pop();
-      lastClosedRisky = closed !== undefined && closed.risky && !(closed.alternates === false && separatorLed(pattern.slice(closed.start, i)));
+      lastClosedRisky =
+        closed !== undefined && closed.risky && !(closed.alternates === false && separatorLed(pattern.slice(closed.start, i)));
       if (closed?.risky && groups.length > 0) groups[groups.length - 1].risky = true;
       continue;
     }
@@ -169,7 +184,10 @@ function separatorLed(group: string): boolean {
   // Ranges such as a-z do not match their dash.
   const rest = body
     .slice(match[0].length)
-    .replace(/\[(\^?)((?:\\.|[^\]])*)\]/g, (_m, neg: string, inner: string) => `[${neg}${inner.replace(/(\\.|[^\\])-(\\.|[^\\\]])/g, '')}]`);
+    .replace(
+      /\[(\^?)((?:\\.|[^\]])*)\]/g,
+      (_m, neg: string, inner: string) => `[${neg}${inner.replace(/(\\.|[^\\])-(\\.|[^\\\]])/g, '')}]`,
+    );
   if (rest.includes(separator) || /(^|[^\\])\.|\\[WSDB]|\[\^/.test(rest)) return false;
   return !(separator === '_' && /\\w/.test(rest));
 }

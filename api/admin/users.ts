@@ -35,7 +35,13 @@ export function userRoutes({ dataSource }: { dataSource: DataSource }): RouteDef
         const access = await loadAccess(dataSource, auth);
         const org = body.organization_id;
         access.require('user:write', organizationNrn(org), () => notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND'));
-        const user = await createUser(dataSource.manager, { id: body.id, organizationId: org, type: body.type ?? 'person', email: body.email, name: body.name });
+        const user = await createUser(dataSource.manager, {
+          id: body.id,
+          organizationId: org,
+          type: body.type ?? 'person',
+          email: body.email,
+          name: body.name,
+        });
         if (!user) throw conflict(`User ${body.id} already exists.`, 'USER.ALREADY_EXISTS');
         return { status: 201, body: userOut(user) };
       },
@@ -72,7 +78,10 @@ export function userRoutes({ dataSource }: { dataSource: DataSource }): RouteDef
         const org = query.organization_id;
         access.require('user:read', organizationNrn(org), () => notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND'));
         const page = await listUsers(dataSource.manager, org, query.offset, query.limit);
-        return { status: 200, body: { paging: { total: page.total, offset: query.offset, limit: query.limit }, results: page.rows.map(userOut) } };
+        return {
+          status: 200,
+          body: { paging: { total: page.total, offset: query.offset, limit: query.limit }, results: page.rows.map(userOut) },
+        };
       },
     }),
   ];

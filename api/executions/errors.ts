@@ -2,12 +2,14 @@
 import { ExecutorUnavailable } from '../../executions';
 import { HttpError } from '../http/errors';
 
-export const executionNotFound = (id: string): HttpError => new HttpError(404, 'execution-not-found', `No execution "${id}" exists in your organization.`);
+export const executionNotFound = (id: string): HttpError =>
+  new HttpError(404, 'execution-not-found', `No execution "${id}" exists in your organization.`);
 
 export const executorUnavailable = (): HttpError =>
   new HttpError(503, 'executor-unavailable', 'The workflow executor (Temporal) is unavailable; nothing was started. Retry later.');
 
-export const notWaiting = (name: string): HttpError => new HttpError(409, 'signal-not-waiting', `The execution is not waiting on signal "${name}".`);
+export const notWaiting = (name: string): HttpError =>
+  new HttpError(409, 'signal-not-waiting', `The execution is not waiting on signal "${name}".`);
 
 export const executionFinished = (id: string, status: string): HttpError =>
   new HttpError(409, 'execution-finished', `Execution "${id}" has already finished (${status}).`);

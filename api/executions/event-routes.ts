@@ -22,9 +22,15 @@ const HEARTBEAT_MS = 15_000;
 export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
   return [
     defineRoute({
-      method: 'get', path: '/workflows/executions/{id}/events', operationId: 'streamExecutionEvents', summary: 'Follow an execution live (Server-Sent Events)',
-      description: 'Step events and the end event; resumable with the Last-Event-ID header (or the lastEventId query parameter). The stream ends after the end event.',
-      tags, auth: 'token', params: ExecutionRef,
+      method: 'get',
+      path: '/workflows/executions/{id}/events',
+      operationId: 'streamExecutionEvents',
+      summary: 'Follow an execution live (Server-Sent Events)',
+      description:
+        'Step events and the end event; resumable with the Last-Event-ID header (or the lastEventId query parameter). The stream ends after the end event.',
+      tags,
+      auth: 'token',
+      params: ExecutionRef,
       query: Type.Object({ lastEventId: Type.Optional(Type.Integer({ minimum: 0 })) }),
       responses: { 200: { description: 'text/event-stream of events', contentType: 'text/event-stream' } },
       errors: [404],
@@ -36,7 +42,12 @@ export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
 
         const stream = new PassThrough();
         ctx.status = 200;
-        ctx.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+        ctx.set({
+          'Content-Type': 'text/event-stream; charset=utf-8',
+          'Cache-Control': 'no-cache',
+          Connection: 'keep-alive',
+          'X-Accel-Buffering': 'no',
+        });
         ctx.body = stream;
 
         let open = true;

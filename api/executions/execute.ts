@@ -21,10 +21,22 @@ const tags = ['Workflow executions'];
 export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
   return [
     defineRoute({
-      method: 'post', path: '/workflows/definitions/{id}/execute', operationId: 'executeWorkflow', summary: 'Start an execution of a workflow revision',
-      description: 'alias/revision may come in the body or the query (the body wins); an explicit revision wins over an alias; default alias latest. A repeated idempotencyKey answers 200 with the same execution and deduplicated: true.',
-      tags, auth: 'token', params: WorkflowRef, query: Type.Object(RevisionChoice), body: ExecuteBody, bodyOptional: true,
-      responses: { 202: { description: 'Started', schema: ExecuteResult }, 200: { description: 'Deduplicated by idempotencyKey', schema: ExecuteResult } },
+      method: 'post',
+      path: '/workflows/definitions/{id}/execute',
+      operationId: 'executeWorkflow',
+      summary: 'Start an execution of a workflow revision',
+      description:
+        'alias/revision may come in the body or the query (the body wins); an explicit revision wins over an alias; default alias latest. A repeated idempotencyKey answers 200 with the same execution and deduplicated: true.',
+      tags,
+      auth: 'token',
+      params: WorkflowRef,
+      query: Type.Object(RevisionChoice),
+      body: ExecuteBody,
+      bodyOptional: true,
+      responses: {
+        202: { description: 'Started', schema: ExecuteResult },
+        200: { description: 'Deduplicated by idempotencyKey', schema: ExecuteResult },
+      },
       errors: [404, 503],
       async handler({ params, query, body, auth }) {
         const request = body ?? {};
@@ -32,8 +44,10 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
         const revision = request.revision ?? query.revision;
         const runnable = await resolveRunnable(deps.dataSource, auth.organizationId, params.id, { alias, revision });
         if (runnable === 'workflow-not-found') throw workflowNotFound(params.id);
-        if (runnable === 'alias-not-found') throw new HttpError(404, 'alias-not-found', `Workflow "${params.id}" has no alias "${alias ?? 'latest'}".`);
-        if (runnable === 'revision-not-found') throw new HttpError(404, 'revision-not-found', `Workflow "${params.id}" has no revision ${String(revision)}.`);
+        if (runnable === 'alias-not-found')
+          throw new HttpError(404, 'alias-not-found', `Workflow "${params.id}" has no alias "${alias ?? 'latest'}".`);
+        if (runnable === 'revision-not-found')
+          throw new HttpError(404, 'revision-not-found', `Workflow "${params.id}" has no revision ${String(revision)}.`);
 
         const inputs = request.inputs ?? {};
         const trigger = manualTrigger(runnable.definition);

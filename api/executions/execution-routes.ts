@@ -28,8 +28,14 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
 
   return [
     defineRoute({
-      method: 'get', path: '/workflows/executions', operationId: 'listExecutions', summary: 'List executions, newest first', tags, auth: 'token',
-      query: ExecutionQuery, responses: { 200: { description: 'A page of executions', schema: ExecutionPage } },
+      method: 'get',
+      path: '/workflows/executions',
+      operationId: 'listExecutions',
+      summary: 'List executions, newest first',
+      tags,
+      auth: 'token',
+      query: ExecutionQuery,
+      responses: { 200: { description: 'A page of executions', schema: ExecutionPage } },
       async handler({ query, auth }) {
         const page = query.page ?? 1;
         const limit = query.limit ?? 50;
@@ -39,17 +45,27 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           workflowId = (await findWorkflow(deps.dataSource, auth.organizationId, workflowId))?.id ?? workflowId;
         }
         const filter = {
-          workflowId, alias: query.alias, status: query.status, correlationKey: query.correlationKey,
-          from: query.from !== undefined ? new Date(query.from) : undefined, to: query.to !== undefined ? new Date(query.to) : undefined,
+          workflowId,
+          alias: query.alias,
+          status: query.status,
+          correlationKey: query.correlationKey,
+          from: query.from !== undefined ? new Date(query.from) : undefined,
+          to: query.to !== undefined ? new Date(query.to) : undefined,
         };
         const { rows, total } = await listExecutions(deps.dataSource, auth.organizationId, filter, { page, limit });
         return { status: 200, body: { data: rows.map((row) => executionJson(row, deps.temporalUiUrl)), page, limit, total } };
       },
     }),
     defineRoute({
-      method: 'get', path: '/workflows/executions/{id}', operationId: 'getExecution', summary: 'Get an execution', tags, auth: 'token',
+      method: 'get',
+      path: '/workflows/executions/{id}',
+      operationId: 'getExecution',
+      summary: 'Get an execution',
+      tags,
+      auth: 'token',
       description: 'status is waiting while every running step is parked on a signal (read live from the workflow).',
-      params: ExecutionRef, responses: { 200: { description: 'The execution', schema: Execution } },
+      params: ExecutionRef,
+      responses: { 200: { description: 'The execution', schema: Execution } },
       async handler({ params, auth }) {
         const row = await requireExecution(deps, auth.organizationId, params.id);
         const state = await liveState(deps, row);
@@ -57,8 +73,14 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       },
     }),
     defineRoute({
-      method: 'get', path: '/workflows/executions/{id}/state', operationId: 'getExecutionState', summary: 'Live state while running; recorded steps once finished',
-      tags, auth: 'token', params: ExecutionRef, responses: { 200: { description: 'The state', schema: ExecutionState } },
+      method: 'get',
+      path: '/workflows/executions/{id}/state',
+      operationId: 'getExecutionState',
+      summary: 'Live state while running; recorded steps once finished',
+      tags,
+      auth: 'token',
+      params: ExecutionRef,
+      responses: { 200: { description: 'The state', schema: ExecutionState } },
       async handler({ params, auth }) {
         const row = await requireExecution(deps, auth.organizationId, params.id);
         const state = await liveState(deps, row);
@@ -71,37 +93,68 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       },
     }),
     defineRoute({
-      method: 'get', path: '/workflows/executions/{id}/steps', operationId: 'listExecutionSteps', summary: 'Recorded step runs, by start time', tags, auth: 'token',
-      params: ExecutionRef, responses: { 200: { description: 'Step records', schema: Type.Object({ data: Type.Array(Json) }) } },
+      method: 'get',
+      path: '/workflows/executions/{id}/steps',
+      operationId: 'listExecutionSteps',
+      summary: 'Recorded step runs, by start time',
+      tags,
+      auth: 'token',
+      params: ExecutionRef,
+      responses: { 200: { description: 'Step records', schema: Type.Object({ data: Type.Array(Json) }) } },
       async handler({ params, auth }) {
         const row = await requireExecution(deps, auth.organizationId, params.id);
         return { status: 200, body: { data: (await listStepRecords(deps.dataSource, row.id)).map((step) => cappedRecord(step.record)) } };
       },
     }),
     defineRoute({
-      method: 'get', path: '/workflows/executions/{id}/steps/{stepId}', operationId: 'getExecutionStep', summary: 'One step: its latest record in full, and every run',
-      tags, auth: 'token', params: StepParams,
+      method: 'get',
+      path: '/workflows/executions/{id}/steps/{stepId}',
+      operationId: 'getExecutionStep',
+      summary: 'One step: its latest record in full, and every run',
+      tags,
+      auth: 'token',
+      params: StepParams,
       responses: { 200: { description: 'The step', schema: Type.Object({ stepId: Type.String(), record: Json, runs: Type.Array(Json) }) } },
       async handler({ params, auth }) {
         const row = await requireExecution(deps, auth.organizationId, params.id);
         const runs = await listStepRecords(deps.dataSource, row.id, params.stepId);
-        if (runs.length === 0) throw new HttpError(404, 'step-not-found', `Execution "${params.id}" has no recorded step "${params.stepId}".`);
+        if (runs.length === 0)
+          throw new HttpError(404, 'step-not-found', `Execution "${params.id}" has no recorded step "${params.stepId}".`);
         const latest = runs.reduce((a, b) => (b.run >= a.run ? b : a));
         return { status: 200, body: { stepId: params.stepId, record: latest.record, runs: runs.map((step) => step.record) } };
       },
     }),
     defineRoute({
-      method: 'get', path: '/workflows/executions/{id}/pending-signals', operationId: 'listPendingSignals', summary: 'Open waits of a running execution',
-      tags, auth: 'token', params: ExecutionRef, responses: { 200: { description: 'Open waits', schema: Type.Object({ data: Type.Array(PendingWait) }) } },
+      method: 'get',
+      path: '/workflows/executions/{id}/pending-signals',
+      operationId: 'listPendingSignals',
+      summary: 'Open waits of a running execution',
+      tags,
+      auth: 'token',
+      params: ExecutionRef,
+      responses: { 200: { description: 'Open waits', schema: Type.Object({ data: Type.Array(PendingWait) }) } },
       async handler({ params, auth }) {
         const row = await requireExecution(deps, auth.organizationId, params.id);
         return { status: 200, body: { data: (await liveState(deps, row))?.pendingWaits ?? [] } };
       },
     }),
     defineRoute({
-      method: 'post', path: '/workflows/executions/{id}/cancel', operationId: 'cancelExecution', summary: 'Request cancellation (the workflow records it)',
-      tags, auth: 'token', params: ExecutionRef, body: ReasonBody, bodyOptional: true, errors: [409, 503],
-      responses: { 202: { description: 'Cancellation requested', schema: Type.Object({ executionId: Type.String(), cancelRequested: Type.Literal(true) }) } },
+      method: 'post',
+      path: '/workflows/executions/{id}/cancel',
+      operationId: 'cancelExecution',
+      summary: 'Request cancellation (the workflow records it)',
+      tags,
+      auth: 'token',
+      params: ExecutionRef,
+      body: ReasonBody,
+      bodyOptional: true,
+      errors: [409, 503],
+      responses: {
+        202: {
+          description: 'Cancellation requested',
+          schema: Type.Object({ executionId: Type.String(), cancelRequested: Type.Literal(true) }),
+        },
+      },
       async handler({ params, body, auth }) {
         const row = await requireExecution(deps, auth.organizationId, params.id);
         if (isFinished(row)) throw executionFinished(row.id, row.status);
@@ -114,8 +167,16 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/workflows/executions/{id}/terminate', operationId: 'terminateExecution', summary: 'Terminate at once (no workflow code runs)',
-      tags, auth: 'token', params: ExecutionRef, body: ReasonBody, bodyOptional: true, errors: [409, 503],
+      method: 'post',
+      path: '/workflows/executions/{id}/terminate',
+      operationId: 'terminateExecution',
+      summary: 'Terminate at once (no workflow code runs)',
+      tags,
+      auth: 'token',
+      params: ExecutionRef,
+      body: ReasonBody,
+      bodyOptional: true,
+      errors: [409, 503],
       responses: { 200: { description: 'Terminated', schema: Execution } },
       async handler({ params, body, auth }) {
         const row = await requireExecution(deps, auth.organizationId, params.id);

@@ -12,9 +12,16 @@ export const MAX_LOG_LIMIT = 1000;
 export function logRoutes(deps: ExecutionDeps): RouteDefinition[] {
   return [
     defineRoute({
-      method: 'get', path: '/workflows/executions/{id}/logs', operationId: 'getExecutionLogs', summary: 'One window of log entries, newest window first',
-      description: 'limit defaults to 200 and is clamped to 1000; cursor is the exclusive end index of the window; pass nextCursor to read older entries until it is absent.',
-      tags: ['Workflow executions'], auth: 'token', params: ExecutionRef, query: LogQuery,
+      method: 'get',
+      path: '/workflows/executions/{id}/logs',
+      operationId: 'getExecutionLogs',
+      summary: 'One window of log entries, newest window first',
+      description:
+        'limit defaults to 200 and is clamped to 1000; cursor is the exclusive end index of the window; pass nextCursor to read older entries until it is absent.',
+      tags: ['Workflow executions'],
+      auth: 'token',
+      params: ExecutionRef,
+      query: LogQuery,
       responses: { 200: { description: 'A window of log entries, oldest first within the window', schema: LogWindow } },
       async handler({ params, query, auth }) {
         const row = await requireExecution(deps, auth.organizationId, params.id);
@@ -22,7 +29,12 @@ export function logRoutes(deps: ExecutionDeps): RouteDefinition[] {
         const window = await logWindow(deps.dataSource, row.id, { limit, cursor: query.cursor, stepId: query.stepId });
         return {
           status: 200,
-          body: { data: window.rows.map((log) => logEntryJson(row.id, log)), total: window.total, limit, ...(window.start > 0 ? { nextCursor: window.start } : {}) },
+          body: {
+            data: window.rows.map((log) => logEntryJson(row.id, log)),
+            total: window.total,
+            limit,
+            ...(window.start > 0 ? { nextCursor: window.start } : {}),
+          },
         };
       },
     }),

@@ -11,13 +11,22 @@ const Descriptor = Type.Record(Type.String(), Type.Unknown());
 export function metadataRoutes(): RouteDefinition[] {
   return [
     defineRoute({
-      method: 'get', path: '/workflows/metadata', operationId: 'getEngineMetadata', summary: 'Engine capabilities', tags, auth: 'none',
+      method: 'get',
+      path: '/workflows/metadata',
+      operationId: 'getEngineMetadata',
+      summary: 'Engine capabilities',
+      tags,
+      auth: 'none',
       responses: {
         200: {
           description: 'Capabilities',
           schema: Type.Object({
-            apiVersion: Type.String(), pluginCount: Type.Integer(), supportedPluginTypes: Type.Array(Type.String()), maxNodeExecutions: Type.Integer(),
-            topology: Type.Literal('distributed'), features: Type.Object({ rbac: Type.Boolean(), multiOrg: Type.Boolean() }),
+            apiVersion: Type.String(),
+            pluginCount: Type.Integer(),
+            supportedPluginTypes: Type.Array(Type.String()),
+            maxNodeExecutions: Type.Integer(),
+            topology: Type.Literal('distributed'),
+            features: Type.Object({ rbac: Type.Boolean(), multiOrg: Type.Boolean() }),
           }),
         },
       },
@@ -25,14 +34,28 @@ export function metadataRoutes(): RouteDefinition[] {
         const names = Object.keys(PLUGINS).sort();
         return {
           status: 200,
-          body: { apiVersion: API_VERSION, pluginCount: names.length, supportedPluginTypes: names, maxNodeExecutions: MAX_STEP_RUNS, topology: 'distributed', features: { rbac: true, multiOrg: true } },
+          body: {
+            apiVersion: API_VERSION,
+            pluginCount: names.length,
+            supportedPluginTypes: names,
+            maxNodeExecutions: MAX_STEP_RUNS,
+            topology: 'distributed',
+            features: { rbac: true, multiOrg: true },
+          },
         };
       },
     }),
     defineRoute({
-      method: 'get', path: '/workflows/plugins', operationId: 'listPlugins', summary: 'Plugin descriptors', tags, auth: 'token',
+      method: 'get',
+      path: '/workflows/plugins',
+      operationId: 'listPlugins',
+      summary: 'Plugin descriptors',
+      tags,
+      auth: 'token',
       query: Type.Object({
-        type: Type.Optional(Type.Union([Type.Literal('trigger'), Type.Literal('decider'), Type.Literal('module')], { description: 'plugin kind' })),
+        type: Type.Optional(
+          Type.Union([Type.Literal('trigger'), Type.Literal('decider'), Type.Literal('module')], { description: 'plugin kind' }),
+        ),
         q: Type.Optional(Type.String({ maxLength: 200, description: 'case-insensitive text in the name or description' })),
       }),
       responses: { 200: { description: 'Descriptors', schema: Type.Object({ data: Type.Array(Descriptor) }) } },
@@ -40,13 +63,20 @@ export function metadataRoutes(): RouteDefinition[] {
         const text = query.q?.toLowerCase();
         const data = Object.values(PLUGINS)
           .filter((plugin) => query.type === undefined || plugin.kind === query.type)
-          .filter((plugin) => text === undefined || plugin.name.toLowerCase().includes(text) || plugin.description.toLowerCase().includes(text))
+          .filter(
+            (plugin) => text === undefined || plugin.name.toLowerCase().includes(text) || plugin.description.toLowerCase().includes(text),
+          )
           .sort((a, b) => a.name.localeCompare(b.name));
         return { status: 200, body: { data } };
       },
     }),
     defineRoute({
-      method: 'get', path: '/workflows/plugins/{name}', operationId: 'getPlugin', summary: 'One plugin descriptor', tags, auth: 'token',
+      method: 'get',
+      path: '/workflows/plugins/{name}',
+      operationId: 'getPlugin',
+      summary: 'One plugin descriptor',
+      tags,
+      auth: 'token',
       params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
       responses: { 200: { description: 'The descriptor', schema: Descriptor } },
       handler({ params }) {

@@ -8,8 +8,14 @@ export const EXECUTION_STATUSES = ['running', 'waiting', 'completed', 'failed', 
 export const ExecutionStatus = Type.Union(EXECUTION_STATUSES.map((status) => Type.Literal(status)));
 
 export const ExecutionRef = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128, description: 'Execution id (exec_…)' }) });
-export const StepParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }), stepId: Type.String({ minLength: 1, maxLength: 128 }) });
-export const SignalParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }), name: Type.String({ minLength: 1, maxLength: 200 }) });
+export const StepParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 128 }),
+  stepId: Type.String({ minLength: 1, maxLength: 128 }),
+});
+export const SignalParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 128 }),
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+});
 
 export const RevisionChoice = {
   alias: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
@@ -53,7 +59,12 @@ export const Execution = Type.Object({
   createdAt: DateTime,
   updatedAt: DateTime,
   completedAt: Type.Optional(DateTime),
-  temporal: Type.Object({ workflowId: Type.String(), runId: Type.Optional(Type.String()), namespace: Type.String(), uiUrl: Type.Optional(Type.String()) }),
+  temporal: Type.Object({
+    workflowId: Type.String(),
+    runId: Type.Optional(Type.String()),
+    namespace: Type.String(),
+    uiUrl: Type.Optional(Type.String()),
+  }),
 });
 
 export const ExecutionQuery = Type.Object({
@@ -67,7 +78,12 @@ export const ExecutionQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
 });
 
-export const ExecutionPage = Type.Object({ data: Type.Array(Execution), page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() });
+export const ExecutionPage = Type.Object({
+  data: Type.Array(Execution),
+  page: Type.Integer(),
+  limit: Type.Integer(),
+  total: Type.Integer(),
+});
 
 export const PendingWait = Type.Object({
   waitId: Type.String(),
@@ -90,10 +106,18 @@ export const ExecutionState = Type.Object({
 
 export const ReasonBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false });
 
-export const SignalPayload = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description: 'Arbitrary JSON object, passed verbatim as the signal payload' });
+export const SignalPayload = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  additionalProperties: true,
+  description: 'Arbitrary JSON object, passed verbatim as the signal payload',
+});
 export const SignalResult = Type.Object({ delivered: Type.Literal(true), signalId: Type.String() });
 export const CorrelatedSignalBody = Type.Object(
-  { correlationKey: Type.String({ minLength: 1, maxLength: 500 }), payload: Type.Optional(Type.Unknown()), workflowId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })) },
+  {
+    correlationKey: Type.String({ minLength: 1, maxLength: 500 }),
+    payload: Type.Optional(Type.Unknown()),
+    workflowId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  },
   { additionalProperties: false },
 );
 
@@ -113,4 +137,9 @@ export const LogEntry = Type.Object({
   metadata: Json,
   timestamp: DateTime,
 });
-export const LogWindow = Type.Object({ data: Type.Array(LogEntry), total: Type.Integer(), limit: Type.Integer(), nextCursor: Type.Optional(Type.Integer()) });
+export const LogWindow = Type.Object({
+  data: Type.Array(LogEntry),
+  total: Type.Integer(),
+  limit: Type.Integer(),
+  nextCursor: Type.Optional(Type.Integer()),
+});

@@ -6,7 +6,11 @@ import { iso } from '../http/iso-date';
 /** Larger step records are replaced by a marker so a state read never ships megabytes (engine-reference §8.4). */
 export const STEP_RECORD_CAP_BYTES = 64 * 1024;
 
-export function executionJson(row: ExecutionRow, temporalUiUrl: string | undefined, status: ExecutionStatus = row.status): Record<string, unknown> {
+export function executionJson(
+  row: ExecutionRow,
+  temporalUiUrl: string | undefined,
+  status: ExecutionStatus = row.status,
+): Record<string, unknown> {
   const uiUrl = temporalUiUrl
     ? `${temporalUiUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(row.temporalNamespace)}/workflows/${encodeURIComponent(row.id)}${row.temporalRunId ? `/${row.temporalRunId}` : ''}`
     : undefined;

@@ -19,24 +19,47 @@ const tags = ['Workflow signals'];
 export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
   return [
     defineRoute({
-      method: 'post', path: '/workflows/executions/{id}/signals/{name}', operationId: 'signalExecution', summary: 'Deliver a signal to an execution waiting on it',
+      method: 'post',
+      path: '/workflows/executions/{id}/signals/{name}',
+      operationId: 'signalExecution',
+      summary: 'Deliver a signal to an execution waiting on it',
       description: 'The body is passed verbatim as the signal payload. 409 when the execution is not waiting on that signal name.',
-      tags, auth: 'token', params: SignalParams, body: SignalPayload, bodyOptional: true, errors: [409, 503],
+      tags,
+      auth: 'token',
+      params: SignalParams,
+      body: SignalPayload,
+      bodyOptional: true,
+      errors: [409, 503],
       responses: { 200: { description: 'Delivered', schema: SignalResult } },
       async handler({ params, body, auth }) {
         const row = await requireExecution(deps, auth.organizationId, params.id);
         if (isFinished(row)) throw notWaiting(params.name);
         const signalId = newSignalId();
-        const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, { name: params.name, payload: body ?? {}, signalId }).catch(asProblem);
+        const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, { name: params.name, payload: body ?? {}, signalId }).catch(
+          asProblem,
+        );
         if (outcome === 'not-waiting') throw notWaiting(params.name);
         return { status: 200, body: { delivered: true, signalId } };
       },
     }),
     defineRoute({
-      method: 'post', path: '/workflows/signals/{name}', operationId: 'signalByCorrelationKey', summary: 'Deliver a signal to the execution waiting on it under a correlation key',
-      description: 'Releases the oldest open wait declared with this signal name and correlation key (optionally within one workflow); 409 when none waits.',
-      tags, auth: 'token', params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }), body: CorrelatedSignalBody, errors: [409, 503],
-      responses: { 200: { description: 'Delivered', schema: Type.Object({ delivered: Type.Literal(true), signalId: Type.String(), executionId: Type.String() }) } },
+      method: 'post',
+      path: '/workflows/signals/{name}',
+      operationId: 'signalByCorrelationKey',
+      summary: 'Deliver a signal to the execution waiting on it under a correlation key',
+      description:
+        'Releases the oldest open wait declared with this signal name and correlation key (optionally within one workflow); 409 when none waits.',
+      tags,
+      auth: 'token',
+      params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }),
+      body: CorrelatedSignalBody,
+      errors: [409, 503],
+      responses: {
+        200: {
+          description: 'Delivered',
+          schema: Type.Object({ delivered: Type.Literal(true), signalId: Type.String(), executionId: Type.String() }),
+        },
+      },
       async handler({ params, body, auth }) {
         let workflowId: string | undefined;
         if (body.workflowId !== undefined) {

@@ -56,7 +56,10 @@ function callbackRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
     summary: 'Release a webhook-wait step with this request',
     tags,
     auth: 'none',
-    params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 128 }), token: Type.String({ minLength: 16, maxLength: 64, pattern: '^[A-Za-z0-9]+$' }) }),
+    params: Type.Object({
+      executionId: Type.String({ minLength: 1, maxLength: 128 }),
+      token: Type.String({ minLength: 16, maxLength: 64, pattern: '^[A-Za-z0-9]+$' }),
+    }),
     ...(method === 'get' ? {} : { body: Type.Unknown(), bodyOptional: true }),
     responses: { 202: { description: 'Delivered to the waiting step', schema: Type.Object({ accepted: Type.Literal(true) }) } },
     errors: [404, 503],
@@ -64,7 +67,11 @@ function callbackRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
       const row = await findExecutionAnywhere(deps.dataSource, params.executionId);
       if (!row || (row.status !== 'running' && row.status !== 'waiting')) throw unknownCallback();
       const payload = { method: ctx.method, headers: forwardedHeaders(ctx), query: { ...ctx.query }, body: body ?? null };
-      const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, { name: webhookSignalName(params.token), payload, signalId: newSignalId() }).catch(asProblem);
+      const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, {
+        name: webhookSignalName(params.token),
+        payload,
+        signalId: newSignalId(),
+      }).catch(asProblem);
       if (outcome !== 'delivered') throw unknownCallback();
       return { status: 202, body: { accepted: true } };
     },
@@ -108,9 +115,19 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
         const found = typeof config.correlationKeyPath === 'string' ? readPath(payload, config.correlationKeyPath) : undefined;
         const key = typeof found === 'string' || typeof found === 'number' ? String(found) : undefined;
         if (name === '' || key === undefined) {
-          throw new HttpError(409, 'signal-not-waiting', 'The webhook payload names no waiting execution (signal name or correlation key missing).');
+          throw new HttpError(
+            409,
+            'signal-not-waiting',
+            'The webhook payload names no waiting execution (signal name or correlation key missing).',
+          );
         }
-        const delivered = await deliverByCorrelation(deps, { organizationId: binding.organizationId, name, correlationKey: key, payload, signalId: newSignalId() }).catch(asProblem);
+        const delivered = await deliverByCorrelation(deps, {
+          organizationId: binding.organizationId,
+          name,
+          correlationKey: key,
+          payload,
+          signalId: newSignalId(),
+        }).catch(asProblem);
         if (!delivered) throw new HttpError(409, 'signal-not-waiting', `No execution waits on signal "${name}" with that correlation key.`);
         return { status: 202, body: { accepted: true } };
       }
@@ -136,10 +153,22 @@ function forwardedHeaders(ctx: AppContext): Record<string, string> {
 }
 
 /** The trigger's secret: a literal, or a secret config entry the workflow sees. */
-async function webhookSecret(deps: { dataSource: DataSource; encryptionKey: Buffer }, organizationId: string, workflowId: string, path: string, configured: string): Promise<string> {
+async function webhookSecret(
+  deps: { dataSource: DataSource; encryptionKey: Buffer },
+  organizationId: string,
+  workflowId: string,
+  path: string,
+  configured: string,
+): Promise<string> {
   const reference = SECRET_REFERENCE.exec(configured);
   if (!reference) return configured;
-  const [entry] = await effectiveConfigEntries(deps.dataSource, organizationId, { workflowId, paths: folderChain(path) }, [reference[1]], true);
+  const [entry] = await effectiveConfigEntries(
+    deps.dataSource,
+    organizationId,
+    { workflowId, paths: folderChain(path) },
+    [reference[1]],
+    true,
+  );
   // A missing secret must not open the webhook: nobody can sign, so every request is refused.
   if (!entry?.encryptedValue) throw new HttpError(401, 'webhook-signature-invalid', 'The webhook signature cannot be verified.');
   return decryptSecret(deps.encryptionKey, entry.encryptedValue, organizationId);
@@ -147,8 +176,13 @@ async function webhookSecret(deps: { dataSource: DataSource; encryptionKey: Buff
 
 function verifySignature(ctx: AppContext, secret: string): void {
   const header = ctx.get('x-webhook-signature') || ctx.get('x-hub-signature-256');
-  const given = header.replace(/^sha256=/i, '').trim().toLowerCase();
-  const expected = createHmac('sha256', secret).update(ctx.state.rawBody ?? '').digest('hex');
+  const given = header
+    .replace(/^sha256=/i, '')
+    .trim()
+    .toLowerCase();
+  const expected = createHmac('sha256', secret)
+    .update(ctx.state.rawBody ?? '')
+    .digest('hex');
   const ok = /^[0-9a-f]{64}$/.test(given) && timingSafeEqual(Buffer.from(given, 'hex'), Buffer.from(expected, 'hex'));
   if (!ok) throw new HttpError(401, 'webhook-signature-invalid', 'The webhook signature is missing or does not match the body.');
 }

@@ -46,5 +46,8 @@ export function renderError(error: HttpError, dialect: Dialect, instance: string
 
 /** `not_found` → `not-found`; `WORKFLOW_NOT_FOUND` → `workflow-not-found`. */
 export function problemName(code: string): string {
-  return code.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return code
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }

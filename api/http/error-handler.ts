@@ -16,7 +16,11 @@ export function errorHandler(logger: Logger, problemTypeBase: string): Middlewar
       if (ctx.body === undefined || ctx.body === null) {
         if (ctx.status === 404) throw notFound(`No route matches ${ctx.method} ${ctx.path}.`, 'route_not_found');
         if (ctx.status === 405) {
-          throw new HttpError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}.`);
+          throw new HttpError(
+            405,
+            'method_not_allowed',
+            `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}.`,
+          );
         }
         if (ctx.status === 501) throw new HttpError(501, 'not_implemented', `${ctx.method} is not supported.`);
       }

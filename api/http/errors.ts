@@ -70,8 +70,7 @@ export const notFound = (message = 'The requested resource was not found.', code
 export const conflict = (message: string, code = 'conflict', options?: HttpErrorOptions): HttpError =>
   new HttpError(409, code, message, options);
 
-export const internalError = (): HttpError =>
-  new HttpError(500, 'internal_server_error', 'An internal error occurred.');
+export const internalError = (): HttpError => new HttpError(500, 'internal_server_error', 'An internal error occurred.');
 
 export function describeFieldErrors(errors: FieldError[]): string {
   if (errors.length === 0) return 'The request is invalid.';

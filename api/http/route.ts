@@ -138,4 +138,6 @@ function createHandler(route: RouteDefinition, options: MountOptions) {
   };
 }
 
-const prefixed = (prefix: string) => (error: FieldError): FieldError => ({ ...error, path: prefix + error.path });
+const prefixed =
+  (prefix: string) =>
+  (error: FieldError): FieldError => ({ ...error, path: prefix + error.path });

@@ -10,7 +10,12 @@ export function createHttpMetrics(): HttpMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const labelNames = ['method', 'route', 'status'] as const;
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by route and status.', labelNames, registers: [registry] });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by route and status.',
+    labelNames,
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request latency by route and status.',

@@ -77,7 +77,10 @@ export function opsRoutes(deps: OpsDeps): RouteDefinition[] {
       summary: 'Readiness: PostgreSQL and Temporal answer.',
       tags: ['operations'],
       auth: 'none',
-      responses: { 200: { description: 'Ready', schema: ReadyBody }, 503: { description: 'A dependency does not answer; `checks` names it', schema: ReadyBody } },
+      responses: {
+        200: { description: 'Ready', schema: ReadyBody },
+        503: { description: 'A dependency does not answer; `checks` names it', schema: ReadyBody },
+      },
       handler: async () => {
         const entries = await Promise.all(
           Object.entries(deps.readiness).map(async ([name, check]): Promise<[string, CheckOutcome]> => {

@@ -7,7 +7,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { bindingsOf, deactivateBindings, deleteAlias, findAlias, lockWorkflow, replaceBindings, setAliasActive, upsertAlias, type BindingWrite } from '../../db/stores/workflow-aliases';
+import {
+  bindingsOf,
+  deactivateBindings,
+  deleteAlias,
+  findAlias,
+  lockWorkflow,
+  replaceBindings,
+  setAliasActive,
+  upsertAlias,
+  type BindingWrite,
+} from '../../db/stores/workflow-aliases';
 import type { AliasRow, BindingRow } from '../../db/stores/workflow-rows';
 import { findRevision } from '../../db/stores/workflows';
 import type { TriggerDefinition } from '../../workflows/engine';
@@ -27,7 +37,12 @@ type Outcome = { ok: true; bindings: BindingWrite[] } | { ok: false; failures: F
 export const LATEST = 'latest';
 const aliasNotFound = (name: string) => notFound(`No alias "${name}" exists on this workflow.`, 'alias-not-found');
 
-async function locked<T>(deps: WorkflowDeps, organizationId: string, ref: string, work: (m: EntityManager, workflowId: string) => Promise<T>): Promise<T> {
+async function locked<T>(
+  deps: WorkflowDeps,
+  organizationId: string,
+  ref: string,
+  work: (m: EntityManager, workflowId: string) => Promise<T>,
+): Promise<T> {
   return deps.dataSource.transaction(async (m) => {
     const workflow = await lockWorkflow(m, organizationId, ref);
     if (!workflow) throw workflowNotFound(ref);
@@ -42,20 +57,33 @@ async function triggersOf(m: EntityManager, workflowId: string, revision: number
 }
 
 /** Registers every trigger, or none: on the first failure the registered ones are torn down. */
-async function registerAll(deps: WorkflowDeps, organizationId: string, workflowId: string, aliasName: string, revision: number, triggers: TriggerDefinition[]): Promise<Outcome> {
+async function registerAll(
+  deps: WorkflowDeps,
+  organizationId: string,
+  workflowId: string,
+  aliasName: string,
+  revision: number,
+  triggers: TriggerDefinition[],
+): Promise<Outcome> {
   const activationId = randomBytes(4).toString('hex');
   const done: Array<{ trigger: TriggerDefinition; registration: Registration }> = [];
   for (const trigger of triggers) {
     const registrar = deps.registrars[trigger.pluginType];
     try {
-      if (!registrar) throw new TriggerRegistrationError('TRIGGER_KIND_UNSUPPORTED', `No registrar handles ${trigger.pluginType} triggers.`);
-      done.push({ trigger, registration: await registrar.register({ organizationId, workflowId, aliasName, revision, trigger, activationId }) });
+      if (!registrar)
+        throw new TriggerRegistrationError('TRIGGER_KIND_UNSUPPORTED', `No registrar handles ${trigger.pluginType} triggers.`);
+      done.push({
+        trigger,
+        registration: await registrar.register({ organizationId, workflowId, aliasName, revision, trigger, activationId }),
+      });
     } catch (error) {
       await Promise.allSettled(done.map(({ trigger: t, registration }) => deps.registrars[t.pluginType].unregister(registration)));
       const code = error instanceof TriggerRegistrationError ? error.code : 'TRIGGER_REGISTRATION_FAILED';
       const message = error instanceof Error ? error.message : 'registration failed';
       const failures: Failure[] = triggers.map((t) =>
-        t.id === trigger.id ? { triggerId: t.id, code, message } : { triggerId: t.id, code: 'ACTIVATION_ROLLED_BACK', message: `Not activated: trigger "${trigger.id}" failed to register.` },
+        t.id === trigger.id
+          ? { triggerId: t.id, code, message }
+          : { triggerId: t.id, code: 'ACTIVATION_ROLLED_BACK', message: `Not activated: trigger "${trigger.id}" failed to register.` },
       );
       const bindings = failures.map((f) => {
         const t = triggers.find((x) => x.id === f.triggerId) as TriggerDefinition;
@@ -64,42 +92,85 @@ async function registerAll(deps: WorkflowDeps, organizationId: string, workflowI
       return { ok: false, failures, bindings };
     }
   }
-  return { ok: true, bindings: done.map(({ trigger, registration }) => binding(organizationId, workflowId, aliasName, revision, trigger, 'live', registration, null)) };
+  return {
+    ok: true,
+    bindings: done.map(({ trigger, registration }) =>
+      binding(organizationId, workflowId, aliasName, revision, trigger, 'live', registration, null),
+    ),
+  };
 }
 
 function binding(
-  organizationId: string, workflowId: string, aliasName: string, revision: number, trigger: TriggerDefinition,
-  status: 'live' | 'failed', registration: Registration, lastError: { code: string; message: string } | null,
+  organizationId: string,
+  workflowId: string,
+  aliasName: string,
+  revision: number,
+  trigger: TriggerDefinition,
+  status: 'live' | 'failed',
+  registration: Registration,
+  lastError: { code: string; message: string } | null,
 ): BindingWrite {
   return {
-    workflowId, aliasName, organizationId, revision, status, lastError, activated: status === 'live',
-    triggerId: trigger.id, pluginType: trigger.pluginType,
-    webhookToken: registration.webhookToken ?? null, scheduleId: registration.scheduleId ?? null, runtimeMetadata: registration.runtimeMetadata ?? null,
+    workflowId,
+    aliasName,
+    organizationId,
+    revision,
+    status,
+    lastError,
+    activated: status === 'live',
+    triggerId: trigger.id,
+    pluginType: trigger.pluginType,
+    webhookToken: registration.webhookToken ?? null,
+    scheduleId: registration.scheduleId ?? null,
+    runtimeMetadata: registration.runtimeMetadata ?? null,
   };
 }
 
 /** Best-effort teardown; returns the messages of the teardowns that failed. */
 async function teardown(deps: WorkflowDeps, bindings: BindingRow[]): Promise<string[]> {
   const results = await Promise.allSettled(
-    bindings.map((b) => deps.registrars[b.pluginType]?.unregister({ scheduleId: b.scheduleId ?? undefined, webhookToken: b.webhookToken ?? undefined }) ?? Promise.resolve()),
+    bindings.map(
+      (b) =>
+        deps.registrars[b.pluginType]?.unregister({ scheduleId: b.scheduleId ?? undefined, webhookToken: b.webhookToken ?? undefined }) ??
+        Promise.resolve(),
+    ),
   );
-  return results.flatMap((r, i) => (r.status === 'rejected' ? [`${bindings[i].triggerId}: ${(r.reason as Error)?.message ?? 'teardown failed'}`] : []));
+  return results.flatMap((r, i) =>
+    r.status === 'rejected' ? [`${bindings[i].triggerId}: ${(r.reason as Error)?.message ?? 'teardown failed'}`] : [],
+  );
 }
 
 function activationFailed(failures: Failure[]): HttpError {
   const failed = failures.filter((f) => f.code !== 'ACTIVATION_ROLLED_BACK');
-  return new HttpError(502, 'trigger-activation-failed', `Activation was rolled back: ${failed.map((f) => `trigger "${f.triggerId}" (${f.code}): ${f.message}`).join('; ')}`, {
-    errors: failed.map((f) => ({ path: `/triggerStates/${f.triggerId}`, message: `${f.code}: ${f.message}` })),
-  });
+  return new HttpError(
+    502,
+    'trigger-activation-failed',
+    `Activation was rolled back: ${failed.map((f) => `trigger "${f.triggerId}" (${f.code}): ${f.message}`).join('; ')}`,
+    {
+      errors: failed.map((f) => ({ path: `/triggerStates/${f.triggerId}`, message: `${f.code}: ${f.message}` })),
+    },
+  );
 }
 
-export async function activate(deps: WorkflowDeps, auth: { organizationId: string; userId: string }, ref: string, name: string): Promise<AliasState> {
+export async function activate(
+  deps: WorkflowDeps,
+  auth: { organizationId: string; userId: string },
+  ref: string,
+  name: string,
+): Promise<AliasState> {
   let failure: Failure[] | undefined;
   const state = await locked(deps, auth.organizationId, ref, async (m, workflowId) => {
     const alias = await findAlias(m, workflowId, name);
     if (!alias) throw aliasNotFound(name);
     const previous = (await bindingsOf(m, workflowId, [name])).filter((b) => b.status === 'live');
-    const outcome = await registerAll(deps, auth.organizationId, workflowId, name, alias.revision, await triggersOf(m, workflowId, alias.revision));
+    const outcome = await registerAll(
+      deps,
+      auth.organizationId,
+      workflowId,
+      name,
+      alias.revision,
+      await triggersOf(m, workflowId, alias.revision),
+    );
     if (!outcome.ok) {
       failure = outcome.failures;
       // An active alias keeps its running registrations; an inactive one records why it could not start.
@@ -115,7 +186,10 @@ export async function activate(deps: WorkflowDeps, auth: { organizationId: strin
 }
 
 export async function deactivate(
-  deps: WorkflowDeps, auth: { organizationId: string; userId: string }, ref: string, name: string,
+  deps: WorkflowDeps,
+  auth: { organizationId: string; userId: string },
+  ref: string,
+  name: string,
 ): Promise<AliasState & { deactivatedTriggers: string[]; deactivateError?: string }> {
   return locked(deps, auth.organizationId, ref, async (m, workflowId) => {
     const alias = await findAlias(m, workflowId, name);
@@ -136,21 +210,36 @@ export async function deactivate(
 
 /** Creates or repoints an alias; an active alias moves its registrations to the new revision atomically. */
 export async function putAlias(
-  deps: WorkflowDeps, auth: { organizationId: string; userId: string }, ref: string, name: string,
+  deps: WorkflowDeps,
+  auth: { organizationId: string; userId: string },
+  ref: string,
+  name: string,
   body: { revision: number; metadata?: Record<string, unknown> | null },
   createOnly = false,
 ): Promise<AliasState & { created: boolean }> {
   if (name === LATEST) throw badRequest('The alias "latest" is maintained automatically and cannot be set.', 'alias-reserved');
   return locked(deps, auth.organizationId, ref, async (m, workflowId) => {
     if (!(await findRevision(m, workflowId, body.revision))) {
-      throw new HttpError(400, 'revision-not-found', `Revision ${body.revision} does not exist.`, { errors: [{ path: '/revision', message: 'no such revision' }] });
+      throw new HttpError(400, 'revision-not-found', `Revision ${body.revision} does not exist.`, {
+        errors: [{ path: '/revision', message: 'no such revision' }],
+      });
     }
     const existing = await findAlias(m, workflowId, name);
     if (existing && createOnly) throw conflict(`Alias "${name}" already exists; use PUT to repoint it.`, 'alias-exists');
     if (existing?.active && existing.revision !== body.revision) {
-      const outcome = await registerAll(deps, auth.organizationId, workflowId, name, body.revision, await triggersOf(m, workflowId, body.revision));
+      const outcome = await registerAll(
+        deps,
+        auth.organizationId,
+        workflowId,
+        name,
+        body.revision,
+        await triggersOf(m, workflowId, body.revision),
+      );
       if (!outcome.ok) throw activationFailed(outcome.failures);
-      await teardown(deps, (await bindingsOf(m, workflowId, [name])).filter((b) => b.status === 'live'));
+      await teardown(
+        deps,
+        (await bindingsOf(m, workflowId, [name])).filter((b) => b.status === 'live'),
+      );
       await replaceBindings(m, workflowId, name, outcome.bindings);
     } else if (existing && !existing.active && existing.revision !== body.revision) {
       // States of an earlier failed or finished activation describe the old revision's triggers.

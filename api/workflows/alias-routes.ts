@@ -16,7 +16,9 @@ const ALIAS_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 function checkAliasName(name: string, path = '/params/alias'): void {
   if (!ALIAS_NAME.test(name)) {
-    throw new HttpError(400, 'validation_failed', 'Alias names are 1-63 letters, digits, ".", "_" or "-".', { errors: [{ path, message: `must match ${ALIAS_NAME.source}` }] });
+    throw new HttpError(400, 'validation_failed', 'Alias names are 1-63 letters, digits, ".", "_" or "-".', {
+      errors: [{ path, message: `must match ${ALIAS_NAME.source}` }],
+    });
   }
 }
 
@@ -27,20 +29,36 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
   };
   return [
     defineRoute({
-      method: 'get', path: '/workflows/definitions/{id}/revisions', operationId: 'listWorkflowRevisions', summary: 'List revisions (newest first)', tags, auth: 'token',
-      params: WorkflowRef, query: Type.Object({ includeDefinition: Type.Optional(Type.Boolean({ default: false })), ...Paging }),
+      method: 'get',
+      path: '/workflows/definitions/{id}/revisions',
+      operationId: 'listWorkflowRevisions',
+      summary: 'List revisions (newest first)',
+      tags,
+      auth: 'token',
+      params: WorkflowRef,
+      query: Type.Object({ includeDefinition: Type.Optional(Type.Boolean({ default: false })), ...Paging }),
       responses: { 200: { description: 'A page of revisions', schema: page(Revision) } },
       async handler({ params, query, auth }) {
         const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
         const pageNumber = query.page ?? 1;
         const limit = query.limit ?? 50;
-        const { rows, total } = await listRevisions(deps.dataSource, workflow.id, { includeDefinition: query.includeDefinition === true, page: pageNumber, limit });
+        const { rows, total } = await listRevisions(deps.dataSource, workflow.id, {
+          includeDefinition: query.includeDefinition === true,
+          page: pageNumber,
+          limit,
+        });
         return { status: 200, body: { data: rows.map(revisionJson), page: pageNumber, limit, total } };
       },
     }),
     defineRoute({
-      method: 'get', path: '/workflows/definitions/{id}/revisions/{n}', operationId: 'getWorkflowRevision', summary: 'Get one revision with its definition', tags, auth: 'token',
-      params: RevisionParams, responses: { 200: { description: 'The revision', schema: Revision } },
+      method: 'get',
+      path: '/workflows/definitions/{id}/revisions/{n}',
+      operationId: 'getWorkflowRevision',
+      summary: 'Get one revision with its definition',
+      tags,
+      auth: 'token',
+      params: RevisionParams,
+      responses: { 200: { description: 'The revision', schema: Revision } },
       async handler({ params, auth }) {
         const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
         const row = await findRevision(deps.dataSource, workflow.id, params.n);
@@ -49,18 +67,36 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       },
     }),
     defineRoute({
-      method: 'get', path: '/workflows/definitions/{id}/aliases', operationId: 'listWorkflowAliases', summary: 'List aliases with per-trigger state', tags, auth: 'token',
-      params: WorkflowRef, responses: { 200: { description: 'Aliases', schema: Type.Object({ data: Type.Array(Alias) }) } },
+      method: 'get',
+      path: '/workflows/definitions/{id}/aliases',
+      operationId: 'listWorkflowAliases',
+      summary: 'List aliases with per-trigger state',
+      tags,
+      auth: 'token',
+      params: WorkflowRef,
+      responses: { 200: { description: 'Aliases', schema: Type.Object({ data: Type.Array(Alias) }) } },
       async handler({ params, auth }) {
         const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
-        const [aliases, bindings] = await Promise.all([listAliases(deps.dataSource, workflow.id), bindingsOf(deps.dataSource, workflow.id)]);
+        const [aliases, bindings] = await Promise.all([
+          listAliases(deps.dataSource, workflow.id),
+          bindingsOf(deps.dataSource, workflow.id),
+        ]);
         const triggers = await revisionTriggers(deps.dataSource, workflow.id, [...new Set(aliases.map((a) => a.revision))]);
-        return { status: 200, body: { data: aliases.map((alias) => aliasJson(alias, bindings, deps.publicBaseUrl, triggers.get(alias.revision))) } };
+        return {
+          status: 200,
+          body: { data: aliases.map((alias) => aliasJson(alias, bindings, deps.publicBaseUrl, triggers.get(alias.revision))) },
+        };
       },
     }),
     defineRoute({
-      method: 'get', path: '/workflows/definitions/{id}/aliases/{alias}', operationId: 'getWorkflowAlias', summary: 'Get one alias', tags, auth: 'token',
-      params: AliasParams, responses: { 200: { description: 'The alias', schema: Alias } },
+      method: 'get',
+      path: '/workflows/definitions/{id}/aliases/{alias}',
+      operationId: 'getWorkflowAlias',
+      summary: 'Get one alias',
+      tags,
+      auth: 'token',
+      params: AliasParams,
+      responses: { 200: { description: 'The alias', schema: Alias } },
       async handler({ params, auth }) {
         const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
         const alias = await findAlias(deps.dataSource, workflow.id, params.alias);
@@ -69,11 +105,23 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       },
     }),
     defineRoute({
-      method: 'put', path: '/workflows/definitions/{id}/aliases/{alias}', operationId: 'putWorkflowAlias', summary: 'Create or repoint an alias',
+      method: 'put',
+      path: '/workflows/definitions/{id}/aliases/{alias}',
+      operationId: 'putWorkflowAlias',
+      summary: 'Create or repoint an alias',
       description: '`latest` is reserved. Repointing an active alias moves its trigger registrations to the new revision atomically.',
-      tags, auth: 'token', params: AliasParams,
-      body: Type.Object({ revision: Type.Integer({ minimum: 1 }), metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])) }, { additionalProperties: false }),
-      responses: { 200: { description: 'Repointed', schema: Alias }, 201: { description: 'Created', schema: Alias } }, errors: [409, 502],
+      tags,
+      auth: 'token',
+      params: AliasParams,
+      body: Type.Object(
+        {
+          revision: Type.Integer({ minimum: 1 }),
+          metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+        },
+        { additionalProperties: false },
+      ),
+      responses: { 200: { description: 'Repointed', schema: Alias }, 201: { description: 'Created', schema: Alias } },
+      errors: [409, 502],
       async handler({ params, body, auth }) {
         checkAliasName(params.alias);
         const state = await putAlias(deps, auth, params.id, params.alias, body);
@@ -81,13 +129,23 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/workflows/definitions/{id}/aliases', operationId: 'createWorkflowAlias', summary: 'Create an alias (409 when it exists)',
-      tags, auth: 'token', params: WorkflowRef,
+      method: 'post',
+      path: '/workflows/definitions/{id}/aliases',
+      operationId: 'createWorkflowAlias',
+      summary: 'Create an alias (409 when it exists)',
+      tags,
+      auth: 'token',
+      params: WorkflowRef,
       body: Type.Object(
-        { name: Type.String({ minLength: 1, maxLength: 63 }), revision: Type.Integer({ minimum: 1 }), metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])) },
+        {
+          name: Type.String({ minLength: 1, maxLength: 63 }),
+          revision: Type.Integer({ minimum: 1 }),
+          metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+        },
         { additionalProperties: false },
       ),
-      responses: { 201: { description: 'Created', schema: Alias } }, errors: [409],
+      responses: { 201: { description: 'Created', schema: Alias } },
+      errors: [409],
       async handler({ params, body, auth }) {
         checkAliasName(body.name, '/name');
         const state = await putAlias(deps, auth, params.id, body.name, { revision: body.revision, metadata: body.metadata }, true);
@@ -95,31 +153,65 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/workflows/definitions/{id}/aliases/{alias}/activate', operationId: 'activateWorkflowAlias', summary: 'Register the triggers of the alias revision',
-      description: 'All or nothing: if one trigger fails to register, the others are torn down, the alias stays inactive and each trigger state is failed.',
-      tags, auth: 'token', params: AliasParams, body: Type.Object({}, { additionalProperties: true }), bodyOptional: true,
-      responses: { 200: { description: 'Activated', schema: Type.Object({ alias: Alias }) } }, errors: [502],
+      method: 'post',
+      path: '/workflows/definitions/{id}/aliases/{alias}/activate',
+      operationId: 'activateWorkflowAlias',
+      summary: 'Register the triggers of the alias revision',
+      description:
+        'All or nothing: if one trigger fails to register, the others are torn down, the alias stays inactive and each trigger state is failed.',
+      tags,
+      auth: 'token',
+      params: AliasParams,
+      body: Type.Object({}, { additionalProperties: true }),
+      bodyOptional: true,
+      responses: { 200: { description: 'Activated', schema: Type.Object({ alias: Alias }) } },
+      errors: [502],
       async handler({ params, auth }) {
         return { status: 200, body: { alias: await json(await activate(deps, auth, params.id, params.alias)) } };
       },
     }),
     defineRoute({
-      method: 'post', path: '/workflows/definitions/{id}/aliases/{alias}/deactivate', operationId: 'deactivateWorkflowAlias', summary: 'Tear down the alias triggers (best effort)',
-      tags, auth: 'token', params: AliasParams, body: Type.Object({}, { additionalProperties: true }), bodyOptional: true,
+      method: 'post',
+      path: '/workflows/definitions/{id}/aliases/{alias}/deactivate',
+      operationId: 'deactivateWorkflowAlias',
+      summary: 'Tear down the alias triggers (best effort)',
+      tags,
+      auth: 'token',
+      params: AliasParams,
+      body: Type.Object({}, { additionalProperties: true }),
+      bodyOptional: true,
       responses: {
-        200: { description: 'Deactivated', schema: Type.Object({ alias: Alias, deactivatedTriggers: Type.Array(Type.String()), deactivateError: Type.Optional(Type.String()) }) },
+        200: {
+          description: 'Deactivated',
+          schema: Type.Object({
+            alias: Alias,
+            deactivatedTriggers: Type.Array(Type.String()),
+            deactivateError: Type.Optional(Type.String()),
+          }),
+        },
       },
       async handler({ params, auth }) {
         const result = await deactivate(deps, auth, params.id, params.alias);
         return {
           status: 200,
-          body: { alias: await json(result), deactivatedTriggers: result.deactivatedTriggers, ...(result.deactivateError ? { deactivateError: result.deactivateError } : {}) },
+          body: {
+            alias: await json(result),
+            deactivatedTriggers: result.deactivatedTriggers,
+            ...(result.deactivateError ? { deactivateError: result.deactivateError } : {}),
+          },
         };
       },
     }),
     defineRoute({
-      method: 'delete', path: '/workflows/definitions/{id}/aliases/{alias}', operationId: 'deleteWorkflowAlias', summary: 'Delete an alias (409 while active)',
-      tags, auth: 'token', params: AliasParams, responses: { 204: { description: 'Deleted' } }, errors: [409],
+      method: 'delete',
+      path: '/workflows/definitions/{id}/aliases/{alias}',
+      operationId: 'deleteWorkflowAlias',
+      summary: 'Delete an alias (409 while active)',
+      tags,
+      auth: 'token',
+      params: AliasParams,
+      responses: { 204: { description: 'Deleted' } },
+      errors: [409],
       async handler({ params, auth }) {
         await removeAlias(deps, auth, params.id, params.alias);
         return { status: 204 };

@@ -5,7 +5,15 @@
  * Secret values are encrypted before they reach the store and never read back.
  */
 import { Type } from '@sinclair/typebox';
-import { deleteConfigEntry, findConfigEntry, folderChain, listConfigEntries, rotateConfigEntry, upsertConfigEntry, type ConfigEntryRow } from '../../db/stores/config-entries';
+import {
+  deleteConfigEntry,
+  findConfigEntry,
+  folderChain,
+  listConfigEntries,
+  rotateConfigEntry,
+  upsertConfigEntry,
+  type ConfigEntryRow,
+} from '../../db/stores/config-entries';
 import { findWorkflow } from '../../db/stores/workflows';
 import { normalizeFolderPath } from '../../workflows/engine';
 import { HttpError } from '../http/errors';
@@ -22,19 +30,30 @@ const fail = (status: number, code: string, message: string) => new HttpError(st
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const Loose = Type.Object({}, { additionalProperties: true });
 const Entry = Type.Object({
-  id: Type.String(), name: Type.String(), secret: Type.Boolean(), path: Type.Optional(Type.String()), workflow: Type.Optional(Type.String()),
-  value: Type.Optional(Type.Union([Type.String(), Type.Null()])), effective: Type.Optional(Type.Boolean()),
-  mode: Type.Optional(Type.Union([Type.Literal('created'), Type.Literal('updated')])), createdBy: Type.Optional(Type.String()),
-  createdAt: Type.String({ format: 'date-time' }), updatedAt: Type.String({ format: 'date-time' }),
+  id: Type.String(),
+  name: Type.String(),
+  secret: Type.Boolean(),
+  path: Type.Optional(Type.String()),
+  workflow: Type.Optional(Type.String()),
+  value: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  effective: Type.Optional(Type.Boolean()),
+  mode: Type.Optional(Type.Union([Type.Literal('created'), Type.Literal('updated')])),
+  createdBy: Type.Optional(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
 });
 
 function entryJson(row: ConfigEntryRow, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    id: row.id, name: row.name, secret: row.secret,
+    id: row.id,
+    name: row.name,
+    secret: row.secret,
     ...(row.path !== null ? { path: row.path } : { workflow: row.workflowId }),
     value: row.secret ? null : row.value,
     ...(row.createdBy !== null ? { createdBy: row.createdBy } : {}),
-    createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt), ...extra,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    ...extra,
   };
 }
 
@@ -46,7 +65,10 @@ function checkValue(value: unknown): string {
 
 export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
   /** Exactly one of path and workflow; a workflow is named by id or key and must be in the caller's organization. */
-  async function place(organizationId: string, input: { path?: unknown; workflow?: unknown }): Promise<{ path: string | null; workflowId: string | null; workflowPath?: string }> {
+  async function place(
+    organizationId: string,
+    input: { path?: unknown; workflow?: unknown },
+  ): Promise<{ path: string | null; workflowId: string | null; workflowPath?: string }> {
     const hasPath = input.path !== undefined && input.path !== null;
     const hasWorkflow = input.workflow !== undefined && input.workflow !== null;
     if (hasPath === hasWorkflow) throw fail(400, 'invalid_place', 'Give exactly one of path and workflow.');
@@ -55,7 +77,8 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       if (path === undefined) throw fail(400, 'invalid_place', 'path must be an absolute folder path such as /team/payments.');
       return { path, workflowId: null };
     }
-    if (typeof input.workflow !== 'string' || input.workflow === '') throw fail(400, 'invalid_place', 'workflow must be a workflow id or key.');
+    if (typeof input.workflow !== 'string' || input.workflow === '')
+      throw fail(400, 'invalid_place', 'workflow must be a workflow id or key.');
     const workflow = await findWorkflow(deps.dataSource, organizationId, input.workflow);
     if (!workflow) throw fail(404, 'not_found', `No workflow "${input.workflow}" exists in your organization.`);
     return { path: null, workflowId: workflow.id, workflowPath: workflow.path };
@@ -63,27 +86,52 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
 
   return [
     defineRoute({
-      method: 'post', path: '/workflows/config', operationId: 'upsertConfigEntry', summary: 'Create or rotate a secret or variable by name and place',
+      method: 'post',
+      path: '/workflows/config',
+      operationId: 'upsertConfigEntry',
+      summary: 'Create or rotate a secret or variable by name and place',
       description: 'Body: {name, value, secret?, path | workflow}. 201 mode created, or 200 mode updated with the same id.',
-      tags, auth: 'token', body: Loose, responses: { 200: { description: 'Updated', schema: Entry }, 201: { description: 'Created', schema: Entry } }, errors: [404, 409],
+      tags,
+      auth: 'token',
+      body: Loose,
+      responses: { 200: { description: 'Updated', schema: Entry }, 201: { description: 'Created', schema: Entry } },
+      errors: [404, 409],
       async handler({ body, auth }) {
         const input = body as Record<string, unknown>;
-        if (typeof input.name !== 'string' || !NAME.test(input.name)) throw fail(400, 'invalid_name', 'name must match ^[A-Za-z_][A-Za-z0-9_]{0,127}$.');
+        if (typeof input.name !== 'string' || !NAME.test(input.name))
+          throw fail(400, 'invalid_name', 'name must match ^[A-Za-z_][A-Za-z0-9_]{0,127}$.');
         if (input.secret !== undefined && typeof input.secret !== 'boolean') throw fail(400, 'invalid_value', 'secret must be a boolean.');
         const value = checkValue(input.value);
         const where = await place(auth.organizationId, input);
         const secret = input.secret === true;
         const result = await upsertConfigEntry(deps.dataSource, {
-          id: newConfigEntryId(), organizationId: auth.organizationId, name: input.name, secret, path: where.path, workflowId: where.workflowId,
-          value: secret ? null : value, encryptedValue: secret ? encryptSecret(deps.encryptionKey, value, auth.organizationId) : null, createdBy: auth.userId,
+          id: newConfigEntryId(),
+          organizationId: auth.organizationId,
+          name: input.name,
+          secret,
+          path: where.path,
+          workflowId: where.workflowId,
+          value: secret ? null : value,
+          encryptedValue: secret ? encryptSecret(deps.encryptionKey, value, auth.organizationId) : null,
+          createdBy: auth.userId,
         });
-        if (result === 'secret-flag-differs') throw fail(409, 'secret_flag_immutable', `"${input.name}" exists with secret=${!secret}; the secret flag cannot change.`);
+        if (result === 'secret-flag-differs')
+          throw fail(409, 'secret_flag_immutable', `"${input.name}" exists with secret=${!secret}; the secret flag cannot change.`);
         return { status: result.created ? 201 : 200, body: entryJson(result.row, { mode: result.created ? 'created' : 'updated' }) };
       },
     }),
     defineRoute({
-      method: 'get', path: '/workflows/config', operationId: 'listConfigEntries', summary: 'List entries at a place (ancestors=true: the whole visible chain)',
-      tags, auth: 'token', query: Type.Object({ path: Type.Optional(Type.String()), workflow: Type.Optional(Type.String()), ancestors: Type.Optional(Type.Boolean()) }),
+      method: 'get',
+      path: '/workflows/config',
+      operationId: 'listConfigEntries',
+      summary: 'List entries at a place (ancestors=true: the whole visible chain)',
+      tags,
+      auth: 'token',
+      query: Type.Object({
+        path: Type.Optional(Type.String()),
+        workflow: Type.Optional(Type.String()),
+        ancestors: Type.Optional(Type.Boolean()),
+      }),
       responses: { 200: { description: 'Entries', schema: Type.Object({ data: Type.Array(Entry) }) } },
       async handler({ query, auth }) {
         const where = await place(auth.organizationId, query);
@@ -102,8 +150,14 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       },
     }),
     defineRoute({
-      method: 'get', path: '/workflows/config/{id}', operationId: 'getConfigEntry', summary: 'Get one entry (secret values are never returned)',
-      tags, auth: 'token', params: IdParams, responses: { 200: { description: 'The entry', schema: Entry } },
+      method: 'get',
+      path: '/workflows/config/{id}',
+      operationId: 'getConfigEntry',
+      summary: 'Get one entry (secret values are never returned)',
+      tags,
+      auth: 'token',
+      params: IdParams,
+      responses: { 200: { description: 'The entry', schema: Entry } },
       async handler({ params, auth }) {
         const row = await findConfigEntry(deps.dataSource, auth.organizationId, params.id);
         if (!row) throw fail(404, 'not_found', `No config entry "${params.id}".`);
@@ -111,15 +165,25 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       },
     }),
     defineRoute({
-      method: 'patch', path: '/workflows/config/{id}', operationId: 'rotateConfigEntry', summary: 'Rotate the value in place',
-      tags, auth: 'token', params: IdParams, body: Loose, responses: { 200: { description: 'Rotated', schema: Entry } }, errors: [404, 409],
+      method: 'patch',
+      path: '/workflows/config/{id}',
+      operationId: 'rotateConfigEntry',
+      summary: 'Rotate the value in place',
+      tags,
+      auth: 'token',
+      params: IdParams,
+      body: Loose,
+      responses: { 200: { description: 'Rotated', schema: Entry } },
+      errors: [404, 409],
       async handler({ params, body, auth }) {
         const input = body as Record<string, unknown>;
         const current = await findConfigEntry(deps.dataSource, auth.organizationId, params.id);
         if (!current) throw fail(404, 'not_found', `No config entry "${params.id}".`);
         if (input.name !== undefined && input.name !== current.name) throw fail(400, 'invalid_name', 'name is immutable.');
-        if (input.secret !== undefined && input.secret !== current.secret) throw fail(409, 'secret_flag_immutable', 'The secret flag cannot change.');
-        if (input.path !== undefined || input.workflow !== undefined) throw fail(400, 'invalid_place', 'The place of an entry cannot change.');
+        if (input.secret !== undefined && input.secret !== current.secret)
+          throw fail(409, 'secret_flag_immutable', 'The secret flag cannot change.');
+        if (input.path !== undefined || input.workflow !== undefined)
+          throw fail(400, 'invalid_place', 'The place of an entry cannot change.');
         const value = checkValue(input.value);
         const row = await rotateConfigEntry(deps.dataSource, auth.organizationId, params.id, {
           value: current.secret ? null : value,
@@ -130,10 +194,17 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       },
     }),
     defineRoute({
-      method: 'delete', path: '/workflows/config/{id}', operationId: 'deleteConfigEntry', summary: 'Delete an entry',
-      tags, auth: 'token', params: IdParams, responses: { 204: { description: 'Deleted' } },
+      method: 'delete',
+      path: '/workflows/config/{id}',
+      operationId: 'deleteConfigEntry',
+      summary: 'Delete an entry',
+      tags,
+      auth: 'token',
+      params: IdParams,
+      responses: { 204: { description: 'Deleted' } },
       async handler({ params, auth }) {
-        if (!(await deleteConfigEntry(deps.dataSource, auth.organizationId, params.id))) throw fail(404, 'not_found', `No config entry "${params.id}".`);
+        if (!(await deleteConfigEntry(deps.dataSource, auth.organizationId, params.id)))
+          throw fail(404, 'not_found', `No config entry "${params.id}".`);
         return { status: 204 };
       },
     }),

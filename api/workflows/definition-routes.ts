@@ -1,6 +1,14 @@
 /** POST/PUT/GET/PATCH/DELETE /workflows/definitions and POST /workflows/definitions/validate. */
 import { Type } from '@sinclair/typebox';
-import { deleteWorkflow, findWorkflow, insertWorkflow, listWorkflows, publishOnExisting, updateWorkflow, type Published } from '../../db/stores/workflows';
+import {
+  deleteWorkflow,
+  findWorkflow,
+  insertWorkflow,
+  listWorkflows,
+  publishOnExisting,
+  updateWorkflow,
+  type Published,
+} from '../../db/stores/workflows';
 import { isUniqueViolation } from '../../db/sql';
 import type { WorkflowRow } from '../../db/stores/workflow-rows';
 import { normalizeFolderPath, validateDefinition } from '../../workflows/engine';
@@ -34,10 +42,21 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
    * PublishResult as JSON text. The definition was serialized once already
    * (to store it); its text is spliced in instead of serializing ~10 KB again.
    */
-  const publishResult = (published: Published, warnings: ConfigWarning[], mode?: string, definitionJson?: string): HandlerResult['body'] => {
-    const latestAlias = aliasJson(published.latestAlias, [], deps.publicBaseUrl, published.revision.definition?.triggers as TriggerRef[] | undefined);
+  const publishResult = (
+    published: Published,
+    warnings: ConfigWarning[],
+    mode?: string,
+    definitionJson?: string,
+  ): HandlerResult['body'] => {
+    const latestAlias = aliasJson(
+      published.latestAlias,
+      [],
+      deps.publicBaseUrl,
+      published.revision.definition?.triggers as TriggerRef[] | undefined,
+    );
     const revision = revisionJson(published.revision);
-    if (definitionJson === undefined) return { workflow: workflowJson(published.workflow), revision, latestAlias, ...(mode ? { mode } : {}), warnings };
+    if (definitionJson === undefined)
+      return { workflow: workflowJson(published.workflow), revision, latestAlias, ...(mode ? { mode } : {}), warnings };
     const { definition: _definition, ...rest } = revision;
     return (
       `{"workflow":${JSON.stringify(workflowJson(published.workflow))},"revision":${JSON.stringify(rest).slice(0, -1)},"definition":${definitionJson}}` +
@@ -48,15 +67,27 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
 
   return [
     defineRoute({
-      method: 'post', path: '/workflows/definitions', operationId: 'createWorkflowDefinition', summary: 'Create a workflow (revision 1, alias latest)', tags,
-      auth: 'token', body: DefinitionBody, bodyFormats: ['json', 'yaml'],
-      responses: { 201: { description: 'Created', schema: PublishResult } }, errors: [409],
+      method: 'post',
+      path: '/workflows/definitions',
+      operationId: 'createWorkflowDefinition',
+      summary: 'Create a workflow (revision 1, alias latest)',
+      tags,
+      auth: 'token',
+      body: DefinitionBody,
+      bodyFormats: ['json', 'yaml'],
+      responses: { 201: { description: 'Created', schema: PublishResult } },
+      errors: [409],
       async handler({ body, auth }) {
         const prepared = prepare(body, auth);
         const id = newWorkflowId();
         let published;
         try {
-          published = await insertWorkflow(deps.dataSource, { id, organizationId: auth.organizationId, key: prepared.key }, prepared.fields, prepared.revision);
+          published = await insertWorkflow(
+            deps.dataSource,
+            { id, organizationId: auth.organizationId, key: prepared.key },
+            prepared.fields,
+            prepared.revision,
+          );
         } catch (error) {
           if (isUniqueViolation(error)) throw conflict(`A workflow with key "${prepared.key}" already exists.`, 'workflow-key-conflict');
           throw error;
@@ -67,23 +98,48 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       },
     }),
     defineRoute({
-      method: 'put', path: '/workflows/definitions/{key}', operationId: 'upsertWorkflowDefinition', summary: 'Create or update a workflow by its client key',
-      description: 'mode: created (new workflow), new-revision (content changed), overwritten (content identical to the newest revision; only workflow-level fields change).',
-      tags, auth: 'token', params: Type.Object({ key: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }) }), body: DefinitionBody, bodyFormats: ['json', 'yaml'],
+      method: 'put',
+      path: '/workflows/definitions/{key}',
+      operationId: 'upsertWorkflowDefinition',
+      summary: 'Create or update a workflow by its client key',
+      description:
+        'mode: created (new workflow), new-revision (content changed), overwritten (content identical to the newest revision; only workflow-level fields change).',
+      tags,
+      auth: 'token',
+      params: Type.Object({ key: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }) }),
+      body: DefinitionBody,
+      bodyFormats: ['json', 'yaml'],
       responses: { 200: { description: 'Updated', schema: PublishResult }, 201: { description: 'Created', schema: PublishResult } },
       async handler({ params, body, auth }) {
         if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'key' in body && body.key !== params.key) {
-          throw validationFailed([{ path: '/key', message: `must equal the key in the URL ("${params.key}")` }], undefined, 'graph-invalid');
+          throw validationFailed(
+            [{ path: '/key', message: `must equal the key in the URL ("${params.key}")` }],
+            undefined,
+            'graph-invalid',
+          );
         }
         const prepared = prepare({ ...(body as object), key: params.key }, auth);
         const id = newWorkflowId();
         // Try to create first (one statement); an existing key falls through to the locked update path.
-        const created = await insertWorkflow(deps.dataSource, { id, organizationId: auth.organizationId, key: params.key }, prepared.fields, prepared.revision, true);
+        const created = await insertWorkflow(
+          deps.dataSource,
+          { id, organizationId: auth.organizationId, key: params.key },
+          prepared.fields,
+          prepared.revision,
+          true,
+        );
         if (created) {
           const warnings = await configWarnings(deps.dataSource, auth.organizationId, id, prepared.fields.path, prepared.references);
           return { status: 201, body: publishResult(created, warnings, 'created', prepared.revision.definitionJson), headers: JSON_TYPE };
         }
-        const outcome = await publishOnExisting(deps.dataSource, auth.organizationId, params.key, prepared.fields, prepared.revision, WORKFLOW_LEVEL_KEYS);
+        const outcome = await publishOnExisting(
+          deps.dataSource,
+          auth.organizationId,
+          params.key,
+          prepared.fields,
+          prepared.revision,
+          WORKFLOW_LEVEL_KEYS,
+        );
         if (!outcome) throw conflict('The workflow changed while publishing; retry the request.', 'publish-conflict');
         if (outcome.mode === 'new-revision' && outcome.latestAlias.active) {
           // An active `latest` follows the new revision: its registrations move too (all or nothing).
@@ -94,13 +150,34 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
             // The revision is published either way; on failure the alias keeps its previous registrations.
           }
         }
-        const warnings = await configWarnings(deps.dataSource, auth.organizationId, outcome.workflow.id, prepared.fields.path, prepared.references);
-        return { status: 200, body: publishResult(outcome, warnings, outcome.mode, outcome.mode === 'new-revision' ? prepared.revision.definitionJson : undefined), headers: JSON_TYPE };
+        const warnings = await configWarnings(
+          deps.dataSource,
+          auth.organizationId,
+          outcome.workflow.id,
+          prepared.fields.path,
+          prepared.references,
+        );
+        return {
+          status: 200,
+          body: publishResult(
+            outcome,
+            warnings,
+            outcome.mode,
+            outcome.mode === 'new-revision' ? prepared.revision.definitionJson : undefined,
+          ),
+          headers: JSON_TYPE,
+        };
       },
     }),
     defineRoute({
-      method: 'post', path: '/workflows/definitions/validate', operationId: 'validateWorkflowDefinition', summary: 'Validate a definition without saving it',
-      tags, auth: 'token', body: DefinitionBody, bodyFormats: ['json', 'yaml'],
+      method: 'post',
+      path: '/workflows/definitions/validate',
+      operationId: 'validateWorkflowDefinition',
+      summary: 'Validate a definition without saving it',
+      tags,
+      auth: 'token',
+      body: DefinitionBody,
+      bodyFormats: ['json', 'yaml'],
       responses: { 200: { description: 'Validation report (the same errors and warnings as publishing)', schema: ValidationReport } },
       async handler({ body, auth }) {
         const key = typeof body === 'object' && body !== null && typeof body.key === 'string' ? body.key : undefined;
@@ -109,9 +186,16 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/workflows/definitions/{id}/validate', operationId: 'validateWorkflowDefinitionFor', summary: 'Validate a definition as a new revision of a workflow',
+      method: 'post',
+      path: '/workflows/definitions/{id}/validate',
+      operationId: 'validateWorkflowDefinitionFor',
+      summary: 'Validate a definition as a new revision of a workflow',
       description: 'Config warnings consider the entries of that workflow as well as its folders.',
-      tags, auth: 'token', params: WorkflowRef, body: DefinitionBody, bodyFormats: ['json', 'yaml'],
+      tags,
+      auth: 'token',
+      params: WorkflowRef,
+      body: DefinitionBody,
+      bodyFormats: ['json', 'yaml'],
       responses: { 200: { description: 'Validation report', schema: ValidationReport } },
       async handler({ params, body, auth }) {
         const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
@@ -119,8 +203,17 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       },
     }),
     defineRoute({
-      method: 'get', path: '/workflows/definitions', operationId: 'listWorkflowDefinitions', summary: 'List workflows', tags, auth: 'token',
-      query: Type.Object({ path: Type.Optional(Type.String({ description: 'folder prefix' })), text: Type.Optional(Type.String({ maxLength: 200 })), ...Paging }),
+      method: 'get',
+      path: '/workflows/definitions',
+      operationId: 'listWorkflowDefinitions',
+      summary: 'List workflows',
+      tags,
+      auth: 'token',
+      query: Type.Object({
+        path: Type.Optional(Type.String({ description: 'folder prefix' })),
+        text: Type.Optional(Type.String({ maxLength: 200 })),
+        ...Paging,
+      }),
       responses: { 200: { description: 'A page of workflows', schema: page(Workflow) } },
       async handler({ query, auth }) {
         const pageNumber = query.page ?? 1;
@@ -130,20 +223,36 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           path = normalizeFolderPath(query.path);
           if (path === undefined) throw validationFailed([{ path: '/query/path', message: 'must be an absolute folder path' }]);
         }
-        const { rows, total } = await listWorkflows(deps.dataSource, auth.organizationId, { path, text: query.text, page: pageNumber, limit });
+        const { rows, total } = await listWorkflows(deps.dataSource, auth.organizationId, {
+          path,
+          text: query.text,
+          page: pageNumber,
+          limit,
+        });
         return { status: 200, body: { data: rows.map(workflowJson), page: pageNumber, limit, total } };
       },
     }),
     defineRoute({
-      method: 'get', path: '/workflows/definitions/{id}', operationId: 'getWorkflowDefinition', summary: 'Get a workflow by id or key', tags, auth: 'token',
-      params: WorkflowRef, responses: { 200: { description: 'The workflow', schema: Workflow } },
+      method: 'get',
+      path: '/workflows/definitions/{id}',
+      operationId: 'getWorkflowDefinition',
+      summary: 'Get a workflow by id or key',
+      tags,
+      auth: 'token',
+      params: WorkflowRef,
+      responses: { 200: { description: 'The workflow', schema: Workflow } },
       async handler({ params, auth }) {
         return { status: 200, body: workflowJson(await requireWorkflow(deps, auth.organizationId, params.id)) };
       },
     }),
     defineRoute({
-      method: 'patch', path: '/workflows/definitions/{id}', operationId: 'patchWorkflowDefinition', summary: 'Update workflow-level fields (no new revision)',
-      tags, auth: 'token', params: WorkflowRef,
+      method: 'patch',
+      path: '/workflows/definitions/{id}',
+      operationId: 'patchWorkflowDefinition',
+      summary: 'Update workflow-level fields (no new revision)',
+      tags,
+      auth: 'token',
+      params: WorkflowRef,
       body: Type.Object(
         {
           name: Type.Optional(Type.String({ minLength: 1 })),
@@ -169,12 +278,20 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       },
     }),
     defineRoute({
-      method: 'delete', path: '/workflows/definitions/{id}', operationId: 'deleteWorkflowDefinition', summary: 'Delete a workflow (409 while an alias is active)',
-      tags, auth: 'token', params: WorkflowRef, responses: { 204: { description: 'Deleted' } }, errors: [409],
+      method: 'delete',
+      path: '/workflows/definitions/{id}',
+      operationId: 'deleteWorkflowDefinition',
+      summary: 'Delete a workflow (409 while an alias is active)',
+      tags,
+      auth: 'token',
+      params: WorkflowRef,
+      responses: { 204: { description: 'Deleted' } },
+      errors: [409],
       async handler({ params, auth }) {
         const outcome = await deleteWorkflow(deps.dataSource, auth.organizationId, params.id);
         if (outcome === 'not-found') throw workflowNotFound(params.id);
-        if (outcome === 'active') throw conflict('Deactivate every active alias before deleting the workflow.', 'workflow-has-active-alias');
+        if (outcome === 'active')
+          throw conflict('Deactivate every active alias before deleting the workflow.', 'workflow-has-active-alias');
         return { status: 204 };
       },
     }),

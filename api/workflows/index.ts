@@ -16,6 +16,11 @@ export interface WorkflowRouteOptions {
 export function workflowRoutes(deps: AreaDeps, options: WorkflowRouteOptions = {}): RouteDefinition[] {
   const registrars = { ...defaultRegistrars(deps.temporal, deps.config.temporalTaskQueue) };
   for (const [kind, registrar] of Object.entries(options.registrars ?? {})) if (registrar) registrars[kind] = registrar;
-  const workflowDeps: WorkflowDeps = { dataSource: deps.dataSource, publicBaseUrl: deps.config.publicBaseUrl, encryptionKey: deps.encryptionKey, registrars };
+  const workflowDeps: WorkflowDeps = {
+    dataSource: deps.dataSource,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    encryptionKey: deps.encryptionKey,
+    registrars,
+  };
   return [...definitionRoutes(workflowDeps), ...aliasRoutes(workflowDeps), ...triggerRoutes(workflowDeps), ...configRoutes(workflowDeps)];
 }

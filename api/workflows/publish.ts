@@ -70,7 +70,9 @@ export async function configWarnings(
   references: ConfigReference[],
 ): Promise<ConfigWarning[]> {
   if (references.length === 0) return [];
-  const found = await visibleConfigNames(db, organizationId, { workflowId, paths: folderChain(path) }, [...new Set(references.map((r) => r.name))]);
+  const found = await visibleConfigNames(db, organizationId, { workflowId, paths: folderChain(path) }, [
+    ...new Set(references.map((r) => r.name)),
+  ]);
   const have = new Set(found.map((f) => `${f.secret ? 'secret' : 'var'}:${f.name}`));
   return references
     .filter((r) => !have.has(`${r.kind}:${r.name}`))

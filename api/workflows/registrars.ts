@@ -79,11 +79,21 @@ export function cronRegistrar(client: Client, taskQueue: string): TriggerRegistr
               } satisfies ScheduledStart,
             ],
           },
-          memo: { organizationId: context.organizationId, workflowId: context.workflowId, alias: context.aliasName, triggerId: context.trigger.id },
+          memo: {
+            organizationId: context.organizationId,
+            workflowId: context.workflowId,
+            alias: context.aliasName,
+            triggerId: context.trigger.id,
+          },
         });
       } catch (error) {
         const cause = (error as { cause?: { details?: unknown; message?: unknown } }).cause;
-        const detail = typeof cause?.details === 'string' ? cause.details : typeof cause?.message === 'string' ? cause.message : (error as Error).message;
+        const detail =
+          typeof cause?.details === 'string'
+            ? cause.details
+            : typeof cause?.message === 'string'
+              ? cause.message
+              : (error as Error).message;
         throw new TriggerRegistrationError('CRON_SCHEDULE_CREATE_FAILED', `Temporal refused the schedule: ${detail}`);
       }
       return { scheduleId, runtimeMetadata: { scheduleId, schedule, timezone } };

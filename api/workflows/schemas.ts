@@ -5,7 +5,10 @@ const Json = Type.Record(Type.String(), Type.Unknown());
 const DateTime = Type.String({ format: 'date-time' });
 
 export const WorkflowRef = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128, description: 'Workflow id (wf_…) or key' }) });
-export const AliasParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }), alias: Type.String({ minLength: 1, maxLength: 63 }) });
+export const AliasParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 128 }),
+  alias: Type.String({ minLength: 1, maxLength: 63 }),
+});
 export const RevisionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }), n: Type.Integer({ minimum: 1 }) });
 export const Paging = {
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),

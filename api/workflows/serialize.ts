@@ -34,7 +34,8 @@ export function revisionJson(row: RevisionRow): Record<string, unknown> {
 /** Webhook URLs are computed on every read from the configured public base URL. */
 export function triggerStateJson(binding: BindingRow, publicBaseUrl: string): Record<string, unknown> {
   const runtimeMetadata: Record<string, unknown> = { ...(binding.runtimeMetadata ?? {}) };
-  if (binding.webhookToken !== null && binding.status === 'live') runtimeMetadata.webhookUrl = `${publicBaseUrl}/workflows/webhooks/${binding.webhookToken}`;
+  if (binding.webhookToken !== null && binding.status === 'live')
+    runtimeMetadata.webhookUrl = `${publicBaseUrl}/workflows/webhooks/${binding.webhookToken}`;
   return {
     status: binding.status,
     pluginType: binding.pluginType,
@@ -51,7 +52,12 @@ export interface TriggerRef {
 }
 
 /** Triggers of the alias revision that were never registered show as inactive. */
-export function aliasJson(row: AliasRow, bindings: BindingRow[], publicBaseUrl: string, triggers: TriggerRef[] = []): Record<string, unknown> {
+export function aliasJson(
+  row: AliasRow,
+  bindings: BindingRow[],
+  publicBaseUrl: string,
+  triggers: TriggerRef[] = [],
+): Record<string, unknown> {
   const triggerStates: Record<string, unknown> = {};
   for (const trigger of triggers) triggerStates[trigger.id] = { status: 'inactive', pluginType: trigger.pluginType, runtimeMetadata: {} };
   for (const binding of bindings) {
@@ -68,4 +74,3 @@ export function aliasJson(row: AliasRow, bindings: BindingRow[], publicBaseUrl: 
     triggerStates,
   };
 }
-

@@ -6,21 +6,39 @@ import { defineRoute, type RouteDefinition } from '../http/route';
 import type { WorkflowDeps } from './deps';
 import { triggerStateJson } from './serialize';
 
-const Status = Type.Union([Type.Literal('pending'), Type.Literal('live'), Type.Literal('failed'), Type.Literal('inactive'), Type.Literal('active')]);
+const Status = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('live'),
+  Type.Literal('failed'),
+  Type.Literal('inactive'),
+  Type.Literal('active'),
+]);
 
 export function triggerRoutes(deps: WorkflowDeps): RouteDefinition[] {
   return [
     defineRoute({
-      method: 'get', path: '/workflows/triggers', operationId: 'listWorkflowTriggers', summary: 'List trigger bindings across aliases', tags: ['Workflow triggers'],
-      auth: 'token', query: Type.Object({ workflowId: Type.Optional(Type.String({ minLength: 1 })), status: Type.Optional(Status) }),
+      method: 'get',
+      path: '/workflows/triggers',
+      operationId: 'listWorkflowTriggers',
+      summary: 'List trigger bindings across aliases',
+      tags: ['Workflow triggers'],
+      auth: 'token',
+      query: Type.Object({ workflowId: Type.Optional(Type.String({ minLength: 1 })), status: Type.Optional(Status) }),
       responses: {
         200: {
           description: 'Bindings',
           schema: Type.Object({
-            data: Type.Array(Type.Object({
-              triggerId: Type.String(), workflowId: Type.String(), aliasName: Type.String(), pluginType: Type.String(), revision: Type.Integer(),
-              status: Type.String(), runtimeMetadata: Type.Record(Type.String(), Type.Unknown()),
-            })),
+            data: Type.Array(
+              Type.Object({
+                triggerId: Type.String(),
+                workflowId: Type.String(),
+                aliasName: Type.String(),
+                pluginType: Type.String(),
+                revision: Type.Integer(),
+                status: Type.String(),
+                runtimeMetadata: Type.Record(Type.String(), Type.Unknown()),
+              }),
+            ),
           }),
         },
       },

@@ -58,8 +58,14 @@ export class Accounts1763710000001 implements MigrationInterface {
           RETURN NULL;
         END $$`);
       const transitions =
-        event === 'INSERT' ? 'NEW TABLE AS new_rows' : event === 'DELETE' ? 'OLD TABLE AS old_rows' : 'OLD TABLE AS old_rows NEW TABLE AS new_rows';
-      await q.query(`CREATE TRIGGER ${fn} AFTER ${event} ON accounts REFERENCING ${transitions} FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`);
+        event === 'INSERT'
+          ? 'NEW TABLE AS new_rows'
+          : event === 'DELETE'
+            ? 'OLD TABLE AS old_rows'
+            : 'OLD TABLE AS old_rows NEW TABLE AS new_rows';
+      await q.query(
+        `CREATE TRIGGER ${fn} AFTER ${event} ON accounts REFERENCING ${transitions} FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
+      );
     }
   }
 

@@ -16,6 +16,8 @@ export class ProviderCatalog1763710000004 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DELETE FROM provider_specifications WHERE organization_id IS NULL AND slug = ANY($1)`, [PROVIDER_SEEDS.map((s) => s.slug)]);
+    await q.query(`DELETE FROM provider_specifications WHERE organization_id IS NULL AND slug = ANY($1)`, [
+      PROVIDER_SEEDS.map((s) => s.slug),
+    ]);
   }
 }

@@ -48,10 +48,14 @@ export class Executions1763730000000 implements MigrationInterface {
         completed_at timestamptz NULL,
         updated_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await runner.query(`CREATE UNIQUE INDEX executions_idempotency ON executions (organization_id, workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL`);
+    await runner.query(
+      `CREATE UNIQUE INDEX executions_idempotency ON executions (organization_id, workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL`,
+    );
     await runner.query(`CREATE INDEX executions_organization_created ON executions (organization_id, created_at DESC, id DESC)`);
     await runner.query(`CREATE INDEX executions_workflow_created ON executions (organization_id, workflow_id, created_at DESC, id DESC)`);
-    await runner.query(`CREATE INDEX executions_correlation ON executions (organization_id, correlation_key) WHERE correlation_key IS NOT NULL`);
+    await runner.query(
+      `CREATE INDEX executions_correlation ON executions (organization_id, correlation_key) WHERE correlation_key IS NOT NULL`,
+    );
     await runner.query(`
       CREATE TABLE execution_steps (
         execution_id text NOT NULL REFERENCES executions (id) ON DELETE CASCADE,

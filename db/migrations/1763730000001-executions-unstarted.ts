@@ -11,7 +11,9 @@ export class ExecutionsUnstarted1763730000001 implements MigrationInterface {
   name = 'ExecutionsUnstarted1763730000001';
 
   async up(runner: QueryRunner): Promise<void> {
-    await runner.query(`CREATE INDEX executions_unstarted ON executions (created_at, id) WHERE temporal_run_id IS NULL AND parent_execution_id IS NULL`);
+    await runner.query(
+      `CREATE INDEX executions_unstarted ON executions (created_at, id) WHERE temporal_run_id IS NULL AND parent_execution_id IS NULL`,
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {

@@ -23,7 +23,6 @@ const WITH_METADATA = `${COLUMNS},
   CASE WHEN m.key IS NULL THEN NULL ELSE jsonb_build_object('key', m.key, 'value', m.value, 'schemas', m.schemas, 'tags', m.tags) END AS metadata`;
 const METADATA_JOIN = `LEFT JOIN metadata_catalog m ON m.entity = 'account' AND m.entity_id = a.id::text`;
 
-
 export async function insertAccount(
   manager: EntityManager,
   account: { organizationId: number; name: string; slug: string; status: 'active' | 'inactive' },
@@ -63,7 +62,12 @@ export async function findAccount(manager: EntityManager, id: number): Promise<A
  * are read from the far end (descending), so the last page is as cheap as the
  * first. The total is the trigger-maintained count, read in the same snapshot.
  */
-export async function listAccounts(manager: EntityManager, organizationId: number, offset: number, limit: number): Promise<{ total: number; rows: AccountRecord[] }> {
+export async function listAccounts(
+  manager: EntityManager,
+  organizationId: number,
+  offset: number,
+  limit: number,
+): Promise<{ total: number; rows: AccountRecord[] }> {
   const [result]: Array<{ total: number; rows: AccountRecord[] }> = await manager.query(
     `WITH total AS (
        SELECT COALESCE((SELECT live FROM account_counts WHERE organization_id = $1), 0) AS n

@@ -91,9 +91,18 @@ export async function createUser(
   return rows[0];
 }
 
-export async function listUsers(manager: EntityManager, organizationId: number, offset: number, limit: number): Promise<{ total: number; rows: UserRecord[] }> {
+export async function listUsers(
+  manager: EntityManager,
+  organizationId: number,
+  offset: number,
+  limit: number,
+): Promise<{ total: number; rows: UserRecord[] }> {
   const [rows, count] = await Promise.all([
-    manager.query<UserRecord[]>(`SELECT ${USER_COLUMNS} FROM users WHERE organization_id = $1 ORDER BY id OFFSET $2 LIMIT $3`, [organizationId, offset, limit]),
+    manager.query<UserRecord[]>(`SELECT ${USER_COLUMNS} FROM users WHERE organization_id = $1 ORDER BY id OFFSET $2 LIMIT $3`, [
+      organizationId,
+      offset,
+      limit,
+    ]),
     manager.query<Array<{ total: number }>>(`SELECT count(*)::int AS total FROM users WHERE organization_id = $1`, [organizationId]),
   ]);
   return { total: count[0].total, rows };
@@ -102,7 +111,9 @@ export async function listUsers(manager: EntityManager, organizationId: number, 
 const GRANT_COLUMNS = `g.id::float8 AS id, g.nrn, g.user_id::float8 AS user_id, g.role_id, r.slug AS role_slug, g.status, g.created_at`;
 
 export async function listGrants(manager: EntityManager, userId: number): Promise<GrantRecord[]> {
-  return manager.query(`SELECT ${GRANT_COLUMNS} FROM grants g JOIN roles r ON r.id = g.role_id WHERE g.user_id = $1 ORDER BY g.id`, [userId]);
+  return manager.query(`SELECT ${GRANT_COLUMNS} FROM grants g JOIN roles r ON r.id = g.role_id WHERE g.user_id = $1 ORDER BY g.id`, [
+    userId,
+  ]);
 }
 
 export async function findGrant(manager: EntityManager, userId: number, grantId: number): Promise<GrantRecord | undefined> {

@@ -39,15 +39,29 @@ export interface ConfigWrite {
   createdBy: string;
 }
 
-export async function upsertConfigEntry(db: Db, entry: ConfigWrite): Promise<{ row: ConfigEntryRow; created: boolean } | 'secret-flag-differs'> {
-  const rows = (await q(db, 
+export async function upsertConfigEntry(
+  db: Db,
+  entry: ConfigWrite,
+): Promise<{ row: ConfigEntryRow; created: boolean } | 'secret-flag-differs'> {
+  const rows = (await q(
+    db,
     `INSERT INTO config_entries AS c (id, organization_id, name, secret, path, workflow_id, value, encrypted_value, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      ON CONFLICT (organization_id, name, (COALESCE(path, '')), (COALESCE(workflow_id, '')))
      DO UPDATE SET value = EXCLUDED.value, encrypted_value = EXCLUDED.encrypted_value, version = c.version + 1, updated_at = now()
      WHERE c.secret = EXCLUDED.secret
      RETURNING ${COLUMNS}, (xmax = 0) AS created`,
-    [entry.id, entry.organizationId, entry.name, entry.secret, entry.path, entry.workflowId, entry.value, entry.encryptedValue, entry.createdBy],
+    [
+      entry.id,
+      entry.organizationId,
+      entry.name,
+      entry.secret,
+      entry.path,
+      entry.workflowId,
+      entry.value,
+      entry.encryptedValue,
+      entry.createdBy,
+    ],
   )) as Array<ConfigEntryRow & { created: boolean }>;
   if (rows.length === 0) return 'secret-flag-differs';
   const { created, ...row } = rows[0];
@@ -55,7 +69,10 @@ export async function upsertConfigEntry(db: Db, entry: ConfigWrite): Promise<{ r
 }
 
 export async function findConfigEntry(db: Db, organizationId: string, id: string): Promise<ConfigEntryRow | undefined> {
-  const rows = (await q(db, `SELECT ${COLUMNS} FROM config_entries WHERE organization_id = $1 AND id = $2`, [organizationId, id])) as ConfigEntryRow[];
+  const rows = (await q(db, `SELECT ${COLUMNS} FROM config_entries WHERE organization_id = $1 AND id = $2`, [
+    organizationId,
+    id,
+  ])) as ConfigEntryRow[];
   return rows[0];
 }
 
@@ -65,7 +82,8 @@ export async function rotateConfigEntry(
   id: string,
   value: { value: string | null; encryptedValue: Buffer | null },
 ): Promise<ConfigEntryRow | undefined> {
-  const rows = (await q(db, 
+  const rows = (await q(
+    db,
     `UPDATE config_entries SET value = $3, encrypted_value = $4, version = version + 1, updated_at = now()
      WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
     [organizationId, id, value.value, value.encryptedValue],
@@ -74,7 +92,10 @@ export async function rotateConfigEntry(
 }
 
 export async function deleteConfigEntry(db: Db, organizationId: string, id: string): Promise<boolean> {
-  const rows = (await q(db, `DELETE FROM config_entries WHERE organization_id = $1 AND id = $2 RETURNING id`, [organizationId, id])) as unknown[];
+  const rows = (await q(db, `DELETE FROM config_entries WHERE organization_id = $1 AND id = $2 RETURNING id`, [
+    organizationId,
+    id,
+  ])) as unknown[];
   return rows.length > 0;
 }
 
@@ -96,7 +117,8 @@ export async function listConfigEntries(
   organizationId: string,
   place: { workflowId: string | null; paths: string[] },
 ): Promise<ConfigEntryRow[]> {
-  return (await q(db, 
+  return (await q(
+    db,
     `SELECT ${COLUMNS} FROM config_entries
      WHERE organization_id = $1 AND (workflow_id = $2 OR path = ANY($3::text[]))
      ORDER BY CASE WHEN workflow_id IS NOT NULL THEN -1 ELSE array_position($3::text[], path) END, name, secret`,
@@ -112,7 +134,8 @@ export async function visibleConfigNames(
   names: string[],
 ): Promise<Array<{ name: string; secret: boolean }>> {
   if (names.length === 0) return [];
-  return (await q(db, 
+  return (await q(
+    db,
     `SELECT DISTINCT name, secret FROM config_entries
      WHERE organization_id = $1 AND (workflow_id = $2 OR path = ANY($3::text[])) AND name = ANY($4::text[])`,
     [organizationId, place.workflowId, place.paths, names],

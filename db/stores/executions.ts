@@ -42,7 +42,19 @@ const COLUMNS = `id, organization_id AS "organizationId", workflow_id AS "workfl
 
 export type NewExecution = Pick<
   ExecutionRow,
-  'id' | 'organizationId' | 'workflowId' | 'workflowKey' | 'revision' | 'alias' | 'inputs' | 'trigger' | 'correlationKey' | 'idempotencyKey' | 'parentExecutionId' | 'temporalNamespace' | 'createdBy'
+  | 'id'
+  | 'organizationId'
+  | 'workflowId'
+  | 'workflowKey'
+  | 'revision'
+  | 'alias'
+  | 'inputs'
+  | 'trigger'
+  | 'correlationKey'
+  | 'idempotencyKey'
+  | 'parentExecutionId'
+  | 'temporalNamespace'
+  | 'createdBy'
 >;
 
 /**
@@ -84,7 +96,10 @@ export async function insertExecution(db: Db, execution: NewExecution): Promise<
 }
 
 export async function findExecution(db: Db, organizationId: string, id: string): Promise<ExecutionRow | undefined> {
-  const rows = (await q(db, `SELECT ${COLUMNS} FROM executions WHERE organization_id = $1 AND id = $2`, [organizationId, id])) as ExecutionRow[];
+  const rows = (await q(db, `SELECT ${COLUMNS} FROM executions WHERE organization_id = $1 AND id = $2`, [
+    organizationId,
+    id,
+  ])) as ExecutionRow[];
   return rows[0];
 }
 
@@ -167,7 +182,11 @@ export async function listExecutions(
   const condition = where.join(' AND ');
   const offset = (page.page - 1) * page.limit;
   const [rows, counted] = await Promise.all([
-    q(db, `SELECT ${COLUMNS} FROM executions WHERE ${condition} ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${offset}`, params),
+    q(
+      db,
+      `SELECT ${COLUMNS} FROM executions WHERE ${condition} ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${offset}`,
+      params,
+    ),
     q(db, `SELECT count(*)::int AS total FROM executions WHERE ${condition}`, params),
   ]);
   return { rows: rows as ExecutionRow[], total: (counted as Array<{ total: number }>)[0].total };
@@ -179,7 +198,15 @@ export async function recordExecutionEvents(
   executionId: string,
   firstEventSeq: number,
   events: StepEvent[],
-  logs: Array<{ seq: number; stepSeq: number; stepId: string; level: string; message: string; metadata?: Record<string, unknown>; timestamp: string }>,
+  logs: Array<{
+    seq: number;
+    stepSeq: number;
+    stepId: string;
+    level: string;
+    message: string;
+    metadata?: Record<string, unknown>;
+    timestamp: string;
+  }>,
 ): Promise<void> {
   // The last event of each step run wins: only that state is written.
   const latest = new Map<string, StepRecord>();
@@ -189,11 +216,33 @@ export async function recordExecutionEvents(
   for (const event of events) {
     if (event.type === 'step.completed' || event.type === 'step.failed') latest.set(`${event.stepId}\u0000${event.run}`, event.record);
     else if (event.type === 'step.started') {
-      latest.set(`${event.stepId}\u0000${event.run}`, { stepId: event.stepId, status: 'running', run: event.run, items: [], outputs: {}, activePorts: [], startedAt: event.at });
+      latest.set(`${event.stepId}\u0000${event.run}`, {
+        stepId: event.stepId,
+        status: 'running',
+        run: event.run,
+        items: [],
+        outputs: {},
+        activePorts: [],
+        startedAt: event.at,
+      });
     } else if (event.type === 'step.skipped') {
-      latest.set(`${event.stepId}\u0000skipped`, { stepId: event.stepId, status: 'skipped', run: 0, items: [], outputs: {}, activePorts: [], completedAt: event.at });
+      latest.set(`${event.stepId}\u0000skipped`, {
+        stepId: event.stepId,
+        status: 'skipped',
+        run: 0,
+        items: [],
+        outputs: {},
+        activePorts: [],
+        completedAt: event.at,
+      });
     } else if (event.type === 'wait.started') {
-      opened.set(event.waitId, { waitId: event.waitId, stepId: event.stepId, signalNames: event.signalNames, correlationKey: event.correlationKey ?? null, since: event.at });
+      opened.set(event.waitId, {
+        waitId: event.waitId,
+        stepId: event.stepId,
+        signalNames: event.signalNames,
+        correlationKey: event.correlationKey ?? null,
+        since: event.at,
+      });
     } else if (!opened.delete(event.waitId)) closed.push(event.waitId);
   }
   const records = [...latest.values()];
@@ -217,7 +266,8 @@ export async function recordExecutionEvents(
         [executionId, JSON.stringify([...opened.values()])],
       );
     }
-    if (closed.length > 0) await q(manager, `DELETE FROM execution_waits WHERE execution_id = $1 AND wait_id = ANY($2::text[])`, [executionId, closed]);
+    if (closed.length > 0)
+      await q(manager, `DELETE FROM execution_waits WHERE execution_id = $1 AND wait_id = ANY($2::text[])`, [executionId, closed]);
     if (records.length > 0) {
       await q(
         manager,
@@ -280,7 +330,13 @@ export async function finishExecutionRecord(
             'execution.' || $2, jsonb_build_object('status', $2::text, 'error', $4::jsonb)
      FROM finished
      ON CONFLICT DO NOTHING`,
-    [executionId, status, outputs === null ? null : JSON.stringify(outputs), error === null ? null : JSON.stringify(error), eventSeq ?? null],
+    [
+      executionId,
+      status,
+      outputs === null ? null : JSON.stringify(outputs),
+      error === null ? null : JSON.stringify(error),
+      eventSeq ?? null,
+    ],
   );
 }
 
@@ -291,10 +347,20 @@ function streamEvent(event: StepEvent): { type: string; data: Record<string, unk
     case 'step.failed':
       return {
         type: event.type,
-        data: { stepId: event.stepId, run: event.run, at: event.at, status: event.record.status, activePorts: event.record.activePorts, error: event.record.error ?? null },
+        data: {
+          stepId: event.stepId,
+          run: event.run,
+          at: event.at,
+          status: event.record.status,
+          activePorts: event.record.activePorts,
+          error: event.record.error ?? null,
+        },
       };
     case 'wait.started':
-      return { type: event.type, data: { stepId: event.stepId, signalNames: event.signalNames, correlationKey: event.correlationKey ?? null, at: event.at } };
+      return {
+        type: event.type,
+        data: { stepId: event.stepId, signalNames: event.signalNames, correlationKey: event.correlationKey ?? null, at: event.at },
+      };
     default: {
       const { type, ...data } = event;
       return { type, data };

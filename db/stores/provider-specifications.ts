@@ -21,13 +21,31 @@ export interface ProviderSpecRecord {
 
 export type ProviderSpecFields = Pick<
   ProviderSpecRecord,
-  'organization_id' | 'name' | 'slug' | 'icon' | 'description' | 'visible_to' | 'schema' | 'allow_dimensions' | 'default_dimensions' | 'categories'
+  | 'organization_id'
+  | 'name'
+  | 'slug'
+  | 'icon'
+  | 'description'
+  | 'visible_to'
+  | 'schema'
+  | 'allow_dimensions'
+  | 'default_dimensions'
+  | 'categories'
 >;
 
 const COLUMNS = `id, organization_id::float8 AS organization_id, name, slug, icon, description, visible_to, schema, allow_dimensions,
   default_dimensions, tags, categories, dependencies, created_at, updated_at`;
 const values = (f: ProviderSpecFields) => [
-  f.organization_id, f.name, f.slug, f.icon, f.description, f.visible_to, JSON.stringify(f.schema), f.allow_dimensions, JSON.stringify(f.default_dimensions), f.categories,
+  f.organization_id,
+  f.name,
+  f.slug,
+  f.icon,
+  f.description,
+  f.visible_to,
+  JSON.stringify(f.schema),
+  f.allow_dimensions,
+  JSON.stringify(f.default_dimensions),
+  f.categories,
 ];
 
 export async function categoryIds(manager: EntityManager, slug: string): Promise<string[]> {
@@ -60,7 +78,10 @@ export async function findProviderSpec(manager: EntityManager, id: string): Prom
 }
 
 export async function providerSlugsLike(manager: EntityManager, base: string): Promise<Set<string>> {
-  const rows: Array<{ slug: string }> = await manager.query(`SELECT slug FROM provider_specifications WHERE left(slug, $2) = $1`, [base, base.length]);
+  const rows: Array<{ slug: string }> = await manager.query(`SELECT slug FROM provider_specifications WHERE left(slug, $2) = $1`, [
+    base,
+    base.length,
+  ]);
   return new Set(rows.map((r) => r.slug));
 }
 

@@ -38,8 +38,19 @@ export interface ActionSpecRecord {
 const COLUMNS = `id, organization_id::float8 AS organization_id, name, slug, visible_to, attributes, selectors, type, dimensions,
   assignable_to, use_default_actions, use_default_naming, scopes, package_id, created_at, updated_at`;
 const values = (f: ServiceSpecFields) => [
-  f.organization_id, f.name, f.slug, f.visible_to, JSON.stringify(f.attributes), JSON.stringify(f.selectors), f.type, JSON.stringify(f.dimensions),
-  f.assignable_to, f.use_default_actions, f.use_default_naming, f.scopes === null ? null : JSON.stringify(f.scopes), f.package_id,
+  f.organization_id,
+  f.name,
+  f.slug,
+  f.visible_to,
+  JSON.stringify(f.attributes),
+  JSON.stringify(f.selectors),
+  f.type,
+  JSON.stringify(f.dimensions),
+  f.assignable_to,
+  f.use_default_actions,
+  f.use_default_naming,
+  f.scopes === null ? null : JSON.stringify(f.scopes),
+  f.package_id,
 ];
 
 export async function insertServiceSpec(manager: EntityManager, fields: ServiceSpecFields): Promise<ServiceSpecRecord> {
@@ -86,7 +97,10 @@ export interface ServiceSpecFilter {
   limit: number;
 }
 
-export async function listServiceSpecs(manager: EntityManager, f: ServiceSpecFilter): Promise<{ total: number; rows: ServiceSpecRecord[] }> {
+export async function listServiceSpecs(
+  manager: EntityManager,
+  f: ServiceSpecFilter,
+): Promise<{ total: number; rows: ServiceSpecRecord[] }> {
   const rows: Array<ServiceSpecRecord & { total: number }> = await manager.query(
     `SELECT ${COLUMNS}, count(*) OVER ()::float8 AS total FROM service_specifications
       WHERE organization_id = $1
@@ -147,7 +161,14 @@ export async function upsertDefaultActionSpecs(manager: EntityManager, specId: s
        FROM unnest($2::text[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[]) AS w(name, slug, type, parameters, results)
      ON CONFLICT ON CONSTRAINT action_specifications_slug_unique DO UPDATE
        SET name = EXCLUDED.name, parameters = EXCLUDED.parameters, results = EXCLUDED.results, is_default = true, updated_at = now()`,
-    [specId, specs.map((s) => s.name), specs.map((s) => s.slug), specs.map((s) => s.type), specs.map((s) => JSON.stringify(s.parameters)), specs.map((s) => JSON.stringify(s.results))],
+    [
+      specId,
+      specs.map((s) => s.name),
+      specs.map((s) => s.slug),
+      specs.map((s) => s.type),
+      specs.map((s) => JSON.stringify(s.parameters)),
+      specs.map((s) => JSON.stringify(s.results)),
+    ],
   );
 }
 
@@ -170,7 +191,10 @@ export async function insertActionSpec(manager: EntityManager, specId: string, f
 }
 
 export async function listActionSpecs(manager: EntityManager, specId: string): Promise<ActionSpecRecord[]> {
-  return manager.query(`SELECT ${ACTION_COLUMNS} FROM action_specifications WHERE service_specification_id = $1 ORDER BY created_at, slug`, [specId]);
+  return manager.query(
+    `SELECT ${ACTION_COLUMNS} FROM action_specifications WHERE service_specification_id = $1 ORDER BY created_at, slug`,
+    [specId],
+  );
 }
 
 export async function findActionSpec(manager: EntityManager, id: string): Promise<ActionSpecRecord | undefined> {

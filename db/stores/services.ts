@@ -46,12 +46,25 @@ const ACTION_COLUMNS = `id, service_id, name, slug, specification_id, desired_sp
 
 export async function insertService(
   manager: EntityManager,
-  s: Pick<ServiceRecord, 'organization_id' | 'name' | 'slug' | 'specification_id' | 'entity_nrn' | 'status' | 'attributes' | 'dimensions' | 'created_by'>,
+  s: Pick<
+    ServiceRecord,
+    'organization_id' | 'name' | 'slug' | 'specification_id' | 'entity_nrn' | 'status' | 'attributes' | 'dimensions' | 'created_by'
+  >,
 ): Promise<ServiceRecord> {
   const rows: ServiceRecord[] = await manager.query(
     `INSERT INTO services (organization_id, name, slug, specification_id, entity_nrn, status, attributes, dimensions, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${SERVICE_COLUMNS}`,
-    [s.organization_id, s.name, s.slug, s.specification_id, s.entity_nrn, s.status, JSON.stringify(s.attributes), JSON.stringify(s.dimensions), s.created_by],
+    [
+      s.organization_id,
+      s.name,
+      s.slug,
+      s.specification_id,
+      s.entity_nrn,
+      s.status,
+      JSON.stringify(s.attributes),
+      JSON.stringify(s.dimensions),
+      s.created_by,
+    ],
   );
   return rows[0];
 }
@@ -74,11 +87,19 @@ export async function insertAction(
 }
 
 export async function findAction(manager: EntityManager, serviceId: string, id: string): Promise<ServiceActionRecord | undefined> {
-  const rows: ServiceActionRecord[] = await manager.query(`SELECT ${ACTION_COLUMNS} FROM service_actions WHERE service_id = $1 AND id = $2`, [serviceId, id]);
+  const rows: ServiceActionRecord[] = await manager.query(
+    `SELECT ${ACTION_COLUMNS} FROM service_actions WHERE service_id = $1 AND id = $2`,
+    [serviceId, id],
+  );
   return rows[0];
 }
 
-export async function listActions(manager: EntityManager, serviceId: string, offset: number, limit: number): Promise<{ total: number; rows: ServiceActionRecord[] }> {
+export async function listActions(
+  manager: EntityManager,
+  serviceId: string,
+  offset: number,
+  limit: number,
+): Promise<{ total: number; rows: ServiceActionRecord[] }> {
   const [result]: Array<{ total: number; rows: ServiceActionRecord[] }> = await manager.query(
     `SELECT (SELECT count(*) FROM service_actions WHERE service_id = $1)::float8 AS total,
             COALESCE((SELECT json_agg(p) FROM (

@@ -9,7 +9,10 @@ import { ALIAS_COLUMNS, BINDING_COLUMNS, q, type AliasRow, type BindingRow } fro
 type Db = DataSource | EntityManager;
 
 export async function lockWorkflow(m: EntityManager, organizationId: string, ref: string): Promise<{ id: string } | undefined> {
-  const rows = (await q(m, `SELECT id FROM workflows WHERE organization_id = $1 AND (id = $2 OR key = $2) FOR UPDATE`, [organizationId, ref])) as Array<{ id: string }>;
+  const rows = (await q(m, `SELECT id FROM workflows WHERE organization_id = $1 AND (id = $2 OR key = $2) FOR UPDATE`, [
+    organizationId,
+    ref,
+  ])) as Array<{ id: string }>;
   return rows[0];
 }
 
@@ -18,7 +21,10 @@ export async function listAliases(db: Db, workflowId: string): Promise<AliasRow[
 }
 
 export async function findAlias(db: Db, workflowId: string, name: string): Promise<AliasRow | undefined> {
-  const rows = (await q(db, `SELECT ${ALIAS_COLUMNS} FROM workflow_aliases WHERE workflow_id = $1 AND name = $2`, [workflowId, name])) as AliasRow[];
+  const rows = (await q(db, `SELECT ${ALIAS_COLUMNS} FROM workflow_aliases WHERE workflow_id = $1 AND name = $2`, [
+    workflowId,
+    name,
+  ])) as AliasRow[];
   return rows[0];
 }
 
@@ -26,18 +32,33 @@ export async function upsertAlias(
   m: EntityManager,
   alias: { workflowId: string; name: string; revision: number; metadata: Record<string, unknown> | null | undefined; updatedBy: string },
 ): Promise<AliasRow> {
-  const [row] = (await q(m, 
+  const [row] = (await q(
+    m,
     `INSERT INTO workflow_aliases (workflow_id, name, revision, active, metadata, updated_by) VALUES ($1, $2, $3, false, $4::jsonb, $5)
      ON CONFLICT (workflow_id, name) DO UPDATE SET revision = EXCLUDED.revision, updated_by = EXCLUDED.updated_by, updated_at = now(),
        metadata = CASE WHEN $6 THEN EXCLUDED.metadata ELSE workflow_aliases.metadata END
      RETURNING ${ALIAS_COLUMNS}`,
-    [alias.workflowId, alias.name, alias.revision, alias.metadata ? JSON.stringify(alias.metadata) : null, alias.updatedBy, alias.metadata !== undefined],
+    [
+      alias.workflowId,
+      alias.name,
+      alias.revision,
+      alias.metadata ? JSON.stringify(alias.metadata) : null,
+      alias.updatedBy,
+      alias.metadata !== undefined,
+    ],
   )) as AliasRow[];
   return row;
 }
 
-export async function setAliasActive(m: EntityManager, workflowId: string, name: string, active: boolean, updatedBy: string): Promise<AliasRow> {
-  const [row] = (await q(m, 
+export async function setAliasActive(
+  m: EntityManager,
+  workflowId: string,
+  name: string,
+  active: boolean,
+  updatedBy: string,
+): Promise<AliasRow> {
+  const [row] = (await q(
+    m,
     `UPDATE workflow_aliases SET active = $3, updated_by = $4, updated_at = now() WHERE workflow_id = $1 AND name = $2 RETURNING ${ALIAS_COLUMNS}`,
     [workflowId, name, active, updatedBy],
   )) as AliasRow[];
@@ -49,7 +70,8 @@ export async function deleteAlias(m: EntityManager, workflowId: string, name: st
 }
 
 export async function bindingsOf(db: Db, workflowId: string, aliasNames?: string[]): Promise<BindingRow[]> {
-  return (await q(db, 
+  return (await q(
+    db,
     `SELECT ${BINDING_COLUMNS} FROM trigger_bindings WHERE workflow_id = $1 AND ($2::text[] IS NULL OR alias_name = ANY($2::text[])) ORDER BY alias_name, trigger_id`,
     [workflowId, aliasNames ?? null],
   )) as BindingRow[];
@@ -61,7 +83,8 @@ export type BindingWrite = Omit<BindingRow, 'activatedAt' | 'deactivatedAt'> & {
 export async function replaceBindings(m: EntityManager, workflowId: string, aliasName: string, bindings: BindingWrite[]): Promise<void> {
   await q(m, `DELETE FROM trigger_bindings WHERE workflow_id = $1 AND alias_name = $2`, [workflowId, aliasName]);
   if (bindings.length === 0) return;
-  await q(m, 
+  await q(
+    m,
     `INSERT INTO trigger_bindings (workflow_id, alias_name, trigger_id, organization_id, plugin_type, revision, status, webhook_token, schedule_id,
        activated_at, last_error, runtime_metadata)
      SELECT $1, $2, b."triggerId", b."organizationId", b."pluginType", b.revision, b.status, b."webhookToken", b."scheduleId",
@@ -74,15 +97,21 @@ export async function replaceBindings(m: EntityManager, workflowId: string, alia
 
 /** Deactivation: bindings stay listed as inactive, with their webhook token and schedule cleared. */
 export async function deactivateBindings(m: EntityManager, workflowId: string, aliasName: string): Promise<void> {
-  await q(m, 
+  await q(
+    m,
     `UPDATE trigger_bindings SET status = 'inactive', webhook_token = NULL, schedule_id = NULL, deactivated_at = now(), updated_at = now()
      WHERE workflow_id = $1 AND alias_name = $2`,
     [workflowId, aliasName],
   );
 }
 
-export async function listBindings(db: Db, organizationId: string, filter: { workflowId?: string; status?: string }): Promise<BindingRow[]> {
-  return (await q(db, 
+export async function listBindings(
+  db: Db,
+  organizationId: string,
+  filter: { workflowId?: string; status?: string },
+): Promise<BindingRow[]> {
+  return (await q(
+    db,
     `SELECT ${BINDING_COLUMNS} FROM trigger_bindings WHERE organization_id = $1 AND ($2::text IS NULL OR workflow_id = $2)
        AND ($3::text IS NULL OR status = $3) ORDER BY workflow_id, alias_name, trigger_id`,
     [organizationId, filter.workflowId ?? null, filter.status ?? null],
@@ -91,12 +120,18 @@ export async function listBindings(db: Db, organizationId: string, filter: { wor
 
 /** The live binding a webhook token routes to, in any organization; undefined once deactivated or re-minted. */
 export async function findBindingByWebhookToken(db: Db, token: string): Promise<BindingRow | undefined> {
-  const rows = (await q(db, `SELECT ${BINDING_COLUMNS} FROM trigger_bindings WHERE webhook_token = $1 AND status = 'live'`, [token])) as BindingRow[];
+  const rows = (await q(db, `SELECT ${BINDING_COLUMNS} FROM trigger_bindings WHERE webhook_token = $1 AND status = 'live'`, [
+    token,
+  ])) as BindingRow[];
   return rows[0];
 }
 
 /** Trigger ids and kinds of the given revisions (from the stored normalized definitions). */
-export async function revisionTriggers(db: Db, workflowId: string, revisions: number[]): Promise<Map<number, Array<{ id: string; pluginType: string }>>> {
+export async function revisionTriggers(
+  db: Db,
+  workflowId: string,
+  revisions: number[],
+): Promise<Map<number, Array<{ id: string; pluginType: string }>>> {
   const rows = (await q(
     db,
     `SELECT revision, COALESCE((SELECT jsonb_agg(jsonb_build_object('id', t->'id', 'pluginType', t->'pluginType'))

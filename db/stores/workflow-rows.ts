@@ -66,7 +66,11 @@ export const BINDING_COLUMNS = `workflow_id AS "workflowId", alias_name AS "alia
  * `query` that always yields the row array: TypeORM answers UPDATE and DELETE
  * with `[rows, rowCount]` but everything else with the rows alone.
  */
-export async function q(db: { query(sql: string, params?: unknown[]): Promise<unknown> }, sql: string, params: unknown[] = []): Promise<unknown> {
+export async function q(
+  db: { query(sql: string, params?: unknown[]): Promise<unknown> },
+  sql: string,
+  params: unknown[] = [],
+): Promise<unknown> {
   const result = await db.query(sql, params);
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0];
   return result;

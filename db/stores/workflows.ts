@@ -64,16 +64,37 @@ export async function insertWorkflow(
      )
      SELECT w.created_at AS "createdAt", r.created_at AS "revisionCreatedAt", a.updated_at AS "aliasUpdatedAt" FROM w, r, a`,
     [
-      ids.id, ids.organizationId, ids.key, fields.name, fields.description, fields.path, fields.nrn, json(fields.metadata),
-      revision.definitionJson, revision.contentHash, revision.createdBy, revision.releaseNotes, revision.semanticVersion, revision.engineVersion,
-    ], skipOnKeyConflict ? 'publish-workflow-upsert' : 'publish-workflow',
+      ids.id,
+      ids.organizationId,
+      ids.key,
+      fields.name,
+      fields.description,
+      fields.path,
+      fields.nrn,
+      json(fields.metadata),
+      revision.definitionJson,
+      revision.contentHash,
+      revision.createdBy,
+      revision.releaseNotes,
+      revision.semanticVersion,
+      revision.engineVersion,
+    ],
+    skipOnKeyConflict ? 'publish-workflow-upsert' : 'publish-workflow',
   )) as Array<{ createdAt: Date; revisionCreatedAt: Date; aliasUpdatedAt: Date }>;
   if (rows.length === 0) return undefined;
   const [row] = rows;
   return {
     workflow: { ...ids, ...fields, latestRevision: 1, createdAt: row.createdAt, updatedAt: row.createdAt },
     revision: { workflowId: ids.id, revision: 1, ...revisionFields(revision), createdAt: row.revisionCreatedAt },
-    latestAlias: { workflowId: ids.id, name: 'latest', revision: 1, active: false, metadata: null, updatedBy: revision.createdBy, updatedAt: row.aliasUpdatedAt },
+    latestAlias: {
+      workflowId: ids.id,
+      name: 'latest',
+      revision: 1,
+      active: false,
+      metadata: null,
+      updatedBy: revision.createdBy,
+      updatedAt: row.aliasUpdatedAt,
+    },
   };
 }
 
@@ -110,12 +131,18 @@ export async function publishOnExisting(
     const fieldParams = [fields.name, fields.description, fields.path, fields.nrn, json(fields.metadata)];
     if (newest.same) {
       delete (newest as Partial<typeof newest>).same;
-      const [workflow] = (await q(m, `UPDATE workflows SET ${set} WHERE id = $1 RETURNING ${WORKFLOW_COLUMNS}`, [current.id, ...fieldParams])) as WorkflowRow[];
-      const [latestAlias] = (await q(m, `SELECT ${ALIAS_SELECT} FROM workflow_aliases WHERE workflow_id = $1 AND name = 'latest'`, [current.id])) as AliasRow[];
+      const [workflow] = (await q(m, `UPDATE workflows SET ${set} WHERE id = $1 RETURNING ${WORKFLOW_COLUMNS}`, [
+        current.id,
+        ...fieldParams,
+      ])) as WorkflowRow[];
+      const [latestAlias] = (await q(m, `SELECT ${ALIAS_SELECT} FROM workflow_aliases WHERE workflow_id = $1 AND name = 'latest'`, [
+        current.id,
+      ])) as AliasRow[];
       return { mode: 'overwritten' as const, workflow, revision: newest, latestAlias };
     }
     const next = current.latestRevision + 1;
-    const [row] = (await q(m, 
+    const [row] = (await q(
+      m,
       `WITH r AS (
          INSERT INTO workflow_revisions (workflow_id, revision, definition, content_hash, created_by, release_notes, semantic_version, engine_version)
          VALUES ($1, $7, $8::jsonb, $9, $10, $11, $12, $13) RETURNING created_at
@@ -126,7 +153,17 @@ export async function publishOnExisting(
          UPDATE workflows SET ${set}, latest_revision = $7 WHERE id = $1 RETURNING ${WORKFLOW_COLUMNS}
        )
        SELECT row_to_json(w) AS workflow, row_to_json(a) AS alias, r.created_at AS "revisionCreatedAt" FROM w, a, r`,
-      [current.id, ...fieldParams, next, revision.definitionJson, revision.contentHash, revision.createdBy, revision.releaseNotes, revision.semanticVersion, revision.engineVersion],
+      [
+        current.id,
+        ...fieldParams,
+        next,
+        revision.definitionJson,
+        revision.contentHash,
+        revision.createdBy,
+        revision.releaseNotes,
+        revision.semanticVersion,
+        revision.engineVersion,
+      ],
     )) as Array<{ workflow: WorkflowRow; alias: AliasRow; revisionCreatedAt: Date }>;
     return {
       mode: 'new-revision' as const,
@@ -167,14 +204,17 @@ export async function listWorkflows(db: Db, organizationId: string, filter: List
     where.push(`(name ILIKE $${params.length} OR key ILIKE $${params.length} OR description ILIKE $${params.length})`);
   }
   params.push(filter.limit, (filter.page - 1) * filter.limit);
-  const rows = (await q(db, 
+  const rows = (await q(
+    db,
     `SELECT ${WORKFLOW_COLUMNS}, count(*) OVER () AS total FROM workflows WHERE ${where.join(' AND ')}
      ORDER BY created_at DESC, id LIMIT $${params.length - 1} OFFSET $${params.length}`,
     params,
   )) as Array<WorkflowRow & { total: string }>;
   let total = rows.length > 0 ? Number(rows[0].total) : 0;
   if (rows.length === 0 && filter.page > 1) {
-    const [count] = (await q(db, `SELECT count(*) AS total FROM workflows WHERE ${where.join(' AND ')}`, params.slice(0, -2))) as Array<{ total: string }>;
+    const [count] = (await q(db, `SELECT count(*) AS total FROM workflows WHERE ${where.join(' AND ')}`, params.slice(0, -2))) as Array<{
+      total: string;
+    }>;
     total = Number(count.total);
   }
   return { rows: rows.map(({ total: _total, ...row }) => row), total };
@@ -183,20 +223,36 @@ export async function listWorkflows(db: Db, organizationId: string, filter: List
 export async function updateWorkflow(db: Db, id: string, changes: Partial<Omit<WorkflowFields, 'nrn'>>): Promise<WorkflowRow> {
   const sets = ['updated_at = now()'];
   const params: unknown[] = [id];
-  for (const [field, column] of [['name', 'name'], ['description', 'description'], ['path', 'path'], ['metadata', 'metadata']] as const) {
+  for (const [field, column] of [
+    ['name', 'name'],
+    ['description', 'description'],
+    ['path', 'path'],
+    ['metadata', 'metadata'],
+  ] as const) {
     if (!(field in changes)) continue;
     params.push(field === 'metadata' ? json(changes.metadata ?? null) : changes[field]);
     sets.push(`${column} = $${params.length}${field === 'metadata' ? '::jsonb' : ''}`);
   }
-  const [row] = (await q(db, `UPDATE workflows SET ${sets.join(', ')} WHERE id = $1 RETURNING ${WORKFLOW_COLUMNS}`, params)) as WorkflowRow[];
+  const [row] = (await q(
+    db,
+    `UPDATE workflows SET ${sets.join(', ')} WHERE id = $1 RETURNING ${WORKFLOW_COLUMNS}`,
+    params,
+  )) as WorkflowRow[];
   return row;
 }
 
 /** 'deleted', 'not-found', or 'active' when an alias is still active (nothing is deleted then). */
-export async function deleteWorkflow(dataSource: DataSource, organizationId: string, ref: string): Promise<'deleted' | 'not-found' | 'active'> {
+export async function deleteWorkflow(
+  dataSource: DataSource,
+  organizationId: string,
+  ref: string,
+): Promise<'deleted' | 'not-found' | 'active'> {
   return dataSource.transaction(async (m) => {
     // The row lock serializes with activation, which locks the same row.
-    const [target] = (await q(m, `SELECT id FROM workflows WHERE organization_id = $1 AND (id = $2 OR key = $2) FOR UPDATE`, [organizationId, ref])) as Array<{ id: string }>;
+    const [target] = (await q(m, `SELECT id FROM workflows WHERE organization_id = $1 AND (id = $2 OR key = $2) FOR UPDATE`, [
+      organizationId,
+      ref,
+    ])) as Array<{ id: string }>;
     if (!target) return 'not-found';
     const active = (await q(m, `SELECT 1 FROM workflow_aliases WHERE workflow_id = $1 AND active LIMIT 1`, [target.id])) as unknown[];
     if (active.length > 0) return 'active';
@@ -210,14 +266,17 @@ export async function listRevisions(
   workflowId: string,
   options: { includeDefinition: boolean; page: number; limit: number },
 ): Promise<{ rows: RevisionRow[]; total: number }> {
-  const rows = (await q(db, 
+  const rows = (await q(
+    db,
     `SELECT ${REVISION_COLUMNS}, ${options.includeDefinition ? 'definition' : 'NULL::jsonb AS definition'}, count(*) OVER () AS total
      FROM workflow_revisions WHERE workflow_id = $1 ORDER BY revision DESC LIMIT $2 OFFSET $3`,
     [workflowId, options.limit, (options.page - 1) * options.limit],
   )) as Array<RevisionRow & { total: string }>;
   let total = rows.length > 0 ? Number(rows[0].total) : 0;
   if (rows.length === 0 && options.page > 1) {
-    const [count] = (await q(db, `SELECT count(*) AS total FROM workflow_revisions WHERE workflow_id = $1`, [workflowId])) as Array<{ total: string }>;
+    const [count] = (await q(db, `SELECT count(*) AS total FROM workflow_revisions WHERE workflow_id = $1`, [workflowId])) as Array<{
+      total: string;
+    }>;
     total = Number(count.total);
   }
   return { rows: rows.map(({ total: _total, ...row }) => row), total };

@@ -7,9 +7,7 @@ import { notFound as httpNotFound } from '../../api/http/errors';
 
 const caller = { userId: 1, organizationId: 1, userType: 'person' as const, subject: '1' };
 const id = fc.constantFrom('1', '2', '*');
-const nrn = fc
-  .array(id, { minLength: 1, maxLength: 4 })
-  .map((ids) => ids.map((v, i) => `${NRN_LEVELS[i]}=${v}`).join(':'));
+const nrn = fc.array(id, { minLength: 1, maxLength: 4 }).map((ids) => ids.map((v, i) => `${NRN_LEVELS[i]}=${v}`).join(':'));
 const permission = fc.constantFrom<Permission>('account:read', 'account:write', 'grant:write', 'service:read');
 const granted = fc.constantFrom<string[]>(['*'], ['*:read'], ['account:*'], ['service:read', 'grant:write'], []);
 const grant = fc.record({ nrn, permissions: granted, roleSlug: fc.constantFrom('admin', 'viewer') });
@@ -18,14 +16,19 @@ const grant = fc.record({ nrn, permissions: granted, roleSlug: fc.constantFrom('
 function covers(grantNrn: string, target: string): boolean {
   const g = grantNrn.split(':');
   const t = target.split(':');
-  return g.length <= t.length && g.every((segment, i) => segment === t[i] || (segment.endsWith('=*') && t[i].startsWith(segment.slice(0, -1))));
+  return (
+    g.length <= t.length && g.every((segment, i) => segment === t[i] || (segment.endsWith('=*') && t[i].startsWith(segment.slice(0, -1))))
+  );
 }
 
 describe('admin: access decisions', () => {
   it('allows exactly when a grant covering the target carries the permission', () => {
     fc.assert(
       fc.property(fc.array(grant, { maxLength: 5 }), nrn, permission, (grants, target, needed) => {
-        const access = new Access(caller, grants.map((g) => ({ nrn: parseNrn(g.nrn)!, roleSlug: g.roleSlug, permissions: g.permissions })));
+        const access = new Access(
+          caller,
+          grants.map((g) => ({ nrn: parseNrn(g.nrn)!, roleSlug: g.roleSlug, permissions: g.permissions })),
+        );
         const expected = grants.some((g) => covers(g.nrn, target) && permits(g.permissions, needed));
         return access.can(needed, target) === expected;
       }),
@@ -37,8 +40,14 @@ describe('admin: access decisions', () => {
     const access = new Access(caller, [{ nrn: parseNrn('organization=1:account=2')!, roleSlug: 'viewer', permissions: ['*:read'] }]);
     const notFound = () => httpNotFound('not found');
     assert.throws(() => access.require('account:read', 'organization=2', notFound), /not found/);
-    assert.throws(() => access.require('account:read', 'organization=1', notFound), (e: { status?: number }) => e.status === 403);
-    assert.throws(() => access.require('account:write', 'organization=1:account=2', notFound), (e: { status?: number }) => e.status === 403);
+    assert.throws(
+      () => access.require('account:read', 'organization=1', notFound),
+      (e: { status?: number }) => e.status === 403,
+    );
+    assert.throws(
+      () => access.require('account:write', 'organization=1:account=2', notFound),
+      (e: { status?: number }) => e.status === 403,
+    );
     access.require('account:read', 'organization=1:account=2:namespace=3', notFound);
   });
 

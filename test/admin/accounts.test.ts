@@ -11,12 +11,20 @@ describe('admin: accounts', () => {
     org = await newOrg(ctx);
   });
 
-  const create = (body: object, token = org.admin) => ctx.t.request.post('/account').set(...bearer(token)).send({ organization_id: Number(org.id), ...body });
+  const create = (body: object, token = org.admin) =>
+    ctx.t.request
+      .post('/account')
+      .set(...bearer(token))
+      .send({ organization_id: Number(org.id), ...body });
   const accountCount = async (): Promise<number> =>
     Number((await ctx.db.query(`SELECT count(*) AS n FROM accounts WHERE organization_id = $1`, [org.id]))[0].n);
 
   it('creates an account with a generated, unique slug and reads it back with metadata', async () => {
-    const metadata = { key: 'cost-center', value: 'cc-1', additional_properties: { schemas: [{ type: 'object' }], tags: [{ key: 'team', value: 'core' }] } };
+    const metadata = {
+      key: 'cost-center',
+      value: 'cc-1',
+      additional_properties: { schemas: [{ type: 'object' }], tags: [{ key: 'team', value: 'core' }] },
+    };
     const first = await create({ name: 'Main Account — Ñandú', metadata });
     assert.equal(first.status, 201, JSON.stringify(first.body));
     assert.equal(first.body.slug, 'main-account-nandu');
@@ -32,7 +40,11 @@ describe('admin: accounts', () => {
     assert.deepEqual(full.body.metadata.additional_properties, metadata.additional_properties);
     const tagsOnly = await ctx.t.request.get(`/account/${first.body.id}?metadata_include=tags`).set(...bearer(org.admin));
     assert.deepEqual(tagsOnly.body.metadata.additional_properties, { tags: [{ key: 'team', value: 'core' }] });
-    assertAdminError(await ctx.t.request.get(`/account/${first.body.id}?metadata_include=owners`).set(...bearer(org.admin)), 400, 'validation_failed');
+    assertAdminError(
+      await ctx.t.request.get(`/account/${first.body.id}?metadata_include=owners`).set(...bearer(org.admin)),
+      400,
+      'validation_failed',
+    );
   });
 
   it('refuses bad input and writes nothing', async () => {
@@ -58,7 +70,14 @@ describe('admin: accounts', () => {
     assert.equal(a.status, 201);
     assertAdminError(await create({ name: 'B', slug: 'shared' }), 409, 'ACCOUNT.SLUG_TAKEN');
     const b = await create({ name: 'B' });
-    assertAdminError(await ctx.t.request.patch(`/account/${b.body.id}`).set(...bearer(org.admin)).send({ slug: 'shared' }), 409, 'ACCOUNT.SLUG_TAKEN');
+    assertAdminError(
+      await ctx.t.request
+        .patch(`/account/${b.body.id}`)
+        .set(...bearer(org.admin))
+        .send({ slug: 'shared' }),
+      409,
+      'ACCOUNT.SLUG_TAKEN',
+    );
     assert.equal((await ctx.t.request.delete(`/account/${a.body.id}`).set(...bearer(org.admin))).status, 204);
     assert.equal((await create({ name: 'C', slug: 'shared' })).status, 201);
   });
@@ -72,11 +91,23 @@ describe('admin: accounts', () => {
     assert.deepEqual(page.body.paging, { total: 35, offset: 0, limit: 30 });
     assert.equal(page.body.results.length, 30);
     const last = await ctx.t.request.get(`/account?organization_id=${org.id}&offset=30`).set(...bearer(org.admin));
-    assert.deepEqual(last.body.results.map((a: { name: string }) => a.name), ['Account 30', 'Account 31', 'Account 32', 'Account 33', 'Account 34']);
+    assert.deepEqual(
+      last.body.results.map((a: { name: string }) => a.name),
+      ['Account 30', 'Account 31', 'Account 32', 'Account 33', 'Account 34'],
+    );
     const small = await ctx.t.request.get(`/account?organization_id=${org.id}&offset=2&limit=3`).set(...bearer(org.admin));
     assert.deepEqual(small.body.paging, { total: 35, offset: 2, limit: 3 });
-    assert.deepEqual(small.body.results.map((a: { name: string }) => a.name), ['Account 2', 'Account 3', 'Account 4']);
-    for (const q of ['', 'organization_id=abc', `organization_id=${org.id}&offset=-1`, `organization_id=${org.id}&limit=0`, `organization_id=${org.id}&offset=x`]) {
+    assert.deepEqual(
+      small.body.results.map((a: { name: string }) => a.name),
+      ['Account 2', 'Account 3', 'Account 4'],
+    );
+    for (const q of [
+      '',
+      'organization_id=abc',
+      `organization_id=${org.id}&offset=-1`,
+      `organization_id=${org.id}&limit=0`,
+      `organization_id=${org.id}&offset=x`,
+    ]) {
       assertAdminError(await ctx.t.request.get(`/account?${q}`).set(...bearer(org.admin)), 400, 'validation_failed');
     }
   });
@@ -88,8 +119,14 @@ describe('admin: accounts', () => {
     const live = ids.filter((_, i) => ![0, 6, 12].includes(i));
     for (let offset = 0; offset <= live.length + 1; offset += 1) {
       for (const limit of [1, 3, 4, 30]) {
-        const page = await ctx.t.request.get(`/account?organization_id=${org.id}&offset=${offset}&limit=${limit}`).set(...bearer(org.admin));
-        assert.deepEqual(page.body.results.map((a: { id: number }) => a.id), live.slice(offset, offset + limit), `offset ${offset} limit ${limit}`);
+        const page = await ctx.t.request
+          .get(`/account?organization_id=${org.id}&offset=${offset}&limit=${limit}`)
+          .set(...bearer(org.admin));
+        assert.deepEqual(
+          page.body.results.map((a: { id: number }) => a.id),
+          live.slice(offset, offset + limit),
+          `offset ${offset} limit ${limit}`,
+        );
         assert.equal(page.body.paging.total, live.length);
       }
     }
@@ -99,10 +136,16 @@ describe('admin: accounts', () => {
     const ids: number[] = [];
     for (let i = 0; i < 4; i += 1) ids.push((await create({ name: `Acc ${i}` })).body.id as number);
     const scoped = await userWithRole(ctx, org, 'viewer', `organization=${org.id}:account=${ids[1]}`);
-    await ctx.t.request.post(`/user/${scoped.id}/grant`).set(...bearer(org.admin)).send([{ nrn: `organization=${org.id}:account=${ids[3]}`, role_slug: 'viewer' }]);
+    await ctx.t.request
+      .post(`/user/${scoped.id}/grant`)
+      .set(...bearer(org.admin))
+      .send([{ nrn: `organization=${org.id}:account=${ids[3]}`, role_slug: 'viewer' }]);
     const page = await ctx.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(scoped.token));
     assert.equal(page.status, 200);
-    assert.deepEqual(page.body.results.map((a: { id: number }) => a.id), [ids[1], ids[3]]);
+    assert.deepEqual(
+      page.body.results.map((a: { id: number }) => a.id),
+      [ids[1], ids[3]],
+    );
     assert.equal(page.body.paging.total, 2);
     const wildcard = await userWithRole(ctx, org, 'viewer', `organization=${org.id}:account=*`);
     assert.equal((await ctx.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(wildcard.token))).body.paging.total, 4);
@@ -121,7 +164,14 @@ describe('admin: accounts', () => {
     assert.equal(shown.status, 200);
     assert.equal(shown.body.status, 'deleted');
     assert.ok(!Number.isNaN(Date.parse(shown.body.deleted_at)));
-    assertAdminError(await ctx.t.request.patch(`/account/${id}`).set(...bearer(org.admin)).send({ name: 'Back' }), 404, 'ACCOUNT.NOT_FOUND');
+    assertAdminError(
+      await ctx.t.request
+        .patch(`/account/${id}`)
+        .set(...bearer(org.admin))
+        .send({ name: 'Back' }),
+      404,
+      'ACCOUNT.NOT_FOUND',
+    );
     assertAdminError(await ctx.t.request.delete(`/account/${id}`).set(...bearer(org.admin)), 404, 'ACCOUNT.NOT_FOUND');
     const [row] = await ctx.db.query(`SELECT name, status FROM accounts WHERE id = $1`, [id]);
     assert.deepEqual(row, { name: 'Doomed', status: 'deleted' });
@@ -129,11 +179,21 @@ describe('admin: accounts', () => {
 
   it('updates name, status and metadata; refuses status deleted and unknown properties', async () => {
     const id = (await create({ name: 'Before' })).body.id as number;
-    const res = await ctx.t.request.patch(`/account/${id}`).set(...bearer(org.admin)).send({ name: 'After', status: 'inactive', metadata: { key: 'k', value: 'v' } });
+    const res = await ctx.t.request
+      .patch(`/account/${id}`)
+      .set(...bearer(org.admin))
+      .send({ name: 'After', status: 'inactive', metadata: { key: 'k', value: 'v' } });
     assert.equal(res.status, 200);
     assert.deepEqual([res.body.name, res.body.status, res.body.slug, res.body.metadata.key], ['After', 'inactive', 'before', 'k']);
     for (const body of [{ status: 'deleted' }, { owner: 'me' }, {}, { name: 'z'.repeat(61) }]) {
-      assertAdminError(await ctx.t.request.patch(`/account/${id}`).set(...bearer(org.admin)).send(body), 400, 'validation_failed');
+      assertAdminError(
+        await ctx.t.request
+          .patch(`/account/${id}`)
+          .set(...bearer(org.admin))
+          .send(body),
+        400,
+        'validation_failed',
+      );
     }
     const [row] = await ctx.db.query(`SELECT name, status FROM accounts WHERE id = $1`, [id]);
     assert.deepEqual(row, { name: 'After', status: 'inactive' });
@@ -144,20 +204,46 @@ describe('admin: accounts', () => {
     const viewer = await userWithRole(ctx, org, 'viewer');
     assert.equal((await ctx.t.request.get(`/account/${id}`).set(...bearer(viewer.token))).status, 200);
     assertAdminError(await create({ name: 'Nope' }, viewer.token), 403, 'forbidden');
-    assertAdminError(await ctx.t.request.patch(`/account/${id}`).set(...bearer(viewer.token)).send({ name: 'Nope' }), 403, 'forbidden');
+    assertAdminError(
+      await ctx.t.request
+        .patch(`/account/${id}`)
+        .set(...bearer(viewer.token))
+        .send({ name: 'Nope' }),
+      403,
+      'forbidden',
+    );
     assertAdminError(await ctx.t.request.delete(`/account/${id}`).set(...bearer(viewer.token)), 403, 'forbidden');
 
     const other = await newOrg(ctx);
     assertAdminError(await ctx.t.request.get(`/account/${id}`).set(...bearer(other.admin)), 404, 'ACCOUNT.NOT_FOUND');
     assertAdminError(await ctx.t.request.get(`/account/${id}?show_deleted=true`).set(...bearer(other.admin)), 404, 'ACCOUNT.NOT_FOUND');
-    assertAdminError(await ctx.t.request.patch(`/account/${id}`).set(...bearer(other.admin)).send({ name: 'Mine' }), 404, 'ACCOUNT.NOT_FOUND');
+    assertAdminError(
+      await ctx.t.request
+        .patch(`/account/${id}`)
+        .set(...bearer(other.admin))
+        .send({ name: 'Mine' }),
+      404,
+      'ACCOUNT.NOT_FOUND',
+    );
     assertAdminError(await ctx.t.request.delete(`/account/${id}`).set(...bearer(other.admin)), 404, 'ACCOUNT.NOT_FOUND');
-    assertAdminError(await ctx.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(other.admin)), 404, 'ORGANIZATION.NOT_FOUND');
+    assertAdminError(
+      await ctx.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(other.admin)),
+      404,
+      'ORGANIZATION.NOT_FOUND',
+    );
     assertAdminError(await create({ name: 'Intruder' }, other.admin), 404, 'ORGANIZATION.NOT_FOUND');
     assertAdminError(await ctx.t.request.get('/account/999999999999').set(...bearer(org.admin)), 404, 'ACCOUNT.NOT_FOUND');
 
     const scoped = await userWithRole(ctx, org, 'admin', `organization=${org.id}:account=${id}`);
-    assert.equal((await ctx.t.request.patch(`/account/${id}`).set(...bearer(scoped.token)).send({ name: 'Scoped' })).status, 200);
+    assert.equal(
+      (
+        await ctx.t.request
+          .patch(`/account/${id}`)
+          .set(...bearer(scoped.token))
+          .send({ name: 'Scoped' })
+      ).status,
+      200,
+    );
     assertAdminError(await create({ name: 'Org-level' }, scoped.token), 403, 'forbidden');
     const [row] = await ctx.db.query(`SELECT name FROM accounts WHERE id = $1`, [id]);
     assert.equal(row.name, 'Scoped');

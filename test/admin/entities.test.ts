@@ -9,7 +9,10 @@ describe('admin: entities match the migrated schema', () => {
   it('reads roles, global provider specifications and accounts through TypeORM repositories', async () => {
     const db = await testDataSource();
     const roles = await db.getRepository(RoleEntity).find({ order: { id: 'ASC' } });
-    assert.deepEqual(roles.map((r) => r.slug), ['admin', 'developer', 'viewer', 'ops', 'ci', 'secops']);
+    assert.deepEqual(
+      roles.map((r) => r.slug),
+      ['admin', 'developer', 'viewer', 'ops', 'ci', 'secops'],
+    );
     assert.deepEqual(roles.find((r) => r.slug === 'ci')?.userTypes, ['service_account']);
     const oke = await db.getRepository(ProviderSpecificationEntity).findOneByOrFail({ slug: 'oracle-kubernetes-engine' });
     assert.equal(oke.organizationId, null);
@@ -17,7 +20,10 @@ describe('admin: entities match the migrated schema', () => {
 
     const ctx = await adminTestApp();
     const org = await newOrg(ctx);
-    const created = await ctx.t.request.post('/account').set(...bearer(org.admin)).send({ name: 'Entity', organization_id: Number(org.id) });
+    const created = await ctx.t.request
+      .post('/account')
+      .set(...bearer(org.admin))
+      .send({ name: 'Entity', organization_id: Number(org.id) });
     const account = await db.getRepository(AccountEntity).findOneByOrFail({ id: String(created.body.id) });
     assert.deepEqual([account.slug, account.status, account.deletedAt], ['entity', 'active', null]);
   });

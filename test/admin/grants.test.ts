@@ -16,7 +16,11 @@ describe('admin: bulk grants, users and roles', () => {
   const grantCount = async (userId: number): Promise<number> =>
     Number((await ctx.db.query(`SELECT count(*) AS n FROM grants WHERE user_id = $1`, [userId]))[0].n);
   const newUser = async (type: 'person' | 'service_account' = 'person') => (await userWithRole(ctx, org, 'none', undefined, type)).id;
-  const post = (userId: number, body: unknown, token = org.admin) => ctx.t.request.post(`/user/${userId}/grant`).set(...bearer(token)).send(body as object);
+  const post = (userId: number, body: unknown, token = org.admin) =>
+    ctx.t.request
+      .post(`/user/${userId}/grant`)
+      .set(...bearer(token))
+      .send(body as object);
 
   it('creates slug and id items mixed, in request order, pending for roles that need approval', async () => {
     const user = await newUser();
@@ -66,15 +70,30 @@ describe('admin: bulk grants, users and roles', () => {
     ['both slug and id', (o) => ({ nrn: `organization=${o}`, role_slug: 'viewer', role_id: 3 }), 'RESOURCE_GRANTS.INVALID_GRANT'],
     ['a string role id', (o) => ({ nrn: `organization=${o}`, role_id: '3' }), 'RESOURCE_GRANTS.INVALID_GRANT'],
     ['a non-object item', () => 'viewer', 'RESOURCE_GRANTS.INVALID_GRANT'],
-    ['an oversized NRN', (o) => ({ nrn: `organization=${o}:account=${'1'.repeat(300)}`, role_slug: 'viewer' }), 'RESOURCE_GRANTS.INVALID_GRANT'],
-    ['an NRN of another organization', () => ({ nrn: 'organization=424242', role_slug: 'viewer' }), 'RESOURCE_GRANTS.NRN_OUTSIDE_ORGANIZATION'],
-    ['a role restricted to service accounts', (o) => ({ nrn: `organization=${o}`, role_slug: 'ci' }), 'RESOURCE_GRANTS.ROLE_USER_TYPE_RESTRICTED'],
+    [
+      'an oversized NRN',
+      (o) => ({ nrn: `organization=${o}:account=${'1'.repeat(300)}`, role_slug: 'viewer' }),
+      'RESOURCE_GRANTS.INVALID_GRANT',
+    ],
+    [
+      'an NRN of another organization',
+      () => ({ nrn: 'organization=424242', role_slug: 'viewer' }),
+      'RESOURCE_GRANTS.NRN_OUTSIDE_ORGANIZATION',
+    ],
+    [
+      'a role restricted to service accounts',
+      (o) => ({ nrn: `organization=${o}`, role_slug: 'ci' }),
+      'RESOURCE_GRANTS.ROLE_USER_TYPE_RESTRICTED',
+    ],
   ];
   for (const [what, item, code] of badItems) {
     it(`creates nothing and names the index of ${what} at a random position`, async () => {
       const user = await newUser();
       const index = Math.floor(Math.random() * 10);
-      const items: unknown[] = Array.from({ length: 10 }, (_, i) => ({ nrn: `organization=${org.id}:account=${i + 1}`, role_slug: 'viewer' }));
+      const items: unknown[] = Array.from({ length: 10 }, (_, i) => ({
+        nrn: `organization=${org.id}:account=${i + 1}`,
+        role_slug: 'viewer',
+      }));
       items.splice(index, 0, item(org.id));
       const res = await post(user, items);
       assertAdminError(res, 400, 'RESOURCE_GRANTS.BULK_CREATE_FAILED');
@@ -88,7 +107,10 @@ describe('admin: bulk grants, users and roles', () => {
   it('refuses a grant that already exists, and one requested twice, naming the index', async () => {
     const user = await newUser();
     assert.equal((await post(user, [{ nrn: `organization=${org.id}`, role_slug: 'viewer' }])).status, 201);
-    const again = await post(user, [{ nrn: `organization=${org.id}:account=5`, role_slug: 'viewer' }, { nrn: `organization=${org.id}`, role_id: 3 }]);
+    const again = await post(user, [
+      { nrn: `organization=${org.id}:account=5`, role_slug: 'viewer' },
+      { nrn: `organization=${org.id}`, role_id: 3 },
+    ]);
     assertAdminError(again, 400, 'RESOURCE_GRANTS.BULK_CREATE_FAILED');
     assert.deepEqual([again.body.cause.code, again.body.cause.index], ['RESOURCE_GRANTS.DUPLICATE_GRANT', 1]);
     const twice = await post(user, [
@@ -136,14 +158,21 @@ describe('admin: bulk grants, users and roles', () => {
     assertAdminError(await ctx.t.request.get(`/user/${user}/grant`).set(...bearer(other.admin)), 404, 'USER.NOT_FOUND');
     assertAdminError(await ctx.t.request.get(`/user/${user}`).set(...bearer(other.admin)), 404, 'USER.NOT_FOUND');
     assertAdminError(await ctx.t.request.delete(`/user/${user}/grant/${grant.id}`).set(...bearer(other.admin)), 404, 'USER.NOT_FOUND');
-    assertAdminError(await ctx.t.request.post(`/user/${user}/grant/${grant.id}/approve`).set(...bearer(other.admin)), 404, 'USER.NOT_FOUND');
+    assertAdminError(
+      await ctx.t.request.post(`/user/${user}/grant/${grant.id}/approve`).set(...bearer(other.admin)),
+      404,
+      'USER.NOT_FOUND',
+    );
     assert.equal(await grantCount(user), 1);
   });
 
   it('leaves exactly the union of the successful requests after 20 concurrent overlapping bulk grants', async () => {
     const user = await newUser();
     const requests = Array.from({ length: 20 }, (_, r) =>
-      Array.from({ length: 10 }, (_, i) => ({ nrn: `organization=${org.id}:account=${(r * 3 + i) % 40}`, role_slug: i % 2 === 0 ? 'viewer' : 'developer' })),
+      Array.from({ length: 10 }, (_, i) => ({
+        nrn: `organization=${org.id}:account=${(r * 3 + i) % 40}`,
+        role_slug: i % 2 === 0 ? 'viewer' : 'developer',
+      })),
     );
     const responses = await Promise.all(requests.map((items) => post(user, items)));
     const union = new Set<string>();
@@ -175,7 +204,10 @@ describe('admin: bulk grants, users and roles', () => {
 
   it('revokes a grant and approves a pending one', async () => {
     const user = await newUser();
-    const created = await post(user, [{ nrn: `organization=${org.id}`, role_slug: 'viewer' }, { nrn: `organization=${org.id}:account=1`, role_slug: 'secops' }]);
+    const created = await post(user, [
+      { nrn: `organization=${org.id}`, role_slug: 'viewer' },
+      { nrn: `organization=${org.id}:account=1`, role_slug: 'secops' },
+    ]);
     const [viewer, secops] = created.body as Array<{ id: number; status: string }>;
     assert.equal(secops.status, 'pending');
     const self = await org.token(user);
@@ -183,9 +215,17 @@ describe('admin: bulk grants, users and roles', () => {
     const approved = await ctx.t.request.post(`/user/${user}/grant/${secops.id}/approve`).set(...bearer(org.admin));
     assert.equal(approved.status, 200, JSON.stringify(approved.body));
     assert.equal(approved.body.status, 'active');
-    assertAdminError(await ctx.t.request.post(`/user/${user}/grant/${secops.id}/approve`).set(...bearer(org.admin)), 409, 'RESOURCE_GRANTS.NOT_PENDING');
+    assertAdminError(
+      await ctx.t.request.post(`/user/${user}/grant/${secops.id}/approve`).set(...bearer(org.admin)),
+      409,
+      'RESOURCE_GRANTS.NOT_PENDING',
+    );
     assert.equal((await ctx.t.request.delete(`/user/${user}/grant/${viewer.id}`).set(...bearer(org.admin))).status, 204);
-    assertAdminError(await ctx.t.request.delete(`/user/${user}/grant/${viewer.id}`).set(...bearer(org.admin)), 404, 'RESOURCE_GRANTS.NOT_FOUND');
+    assertAdminError(
+      await ctx.t.request.delete(`/user/${user}/grant/${viewer.id}`).set(...bearer(org.admin)),
+      404,
+      'RESOURCE_GRANTS.NOT_FOUND',
+    );
     assert.equal(await grantCount(user), 1);
   });
 
@@ -202,12 +242,34 @@ describe('admin: bulk grants, users and roles', () => {
   it('registers users, refuses a taken id, bad input and non-numeric subjects', async () => {
     const id = newUserId();
     const body = { id, organization_id: Number(org.id), type: 'service_account', email: 'ci@example.com' };
-    const res = await ctx.t.request.post('/user').set(...bearer(org.admin)).send(body);
+    const res = await ctx.t.request
+      .post('/user')
+      .set(...bearer(org.admin))
+      .send(body);
     assert.equal(res.status, 201);
     assert.equal(res.body.type, 'service_account');
-    assertAdminError(await ctx.t.request.post('/user').set(...bearer(org.admin)).send(body), 409, 'USER.ALREADY_EXISTS');
-    for (const bad of [{ organization_id: 'x' }, { organization_id: Number(org.id), type: 'robot' }, { organization_id: Number(org.id), name: 'n'.repeat(121) }, { organization_id: Number(org.id), extra: 1 }]) {
-      assertAdminError(await ctx.t.request.post('/user').set(...bearer(org.admin)).send(bad), 400, 'validation_failed');
+    assertAdminError(
+      await ctx.t.request
+        .post('/user')
+        .set(...bearer(org.admin))
+        .send(body),
+      409,
+      'USER.ALREADY_EXISTS',
+    );
+    for (const bad of [
+      { organization_id: 'x' },
+      { organization_id: Number(org.id), type: 'robot' },
+      { organization_id: Number(org.id), name: 'n'.repeat(121) },
+      { organization_id: Number(org.id), extra: 1 },
+    ]) {
+      assertAdminError(
+        await ctx.t.request
+          .post('/user')
+          .set(...bearer(org.admin))
+          .send(bad),
+        400,
+        'validation_failed',
+      );
     }
     const listed = await ctx.t.request.get(`/user?organization_id=${org.id}`).set(...bearer(org.admin));
     assert.equal(listed.status, 200);
@@ -219,7 +281,8 @@ describe('admin: bulk grants, users and roles', () => {
   it('bootstraps admins idempotently, and user 1 of organization 1 by default', async () => {
     const userId = newUserId();
     const log = captureLogger();
-    for (let i = 0; i < 2; i += 1) await bootstrapAdmins(ctx.db, [{ userId, organizationId: Number(org.id) }], log.logger, { defaultFirstAdmin: true });
+    for (let i = 0; i < 2; i += 1)
+      await bootstrapAdmins(ctx.db, [{ userId, organizationId: Number(org.id) }], log.logger, { defaultFirstAdmin: true });
     assert.equal(await grantCount(userId), 1);
     await bootstrapAdmins(ctx.db, [], log.logger, { defaultFirstAdmin: true });
     assert.ok(log.lines.some((line) => line.includes('user 1 holds the admin role on organization=1')));

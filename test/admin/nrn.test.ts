@@ -1,15 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import {
-  canonicalNrn,
-  contains,
-  containingNrns,
-  formatNrn,
-  isValidNrn,
-  isVisibleTo,
-  NRN_LEVELS,
-  parseNrn,
-} from '../../api/admin/nrn';
+import { canonicalNrn, contains, containingNrns, formatNrn, isValidNrn, isVisibleTo, NRN_LEVELS, parseNrn } from '../../api/admin/nrn';
 
 /**
  * Reference model: containment as one regular expression over the inner NRN's
@@ -41,10 +32,28 @@ const nrn = nrnOf(id);
 
 describe('NRN module', () => {
   it('accepts the documented forms and refuses the rest', () => {
-    for (const ok of ['organization=1', 'organization=*', 'organization=1:account=2:namespace=3:application=4:scope=5', 'organization=1:account=*:namespace=3']) {
+    for (const ok of [
+      'organization=1',
+      'organization=*',
+      'organization=1:account=2:namespace=3:application=4:scope=5',
+      'organization=1:account=*:namespace=3',
+    ]) {
       assert.ok(isValidNrn(ok), ok);
     }
-    for (const bad of ['', 'organization=', 'account=1', 'organization=1:account=2:', 'organization=a', 'organization=1*2', 'organization=1:account=2:account=3', 'organization=1:namespace=2:account=3', ' organization=1', 'organization=1\n', `organization=${'1'.repeat(19)}`, `organization=1:${'x'.repeat(200)}`]) {
+    for (const bad of [
+      '',
+      'organization=',
+      'account=1',
+      'organization=1:account=2:',
+      'organization=a',
+      'organization=1*2',
+      'organization=1:account=2:account=3',
+      'organization=1:namespace=2:account=3',
+      ' organization=1',
+      'organization=1\n',
+      `organization=${'1'.repeat(19)}`,
+      `organization=1:${'x'.repeat(200)}`,
+    ]) {
       assert.equal(isValidNrn(bad), false, JSON.stringify(bad));
     }
   });
@@ -58,7 +67,10 @@ describe('NRN module', () => {
   });
 
   it('containment agrees with the reference model', () => {
-    fc.assert(fc.property(nrnOf(smallId), nrnOf(smallId), (a, b) => contains(a, b) === referenceContains(a, b)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(nrnOf(smallId), nrnOf(smallId), (a, b) => contains(a, b) === referenceContains(a, b)),
+      { numRuns: 2000 },
+    );
     fc.assert(fc.property(nrn, nrn, (a, b) => contains(a, b) === referenceContains(a, b)));
   });
 
@@ -79,15 +91,21 @@ describe('NRN module', () => {
 
   it('containingNrns lists exactly the NRNs that contain the given one', () => {
     fc.assert(
-      fc.property(nrnOf(smallId), nrnOf(smallId), (outer, inner) => containingNrns(parseNrn(inner)!).includes(outer) === contains(outer, inner)),
+      fc.property(
+        nrnOf(smallId),
+        nrnOf(smallId),
+        (outer, inner) => containingNrns(parseNrn(inner)!).includes(outer) === contains(outer, inner),
+      ),
       { numRuns: 3000 },
     );
   });
 
   it('visibility admits a caller when some visible_to entry contains it', () => {
     fc.assert(
-      fc.property(fc.array(nrnOf(smallId), { maxLength: 4 }), nrnOf(smallId), (list, caller) =>
-        isVisibleTo(list, caller) === list.some((entry) => referenceContains(entry, caller)),
+      fc.property(
+        fc.array(nrnOf(smallId), { maxLength: 4 }),
+        nrnOf(smallId),
+        (list, caller) => isVisibleTo(list, caller) === list.some((entry) => referenceContains(entry, caller)),
       ),
     );
     assert.ok(isVisibleTo(['organization=1:account=*'], 'organization=1:account=4:namespace=2'));

@@ -12,7 +12,15 @@ describe('admin: OpenAPI and dialect', () => {
     const operations = Object.values(document.paths ?? {}).flatMap((item) =>
       (['get', 'post', 'patch', 'delete'] as const).flatMap((m) => (item?.[m]?.operationId ? [item[m].operationId] : [])),
     );
-    for (const id of ['createUserGrants', 'listAccounts', 'getAccount', 'createServiceSpecification', 'updateServiceAction', 'createProviderSpecification', 'updateProviderSpecification']) {
+    for (const id of [
+      'createUserGrants',
+      'listAccounts',
+      'getAccount',
+      'createServiceSpecification',
+      'updateServiceAction',
+      'createProviderSpecification',
+      'updateProviderSpecification',
+    ]) {
       assert.ok(operations.includes(id), id);
     }
   });
@@ -44,7 +52,11 @@ describe('admin: OpenAPI and dialect', () => {
     ]) {
       const res = await ctx.t.request.get(path).set(...bearer(org.admin));
       assert.equal(res.status, 400, path);
-      assert.deepEqual([res.body.statusCode, res.body.code, typeof res.body.error, typeof res.body.message], [400, 'validation_failed', 'string', 'string'], path);
+      assert.deepEqual(
+        [res.body.statusCode, res.body.code, typeof res.body.error, typeof res.body.message],
+        [400, 'validation_failed', 'string', 'string'],
+        path,
+      );
     }
   });
 });

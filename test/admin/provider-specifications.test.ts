@@ -19,16 +19,28 @@ describe('admin: provider specifications', () => {
     properties: { token: { type: 'string', secret: true }, team: { type: 'string', tag: true } },
   };
   const create = (body: object, token = org.admin) =>
-    ctx.t.request.post('/provider_specification').set(...bearer(token)).send({ name: 'Acme Logs', schema: settings, visible_to: [`organization=${org.id}`], ...body });
+    ctx.t.request
+      .post('/provider_specification')
+      .set(...bearer(token))
+      .send({ name: 'Acme Logs', schema: settings, visible_to: [`organization=${org.id}`], ...body });
   const count = async (): Promise<number> =>
     Number((await ctx.db.query(`SELECT count(*) AS n FROM provider_specifications WHERE organization_id = $1`, [org.id]))[0].n);
 
   it('creates with a category mapped to its record, custom keywords accepted, and a globally unique slug', async () => {
-    const res = await create({ category: 'logging', icon: 'https://example.com/i.svg', description: 'Logs', allow_dimensions: true, default_dimensions: { env: 'prod' } });
+    const res = await create({
+      category: 'logging',
+      icon: 'https://example.com/i.svg',
+      description: 'Logs',
+      allow_dimensions: true,
+      default_dimensions: { env: 'prod' },
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const [category] = await ctx.db.query(`SELECT id FROM provider_categories WHERE slug = 'logging'`);
     assert.deepEqual(res.body.categories, [category.id]);
-    assert.deepEqual([res.body.organization_id, res.body.allow_dimensions, res.body.icon, res.body.tags, res.body.dependencies], [Number(org.id), true, 'https://example.com/i.svg', [], []]);
+    assert.deepEqual(
+      [res.body.organization_id, res.body.allow_dimensions, res.body.icon, res.body.tags, res.body.dependencies],
+      [Number(org.id), true, 'https://example.com/i.svg', [], []],
+    );
     assert.match(res.body.slug, /^acme-logs(-\d+)?$/);
     const second = await create({});
     assert.notEqual(second.body.slug, res.body.slug);
@@ -72,7 +84,10 @@ describe('admin: provider specifications', () => {
     assert.ok(Array.isArray(oke.schema.groups));
     const byCategory = await ctx.t.request.get('/provider_specification?category=container-orchestration').set(...bearer(org.admin));
     assert.ok(byCategory.body.results.every((p: { categories: string[] }) => p.categories.includes(orchestration.id)));
-    assert.equal((await ctx.t.request.get('/provider_specification?slug=oracle-kubernetes-engine').set(...bearer(org.admin))).body.paging.total, 1);
+    assert.equal(
+      (await ctx.t.request.get('/provider_specification?slug=oracle-kubernetes-engine').set(...bearer(org.admin))).body.paging.total,
+      1,
+    );
 
     // The shipped schemas compile with the same rules as user ones and validate real settings.
     for (const seed of PROVIDER_SEEDS) compileUserSchema(seed.schema, 'provider', seed.slug);
@@ -89,31 +104,70 @@ describe('admin: provider specifications', () => {
     assert.deepEqual(ociSchema.validate(validOci), []);
     assert.notDeepEqual(ociSchema.validate({ ...validOci, region: 'Ashburn' }), []);
     const okeSchema = compileUserSchema(oke.schema, 'provider', 'oke');
-    assert.deepEqual(okeSchema.validate({ ...validOci, cluster_ocid: ocid.replace('tenancy', 'cluster'), kubernetes_version: 'v1.30.1' }), []);
+    assert.deepEqual(
+      okeSchema.validate({ ...validOci, cluster_ocid: ocid.replace('tenancy', 'cluster'), kubernetes_version: 'v1.30.1' }),
+      [],
+    );
     assert.notDeepEqual(okeSchema.validate(validOci), []);
 
     const global = await ctx.t.request.get(`/provider_specification/${oci.id}`).set(...bearer(org.admin));
     assert.equal(global.status, 200);
-    assertAdminError(await ctx.t.request.patch(`/provider_specification/${oci.id}`).set(...bearer(org.admin)).send({ name: 'Mine' }), 403, 'forbidden');
+    assertAdminError(
+      await ctx.t.request
+        .patch(`/provider_specification/${oci.id}`)
+        .set(...bearer(org.admin))
+        .send({ name: 'Mine' }),
+      403,
+      'forbidden',
+    );
     assertAdminError(await ctx.t.request.delete(`/provider_specification/${oci.id}`).set(...bearer(org.admin)), 403, 'forbidden');
   });
 
   it('updates and deletes; lists only global and own specifications', async () => {
     const spec = (await create({ category: 'logging' })).body;
-    const res = await ctx.t.request.patch(`/provider_specification/${spec.id}`).set(...bearer(org.admin)).send({ name: 'Renamed', category: 'metrics', description: 'New' });
+    const res = await ctx.t.request
+      .patch(`/provider_specification/${spec.id}`)
+      .set(...bearer(org.admin))
+      .send({ name: 'Renamed', category: 'metrics', description: 'New' });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const [metrics] = await ctx.db.query(`SELECT id FROM provider_categories WHERE slug = 'metrics'`);
-    assert.deepEqual([res.body.name, res.body.slug, res.body.description, res.body.categories], ['Renamed', spec.slug, 'New', [metrics.id]]);
-    assertAdminError(await ctx.t.request.patch(`/provider_specification/${spec.id}`).set(...bearer(org.admin)).send({ schema: { type: 'object', properties: { s: { secret: 'no' } } } }), 400, 'INVALID_JSON_SCHEMA');
-    assertAdminError(await ctx.t.request.patch(`/provider_specification/${spec.id}`).set(...bearer(org.admin)).send({ organization_id: 5 }), 400, 'validation_failed');
+    assert.deepEqual(
+      [res.body.name, res.body.slug, res.body.description, res.body.categories],
+      ['Renamed', spec.slug, 'New', [metrics.id]],
+    );
+    assertAdminError(
+      await ctx.t.request
+        .patch(`/provider_specification/${spec.id}`)
+        .set(...bearer(org.admin))
+        .send({ schema: { type: 'object', properties: { s: { secret: 'no' } } } }),
+      400,
+      'INVALID_JSON_SCHEMA',
+    );
+    assertAdminError(
+      await ctx.t.request
+        .patch(`/provider_specification/${spec.id}`)
+        .set(...bearer(org.admin))
+        .send({ organization_id: 5 }),
+      400,
+      'validation_failed',
+    );
     const other = await newOrg(ctx);
-    const otherSpec = (await ctx.t.request.post('/provider_specification').set(...bearer(other.admin)).send({ name: 'Other', schema: {}, visible_to: [`organization=${other.id}`] })).body;
+    const otherSpec = (
+      await ctx.t.request
+        .post('/provider_specification')
+        .set(...bearer(other.admin))
+        .send({ name: 'Other', schema: {}, visible_to: [`organization=${other.id}`] })
+    ).body;
     const mine = await ctx.t.request.get('/provider_specification?limit=200').set(...bearer(org.admin));
     const ids = mine.body.results.map((p: { id: string }) => p.id);
     assert.ok(ids.includes(spec.id));
     assert.ok(!ids.includes(otherSpec.id));
     assert.equal((await ctx.t.request.delete(`/provider_specification/${spec.id}`).set(...bearer(org.admin))).status, 204);
-    assertAdminError(await ctx.t.request.get(`/provider_specification/${spec.id}`).set(...bearer(org.admin)), 404, 'PROVIDER_SPECIFICATION.NOT_FOUND');
+    assertAdminError(
+      await ctx.t.request.get(`/provider_specification/${spec.id}`).set(...bearer(org.admin)),
+      404,
+      'PROVIDER_SPECIFICATION.NOT_FOUND',
+    );
   });
 
   it('answers 403 without permission and 404 from another organization on every id route', async () => {
@@ -121,12 +175,22 @@ describe('admin: provider specifications', () => {
     const developer = await userWithRole(ctx, org, 'developer');
     assert.equal((await ctx.t.request.get(`/provider_specification/${spec.id}`).set(...bearer(developer.token))).status, 200);
     assertAdminError(await create({ name: 'x' }, developer.token), 403, 'forbidden');
-    assertAdminError(await ctx.t.request.patch(`/provider_specification/${spec.id}`).set(...bearer(developer.token)).send({ name: 'x' }), 403, 'forbidden');
+    assertAdminError(
+      await ctx.t.request
+        .patch(`/provider_specification/${spec.id}`)
+        .set(...bearer(developer.token))
+        .send({ name: 'x' }),
+      403,
+      'forbidden',
+    );
     const other = await newOrg(ctx);
     const auth = bearer(other.admin);
     for (const res of [
       await ctx.t.request.get(`/provider_specification/${spec.id}`).set(...auth),
-      await ctx.t.request.patch(`/provider_specification/${spec.id}`).set(...auth).send({ name: 'x' }),
+      await ctx.t.request
+        .patch(`/provider_specification/${spec.id}`)
+        .set(...auth)
+        .send({ name: 'x' }),
       await ctx.t.request.delete(`/provider_specification/${spec.id}`).set(...auth),
     ]) {
       assertAdminError(res, 404, 'PROVIDER_SPECIFICATION.NOT_FOUND');

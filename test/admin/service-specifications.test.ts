@@ -12,8 +12,16 @@ describe('admin: service specifications', () => {
   });
 
   const nrn = (suffix = '') => `organization=${org.id}${suffix}`;
-  const create = (body: object, token = org.admin) => ctx.t.request.post('/service_specification').set(...bearer(token)).send({ name: 'Postgres DB', visible_to: [nrn()], ...body });
-  const patch = (id: string, body: object, token = org.admin) => ctx.t.request.patch(`/service_specification/${id}`).set(...bearer(token)).send(body);
+  const create = (body: object, token = org.admin) =>
+    ctx.t.request
+      .post('/service_specification')
+      .set(...bearer(token))
+      .send({ name: 'Postgres DB', visible_to: [nrn()], ...body });
+  const patch = (id: string, body: object, token = org.admin) =>
+    ctx.t.request
+      .patch(`/service_specification/${id}`)
+      .set(...bearer(token))
+      .send(body);
   const specCount = async (): Promise<number> =>
     Number((await ctx.db.query(`SELECT count(*) AS n FROM service_specifications WHERE organization_id = $1`, [org.id]))[0].n);
   const sizeSchema = {
@@ -31,7 +39,10 @@ describe('admin: service specifications', () => {
     assert.match(spec.created_at, /^\d{4}-\d{2}-\d{2}$/, 'the contract gives created_at format date');
     assert.match(spec.updated_at, /^\d{4}-\d{2}-\d{2}$/);
     assert.deepEqual(spec.selectors, { imported: false, provider: 'any', category: 'any', sub_category: 'any' });
-    assert.deepEqual([spec.type, spec.assignable_to, spec.use_default_actions, spec.use_default_naming, spec.package_id], ['dependency', 'any', true, true, null]);
+    assert.deepEqual(
+      [spec.type, spec.assignable_to, spec.use_default_actions, spec.use_default_naming, spec.package_id],
+      ['dependency', 'any', true, true, null],
+    );
     assert.equal((await create({})).body.slug, 'postgres-db-2');
 
     const actions = await ctx.t.request.get(`/service_specification/${spec.id}/action_specification`).set(...bearer(org.admin));
@@ -65,11 +76,23 @@ describe('admin: service specifications', () => {
     const bad = await create({ attributes: { schema: sizeSchema, values: { min_size: 5, max_size: 3 } } });
     assertAdminError(bad, 400, 'SERVICE_SPECIFICATION.INVALID_ATTRIBUTE_VALUES');
     assert.match(bad.body.message, /\/attributes\/values\/max_size/);
-    assertAdminError(await create({ attributes: { schema: sizeSchema, values: {} } }), 400, 'SERVICE_SPECIFICATION.INVALID_ATTRIBUTE_VALUES');
+    assertAdminError(
+      await create({ attributes: { schema: sizeSchema, values: {} } }),
+      400,
+      'SERVICE_SPECIFICATION.INVALID_ATTRIBUTE_VALUES',
+    );
     const exclusive = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number', exclusiveMinimum: { $data: '1/a' } } } };
-    assertAdminError(await create({ attributes: { schema: exclusive, values: { a: 2, b: 2 } } }), 400, 'SERVICE_SPECIFICATION.INVALID_ATTRIBUTE_VALUES');
+    assertAdminError(
+      await create({ attributes: { schema: exclusive, values: { a: 2, b: 2 } } }),
+      400,
+      'SERVICE_SPECIFICATION.INVALID_ATTRIBUTE_VALUES',
+    );
     const lengths = { type: 'object', properties: { n: { type: 'integer' }, s: { type: 'string', maxLength: { $data: '1/n' } } } };
-    assertAdminError(await create({ attributes: { schema: lengths, values: { n: 2, s: 'abc' } } }), 400, 'SERVICE_SPECIFICATION.INVALID_ATTRIBUTE_VALUES');
+    assertAdminError(
+      await create({ attributes: { schema: lengths, values: { n: 2, s: 'abc' } } }),
+      400,
+      'SERVICE_SPECIFICATION.INVALID_ATTRIBUTE_VALUES',
+    );
     assert.equal((await create({ attributes: { schema: lengths, values: { n: 3, s: 'abc' } } })).status, 201);
     assert.equal(await specCount(), 1);
   });
@@ -103,8 +126,24 @@ describe('admin: service specifications', () => {
       assertAdminError(res, 400, 'INVALID_JSON_SCHEMA');
       assert.ok(Date.now() - started < 500, `refused in ${Date.now() - started} ms`);
     }
-    assert.equal((await create({ attributes: { schema: { type: 'object', properties: { s: { type: 'string', pattern: '^[a-z]+(-[a-z]+)*$' } } }, values: { s: 'a-b' } } })).status, 201);
-    const bounded = { type: 'object', properties: { tags: { type: 'array', uniqueItems: true, items: { type: 'string' } }, objs: { type: 'array', uniqueItems: true, maxItems: 50 } } };
+    assert.equal(
+      (
+        await create({
+          attributes: {
+            schema: { type: 'object', properties: { s: { type: 'string', pattern: '^[a-z]+(-[a-z]+)*$' } } },
+            values: { s: 'a-b' },
+          },
+        })
+      ).status,
+      201,
+    );
+    const bounded = {
+      type: 'object',
+      properties: {
+        tags: { type: 'array', uniqueItems: true, items: { type: 'string' } },
+        objs: { type: 'array', uniqueItems: true, maxItems: 50 },
+      },
+    };
     assert.equal((await create({ attributes: { schema: bounded, values: { tags: ['a', 'b'], objs: [{}, { a: 1 }] } } })).status, 201);
     assert.equal(await specCount(), 2);
   });
@@ -136,7 +175,10 @@ describe('admin: service specifications', () => {
     assertAdminError(await create({ visible_to: [nrn(), 'organization=424242'] }), 400, 'SERVICE_SPECIFICATION.INVALID_VISIBILITY');
     assertAdminError(await create({ visible_to: ['organization=*'] }), 400, 'SERVICE_SPECIFICATION.INVALID_VISIBILITY');
     assert.equal(await specCount(), 0);
-    const ok = await create({ selectors: { provider: 'aws', custom: 7, flag: true, none: null }, dimensions: { env: { required: true, values: ['prod'] } } });
+    const ok = await create({
+      selectors: { provider: 'aws', custom: 7, flag: true, none: null },
+      dimensions: { env: { required: true, values: ['prod'] } },
+    });
     assert.equal(ok.status, 201, JSON.stringify(ok.body));
     assert.equal(ok.body.selectors.custom, 7);
   });
@@ -144,11 +186,26 @@ describe('admin: service specifications', () => {
   it('accepts fixed provider scopes and uuids of scope specifications only', async () => {
     const scope = (await create({ name: 'Scope', type: 'scope' })).body;
     const dependency = (await create({ name: 'Dependency' })).body;
-    const fixed = ['AWS:SERVERLESS:LAMBDA', 'AWS:WEB_POOL:EC2INSTANCES', 'AWS:WEB_POOL:EKS', 'AZURE:WEB_POOL:AKS', 'GCP:WEB_POOL:GKE', 'OCI:WEB_POOL:OKE'];
+    const fixed = [
+      'AWS:SERVERLESS:LAMBDA',
+      'AWS:WEB_POOL:EC2INSTANCES',
+      'AWS:WEB_POOL:EKS',
+      'AZURE:WEB_POOL:AKS',
+      'GCP:WEB_POOL:GKE',
+      'OCI:WEB_POOL:OKE',
+    ];
     const ok = await create({ name: 'Scoped', scopes: { provider: { values: [...fixed, scope.id] } } });
     assert.equal(ok.status, 201, JSON.stringify(ok.body));
-    assertAdminError(await create({ name: 'Bad scope', scopes: { provider: { values: [dependency.id] } } }), 400, 'SERVICE_SPECIFICATION.UNKNOWN_SCOPE_SPECIFICATION');
-    assertAdminError(await create({ name: 'Bad scope', scopes: { provider: { values: ['00000000-0000-4000-8000-000000000000'] } } }), 400, 'SERVICE_SPECIFICATION.UNKNOWN_SCOPE_SPECIFICATION');
+    assertAdminError(
+      await create({ name: 'Bad scope', scopes: { provider: { values: [dependency.id] } } }),
+      400,
+      'SERVICE_SPECIFICATION.UNKNOWN_SCOPE_SPECIFICATION',
+    );
+    assertAdminError(
+      await create({ name: 'Bad scope', scopes: { provider: { values: ['00000000-0000-4000-8000-000000000000'] } } }),
+      400,
+      'SERVICE_SPECIFICATION.UNKNOWN_SCOPE_SPECIFICATION',
+    );
   });
 
   it('lists by visibility with filters and paging', async () => {
@@ -157,7 +214,8 @@ describe('admin: service specifications', () => {
     await create({ name: 'Any account ns 5', visible_to: [nrn(':account=*:namespace=5')] });
     await create({ name: 'Scope thing', type: 'scope', visible_to: [nrn(':account=2')] });
     type Page = { paging: { total: number; offset: number; limit: number }; results: Array<{ name: string }> };
-    const list = async (q: string): Promise<Page> => (await ctx.t.request.get(`/service_specification?${q}`).set(...bearer(org.admin))).body as Page;
+    const list = async (q: string): Promise<Page> =>
+      (await ctx.t.request.get(`/service_specification?${q}`).set(...bearer(org.admin))).body as Page;
     const names = async (q: string): Promise<string[]> => (await list(q)).results.map((s) => s.name).sort();
     assert.deepEqual(await names(''), ['Account 1', 'Any account ns 5', 'Org wide', 'Scope thing']);
     assert.deepEqual(await names(`nrn=${nrn(':account=1:namespace=5')}`), ['Account 1', 'Any account ns 5', 'Org wide']);
@@ -171,45 +229,79 @@ describe('admin: service specifications', () => {
     assert.deepEqual((await list('offset=10')).paging, { total: 4, offset: 10, limit: 30 });
     assertAdminError(await ctx.t.request.get('/service_specification?nrn=bogus').set(...bearer(org.admin)), 400, 'validation_failed');
     const other = await newOrg(ctx);
-    assertAdminError(await ctx.t.request.get(`/service_specification?nrn=${nrn()}`).set(...bearer(other.admin)), 404, 'ORGANIZATION.NOT_FOUND');
+    assertAdminError(
+      await ctx.t.request.get(`/service_specification?nrn=${nrn()}`).set(...bearer(other.admin)),
+      404,
+      'ORGANIZATION.NOT_FOUND',
+    );
     assert.deepEqual((await ctx.t.request.get('/service_specification').set(...bearer(other.admin))).body.results, []);
   });
 
   it('updates fields, regenerates default actions from the new schema, and deletes', async () => {
     const spec = (await create({})).body;
     const schema = { type: 'object', properties: { version: { type: 'string', enum: ['15', '16'] } } };
-    const res = await patch(spec.id, { name: 'Renamed', attributes: { schema, values: { version: '16' } }, selectors: { provider: 'aws' } });
+    const res = await patch(spec.id, {
+      name: 'Renamed',
+      attributes: { schema, values: { version: '16' } },
+      selectors: { provider: 'aws' },
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual([res.body.name, res.body.slug, res.body.selectors.provider, res.body.selectors.category], ['Renamed', 'postgres-db', 'aws', 'any']);
+    assert.deepEqual(
+      [res.body.name, res.body.slug, res.body.selectors.provider, res.body.selectors.category],
+      ['Renamed', 'postgres-db', 'aws', 'any'],
+    );
     const actions = await ctx.t.request.get(`/service_specification/${spec.id}/action_specification`).set(...bearer(org.admin));
     assert.deepEqual(actions.body.results.find((a: { type: string }) => a.type === 'create').parameters, schema);
-    assertAdminError(await patch(spec.id, { attributes: { schema, values: { version: '9' } } }), 400, 'SERVICE_SPECIFICATION.INVALID_ATTRIBUTE_VALUES');
+    assertAdminError(
+      await patch(spec.id, { attributes: { schema, values: { version: '9' } } }),
+      400,
+      'SERVICE_SPECIFICATION.INVALID_ATTRIBUTE_VALUES',
+    );
     assertAdminError(await patch(spec.id, { slug: 'mine' }), 400, 'validation_failed');
     assertAdminError(await patch(spec.id, {}), 400, 'validation_failed');
     assertAdminError(await patch(spec.id, { visible_to: ['organization=999999'] }), 400, 'SERVICE_SPECIFICATION.INVALID_VISIBILITY');
     const [row] = await ctx.db.query(`SELECT name, attributes FROM service_specifications WHERE id = $1`, [spec.id]);
     assert.equal(row.attributes.values.version, '16');
     assert.equal((await ctx.t.request.delete(`/service_specification/${spec.id}`).set(...bearer(org.admin))).status, 204);
-    assertAdminError(await ctx.t.request.get(`/service_specification/${spec.id}`).set(...bearer(org.admin)), 404, 'SERVICE_SPECIFICATION.NOT_FOUND');
+    assertAdminError(
+      await ctx.t.request.get(`/service_specification/${spec.id}`).set(...bearer(org.admin)),
+      404,
+      'SERVICE_SPECIFICATION.NOT_FOUND',
+    );
   });
 
   it('refuses a package_id change while an instance is bound to a package revision, current or desired', async () => {
     const spec = (await create({ package_id: '11111111-1111-4111-8111-111111111111' })).body;
     assert.equal(spec.package_id, '11111111-1111-4111-8111-111111111111');
-    const service = await ctx.t.request.post('/service').set(...bearer(org.admin)).send({ specification_id: spec.id, entity_nrn: nrn(':account=1'), attributes: {} });
+    const service = await ctx.t.request
+      .post('/service')
+      .set(...bearer(org.admin))
+      .send({ specification_id: spec.id, entity_nrn: nrn(':account=1'), attributes: {} });
     assert.equal(service.status, 201, JSON.stringify(service.body));
     for (const column of ['package_revision_id', 'desired_package_revision_id']) {
-      await ctx.db.query(`UPDATE services SET package_revision_id = NULL, desired_package_revision_id = NULL WHERE id = $1`, [service.body.id]);
+      await ctx.db.query(`UPDATE services SET package_revision_id = NULL, desired_package_revision_id = NULL WHERE id = $1`, [
+        service.body.id,
+      ]);
       await ctx.db.query(`UPDATE services SET ${column} = gen_random_uuid() WHERE id = $1`, [service.body.id]);
       assertAdminError(await patch(spec.id, { package_id: null }), 409, 'SERVICE_SPECIFICATION.PACKAGE_BOUND');
-      assertAdminError(await patch(spec.id, { package_id: '22222222-2222-4222-8222-222222222222' }), 409, 'SERVICE_SPECIFICATION.PACKAGE_BOUND');
+      assertAdminError(
+        await patch(spec.id, { package_id: '22222222-2222-4222-8222-222222222222' }),
+        409,
+        'SERVICE_SPECIFICATION.PACKAGE_BOUND',
+      );
       assert.equal((await patch(spec.id, { package_id: spec.package_id, name: 'Same package' })).status, 200);
     }
-    await ctx.db.query(`UPDATE services SET package_revision_id = NULL, desired_package_revision_id = NULL WHERE id = $1`, [service.body.id]);
+    await ctx.db.query(`UPDATE services SET package_revision_id = NULL, desired_package_revision_id = NULL WHERE id = $1`, [
+      service.body.id,
+    ]);
     const released = await patch(spec.id, { package_id: null });
     assert.equal(released.status, 200);
     assert.equal(released.body.package_id, null);
-    assertAdminError(await ctx.t.request.delete(`/service_specification/${spec.id}`).set(...bearer(org.admin)), 409, 'SERVICE_SPECIFICATION.IN_USE');
+    assertAdminError(
+      await ctx.t.request.delete(`/service_specification/${spec.id}`).set(...bearer(org.admin)),
+      409,
+      'SERVICE_SPECIFICATION.IN_USE',
+    );
   });
 
   it('answers 403 without permission and 404 from another organization on every id route', async () => {
@@ -237,12 +329,36 @@ describe('admin: service specifications', () => {
   it('adds custom action specifications with validated schemas', async () => {
     const spec = (await create({})).body;
     const url = `/service_specification/${spec.id}/action_specification`;
-    const ok = await ctx.t.request.post(url).set(...bearer(org.admin)).send({ name: 'Restart now', parameters: { type: 'object', properties: { force: { type: 'boolean' } } } });
+    const ok = await ctx.t.request
+      .post(url)
+      .set(...bearer(org.admin))
+      .send({ name: 'Restart now', parameters: { type: 'object', properties: { force: { type: 'boolean' } } } });
     assert.equal(ok.status, 201);
     assert.deepEqual([ok.body.slug, ok.body.type], ['restart-now', 'custom']);
-    assertAdminError(await ctx.t.request.post(url).set(...bearer(org.admin)).send({ name: 'Restart now' }), 409, 'ACTION_SPECIFICATION.SLUG_TAKEN');
-    assertAdminError(await ctx.t.request.post(url).set(...bearer(org.admin)).send({ name: 'Bad', parameters: { type: 1 } }), 400, 'INVALID_JSON_SCHEMA');
-    assertAdminError(await ctx.t.request.post(url).set(...bearer(org.admin)).send({ name: 'Bad', extra: 1 }), 400, 'validation_failed');
+    assertAdminError(
+      await ctx.t.request
+        .post(url)
+        .set(...bearer(org.admin))
+        .send({ name: 'Restart now' }),
+      409,
+      'ACTION_SPECIFICATION.SLUG_TAKEN',
+    );
+    assertAdminError(
+      await ctx.t.request
+        .post(url)
+        .set(...bearer(org.admin))
+        .send({ name: 'Bad', parameters: { type: 1 } }),
+      400,
+      'INVALID_JSON_SCHEMA',
+    );
+    assertAdminError(
+      await ctx.t.request
+        .post(url)
+        .set(...bearer(org.admin))
+        .send({ name: 'Bad', extra: 1 }),
+      400,
+      'validation_failed',
+    );
     const one = await ctx.t.request.get(`${url}/${ok.body.id}`).set(...bearer(org.admin));
     assert.deepEqual(one.body, ok.body);
   });

@@ -44,12 +44,24 @@ export async function newOrg(ctx: AdminTestContext): Promise<Org> {
 }
 
 /** A user of the organization holding `role` on `nrn` (default: the whole organization), and its token. */
-export async function userWithRole(ctx: AdminTestContext, org: Org, role: string, nrn = `organization=${org.id}`, type: 'person' | 'service_account' = 'person') {
+export async function userWithRole(
+  ctx: AdminTestContext,
+  org: Org,
+  role: string,
+  nrn = `organization=${org.id}`,
+  type: 'person' | 'service_account' = 'person',
+) {
   const id = newUserId();
-  const created = await ctx.t.request.post('/user').set('Authorization', `Bearer ${org.admin}`).send({ id, organization_id: Number(org.id), type });
+  const created = await ctx.t.request
+    .post('/user')
+    .set('Authorization', `Bearer ${org.admin}`)
+    .send({ id, organization_id: Number(org.id), type });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   if (role !== 'none') {
-    const granted = await ctx.t.request.post(`/user/${id}/grant`).set('Authorization', `Bearer ${org.admin}`).send([{ nrn, role_slug: role }]);
+    const granted = await ctx.t.request
+      .post(`/user/${id}/grant`)
+      .set('Authorization', `Bearer ${org.admin}`)
+      .send([{ nrn, role_slug: role }]);
     assert.equal(granted.status, 201, JSON.stringify(granted.body));
   }
   return { id, token: await org.token(id, type) };

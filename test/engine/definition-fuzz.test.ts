@@ -9,7 +9,10 @@ import { PLUGINS, validateDefinition } from '../../workflows/engine';
  */
 function parentExists(root: unknown, path: string): boolean {
   if (path === '') return true;
-  const segments = path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = path
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   let node: unknown = root;
   for (let i = 0; i < segments.length; i += 1) {
     if (node === null || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, segments[i])) {
@@ -26,7 +29,13 @@ const step = fc.record(
   {
     type: fc.oneof(fc.constantFrom('module', 'decider', 'trigger', 'wait', 'passthrough'), fc.anything()),
     pluginType,
-    config: fc.oneof(fc.dictionary(fc.constantFrom('url', 'expression', 'schedule', 'duration', 'message', 'cases', 'signalName', 'batchSize'), fc.oneof(fc.string(), fc.integer(), fc.constant('${{ a. }}'), fc.constant('${{ vars.X }}'), fc.anything())), fc.anything()),
+    config: fc.oneof(
+      fc.dictionary(
+        fc.constantFrom('url', 'expression', 'schedule', 'duration', 'message', 'cases', 'signalName', 'batchSize'),
+        fc.oneof(fc.string(), fc.integer(), fc.constant('${{ a. }}'), fc.constant('${{ vars.X }}'), fc.anything()),
+      ),
+      fc.anything(),
+    ),
     timeout: fc.oneof(fc.string(), fc.integer()),
     errorHandling: fc.anything(),
     dependsOn: fc.oneof(stepId, fc.array(stepId)),
@@ -39,9 +48,24 @@ const graph = fc.record(
     name: fc.oneof(fc.string(), fc.anything()),
     key: fc.string(),
     path: fc.string(),
-    steps: fc.oneof(fc.dictionary(stepId, step), fc.array(fc.record({ id: stepId, type: fc.constant('module'), pluginType })), fc.anything()),
+    steps: fc.oneof(
+      fc.dictionary(stepId, step),
+      fc.array(fc.record({ id: stepId, type: fc.constant('module'), pluginType })),
+      fc.anything(),
+    ),
     connections: fc.oneof(
-      fc.array(fc.record({ from: stepId, to: stepId, sourcePort: fc.oneof(fc.constantFrom('default', 'true', 'loop', 'timeout'), fc.anything()), targetPort: fc.string(), condition: fc.string() }, { requiredKeys: ['from', 'to'] })),
+      fc.array(
+        fc.record(
+          {
+            from: stepId,
+            to: stepId,
+            sourcePort: fc.oneof(fc.constantFrom('default', 'true', 'loop', 'timeout'), fc.anything()),
+            targetPort: fc.string(),
+            condition: fc.string(),
+          },
+          { requiredKeys: ['from', 'to'] },
+        ),
+      ),
       fc.anything(),
     ),
     variables: fc.anything(),
@@ -82,7 +106,13 @@ describe('engine: validator fuzz', () => {
   });
 
   it('survives a step type that cannot become a property key (found by the fuzzer)', () => {
-    const result = validateDefinition({ name: 'x', steps: { a: { type: { toString: undefined } }, c: { type: 'module', dependsOn: ['a'] } } });
-    assert.deepEqual(result.errors.map((error) => error.path), ['/steps/a/type', '/steps/c/pluginType']);
+    const result = validateDefinition({
+      name: 'x',
+      steps: { a: { type: { toString: undefined } }, c: { type: 'module', dependsOn: ['a'] } },
+    });
+    assert.deepEqual(
+      result.errors.map((error) => error.path),
+      ['/steps/a/type', '/steps/c/pluginType'],
+    );
   });
 });

@@ -21,7 +21,13 @@ describe('engine: definition validation', () => {
     const result = validateDefinition(base());
     assert.deepEqual(result.errors, []);
     assert.equal(result.definition?.path, '/');
-    assert.deepEqual(result.definition?.connections[0], { from: 'trigger', to: 'work', id: 'c1', sourcePort: 'default', targetPort: 'default' });
+    assert.deepEqual(result.definition?.connections[0], {
+      from: 'trigger',
+      to: 'work',
+      id: 'c1',
+      sourcePort: 'default',
+      targetPort: 'default',
+    });
     assert.deepEqual(result.definition?.triggers, [{ id: 'trigger', pluginType: 'manual', config: {} }]);
   });
 
@@ -32,11 +38,27 @@ describe('engine: definition validation', () => {
       semantic_version: '1.0.0',
       steps: [
         { id: 'trigger', type: 'trigger', plugin_type: 'cron', config: { schedule: '0 * * * *', timezone: 'UTC' } },
-        { id: 'gate', type: 'decider', plugin_type: 'conditional', config: { expression: '${{ 1 > 0 }}' }, depends_on: ['trigger'], join_strategy: 'any' },
+        {
+          id: 'gate',
+          type: 'decider',
+          plugin_type: 'conditional',
+          config: { expression: '${{ 1 > 0 }}' },
+          depends_on: ['trigger'],
+          join_strategy: 'any',
+        },
         { id: 'wait', type: 'wait', plugin_type: 'signal-wait', config: { signal_name: 'go', on_timeout: 'continue', timeout: 'PT24H' } },
-        { id: 'done', type: 'module', plugin_type: 'no-op', error_handling: { retry_policy: { max_attempts: 3, initial_interval: '2s', jitter: 0.3 }, fallback_step: 'wait' } },
+        {
+          id: 'done',
+          type: 'module',
+          plugin_type: 'no-op',
+          error_handling: { retry_policy: { max_attempts: 3, initial_interval: '2s', jitter: 0.3 }, fallback_step: 'wait' },
+        },
       ],
-      connections: [{ from: 'gate', to: 'wait', source_port: 'true' }, { from: 'wait', to: 'done', source_port: 'timeout' }, { from: 'trigger', to: 'gate' }],
+      connections: [
+        { from: 'gate', to: 'wait', source_port: 'true' },
+        { from: 'wait', to: 'done', source_port: 'timeout' },
+        { from: 'trigger', to: 'gate' },
+      ],
     });
     assert.deepEqual(result.errors, []);
     const def = result.definition!;
@@ -44,16 +66,25 @@ describe('engine: definition validation', () => {
     assert.equal(def.steps.gate.joinStrategy, 'any');
     assert.equal(def.steps.wait.config.signalName, 'go');
     assert.equal(def.steps.wait.config.onTimeout, 'continue');
-    assert.deepEqual(def.steps.done.errorHandling, { retryPolicy: { maxAttempts: 3, initialInterval: '2s', jitter: 0.3 }, fallbackStep: 'wait' });
+    assert.deepEqual(def.steps.done.errorHandling, {
+      retryPolicy: { maxAttempts: 3, initialInterval: '2s', jitter: 0.3 },
+      fallbackStep: 'wait',
+    });
     // dependsOn duplicates the explicit connection and is deduplicated.
     assert.equal(def.connections.filter((c) => c.from === 'trigger' && c.to === 'gate').length, 1);
     assert.equal('dependsOn' in def.steps.gate, false);
-    assert.deepEqual(def.triggers.map((t) => t.id), ['trigger']);
+    assert.deepEqual(
+      def.triggers.map((t) => t.id),
+      ['trigger'],
+    );
   });
 
   it('discards a client triggers value', () => {
     const result = validateDefinition(base({ triggers: [{ id: 'ghost', pluginType: 'cron' }] }));
-    assert.deepEqual(result.definition?.triggers.map((t) => t.id), ['trigger']);
+    assert.deepEqual(
+      result.definition?.triggers.map((t) => t.id),
+      ['trigger'],
+    );
     assert.equal(result.warnings[0].code, 'TRIGGERS_DISCARDED');
   });
 
@@ -65,24 +96,80 @@ describe('engine: definition validation', () => {
     ['hyphen in step id', { steps: { 'my-step': { type: 'module', pluginType: 'no-op' } }, connections: [] }, '/steps/my-step'],
     ['unknown plugin', { steps: { a: { type: 'module', pluginType: 'slack-send' } }, connections: [] }, '/steps/a/pluginType'],
     ['unknown type', { steps: { a: { type: 'robot', pluginType: 'no-op' } }, connections: [] }, '/steps/a/type'],
-    ['missing required config', { steps: { a: { type: 'module', pluginType: 'http-request', config: {} } }, connections: [] }, '/steps/a/config/url'],
-    ['wrong config type', { steps: { a: { type: 'module', pluginType: 'split-in-batches', config: { batchSize: 'ten' } } }, connections: [] }, '/steps/a/config/batchSize'],
-    ['enum violation', { steps: { a: { type: 'module', pluginType: 'log', config: { message: 'x', level: 'loud' } } }, connections: [] }, '/steps/a/config/level'],
-    ['bad cron', { steps: { t: { type: 'trigger', pluginType: 'cron', config: { schedule: '61 * * * *' } } }, connections: [] }, '/steps/t/config/schedule'],
-    ['bad duration', { steps: { a: { type: 'module', pluginType: 'delay', config: { duration: 'soon' } } }, connections: [] }, '/steps/a/config/duration'],
-    ['bad step timeout', { steps: { a: { type: 'module', pluginType: 'no-op', timeout: '5 minutes' } }, connections: [] }, '/steps/a/timeout'],
-    ['expression does not parse', { steps: { a: { type: 'module', pluginType: 'log', config: { message: '${{ steps.x. }}' } } }, connections: [] }, '/steps/a/config/message'],
-    ['decider expression does not parse', { steps: { a: { type: 'decider', pluginType: 'conditional', config: { expression: 'a ==' } } }, connections: [] }, '/steps/a/config/expression'],
+    [
+      'missing required config',
+      { steps: { a: { type: 'module', pluginType: 'http-request', config: {} } }, connections: [] },
+      '/steps/a/config/url',
+    ],
+    [
+      'wrong config type',
+      { steps: { a: { type: 'module', pluginType: 'split-in-batches', config: { batchSize: 'ten' } } }, connections: [] },
+      '/steps/a/config/batchSize',
+    ],
+    [
+      'enum violation',
+      { steps: { a: { type: 'module', pluginType: 'log', config: { message: 'x', level: 'loud' } } }, connections: [] },
+      '/steps/a/config/level',
+    ],
+    [
+      'bad cron',
+      { steps: { t: { type: 'trigger', pluginType: 'cron', config: { schedule: '61 * * * *' } } }, connections: [] },
+      '/steps/t/config/schedule',
+    ],
+    [
+      'bad duration',
+      { steps: { a: { type: 'module', pluginType: 'delay', config: { duration: 'soon' } } }, connections: [] },
+      '/steps/a/config/duration',
+    ],
+    [
+      'bad step timeout',
+      { steps: { a: { type: 'module', pluginType: 'no-op', timeout: '5 minutes' } }, connections: [] },
+      '/steps/a/timeout',
+    ],
+    [
+      'expression does not parse',
+      { steps: { a: { type: 'module', pluginType: 'log', config: { message: '${{ steps.x. }}' } } }, connections: [] },
+      '/steps/a/config/message',
+    ],
+    [
+      'decider expression does not parse',
+      { steps: { a: { type: 'decider', pluginType: 'conditional', config: { expression: 'a ==' } } }, connections: [] },
+      '/steps/a/config/expression',
+    ],
     ['connection to unknown step', { connections: [{ from: 'trigger', to: 'ghost' }] }, '/connections/0/to'],
     ['unknown source port', { connections: [{ from: 'trigger', to: 'work', sourcePort: 'nope' }] }, '/connections/0/sourcePort'],
     ['unknown target port', { connections: [{ from: 'trigger', to: 'work', targetPort: 'callback' }] }, '/connections/0/targetPort'],
-    ['connection condition does not parse', { connections: [{ from: 'trigger', to: 'work', condition: '((' }] }, '/connections/0/condition'],
-    ['fallback to unknown step', { steps: { a: { type: 'module', pluginType: 'no-op', errorHandling: { fallbackStep: 'zzz' } } }, connections: [] }, '/steps/a/errorHandling/fallbackStep'],
-    ['count join without joinCount', { steps: { a: { type: 'module', pluginType: 'no-op', joinStrategy: 'count' } }, connections: [] }, '/steps/a/joinCount'],
-    ['trigger plugin in a module step', { steps: { a: { type: 'module', pluginType: 'cron', config: { schedule: '@hourly' } } }, connections: [] }, '/steps/a/pluginType'],
-    ['dependsOn unknown step', { steps: { a: { type: 'module', pluginType: 'no-op', dependsOn: ['ghost'] } }, connections: [] }, '/steps/a/dependsOn/0'],
+    [
+      'connection condition does not parse',
+      { connections: [{ from: 'trigger', to: 'work', condition: '((' }] },
+      '/connections/0/condition',
+    ],
+    [
+      'fallback to unknown step',
+      { steps: { a: { type: 'module', pluginType: 'no-op', errorHandling: { fallbackStep: 'zzz' } } }, connections: [] },
+      '/steps/a/errorHandling/fallbackStep',
+    ],
+    [
+      'count join without joinCount',
+      { steps: { a: { type: 'module', pluginType: 'no-op', joinStrategy: 'count' } }, connections: [] },
+      '/steps/a/joinCount',
+    ],
+    [
+      'trigger plugin in a module step',
+      { steps: { a: { type: 'module', pluginType: 'cron', config: { schedule: '@hourly' } } }, connections: [] },
+      '/steps/a/pluginType',
+    ],
+    [
+      'dependsOn unknown step',
+      { steps: { a: { type: 'module', pluginType: 'no-op', dependsOn: ['ghost'] } }, connections: [] },
+      '/steps/a/dependsOn/0',
+    ],
     ['secret in a variable initialValue', { variables: { v: { initialValue: '${{ secrets.TOKEN }}' } } }, '/variables/v/initialValue'],
-    ['snake_case field named as sent', { steps: [{ id: 'a', type: 'module', plugin_type: 'nope' }], connections: [] }, '/steps/0/plugin_type'],
+    [
+      'snake_case field named as sent',
+      { steps: [{ id: 'a', type: 'module', plugin_type: 'nope' }], connections: [] },
+      '/steps/0/plugin_type',
+    ],
   ];
   for (const [label, patch, path] of cases) {
     it(`rejects: ${label} (${path})`, () => {
@@ -93,7 +180,12 @@ describe('engine: definition validation', () => {
   }
 
   it('reports one entry per offending field', () => {
-    const errors = validateDefinition({ name: '', key: 'X', steps: { a: { type: 'module', pluginType: 'nope' } }, connections: [{ from: 'a', to: 'b' }] }).errors;
+    const errors = validateDefinition({
+      name: '',
+      key: 'X',
+      steps: { a: { type: 'module', pluginType: 'nope' } },
+      connections: [{ from: 'a', to: 'b' }],
+    }).errors;
     assert.deepEqual(errors.map((e) => e.path).sort(), ['/connections/0/to', '/key', '/name', '/steps/a/pluginType']);
   });
 
@@ -102,7 +194,11 @@ describe('engine: definition validation', () => {
       base({
         steps: {
           trigger: { type: 'trigger', pluginType: 'manual' },
-          work: { type: 'module', pluginType: 'http-request', config: { url: '${{ vars.BASE_URL }}/x', headers: { a: '${{ secrets["API_TOKEN"] }}' } } },
+          work: {
+            type: 'module',
+            pluginType: 'http-request',
+            config: { url: '${{ vars.BASE_URL }}/x', headers: { a: '${{ secrets["API_TOKEN"] }}' } },
+          },
           gate: { type: 'decider', pluginType: 'conditional', config: { expression: 'vars.ENABLED == true' } },
         },
       }),
@@ -121,7 +217,11 @@ describe('engine: definition validation', () => {
       name: 'Ports',
       steps: {
         fetch: { type: 'module', pluginType: 'paginated-fetch', config: { url: 'https://x', mode: 'stream' } },
-        route: { type: 'decider', pluginType: 'case', config: { expression: '$item.size', cases: [{ match: 'L', port: 'big' }], default: 'other' } },
+        route: {
+          type: 'decider',
+          pluginType: 'case',
+          config: { expression: '$item.size', cases: [{ match: 'L', port: 'big' }], default: 'other' },
+        },
       },
       connections: [
         { from: 'fetch', to: 'route', sourcePort: 'loop' },
@@ -135,7 +235,10 @@ describe('engine: definition validation', () => {
   it('does not let a __proto__ step id pollute prototypes', () => {
     const input = JSON.parse('{"name":"p","steps":{"__proto__":{"type":"module","pluginType":"no-op"}}}');
     const result = validateDefinition(input);
-    assert.deepEqual(result.errors.map((e) => e.path), ['/steps/__proto__']);
+    assert.deepEqual(
+      result.errors.map((e) => e.path),
+      ['/steps/__proto__'],
+    );
     assert.equal(({} as Record<string, unknown>).type, undefined);
   });
 });

@@ -3,8 +3,16 @@ import { cronError, parseDuration } from '../../workflows/engine';
 
 describe('engine: durations', () => {
   const valid: Array<[unknown, number]> = [
-    ['500ms', 500], ['30s', 30_000], ['2h', 7_200_000], ['1d', 86_400_000], ['1h30m', 5_400_000],
-    ['PT24H', 86_400_000], ['P1DT2H', 93_600_000], ['PT0.5S', 500], [250, 250], ['1500', 1500],
+    ['500ms', 500],
+    ['30s', 30_000],
+    ['2h', 7_200_000],
+    ['1d', 86_400_000],
+    ['1h30m', 5_400_000],
+    ['PT24H', 86_400_000],
+    ['P1DT2H', 93_600_000],
+    ['PT0.5S', 500],
+    [250, 250],
+    ['1500', 1500],
   ];
   for (const [input, ms] of valid) it(`parses ${JSON.stringify(input)}`, () => assert.equal(parseDuration(input), ms));
   for (const input of ['', 'soon', '5 minutes', 'P', 'PT', -1, NaN, Infinity, null, {}, '1x']) {
@@ -13,10 +21,28 @@ describe('engine: durations', () => {
 });
 
 describe('engine: cron expressions', () => {
-  for (const expression of ['* * * * *', '*/5 0-23 1,15 JAN-DEC MON-FRI', '0 0 12 * * ?', '@hourly', '@every 90s', '0 0 L * *', '0 9 * * 1#2']) {
+  for (const expression of [
+    '* * * * *',
+    '*/5 0-23 1,15 JAN-DEC MON-FRI',
+    '0 0 12 * * ?',
+    '@hourly',
+    '@every 90s',
+    '0 0 L * *',
+    '0 9 * * 1#2',
+  ]) {
     it(`accepts ${expression}`, () => assert.equal(cronError(expression), undefined));
   }
-  for (const expression of ['', '* * * *', '61 * * * *', '* 24 * * *', '*/0 * * * *', '5-1 * * * *', '@often', '@every 10ms', '* * * * * * *']) {
+  for (const expression of [
+    '',
+    '* * * *',
+    '61 * * * *',
+    '* 24 * * *',
+    '*/0 * * * *',
+    '5-1 * * * *',
+    '@often',
+    '@every 10ms',
+    '* * * * * * *',
+  ]) {
     it(`rejects ${JSON.stringify(expression)}`, () => assert.equal(typeof cronError(expression), 'string'));
   }
 });

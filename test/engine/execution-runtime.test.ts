@@ -1,5 +1,17 @@
 import assert from 'node:assert/strict';
-import { startExecution, validateDefinition, type ActivityCall, type ExecutionInput, type LogEntryDraft, type PluginResult, type RuntimeEffects, type StepEvent, type WaitRequest, type WaitResult, type WorkflowDefinition } from '../../workflows/engine';
+import {
+  startExecution,
+  validateDefinition,
+  type ActivityCall,
+  type ExecutionInput,
+  type LogEntryDraft,
+  type PluginResult,
+  type RuntimeEffects,
+  type StepEvent,
+  type WaitRequest,
+  type WaitResult,
+  type WorkflowDefinition,
+} from '../../workflows/engine';
 
 interface Fakes {
   activities?: Record<string, (call: ActivityCall) => PluginResult | Promise<PluginResult>>;
@@ -66,7 +78,13 @@ describe('execution runtime (pure, fake effects)', () => {
         variables: { total: { initialValue: 1 } },
         steps: [
           manual,
-          { id: 'setVar', type: 'module', pluginType: 'set-variable', config: { path: 'total', value: '${{ variables.total + workflow.inputs.n }}' }, dependsOn: ['start'] },
+          {
+            id: 'setVar',
+            type: 'module',
+            pluginType: 'set-variable',
+            config: { path: 'total', value: '${{ variables.total + workflow.inputs.n }}' },
+            dependsOn: ['start'],
+          },
           { id: 'check', type: 'decider', pluginType: 'conditional', config: { expression: 'variables.total > 5' }, dependsOn: ['setVar'] },
           { id: 'logIt', type: 'module', pluginType: 'log', config: { message: 'total is ${{ variables.total }} in ${{ vars.REGION }}' } },
           { id: 'never', type: 'module', pluginType: 'no-op', config: {} },
@@ -81,7 +99,10 @@ describe('execution runtime (pure, fake effects)', () => {
     );
     assert.deepEqual(outcome, { status: 'completed', outputs: { total: 10, matched: 'true' } });
     assert.equal(calls.length, 0, 'pure steps make no activity call');
-    assert.deepEqual(logs.map((l) => l.message), ['total is 10 in eu']);
+    assert.deepEqual(
+      logs.map((l) => l.message),
+      ['total is 10 in eu'],
+    );
     assert.equal(ctx.steps.never.status, 'skipped');
   });
 
@@ -109,7 +130,10 @@ describe('execution runtime (pure, fake effects)', () => {
     );
     assert.equal(outcome.status, 'completed');
     assert.deepEqual(outcome.outputs.urls, [{ url: 'https://x/1' }, { url: 'https://x/2' }, { url: 'https://x/3' }]);
-    assert.deepEqual(calls.filter((c) => c.pluginType === 'http-request').map((c) => c.itemIndex), [0, 1, 2]);
+    assert.deepEqual(
+      calls.filter((c) => c.pluginType === 'http-request').map((c) => c.itemIndex),
+      [0, 1, 2],
+    );
   });
 
   it('lets a mode property choose the execute mode: code-exec mode each runs once per item', async () => {
@@ -123,10 +147,23 @@ describe('execution runtime (pure, fake effects)', () => {
         ],
       },
       {},
-      { activities: { 'code-exec': (call) => (call.stepId === 'list' ? { status: 'success', items: [{ id: 1 }, { id: 2 }] } : { status: 'success', outputs: { n: call.items.length } }) } },
+      {
+        activities: {
+          'code-exec': (call) =>
+            call.stepId === 'list'
+              ? { status: 'success', items: [{ id: 1 }, { id: 2 }] }
+              : { status: 'success', outputs: { n: call.items.length } },
+        },
+      },
     );
     assert.equal(outcome.status, 'completed');
-    assert.deepEqual(calls.filter((c) => c.stepId === 'each').map((c) => [c.itemIndex, c.item]), [[0, { id: 1 }], [1, { id: 2 }]]);
+    assert.deepEqual(
+      calls.filter((c) => c.stepId === 'each').map((c) => [c.itemIndex, c.item]),
+      [
+        [0, { id: 1 }],
+        [1, { id: 2 }],
+      ],
+    );
     assert.equal(calls.filter((c) => c.stepId === 'all').length, 1, 'code-exec defaults to all');
   });
 
@@ -156,9 +193,21 @@ describe('execution runtime (pure, fake effects)', () => {
     const { outcome, ctx } = await run({
       steps: [
         manual,
-        { id: 'boom', type: 'module', pluginType: 'fail', config: { message: 'bad thing', code: 'E_BAD' }, dependsOn: ['start'], errorHandling: { fallbackStep: 'rescue' } },
+        {
+          id: 'boom',
+          type: 'module',
+          pluginType: 'fail',
+          config: { message: 'bad thing', code: 'E_BAD' },
+          dependsOn: ['start'],
+          errorHandling: { fallbackStep: 'rescue' },
+        },
         { id: 'after', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['boom'] },
-        { id: 'rescue', type: 'module', pluginType: 'set-variable', config: { path: 'why', value: '${{ steps.boom.error.code }}: ${{ steps.boom.error.message }}' } },
+        {
+          id: 'rescue',
+          type: 'module',
+          pluginType: 'set-variable',
+          config: { path: 'why', value: '${{ steps.boom.error.code }}: ${{ steps.boom.error.message }}' },
+        },
       ],
       outputs: { why: '${{ variables.why }}' },
     });
@@ -176,14 +225,23 @@ describe('execution runtime (pure, fake effects)', () => {
   it('runs forEach sequentially with reduce, and in parallel counting failures', async () => {
     const activities = {
       'http-request': (call: ActivityCall) =>
-        call.inputs.item === 'bad' ? ({ status: 'failure', error: { code: 'HTTP_500', message: 'x' } } as PluginResult) : ({ status: 'success', outputs: { got: call.inputs.item, i: call.inputs.index } } as PluginResult),
+        call.inputs.item === 'bad'
+          ? ({ status: 'failure', error: { code: 'HTTP_500', message: 'x' } } as PluginResult)
+          : ({ status: 'success', outputs: { got: call.inputs.item, i: call.inputs.index } } as PluginResult),
     };
     const sequential = await run(
       {
         variables: { list: { initialValue: ['a', 'b', 'c'] } },
         steps: [
           manual,
-          { id: 'each', type: 'module', pluginType: 'http-request', config: { url: 'https://x' }, dependsOn: ['start'], forEach: { expression: '${{ variables.list }}', reduce: { initialValue: '', accumulator: 'acc + result.got' } } },
+          {
+            id: 'each',
+            type: 'module',
+            pluginType: 'http-request',
+            config: { url: 'https://x' },
+            dependsOn: ['start'],
+            forEach: { expression: '${{ variables.list }}', reduce: { initialValue: '', accumulator: 'acc + result.got' } },
+          },
         ],
         outputs: { out: '${{ steps.each.outputs }}' },
       },
@@ -191,7 +249,11 @@ describe('execution runtime (pure, fake effects)', () => {
       { activities },
     );
     assert.deepEqual(sequential.outcome.outputs.out, {
-      items: [{ got: 'a', i: 0 }, { got: 'b', i: 1 }, { got: 'c', i: 2 }],
+      items: [
+        { got: 'a', i: 0 },
+        { got: 'b', i: 1 },
+        { got: 'c', i: 2 },
+      ],
       count: 3,
       failed: 0,
       result: 'abc',
@@ -199,7 +261,17 @@ describe('execution runtime (pure, fake effects)', () => {
     const parallel = await run(
       {
         variables: { list: { initialValue: ['a', 'bad', 'c'] } },
-        steps: [manual, { id: 'each', type: 'module', pluginType: 'http-request', config: { url: 'https://x' }, dependsOn: ['start'], forEach: { expression: 'variables.list', parallel: true, maxConcurrency: 2 } }],
+        steps: [
+          manual,
+          {
+            id: 'each',
+            type: 'module',
+            pluginType: 'http-request',
+            config: { url: 'https://x' },
+            dependsOn: ['start'],
+            forEach: { expression: 'variables.list', parallel: true, maxConcurrency: 2 },
+          },
+        ],
         outputs: { out: '${{ steps.each.outputs }}' },
       },
       {},
@@ -213,25 +285,56 @@ describe('execution runtime (pure, fake effects)', () => {
       {
         steps: [
           manual,
-          { id: 'approve', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'approval', correlationKey: 'item:${{ workflow.inputs.id }}', timeout: '2h' }, dependsOn: ['start'] },
-          { id: 'record', type: 'module', pluginType: 'set-variable', config: { path: 'decision', value: '${{ signal.payload.decision }}' }, dependsOn: ['approve'] },
+          {
+            id: 'approve',
+            type: 'wait',
+            pluginType: 'signal-wait',
+            config: { signalName: 'approval', correlationKey: 'item:${{ workflow.inputs.id }}', timeout: '2h' },
+            dependsOn: ['start'],
+          },
+          {
+            id: 'record',
+            type: 'module',
+            pluginType: 'set-variable',
+            config: { path: 'decision', value: '${{ signal.payload.decision }}' },
+            dependsOn: ['approve'],
+          },
         ],
         outputs: { decision: '${{ variables.decision }}' },
       },
       { id: 7 },
-      { signals: () => ({ timedOut: false, name: 'approval', payload: { decision: 'yes' }, receivedAt: '2026-01-01T00:01:00Z', signalId: 'sig_1' }) },
+      {
+        signals: () => ({
+          timedOut: false,
+          name: 'approval',
+          payload: { decision: 'yes' },
+          receivedAt: '2026-01-01T00:01:00Z',
+          signalId: 'sig_1',
+        }),
+      },
     );
     assert.deepEqual(waits, [{ stepId: 'approve', signalNames: ['approval'], correlationKey: 'item:7', timeoutMs: 7_200_000 }]);
     assert.deepEqual(outcome.outputs, { decision: 'yes' });
   });
 
   it('times a wait out: error by default, or through the timeout port with onTimeout continue', async () => {
-    const failing = await run({ steps: [manual, { id: 'w', type: 'wait', pluginType: 'signal-wait', config: { signalName: 's', timeout: '1s' }, dependsOn: ['start'] }] });
+    const failing = await run({
+      steps: [
+        manual,
+        { id: 'w', type: 'wait', pluginType: 'signal-wait', config: { signalName: 's', timeout: '1s' }, dependsOn: ['start'] },
+      ],
+    });
     assert.equal(failing.outcome.error?.type, 'SIGNAL_WAIT_TIMEOUT');
     const routed = await run({
       steps: [
         manual,
-        { id: 'w', type: 'wait', pluginType: 'signal-wait', config: { signalName: 's', timeout: '1s', onTimeout: 'continue' }, dependsOn: ['start'] },
+        {
+          id: 'w',
+          type: 'wait',
+          pluginType: 'signal-wait',
+          config: { signalName: 's', timeout: '1s', onTimeout: 'continue' },
+          dependsOn: ['start'],
+        },
         { id: 'late', type: 'module', pluginType: 'no-op', config: {} },
         { id: 'onTime', type: 'module', pluginType: 'no-op', config: {} },
       ],
@@ -245,28 +348,53 @@ describe('execution runtime (pure, fake effects)', () => {
   });
 
   it('loops split-in-batches through a back-edge and collects every processed item', async () => {
-    const { outcome, ctx } = await run({
-      variables: { seen: { initialValue: [] } },
-      steps: [
-        manual,
-        { id: 'split', type: 'module', pluginType: 'split-in-batches', config: { batchSize: 2, arrayPath: 'list' }, dependsOn: ['start'] },
-        { id: 'work', type: 'module', pluginType: 'set-variable', config: { path: 'seen', value: '${{ concat(variables.seen, $items) }}' } },
-        { id: 'finish', type: 'module', pluginType: 'no-op', config: {} },
-      ],
-      connections: [
-        { from: 'split', to: 'work', sourcePort: 'loop' },
-        { from: 'work', to: 'split' },
-        { from: 'split', to: 'finish', sourcePort: 'done' },
-      ],
-      outputs: { seen: '${{ len(variables.seen) }}', done: '${{ len(steps.finish.items) }}' },
-    }, { list: [1, 2, 3, 4, 5] });
+    const { outcome, ctx } = await run(
+      {
+        variables: { seen: { initialValue: [] } },
+        steps: [
+          manual,
+          {
+            id: 'split',
+            type: 'module',
+            pluginType: 'split-in-batches',
+            config: { batchSize: 2, arrayPath: 'list' },
+            dependsOn: ['start'],
+          },
+          {
+            id: 'work',
+            type: 'module',
+            pluginType: 'set-variable',
+            config: { path: 'seen', value: '${{ concat(variables.seen, $items) }}' },
+          },
+          { id: 'finish', type: 'module', pluginType: 'no-op', config: {} },
+        ],
+        connections: [
+          { from: 'split', to: 'work', sourcePort: 'loop' },
+          { from: 'work', to: 'split' },
+          { from: 'split', to: 'finish', sourcePort: 'done' },
+        ],
+        outputs: { seen: '${{ len(variables.seen) }}', done: '${{ len(steps.finish.items) }}' },
+      },
+      { list: [1, 2, 3, 4, 5] },
+    );
     assert.deepEqual(outcome, { status: 'completed', outputs: { seen: 5, done: 5 } });
     assert.equal(ctx.steps.split.run, 4);
   });
 
   it('passes secret references to activities unresolved', async () => {
     const { calls } = await run(
-      { steps: [manual, { id: 'call', type: 'module', pluginType: 'http-request', config: { url: 'https://x', headers: { Authorization: 'Bearer ${{ secrets.TOKEN }}' } }, dependsOn: ['start'] }] },
+      {
+        steps: [
+          manual,
+          {
+            id: 'call',
+            type: 'module',
+            pluginType: 'http-request',
+            config: { url: 'https://x', headers: { Authorization: 'Bearer ${{ secrets.TOKEN }}' } },
+            dependsOn: ['start'],
+          },
+        ],
+      },
       {},
       { activities: { 'http-request': () => ({ status: 'success', outputs: {} }) } },
     );
@@ -274,22 +402,60 @@ describe('execution runtime (pure, fake effects)', () => {
   });
 
   it('skips a step whose condition is false, and what only it feeds', async () => {
-    const { ctx } = await run({
-      steps: [
-        manual,
-        { id: 'maybe', type: 'module', pluginType: 'no-op', config: {}, condition: '${{ workflow.inputs.go == true }}', dependsOn: ['start'] },
-        { id: 'next', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['maybe'] },
-      ],
-    }, { go: false });
+    const { ctx } = await run(
+      {
+        steps: [
+          manual,
+          {
+            id: 'maybe',
+            type: 'module',
+            pluginType: 'no-op',
+            config: {},
+            condition: '${{ workflow.inputs.go == true }}',
+            dependsOn: ['start'],
+          },
+          { id: 'next', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['maybe'] },
+        ],
+      },
+      { go: false },
+    );
     assert.equal(ctx.steps.maybe.status, 'skipped');
     assert.equal(ctx.steps.next.status, 'skipped');
   });
 
   it('projects outputs', async () => {
     const { ctx } = await run(
-      { steps: [manual, { id: 'call', type: 'module', pluginType: 'http-request', config: { url: 'https://x' }, outputProjection: ['body.results[].id', 'statusCode'], dependsOn: ['start'] }] },
+      {
+        steps: [
+          manual,
+          {
+            id: 'call',
+            type: 'module',
+            pluginType: 'http-request',
+            config: { url: 'https://x' },
+            outputProjection: ['body.results[].id', 'statusCode'],
+            dependsOn: ['start'],
+          },
+        ],
+      },
       {},
-      { activities: { 'http-request': () => ({ status: 'success', outputs: { statusCode: 200, headers: { a: 1 }, body: { results: [{ id: 1, big: 'x' }, { id: 2, big: 'y' }] } } }) } },
+      {
+        activities: {
+          'http-request': () => ({
+            status: 'success',
+            outputs: {
+              statusCode: 200,
+              headers: { a: 1 },
+              body: {
+                results: [
+                  { id: 1, big: 'x' },
+                  { id: 2, big: 'y' },
+                ],
+              },
+            },
+          }),
+        },
+      },
     );
     assert.deepEqual(ctx.steps.call.outputs, { body: { results: [{ id: 1 }, { id: 2 }] }, statusCode: 200 });
   });
@@ -302,8 +468,19 @@ describe('execution runtime (pure, fake effects)', () => {
         variables: { seen: { initialValue: [] } },
         steps: [
           manual,
-          { id: 'pages', type: 'module', pluginType: 'paginated-fetch', config: { url: 'https://api.test/items', mode: 'stream' }, dependsOn: ['start'] },
-          { id: 'collect', type: 'module', pluginType: 'set-variable', config: { path: 'seen', value: '${{ concat(variables.seen, $items) }}' } },
+          {
+            id: 'pages',
+            type: 'module',
+            pluginType: 'paginated-fetch',
+            config: { url: 'https://api.test/items', mode: 'stream' },
+            dependsOn: ['start'],
+          },
+          {
+            id: 'collect',
+            type: 'module',
+            pluginType: 'set-variable',
+            config: { path: 'seen', value: '${{ concat(variables.seen, $items) }}' },
+          },
           { id: 'finish', type: 'module', pluginType: 'no-op', config: {} },
         ],
         connections: [
@@ -319,14 +496,24 @@ describe('execution runtime (pure, fake effects)', () => {
           'paginated-fetch': (call) => {
             const page = typeof call.nodeState?.page === 'number' ? call.nodeState.page : 1;
             if (page > 3) return { status: 'success', items: [], activePorts: ['done'], nodeState: null };
-            return { status: 'success', items: [{ page, n: 1 }, { page, n: 2 }], activePorts: ['loop'], nodeState: { page: page + 1 } };
+            return {
+              status: 'success',
+              items: [
+                { page, n: 1 },
+                { page, n: 2 },
+              ],
+              activePorts: ['loop'],
+              nodeState: { page: page + 1 },
+            };
           },
         },
       },
     );
     assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
     assert.equal((outcome.outputs.seen as unknown[]).length, 6);
-    assert.deepEqual(calls.map((call) => call.nodeState?.page ?? null), [null, 2, 3, 4]);
+    assert.deepEqual(
+      calls.map((call) => call.nodeState?.page ?? null),
+      [null, 2, 3, 4],
+    );
   });
 });
-

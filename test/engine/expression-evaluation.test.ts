@@ -74,14 +74,46 @@ describe('expression evaluator', () => {
   ];
   for (const [source, message] of rejected) {
     it(`rejects ${source}`, () => {
-      assert.throws(() => evaluateExpression(source, scope), (error: unknown) => error instanceof ExpressionError && message.test(error.message));
+      assert.throws(
+        () => evaluateExpression(source, scope),
+        (error: unknown) => error instanceof ExpressionError && message.test(error.message),
+      );
     });
   }
 
   it('never escapes to anything but a value or an ExpressionError, and never pollutes prototypes', () => {
     const fragment = fc.constantFrom(
-      'workflow', 'inputs', 'steps', '$item', '.', '[', ']', '(', ')', "'__proto__'", 'constructor', 'prototype',
-      '+', '-', '*', '/', '==', '&&', '||', '!', '?', ':', '1', "'x'", 'len', 'concat', 'contains', ',', ' ', 'trim', 'name',
+      'workflow',
+      'inputs',
+      'steps',
+      '$item',
+      '.',
+      '[',
+      ']',
+      '(',
+      ')',
+      "'__proto__'",
+      'constructor',
+      'prototype',
+      '+',
+      '-',
+      '*',
+      '/',
+      '==',
+      '&&',
+      '||',
+      '!',
+      '?',
+      ':',
+      '1',
+      "'x'",
+      'len',
+      'concat',
+      'contains',
+      ',',
+      ' ',
+      'trim',
+      'name',
     );
     fc.assert(
       fc.property(fc.array(fragment, { maxLength: 14 }), (parts) => {

@@ -1,5 +1,18 @@
 import assert from 'node:assert/strict';
-import { begin, buildTopology, createWalkerState, settle, type Activation, type ConnectionDefinition, type Item, type JoinStrategy, type StepDefinition, type StepOutcome, type Transition, type WorkflowDefinition } from '../../workflows/engine';
+import {
+  begin,
+  buildTopology,
+  createWalkerState,
+  settle,
+  type Activation,
+  type ConnectionDefinition,
+  type Item,
+  type JoinStrategy,
+  type StepDefinition,
+  type StepOutcome,
+  type Transition,
+  type WorkflowDefinition,
+} from '../../workflows/engine';
 
 type StepSpec = Partial<Pick<StepDefinition, 'joinStrategy' | 'joinCount' | 'errorHandling'>> & { join?: JoinStrategy };
 
@@ -29,7 +42,15 @@ function graph(steps: Record<string, StepSpec>, edges: string[]): WorkflowDefini
     steps: Object.fromEntries(
       Object.entries(steps).map(([id, spec]) => [
         id,
-        { id, type: 'module', pluginType: 'no-op', config: {}, joinStrategy: spec.join, joinCount: spec.joinCount, errorHandling: spec.errorHandling },
+        {
+          id,
+          type: 'module',
+          pluginType: 'no-op',
+          config: {},
+          joinStrategy: spec.join,
+          joinCount: spec.joinCount,
+          errorHandling: spec.errorHandling,
+        },
       ]),
     ),
   };
@@ -38,7 +59,12 @@ function graph(steps: Record<string, StepSpec>, edges: string[]): WorkflowDefini
 type Behaviour = (activation: Activation) => StepOutcome;
 
 /** Runs the walk to the end, one ready step at a time; returns the run log and the final transition facts. */
-function walk(definition: WorkflowDefinition, starts: Record<string, Item[]>, behaviours: Record<string, Behaviour> = {}, conditions: Record<string, boolean> = {}) {
+function walk(
+  definition: WorkflowDefinition,
+  starts: Record<string, Item[]>,
+  behaviours: Record<string, Behaviour> = {},
+  conditions: Record<string, boolean> = {},
+) {
   const topology = buildTopology(definition);
   const state = createWalkerState(topology);
   const condition = (edge: { condition?: string | boolean }) => conditions[String(edge.condition)] ?? true;
@@ -63,7 +89,9 @@ function walk(definition: WorkflowDefinition, starts: Record<string, Item[]>, be
   return { ran, skipped, inputs, failure, state, topology };
 }
 
-const route = (port: string): Behaviour => (a) => ({ status: 'completed', ports: { [port]: a.items } });
+const route =
+  (port: string): Behaviour =>
+  (a) => ({ status: 'completed', ports: { [port]: a.items } });
 const fail: Behaviour = () => ({ status: 'failed' });
 
 describe('graph walker', () => {
@@ -136,17 +164,28 @@ describe('graph walker', () => {
 
   it('fires a `count` join once enough edges arrive', () => {
     //   S ──▶ X, Y, Z ──▶ M (count 2)
-    const definition = graph({ S: {}, X: {}, Y: {}, Z: {}, M: { join: 'count', joinCount: 2 } }, ['S->X', 'S->Y', 'S->Z', 'X->M', 'Y->M', 'Z->M']);
+    const definition = graph({ S: {}, X: {}, Y: {}, Z: {}, M: { join: 'count', joinCount: 2 } }, [
+      'S->X',
+      'S->Y',
+      'S->Z',
+      'X->M',
+      'Y->M',
+      'Z->M',
+    ]);
     const result = walk(definition, { S: [{}] }, { X: route('default'), Y: route('default') });
     assert.equal(result.ran.filter((id) => id === 'M').length, 1);
     assert.equal(result.inputs.M[0].length, 2);
   });
 
   it('concatenates items from every arriving edge in an `all` join', () => {
-    const result = walk(graph({ S: {}, X: {}, Y: {}, M: {} }, ['S->X', 'S->Y', 'X->M', 'Y->M']), { S: [{}] }, {
-      X: () => ({ status: 'completed', ports: { default: [{ from: 'X' }] } }),
-      Y: () => ({ status: 'completed', ports: { default: [{ from: 'Y' }, { from: 'Y2' }] } }),
-    });
+    const result = walk(
+      graph({ S: {}, X: {}, Y: {}, M: {} }, ['S->X', 'S->Y', 'X->M', 'Y->M']),
+      { S: [{}] },
+      {
+        X: () => ({ status: 'completed', ports: { default: [{ from: 'X' }] } }),
+        Y: () => ({ status: 'completed', ports: { default: [{ from: 'Y' }, { from: 'Y2' }] } }),
+      },
+    );
     assert.deepEqual(result.inputs.M, [[{ from: 'X' }, { from: 'Y' }, { from: 'Y2' }]]);
   });
 
@@ -184,9 +223,16 @@ describe('graph walker', () => {
 
   it('routes items per port (a per-item decider splits a batch)', () => {
     const definition = graph({ D: {}, Even: {}, Odd: {} }, ['D:even->Even', 'D:odd->Odd']);
-    const result = walk(definition, { D: [{ n: 1 }, { n: 2 }, { n: 3 }] }, {
-      D: (a) => ({ status: 'completed', ports: { even: a.items.filter((i) => (i.n as number) % 2 === 0), odd: a.items.filter((i) => (i.n as number) % 2 === 1) } }),
-    });
+    const result = walk(
+      definition,
+      { D: [{ n: 1 }, { n: 2 }, { n: 3 }] },
+      {
+        D: (a) => ({
+          status: 'completed',
+          ports: { even: a.items.filter((i) => (i.n as number) % 2 === 0), odd: a.items.filter((i) => (i.n as number) % 2 === 1) },
+        }),
+      },
+    );
     assert.deepEqual(result.inputs.Even, [[{ n: 2 }]]);
     assert.deepEqual(result.inputs.Odd, [[{ n: 1 }, { n: 3 }]]);
   });

@@ -20,7 +20,11 @@ describe('template substitution', () => {
   });
 
   it('walks nested objects and arrays without mutating them', () => {
-    const config = { url: 'https://api/${{ vars.REGION }}/items/${{ workflow.inputs.id }}', headers: [{ x: '${{ workflow.inputs.id }}' }], n: 5 };
+    const config = {
+      url: 'https://api/${{ vars.REGION }}/items/${{ workflow.inputs.id }}',
+      headers: [{ x: '${{ workflow.inputs.id }}' }],
+      n: 5,
+    };
     const resolved = resolveTemplates(config, scope);
     assert.deepEqual(resolved, { url: 'https://api/eu-west-1/items/42', headers: [{ x: 42 }], n: 5 });
     assert.equal(config.headers[0].x, '${{ workflow.inputs.id }}');
@@ -35,9 +39,16 @@ describe('template substitution', () => {
   });
 
   it('hands the activity the other roots that a segment reading a secret also reads', () => {
-    const value = { url: "${{ vars.BASE + '/x' }}", header: "${{ vars.PREFIX + secrets.KEY + $item.id }}", plain: 'Bearer ${{ secrets.KEY }}' };
+    const value = {
+      url: "${{ vars.BASE + '/x' }}",
+      header: '${{ vars.PREFIX + secrets.KEY + $item.id }}',
+      plain: 'Bearer ${{ secrets.KEY }}',
+    };
     const sources = deferredSegmentSources(value);
-    assert.deepEqual(sources.map((s) => s.trim()), ['vars.PREFIX + secrets.KEY + $item.id', 'secrets.KEY']);
+    assert.deepEqual(
+      sources.map((s) => s.trim()),
+      ['vars.PREFIX + secrets.KEY + $item.id', 'secrets.KEY'],
+    );
     const scope = { vars: { PREFIX: 'p', BASE: 'b' }, steps: { big: {} }, $item: { id: 7 }, variables: {}, secrets: { KEY: 'never' } };
     assert.deepEqual(scopeForDeferred(sources, scope), { vars: { PREFIX: 'p', BASE: 'b' }, $item: { id: 7 } });
     assert.equal(scopeForDeferred(deferredSegmentSources({ a: 'Bearer ${{ secrets.KEY }}' }), scope), undefined);

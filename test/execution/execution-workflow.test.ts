@@ -7,7 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import {
+  WorkflowFailedError,
+  WorkflowUpdateFailedError,
+  type WorkflowHandle,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { ExecutionActivities } from '../../activities/create-execution-activities';
@@ -26,7 +31,8 @@ function fakeActivities(recorded: Recorded): ExecutionActivities {
   return {
     callPlugin: (call) => Promise.resolve<PluginResult>({ status: 'success', outputs: { echoed: call.config.url ?? null } }),
     // Like the real activity: names without a value are simply absent.
-    resolveVars: ({ names }) => Promise.resolve(Object.fromEntries(names.filter((name) => !name.startsWith('MISSING')).map((name) => [name, `value-of-${name}`]))),
+    resolveVars: ({ names }) =>
+      Promise.resolve(Object.fromEntries(names.filter((name) => !name.startsWith('MISSING')).map((name) => [name, `value-of-${name}`]))),
     recordEvents: (batch) => {
       recorded.batches.push(batch);
       return Promise.resolve();
@@ -62,7 +68,11 @@ function useExecutionWorker(kind: 'local' | 'time-skipping') {
     env: undefined as unknown as TestWorkflowEnvironment,
     recorded: { batches: [], finished: [] } as Recorded,
     start: async (input: ExecutionInput): Promise<WorkflowHandleWithFirstExecutionRunId> => {
-      const handle = await suite.env.client.workflow.start('runWorkflowExecution', { taskQueue, workflowId: input.executionId, args: [input] });
+      const handle = await suite.env.client.workflow.start('runWorkflowExecution', {
+        taskQueue,
+        workflowId: input.executionId,
+        args: [input],
+      });
       handles.push(handle);
       return handle;
     },
@@ -88,7 +98,9 @@ function useExecutionWorker(kind: 'local' | 'time-skipping') {
     worker?.shutdown();
     await running;
     // Every history this suite produced replays without non-determinism.
-    const histories = await Promise.all(handles.map(async (handle) => ({ workflowId: handle.workflowId, history: await handle.fetchHistory() })));
+    const histories = await Promise.all(
+      handles.map(async (handle) => ({ workflowId: handle.workflowId, history: await handle.fetchHistory() })),
+    );
     for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
       assert.equal(result.error, undefined, `${result.workflowId} does not replay: ${String(result.error)}`);
     }
@@ -106,7 +118,13 @@ describe('execution workflow on Temporal (time skipping)', function () {
       steps: [
         manual,
         { id: 'pause', type: 'module', pluginType: 'delay', config: { duration: '3d' }, dependsOn: ['start'] },
-        { id: 'wait', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'never', timeout: '1d', onTimeout: 'continue' }, dependsOn: ['pause'] },
+        {
+          id: 'wait',
+          type: 'wait',
+          pluginType: 'signal-wait',
+          config: { signalName: 'never', timeout: '1d', onTimeout: 'continue' },
+          dependsOn: ['pause'],
+        },
       ],
       outputs: { timedOut: '${{ steps.wait.outputs.timedOut }}' },
     });
@@ -128,9 +146,27 @@ describe('execution workflow on Temporal', function () {
       {
         steps: [
           manual,
-          { id: 'setVar', type: 'module', pluginType: 'set-variable', config: { path: 'region', value: '${{ vars.REGION }}' }, dependsOn: ['start'] },
-          { id: 'call', type: 'module', pluginType: 'http-request', config: { url: 'https://example.test/${{ variables.region }}' }, dependsOn: ['setVar'] },
-          { id: 'note', type: 'module', pluginType: 'log', config: { message: 'called ${{ steps.call.outputs.echoed }}' }, dependsOn: ['call'] },
+          {
+            id: 'setVar',
+            type: 'module',
+            pluginType: 'set-variable',
+            config: { path: 'region', value: '${{ vars.REGION }}' },
+            dependsOn: ['start'],
+          },
+          {
+            id: 'call',
+            type: 'module',
+            pluginType: 'http-request',
+            config: { url: 'https://example.test/${{ variables.region }}' },
+            dependsOn: ['setVar'],
+          },
+          {
+            id: 'note',
+            type: 'module',
+            pluginType: 'log',
+            config: { message: 'called ${{ steps.call.outputs.echoed }}' },
+            dependsOn: ['call'],
+          },
         ],
         outputs: { url: '${{ steps.call.outputs.echoed }}' },
       },
@@ -144,7 +180,10 @@ describe('execution workflow on Temporal', function () {
       events.filter((e) => e.type === 'step.completed').map((e) => e.stepId),
       ['start', 'setVar', 'call', 'note'],
     );
-    assert.deepEqual(mine.flatMap((batch) => batch.logs).map((log) => log.message), ['called https://example.test/value-of-REGION']);
+    assert.deepEqual(
+      mine.flatMap((batch) => batch.logs).map((log) => log.message),
+      ['called https://example.test/value-of-REGION'],
+    );
     assert.ok(mine.length <= 3, `events go out in a few batches, not one per step (${mine.length})`);
     assert.deepEqual(recorded.finished.find((f) => f.executionId === input.executionId)?.status, 'completed');
   });
@@ -164,7 +203,10 @@ describe('execution workflow on Temporal', function () {
       state = await handle.query(stateQuery);
     }
     assert.equal(state.status, 'waiting');
-    assert.deepEqual(state.pendingWaits.map((w) => [w.stepId, w.signalNames]), [['approval', ['approve']]]);
+    assert.deepEqual(
+      state.pendingWaits.map((w) => [w.stepId, w.signalNames]),
+      [['approval', ['approve']]],
+    );
 
     const wrongName = handle.executeUpdate(deliverSignalUpdate, { args: [{ name: 'other', payload: {}, signalId: 'sig_0' }] });
     await assert.rejects(wrongName, WorkflowUpdateFailedError);
@@ -192,7 +234,10 @@ describe('execution workflow on Temporal', function () {
 
   it('fails with the real cause as a non-retryable ApplicationFailure', async () => {
     const input = inputFor({
-      steps: [manual, { id: 'stop', type: 'module', pluginType: 'fail', config: { message: 'no budget', code: 'BUDGET_EXCEEDED' }, dependsOn: ['start'] }],
+      steps: [
+        manual,
+        { id: 'stop', type: 'module', pluginType: 'fail', config: { message: 'no budget', code: 'BUDGET_EXCEEDED' }, dependsOn: ['start'] },
+      ],
     });
     const handle = await start(input);
     await assert.rejects(handle.result(), (error: unknown) => {
@@ -208,11 +253,16 @@ describe('execution workflow on Temporal', function () {
   });
 
   it('records a cancellation and ends as cancelled', async () => {
-    const input = inputFor({ steps: [manual, { id: 'wait', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'never' }, dependsOn: ['start'] }] });
+    const input = inputFor({
+      steps: [manual, { id: 'wait', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'never' }, dependsOn: ['start'] }],
+    });
     const handle = await start(input);
     for (let i = 0; i < 50 && (await handle.query(stateQuery)).pendingWaits.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     await handle.cancel();
-    await assert.rejects(handle.result(), (error: unknown) => error instanceof WorkflowFailedError && (error.cause as Error).name === 'CancelledFailure');
+    await assert.rejects(
+      handle.result(),
+      (error: unknown) => error instanceof WorkflowFailedError && (error.cause as Error).name === 'CancelledFailure',
+    );
     assert.equal((await handle.describe()).status.name, 'CANCELLED');
     assert.deepEqual(recorded.finished.find((f) => f.executionId === input.executionId)?.status, 'cancelled');
   });
@@ -231,7 +281,10 @@ describe('execution workflow on Temporal', function () {
       connections: [{ from: 'gate', to: 'untaken', sourcePort: 'true' }],
     });
     const handle = await start(input);
-    await assert.rejects(handle.result(), (error: unknown) => error instanceof WorkflowFailedError && (error.cause as { type?: string }).type === 'CONFIG_ENTRY_UNRESOLVED');
+    await assert.rejects(
+      handle.result(),
+      (error: unknown) => error instanceof WorkflowFailedError && (error.cause as { type?: string }).type === 'CONFIG_ENTRY_UNRESOLVED',
+    );
     const finished = recorded.finished.find((f) => f.executionId === input.executionId);
     assert.equal(finished?.error?.type, 'CONFIG_ENTRY_UNRESOLVED');
     assert.equal(finished?.error?.stepId, 'reads');
@@ -245,7 +298,14 @@ describe('execution workflow on Temporal', function () {
     const input = inputFor({
       steps: [
         manual,
-        { id: 'reads', type: 'module', pluginType: 'log', config: { message: '${{ vars.MISSING_C }}' }, errorHandling: { continueOnError: true }, dependsOn: ['start'] },
+        {
+          id: 'reads',
+          type: 'module',
+          pluginType: 'log',
+          config: { message: '${{ vars.MISSING_C }}' },
+          errorHandling: { continueOnError: true },
+          dependsOn: ['start'],
+        },
         { id: 'after', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['reads'] },
       ],
     });
@@ -261,8 +321,21 @@ describe('execution workflow on Temporal', function () {
       variables: { i: { initialValue: 0 } },
       steps: [
         manual,
-        { id: 'body', type: 'module', pluginType: 'http-request', config: { url: 'https://example.test/${{ variables.i }}' }, dependsOn: ['start'], joinStrategy: 'any' },
-        { id: 'inc', type: 'module', pluginType: 'set-variable', config: { path: 'i', value: '${{ variables.i + 1 }}' }, dependsOn: ['body'] },
+        {
+          id: 'body',
+          type: 'module',
+          pluginType: 'http-request',
+          config: { url: 'https://example.test/${{ variables.i }}' },
+          dependsOn: ['start'],
+          joinStrategy: 'any',
+        },
+        {
+          id: 'inc',
+          type: 'module',
+          pluginType: 'set-variable',
+          config: { path: 'i', value: '${{ variables.i + 1 }}' },
+          dependsOn: ['body'],
+        },
         { id: 'note', type: 'module', pluginType: 'log', config: { message: 'i=${{ variables.i }}' }, dependsOn: ['inc'] },
         { id: 'check', type: 'decider', pluginType: 'conditional', config: { expression: 'variables.i < 8' }, dependsOn: ['note'] },
         { id: 'done', type: 'module', pluginType: 'no-op', config: {} },
@@ -278,11 +351,21 @@ describe('execution workflow on Temporal', function () {
     assert.deepEqual(await handle.result(), { i: 8, last: 'https://example.test/7' });
 
     const firstRun = await suite.env.client.workflow.getHandle(input.executionId, handle.firstExecutionRunId).fetchHistory();
-    assert.ok(firstRun.events?.some((event) => event.workflowExecutionContinuedAsNewEventAttributes), 'the first run continued as new');
+    assert.ok(
+      firstRun.events?.some((event) => event.workflowExecutionContinuedAsNewEventAttributes),
+      'the first run continued as new',
+    );
     const batches = recorded.batches.filter((batch) => batch.executionId === input.executionId);
     const logs = batches.flatMap((batch) => batch.logs);
-    assert.deepEqual(logs.map((log) => log.message), ['i=1', 'i=2', 'i=3', 'i=4', 'i=5', 'i=6', 'i=7', 'i=8']);
-    assert.deepEqual(logs.map((log) => log.seq), [0, 1, 2, 3, 4, 5, 6, 7], 'log numbering goes on across runs');
+    assert.deepEqual(
+      logs.map((log) => log.message),
+      ['i=1', 'i=2', 'i=3', 'i=4', 'i=5', 'i=6', 'i=7', 'i=8'],
+    );
+    assert.deepEqual(
+      logs.map((log) => log.seq),
+      [0, 1, 2, 3, 4, 5, 6, 7],
+      'log numbering goes on across runs',
+    );
     let expected = 0;
     for (const batch of batches) {
       assert.equal(batch.firstEventSeq, expected, 'event numbering goes on across runs');

@@ -11,8 +11,25 @@ import type { ActivityCall } from '../../workflows/engine';
 
 function context(config: Record<string, unknown>, extra: Partial<ActivityCall> = {}, egress: EgressPolicy = DEFAULT_EGRESS) {
   const lines: Array<[string, string]> = [];
-  const call: ActivityCall = { executionId: 'exec_1', organizationId: '1', workflowId: 'wf_1', stepId: 's', pluginType: 'x', config, inputs: {}, items: [{}], ...extra };
-  const ctx: PluginContext = { call, config, inputs: call.inputs, signal: new AbortController().signal, egress, log: (level, message) => lines.push([level, message]) };
+  const call: ActivityCall = {
+    executionId: 'exec_1',
+    organizationId: '1',
+    workflowId: 'wf_1',
+    stepId: 's',
+    pluginType: 'x',
+    config,
+    inputs: {},
+    items: [{}],
+    ...extra,
+  };
+  const ctx: PluginContext = {
+    call,
+    config,
+    inputs: call.inputs,
+    signal: new AbortController().signal,
+    egress,
+    log: (level, message) => lines.push([level, message]),
+  };
   return { ctx, lines };
 }
 
@@ -35,7 +52,10 @@ describe('plugin: http-request', () => {
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
         const url = new URL(req.url ?? '/', 'http://x');
-        if (url.pathname === '/json') return void res.setHeader('content-type', 'application/json').end(JSON.stringify({ method: req.method, body, auth: req.headers.authorization ?? null }));
+        if (url.pathname === '/json')
+          return void res
+            .setHeader('content-type', 'application/json')
+            .end(JSON.stringify({ method: req.method, body, auth: req.headers.authorization ?? null }));
         if (url.pathname === '/redirect') return void res.writeHead(302, { location: '/json' }).end();
         if (url.pathname === '/slow') return void setTimeout(() => res.end('late'), 2000);
         res.statusCode = Number(url.searchParams.get('status') ?? 200);
@@ -89,7 +109,9 @@ describe('plugin: http-request', () => {
 
 describe('plugin: code-exec', () => {
   it('runs JavaScript with inputs and items, returning an object', async () => {
-    const { ctx, lines } = context({ code: 'console.log("sum", inputs.a + inputs.b); return { total: inputs.a + inputs.b, n: $items.length };' });
+    const { ctx, lines } = context({
+      code: 'console.log("sum", inputs.a + inputs.b); return { total: inputs.a + inputs.b, n: $items.length };',
+    });
     ctx.inputs = { a: 2, b: 3 };
     const result = await codeExec(ctx);
     assert.deepEqual(result, { status: 'success', outputs: { total: 5, n: 1 } });
@@ -97,13 +119,18 @@ describe('plugin: code-exec', () => {
   });
 
   it('supports top-level await, and maps arrays to items and scalars to {result}', async () => {
-    assert.deepEqual((await codeExec(context({ code: 'const v = await Promise.resolve(2); return [{ v }, 3];' }).ctx)).items, [{ v: 2 }, { result: 3 }]);
+    assert.deepEqual((await codeExec(context({ code: 'const v = await Promise.resolve(2); return [{ v }, 3];' }).ctx)).items, [
+      { v: 2 },
+      { result: 3 },
+    ]);
     assert.deepEqual((await codeExec(context({ code: 'return 42' }).ctx)).outputs, { result: 42 });
     assert.deepEqual((await codeExec(context({ code: 'const x = 1;' }).ctx)).outputs, {});
   });
 
   it('has no require, process, fetch or timers', async () => {
-    const result = await codeExec(context({ code: 'return [typeof require, typeof process, typeof fetch, typeof setTimeout].join(",")' }).ctx);
+    const result = await codeExec(
+      context({ code: 'return [typeof require, typeof process, typeof fetch, typeof setTimeout].join(",")' }).ctx,
+    );
     assert.deepEqual(result.outputs, { result: 'undefined,undefined,undefined,undefined' });
   });
 
@@ -134,7 +161,18 @@ describe('plugin: code-exec', () => {
         let body = '';
         req.on('data', (chunk: Buffer) => (body += chunk.toString()));
         req.on('end', () => {
-          if (path === '/json') return void res.setHeader('content-type', 'application/json').setHeader('x-echo', 'yes').end(JSON.stringify({ method: req.method, body, type: req.headers['content-type'] ?? null, token: req.headers['x-token'] ?? null }));
+          if (path === '/json')
+            return void res
+              .setHeader('content-type', 'application/json')
+              .setHeader('x-echo', 'yes')
+              .end(
+                JSON.stringify({
+                  method: req.method,
+                  body,
+                  type: req.headers['content-type'] ?? null,
+                  token: req.headers['x-token'] ?? null,
+                }),
+              );
           if (path === '/text') return void res.setHeader('content-type', 'text/plain').end('plain text');
           if (path === '/redirect-out') return void res.writeHead(302, { location: `http://localhost:${port}/text` }).end();
           if (path === '/hang') return void res.on('close', () => closedEarly.push(path));
@@ -174,8 +212,15 @@ describe('plugin: code-exec', () => {
         return { json: await a.json(), ok: a.ok, status: a.status, url: a.url, type: a.headers['content-type'], echo: a.headers['x-echo'],
                  text: await b.text(), again: await b.text(), missing: [missing.ok, missing.status, missing.statusText, await missing.text()] };`);
       assert.deepEqual(result.outputs, {
-        json: { method: 'GET', body: '', type: null, token: null }, ok: true, status: 200, url: `${base}/json`, type: 'application/json', echo: 'yes',
-        text: 'plain text', again: 'plain text', missing: [false, 404, 'Not Found', 'missing'],
+        json: { method: 'GET', body: '', type: null, token: null },
+        ok: true,
+        status: 200,
+        url: `${base}/json`,
+        type: 'application/json',
+        echo: 'yes',
+        text: 'plain text',
+        again: 'plain text',
+        missing: [false, 404, 'Not Found', 'missing'],
       });
     });
 
@@ -228,7 +273,9 @@ describe('plugin: code-exec', () => {
 
     it('fails with SANDBOX_TIMEOUT at the deadline while a request hangs, aborts it, and disposes cleanly', async () => {
       const started = Date.now();
-      const timedOut = await failure(run(`try { await fetch(base + '/hang'); } catch (error) { return { caught: error.message }; }`, allowLocal, { timeoutMs: 500 }));
+      const timedOut = await failure(
+        run(`try { await fetch(base + '/hang'); } catch (error) { return { caught: error.message }; }`, allowLocal, { timeoutMs: 500 }),
+      );
       const elapsed = Date.now() - started;
       assert.deepEqual([timedOut.type, timedOut.nonRetryable], ['SANDBOX_TIMEOUT', true]);
       assert.ok(elapsed >= 450 && elapsed < 1500, `failed after ${elapsed} ms`);
@@ -256,7 +303,10 @@ describe('plugin: code-exec', () => {
           try { await (await fetch(base + path)).text(); out.push('read'); } catch (error) { out.push(error.message); }
         }
         return out;`);
-      assert.deepEqual(result.items, [{ result: 'fetch: response body over 5242880 bytes' }, { result: 'fetch: response body over 5242880 bytes' }]);
+      assert.deepEqual(result.items, [
+        { result: 'fetch: response body over 5242880 bytes' },
+        { result: 'fetch: response body over 5242880 bytes' },
+      ]);
     });
 
     it('caps the number of fetch calls per run at 50', async () => {
@@ -281,7 +331,10 @@ describe('plugin: code-exec', () => {
         assert.deepEqual((await run('return typeof fetch', network)).outputs, { result: 'undefined' });
       }
       assert.equal((await failure(run('await new Promise(() => {});', null))).type, 'SANDBOX_DEADLOCK');
-      assert.equal((await failure(run('await (await fetch(base + "/text")).text(); await new Promise(() => {});'))).type, 'SANDBOX_DEADLOCK');
+      assert.equal(
+        (await failure(run('await (await fetch(base + "/text")).text(); await new Promise(() => {});'))).type,
+        'SANDBOX_DEADLOCK',
+      );
       assert.equal((await failure(run('fetch(base + "/text")', { allowedHosts: 'x' }))).type, 'PLUGIN_CONFIG_INVALID');
     });
   });
@@ -321,7 +374,10 @@ describe('plugin: paginated-fetch', () => {
     const seen: unknown[] = [];
     let nodeState: Record<string, unknown> | undefined;
     for (let call = 0; call < 10; call++) {
-      const { ctx } = context({ url: `${base}/cursor`, limit: 2, mode: 'stream', paginationStrategy: 'cursor', dataPath: 'results', cursorResponsePath: 'next' }, { nodeState });
+      const { ctx } = context(
+        { url: `${base}/cursor`, limit: 2, mode: 'stream', paginationStrategy: 'cursor', dataPath: 'results', cursorResponsePath: 'next' },
+        { nodeState },
+      );
       const result = await paginatedFetch(ctx);
       if (result.activePorts?.[0] === 'done') {
         assert.deepEqual(result.items, []);
@@ -334,4 +390,3 @@ describe('plugin: paginated-fetch', () => {
     assert.deepEqual(seen, all);
   });
 });
-

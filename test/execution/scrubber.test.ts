@@ -33,13 +33,23 @@ describe('secret scrubber', () => {
 
   it('never lets a secret through in any of its forms (property)', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 4, maxLength: 40 }), fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }), (secret, prefix, suffix) => {
-        const s = new Scrubber([secret]);
-        for (const form of [secret, Buffer.from(secret).toString('base64'), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]) {
-          if (form.length < 4 || (prefix + REDACTED + suffix).includes(form)) continue; // the marker itself could spell it
-          assert.ok(!s.text(prefix + form + suffix).includes(form));
-        }
-      }),
+      fc.property(
+        fc.string({ minLength: 4, maxLength: 40 }),
+        fc.string({ maxLength: 20 }),
+        fc.string({ maxLength: 20 }),
+        (secret, prefix, suffix) => {
+          const s = new Scrubber([secret]);
+          for (const form of [
+            secret,
+            Buffer.from(secret).toString('base64'),
+            encodeURIComponent(secret),
+            JSON.stringify(secret).slice(1, -1),
+          ]) {
+            if (form.length < 4 || (prefix + REDACTED + suffix).includes(form)) continue; // the marker itself could spell it
+            assert.ok(!s.text(prefix + form + suffix).includes(form));
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });

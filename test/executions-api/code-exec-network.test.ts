@@ -49,10 +49,19 @@ describe('executions API: code-exec with network.allowedHosts', function () {
       key: 'fetching-code',
       steps: {
         start: { type: 'trigger', pluginType: 'manual', config: { inputs: { n: { type: 'integer', required: true } } } },
-        call: { type: 'module', pluginType: 'code-exec', inputs: { n: '${{ trigger.payload.n }}' }, config: { code, network: { allowedHosts: ['127.0.0.1'] } } },
+        call: {
+          type: 'module',
+          pluginType: 'code-exec',
+          inputs: { n: '${{ trigger.payload.n }}' },
+          config: { code, network: { allowedHosts: ['127.0.0.1'] } },
+        },
       },
       connections: [{ from: 'start', to: 'call' }],
-      outputs: { got: '${{ steps.call.outputs.got }}', posted: '${{ steps.call.outputs.posted }}', refused: '${{ steps.call.outputs.refused }}' },
+      outputs: {
+        got: '${{ steps.call.outputs.got }}',
+        posted: '${{ steps.call.outputs.posted }}',
+        refused: '${{ steps.call.outputs.refused }}',
+      },
     });
     const done = await waitFor(x, c, await execute(x, c, 'fetching-code', { inputs: { n: 3 } }), finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
@@ -71,13 +80,21 @@ describe('executions API: code-exec with network.allowedHosts', function () {
       key: 'refused-fetch',
       steps: {
         start: { type: 'trigger', pluginType: 'manual' },
-        call: { type: 'module', pluginType: 'code-exec', config: { code: `return await (await fetch('${base}/x')).json();`, network: { allowedHosts: ['*.example.com'] } } },
+        call: {
+          type: 'module',
+          pluginType: 'code-exec',
+          config: { code: `return await (await fetch('${base}/x')).json();`, network: { allowedHosts: ['*.example.com'] } },
+        },
       },
       connections: [{ from: 'start', to: 'call' }],
     });
     const done = await waitFor(x, c, await execute(x, c, 'refused-fetch'), finished);
     assert.equal(done.status, 'failed', JSON.stringify(done));
-    assert.deepEqual(done.error, { type: 'SANDBOX_ERROR', message: 'Error: fetch: host 127.0.0.1 is not in network.allowedHosts', stepId: 'call' });
+    assert.deepEqual(done.error, {
+      type: 'SANDBOX_ERROR',
+      message: 'Error: fetch: host 127.0.0.1 is not in network.allowedHosts',
+      stepId: 'call',
+    });
     assert.deepEqual(requests, []);
   });
 });

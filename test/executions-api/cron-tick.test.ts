@@ -23,7 +23,13 @@ describe('executions API: cron ticks', function () {
       key: 'nightly',
       steps: [
         { id: 'nightly', type: 'trigger', pluginType: 'cron', config: { schedule: '0 3 * * *' } },
-        { id: 'note', type: 'module', pluginType: 'log', config: { message: 'tick at ${{ steps.nightly.outputs.firedAt }}' }, dependsOn: ['nightly'] },
+        {
+          id: 'note',
+          type: 'module',
+          pluginType: 'log',
+          config: { message: 'tick at ${{ steps.nightly.outputs.firedAt }}' },
+          dependsOn: ['nightly'],
+        },
       ],
     });
     const activated = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));

@@ -14,28 +14,42 @@ interface SseEvent {
 }
 
 /** Reads an SSE stream until it ends (or `until` says stop), returning the parsed events. */
-function readEvents(port: number, path: string, token: string, headers: Record<string, string> = {}, onEvent?: (event: SseEvent) => void): Promise<{ status: number; events: SseEvent[] }> {
+function readEvents(
+  port: number,
+  path: string,
+  token: string,
+  headers: Record<string, string> = {},
+  onEvent?: (event: SseEvent) => void,
+): Promise<{ status: number; events: SseEvent[] }> {
   return new Promise((resolve, reject) => {
-    const request = http.get({ host: '127.0.0.1', port, path, headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream', ...headers } }, (response) => {
-      const events: SseEvent[] = [];
-      let buffer = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const fields = Object.fromEntries(block.split('\n').filter((line) => !line.startsWith(':') && line.includes(': ')).map((line) => [line.slice(0, line.indexOf(': ')), line.slice(line.indexOf(': ') + 2)]));
-          if (!fields.event) continue;
-          const event = { id: fields.id, event: fields.event, data: JSON.parse(fields.data) as Record<string, unknown> };
-          events.push(event);
-          onEvent?.(event);
-        }
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, events }));
-      response.on('error', reject);
-    });
+    const request = http.get(
+      { host: '127.0.0.1', port, path, headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream', ...headers } },
+      (response) => {
+        const events: SseEvent[] = [];
+        let buffer = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          buffer += chunk;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const fields = Object.fromEntries(
+              block
+                .split('\n')
+                .filter((line) => !line.startsWith(':') && line.includes(': '))
+                .map((line) => [line.slice(0, line.indexOf(': ')), line.slice(line.indexOf(': ') + 2)]),
+            );
+            if (!fields.event) continue;
+            const event = { id: fields.id, event: fields.event, data: JSON.parse(fields.data) as Record<string, unknown> };
+            events.push(event);
+            onEvent?.(event);
+          }
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, events }));
+        response.on('error', reject);
+      },
+    );
     request.on('error', reject);
     request.setTimeout(20_000, () => request.destroy(new Error('the stream did not end')));
   });
@@ -77,7 +91,10 @@ describe('executions API: event stream', function () {
         // supertest sends on then(), not on creation.
         c.auth(x.t.request.post(`/workflows/executions/${id}/signals/go`))
           .send({ ok: true })
-          .then((res) => assert.equal(res.status, 200), (error: unknown) => assert.fail(String(error)));
+          .then(
+            (res) => assert.equal(res.status, 200),
+            (error: unknown) => assert.fail(String(error)),
+          );
       }
     });
     const { status, events } = await stream;
@@ -94,10 +111,17 @@ describe('executions API: event stream', function () {
       'step.completed:after',
       'execution.completed:completed',
     ]);
-    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => String(i)), 'ids are the events\' positions');
+    assert.deepEqual(
+      events.map((e) => e.id),
+      events.map((_, i) => String(i)),
+      "ids are the events' positions",
+    );
 
     const resumed = await readEvents(portOf(server), `/workflows/executions/${id}/events`, c.token, { 'Last-Event-ID': events[3].id });
-    assert.deepEqual(resumed.events.map((e) => e.id), events.slice(4).map((e) => e.id));
+    assert.deepEqual(
+      resumed.events.map((e) => e.id),
+      events.slice(4).map((e) => e.id),
+    );
 
     const foreign = await c.otherAuth(x.t.request.get(`/workflows/executions/${id}/events`));
     assert.equal(foreign.status, 404);

@@ -5,20 +5,37 @@ import { workflowRoutes } from '../../api/workflows';
 import { loadConfig } from '../../config/config';
 import { createTestApp } from '../support/app';
 import { assertDialect } from '../support/dialects';
-import { TEMPORAL_UI, countExecutions, execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+import {
+  TEMPORAL_UI,
+  countExecutions,
+  execute,
+  finished,
+  orgContext,
+  publish,
+  startExecEnv,
+  waitFor,
+  type ExecEnv,
+  type OrgContext,
+} from './support';
 
 /** start (manual, declared inputs) ──▶ log1 ──▶ … ──▶ log5, outputs built from the inputs. */
 const chain = (key: string) => ({
   name: 'Chain',
   key,
   steps: {
-    start: { type: 'trigger', pluginType: 'manual', config: { inputs: { name: { type: 'string', required: true }, count: { type: 'integer' } } } },
-    ...Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`log${n}`, { type: 'module', pluginType: 'log', config: { message: `line ${n} for \${{ trigger.payload.name }}` } }])),
+    start: {
+      type: 'trigger',
+      pluginType: 'manual',
+      config: { inputs: { name: { type: 'string', required: true }, count: { type: 'integer' } } },
+    },
+    ...Object.fromEntries(
+      [1, 2, 3, 4, 5].map((n) => [
+        `log${n}`,
+        { type: 'module', pluginType: 'log', config: { message: `line ${n} for \${{ trigger.payload.name }}` } },
+      ]),
+    ),
   },
-  connections: [
-    { from: 'start', to: 'log1' },
-    ...[1, 2, 3, 4].map((n) => ({ from: `log${n}`, to: `log${n + 1}` })),
-  ],
+  connections: [{ from: 'start', to: 'log1' }, ...[1, 2, 3, 4].map((n) => ({ from: `log${n}`, to: `log${n + 1}` }))],
   outputs: { greeting: 'hello ${{ trigger.payload.name }}', count: '${{ trigger.payload.count }}' },
 });
 
@@ -39,10 +56,15 @@ describe('executions API: execute, read, list, logs', function () {
 
   it('runs an execution end to end: 202, worker completes it, outputs, steps and the Temporal link are readable', async () => {
     const workflowId = await publish(x, c, chain('chain'));
-    const res = await c.auth(x.t.request.post('/workflows/definitions/chain/execute')).send({ inputs: { name: 'Ada', count: 2 }, correlationKey: 'order:1' });
+    const res = await c
+      .auth(x.t.request.post('/workflows/definitions/chain/execute'))
+      .send({ inputs: { name: 'Ada', count: 2 }, correlationKey: 'order:1' });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     assert.match(res.body.executionId, /^exec_[0-9a-f]{32}$/);
-    assert.deepEqual({ ...res.body, executionId: undefined }, { executionId: undefined, workflowId, revision: 1, alias: 'latest', status: 'running' });
+    assert.deepEqual(
+      { ...res.body, executionId: undefined },
+      { executionId: undefined, workflowId, revision: 1, alias: 'latest', status: 'running' },
+    );
 
     const done = await waitFor(x, c, res.body.executionId, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
@@ -59,7 +81,10 @@ describe('executions API: execute, read, list, logs', function () {
 
     const steps = await c.auth(x.t.request.get(`/workflows/executions/${res.body.executionId}/steps`)).expect(200);
     // Steps of one workflow task share a timestamp, so only the set is asserted, not the order.
-    assert.deepEqual(steps.body.data.map((s: { stepId: string; status: string }) => `${s.stepId}:${s.status}`).sort(), ['log1', 'log2', 'log3', 'log4', 'log5', 'start'].map((s) => `${s}:completed`));
+    assert.deepEqual(
+      steps.body.data.map((s: { stepId: string; status: string }) => `${s.stepId}:${s.status}`).sort(),
+      ['log1', 'log2', 'log3', 'log4', 'log5', 'start'].map((s) => `${s}:completed`),
+    );
     const one = await c.auth(x.t.request.get(`/workflows/executions/${res.body.executionId}/steps/log3`)).expect(200);
     assert.equal(one.body.record.stepId, 'log3');
     assert.equal(one.body.runs.length, 1);
@@ -68,7 +93,9 @@ describe('executions API: execute, read, list, logs', function () {
     assert.equal(state.body.status, 'completed');
     assert.equal(state.body.live, false);
     assert.deepEqual(Object.keys(state.body.steps).sort(), ['log1', 'log2', 'log3', 'log4', 'log5', 'start']);
-    assert.deepEqual((await c.auth(x.t.request.get(`/workflows/executions/${res.body.executionId}/pending-signals`)).expect(200)).body, { data: [] });
+    assert.deepEqual((await c.auth(x.t.request.get(`/workflows/executions/${res.body.executionId}/pending-signals`)).expect(200)).body, {
+      data: [],
+    });
   });
 
   it('reads logs in windows, newest first, with and without stepId, paging until nextCursor is absent', async () => {
@@ -81,7 +108,10 @@ describe('executions API: execute, read, list, logs', function () {
     assert.equal(all.body.total, 5);
     assert.equal(all.body.limit, 200);
     assert.equal('nextCursor' in all.body, false);
-    assert.deepEqual(all.body.data.map((l: { message: string }) => l.message), [1, 2, 3, 4, 5].map((n) => `line ${n} for Bo`));
+    assert.deepEqual(
+      all.body.data.map((l: { message: string }) => l.message),
+      [1, 2, 3, 4, 5].map((n) => `line ${n} for Bo`),
+    );
     const entry = all.body.data[0];
     assert.deepEqual(Object.keys(entry).sort(), ['executionId', 'id', 'level', 'message', 'metadata', 'stepId', 'timestamp']);
     assert.equal(entry.executionId, id);
@@ -101,7 +131,10 @@ describe('executions API: execute, read, list, logs', function () {
     assert.deepEqual(seen, [['log4', 'log5'], ['log2', 'log3'], ['log1']]);
 
     const byStep = await c.auth(x.t.request.get(url).query({ stepId: 'log3' })).expect(200);
-    assert.deepEqual({ total: byStep.body.total, steps: byStep.body.data.map((l: { stepId: string }) => l.stepId) }, { total: 1, steps: ['log3'] });
+    assert.deepEqual(
+      { total: byStep.body.total, steps: byStep.body.data.map((l: { stepId: string }) => l.stepId) },
+      { total: 1, steps: ['log3'] },
+    );
     const noStep = await c.auth(x.t.request.get(url).query({ stepId: 'ghost' })).expect(200);
     assert.deepEqual(noStep.body, { data: [], total: 0, limit: 200 });
 
@@ -120,14 +153,20 @@ describe('executions API: execute, read, list, logs', function () {
 
   it('deduplicates by idempotencyKey: same execution, 200 with deduplicated, one row', async () => {
     await publish(x, c, chain('idem'));
-    const first = await c.auth(x.t.request.post('/workflows/definitions/idem/execute')).send({ inputs: { name: 'A' }, idempotencyKey: 'k-1' });
+    const first = await c
+      .auth(x.t.request.post('/workflows/definitions/idem/execute'))
+      .send({ inputs: { name: 'A' }, idempotencyKey: 'k-1' });
     assert.equal(first.status, 202, JSON.stringify(first.body));
-    const again = await c.auth(x.t.request.post('/workflows/definitions/idem/execute')).send({ inputs: { name: 'B' }, idempotencyKey: 'k-1' });
+    const again = await c
+      .auth(x.t.request.post('/workflows/definitions/idem/execute'))
+      .send({ inputs: { name: 'B' }, idempotencyKey: 'k-1' });
     assert.equal(again.status, 200, JSON.stringify(again.body));
     assert.equal(again.body.executionId, first.body.executionId);
     assert.equal(again.body.deduplicated, true);
     assert.equal(await countExecutions(x.db, c.org), 1);
-    const other = await c.auth(x.t.request.post('/workflows/definitions/idem/execute')).send({ inputs: { name: 'A' }, idempotencyKey: 'k-2' });
+    const other = await c
+      .auth(x.t.request.post('/workflows/definitions/idem/execute'))
+      .send({ inputs: { name: 'A' }, idempotencyKey: 'k-2' });
     assert.equal(other.status, 202);
     assert.notEqual(other.body.executionId, first.body.executionId);
     await waitFor(x, c, first.body.executionId, finished);
@@ -139,13 +178,27 @@ describe('executions API: execute, read, list, logs', function () {
     const post = (ref: string) => c.auth(x.t.request.post(`/workflows/definitions/${ref}/execute`));
     const cases: Array<[string, Promise<import('supertest').Response>, number, string | undefined]> = [
       ['unknown workflow', post('ghost').send({ inputs: { name: 'a' } }), 404, 'workflow-not-found'],
-      ['unknown alias (query)', post('strict').query({ alias: 'prod' }).send({ inputs: { name: 'a' } }), 404, 'alias-not-found'],
+      [
+        'unknown alias (query)',
+        post('strict')
+          .query({ alias: 'prod' })
+          .send({ inputs: { name: 'a' } }),
+        404,
+        'alias-not-found',
+      ],
       ['unknown alias (body)', post('strict').send({ inputs: { name: 'a' }, alias: 'prod' }), 404, 'alias-not-found'],
       ['unknown revision', post('strict').send({ inputs: { name: 'a' }, revision: 9 }), 404, 'revision-not-found'],
       ['unknown body field', post('strict').send({ inputs: { name: 'a' }, extra: 1 }), 400, undefined],
       ['inputs not an object', post('strict').send({ inputs: [1] }), 400, undefined],
       ['bad idempotency key', post('strict').send({ inputs: { name: 'a' }, idempotencyKey: 5 }), 400, undefined],
-      ['bad revision query', post('strict').query({ revision: 'x' }).send({ inputs: { name: 'a' } }), 400, undefined],
+      [
+        'bad revision query',
+        post('strict')
+          .query({ revision: 'x' })
+          .send({ inputs: { name: 'a' } }),
+        400,
+        undefined,
+      ],
     ];
     for (const [label, response, status, type] of cases) {
       const res = await response;
@@ -156,23 +209,40 @@ describe('executions API: execute, read, list, logs', function () {
     assertDialect('problem', invalid, 400);
     assert.deepEqual(invalid.body.errors.map((e: { path: string }) => e.path).sort(), ['/inputs/count', '/inputs/name']);
     assert.equal((await x.t.request.post('/workflows/definitions/strict/execute').send({})).status, 401);
-    assertDialect('problem', await c.otherAuth(x.t.request.post('/workflows/definitions/strict/execute')).send({ inputs: { name: 'a' } }), 404);
+    assertDialect(
+      'problem',
+      await c.otherAuth(x.t.request.post('/workflows/definitions/strict/execute')).send({ inputs: { name: 'a' } }),
+      404,
+    );
     assert.equal(await countExecutions(x.db, c.org), 0);
   });
 
   it('answers 503 executor-unavailable when Temporal refuses the start, leaving no row', async () => {
     await publish(x, c, chain('down'));
     // Only the start fails; everything else about the app is real.
-    const refusing = { options: { namespace: 'default' }, workflow: { start: () => Promise.reject(new Error('connection refused')) } } as unknown as Client;
-    const deps = { config: { ...loadConfig(), temporalTaskQueue: x.taskQueue }, dataSource: x.db, temporal: refusing, encryptionKey: x.encryptionKey };
+    const refusing = {
+      options: { namespace: 'default' },
+      workflow: { start: () => Promise.reject(new Error('connection refused')) },
+    } as unknown as Client;
+    const deps = {
+      config: { ...loadConfig(), temporalTaskQueue: x.taskQueue },
+      dataSource: x.db,
+      temporal: refusing,
+      encryptionKey: x.encryptionKey,
+    };
     const app = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
     const token = await app.token({ organizationId: c.org });
-    const res = await app.request.post('/workflows/definitions/down/execute').set('Authorization', `Bearer ${token}`).send({ inputs: { name: 'a' }, idempotencyKey: 'retry-me' });
+    const res = await app.request
+      .post('/workflows/definitions/down/execute')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ inputs: { name: 'a' }, idempotencyKey: 'retry-me' });
     assertDialect('problem', res, 503);
     assert.match(res.body.type, /\/executor-unavailable$/);
     assert.equal(await countExecutions(x.db, c.org), 0);
     // The key is free again: a retry against a working executor starts the execution.
-    const retried = await c.auth(x.t.request.post('/workflows/definitions/down/execute')).send({ inputs: { name: 'a' }, idempotencyKey: 'retry-me' });
+    const retried = await c
+      .auth(x.t.request.post('/workflows/definitions/down/execute'))
+      .send({ inputs: { name: 'a' }, idempotencyKey: 'retry-me' });
     assert.equal(retried.status, 202);
     await waitFor(x, c, retried.body.executionId, finished);
   });
@@ -187,11 +257,26 @@ describe('executions API: execute, read, list, logs', function () {
     const list = (query: Record<string, unknown>) => c.auth(x.t.request.get('/workflows/executions').query(query));
 
     const everything = await list({}).expect(200);
-    assert.deepEqual(everything.body.data.map((e: { id: string }) => e.id), [b1, a2, a1]);
-    assert.deepEqual({ page: everything.body.page, limit: everything.body.limit, total: everything.body.total }, { page: 1, limit: 50, total: 3 });
-    assert.deepEqual((await list({ workflowId: 'list-a' })).body.data.map((e: { id: string }) => e.id), [a2, a1]);
-    assert.deepEqual((await list({ workflowId: wfA })).body.data.map((e: { id: string }) => e.id), [a2, a1]);
-    assert.deepEqual((await list({ correlationKey: 'ck-1' })).body.data.map((e: { id: string }) => e.id), [a1]);
+    assert.deepEqual(
+      everything.body.data.map((e: { id: string }) => e.id),
+      [b1, a2, a1],
+    );
+    assert.deepEqual(
+      { page: everything.body.page, limit: everything.body.limit, total: everything.body.total },
+      { page: 1, limit: 50, total: 3 },
+    );
+    assert.deepEqual(
+      (await list({ workflowId: 'list-a' })).body.data.map((e: { id: string }) => e.id),
+      [a2, a1],
+    );
+    assert.deepEqual(
+      (await list({ workflowId: wfA })).body.data.map((e: { id: string }) => e.id),
+      [a2, a1],
+    );
+    assert.deepEqual(
+      (await list({ correlationKey: 'ck-1' })).body.data.map((e: { id: string }) => e.id),
+      [a1],
+    );
     assert.equal((await list({ status: 'completed', alias: 'latest' })).body.total, 3);
     assert.equal((await list({ status: 'failed' })).body.total, 0);
     assert.equal((await list({ workflowId: 'ghost' })).body.total, 0);
@@ -200,7 +285,8 @@ describe('executions API: execute, read, list, logs', function () {
     assert.equal((await list({ from: new Date(Date.now() + 60_000).toISOString() })).body.total, 0);
     assert.equal((await list({ to: new Date(Date.now() + 60_000).toISOString() })).body.total, 3);
 
-    for (const query of [{ status: 'sleeping' }, { limit: 0 }, { limit: 201 }, { page: 0 }, { from: 'yesterday' }]) assertDialect('problem', await list(query), 400);
+    for (const query of [{ status: 'sleeping' }, { limit: 0 }, { limit: 201 }, { page: 0 }, { from: 'yesterday' }])
+      assertDialect('problem', await list(query), 400);
     assert.equal((await c.otherAuth(x.t.request.get('/workflows/executions'))).body.total, 0);
     assertDialect('problem', await c.otherAuth(x.t.request.get(`/workflows/executions/${a1}`)), 404);
     for (const path of ['', '/state', '/steps', '/steps/start', '/pending-signals']) {
@@ -217,10 +303,18 @@ describe('executions API: execute, read, list, logs', function () {
     assert.equal((await c.auth(x.t.request.put('/workflows/definitions/versions')).send(v2)).status, 200);
     assert.equal((await c.auth(x.t.request.put('/workflows/definitions/versions/aliases/prod')).send({ revision: 1 })).status, 201);
     const run = async (query: Record<string, unknown>, body: Record<string, unknown>) => {
-      const res = await c.auth(x.t.request.post('/workflows/definitions/versions/execute')).query(query).send({ inputs: { name: 'V' }, ...body });
+      const res = await c
+        .auth(x.t.request.post('/workflows/definitions/versions/execute'))
+        .query(query)
+        .send({ inputs: { name: 'V' }, ...body });
       assert.equal(res.status, 202, JSON.stringify(res.body));
       const done = await waitFor(x, c, res.body.executionId, finished);
-      return { revision: res.body.revision, alias: res.body.alias, greeting: (done.outputs as { greeting: string }).greeting, recorded: [done.revision, done.alias ?? null] };
+      return {
+        revision: res.body.revision,
+        alias: res.body.alias,
+        greeting: (done.outputs as { greeting: string }).greeting,
+        recorded: [done.revision, done.alias ?? null],
+      };
     };
     assert.deepEqual(await run({}, {}), { revision: 2, alias: 'latest', greeting: 'v2 V', recorded: [2, 'latest'] });
     assert.deepEqual(await run({ alias: 'prod' }, {}), { revision: 1, alias: 'prod', greeting: 'hello V', recorded: [1, 'prod'] });

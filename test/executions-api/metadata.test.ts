@@ -23,22 +23,30 @@ describe('executions API: engine metadata and plugin descriptors', () => {
     const res = await t.request.get('/workflows/metadata').expect(200);
     const names = Object.keys(PLUGINS).sort();
     assert.deepEqual(res.body, {
-      apiVersion: res.body.apiVersion, pluginCount: names.length, supportedPluginTypes: names, maxNodeExecutions: 1000,
-      topology: 'distributed', features: { rbac: true, multiOrg: true },
+      apiVersion: res.body.apiVersion,
+      pluginCount: names.length,
+      supportedPluginTypes: names,
+      maxNodeExecutions: 1000,
+      topology: 'distributed',
+      features: { rbac: true, multiOrg: true },
     });
     assert.equal(typeof res.body.apiVersion, 'string');
     assert.ok(names.includes('signal-wait') && names.includes('http-request') && names.includes('manual'));
   });
 
   it('GET /workflows/plugins lists descriptors, filtered by kind and text', async () => {
-    const get = (query: Record<string, string> = {}) => t.request.get('/workflows/plugins').set('Authorization', `Bearer ${token}`).query(query);
+    const get = (query: Record<string, string> = {}) =>
+      t.request.get('/workflows/plugins').set('Authorization', `Bearer ${token}`).query(query);
     const all = await get().expect(200);
     assert.equal(all.body.data.length, Object.keys(PLUGINS).length);
     const http = all.body.data.find((d: { name: string }) => d.name === 'http-request');
     assert.deepEqual(Object.keys(http).sort(), Object.keys(PLUGINS['http-request']).sort());
     const triggers = await get({ type: 'trigger' }).expect(200);
     assert.deepEqual(triggers.body.data.map((d: { name: string }) => d.name).sort(), ['cron', 'manual', 'webhook']);
-    assert.deepEqual((await get({ q: 'SIGNAL-W' })).body.data.map((d: { name: string }) => d.name), ['signal-wait']);
+    assert.deepEqual(
+      (await get({ q: 'SIGNAL-W' })).body.data.map((d: { name: string }) => d.name),
+      ['signal-wait'],
+    );
     assert.deepEqual((await get({ type: 'trigger', q: 'signal-wait' })).body.data, []);
     assertDialect('problem', await get({ type: 'robot' }), 400);
     assert.equal((await t.request.get('/workflows/plugins')).status, 401);

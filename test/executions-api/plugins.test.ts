@@ -59,8 +59,19 @@ describe('executions API: plugins end to end', function () {
       {
         steps: [
           start,
-          { id: 'big', type: 'decider', pluginType: 'conditional', config: { expression: 'workflow.inputs.amount > 100' }, dependsOn: ['start'] },
-          { id: 'tier', type: 'decider', pluginType: 'case', config: { expression: 'workflow.inputs.tier', cases: [{ port: 'gold', match: 'gold' }], default: 'default' } },
+          {
+            id: 'big',
+            type: 'decider',
+            pluginType: 'conditional',
+            config: { expression: 'workflow.inputs.amount > 100' },
+            dependsOn: ['start'],
+          },
+          {
+            id: 'tier',
+            type: 'decider',
+            pluginType: 'case',
+            config: { expression: 'workflow.inputs.tier', cases: [{ port: 'gold', match: 'gold' }], default: 'default' },
+          },
           { id: 'gold', type: 'module', pluginType: 'set-variable', config: { path: 'route', value: 'gold' } },
           { id: 'other', type: 'module', pluginType: 'set-variable', config: { path: 'route', value: 'other' } },
           { id: 'small', type: 'module', pluginType: 'set-variable', config: { path: 'route', value: 'small' } },
@@ -85,9 +96,22 @@ describe('executions API: plugins end to end', function () {
   });
 
   it('fails on purpose with the code and message of a fail step', async () => {
-    const { done } = await run('fails', {
-      steps: [start, { id: 'stop', type: 'module', pluginType: 'fail', config: { message: 'budget of ${{ workflow.inputs.team }} exceeded', code: 'BUDGET_EXCEEDED' }, dependsOn: ['start'] }],
-    }, { team: 'payments' });
+    const { done } = await run(
+      'fails',
+      {
+        steps: [
+          start,
+          {
+            id: 'stop',
+            type: 'module',
+            pluginType: 'fail',
+            config: { message: 'budget of ${{ workflow.inputs.team }} exceeded', code: 'BUDGET_EXCEEDED' },
+            dependsOn: ['start'],
+          },
+        ],
+      },
+      { team: 'payments' },
+    );
     assert.equal(done.status, 'failed');
     assert.deepEqual(done.error, { type: 'BUDGET_EXCEEDED', message: 'budget of payments exceeded', stepId: 'stop' });
   });
@@ -95,7 +119,11 @@ describe('executions API: plugins end to end', function () {
   it('waits on a durable delay timer before going on', async () => {
     const started = Date.now();
     const { id, done } = await run('delays', {
-      steps: [start, { id: 'pause', type: 'module', pluginType: 'delay', config: { duration: '300ms' }, dependsOn: ['start'] }, { id: 'after', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['pause'] }],
+      steps: [
+        start,
+        { id: 'pause', type: 'module', pluginType: 'delay', config: { duration: '300ms' }, dependsOn: ['start'] },
+        { id: 'after', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['pause'] },
+      ],
     });
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.ok(Date.now() - started >= 300, 'the timer held the run');
@@ -109,8 +137,19 @@ describe('executions API: plugins end to end', function () {
         variables: { seen: { initialValue: [] }, rounds: { initialValue: 0 } },
         steps: [
           start,
-          { id: 'split', type: 'module', pluginType: 'split-in-batches', config: { batchSize: 2, arrayPath: 'list' }, dependsOn: ['start'] },
-          { id: 'work', type: 'module', pluginType: 'set-variable', config: { assignments: { seen: '${{ concat(variables.seen, $items) }}', rounds: '${{ variables.rounds + 1 }}' } } },
+          {
+            id: 'split',
+            type: 'module',
+            pluginType: 'split-in-batches',
+            config: { batchSize: 2, arrayPath: 'list' },
+            dependsOn: ['start'],
+          },
+          {
+            id: 'work',
+            type: 'module',
+            pluginType: 'set-variable',
+            config: { assignments: { seen: '${{ concat(variables.seen, $items) }}', rounds: '${{ variables.rounds + 1 }}' } },
+          },
           { id: 'finish', type: 'module', pluginType: 'no-op', config: {} },
         ],
         connections: [
@@ -129,7 +168,10 @@ describe('executions API: plugins end to end', function () {
 
   it('accumulates every page of a paged API with paginated-fetch', async () => {
     const { done } = await run('pages-accumulate', {
-      steps: [start, { id: 'pages', type: 'module', pluginType: 'paginated-fetch', config: { url: `${base}/items`, limit: 2 }, dependsOn: ['start'] }],
+      steps: [
+        start,
+        { id: 'pages', type: 'module', pluginType: 'paginated-fetch', config: { url: `${base}/items`, limit: 2 }, dependsOn: ['start'] },
+      ],
       outputs: { items: '${{ steps.pages.items }}' },
     });
     assert.equal(done.status, 'completed', JSON.stringify(done));
@@ -141,8 +183,19 @@ describe('executions API: plugins end to end', function () {
       variables: { seen: { initialValue: [] } },
       steps: [
         start,
-        { id: 'pages', type: 'module', pluginType: 'paginated-fetch', config: { url: `${base}/items`, limit: 2, mode: 'stream' }, dependsOn: ['start'] },
-        { id: 'collect', type: 'module', pluginType: 'set-variable', config: { path: 'seen', value: '${{ concat(variables.seen, $items) }}' } },
+        {
+          id: 'pages',
+          type: 'module',
+          pluginType: 'paginated-fetch',
+          config: { url: `${base}/items`, limit: 2, mode: 'stream' },
+          dependsOn: ['start'],
+        },
+        {
+          id: 'collect',
+          type: 'module',
+          pluginType: 'set-variable',
+          config: { path: 'seen', value: '${{ concat(variables.seen, $items) }}' },
+        },
         { id: 'finish', type: 'module', pluginType: 'no-op', config: {} },
       ],
       connections: [

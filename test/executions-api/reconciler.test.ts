@@ -2,7 +2,18 @@ import assert from 'node:assert/strict';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import { findExecution, type ExecutionRow } from '../../db/stores/executions';
 import { resolveRunnable, type Runnable } from '../../db/stores/runnable-revision';
-import { firstRunId, newExecutionId, recordRun, recordedRunInput, startExecution, startExecutionWorkflow, sweepOnce, type NewRun, type SweepOptions, type SweepResult } from '../../executions';
+import {
+  firstRunId,
+  newExecutionId,
+  recordRun,
+  recordedRunInput,
+  startExecution,
+  startExecutionWorkflow,
+  sweepOnce,
+  type NewRun,
+  type SweepOptions,
+  type SweepResult,
+} from '../../executions';
 import { captureLogger } from '../support/logger';
 import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
 
@@ -50,7 +61,13 @@ describe('execution start reconciler', function () {
     c = await orgContext(x);
   });
 
-  const deps = () => ({ dataSource: x.db, temporal: x.env.client, taskQueue: x.taskQueue, publicBaseUrl: PUBLIC_BASE_URL, logger: log.logger });
+  const deps = () => ({
+    dataSource: x.db,
+    temporal: x.env.client,
+    taskQueue: x.taskQueue,
+    publicBaseUrl: PUBLIC_BASE_URL,
+    logger: log.logger,
+  });
   /** One sweep of this test's organization (the test database is shared), past no grace period unless told. */
   const sweep = (options: SweepOptions = {}) => sweepOnce(deps(), { graceMs: 0, organizationId: c.org, ...options });
 
@@ -85,7 +102,9 @@ describe('execution start reconciler', function () {
     const lost = await recordLost('greet', { name: 'Ada' }, { idempotencyKey: 'order-1' });
     await assertNoWorkflow(lost.id);
     // The client's retry is deduplicated onto the row that has no run.
-    const retry = await c.auth(x.t.request.post('/workflows/definitions/greet/execute')).send({ inputs: { name: 'Ada' }, idempotencyKey: 'order-1' });
+    const retry = await c
+      .auth(x.t.request.post('/workflows/definitions/greet/execute'))
+      .send({ inputs: { name: 'Ada' }, idempotencyKey: 'order-1' });
     assert.equal(retry.status, 200);
     assert.equal(retry.body.executionId, lost.id);
     assert.equal(retry.body.deduplicated, true);
@@ -105,7 +124,12 @@ describe('execution start reconciler', function () {
     await publish(x, c, approval('started'));
     const lost = await recordLost('started', {});
     // The API started the workflow and died before recording its run id; the run parks on its wait.
-    const start = async () => startExecutionWorkflow({ temporal: x.env.client, taskQueue: x.taskQueue }, lost, (await recordedRunInput(x.db, lost, PUBLIC_BASE_URL))!);
+    const start = async () =>
+      startExecutionWorkflow(
+        { temporal: x.env.client, taskQueue: x.taskQueue },
+        lost,
+        (await recordedRunInput(x.db, lost, PUBLIC_BASE_URL))!,
+      );
     const runId = await start();
     await waitFor(x, c, lost.id, (body) => body.status === 'waiting');
     assert.equal((await row(lost.id)).temporalRunId, null);
@@ -116,7 +140,10 @@ describe('execution start reconciler', function () {
     assert.equal((await x.env.client.workflow.getHandle(lost.id).describe()).runId, runId);
     await assert.rejects(start(), WorkflowExecutionAlreadyStartedError);
 
-    await c.auth(x.t.request.post(`/workflows/executions/${lost.id}/signals/approve`)).send({ by: 'Bo' }).expect(200);
+    await c
+      .auth(x.t.request.post(`/workflows/executions/${lost.id}/signals/approve`))
+      .send({ by: 'Bo' })
+      .expect(200);
     const done = await waitFor(x, c, lost.id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, { by: 'Bo' });
@@ -127,7 +154,11 @@ describe('execution start reconciler', function () {
   it('leaves sub-workflow children, cron ticks and rows younger than the grace period alone', async () => {
     await publish(x, c, greet('alone'));
     const child = await recordLost('alone', { name: 'child' }, { parentExecutionId: newExecutionId(), idempotencyKey: 'child:1' });
-    const tick = await recordLost('alone', {}, { trigger: { stepId: 'start', source: 'cron', payload: {}, receivedAt: new Date().toISOString() } });
+    const tick = await recordLost(
+      'alone',
+      {},
+      { trigger: { stepId: 'start', source: 'cron', payload: {}, receivedAt: new Date().toISOString() } },
+    );
     const young = await recordLost('alone', { name: 'young' });
     // Child and tick are long past any grace period: only what they are keeps them out.
     await x.db.query(`UPDATE executions SET created_at = now() - interval '1 hour' WHERE id = ANY($1::text[])`, [[child.id, tick.id]]);

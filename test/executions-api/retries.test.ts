@@ -46,10 +46,21 @@ describe('executions API: retries, timeouts and fallbacks', function () {
       steps: [
         { id: 'start', type: 'trigger', plugin_type: 'manual', config: {} },
         {
-          id: 'flaky', type: 'module', plugin_type: 'http-request', config: { url: `${base}/flaky` }, depends_on: ['start'],
+          id: 'flaky',
+          type: 'module',
+          plugin_type: 'http-request',
+          config: { url: `${base}/flaky` },
+          depends_on: ['start'],
           error_handling: { retry_policy: { max_attempts: 3, initial_interval: '100ms', backoff_strategy: 'exponential', jitter: 0.3 } },
         },
-        { id: 'slow', type: 'module', plugin_type: 'http-request', config: { url: `${base}/slow`, timeout: '200ms' }, depends_on: ['flaky'], error_handling: { fallback_step: 'rescue' } },
+        {
+          id: 'slow',
+          type: 'module',
+          plugin_type: 'http-request',
+          config: { url: `${base}/slow`, timeout: '200ms' },
+          depends_on: ['flaky'],
+          error_handling: { fallback_step: 'rescue' },
+        },
         { id: 'rescue', type: 'module', plugin_type: 'set-variable', config: { path: 'why', value: '${{ steps.slow.error.code }}' } },
       ],
       outputs: { flaky: '${{ steps.flaky.outputs.statusCode }}', why: '${{ variables.why }}' },

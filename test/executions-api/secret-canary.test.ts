@@ -54,10 +54,21 @@ describe('executions API: a secret canary never leaks', function () {
       key: 'canary',
       steps: {
         start: { type: 'trigger', pluginType: 'manual' },
-        call: { type: 'module', pluginType: 'http-request', config: { url: `${baseUrl}/hook`, headers: { Authorization: 'Bearer ${{ secrets.API_TOKEN }}' } } },
-        note: { type: 'module', pluginType: 'log', config: { message: 'server said ${{ steps.call.outputs.body.seen }} / ${{ steps.call.outputs.headers }}' } },
+        call: {
+          type: 'module',
+          pluginType: 'http-request',
+          config: { url: `${baseUrl}/hook`, headers: { Authorization: 'Bearer ${{ secrets.API_TOKEN }}' } },
+        },
+        note: {
+          type: 'module',
+          pluginType: 'log',
+          config: { message: 'server said ${{ steps.call.outputs.body.seen }} / ${{ steps.call.outputs.headers }}' },
+        },
       },
-      connections: [{ from: 'start', to: 'call' }, { from: 'call', to: 'note' }],
+      connections: [
+        { from: 'start', to: 'call' },
+        { from: 'call', to: 'note' },
+      ],
       outputs: { seen: '${{ steps.call.outputs.body.seen }}', ok: '${{ steps.call.outputs.body.ok }}' },
     });
     const id = await execute(x, c, 'canary');
@@ -74,7 +85,8 @@ describe('executions API: a secret canary never leaks', function () {
       assert.equal(res.status, 200, `${path}: ${JSON.stringify(res.body)}`);
       responses.push({ path, res });
     };
-    for (const path of ['', '/state', '/steps', '/steps/call', '/steps/note', '/logs', '/logs?stepId=note', '/pending-signals']) await read(`/workflows/executions/${id}${path}`);
+    for (const path of ['', '/state', '/steps', '/steps/call', '/steps/note', '/logs', '/logs?stepId=note', '/pending-signals'])
+      await read(`/workflows/executions/${id}${path}`);
     await read('/workflows/executions');
     await read(`/workflows/config?path=/`);
     responses.push({ path: 'POST /workflows/config', res: created });
@@ -94,12 +106,15 @@ describe('executions API: a secret canary never leaks', function () {
     for (const row of rows) assert.equal(row.text.includes(canary), false, `a stored row leaks the secret: ${row.text}`);
     const history = await readableHistory(id);
     assert.ok(history.includes(`${baseUrl}/hook`), 'payloads are readable in the decoded history');
-    for (const form of [canary, Buffer.from(canary).toString('base64')]) assert.equal(history.includes(form), false, 'the Temporal history leaks the secret');
+    for (const form of [canary, Buffer.from(canary).toString('base64')])
+      assert.equal(history.includes(form), false, 'the Temporal history leaks the secret');
   });
 
   it('redacts a secret that code-exec receives, logs and throws, and keeps it out of the service logs', async () => {
     const canary = `canary-${randomBytes(16).toString('hex')}`;
-    const created = await c.auth(x.t.request.post('/workflows/config')).send({ name: 'CODE_TOKEN', value: canary, secret: true, path: '/' });
+    const created = await c
+      .auth(x.t.request.post('/workflows/config'))
+      .send({ name: 'CODE_TOKEN', value: canary, secret: true, path: '/' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     await publish(x, c, {
       name: 'Canary code',
@@ -133,7 +148,10 @@ describe('executions API: a secret canary never leaks', function () {
        UNION ALL SELECT row_to_json(v)::text FROM execution_events v WHERE execution_id = $1`,
       [id],
     );
-    assert.ok(rows.some((row) => row.text.includes('token is <redacted>')), 'the sandbox log line was recorded, redacted');
+    assert.ok(
+      rows.some((row) => row.text.includes('token is <redacted>')),
+      'the sandbox log line was recorded, redacted',
+    );
     for (const row of rows) assert.equal(row.text.includes(canary), false, `a stored row leaks the secret: ${row.text}`);
     const history = await readableHistory(id);
     assert.equal(history.includes(canary), false, 'the Temporal history leaks the secret');
@@ -141,7 +159,10 @@ describe('executions API: a secret canary never leaks', function () {
   });
   it('evaluates in the activity an expression that mixes a variable, a step output and a secret', async () => {
     const canary = `canary-${randomBytes(16).toString('hex')}`;
-    for (const entry of [{ name: 'MIX_KEY', value: canary, secret: true }, { name: 'MIX_BASE', value: baseUrl, secret: false }]) {
+    for (const entry of [
+      { name: 'MIX_KEY', value: canary, secret: true },
+      { name: 'MIX_BASE', value: baseUrl, secret: false },
+    ]) {
       const created = await c.auth(x.t.request.post('/workflows/config')).send({ ...entry, path: '/' });
       assert.equal(created.status, 201, JSON.stringify(created.body));
     }
@@ -154,10 +175,16 @@ describe('executions API: a secret canary never leaks', function () {
         call: {
           type: 'module',
           pluginType: 'http-request',
-          config: { url: "${{ vars.MIX_BASE + '/mixed/' + variables.who }}", headers: { 'x-key': "${{ variables.who + ':' + secrets.MIX_KEY }}" } },
+          config: {
+            url: "${{ vars.MIX_BASE + '/mixed/' + variables.who }}",
+            headers: { 'x-key': "${{ variables.who + ':' + secrets.MIX_KEY }}" },
+          },
         },
       },
-      connections: [{ from: 'start', to: 'name' }, { from: 'name', to: 'call' }],
+      connections: [
+        { from: 'start', to: 'name' },
+        { from: 'name', to: 'call' },
+      ],
     });
     const before = received.length;
     const id = await execute(x, c, 'mixed-template');

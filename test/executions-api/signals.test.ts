@@ -15,7 +15,10 @@ const approval = (key: string, waitConfig: Record<string, unknown> = {}) => ({
     approval: { type: 'wait', pluginType: 'signal-wait', config: { signalName: 'approve', timeout: '2d', ...waitConfig } },
     after: { type: 'module', pluginType: 'log', config: { message: 'approved by ${{ steps.approval.outputs.payload.by }}' } },
   },
-  connections: [{ from: 'start', to: 'approval' }, { from: 'approval', to: 'after' }],
+  connections: [
+    { from: 'start', to: 'approval' },
+    { from: 'approval', to: 'after' },
+  ],
   outputs: { payload: '${{ steps.approval.outputs.payload }}' },
 });
 
@@ -46,7 +49,10 @@ describe('executions API: signals, pending waits, cancel and terminate', functio
     const id = await execute(x, c, 'approve');
     await waitFor(x, c, id, waiting);
     const pending = await c.auth(x.t.request.get(`/workflows/executions/${id}/pending-signals`)).expect(200);
-    assert.deepEqual(pending.body.data.map((w: { stepId: string; signalNames: string[] }) => [w.stepId, w.signalNames]), [['approval', ['approve']]]);
+    assert.deepEqual(
+      pending.body.data.map((w: { stepId: string; signalNames: string[] }) => [w.stepId, w.signalNames]),
+      [['approval', ['approve']]],
+    );
     const state = await c.auth(x.t.request.get(`/workflows/executions/${id}/state`)).expect(200);
     assert.equal(state.body.status, 'waiting');
     assert.equal(state.body.live, true);
@@ -63,7 +69,10 @@ describe('executions API: signals, pending waits, cancel and terminate', functio
     assert.equal(done.status, 'completed');
     assert.deepEqual(done.outputs, { payload });
     const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
-    assert.deepEqual(logs.body.data.map((l: { message: string }) => l.message), ['approved by ada']);
+    assert.deepEqual(
+      logs.body.data.map((l: { message: string }) => l.message),
+      ['approved by ada'],
+    );
     // Finished: the same signal is no longer awaited.
     const late = await signal(id, 'approve', {});
     assertDialect('problem', late, 409);
@@ -88,7 +97,10 @@ describe('executions API: signals, pending waits, cancel and terminate', functio
       listed = (await c.auth(x.t.request.get('/workflows/executions?status=waiting'))).body.data as Array<{ id: string }>;
       if (!listed.some((e) => e.id === id)) await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    assert.ok(listed.some((e) => e.id === id), 'listed as waiting');
+    assert.ok(
+      listed.some((e) => e.id === id),
+      'listed as waiting',
+    );
     assert.equal((await signal(id, 'approve', { by: 'b' })).status, 200);
     await waitFor(x, c, id, finished);
   });
@@ -100,7 +112,11 @@ describe('executions API: signals, pending waits, cancel and terminate', functio
     const responses = await Promise.all([signal(id, 'approve', { by: 'first' }), signal(id, 'approve', { by: 'second' })]);
     assert.deepEqual(responses.map((r) => r.status).sort(), [200, 409]);
     const winner = responses.find((r) => r.status === 200)!;
-    assertDialect('problem', responses.find((r) => r.status === 409)!, 409);
+    assertDialect(
+      'problem',
+      responses.find((r) => r.status === 409)!,
+      409,
+    );
     const done = await waitFor(x, c, id, finished);
     const by = (done.outputs as { payload: { by: string } }).payload.by;
     assert.equal(by, responses[0] === winner ? 'first' : 'second');
@@ -124,16 +140,28 @@ describe('executions API: signals, pending waits, cancel and terminate', functio
     assert.deepEqual(doneB.outputs, { payload: { by: 'bob' } });
     assert.equal((await c.auth(x.t.request.get(`/workflows/executions/${a}`))).body.status, 'waiting');
     // The released wait is no longer recorded; the open one still is.
-    const recorded = await x.db.query<Array<{ execution_id: string }>>(`SELECT execution_id FROM execution_waits WHERE execution_id = ANY($1::text[])`, [[a, b]]);
-    assert.deepEqual(recorded.map((row) => row.execution_id), [a]);
+    const recorded = await x.db.query<Array<{ execution_id: string }>>(
+      `SELECT execution_id FROM execution_waits WHERE execution_id = ANY($1::text[])`,
+      [[a, b]],
+    );
+    assert.deepEqual(
+      recorded.map((row) => row.execution_id),
+      [a],
+    );
 
-    for (const [name, body] of [['approve', { correlationKey: 'order:B', payload: {} }], ['approve', { correlationKey: 'order:C' }], ['reject', { correlationKey: 'order:A' }], ['approve', { correlationKey: 'order:A', workflowId: 'ghost' }]] as const) {
+    for (const [name, body] of [
+      ['approve', { correlationKey: 'order:B', payload: {} }],
+      ['approve', { correlationKey: 'order:C' }],
+      ['reject', { correlationKey: 'order:A' }],
+      ['approve', { correlationKey: 'order:A', workflowId: 'ghost' }],
+    ] as const) {
       const miss = await send(name, body);
       assertDialect('problem', miss, 409);
     }
     // Another organization cannot reach it either.
     assertDialect('problem', await c.otherAuth(x.t.request.post('/workflows/signals/approve')).send({ correlationKey: 'order:A' }), 409);
-    for (const bad of [{}, { correlationKey: 5 }, { correlationKey: 'order:A', extra: true }]) assertDialect('problem', await send('approve', bad), 400);
+    for (const bad of [{}, { correlationKey: 5 }, { correlationKey: 'order:A', extra: true }])
+      assertDialect('problem', await send('approve', bad), 400);
 
     assert.equal((await send('approve', { correlationKey: 'order:A', workflowId: 'correlated', payload: { by: 'al' } })).status, 200);
     const doneA = await waitFor(x, c, a, finished);
@@ -201,7 +229,12 @@ describe('executions API: signals, pending waits, cancel and terminate', functio
 
   it('reads an execution no worker has picked up without hanging, and terminates it', async () => {
     // Same Temporal, but a task queue nobody polls.
-    const deps = { config: { ...loadConfig(), temporalTaskQueue: `${x.taskQueue}-idle` }, dataSource: x.db, temporal: x.env.client, encryptionKey: x.encryptionKey };
+    const deps = {
+      config: { ...loadConfig(), temporalTaskQueue: `${x.taskQueue}-idle` },
+      dataSource: x.db,
+      temporal: x.env.client,
+      encryptionKey: x.encryptionKey,
+    };
     const idle = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
     const token = await idle.token({ organizationId: c.org });
     await publish(x, c, approval('idle'));

@@ -22,7 +22,13 @@ describe('executions API: sub-workflows', function () {
       key: 'double',
       steps: [
         { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
-        { id: 'calc', type: 'module', pluginType: 'set-variable', config: { path: 'result', value: '${{ workflow.inputs.n * 2 }}' }, dependsOn: ['start'] },
+        {
+          id: 'calc',
+          type: 'module',
+          pluginType: 'set-variable',
+          config: { path: 'result', value: '${{ workflow.inputs.n * 2 }}' },
+          dependsOn: ['start'],
+        },
       ],
       outputs: { doubled: '${{ variables.result }}' },
     });
@@ -32,8 +38,20 @@ describe('executions API: sub-workflows', function () {
       variables: { list: { initialValue: [{ n: 1 }, { n: 2 }, { n: 3 }] } },
       steps: [
         { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
-        { id: 'items', type: 'module', pluginType: 'code-exec', config: { code: 'return [{ n: 1 }, { n: 2 }, { n: 3 }]' }, dependsOn: ['start'] },
-        { id: 'children', type: 'module', pluginType: 'sub-workflow', config: { workflowId: 'double', inputs: { n: '${{ $item.n }}' } }, dependsOn: ['items'] },
+        {
+          id: 'items',
+          type: 'module',
+          pluginType: 'code-exec',
+          config: { code: 'return [{ n: 1 }, { n: 2 }, { n: 3 }]' },
+          dependsOn: ['start'],
+        },
+        {
+          id: 'children',
+          type: 'module',
+          pluginType: 'sub-workflow',
+          config: { workflowId: 'double', inputs: { n: '${{ $item.n }}' } },
+          dependsOn: ['items'],
+        },
       ],
       outputs: { results: '${{ steps.children.items }}' },
     });
@@ -41,7 +59,10 @@ describe('executions API: sub-workflows', function () {
     const done = await waitFor(x, c, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     const results = (done.outputs as { results: Array<{ outputs: { doubled: number }; _childExecutionId: string }> }).results;
-    assert.deepEqual(results.map((r) => r.outputs.doubled), [2, 4, 6]);
+    assert.deepEqual(
+      results.map((r) => r.outputs.doubled),
+      [2, 4, 6],
+    );
 
     const children = await x.db.query<Array<{ id: string; status: string; parent_execution_id: string }>>(
       `SELECT id, status, parent_execution_id FROM executions WHERE parent_execution_id = $1 ORDER BY created_at`,
@@ -61,7 +82,13 @@ describe('executions API: sub-workflows', function () {
       key: 'sum-batch',
       steps: [
         { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
-        { id: 'sum', type: 'module', pluginType: 'code-exec', config: { code: 'return { total: inputs.items.reduce((a, i) => a + i.n, 0), label: inputs.label }' }, dependsOn: ['start'] },
+        {
+          id: 'sum',
+          type: 'module',
+          pluginType: 'code-exec',
+          config: { code: 'return { total: inputs.items.reduce((a, i) => a + i.n, 0), label: inputs.label }' },
+          dependsOn: ['start'],
+        },
       ],
       outputs: { total: '${{ steps.sum.outputs.total }}', label: '${{ steps.sum.outputs.label }}' },
     });
@@ -70,8 +97,20 @@ describe('executions API: sub-workflows', function () {
       key: 'batch-parent',
       steps: [
         { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
-        { id: 'items', type: 'module', pluginType: 'code-exec', config: { code: 'return [{ n: 1 }, { n: 2 }, { n: 3 }]' }, dependsOn: ['start'] },
-        { id: 'child', type: 'module', pluginType: 'sub-workflow', config: { workflowId: 'sum-batch', iterateItems: false, inputs: { label: 'three' } }, dependsOn: ['items'] },
+        {
+          id: 'items',
+          type: 'module',
+          pluginType: 'code-exec',
+          config: { code: 'return [{ n: 1 }, { n: 2 }, { n: 3 }]' },
+          dependsOn: ['start'],
+        },
+        {
+          id: 'child',
+          type: 'module',
+          pluginType: 'sub-workflow',
+          config: { workflowId: 'sum-batch', iterateItems: false, inputs: { label: 'three' } },
+          dependsOn: ['items'],
+        },
       ],
       outputs: { child: '${{ steps.child.outputs.outputs }}' },
     });

@@ -61,7 +61,13 @@ export async function startExecEnv(options: { withWorker?: boolean } = {}): Prom
     running = worker.run();
   }
   const deps: AreaDeps = {
-    config: { ...loadConfig(), publicBaseUrl: 'http://api.test', temporalTaskQueue: taskQueue, temporalNamespace: namespace, temporalUiUrl: TEMPORAL_UI },
+    config: {
+      ...loadConfig(),
+      publicBaseUrl: 'http://api.test',
+      temporalTaskQueue: taskQueue,
+      temporalNamespace: namespace,
+      temporalUiUrl: TEMPORAL_UI,
+    },
     dataSource: db,
     temporal: env.client,
     encryptionKey,
@@ -69,7 +75,12 @@ export async function startExecEnv(options: { withWorker?: boolean } = {}): Prom
   const t = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
   const organizations: string[] = [];
   return {
-    env, db, taskQueue, encryptionKey, t, organizations,
+    env,
+    db,
+    taskQueue,
+    encryptionKey,
+    t,
+    organizations,
     async stop() {
       worker?.shutdown();
       await running;
@@ -85,8 +96,13 @@ export async function startExecEnv(options: { withWorker?: boolean } = {}): Prom
 /** Every history the file's executions produced replays against the workflow bundle without non-determinism. */
 async function assertHistoriesReplay(env: TestWorkflowEnvironment, db: DataSource, organizations: string[]): Promise<void> {
   if (organizations.length === 0) return;
-  const rows = await db.query<Array<{ id: string }>>(`SELECT id FROM executions WHERE organization_id = ANY($1::text[]) AND temporal_run_id IS NOT NULL`, [organizations]);
-  const histories = await Promise.all(rows.map(async ({ id }) => ({ workflowId: id, history: await env.client.workflow.getHandle(id).fetchHistory() })));
+  const rows = await db.query<Array<{ id: string }>>(
+    `SELECT id FROM executions WHERE organization_id = ANY($1::text[]) AND temporal_run_id IS NOT NULL`,
+    [organizations],
+  );
+  const histories = await Promise.all(
+    rows.map(async ({ id }) => ({ workflowId: id, history: await env.client.workflow.getHandle(id).fetchHistory() })),
+  );
   for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
     if (result.error) throw new Error(`the history of ${result.workflowId} does not replay: ${String(result.error)}`);
   }
@@ -97,7 +113,12 @@ export async function orgContext(x: ExecEnv): Promise<OrgContext> {
   x.organizations.push(org);
   const token = await x.t.token({ organizationId: org, userId: 'user-1' });
   const otherToken = await x.t.token({ organizationId: newOrganizationId() });
-  return { org, token, auth: (req) => req.set('Authorization', `Bearer ${token}`), otherAuth: (req) => req.set('Authorization', `Bearer ${otherToken}`) };
+  return {
+    org,
+    token,
+    auth: (req) => req.set('Authorization', `Bearer ${token}`),
+    otherAuth: (req) => req.set('Authorization', `Bearer ${otherToken}`),
+  };
 }
 
 /** Publishes a definition through the API; returns the workflow id. */
@@ -114,7 +135,13 @@ export async function execute(x: ExecEnv, c: OrgContext, ref: string, body: Reco
 }
 
 /** Polls GET /workflows/executions/{id} until `done` holds (or fails after ~15 s). */
-export async function waitFor(x: ExecEnv, c: OrgContext, id: string, done: (body: Record<string, unknown>) => boolean, path = ''): Promise<Record<string, unknown>> {
+export async function waitFor(
+  x: ExecEnv,
+  c: OrgContext,
+  id: string,
+  done: (body: Record<string, unknown>) => boolean,
+  path = '',
+): Promise<Record<string, unknown>> {
   let last: Record<string, unknown> = {};
   for (let i = 0; i < 300; i++) {
     const res = await c.auth(x.t.request.get(`/workflows/executions/${id}${path}`));
@@ -128,6 +155,8 @@ export async function waitFor(x: ExecEnv, c: OrgContext, id: string, done: (body
 export const finished = (body: Record<string, unknown>): boolean => !['running', 'waiting'].includes(String(body.status));
 
 export async function countExecutions(db: DataSource, organizationId: string): Promise<number> {
-  const [row] = await db.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM executions WHERE organization_id = $1`, [organizationId]);
+  const [row] = await db.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM executions WHERE organization_id = $1`, [
+    organizationId,
+  ]);
   return row.n;
 }

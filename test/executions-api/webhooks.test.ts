@@ -37,7 +37,13 @@ describe('executions API: webhook ingress', function () {
       name: 'Hooked',
       steps: [
         { id: 'hook', type: 'trigger', pluginType: 'webhook', config: { mode: 'start', method: 'POST', secret: SECRET } },
-        { id: 'note', type: 'module', pluginType: 'log', config: { message: 'got ${{ steps.hook.outputs.body.event }} via ${{ workflow.inputs.method }}' }, dependsOn: ['hook'] },
+        {
+          id: 'note',
+          type: 'module',
+          pluginType: 'log',
+          config: { message: 'got ${{ steps.hook.outputs.body.event }} via ${{ workflow.inputs.method }}' },
+          dependsOn: ['hook'],
+        },
       ],
     });
     const path = await activate(workflowId);
@@ -46,9 +52,17 @@ describe('executions API: webhook ingress', function () {
     const unsigned = await x.t.request.post(path).set('Content-Type', 'application/json').send(body);
     assert.equal(unsigned.status, 401);
     assert.match(unsigned.headers['content-type'], /problem\+json/);
-    const forged = await x.t.request.post(path).set('Content-Type', 'application/json').set('X-Webhook-Signature', sign(body, 'wrong')).send(body);
+    const forged = await x.t.request
+      .post(path)
+      .set('Content-Type', 'application/json')
+      .set('X-Webhook-Signature', sign(body, 'wrong'))
+      .send(body);
     assert.equal(forged.status, 401);
-    const wrongMethod = await x.t.request.put(path).set('Content-Type', 'application/json').set('X-Webhook-Signature', sign(body)).send(body);
+    const wrongMethod = await x.t.request
+      .put(path)
+      .set('Content-Type', 'application/json')
+      .set('X-Webhook-Signature', sign(body))
+      .send(body);
     assert.equal(wrongMethod.status, 405);
     assert.equal(await countExecutions(x.db, c.org), 0, 'nothing started by refused requests');
 
@@ -75,7 +89,10 @@ describe('executions API: webhook ingress', function () {
   it('answers 404 to unknown tokens, and to old tokens after re-activation or deactivation', async () => {
     const workflowId = await publish(x, c, {
       name: 'Rotating',
-      steps: [{ id: 'hook', type: 'trigger', pluginType: 'webhook', config: {} }, { id: 'n', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['hook'] }],
+      steps: [
+        { id: 'hook', type: 'trigger', pluginType: 'webhook', config: {} },
+        { id: 'n', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['hook'] },
+      ],
     });
     assert.equal((await x.t.request.post('/workflows/webhooks/0123456789abcdef0123456789abcdef').send({})).status, 404);
     const first = await activate(workflowId);
@@ -92,13 +109,26 @@ describe('executions API: webhook ingress', function () {
       name: 'Waiter',
       steps: [
         { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
-        { id: 'approval', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'approved', correlationKey: 'ticket:${{ workflow.inputs.ticket }}' }, dependsOn: ['start'] },
+        {
+          id: 'approval',
+          type: 'wait',
+          pluginType: 'signal-wait',
+          config: { signalName: 'approved', correlationKey: 'ticket:${{ workflow.inputs.ticket }}' },
+          dependsOn: ['start'],
+        },
       ],
       outputs: { by: '${{ steps.approval.outputs.payload.body.user }}' },
     });
     const hookId = await publish(x, c, {
       name: 'Approvals',
-      steps: [{ id: 'hook', type: 'trigger', pluginType: 'webhook', config: { mode: 'signal', signalName: 'approved', correlationKeyPath: 'body.ticket' } }],
+      steps: [
+        {
+          id: 'hook',
+          type: 'trigger',
+          pluginType: 'webhook',
+          config: { mode: 'signal', signalName: 'approved', correlationKeyPath: 'body.ticket' },
+        },
+      ],
     });
     const path = await activate(hookId);
 
@@ -136,10 +166,18 @@ describe('executions API: webhook ingress', function () {
       if (!pending.data?.[0]?.callbackUrl) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const callbackUrl = pending.data?.[0]?.callbackUrl;
-    assert.match(String(callbackUrl), new RegExp(`^http://api\\.test/workflows/webhooks/callback/${id}/[0-9a-f]{32}$`), JSON.stringify(pending));
+    assert.match(
+      String(callbackUrl),
+      new RegExp(`^http://api\\.test/workflows/webhooks/callback/${id}/[0-9a-f]{32}$`),
+      JSON.stringify(pending),
+    );
     const path = new URL(String(callbackUrl)).pathname;
 
-    assert.equal((await x.t.request.post(`/workflows/webhooks/callback/${id}/${'0'.repeat(32)}`).send({})).status, 404, 'a guessed token does nothing');
+    assert.equal(
+      (await x.t.request.post(`/workflows/webhooks/callback/${id}/${'0'.repeat(32)}`).send({})).status,
+      404,
+      'a guessed token does nothing',
+    );
     const delivered = await x.t.request.post(path).send({ status: 'approved' });
     assert.equal(delivered.status, 202, JSON.stringify(delivered.body));
     assert.equal((await x.t.request.post(path).send({ status: 'again' })).status, 404, 'the URL works once');

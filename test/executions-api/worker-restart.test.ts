@@ -26,7 +26,12 @@ describe('executions API: worker restart', function () {
       namespace: x.env.namespace ?? 'default',
       taskQueue: x.taskQueue,
       workflowBundle: await workflowBundle(),
-      activities: createActivities({ dataSource: x.db, logger: captureLogger('info').logger, encryptionKey: x.encryptionKey, temporalNamespace: x.env.namespace ?? 'default' }),
+      activities: createActivities({
+        dataSource: x.db,
+        logger: captureLogger('info').logger,
+        encryptionKey: x.encryptionKey,
+        temporalNamespace: x.env.namespace ?? 'default',
+      }),
     });
 
   it('finishes on a new worker without duplicating records', async () => {
@@ -36,9 +41,21 @@ describe('executions API: worker restart', function () {
       steps: [
         { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
         { id: 'before', type: 'module', pluginType: 'log', config: { message: 'before the wait' }, dependsOn: ['start'] },
-        { id: 'compute', type: 'module', pluginType: 'code-exec', config: { code: 'console.log("computing"); return { v: 41 + 1 }' }, dependsOn: ['before'] },
+        {
+          id: 'compute',
+          type: 'module',
+          pluginType: 'code-exec',
+          config: { code: 'console.log("computing"); return { v: 41 + 1 }' },
+          dependsOn: ['before'],
+        },
         { id: 'wait', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'resume' }, dependsOn: ['compute'] },
-        { id: 'after', type: 'module', pluginType: 'log', config: { message: 'after the wait: ${{ steps.compute.outputs.v }}' }, dependsOn: ['wait'] },
+        {
+          id: 'after',
+          type: 'module',
+          pluginType: 'log',
+          config: { message: 'after the wait: ${{ steps.compute.outputs.v }}' },
+          dependsOn: ['wait'],
+        },
       ],
       outputs: { v: '${{ steps.compute.outputs.v }}' },
     });
@@ -62,9 +79,17 @@ describe('executions API: worker restart', function () {
       await secondRun;
     }
 
-    const logs = await x.db.query<Array<{ message: string }>>(`SELECT message FROM execution_logs WHERE execution_id = $1 ORDER BY seq`, [id]);
-    assert.deepEqual(logs.map((l) => l.message), ['before the wait', 'computing', 'after the wait: 42']);
-    const steps = await x.db.query<Array<{ step_id: string; n: number }>>(`SELECT step_id, count(*)::int AS n FROM execution_steps WHERE execution_id = $1 GROUP BY step_id ORDER BY step_id`, [id]);
+    const logs = await x.db.query<Array<{ message: string }>>(`SELECT message FROM execution_logs WHERE execution_id = $1 ORDER BY seq`, [
+      id,
+    ]);
+    assert.deepEqual(
+      logs.map((l) => l.message),
+      ['before the wait', 'computing', 'after the wait: 42'],
+    );
+    const steps = await x.db.query<Array<{ step_id: string; n: number }>>(
+      `SELECT step_id, count(*)::int AS n FROM execution_steps WHERE execution_id = $1 GROUP BY step_id ORDER BY step_id`,
+      [id],
+    );
     assert.deepEqual(steps, [
       { step_id: 'after', n: 1 },
       { step_id: 'before', n: 1 },
@@ -73,6 +98,10 @@ describe('executions API: worker restart', function () {
       { step_id: 'wait', n: 1 },
     ]);
     const events = await x.db.query<Array<{ seq: number }>>(`SELECT seq FROM execution_events WHERE execution_id = $1 ORDER BY seq`, [id]);
-    assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i), 'events are dense, none repeated');
+    assert.deepEqual(
+      events.map((e) => e.seq),
+      events.map((_, i) => i),
+      'events are dense, none repeated',
+    );
   });
 });

@@ -124,13 +124,17 @@ describe('authentication', () => {
         .sign(key);
 
     it('accepts a token signed by a key of the JWKS', async () => {
-      const response = await appWithJwks().get('/workflows/probe/1').set('Authorization', `Bearer ${await sign(privateKey)}`);
+      const response = await appWithJwks()
+        .get('/workflows/probe/1')
+        .set('Authorization', `Bearer ${await sign(privateKey)}`);
       assert.equal(response.status, 200);
       assert.equal(response.body.organizationId, '3');
     });
 
     it('rejects a token signed by a key outside the JWKS', async () => {
-      const response = await appWithJwks().get('/workflows/probe/1').set('Authorization', `Bearer ${await sign(otherKey)}`);
+      const response = await appWithJwks()
+        .get('/workflows/probe/1')
+        .set('Authorization', `Bearer ${await sign(otherKey)}`);
       assertDialect('problem', response, 401);
     });
 

@@ -38,13 +38,21 @@ describe('error dialects', () => {
       });
 
       it('answers 415 for a wrong content type and writes nothing', async () => {
-        const response = await t.request.post(prefix).set('Authorization', `Bearer ${token}`).set('Content-Type', 'text/plain').send('name=x');
+        const response = await t.request
+          .post(prefix)
+          .set('Authorization', `Bearer ${token}`)
+          .set('Content-Type', 'text/plain')
+          .send('name=x');
         assertDialect(family, response, 415);
         assert.equal(writes.length, 0);
       });
 
       it('answers 400 for malformed JSON and writes nothing', async () => {
-        const response = await t.request.post(prefix).set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/json').send('{"name": ');
+        const response = await t.request
+          .post(prefix)
+          .set('Authorization', `Bearer ${token}`)
+          .set('Content-Type', 'application/json')
+          .send('{"name": ');
         assertDialect(family, response, 400);
         assert.equal(writes.length, 0);
       });
@@ -72,7 +80,11 @@ describe('error dialects', () => {
       it('accepts a valid body as JSON and as YAML', async () => {
         const json = await t.request.post(prefix).set('Authorization', `Bearer ${token}`).send({ name: 'ok', count: 2 });
         assert.equal(json.status, 201);
-        const yaml = await t.request.post(prefix).set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/yaml').send('name: ok\ncount: 3\n');
+        const yaml = await t.request
+          .post(prefix)
+          .set('Authorization', `Bearer ${token}`)
+          .set('Content-Type', 'application/yaml')
+          .send('name: ok\ncount: 3\n');
         assert.equal(yaml.status, 201);
         assert.deepEqual(yaml.body, { name: 'ok', count: 3 });
       });

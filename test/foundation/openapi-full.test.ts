@@ -25,13 +25,20 @@ describe('OpenAPI document of the whole service', () => {
     await SwaggerParser.validate(structuredClone(document) as never);
 
     const registered = new Set<string>();
-    for (const layer of app.router.stack) for (const method of layer.methods.filter((m) => m !== 'HEAD')) registered.add(`${method} ${layer.path}`);
+    for (const layer of app.router.stack)
+      for (const method of layer.methods.filter((m) => m !== 'HEAD')) registered.add(`${method} ${layer.path}`);
     const documented = new Set<string>();
     for (const [path, item] of Object.entries(document.paths)) {
       for (const method of Object.keys(item)) documented.add(`${method.toUpperCase()} ${koaPath(path)}`);
     }
     assert.deepEqual([...documented].sort(), [...registered].sort());
-    for (const expected of ['POST /workflows/definitions', 'POST /user/:id/grant', 'GET /account', 'PATCH /workflows/config/:id', 'POST /service_specification']) {
+    for (const expected of [
+      'POST /workflows/definitions',
+      'POST /user/:id/grant',
+      'GET /account',
+      'PATCH /workflows/config/:id',
+      'POST /service_specification',
+    ]) {
       assert.ok(registered.has(expected), expected);
     }
   });

@@ -49,7 +49,10 @@ describe('OpenAPI document', () => {
     assert.equal((config['400'].content?.['application/json']?.schema as { $ref: string }).$ref, '#/components/schemas/ConfigError');
     assert.ok(config['500'].content?.['application/problem+json']);
     const read = document.paths?.['/probe/{id}']?.get;
-    assert.deepEqual(read?.parameters?.map((p) => (p as OpenAPIV3_1.ParameterObject).name), ['id', 'slow']);
+    assert.deepEqual(
+      read?.parameters?.map((p) => (p as OpenAPIV3_1.ParameterObject).name),
+      ['id', 'slow'],
+    );
   });
 
   it('serves a readable reference page and its assets', async () => {

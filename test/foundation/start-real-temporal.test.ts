@@ -113,7 +113,10 @@ describe('npm start on the real Temporal dev server', function () {
       pending = (await api('GET', `/workflows/executions/${executionId}/pending-signals`)).body.data as typeof pending;
       if (pending.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    assert.deepEqual(pending.map((wait) => wait.signalNames), [['go']]);
+    assert.deepEqual(
+      pending.map((wait) => wait.signalNames),
+      [['go']],
+    );
     const delivered = await api('POST', `/workflows/executions/${executionId}/signals/go`, { payload: { after: 'restart' } });
     assert.equal(delivered.status, 200, JSON.stringify(delivered.body));
     let status = '';

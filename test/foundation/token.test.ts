@@ -28,7 +28,10 @@ describe('npm run token', function () {
     // The service resolves the very key the command generated and kept under DATA_DIR.
     const log = captureLogger();
     const secrets = await resolveServiceSecrets(parseConfig({ DATA_DIR: dataDir }), log.logger);
-    assert.ok(log.lines.some((line) => line.includes('development signing key')), 'warns about the development key');
+    assert.ok(
+      log.lines.some((line) => line.includes('development signing key')),
+      'warns about the development key',
+    );
     assert.equal((await stat(devSecretsPath(dataDir))).mode & 0o777, 0o600);
     const auth = await createTokenVerifier(secrets.auth).verify(token);
     assert.deepEqual(auth, { userId: '12', organizationId: '34', userType: 'service_account' });
@@ -36,7 +39,10 @@ describe('npm run token', function () {
 
   it('signs with AUTH_JWT_SECRET when it is configured', async () => {
     const secret = 's'.repeat(40);
-    const result = await runScript('bin/token.ts', { env: { DATA_DIR: dataDir, AUTH_JWT_SECRET: secret }, args: ['--user', '1', '--org', '1'] });
+    const result = await runScript('bin/token.ts', {
+      env: { DATA_DIR: dataDir, AUTH_JWT_SECRET: secret },
+      args: ['--user', '1', '--org', '1'],
+    });
     assert.equal(result.code, 0, result.stderr);
     const verifier = createTokenVerifier({ kind: 'hs256', secret: new TextEncoder().encode(secret) });
     assert.equal((await verifier.verify(result.stdout.trim())).userType, 'person');

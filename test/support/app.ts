@@ -34,6 +34,12 @@ export function createTestApp(options: { routes?: RouteDefinition[]; readiness?:
     log,
     secret,
     token: (t) =>
-      mintToken({ userId: t.userId ?? '1', organizationId: t.organizationId, userType: t.userType ?? 'person', secret, expiresIn: t.expiresIn }),
+      mintToken({
+        userId: t.userId ?? '1',
+        organizationId: t.organizationId,
+        userType: t.userType ?? 'person',
+        secret,
+        expiresIn: t.expiresIn,
+      }),
   };
 }

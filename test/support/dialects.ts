@@ -27,4 +27,3 @@ export function assertDialect(family: Family, response: Response, status: number
     assert.equal(typeof response.body.code, 'string');
   }
 }
-

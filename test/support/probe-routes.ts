@@ -12,7 +12,10 @@ export const FAMILY_PREFIXES = {
   admin: '/probe',
 } as const;
 
-const ProbeBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 20 }), count: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false });
+const ProbeBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 20 }), count: Type.Optional(Type.Integer({ minimum: 0 })) },
+  { additionalProperties: false },
+);
 
 export function probeRoutes(hooks: { onWrite?: (body: unknown) => void; waitFor?: () => Promise<void> } = {}): RouteDefinition[] {
   return Object.entries(FAMILY_PREFIXES).flatMap(([family, prefix]) => [

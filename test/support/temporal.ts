@@ -14,7 +14,13 @@ import type { SearchAttributeType } from '@temporalio/common';
 import type { SearchAttributeKey } from '@temporalio/common/lib/search-attributes';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { loadConfig } from '../../config/config';
-import { STAND_IN_DEV_SERVER, STAND_IN_TEST_SERVER, findRealTemporalCli, type TemporalKind, type TemporalServerChoice } from '../../startup/temporal';
+import {
+  STAND_IN_DEV_SERVER,
+  STAND_IN_TEST_SERVER,
+  findRealTemporalCli,
+  type TemporalKind,
+  type TemporalServerChoice,
+} from '../../startup/temporal';
 
 export { STAND_IN_DEV_SERVER, STAND_IN_TEST_SERVER };
 
@@ -27,7 +33,10 @@ export interface TestTemporalOptions {
   searchAttributes?: Array<SearchAttributeKey<SearchAttributeType>>;
 }
 
-export async function createTestTemporalEnv(kind: TestTemporalKind = 'local', options: TestTemporalOptions = {}): Promise<TestWorkflowEnvironment> {
+export async function createTestTemporalEnv(
+  kind: TestTemporalKind = 'local',
+  options: TestTemporalOptions = {},
+): Promise<TestWorkflowEnvironment> {
   if (kind === 'time-skipping') {
     return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: STAND_IN_TEST_SERVER } } });
   }

@@ -81,7 +81,11 @@ describe('temporal conformance: activities', function () {
   });
 
   it('delivers activity cancellation through heartbeats', async () => {
-    const handle = await env.client.workflow.start(wf.cancelActivity, { taskQueue: queue, workflowId: id('cancelActivity'), args: ['cancel-me'] });
+    const handle = await env.client.workflow.start(wf.cancelActivity, {
+      taskQueue: queue,
+      workflowId: id('cancelActivity'),
+      args: ['cancel-me'],
+    });
     while (probe.attempts['cancel-me'] === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
     await handle.signal(wf.doneSignal);
     assert.equal(await handle.result(), 'activity cancelled');
@@ -97,7 +101,11 @@ describe('temporal conformance: activities', function () {
   });
 
   it('delivers cancellation to an async activity heartbeating by id, which reports it by id', async () => {
-    const handle = await env.client.workflow.start(wf.cancelAsyncActivity, { taskQueue: queue, workflowId: id('asynccancel'), args: ['async-cancel'] });
+    const handle = await env.client.workflow.start(wf.cancelAsyncActivity, {
+      taskQueue: queue,
+      workflowId: id('asynccancel'),
+      args: ['async-cancel'],
+    });
     while (probe.attempts['async-cancel'] === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
     await handle.signal(wf.doneSignal);
     const ref = { workflowId: handle.workflowId, activityId: 'async-cancel' };
@@ -120,9 +128,16 @@ describe('temporal conformance: activities', function () {
   });
 
   it('fails an async activity by id', async () => {
-    const handle = await env.client.workflow.start(wf.asyncActivity, { taskQueue: queue, workflowId: id('asyncfail'), args: ['async-fail'] });
+    const handle = await env.client.workflow.start(wf.asyncActivity, {
+      taskQueue: queue,
+      workflowId: id('asyncfail'),
+      args: ['async-fail'],
+    });
     while (probe.attempts['async-fail'] === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
-    await env.client.activity.fail({ workflowId: handle.workflowId, activityId: 'async-fail' }, ApplicationFailure.nonRetryable('failed from outside'));
+    await env.client.activity.fail(
+      { workflowId: handle.workflowId, activityId: 'async-fail' },
+      ApplicationFailure.nonRetryable('failed from outside'),
+    );
     await assert.rejects(handle.result(), (error: unknown) => {
       assert.ok(error instanceof WorkflowFailedError);
       const cause: unknown = error.cause?.cause;

@@ -31,7 +31,12 @@ export function uniqueQueue(prefix: string): string {
   return `${prefix}-${randomUUID().slice(0, 8)}`;
 }
 
-export async function createWorker(env: TestWorkflowEnvironment, taskQueue: string, probe: ActivityProbe, extra: Partial<Parameters<typeof Worker.create>[0]> = {}): Promise<Worker> {
+export async function createWorker(
+  env: TestWorkflowEnvironment,
+  taskQueue: string,
+  probe: ActivityProbe,
+  extra: Partial<Parameters<typeof Worker.create>[0]> = {},
+): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
@@ -68,7 +73,10 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 5000): 
 }
 
 /** Histories of every workflow on the given task queues (for the replay check). */
-export async function historiesOf(client: Client, taskQueues: string[]): Promise<Array<{ workflowId: string; history: temporal.api.history.v1.IHistory }>> {
+export async function historiesOf(
+  client: Client,
+  taskQueues: string[],
+): Promise<Array<{ workflowId: string; history: temporal.api.history.v1.IHistory }>> {
   const out: Array<{ workflowId: string; history: temporal.api.history.v1.IHistory }> = [];
   const query = taskQueues.map((q) => `TaskQueue = '${q}'`).join(' OR ');
   for await (const info of client.workflow.list({ query })) {
@@ -79,7 +87,9 @@ export async function historiesOf(client: Client, taskQueues: string[]): Promise
 }
 
 /** Replays histories against the bundle; returns the failures (empty when all replay cleanly). */
-export async function replayFailures(histories: Array<{ workflowId: string; history: temporal.api.history.v1.IHistory }>): Promise<string[]> {
+export async function replayFailures(
+  histories: Array<{ workflowId: string; history: temporal.api.history.v1.IHistory }>,
+): Promise<string[]> {
   const failures: string[] = [];
   const results = Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories);
   for await (const result of results) {

@@ -63,7 +63,10 @@ describe('temporal stand-in: frontend protocol', function () {
     assert.equal(listed.systemAttributes?.WorkflowId, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
     await operator.removeSearchAttributes({ namespace, searchAttributes: ['OrderId'] });
     assert.equal((await operator.listSearchAttributes({ namespace })).customAttributes?.OrderId, undefined);
-    await assert.rejects(operator.addSearchAttributes({ namespace, searchAttributes: { WorkflowId: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD } }), /reserved/);
+    await assert.rejects(
+      operator.addSearchAttributes({ namespace, searchAttributes: { WorkflowId: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD } }),
+      /reserved/,
+    );
   });
 
   it('ends an empty long poll with the all-default response', async () => {
@@ -110,9 +113,18 @@ describe('temporal stand-in: frontend protocol', function () {
       taskToken: first.taskToken,
       identity: 'raw-worker',
       commands: [],
-      stickyAttributes: { workerTaskQueue: { name: stickyQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: queue }, scheduleToStartTimeout: { nanos: 300_000_000 } },
+      stickyAttributes: {
+        workerTaskQueue: { name: stickyQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: queue },
+        scheduleToStartTimeout: { nanos: 300_000_000 },
+      },
     });
-    await svc().signalWorkflowExecution({ namespace, workflowExecution: { workflowId, runId }, signalName: 's1', identity: 'test', requestId: randomUUID() });
+    await svc().signalWorkflowExecution({
+      namespace,
+      workflowExecution: { workflowId, runId },
+      signalName: 's1',
+      identity: 'test',
+      requestId: randomUUID(),
+    });
     const sticky = await poll(stickyQueue, TaskQueueKind.TASK_QUEUE_KIND_STICKY);
     assert.equal(Number(sticky.previousStartedEventId), 3);
     assert.equal(Number(sticky.history?.events?.[0]?.eventId), 4);
@@ -127,10 +139,19 @@ describe('temporal stand-in: frontend protocol', function () {
       taskToken: sticky.taskToken,
       identity: 'raw-worker',
       commands: [],
-      stickyAttributes: { workerTaskQueue: { name: stickyQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: queue }, scheduleToStartTimeout: { nanos: 300_000_000 } },
+      stickyAttributes: {
+        workerTaskQueue: { name: stickyQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: queue },
+        scheduleToStartTimeout: { nanos: 300_000_000 },
+      },
     });
     // nobody polls the sticky queue now: after 300 ms the task moves to the normal queue, with full history
-    await svc().signalWorkflowExecution({ namespace, workflowExecution: { workflowId, runId }, signalName: 's2', identity: 'test', requestId: randomUUID() });
+    await svc().signalWorkflowExecution({
+      namespace,
+      workflowExecution: { workflowId, runId },
+      signalName: 's2',
+      identity: 'test',
+      requestId: randomUUID(),
+    });
     const normal = await poll(queue);
     const events = normal.history?.events ?? [];
     assert.equal(Number(events[0]?.eventId), 1);
@@ -144,7 +165,13 @@ describe('temporal stand-in: frontend protocol', function () {
     const queue = `unhandled-${randomUUID()}`;
     const { workflowId, runId } = await start(queue);
     const task = await poll(queue);
-    await svc().signalWorkflowExecution({ namespace, workflowExecution: { workflowId, runId }, signalName: 'late', identity: 'test', requestId: randomUUID() });
+    await svc().signalWorkflowExecution({
+      namespace,
+      workflowExecution: { workflowId, runId },
+      signalName: 'late',
+      identity: 'test',
+      requestId: randomUUID(),
+    });
     await assert.rejects(
       svc().respondWorkflowTaskCompleted({
         namespace,
@@ -169,7 +196,10 @@ describe('temporal stand-in: frontend protocol', function () {
       commands: [{ commandType: CommandType.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION, completeWorkflowExecutionCommandAttributes: {} }],
     });
     // a stale token is NOT_FOUND
-    await assert.rejects(svc().respondWorkflowTaskCompleted({ namespace, taskToken: next.taskToken, commands: [] }), /NOT_FOUND|completed/i);
+    await assert.rejects(
+      svc().respondWorkflowTaskCompleted({ namespace, taskToken: next.taskToken, commands: [] }),
+      /NOT_FOUND|completed/i,
+    );
   });
 
   it('retries a failed workflow task as the next attempt and times out an unanswered one', async () => {
@@ -197,7 +227,10 @@ describe('temporal stand-in: frontend protocol', function () {
     assert.equal(failed?.workflowTaskFailedEventAttributes?.failure?.message, 'boom');
     // attempt 2 is transient: its Scheduled/Started events are shown but not written
     const secondEvents = second.history?.events ?? [];
-    assert.deepEqual(types(secondEvents.slice(-2)), [EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED]);
+    assert.deepEqual(types(secondEvents.slice(-2)), [
+      EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+      EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+    ]);
     assert.equal(Number(second.startedEventId), Number(secondEvents[secondEvents.length - 1]?.eventId));
     const persisted = await svc().getWorkflowExecutionHistory({ namespace, execution: second.workflowExecution });
     assert.equal(persisted.history?.events?.length, secondEvents.length, 'the worker fetch carries the transient events too');
@@ -207,7 +240,10 @@ describe('temporal stand-in: frontend protocol', function () {
     let third = await poll(queue);
     for (let i = 0; i < 5 && !third.taskToken?.length; i++) third = await poll(queue);
     assert.equal(third.attempt, 3);
-    assert.equal(third.history?.events?.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT), false);
+    assert.equal(
+      third.history?.events?.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT),
+      false,
+    );
     assert.equal(third.history?.events?.length, secondEvents.length);
     await assert.rejects(svc().respondWorkflowTaskCompleted({ namespace, taskToken: second.taskToken, commands: [] }), /not found/i);
     // a workflow whose task keeps failing is not ready for queries
@@ -216,8 +252,15 @@ describe('temporal stand-in: frontend protocol', function () {
       /not ready/,
     );
     // newest events first
-    const reverse = await svc().getWorkflowExecutionHistoryReverse({ namespace, execution: { workflowId: third.workflowExecution?.workflowId }, maximumPageSize: 2 });
-    assert.deepEqual(types(reverse.history?.events), [EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED]);
+    const reverse = await svc().getWorkflowExecutionHistoryReverse({
+      namespace,
+      execution: { workflowId: third.workflowExecution?.workflowId },
+      maximumPageSize: 2,
+    });
+    assert.deepEqual(types(reverse.history?.events), [
+      EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED,
+      EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+    ]);
     assert.ok((reverse.nextPageToken?.length ?? 0) > 0);
   });
 
@@ -257,8 +300,15 @@ describe('temporal stand-in: frontend protocol', function () {
     const queue = `describe-${randomUUID()}`;
     const { workflowId } = await start(queue);
     await poll(queue);
-    const described = await svc().describeTaskQueue({ namespace, taskQueue: { name: queue }, taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW });
-    assert.deepEqual(described.pollers?.map((p) => p.identity), ['raw-worker']);
+    const described = await svc().describeTaskQueue({
+      namespace,
+      taskQueue: { name: queue },
+      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    });
+    assert.deepEqual(
+      described.pollers?.map((p) => p.identity),
+      ['raw-worker'],
+    );
     await svc().deleteWorkflowExecution({ namespace, workflowExecution: { workflowId } });
     await assert.rejects(svc().describeWorkflowExecution({ namespace, execution: { workflowId } }), /not found/i);
   });
@@ -271,10 +321,22 @@ describe('temporal stand-in: frontend protocol', function () {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     const ascending = await svc().listWorkflowExecutions({ namespace, query: `TaskQueue = '${queue}' ORDER BY StartTime ASC` });
-    assert.deepEqual(ascending.executions?.map((e) => e.execution?.workflowId), started.map((s) => s.workflowId));
-    const descending = await svc().listWorkflowExecutions({ namespace, query: `TaskQueue = '${queue}' AND WorkflowId STARTS_WITH 'list-' ORDER BY StartTime DESC` });
-    assert.deepEqual(descending.executions?.map((e) => e.execution?.workflowId), started.map((s) => s.workflowId).reverse());
-    const none = await svc().countWorkflowExecutions({ namespace, query: `TaskQueue = '${queue}' AND ExecutionStatus IN ('Completed', 'Failed')` });
+    assert.deepEqual(
+      ascending.executions?.map((e) => e.execution?.workflowId),
+      started.map((s) => s.workflowId),
+    );
+    const descending = await svc().listWorkflowExecutions({
+      namespace,
+      query: `TaskQueue = '${queue}' AND WorkflowId STARTS_WITH 'list-' ORDER BY StartTime DESC`,
+    });
+    assert.deepEqual(
+      descending.executions?.map((e) => e.execution?.workflowId),
+      started.map((s) => s.workflowId).reverse(),
+    );
+    const none = await svc().countWorkflowExecutions({
+      namespace,
+      query: `TaskQueue = '${queue}' AND ExecutionStatus IN ('Completed', 'Failed')`,
+    });
     assert.equal(Number(none.count), 0);
     await assert.rejects(svc().listWorkflowExecutions({ namespace, query: `TaskQueue = ` }), /invalid query/);
   });

@@ -136,7 +136,10 @@ describe('temporal conformance: schedules', function () {
         assert.equal(action.scheduledAt.getUTCMinutes(), 0);
         assert.equal(action.scheduledAt.getUTCSeconds(), 0);
       }
-      await waitFor(async () => (await env.client.workflow.count(`TaskQueue = '${queue}' AND ExecutionStatus = 'Completed'`)).count >= 3, 5000);
+      await waitFor(
+        async () => (await env.client.workflow.count(`TaskQueue = '${queue}' AND ExecutionStatus = 'Completed'`)).count >= 3,
+        5000,
+      );
       await handle.delete();
     });
 
@@ -182,29 +185,50 @@ describe('temporal conformance: schedules', function () {
     });
 
     const overlapCases: Array<[ScheduleOverlapPolicy, (runs: RunInfo[], info: ScheduleDescription['info']) => void]> = [
-      [ScheduleOverlapPolicy.SKIP, (runs, info) => {
-        assert.equal(overlapping(runs), false);
-        assert.ok(info.numActionsSkippedOverlap >= 1);
-      }],
-      [ScheduleOverlapPolicy.BUFFER_ONE, (runs) => {
-        assert.equal(overlapping(runs), false);
-        assert.ok(runs.some((run) => run.start.getUTCMinutes() !== 0), 'a buffered start happens when the previous run closes');
-      }],
-      [ScheduleOverlapPolicy.BUFFER_ALL, (runs) => {
-        assert.equal(overlapping(runs), false);
-        assert.ok(runs.length >= 2);
-      }],
-      [ScheduleOverlapPolicy.ALLOW_ALL, (runs) => {
-        assert.equal(overlapping(runs), true);
-        assert.ok(runs.length >= 3);
-      }],
-      [ScheduleOverlapPolicy.TERMINATE_OTHER, (runs) => {
-        assert.ok(runs.some((run) => run.status === 'TERMINATED'));
-        assert.equal(overlapping(runs), false);
-      }],
-      [ScheduleOverlapPolicy.CANCEL_OTHER, (runs) => {
-        assert.ok(runs.some((run) => run.status === 'CANCELLED'));
-      }],
+      [
+        ScheduleOverlapPolicy.SKIP,
+        (runs, info) => {
+          assert.equal(overlapping(runs), false);
+          assert.ok(info.numActionsSkippedOverlap >= 1);
+        },
+      ],
+      [
+        ScheduleOverlapPolicy.BUFFER_ONE,
+        (runs) => {
+          assert.equal(overlapping(runs), false);
+          assert.ok(
+            runs.some((run) => run.start.getUTCMinutes() !== 0),
+            'a buffered start happens when the previous run closes',
+          );
+        },
+      ],
+      [
+        ScheduleOverlapPolicy.BUFFER_ALL,
+        (runs) => {
+          assert.equal(overlapping(runs), false);
+          assert.ok(runs.length >= 2);
+        },
+      ],
+      [
+        ScheduleOverlapPolicy.ALLOW_ALL,
+        (runs) => {
+          assert.equal(overlapping(runs), true);
+          assert.ok(runs.length >= 3);
+        },
+      ],
+      [
+        ScheduleOverlapPolicy.TERMINATE_OTHER,
+        (runs) => {
+          assert.ok(runs.some((run) => run.status === 'TERMINATED'));
+          assert.equal(overlapping(runs), false);
+        },
+      ],
+      [
+        ScheduleOverlapPolicy.CANCEL_OTHER,
+        (runs) => {
+          assert.ok(runs.some((run) => run.status === 'CANCELLED'));
+        },
+      ],
     ];
     for (const [overlap, check] of overlapCases) {
       it(`honours the ${overlap} overlap policy`, async () => {
@@ -223,7 +247,9 @@ describe('temporal conformance: schedules', function () {
         }
         check(runs, (await handle.describe()).info);
         await handle.delete();
-        for await (const info of env.client.workflow.list({ query: `WorkflowId STARTS_WITH '${scheduleId}' AND ExecutionStatus = 'Running'` })) {
+        for await (const info of env.client.workflow.list({
+          query: `WorkflowId STARTS_WITH '${scheduleId}' AND ExecutionStatus = 'Running'`,
+        })) {
           await env.client.workflow.getHandle(info.workflowId, info.runId).terminate();
         }
       });

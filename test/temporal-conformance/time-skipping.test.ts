@@ -54,12 +54,19 @@ describe('temporal conformance: time skipping (createTimeSkipping)', function ()
 
   it('retries activities without waiting out the backoff', async () => {
     const started = Date.now();
-    assert.equal(await env.client.workflow.execute(wf.retryingActivity, { taskQueue: queue, workflowId: `retry-${queue}`, args: ['ts-retry', 2] }), 'ok after 3');
+    assert.equal(
+      await env.client.workflow.execute(wf.retryingActivity, { taskQueue: queue, workflowId: `retry-${queue}`, args: ['ts-retry', 2] }),
+      'ok after 3',
+    );
     assert.ok(Date.now() - started < 2000);
   });
 
   it('runs a cron workflow on its schedule', async () => {
-    const handle = await env.client.workflow.start(wf.cronWorkflow, { taskQueue: queue, workflowId: `cron-${queue}`, cronSchedule: '0 * * * *' });
+    const handle = await env.client.workflow.start(wf.cronWorkflow, {
+      taskQueue: queue,
+      workflowId: `cron-${queue}`,
+      cronSchedule: '0 * * * *',
+    });
     await env.sleep('3 hours');
     const count = await env.client.workflow.count(`WorkflowId = '${handle.workflowId}' AND ExecutionStatus = 'Completed'`);
     assert.ok(count.count >= 3, `${count.count} cron runs completed`);
@@ -105,7 +112,9 @@ describe('temporal conformance: time skipping (createTimeSkipping)', function ()
       },
     });
     const started = Date.now();
-    const result = await raceWorker.runUntil(env.client.workflow.execute(wf.raceActivityAndTimer, { taskQueue: raceQueue, workflowId: `race-${queue}` }));
+    const result = await raceWorker.runUntil(
+      env.client.workflow.execute(wf.raceActivityAndTimer, { taskQueue: raceQueue, workflowId: `race-${queue}` }),
+    );
     assert.equal(result, 'timer');
     assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
   });

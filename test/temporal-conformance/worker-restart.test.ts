@@ -39,7 +39,10 @@ describe('temporal conformance: worker restart', function () {
     // The stopped worker's sticky queue is abandoned at once (ShutdownWorker): no task waited out a sticky
     // schedule-to-start timeout. Checked in the history rather than by the clock, which a loaded machine skews.
     const history = await handle.fetchHistory();
-    assert.ok(!history.events?.some((event) => event.workflowTaskTimedOutEventAttributes), 'a workflow task timed out on the abandoned sticky queue');
+    assert.ok(
+      !history.events?.some((event) => event.workflowTaskTimedOutEventAttributes),
+      'a workflow task timed out on the abandoned sticky queue',
+    );
   });
 
   it('replays every history cleanly', async () => {

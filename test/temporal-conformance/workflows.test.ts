@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
-import { ServiceError, TimeoutFailure, WithStartWorkflowOperation, WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  ServiceError,
+  TimeoutFailure,
+  WithStartWorkflowOperation,
+  WorkflowFailedError,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { createTestTemporalEnv } from '../support/temporal';
 import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
@@ -96,20 +103,37 @@ describe('temporal conformance: workflows', function () {
 
   it('signal-with-start starts then signals the running workflow', async () => {
     const workflowId = id('sws');
-    const first = await env.client.workflow.signalWithStart(wf.collector, { taskQueue: queue, workflowId, signal: wf.addSignal, signalArgs: ['x'] });
-    const second = await env.client.workflow.signalWithStart(wf.collector, { taskQueue: queue, workflowId, signal: wf.addSignal, signalArgs: ['y'] });
+    const first = await env.client.workflow.signalWithStart(wf.collector, {
+      taskQueue: queue,
+      workflowId,
+      signal: wf.addSignal,
+      signalArgs: ['x'],
+    });
+    const second = await env.client.workflow.signalWithStart(wf.collector, {
+      taskQueue: queue,
+      workflowId,
+      signal: wf.addSignal,
+      signalArgs: ['y'],
+    });
     assert.equal(first.signaledRunId, second.signaledRunId);
     await first.signal(wf.doneSignal);
     assert.deepEqual(await first.result(), ['x', 'y']);
   });
 
   it('runs child workflows and reports their results and failures to the parent', async () => {
-    assert.deepEqual(await env.client.workflow.execute(wf.parent, { taskQueue: queue, workflowId: id('parent'), args: ['v'] }), ['child:v', 'child:v2', 'child failed']);
+    assert.deepEqual(await env.client.workflow.execute(wf.parent, { taskQueue: queue, workflowId: id('parent'), args: ['v'] }), [
+      'child:v',
+      'child:v2',
+      'child failed',
+    ]);
   });
 
   it('fails a child start whose workflow id is taken', async () => {
     const taken = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId: id('taken') });
-    assert.equal(await env.client.workflow.execute(wf.childIdConflict, { taskQueue: queue, workflowId: id('conflict'), args: [taken.workflowId] }), 'already started');
+    assert.equal(
+      await env.client.workflow.execute(wf.childIdConflict, { taskQueue: queue, workflowId: id('conflict'), args: [taken.workflowId] }),
+      'already started',
+    );
     await taken.signal(wf.doneSignal);
     await taken.result();
   });
@@ -117,7 +141,8 @@ describe('temporal conformance: workflows', function () {
   it('applies parent close policies to children', async () => {
     const workflowId = id('pcp');
     assert.equal(await env.client.workflow.execute(wf.parentClosePolicies, { taskQueue: queue, workflowId }), 'parent done');
-    const status = async (suffix: string): Promise<string> => (await env.client.workflow.getHandle(`${workflowId}-${suffix}`).describe()).status.name;
+    const status = async (suffix: string): Promise<string> =>
+      (await env.client.workflow.getHandle(`${workflowId}-${suffix}`).describe()).status.name;
     await eventually(async () => {
       assert.equal(await status('abandoned'), 'RUNNING');
       assert.equal(await status('cancelled'), 'CANCELLED');
@@ -136,7 +161,12 @@ describe('temporal conformance: workflows', function () {
     assert.deepEqual(await handle.result(), ['false', 'true']);
 
     const started = Date.now();
-    const delayed = await env.client.workflow.start(wf.sleeper, { taskQueue: queue, workflowId: id('delayed'), args: [1], startDelay: '500ms' });
+    const delayed = await env.client.workflow.start(wf.sleeper, {
+      taskQueue: queue,
+      workflowId: id('delayed'),
+      args: [1],
+      startDelay: '500ms',
+    });
     await delayed.signal(wf.addSignal, 'ignored during the delay');
     assert.equal(await delayed.result(), 'woke');
     assert.ok(Date.now() - started >= 500);
@@ -146,13 +176,19 @@ describe('temporal conformance: workflows', function () {
   });
 
   it('retries local activities on the worker', async () => {
-    assert.equal(await env.client.workflow.execute(wf.retryingLocalActivity, { taskQueue: queue, workflowId: id('lar'), args: ['local-retry'] }), 'ok after 3');
+    assert.equal(
+      await env.client.workflow.execute(wf.retryingLocalActivity, { taskQueue: queue, workflowId: id('lar'), args: ['local-retry'] }),
+      'ok after 3',
+    );
     assert.equal(probe.attempts['local-retry'], 3);
   });
 
   it('signals another workflow from a workflow', async () => {
     const target = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId: id('target') });
-    assert.equal(await env.client.workflow.execute(wf.signalExternal, { taskQueue: queue, workflowId: id('sender'), args: [target.workflowId] }), 'signalled');
+    assert.equal(
+      await env.client.workflow.execute(wf.signalExternal, { taskQueue: queue, workflowId: id('sender'), args: [target.workflowId] }),
+      'signalled',
+    );
     assert.deepEqual(await target.result(), ['from-workflow']);
   });
 
@@ -168,12 +204,18 @@ describe('temporal conformance: workflows', function () {
     const cancelled = await env.client.workflow.start(wf.waitForever, { taskQueue: queue, workflowId: id('cancel') });
     await new Promise((resolve) => setTimeout(resolve, 100));
     await cancelled.cancel();
-    await assert.rejects(cancelled.result(), (error: unknown) => error instanceof WorkflowFailedError && /cancel/i.test(String(error.cause?.message)));
+    await assert.rejects(
+      cancelled.result(),
+      (error: unknown) => error instanceof WorkflowFailedError && /cancel/i.test(String(error.cause?.message)),
+    );
     assert.equal((await cancelled.describe()).status.name, 'CANCELLED');
 
     const terminated = await env.client.workflow.start(wf.waitForever, { taskQueue: queue, workflowId: id('terminate') });
     await terminated.terminate('enough');
-    await assert.rejects(terminated.result(), (error: unknown) => error instanceof WorkflowFailedError && error.cause?.message === 'enough');
+    await assert.rejects(
+      terminated.result(),
+      (error: unknown) => error instanceof WorkflowFailedError && error.cause?.message === 'enough',
+    );
     assert.equal((await terminated.describe()).status.name, 'TERMINATED');
   });
 
@@ -187,7 +229,11 @@ describe('temporal conformance: workflows', function () {
     const workflowId = id('policy');
     const handle = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId });
     await assert.rejects(env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId }), WorkflowExecutionAlreadyStartedError);
-    const existing = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId, workflowIdConflictPolicy: 'USE_EXISTING' });
+    const existing = await env.client.workflow.start(wf.collector, {
+      taskQueue: queue,
+      workflowId,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
     assert.equal(existing.firstExecutionRunId, handle.firstExecutionRunId);
     await handle.signal(wf.doneSignal);
     await handle.result();
@@ -201,7 +247,11 @@ describe('temporal conformance: workflows', function () {
     );
     const again = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId });
     assert.notEqual(again.firstExecutionRunId, handle.firstExecutionRunId);
-    const replaced = await env.client.workflow.start(wf.collector, { taskQueue: queue, workflowId, workflowIdConflictPolicy: 'TERMINATE_EXISTING' });
+    const replaced = await env.client.workflow.start(wf.collector, {
+      taskQueue: queue,
+      workflowId,
+      workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+    });
     assert.equal((await env.client.workflow.getHandle(workflowId, again.firstExecutionRunId).describe()).status.name, 'TERMINATED');
     await replaced.terminate();
   });
@@ -214,11 +264,19 @@ describe('temporal conformance: workflows', function () {
     assert.deepEqual(description.searchAttributes.CustomKeywordField, ['updated']);
 
     await assert.rejects(
-      env.client.workflow.start(wf.searchAndMemo, { taskQueue: queue, workflowId: id('badsa'), searchAttributes: { NotRegisteredAnywhere: ['x'] } }),
+      env.client.workflow.start(wf.searchAndMemo, {
+        taskQueue: queue,
+        workflowId: id('badsa'),
+        searchAttributes: { NotRegisteredAnywhere: ['x'] },
+      }),
       (error: unknown) => error instanceof ServiceError && /NotRegisteredAnywhere/.test(String(error.cause)),
     );
     await assert.rejects(
-      env.client.workflow.start(wf.searchAndMemo, { taskQueue: queue, workflowId: id('badsa'), searchAttributes: { CustomIntField: ['not a number'] } }),
+      env.client.workflow.start(wf.searchAndMemo, {
+        taskQueue: queue,
+        workflowId: id('badsa'),
+        searchAttributes: { CustomIntField: ['not a number'] },
+      }),
       (error: unknown) => error instanceof ServiceError && /CustomIntField/.test(String(error.cause)),
     );
     await eventually(async () => {
@@ -226,25 +284,40 @@ describe('temporal conformance: workflows', function () {
       for await (const info of env.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) ids.push(info.workflowId);
       assert.deepEqual(ids, [workflowId]);
       const byType: string[] = [];
-      for await (const info of env.client.workflow.list({ query: `WorkflowType = 'continuer' AND TaskQueue = '${queue}' AND ExecutionStatus = 'ContinuedAsNew'` })) byType.push(info.runId);
+      for await (const info of env.client.workflow.list({
+        query: `WorkflowType = 'continuer' AND TaskQueue = '${queue}' AND ExecutionStatus = 'ContinuedAsNew'`,
+      }))
+        byType.push(info.runId);
       assert.equal(byType.length, 3);
-      const count = await env.client.workflow.count(`TaskQueue = '${queue}' AND ExecutionStatus = 'Completed' AND WorkflowType = 'continuer'`);
+      const count = await env.client.workflow.count(
+        `TaskQueue = '${queue}' AND ExecutionStatus = 'Completed' AND WorkflowType = 'continuer'`,
+      );
       assert.equal(count.count, 1);
       const grouped = await env.client.workflow.count(`TaskQueue = '${queue}' GROUP BY ExecutionStatus`);
-      assert.ok(grouped.groups.some((group) => String(group.groupValues[0]) === 'Terminated' && group.count >= 1), JSON.stringify(grouped));
+      assert.ok(
+        grouped.groups.some((group) => String(group.groupValues[0]) === 'Terminated' && group.count >= 1),
+        JSON.stringify(grouped),
+      );
     });
   });
 
   it('runs update-with-start', async () => {
     const workflowId = id('uws');
-    const startOp = new WithStartWorkflowOperation(wf.collector, { taskQueue: queue, workflowId, workflowIdConflictPolicy: 'USE_EXISTING' });
+    const startOp = new WithStartWorkflowOperation(wf.collector, {
+      taskQueue: queue,
+      workflowId,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
     assert.equal(await env.client.workflow.executeUpdateWithStart(wf.addUpdate, { args: ['first'], startWorkflowOperation: startOp }), 1);
     const handle = await startOp.workflowHandle();
     const again = new WithStartWorkflowOperation(wf.collector, { taskQueue: queue, workflowId, workflowIdConflictPolicy: 'USE_EXISTING' });
     assert.equal(await env.client.workflow.executeUpdateWithStart(wf.addUpdate, { args: ['second'], startWorkflowOperation: again }), 2);
     assert.equal((await (await again.workflowHandle()).describe()).runId, (await handle.describe()).runId);
     const failing = new WithStartWorkflowOperation(wf.collector, { taskQueue: queue, workflowId, workflowIdConflictPolicy: 'FAIL' });
-    await assert.rejects(env.client.workflow.executeUpdateWithStart(wf.addUpdate, { args: ['third'], startWorkflowOperation: failing }), WorkflowExecutionAlreadyStartedError);
+    await assert.rejects(
+      env.client.workflow.executeUpdateWithStart(wf.addUpdate, { args: ['third'], startWorkflowOperation: failing }),
+      WorkflowExecutionAlreadyStartedError,
+    );
     await handle.signal(wf.doneSignal);
     assert.deepEqual(await handle.result(), ['first', 'second']);
   });
@@ -265,7 +338,12 @@ describe('temporal conformance: workflows', function () {
 
   it('times out a run after its run timeout', async () => {
     await assert.rejects(
-      env.client.workflow.execute(wf.sleeper, { taskQueue: queue, workflowId: id('runtimeout'), args: [60_000], workflowRunTimeout: '500ms' }),
+      env.client.workflow.execute(wf.sleeper, {
+        taskQueue: queue,
+        workflowId: id('runtimeout'),
+        args: [60_000],
+        workflowRunTimeout: '500ms',
+      }),
       (error: unknown) => error instanceof WorkflowFailedError && error.cause instanceof TimeoutFailure,
     );
   });

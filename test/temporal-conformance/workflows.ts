@@ -1,8 +1,28 @@
 /** Workflows used by the conformance suite (bundled once per mocha process). */
 import {
-  ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, ChildWorkflowFailure, ContinueAsNew, condition, continueAsNew,
-  defineQuery, defineSignal, defineUpdate, executeChild, isCancellation, proxyActivities, proxyLocalActivities, setHandler, sleep, startChild, workflowInfo,
-  getExternalWorkflowHandle, upsertSearchAttributes, upsertMemo, patched,
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowFailure,
+  ContinueAsNew,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+  startChild,
+  workflowInfo,
+  getExternalWorkflowHandle,
+  upsertSearchAttributes,
+  upsertMemo,
+  patched,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from './activities';
@@ -37,9 +57,15 @@ export async function failingActivity(key: string, kind: 'nonRetryable' | 'nonRe
   try {
     if (kind === 'nonRetryable') await acts.failNonRetryable(key);
     else if (kind === 'nonRetryableType') {
-      await proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '50ms', nonRetryableErrorTypes: ['Fatal'] } }).failWithType(key, 'Fatal');
+      await proxyActivities<Activities>({
+        startToCloseTimeout: '10s',
+        retry: { initialInterval: '50ms', nonRetryableErrorTypes: ['Fatal'] },
+      }).failWithType(key, 'Fatal');
     } else {
-      await proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '50ms', maximumAttempts: 3 } }).failTimes(key, 100);
+      await proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '50ms', maximumAttempts: 3 } }).failTimes(
+        key,
+        100,
+      );
     }
     return 'no failure';
   } catch (error) {
@@ -51,17 +77,34 @@ export async function failingActivity(key: string, kind: 'nonRetryable' | 'nonRe
 }
 
 /** Returns `timeoutType` of the activity's TimeoutFailure. */
-export async function activityTimeout(kind: 'startToClose' | 'scheduleToClose' | 'heartbeat' | 'scheduleToStart', key: string): Promise<string> {
+export async function activityTimeout(
+  kind: 'startToClose' | 'scheduleToClose' | 'heartbeat' | 'scheduleToStart',
+  key: string,
+): Promise<string> {
   try {
     if (kind === 'startToClose') {
-      await proxyActivities<Activities>({ startToCloseTimeout: '200ms', retry: { maximumAttempts: 2, initialInterval: '10ms' } }).silent(key, 2000);
+      await proxyActivities<Activities>({ startToCloseTimeout: '200ms', retry: { maximumAttempts: 2, initialInterval: '10ms' } }).silent(
+        key,
+        2000,
+      );
     } else if (kind === 'scheduleToClose') {
       // The real server fires activity timeouts up to ~1 s late (timer queue precision): 3 s leaves room for a retry.
-      await proxyActivities<Activities>({ scheduleToCloseTimeout: '3s', startToCloseTimeout: '200ms', retry: { initialInterval: '10ms' } }).silent(key, 2000);
+      await proxyActivities<Activities>({
+        scheduleToCloseTimeout: '3s',
+        startToCloseTimeout: '200ms',
+        retry: { initialInterval: '10ms' },
+      }).silent(key, 2000);
     } else if (kind === 'heartbeat') {
-      await proxyActivities<Activities>({ startToCloseTimeout: '10s', heartbeatTimeout: '200ms', retry: { maximumAttempts: 1 } }).silent(key, 2000);
+      await proxyActivities<Activities>({ startToCloseTimeout: '10s', heartbeatTimeout: '200ms', retry: { maximumAttempts: 1 } }).silent(
+        key,
+        2000,
+      );
     } else {
-      await proxyActivities<Activities>({ taskQueue: 'nobody-polls-this-queue', scheduleToStartTimeout: '300ms', startToCloseTimeout: '10s' }).echo(key);
+      await proxyActivities<Activities>({
+        taskQueue: 'nobody-polls-this-queue',
+        scheduleToStartTimeout: '300ms',
+        startToCloseTimeout: '10s',
+      }).echo(key);
     }
     return 'completed';
   } catch (error) {
@@ -73,7 +116,11 @@ export async function activityTimeout(kind: 'startToClose' | 'scheduleToClose' |
 }
 
 export async function heartbeatingActivity(key: string): Promise<number> {
-  return await proxyActivities<Activities>({ startToCloseTimeout: '10s', heartbeatTimeout: '2s', retry: { initialInterval: '10ms' } }).heartbeater(key, 6);
+  return await proxyActivities<Activities>({
+    startToCloseTimeout: '10s',
+    heartbeatTimeout: '2s',
+    retry: { initialInterval: '10ms' },
+  }).heartbeater(key, 6);
 }
 
 export async function cancelActivity(key: string): Promise<string> {
@@ -335,7 +382,10 @@ export async function conditionTimeout(): Promise<string[]> {
 
 /** A local activity that fails twice before succeeding (retried by the worker, markers recorded). */
 export async function retryingLocalActivity(key: string): Promise<string> {
-  return await proxyLocalActivities<Activities>({ startToCloseTimeout: '5s', retry: { initialInterval: '20ms', backoffCoefficient: 1 } }).failTimes(key, 2);
+  return await proxyLocalActivities<Activities>({
+    startToCloseTimeout: '5s',
+    retry: { initialInterval: '20ms', backoffCoefficient: 1 },
+  }).failTimes(key, 2);
 }
 
 /** Counts `add` signals and `addItem` updates until `target`; returns the total. */

@@ -7,9 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { TimerHandle } from './clock';
 import type { ActivityTask, Engine } from './engine';
 import { notFound, workflowCompleted } from './errors';
-import {
-  EventType, TimeoutType, api, dur, ms, ts,
-  type Failure, type Payloads, type RetryPolicy, L } from './proto';
+import { EventType, TimeoutType, api, dur, ms, ts, type Failure, type Payloads, type RetryPolicy, L } from './proto';
 import { withRetryDefaults } from './retry';
 import { timeOut } from './activity-outcomes';
 import type { WorkflowRun } from './run';
@@ -46,7 +44,12 @@ export interface ActivityState {
 }
 
 /** Writes ActivityTaskScheduled (timeouts normalised) and returns the state to enqueue after commit. */
-export function scheduleActivity(engine: Engine, run: WorkflowRun, command: api.command.v1.IScheduleActivityTaskCommandAttributes, completedEventId: number): ActivityState {
+export function scheduleActivity(
+  engine: Engine,
+  run: WorkflowRun,
+  command: api.command.v1.IScheduleActivityTaskCommandAttributes,
+  completedEventId: number,
+): ActivityState {
   let s2c = ms(command.scheduleToCloseTimeout);
   let s2s = ms(command.scheduleToStartTimeout);
   let st2c = ms(command.startToCloseTimeout);
@@ -86,7 +89,9 @@ export function scheduleActivity(engine: Engine, run: WorkflowRun, command: api.
     priority: command.priority,
     useWorkflowBuildId: command.useWorkflowBuildId,
   };
-  const scheduledEventId = engine.addEvent(run, EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, { activityTaskScheduledEventAttributes: attrs });
+  const scheduledEventId = engine.addEvent(run, EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, {
+    activityTaskScheduledEventAttributes: attrs,
+  });
   const now = engine.now();
   const activity: ActivityState = {
     scheduledEventId,
@@ -144,16 +149,28 @@ export function enqueueAttempt(engine: Engine, run: WorkflowRun, activity: Activ
   engine.clock.hold(activity);
   const nonce = activity.nonce;
   if (activity.scheduleToStartMs > 0 && activity.scheduleToStartMs < activity.scheduleToCloseMs) {
-    activity.timers.push(engine.clock.after(activity.scheduleToStartMs, () => timeOut(engine, run, activity, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START, nonce, false)));
+    activity.timers.push(
+      engine.clock.after(activity.scheduleToStartMs, () =>
+        timeOut(engine, run, activity, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START, nonce, false),
+      ),
+    );
   } else if (activity.scheduleToCloseMs === 0 && activity.scheduleToStartMs > 0) {
-    activity.timers.push(engine.clock.after(activity.scheduleToStartMs, () => timeOut(engine, run, activity, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START, nonce, false)));
+    activity.timers.push(
+      engine.clock.after(activity.scheduleToStartMs, () =>
+        timeOut(engine, run, activity, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START, nonce, false),
+      ),
+    );
   }
   const task: ActivityTask = {
     kind: 'activity',
     run,
     scheduledEventId: activity.scheduledEventId,
     nonce,
-    isValid: () => run.isOpen && activity.nonce === nonce && activity.state === 'scheduled' && run.activities.get(activity.scheduledEventId) === activity,
+    isValid: () =>
+      run.isOpen &&
+      activity.nonce === nonce &&
+      activity.state === 'scheduled' &&
+      run.activities.get(activity.scheduledEventId) === activity,
   };
   if (eager) return task;
   engine.queues.add(run.namespace, 'activity', activity.taskQueue, task);
@@ -161,7 +178,11 @@ export function enqueueAttempt(engine: Engine, run: WorkflowRun, activity: Activ
 }
 
 /** A poller takes the attempt: remember the start, arm start-to-close and heartbeat timeouts. */
-export function startActivityTask(engine: Engine, task: ActivityTask, identity: string): api.workflowservice.v1.IPollActivityTaskQueueResponse {
+export function startActivityTask(
+  engine: Engine,
+  task: ActivityTask,
+  identity: string,
+): api.workflowservice.v1.IPollActivityTaskQueueResponse {
   const run = task.run;
   const activity = run.activities.get(task.scheduledEventId) as ActivityState;
   clearAttemptTimers(activity);
@@ -173,7 +194,11 @@ export function startActivityTask(engine: Engine, task: ActivityTask, identity: 
   activity.requestId = randomUUID();
   const nonce = activity.nonce;
   if (activity.startToCloseMs > 0) {
-    activity.timers.push(engine.clock.after(activity.startToCloseMs, () => timeOut(engine, run, activity, TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE, nonce, false)));
+    activity.timers.push(
+      engine.clock.after(activity.startToCloseMs, () =>
+        timeOut(engine, run, activity, TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE, nonce, false),
+      ),
+    );
   }
   armHeartbeat(engine, run, activity);
   return {
@@ -203,7 +228,9 @@ function armHeartbeat(engine: Engine, run: WorkflowRun, activity: ActivityState)
   activity.heartbeatTimer = undefined;
   if (activity.heartbeatMs <= 0) return;
   const nonce = activity.nonce;
-  activity.heartbeatTimer = engine.clock.after(activity.heartbeatMs, () => timeOut(engine, run, activity, TimeoutType.TIMEOUT_TYPE_HEARTBEAT, nonce, false));
+  activity.heartbeatTimer = engine.clock.after(activity.heartbeatMs, () =>
+    timeOut(engine, run, activity, TimeoutType.TIMEOUT_TYPE_HEARTBEAT, nonce, false),
+  );
 }
 
 interface TokenFields {
@@ -231,7 +258,13 @@ export function activityFromToken(engine: Engine, token: Uint8Array | null | und
   return { run, activity };
 }
 
-export function activityById(engine: Engine, namespace: string, workflowId: string, runId: string, activityId: string): { run: WorkflowRun; activity: ActivityState } {
+export function activityById(
+  engine: Engine,
+  namespace: string,
+  workflowId: string,
+  runId: string,
+  activityId: string,
+): { run: WorkflowRun; activity: ActivityState } {
   const run = engine.getRun(namespace, workflowId, runId);
   if (!run.isOpen) throw workflowCompleted();
   for (const activity of run.activities.values()) {
@@ -240,7 +273,12 @@ export function activityById(engine: Engine, namespace: string, workflowId: stri
   throw notFound(`activity ${activityId} not found or not running`);
 }
 
-export function heartbeatActivity(engine: Engine, run: WorkflowRun, activity: ActivityState, details: Payloads | null | undefined): { cancelRequested: boolean } {
+export function heartbeatActivity(
+  engine: Engine,
+  run: WorkflowRun,
+  activity: ActivityState,
+  details: Payloads | null | undefined,
+): { cancelRequested: boolean } {
   if (details) activity.heartbeatDetails = details;
   activity.lastHeartbeatTime = engine.now();
   armHeartbeat(engine, run, activity);
@@ -248,9 +286,18 @@ export function heartbeatActivity(engine: Engine, run: WorkflowRun, activity: Ac
 }
 
 /** RequestCancelActivityTask command: records the request; a never-started attempt is canceled at once. */
-export function requestCancelActivity(engine: Engine, run: WorkflowRun, activity: ActivityState, completedEventId: number, identity: string): boolean {
+export function requestCancelActivity(
+  engine: Engine,
+  run: WorkflowRun,
+  activity: ActivityState,
+  completedEventId: number,
+  identity: string,
+): boolean {
   const requestedId = engine.addEvent(run, EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED, {
-    activityTaskCancelRequestedEventAttributes: { scheduledEventId: L(activity.scheduledEventId), workflowTaskCompletedEventId: L(completedEventId) },
+    activityTaskCancelRequestedEventAttributes: {
+      scheduledEventId: L(activity.scheduledEventId),
+      workflowTaskCompletedEventId: L(completedEventId),
+    },
   });
   activity.cancelRequested = true;
   activity.cancelRequestedEventId = requestedId;

@@ -37,15 +37,32 @@ function close(engine: Engine, run: WorkflowRun, activity: ActivityState, termin
   });
 }
 
-export function completeActivity(engine: Engine, run: WorkflowRun, activity: ActivityState, result: Payloads | null | undefined, identity: string): void {
+export function completeActivity(
+  engine: Engine,
+  run: WorkflowRun,
+  activity: ActivityState,
+  result: Payloads | null | undefined,
+  identity: string,
+): void {
   close(engine, run, activity, (startedEventId) =>
     engine.addEvent(run, EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, {
-      activityTaskCompletedEventAttributes: { result, scheduledEventId: L(activity.scheduledEventId), startedEventId: L(startedEventId), identity },
+      activityTaskCompletedEventAttributes: {
+        result,
+        scheduledEventId: L(activity.scheduledEventId),
+        startedEventId: L(startedEventId),
+        identity,
+      },
     }),
   );
 }
 
-export function cancelActivity(engine: Engine, run: WorkflowRun, activity: ActivityState, details: Payloads | null | undefined, identity: string): void {
+export function cancelActivity(
+  engine: Engine,
+  run: WorkflowRun,
+  activity: ActivityState,
+  details: Payloads | null | undefined,
+  identity: string,
+): void {
   close(engine, run, activity, (startedEventId) =>
     engine.addEvent(run, EventType.EVENT_TYPE_ACTIVITY_TASK_CANCELED, {
       activityTaskCanceledEventAttributes: {
@@ -59,7 +76,14 @@ export function cancelActivity(engine: Engine, run: WorkflowRun, activity: Activ
   );
 }
 
-export function failActivity(engine: Engine, run: WorkflowRun, activity: ActivityState, failure: Failure | null | undefined, identity: string, lastHeartbeatDetails?: Payloads | null): void {
+export function failActivity(
+  engine: Engine,
+  run: WorkflowRun,
+  activity: ActivityState,
+  failure: Failure | null | undefined,
+  identity: string,
+  lastHeartbeatDetails?: Payloads | null,
+): void {
   if (lastHeartbeatDetails?.payloads?.length) activity.heartbeatDetails = lastHeartbeatDetails;
   const decision = activity.cancelRequested
     ? { retryState: RetryState.RETRY_STATE_CANCEL_REQUESTED, delayMs: 0 }
@@ -70,7 +94,13 @@ export function failActivity(engine: Engine, run: WorkflowRun, activity: Activit
   }
   close(engine, run, activity, (startedEventId) =>
     engine.addEvent(run, EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED, {
-      activityTaskFailedEventAttributes: { failure, scheduledEventId: L(activity.scheduledEventId), startedEventId: L(startedEventId), identity, retryState: decision.retryState },
+      activityTaskFailedEventAttributes: {
+        failure,
+        scheduledEventId: L(activity.scheduledEventId),
+        startedEventId: L(startedEventId),
+        identity,
+        retryState: decision.retryState,
+      },
     }),
   );
 }
@@ -98,7 +128,14 @@ const TIMEOUT_LABEL: Record<number, string> = {
   [TimeoutType.TIMEOUT_TYPE_HEARTBEAT]: 'Heartbeat',
 };
 
-export function timeOut(engine: Engine, run: WorkflowRun, activity: ActivityState, type: TimeoutType, nonce: number, anyAttempt: boolean): void {
+export function timeOut(
+  engine: Engine,
+  run: WorkflowRun,
+  activity: ActivityState,
+  type: TimeoutType,
+  nonce: number,
+  anyAttempt: boolean,
+): void {
   if (!run.isOpen || run.activities.get(activity.scheduledEventId) !== activity || activity.state === 'closing') return;
   if (!anyAttempt && activity.nonce !== nonce) return;
   let timeoutType = type;
@@ -126,7 +163,12 @@ export function timeOut(engine: Engine, run: WorkflowRun, activity: ActivityStat
   const failure = failureFor(timeoutType);
   close(engine, run, activity, (startedEventId) =>
     engine.addEvent(run, EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT, {
-      activityTaskTimedOutEventAttributes: { failure, scheduledEventId: L(activity.scheduledEventId), startedEventId: L(startedEventId), retryState },
+      activityTaskTimedOutEventAttributes: {
+        failure,
+        scheduledEventId: L(activity.scheduledEventId),
+        startedEventId: L(startedEventId),
+        retryState,
+      },
     }),
   );
 }

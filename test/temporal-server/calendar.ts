@@ -118,7 +118,11 @@ export function compileCron(input: string): { calendars: Calendar[]; intervals: 
   }
   if (text.startsWith('@every')) {
     const [every, phase] = text.slice('@every'.length).trim().split('/');
-    return { calendars: [], intervals: [{ interval: dur(parseDuration(every)), phase: phase ? dur(parseDuration(phase)) : undefined }], timeZone };
+    return {
+      calendars: [],
+      intervals: [{ interval: dur(parseDuration(every)), phase: phase ? dur(parseDuration(phase)) : undefined }],
+      timeZone,
+    };
   }
   text = PREDEFINED[text] ?? text;
   const fields = text.split(/\s+/);
@@ -178,7 +182,8 @@ export function canonicalSpec(spec: Spec): Spec {
   for (const interval of intervals) {
     if (ms(interval.interval) < 1000) throw invalidArgument('schedule intervals must be at least 1 second');
   }
-  if ((spec.calendar ?? []).length > 0) throw invalidArgument('CalendarSpec (string form) is not supported by the stand-in; use structured calendars or cron strings');
+  if ((spec.calendar ?? []).length > 0)
+    throw invalidArgument('CalendarSpec (string form) is not supported by the stand-in; use structured calendars or cron strings');
   return {
     structuredCalendar: calendars,
     interval: intervals,
@@ -301,4 +306,3 @@ export function futureTimes(spec: Spec, after: number, count: number): api.sched
   }
   return times;
 }
-

@@ -18,7 +18,8 @@ export function startChild(engine: Engine, parent: WorkflowRun, initiatedEventId
     existing !== undefined &&
     (existing.isOpen ||
       reuse === Reuse.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE ||
-      (reuse === Reuse.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY && existing.status === Status.WORKFLOW_EXECUTION_STATUS_COMPLETED));
+      (reuse === Reuse.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY &&
+        existing.status === Status.WORKFLOW_EXECUTION_STATUS_COMPLETED));
   if (blocked || !engine.namespaces.has(namespace)) {
     engine.deliver(parent, {
       write: () =>
@@ -90,9 +91,15 @@ export function startChild(engine: Engine, parent: WorkflowRun, initiatedEventId
   });
 }
 
-export function signalExternal(engine: Engine, sender: WorkflowRun, initiatedEventId: number, attrs: api.history.v1.ISignalExternalWorkflowExecutionInitiatedEventAttributes): void {
+export function signalExternal(
+  engine: Engine,
+  sender: WorkflowRun,
+  initiatedEventId: number,
+  attrs: api.history.v1.ISignalExternalWorkflowExecutionInitiatedEventAttributes,
+): void {
   const namespace = attrs.namespace || sender.namespace;
-  const target = engine.runs.get(attrs.workflowExecution?.runId ?? '') ?? engine.currentRun(namespace, attrs.workflowExecution?.workflowId ?? '');
+  const target =
+    engine.runs.get(attrs.workflowExecution?.runId ?? '') ?? engine.currentRun(namespace, attrs.workflowExecution?.workflowId ?? '');
   const ok = target !== undefined && target.isOpen && target.workflowId === attrs.workflowExecution?.workflowId;
   if (ok) {
     signalRun(engine, target, {
@@ -107,7 +114,12 @@ export function signalExternal(engine: Engine, sender: WorkflowRun, initiatedEve
     write: () => {
       if (ok) {
         engine.addEvent(sender, EventType.EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED, {
-          externalWorkflowExecutionSignaledEventAttributes: { initiatedEventId: L(initiatedEventId), namespace, workflowExecution: target.execution, control: attrs.control },
+          externalWorkflowExecutionSignaledEventAttributes: {
+            initiatedEventId: L(initiatedEventId),
+            namespace,
+            workflowExecution: target.execution,
+            control: attrs.control,
+          },
         });
       } else {
         engine.addEvent(sender, EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED, {
@@ -116,7 +128,9 @@ export function signalExternal(engine: Engine, sender: WorkflowRun, initiatedEve
             namespace,
             workflowExecution: attrs.workflowExecution,
             control: attrs.control,
-            cause: enums.SignalExternalWorkflowExecutionFailedCause.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
+            cause:
+              enums.SignalExternalWorkflowExecutionFailedCause
+                .SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
             workflowTaskCompletedEventId: attrs.workflowTaskCompletedEventId,
           },
         });
@@ -125,16 +139,26 @@ export function signalExternal(engine: Engine, sender: WorkflowRun, initiatedEve
   });
 }
 
-export function cancelExternal(engine: Engine, sender: WorkflowRun, initiatedEventId: number, attrs: api.history.v1.IRequestCancelExternalWorkflowExecutionInitiatedEventAttributes): void {
+export function cancelExternal(
+  engine: Engine,
+  sender: WorkflowRun,
+  initiatedEventId: number,
+  attrs: api.history.v1.IRequestCancelExternalWorkflowExecutionInitiatedEventAttributes,
+): void {
   const namespace = attrs.namespace || sender.namespace;
-  const target = engine.runs.get(attrs.workflowExecution?.runId ?? '') ?? engine.currentRun(namespace, attrs.workflowExecution?.workflowId ?? '');
+  const target =
+    engine.runs.get(attrs.workflowExecution?.runId ?? '') ?? engine.currentRun(namespace, attrs.workflowExecution?.workflowId ?? '');
   const ok = target !== undefined && target.isOpen && target.workflowId === attrs.workflowExecution?.workflowId;
   if (ok) requestCancelRun(engine, target, attrs.reason ?? '', '', { initiatedEventId, execution: sender.execution });
   engine.deliver(sender, {
     write: () => {
       if (ok) {
         engine.addEvent(sender, EventType.EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_CANCEL_REQUESTED, {
-          externalWorkflowExecutionCancelRequestedEventAttributes: { initiatedEventId: L(initiatedEventId), namespace, workflowExecution: target.execution },
+          externalWorkflowExecutionCancelRequestedEventAttributes: {
+            initiatedEventId: L(initiatedEventId),
+            namespace,
+            workflowExecution: target.execution,
+          },
         });
       } else {
         engine.addEvent(sender, EventType.EVENT_TYPE_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED, {
@@ -143,7 +167,9 @@ export function cancelExternal(engine: Engine, sender: WorkflowRun, initiatedEve
             namespace,
             workflowExecution: attrs.workflowExecution,
             control: attrs.control,
-            cause: enums.CancelExternalWorkflowExecutionFailedCause.CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
+            cause:
+              enums.CancelExternalWorkflowExecutionFailedCause
+                .CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
             workflowTaskCompletedEventId: attrs.workflowTaskCompletedEventId,
           },
         });

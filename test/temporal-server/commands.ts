@@ -19,7 +19,14 @@ export interface CommandOutcome {
   eagerActivities: ActivityTask[];
 }
 
-export function applyCommands(engine: Engine, run: WorkflowRun, commands: Command[], messages: ProtocolMessage[], completedEventId: number, identity: string): CommandOutcome {
+export function applyCommands(
+  engine: Engine,
+  run: WorkflowRun,
+  commands: Command[],
+  messages: ProtocolMessage[],
+  completedEventId: number,
+  identity: string,
+): CommandOutcome {
   const outcome: CommandOutcome = { needWft: false, afterCommit: [], eagerActivities: [] };
   const unprocessed = new Map(messages.map((m) => [m.id ?? '', m]));
   const event = (type: EventType, attrs: HistoryEvent): number => engine.addEvent(run, type, attrs);
@@ -48,9 +55,16 @@ export function applyCommands(engine: Engine, run: WorkflowRun, commands: Comman
         const timerId = a.timerId ?? '';
         const startedEventId = event(EventType.EVENT_TYPE_TIMER_STARTED, {
           ...meta,
-          timerStartedEventAttributes: { timerId, startToFireTimeout: a.startToFireTimeout, workflowTaskCompletedEventId: L(completedEventId) },
+          timerStartedEventAttributes: {
+            timerId,
+            startToFireTimeout: a.startToFireTimeout,
+            workflowTaskCompletedEventId: L(completedEventId),
+          },
         });
-        const timer: { startedEventId: number; handle?: ReturnType<typeof engine.clock.after>; fired: boolean } = { startedEventId, fired: false };
+        const timer: { startedEventId: number; handle?: ReturnType<typeof engine.clock.after>; fired: boolean } = {
+          startedEventId,
+          fired: false,
+        };
         run.timers.set(timerId, timer);
         const delay = ms(a.startToFireTimeout);
         outcome.afterCommit.push(() => {
@@ -76,7 +90,12 @@ export function applyCommands(engine: Engine, run: WorkflowRun, commands: Comman
         run.buffered = run.buffered.filter((entry) => entry.key !== `timer:${timerId}`);
         event(EventType.EVENT_TYPE_TIMER_CANCELED, {
           ...meta,
-          timerCanceledEventAttributes: { timerId, startedEventId: L(timer.startedEventId), workflowTaskCompletedEventId: L(completedEventId), identity },
+          timerCanceledEventAttributes: {
+            timerId,
+            startedEventId: L(timer.startedEventId),
+            workflowTaskCompletedEventId: L(completedEventId),
+            identity,
+          },
         });
         break;
       }
@@ -94,12 +113,27 @@ export function applyCommands(engine: Engine, run: WorkflowRun, commands: Comman
       case T.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION: {
         const failure = command.failWorkflowExecutionCommandAttributes?.failure;
         const attempt = run.startedAttrs.attempt ?? 1;
-        const decision = evaluateRetry(run.startedAttrs.retryPolicy, attempt, failure, engine.now(), ms(run.startedAttrs.workflowExecutionExpirationTime));
+        const decision = evaluateRetry(
+          run.startedAttrs.retryPolicy,
+          attempt,
+          failure,
+          engine.now(),
+          ms(run.startedAttrs.workflowExecutionExpirationTime),
+        );
         const eventId = event(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, {
-          workflowExecutionFailedEventAttributes: { failure, retryState: decision.retryState, workflowTaskCompletedEventId: L(completedEventId) },
+          workflowExecutionFailedEventAttributes: {
+            failure,
+            retryState: decision.retryState,
+            workflowTaskCompletedEventId: L(completedEventId),
+          },
         });
         if (decision.retryState === RetryState.RETRY_STATE_IN_PROGRESS) {
-          const next = continueChain(engine, run, { attempt: attempt + 1, continuedFailure: failure, initiator: enums.ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_RETRY }, decision.delayMs);
+          const next = continueChain(
+            engine,
+            run,
+            { attempt: attempt + 1, continuedFailure: failure, initiator: enums.ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_RETRY },
+            decision.delayMs,
+          );
           const attrs = run.history[eventId - 1].workflowExecutionFailedEventAttributes;
           if (attrs) attrs.newExecutionRunId = next.runId;
           finishRun(engine, run, Status.WORKFLOW_EXECUTION_STATUS_FAILED, next.runId);
@@ -113,7 +147,10 @@ export function applyCommands(engine: Engine, run: WorkflowRun, commands: Comman
       }
       case T.COMMAND_TYPE_CANCEL_WORKFLOW_EXECUTION:
         event(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, {
-          workflowExecutionCanceledEventAttributes: { details: command.cancelWorkflowExecutionCommandAttributes?.details, workflowTaskCompletedEventId: L(completedEventId) },
+          workflowExecutionCanceledEventAttributes: {
+            details: command.cancelWorkflowExecutionCommandAttributes?.details,
+            workflowTaskCompletedEventId: L(completedEventId),
+          },
         });
         finishRun(engine, run, Status.WORKFLOW_EXECUTION_STATUS_CANCELED);
         break;
@@ -165,7 +202,13 @@ export function applyCommands(engine: Engine, run: WorkflowRun, commands: Comman
         const a = command.recordMarkerCommandAttributes ?? {};
         event(EventType.EVENT_TYPE_MARKER_RECORDED, {
           ...meta,
-          markerRecordedEventAttributes: { markerName: a.markerName, details: a.details, header: a.header, failure: a.failure, workflowTaskCompletedEventId: L(completedEventId) },
+          markerRecordedEventAttributes: {
+            markerName: a.markerName,
+            details: a.details,
+            header: a.header,
+            failure: a.failure,
+            workflowTaskCompletedEventId: L(completedEventId),
+          },
         });
         break;
       }
@@ -176,7 +219,10 @@ export function applyCommands(engine: Engine, run: WorkflowRun, commands: Comman
           else run.searchAttributes[key] = value;
         }
         event(EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, {
-          upsertWorkflowSearchAttributesEventAttributes: { searchAttributes: { indexedFields: fields }, workflowTaskCompletedEventId: L(completedEventId) },
+          upsertWorkflowSearchAttributesEventAttributes: {
+            searchAttributes: { indexedFields: fields },
+            workflowTaskCompletedEventId: L(completedEventId),
+          },
         });
         break;
       }

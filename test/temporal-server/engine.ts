@@ -145,7 +145,12 @@ export class Engine {
     const wft = run.wft;
     if (!wft?.virtual || wft.state !== 'started') return [];
     return [
-      { eventId: L(wft.scheduledEventId), eventTime: ts(wft.scheduledTime), eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, workflowTaskScheduledEventAttributes: wft.scheduledAttrs },
+      {
+        eventId: L(wft.scheduledEventId),
+        eventTime: ts(wft.scheduledTime),
+        eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+        workflowTaskScheduledEventAttributes: wft.scheduledAttrs,
+      },
       {
         eventId: L(wft.startedEventId),
         eventTime: ts(wft.startedTime),
@@ -174,7 +179,11 @@ export class Engine {
       }
       return;
     }
-    wft.scheduledEventId = run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, { workflowTaskScheduledEventAttributes: wft.scheduledAttrs }, wft.scheduledTime);
+    wft.scheduledEventId = run.addEvent(
+      EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+      { workflowTaskScheduledEventAttributes: wft.scheduledAttrs },
+      wft.scheduledTime,
+    );
   }
 
   /** Writes buffered events (after a workflow task ends); returns whether any were written. */

@@ -2,7 +2,16 @@
  * gRPC bootstrap: generic service definitions built from the protos shipped in
  * @temporalio/proto, and a wrapper turning async handlers into grpc-js unary calls.
  */
-import { Server, ServerCredentials, status, type MethodDefinition, type ServerUnaryCall, type ServiceDefinition, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  status,
+  type MethodDefinition,
+  type ServerUnaryCall,
+  type ServiceDefinition,
+  type sendUnaryData,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import { ServiceError } from './errors';
 import { lookupType, root } from './proto';
 

@@ -51,7 +51,10 @@ export function getHistoryReverse(
   const end = req.nextPageToken?.length ? Number(Buffer.from(req.nextPageToken).toString()) || 0 : run.history.length;
   const pageSize = req.maximumPageSize && req.maximumPageSize > 0 ? req.maximumPageSize : 10_000;
   const start = Math.max(0, end - pageSize);
-  return { history: { events: run.history.slice(start, end).reverse() }, nextPageToken: start > 0 ? Buffer.from(String(start)) : undefined };
+  return {
+    history: { events: run.history.slice(start, end).reverse() },
+    nextPageToken: start > 0 ? Buffer.from(String(start)) : undefined,
+  };
 }
 
 const TYPE_KEY = 'type';
@@ -94,7 +97,10 @@ export function executionInfo(run: WorkflowRun): api.workflow.v1.IWorkflowExecut
   };
 }
 
-export function describe(engine: Engine, req: api.workflowservice.v1.IDescribeWorkflowExecutionRequest): api.workflowservice.v1.IDescribeWorkflowExecutionResponse {
+export function describe(
+  engine: Engine,
+  req: api.workflowservice.v1.IDescribeWorkflowExecutionRequest,
+): api.workflowservice.v1.IDescribeWorkflowExecutionResponse {
   const run = engine.getRun(req.namespace ?? '', req.execution?.workflowId, req.execution?.runId);
   const attrs = run.startedAttrs;
   const pendingActivities: api.workflow.v1.IPendingActivityInfo[] = [];
@@ -103,12 +109,11 @@ export function describe(engine: Engine, req: api.workflowservice.v1.IDescribeWo
     pendingActivities.push({
       activityId: activity.activityId,
       activityType: activity.attrs.activityType,
-      state:
-        activity.cancelRequested
-          ? enums.PendingActivityState.PENDING_ACTIVITY_STATE_CANCEL_REQUESTED
-          : activity.state === 'started'
-            ? enums.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
-            : enums.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED,
+      state: activity.cancelRequested
+        ? enums.PendingActivityState.PENDING_ACTIVITY_STATE_CANCEL_REQUESTED
+        : activity.state === 'started'
+          ? enums.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
+          : enums.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED,
       heartbeatDetails: activity.heartbeatDetails,
       lastHeartbeatTime: activity.lastHeartbeatTime ? ts(activity.lastHeartbeatTime) : undefined,
       lastStartedTime: activity.startedTime ? ts(activity.startedTime) : undefined,
@@ -138,7 +143,10 @@ export function describe(engine: Engine, req: api.workflowservice.v1.IDescribeWo
     pendingChildren,
     pendingWorkflowTask: run.wft
       ? {
-          state: run.wft.state === 'started' ? enums.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_STARTED : enums.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED,
+          state:
+            run.wft.state === 'started'
+              ? enums.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_STARTED
+              : enums.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED,
           scheduledTime: ts(run.wft.scheduledTime),
           attempt: run.wft.attempt,
         }

@@ -6,8 +6,20 @@ import { randomUUID } from 'node:crypto';
 import type { Engine } from './engine';
 import { alreadyStarted, invalidArgument, workflowCompleted } from './errors';
 import {
-  EventType, Status, api, dur, enums, ms, ts,
-  type Header, type HistoryEvent, type Payloads, type StartedAttrs, type WorkflowExecution, L } from './proto';
+  EventType,
+  Status,
+  api,
+  dur,
+  enums,
+  ms,
+  ts,
+  type Header,
+  type HistoryEvent,
+  type Payloads,
+  type StartedAttrs,
+  type WorkflowExecution,
+  L,
+} from './proto';
 import { cronBackoff, finishRun, timeoutRun } from './run-close';
 import { releaseQueries } from './queries';
 import { WorkflowRun, type ParentRef } from './run';
@@ -88,7 +100,12 @@ export interface StartResult {
 }
 
 /** Start with request-id idempotency and the id reuse / conflict policies. */
-export function startWorkflow(engine: Engine, namespace: string, req: StartRequest, initialEvents?: (run: WorkflowRun) => void): StartResult {
+export function startWorkflow(
+  engine: Engine,
+  namespace: string,
+  req: StartRequest,
+  initialEvents?: (run: WorkflowRun) => void,
+): StartResult {
   engine.namespaces.get(namespace);
   const workflowId = req.workflowId ?? '';
   if (!workflowId) throw invalidArgument('WorkflowId is not set on request.');
@@ -104,7 +121,8 @@ export function startWorkflow(engine: Engine, namespace: string, req: StartReque
   }
   const problem = engine.namespaces.searchAttributeProblem(namespace, req.searchAttributes?.indexedFields);
   if (problem) throw invalidArgument(problem);
-  if (req.cronSchedule && ms(req.workflowStartDelay) > 0) throw invalidArgument('CronSchedule and WorkflowStartDelay may not be used together.');
+  if (req.cronSchedule && ms(req.workflowStartDelay) > 0)
+    throw invalidArgument('CronSchedule and WorkflowStartDelay may not be used together.');
   let reuse = req.workflowIdReusePolicy ?? Reuse.WORKFLOW_ID_REUSE_POLICY_UNSPECIFIED;
   let conflict = req.workflowIdConflictPolicy ?? Conflict.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED;
   if (reuse === Reuse.WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING) {
@@ -122,13 +140,22 @@ export function startWorkflow(engine: Engine, namespace: string, req: StartReque
       if (conflict === Conflict.WORKFLOW_ID_CONFLICT_POLICY_TERMINATE_EXISTING) {
         terminate(engine, current, 'terminated by a new start (TERMINATE_EXISTING)', undefined, req.identity ?? '');
       } else {
-        throw alreadyStarted(`Workflow execution is already running. WorkflowId: ${workflowId}, RunId: ${current.runId}.`, current.startRequestId, current.runId);
+        throw alreadyStarted(
+          `Workflow execution is already running. WorkflowId: ${workflowId}, RunId: ${current.runId}.`,
+          current.startRequestId,
+          current.runId,
+        );
       }
     } else if (
       reuse === Reuse.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE ||
-      (reuse === Reuse.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY && current.status === Status.WORKFLOW_EXECUTION_STATUS_COMPLETED)
+      (reuse === Reuse.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY &&
+        current.status === Status.WORKFLOW_EXECUTION_STATUS_COMPLETED)
     ) {
-      throw alreadyStarted(`Workflow execution already finished and its WorkflowIdReusePolicy does not allow a new start. WorkflowId: ${workflowId}, RunId: ${current.runId}.`, current.startRequestId, current.runId);
+      throw alreadyStarted(
+        `Workflow execution already finished and its WorkflowIdReusePolicy does not allow a new start. WorkflowId: ${workflowId}, RunId: ${current.runId}.`,
+        current.startRequestId,
+        current.runId,
+      );
     }
   }
   const run = createRun(engine, {
@@ -172,7 +199,13 @@ export function signalRun(engine: Engine, run: WorkflowRun, input: SignalInput):
   engine.deliver(run, { write: () => engine.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, signalAttrs(input)) });
 }
 
-export function requestCancelRun(engine: Engine, run: WorkflowRun, reason: string, identity: string, external?: { initiatedEventId: number; execution: WorkflowExecution }): void {
+export function requestCancelRun(
+  engine: Engine,
+  run: WorkflowRun,
+  reason: string,
+  identity: string,
+  external?: { initiatedEventId: number; execution: WorkflowExecution },
+): void {
   if (!run.isOpen || run.cancelRequested) return;
   run.cancelRequested = true;
   engine.deliver(run, {

@@ -23,14 +23,20 @@ export interface PendingQuery {
 type QueryRequest = api.workflowservice.v1.IQueryWorkflowRequest;
 type QueryResponse = api.workflowservice.v1.IQueryWorkflowResponse;
 
-export async function queryWorkflow(engine: Engine, req: QueryRequest, waitMs: number, onCancel: PollOptions['onCancel']): Promise<QueryResponse> {
+export async function queryWorkflow(
+  engine: Engine,
+  req: QueryRequest,
+  waitMs: number,
+  onCancel: PollOptions['onCancel'],
+): Promise<QueryResponse> {
   const namespace = req.namespace ?? '';
   const run = engine.getRun(namespace, req.execution?.workflowId, req.execution?.runId);
   const reject = req.queryRejectCondition ?? 0;
   if (!run.isOpen) {
     const rejected =
       reject === enums.QueryRejectCondition.QUERY_REJECT_CONDITION_NOT_OPEN ||
-      (reject === enums.QueryRejectCondition.QUERY_REJECT_CONDITION_NOT_COMPLETED_CLEANLY && run.status !== Status.WORKFLOW_EXECUTION_STATUS_COMPLETED);
+      (reject === enums.QueryRejectCondition.QUERY_REJECT_CONDITION_NOT_COMPLETED_CLEANLY &&
+        run.status !== Status.WORKFLOW_EXECUTION_STATUS_COMPLETED);
     if (rejected) return { queryRejected: { status: run.status } };
     if (!run.anyWftCompleted) throw failedPrecondition('workflow not ready: it closed before any workflow task completed');
   } else if (run.wft && run.wft.attempt >= 3) {
@@ -104,7 +110,12 @@ export function respondQueryTaskCompleted(engine: Engine, id: string, req: api.w
 }
 
 /** Answers the queries a workflow task carried; the unanswered ones wait for another task. */
-export function settleTaskQueries(engine: Engine, run: WorkflowRun, queryIds: string[], results: Record<string, api.query.v1.IWorkflowQueryResult> | null | undefined): void {
+export function settleTaskQueries(
+  engine: Engine,
+  run: WorkflowRun,
+  queryIds: string[],
+  results: Record<string, api.query.v1.IWorkflowQueryResult> | null | undefined,
+): void {
   for (const id of queryIds) {
     const query = engine.queries.get(id);
     if (!query || query.state === 'done') continue;

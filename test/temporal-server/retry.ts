@@ -28,7 +28,13 @@ export interface RetryDecision {
  * Whether attempt `attempt` (just failed with `failure`) is retried, and after how long.
  * `expiresAt` (ms, 0 = none) bounds the next attempt's start.
  */
-export function evaluateRetry(policy: RetryPolicy | null | undefined, attempt: number, failure: Failure | null | undefined, now: number, expiresAt: number): RetryDecision {
+export function evaluateRetry(
+  policy: RetryPolicy | null | undefined,
+  attempt: number,
+  failure: Failure | null | undefined,
+  now: number,
+  expiresAt: number,
+): RetryDecision {
   if (!policy) return { retryState: RetryState.RETRY_STATE_RETRY_POLICY_NOT_SET, delayMs: 0 };
   const nonRetryable = new Set(policy.nonRetryableErrorTypes ?? []);
   const app = failure?.applicationFailureInfo;

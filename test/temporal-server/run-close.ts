@@ -4,10 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Engine } from './engine';
-import {
-  EventType, RetryState, Status, enums, ms,
-  type Failure, type HistoryEvent, type Payloads, type StartedAttrs,
-} from './proto';
+import { EventType, RetryState, Status, enums, ms, type Failure, type HistoryEvent, type Payloads, type StartedAttrs } from './proto';
 import { evaluateRetry } from './retry';
 import { canonicalSpec, nextTime } from './calendar';
 import type { WorkflowRun } from './run';
@@ -28,7 +25,16 @@ export function timeoutRun(engine: Engine, run: WorkflowRun): void {
     workflowExecutionTimedOutEventAttributes: { retryState: decision.retryState },
   });
   if (newRunId) {
-    const next = continueChain(engine, run, { attempt: (run.startedAttrs.attempt ?? 1) + 1, continuedFailure: failure, initiator: enums.ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_RETRY }, decision.delayMs);
+    const next = continueChain(
+      engine,
+      run,
+      {
+        attempt: (run.startedAttrs.attempt ?? 1) + 1,
+        continuedFailure: failure,
+        initiator: enums.ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_RETRY,
+      },
+      decision.delayMs,
+    );
     const event = run.history[eventId - 1];
     if (event.workflowExecutionTimedOutEventAttributes) event.workflowExecutionTimedOutEventAttributes.newExecutionRunId = next.runId;
     finishRun(engine, run, Status.WORKFLOW_EXECUTION_STATUS_TIMED_OUT, next.runId);
@@ -143,7 +149,10 @@ function notifyParent(engine: Engine, run: WorkflowRun): void {
         break;
       case Status.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:
         engine.addEvent(parent, EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TIMED_OUT, {
-          childWorkflowExecutionTimedOutEventAttributes: { ...base, retryState: close?.workflowExecutionTimedOutEventAttributes?.retryState },
+          childWorkflowExecutionTimedOutEventAttributes: {
+            ...base,
+            retryState: close?.workflowExecutionTimedOutEventAttributes?.retryState,
+          },
         });
         break;
       default:
@@ -174,7 +183,12 @@ export function cronBackoff(engine: Engine, cronSchedule: string): number {
 }
 
 /** A cron workflow's next run after this one closed; returns its run id ('' when not cron). */
-export function continueCron(engine: Engine, run: WorkflowRun, lastCompletionResult: Payloads | null | undefined, failure?: Failure | null): string {
+export function continueCron(
+  engine: Engine,
+  run: WorkflowRun,
+  lastCompletionResult: Payloads | null | undefined,
+  failure?: Failure | null,
+): string {
   const cron = run.startedAttrs.cronSchedule;
   if (!cron) return '';
   const next = continueChain(

@@ -4,7 +4,19 @@
  * children and updates.
  */
 import type { TimerHandle } from './clock';
-import { EventType, L, Status, api, enums, type HistoryEvent, type Memo, type Payload, type StartedAttrs, type WorkflowExecution, ts } from './proto';
+import {
+  EventType,
+  L,
+  Status,
+  api,
+  enums,
+  type HistoryEvent,
+  type Memo,
+  type Payload,
+  type StartedAttrs,
+  type WorkflowExecution,
+  ts,
+} from './proto';
 import type { ActivityState } from './activities';
 import type { UpdateState } from './updates';
 import type { PendingQuery } from './queries';

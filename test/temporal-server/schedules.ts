@@ -18,7 +18,10 @@ function normalise(schedule: api.schedule.v1.ISchedule | null | undefined): api.
     action: schedule.action,
     policies: {
       overlapPolicy: overlap,
-      catchupWindow: schedule.policies?.catchupWindow && ms(schedule.policies.catchupWindow) > 0 ? schedule.policies.catchupWindow : { seconds: L(365 * 86_400) },
+      catchupWindow:
+        schedule.policies?.catchupWindow && ms(schedule.policies.catchupWindow) > 0
+          ? schedule.policies.catchupWindow
+          : { seconds: L(365 * 86_400) },
       pauseOnFailure: schedule.policies?.pauseOnFailure ?? false,
     },
     state: {
@@ -30,7 +33,10 @@ function normalise(schedule: api.schedule.v1.ISchedule | null | undefined): api.
   };
 }
 
-export function scheduleHandlers(engine: Engine, runner: ScheduleRunner): Record<string, (req: never, ctx: CallContext) => Promise<object> | object> {
+export function scheduleHandlers(
+  engine: Engine,
+  runner: ScheduleRunner,
+): Record<string, (req: never, ctx: CallContext) => Promise<object> | object> {
   const find = (namespace: string | null | undefined, id: string | null | undefined): ScheduleState => {
     engine.namespaces.get(namespace ?? '');
     const state = runner.schedules.get(runner.key(namespace ?? '', id ?? ''));
@@ -45,7 +51,9 @@ export function scheduleHandlers(engine: Engine, runner: ScheduleRunner): Record
     bufferSize: L(state.buffer.length),
     runningWorkflows: state.running.map((r) => ({ workflowId: r.workflowId, runId: r.runId })),
     recentActions: state.recentActions,
-    futureActionTimes: state.schedule.state?.paused ? [] : futureTimes(state.schedule.spec ?? {}, Math.max(engine.now(), state.lastNominal), 10),
+    futureActionTimes: state.schedule.state?.paused
+      ? []
+      : futureTimes(state.schedule.spec ?? {}, Math.max(engine.now(), state.lastNominal), 10),
     createTime: ts(state.createTime),
     updateTime: state.updateTime ? ts(state.updateTime) : undefined,
   });
@@ -54,7 +62,10 @@ export function scheduleHandlers(engine: Engine, runner: ScheduleRunner): Record
       const namespace = req.namespace ?? '';
       engine.namespaces.get(namespace);
       if (!req.scheduleId) throw invalidArgument('ScheduleId is not set on request.');
-      const problem = engine.namespaces.searchAttributeProblem(namespace, req.schedule?.action?.startWorkflow?.searchAttributes?.indexedFields);
+      const problem = engine.namespaces.searchAttributeProblem(
+        namespace,
+        req.schedule?.action?.startWorkflow?.searchAttributes?.indexedFields,
+      );
       if (problem) throw invalidArgument(problem);
       const key = runner.key(namespace, req.scheduleId);
       if (runner.schedules.has(key)) throw new ServiceError(status.ALREADY_EXISTS, `schedule "${req.scheduleId}" is already registered`);
@@ -139,7 +150,9 @@ export function scheduleHandlers(engine: Engine, runner: ScheduleRunner): Record
             notes: state.schedule.state?.notes,
             paused: state.schedule.state?.paused,
             recentActions: state.recentActions.slice(-5),
-            futureActionTimes: state.schedule.state?.paused ? [] : futureTimes(state.schedule.spec ?? {}, Math.max(engine.now(), state.lastNominal), 5),
+            futureActionTimes: state.schedule.state?.paused
+              ? []
+              : futureTimes(state.schedule.spec ?? {}, Math.max(engine.now(), state.lastNominal), 5),
           },
         })),
         nextPageToken: offset + page.length < all.length ? Buffer.from(String(offset + page.length)) : undefined,

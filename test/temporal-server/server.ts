@@ -51,7 +51,10 @@ export class StandInServer {
       serviceDefinition('temporal.api.workflowservice.v1.WorkflowService'),
       implementation(workflowServiceHandlers(engine, { serverVersion: '1.29.0', schedules }), log),
     );
-    server.addService(serviceDefinition('temporal.api.operatorservice.v1.OperatorService'), implementation(operatorServiceHandlers(engine), log));
+    server.addService(
+      serviceDefinition('temporal.api.operatorservice.v1.OperatorService'),
+      implementation(operatorServiceHandlers(engine), log),
+    );
     if (options.timeSkipping) {
       server.addService(serviceDefinition('temporal.api.testservice.v1.TestService'), implementation(testServiceHandlers(engine), log));
     }

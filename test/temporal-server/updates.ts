@@ -22,7 +22,12 @@ export interface UpdateState {
 type UpdateRequest = api.workflowservice.v1.IUpdateWorkflowExecutionRequest;
 type UpdateResponse = api.workflowservice.v1.IUpdateWorkflowExecutionResponse;
 
-export async function updateWorkflow(engine: Engine, req: UpdateRequest, waitMs: number, onCancel: (cb: () => void) => void): Promise<UpdateResponse> {
+export async function updateWorkflow(
+  engine: Engine,
+  req: UpdateRequest,
+  waitMs: number,
+  onCancel: (cb: () => void) => void,
+): Promise<UpdateResponse> {
   const namespace = req.namespace ?? '';
   const run = engine.getRun(namespace, req.workflowExecution?.workflowId, req.workflowExecution?.runId);
   if (req.firstExecutionRunId && run.firstRunId !== req.firstExecutionRunId) throw notFound('workflow execution not found');
@@ -37,7 +42,13 @@ export async function updateWorkflow(engine: Engine, req: UpdateRequest, waitMs:
     run.updates.set(updateId, update);
     engine.scheduleWft(run, true);
   }
-  return waitForStage(run, update, req.waitPolicy?.lifecycleStage ?? Stage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED, waitMs, onCancel);
+  return waitForStage(
+    run,
+    update,
+    req.waitPolicy?.lifecycleStage ?? Stage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED,
+    waitMs,
+    onCancel,
+  );
 }
 
 export async function pollUpdate(
@@ -54,12 +65,25 @@ export async function pollUpdate(
     : [...(engine.executions.get(`${namespace}\u0000${ref?.workflowExecution?.workflowId ?? ''}`) ?? [])].reverse();
   for (const run of candidates) {
     const update = run.updates.get(updateId);
-    if (update) return waitForStage(run, update, req.waitPolicy?.lifecycleStage ?? Stage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_COMPLETED, waitMs, onCancel);
+    if (update)
+      return waitForStage(
+        run,
+        update,
+        req.waitPolicy?.lifecycleStage ?? Stage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_COMPLETED,
+        waitMs,
+        onCancel,
+      );
   }
   throw notFound(`update ${updateId} not found`);
 }
 
-async function waitForStage(run: WorkflowRun, update: UpdateState, wanted: Stage, waitMs: number, onCancel: (cb: () => void) => void): Promise<UpdateResponse> {
+async function waitForStage(
+  run: WorkflowRun,
+  update: UpdateState,
+  wanted: Stage,
+  waitMs: number,
+  onCancel: (cb: () => void) => void,
+): Promise<UpdateResponse> {
   const deadline = Date.now() + waitMs;
   let cancelled = false;
   onCancel(() => {

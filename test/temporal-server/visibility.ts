@@ -266,7 +266,11 @@ function compareValues(a: unknown, b: unknown): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-export function listWorkflows(engine: Engine, namespace: string, req: api.workflowservice.v1.IListWorkflowExecutionsRequest): api.workflowservice.v1.IListWorkflowExecutionsResponse {
+export function listWorkflows(
+  engine: Engine,
+  namespace: string,
+  req: api.workflowservice.v1.IListWorkflowExecutionsRequest,
+): api.workflowservice.v1.IListWorkflowExecutionsResponse {
   const { runs } = select(engine, namespace, req.query ?? '');
   const offset = req.nextPageToken?.length ? Number(Buffer.from(req.nextPageToken).toString()) || 0 : 0;
   const pageSize = req.pageSize && req.pageSize > 0 ? req.pageSize : 1000;

@@ -89,21 +89,38 @@ export function workflowServiceHandlers(engine: Engine, options: ServiceOptions)
     SignalWithStartWorkflowExecution: (req: wf.ISignalWithStartWorkflowExecutionRequest): wf.ISignalWithStartWorkflowExecutionResponse => {
       const namespace = ns(req.namespace);
       const conflict = req.workflowIdConflictPolicy || enums.WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING;
-      const signal = { signalName: req.signalName ?? '', input: req.signalInput, header: req.header, identity: req.identity, requestId: req.requestId };
+      const signal = {
+        signalName: req.signalName ?? '',
+        input: req.signalInput,
+        header: req.header,
+        identity: req.identity,
+        requestId: req.requestId,
+      };
       const current = engine.currentRun(namespace, req.workflowId ?? '');
       if (current?.isOpen && conflict === enums.WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING) {
         signalRun(engine, current, signal);
         return { runId: current.runId, started: false };
       }
-      const result = startWorkflow(engine, namespace, { ...req, workflowIdConflictPolicy: conflict, requestId: req.requestId || randomUUID() }, (run) => {
-        engine.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, signalAttrs(signal));
-      });
+      const result = startWorkflow(
+        engine,
+        namespace,
+        { ...req, workflowIdConflictPolicy: conflict, requestId: req.requestId || randomUUID() },
+        (run) => {
+          engine.addEvent(run, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, signalAttrs(signal));
+        },
+      );
       if (!result.started) signalRun(engine, result.run, signal);
       return { runId: result.runId, started: result.started };
     },
     SignalWorkflowExecution: (req: wf.ISignalWorkflowExecutionRequest): wf.ISignalWorkflowExecutionResponse => {
       const run = engine.getRun(ns(req.namespace), req.workflowExecution?.workflowId, req.workflowExecution?.runId);
-      signalRun(engine, run, { signalName: req.signalName ?? '', input: req.input, header: req.header, identity: req.identity, requestId: req.requestId });
+      signalRun(engine, run, {
+        signalName: req.signalName ?? '',
+        input: req.input,
+        header: req.header,
+        identity: req.identity,
+        requestId: req.requestId,
+      });
       return {};
     },
     RequestCancelWorkflowExecution: (req: wf.IRequestCancelWorkflowExecutionRequest): wf.IRequestCancelWorkflowExecutionResponse => {
@@ -121,11 +138,16 @@ export function workflowServiceHandlers(engine: Engine, options: ServiceOptions)
     DescribeWorkflowExecution: (req: wf.IDescribeWorkflowExecutionRequest) => describe(engine, req),
     GetWorkflowExecutionHistory: (req: wf.IGetWorkflowExecutionHistoryRequest, ctx) => getHistory(engine, req, ctx),
     GetWorkflowExecutionHistoryReverse: (req: wf.IGetWorkflowExecutionHistoryReverseRequest) => getHistoryReverse(engine, req),
-    QueryWorkflow: (req: wf.IQueryWorkflowRequest, ctx) => queryWorkflow(engine, req, waitMs(engine, ctx, 60_000), (cb) => ctx.onCancel(cb)),
+    QueryWorkflow: (req: wf.IQueryWorkflowRequest, ctx) =>
+      queryWorkflow(engine, req, waitMs(engine, ctx, 60_000), (cb) => ctx.onCancel(cb)),
     UpdateWorkflowExecution: (req: wf.IUpdateWorkflowExecutionRequest, ctx) =>
-      updateWorkflow(engine, req, Math.min(waitMs(engine, ctx, engine.options.longPollTimeoutMs), engine.options.longPollTimeoutMs), (cb) => ctx.onCancel(cb)),
+      updateWorkflow(engine, req, Math.min(waitMs(engine, ctx, engine.options.longPollTimeoutMs), engine.options.longPollTimeoutMs), (cb) =>
+        ctx.onCancel(cb),
+      ),
     PollWorkflowExecutionUpdate: (req: wf.IPollWorkflowExecutionUpdateRequest, ctx) =>
-      pollUpdate(engine, req, Math.min(waitMs(engine, ctx, engine.options.longPollTimeoutMs), engine.options.longPollTimeoutMs), (cb) => ctx.onCancel(cb)),
+      pollUpdate(engine, req, Math.min(waitMs(engine, ctx, engine.options.longPollTimeoutMs), engine.options.longPollTimeoutMs), (cb) =>
+        ctx.onCancel(cb),
+      ),
     DescribeTaskQueue: (req: wf.IDescribeTaskQueueRequest): wf.IDescribeTaskQueueResponse => {
       const namespace = ns(req.namespace);
       const kind = req.taskQueueType === enums.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY ? 'activity' : 'workflow';
@@ -274,7 +296,12 @@ export function workflowServiceHandlers(engine: Engine, options: ServiceOptions)
   return handlers as Record<string, Handler>;
 }
 
-function namespaceDescription(info: { name: string; id: string; description: string; retentionDays: number }): wf.IDescribeNamespaceResponse {
+function namespaceDescription(info: {
+  name: string;
+  id: string;
+  description: string;
+  retentionDays: number;
+}): wf.IDescribeNamespaceResponse {
   return {
     namespaceInfo: {
       name: info.name,

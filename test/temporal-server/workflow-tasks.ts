@@ -84,7 +84,15 @@ function wftFromToken(engine: Engine, token: Uint8Array | null | undefined): { r
 }
 
 /** Records a failed / rejected task and schedules the next one on the normal queue. */
-function failTask(engine: Engine, run: WorkflowRun, wft: WftState, cause: WftFailedCause, failure: Failure | null | undefined, identity: string, nextAttempt: boolean): void {
+function failTask(
+  engine: Engine,
+  run: WorkflowRun,
+  wft: WftState,
+  cause: WftFailedCause,
+  failure: Failure | null | undefined,
+  identity: string,
+  nextAttempt: boolean,
+): void {
   if (wft.virtual) {
     // a transient / speculative task fails without a trace (the real server's behaviour)
     afterFailedTask(engine, run, wft, nextAttempt || wft.speculative);
@@ -156,12 +164,22 @@ export function respondWorkflowTaskCompleted(
   }
   if (commands.some((command) => COMPLETION_COMMANDS.has(command.commandType ?? 0))) {
     const canceledTimers = new Set(
-      commands.filter((c) => c.commandType === enums.CommandType.COMMAND_TYPE_CANCEL_TIMER).map((c) => `timer:${c.cancelTimerCommandAttributes?.timerId ?? ''}`),
+      commands
+        .filter((c) => c.commandType === enums.CommandType.COMMAND_TYPE_CANCEL_TIMER)
+        .map((c) => `timer:${c.cancelTimerCommandAttributes?.timerId ?? ''}`),
     );
     const pending = run.buffered.filter((entry) => !(entry.key && canceledTimers.has(entry.key)));
     if (pending.length > 0 || hasUndeliveredUpdates(run, wft.updateIds)) {
       engine.materializeWft(run);
-      failTask(engine, run, wft, WftFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND, { message: 'UnhandledCommand' }, identity, false);
+      failTask(
+        engine,
+        run,
+        wft,
+        WftFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND,
+        { message: 'UnhandledCommand' },
+        identity,
+        false,
+      );
       throw invalidArgument('UnhandledCommand');
     }
   }
@@ -185,7 +203,10 @@ export function respondWorkflowTaskCompleted(
   const outcome = applyCommands(engine, run, commands, req.messages ?? [], completedEventId, identity);
   if (run.isOpen) {
     const sticky = req.stickyAttributes?.workerTaskQueue?.name;
-    engine.setSticky(run, sticky ? { queue: sticky, scheduleToStartMs: ms(req.stickyAttributes?.scheduleToStartTimeout) || 10_000 } : undefined);
+    engine.setSticky(
+      run,
+      sticky ? { queue: sticky, scheduleToStartMs: ms(req.stickyAttributes?.scheduleToStartTimeout) || 10_000 } : undefined,
+    );
     let needTask = outcome.needWft || req.forceCreateNewWorkflowTask === true;
     if (engine.flushBuffered(run)) needTask = true;
     if (hasUndeliveredUpdates(run, wft.updateIds)) needTask = true;
@@ -215,7 +236,10 @@ function discardSpeculativeTask(
   engine.clearWft(run);
   for (const message of req.messages ?? []) applyUpdateMessage(engine, run, message);
   const sticky = req.stickyAttributes?.workerTaskQueue?.name;
-  engine.setSticky(run, sticky ? { queue: sticky, scheduleToStartMs: ms(req.stickyAttributes?.scheduleToStartTimeout) || 10_000 } : undefined);
+  engine.setSticky(
+    run,
+    sticky ? { queue: sticky, scheduleToStartMs: ms(req.stickyAttributes?.scheduleToStartTimeout) || 10_000 } : undefined,
+  );
   if (hasUndeliveredUpdates(run, wft.updateIds)) engine.scheduleWft(run, true);
   settleTaskQueries(engine, run, wft.queryIds, req.queryResults);
   releaseQueries(engine, run);

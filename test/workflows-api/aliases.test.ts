@@ -17,7 +17,11 @@ function triggered(extra: Record<string, unknown> = {}) {
       tick: { type: 'trigger', pluginType: 'cron', config: { schedule: '*/5 * * * *', timezone: 'Europe/Madrid' } },
       work: { type: 'module', pluginType: 'no-op', joinStrategy: 'any' },
     },
-    connections: [{ from: 'manual', to: 'work' }, { from: 'hook', to: 'work' }, { from: 'tick', to: 'work' }],
+    connections: [
+      { from: 'manual', to: 'work' },
+      { from: 'hook', to: 'work' },
+      { from: 'tick', to: 'work' },
+    ],
     ...extra,
   });
 }
@@ -29,7 +33,8 @@ function fakeCron() {
   const state = { failNext: false, failTeardown: false, live };
   const registrar: TriggerRegistrar = {
     register(context) {
-      if (state.failNext) return Promise.reject(new TriggerRegistrationError('CRON_SCHEDULE_CREATE_FAILED', 'schedule service unavailable'));
+      if (state.failNext)
+        return Promise.reject(new TriggerRegistrationError('CRON_SCHEDULE_CREATE_FAILED', 'schedule service unavailable'));
       n += 1;
       const scheduleId = `fake-${context.trigger.id}-${n}`;
       live.add(scheduleId);
@@ -53,14 +58,23 @@ describe('workflows API: aliases, activation and triggers', () => {
     cron = fakeCron();
     c = await wfContext({ registrars: { cron: cron.registrar } });
     await c.auth(c.t.request.put(url())).send(triggered()).expect(201);
-    await c.auth(c.t.request.put(url())).send(triggered({ description: 'same content' })).expect(200);
-    await c.auth(c.t.request.put(url())).send(triggered({ variables: { v: { initialValue: 2 } } })).expect(200);
+    await c
+      .auth(c.t.request.put(url()))
+      .send(triggered({ description: 'same content' }))
+      .expect(200);
+    await c
+      .auth(c.t.request.put(url()))
+      .send(triggered({ variables: { v: { initialValue: 2 } } }))
+      .expect(200);
   });
 
   it('creates and repoints aliases; latest is reserved', async () => {
     const created = await c.auth(c.t.request.put(url('/aliases/prod'))).send({ revision: 1, metadata: { owner: 'ops' } });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    assert.deepEqual([created.body.name, created.body.revision, created.body.active, created.body.metadata, created.body.updatedBy], ['prod', 1, false, { owner: 'ops' }, 'user-1']);
+    assert.deepEqual(
+      [created.body.name, created.body.revision, created.body.active, created.body.metadata, created.body.updatedBy],
+      ['prod', 1, false, { owner: 'ops' }, 'user-1'],
+    );
     assert.deepEqual(created.body.triggerStates.hook, { status: 'inactive', pluginType: 'webhook', runtimeMetadata: {} });
     assert.deepEqual(Object.keys(created.body.triggerStates).sort(), ['hook', 'manual', 'tick']);
     const moved = await c.auth(c.t.request.put(url('/aliases/prod'))).send({ revision: 2 });
@@ -68,7 +82,13 @@ describe('workflows API: aliases, activation and triggers', () => {
     assert.equal(moved.body.revision, 2);
     assert.deepEqual(moved.body.metadata, { owner: 'ops' });
     const list = await c.auth(c.t.request.get(url('/aliases')));
-    assert.deepEqual(list.body.data.map((a: { name: string; revision: number }) => [a.name, a.revision]), [['latest', 2], ['prod', 2]]);
+    assert.deepEqual(
+      list.body.data.map((a: { name: string; revision: number }) => [a.name, a.revision]),
+      [
+        ['latest', 2],
+        ['prod', 2],
+      ],
+    );
     const before = await snapshot(c.db, c.org);
     assertDialect('problem', await c.auth(c.t.request.put(url('/aliases/latest'))).send({ revision: 1 }), 400);
     assertDialect('problem', await c.auth(c.t.request.delete(url('/aliases/latest'))), 400);
@@ -88,11 +108,17 @@ describe('workflows API: aliases, activation and triggers', () => {
     assertDialect('problem', await c.auth(c.t.request.post(url('/aliases'))).send({ name: 'latest', revision: 2 }), 400);
     assertDialect('problem', await c.auth(c.t.request.post(url('/aliases'))).send({ name: 'bad name', revision: 2 }), 400);
     assert.equal((await c.auth(c.t.request.get(url('/aliases/staging')))).body.revision, 1);
-    assert.deepEqual((await c.auth(c.t.request.get(url('/aliases')))).body.data.map((a: { name: string }) => a.name), ['latest', 'staging']);
+    assert.deepEqual(
+      (await c.auth(c.t.request.get(url('/aliases')))).body.data.map((a: { name: string }) => a.name),
+      ['latest', 'staging'],
+    );
   });
 
   it('activation registers manual, webhook and cron triggers; deactivation tears them down', async () => {
-    await c.auth(c.t.request.put(url('/aliases/prod'))).send({ revision: 2 }).expect(201);
+    await c
+      .auth(c.t.request.put(url('/aliases/prod')))
+      .send({ revision: 2 })
+      .expect(201);
     const res = await c.auth(c.t.request.post(url('/aliases/prod/activate')));
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const states = res.body.alias.triggerStates;
@@ -104,9 +130,12 @@ describe('workflows API: aliases, activation and triggers', () => {
     assert.equal(cron.state.live.size, 1);
 
     const triggers = await c.auth(c.t.request.get(`/workflows/triggers?workflowId=flow&status=live`));
-    assert.deepEqual(triggers.body.data.map((t: { triggerId: string; aliasName: string; pluginType: string }) => `${t.aliasName}:${t.triggerId}:${t.pluginType}`).sort(), [
-      'prod:hook:webhook', 'prod:manual:manual', 'prod:tick:cron',
-    ]);
+    assert.deepEqual(
+      triggers.body.data
+        .map((t: { triggerId: string; aliasName: string; pluginType: string }) => `${t.aliasName}:${t.triggerId}:${t.pluginType}`)
+        .sort(),
+      ['prod:hook:webhook', 'prod:manual:manual', 'prod:tick:cron'],
+    );
     assert.equal(triggers.body.data.find((t: { triggerId: string }) => t.triggerId === 'hook').runtimeMetadata.webhookUrl, webhookUrl);
 
     assertDialect('problem', await c.auth(c.t.request.delete(url('/aliases/prod'))), 409);
@@ -126,7 +155,10 @@ describe('workflows API: aliases, activation and triggers', () => {
   });
 
   it('re-activation mints a new webhook URL and the old token no longer resolves', async () => {
-    await c.auth(c.t.request.put(url('/aliases/prod'))).send({ revision: 1 }).expect(201);
+    await c
+      .auth(c.t.request.put(url('/aliases/prod')))
+      .send({ revision: 1 })
+      .expect(201);
     const first = await c.auth(c.t.request.post(url('/aliases/prod/activate'))).expect(200);
     const oldToken = (first.body.alias.triggerStates.hook.runtimeMetadata.webhookUrl as string).split('/').pop()!;
     assert.equal((await findBindingByWebhookToken(c.db, oldToken))?.aliasName, 'prod');
@@ -143,7 +175,10 @@ describe('workflows API: aliases, activation and triggers', () => {
   });
 
   it('rolls activation back when the cron registration fails', async () => {
-    await c.auth(c.t.request.put(url('/aliases/prod'))).send({ revision: 1 }).expect(201);
+    await c
+      .auth(c.t.request.put(url('/aliases/prod')))
+      .send({ revision: 1 })
+      .expect(201);
     cron.state.failNext = true;
     const res = await c.auth(c.t.request.post(url('/aliases/prod/activate')));
     assertDialect('problem', res, 502);
@@ -156,7 +191,14 @@ describe('workflows API: aliases, activation and triggers', () => {
       assert.equal(alias.body.triggerStates[id].runtimeMetadata.webhookUrl, undefined);
     }
     assert.equal(alias.body.triggerStates.tick.lastError.code, 'CRON_SCHEDULE_CREATE_FAILED');
-    assert.equal((await c.db.query(`SELECT count(*)::int AS n FROM trigger_bindings WHERE organization_id = $1 AND webhook_token IS NOT NULL`, [c.org]))[0].n, 0);
+    assert.equal(
+      (
+        await c.db.query(`SELECT count(*)::int AS n FROM trigger_bindings WHERE organization_id = $1 AND webhook_token IS NOT NULL`, [
+          c.org,
+        ])
+      )[0].n,
+      0,
+    );
     assert.equal(cron.state.live.size, 0);
     assert.equal((await c.auth(c.t.request.get('/workflows/triggers?status=live'))).body.data.length, 0);
     // Once the cause is gone, activation succeeds.
@@ -165,7 +207,10 @@ describe('workflows API: aliases, activation and triggers', () => {
   });
 
   it('repointing an active alias moves its registrations; a failing move keeps the old ones', async () => {
-    await c.auth(c.t.request.put(url('/aliases/prod'))).send({ revision: 1 }).expect(201);
+    await c
+      .auth(c.t.request.put(url('/aliases/prod')))
+      .send({ revision: 1 })
+      .expect(201);
     const on = await c.auth(c.t.request.post(url('/aliases/prod/activate'))).expect(200);
     const oldSchedule = on.body.alias.triggerStates.tick.runtimeMetadata.scheduleId;
     const moved = await c.auth(c.t.request.put(url('/aliases/prod'))).send({ revision: 2 });
@@ -197,7 +242,10 @@ describe('workflows API: aliases, activation and triggers', () => {
   });
 
   it('reports deactivateError when teardown fails, and still deactivates', async () => {
-    await c.auth(c.t.request.put(url('/aliases/prod'))).send({ revision: 1 }).expect(201);
+    await c
+      .auth(c.t.request.put(url('/aliases/prod')))
+      .send({ revision: 1 })
+      .expect(201);
     await c.auth(c.t.request.post(url('/aliases/prod/activate'))).expect(200);
     cron.state.failTeardown = true;
     const off = await c.auth(c.t.request.post(url('/aliases/prod/deactivate')));
@@ -208,7 +256,10 @@ describe('workflows API: aliases, activation and triggers', () => {
 
   it('serializes concurrent activate/deactivate/repoint of one alias', async function () {
     this.timeout(30_000);
-    await c.auth(c.t.request.put(url('/aliases/prod'))).send({ revision: 1 }).expect(201);
+    await c
+      .auth(c.t.request.put(url('/aliases/prod')))
+      .send({ revision: 1 })
+      .expect(201);
     const ops = Array.from({ length: 24 }, (_, i) =>
       i % 3 === 0
         ? c.auth(c.t.request.post(url('/aliases/prod/activate')))
@@ -226,7 +277,9 @@ describe('workflows API: aliases, activation and triggers', () => {
       assert.ok(states.every((s) => s.status === 'inactive'));
       assert.equal(cron.state.live.size, 0);
     }
-    const [{ n }] = await c.db.query(`SELECT count(*)::int AS n FROM trigger_bindings WHERE organization_id = $1 AND status = 'live'`, [c.org]);
+    const [{ n }] = await c.db.query(`SELECT count(*)::int AS n FROM trigger_bindings WHERE organization_id = $1 AND status = 'live'`, [
+      c.org,
+    ]);
     assert.equal(n, alias.body.active ? 3 : 0);
   });
 
@@ -242,7 +295,10 @@ describe('workflows API: aliases, activation and triggers', () => {
   });
 
   it('isolates aliases and triggers by organization', async () => {
-    await c.auth(c.t.request.put(url('/aliases/prod'))).send({ revision: 1 }).expect(201);
+    await c
+      .auth(c.t.request.put(url('/aliases/prod')))
+      .send({ revision: 1 })
+      .expect(201);
     await c.auth(c.t.request.post(url('/aliases/prod/activate'))).expect(200);
     const as = (req: import('supertest').Test) => req.set('Authorization', `Bearer ${c.other.token}`);
     assertDialect('problem', await as(c.t.request.post(url('/aliases/prod/deactivate'))), 404);

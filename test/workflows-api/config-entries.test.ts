@@ -29,7 +29,10 @@ describe('workflows API: config entries', () => {
     const created = await post({ name: 'API_URL', value: 'https://a', path: '/team//x/' });
     assert.equal(created.status, 201, created.text);
     assert.match(created.body.id, /^cfg_/);
-    assert.deepEqual([created.body.mode, created.body.path, created.body.value, created.body.secret, created.body.createdBy], ['created', '/team/x', 'https://a', false, 'user-1']);
+    assert.deepEqual(
+      [created.body.mode, created.body.path, created.body.value, created.body.secret, created.body.createdBy],
+      ['created', '/team/x', 'https://a', false, 'user-1'],
+    );
     const updated = await post({ name: 'API_URL', value: 'https://b', path: '/team/x' });
     assert.equal(updated.status, 200);
     assert.deepEqual([updated.body.id, updated.body.mode, updated.body.value], [created.body.id, 'updated', 'https://b']);
@@ -75,13 +78,27 @@ describe('workflows API: config entries', () => {
     await post({ name: 'ONLY_ROOT', value: 'r', path: '/' });
     await post({ name: 'REGION', value: 'secret-region', secret: true, path: '/team/app' });
     const one = await c.auth(c.t.request.get('/workflows/config?path=/team'));
-    assert.deepEqual(one.body.data.map((e: { name: string; value: string }) => `${e.name}=${e.value}`), ['REGION=team']);
+    assert.deepEqual(
+      one.body.data.map((e: { name: string; value: string }) => `${e.name}=${e.value}`),
+      ['REGION=team'],
+    );
     assert.equal('effective' in one.body.data[0], false);
     const chain = await c.auth(c.t.request.get('/workflows/config?workflow=flow&ancestors=true'));
     assert.equal(chain.status, 200);
     assert.deepEqual(
-      chain.body.data.map((e: { name: string; value: string | null; effective: boolean; workflow?: string; path?: string }) => [e.workflow ? 'wf' : e.path, e.name, e.value, e.effective]),
-      [['wf', 'REGION', 'wf', true], ['/team/app', 'REGION', null, true], ['/team', 'REGION', 'team', false], ['/', 'ONLY_ROOT', 'r', true], ['/', 'REGION', 'root', false]],
+      chain.body.data.map((e: { name: string; value: string | null; effective: boolean; workflow?: string; path?: string }) => [
+        e.workflow ? 'wf' : e.path,
+        e.name,
+        e.value,
+        e.effective,
+      ]),
+      [
+        ['wf', 'REGION', 'wf', true],
+        ['/team/app', 'REGION', null, true],
+        ['/team', 'REGION', 'team', false],
+        ['/', 'ONLY_ROOT', 'r', true],
+        ['/', 'REGION', 'root', false],
+      ],
     );
     assert.equal(chain.body.data[0].workflow, wf.body.workflow.id);
   });

@@ -9,10 +9,23 @@ const graph = fc.record(
     name: fc.oneof(fc.string(), fc.jsonValue()),
     key: fc.oneof(fc.constantFrom('ok-key', 'Bad Key'), fc.string({ maxLength: 8 })),
     steps: fc.oneof(
-      fc.dictionary(stepId, fc.record({ type: fc.constantFrom('module', 'trigger', 'decider', 'nope'), pluginType: fc.oneof(fc.constantFrom(...Object.keys(PLUGINS)), fc.string()), config: fc.jsonValue() }, { requiredKeys: [] })),
+      fc.dictionary(
+        stepId,
+        fc.record(
+          {
+            type: fc.constantFrom('module', 'trigger', 'decider', 'nope'),
+            pluginType: fc.oneof(fc.constantFrom(...Object.keys(PLUGINS)), fc.string()),
+            config: fc.jsonValue(),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
       fc.jsonValue(),
     ),
-    connections: fc.oneof(fc.array(fc.record({ from: stepId, to: stepId, sourcePort: fc.jsonValue(), condition: fc.string() }, { requiredKeys: [] })), fc.jsonValue()),
+    connections: fc.oneof(
+      fc.array(fc.record({ from: stepId, to: stepId, sourcePort: fc.jsonValue(), condition: fc.string() }, { requiredKeys: [] })),
+      fc.jsonValue(),
+    ),
   },
   { requiredKeys: [] },
 );
@@ -29,7 +42,10 @@ describe('workflows API: definition fuzz', function () {
       fc.asyncProperty(fc.oneof(graph, fc.jsonValue()), async (input) => {
         const before = await snapshot(c.db, c.org);
         const text = JSON.stringify(input) ?? 'null';
-        const validate = await c.auth(c.t.request.post('/workflows/definitions/validate')).set('Content-Type', 'application/json').send(text);
+        const validate = await c
+          .auth(c.t.request.post('/workflows/definitions/validate'))
+          .set('Content-Type', 'application/json')
+          .send(text);
         assert.ok(validate.status < 500, validate.text);
         const res = await c.auth(c.t.request.post('/workflows/definitions')).set('Content-Type', 'application/json').send(text);
         assert.ok(res.status < 500, res.text);

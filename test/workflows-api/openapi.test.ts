@@ -8,9 +8,14 @@ describe('workflows API: OpenAPI', () => {
     const document = t.app.openApiDocument() as { paths: Record<string, Record<string, unknown>> };
     await SwaggerParser.validate(structuredClone(document) as never);
     for (const [path, method] of [
-      ['/workflows/definitions', 'post'], ['/workflows/definitions/{key}', 'put'], ['/workflows/definitions/validate', 'post'],
-      ['/workflows/definitions/{id}/revisions/{n}', 'get'], ['/workflows/definitions/{id}/aliases/{alias}/activate', 'post'],
-      ['/workflows/definitions/{id}/aliases/{alias}/deactivate', 'post'], ['/workflows/triggers', 'get'], ['/workflows/config/{id}', 'patch'],
+      ['/workflows/definitions', 'post'],
+      ['/workflows/definitions/{key}', 'put'],
+      ['/workflows/definitions/validate', 'post'],
+      ['/workflows/definitions/{id}/revisions/{n}', 'get'],
+      ['/workflows/definitions/{id}/aliases/{alias}/activate', 'post'],
+      ['/workflows/definitions/{id}/aliases/{alias}/deactivate', 'post'],
+      ['/workflows/triggers', 'get'],
+      ['/workflows/config/{id}', 'patch'],
     ]) {
       assert.ok(document.paths[path]?.[method], `${method.toUpperCase()} ${path} is documented`);
     }

@@ -23,7 +23,10 @@ const noTemporal = {} as Client;
 export async function wfContext(options: WorkflowRouteOptions & { temporal?: Client; userId?: string } = {}): Promise<WfContext> {
   const db = await testDataSource();
   const config = { ...loadConfig(), publicBaseUrl: 'http://api.test' };
-  const routes = workflowRoutes({ config, dataSource: db, temporal: options.temporal ?? noTemporal, encryptionKey: randomBytes(32) }, options);
+  const routes = workflowRoutes(
+    { config, dataSource: db, temporal: options.temporal ?? noTemporal, encryptionKey: randomBytes(32) },
+    options,
+  );
   const t = createTestApp({ routes });
   const org = newOrganizationId();
   const token = await t.token({ organizationId: org, userId: options.userId ?? 'user-1' });
@@ -46,7 +49,10 @@ export function definition(name = 'Demo', extra: Record<string, unknown> = {}): 
 }
 
 export async function countRows(db: DataSource, table: string, organizationId: string): Promise<number> {
-  const column = table === 'workflow_revisions' || table === 'workflow_aliases' ? 'workflow_id IN (SELECT id FROM workflows WHERE organization_id = $1)' : 'organization_id = $1';
+  const column =
+    table === 'workflow_revisions' || table === 'workflow_aliases'
+      ? 'workflow_id IN (SELECT id FROM workflows WHERE organization_id = $1)'
+      : 'organization_id = $1';
   const [row] = await db.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM ${table} WHERE ${column}`, [organizationId]);
   return row.n;
 }

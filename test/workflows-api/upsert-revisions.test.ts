@@ -30,7 +30,10 @@ describe('workflows API: PUT by key and revisions', () => {
     assert.equal(changed.body.revision.revision, 2);
     assert.equal(changed.body.latestAlias.revision, 2);
     const aliases = await c.auth(c.t.request.get('/workflows/definitions/flow/aliases'));
-    assert.deepEqual(aliases.body.data.map((a: { name: string; revision: number }) => [a.name, a.revision]), [['latest', 2]]);
+    assert.deepEqual(
+      aliases.body.data.map((a: { name: string; revision: number }) => [a.name, a.revision]),
+      [['latest', 2]],
+    );
   });
 
   it('treats the same content with keys reordered or respelled in snake_case as identical (overwritten)', async () => {
@@ -68,7 +71,10 @@ describe('workflows API: PUT by key and revisions', () => {
     for (const res of responses) assert.ok(res.status === 200 || res.status === 201, JSON.stringify(res.body));
     assert.equal(responses.filter((r) => r.body.mode === 'created').length, 1);
     const numbers = responses.map((r) => r.body.revision.revision as number).sort((a, b) => a - b);
-    assert.deepEqual(numbers, Array.from({ length: 50 }, (_, i) => i + 1));
+    assert.deepEqual(
+      numbers,
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    );
     const list = await c.auth(c.t.request.get('/workflows/definitions/busy/revisions?limit=100'));
     assert.equal(list.body.total, 50);
     const latest = await c.auth(c.t.request.get('/workflows/definitions/busy/aliases/latest'));
@@ -81,7 +87,10 @@ describe('workflows API: PUT by key and revisions', () => {
     const list = await c.auth(c.t.request.get('/workflows/definitions/r/revisions'));
     assert.equal(list.status, 200);
     assert.deepEqual([list.body.page, list.body.limit, list.body.total], [1, 50, 2]);
-    assert.deepEqual(list.body.data.map((r: { revision: number }) => r.revision), [2, 1]);
+    assert.deepEqual(
+      list.body.data.map((r: { revision: number }) => r.revision),
+      [2, 1],
+    );
     assert.equal(list.body.data[0].definition, null);
     assert.equal(list.body.data[0].semanticVersion, '2.0.0');
     assert.equal(list.body.data[0].releaseNotes, 'second');
@@ -102,7 +111,14 @@ describe('workflows API: PUT by key and revisions', () => {
       path: '/team/sub',
       steps: {
         trigger: { type: 'trigger', pluginType: 'manual' },
-        call: { type: 'module', pluginType: 'http-request', config: { url: '${{ vars.API_URL }}', headers: { a: '${{ secrets.TOKEN }}', b: '${{ vars.TOKEN }}', c: '${{ secrets.MISSING }}' } } },
+        call: {
+          type: 'module',
+          pluginType: 'http-request',
+          config: {
+            url: '${{ vars.API_URL }}',
+            headers: { a: '${{ secrets.TOKEN }}', b: '${{ vars.TOKEN }}', c: '${{ secrets.MISSING }}' },
+          },
+        },
       },
       connections: [{ from: 'trigger', to: 'call' }],
     });
@@ -113,6 +129,9 @@ describe('workflows API: PUT by key and revisions', () => {
       { code: 'CONFIG_ENTRY_UNRESOLVED', name: 'MISSING', kind: 'secret' },
     ]);
     const elsewhere = await put('warn2', { ...body, path: '/other' });
-    assert.deepEqual(elsewhere.body.warnings.map((w: { name: string }) => w.name), ['API_URL', 'TOKEN', 'MISSING']);
+    assert.deepEqual(
+      elsewhere.body.warnings.map((w: { name: string }) => w.name),
+      ['API_URL', 'TOKEN', 'MISSING'],
+    );
   });
 });

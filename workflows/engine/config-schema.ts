@@ -74,7 +74,8 @@ export function validateValue(value: unknown, schema: PropertySchema, path: stri
     if (schema.maximum !== undefined && value > schema.maximum) issues.push({ path, message: `must be <= ${schema.maximum}` });
   }
   if (typeof value === 'string') {
-    if (schema.minLength !== undefined && value.length < schema.minLength) issues.push({ path, message: `must have at least ${schema.minLength} characters` });
+    if (schema.minLength !== undefined && value.length < schema.minLength)
+      issues.push({ path, message: `must have at least ${schema.minLength} characters` });
     if (schema.format === 'cron') {
       const problem = cronError(value);
       if (problem) issues.push({ path, message: `is not a valid cron expression: ${problem}` });
@@ -93,7 +94,8 @@ export function validateValue(value: unknown, schema: PropertySchema, path: stri
 
 export function validateObject(value: Record<string, unknown>, schema: ConfigSchema, path: string, issues: SchemaIssue[]): void {
   for (const name of schema.required ?? []) {
-    if (!Object.prototype.hasOwnProperty.call(value, name) || value[name] === undefined || value[name] === null) issues.push({ path: join(path, name), message: 'is required' });
+    if (!Object.prototype.hasOwnProperty.call(value, name) || value[name] === undefined || value[name] === null)
+      issues.push({ path: join(path, name), message: 'is required' });
   }
   // Walk the (few) keys present rather than every property the schema knows.
   for (const name of Object.keys(value)) {

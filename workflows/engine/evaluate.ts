@@ -20,7 +20,15 @@ export class ExpressionError extends Error {
 /** Root names an expression may start from, mapped to their values. */
 export type EvaluationScope = Readonly<Record<string, unknown>>;
 
-const FORBIDDEN_KEYS = new Set(['__proto__', 'prototype', 'constructor', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
+const FORBIDDEN_KEYS = new Set([
+  '__proto__',
+  'prototype',
+  'constructor',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+]);
 
 /** Parses (with a small cache) and evaluates a raw expression against a scope. */
 export function evaluateExpression(source: string, scope: EvaluationScope): unknown {
@@ -34,7 +42,11 @@ function parseCached(source: string): jsep.Expression {
   let ast = astCache.get(source);
   if (!ast) {
     const parsed = parseExpression(source);
-    if (!parsed.ast) throw new ExpressionError(`expression "${source.trim()}" does not parse: ${parsed.error ?? 'unknown error'}`, 'EXPRESSION_PARSE_ERROR');
+    if (!parsed.ast)
+      throw new ExpressionError(
+        `expression "${source.trim()}" does not parse: ${parsed.error ?? 'unknown error'}`,
+        'EXPRESSION_PARSE_ERROR',
+      );
     ast = parsed.ast;
     if (astCache.size >= AST_CACHE_LIMIT) astCache.clear();
     astCache.set(source, ast);
@@ -184,12 +196,19 @@ function describe(value: unknown): string {
 /** Own properties of plain data only; missing or nullish targets read as undefined. */
 /** `vars` as the root of a member expression, with the values resolved at start in scope. */
 function isVarsRoot(node: jsep.Expression, scope: EvaluationScope): boolean {
-  return node.type === 'Identifier' && (node as jsep.Identifier).name === 'vars' && Object.hasOwn(scope, 'vars') && typeof scope.vars === 'object' && scope.vars !== null;
+  return (
+    node.type === 'Identifier' &&
+    (node as jsep.Identifier).name === 'vars' &&
+    Object.hasOwn(scope, 'vars') &&
+    typeof scope.vars === 'object' &&
+    scope.vars !== null
+  );
 }
 
 function readMember(target: unknown, key: unknown): unknown {
   if (target === null || target === undefined) return undefined;
-  if (typeof key !== 'string' && typeof key !== 'number') throw new ExpressionError(`property keys must be strings or numbers, got ${describe(key)}`);
+  if (typeof key !== 'string' && typeof key !== 'number')
+    throw new ExpressionError(`property keys must be strings or numbers, got ${describe(key)}`);
   const name = String(key);
   if (FORBIDDEN_KEYS.has(name)) throw new ExpressionError(`property "${name}" is not accessible`);
   if (typeof target === 'string' || Array.isArray(target)) {

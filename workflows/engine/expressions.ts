@@ -11,7 +11,6 @@ export interface ConfigReference {
   name: string;
 }
 
-
 export interface ParsedExpression {
   ast?: jsep.Expression;
   error?: string;

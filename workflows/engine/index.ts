@@ -24,7 +24,16 @@ export { deferredSegmentSources, hasDeferredSegments, resolveTemplates, scopeFor
 
 // The graph and its walk.
 export { buildTopology, type Edge, type Topology } from './graph/topology';
-export { MAX_STEP_RUNS, begin, createWalkerState, settle, type Activation, type StepOutcome, type Transition, type WalkerState } from './graph/walker';
+export {
+  MAX_STEP_RUNS,
+  begin,
+  createWalkerState,
+  settle,
+  type Activation,
+  type StepOutcome,
+  type Transition,
+  type WalkerState,
+} from './graph/walker';
 
 // The execution runtime: what a run receives, records and asks of its host.
 export { startExecution, type ExecutionOutcome, type ExecutionRun, type RunOptions } from './runtime/graph-runner';

@@ -32,7 +32,8 @@ export interface NormalizeResult {
   discardedTriggers: boolean;
 }
 
-export const camelCase = (key: string): string => (key.includes('_') ? key.replace(/_+([a-z0-9])/g, (_, c: string) => c.toUpperCase()) : key);
+export const camelCase = (key: string): string =>
+  key.includes('_') ? key.replace(/_+([a-z0-9])/g, (_, c: string) => c.toUpperCase()) : key;
 
 export function isObject(value: unknown): value is Json {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -114,7 +115,15 @@ export function normalizeDefinition(input: Json): NormalizeResult {
   const topKeys = new Map<string, string>();
   const doc = camelKeys(input, topKeys);
   const top = (key: string): string => join('', topKeys.get(key) ?? key);
-  const state: NormalizeState = { issues: [], steps: new Map(), stepMap: {}, dependsOn: [], connections: [], connectionPointers: [], seen: new Set() };
+  const state: NormalizeState = {
+    issues: [],
+    steps: new Map(),
+    stepMap: {},
+    dependsOn: [],
+    connections: [],
+    connectionPointers: [],
+    seen: new Set(),
+  };
   const { issues } = state;
 
   const stepsBase = top('steps');
@@ -164,7 +173,13 @@ export function normalizeDefinition(input: Json): NormalizeResult {
     for (let index = 0; index < list.length; index += 1) {
       const from: unknown = list[index];
       if (typeof from !== 'string') issues.push({ path: join(pointer, index), message: 'must be a step id' });
-      else addConnection(state, { id: `${from}->${id}`, from, to: id, sourcePort: 'default', targetPort: 'default' }, typeof raw === 'string' ? pointer : join(pointer, index), true);
+      else
+        addConnection(
+          state,
+          { id: `${from}->${id}`, from, to: id, sourcePort: 'default', targetPort: 'default' },
+          typeof raw === 'string' ? pointer : join(pointer, index),
+          true,
+        );
     }
   }
 
@@ -181,7 +196,13 @@ export function normalizeDefinition(input: Json): NormalizeResult {
   }
 
   const discardedTriggers = doc.triggers !== undefined;
-  const definition = { ...doc, path: doc.path ?? '/', steps: state.stepMap, connections: state.connections, triggers } as WorkflowDefinition;
+  const definition = {
+    ...doc,
+    path: doc.path ?? '/',
+    steps: state.stepMap,
+    connections: state.connections,
+    triggers,
+  } as WorkflowDefinition;
   if (typeof definition.path === 'string') definition.path = normalizeFolderPath(definition.path) ?? definition.path;
   return { definition, issues, topKeys, steps: state.steps, connections: state.connectionPointers, discardedTriggers };
 }
@@ -206,7 +227,8 @@ function addStep(state: NormalizeState, raw: unknown, id: unknown, pointer: stri
   state.steps.set(id, source);
   const step = normalizeStep(raw, id, source);
   setOwn(state.stepMap, id, step);
-  if (step.dependsOn !== undefined) state.dependsOn.push({ id, raw: step.dependsOn, pointer: join(pointer, source.keys?.get('dependsOn') ?? 'dependsOn') });
+  if (step.dependsOn !== undefined)
+    state.dependsOn.push({ id, raw: step.dependsOn, pointer: join(pointer, source.keys?.get('dependsOn') ?? 'dependsOn') });
   delete step.dependsOn;
 }
 
@@ -215,7 +237,11 @@ function addConnection(state: NormalizeState, connection: ConnectionDefinition, 
   const condition = connection.condition ?? null;
   // Plain concatenation is enough for string ends (the common case) and much cheaper than JSON.
   const identity =
-    typeof from === 'string' && typeof to === 'string' && typeof sourcePort === 'string' && typeof targetPort === 'string' && (condition === null || typeof condition === 'string')
+    typeof from === 'string' &&
+    typeof to === 'string' &&
+    typeof sourcePort === 'string' &&
+    typeof targetPort === 'string' &&
+    (condition === null || typeof condition === 'string')
       ? `${from}\u0000${to}\u0000${sourcePort}\u0000${targetPort}\u0000${condition ?? ''}\u0000${condition === null ? 0 : 1}`
       : JSON.stringify([from, to, sourcePort, targetPort, condition]);
   if (state.seen.has(identity)) return;

@@ -47,9 +47,14 @@ function resolveString(text: string, scope: EvaluationScope, deferred: ReadonlyS
 }
 
 /** Sources of the segments left for the activity (those that reference a deferred root), anywhere in the value. */
-export function deferredSegmentSources(value: unknown, deferredRoots: ReadonlySet<string> = DEFAULT_DEFERRED, into: string[] = []): string[] {
+export function deferredSegmentSources(
+  value: unknown,
+  deferredRoots: ReadonlySet<string> = DEFAULT_DEFERRED,
+  into: string[] = [],
+): string[] {
   if (typeof value === 'string') {
-    if (value.includes('${{')) for (const match of value.matchAll(SEGMENT)) if (referencesDeferred(match[1], deferredRoots)) into.push(match[1]);
+    if (value.includes('${{'))
+      for (const match of value.matchAll(SEGMENT)) if (referencesDeferred(match[1], deferredRoots)) into.push(match[1]);
   } else if (Array.isArray(value)) {
     for (const item of value) deferredSegmentSources(item, deferredRoots, into);
   } else if (value !== null && typeof value === 'object') {
@@ -64,7 +69,11 @@ export function deferredSegmentSources(value: unknown, deferredRoots: ReadonlySe
  * are matched by name in the source text: a superset is harmless, as none of
  * them holds a secret.
  */
-export function scopeForDeferred(sources: string[], scope: EvaluationScope, deferredRoots: ReadonlySet<string> = DEFAULT_DEFERRED): Record<string, unknown> | undefined {
+export function scopeForDeferred(
+  sources: string[],
+  scope: EvaluationScope,
+  deferredRoots: ReadonlySet<string> = DEFAULT_DEFERRED,
+): Record<string, unknown> | undefined {
   if (sources.length === 0) return undefined;
   const text = sources.join('\n');
   const picked: Record<string, unknown> = {};

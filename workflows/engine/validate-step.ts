@@ -48,10 +48,16 @@ export function validateStep(
   expressions: ExpressionContext,
 ): void {
   if (!STEP_ID_PATTERN.test(step.id) || RESERVED_STEP_IDS.has(step.id)) {
-    issues.push({ path: source.hasId ? fieldPath(source, 'id') : source.pointer, message: `step id "${step.id}" must match ^[A-Za-z_][A-Za-z0-9_]*$ (letters, digits, underscores; no hyphens) and not be reserved` });
+    issues.push({
+      path: source.hasId ? fieldPath(source, 'id') : source.pointer,
+      message: `step id "${step.id}" must match ^[A-Za-z_][A-Za-z0-9_]*$ (letters, digits, underscores; no hyphens) and not be reserved`,
+    });
   }
   if (!(STEP_TYPES as readonly unknown[]).includes(step.type)) {
-    issues.push({ path: fieldPath(source, 'type'), message: step.type === undefined ? 'is required' : `must be one of ${STEP_TYPES.join(', ')}` });
+    issues.push({
+      path: fieldPath(source, 'type'),
+      message: step.type === undefined ? 'is required' : `must be one of ${STEP_TYPES.join(', ')}`,
+    });
     return;
   }
 
@@ -66,7 +72,11 @@ export function validateStep(
       issues.push({ path: fieldPath(source, 'pluginType'), message: `Unknown plugin type: ${step.pluginType} (step "${step.id}")` });
     } else if (plugin) {
       const fits = plugin.kind === step.type || (plugin.kind === 'module' && MODULE_TYPES.has(step.type));
-      if (!fits) issues.push({ path: fieldPath(source, 'pluginType'), message: `plugin ${plugin.name} is a ${plugin.kind}; it cannot run in a step of type ${step.type}` });
+      if (!fits)
+        issues.push({
+          path: fieldPath(source, 'pluginType'),
+          message: `plugin ${plugin.name} is a ${plugin.kind}; it cannot run in a step of type ${step.type}`,
+        });
     }
   }
 
@@ -93,22 +103,28 @@ export function validateStep(
   }
   if (step.joinStrategy === 'count' && !(Number.isInteger(step.joinCount) && (step.joinCount as number) >= 1)) {
     issues.push({ path: fieldPath(source, 'joinCount'), message: 'must be an integer >= 1 when joinStrategy is count' });
-  } else if (step.joinCount !== undefined && !(Number.isInteger(step.joinCount) && (step.joinCount) >= 1)) {
+  } else if (step.joinCount !== undefined && !(Number.isInteger(step.joinCount) && step.joinCount >= 1)) {
     issues.push({ path: fieldPath(source, 'joinCount'), message: 'must be an integer >= 1' });
   }
   if (step.timeout !== undefined && !(typeof step.timeout === 'string' && step.timeout.includes('${{')) && !isDuration(step.timeout)) {
-    issues.push({ path: fieldPath(source, 'timeout'), message: 'is not a valid duration (e.g. 500ms, 30s, 2h, 1d, PT24H or milliseconds)' });
+    issues.push({
+      path: fieldPath(source, 'timeout'),
+      message: 'is not a valid duration (e.g. 500ms, 30s, 2h, 1d, PT24H or milliseconds)',
+    });
   } else if (typeof step.timeout === 'string') {
     checkTemplates(step.timeout, fieldPath(source, 'timeout'), expressions);
   }
   if (step.condition !== undefined) {
     if (typeof step.condition === 'string') checkRaw(step.condition, fieldPath(source, 'condition'), expressions);
-    else if (typeof step.condition !== 'boolean') issues.push({ path: fieldPath(source, 'condition'), message: 'must be an expression string or a boolean' });
+    else if (typeof step.condition !== 'boolean')
+      issues.push({ path: fieldPath(source, 'condition'), message: 'must be an expression string or a boolean' });
   }
   for (const field of ['name', 'description'] as const) {
-    if (step[field] !== undefined && typeof step[field] !== 'string') issues.push({ path: fieldPath(source, field), message: 'must be a string' });
+    if (step[field] !== undefined && typeof step[field] !== 'string')
+      issues.push({ path: fieldPath(source, field), message: 'must be a string' });
   }
-  if (step.metadata !== undefined && !isObject(step.metadata)) issues.push({ path: fieldPath(source, 'metadata'), message: 'must be an object' });
+  if (step.metadata !== undefined && !isObject(step.metadata))
+    issues.push({ path: fieldPath(source, 'metadata'), message: 'must be an object' });
   validateErrorHandling(step, source, stepIds, issues);
   validateIteration(step, source, issues, expressions);
 }
@@ -127,7 +143,10 @@ function validateErrorHandling(step: StepDefinition, source: StepSource, stepIds
   }
   if (handling.fallbackStep !== undefined) {
     if (typeof handling.fallbackStep !== 'string' || !stepIds.has(handling.fallbackStep)) {
-      issues.push({ path: fieldPath(source, 'errorHandling', 'fallbackStep'), message: `must name an existing step (got ${JSON.stringify(handling.fallbackStep)})` });
+      issues.push({
+        path: fieldPath(source, 'errorHandling', 'fallbackStep'),
+        message: `must name an existing step (got ${JSON.stringify(handling.fallbackStep)})`,
+      });
     }
   }
   if (handling.continueOnError !== undefined && typeof handling.continueOnError !== 'boolean') {
@@ -141,7 +160,7 @@ function validateErrorHandling(step: StepDefinition, source: StepSource, stepIds
   }
   for (const field of ['maxRetries', 'maxAttempts'] as const) {
     const value = retry[field];
-    if (value !== undefined && !(Number.isInteger(value) && (value) >= 0)) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0)) {
       issues.push({ path: fieldPath(source, 'errorHandling', 'retryPolicy', field), message: 'must be an integer >= 0' });
     }
   }
@@ -158,7 +177,8 @@ function validateErrorHandling(step: StepDefinition, source: StepSource, stepIds
 function validateIteration(step: StepDefinition, source: StepSource, issues: DefinitionIssue[], expressions: ExpressionContext): void {
   if (step.forEach !== undefined) {
     if (!isObject(step.forEach)) issues.push({ path: fieldPath(source, 'forEach'), message: 'must be an object' });
-    else if (typeof step.forEach.expression !== 'string') issues.push({ path: fieldPath(source, 'forEach', 'expression'), message: 'is required (an expression yielding an array)' });
+    else if (typeof step.forEach.expression !== 'string')
+      issues.push({ path: fieldPath(source, 'forEach', 'expression'), message: 'is required (an expression yielding an array)' });
     else checkRaw(step.forEach.expression, fieldPath(source, 'forEach', 'expression'), expressions);
   }
   if (step.loop !== undefined) {
@@ -167,10 +187,14 @@ function validateIteration(step: StepDefinition, source: StepSource, issues: Def
       if (typeof step.loop.while === 'string') checkRaw(step.loop.while, fieldPath(source, 'loop', 'while'), expressions);
       if (typeof step.loop.forEach === 'string') checkRaw(step.loop.forEach, fieldPath(source, 'loop', 'forEach'), expressions);
       const max = step.loop.maxIterations;
-      if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 1)) issues.push({ path: fieldPath(source, 'loop', 'maxIterations'), message: 'must be an integer >= 1' });
+      if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 1))
+        issues.push({ path: fieldPath(source, 'loop', 'maxIterations'), message: 'must be an integer >= 1' });
     }
   }
-  if (step.outputProjection !== undefined && !(Array.isArray(step.outputProjection) && step.outputProjection.every((p) => typeof p === 'string'))) {
+  if (
+    step.outputProjection !== undefined &&
+    !(Array.isArray(step.outputProjection) && step.outputProjection.every((p) => typeof p === 'string'))
+  ) {
     issues.push({ path: fieldPath(source, 'outputProjection'), message: 'must be an array of strings' });
   }
 }

@@ -4,7 +4,13 @@
  * `{path, message}` entry whose path is a JSON pointer into the document as
  * the client sent it.
  */
-import { WORKFLOW_KEY_PATTERN, type DefinitionIssue, type DefinitionWarning, type StepDefinition, type WorkflowDefinition } from './definition';
+import {
+  WORKFLOW_KEY_PATTERN,
+  type DefinitionIssue,
+  type DefinitionWarning,
+  type StepDefinition,
+  type WorkflowDefinition,
+} from './definition';
 import type { ConfigReference } from './expressions';
 import { hasOwn, isObject, normalizeDefinition, normalizeFolderPath } from './normalize';
 import { outputPortsOf } from './plugins';
@@ -40,15 +46,20 @@ function validateUnsafe(input: unknown): ValidationResult {
   const context: ExpressionContext = { issues, references: [] };
   const top = (key: string, ...rest: Array<string | number>) => join('', topKeys.get(key) ?? key, ...rest);
 
-  if (typeof def.name !== 'string' || def.name.trim() === '') issues.push({ path: top('name'), message: def.name === undefined ? 'is required' : 'must be a non-empty string' });
+  if (typeof def.name !== 'string' || def.name.trim() === '')
+    issues.push({ path: top('name'), message: def.name === undefined ? 'is required' : 'must be a non-empty string' });
   if (def.key !== undefined && (typeof def.key !== 'string' || !WORKFLOW_KEY_PATTERN.test(def.key))) {
     issues.push({ path: top('key'), message: 'must match ^[a-z0-9][a-z0-9-]{0,62}$' });
   }
-  if (typeof def.path !== 'string' || normalizeFolderPath(def.path) === undefined) issues.push({ path: top('path'), message: 'must be an absolute folder path such as /team/payments' });
+  if (typeof def.path !== 'string' || normalizeFolderPath(def.path) === undefined)
+    issues.push({ path: top('path'), message: 'must be an absolute folder path such as /team/payments' });
   for (const field of ['description', 'nrn', 'semanticVersion', 'releaseNotes'] as const) {
     if (def[field] !== undefined && typeof def[field] !== 'string') issues.push({ path: top(field), message: 'must be a string' });
   }
-  if (typeof def.nrn === 'string' && !/^organization=[0-9*]+(:account=[0-9*]+)?(:namespace=[0-9*]+)?(:application=[0-9*]+)?(:scope=[0-9*]+)?$/.test(def.nrn)) {
+  if (
+    typeof def.nrn === 'string' &&
+    !/^organization=[0-9*]+(:account=[0-9*]+)?(:namespace=[0-9*]+)?(:application=[0-9*]+)?(:scope=[0-9*]+)?$/.test(def.nrn)
+  ) {
     issues.push({ path: top('nrn'), message: 'must be an NRN such as organization=1:account=2' });
   }
   for (const field of ['metadata', 'inputs', 'outputs', 'variables', 'secrets'] as const) {
@@ -56,7 +67,8 @@ function validateUnsafe(input: unknown): ValidationResult {
   }
   if (isObject(def.variables)) {
     for (const [name, variable] of Object.entries(def.variables)) {
-      if (!isObject(variable)) issues.push({ path: top('variables', name), message: 'a variable must be an object (with optional initialValue)' });
+      if (!isObject(variable))
+        issues.push({ path: top('variables', name), message: 'a variable must be an object (with optional initialValue)' });
       else if (variable.initialValue !== undefined) {
         const before = context.references.length;
         checkTemplates(variable.initialValue, top('variables', name, 'initialValue'), context);
@@ -69,9 +81,14 @@ function validateUnsafe(input: unknown): ValidationResult {
   }
   if (isObject(def.outputs)) checkTemplates(def.outputs, top('outputs'), context);
   if (def.steps === undefined || input.steps === undefined) issues.push({ path: top('steps'), message: 'is required' });
-  else if (normalized.steps.size === 0 && normalized.issues.length === 0) issues.push({ path: top('steps'), message: 'must contain at least one step' });
+  else if (normalized.steps.size === 0 && normalized.issues.length === 0)
+    issues.push({ path: top('steps'), message: 'must contain at least one step' });
   if (normalized.discardedTriggers) {
-    warnings.push({ code: 'TRIGGERS_DISCARDED', path: top('triggers'), message: 'triggers are rebuilt from steps of type trigger; the value sent was ignored' });
+    warnings.push({
+      code: 'TRIGGERS_DISCARDED',
+      path: top('triggers'),
+      message: 'triggers are rebuilt from steps of type trigger; the value sent was ignored',
+    });
   }
 
   const stepIds = new Set(normalized.steps.keys());
@@ -90,7 +107,12 @@ function connectionPath(source: ConnectionSource, field: string): string {
   return source.fromDependsOn ? source.pointer : join(source.pointer, field);
 }
 
-function validateConnections(def: WorkflowDefinition, sources: ConnectionSource[], issues: DefinitionIssue[], context: ExpressionContext): void {
+function validateConnections(
+  def: WorkflowDefinition,
+  sources: ConnectionSource[],
+  issues: DefinitionIssue[],
+  context: ExpressionContext,
+): void {
   for (let index = 0; index < def.connections.length; index += 1) {
     const connection = def.connections[index];
     const source = sources[index];
@@ -98,7 +120,10 @@ function validateConnections(def: WorkflowDefinition, sources: ConnectionSource[
     for (const field of ['from', 'to'] as const) {
       const value = connection[field];
       if (typeof value !== 'string' || !hasOwn(def.steps, value)) {
-        issues.push({ path: connectionPath(source, field), message: value === undefined ? 'is required (a step id)' : `must name an existing step (got ${JSON.stringify(value)})` });
+        issues.push({
+          path: connectionPath(source, field),
+          message: value === undefined ? 'is required (a step id)' : `must name an existing step (got ${JSON.stringify(value)})`,
+        });
         endsValid = false;
       }
     }
@@ -110,7 +135,8 @@ function validateConnections(def: WorkflowDefinition, sources: ConnectionSource[
     }
     if (connection.condition !== undefined) {
       if (typeof connection.condition === 'string') checkRaw(connection.condition, connectionPath(source, 'condition'), context);
-      else if (typeof connection.condition !== 'boolean') issues.push({ path: connectionPath(source, 'condition'), message: 'must be an expression string or a boolean' });
+      else if (typeof connection.condition !== 'boolean')
+        issues.push({ path: connectionPath(source, 'condition'), message: 'must be an expression string or a boolean' });
     }
     if (endsValid) checkPorts(def, connection, source, issues);
   }
@@ -120,7 +146,8 @@ type Connection = WorkflowDefinition['connections'][number];
 
 function checkPorts(def: WorkflowDefinition, connection: Connection, at: ConnectionSource, issues: DefinitionIssue[]): void {
   const target = def.steps[connection.to];
-  if (target.type === 'trigger') issues.push({ path: connectionPath(at, 'to'), message: `step "${connection.to}" is a trigger and cannot have incoming connections` });
+  if (target.type === 'trigger')
+    issues.push({ path: connectionPath(at, 'to'), message: `step "${connection.to}" is a trigger and cannot have incoming connections` });
   // Every step has the `default` ports: only other names need the plugins' port lists.
   if (connection.sourcePort !== 'default') checkSourcePort(def.steps[connection.from], connection, at, issues);
   if (connection.targetPort !== 'default') checkTargetPort(target, connection, at, issues);
@@ -135,14 +162,20 @@ function checkSourcePort(source: StepDefinition, connection: Connection, at: Con
   if (typeof source.config !== 'object' || source.config === null) return;
   const ports = outputPortsOf(plugin, source.config);
   if (!ports.includes(connection.sourcePort)) {
-    issues.push({ path: connectionPath(at, 'sourcePort'), message: `CONNECTION_SOURCE_PORT_UNKNOWN: step "${connection.from}" (${plugin.name}) has no output port "${connection.sourcePort}"; ports: ${ports.join(', ')}` });
+    issues.push({
+      path: connectionPath(at, 'sourcePort'),
+      message: `CONNECTION_SOURCE_PORT_UNKNOWN: step "${connection.from}" (${plugin.name}) has no output port "${connection.sourcePort}"; ports: ${ports.join(', ')}`,
+    });
   }
 }
 
 function checkTargetPort(target: StepDefinition, connection: Connection, at: ConnectionSource, issues: DefinitionIssue[]): void {
   const inputPorts = ['default', ...(stepPlugin(target)?.inputPorts ?? [])];
   if (!inputPorts.includes(connection.targetPort)) {
-    issues.push({ path: connectionPath(at, 'targetPort'), message: `step "${connection.to}" has no input port "${connection.targetPort}"; ports: ${[...new Set(inputPorts)].join(', ')}` });
+    issues.push({
+      path: connectionPath(at, 'targetPort'),
+      message: `step "${connection.to}" has no input port "${connection.targetPort}"; ports: ${[...new Set(inputPorts)].join(', ')}`,
+    });
   }
 }
 

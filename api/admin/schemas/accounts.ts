@@ -5,7 +5,10 @@ import { DateTime, IntegerId, PagingQuery } from './common';
 export const ACCOUNT_NAME_MAX = 60;
 export const ACCOUNT_SLUG_MAX = 70;
 
-const Tag = Type.Object({ key: Type.String({ minLength: 1, maxLength: 100 }), value: Type.String({ maxLength: 255 }) }, { additionalProperties: false });
+const Tag = Type.Object(
+  { key: Type.String({ minLength: 1, maxLength: 100 }), value: Type.String({ maxLength: 255 }) },
+  { additionalProperties: false },
+);
 
 export const MetadataInput = Type.Object(
   {
@@ -69,6 +72,8 @@ export const Account = Type.Object({
 export const ListAccountsQuery = Type.Object({ organization_id: Type.String({ pattern: '^[0-9]{1,15}$' }), ...PagingQuery });
 
 export const GetAccountQuery = Type.Object({
-  metadata_include: Type.Optional(Type.String({ pattern: '^(schemas|tags)(,(schemas|tags))?$', description: 'Comma-separated: schemas, tags' })),
+  metadata_include: Type.Optional(
+    Type.String({ pattern: '^(schemas|tags)(,(schemas|tags))?$', description: 'Comma-separated: schemas, tags' }),
+  ),
   show_deleted: Type.Boolean({ default: false }),
 });

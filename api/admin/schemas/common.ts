@@ -2,7 +2,11 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { NRN_MAX_LENGTH, NRN_PATTERN } from '../nrn';
 
-export const NrnString = Type.String({ pattern: NRN_PATTERN, maxLength: NRN_MAX_LENGTH, description: 'NRN, e.g. organization=1:account=2' });
+export const NrnString = Type.String({
+  pattern: NRN_PATTERN,
+  maxLength: NRN_MAX_LENGTH,
+  description: 'NRN, e.g. organization=1:account=2',
+});
 export const IntegerId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 export const Uuid = Type.String({ format: 'uuid' });
 export const DateTime = Type.String({ format: 'date-time' });

@@ -3,7 +3,10 @@ import { DateTime, IntegerId, NrnString } from './common';
 
 export const MAX_GRANTS_PER_REQUEST = 100;
 
-export const SlugGrantItem = Type.Object({ nrn: NrnString, role_slug: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+export const SlugGrantItem = Type.Object(
+  { nrn: NrnString, role_slug: Type.String({ minLength: 1, maxLength: 100 }) },
+  { additionalProperties: false },
+);
 export const IdGrantItem = Type.Object({ nrn: NrnString, role_id: IntegerId }, { additionalProperties: false });
 export const GrantItem = Type.Union([SlugGrantItem, IdGrantItem]);
 
@@ -12,10 +15,10 @@ export const GrantItem = Type.Union([SlugGrantItem, IdGrantItem]);
  * item is then checked against `GrantItem` by the handler, so that a bad item
  * is reported the way the contract reports every failing grant (cause + index).
  */
-export const BulkGrantBody = Type.Array(
-  Type.Unknown({ description: 'Either {nrn, role_slug} or {nrn, role_id}; checked item by item.' }),
-  { minItems: 1, maxItems: MAX_GRANTS_PER_REQUEST },
-);
+export const BulkGrantBody = Type.Array(Type.Unknown({ description: 'Either {nrn, role_slug} or {nrn, role_id}; checked item by item.' }), {
+  minItems: 1,
+  maxItems: MAX_GRANTS_PER_REQUEST,
+});
 
 export const Grant = Type.Object(
   {

@@ -12,13 +12,20 @@ const writable = {
   icon: Type.Optional(Type.String({ maxLength: 2048 })),
   description: Type.Optional(Type.String({ maxLength: 2000 })),
   allow_dimensions: Type.Optional(Type.Boolean()),
-  default_dimensions: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 100 }), { maxProperties: 20 })),
+  default_dimensions: Type.Optional(
+    Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 100 }), { maxProperties: 20 }),
+  ),
   category: Type.Optional(Category),
 };
 
 export const CreateProviderSpecificationBody = Type.Object(writable, { additionalProperties: false });
 export const UpdateProviderSpecificationBody = Type.Object(
-  { ...writable, name: Type.Optional(writable.name), schema: Type.Optional(writable.schema), visible_to: Type.Optional(writable.visible_to) },
+  {
+    ...writable,
+    name: Type.Optional(writable.name),
+    schema: Type.Optional(writable.schema),
+    visible_to: Type.Optional(writable.visible_to),
+  },
   { additionalProperties: false, minProperties: 1 },
 );
 

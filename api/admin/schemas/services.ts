@@ -9,7 +9,9 @@ export const CreateServiceBody = Type.Object(
     specification_id: Uuid,
     entity_nrn: NrnString,
     attributes: Type.Optional(JsonObject),
-    dimensions: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ minLength: 1, maxLength: 100 }), { maxProperties: 20 })),
+    dimensions: Type.Optional(
+      Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ minLength: 1, maxLength: 100 }), { maxProperties: 20 }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -36,7 +38,12 @@ export const MESSAGE_LEVELS = ['debug', 'info', 'information', 'warn', 'warning'
 
 export const Message = Type.Object(
   {
-    level: Type.Optional(Type.Union(MESSAGE_LEVELS.map((l) => Type.Literal(l)), { default: 'info' })),
+    level: Type.Optional(
+      Type.Union(
+        MESSAGE_LEVELS.map((l) => Type.Literal(l)),
+        { default: 'info' },
+      ),
+    ),
     message: Type.String({ maxLength: 10_000 }),
     timestamp: Type.Optional(Type.Number({ minimum: 0, description: 'Milliseconds since the epoch; the server time when omitted.' })),
   },

@@ -92,7 +92,12 @@ export function buildTopology(definition: WorkflowDefinition): Topology {
 }
 
 /** Depth-first search from the entry steps (then any unvisited step): an edge to a step on the stack closes a cycle. */
-function markBackEdges(order: string[], edges: Record<string, Edge>, outgoing: Record<string, string[]>, incoming: Record<string, string[]>): void {
+function markBackEdges(
+  order: string[],
+  edges: Record<string, Edge>,
+  outgoing: Record<string, string[]>,
+  incoming: Record<string, string[]>,
+): void {
   const state: Record<string, 'new' | 'open' | 'done'> = Object.fromEntries(order.map((id) => [id, 'new']));
   const roots = [...order.filter((id) => incoming[id].length === 0), ...order];
   for (const root of roots) {

@@ -108,7 +108,14 @@ export function isFinished(state: WalkerState): boolean {
   return state.running.length === 0;
 }
 
-function settleInto(topology: Topology, state: WalkerState, stepId: string, outcome: StepOutcome, condition: EdgeCondition, transition: Transition): void {
+function settleInto(
+  topology: Topology,
+  state: WalkerState,
+  stepId: string,
+  outcome: StepOutcome,
+  condition: EdgeCondition,
+  transition: Transition,
+): void {
   state.running = state.running.filter((id) => id !== stepId);
   const outgoing = topology.outgoing[stepId].map((edgeId) => topology.edges[edgeId]);
   const marks: Array<[Edge, EdgeState, Item[]]> = [];
@@ -145,7 +152,15 @@ function passes(edge: Edge, condition: EdgeCondition): boolean {
   return condition(edge);
 }
 
-function arrive(topology: Topology, state: WalkerState, edge: Edge, edgeState: EdgeState, items: Item[], condition: EdgeCondition, transition: Transition): void {
+function arrive(
+  topology: Topology,
+  state: WalkerState,
+  edge: Edge,
+  edgeState: EdgeState,
+  items: Item[],
+  condition: EdgeCondition,
+  transition: Transition,
+): void {
   const target = edge.to;
   if (edge.kind === 'back') {
     // A back-edge starts a new round of its target on its own; a skipped one changes nothing.
@@ -175,7 +190,14 @@ function evaluateJoin(topology: Topology, state: WalkerState, stepId: string, co
     if (ready) {
       round.fired = true;
       const via = Object.fromEntries(arrived.map(([edgeId, slot]) => [edgeId, slot.state]));
-      activate(topology, state, stepId, arrived.flatMap(([, slot]) => slot.items), via, transition);
+      activate(
+        topology,
+        state,
+        stepId,
+        arrived.flatMap(([, slot]) => slot.items),
+        via,
+        transition,
+      );
     } else if (allSettled) {
       // Dead path: nothing (or too little) arrived and nothing else can.
       state.rounds[stepId] = freshRound(topology, stepId);
@@ -187,7 +209,14 @@ function evaluateJoin(topology: Topology, state: WalkerState, stepId: string, co
   if (round.fired && allSettled) state.rounds[stepId] = freshRound(topology, stepId);
 }
 
-function activate(topology: Topology, state: WalkerState, stepId: string, items: Item[], via: Record<string, EdgeState>, transition: Transition): void {
+function activate(
+  topology: Topology,
+  state: WalkerState,
+  stepId: string,
+  items: Item[],
+  via: Record<string, EdgeState>,
+  transition: Transition,
+): void {
   const run = (state.runs[stepId] ?? 0) + 1;
   if (run > MAX_STEP_RUNS) {
     transition.failure ??= { stepId, code: 'LOOP_LIMIT_EXCEEDED', message: `step "${stepId}" would run more than ${MAX_STEP_RUNS} times` };
@@ -199,4 +228,3 @@ function activate(topology: Topology, state: WalkerState, stepId: string, items:
   // Keep the order of ready steps independent of arrival order, for determinism and readable tests.
   transition.ready.sort((a, b) => topology.order.indexOf(a.stepId) - topology.order.indexOf(b.stepId));
 }
-

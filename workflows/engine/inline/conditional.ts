@@ -6,6 +6,12 @@ import type { InlinePlugin } from './inline-plugin';
 export const conditional: InlinePlugin = ({ config, items, scope }) => {
   const expression = config.expression;
   const result = isTruthy(typeof expression === 'string' ? evaluateExpression(unwrapRaw(expression), scope) : expression);
-  const port = result ? (typeof config.truePort === 'string' ? config.truePort : 'true') : typeof config.falsePort === 'string' ? config.falsePort : 'false';
+  const port = result
+    ? typeof config.truePort === 'string'
+      ? config.truePort
+      : 'true'
+    : typeof config.falsePort === 'string'
+      ? config.falsePort
+      : 'false';
   return { status: 'success', items, outputs: { matchedPort: port, result }, activePorts: [port] };
 };

@@ -15,7 +15,8 @@ export const setVariable: InlinePlugin = ({ config, items, ctx }) => {
   if (assignments.length === 0) return failure('PLUGIN_CONFIG_INVALID', 'set-variable needs "path" and "value", or "assignments"');
   for (const [path, value] of assignments) {
     const segments = path.replace(/^variables\./, '').split('.');
-    if (segments.some((segment) => segment === '' || UNSAFE.has(segment))) return failure('PLUGIN_CONFIG_INVALID', `"${path}" is not a variable path`);
+    if (segments.some((segment) => segment === '' || UNSAFE.has(segment)))
+      return failure('PLUGIN_CONFIG_INVALID', `"${path}" is not a variable path`);
     let target = ctx.variables;
     for (const segment of segments.slice(0, -1)) {
       const next = target[segment];
@@ -24,6 +25,9 @@ export const setVariable: InlinePlugin = ({ config, items, ctx }) => {
     target[segments[segments.length - 1]] = value;
     written[path] = value;
   }
-  const outputs = typeof config.path === 'string' && assignments.length === 1 ? { path: config.path, value: written[config.path] } : { assignments: written };
+  const outputs =
+    typeof config.path === 'string' && assignments.length === 1
+      ? { path: config.path, value: written[config.path] }
+      : { assignments: written };
   return { status: 'success', items, outputs };
 };

@@ -19,16 +19,25 @@ export const signalWait: InlinePlugin = async ({ step, config, ctx, effects, has
   if (config.timeout !== undefined && config.timeout !== null && timeoutMs === undefined) {
     return failure('PLUGIN_CONFIG_INVALID', 'signal-wait "timeout" is not a duration');
   }
-  const correlationKey = config.correlationKey === undefined || config.correlationKey === null ? undefined : stringify(config.correlationKey);
+  const correlationKey =
+    config.correlationKey === undefined || config.correlationKey === null ? undefined : stringify(config.correlationKey);
   const result = await effects.waitForSignal({ stepId: step.id, signalNames: names, correlationKey, timeoutMs });
   ctx.signals[step.id] = result;
 
   if (!result.timedOut) {
-    const outputs = { name: result.name ?? names[0], payload: result.payload ?? null, receivedAt: result.receivedAt ?? null, signalId: result.signalId ?? null };
+    const outputs = {
+      name: result.name ?? names[0],
+      payload: result.payload ?? null,
+      receivedAt: result.receivedAt ?? null,
+      signalId: result.signalId ?? null,
+    };
     return { status: 'success', items: [outputs] };
   }
   if (config.onTimeout !== 'continue') {
-    return failure('SIGNAL_WAIT_TIMEOUT', `no signal ${names.map((n) => `"${n}"`).join(' or ')} arrived within ${stringify(config.timeout)}`);
+    return failure(
+      'SIGNAL_WAIT_TIMEOUT',
+      `no signal ${names.map((n) => `"${n}"`).join(' or ')} arrived within ${stringify(config.timeout)}`,
+    );
   }
   const outputs = { name: null, payload: config.defaultValue ?? null, receivedAt: null, timedOut: true };
   return { status: 'success', items: [outputs], activePorts: [hasPortEdge('timeout') ? 'timeout' : 'default'] };

@@ -20,7 +20,9 @@ export const splitInBatches: InlinePlugin = ({ step, config, items, ctx, reenter
   let state = ctx.nodeContext[step.id] as unknown as BatchState | undefined;
   if (!state || !reentered || config.reset === true) {
     const source = typeof config.arrayPath === 'string' ? readPath(items[0] ?? {}, config.arrayPath) : items;
-    const all = (Array.isArray(source) ? source : []).map((entry) => (entry !== null && typeof entry === 'object' ? (entry as Item) : { value: entry }));
+    const all = (Array.isArray(source) ? source : []).map((entry) =>
+      entry !== null && typeof entry === 'object' ? (entry as Item) : { value: entry },
+    );
     state = { remaining: all, processed: [], batchIndex: -1, totalBatches: Math.ceil(all.length / batchSize) };
   } else {
     state.processed.push(...items);

@@ -21,15 +21,35 @@ export const webhookWait: InlinePlugin = async ({ step, config, ctx, effects, ha
     return failure('PLUGIN_CONFIG_INVALID', 'webhook-wait "timeout" is not a duration');
   }
   const token = effects.uuid().replace(/-/g, '');
-  const base = typeof config.urlPrefix === 'string' && config.urlPrefix !== '' ? config.urlPrefix.replace(/\/+$/, '') : `${ctx.input.publicBaseUrl ?? ''}/workflows/webhooks/callback`;
+  const base =
+    typeof config.urlPrefix === 'string' && config.urlPrefix !== ''
+      ? config.urlPrefix.replace(/\/+$/, '')
+      : `${ctx.input.publicBaseUrl ?? ''}/workflows/webhooks/callback`;
   const waitUrl = `${base}/${ctx.input.executionId}/${token}`;
-  effects.log({ stepId: step.id, level: 'info', message: `waiting for a request to ${waitUrl}`, timestamp: new Date(effects.now()).toISOString() });
+  effects.log({
+    stepId: step.id,
+    level: 'info',
+    message: `waiting for a request to ${waitUrl}`,
+    timestamp: new Date(effects.now()).toISOString(),
+  });
 
   const result = await effects.waitForSignal({ stepId: step.id, signalNames: [webhookSignalName(token)], timeoutMs, callbackUrl: waitUrl });
   if (!result.timedOut) {
     const request = (result.payload ?? {}) as Record<string, unknown>;
-    return { status: 'success', items: [{ waitUrl, body: request.body ?? null, headers: request.headers ?? {}, query: request.query ?? {}, receivedAt: result.receivedAt ?? null }] };
+    return {
+      status: 'success',
+      items: [
+        {
+          waitUrl,
+          body: request.body ?? null,
+          headers: request.headers ?? {},
+          query: request.query ?? {},
+          receivedAt: result.receivedAt ?? null,
+        },
+      ],
+    };
   }
-  if (config.onTimeout !== 'continue') return failure('WEBHOOK_WAIT_TIMEOUT', `no request reached the callback URL within ${stringify(config.timeout)}`);
+  if (config.onTimeout !== 'continue')
+    return failure('WEBHOOK_WAIT_TIMEOUT', `no request reached the callback URL within ${stringify(config.timeout)}`);
   return { status: 'success', items: [{ waitUrl, timedOut: true }], activePorts: [hasPortEdge('timeout') ? 'timeout' : 'default'] };
 };

@@ -9,7 +9,8 @@ import type { ExecutionInput, RuntimeContext, ScopeExtras } from './types';
 export function createContext(input: ExecutionInput, vars: Record<string, unknown>, startedAt: string): RuntimeContext {
   const variables: Record<string, unknown> = {};
   for (const [name, declaration] of Object.entries(input.definition.variables ?? {})) {
-    const initial = declaration !== null && typeof declaration === 'object' ? (declaration as Record<string, unknown>).initialValue : undefined;
+    const initial =
+      declaration !== null && typeof declaration === 'object' ? (declaration as Record<string, unknown>).initialValue : undefined;
     variables[name] = initial === undefined ? null : structuredCloneJson(initial);
   }
   return { input, vars, variables, steps: {}, nodeContext: {}, signals: {}, startedAt };

@@ -39,7 +39,10 @@ export async function runForEach(
   const scope = stepScope(env.ctx, { items: activation.items, item: activation.items[0], signal });
   const source = typeof options.expression === 'string' ? evaluateExpression(unwrapRaw(options.expression), scope) : options.expression;
   if (!Array.isArray(source)) {
-    return { status: 'failure', error: { code: 'FOREACH_NOT_ARRAY', message: `forEach expression of step "${step.id}" did not yield an array`, retryable: false } };
+    return {
+      status: 'failure',
+      error: { code: 'FOREACH_NOT_ARRAY', message: `forEach expression of step "${step.id}" did not yield an array`, retryable: false },
+    };
   }
   const elements = source as unknown[];
   const itemVariable = options.itemVariable ?? 'item';
@@ -48,7 +51,8 @@ export async function runForEach(
   const continueOnError = step.errorHandling?.continueOnError === true;
 
   const iterate = async (element: unknown, index: number): Promise<PluginResult> => {
-    const spread = options.spreadItem && element !== null && typeof element === 'object' && !Array.isArray(element) ? (element as Item) : {};
+    const spread =
+      options.spreadItem && element !== null && typeof element === 'object' && !Array.isArray(element) ? (element as Item) : {};
     return call(env, step, activation, {
       items: activation.items,
       item: activation.items[0],
@@ -71,7 +75,7 @@ export async function runForEach(
     return { status: 'success', items: [{ items: outputs, count: elements.length, failed }] };
   }
 
-  let accumulator = options.reduce ? options.reduce.initialValue ?? null : undefined;
+  let accumulator = options.reduce ? (options.reduce.initialValue ?? null) : undefined;
   for (const [index, element] of elements.entries()) {
     const result = await iterate(element, index).catch(asFailure);
     if (result.status === 'failure') {
@@ -98,5 +102,12 @@ export async function runForEach(
 
 function asFailure(error: unknown): PluginResult {
   const failure = error as { message?: string; cause?: { message?: string; type?: string } };
-  return { status: 'failure', error: { code: failure.cause?.type ?? 'STEP_FAILED', message: failure.cause?.message ?? failure.message ?? 'iteration failed', retryable: false } };
+  return {
+    status: 'failure',
+    error: {
+      code: failure.cause?.type ?? 'STEP_FAILED',
+      message: failure.cause?.message ?? failure.message ?? 'iteration failed',
+      retryable: false,
+    },
+  };
 }

@@ -43,7 +43,12 @@ export interface ExecutionRun {
   done: Promise<ExecutionOutcome>;
 }
 
-export function startExecution(input: ExecutionInput, vars: Record<string, unknown>, effects: RuntimeEffects, options: RunOptions = {}): ExecutionRun {
+export function startExecution(
+  input: ExecutionInput,
+  vars: Record<string, unknown>,
+  effects: RuntimeEffects,
+  options: RunOptions = {},
+): ExecutionRun {
   const topology = buildTopology(input.definition);
   const carried = options.carried;
   const ctx: RuntimeContext = carried ? { input, ...carried.context } : createContext(input, vars, new Date(effects.now()).toISOString());
@@ -57,7 +62,11 @@ export function startExecution(input: ExecutionInput, vars: Record<string, unkno
       const scope = stepScope(ctx, { items: source?.items ?? [], item: source?.items[0] });
       return Boolean(evaluateExpression(unwrapRaw(String(edge.condition)), scope));
     } catch (error) {
-      conditionError ??= { type: toStepError(error).code, message: `condition of connection ${edge.id}: ${toStepError(error).message}`, stepId: edge.from };
+      conditionError ??= {
+        type: toStepError(error).code,
+        message: `condition of connection ${edge.id}: ${toStepError(error).message}`,
+        stepId: edge.from,
+      };
       return false;
     }
   };
@@ -98,7 +107,11 @@ export function startExecution(input: ExecutionInput, vars: Record<string, unkno
         },
         (error: unknown) => {
           inFlight -= 1;
-          finish({ status: 'failed', outputs: {}, error: { type: toStepError(error).code, message: toStepError(error).message, stepId: activation.stepId } });
+          finish({
+            status: 'failed',
+            outputs: {},
+            error: { type: toStepError(error).code, message: toStepError(error).message, stepId: activation.stepId },
+          });
         },
       );
     };

@@ -29,7 +29,15 @@ export async function runStep(env: StepEnv, activation: Activation): Promise<{ r
   const { ctx, effects } = env;
   const step = ctx.input.definition.steps[activation.stepId];
   const startedAt = iso(effects.now());
-  const record: StepRecord = { stepId: step.id, status: 'running', run: activation.run, items: [], outputs: {}, activePorts: [], startedAt };
+  const record: StepRecord = {
+    stepId: step.id,
+    status: 'running',
+    run: activation.run,
+    items: [],
+    outputs: {},
+    activePorts: [],
+    startedAt,
+  };
   ctx.steps[step.id] = record;
   effects.onEvent({ type: 'step.started', stepId: step.id, run: activation.run, at: startedAt });
 
@@ -38,7 +46,10 @@ export async function runStep(env: StepEnv, activation: Activation): Promise<{ r
   try {
     if (step.type === 'trigger') {
       result = { status: 'success', items: activation.items };
-    } else if (step.condition !== undefined && !isTruthy(evaluateCondition(step.condition, stepScope(ctx, { items: activation.items, item: activation.items[0], signal })))) {
+    } else if (
+      step.condition !== undefined &&
+      !isTruthy(evaluateCondition(step.condition, stepScope(ctx, { items: activation.items, item: activation.items[0], signal })))
+    ) {
       result = { status: 'skipped' };
     } else if (step.forEach) {
       result = await runForEach(env, step, activation, signal, callPlugin);
@@ -60,7 +71,16 @@ function evaluateCondition(condition: string | boolean, scope: EvaluationScope):
 async function runItems(env: StepEnv, step: StepDefinition, activation: Activation, signal: ScopeExtras['signal']): Promise<PluginResult> {
   const plugin = findPlugin(step.pluginType ?? '');
   const fanOut = step.metadata?.fanOutPerItem;
-  const mode = fanOut === true ? 'each' : fanOut === false ? 'all' : step.type === 'passthrough' ? 'all' : plugin ? executeModeOf(plugin, step.config ?? {}) : 'each';
+  const mode =
+    fanOut === true
+      ? 'each'
+      : fanOut === false
+        ? 'all'
+        : step.type === 'passthrough'
+          ? 'all'
+          : plugin
+            ? executeModeOf(plugin, step.config ?? {})
+            : 'each';
   const items = activation.items;
   if (mode === 'all' || items.length <= 1) {
     return callPlugin(env, step, activation, { items, item: mode === 'each' ? items[0] : undefined, itemIndex: 0, signal });
@@ -93,13 +113,15 @@ export async function callPlugin(
   extras: ScopeExtras & { extraVariables?: Record<string, unknown>; extraInputs?: Record<string, unknown> },
 ): Promise<PluginResult> {
   const { ctx, effects } = env;
-  if (step.type === 'passthrough' || (!step.pluginType && step.type !== 'wait')) return { status: 'success', items: extras.item ? [extras.item] : extras.items };
+  if (step.type === 'passthrough' || (!step.pluginType && step.type !== 'wait'))
+    return { status: 'success', items: extras.item ? [extras.item] : extras.items };
   const pluginType = step.type === 'wait' && !step.pluginType ? 'signal-wait' : (step.pluginType as string);
   let scope = stepScope(ctx, extras);
   if (extras.extraVariables) scope = { ...scope, variables: { ...ctx.variables, ...extras.extraVariables } };
   // forEach passes its per-iteration inputs; otherwise the declared `inputs` map, else the item itself.
   const inputs =
-    extras.extraInputs ?? (step.inputs ? (resolveTemplates(step.inputs, scope) as Record<string, unknown>) : (extras.item ?? extras.items[0] ?? {}));
+    extras.extraInputs ??
+    (step.inputs ? (resolveTemplates(step.inputs, scope) as Record<string, unknown>) : (extras.item ?? extras.items[0] ?? {}));
   scope = { ...scope, inputs };
   const raw = RAW_KEYS[pluginType] ?? [];
   const config: Record<string, unknown> = {};
@@ -141,7 +163,8 @@ export async function callPlugin(
   });
   if (result.nodeState === null) delete ctx.nodeContext[step.id];
   else if (result.nodeState !== undefined) ctx.nodeContext[step.id] = result.nodeState;
-  for (const line of result.logs ?? []) effects.log({ stepId: step.id, level: line.level, message: line.message, timestamp: new Date(effects.now()).toISOString() });
+  for (const line of result.logs ?? [])
+    effects.log({ stepId: step.id, level: line.level, message: line.message, timestamp: new Date(effects.now()).toISOString() });
   return { ...result, logs: undefined, nodeState: undefined };
 }
 
@@ -150,7 +173,13 @@ export function itemsOf(result: PluginResult): Item[] {
   return result.outputs ? [result.outputs] : [];
 }
 
-function finish(env: StepEnv, step: StepDefinition, activation: Activation, record: StepRecord, result: PluginResult): { record: StepRecord; outcome: StepOutcome } {
+function finish(
+  env: StepEnv,
+  step: StepDefinition,
+  activation: Activation,
+  record: StepRecord,
+  result: PluginResult,
+): { record: StepRecord; outcome: StepOutcome } {
   const at = iso(env.effects.now());
   record.completedAt = at;
   if (result.status === 'skipped') {
@@ -173,7 +202,7 @@ function finish(env: StepEnv, step: StepDefinition, activation: Activation, reco
     : Object.fromEntries((result.activePorts ?? ['default']).map((port) => [port, items]));
   record.status = 'completed';
   record.items = items;
-  record.outputs = result.outputs && !result.items ? items[0] ?? {} : (result.outputs ?? items[0] ?? {});
+  record.outputs = result.outputs && !result.items ? (items[0] ?? {}) : (result.outputs ?? items[0] ?? {});
   record.activePorts = Object.keys(ports);
   env.effects.onEvent({ type: 'step.completed', stepId: step.id, run: activation.run, at, record });
   return { record, outcome: { status: 'completed', ports } };
@@ -188,7 +217,12 @@ function recordFailureLogs(env: StepEnv, stepId: string, error: unknown): void {
     if (!Array.isArray(lines)) continue;
     for (const line of lines as Array<{ level?: unknown; message?: unknown }>) {
       const level = line.level === 'debug' || line.level === 'warn' || line.level === 'error' ? line.level : 'info';
-      env.effects.log({ stepId, level, message: typeof line.message === 'string' ? line.message : JSON.stringify(line.message ?? ''), timestamp: new Date(env.effects.now()).toISOString() });
+      env.effects.log({
+        stepId,
+        level,
+        message: typeof line.message === 'string' ? line.message : JSON.stringify(line.message ?? ''),
+        timestamp: new Date(env.effects.now()).toISOString(),
+      });
     }
   }
 }
