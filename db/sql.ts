@@ -1,6 +1,58 @@
-/** The few helpers hand-written SQL needs, in one place. */
+/**
+ * The few helpers hand-written SQL needs, in one place. The data-access decision
+ * (README, Architecture): the entity is the row. Simple reads and writes go through
+ * repositories (`class XRepository extends Repository<XEntity>`); the statements
+ * that earn hand-written SQL (CTEs, ON CONFLICT, jsonb comparisons, keyset pages)
+ * select `selectColumns(...)` and return the entity type, so a column change
+ * touches the migration, the entity and the API schema, and the compiler finds
+ * the rest.
+ */
+import type { EntityManager, EntityTarget, ObjectLiteral, ValueTransformer } from 'typeorm';
 
 /** PostgreSQL unique_violation (23505): the last line of idempotency, turned into a 409 by callers. */
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}
+
+/**
+ * `bigint` columns filled from sequences, read as JavaScript numbers (they stay far below
+ * 2^53). Declare them `@Column({ type: 'bigint', transformer: bigintAsNumber }) id!: number`;
+ * `selectColumns` casts them in hand-written SQL, where transformers do not run.
+ */
+export const bigintAsNumber: ValueTransformer = {
+  to: (value: unknown) => value,
+  from: (value: unknown) => (value === null || value === undefined ? value : Number(value)),
+};
+
+/**
+ * The select list that makes a raw row an entity: `alias."column" AS "property"` for every
+ * column of the entity (bigint columns read as numbers through `bigintAsNumber` are cast to
+ * float8). Computed once per entity and alias.
+ */
+export function selectColumns<T extends ObjectLiteral>(manager: EntityManager, entity: EntityTarget<T>, alias?: string): string {
+  const metadata = manager.connection.getMetadata(entity);
+  const key = `${metadata.tableName}:${alias ?? ''}`;
+  let list = selectListCache.get(key);
+  if (list === undefined) {
+    const prefix = alias ? `${alias}.` : '';
+    list = metadata.columns
+      .map((column) => {
+        const cast = column.transformer === bigintAsNumber ? '::float8' : '';
+        return `${prefix}"${column.databaseName}"${cast} AS "${column.propertyName}"`;
+      })
+      .join(', ');
+    selectListCache.set(key, list);
+  }
+  return list;
+}
+const selectListCache = new Map<string, string>();
+
+/**
+ * `query` that always yields the row array: TypeORM answers UPDATE and DELETE with
+ * `[rows, rowCount]` but everything else with the rows alone.
+ */
+export async function rowsOf<T>(manager: Pick<EntityManager, 'query'>, sql: string, params: unknown[] = []): Promise<T[]> {
+  const result: unknown = await manager.query(sql, params);
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
+  return result as T[];
 }
