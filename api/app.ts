@@ -11,7 +11,7 @@ import type { TokenVerifier } from './http/auth';
 import { errorHandler } from './http/error-handler';
 import { buildOpenApiDocument } from './http/openapi';
 import { requestContext } from './http/request-context';
-import { mountRoutes, type AppState, type RouteDefinition } from './http/route';
+import { mountRoutes, withDialect, type AppState, type RouteDefinition } from './http/route';
 import { createHttpMetrics } from './ops/metrics';
 import { opsRoutes, type ReadinessChecks } from './ops/routes';
 
@@ -39,7 +39,7 @@ export function createApp(deps: AppDeps): App {
   const metrics = createHttpMetrics();
   let document: Record<string, unknown> | undefined;
   const routes: RouteDefinition[] = [
-    ...opsRoutes({ metrics, readiness: deps.readiness, openApiDocument: () => openApiDocument() }),
+    ...withDialect('admin', opsRoutes({ metrics, readiness: deps.readiness, openApiDocument: () => openApiDocument() })),
     ...deps.routes,
   ];
   const openApiDocument = (): Record<string, unknown> =>

@@ -9,7 +9,7 @@ import type { AuthContext } from '../http/auth';
 import { HttpError, forbidden } from '../http/errors';
 import { callerGrants, type RoleRecord } from '../../db/stores/authorization';
 import { nrnContains, parseNrn, type Nrn } from './nrn';
-import { permits, type Permission } from './permissions';
+import { permits, type Permission } from '../http/permissions';
 
 interface HeldGrant {
   nrn: Nrn;

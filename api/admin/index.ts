@@ -1,6 +1,6 @@
 /** Every administration route. */
 import type { DataSource } from 'typeorm';
-import type { RouteDefinition } from '../http/route';
+import { withDialect, type RouteDefinition } from '../http/route';
 import { accountRoutes } from './accounts';
 import { actionSpecificationRoutes } from './action-specifications';
 import { actionRoutes } from './actions';
@@ -11,7 +11,7 @@ import { serviceRoutes } from './services';
 import { userRoutes } from './users';
 
 export function adminRoutes(deps: { dataSource: DataSource }): RouteDefinition[] {
-  return [
+  return withDialect('admin', [
     ...userRoutes(deps),
     ...grantRoutes(deps),
     ...accountRoutes(deps),
@@ -20,5 +20,5 @@ export function adminRoutes(deps: { dataSource: DataSource }): RouteDefinition[]
     ...providerSpecificationRoutes(deps),
     ...serviceRoutes(deps),
     ...actionRoutes(deps),
-  ];
+  ]);
 }

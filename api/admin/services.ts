@@ -7,7 +7,7 @@ import { findServiceSpec, type ServiceSpecRecord } from '../../db/stores/service
 import { findService, insertService, type ServiceRecord } from '../../db/stores/services';
 import { loadAccess, type Access } from './access';
 import { canonicalNrn, isConcrete, isVisibleTo, parseNrn } from './nrn';
-import type { Permission } from './permissions';
+import type { Permission } from '../http/permissions';
 import { ADMIN_ERRORS, UuidParams } from './schemas/common';
 import { CreateServiceBody, Service } from './schemas/services';
 import { iso } from '../http/iso-date';
@@ -73,7 +73,7 @@ export function serviceRoutes({ dataSource }: { dataSource: DataSource }): Route
       operationId: 'createService',
       summary: 'Create a service from a specification visible at its NRN; attributes are validated against the specification schema.',
       tags: ['services'],
-      auth: 'token',
+      access: { permission: 'service:write' },
       body: CreateServiceBody,
       responses: { 201: { description: 'The service', schema: Service } },
       errors: ADMIN_ERRORS,
@@ -126,7 +126,7 @@ export function serviceRoutes({ dataSource }: { dataSource: DataSource }): Route
       operationId: 'getService',
       summary: 'Read a service.',
       tags: ['services'],
-      auth: 'token',
+      access: { permission: 'service:read' },
       params: UuidParams,
       responses: { 200: { description: 'The service', schema: Service } },
       errors: ADMIN_ERRORS,

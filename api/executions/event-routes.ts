@@ -29,7 +29,7 @@ export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
       description:
         'Step events and the end event; resumable with the Last-Event-ID header (or the lastEventId query parameter). The stream ends after the end event.',
       tags,
-      auth: 'token',
+      access: { permission: 'workflow:read' },
       params: ExecutionRef,
       query: Type.Object({ lastEventId: Type.Optional(Type.Integer({ minimum: 0 })) }),
       responses: { 200: { description: 'text/event-stream of events', contentType: 'text/event-stream' } },

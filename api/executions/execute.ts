@@ -28,7 +28,7 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
       description:
         'alias/revision may come in the body or the query (the body wins); an explicit revision wins over an alias; default alias latest. A repeated idempotencyKey answers 200 with the same execution and deduplicated: true.',
       tags,
-      auth: 'token',
+      access: { permission: 'workflow:execute' },
       params: WorkflowRef,
       query: Type.Object(RevisionChoice),
       body: ExecuteBody,

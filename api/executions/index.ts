@@ -1,5 +1,5 @@
 /** Routes of the execution area: execute, executions, signals, logs, engine metadata and plugins, webhook ingress. */
-import type { RouteDefinition } from '../http/route';
+import { withDialect, type RouteDefinition } from '../http/route';
 import type { AreaDeps } from '../area-deps';
 import type { ExecutionDeps } from './deps';
 import { eventRoutes } from './event-routes';
@@ -18,7 +18,7 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
     temporalUiUrl: deps.config.temporalUiUrl,
     publicBaseUrl: deps.config.publicBaseUrl,
   };
-  return [
+  return withDialect('problem', [
     ...executeRoutes(executionDeps),
     ...executionReadRoutes(executionDeps),
     ...signalRoutes(executionDeps),
@@ -26,5 +26,5 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
     ...eventRoutes(executionDeps),
     ...metadataRoutes(),
     ...webhookRoutes({ ...executionDeps, encryptionKey: deps.encryptionKey }),
-  ];
+  ]);
 }

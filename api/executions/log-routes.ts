@@ -19,7 +19,7 @@ export function logRoutes(deps: ExecutionDeps): RouteDefinition[] {
       description:
         'limit defaults to 200 and is clamped to 1000; cursor is the exclusive end index of the window; pass nextCursor to read older entries until it is absent.',
       tags: ['Workflow executions'],
-      auth: 'token',
+      access: { permission: 'workflow:read' },
       params: ExecutionRef,
       query: LogQuery,
       responses: { 200: { description: 'A window of log entries, oldest first within the window', schema: LogWindow } },

@@ -16,7 +16,7 @@ export function metadataRoutes(): RouteDefinition[] {
       operationId: 'getEngineMetadata',
       summary: 'Engine capabilities',
       tags,
-      auth: 'none',
+      access: { public: 'engine capabilities and limits; no tenant data' },
       responses: {
         200: {
           description: 'Capabilities',
@@ -51,7 +51,7 @@ export function metadataRoutes(): RouteDefinition[] {
       operationId: 'listPlugins',
       summary: 'Plugin descriptors',
       tags,
-      auth: 'token',
+      access: { permission: 'workflow:read' },
       query: Type.Object({
         type: Type.Optional(
           Type.Union([Type.Literal('trigger'), Type.Literal('decider'), Type.Literal('module')], { description: 'plugin kind' }),
@@ -76,7 +76,7 @@ export function metadataRoutes(): RouteDefinition[] {
       operationId: 'getPlugin',
       summary: 'One plugin descriptor',
       tags,
-      auth: 'token',
+      access: { permission: 'workflow:read' },
       params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
       responses: { 200: { description: 'The descriptor', schema: Descriptor } },
       handler({ params }) {

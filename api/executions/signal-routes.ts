@@ -25,7 +25,7 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
       summary: 'Deliver a signal to an execution waiting on it',
       description: 'The body is passed verbatim as the signal payload. 409 when the execution is not waiting on that signal name.',
       tags,
-      auth: 'token',
+      access: { permission: 'execution:signal' },
       params: SignalParams,
       body: SignalPayload,
       bodyOptional: true,
@@ -50,7 +50,7 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
       description:
         'Releases the oldest open wait declared with this signal name and correlation key (optionally within one workflow); 409 when none waits.',
       tags,
-      auth: 'token',
+      access: { permission: 'execution:signal' },
       params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }),
       body: CorrelatedSignalBody,
       errors: [409, 503],

@@ -55,7 +55,7 @@ function callbackRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
     operationId: `webhookCallback_${method}`,
     summary: 'Release a webhook-wait step with this request',
     tags,
-    auth: 'none',
+    access: { public: 'the one-time callback token in the URL is the capability' },
     params: Type.Object({
       executionId: Type.String({ minLength: 1, maxLength: 128 }),
       token: Type.String({ minLength: 16, maxLength: 64, pattern: '^[A-Za-z0-9]+$' }),
@@ -87,7 +87,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
     operationId: `webhook_${method}`,
     summary: 'Webhook ingress: start an execution or signal a waiting one',
     tags,
-    auth: 'none',
+    access: { public: 'the webhook token in the URL is the capability (checked in constant time; HMAC-signed when the trigger says so)' },
     params: Type.Object({ token: Type.String({ minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }) }),
     ...(method === 'get' ? {} : { body: Type.Unknown(), bodyOptional: true }),
     responses: { 202: { description: 'Accepted', schema: Type.Object({ accepted: Type.Literal(true) }) } },

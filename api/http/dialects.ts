@@ -1,15 +1,18 @@
 /**
- * The three error dialects of the API contract, chosen by route family:
- * - problem+json for the workflow engine (`/workflows/**` except config),
- * - `{error, message}` for secrets and variables (`/workflows/config**`), whose
+ * The three error dialects of the API contract, one per route family:
+ * - problem+json for the workflow engine,
+ * - `{error, message}` for secrets and variables (config entries), whose
  *   5xx answers fall back to problem+json,
- * - `{statusCode, error, message, code}` for everything else (administration).
+ * - `{statusCode, error, message, code}` for administration (and operations).
+ * Each area stamps its dialect on its route declarations (`withDialect`); the path
+ * decides only for requests that match no declared route (404, 405).
  */
 import type { HttpError } from './errors';
 
 export type Dialect = 'problem' | 'config' | 'admin';
 
-export function dialectFor(path: string): Dialect {
+/** The dialect of a request no route declared: that of the family whose paths it falls under. */
+export function unmatchedRouteDialect(path: string): Dialect {
   if (path === '/workflows/config' || path.startsWith('/workflows/config/')) return 'config';
   if (path === '/workflows' || path.startsWith('/workflows/')) return 'problem';
   return 'admin';

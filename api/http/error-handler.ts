@@ -1,11 +1,11 @@
 /**
  * The one error handler, first in the chain after request id and logging:
- * renders every failure in the dialect of the route family. Unknown errors are
+ * renders every failure in the dialect of the matched route's family. Unknown errors are
  * logged with their stack and answered as a bare 500.
  */
 import type { Middleware } from 'koa';
 import type { Logger } from '../../config/logger';
-import { dialectFor, renderError } from './dialects';
+import { renderError, unmatchedRouteDialect } from './dialects';
 import { HttpError, internalError, notFound } from './errors';
 import type { AppState } from './route';
 
@@ -29,7 +29,7 @@ export function errorHandler(logger: Logger, problemTypeBase: string): Middlewar
       if (error.status >= 500) {
         logger.error({ err: caught, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'request failed');
       }
-      const rendered = renderError(error, dialectFor(ctx.path), ctx.path, problemTypeBase);
+      const rendered = renderError(error, ctx.state.dialect ?? unmatchedRouteDialect(ctx.path), ctx.path, problemTypeBase);
       ctx.status = error.status;
       if (error.headers) ctx.set(error.headers);
       ctx.body = rendered.body;

@@ -3,8 +3,8 @@
  * schemas Ajv validates with, plus the error responses of each route family.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { dialectFor, type Dialect } from './dialects';
-import type { RouteDefinition } from './route';
+import { unmatchedRouteDialect, type Dialect } from './dialects';
+import { needsToken, type RouteDefinition } from './route';
 import { AdminErrorSchema, ConfigErrorSchema, ProblemSchema } from './error-schemas';
 
 type JsonObject = Record<string, unknown>;
@@ -57,7 +57,8 @@ function operation(route: RouteDefinition): JsonObject {
     tags: route.tags,
   };
   if (route.description) op.description = route.description;
-  op.security = route.auth === 'token' ? [{ bearerAuth: [] }] : [];
+  op.security = needsToken(route) ? [{ bearerAuth: [] }] : [];
+  if ('permission' in route.access) op['x-permission'] = route.access.permission;
 
   const parameters = [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')];
   if (parameters.length > 0) op.parameters = parameters;
@@ -78,7 +79,7 @@ function operation(route: RouteDefinition): JsonObject {
         : {}),
     };
   }
-  const dialect = dialectFor(route.path);
+  const dialect = route.dialect ?? unmatchedRouteDialect(route.path);
   for (const status of errorStatuses(route)) {
     // Config endpoints answer 5xx as problem details, like the rest of the workflow engine.
     const schemaName = dialect === 'config' && status >= 500 ? 'Problem' : ERROR_SCHEMA_NAMES[dialect];
@@ -100,7 +101,7 @@ export function errorStatuses(route: RouteDefinition): number[] {
     statuses.add(413);
     statuses.add(415);
   }
-  if (route.auth === 'token') statuses.add(401);
+  if (needsToken(route)) statuses.add(401);
   statuses.add(500);
   return [...statuses].sort((a, b) => a - b);
 }

@@ -9,13 +9,29 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { ParameterizedContext } from 'koa';
 import { bearerToken, type AuthContext, type TokenVerifier } from './auth';
 import { readBody, type BodyFormat } from './body';
+import type { Dialect } from './dialects';
 import { unauthorized, validationFailed, type FieldError } from './errors';
+import type { Permission } from './permissions';
 import { compileValidator } from './validation';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+/**
+ * A route's access rule. `permission`: a bearer token is required, and the permission is the
+ * one the route checks on its target's NRN through the access module (administration today;
+ * the engine's checks are issue 10's). `public`: no token, and the reason anyone may call it
+ * (health checks, webhook ingress whose URL token is the capability, …).
+ */
+export type RouteAccess = { permission: Permission } | { public: string };
+
+export function needsToken(route: Pick<RouteDefinition, 'access'>): boolean {
+  return 'permission' in route.access;
+}
+
 export interface AppState {
   requestId: string;
+  /** The error dialect of the matched route's family (unmatched requests: see dialects.ts). */
+  dialect?: Dialect;
   auth?: AuthContext;
   /** The request body as received, when the route read one. */
   rawBody?: string;
@@ -33,7 +49,7 @@ export interface HandlerInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
-  /** Present on every route with `auth: 'token'`. */
+  /** Present on every route whose access names a permission. */
   auth: AuthContext;
   ctx: AppContext;
 }
@@ -58,7 +74,10 @@ export interface RouteDefinition<
   summary: string;
   description?: string;
   tags: string[];
-  auth: 'none' | 'token';
+  /** Who may call it: a token holding a permission, or anyone, for a stated reason. Required: mounting a route without it fails. */
+  access: RouteAccess;
+  /** The error dialect of its route family, stamped by the area that owns it (`withDialect`). */
+  dialect?: Dialect;
   params?: P;
   query?: Q;
   body?: B;
@@ -93,11 +112,32 @@ export interface MountOptions {
 }
 
 export function mountRoutes(router: Router<AppState>, routes: RouteDefinition[], options: MountOptions): void {
+  for (const route of routes) assertAccessDeclared(route);
   for (const route of routes) {
     router.register(koaPath(route.path), [route.method.toUpperCase()], createHandler(route, options), {
       name: route.operationId,
     });
   }
+}
+
+/** Authorization is structural: a route that names neither a permission nor why it is public is refused at start-up. */
+export function assertAccessDeclared(route: RouteDefinition): void {
+  const access = route.access as Partial<{ permission: unknown; public: unknown }> | undefined;
+  const named =
+    access !== undefined &&
+    (typeof access.permission === 'string'
+      ? /^[a-z_]+:[a-z]+$/.test(access.permission)
+      : typeof access.public === 'string' && access.public.trim() !== '');
+  if (!named) {
+    throw new Error(
+      `route ${route.method.toUpperCase()} ${route.path} (${route.operationId}) declares no access: name its permission or why it is public`,
+    );
+  }
+}
+
+/** Stamps the error dialect of a route family on its declarations. */
+export function withDialect(dialect: Dialect, routes: RouteDefinition[]): RouteDefinition[] {
+  return routes.map((route) => ({ ...route, dialect }));
 }
 
 function createHandler(route: RouteDefinition, options: MountOptions) {
@@ -107,8 +147,9 @@ function createHandler(route: RouteDefinition, options: MountOptions) {
   const formats = route.bodyFormats ?? ['json'];
 
   return async (ctx: AppContext & { params: Record<string, string> }) => {
+    if (route.dialect) ctx.state.dialect = route.dialect;
     let auth: AuthContext | undefined;
-    if (route.auth === 'token') {
+    if (needsToken(route)) {
       const token = bearerToken(ctx.get('authorization'));
       if (token === undefined) throw unauthorized();
       auth = await options.verifier.verify(token);

@@ -34,7 +34,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'listWorkflowRevisions',
       summary: 'List revisions (newest first)',
       tags,
-      auth: 'token',
+      access: { permission: 'workflow:read' },
       params: WorkflowRef,
       query: Type.Object({ includeDefinition: Type.Optional(Type.Boolean({ default: false })), ...Paging }),
       responses: { 200: { description: 'A page of revisions', schema: page(Revision) } },
@@ -56,7 +56,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'getWorkflowRevision',
       summary: 'Get one revision with its definition',
       tags,
-      auth: 'token',
+      access: { permission: 'workflow:read' },
       params: RevisionParams,
       responses: { 200: { description: 'The revision', schema: Revision } },
       async handler({ params, auth }) {
@@ -72,7 +72,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'listWorkflowAliases',
       summary: 'List aliases with per-trigger state',
       tags,
-      auth: 'token',
+      access: { permission: 'workflow:read' },
       params: WorkflowRef,
       responses: { 200: { description: 'Aliases', schema: Type.Object({ data: Type.Array(Alias) }) } },
       async handler({ params, auth }) {
@@ -94,7 +94,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'getWorkflowAlias',
       summary: 'Get one alias',
       tags,
-      auth: 'token',
+      access: { permission: 'workflow:read' },
       params: AliasParams,
       responses: { 200: { description: 'The alias', schema: Alias } },
       async handler({ params, auth }) {
@@ -111,7 +111,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       summary: 'Create or repoint an alias',
       description: '`latest` is reserved. Repointing an active alias moves its trigger registrations to the new revision atomically.',
       tags,
-      auth: 'token',
+      access: { permission: 'workflow:write' },
       params: AliasParams,
       body: Type.Object(
         {
@@ -134,7 +134,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'createWorkflowAlias',
       summary: 'Create an alias (409 when it exists)',
       tags,
-      auth: 'token',
+      access: { permission: 'workflow:write' },
       params: WorkflowRef,
       body: Type.Object(
         {
@@ -160,7 +160,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       description:
         'All or nothing: if one trigger fails to register, the others are torn down, the alias stays inactive and each trigger state is failed.',
       tags,
-      auth: 'token',
+      access: { permission: 'workflow:write' },
       params: AliasParams,
       body: Type.Object({}, { additionalProperties: true }),
       bodyOptional: true,
@@ -176,7 +176,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'deactivateWorkflowAlias',
       summary: 'Tear down the alias triggers (best effort)',
       tags,
-      auth: 'token',
+      access: { permission: 'workflow:write' },
       params: AliasParams,
       body: Type.Object({}, { additionalProperties: true }),
       bodyOptional: true,
@@ -208,7 +208,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'deleteWorkflowAlias',
       summary: 'Delete an alias (409 while active)',
       tags,
-      auth: 'token',
+      access: { permission: 'workflow:write' },
       params: AliasParams,
       responses: { 204: { description: 'Deleted' } },
       errors: [409],

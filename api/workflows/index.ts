@@ -1,5 +1,5 @@
 /** Routes of the workflow-definition area: definitions, revisions, aliases, triggers, config entries. */
-import type { RouteDefinition } from '../http/route';
+import { withDialect, type RouteDefinition } from '../http/route';
 import type { AreaDeps } from '../area-deps';
 import { aliasRoutes } from './alias-routes';
 import { configRoutes } from './config-routes';
@@ -22,5 +22,8 @@ export function workflowRoutes(deps: AreaDeps, options: WorkflowRouteOptions = {
     encryptionKey: deps.encryptionKey,
     registrars,
   };
-  return [...definitionRoutes(workflowDeps), ...aliasRoutes(workflowDeps), ...triggerRoutes(workflowDeps), ...configRoutes(workflowDeps)];
+  return [
+    ...withDialect('problem', [...definitionRoutes(workflowDeps), ...aliasRoutes(workflowDeps), ...triggerRoutes(workflowDeps)]),
+    ...withDialect('config', configRoutes(workflowDeps)),
+  ];
 }

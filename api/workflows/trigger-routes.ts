@@ -22,7 +22,7 @@ export function triggerRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'listWorkflowTriggers',
       summary: 'List trigger bindings across aliases',
       tags: ['Workflow triggers'],
-      auth: 'token',
+      access: { permission: 'workflow:read' },
       query: Type.Object({ workflowId: Type.Optional(Type.String({ minLength: 1 })), status: Type.Optional(Status) }),
       responses: {
         200: {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Access } from '../../api/admin/access';
 import { NRN_LEVELS, parseNrn } from '../../api/admin/nrn';
-import { permits, type Permission } from '../../api/admin/permissions';
+import { permits, type Permission } from '../../api/http/permissions';
 import { notFound as httpNotFound } from '../../api/http/errors';
 
 const caller = { userId: 1, organizationId: 1, userType: 'person' as const, subject: '1' };

@@ -1,9 +1,22 @@
 /**
  * Permissions are `<resource>:<verb>` strings; a role may hold wildcards
  * (`*`, `account:*`, `*:read`). Pure, so the roles catalog stays plain data.
+ * Every route declaration names the permission it needs (api/http/route.ts).
  */
-export type Resource = 'account' | 'user' | 'grant' | 'role' | 'service_specification' | 'provider_specification' | 'service' | 'action';
-export type Verb = 'read' | 'write';
+export type Resource =
+  | 'account'
+  | 'user'
+  | 'grant'
+  | 'role'
+  | 'service_specification'
+  | 'provider_specification'
+  | 'service'
+  | 'action'
+  // The workflow engine: definitions, their executions, and secrets and variables.
+  | 'workflow'
+  | 'execution'
+  | 'config';
+export type Verb = 'read' | 'write' | 'execute' | 'signal' | 'cancel';
 export type Permission = `${Resource}:${Verb}`;
 
 export function permits(granted: readonly string[], needed: Permission): boolean {
