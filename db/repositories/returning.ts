@@ -1,16 +1,17 @@
 /**
  * Writes that answer with the whole row, in one statement: the query builder's INSERT or UPDATE
  * with `RETURNING selectColumns(...)`, so the row comes back as the entity (bigint ids as numbers,
- * which TypeORM's own generated maps would leave as strings).
+ * which TypeORM's own generated maps would leave as strings). Values are plain entity
+ * fields (jsonb objects are serialized by TypeORM).
  */
 import type { ObjectLiteral, QueryDeepPartialEntity, Repository } from 'typeorm';
 import { selectColumns } from '../sql';
 
-export async function insertReturning<T extends ObjectLiteral>(repository: Repository<T>, values: QueryDeepPartialEntity<T>): Promise<T> {
+export async function insertReturning<T extends ObjectLiteral>(repository: Repository<T>, values: Partial<T>): Promise<T> {
   const result = await repository
     .createQueryBuilder()
     .insert()
-    .values(values)
+    .values(values as QueryDeepPartialEntity<T>)
     .returning(selectColumns(repository.manager, repository.target))
     .updateEntity(false)
     .execute();
@@ -21,12 +22,12 @@ export async function insertReturning<T extends ObjectLiteral>(repository: Repos
 export async function updateReturning<T extends ObjectLiteral & { id: string | number }>(
   repository: Repository<T>,
   id: T['id'],
-  values: QueryDeepPartialEntity<T>,
+  values: Partial<T>,
 ): Promise<T | undefined> {
   const result = await repository
     .createQueryBuilder()
     .update()
-    .set(values)
+    .set(values as QueryDeepPartialEntity<T>)
     .where('id = :id', { id })
     .returning(selectColumns(repository.manager, repository.target))
     .updateEntity(false)
