@@ -4,14 +4,14 @@
  * which TypeORM's own generated maps would leave as strings). Values are plain entity
  * fields (jsonb objects are serialized by TypeORM).
  */
-import type { ObjectLiteral, QueryDeepPartialEntity, Repository } from 'typeorm';
+import type { ObjectLiteral, Repository } from 'typeorm';
 import { selectColumns } from '../sql';
 
 export async function insertReturning<T extends ObjectLiteral>(repository: Repository<T>, values: Partial<T>): Promise<T> {
   const result = await repository
     .createQueryBuilder()
     .insert()
-    .values(values as QueryDeepPartialEntity<T>)
+    .values(values)
     .returning(selectColumns(repository.manager, repository.target))
     .updateEntity(false)
     .execute();
@@ -27,7 +27,7 @@ export async function updateReturning<T extends ObjectLiteral & { id: string | n
   const result = await repository
     .createQueryBuilder()
     .update()
-    .set(values as QueryDeepPartialEntity<T>)
+    .set(values)
     .where('id = :id', { id })
     .returning(selectColumns(repository.manager, repository.target))
     .updateEntity(false)
