@@ -7,7 +7,8 @@
 import type { DataSource } from 'typeorm';
 import type { AuthContext } from '../http/auth';
 import { HttpError, forbidden } from '../http/errors';
-import { callerGrants, type RoleRecord } from '../../db/stores/authorization';
+import type { RoleEntity } from '../../db/entities/role';
+import { GrantRepository } from '../../db/repositories/grant-repository';
 import { nrnContains, parseNrn, type Nrn } from './nrn';
 import { permits, type Permission } from '../http/permissions';
 
@@ -100,9 +101,9 @@ export class Access {
   }
 
   /** Whether the caller holds, on an NRN containing `target`, a role allowed to assign `role`. */
-  canAssign(role: Pick<RoleRecord, 'assignable_by'>, target: string): boolean {
+  canAssign(role: Pick<RoleEntity, 'assignableBy'>, target: string): boolean {
     const nrn = parseNrn(target);
-    return nrn !== undefined && this.grants.some((g) => nrnContains(g.nrn, nrn) && role.assignable_by.includes(g.roleSlug));
+    return nrn !== undefined && this.grants.some((g) => nrnContains(g.nrn, nrn) && role.assignableBy.includes(g.roleSlug));
   }
 }
 
@@ -116,10 +117,14 @@ export function callerFrom(auth: AuthContext): Caller {
 
 export async function loadAccess(dataSource: DataSource, auth: AuthContext): Promise<Access> {
   const caller = callerFrom(auth);
-  const rows = await callerGrants(dataSource.manager, caller);
+  const rows = await GrantRepository.of(dataSource.manager).activeOfCaller({
+    id: caller.userId,
+    organizationId: caller.organizationId,
+    type: caller.userType,
+  });
   const grants = rows.flatMap((row) => {
     const nrn = parseNrn(row.nrn);
-    return nrn ? [{ nrn, roleSlug: row.role_slug, permissions: row.permissions }] : [];
+    return nrn ? [{ nrn, roleSlug: row.roleSlug, permissions: row.permissions }] : [];
   });
   return new Access(caller, grants);
 }

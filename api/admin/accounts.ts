@@ -4,17 +4,10 @@ import type { DataSource } from 'typeorm';
 import { isUniqueViolation } from '../../db/sql';
 import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import {
-  findAccount,
-  insertAccount,
-  listAccounts,
-  listAccountsAmong,
-  slugsLike,
-  softDeleteAccount,
-  updateAccount,
-  upsertAccountMetadata,
-  type AccountRecord,
-} from '../../db/stores/accounts';
+import type { AccountEntity } from '../../db/entities/account';
+import type { MetadataEntryEntity } from '../../db/entities/metadata-entry';
+import { AccountRepository } from '../../db/repositories/account-repository';
+import { MetadataEntryRepository, type MetadataFields } from '../../db/repositories/metadata-entry-repository';
 import { loadAccess, type Access } from './access';
 import { accountNrn, organizationNrn } from './nrn';
 import {
@@ -35,23 +28,31 @@ const organizationNotFound = (id: number | string) => () => notFound(`Organizati
 const slugTaken = (slug: string) =>
   new HttpError(409, 'ACCOUNT.SLUG_TAKEN', `An account with slug "${slug}" already exists in the organization.`);
 
-function accountOut(a: AccountRecord, options: { include?: string[]; showDeleted?: boolean } = {}) {
+/** The catalog's entity kind of accounts. */
+const ACCOUNT = 'account';
+
+interface AccountWithMetadata {
+  account: AccountEntity;
+  metadata: MetadataEntryEntity | null;
+}
+
+function accountOut(a: AccountEntity, metadata: MetadataEntryEntity | null, options: { include?: string[]; showDeleted?: boolean } = {}) {
   const include = options.include ?? [];
   return {
     id: a.id,
     name: a.name,
     slug: a.slug,
-    organization_id: a.organization_id,
+    organization_id: a.organizationId,
     status: a.status,
-    ...(options.showDeleted ? { deleted_at: a.deleted_at === null ? null : iso(a.deleted_at) } : {}),
-    ...(a.metadata
+    ...(options.showDeleted ? { deleted_at: a.deletedAt === null ? null : iso(a.deletedAt) } : {}),
+    ...(metadata
       ? {
           metadata: {
-            key: a.metadata.key,
-            value: a.metadata.value,
+            key: metadata.key,
+            value: metadata.value,
             additional_properties: {
-              ...(include.includes('schemas') ? { schemas: a.metadata.schemas } : {}),
-              ...(include.includes('tags') ? { tags: a.metadata.tags } : {}),
+              ...(include.includes('schemas') ? { schemas: metadata.schemas } : {}),
+              ...(include.includes('tags') ? { tags: metadata.tags } : {}),
             },
           },
         }
@@ -59,7 +60,16 @@ function accountOut(a: AccountRecord, options: { include?: string[]; showDeleted
   };
 }
 
-const metadataRecord = (m: Static<typeof MetadataInput>) => ({
+/** The account and its catalog entry (two statements sent at once, on two pooled connections). */
+async function findWithMetadata(dataSource: DataSource, id: number): Promise<AccountWithMetadata | undefined> {
+  const [account, metadata] = await Promise.all([
+    AccountRepository.of(dataSource.manager).findOneBy({ id }),
+    MetadataEntryRepository.of(dataSource.manager).findFor(ACCOUNT, id),
+  ]);
+  return account ? { account, metadata } : undefined;
+}
+
+const metadataFields = (m: Static<typeof MetadataInput>): MetadataFields => ({
   key: m.key,
   value: m.value,
   schemas: m.additional_properties?.schemas ?? [],
@@ -74,11 +84,12 @@ async function accessibleAccount(
   permission: 'account:read' | 'account:write',
   showDeleted = false,
 ) {
-  const account = await findAccount(dataSource.manager, id);
-  if (!account) throw accountNotFound(id)();
-  access.require(permission, accountNrn(account.organization_id, account.id), accountNotFound(id));
-  if (account.deleted_at !== null && !showDeleted) throw accountNotFound(id)();
-  return account;
+  const found = await findWithMetadata(dataSource, id);
+  if (!found) throw accountNotFound(id)();
+  const { account } = found;
+  access.require(permission, accountNrn(account.organizationId, account.id), accountNotFound(id));
+  if (account.deletedAt !== null && !showDeleted) throw accountNotFound(id)();
+  return found;
 }
 
 async function create(dataSource: DataSource, body: Static<typeof CreateAccountBody>): Promise<number> {
@@ -86,18 +97,18 @@ async function create(dataSource: DataSource, body: Static<typeof CreateAccountB
   for (let attempt = 1; attempt <= 5; attempt += 1) {
     let slug = base;
     if (body.slug === undefined) {
-      const taken = await slugsLike(dataSource.manager, body.organization_id, base);
+      const taken = await AccountRepository.of(dataSource.manager).slugsLike(body.organization_id, base);
       for (let n = 1; taken.has((slug = slugCandidate(base, n, ACCOUNT_SLUG_MAX))); n += 1);
     }
     try {
       return await dataSource.transaction(async (manager) => {
-        const id = await insertAccount(manager, {
+        const id = await AccountRepository.of(manager).insertAccount({
           organizationId: body.organization_id,
           name: body.name,
           slug,
           status: body.status ?? 'active',
         });
-        if (body.metadata) await upsertAccountMetadata(manager, id, metadataRecord(body.metadata));
+        if (body.metadata) await MetadataEntryRepository.of(manager).put(ACCOUNT, id, metadataFields(body.metadata));
         return id;
       });
     } catch (error) {
@@ -125,7 +136,8 @@ export function accountRoutes({ dataSource }: { dataSource: DataSource }): Route
         const access = await loadAccess(dataSource, auth);
         access.require('account:write', organizationNrn(body.organization_id), organizationNotFound(body.organization_id));
         const id = await create(dataSource, body);
-        return { status: 201, body: accountOut((await findAccount(dataSource.manager, id))!, { include: ['schemas', 'tags'] }) };
+        const { account, metadata } = (await findWithMetadata(dataSource, id))!;
+        return { status: 201, body: accountOut(account, metadata, { include: ['schemas', 'tags'] }) };
       },
     }),
     defineRoute({
@@ -144,13 +156,18 @@ export function accountRoutes({ dataSource }: { dataSource: DataSource }): Route
         const readable = access.accountsWith('account:read', org);
         // Someone granted on single accounts lists those; without any, the usual 404/403.
         if (readable !== 'all' && readable.length === 0) access.require('account:read', organizationNrn(org), organizationNotFound(org));
+        const accounts = AccountRepository.of(dataSource.manager);
         const page =
           readable === 'all'
-            ? await listAccounts(dataSource.manager, org, query.offset, query.limit)
-            : await listAccountsAmong(dataSource.manager, org, readable, query.offset, query.limit);
+            ? await accounts.listLive(org, query.offset, query.limit)
+            : await accounts.listLiveAmong(org, readable, query.offset, query.limit);
+        // Lists never carry metadata.
         return {
           status: 200,
-          body: { paging: { total: page.total, offset: query.offset, limit: query.limit }, results: page.rows.map((a) => accountOut(a)) },
+          body: {
+            paging: { total: page.total, offset: query.offset, limit: query.limit },
+            results: page.rows.map((a) => accountOut(a, null)),
+          },
         };
       },
     }),
@@ -167,9 +184,9 @@ export function accountRoutes({ dataSource }: { dataSource: DataSource }): Route
       errors: ADMIN_ERRORS,
       handler: async ({ params, query, auth }) => {
         const access = await loadAccess(dataSource, auth);
-        const account = await accessibleAccount(dataSource, access, params.id, 'account:read', query.show_deleted);
+        const { account, metadata } = await accessibleAccount(dataSource, access, params.id, 'account:read', query.show_deleted);
         const include = query.metadata_include?.split(',') ?? [];
-        return { status: 200, body: accountOut(account, { include, showDeleted: query.show_deleted }) };
+        return { status: 200, body: accountOut(account, metadata, { include, showDeleted: query.show_deleted }) };
       },
     }),
     defineRoute({
@@ -188,14 +205,15 @@ export function accountRoutes({ dataSource }: { dataSource: DataSource }): Route
         await accessibleAccount(dataSource, access, params.id, 'account:write');
         try {
           await dataSource.transaction(async (manager) => {
-            await updateAccount(manager, params.id, body);
-            if (body.metadata) await upsertAccountMetadata(manager, params.id, metadataRecord(body.metadata));
+            await AccountRepository.of(manager).updateLive(params.id, body);
+            if (body.metadata) await MetadataEntryRepository.of(manager).put(ACCOUNT, params.id, metadataFields(body.metadata));
           });
         } catch (error) {
           if (isUniqueViolation(error)) throw slugTaken(body.slug ?? '');
           throw error;
         }
-        return { status: 200, body: accountOut((await findAccount(dataSource.manager, params.id))!, { include: ['schemas', 'tags'] }) };
+        const { account, metadata } = (await findWithMetadata(dataSource, params.id))!;
+        return { status: 200, body: accountOut(account, metadata, { include: ['schemas', 'tags'] }) };
       },
     }),
     defineRoute({
@@ -211,7 +229,7 @@ export function accountRoutes({ dataSource }: { dataSource: DataSource }): Route
       handler: async ({ params, auth }) => {
         const access = await loadAccess(dataSource, auth);
         await accessibleAccount(dataSource, access, params.id, 'account:write');
-        if (!(await softDeleteAccount(dataSource.manager, params.id))) throw accountNotFound(params.id)();
+        if (!(await AccountRepository.of(dataSource.manager).softDeleteLive(params.id))) throw accountNotFound(params.id)();
         return { status: 204 };
       },
     }),

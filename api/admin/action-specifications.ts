@@ -4,7 +4,8 @@ import type { DataSource } from 'typeorm';
 import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { isUniqueViolation } from '../../db/sql';
-import { findActionSpec, insertActionSpec, listActionSpecs, type ActionSpecRecord } from '../../db/stores/service-specifications';
+import type { ActionSpecificationEntity } from '../../db/entities/action-specification';
+import { ActionSpecificationRepository } from '../../db/repositories/action-specification-repository';
 import { loadAccess } from './access';
 import { ADMIN_ERRORS, Uuid, UuidParams } from './schemas/common';
 import { ActionSpecification, CreateActionSpecificationBody } from './schemas/service-specifications';
@@ -13,16 +14,16 @@ import { visibleSpec } from './service-specifications';
 import { slugify } from './slug';
 import { compileUserSchema } from './user-schema';
 
-export const actionSpecOut = (a: ActionSpecRecord) => ({
+export const actionSpecOut = (a: ActionSpecificationEntity) => ({
   id: a.id,
-  service_specification_id: a.service_specification_id,
+  service_specification_id: a.serviceSpecificationId,
   name: a.name,
   slug: a.slug,
   type: a.type,
   parameters: a.parameters,
   results: a.results,
-  created_at: iso(a.created_at),
-  updated_at: iso(a.updated_at),
+  created_at: iso(a.createdAt),
+  updated_at: iso(a.updatedAt),
 });
 
 export function actionSpecificationRoutes({ dataSource }: { dataSource: DataSource }): RouteDefinition[] {
@@ -39,7 +40,10 @@ export function actionSpecificationRoutes({ dataSource }: { dataSource: DataSour
       errors: ADMIN_ERRORS,
       handler: async ({ params, auth }) => {
         const spec = await visibleSpec(dataSource, await loadAccess(dataSource, auth), params.id);
-        return { status: 200, body: { results: (await listActionSpecs(dataSource.manager, spec.id)).map(actionSpecOut) } };
+        return {
+          status: 200,
+          body: { results: (await ActionSpecificationRepository.of(dataSource.manager).ofSpecification(spec.id)).map(actionSpecOut) },
+        };
       },
     }),
     defineRoute({
@@ -54,8 +58,8 @@ export function actionSpecificationRoutes({ dataSource }: { dataSource: DataSour
       errors: ADMIN_ERRORS,
       handler: async ({ params, auth }) => {
         const spec = await visibleSpec(dataSource, await loadAccess(dataSource, auth), params.id);
-        const action = await findActionSpec(dataSource.manager, params.actionSpecificationId);
-        if (!action || action.service_specification_id !== spec.id) {
+        const action = await ActionSpecificationRepository.of(dataSource.manager).findOneBy({ id: params.actionSpecificationId });
+        if (!action || action.serviceSpecificationId !== spec.id) {
           throw notFound(`Action specification ${params.actionSpecificationId} not found.`, 'ACTION_SPECIFICATION.NOT_FOUND');
         }
         return { status: 200, body: actionSpecOut(action) };
@@ -80,7 +84,7 @@ export function actionSpecificationRoutes({ dataSource }: { dataSource: DataSour
         compileUserSchema(results, 'service', '/results');
         const slug = slugify(body.name, 255, 'action');
         try {
-          const created = await insertActionSpec(dataSource.manager, spec.id, {
+          const created = await ActionSpecificationRepository.of(dataSource.manager).insertCustom(spec.id, {
             name: body.name,
             slug,
             type: 'custom',

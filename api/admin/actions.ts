@@ -6,15 +6,11 @@ import type { Static } from '@sinclair/typebox';
 import type { DataSource } from 'typeorm';
 import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { findActionSpec, type ActionSpecRecord } from '../../db/stores/service-specifications';
-import {
-  findAction,
-  insertAction,
-  listActions,
-  updateAction,
-  type ServiceActionRecord,
-  type ServiceRecord,
-} from '../../db/stores/services';
+import type { ActionSpecificationEntity } from '../../db/entities/action-specification';
+import type { ServiceEntity } from '../../db/entities/service';
+import type { ServiceActionEntity } from '../../db/entities/service-action';
+import { ActionSpecificationRepository } from '../../db/repositories/action-specification-repository';
+import { ServiceActionRepository } from '../../db/repositories/service-action-repository';
 import { loadAccess } from './access';
 import { ADMIN_ERRORS, Paged, UuidParams } from './schemas/common';
 import { Action, ActionParams, CreateActionBody, ListActionsQuery, UpdateActionBody, type Message } from './schemas/services';
@@ -25,27 +21,27 @@ import { compileUserSchema } from './user-schema';
 
 const actionNotFound = (id: string) => notFound(`Action ${id} not found.`, 'ACTION.NOT_FOUND');
 
-const actionOut = (a: ServiceActionRecord) => ({
+const actionOut = (a: ServiceActionEntity) => ({
   id: a.id,
   name: a.name,
   slug: a.slug,
-  specification_id: a.specification_id,
-  desired_specification_id: a.desired_specification_id,
+  specification_id: a.specificationId,
+  desired_specification_id: a.desiredSpecificationId,
   messages: a.messages,
-  created_at: isoDate(a.created_at),
-  updated_at: isoDate(a.updated_at),
+  created_at: isoDate(a.createdAt),
+  updated_at: isoDate(a.updatedAt),
   status: a.status,
   parameters: a.parameters,
   results: a.results,
-  service_id: a.service_id,
-  link_id: a.link_id,
-  created_by: a.created_by,
+  service_id: a.serviceId,
+  link_id: a.linkId,
+  created_by: a.createdBy,
 });
 
 /** An action specification of the service's own specification. */
-async function actionSpecOf(dataSource: DataSource, service: ServiceRecord, id: string, field: string): Promise<ActionSpecRecord> {
-  const spec = await findActionSpec(dataSource.manager, id);
-  if (!spec || spec.service_specification_id !== service.specification_id) {
+async function actionSpecOf(dataSource: DataSource, service: ServiceEntity, id: string, field: string): Promise<ActionSpecificationEntity> {
+  const spec = await ActionSpecificationRepository.of(dataSource.manager).findOneBy({ id });
+  if (!spec || spec.serviceSpecificationId !== service.specificationId) {
     throw new HttpError(
       400,
       'ACTION.UNKNOWN_SPECIFICATION',
@@ -92,14 +88,14 @@ export function actionRoutes({ dataSource }: { dataSource: DataSource }): RouteD
         const parameters = body.parameters ?? {};
         checkAgainst(spec.parameters, parameters, 'parameters');
         const name = body.name ?? spec.name;
-        const action = await insertAction(dataSource.manager, {
-          service_id: service.id,
+        const action = await ServiceActionRepository.of(dataSource.manager).insertAction({
+          serviceId: service.id,
           name,
           slug: slugify(name, 255, 'action'),
-          specification_id: spec.id,
+          specificationId: spec.id,
           status: 'pending',
           parameters,
-          created_by: access.caller.subject,
+          createdBy: access.caller.subject,
         });
         return { status: 201, body: actionOut(action) };
       },
@@ -117,7 +113,7 @@ export function actionRoutes({ dataSource }: { dataSource: DataSource }): RouteD
       errors: ADMIN_ERRORS,
       handler: async ({ params, query, auth }) => {
         const service = await accessibleService(dataSource, await loadAccess(dataSource, auth), params.id, 'action:read');
-        const page = await listActions(dataSource.manager, service.id, query.offset, query.limit);
+        const page = await ServiceActionRepository.of(dataSource.manager).page(service.id, query.offset, query.limit);
         return {
           status: 200,
           body: { paging: { total: page.total, offset: query.offset, limit: query.limit }, results: page.rows.map(actionOut) },
@@ -136,7 +132,7 @@ export function actionRoutes({ dataSource }: { dataSource: DataSource }): RouteD
       errors: ADMIN_ERRORS,
       handler: async ({ params, auth }) => {
         const service = await accessibleService(dataSource, await loadAccess(dataSource, auth), params.serviceId, 'action:read');
-        const action = await findAction(dataSource.manager, service.id, params.id);
+        const action = await ServiceActionRepository.of(dataSource.manager).findOneBy({ serviceId: service.id, id: params.id });
         if (!action) throw actionNotFound(params.id);
         return { status: 200, body: actionOut(action) };
       },
@@ -154,22 +150,28 @@ export function actionRoutes({ dataSource }: { dataSource: DataSource }): RouteD
       errors: ADMIN_ERRORS,
       handler: async ({ params, body, auth }) => {
         const service = await accessibleService(dataSource, await loadAccess(dataSource, auth), params.serviceId, 'action:write');
-        const action = await findAction(dataSource.manager, service.id, params.id);
+        const actions = ServiceActionRepository.of(dataSource.manager);
+        const action = await actions.findOneBy({ serviceId: service.id, id: params.id });
         if (!action) throw actionNotFound(params.id);
-        const desiredId = body.desired_specification_id === undefined ? action.desired_specification_id : body.desired_specification_id;
+        const desiredId = body.desired_specification_id === undefined ? action.desiredSpecificationId : body.desired_specification_id;
         const spec = await actionSpecOf(
           dataSource,
           service,
-          desiredId ?? action.specification_id,
+          desiredId ?? action.specificationId,
           desiredId ? 'desired_specification_id' : 'specification_id',
         );
         if (body.parameters) checkAgainst(spec.parameters, body.parameters, 'parameters');
         if (body.results) checkAgainst(spec.results, body.results, 'results');
-        const updated = await updateAction(dataSource.manager, action.id, {
-          ...body,
+        const updated = await actions.change(action.id, {
+          name: body.name,
           slug: body.name === undefined ? undefined : slugify(body.name, 255, 'action'),
+          desiredSpecificationId: body.desired_specification_id,
+          status: body.status,
+          parameters: body.parameters,
+          results: body.results,
           messages: body.messages && stamped(body.messages),
         });
+        if (!updated) throw actionNotFound(params.id);
         return { status: 200, body: actionOut(updated) };
       },
     }),

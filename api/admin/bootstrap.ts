@@ -5,6 +5,8 @@
  */
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../../config/logger';
+import { GrantRepository } from '../../db/repositories/grant-repository';
+import { UserRepository } from '../../db/repositories/user-repository';
 import { organizationNrn } from './nrn';
 
 export interface BootstrapAdmin {
@@ -24,18 +26,11 @@ export async function bootstrapAdmins(
   const usingDefault = admins.length === 0 && options.defaultFirstAdmin;
   const list = usingDefault ? [DEFAULT_FIRST_ADMIN] : admins;
   if (list.length === 0) return;
-  const created: Array<{ id: number }> = await dataSource.transaction(async (manager) => {
-    await manager.query(
-      `INSERT INTO users (id, organization_id, type)
-       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[]) ON CONFLICT (id) DO NOTHING`,
-      [list.map((a) => a.userId), list.map((a) => a.organizationId), list.map(() => 'person')],
-    );
-    return manager.query(
-      `INSERT INTO grants (user_id, nrn, role_id, status)
-       SELECT u, n, (SELECT id FROM roles WHERE slug = 'admin'), 'active' FROM unnest($1::bigint[], $2::text[]) AS w(u, n)
-       ON CONFLICT ON CONSTRAINT grants_unique DO NOTHING
-       RETURNING id::float8 AS id`,
-      [list.map((a) => a.userId), list.map((a) => organizationNrn(a.organizationId))],
+  const created = await dataSource.transaction(async (manager) => {
+    await UserRepository.of(manager).recordPeople(list.map((a) => ({ id: a.userId, organizationId: a.organizationId })));
+    return GrantRepository.of(manager).grantRoleOnce(
+      'admin',
+      list.map((a) => ({ userId: a.userId, nrn: organizationNrn(a.organizationId) })),
     );
   });
   const pairs = list.map((a) => `${a.userId}:${a.organizationId}`).join(',');

@@ -8,16 +8,11 @@
 import type { DataSource } from 'typeorm';
 import { HttpError } from '../http/errors';
 import { compileValidator } from '../http/validation';
-import {
-  existingGrantKeys,
-  findRoles,
-  grantKey,
-  insertGrants,
-  type GrantRecord,
-  type NewGrant,
-  type RoleRecord,
-  type UserRecord,
-} from '../../db/stores/authorization';
+import type { GrantEntity } from '../../db/entities/grant';
+import type { RoleEntity } from '../../db/entities/role';
+import type { UserEntity } from '../../db/entities/user';
+import { GrantRepository, type NewGrant } from '../../db/repositories/grant-repository';
+import { RoleRepository } from '../../db/repositories/role-repository';
 import type { Access } from './access';
 import { canonicalNrn, parseNrn } from './nrn';
 import { GrantItem } from './schemas/grants';
@@ -50,12 +45,20 @@ function bulkFailed(failure: GrantFailure): HttpError {
   });
 }
 
+const grantKey = (nrn: string, roleId: number): string => `${roleId}\u0000${nrn}`;
+
 interface Resolved extends NewGrant {
   index: number;
-  role: RoleRecord;
+  role: RoleEntity;
 }
 
-export async function bulkGrant(dataSource: DataSource, access: Access, user: UserRecord, items: unknown[]): Promise<GrantRecord[]> {
+/** A created grant with its role (the contract names the role's slug). */
+export interface CreatedGrant {
+  grant: GrantEntity;
+  role: RoleEntity;
+}
+
+export async function bulkGrant(dataSource: DataSource, access: Access, user: UserEntity, items: unknown[]): Promise<CreatedGrant[]> {
   try {
     const resolved = await resolveItems(dataSource, access, user, items);
     return await insertAll(dataSource, access, user, resolved);
@@ -65,7 +68,7 @@ export async function bulkGrant(dataSource: DataSource, access: Access, user: Us
   }
 }
 
-async function resolveItems(dataSource: DataSource, access: Access, user: UserRecord, items: unknown[]): Promise<Resolved[]> {
+async function resolveItems(dataSource: DataSource, access: Access, user: UserEntity, items: unknown[]): Promise<Resolved[]> {
   const failures: GrantFailure[] = [];
   const shaped = items.map((item, index) => {
     const errors = validateItem(item);
@@ -76,8 +79,7 @@ async function resolveItems(dataSource: DataSource, access: Access, user: UserRe
     return errors.length > 0 ? undefined : (item as { nrn: string; role_slug?: string; role_id?: number });
   });
   const present = shaped.filter((s) => s !== undefined);
-  const roles = await findRoles(
-    dataSource.manager,
+  const roles = await RoleRepository.of(dataSource.manager).findByIdsOrSlugs(
     present.flatMap((s) => (s.role_id === undefined ? [] : [s.role_id])),
     present.flatMap((s) => (s.role_slug === undefined ? [] : [s.role_slug])),
   );
@@ -91,10 +93,10 @@ async function resolveItems(dataSource: DataSource, access: Access, user: UserRe
     const roleName = item.role_id !== undefined ? `id ${item.role_id}` : `"${item.role_slug}"`;
     const nrn = canonicalNrn(item.nrn)!;
     if (!role) return fail(GRANT_CAUSES.roleNotFound, `role ${roleName} does not exist`);
-    if (parseNrn(nrn)![0] !== String(user.organization_id)) {
-      return fail(GRANT_CAUSES.outsideOrganization, `${nrn} is outside organization ${user.organization_id} of user ${user.id}`);
+    if (parseNrn(nrn)![0] !== String(user.organizationId)) {
+      return fail(GRANT_CAUSES.outsideOrganization, `${nrn} is outside organization ${user.organizationId} of user ${user.id}`);
     }
-    if (!role.user_types.includes(user.type)) {
+    if (!role.userTypes.includes(user.type)) {
       return fail(GRANT_CAUSES.userType, `role "${role.slug}" cannot be granted to a ${user.type.replace('_', ' ')}`);
     }
     if (!access.canAssign(role, nrn)) return fail(GRANT_CAUSES.notAssignable, `you may not assign role "${role.slug}" on ${nrn}`);
@@ -103,7 +105,7 @@ async function resolveItems(dataSource: DataSource, access: Access, user: UserRe
     if (first !== undefined)
       return fail(GRANT_CAUSES.duplicate, `role "${role.slug}" on ${nrn} is requested twice (items ${first} and ${index})`);
     seen.set(key, index);
-    resolved.push({ index, nrn, roleId: role.id, role, status: role.requires_approval ? 'pending' : 'active' });
+    resolved.push({ index, nrn, roleId: role.id, role, status: role.requiresApproval ? 'pending' : 'active' });
   });
   const firstFailure = failures.sort((a, b) => a.index - b.index)[0];
   if (firstFailure) throw firstFailure;
@@ -112,19 +114,20 @@ async function resolveItems(dataSource: DataSource, access: Access, user: UserRe
 
 const MAX_ATTEMPTS = 3;
 
-async function insertAll(dataSource: DataSource, access: Access, user: UserRecord, resolved: Resolved[]): Promise<GrantRecord[]> {
+async function insertAll(dataSource: DataSource, access: Access, user: UserEntity, resolved: Resolved[]): Promise<CreatedGrant[]> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await dataSource.transaction(async (manager) => {
-        const existing = await existingGrantKeys(manager, user.id, resolved);
+        const grants = GrantRepository.of(manager);
+        const existing = new Set((await grants.existingPairs(user.id, resolved)).map((row) => grantKey(row.nrn, row.roleId)));
         const clash = resolved.find((g) => existing.has(grantKey(g.nrn, g.roleId)));
         if (clash) throw duplicateOf(clash);
-        const inserted = await insertGrants(manager, user.id, resolved, access.caller.userId);
-        const byKey = new Map(inserted.map((row) => [grantKey(row.nrn, row.role_id), row]));
+        const inserted = await grants.insertMany(user.id, resolved, access.caller.userId);
+        const byKey = new Map(inserted.map((row) => [grantKey(row.nrn, row.roleId), row]));
         // A concurrent request committed one of ours between the check and the insert.
         const lost = resolved.find((g) => !byKey.has(grantKey(g.nrn, g.roleId)));
         if (lost) throw duplicateOf(lost);
-        return resolved.map((g) => byKey.get(grantKey(g.nrn, g.roleId))!);
+        return resolved.map((g) => ({ grant: byKey.get(grantKey(g.nrn, g.roleId))!, role: g.role }));
       });
     } catch (error) {
       // Overlapping concurrent inserts can still deadlock on the index; retrying is safe (nothing was kept).

@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { DataSource } from 'typeorm';
 import { HttpError, forbidden, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { approveGrant, deleteGrant, findGrant, findRoles, listGrants, listRoles } from '../../db/stores/authorization';
+import { GrantRepository } from '../../db/repositories/grant-repository';
+import { RoleRepository } from '../../db/repositories/role-repository';
 import { loadAccess, type Access } from './access';
 import { bulkGrant } from './bulk-grants';
 import { ADMIN_ERRORS, IdParams } from './schemas/common';
@@ -16,12 +17,12 @@ const grantNotFound = (id: number) => () => notFound(`Grant ${id} not found.`, '
 /** A grant may be revoked or approved by whoever may assign its role on its NRN. */
 async function manageableGrant(dataSource: DataSource, access: Access, userId: number, grantId: number) {
   const user = await visibleUser(dataSource, access, userId);
-  const grant = await findGrant(dataSource.manager, user.id, grantId);
+  const grant = await GrantRepository.of(dataSource.manager).findOneBy({ userId: user.id, id: grantId });
   if (!grant) throw grantNotFound(grantId)();
   access.require('grant:write', grant.nrn, grantNotFound(grantId));
-  const [role] = await findRoles(dataSource.manager, [grant.role_id], []);
+  const role = await RoleRepository.of(dataSource.manager).findOneByOrFail({ id: grant.roleId });
   if (!access.canAssign(role, grant.nrn)) throw forbidden(`You may not manage grants of role "${role.slug}" on ${grant.nrn}.`);
-  return grant;
+  return { grant, role };
 }
 
 export function grantRoutes({ dataSource }: { dataSource: DataSource }): RouteDefinition[] {
@@ -42,9 +43,9 @@ export function grantRoutes({ dataSource }: { dataSource: DataSource }): RouteDe
       handler: async ({ params, body, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const user = await visibleUser(dataSource, access, params.id);
-        access.requireSomewhere('grant:write', user.organization_id, userNotFound(params.id));
+        access.requireSomewhere('grant:write', user.organizationId, userNotFound(params.id));
         const grants = await bulkGrant(dataSource, access, user, body);
-        return { status: 201, body: grants.map(grantOut) };
+        return { status: 201, body: grants.map(({ grant, role }) => grantOut(grant, role)) };
       },
     }),
     defineRoute({
@@ -60,9 +61,14 @@ export function grantRoutes({ dataSource }: { dataSource: DataSource }): RouteDe
       handler: async ({ params, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const user = await visibleUser(dataSource, access, params.id);
-        if (user.id !== access.caller.userId) access.requireSomewhere('grant:read', user.organization_id, userNotFound(params.id));
-        const grants = await listGrants(dataSource.manager, user.id);
-        return { status: 200, body: { results: grants.map(grantOut) } };
+        if (user.id !== access.caller.userId) access.requireSomewhere('grant:read', user.organizationId, userNotFound(params.id));
+        // The catalog is a handful of rows: read at once with the grants, joined here.
+        const [grants, roles] = await Promise.all([
+          GrantRepository.of(dataSource.manager).ofUser(user.id),
+          RoleRepository.of(dataSource.manager).catalog(),
+        ]);
+        const roleById = new Map(roles.map((role) => [role.id, role]));
+        return { status: 200, body: { results: grants.map((grant) => grantOut(grant, roleById.get(grant.roleId)!)) } };
       },
     }),
     defineRoute({
@@ -77,8 +83,8 @@ export function grantRoutes({ dataSource }: { dataSource: DataSource }): RouteDe
       errors: ADMIN_ERRORS,
       handler: async ({ params, auth }) => {
         const access = await loadAccess(dataSource, auth);
-        const grant = await manageableGrant(dataSource, access, params.id, params.grantId);
-        await deleteGrant(dataSource.manager, grant.id);
+        const { grant } = await manageableGrant(dataSource, access, params.id, params.grantId);
+        await GrantRepository.of(dataSource.manager).delete({ id: grant.id });
         return { status: 204 };
       },
     }),
@@ -94,11 +100,11 @@ export function grantRoutes({ dataSource }: { dataSource: DataSource }): RouteDe
       errors: [...ADMIN_ERRORS, 409],
       handler: async ({ params, auth }) => {
         const access = await loadAccess(dataSource, auth);
-        const grant = await manageableGrant(dataSource, access, params.id, params.grantId);
-        if (grant.user_id === access.caller.userId) throw forbidden('A grant cannot be approved by the user who holds it.');
+        const { grant, role } = await manageableGrant(dataSource, access, params.id, params.grantId);
+        if (grant.userId === access.caller.userId) throw forbidden('A grant cannot be approved by the user who holds it.');
         if (grant.status !== 'pending') throw new HttpError(409, 'RESOURCE_GRANTS.NOT_PENDING', `Grant ${grant.id} is already active.`);
-        await approveGrant(dataSource.manager, grant.id);
-        return { status: 200, body: grantOut({ ...grant, status: 'active' }) };
+        await GrantRepository.of(dataSource.manager).update({ id: grant.id }, { status: 'active' });
+        return { status: 200, body: grantOut({ ...grant, status: 'active' }, role) };
       },
     }),
     defineRoute({
@@ -114,7 +120,7 @@ export function grantRoutes({ dataSource }: { dataSource: DataSource }): RouteDe
         const access = await loadAccess(dataSource, auth);
         const org = access.caller.organizationId;
         access.requireSomewhere('role:read', org, () => notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND'));
-        return { status: 200, body: { results: (await listRoles(dataSource.manager)).map(roleOut) } };
+        return { status: 200, body: { results: (await RoleRepository.of(dataSource.manager).catalog()).map(roleOut) } };
       },
     }),
   ];

@@ -8,17 +8,9 @@ import type { DataSource } from 'typeorm';
 import { HttpError, forbidden, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { isUniqueViolation } from '../../db/sql';
-import {
-  categoryIds,
-  deleteProviderSpec,
-  findProviderSpec,
-  insertProviderSpec,
-  listProviderSpecs,
-  providerSlugsLike,
-  updateProviderSpec,
-  type ProviderSpecFields,
-  type ProviderSpecRecord,
-} from '../../db/stores/provider-specifications';
+import type { ProviderSpecificationEntity } from '../../db/entities/provider-specification';
+import { ProviderCategoryRepository } from '../../db/repositories/provider-category-repository';
+import { ProviderSpecificationRepository, type ProviderSpecificationFields } from '../../db/repositories/provider-specification-repository';
 import { loadAccess, type Access } from './access';
 import { ADMIN_ERRORS, Paged, UuidParams } from './schemas/common';
 import {
@@ -35,54 +27,55 @@ import { compileUserSchema } from './user-schema';
 const INVALID_VISIBILITY = 'PROVIDER_SPECIFICATION.INVALID_VISIBILITY';
 const providerNotFound = (id: string) => () => notFound(`Provider specification ${id} not found.`, 'PROVIDER_SPECIFICATION.NOT_FOUND');
 
-const providerOut = (p: ProviderSpecRecord) => ({
+const providerOut = (p: ProviderSpecificationEntity) => ({
   id: p.id,
   name: p.name,
   slug: p.slug,
   ...(p.icon === null ? {} : { icon: p.icon }),
   ...(p.description === null ? {} : { description: p.description }),
-  visible_to: p.visible_to,
+  visible_to: p.visibleTo,
   schema: p.schema,
-  allow_dimensions: p.allow_dimensions,
-  default_dimensions: p.default_dimensions,
+  allow_dimensions: p.allowDimensions,
+  default_dimensions: p.defaultDimensions,
   tags: p.tags,
   categories: p.categories,
   dependencies: p.dependencies,
-  organization_id: p.organization_id,
-  created_at: iso(p.created_at),
-  updated_at: iso(p.updated_at),
+  organization_id: p.organizationId,
+  created_at: iso(p.createdAt),
+  updated_at: iso(p.updatedAt),
 });
 
-async function visibleProvider(dataSource: DataSource, access: Access, id: string, write = false): Promise<ProviderSpecRecord> {
-  const spec = await findProviderSpec(dataSource.manager, id);
+async function visibleProvider(dataSource: DataSource, access: Access, id: string, write = false): Promise<ProviderSpecificationEntity> {
+  const spec = await ProviderSpecificationRepository.of(dataSource.manager).findOneBy({ id });
   if (!spec) throw providerNotFound(id)();
-  if (spec.organization_id === null) {
+  if (spec.organizationId === null) {
     access.requireSomewhere('provider_specification:read', access.caller.organizationId, providerNotFound(id));
     if (write) throw forbidden('Global provider specifications are managed by the platform.');
     return spec;
   }
-  if (!access.inOrganization(spec.organization_id)) throw providerNotFound(id)();
-  if (write) access.requireAll('provider_specification:write', spec.visible_to, providerNotFound(id));
-  else if (!access.canSee('provider_specification:read', spec.visible_to))
+  if (!access.inOrganization(spec.organizationId)) throw providerNotFound(id)();
+  if (write) access.requireAll('provider_specification:write', spec.visibleTo, providerNotFound(id));
+  else if (!access.canSee('provider_specification:read', spec.visibleTo))
     throw forbidden(`You need the provider_specification:read permission where ${id} is visible.`);
   return spec;
 }
 
 async function categoriesFor(dataSource: DataSource, slug: string | undefined, current: string[]): Promise<string[]> {
-  return slug === undefined ? current : categoryIds(dataSource.manager, slug);
+  return slug === undefined ? current : ProviderCategoryRepository.of(dataSource.manager).idsOf(slug);
 }
 
 type Body = Static<typeof UpdateProviderSpecificationBody>;
 
 /** Saves with a slug generated from the name (global uniqueness; a lost race picks the next one). */
-async function saveNew(dataSource: DataSource, fields: Omit<ProviderSpecFields, 'slug'>): Promise<ProviderSpecRecord> {
+async function saveNew(dataSource: DataSource, fields: Omit<ProviderSpecificationFields, 'slug'>): Promise<ProviderSpecificationEntity> {
+  const specs = ProviderSpecificationRepository.of(dataSource.manager);
   const base = slugify(fields.name, 240, 'provider');
   for (let attempt = 0; attempt < 5; attempt += 1) {
-    const taken = await providerSlugsLike(dataSource.manager, base);
+    const taken = await specs.slugsLike(base);
     let slug = base;
     for (let n = 1; taken.has((slug = slugCandidate(base, n, 255))); n += 1);
     try {
-      return await insertProviderSpec(dataSource.manager, { ...fields, slug });
+      return await specs.insertSpecification({ ...fields, slug });
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
     }
@@ -114,14 +107,14 @@ export function providerSpecificationRoutes({ dataSource }: { dataSource: DataSo
         );
         checkSchema(body);
         const spec = await saveNew(dataSource, {
-          organization_id: owner.organizationId,
+          organizationId: owner.organizationId,
           name: body.name,
           icon: body.icon ?? null,
           description: body.description ?? null,
-          visible_to: owner.visibleTo,
+          visibleTo: owner.visibleTo,
           schema: body.schema,
-          allow_dimensions: body.allow_dimensions ?? false,
-          default_dimensions: body.default_dimensions ?? {},
+          allowDimensions: body.allow_dimensions ?? false,
+          defaultDimensions: body.default_dimensions ?? {},
           categories: await categoriesFor(dataSource, body.category, []),
         });
         return { status: 201, body: providerOut(spec) };
@@ -158,7 +151,7 @@ export function providerSpecificationRoutes({ dataSource }: { dataSource: DataSo
         access.requireSomewhere('provider_specification:read', org, () =>
           notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND'),
         );
-        const page = await listProviderSpecs(dataSource.manager, { organizationId: org, ...query });
+        const page = await ProviderSpecificationRepository.of(dataSource.manager).page({ organizationId: org, ...query });
         return {
           status: 200,
           body: { paging: { total: page.total, offset: query.offset, limit: query.limit }, results: page.rows.map(providerOut) },
@@ -179,27 +172,28 @@ export function providerSpecificationRoutes({ dataSource }: { dataSource: DataSo
       handler: async ({ params, body, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const spec = await visibleProvider(dataSource, access, params.id, true);
-        let visibleTo = spec.visible_to;
+        let visibleTo = spec.visibleTo;
         if (body.visible_to) {
           const owner = ownerOf(body.visible_to, INVALID_VISIBILITY);
-          if (owner.organizationId !== spec.organization_id)
+          if (owner.organizationId !== spec.organizationId)
             throw new HttpError(400, INVALID_VISIBILITY, 'visible_to cannot move a specification to another organization.');
           access.requireAll('provider_specification:write', owner.visibleTo, providerNotFound(params.id));
           visibleTo = owner.visibleTo;
         }
         checkSchema(body);
-        const updated = await updateProviderSpec(dataSource.manager, spec.id, {
-          organization_id: spec.organization_id,
+        const updated = await ProviderSpecificationRepository.of(dataSource.manager).updateSpecification(spec.id, {
+          organizationId: spec.organizationId,
           slug: spec.slug,
           name: body.name ?? spec.name,
           icon: body.icon ?? spec.icon,
           description: body.description ?? spec.description,
-          visible_to: visibleTo,
+          visibleTo,
           schema: body.schema ?? spec.schema,
-          allow_dimensions: body.allow_dimensions ?? spec.allow_dimensions,
-          default_dimensions: body.default_dimensions ?? spec.default_dimensions,
+          allowDimensions: body.allow_dimensions ?? spec.allowDimensions,
+          defaultDimensions: body.default_dimensions ?? spec.defaultDimensions,
           categories: await categoriesFor(dataSource, body.category, spec.categories),
         });
+        if (!updated) throw providerNotFound(params.id)();
         return { status: 200, body: providerOut(updated) };
       },
     }),
@@ -215,7 +209,7 @@ export function providerSpecificationRoutes({ dataSource }: { dataSource: DataSo
       errors: ADMIN_ERRORS,
       handler: async ({ params, auth }) => {
         const spec = await visibleProvider(dataSource, await loadAccess(dataSource, auth), params.id, true);
-        await deleteProviderSpec(dataSource.manager, spec.id);
+        await ProviderSpecificationRepository.of(dataSource.manager).delete({ id: spec.id });
         return { status: 204 };
       },
     }),

@@ -5,12 +5,9 @@
 import type { Static } from '@sinclair/typebox';
 import type { EntityManager } from 'typeorm';
 import { HttpError, type FieldError } from '../http/errors';
-import {
-  existingScopeSpecs,
-  type ActionSpecFields,
-  type ServiceSpecFields,
-  type ServiceSpecRecord,
-} from '../../db/stores/service-specifications';
+import type { ServiceSpecificationEntity } from '../../db/entities/service-specification';
+import type { ActionSpecificationFields } from '../../db/repositories/action-specification-repository';
+import { ServiceSpecificationRepository, type ServiceSpecificationFields } from '../../db/repositories/service-specification-repository';
 import { canonicalNrn, parseNrn } from './nrn';
 import type { CreateServiceSpecificationBody } from './schemas/service-specifications';
 import { PROVIDER_SCOPE_IDS } from './schemas/service-specifications';
@@ -35,7 +32,7 @@ export function ownerOf(
 }
 
 /** Compiles the attribute schema and checks the values against it. */
-export function checkAttributes(attributes: ServiceSpecFields['attributes']): void {
+export function checkAttributes(attributes: ServiceSpecificationFields['attributes']): void {
   const compiled = compileUserSchema(attributes.schema, 'service', '/attributes/schema');
   const errors = compiled.validate(attributes.values).map((e) => ({ ...e, path: `/attributes/values${e.path}` }));
   if (errors.length > 0) {
@@ -50,9 +47,13 @@ export function checkAttributes(attributes: ServiceSpecFields['attributes']): vo
 const FIXED_SCOPES: readonly string[] = PROVIDER_SCOPE_IDS;
 
 /** Every uuid in scopes.provider.values must name a scope specification of the organization. */
-export async function checkScopes(manager: EntityManager, organizationId: number, scopes: ServiceSpecFields['scopes']): Promise<void> {
+export async function checkScopes(
+  manager: EntityManager,
+  organizationId: number,
+  scopes: ServiceSpecificationFields['scopes'],
+): Promise<void> {
   const uuids = (scopes?.provider?.values ?? []).filter((v) => !FIXED_SCOPES.includes(v));
-  const known = await existingScopeSpecs(manager, organizationId, uuids);
+  const known = await ServiceSpecificationRepository.of(manager).scopeIdsAmong(organizationId, uuids);
   const unknown = uuids.find((id) => !known.has(id));
   if (unknown)
     throw invalid(
@@ -64,29 +65,32 @@ export async function checkScopes(manager: EntityManager, organizationId: number
 export const DEFAULT_SELECTORS = { imported: false, provider: 'any', category: 'any', sub_category: 'any' } as const;
 
 /** Fields of a new specification with the contract's defaults (slug is set by the caller). */
-export function withDefaults(body: CreateBody, owner: { organizationId: number; visibleTo: string[] }): Omit<ServiceSpecFields, 'slug'> {
+export function withDefaults(
+  body: CreateBody,
+  owner: { organizationId: number; visibleTo: string[] },
+): Omit<ServiceSpecificationFields, 'slug'> {
   const type = body.type ?? 'dependency';
   return {
-    organization_id: owner.organizationId,
+    organizationId: owner.organizationId,
     name: body.name,
-    visible_to: owner.visibleTo,
+    visibleTo: owner.visibleTo,
     attributes: body.attributes ?? { schema: {}, values: {} },
     selectors: { ...DEFAULT_SELECTORS, ...body.selectors },
     type,
     dimensions: body.dimensions ?? {},
-    assignable_to: body.assignable_to ?? 'any',
+    assignableTo: body.assignable_to ?? 'any',
     // Scope specifications describe where things run; their lifecycle actions are their own.
-    use_default_actions: body.use_default_actions ?? type !== 'scope',
-    use_default_naming: body.use_default_naming ?? true,
+    useDefaultActions: body.use_default_actions ?? type !== 'scope',
+    useDefaultNaming: body.use_default_naming ?? true,
     scopes: body.scopes ?? null,
-    package_id: body.package_id ?? null,
+    packageId: body.package_id ?? null,
   };
 }
 
 const cut = (text: string) => text.slice(0, 255);
 
 /** Create, update and delete actions derived from the attribute schema. */
-export function defaultActionSpecs(spec: Pick<ServiceSpecRecord, 'name' | 'slug' | 'attributes'>): ActionSpecFields[] {
+export function defaultActionSpecs(spec: Pick<ServiceSpecificationEntity, 'name' | 'slug' | 'attributes'>): ActionSpecificationFields[] {
   const schema = spec.attributes.schema;
   const { required: _required, ...optional } = schema;
   const anyResult = { type: 'object' };

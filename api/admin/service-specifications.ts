@@ -3,19 +3,10 @@ import type { DataSource } from 'typeorm';
 import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { isUniqueViolation } from '../../db/sql';
-import {
-  deleteServiceSpec,
-  findServiceSpec,
-  insertServiceSpec,
-  listServiceSpecs,
-  removeUnusedDefaultActionSpecs,
-  serviceCounts,
-  serviceSpecSlugsLike,
-  updateServiceSpec,
-  upsertDefaultActionSpecs,
-  type ServiceSpecFields,
-  type ServiceSpecRecord,
-} from '../../db/stores/service-specifications';
+import type { ServiceSpecificationEntity } from '../../db/entities/service-specification';
+import { ActionSpecificationRepository } from '../../db/repositories/action-specification-repository';
+import { ServiceRepository } from '../../db/repositories/service-repository';
+import { ServiceSpecificationRepository, type ServiceSpecificationFields } from '../../db/repositories/service-specification-repository';
 import { loadAccess, type Access } from './access';
 import { canonicalNrn, containingNrns, organizationNrn, parseNrn } from './nrn';
 import { ADMIN_ERRORS, Paged, UuidParams } from './schemas/common';
@@ -31,51 +22,54 @@ import { slugCandidate, slugify } from './slug';
 
 export const specNotFound = (id: string) => () => notFound(`Service specification ${id} not found.`, 'SERVICE_SPECIFICATION.NOT_FOUND');
 
-export function specOut(s: ServiceSpecRecord) {
+export function specOut(s: ServiceSpecificationEntity) {
   return {
     id: s.id,
     name: s.name,
     slug: s.slug,
-    visible_to: s.visible_to,
+    visible_to: s.visibleTo,
     attributes: s.attributes,
     selectors: s.selectors,
     type: s.type,
     dimensions: s.dimensions,
-    assignable_to: s.assignable_to,
-    use_default_actions: s.use_default_actions,
-    use_default_naming: s.use_default_naming,
+    assignable_to: s.assignableTo,
+    use_default_actions: s.useDefaultActions,
+    use_default_naming: s.useDefaultNaming,
     scopes: s.scopes,
-    package_id: s.package_id,
-    created_at: isoDate(s.created_at),
-    updated_at: isoDate(s.updated_at),
+    package_id: s.packageId,
+    created_at: isoDate(s.createdAt),
+    updated_at: isoDate(s.updatedAt),
   };
 }
 
 /** The specification, if the caller may see it (404 from another organization, 403 without the permission). */
-export async function visibleSpec(dataSource: DataSource, access: Access, id: string, write = false): Promise<ServiceSpecRecord> {
-  const spec = await findServiceSpec(dataSource.manager, id);
-  if (!spec || !access.inOrganization(spec.organization_id)) throw specNotFound(id)();
-  if (write) access.requireAll('service_specification:write', spec.visible_to, specNotFound(id));
-  else if (!access.canSee('service_specification:read', spec.visible_to)) {
+export async function visibleSpec(dataSource: DataSource, access: Access, id: string, write = false): Promise<ServiceSpecificationEntity> {
+  const spec = await ServiceSpecificationRepository.of(dataSource.manager).findOneBy({ id });
+  if (!spec || !access.inOrganization(spec.organizationId)) throw specNotFound(id)();
+  if (write) access.requireAll('service_specification:write', spec.visibleTo, specNotFound(id));
+  else if (!access.canSee('service_specification:read', spec.visibleTo)) {
     throw new HttpError(403, 'forbidden', `You need the service_specification:read permission where specification ${id} is visible.`);
   }
   return spec;
 }
 
 /** Writes the specification and keeps its default action specifications in step, in one transaction. */
-async function save(dataSource: DataSource, fields: ServiceSpecFields, id?: string): Promise<ServiceSpecRecord> {
+async function save(dataSource: DataSource, fields: ServiceSpecificationFields, id?: string): Promise<ServiceSpecificationEntity> {
   return dataSource.transaction(async (manager) => {
-    const spec = id === undefined ? await insertServiceSpec(manager, fields) : await updateServiceSpec(manager, id, fields);
-    if (spec.use_default_actions) await upsertDefaultActionSpecs(manager, spec.id, defaultActionSpecs(spec));
-    else await removeUnusedDefaultActionSpecs(manager, spec.id);
+    const specs = ServiceSpecificationRepository.of(manager);
+    const actionSpecs = ActionSpecificationRepository.of(manager);
+    const spec = id === undefined ? await specs.insertSpecification(fields) : await specs.updateSpecification(id, fields);
+    if (!spec) throw specNotFound(id!)();
+    if (spec.useDefaultActions) await actionSpecs.upsertDefaults(spec.id, defaultActionSpecs(spec));
+    else await actionSpecs.removeUnusedDefaults(spec.id);
     return spec;
   });
 }
 
-async function create(dataSource: DataSource, fields: Omit<ServiceSpecFields, 'slug'>): Promise<ServiceSpecRecord> {
+async function create(dataSource: DataSource, fields: Omit<ServiceSpecificationFields, 'slug'>): Promise<ServiceSpecificationEntity> {
   const base = slugify(fields.name, 240, 'specification');
   for (let attempt = 0; attempt < 5; attempt += 1) {
-    const taken = await serviceSpecSlugsLike(dataSource.manager, fields.organization_id, base);
+    const taken = await ServiceSpecificationRepository.of(dataSource.manager).slugsLike(fields.organizationId, base);
     let slug = base;
     for (let n = 1; taken.has((slug = slugCandidate(base, n, 255))); n += 1);
     try {
@@ -147,7 +141,7 @@ export function serviceSpecificationRoutes({ dataSource }: { dataSource: DataSou
         else if (!access.canSee('service_specification:read', [canonicalNrn(query.nrn)!])) {
           throw new HttpError(403, 'forbidden', `You need the service_specification:read permission at ${query.nrn}.`);
         }
-        const page = await listServiceSpecs(dataSource.manager, {
+        const page = await ServiceSpecificationRepository.of(dataSource.manager).page({
           organizationId: Number(org),
           visibleAt: nrn && containingNrns(nrn),
           type: query.type,
@@ -176,10 +170,10 @@ export function serviceSpecificationRoutes({ dataSource }: { dataSource: DataSou
       handler: async ({ params, body, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const spec = await visibleSpec(dataSource, access, params.id, true);
-        let visibleTo = spec.visible_to;
+        let visibleTo = spec.visibleTo;
         if (body.visible_to) {
           const owner = ownerOf(body.visible_to);
-          if (owner.organizationId !== spec.organization_id) {
+          if (owner.organizationId !== spec.organizationId) {
             throw new HttpError(
               400,
               'SERVICE_SPECIFICATION.INVALID_VISIBILITY',
@@ -189,17 +183,25 @@ export function serviceSpecificationRoutes({ dataSource }: { dataSource: DataSou
           access.requireAll('service_specification:write', owner.visibleTo, specNotFound(params.id));
           visibleTo = owner.visibleTo;
         }
-        const { visible_to: _v, selectors, ...rest } = body;
-        const fields: ServiceSpecFields = {
-          ...spec,
-          ...rest,
-          visible_to: visibleTo,
-          selectors: selectors ? { ...spec.selectors, ...selectors } : spec.selectors,
+        const fields: ServiceSpecificationFields = {
+          organizationId: spec.organizationId,
+          name: body.name ?? spec.name,
+          slug: spec.slug,
+          visibleTo,
+          attributes: body.attributes ?? spec.attributes,
+          selectors: body.selectors ? { ...spec.selectors, ...body.selectors } : spec.selectors,
+          type: body.type ?? spec.type,
+          dimensions: body.dimensions ?? spec.dimensions,
+          assignableTo: body.assignable_to ?? spec.assignableTo,
+          useDefaultActions: body.use_default_actions ?? spec.useDefaultActions,
+          useDefaultNaming: body.use_default_naming ?? spec.useDefaultNaming,
+          scopes: body.scopes ?? spec.scopes,
+          packageId: body.package_id === undefined ? spec.packageId : body.package_id,
         };
         if (body.attributes) checkAttributes(fields.attributes);
-        if (body.scopes) await checkScopes(dataSource.manager, spec.organization_id, fields.scopes);
-        if (body.package_id !== undefined && body.package_id !== spec.package_id) {
-          const { bound } = await serviceCounts(dataSource.manager, spec.id);
+        if (body.scopes) await checkScopes(dataSource.manager, spec.organizationId, fields.scopes);
+        if (body.package_id !== undefined && body.package_id !== spec.packageId) {
+          const { bound } = await ServiceRepository.of(dataSource.manager).countsOfSpecification(spec.id);
           if (bound > 0) {
             throw new HttpError(
               409,
@@ -224,10 +226,10 @@ export function serviceSpecificationRoutes({ dataSource }: { dataSource: DataSou
       handler: async ({ params, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const spec = await visibleSpec(dataSource, access, params.id, true);
-        const { services } = await serviceCounts(dataSource.manager, spec.id);
+        const { services } = await ServiceRepository.of(dataSource.manager).countsOfSpecification(spec.id);
         if (services > 0) throw new HttpError(409, 'SERVICE_SPECIFICATION.IN_USE', `${services} service(s) use this specification.`);
         try {
-          await deleteServiceSpec(dataSource.manager, spec.id);
+          await ServiceSpecificationRepository.of(dataSource.manager).delete({ id: spec.id });
         } catch (error) {
           // A service created since the count: the foreign key refuses.
           if ((error as { code?: unknown }).code === '23503')

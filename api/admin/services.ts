@@ -3,8 +3,10 @@ import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { findServiceSpec, type ServiceSpecRecord } from '../../db/stores/service-specifications';
-import { findService, insertService, type ServiceRecord } from '../../db/stores/services';
+import type { ServiceEntity } from '../../db/entities/service';
+import type { ServiceSpecificationEntity } from '../../db/entities/service-specification';
+import { ServiceRepository } from '../../db/repositories/service-repository';
+import { ServiceSpecificationRepository } from '../../db/repositories/service-specification-repository';
 import { loadAccess, type Access } from './access';
 import { canonicalNrn, isConcrete, isVisibleTo, parseNrn } from './nrn';
 import type { Permission } from '../http/permissions';
@@ -16,18 +18,18 @@ import { compileUserSchema } from './user-schema';
 
 export const serviceNotFound = (id: string) => () => notFound(`Service ${id} not found.`, 'SERVICE.NOT_FOUND');
 
-export const serviceOut = (s: ServiceRecord) => ({
+export const serviceOut = (s: ServiceEntity) => ({
   id: s.id,
   name: s.name,
   slug: s.slug,
-  specification_id: s.specification_id,
-  entity_nrn: s.entity_nrn,
+  specification_id: s.specificationId,
+  entity_nrn: s.entityNrn,
   status: s.status,
   attributes: s.attributes,
   dimensions: s.dimensions,
-  created_by: s.created_by,
-  created_at: iso(s.created_at),
-  updated_at: iso(s.updated_at),
+  created_by: s.createdBy,
+  created_at: iso(s.createdAt),
+  updated_at: iso(s.updatedAt),
 });
 
 /** The service, if the caller holds `permission` on its NRN (404 from elsewhere). */
@@ -36,14 +38,14 @@ export async function accessibleService(
   access: Access,
   id: string,
   permission: Permission,
-): Promise<ServiceRecord> {
-  const service = await findService(dataSource.manager, id);
+): Promise<ServiceEntity> {
+  const service = await ServiceRepository.of(dataSource.manager).findOneBy({ id });
   if (!service) throw serviceNotFound(id)();
-  access.require(permission, service.entity_nrn, serviceNotFound(id));
+  access.require(permission, service.entityNrn, serviceNotFound(id));
   return service;
 }
 
-function checkDimensions(spec: ServiceSpecRecord, dimensions: Record<string, string>): void {
+function checkDimensions(spec: ServiceSpecificationEntity, dimensions: Record<string, string>): void {
   const fail = (message: string) => new HttpError(400, 'SERVICE.INVALID_DIMENSIONS', message);
   for (const [name, value] of Object.entries(dimensions)) {
     const dimension = spec.dimensions[name];
@@ -56,9 +58,9 @@ function checkDimensions(spec: ServiceSpecRecord, dimensions: Record<string, str
 }
 
 /** Instance name: given, else (with default naming) the attributes' `name`, else generated. */
-function nameFor(spec: ServiceSpecRecord, given: string | undefined, attributes: Record<string, unknown>): string {
+function nameFor(spec: ServiceSpecificationEntity, given: string | undefined, attributes: Record<string, unknown>): string {
   if (given !== undefined) return given;
-  if (!spec.use_default_naming)
+  if (!spec.useDefaultNaming)
     throw new HttpError(400, 'SERVICE.NAME_REQUIRED', `Specification ${spec.slug} does not use default naming: give a name.`);
   const fromSchema = attributes.name;
   if (typeof fromSchema === 'string' && fromSchema.length > 0 && fromSchema.length <= 255) return fromSchema;
@@ -83,8 +85,8 @@ export function serviceRoutes({ dataSource }: { dataSource: DataSource }): Route
         const nrn = parseNrn(entityNrn)!;
         if (!isConcrete(nrn)) throw new HttpError(400, 'SERVICE.INVALID_NRN', 'entity_nrn must name one entity (no *).');
         access.require('service:write', entityNrn, () => notFound(`Organization ${nrn[0]} not found.`, 'ORGANIZATION.NOT_FOUND'));
-        const spec = await findServiceSpec(dataSource.manager, body.specification_id);
-        if (!spec || String(spec.organization_id) !== nrn[0] || !isVisibleTo(spec.visible_to, entityNrn)) {
+        const spec = await ServiceSpecificationRepository.of(dataSource.manager).findOneBy({ id: body.specification_id });
+        if (!spec || String(spec.organizationId) !== nrn[0] || !isVisibleTo(spec.visibleTo, entityNrn)) {
           throw new HttpError(
             400,
             'SERVICE.UNKNOWN_SPECIFICATION',
@@ -106,16 +108,16 @@ export function serviceRoutes({ dataSource }: { dataSource: DataSource }): Route
         const dimensions = body.dimensions ?? {};
         checkDimensions(spec, dimensions);
         const name = nameFor(spec, body.name, attributes);
-        const service = await insertService(dataSource.manager, {
-          organization_id: spec.organization_id,
+        const service = await ServiceRepository.of(dataSource.manager).insertService({
+          organizationId: spec.organizationId,
           name,
           slug: slugify(name, 255, 'service'),
-          specification_id: spec.id,
-          entity_nrn: entityNrn,
+          specificationId: spec.id,
+          entityNrn,
           status: 'active',
           attributes,
           dimensions,
-          created_by: access.caller.subject,
+          createdBy: access.caller.subject,
         });
         return { status: 201, body: serviceOut(service) };
       },

@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { DataSource } from 'typeorm';
 import { conflict, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { createUser, findUser, listUsers, type UserRecord } from '../../db/stores/authorization';
+import type { UserEntity } from '../../db/entities/user';
+import { UserRepository } from '../../db/repositories/user-repository';
 import { loadAccess, type Access } from './access';
 import { organizationNrn } from './nrn';
 import { ADMIN_ERRORS, IdParams, IntegerId, Paged, PagingQuery } from './schemas/common';
@@ -13,9 +14,9 @@ import { userOut } from './serialize';
 export const userNotFound = (id: number) => () => notFound(`User ${id} not found.`, 'USER.NOT_FOUND');
 
 /** The user, provided the caller holds something in the user's organization (else 404, like a missing user). */
-export async function visibleUser(dataSource: DataSource, access: Access, id: number): Promise<UserRecord> {
-  const user = await findUser(dataSource.manager, id);
-  if (!user || (!access.inOrganization(user.organization_id) && user.id !== access.caller.userId)) throw userNotFound(id)();
+export async function visibleUser(dataSource: DataSource, access: Access, id: number): Promise<UserEntity> {
+  const user = await UserRepository.of(dataSource.manager).findOneBy({ id });
+  if (!user || (!access.inOrganization(user.organizationId) && user.id !== access.caller.userId)) throw userNotFound(id)();
   return user;
 }
 
@@ -35,7 +36,7 @@ export function userRoutes({ dataSource }: { dataSource: DataSource }): RouteDef
         const access = await loadAccess(dataSource, auth);
         const org = body.organization_id;
         access.require('user:write', organizationNrn(org), () => notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND'));
-        const user = await createUser(dataSource.manager, {
+        const user = await UserRepository.of(dataSource.manager).register({
           id: body.id,
           organizationId: org,
           type: body.type ?? 'person',
@@ -59,7 +60,7 @@ export function userRoutes({ dataSource }: { dataSource: DataSource }): RouteDef
       handler: async ({ params, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const user = await visibleUser(dataSource, access, params.id);
-        if (user.id !== access.caller.userId) access.require('user:read', organizationNrn(user.organization_id), userNotFound(params.id));
+        if (user.id !== access.caller.userId) access.require('user:read', organizationNrn(user.organizationId), userNotFound(params.id));
         return { status: 200, body: userOut(user) };
       },
     }),
@@ -77,7 +78,7 @@ export function userRoutes({ dataSource }: { dataSource: DataSource }): RouteDef
         const access = await loadAccess(dataSource, auth);
         const org = query.organization_id;
         access.require('user:read', organizationNrn(org), () => notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND'));
-        const page = await listUsers(dataSource.manager, org, query.offset, query.limit);
+        const page = await UserRepository.of(dataSource.manager).page(org, query.offset, query.limit);
         return {
           status: 200,
           body: { paging: { total: page.total, offset: query.offset, limit: query.limit }, results: page.rows.map(userOut) },

@@ -1,13 +1,17 @@
 /** A role granted to a user on an NRN; unique per (user, NRN, role). */
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, PrimaryColumn, Unique } from 'typeorm';
+import { bigintAsNumber } from '../sql';
+
+export type GrantStatus = 'active' | 'pending';
 
 @Entity({ name: 'grants' })
+@Unique('grants_unique', ['userId', 'nrn', 'roleId'])
 export class GrantEntity {
-  @PrimaryColumn({ type: 'bigint' }) id!: string;
-  @Column({ name: 'user_id', type: 'bigint' }) userId!: string;
+  @PrimaryColumn({ type: 'bigint', generated: 'identity', generatedIdentity: 'ALWAYS', transformer: bigintAsNumber }) id!: number;
+  @Column({ name: 'user_id', type: 'bigint', transformer: bigintAsNumber }) userId!: number;
   @Column({ type: 'varchar', length: 160 }) nrn!: string;
   @Column({ name: 'role_id', type: 'integer' }) roleId!: number;
-  @Column({ type: 'text' }) status!: 'active' | 'pending';
-  @Column({ name: 'granted_by', type: 'bigint', nullable: true }) grantedBy!: string | null;
-  @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
+  @Column({ type: 'text' }) status!: GrantStatus;
+  @Column({ name: 'granted_by', type: 'bigint', nullable: true, transformer: bigintAsNumber }) grantedBy!: number | null;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
 }

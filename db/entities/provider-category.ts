@@ -1,9 +1,9 @@
 /** A provider category (logging, cloud-providers, …), written by migrations. */
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
 @Entity({ name: 'provider_categories' })
 export class ProviderCategoryEntity {
-  @PrimaryColumn({ type: 'uuid' }) id!: string;
-  @Column({ type: 'text' }) slug!: string;
+  @PrimaryGeneratedColumn('uuid') id!: string;
+  @Column({ type: 'text', unique: true }) slug!: string;
   @Column({ type: 'text' }) name!: string;
 }

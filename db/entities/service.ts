@@ -1,10 +1,11 @@
 /** A service: an instance of a service specification at an entity NRN. */
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { bigintAsNumber } from '../sql';
 
 @Entity({ name: 'services' })
 export class ServiceEntity {
-  @PrimaryColumn({ type: 'uuid' }) id!: string;
-  @Column({ name: 'organization_id', type: 'bigint' }) organizationId!: string;
+  @PrimaryGeneratedColumn('uuid') id!: string;
+  @Column({ name: 'organization_id', type: 'bigint', transformer: bigintAsNumber }) organizationId!: number;
   @Column({ type: 'varchar', length: 255 }) name!: string;
   @Column({ type: 'varchar', length: 255 }) slug!: string;
   @Column({ name: 'specification_id', type: 'uuid' }) specificationId!: string;
@@ -15,6 +16,6 @@ export class ServiceEntity {
   @Column({ name: 'package_revision_id', type: 'uuid', nullable: true }) packageRevisionId!: string | null;
   @Column({ name: 'desired_package_revision_id', type: 'uuid', nullable: true }) desiredPackageRevisionId!: string | null;
   @Column({ name: 'created_by', type: 'text' }) createdBy!: string;
-  @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
-  @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
 }

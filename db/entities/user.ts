@@ -1,12 +1,16 @@
 /** A user of an organization (a person or a service account); grants point at users. */
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { bigintAsNumber } from '../sql';
 
+export type UserType = 'person' | 'service_account';
+
+/** Ids of users seen in tokens are the identity provider's; ids minted by POST /user start at 10^12. */
 @Entity({ name: 'users' })
 export class UserEntity {
-  @PrimaryColumn({ type: 'bigint' }) id!: string;
-  @Column({ name: 'organization_id', type: 'bigint' }) organizationId!: string;
-  @Column({ type: 'text' }) type!: 'person' | 'service_account';
+  @PrimaryColumn({ type: 'bigint', generated: 'identity', generatedIdentity: 'BY DEFAULT', transformer: bigintAsNumber }) id!: number;
+  @Column({ name: 'organization_id', type: 'bigint', transformer: bigintAsNumber }) organizationId!: number;
+  @Column({ type: 'text' }) type!: UserType;
   @Column({ type: 'varchar', length: 254, nullable: true }) email!: string | null;
   @Column({ type: 'varchar', length: 120, nullable: true }) name!: string | null;
-  @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
 }

@@ -24,7 +24,7 @@ describe('admin: entities match the migrated schema', () => {
       .post('/account')
       .set(...bearer(org.admin))
       .send({ name: 'Entity', organization_id: Number(org.id) });
-    const account = await db.getRepository(AccountEntity).findOneByOrFail({ id: String(created.body.id) });
+    const account = await db.getRepository(AccountEntity).findOneByOrFail({ id: Number(created.body.id) });
     assert.deepEqual([account.slug, account.status, account.deletedAt], ['entity', 'active', null]);
   });
 });

@@ -1,0 +1,62 @@
+/** Provider specifications (organizationId null: global, shipped by the platform). */
+import { Repository, type EntityManager } from 'typeorm';
+import { ProviderSpecificationEntity } from '../entities/provider-specification';
+import { selectColumns } from '../sql';
+import { pageOf, type Page } from './paged-rows';
+import { insertReturning, updateReturning } from './returning';
+
+export type ProviderSpecificationFields = Pick<
+  ProviderSpecificationEntity,
+  | 'organizationId'
+  | 'name'
+  | 'slug'
+  | 'icon'
+  | 'description'
+  | 'visibleTo'
+  | 'schema'
+  | 'allowDimensions'
+  | 'defaultDimensions'
+  | 'categories'
+>;
+
+export class ProviderSpecificationRepository extends Repository<ProviderSpecificationEntity> {
+  static of(manager: EntityManager): ProviderSpecificationRepository {
+    return new ProviderSpecificationRepository(ProviderSpecificationEntity, manager);
+  }
+
+  async insertSpecification(fields: ProviderSpecificationFields): Promise<ProviderSpecificationEntity> {
+    return insertReturning(this, fields);
+  }
+
+  async updateSpecification(id: string, fields: ProviderSpecificationFields): Promise<ProviderSpecificationEntity | undefined> {
+    return updateReturning(this, id, fields);
+  }
+
+  async slugsLike(base: string): Promise<Set<string>> {
+    const rows = await this.createQueryBuilder('p')
+      .select('p.slug', 'slug')
+      .where('left(p.slug, :length) = :base', { base, length: base.length })
+      .getRawMany<{ slug: string }>();
+    return new Set(rows.map((r) => r.slug));
+  }
+
+  /** Global specifications and those of one organization, global first, with their total, in one round trip. */
+  async page(f: {
+    organizationId: number;
+    category?: string;
+    slug?: string;
+    offset: number;
+    limit: number;
+  }): Promise<Page<ProviderSpecificationEntity>> {
+    return pageOf<ProviderSpecificationEntity>(this.manager, {
+      matching: `SELECT ${selectColumns(this.manager, ProviderSpecificationEntity, 'p')} FROM provider_specifications p
+                  WHERE (p.organization_id IS NULL OR p.organization_id = $1)
+                    AND ($2::text IS NULL OR p.categories && ARRAY(SELECT id FROM provider_categories WHERE slug = $2))
+                    AND ($3::text IS NULL OR p.slug = $3)`,
+      orderBy: '"organizationId" NULLS FIRST, "createdAt", "id"',
+      params: [f.organizationId, f.category ?? null, f.slug ?? null],
+      offset: f.offset,
+      limit: f.limit,
+    });
+  }
+}

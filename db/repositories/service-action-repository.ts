@@ -1,0 +1,71 @@
+/** Actions run on services. */
+import { Repository, type EntityManager } from 'typeorm';
+import { ServiceActionEntity, type ActionMessage } from '../entities/service-action';
+import { rowsOf, selectColumns } from '../sql';
+import { pageOf, type Page } from './paged-rows';
+import { insertReturning } from './returning';
+
+export type NewServiceAction = Pick<
+  ServiceActionEntity,
+  'serviceId' | 'name' | 'slug' | 'specificationId' | 'status' | 'parameters' | 'createdBy'
+>;
+
+export interface ServiceActionChanges {
+  name?: string;
+  slug?: string;
+  desiredSpecificationId?: string | null;
+  status?: ServiceActionEntity['status'];
+  parameters?: Record<string, unknown>;
+  results?: Record<string, unknown>;
+  /** Appended to the action's messages. */
+  messages?: ActionMessage[];
+}
+
+export class ServiceActionRepository extends Repository<ServiceActionEntity> {
+  static of(manager: EntityManager): ServiceActionRepository {
+    return new ServiceActionRepository(ServiceActionEntity, manager);
+  }
+
+  async insertAction(action: NewServiceAction): Promise<ServiceActionEntity> {
+    return insertReturning(this, { ...action, results: {}, messages: [] });
+  }
+
+  /** A page of a service's actions, oldest first, and their total, in one round trip. */
+  async page(serviceId: string, offset: number, limit: number): Promise<Page<ServiceActionEntity>> {
+    return pageOf<ServiceActionEntity>(this.manager, {
+      matching: `SELECT ${selectColumns(this.manager, ServiceActionEntity, 'a')} FROM service_actions a WHERE a.service_id = $1`,
+      orderBy: '"createdAt", "id"',
+      params: [serviceId],
+      offset,
+      limit,
+    });
+  }
+
+  /**
+   * One UPDATE: fields that are given replace, messages append in the database (jsonb `||`), so
+   * concurrent reporters never overwrite each other.
+   */
+  async change(id: string, c: ServiceActionChanges): Promise<ServiceActionEntity | undefined> {
+    const [row] = await rowsOf<ServiceActionEntity>(
+      this.manager,
+      `UPDATE service_actions SET
+         name = COALESCE($2, name), slug = COALESCE($3, slug),
+         desired_specification_id = CASE WHEN $4::boolean THEN $5::uuid ELSE desired_specification_id END,
+         status = COALESCE($6, status), parameters = COALESCE($7::jsonb, parameters), results = COALESCE($8::jsonb, results),
+         messages = messages || COALESCE($9::jsonb, '[]'::jsonb), updated_at = now()
+       WHERE id = $1 RETURNING ${selectColumns(this.manager, ServiceActionEntity)}`,
+      [
+        id,
+        c.name ?? null,
+        c.slug ?? null,
+        c.desiredSpecificationId !== undefined,
+        c.desiredSpecificationId ?? null,
+        c.status ?? null,
+        c.parameters === undefined ? null : JSON.stringify(c.parameters),
+        c.results === undefined ? null : JSON.stringify(c.results),
+        c.messages === undefined ? null : JSON.stringify(c.messages),
+      ],
+    );
+    return row;
+  }
+}
