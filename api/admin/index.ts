@@ -1,16 +1,16 @@
 /** Every administration route. */
-import type { DataSource } from 'typeorm';
+import type { AdminDeps } from './deps';
 import { withDialect, type RouteDefinition } from '../http/route';
-import { accountRoutes } from './accounts';
-import { actionSpecificationRoutes } from './action-specifications';
-import { actionRoutes } from './actions';
-import { serviceSpecificationRoutes } from './service-specifications';
-import { grantRoutes } from './grants';
-import { providerSpecificationRoutes } from './provider-specifications';
-import { serviceRoutes } from './services';
-import { userRoutes } from './users';
+import { accountRoutes } from './account-routes';
+import { actionSpecificationRoutes } from './action-specification-routes';
+import { actionRoutes } from './action-routes';
+import { serviceSpecificationRoutes } from './service-specification-routes';
+import { grantRoutes } from './grant-routes';
+import { providerSpecificationRoutes } from './provider-specification-routes';
+import { serviceRoutes } from './service-routes';
+import { userRoutes } from './user-routes';
 
-export function adminRoutes(deps: { dataSource: DataSource }): RouteDefinition[] {
+export function adminRoutes(deps: AdminDeps): RouteDefinition[] {
   return withDialect('admin', [
     ...userRoutes(deps),
     ...grantRoutes(deps),

@@ -5,13 +5,14 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { DataSource } from 'typeorm';
-import { HttpError, forbidden, notFound } from '../http/errors';
+import { HttpError, forbidden } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { isUniqueViolation } from '../../db/sql';
 import type { ProviderSpecificationEntity } from '../../db/entities/provider-specification';
 import { ProviderCategoryRepository } from '../../db/repositories/provider-category-repository';
 import { ProviderSpecificationRepository, type ProviderSpecificationFields } from '../../db/repositories/provider-specification-repository';
 import { loadAccess, type Access } from './access';
+import type { AdminDeps } from './deps';
 import { ADMIN_ERRORS, Paged, UuidParams } from './schemas/common';
 import {
   CreateProviderSpecificationBody,
@@ -23,9 +24,9 @@ import { iso } from '../http/iso-date';
 import { ownerOf } from './service-specification-rules';
 import { slugCandidate, slugify } from './slug';
 import { compileUserSchema } from './user-schema';
+import { organizationNotFound, providerSpecificationNotFound } from './errors';
 
 const INVALID_VISIBILITY = 'PROVIDER_SPECIFICATION.INVALID_VISIBILITY';
-const providerNotFound = (id: string) => () => notFound(`Provider specification ${id} not found.`, 'PROVIDER_SPECIFICATION.NOT_FOUND');
 
 const providerOut = (p: ProviderSpecificationEntity) => ({
   id: p.id,
@@ -47,14 +48,14 @@ const providerOut = (p: ProviderSpecificationEntity) => ({
 
 async function visibleProvider(dataSource: DataSource, access: Access, id: string, write = false): Promise<ProviderSpecificationEntity> {
   const spec = await ProviderSpecificationRepository.of(dataSource.manager).findOneBy({ id });
-  if (!spec) throw providerNotFound(id)();
+  if (!spec) throw providerSpecificationNotFound(id)();
   if (spec.organizationId === null) {
-    access.requireSomewhere('provider_specification:read', access.caller.organizationId, providerNotFound(id));
+    access.requireSomewhere('provider_specification:read', access.caller.organizationId, providerSpecificationNotFound(id));
     if (write) throw forbidden('Global provider specifications are managed by the platform.');
     return spec;
   }
-  if (!access.inOrganization(spec.organizationId)) throw providerNotFound(id)();
-  if (write) access.requireAll('provider_specification:write', spec.visibleTo, providerNotFound(id));
+  if (!access.inOrganization(spec.organizationId)) throw providerSpecificationNotFound(id)();
+  if (write) access.requireAll('provider_specification:write', spec.visibleTo, providerSpecificationNotFound(id));
   else if (!access.canSee('provider_specification:read', spec.visibleTo))
     throw forbidden(`You need the provider_specification:read permission where ${id} is visible.`);
   return spec;
@@ -87,7 +88,7 @@ function checkSchema(body: Body): void {
   if (body.schema !== undefined) compileUserSchema(body.schema, 'provider', '/schema');
 }
 
-export function providerSpecificationRoutes({ dataSource }: { dataSource: DataSource }): RouteDefinition[] {
+export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'post',
@@ -102,9 +103,7 @@ export function providerSpecificationRoutes({ dataSource }: { dataSource: DataSo
       handler: async ({ body, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const owner = ownerOf(body.visible_to, INVALID_VISIBILITY);
-        access.requireAll('provider_specification:write', owner.visibleTo, () =>
-          notFound(`Organization ${owner.organizationId} not found.`, 'ORGANIZATION.NOT_FOUND'),
-        );
+        access.requireAll('provider_specification:write', owner.visibleTo, () => organizationNotFound(owner.organizationId)());
         checkSchema(body);
         const spec = await saveNew(dataSource, {
           organizationId: owner.organizationId,
@@ -148,9 +147,7 @@ export function providerSpecificationRoutes({ dataSource }: { dataSource: DataSo
       handler: async ({ query, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const org = access.caller.organizationId;
-        access.requireSomewhere('provider_specification:read', org, () =>
-          notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND'),
-        );
+        access.requireSomewhere('provider_specification:read', org, () => organizationNotFound(org)());
         const page = await ProviderSpecificationRepository.of(dataSource.manager).page({ organizationId: org, ...query });
         return {
           status: 200,
@@ -177,7 +174,7 @@ export function providerSpecificationRoutes({ dataSource }: { dataSource: DataSo
           const owner = ownerOf(body.visible_to, INVALID_VISIBILITY);
           if (owner.organizationId !== spec.organizationId)
             throw new HttpError(400, INVALID_VISIBILITY, 'visible_to cannot move a specification to another organization.');
-          access.requireAll('provider_specification:write', owner.visibleTo, providerNotFound(params.id));
+          access.requireAll('provider_specification:write', owner.visibleTo, providerSpecificationNotFound(params.id));
           visibleTo = owner.visibleTo;
         }
         checkSchema(body);
@@ -193,7 +190,7 @@ export function providerSpecificationRoutes({ dataSource }: { dataSource: DataSo
           defaultDimensions: body.default_dimensions ?? spec.defaultDimensions,
           categories: await categoriesFor(dataSource, body.category, spec.categories),
         });
-        if (!updated) throw providerNotFound(params.id)();
+        if (!updated) throw providerSpecificationNotFound(params.id)();
         return { status: 200, body: providerOut(updated) };
       },
     }),

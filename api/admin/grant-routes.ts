@@ -1,18 +1,18 @@
 /** Grants of roles to users on NRNs, and the roles catalog. */
 import { Type } from '@sinclair/typebox';
 import type { DataSource } from 'typeorm';
-import { HttpError, forbidden, notFound } from '../http/errors';
+import { HttpError, forbidden } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { GrantRepository } from '../../db/repositories/grant-repository';
 import { RoleRepository } from '../../db/repositories/role-repository';
 import { loadAccess, type Access } from './access';
+import type { AdminDeps } from './deps';
 import { bulkGrant } from './bulk-grants';
 import { ADMIN_ERRORS, IdParams } from './schemas/common';
 import { BulkGrantBody, Grant, GrantParams, Role } from './schemas/grants';
 import { grantOut, roleOut } from './serialize';
-import { userNotFound, visibleUser } from './users';
-
-const grantNotFound = (id: number) => () => notFound(`Grant ${id} not found.`, 'RESOURCE_GRANTS.NOT_FOUND');
+import { visibleUser } from './user-routes';
+import { grantNotFound, organizationNotFound, userNotFound } from './errors';
 
 /** A grant may be revoked or approved by whoever may assign its role on its NRN. */
 async function manageableGrant(dataSource: DataSource, access: Access, userId: number, grantId: number) {
@@ -25,7 +25,7 @@ async function manageableGrant(dataSource: DataSource, access: Access, userId: n
   return { grant, role };
 }
 
-export function grantRoutes({ dataSource }: { dataSource: DataSource }): RouteDefinition[] {
+export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'post',
@@ -119,7 +119,7 @@ export function grantRoutes({ dataSource }: { dataSource: DataSource }): RouteDe
       handler: async ({ auth }) => {
         const access = await loadAccess(dataSource, auth);
         const org = access.caller.organizationId;
-        access.requireSomewhere('role:read', org, () => notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND'));
+        access.requireSomewhere('role:read', org, organizationNotFound(org));
         return { status: 200, body: { results: (await RoleRepository.of(dataSource.manager).catalog()).map(roleOut) } };
       },
     }),

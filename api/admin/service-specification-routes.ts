@@ -1,6 +1,6 @@
 /** Service specifications: create, read, list with visibility, update, delete. */
 import type { DataSource } from 'typeorm';
-import { HttpError, notFound } from '../http/errors';
+import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { isUniqueViolation } from '../../db/sql';
 import type { ServiceSpecificationEntity } from '../../db/entities/service-specification';
@@ -8,6 +8,7 @@ import { ActionSpecificationRepository } from '../../db/repositories/action-spec
 import { ServiceRepository } from '../../db/repositories/service-repository';
 import { ServiceSpecificationRepository, type ServiceSpecificationFields } from '../../db/repositories/service-specification-repository';
 import { loadAccess, type Access } from './access';
+import type { AdminDeps } from './deps';
 import { canonicalNrn, containingNrns, organizationNrn, parseNrn } from './nrn';
 import { ADMIN_ERRORS, Paged, UuidParams } from './schemas/common';
 import {
@@ -19,8 +20,7 @@ import {
 import { isoDate } from './serialize';
 import { checkAttributes, checkScopes, defaultActionSpecs, ownerOf, withDefaults } from './service-specification-rules';
 import { slugCandidate, slugify } from './slug';
-
-export const specNotFound = (id: string) => () => notFound(`Service specification ${id} not found.`, 'SERVICE_SPECIFICATION.NOT_FOUND');
+import { organizationNotFound, serviceSpecificationNotFound } from './errors';
 
 export function specOut(s: ServiceSpecificationEntity) {
   return {
@@ -45,8 +45,8 @@ export function specOut(s: ServiceSpecificationEntity) {
 /** The specification, if the caller may see it (404 from another organization, 403 without the permission). */
 export async function visibleSpec(dataSource: DataSource, access: Access, id: string, write = false): Promise<ServiceSpecificationEntity> {
   const spec = await ServiceSpecificationRepository.of(dataSource.manager).findOneBy({ id });
-  if (!spec || !access.inOrganization(spec.organizationId)) throw specNotFound(id)();
-  if (write) access.requireAll('service_specification:write', spec.visibleTo, specNotFound(id));
+  if (!spec || !access.inOrganization(spec.organizationId)) throw serviceSpecificationNotFound(id)();
+  if (write) access.requireAll('service_specification:write', spec.visibleTo, serviceSpecificationNotFound(id));
   else if (!access.canSee('service_specification:read', spec.visibleTo)) {
     throw new HttpError(403, 'forbidden', `You need the service_specification:read permission where specification ${id} is visible.`);
   }
@@ -59,7 +59,7 @@ async function save(dataSource: DataSource, fields: ServiceSpecificationFields, 
     const specs = ServiceSpecificationRepository.of(manager);
     const actionSpecs = ActionSpecificationRepository.of(manager);
     const spec = id === undefined ? await specs.insertSpecification(fields) : await specs.updateSpecification(id, fields);
-    if (!spec) throw specNotFound(id!)();
+    if (!spec) throw serviceSpecificationNotFound(id!)();
     if (spec.useDefaultActions) await actionSpecs.upsertDefaults(spec.id, defaultActionSpecs(spec));
     else await actionSpecs.removeUnusedDefaults(spec.id);
     return spec;
@@ -81,7 +81,7 @@ async function create(dataSource: DataSource, fields: Omit<ServiceSpecificationF
   throw new HttpError(409, 'SERVICE_SPECIFICATION.SLUG_TAKEN', 'Could not pick a free slug; retry.');
 }
 
-export function serviceSpecificationRoutes({ dataSource }: { dataSource: DataSource }): RouteDefinition[] {
+export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'post',
@@ -96,9 +96,7 @@ export function serviceSpecificationRoutes({ dataSource }: { dataSource: DataSou
       handler: async ({ body, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const owner = ownerOf(body.visible_to);
-        access.requireAll('service_specification:write', owner.visibleTo, () =>
-          notFound(`Organization ${owner.organizationId} not found.`, 'ORGANIZATION.NOT_FOUND'),
-        );
+        access.requireAll('service_specification:write', owner.visibleTo, () => organizationNotFound(owner.organizationId)());
         const fields = withDefaults(body, owner);
         checkAttributes(fields.attributes);
         await checkScopes(dataSource.manager, owner.organizationId, fields.scopes);
@@ -134,7 +132,7 @@ export function serviceSpecificationRoutes({ dataSource }: { dataSource: DataSou
         const access = await loadAccess(dataSource, auth);
         const nrn = query.nrn === undefined ? undefined : parseNrn(canonicalNrn(query.nrn)!)!;
         const org = nrn ? nrn[0]! : String(access.caller.organizationId);
-        const orgNotFound = () => notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND');
+        const orgNotFound = organizationNotFound(org);
         if (org === '*') throw new HttpError(400, 'bad_request', 'nrn must name an organization by id.');
         if (!access.inOrganization(org)) throw orgNotFound();
         if (query.nrn === undefined) access.require('service_specification:read', organizationNrn(org), orgNotFound);
@@ -180,7 +178,7 @@ export function serviceSpecificationRoutes({ dataSource }: { dataSource: DataSou
               'visible_to cannot move a specification to another organization.',
             );
           }
-          access.requireAll('service_specification:write', owner.visibleTo, specNotFound(params.id));
+          access.requireAll('service_specification:write', owner.visibleTo, serviceSpecificationNotFound(params.id));
           visibleTo = owner.visibleTo;
         }
         const fields: ServiceSpecificationFields = {

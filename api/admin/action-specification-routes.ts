@@ -1,16 +1,16 @@
 /** Action specifications of a service specification: the generated defaults and custom ones. */
 import { Type } from '@sinclair/typebox';
-import type { DataSource } from 'typeorm';
 import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { isUniqueViolation } from '../../db/sql';
 import type { ActionSpecificationEntity } from '../../db/entities/action-specification';
 import { ActionSpecificationRepository } from '../../db/repositories/action-specification-repository';
 import { loadAccess } from './access';
+import type { AdminDeps } from './deps';
 import { ADMIN_ERRORS, Uuid, UuidParams } from './schemas/common';
 import { ActionSpecification, CreateActionSpecificationBody } from './schemas/service-specifications';
 import { iso } from '../http/iso-date';
-import { visibleSpec } from './service-specifications';
+import { visibleSpec } from './service-specification-routes';
 import { slugify } from './slug';
 import { compileUserSchema } from './user-schema';
 
@@ -26,7 +26,7 @@ export const actionSpecOut = (a: ActionSpecificationEntity) => ({
   updated_at: iso(a.updatedAt),
 });
 
-export function actionSpecificationRoutes({ dataSource }: { dataSource: DataSource }): RouteDefinition[] {
+export function actionSpecificationRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'get',

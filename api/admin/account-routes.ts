@@ -2,13 +2,13 @@
 import type { Static } from '@sinclair/typebox';
 import type { DataSource } from 'typeorm';
 import { isUniqueViolation } from '../../db/sql';
-import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { AccountEntity } from '../../db/entities/account';
 import type { MetadataEntryEntity } from '../../db/entities/metadata-entry';
 import { AccountRepository } from '../../db/repositories/account-repository';
 import { MetadataEntryRepository, type MetadataFields } from '../../db/repositories/metadata-entry-repository';
 import { loadAccess, type Access } from './access';
+import type { AdminDeps } from './deps';
 import { accountNrn, organizationNrn } from './nrn';
 import {
   Account,
@@ -22,11 +22,7 @@ import {
 import { ADMIN_ERRORS, IdParams, Paged } from './schemas/common';
 import { iso } from '../http/iso-date';
 import { slugCandidate, slugify } from './slug';
-
-const accountNotFound = (id: number) => () => notFound(`Account ${id} not found.`, 'ACCOUNT.NOT_FOUND');
-const organizationNotFound = (id: number | string) => () => notFound(`Organization ${id} not found.`, 'ORGANIZATION.NOT_FOUND');
-const slugTaken = (slug: string) =>
-  new HttpError(409, 'ACCOUNT.SLUG_TAKEN', `An account with slug "${slug}" already exists in the organization.`);
+import { accountNotFound, accountSlugTaken, organizationNotFound } from './errors';
 
 /** The catalog's entity kind of accounts. */
 const ACCOUNT = 'account';
@@ -114,13 +110,13 @@ async function create(dataSource: DataSource, body: Static<typeof CreateAccountB
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       // An explicit slug is the caller's to change; a generated one lost a race and is picked again.
-      if (body.slug !== undefined) throw slugTaken(slug);
+      if (body.slug !== undefined) throw accountSlugTaken(slug);
     }
   }
-  throw slugTaken(base);
+  throw accountSlugTaken(base);
 }
 
-export function accountRoutes({ dataSource }: { dataSource: DataSource }): RouteDefinition[] {
+export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'post',
@@ -209,7 +205,7 @@ export function accountRoutes({ dataSource }: { dataSource: DataSource }): Route
             if (body.metadata) await MetadataEntryRepository.of(manager).put(ACCOUNT, params.id, metadataFields(body.metadata));
           });
         } catch (error) {
-          if (isUniqueViolation(error)) throw slugTaken(body.slug ?? '');
+          if (isUniqueViolation(error)) throw accountSlugTaken(body.slug ?? '');
           throw error;
         }
         const { account, metadata } = (await findWithMetadata(dataSource, params.id))!;

@@ -1,13 +1,14 @@
 /** Services: instances of a service specification at an NRN. */
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { HttpError, notFound } from '../http/errors';
+import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ServiceEntity } from '../../db/entities/service';
 import type { ServiceSpecificationEntity } from '../../db/entities/service-specification';
 import { ServiceRepository } from '../../db/repositories/service-repository';
 import { ServiceSpecificationRepository } from '../../db/repositories/service-specification-repository';
 import { loadAccess, type Access } from './access';
+import type { AdminDeps } from './deps';
 import { canonicalNrn, isConcrete, isVisibleTo, parseNrn } from './nrn';
 import type { Permission } from '../http/permissions';
 import { ADMIN_ERRORS, UuidParams } from './schemas/common';
@@ -15,8 +16,7 @@ import { CreateServiceBody, Service } from './schemas/services';
 import { iso } from '../http/iso-date';
 import { slugify } from './slug';
 import { compileUserSchema } from './user-schema';
-
-export const serviceNotFound = (id: string) => () => notFound(`Service ${id} not found.`, 'SERVICE.NOT_FOUND');
+import { organizationNotFound, serviceNotFound } from './errors';
 
 export const serviceOut = (s: ServiceEntity) => ({
   id: s.id,
@@ -67,7 +67,7 @@ function nameFor(spec: ServiceSpecificationEntity, given: string | undefined, at
   return `${spec.slug.slice(0, 240)}-${randomBytes(3).toString('hex')}`;
 }
 
-export function serviceRoutes({ dataSource }: { dataSource: DataSource }): RouteDefinition[] {
+export function serviceRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'post',
@@ -84,7 +84,7 @@ export function serviceRoutes({ dataSource }: { dataSource: DataSource }): Route
         const entityNrn = canonicalNrn(body.entity_nrn)!;
         const nrn = parseNrn(entityNrn)!;
         if (!isConcrete(nrn)) throw new HttpError(400, 'SERVICE.INVALID_NRN', 'entity_nrn must name one entity (no *).');
-        access.require('service:write', entityNrn, () => notFound(`Organization ${nrn[0]} not found.`, 'ORGANIZATION.NOT_FOUND'));
+        access.require('service:write', entityNrn, organizationNotFound(nrn[0] ?? ''));
         const spec = await ServiceSpecificationRepository.of(dataSource.manager).findOneBy({ id: body.specification_id });
         if (!spec || String(spec.organizationId) !== nrn[0] || !isVisibleTo(spec.visibleTo, entityNrn)) {
           throw new HttpError(

@@ -1,17 +1,17 @@
 /** Users: the targets of grants. Callers are recorded on first sight (see access.ts); these routes register others. */
 import { Type } from '@sinclair/typebox';
 import type { DataSource } from 'typeorm';
-import { conflict, notFound } from '../http/errors';
+import { conflict } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { UserEntity } from '../../db/entities/user';
 import { UserRepository } from '../../db/repositories/user-repository';
 import { loadAccess, type Access } from './access';
+import type { AdminDeps } from './deps';
 import { organizationNrn } from './nrn';
 import { ADMIN_ERRORS, IdParams, IntegerId, Paged, PagingQuery } from './schemas/common';
 import { CreateUserBody, User } from './schemas/grants';
 import { userOut } from './serialize';
-
-export const userNotFound = (id: number) => () => notFound(`User ${id} not found.`, 'USER.NOT_FOUND');
+import { organizationNotFound, userNotFound } from './errors';
 
 /** The user, provided the caller holds something in the user's organization (else 404, like a missing user). */
 export async function visibleUser(dataSource: DataSource, access: Access, id: number): Promise<UserEntity> {
@@ -20,7 +20,7 @@ export async function visibleUser(dataSource: DataSource, access: Access, id: nu
   return user;
 }
 
-export function userRoutes({ dataSource }: { dataSource: DataSource }): RouteDefinition[] {
+export function userRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'post',
@@ -35,7 +35,7 @@ export function userRoutes({ dataSource }: { dataSource: DataSource }): RouteDef
       handler: async ({ body, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const org = body.organization_id;
-        access.require('user:write', organizationNrn(org), () => notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND'));
+        access.require('user:write', organizationNrn(org), organizationNotFound(org));
         const user = await UserRepository.of(dataSource.manager).register({
           id: body.id,
           organizationId: org,
@@ -77,7 +77,7 @@ export function userRoutes({ dataSource }: { dataSource: DataSource }): RouteDef
       handler: async ({ query, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const org = query.organization_id;
-        access.require('user:read', organizationNrn(org), () => notFound(`Organization ${org} not found.`, 'ORGANIZATION.NOT_FOUND'));
+        access.require('user:read', organizationNrn(org), organizationNotFound(org));
         const page = await UserRepository.of(dataSource.manager).page(org, query.offset, query.limit);
         return {
           status: 200,

@@ -4,7 +4,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { DataSource } from 'typeorm';
-import { HttpError, notFound } from '../http/errors';
+import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ActionSpecificationEntity } from '../../db/entities/action-specification';
 import type { ServiceEntity } from '../../db/entities/service';
@@ -12,14 +12,14 @@ import type { ServiceActionEntity } from '../../db/entities/service-action';
 import { ActionSpecificationRepository } from '../../db/repositories/action-specification-repository';
 import { ServiceActionRepository } from '../../db/repositories/service-action-repository';
 import { loadAccess } from './access';
+import type { AdminDeps } from './deps';
 import { ADMIN_ERRORS, Paged, UuidParams } from './schemas/common';
 import { Action, ActionParams, CreateActionBody, ListActionsQuery, UpdateActionBody, type Message } from './schemas/services';
 import { isoDate } from './serialize';
-import { accessibleService } from './services';
+import { accessibleService } from './service-routes';
 import { slugify } from './slug';
 import { compileUserSchema } from './user-schema';
-
-const actionNotFound = (id: string) => notFound(`Action ${id} not found.`, 'ACTION.NOT_FOUND');
+import { actionNotFound } from './errors';
 
 const actionOut = (a: ServiceActionEntity) => ({
   id: a.id,
@@ -68,7 +68,7 @@ function checkAgainst(schema: Record<string, unknown>, value: Record<string, unk
 const stamped = (messages: Array<Static<typeof Message>>) =>
   messages.map((m) => ({ level: m.level ?? 'info', message: m.message, timestamp: m.timestamp ?? Date.now() }));
 
-export function actionRoutes({ dataSource }: { dataSource: DataSource }): RouteDefinition[] {
+export function actionRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'post',

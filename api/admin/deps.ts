@@ -1,0 +1,6 @@
+/** What the administration routes are built from. */
+import type { DataSource } from 'typeorm';
+
+export interface AdminDeps {
+  dataSource: DataSource;
+}
