@@ -7,21 +7,18 @@
 import assert from 'node:assert/strict';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 const start = { id: 'start', type: 'trigger', pluginType: 'manual', config: {} };
 
 describe('executions API: plugins end to end', function () {
   this.timeout(60_000);
-  let x: ExecEnv;
-  let c: OrgContext;
+  const { x, c } = useExecEnv();
   let server: Server;
   let base: string;
   const all = [1, 2, 3, 4, 5].map((id) => ({ id }));
 
   before(async () => {
-    x = await startExecEnv();
-    c = await orgContext(x);
     // A paged API: ?page=N&limit=M → {data, hasMore}.
     server = http.createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
@@ -35,7 +32,6 @@ describe('executions API: plugins end to end', function () {
   });
   after(async () => {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    await x?.stop();
   });
 
   async function run(key: string, definition: Record<string, unknown>, inputs: Record<string, unknown> = {}) {

@@ -4,17 +4,11 @@
  * own with the parent's id, and their outputs come back in item order.
  */
 import assert from 'node:assert/strict';
-import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: sub-workflows', function () {
   this.timeout(60_000);
-  let x: ExecEnv;
-  let c: OrgContext;
-  before(async () => {
-    x = await startExecEnv();
-    c = await orgContext(x);
-  });
-  after(() => x?.stop());
+  const { x, c } = useExecEnv();
 
   it('runs a child per item and collects their outputs in order', async () => {
     await publish(x, c, {

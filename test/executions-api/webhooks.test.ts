@@ -5,20 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { countExecutions, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+import { countExecutions, finished, publish, useExecEnv, waitFor } from './support';
 
 const SECRET = 'hook-secret-value';
 const sign = (body: string, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 describe('executions API: webhook ingress', function () {
   this.timeout(60_000);
-  let x: ExecEnv;
-  let c: OrgContext;
-  before(async () => {
-    x = await startExecEnv();
-    c = await orgContext(x);
-  });
-  after(() => x?.stop());
+  const { x, c } = useExecEnv();
 
   async function activate(workflowId: string): Promise<string> {
     const res = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
