@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { closeGracefully, listen, portOf } from '../../startup/http-server';
+import { trigger } from '../support/definitions';
 import { publish, useExecEnv, waitFor } from './support';
 
 interface SseEvent {
@@ -70,7 +71,7 @@ describe('executions API: event stream', function () {
     const workflowId = await publish(x, c, {
       name: 'Streamed',
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         { id: 'approval', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go' }, dependsOn: ['start'] },
         { id: 'after', type: 'module', pluginType: 'log', config: { message: 'done' }, dependsOn: ['approval'] },
       ],

@@ -7,9 +7,10 @@
 import assert from 'node:assert/strict';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { connections, trigger } from '../support/definitions';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
-const start = { id: 'start', type: 'trigger', pluginType: 'manual', config: {} };
+const start = trigger();
 
 describe('executions API: plugins end to end', function () {
   this.timeout(60_000);
@@ -72,12 +73,7 @@ describe('executions API: plugins end to end', function () {
           { id: 'other', type: 'module', pluginType: 'set-variable', config: { path: 'route', value: 'other' } },
           { id: 'small', type: 'module', pluginType: 'set-variable', config: { path: 'route', value: 'small' } },
         ],
-        connections: [
-          { from: 'big', to: 'tier', sourcePort: 'true' },
-          { from: 'big', to: 'small', sourcePort: 'false' },
-          { from: 'tier', to: 'gold', sourcePort: 'gold' },
-          { from: 'tier', to: 'other', sourcePort: 'default' },
-        ],
+        connections: connections('big:true->tier', 'big:false->small', 'tier:gold->gold', 'tier:default->other'),
         variables: { route: { initialValue: 'none' } },
         outputs: { route: '${{ variables.route }}' },
       },
@@ -148,11 +144,7 @@ describe('executions API: plugins end to end', function () {
           },
           { id: 'finish', type: 'module', pluginType: 'no-op', config: {} },
         ],
-        connections: [
-          { from: 'split', to: 'work', sourcePort: 'loop' },
-          { from: 'work', to: 'split' },
-          { from: 'split', to: 'finish', sourcePort: 'done' },
-        ],
+        connections: connections('split:loop->work', 'work->split', 'split:done->finish'),
         outputs: { seen: '${{ variables.seen }}', rounds: '${{ variables.rounds }}', done: '${{ len(steps.finish.items) }}' },
       },
       { list: [1, 2, 3, 4, 5] },
@@ -194,11 +186,7 @@ describe('executions API: plugins end to end', function () {
         },
         { id: 'finish', type: 'module', pluginType: 'no-op', config: {} },
       ],
-      connections: [
-        { from: 'pages', to: 'collect', sourcePort: 'loop' },
-        { from: 'collect', to: 'pages', targetPort: 'callback' },
-        { from: 'pages', to: 'finish', sourcePort: 'done' },
-      ],
+      connections: connections('pages:loop->collect', 'collect->pages:callback', 'pages:done->finish'),
       outputs: { seen: '${{ variables.seen }}' },
     });
     assert.equal(done.status, 'completed', JSON.stringify(done));

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { trigger } from '../support/definitions';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: retries, timeouts and fallbacks', function () {
@@ -72,7 +73,7 @@ describe('executions API: retries, timeouts and fallbacks', function () {
       name: 'Fragile',
       key: 'fragile',
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         { id: 'missing', type: 'module', pluginType: 'http-request', config: { url: `${base}/nothing-here` }, dependsOn: ['start'] },
         { id: 'never', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['missing'] },
       ],

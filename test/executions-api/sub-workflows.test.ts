@@ -4,6 +4,7 @@
  * own with the parent's id, and their outputs come back in item order.
  */
 import assert from 'node:assert/strict';
+import { trigger } from '../support/definitions';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: sub-workflows', function () {
@@ -15,7 +16,7 @@ describe('executions API: sub-workflows', function () {
       name: 'Double',
       key: 'double',
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         {
           id: 'calc',
           type: 'module',
@@ -31,7 +32,7 @@ describe('executions API: sub-workflows', function () {
       key: 'fan-out',
       variables: { list: { initialValue: [{ n: 1 }, { n: 2 }, { n: 3 }] } },
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         {
           id: 'items',
           type: 'module',
@@ -75,7 +76,7 @@ describe('executions API: sub-workflows', function () {
       name: 'Sum',
       key: 'sum-batch',
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         {
           id: 'sum',
           type: 'module',
@@ -90,7 +91,7 @@ describe('executions API: sub-workflows', function () {
       name: 'Batch parent',
       key: 'batch-parent',
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         {
           id: 'items',
           type: 'module',
@@ -122,7 +123,7 @@ describe('executions API: sub-workflows', function () {
       name: 'Broken parent',
       key: 'broken-parent',
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         { id: 'child', type: 'module', pluginType: 'sub-workflow', config: { workflowId: 'no-such-workflow' }, dependsOn: ['start'] },
       ],
     });

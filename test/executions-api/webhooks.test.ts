@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { trigger } from '../support/definitions';
 import { countExecutions, finished, publish, useExecEnv, waitFor } from './support';
 
 const SECRET = 'hook-secret-value';
@@ -102,7 +103,7 @@ describe('executions API: webhook ingress', function () {
     const waiterId = await publish(x, c, {
       name: 'Waiter',
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         {
           id: 'approval',
           type: 'wait',
@@ -145,10 +146,7 @@ describe('executions API: webhook ingress', function () {
     await publish(x, c, {
       name: 'Callback',
       key: 'callback',
-      steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
-        { id: 'callback', type: 'module', pluginType: 'webhook-wait', config: { timeout: '1h' }, dependsOn: ['start'] },
-      ],
+      steps: [trigger(), { id: 'callback', type: 'module', pluginType: 'webhook-wait', config: { timeout: '1h' }, dependsOn: ['start'] }],
       outputs: { status: '${{ steps.callback.outputs.body.status }}', via: '${{ steps.callback.outputs.waitUrl }}' },
     });
     const started = await c.auth(x.t.request.post('/workflows/definitions/callback/execute')).send({});

@@ -8,6 +8,7 @@ import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { workflowBundle } from '../../worker/worker';
 import { captureLogger } from '../support/logger';
+import { trigger } from '../support/definitions';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: worker restart', function () {
@@ -33,7 +34,7 @@ describe('executions API: worker restart', function () {
       name: 'Restartable',
       key: 'restartable',
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         { id: 'before', type: 'module', pluginType: 'log', config: { message: 'before the wait' }, dependsOn: ['start'] },
         {
           id: 'compute',
