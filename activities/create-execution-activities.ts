@@ -26,11 +26,8 @@ import {
 import type { ChildPreparation, EventBatch, FinishRequest, ResolveVarsRequest, ScheduledPreparation } from './execution-activity-types';
 import { prepareChildExecution } from './prepare-child';
 import { prepareScheduledExecution } from './prepare-scheduled';
-import { codeExec } from './plugins/code-exec';
 import { DEFAULT_EGRESS, type EgressPolicy } from './plugins/egress';
-import { httpRequest } from './plugins/http-request';
-import { paginatedFetch } from './plugins/paginated-fetch';
-import type { PluginContext } from './plugins/plugin-context';
+import { effectfulPluginFor } from './plugins/registry';
 import { Scrubber } from './secrets/scrubber';
 
 export interface ExecutionActivityDeps {
@@ -40,12 +37,6 @@ export interface ExecutionActivityDeps {
   temporalNamespace: string;
   publicBaseUrl?: string;
 }
-
-const PLUGINS: Record<string, (context: PluginContext) => Promise<PluginResult>> = {
-  'http-request': httpRequest,
-  'code-exec': codeExec,
-  'paginated-fetch': paginatedFetch,
-};
 
 /** The activities as the workflow proxies them: derived from the implementation below. */
 export type ExecutionActivities = ReturnType<typeof createExecutionActivities>;
@@ -64,7 +55,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
   return {
     /** Runs one effectful plugin call: resolves secrets late and scrubs them from the result. */
     async callPlugin(call: ActivityCall): Promise<PluginResult> {
-      const plugin = Object.hasOwn(PLUGINS, call.pluginType) ? PLUGINS[call.pluginType] : undefined;
+      const plugin = effectfulPluginFor(call.pluginType);
       if (!plugin) throw ApplicationFailure.nonRetryable(`plugin "${call.pluginType}" cannot run in this worker`, 'PLUGIN_NOT_AVAILABLE');
 
       const names = secretNames([call.config, call.inputs]);

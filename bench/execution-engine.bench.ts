@@ -17,8 +17,9 @@ import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { ExecutionActivities } from '../activities/create-execution-activities';
 import { findRealTemporalCli, type TemporalServerChoice } from '../startup/temporal';
 import { workflowBundle } from '../worker/worker';
+import { chain, executionInput, trigger } from '../test/support/definitions';
 import { createTestTemporalEnv } from '../test/support/temporal';
-import { validateDefinition, type ExecutionInput } from '../workflows/engine';
+import type { ExecutionInput } from '../workflows/engine';
 import { deliverSignalUpdate, stateQuery } from '../workflows/messages';
 import { percentile, round, type BenchReport } from './report';
 
@@ -31,13 +32,9 @@ const activities: ExecutionActivities = {
   prepareScheduledExecution: () => Promise.reject(new Error('unused')),
 };
 
-function chain(count: number, step: (i: number) => Record<string, unknown>): Record<string, unknown> {
-  const steps: Array<Record<string, unknown>> = [{ id: 'start', type: 'trigger', pluginType: 'manual', config: {} }];
-  let previous = 'start';
-  for (let i = 1; i <= count; i++) {
-    steps.push({ id: `s${i}`, ...step(i), dependsOn: [previous] });
-    previous = `s${i}`;
-  }
+/** start ──▶ s1 ──▶ s2 ──▶ … ──▶ s<count>. */
+function chainOf(count: number, step: (i: number) => Record<string, unknown>): Record<string, unknown> {
+  const steps = chain(trigger(), ...Array.from({ length: count }, (_, i) => ({ id: `s${i + 1}`, ...step(i + 1) })));
   return { name: 'bench', steps, variables: { n: { initialValue: 0 } } };
 }
 
@@ -53,19 +50,7 @@ const activityStep = (): Record<string, unknown> => ({
   config: { url: 'https://example.test/' },
 });
 
-function input(doc: Record<string, unknown>): ExecutionInput {
-  const validated = validateDefinition(doc);
-  if (!validated.definition) throw new Error(JSON.stringify(validated.errors));
-  return {
-    executionId: `exec_${randomUUID().replace(/-/g, '')}`,
-    organizationId: 'bench',
-    workflowId: 'wf_bench',
-    revision: 1,
-    definition: validated.definition,
-    inputs: {},
-    trigger: { source: 'manual', payload: {}, receivedAt: new Date().toISOString() },
-  };
-}
+const input = (doc: Record<string, unknown>): ExecutionInput => executionInput(doc, { organizationId: 'bench', workflowId: 'wf_bench' });
 
 /** Runs `total` jobs with at most `concurrency` at a time; returns jobs per second. */
 async function perSecond(total: number, concurrency: number, job: (i: number) => Promise<unknown>): Promise<number> {
@@ -109,13 +94,13 @@ async function measureEngine(env: TestWorkflowEnvironment): Promise<Omit<ServerF
     return Number(process.hrtime.bigint() - started) / 1e6 / runs;
   };
   return worker.runUntil(async () => {
-    const pureMs = await timePerRun(chain(40, pureStep), 10);
-    const activityMs = await timePerRun(chain(40, activityStep), 5);
-    const ten = chain(10, pureStep);
+    const pureMs = await timePerRun(chainOf(40, pureStep), 10);
+    const activityMs = await timePerRun(chainOf(40, activityStep), 5);
+    const ten = chainOf(10, pureStep);
     const tenStepPerSecond = await perSecond(100, 10, () => execute(ten));
 
     const roundTrips: number[] = [];
-    const waiter = chain(1, () => ({ type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go' } }));
+    const waiter = chainOf(1, () => ({ type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go' } }));
     for (let i = 0; i < 20; i++) {
       const execution = input(waiter);
       const handle = await client.workflow.start('runWorkflowExecution', {

@@ -17,13 +17,16 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { getQuickJS, shouldInterruptAfterDeadline, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime } from 'quickjs-emscripten';
-import { parseDuration, type Item, type PluginResult } from '../../workflows/engine';
-import type { PluginContext } from './plugin-context';
+import { codeExecDescriptor, parseDuration, type Item, type PluginResult } from '../../workflows/engine';
+import type { EffectfulPlugin, PluginContext } from './plugin-context';
 import { SandboxFetch } from './sandbox-fetch';
 
 export const CODE_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
 export const CODE_DEFAULT_TIMEOUT_MS = 10_000;
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
+/** The activity implementation of the `code-exec` descriptor. */
+export const codeExecPlugin: EffectfulPlugin = { descriptor: codeExecDescriptor, run: codeExec };
 
 export async function codeExec({ call, config, inputs, log, signal, egress }: PluginContext): Promise<PluginResult> {
   const code = typeof config.code === 'string' ? config.code : '';

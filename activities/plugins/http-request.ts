@@ -8,13 +8,16 @@
  * the step's retry policy.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { parseDuration, type PluginResult } from '../../workflows/engine';
+import { httpRequestDescriptor, parseDuration, type PluginResult } from '../../workflows/engine';
 import { egressAllowed, type EgressPolicy } from './egress';
-import type { PluginContext } from './plugin-context';
+import type { EffectfulPlugin, PluginContext } from './plugin-context';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 const MAX_REDIRECTS = 10;
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+/** The activity implementation of the `http-request` descriptor. */
+export const httpRequestPlugin: EffectfulPlugin = { descriptor: httpRequestDescriptor, run: httpRequest };
 
 export async function httpRequest({ config, signal, egress }: PluginContext): Promise<PluginResult> {
   const method = (typeof config.method === 'string' ? config.method : 'GET').toUpperCase();

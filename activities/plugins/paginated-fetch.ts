@@ -7,9 +7,9 @@
  * kept by the workflow between calls.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { readPath, type Item, type PluginResult } from '../../workflows/engine';
+import { paginatedFetchDescriptor, readPath, type Item, type PluginResult } from '../../workflows/engine';
 import { httpRequest } from './http-request';
-import type { PluginContext } from './plugin-context';
+import type { EffectfulPlugin, PluginContext } from './plugin-context';
 
 interface PageState {
   page: number;
@@ -33,6 +33,9 @@ interface Options {
   stopWhenShortPage: boolean;
   maxPages: number;
 }
+
+/** The activity implementation of the `paginated-fetch` descriptor. */
+export const paginatedFetchPlugin: EffectfulPlugin = { descriptor: paginatedFetchDescriptor, run: paginatedFetch };
 
 export async function paginatedFetch(context: PluginContext): Promise<PluginResult> {
   const { config } = context;

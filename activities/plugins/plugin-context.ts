@@ -1,5 +1,5 @@
-/** What an effectful plugin receives: its call, with secrets already resolved, and the worker's policies. */
-import type { ActivityCall } from '../../workflows/engine';
+/** What an effectful plugin receives (its call, with secrets already resolved, and the worker's policies), and what it is. */
+import type { ActivityCall, PluginDescriptor, PluginResult } from '../../workflows/engine';
 import type { EgressPolicy } from './egress';
 
 export interface PluginContext {
@@ -12,4 +12,12 @@ export interface PluginContext {
   egress: EgressPolicy;
   /** Log lines the plugin emits (scrubbed and persisted by the caller). */
   log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+}
+
+export type PluginRun = (context: PluginContext) => Promise<PluginResult>;
+
+/** An effectful plugin: the implementation of one engine descriptor (keyed by the descriptor object itself). */
+export interface EffectfulPlugin {
+  descriptor: PluginDescriptor;
+  run: PluginRun;
 }

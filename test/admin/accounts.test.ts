@@ -1,15 +1,8 @@
 import assert from 'node:assert/strict';
-import { adminTestApp, assertAdminError, bearer, newOrg, userWithRole, type AdminTestContext, type Org } from './support';
+import { assertAdminError, bearer, newOrg, useAdminApp, userWithRole } from './support';
 
 describe('admin: accounts', () => {
-  let ctx: AdminTestContext;
-  let org: Org;
-  before(async () => {
-    ctx = await adminTestApp();
-  });
-  beforeEach(async () => {
-    org = await newOrg(ctx);
-  });
+  const { ctx, org } = useAdminApp();
 
   const create = (body: object, token = org.admin) =>
     ctx.t.request

@@ -1,17 +1,10 @@
 import assert from 'node:assert/strict';
 import { bootstrapAdmins } from '../../api/admin/bootstrap';
 import { captureLogger } from '../support/logger';
-import { adminTestApp, assertAdminError, bearer, newOrg, newUserId, userWithRole, type AdminTestContext, type Org } from './support';
+import { assertAdminError, bearer, newOrg, newUserId, useAdminApp, userWithRole } from './support';
 
 describe('admin: bulk grants, users and roles', () => {
-  let ctx: AdminTestContext;
-  let org: Org;
-  before(async () => {
-    ctx = await adminTestApp();
-  });
-  beforeEach(async () => {
-    org = await newOrg(ctx);
-  });
+  const { ctx, org } = useAdminApp();
 
   const grantCount = async (userId: number): Promise<number> =>
     Number((await ctx.db.query(`SELECT count(*) AS n FROM grants WHERE user_id = $1`, [userId]))[0].n);

@@ -1,17 +1,10 @@
 import assert from 'node:assert/strict';
 import { compileUserSchema } from '../../api/admin/user-schema';
 import { PROVIDER_SEEDS } from '../../db/migrations/data/provider-specifications-v1';
-import { adminTestApp, assertAdminError, bearer, newOrg, userWithRole, type AdminTestContext, type Org } from './support';
+import { assertAdminError, bearer, newOrg, useAdminApp, userWithRole } from './support';
 
 describe('admin: provider specifications', () => {
-  let ctx: AdminTestContext;
-  let org: Org;
-  before(async () => {
-    ctx = await adminTestApp();
-  });
-  beforeEach(async () => {
-    org = await newOrg(ctx);
-  });
+  const { ctx, org } = useAdminApp();
 
   const settings = {
     type: 'object',

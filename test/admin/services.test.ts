@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { adminTestApp, assertAdminError, bearer, newOrg, userWithRole, type AdminTestContext, type Org } from './support';
+import { assertAdminError, bearer, newOrg, useAdminApp, userWithRole } from './support';
 
 describe('admin: services and actions', () => {
-  let ctx: AdminTestContext;
-  let org: Org;
+  const { ctx, org } = useAdminApp();
   let specId: string;
   let createSpecId: string;
   let customSpecId: string;
-  before(async () => {
-    ctx = await adminTestApp();
-  });
   beforeEach(async () => {
-    org = await newOrg(ctx);
     const spec = await ctx.t.request
       .post('/service_specification')
       .set(...bearer(org.admin))

@@ -7,6 +7,7 @@ import { adminRoutes } from '../../api/admin';
 import { createTestApp, type TestApp } from '../support/app';
 import { testDataSource, newOrganizationId } from '../support/database';
 import { assertDialect } from '../support/dialects';
+import { late } from '../support/late';
 import { captureLogger } from '../support/logger';
 
 export interface AdminTestContext {
@@ -41,6 +42,19 @@ export async function newOrg(ctx: AdminTestContext): Promise<Org> {
   const token = (userId: number, userType: 'person' | 'service_account' = 'person') =>
     ctx.t.token({ userId: String(userId), organizationId: id, userType });
   return { id, adminId, admin: await token(adminId), token };
+}
+
+/**
+ * The mocha hooks of an administration file: `before` creates the app, `beforeEach`
+ * a fresh organization with its admin. Call it inside `describe`; `ctx` and `org`
+ * are filled by those hooks.
+ */
+export function useAdminApp(): { ctx: AdminTestContext; org: Org } {
+  const ctx = late<AdminTestContext>('the admin test app');
+  const org = late<Org>('the organization');
+  before(async () => ctx.set(await adminTestApp()));
+  beforeEach(async () => org.set(await newOrg(ctx.value)));
+  return { ctx: ctx.value, org: org.value };
 }
 
 /** A user of the organization holding `role` on `nrn` (default: the whole organization), and its token. */

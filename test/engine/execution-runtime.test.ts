@@ -1,28 +1,19 @@
 import assert from 'node:assert/strict';
 import {
   startExecution,
-  validateDefinition,
   type ActivityCall,
-  type ExecutionInput,
   type LogEntryDraft,
   type PluginResult,
   type RuntimeEffects,
   type StepEvent,
   type WaitRequest,
   type WaitResult,
-  type WorkflowDefinition,
 } from '../../workflows/engine';
+import { connections, executionInput, trigger } from '../support/definitions';
 
 interface Fakes {
   activities?: Record<string, (call: ActivityCall) => PluginResult | Promise<PluginResult>>;
   signals?: (request: WaitRequest) => WaitResult;
-}
-
-function definitionOf(doc: Record<string, unknown>): WorkflowDefinition {
-  // The same validator the API uses: what runs here would also save.
-  const validated = validateDefinition({ name: 'test', ...doc });
-  assert.deepEqual(validated.errors, []);
-  return validated.definition!;
 }
 
 async function run(doc: Record<string, unknown>, inputs: Record<string, unknown> = {}, fakes: Fakes = {}) {
@@ -53,21 +44,13 @@ async function run(doc: Record<string, unknown>, inputs: Record<string, unknown>
     log: (entry) => logs.push(entry),
     onEvent: (event) => events.push(event),
   };
-  const input: ExecutionInput = {
-    executionId: 'exec_1',
-    organizationId: '1',
-    workflowId: 'wf_1',
-    revision: 1,
-    definition: definitionOf(doc),
-    inputs,
-    trigger: { source: 'manual', payload: inputs, receivedAt: '2026-01-01T00:00:00Z' },
-  };
+  const input = executionInput(doc, { inputs, executionId: 'exec_1', workflowId: 'wf_1', receivedAt: '2026-01-01T00:00:00Z' });
   const execution = startExecution(input, { REGION: 'eu' }, effects);
   const outcome = await execution.done;
   return { outcome, calls, logs, events, waits, ctx: execution.ctx };
 }
 
-const manual = { id: 'start', type: 'trigger', pluginType: 'manual', config: {} };
+const manual = trigger();
 
 describe('execution runtime (pure, fake effects)', () => {
   it('runs inline steps in the workflow and resolves outputs', async () => {
@@ -89,10 +72,7 @@ describe('execution runtime (pure, fake effects)', () => {
           { id: 'logIt', type: 'module', pluginType: 'log', config: { message: 'total is ${{ variables.total }} in ${{ vars.REGION }}' } },
           { id: 'never', type: 'module', pluginType: 'no-op', config: {} },
         ],
-        connections: [
-          { from: 'check', to: 'logIt', sourcePort: 'true' },
-          { from: 'check', to: 'never', sourcePort: 'false' },
-        ],
+        connections: connections('check:true->logIt', 'check:false->never'),
         outputs: { total: '${{ variables.total }}', matched: '${{ steps.check.outputs.matchedPort }}' },
       },
       { n: 9 },
@@ -177,10 +157,7 @@ describe('execution runtime (pure, fake effects)', () => {
           { id: 'yes', type: 'module', pluginType: 'no-op', config: {} },
           { id: 'no', type: 'module', pluginType: 'no-op', config: {} },
         ],
-        connections: [
-          { from: 'big', to: 'yes', sourcePort: 'true' },
-          { from: 'big', to: 'no', sourcePort: 'false' },
-        ],
+        connections: connections('big:true->yes', 'big:false->no'),
       },
       {},
       { activities: { 'code-exec': () => ({ status: 'success', items: [{ n: 1 }, { n: 2 }, { n: 3 }] }) } },
@@ -338,10 +315,7 @@ describe('execution runtime (pure, fake effects)', () => {
         { id: 'late', type: 'module', pluginType: 'no-op', config: {} },
         { id: 'onTime', type: 'module', pluginType: 'no-op', config: {} },
       ],
-      connections: [
-        { from: 'w', to: 'late', sourcePort: 'timeout' },
-        { from: 'w', to: 'onTime', sourcePort: 'default' },
-      ],
+      connections: connections('w:timeout->late', 'w:default->onTime'),
     });
     assert.equal(routed.ctx.steps.late.status, 'completed');
     assert.equal(routed.ctx.steps.onTime.status, 'skipped');
@@ -368,11 +342,7 @@ describe('execution runtime (pure, fake effects)', () => {
           },
           { id: 'finish', type: 'module', pluginType: 'no-op', config: {} },
         ],
-        connections: [
-          { from: 'split', to: 'work', sourcePort: 'loop' },
-          { from: 'work', to: 'split' },
-          { from: 'split', to: 'finish', sourcePort: 'done' },
-        ],
+        connections: connections('split:loop->work', 'work->split', 'split:done->finish'),
         outputs: { seen: '${{ len(variables.seen) }}', done: '${{ len(steps.finish.items) }}' },
       },
       { list: [1, 2, 3, 4, 5] },
@@ -483,11 +453,7 @@ describe('execution runtime (pure, fake effects)', () => {
           },
           { id: 'finish', type: 'module', pluginType: 'no-op', config: {} },
         ],
-        connections: [
-          { from: 'pages', to: 'collect', sourcePort: 'loop' },
-          { from: 'collect', to: 'pages', targetPort: 'callback' },
-          { from: 'pages', to: 'finish', sourcePort: 'done' },
-        ],
+        connections: connections('pages:loop->collect', 'collect->pages:callback', 'pages:done->finish'),
         outputs: { seen: '${{ variables.seen }}' },
       },
       {},

@@ -17,9 +17,10 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { ExecutionActivities } from '../../activities/create-execution-activities';
 import type { EventBatch, FinishRequest } from '../../activities/execution-activity-types';
-import { validateDefinition, type ExecutionInput, type PluginResult } from '../../workflows/engine';
+import { type ExecutionInput, type PluginResult } from '../../workflows/engine';
 import { deliverSignalUpdate, stateQuery } from '../../workflows/messages';
 import { workflowBundle } from '../../worker/worker';
+import { executionInput, trigger } from '../support/definitions';
 import { createTestTemporalEnv } from '../support/temporal';
 
 interface Recorded {
@@ -46,21 +47,10 @@ function fakeActivities(recorded: Recorded): ExecutionActivities {
   };
 }
 
-function inputFor(doc: Record<string, unknown>, inputs: Record<string, unknown> = {}): ExecutionInput {
-  const validated = validateDefinition({ name: 'e2e', ...doc });
-  assert.deepEqual(validated.errors, []);
-  return {
-    executionId: `exec_${randomUUID().replace(/-/g, '')}`,
-    organizationId: '1',
-    workflowId: 'wf_test',
-    revision: 1,
-    definition: validated.definition!,
-    inputs,
-    trigger: { source: 'manual', payload: inputs, receivedAt: new Date().toISOString() },
-  };
-}
+const inputFor = (doc: Record<string, unknown>, inputs: Record<string, unknown> = {}): ExecutionInput =>
+  executionInput({ name: 'e2e', ...doc }, { inputs });
 
-const manual = { id: 'start', type: 'trigger', pluginType: 'manual', config: {} };
+const manual = trigger();
 
 /** One Temporal environment and worker for a describe block; every history it produced must replay. */
 function useExecutionWorker(kind: 'local' | 'time-skipping') {

@@ -7,18 +7,15 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: code-exec with network.allowedHosts', function () {
   this.timeout(60_000);
-  let x: ExecEnv;
-  let c: OrgContext;
+  const { x, c } = useExecEnv();
   let server: http.Server;
   let base: string;
   const requests: string[] = [];
   before(async () => {
-    x = await startExecEnv();
-    c = await orgContext(x);
     server = http.createServer((req, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -34,7 +31,6 @@ describe('executions API: code-exec with network.allowedHosts', function () {
   after(async () => {
     server?.closeAllConnections();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    await x?.stop();
   });
 
   it('fetches from an allowed host and refuses one that is not listed', async () => {

@@ -5,17 +5,11 @@
  * idempotency key.
  */
 import assert from 'node:assert/strict';
-import { finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+import { finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: cron ticks', function () {
   this.timeout(60_000);
-  let x: ExecEnv;
-  let c: OrgContext;
-  before(async () => {
-    x = await startExecEnv();
-    c = await orgContext(x);
-  });
-  after(() => x?.stop());
+  const { x, c } = useExecEnv();
 
   it('runs a triggered tick of an activated cron trigger as a recorded execution', async () => {
     const workflowId = await publish(x, c, {

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { closeGracefully, listen, portOf } from '../../startup/http-server';
-import { orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+import { trigger } from '../support/definitions';
+import { publish, useExecEnv, waitFor } from './support';
 
 interface SseEvent {
   id: string;
@@ -57,24 +58,20 @@ function readEvents(
 
 describe('executions API: event stream', function () {
   this.timeout(60_000);
-  let x: ExecEnv;
-  let c: OrgContext;
+  const { x, c } = useExecEnv();
   let server: http.Server;
   before(async () => {
-    x = await startExecEnv();
-    c = await orgContext(x);
     server = await listen(x.t.app.koa.callback(), 0, '127.0.0.1');
   });
   after(async () => {
     if (server) await closeGracefully(server, 1000);
-    await x?.stop();
   });
 
   it('streams step events live until the end, and resumes after Last-Event-ID', async () => {
     const workflowId = await publish(x, c, {
       name: 'Streamed',
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         { id: 'approval', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go' }, dependsOn: ['start'] },
         { id: 'after', type: 'module', pluginType: 'log', config: { message: 'done' }, dependsOn: ['approval'] },
       ],

@@ -5,18 +5,7 @@ import { workflowRoutes } from '../../api/workflows';
 import { loadConfig } from '../../config/config';
 import { createTestApp } from '../support/app';
 import { assertDialect } from '../support/dialects';
-import {
-  TEMPORAL_UI,
-  countExecutions,
-  execute,
-  finished,
-  orgContext,
-  publish,
-  startExecEnv,
-  waitFor,
-  type ExecEnv,
-  type OrgContext,
-} from './support';
+import { TEMPORAL_UI, countExecutions, execute, finished, publish, useExecEnv, waitFor } from './support';
 
 /** start (manual, declared inputs) ──▶ log1 ──▶ … ──▶ log5, outputs built from the inputs. */
 const chain = (key: string) => ({
@@ -41,18 +30,7 @@ const chain = (key: string) => ({
 
 describe('executions API: execute, read, list, logs', function () {
   this.timeout(60_000);
-  let x: ExecEnv;
-  let c: OrgContext;
-
-  before(async () => {
-    x = await startExecEnv();
-  });
-  after(async () => {
-    await x?.stop();
-  });
-  beforeEach(async () => {
-    c = await orgContext(x);
-  });
+  const { x, c } = useExecEnv({ org: 'each' });
 
   it('runs an execution end to end: 202, worker completes it, outputs, steps and the Temporal link are readable', async () => {
     const workflowId = await publish(x, c, chain('chain'));

@@ -7,21 +7,19 @@
 import assert from 'node:assert/strict';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+import { connections, trigger } from '../support/definitions';
+import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
-const start = { id: 'start', type: 'trigger', pluginType: 'manual', config: {} };
+const start = trigger();
 
 describe('executions API: plugins end to end', function () {
   this.timeout(60_000);
-  let x: ExecEnv;
-  let c: OrgContext;
+  const { x, c } = useExecEnv();
   let server: Server;
   let base: string;
   const all = [1, 2, 3, 4, 5].map((id) => ({ id }));
 
   before(async () => {
-    x = await startExecEnv();
-    c = await orgContext(x);
     // A paged API: ?page=N&limit=M → {data, hasMore}.
     server = http.createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
@@ -35,7 +33,6 @@ describe('executions API: plugins end to end', function () {
   });
   after(async () => {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    await x?.stop();
   });
 
   async function run(key: string, definition: Record<string, unknown>, inputs: Record<string, unknown> = {}) {
@@ -76,12 +73,7 @@ describe('executions API: plugins end to end', function () {
           { id: 'other', type: 'module', pluginType: 'set-variable', config: { path: 'route', value: 'other' } },
           { id: 'small', type: 'module', pluginType: 'set-variable', config: { path: 'route', value: 'small' } },
         ],
-        connections: [
-          { from: 'big', to: 'tier', sourcePort: 'true' },
-          { from: 'big', to: 'small', sourcePort: 'false' },
-          { from: 'tier', to: 'gold', sourcePort: 'gold' },
-          { from: 'tier', to: 'other', sourcePort: 'default' },
-        ],
+        connections: connections('big:true->tier', 'big:false->small', 'tier:gold->gold', 'tier:default->other'),
         variables: { route: { initialValue: 'none' } },
         outputs: { route: '${{ variables.route }}' },
       },
@@ -152,11 +144,7 @@ describe('executions API: plugins end to end', function () {
           },
           { id: 'finish', type: 'module', pluginType: 'no-op', config: {} },
         ],
-        connections: [
-          { from: 'split', to: 'work', sourcePort: 'loop' },
-          { from: 'work', to: 'split' },
-          { from: 'split', to: 'finish', sourcePort: 'done' },
-        ],
+        connections: connections('split:loop->work', 'work->split', 'split:done->finish'),
         outputs: { seen: '${{ variables.seen }}', rounds: '${{ variables.rounds }}', done: '${{ len(steps.finish.items) }}' },
       },
       { list: [1, 2, 3, 4, 5] },
@@ -198,11 +186,7 @@ describe('executions API: plugins end to end', function () {
         },
         { id: 'finish', type: 'module', pluginType: 'no-op', config: {} },
       ],
-      connections: [
-        { from: 'pages', to: 'collect', sourcePort: 'loop' },
-        { from: 'collect', to: 'pages', targetPort: 'callback' },
-        { from: 'pages', to: 'finish', sourcePort: 'done' },
-      ],
+      connections: connections('pages:loop->collect', 'collect->pages:callback', 'pages:done->finish'),
       outputs: { seen: '${{ variables.seen }}' },
     });
     assert.equal(done.status, 'completed', JSON.stringify(done));

@@ -15,7 +15,7 @@ import {
   type SweepResult,
 } from '../../executions';
 import { captureLogger } from '../support/logger';
-import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 const PUBLIC_BASE_URL = 'http://api.test';
 
@@ -47,19 +47,8 @@ const NOTHING: SweepResult = { recorded: [], started: [], lost: [], failed: [] }
 
 describe('execution start reconciler', function () {
   this.timeout(60_000);
-  let x: ExecEnv;
-  let c: OrgContext;
+  const { x, c } = useExecEnv({ org: 'each' });
   const log = captureLogger('info');
-
-  before(async () => {
-    x = await startExecEnv();
-  });
-  after(async () => {
-    await x?.stop();
-  });
-  beforeEach(async () => {
-    c = await orgContext(x);
-  });
 
   const deps = () => ({
     dataSource: x.db,

@@ -7,18 +7,16 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+import { trigger } from '../support/definitions';
+import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: retries, timeouts and fallbacks', function () {
   this.timeout(60_000);
-  let x: ExecEnv;
-  let c: OrgContext;
+  const { x, c } = useExecEnv();
   let server: http.Server;
   let base: string;
   const hits: Record<string, number> = {};
   before(async () => {
-    x = await startExecEnv();
-    c = await orgContext(x);
     server = http.createServer((req, res) => {
       const path = req.url ?? '/';
       hits[path] = (hits[path] ?? 0) + 1;
@@ -36,7 +34,6 @@ describe('executions API: retries, timeouts and fallbacks', function () {
   after(async () => {
     server?.closeAllConnections();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    await x?.stop();
   });
 
   it('retries by policy, then routes a timed-out step to its fallback', async () => {
@@ -76,7 +73,7 @@ describe('executions API: retries, timeouts and fallbacks', function () {
       name: 'Fragile',
       key: 'fragile',
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         { id: 'missing', type: 'module', pluginType: 'http-request', config: { url: `${base}/nothing-here` }, dependsOn: ['start'] },
         { id: 'never', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['missing'] },
       ],

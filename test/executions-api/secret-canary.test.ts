@@ -4,7 +4,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Response } from 'supertest';
 import { allCapturedLines } from '../support/logger';
-import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 /**
  * A secret referenced in an http-request header reaches the server that needs
@@ -13,15 +13,12 @@ import { execute, finished, orgContext, publish, startExecEnv, waitFor, type Exe
  */
 describe('executions API: a secret canary never leaks', function () {
   this.timeout(60_000);
-  let x: ExecEnv;
-  let c: OrgContext;
+  const { x, c } = useExecEnv();
   let server: Server;
   let baseUrl: string;
   const received: IncomingHttpHeaders[] = [];
 
   before(async () => {
-    x = await startExecEnv();
-    c = await orgContext(x);
     // Echoes the Authorization header back in its body and a response header: the worst case for redaction.
     server = createServer((req, res) => {
       received.push(req.headers);
@@ -34,7 +31,6 @@ describe('executions API: a secret canary never leaks', function () {
   });
   after(async () => {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    await x?.stop();
   });
 
   /** The run's Temporal history as text, payload bytes (base64 `data` strings) decoded so a search sees what payloads carry. */

@@ -4,7 +4,7 @@ import { workflowRoutes } from '../../api/workflows';
 import { loadConfig } from '../../config/config';
 import { createTestApp } from '../support/app';
 import { assertDialect } from '../support/dialects';
-import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 /** start ──▶ approval (signal-wait) ──▶ after (log); outputs carry the signal payload. */
 const approval = (key: string, waitConfig: Record<string, unknown> = {}) => ({
@@ -26,18 +26,7 @@ const waiting = (body: Record<string, unknown>): boolean => body.status === 'wai
 
 describe('executions API: signals, pending waits, cancel and terminate', function () {
   this.timeout(60_000);
-  let x: ExecEnv;
-  let c: OrgContext;
-
-  before(async () => {
-    x = await startExecEnv();
-  });
-  after(async () => {
-    await x?.stop();
-  });
-  beforeEach(async () => {
-    c = await orgContext(x);
-  });
+  const { x, c } = useExecEnv({ org: 'each' });
 
   const signal = (id: string, name: string, body?: unknown) => {
     const req = c.auth(x.t.request.post(`/workflows/executions/${id}/signals/${name}`));

@@ -4,24 +4,19 @@
  * own with the parent's id, and their outputs come back in item order.
  */
 import assert from 'node:assert/strict';
-import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+import { trigger } from '../support/definitions';
+import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: sub-workflows', function () {
   this.timeout(60_000);
-  let x: ExecEnv;
-  let c: OrgContext;
-  before(async () => {
-    x = await startExecEnv();
-    c = await orgContext(x);
-  });
-  after(() => x?.stop());
+  const { x, c } = useExecEnv();
 
   it('runs a child per item and collects their outputs in order', async () => {
     await publish(x, c, {
       name: 'Double',
       key: 'double',
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         {
           id: 'calc',
           type: 'module',
@@ -37,7 +32,7 @@ describe('executions API: sub-workflows', function () {
       key: 'fan-out',
       variables: { list: { initialValue: [{ n: 1 }, { n: 2 }, { n: 3 }] } },
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         {
           id: 'items',
           type: 'module',
@@ -81,7 +76,7 @@ describe('executions API: sub-workflows', function () {
       name: 'Sum',
       key: 'sum-batch',
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         {
           id: 'sum',
           type: 'module',
@@ -96,7 +91,7 @@ describe('executions API: sub-workflows', function () {
       name: 'Batch parent',
       key: 'batch-parent',
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         {
           id: 'items',
           type: 'module',
@@ -128,7 +123,7 @@ describe('executions API: sub-workflows', function () {
       name: 'Broken parent',
       key: 'broken-parent',
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         { id: 'child', type: 'module', pluginType: 'sub-workflow', config: { workflowId: 'no-such-workflow' }, dependsOn: ['start'] },
       ],
     });

@@ -17,6 +17,7 @@ import { loadConfig } from '../../config/config';
 import { workflowBundle } from '../../worker/worker';
 import { createTestApp, type TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
+import { late } from '../support/late';
 import { captureLogger } from '../support/logger';
 import { createTestTemporalEnv } from '../support/temporal';
 
@@ -119,6 +120,26 @@ export async function orgContext(x: ExecEnv): Promise<OrgContext> {
     auth: (req) => req.set('Authorization', `Bearer ${token}`),
     otherAuth: (req) => req.set('Authorization', `Bearer ${otherToken}`),
   };
+}
+
+/**
+ * The mocha hooks every execution API file needs: `before` starts the environment
+ * (startExecEnv) and makes the organization context (once for the file, or before
+ * each test with `org: 'each'`), `after` stops it (replaying every history). Call it
+ * inside `describe`; `x` and `c` are filled by those hooks.
+ */
+export function useExecEnv(options: { withWorker?: boolean; org?: 'file' | 'each' } = {}): { x: ExecEnv; c: OrgContext } {
+  const x = late<ExecEnv>('the executions environment');
+  const c = late<OrgContext>('the organization context');
+  before(async () => {
+    x.set(await startExecEnv(options));
+    if (options.org !== 'each') c.set(await orgContext(x.value));
+  });
+  if (options.org === 'each') beforeEach(async () => c.set(await orgContext(x.value)));
+  after(async () => {
+    if (x.isSet) await x.value.stop();
+  });
+  return { x: x.value, c: c.value };
 }
 
 /** Publishes a definition through the API; returns the workflow id. */

@@ -5,20 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { countExecutions, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+import { trigger } from '../support/definitions';
+import { countExecutions, finished, publish, useExecEnv, waitFor } from './support';
 
 const SECRET = 'hook-secret-value';
 const sign = (body: string, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 describe('executions API: webhook ingress', function () {
   this.timeout(60_000);
-  let x: ExecEnv;
-  let c: OrgContext;
-  before(async () => {
-    x = await startExecEnv();
-    c = await orgContext(x);
-  });
-  after(() => x?.stop());
+  const { x, c } = useExecEnv();
 
   async function activate(workflowId: string): Promise<string> {
     const res = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
@@ -108,7 +103,7 @@ describe('executions API: webhook ingress', function () {
     const waiterId = await publish(x, c, {
       name: 'Waiter',
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         {
           id: 'approval',
           type: 'wait',
@@ -151,10 +146,7 @@ describe('executions API: webhook ingress', function () {
     await publish(x, c, {
       name: 'Callback',
       key: 'callback',
-      steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
-        { id: 'callback', type: 'module', pluginType: 'webhook-wait', config: { timeout: '1h' }, dependsOn: ['start'] },
-      ],
+      steps: [trigger(), { id: 'callback', type: 'module', pluginType: 'webhook-wait', config: { timeout: '1h' }, dependsOn: ['start'] }],
       outputs: { status: '${{ steps.callback.outputs.body.status }}', via: '${{ steps.callback.outputs.waitUrl }}' },
     });
     const started = await c.auth(x.t.request.post('/workflows/definitions/callback/execute')).send({});

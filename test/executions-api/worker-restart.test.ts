@@ -8,17 +8,12 @@ import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { workflowBundle } from '../../worker/worker';
 import { captureLogger } from '../support/logger';
-import { execute, finished, orgContext, publish, startExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
+import { trigger } from '../support/definitions';
+import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: worker restart', function () {
   this.timeout(60_000);
-  let x: ExecEnv;
-  let c: OrgContext;
-  before(async () => {
-    x = await startExecEnv({ withWorker: false });
-    c = await orgContext(x);
-  });
-  after(() => x?.stop());
+  const { x, c } = useExecEnv({ withWorker: false });
 
   const newWorker = async () =>
     Worker.create({
@@ -39,7 +34,7 @@ describe('executions API: worker restart', function () {
       name: 'Restartable',
       key: 'restartable',
       steps: [
-        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        trigger(),
         { id: 'before', type: 'module', pluginType: 'log', config: { message: 'before the wait' }, dependsOn: ['start'] },
         {
           id: 'compute',

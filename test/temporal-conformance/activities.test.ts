@@ -1,34 +1,17 @@
 import assert from 'node:assert/strict';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import { ActivityCancelledError, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { createTestTemporalEnv } from '../support/temporal';
-import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+import { eventually, historiesOf, newProbe, replayFailures, uniqueQueue, useTemporalEnv } from './harness';
 import * as wf from './workflows';
 
 describe('temporal conformance: activities', function () {
   this.timeout(60_000);
-  let env: TestWorkflowEnvironment;
-  let worker: Worker;
-  let running: Promise<void>;
   const queue = uniqueQueue('acts');
   const probe = newProbe();
   let n = 0;
   const id = (name: string): string => `${name}-${queue}-${++n}`;
 
-  before(async function () {
-    this.timeout(120_000);
-    [env] = await Promise.all([createTestTemporalEnv('local'), workflowBundle()]);
-    worker = await createWorker(env, queue, probe);
-    running = worker.run();
-  });
-
-  after(async () => {
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
-  });
+  const env = useTemporalEnv('local', { worker: { queue, probe } });
 
   const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, args: A): Promise<R> =>
     env.client.workflow.execute(fn, { taskQueue: queue, workflowId: id(fn.name), args });

@@ -1,26 +1,17 @@
 import assert from 'node:assert/strict';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { createTestTemporalEnv, testTemporalKind } from '../support/temporal';
-import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, withWorker, workflowBundle } from './harness';
+import { testTemporalKind } from '../support/temporal';
+import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, useTemporalEnv, withWorker } from './harness';
 import * as wf from './workflows';
 
 const orderId = defineSearchAttributeKey('OrderId', 'KEYWORD');
 
 describe('temporal conformance: core', function () {
   this.timeout(60_000);
-  let env: TestWorkflowEnvironment;
   const queue = uniqueQueue('core');
   const probe = newProbe();
 
-  before(async function () {
-    this.timeout(120_000);
-    [env] = await Promise.all([createTestTemporalEnv('local', { searchAttributes: [orderId] }), workflowBundle()]);
-  });
-
-  after(async () => {
-    await env?.teardown();
-  });
+  const env = useTemporalEnv('local', { searchAttributes: [orderId] });
 
   it('runs a workflow with one activity', async () => {
     const worker = await createWorker(env, queue, probe);

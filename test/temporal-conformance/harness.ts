@@ -9,6 +9,8 @@ import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@t
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
+import { late } from '../support/late';
+import { createTestTemporalEnv, type TestTemporalKind, type TestTemporalOptions } from '../support/temporal';
 import { createActivities, type ActivityProbe } from './activities';
 
 let bundlePromise: Promise<WorkflowBundleWithSourceMap> | undefined;
@@ -45,6 +47,36 @@ export async function createWorker(
     activities: createActivities(probe),
     ...extra,
   });
+}
+
+/**
+ * The mocha hooks of a conformance file: `before` starts a Temporal test environment
+ * (building the workflow bundle alongside) and, with `worker`, runs one worker on that
+ * queue with that probe; `after` shuts the worker down and tears the environment down.
+ * Call it inside `describe`; the environment it returns is filled by `before`.
+ */
+export function useTemporalEnv(
+  kind: TestTemporalKind,
+  options: Pick<TestTemporalOptions, 'searchAttributes'> & { worker?: { queue: string; probe: ActivityProbe } } = {},
+): TestWorkflowEnvironment {
+  const env = late<TestWorkflowEnvironment>('the Temporal test environment');
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+  before(async function () {
+    this.timeout(120_000);
+    const [created] = await Promise.all([createTestTemporalEnv(kind, { searchAttributes: options.searchAttributes }), workflowBundle()]);
+    env.set(created);
+    if (options.worker) {
+      worker = await createWorker(created, options.worker.queue, options.worker.probe);
+      running = worker.run();
+    }
+  });
+  after(async () => {
+    worker?.shutdown();
+    await running;
+    if (env.isSet) await env.value.teardown();
+  });
+  return env.value;
 }
 
 /** Runs `fn` while a worker runs; shuts the worker down afterwards. */

@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import { ScheduleOverlapPolicy, type ScheduleDescription } from '@temporalio/client';
-import { createTestTemporalEnv } from '../support/temporal';
-import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+import { eventually, historiesOf, newProbe, replayFailures, uniqueQueue, useTemporalEnv } from './harness';
 
 interface RunInfo {
   start: Date;
@@ -33,23 +30,9 @@ describe('temporal conformance: schedules', function () {
   this.timeout(60_000);
 
   describe('with real time', () => {
-    let env: TestWorkflowEnvironment;
-    let worker: Worker;
-    let running: Promise<void>;
     const queue = uniqueQueue('sched');
 
-    before(async function () {
-      this.timeout(120_000);
-      [env] = await Promise.all([createTestTemporalEnv('local'), workflowBundle()]);
-      worker = await createWorker(env, queue, newProbe());
-      running = worker.run();
-    });
-
-    after(async () => {
-      worker?.shutdown();
-      await running;
-      await env?.teardown();
-    });
+    const env = useTemporalEnv('local', { worker: { queue, probe: newProbe() } });
 
     it('fires an interval schedule, skips overlapping runs, pauses, triggers, updates, lists and deletes', async () => {
       const scheduleId = `interval-${queue}`;
@@ -105,23 +88,9 @@ describe('temporal conformance: schedules', function () {
   });
 
   describe('with time skipping', () => {
-    let env: TestWorkflowEnvironment;
-    let worker: Worker;
-    let running: Promise<void>;
     const queue = uniqueQueue('cron');
 
-    before(async function () {
-      this.timeout(120_000);
-      [env] = await Promise.all([createTestTemporalEnv('time-skipping'), workflowBundle()]);
-      worker = await createWorker(env, queue, newProbe());
-      running = worker.run();
-    });
-
-    after(async () => {
-      worker?.shutdown();
-      await running;
-      await env?.teardown();
-    });
+    const env = useTemporalEnv('time-skipping', { worker: { queue, probe: newProbe() } });
 
     it('starts a workflow for every hourly cron time', async () => {
       const handle = await env.client.schedule.create({

@@ -1,31 +1,14 @@
 import assert from 'node:assert/strict';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import Long from 'long';
-import { createTestTemporalEnv } from '../support/temporal';
-import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, useTemporalEnv } from './harness';
 import * as wf from './workflows';
 
 describe('temporal conformance: time skipping (createTimeSkipping)', function () {
   this.timeout(60_000);
-  let env: TestWorkflowEnvironment;
-  let worker: Worker;
-  let running: Promise<void>;
   const queue = uniqueQueue('skip');
   const probe = newProbe();
 
-  before(async function () {
-    this.timeout(120_000);
-    [env] = await Promise.all([createTestTemporalEnv('time-skipping'), workflowBundle()]);
-    worker = await createWorker(env, queue, probe);
-    running = worker.run();
-  });
-
-  after(async () => {
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
-  });
+  const env = useTemporalEnv('time-skipping', { worker: { queue, probe } });
 
   it('finishes a workflow that sleeps for days in well under a second', async () => {
     const before = await env.currentTimeMs();

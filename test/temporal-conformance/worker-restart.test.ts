@@ -1,22 +1,12 @@
 import assert from 'node:assert/strict';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createTestTemporalEnv } from '../support/temporal';
-import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, useTemporalEnv } from './harness';
 import * as wf from './workflows';
 
 describe('temporal conformance: worker restart', function () {
   this.timeout(60_000);
-  let env: TestWorkflowEnvironment;
   const queue = uniqueQueue('restart');
 
-  before(async function () {
-    this.timeout(120_000);
-    [env] = await Promise.all([createTestTemporalEnv('local'), workflowBundle()]);
-  });
-
-  after(async () => {
-    await env?.teardown();
-  });
+  const env = useTemporalEnv('local');
 
   it('lets a new worker finish a run that a stopped worker started', async () => {
     const probe = newProbe();

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import {
   ServiceError,
   TimeoutFailure,
@@ -10,33 +8,20 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { createTestTemporalEnv } from '../support/temporal';
-import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, workflowBundle } from './harness';
+import { eventually, historiesOf, newProbe, replayFailures, uniqueQueue, useTemporalEnv } from './harness';
 import * as wf from './workflows';
 
 describe('temporal conformance: workflows', function () {
   this.timeout(60_000);
-  let env: TestWorkflowEnvironment;
-  let worker: Worker;
-  let running: Promise<void>;
   const queue = uniqueQueue('wfs');
   const probe = newProbe();
   let n = 0;
   const id = (name: string): string => `${name}-${queue}-${++n}`;
 
-  before(async function () {
-    this.timeout(120_000);
-    // The real dev server registers no custom search attributes up front: the test asks for the two it uses.
-    const searchAttributes = [defineSearchAttributeKey('CustomKeywordField', 'KEYWORD'), defineSearchAttributeKey('CustomIntField', 'INT')];
-    [env] = await Promise.all([createTestTemporalEnv('local', { searchAttributes }), workflowBundle()]);
-    worker = await createWorker(env, queue, probe);
-    running = worker.run();
-  });
-
-  after(async () => {
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
+  // The real dev server registers no custom search attributes up front: the test asks for the two it uses.
+  const env = useTemporalEnv('local', {
+    searchAttributes: [defineSearchAttributeKey('CustomKeywordField', 'KEYWORD'), defineSearchAttributeKey('CustomIntField', 'INT')],
+    worker: { queue, probe },
   });
 
   it('fires timers and cancels them', async () => {

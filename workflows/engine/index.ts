@@ -13,8 +13,19 @@ export { normalizeDefinition, normalizeFolderPath } from './normalize';
 export { validateDefinition, type ValidationResult } from './validate';
 export { EXECUTION_WORKFLOW_TYPE, ENGINE_VERSION } from './workflow-types';
 
-// Plugins described as data; the inline plugins' signal names.
-export { PLUGINS, findPlugin, outputPortsOf, type PluginDescriptor } from './plugins';
+// Plugins described as data, registered in one place; the inline plugins' signal names.
+export {
+  PLUGINS,
+  buildPluginRegistry,
+  codeExecDescriptor,
+  findPlugin,
+  httpRequestDescriptor,
+  inlinePluginFor,
+  outputPortsOf,
+  paginatedFetchDescriptor,
+  type PluginDescriptor,
+  type RegisteredPlugin,
+} from './plugins';
 export { webhookSignalName } from './inline/webhook-wait';
 
 // Expressions and templates.

@@ -1,13 +1,28 @@
 /** `delay`: a durable timer (workflow-side), at most 30 days; passes its items on. */
 import { parseDuration } from '../durations';
-import { failure, type InlinePlugin } from './inline-plugin';
+import { failure, type InlinePlugin, type InlineRun } from './inline-plugin';
+import { duration } from '../plugins/schema';
 
 export const MAX_DELAY_MS = 30 * 86_400_000;
 
-export const delay: InlinePlugin = async ({ config, items, effects }) => {
+const delay: InlineRun = async ({ config, items, effects }) => {
   const ms = parseDuration(config.duration);
   if (ms === undefined || ms > MAX_DELAY_MS)
     return failure('PLUGIN_CONFIG_INVALID', 'delay "duration" must be a duration of at most 30 days');
   await effects.sleep(ms);
   return { status: 'success', items, outputs: { delayedMs: ms } };
+};
+
+export const delayPlugin: InlinePlugin = {
+  descriptor: {
+    name: 'delay',
+    kind: 'module',
+    description: 'Durable timer.',
+    executeMode: 'each',
+    inline: true,
+    inputPorts: ['default'],
+    outputPorts: ['default'],
+    configSchema: { properties: { duration: duration('up to 30 days') }, required: ['duration'] },
+  },
+  run: delay,
 };

@@ -1,12 +1,27 @@
 /** `fail`: fails the step on purpose with a message and a code (default `WORKFLOW_FAILED`). */
 import { stringify } from '../evaluate';
-import { failure, type InlinePlugin } from './inline-plugin';
+import { failure, type InlinePlugin, type InlineRun } from './inline-plugin';
+import { str, obj } from '../plugins/schema';
 
-export const fail: InlinePlugin = ({ config }) => {
+const fail: InlineRun = ({ config }) => {
   const result = failure(
     typeof config.code === 'string' && config.code !== '' ? config.code : 'WORKFLOW_FAILED',
     stringify(config.message) || 'failed on purpose',
   );
   if (config.metadata !== undefined) result.metadata = { details: config.metadata };
   return result;
+};
+
+export const failPlugin: InlinePlugin = {
+  descriptor: {
+    name: 'fail',
+    kind: 'module',
+    description: 'Fails on purpose with a code.',
+    executeMode: 'each',
+    inline: true,
+    inputPorts: ['default'],
+    outputPorts: ['default'],
+    configSchema: { properties: { message: str(), code: str(), metadata: obj() }, required: ['message'] },
+  },
+  run: fail,
 };

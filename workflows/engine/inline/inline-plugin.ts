@@ -1,6 +1,7 @@
 /** The contract of plugins that run inside the workflow (no activity round trip). */
 import type { EvaluationScope } from '../evaluate';
 import type { StepDefinition } from '../definition';
+import type { PluginDescriptor } from '../plugins/descriptor';
 import type { Item, PluginResult, RuntimeContext, RuntimeEffects } from '../runtime/types';
 
 export interface InlineCall {
@@ -20,7 +21,13 @@ export interface InlineCall {
   reentered: boolean;
 }
 
-export type InlinePlugin = (call: InlineCall) => PluginResult | Promise<PluginResult>;
+export type InlineRun = (call: InlineCall) => PluginResult | Promise<PluginResult>;
+
+/** An inline plugin is its descriptor (plain data, served by the API) and its implementation, exported together. */
+export interface InlinePlugin {
+  descriptor: PluginDescriptor;
+  run: InlineRun;
+}
 
 /** A failure that is the plugin's business (not retried). */
 export function failure(code: string, message: string): PluginResult {

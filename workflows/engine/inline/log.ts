@@ -1,10 +1,11 @@
 /** `log`: writes one execution log entry and passes its items on. Never fails. */
 import { stringify } from '../evaluate';
-import type { InlinePlugin } from './inline-plugin';
+import type { InlinePlugin, InlineRun } from './inline-plugin';
+import { str, obj } from '../plugins/schema';
 
 const LEVELS = new Set(['debug', 'info', 'warn', 'error']);
 
-export const log: InlinePlugin = ({ step, config, items, effects }) => {
+const log: InlineRun = ({ step, config, items, effects }) => {
   const level =
     typeof config.level === 'string' && LEVELS.has(config.level) ? (config.level as 'debug' | 'info' | 'warn' | 'error') : 'info';
   const message = stringify(config.message);
@@ -13,4 +14,21 @@ export const log: InlinePlugin = ({ step, config, items, effects }) => {
     config.metadata !== null && typeof config.metadata === 'object' ? (config.metadata as Record<string, unknown>) : undefined;
   effects.log({ stepId: step.id, level, message, metadata, timestamp });
   return { status: 'success', items, outputs: { level, message, timestamp } };
+};
+
+export const logPlugin: InlinePlugin = {
+  descriptor: {
+    name: 'log',
+    kind: 'module',
+    description: 'Writes a log entry; never fails.',
+    executeMode: 'all',
+    inline: true,
+    inputPorts: ['default'],
+    outputPorts: ['default'],
+    configSchema: {
+      properties: { level: str(undefined, { enum: ['debug', 'info', 'warn', 'error'] }), message: { type: 'any' }, metadata: obj() },
+      required: ['message'],
+    },
+  },
+  run: log,
 };

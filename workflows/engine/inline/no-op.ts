@@ -1,7 +1,21 @@
 /** `no-op`: echoes its inputs (its items, or its declared `inputs` map). */
-import type { InlinePlugin } from './inline-plugin';
+import type { InlinePlugin, InlineRun } from './inline-plugin';
 
-export const noOp: InlinePlugin = ({ step, items, inputs }) => ({
+const noOp: InlineRun = ({ step, items, inputs }) => ({
   status: 'success',
   items: step.inputs ? [inputs] : items,
 });
+
+export const noOpPlugin: InlinePlugin = {
+  descriptor: {
+    name: 'no-op',
+    kind: 'module',
+    description: 'Echoes its inputs.',
+    executeMode: 'each',
+    inline: true,
+    inputPorts: ['default'],
+    outputPorts: ['default'],
+    configSchema: { properties: {} },
+  },
+  run: noOp,
+};

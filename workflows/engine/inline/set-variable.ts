@@ -3,11 +3,12 @@
  * allowed) or `assignments {name: value}`. Passes its items on; outputs echo
  * what was written.
  */
-import { failure, type InlinePlugin } from './inline-plugin';
+import { failure, type InlinePlugin, type InlineRun } from './inline-plugin';
+import { str, obj } from '../plugins/schema';
 
 const UNSAFE = new Set(['__proto__', 'prototype', 'constructor']);
 
-export const setVariable: InlinePlugin = ({ config, items, ctx }) => {
+const setVariable: InlineRun = ({ config, items, ctx }) => {
   const written: Record<string, unknown> = {};
   const assignments: Array<[string, unknown]> = [];
   if (typeof config.path === 'string') assignments.push([config.path, config.value ?? null]);
@@ -30,4 +31,18 @@ export const setVariable: InlinePlugin = ({ config, items, ctx }) => {
       ? { path: config.path, value: written[config.path] }
       : { assignments: written };
   return { status: 'success', items, outputs };
+};
+
+export const setVariablePlugin: InlinePlugin = {
+  descriptor: {
+    name: 'set-variable',
+    kind: 'module',
+    description: 'Writes workflow variables.',
+    executeMode: 'all',
+    inline: true,
+    inputPorts: ['default'],
+    outputPorts: ['default'],
+    configSchema: { properties: { path: str(), value: { type: 'any' }, assignments: obj() } },
+  },
+  run: setVariable,
 };

@@ -10,9 +10,10 @@
  */
 import { stringify } from '../evaluate';
 import { parseDuration } from '../durations';
-import { failure, type InlinePlugin } from './inline-plugin';
+import { failure, type InlinePlugin, type InlineRun } from './inline-plugin';
+import { str, duration, onTimeout } from '../plugins/schema';
 
-export const signalWait: InlinePlugin = async ({ step, config, ctx, effects, hasPortEdge }) => {
+const signalWait: InlineRun = async ({ step, config, ctx, effects, hasPortEdge }) => {
   const names = (Array.isArray(config.signalName) ? config.signalName : [config.signalName]).map(stringify).filter((name) => name !== '');
   if (names.length === 0) return failure('PLUGIN_CONFIG_INVALID', 'signal-wait needs a "signalName"');
   const timeoutMs = config.timeout === undefined || config.timeout === null ? undefined : parseDuration(config.timeout);
@@ -41,4 +42,27 @@ export const signalWait: InlinePlugin = async ({ step, config, ctx, effects, has
   }
   const outputs = { name: null, payload: config.defaultValue ?? null, receivedAt: null, timedOut: true };
   return { status: 'success', items: [outputs], activePorts: [hasPortEdge('timeout') ? 'timeout' : 'default'] };
+};
+
+export const signalWaitPlugin: InlinePlugin = {
+  descriptor: {
+    name: 'signal-wait',
+    kind: 'module',
+    description: 'Parks the run until a signal arrives or the timeout fires.',
+    executeMode: 'each',
+    inline: true,
+    inputPorts: ['default'],
+    outputPorts: ['default', 'timeout'],
+    configSchema: {
+      properties: {
+        signalName: { type: ['string', 'array'], items: str() },
+        correlationKey: str(),
+        timeout: duration(),
+        onTimeout,
+        defaultValue: { type: 'any' },
+      },
+      required: ['signalName'],
+    },
+  },
+  run: signalWait,
 };

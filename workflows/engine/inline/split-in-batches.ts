@@ -6,7 +6,8 @@
  */
 import { readPath } from '../runtime/paths';
 import type { Item } from '../runtime/types';
-import type { InlinePlugin } from './inline-plugin';
+import type { InlinePlugin, InlineRun } from './inline-plugin';
+import { str, bool, int } from '../plugins/schema';
 
 interface BatchState {
   remaining: Item[];
@@ -15,7 +16,7 @@ interface BatchState {
   totalBatches: number;
 }
 
-export const splitInBatches: InlinePlugin = ({ step, config, items, ctx, reentered }) => {
+const splitInBatches: InlineRun = ({ step, config, items, ctx, reentered }) => {
   const batchSize = typeof config.batchSize === 'number' && config.batchSize >= 1 ? Math.floor(config.batchSize) : 1;
   let state = ctx.nodeContext[step.id] as unknown as BatchState | undefined;
   if (!state || !reentered || config.reset === true) {
@@ -47,4 +48,18 @@ export const splitInBatches: InlinePlugin = ({ step, config, items, ctx, reenter
     outputs: { items: batch, batchIndex: state.batchIndex, totalBatches: state.totalBatches, done: false },
     activePorts: ['loop'],
   };
+};
+
+export const splitInBatchesPlugin: InlinePlugin = {
+  descriptor: {
+    name: 'split-in-batches',
+    kind: 'module',
+    description: 'Sends batches around a loop, then everything to done.',
+    executeMode: 'all',
+    inline: true,
+    inputPorts: ['default'],
+    outputPorts: ['loop', 'done'],
+    configSchema: { properties: { batchSize: int(undefined, 1), reset: bool(), arrayPath: str() } },
+  },
+  run: splitInBatches,
 };

@@ -6,9 +6,10 @@
  * `waitForCompletion: false` the child is started and not awaited.
  */
 import { stringify } from '../evaluate';
-import { failure, type InlinePlugin } from './inline-plugin';
+import { failure, type InlinePlugin, type InlineRun } from './inline-plugin';
+import { str, bool, int, obj } from '../plugins/schema';
 
-export const subWorkflow: InlinePlugin = async ({ step, config, inputs, ctx, effects, item, items }) => {
+const subWorkflow: InlineRun = async ({ step, config, inputs, ctx, effects, item, items }) => {
   const workflowId = stringify(config.workflowId);
   if (workflowId === '') return failure('PLUGIN_CONFIG_INVALID', 'sub-workflow needs a "workflowId"');
   const configured = config.inputs !== null && typeof config.inputs === 'object' ? (config.inputs as Record<string, unknown>) : undefined;
@@ -25,4 +26,31 @@ export const subWorkflow: InlinePlugin = async ({ step, config, inputs, ctx, eff
     correlationKey: config.inheritCorrelationKey === true ? ctx.input.correlationKey : undefined,
   });
   return { status: 'success', outputs: { outputs: result.outputs, _childExecutionId: result.executionId } };
+};
+
+export const subWorkflowPlugin: InlinePlugin = {
+  descriptor: {
+    name: 'sub-workflow',
+    kind: 'module',
+    description: 'Runs a child execution per item (iterateItems: false: one child with inputs.items).',
+    executeMode: 'each',
+    inline: true,
+    executeModeFrom: { property: 'iterateItems', modes: { true: 'each', false: 'all' } },
+    inputPorts: ['default'],
+    outputPorts: ['default'],
+    configSchema: {
+      properties: {
+        workflowId: str(),
+        alias: str(),
+        revision: int(undefined, 1),
+        waitForCompletion: bool(),
+        inheritCorrelationKey: bool(),
+        iterateItems: bool(),
+        maxParallelism: int(undefined, 1),
+        inputs: obj(),
+      },
+      required: ['workflowId'],
+    },
+  },
+  run: subWorkflow,
 };

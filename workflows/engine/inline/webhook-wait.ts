@@ -10,12 +10,13 @@
  */
 import { parseDuration } from '../durations';
 import { stringify } from '../evaluate';
-import { failure, type InlinePlugin } from './inline-plugin';
+import { failure, type InlinePlugin, type InlineRun } from './inline-plugin';
+import { str, duration, onTimeout } from '../plugins/schema';
 
 /** The signal name a callback delivers for a token. */
 export const webhookSignalName = (token: string): string => `webhook:${token}`;
 
-export const webhookWait: InlinePlugin = async ({ step, config, ctx, effects, hasPortEdge }) => {
+const webhookWait: InlineRun = async ({ step, config, ctx, effects, hasPortEdge }) => {
   const timeoutMs = config.timeout === undefined || config.timeout === null ? undefined : parseDuration(config.timeout);
   if (config.timeout !== undefined && config.timeout !== null && timeoutMs === undefined) {
     return failure('PLUGIN_CONFIG_INVALID', 'webhook-wait "timeout" is not a duration');
@@ -52,4 +53,18 @@ export const webhookWait: InlinePlugin = async ({ step, config, ctx, effects, ha
   if (config.onTimeout !== 'continue')
     return failure('WEBHOOK_WAIT_TIMEOUT', `no request reached the callback URL within ${stringify(config.timeout)}`);
   return { status: 'success', items: [{ waitUrl, timedOut: true }], activePorts: [hasPortEdge('timeout') ? 'timeout' : 'default'] };
+};
+
+export const webhookWaitPlugin: InlinePlugin = {
+  descriptor: {
+    name: 'webhook-wait',
+    kind: 'module',
+    description: 'Issues a one-time callback URL, then waits for a request to it.',
+    executeMode: 'each',
+    inline: true,
+    inputPorts: ['default'],
+    outputPorts: ['default', 'timeout'],
+    configSchema: { properties: { timeout: duration(), onTimeout, urlPrefix: str(), correlationKey: str() } },
+  },
+  run: webhookWait,
 };

@@ -1,0 +1,70 @@
+/**
+ * Tiny builders for workflow definitions in tests and benches: plain data in the shape
+ * clients send, so a test reads as its graph (keep the ASCII sketch next to each use).
+ *
+ *   start ─▶ a ─▶ b            chain(trigger(), step('a', 'log', { message: 'x' }), step('b', 'no-op'))
+ *   check ─true─▶ yes          connections('check:true->yes')
+ *   collect ─▶ pages(callback) connections('collect->pages:callback')
+ *
+ * Pure: no database, no Temporal (the engine lane uses them too).
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { findPlugin, validateDefinition, type ExecutionInput, type WorkflowDefinition } from '../../workflows/engine';
+
+export type StepDoc = { id: string } & Record<string, unknown>;
+
+/** A trigger step; `trigger()` is the manual `start` step most tests begin with. */
+export function trigger(id = 'start', pluginType = 'manual', config: Record<string, unknown> = {}): StepDoc {
+  return { id, type: 'trigger', pluginType, config };
+}
+
+/** A step of a plugin; its `type` is the plugin's kind (`module` when unknown), `extra` adds or overrides fields. */
+export function step(id: string, pluginType: string, config: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): StepDoc {
+  return { id, type: findPlugin(pluginType)?.kind ?? 'module', pluginType, config, ...extra };
+}
+
+/** Steps one after another: each after the first depends on the one before it. */
+export function chain(...steps: StepDoc[]): StepDoc[] {
+  return steps.map((s, i) => (i === 0 ? s : { ...s, dependsOn: [steps[i - 1].id] }));
+}
+
+/** Connections from edges written `a->b`, `a:port->b` (source port) or `a->b:port` (target port). */
+export function connections(...edges: string[]): Array<{ from: string; to: string; sourcePort?: string; targetPort?: string }> {
+  return edges.map((edge) => {
+    const match = /^([\w-]+)(?::([\w-]+))?->([\w-]+)(?::([\w-]+))?$/.exec(edge);
+    if (!match) throw new Error(`bad edge "${edge}"`);
+    const [, from, sourcePort, to, targetPort] = match;
+    return { from, to, ...(sourcePort ? { sourcePort } : {}), ...(targetPort ? { targetPort } : {}) };
+  });
+}
+
+/** The normalized definition of `doc` (named `test` unless it says), failing with the validator's errors. */
+export function validDefinition(doc: Record<string, unknown>): WorkflowDefinition {
+  // The same validator the API uses: what a test runs would also save.
+  const validated = validateDefinition({ name: 'test', ...doc });
+  assert.deepEqual(validated.errors, []);
+  return validated.definition!;
+}
+
+export interface InputOptions {
+  inputs?: Record<string, unknown>;
+  executionId?: string;
+  organizationId?: string;
+  workflowId?: string;
+  receivedAt?: string;
+}
+
+/** The workflow input of a manual run of `doc` (validated), as the API builds it. */
+export function executionInput(doc: Record<string, unknown>, options: InputOptions = {}): ExecutionInput {
+  const inputs = options.inputs ?? {};
+  return {
+    executionId: options.executionId ?? `exec_${randomUUID().replace(/-/g, '')}`,
+    organizationId: options.organizationId ?? '1',
+    workflowId: options.workflowId ?? 'wf_test',
+    revision: 1,
+    definition: validDefinition(doc),
+    inputs,
+    trigger: { source: 'manual', payload: inputs, receivedAt: options.receivedAt ?? new Date().toISOString() },
+  };
+}

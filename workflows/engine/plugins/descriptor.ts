@@ -1,0 +1,35 @@
+/**
+ * What a plugin is, as plain data: kind, execute mode, ports and config
+ * schema. The API validates definitions with descriptors and serves them at
+ * /workflows/plugins; the workflow bundle reads the same objects, so
+ * save-time and run-time knowledge cannot drift.
+ */
+import type { ConfigSchema } from '../config-schema';
+
+export type PluginKind = 'trigger' | 'decider' | 'module';
+
+export interface PluginDescriptor {
+  name: string;
+  kind: PluginKind;
+  description: string;
+  /** `each`: one call per item; `all`: one call with the whole batch. */
+  executeMode: 'each' | 'all';
+  /** A config property that overrides `executeMode`, by its value (`iterateItems: false` → `all`). */
+  executeModeFrom?: { property: string; modes: Record<string, 'each' | 'all'> };
+  /** Runs inside the workflow (no activity round trip). */
+  inline: boolean;
+  inputPorts: string[];
+  outputPorts: string[];
+  /** Output ports named by config (e.g. `case` ports); see `outputPortsOf`. */
+  dynamicPorts?: boolean;
+  configSchema: ConfigSchema;
+}
+
+/** The execute mode a step's config selects (a mode property), else the plugin's own. */
+export function executeModeOf(plugin: PluginDescriptor, config: Record<string, unknown>): 'each' | 'all' {
+  const from = plugin.executeModeFrom;
+  const value = from ? config[from.property] : undefined;
+  return (typeof value === 'string' || typeof value === 'boolean') && Object.hasOwn(from!.modes, String(value))
+    ? from!.modes[String(value)]
+    : plugin.executeMode;
+}

@@ -1,0 +1,84 @@
+/**
+ * Descriptors of the effectful plugins: they run as activities, and each is
+ * implemented once under activities/plugins/ (keyed by the descriptor object,
+ * checked at start-up by activities/plugins/registry.ts). Plain data here, so
+ * the API and the workflow bundle can validate and route steps without the
+ * implementations.
+ */
+import type { PluginDescriptor } from './descriptor';
+import { str, bool, int, duration, obj } from './schema';
+
+export const paginatedFetchDescriptor: PluginDescriptor = {
+  name: 'paginated-fetch',
+  kind: 'module',
+  description: 'Fetches pages, accumulating or streaming (one fetch per activation, whatever the batch).',
+  executeMode: 'all',
+  inline: false,
+  inputPorts: ['default', 'callback'],
+  outputPorts: ['loop', 'done'],
+  configSchema: {
+    properties: {
+      url: str(),
+      method: str(undefined, { enum: ['GET', 'POST'] }),
+      mode: str(undefined, { enum: ['accumulate', 'stream'] }),
+      paginationStrategy: str(undefined, { enum: ['page', 'offset', 'cursor'] }),
+      pageParam: str(),
+      limitParam: str(),
+      limit: int(undefined, 1),
+      cursorRequestParam: str(),
+      cursorResponsePath: str(),
+      dataPath: str(),
+      hasMorePath: str(),
+      totalPath: str(),
+      stopWhenShortPage: bool(),
+      maxPages: int(undefined, 1),
+      headers: obj(),
+    },
+    required: ['url'],
+  },
+};
+
+export const httpRequestDescriptor: PluginDescriptor = {
+  name: 'http-request',
+  kind: 'module',
+  description: 'HTTP call.',
+  executeMode: 'each',
+  inline: false,
+  inputPorts: ['default'],
+  outputPorts: ['default'],
+  configSchema: {
+    properties: {
+      url: str(),
+      method: str(undefined, { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] }),
+      headers: obj(),
+      body: { type: 'any' },
+      timeout: duration(),
+      followRedirects: bool(),
+      verifySsl: bool(),
+    },
+    required: ['url'],
+  },
+};
+
+export const codeExecDescriptor: PluginDescriptor = {
+  name: 'code-exec',
+  kind: 'module',
+  description: 'JavaScript in a sandbox with memory and time limits.',
+  executeMode: 'all',
+  inline: false,
+  executeModeFrom: { property: 'mode', modes: { each: 'each', all: 'all' } },
+  inputPorts: ['default'],
+  outputPorts: ['default'],
+  configSchema: {
+    properties: {
+      code: str(undefined, { minLength: 1 }),
+      language: str(undefined, { enum: ['js', 'ts', 'javascript', 'typescript'] }),
+      mode: str(undefined, { enum: ['each', 'all'] }),
+      network: { type: 'object', properties: { allowedHosts: { type: 'array', items: str() } } },
+      libraries: { type: 'array', items: str() },
+      executionConfig: obj(),
+      runtime: obj(),
+    },
+    required: ['code'],
+  },
+};
