@@ -8,9 +8,9 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { decryptSecret } from '../db/config-crypto';
-import { effectiveConfigEntries, folderChain } from '../db/stores/config-entries';
-import { finishExecutionRecord, recordExecutionEvents } from '../db/stores/executions';
-import { q } from '../db/stores/workflow-rows';
+import { ConfigEntryRepository, folderChain } from '../db/repositories/config-entry-repository';
+import { ExecutionRepository } from '../db/repositories/execution-repository';
+import { WorkflowRepository } from '../db/repositories/workflow-repository';
 import {
   ExpressionError,
   PLUGIN_LOGS_DETAIL,
@@ -25,6 +25,7 @@ import {
 } from '../workflows/engine';
 import type { ChildPreparation, EventBatch, FinishRequest, ResolveVarsRequest, ScheduledPreparation } from './execution-activity-types';
 import { prepareChildExecution } from './prepare-child';
+import { recordEventBatch } from './record-event-batch';
 import { prepareScheduledExecution } from './prepare-scheduled';
 import { DEFAULT_EGRESS, type EgressPolicy } from './plugins/egress';
 import { effectfulPluginFor } from './plugins/registry';
@@ -43,13 +44,14 @@ export type ExecutionActivities = ReturnType<typeof createExecutionActivities>;
 
 export function createExecutionActivities(deps: ExecutionActivityDeps) {
   const { dataSource } = deps;
+  const configEntries = new ConfigEntryRepository(dataSource.manager);
 
   const placeOf = async (organizationId: string, workflowId: string) => {
-    const rows = (await q(dataSource, `SELECT path FROM workflows WHERE organization_id = $1 AND id = $2`, [
-      organizationId,
-      workflowId,
-    ])) as Array<{ path: string }>;
-    return { workflowId, paths: folderChain(rows[0]?.path ?? '/') };
+    const workflow = await new WorkflowRepository(dataSource.manager).findOne({
+      select: { path: true },
+      where: { organizationId, id: workflowId },
+    });
+    return { workflowId, paths: folderChain(workflow?.path ?? '/') };
   };
 
   return {
@@ -61,8 +63,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       const names = secretNames([call.config, call.inputs]);
       const secrets: Record<string, string> = {};
       if (names.length > 0) {
-        const entries = await effectiveConfigEntries(
-          dataSource,
+        const entries = await configEntries.effective(
           call.organizationId,
           await placeOf(call.organizationId, call.workflowId),
           names,
@@ -94,20 +95,19 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
     /** Values of the `vars.*` a definition references, resolved once at start (never secrets). */
     async resolveVars({ organizationId, workflowId, names }: ResolveVarsRequest): Promise<Record<string, unknown>> {
       if (names.length === 0) return {};
-      const entries = await effectiveConfigEntries(dataSource, organizationId, await placeOf(organizationId, workflowId), names, false);
+      const entries = await configEntries.effective(organizationId, await placeOf(organizationId, workflowId), names, false);
       // Names without a value are left out: a step that reads one fails then (CONFIG_ENTRY_UNRESOLVED), not the whole run.
       return Object.fromEntries(entries.map((entry) => [entry.name, entry.value]));
     },
 
     /** Persists step events and log entries (idempotent by sequence number). */
     async recordEvents(batch: EventBatch): Promise<void> {
-      await recordExecutionEvents(dataSource, batch.executionId, batch.firstEventSeq, batch.events, batch.logs);
+      await recordEventBatch(dataSource, batch);
     },
 
     /** Writes the final status, outputs and error of the execution record. */
     async finishExecution(request: FinishRequest): Promise<void> {
-      await finishExecutionRecord(
-        dataSource,
+      await new ExecutionRepository(dataSource.manager).finish(
         request.executionId,
         request.status,
         request.outputs,

@@ -5,7 +5,7 @@
  * filter. Targets: every p50 under 5 ms, deep within 1.5x of shallow.
  */
 import { randomUUID } from 'node:crypto';
-import { logWindow } from '../db/stores/executions';
+import { ExecutionLogRepository } from '../db/repositories/execution-log-repository';
 import { closeTestDataSource, testDataSource } from '../test/support/database';
 import { percentile, round, type BenchReport } from './report';
 
@@ -33,11 +33,12 @@ export async function run(): Promise<BenchReport> {
     await db.query('ANALYZE execution_logs');
     const loadSeconds = (Date.now() - loadStarted) / 1000;
 
+    const logs = new ExecutionLogRepository(db.manager);
     const measure = async (window: { cursor?: number; stepId?: string }) => {
       const samples: number[] = [];
       for (let i = 0; i < SAMPLES; i++) {
         const started = process.hrtime.bigint();
-        const result = await logWindow(db, executionId, { limit: 200, ...window });
+        const result = await logs.window(executionId, { limit: 200, ...window });
         samples.push(Number(process.hrtime.bigint() - started) / 1e6);
         if (result.rows.length !== 200) throw new Error(`window returned ${result.rows.length} rows`);
       }

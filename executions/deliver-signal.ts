@@ -5,7 +5,7 @@
  */
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
-import { findCorrelatedWaits } from '../db/stores/executions';
+import { ExecutionWaitRepository } from '../db/repositories/execution-wait-repository';
 import { deliverSignalUpdate } from '../workflows/messages';
 import { ExecutorUnavailable } from './errors';
 
@@ -46,8 +46,7 @@ export async function deliverByCorrelation(
   deps: { dataSource: DataSource; temporal: Client },
   request: { organizationId: string; name: string; correlationKey: string; payload: unknown; signalId: string; workflowId?: string },
 ): Promise<{ executionId: string } | undefined> {
-  const candidates = await findCorrelatedWaits(
-    deps.dataSource,
+  const candidates = await new ExecutionWaitRepository(deps.dataSource.manager).findCorrelated(
     request.organizationId,
     request.name,
     request.correlationKey,
@@ -55,8 +54,8 @@ export async function deliverByCorrelation(
   );
   for (const candidate of candidates) {
     const delivery = { name: request.name, payload: request.payload, signalId: request.signalId, correlationKey: request.correlationKey };
-    if ((await deliver(deps.temporal, candidate.executionId, candidate.temporalRunId, delivery)) === 'delivered')
-      return { executionId: candidate.executionId };
+    if ((await deliver(deps.temporal, candidate.id, candidate.temporalRunId, delivery)) === 'delivered')
+      return { executionId: candidate.id };
   }
   return undefined;
 }

@@ -3,7 +3,7 @@
  * protocol: the API to problem+json (api/executions/errors.ts), activities to
  * non-retryable ApplicationFailures.
  */
-import type { RunnableMiss } from '../db/stores/runnable-revision';
+import type { RunnableMiss } from '../db/repositories/workflow-revision-repository';
 
 /** Temporal could not be reached or refused the call; nothing was started or delivered. */
 export class ExecutorUnavailable extends Error {

@@ -1,6 +1,6 @@
 /** Resolves a sub-workflow's revision and records the child execution, returning the child's input. */
 import type { DataSource } from 'typeorm';
-import { resolveRunnable } from '../db/stores/runnable-revision';
+import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
 import type { ExecutionInput } from '../workflows/engine';
 import { RevisionNotRunnable } from './errors';
 import { recordRun } from './record-run';
@@ -25,7 +25,7 @@ export interface PrepareDeps {
 
 /** Throws RevisionNotRunnable when the child's workflow, alias or revision does not exist. */
 export async function prepareChildRun(deps: PrepareDeps, request: ChildRunRequest): Promise<ExecutionInput> {
-  const runnable = await resolveRunnable(deps.dataSource, request.organizationId, request.workflowId, {
+  const runnable = await new WorkflowRevisionRepository(deps.dataSource.manager).findRunnable(request.organizationId, request.workflowId, {
     alias: request.alias,
     revision: request.revision,
   });

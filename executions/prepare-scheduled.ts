@@ -3,8 +3,8 @@
  * under the run's Temporal workflow id with the idempotency key
  * `cron:<triggerId>:<tick floored to the second>`, and return its input.
  */
-import { setTemporalRunId } from '../db/stores/executions';
-import { resolveRunnable } from '../db/stores/runnable-revision';
+import { ExecutionRepository } from '../db/repositories/execution-repository';
+import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
 import type { ExecutionInput, ScheduledStart, TriggerInfo } from '../workflows/engine';
 import { DuplicateTick, RevisionNotRunnable } from './errors';
 import type { PrepareDeps } from './prepare-child';
@@ -23,7 +23,9 @@ export interface ScheduledRunRequest {
 /** Throws RevisionNotRunnable when the revision is gone, DuplicateTick when another run recorded this tick. */
 export async function prepareScheduledRun(deps: PrepareDeps, request: ScheduledRunRequest): Promise<ExecutionInput> {
   const { start } = request;
-  const runnable = await resolveRunnable(deps.dataSource, start.organizationId, start.workflowId, { revision: start.revision });
+  const runnable = await new WorkflowRevisionRepository(deps.dataSource.manager).findRunnable(start.organizationId, start.workflowId, {
+    revision: start.revision,
+  });
   if (typeof runnable === 'string') throw new RevisionNotRunnable(runnable);
   const firedAt = new Date(Math.floor(request.firedAt / 1000) * 1000).toISOString();
   const trigger: TriggerInfo = {
@@ -46,6 +48,6 @@ export async function prepareScheduledRun(deps: PrepareDeps, request: ScheduledR
   });
   // The same tick recorded by another run (a retried start): this run is the duplicate and does nothing.
   if (!created && row.id !== request.executionId) throw new DuplicateTick(start.trigger.id, firedAt, row.id);
-  await setTemporalRunId(deps.dataSource, request.executionId, request.runId);
+  await new ExecutionRepository(deps.dataSource.manager).setTemporalRunId(request.executionId, request.runId);
   return input;
 }

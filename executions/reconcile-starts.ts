@@ -10,7 +10,7 @@
  * gone fails with START_LOST.
  *
  * Which rows are candidates (never sub-workflow children or cron ticks, whose
- * runs are owned by another workflow) is decided in findUnstartedExecutions.
+ * runs are owned by another workflow) is decided in ExecutionRepository.findUnstarted.
  *
  * Several replicas may sweep the same rows at once, and a slow API start may
  * still be in flight: that is safe without locks. The workflow id is the
@@ -21,7 +21,8 @@
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { findUnstartedExecutions, finishExecutionRecord, setTemporalRunId, type ExecutionRow } from '../db/stores/executions';
+import type { ExecutionEntity } from '../db/entities/execution';
+import { ExecutionRepository } from '../db/repositories/execution-repository';
 import type { StartDeps } from './deps';
 import { firstRunId, startExecutionWorkflow } from './start-workflow';
 import { recordedRunInput } from './workflow-input';
@@ -53,7 +54,7 @@ const DEFAULT_BATCH_SIZE = 50;
 
 /** One sweep. Throws only when the candidates cannot be read; a row that cannot be repaired is logged and left for the next sweep. */
 export async function sweepOnce(deps: ReconcilerDeps, options: SweepOptions = {}): Promise<SweepResult> {
-  const rows = await findUnstartedExecutions(deps.dataSource, {
+  const rows = await new ExecutionRepository(deps.dataSource.manager).findUnstarted({
     temporalNamespace: deps.temporal.options.namespace,
     graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
     limit: options.batchSize ?? DEFAULT_BATCH_SIZE,
@@ -73,15 +74,16 @@ export async function sweepOnce(deps: ReconcilerDeps, options: SweepOptions = {}
   return result;
 }
 
-async function repair(deps: ReconcilerDeps, row: ExecutionRow): Promise<{ action: 'recorded' | 'started' | 'lost'; runId?: string }> {
+async function repair(deps: ReconcilerDeps, row: ExecutionEntity): Promise<{ action: 'recorded' | 'started' | 'lost'; runId?: string }> {
+  const executions = new ExecutionRepository(deps.dataSource.manager);
   const existing = await describedRunId(deps, row.id);
   if (existing !== undefined) {
-    await setTemporalRunId(deps.dataSource, row.id, existing);
+    await executions.setTemporalRunId(row.id, existing);
     return { action: 'recorded', runId: existing };
   }
   const input = await recordedRunInput(deps.dataSource, row, deps.publicBaseUrl);
   if (!input) {
-    await finishExecutionRecord(deps.dataSource, row.id, 'failed', null, {
+    await executions.finish(row.id, 'failed', null, {
       type: 'START_LOST',
       message: `the execution was never started and revision ${row.revision} of its workflow no longer exists`,
     });
@@ -94,10 +96,10 @@ async function repair(deps: ReconcilerDeps, row: ExecutionRow): Promise<{ action
     // Another replica, or the API's own start, won the race: record its run.
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     runId = await firstRunId(deps.temporal, row.id);
-    await setTemporalRunId(deps.dataSource, row.id, runId);
+    await executions.setTemporalRunId(row.id, runId);
     return { action: 'recorded', runId };
   }
-  await setTemporalRunId(deps.dataSource, row.id, runId);
+  await executions.setTemporalRunId(row.id, runId);
   return { action: 'started', runId };
 }
 

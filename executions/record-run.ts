@@ -5,8 +5,9 @@
  * sub-workflow.
  */
 import type { DataSource, EntityManager } from 'typeorm';
-import { insertExecution, type ExecutionRow, type NewExecution } from '../db/stores/executions';
-import type { Runnable } from '../db/stores/runnable-revision';
+import type { ExecutionEntity } from '../db/entities/execution';
+import { ExecutionRepository, type NewExecution } from '../db/repositories/execution-repository';
+import type { Runnable } from '../db/repositories/workflow-revision-repository';
 import type { ExecutionInput, TriggerInfo } from '../workflows/engine';
 import { executionInput } from './workflow-input';
 
@@ -27,7 +28,7 @@ export interface NewRun {
 export async function recordRun(
   db: DataSource | EntityManager,
   run: NewRun,
-): Promise<{ row: ExecutionRow; created: boolean; input: ExecutionInput }> {
+): Promise<{ row: ExecutionEntity; created: boolean; input: ExecutionInput }> {
   const { runnable } = run;
   const execution: NewExecution = {
     id: run.id,
@@ -44,7 +45,7 @@ export async function recordRun(
     temporalNamespace: run.temporalNamespace,
     createdBy: run.createdBy,
   };
-  const { row, created } = await insertExecution(db, execution);
+  const { row, created } = await new ExecutionRepository('manager' in db ? db.manager : db).insertIdempotent(execution);
   // Built from what this call asked for (an existing row under the same key is only reused by id).
   const input = executionInput({ ...execution, id: row.id }, runnable.definition, run.publicBaseUrl);
   return { row, created, input };

@@ -7,8 +7,9 @@
  * workflow the same way through startExecutionWorkflow.
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { deleteExecution, setTemporalRunId, type ExecutionRow } from '../db/stores/executions';
-import type { Runnable } from '../db/stores/runnable-revision';
+import type { ExecutionEntity } from '../db/entities/execution';
+import { ExecutionRepository } from '../db/repositories/execution-repository';
+import type { Runnable } from '../db/repositories/workflow-revision-repository';
 import type { TriggerInfo } from '../workflows/engine';
 import type { StartDeps } from './deps';
 import { ExecutorUnavailable } from './errors';
@@ -27,7 +28,8 @@ export interface StartRequest {
 }
 
 /** Records and starts an execution; `created: false` when the idempotency key names an existing one. Throws ExecutorUnavailable. */
-export async function startExecution(deps: StartDeps, request: StartRequest): Promise<{ row: ExecutionRow; created: boolean }> {
+export async function startExecution(deps: StartDeps, request: StartRequest): Promise<{ row: ExecutionEntity; created: boolean }> {
+  const executions = new ExecutionRepository(deps.dataSource.manager);
   const { row, created, input } = await recordRun(deps.dataSource, {
     id: newExecutionId(),
     organizationId: request.organizationId,
@@ -48,13 +50,13 @@ export async function startExecution(deps: StartDeps, request: StartRequest): Pr
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
       // Nothing half-written: the row goes, so a retry with the same idempotency key starts afresh.
-      await deleteExecution(deps.dataSource, row.id);
+      await executions.delete({ id: row.id });
       throw new ExecutorUnavailable(error);
     }
     // The start reconciler got there first (this start outlived its grace period): the run exists, so the row
     // stays. Its run id is recorded here, or by the reconciler's next sweep when Temporal cannot say right now.
     runId = await firstRunId(deps.temporal, row.id).catch(() => undefined);
   }
-  if (runId !== undefined) await setTemporalRunId(deps.dataSource, row.id, runId);
+  if (runId !== undefined) await executions.setTemporalRunId(row.id, runId);
   return { row, created };
 }

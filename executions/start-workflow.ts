@@ -4,7 +4,7 @@
  * matter how many parties (API, replicas, the start reconciler) start it.
  */
 import type { Client } from '@temporalio/client';
-import type { ExecutionRow } from '../db/stores/executions';
+import type { ExecutionEntity } from '../db/entities/execution';
 import type { ExecutionInput } from '../workflows/engine';
 import { EXECUTION_WORKFLOW_TYPE } from '../workflows/engine';
 import type { StartDeps } from './deps';
@@ -18,7 +18,7 @@ import type { StartDeps } from './deps';
  */
 export async function startExecutionWorkflow(
   deps: Pick<StartDeps, 'temporal' | 'taskQueue'>,
-  row: ExecutionRow,
+  row: ExecutionEntity,
   input: ExecutionInput,
 ): Promise<string> {
   const handle = await deps.temporal.workflow.start(EXECUTION_WORKFLOW_TYPE, {

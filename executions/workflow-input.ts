@@ -5,14 +5,13 @@
  * same workflow.
  */
 import type { DataSource, EntityManager } from 'typeorm';
-import type { ExecutionRow } from '../db/stores/executions';
-import { findRevision } from '../db/stores/workflows';
-import type { WorkflowDefinition } from '../workflows/engine';
-import type { ExecutionInput, TriggerInfo } from '../workflows/engine';
+import type { ExecutionEntity } from '../db/entities/execution';
+import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
+import type { ExecutionInput, WorkflowDefinition } from '../workflows/engine';
 
 /** The recorded fields of an execution its workflow input is built from. */
 export type RecordedRun = Pick<
-  ExecutionRow,
+  ExecutionEntity,
   | 'id'
   | 'organizationId'
   | 'workflowId'
@@ -36,7 +35,7 @@ export function executionInput(run: RecordedRun, definition: WorkflowDefinition,
     alias: run.alias ?? undefined,
     definition,
     inputs: run.inputs,
-    trigger: run.trigger as unknown as TriggerInfo,
+    trigger: run.trigger,
     correlationKey: run.correlationKey ?? undefined,
     idempotencyKey: run.idempotencyKey ?? undefined,
     parentExecutionId: run.parentExecutionId ?? undefined,
@@ -54,7 +53,7 @@ export async function recordedRunInput(
   row: RecordedRun,
   publicBaseUrl: string | undefined,
 ): Promise<ExecutionInput | undefined> {
-  const revision = await findRevision(db, row.workflowId, row.revision);
-  if (!revision?.definition) return undefined;
-  return executionInput(row, revision.definition as unknown as WorkflowDefinition, publicBaseUrl);
+  const revision = await new WorkflowRevisionRepository('manager' in db ? db.manager : db).findRevision(row.workflowId, row.revision);
+  if (!revision) return undefined;
+  return executionInput(row, revision.definition, publicBaseUrl);
 }

@@ -8,7 +8,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { eventsAfter } from '../../db/stores/executions';
+import { ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
 import { requireExecution } from './live';
@@ -61,15 +61,16 @@ export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
         const heartbeat = setInterval(() => stream.write(': keep-alive\n\n'), HEARTBEAT_MS);
         stream.write('retry: 2000\n\n');
 
+        const events = new ExecutionEventRepository(deps.dataSource.manager);
         const pump = async () => {
           while (open) {
-            const events = await eventsAfter(deps.dataSource, row.id, lastSeq);
-            for (const event of events) {
+            const batch = await events.after(row.id, lastSeq);
+            for (const event of batch) {
               stream.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify({ executionId: row.id, ...event.data })}\n\n`);
               lastSeq = event.seq;
               if (event.type.startsWith('execution.')) return close();
             }
-            if (events.length === 0) await new Promise((resolve) => setTimeout(resolve, EVENT_POLL_MS));
+            if (batch.length === 0) await new Promise((resolve) => setTimeout(resolve, EVENT_POLL_MS));
           }
         };
         pump().catch(() => close());

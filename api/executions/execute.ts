@@ -4,7 +4,7 @@
  * start, nothing half-written on failure).
  */
 import { Type } from '@sinclair/typebox';
-import { resolveRunnable } from '../../db/stores/runnable-revision';
+import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import type { TriggerInfo } from '../../workflows/engine';
 import { startExecution } from '../../executions';
 import { HttpError, validationFailed } from '../http/errors';
@@ -42,7 +42,10 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
         const request = body ?? {};
         const alias = request.alias ?? query.alias;
         const revision = request.revision ?? query.revision;
-        const runnable = await resolveRunnable(deps.dataSource, auth.organizationId, params.id, { alias, revision });
+        const runnable = await new WorkflowRevisionRepository(deps.dataSource.manager).findRunnable(auth.organizationId, params.id, {
+          alias,
+          revision,
+        });
         if (runnable === 'workflow-not-found') throw workflowNotFound(params.id);
         if (runnable === 'alias-not-found')
           throw new HttpError(404, 'alias-not-found', `Workflow "${params.id}" has no alias "${alias ?? 'latest'}".`);

@@ -1,8 +1,9 @@
 /** GET /workflows/executions[/{id}[/state|/steps|/pending-signals]] and POST …/cancel, …/terminate. */
 import { Type } from '@sinclair/typebox';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { finishExecutionRecord, listExecutions, listStepRecords } from '../../db/stores/executions';
-import { findWorkflow } from '../../db/stores/workflows';
+import { ExecutionRepository } from '../../db/repositories/execution-repository';
+import { ExecutionStepRepository } from '../../db/repositories/execution-step-repository';
+import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
@@ -16,6 +17,8 @@ const tags = ['Workflow executions'];
 const Json = Type.Record(Type.String(), Type.Unknown());
 
 export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
+  const executions = new ExecutionRepository(deps.dataSource.manager);
+  const stepRecords = new ExecutionStepRepository(deps.dataSource.manager);
   /** Temporal refused or is unreachable; a workflow it no longer knows has finished (409). */
   const temporalCall = async (row: { id: string; status: string }, call: () => Promise<unknown>): Promise<void> => {
     try {
@@ -42,7 +45,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
         let workflowId = query.workflowId;
         if (workflowId !== undefined) {
           // A key is translated to the id; an unknown reference simply matches nothing.
-          workflowId = (await findWorkflow(deps.dataSource, auth.organizationId, workflowId))?.id ?? workflowId;
+          workflowId = (await new WorkflowRepository(deps.dataSource.manager).findByRef(auth.organizationId, workflowId))?.id ?? workflowId;
         }
         const filter = {
           workflowId,
@@ -52,7 +55,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           from: query.from !== undefined ? new Date(query.from) : undefined,
           to: query.to !== undefined ? new Date(query.to) : undefined,
         };
-        const { rows, total } = await listExecutions(deps.dataSource, auth.organizationId, filter, { page, limit });
+        const { rows, total } = await executions.listPage(auth.organizationId, filter, { page, limit });
         return { status: 200, body: { data: rows.map((row) => executionJson(row, deps.temporalUiUrl)), page, limit, total } };
       },
     }),
@@ -88,7 +91,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           const steps = Object.fromEntries(Object.entries(state.steps).map(([id, record]) => [id, cappedRecord(record)]));
           return { status: 200, body: { ...state, steps, live: true } };
         }
-        const steps = latestRecords(await listStepRecords(deps.dataSource, row.id));
+        const steps = latestRecords(await stepRecords.listOf(row.id));
         return { status: 200, body: { status: row.status, steps, variables: {}, currentSteps: [], pendingWaits: [], live: false } };
       },
     }),
@@ -103,7 +106,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       responses: { 200: { description: 'Step records', schema: Type.Object({ data: Type.Array(Json) }) } },
       async handler({ params, auth }) {
         const row = await requireExecution(deps, auth.organizationId, params.id);
-        return { status: 200, body: { data: (await listStepRecords(deps.dataSource, row.id)).map((step) => cappedRecord(step.record)) } };
+        return { status: 200, body: { data: (await stepRecords.listOf(row.id)).map((step) => cappedRecord(step.record)) } };
       },
     }),
     defineRoute({
@@ -117,7 +120,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       responses: { 200: { description: 'The step', schema: Type.Object({ stepId: Type.String(), record: Json, runs: Type.Array(Json) }) } },
       async handler({ params, auth }) {
         const row = await requireExecution(deps, auth.organizationId, params.id);
-        const runs = await listStepRecords(deps.dataSource, row.id, params.stepId);
+        const runs = await stepRecords.listOf(row.id, params.stepId);
         if (runs.length === 0)
           throw new HttpError(404, 'step-not-found', `Execution "${params.id}" has no recorded step "${params.stepId}".`);
         const latest = runs.reduce((a, b) => (b.run >= a.run ? b : a));
@@ -184,7 +187,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
         const reason = body?.reason ?? 'terminated through the API';
         await temporalCall(row, () => executionHandle(deps, row).terminate(reason));
         // Termination runs no workflow code, so the record is finished here, after Temporal accepted it.
-        await finishExecutionRecord(deps.dataSource, row.id, 'terminated', null, { type: 'TERMINATED', message: reason });
+        await executions.finish(row.id, 'terminated', null, { type: 'TERMINATED', message: reason });
         return { status: 200, body: executionJson(await requireExecution(deps, auth.organizationId, row.id), deps.temporalUiUrl) };
       },
     }),

@@ -5,16 +5,17 @@
  * what PostgreSQL recorded.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import { findExecution, type ExecutionRow } from '../../db/stores/executions';
+import type { ExecutionEntity } from '../../db/entities/execution';
+import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { stateQuery, type ExecutionState } from '../../workflows/messages';
 import type { ExecutionDeps } from './deps';
 import { executionNotFound } from './errors';
 
-export const isFinished = (row: ExecutionRow): boolean => row.status !== 'running' && row.status !== 'waiting';
+export const isFinished = (row: ExecutionEntity): boolean => row.status !== 'running' && row.status !== 'waiting';
 
 /** Another organization's execution is indistinguishable from a missing one. */
-export async function requireExecution(deps: ExecutionDeps, organizationId: string, id: string): Promise<ExecutionRow> {
-  const row = await findExecution(deps.dataSource, organizationId, id);
+export async function requireExecution(deps: ExecutionDeps, organizationId: string, id: string): Promise<ExecutionEntity> {
+  const row = await new ExecutionRepository(deps.dataSource.manager).findInOrganization(organizationId, id);
   if (!row) throw executionNotFound(id);
   return row;
 }
@@ -25,13 +26,13 @@ export async function requireExecution(deps: ExecutionDeps, organizationId: stri
  * new on long runs, and the execution id (the workflow id) is never reused, so
  * the handle follows the chain from the first run instead of pinning one run.
  */
-export function executionHandle(deps: ExecutionDeps, row: ExecutionRow): WorkflowHandle {
+export function executionHandle(deps: ExecutionDeps, row: ExecutionEntity): WorkflowHandle {
   return deps.temporal.workflow.getHandle(row.id, undefined, { firstExecutionRunId: row.temporalRunId ?? undefined });
 }
 
 export const STATE_QUERY_DEADLINE_MS = 3000;
 
-export async function liveState(deps: ExecutionDeps, row: ExecutionRow): Promise<ExecutionState | undefined> {
+export async function liveState(deps: ExecutionDeps, row: ExecutionEntity): Promise<ExecutionState | undefined> {
   if (isFinished(row)) return undefined;
   try {
     const handle = executionHandle(deps, row);

@@ -1,5 +1,5 @@
 /** GET /workflows/executions/{id}/logs: windows by position, newest first, index range scans (no OFFSET). */
-import { logWindow } from '../../db/stores/executions';
+import { ExecutionLogRepository } from '../../db/repositories/execution-log-repository';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
 import { requireExecution } from './live';
@@ -26,7 +26,11 @@ export function logRoutes(deps: ExecutionDeps): RouteDefinition[] {
       async handler({ params, query, auth }) {
         const row = await requireExecution(deps, auth.organizationId, params.id);
         const limit = Math.min(query.limit ?? DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT);
-        const window = await logWindow(deps.dataSource, row.id, { limit, cursor: query.cursor, stepId: query.stepId });
+        const window = await new ExecutionLogRepository(deps.dataSource.manager).window(row.id, {
+          limit,
+          cursor: query.cursor,
+          stepId: query.stepId,
+        });
         return {
           status: 200,
           body: {

@@ -1,5 +1,7 @@
-/** Execution rows, step records and logs to API shapes: optional fields omitted rather than null, ISO timestamps. */
-import type { ExecutionRow, ExecutionStatus, LogRow, StepRow } from '../../db/stores/executions';
+/** Execution, step and log entities to API shapes: optional fields omitted rather than null, ISO timestamps. */
+import type { ExecutionEntity, ExecutionStatus } from '../../db/entities/execution';
+import type { ExecutionLogEntity } from '../../db/entities/execution-log';
+import type { ExecutionStepEntity } from '../../db/entities/execution-step';
 import type { StepRecord } from '../../workflows/engine';
 import { iso } from '../http/iso-date';
 
@@ -7,7 +9,7 @@ import { iso } from '../http/iso-date';
 export const STEP_RECORD_CAP_BYTES = 64 * 1024;
 
 export function executionJson(
-  row: ExecutionRow,
+  row: ExecutionEntity,
   temporalUiUrl: string | undefined,
   status: ExecutionStatus = row.status,
 ): Record<string, unknown> {
@@ -49,13 +51,13 @@ export function cappedRecord(record: StepRecord | Record<string, unknown>): Reco
 }
 
 /** The latest run of each step, by step id (what the state shows). */
-export function latestRecords(rows: StepRow[]): Record<string, Record<string, unknown>> {
-  const byStep: Record<string, StepRow> = {};
+export function latestRecords(rows: ExecutionStepEntity[]): Record<string, Record<string, unknown>> {
+  const byStep: Record<string, ExecutionStepEntity> = {};
   for (const row of rows) if (!byStep[row.stepId] || byStep[row.stepId].run <= row.run) byStep[row.stepId] = row;
   return Object.fromEntries(Object.entries(byStep).map(([stepId, row]) => [stepId, cappedRecord(row.record)]));
 }
 
-export function logEntryJson(executionId: string, row: LogRow): Record<string, unknown> {
+export function logEntryJson(executionId: string, row: ExecutionLogEntity): Record<string, unknown> {
   return {
     id: `${executionId}:${row.seq}`,
     executionId,

@@ -5,7 +5,7 @@
  * update rejected, execution finished, or unknown to Temporal.
  */
 import { Type } from '@sinclair/typebox';
-import { findWorkflow } from '../../db/stores/workflows';
+import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { deliver, deliverByCorrelation } from '../../executions';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
@@ -63,7 +63,7 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
       async handler({ params, body, auth }) {
         let workflowId: string | undefined;
         if (body.workflowId !== undefined) {
-          workflowId = (await findWorkflow(deps.dataSource, auth.organizationId, body.workflowId))?.id;
+          workflowId = (await new WorkflowRepository(deps.dataSource.manager).findByRef(auth.organizationId, body.workflowId))?.id;
           if (workflowId === undefined) throw notWaiting(params.name);
         }
         const signalId = newSignalId();

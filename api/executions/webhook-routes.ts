@@ -16,10 +16,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { DataSource } from 'typeorm';
 import { decryptSecret } from '../../db/config-crypto';
-import { effectiveConfigEntries, folderChain } from '../../db/stores/config-entries';
-import { findExecutionAnywhere } from '../../db/stores/executions';
-import { resolveRunnable } from '../../db/stores/runnable-revision';
-import { findBindingByWebhookToken } from '../../db/stores/workflow-aliases';
+import { ConfigEntryRepository, folderChain } from '../../db/repositories/config-entry-repository';
+import { ExecutionRepository } from '../../db/repositories/execution-repository';
+import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-repository';
+import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import { deliver, deliverByCorrelation, startExecution } from '../../executions';
 import { readPath, webhookSignalName } from '../../workflows/engine';
 import { HttpError, notFound } from '../http/errors';
@@ -64,7 +64,7 @@ function callbackRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
     responses: { 202: { description: 'Delivered to the waiting step', schema: Type.Object({ accepted: Type.Literal(true) }) } },
     errors: [404, 503],
     async handler({ params, body, ctx }) {
-      const row = await findExecutionAnywhere(deps.dataSource, params.executionId);
+      const row = await new ExecutionRepository(deps.dataSource.manager).findAnywhere(params.executionId);
       if (!row || (row.status !== 'running' && row.status !== 'waiting')) throw unknownCallback();
       const payload = { method: ctx.method, headers: forwardedHeaders(ctx), query: { ...ctx.query }, body: body ?? null };
       const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, {
@@ -93,9 +93,15 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
     responses: { 202: { description: 'Accepted', schema: Type.Object({ accepted: Type.Literal(true) }) } },
     errors: [401, 404, 405, 409, 503],
     async handler({ params, body, ctx }) {
-      const binding = await findBindingByWebhookToken(deps.dataSource, params.token);
+      const binding = await new TriggerBindingRepository(deps.dataSource.manager).findLiveByWebhookToken(params.token);
       if (!binding || binding.pluginType !== 'webhook') throw unknownToken();
-      const runnable = await resolveRunnable(deps.dataSource, binding.organizationId, binding.workflowId, { revision: binding.revision });
+      const runnable = await new WorkflowRevisionRepository(deps.dataSource.manager).findRunnable(
+        binding.organizationId,
+        binding.workflowId,
+        {
+          revision: binding.revision,
+        },
+      );
       if (typeof runnable === 'string') throw unknownToken();
       const config = runnable.definition.steps[binding.triggerId]?.config ?? {};
 
@@ -162,8 +168,7 @@ async function webhookSecret(
 ): Promise<string> {
   const reference = SECRET_REFERENCE.exec(configured);
   if (!reference) return configured;
-  const [entry] = await effectiveConfigEntries(
-    deps.dataSource,
+  const [entry] = await new ConfigEntryRepository(deps.dataSource.manager).effective(
     organizationId,
     { workflowId, paths: folderChain(path) },
     [reference[1]],

@@ -6,20 +6,12 @@
  * torn down before anything is stored.
  */
 import { randomBytes } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
-import {
-  bindingsOf,
-  deactivateBindings,
-  deleteAlias,
-  findAlias,
-  lockWorkflow,
-  replaceBindings,
-  setAliasActive,
-  upsertAlias,
-  type BindingWrite,
-} from '../../db/stores/workflow-aliases';
-import type { AliasRow, BindingRow } from '../../db/stores/workflow-rows';
-import { findRevision } from '../../db/stores/workflows';
+import type { TriggerBindingEntity } from '../../db/entities/trigger-binding';
+import type { WorkflowAliasEntity } from '../../db/entities/workflow-alias';
+import { TriggerBindingRepository, type BindingWrite } from '../../db/repositories/trigger-binding-repository';
+import { WorkflowAliasRepository } from '../../db/repositories/workflow-alias-repository';
+import { WorkflowRepository } from '../../db/repositories/workflow-repository';
+import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import type { TriggerDefinition } from '../../workflows/engine';
 import { HttpError, badRequest, conflict, notFound } from '../http/errors';
 import type { WorkflowDeps } from './deps';
@@ -27,8 +19,16 @@ import { workflowNotFound } from './errors';
 import { TriggerRegistrationError, type Registration } from './registrars';
 
 export interface AliasState {
-  alias: AliasRow;
-  bindings: BindingRow[];
+  alias: WorkflowAliasEntity;
+  bindings: TriggerBindingEntity[];
+}
+
+/** The repositories of one locked transaction (bound to its manager). */
+interface Locked {
+  workflowId: string;
+  aliases: WorkflowAliasRepository;
+  bindings: TriggerBindingRepository;
+  revisions: WorkflowRevisionRepository;
 }
 
 type Failure = { triggerId: string; code: string; message: string };
@@ -37,23 +37,23 @@ type Outcome = { ok: true; bindings: BindingWrite[] } | { ok: false; failures: F
 export const LATEST = 'latest';
 const aliasNotFound = (name: string) => notFound(`No alias "${name}" exists on this workflow.`, 'alias-not-found');
 
-async function locked<T>(
-  deps: WorkflowDeps,
-  organizationId: string,
-  ref: string,
-  work: (m: EntityManager, workflowId: string) => Promise<T>,
-): Promise<T> {
+async function locked<T>(deps: WorkflowDeps, organizationId: string, ref: string, work: (locked: Locked) => Promise<T>): Promise<T> {
   return deps.dataSource.transaction(async (m) => {
-    const workflow = await lockWorkflow(m, organizationId, ref);
+    const workflow = await new WorkflowRepository(m).lockByRef(organizationId, ref);
     if (!workflow) throw workflowNotFound(ref);
-    return work(m, workflow.id);
+    return work({
+      workflowId: workflow.id,
+      aliases: new WorkflowAliasRepository(m),
+      bindings: new TriggerBindingRepository(m),
+      revisions: new WorkflowRevisionRepository(m),
+    });
   });
 }
 
-async function triggersOf(m: EntityManager, workflowId: string, revision: number): Promise<TriggerDefinition[]> {
-  const row = await findRevision(m, workflowId, revision);
-  const triggers = row?.definition?.triggers;
-  return Array.isArray(triggers) ? (triggers as TriggerDefinition[]) : [];
+async function triggersOf(revisions: WorkflowRevisionRepository, workflowId: string, revision: number): Promise<TriggerDefinition[]> {
+  const row = await revisions.findRevision(workflowId, revision);
+  const triggers = row?.definition.triggers;
+  return Array.isArray(triggers) ? triggers : [];
 }
 
 /** Registers every trigger, or none: on the first failure the registered ones are torn down. */
@@ -127,7 +127,7 @@ function binding(
 }
 
 /** Best-effort teardown; returns the messages of the teardowns that failed. */
-async function teardown(deps: WorkflowDeps, bindings: BindingRow[]): Promise<string[]> {
+async function teardown(deps: WorkflowDeps, bindings: TriggerBindingEntity[]): Promise<string[]> {
   const results = await Promise.allSettled(
     bindings.map(
       (b) =>
@@ -159,27 +159,27 @@ export async function activate(
   name: string,
 ): Promise<AliasState> {
   let failure: Failure[] | undefined;
-  const state = await locked(deps, auth.organizationId, ref, async (m, workflowId) => {
-    const alias = await findAlias(m, workflowId, name);
+  const state = await locked(deps, auth.organizationId, ref, async ({ workflowId, aliases, bindings, revisions }) => {
+    const alias = await aliases.findAlias(workflowId, name);
     if (!alias) throw aliasNotFound(name);
-    const previous = (await bindingsOf(m, workflowId, [name])).filter((b) => b.status === 'live');
+    const previous = (await bindings.ofAliases(workflowId, [name])).filter((b) => b.status === 'live');
     const outcome = await registerAll(
       deps,
       auth.organizationId,
       workflowId,
       name,
       alias.revision,
-      await triggersOf(m, workflowId, alias.revision),
+      await triggersOf(revisions, workflowId, alias.revision),
     );
     if (!outcome.ok) {
       failure = outcome.failures;
       // An active alias keeps its running registrations; an inactive one records why it could not start.
-      if (!alias.active) await replaceBindings(m, workflowId, name, outcome.bindings);
-      return { alias, bindings: await bindingsOf(m, workflowId, [name]) };
+      if (!alias.active) await bindings.replaceAll(workflowId, name, outcome.bindings);
+      return { alias, bindings: await bindings.ofAliases(workflowId, [name]) };
     }
     await teardown(deps, previous);
-    await replaceBindings(m, workflowId, name, outcome.bindings);
-    return { alias: await setAliasActive(m, workflowId, name, true, auth.userId), bindings: await bindingsOf(m, workflowId, [name]) };
+    await bindings.replaceAll(workflowId, name, outcome.bindings);
+    return { alias: await aliases.setActive(workflowId, name, true, auth.userId), bindings: await bindings.ofAliases(workflowId, [name]) };
   });
   if (failure) throw activationFailed(failure);
   return state;
@@ -191,17 +191,17 @@ export async function deactivate(
   ref: string,
   name: string,
 ): Promise<AliasState & { deactivatedTriggers: string[]; deactivateError?: string }> {
-  return locked(deps, auth.organizationId, ref, async (m, workflowId) => {
-    const alias = await findAlias(m, workflowId, name);
+  return locked(deps, auth.organizationId, ref, async ({ workflowId, aliases, bindings }) => {
+    const alias = await aliases.findAlias(workflowId, name);
     if (!alias) throw aliasNotFound(name);
-    if (!alias.active) return { alias, bindings: await bindingsOf(m, workflowId, [name]), deactivatedTriggers: [] };
-    const live = (await bindingsOf(m, workflowId, [name])).filter((b) => b.status === 'live');
+    if (!alias.active) return { alias, bindings: await bindings.ofAliases(workflowId, [name]), deactivatedTriggers: [] };
+    const live = (await bindings.ofAliases(workflowId, [name])).filter((b) => b.status === 'live');
     const errors = await teardown(deps, live);
-    await deactivateBindings(m, workflowId, name);
-    const updated = await setAliasActive(m, workflowId, name, false, auth.userId);
+    await bindings.deactivateAll(workflowId, name);
+    const updated = await aliases.setActive(workflowId, name, false, auth.userId);
     return {
       alias: updated,
-      bindings: await bindingsOf(m, workflowId, [name]),
+      bindings: await bindings.ofAliases(workflowId, [name]),
       deactivatedTriggers: live.map((b) => b.triggerId),
       ...(errors.length > 0 ? { deactivateError: `Teardown failed for ${errors.join('; ')}` } : {}),
     };
@@ -218,13 +218,13 @@ export async function putAlias(
   createOnly = false,
 ): Promise<AliasState & { created: boolean }> {
   if (name === LATEST) throw badRequest('The alias "latest" is maintained automatically and cannot be set.', 'alias-reserved');
-  return locked(deps, auth.organizationId, ref, async (m, workflowId) => {
-    if (!(await findRevision(m, workflowId, body.revision))) {
+  return locked(deps, auth.organizationId, ref, async ({ workflowId, aliases, bindings, revisions }) => {
+    if (!(await revisions.findRevision(workflowId, body.revision))) {
       throw new HttpError(400, 'revision-not-found', `Revision ${body.revision} does not exist.`, {
         errors: [{ path: '/revision', message: 'no such revision' }],
       });
     }
-    const existing = await findAlias(m, workflowId, name);
+    const existing = await aliases.findAlias(workflowId, name);
     if (existing && createOnly) throw conflict(`Alias "${name}" already exists; use PUT to repoint it.`, 'alias-exists');
     if (existing?.active && existing.revision !== body.revision) {
       const outcome = await registerAll(
@@ -233,29 +233,29 @@ export async function putAlias(
         workflowId,
         name,
         body.revision,
-        await triggersOf(m, workflowId, body.revision),
+        await triggersOf(revisions, workflowId, body.revision),
       );
       if (!outcome.ok) throw activationFailed(outcome.failures);
       await teardown(
         deps,
-        (await bindingsOf(m, workflowId, [name])).filter((b) => b.status === 'live'),
+        (await bindings.ofAliases(workflowId, [name])).filter((b) => b.status === 'live'),
       );
-      await replaceBindings(m, workflowId, name, outcome.bindings);
+      await bindings.replaceAll(workflowId, name, outcome.bindings);
     } else if (existing && !existing.active && existing.revision !== body.revision) {
       // States of an earlier failed or finished activation describe the old revision's triggers.
-      await replaceBindings(m, workflowId, name, []);
+      await bindings.replaceAll(workflowId, name, []);
     }
-    const alias = await upsertAlias(m, { workflowId, name, revision: body.revision, metadata: body.metadata, updatedBy: auth.userId });
-    return { alias, bindings: await bindingsOf(m, workflowId, [name]), created: !existing };
+    const alias = await aliases.upsertAlias({ workflowId, name, revision: body.revision, metadata: body.metadata, updatedBy: auth.userId });
+    return { alias, bindings: await bindings.ofAliases(workflowId, [name]), created: !existing };
   });
 }
 
 export async function removeAlias(deps: WorkflowDeps, auth: { organizationId: string }, ref: string, name: string): Promise<void> {
   if (name === LATEST) throw badRequest('The alias "latest" is maintained automatically and cannot be deleted.', 'alias-reserved');
-  await locked(deps, auth.organizationId, ref, async (m, workflowId) => {
-    const alias = await findAlias(m, workflowId, name);
+  await locked(deps, auth.organizationId, ref, async ({ workflowId, aliases }) => {
+    const alias = await aliases.findAlias(workflowId, name);
     if (!alias) throw aliasNotFound(name);
     if (alias.active) throw conflict(`Deactivate alias "${name}" before deleting it.`, 'alias-active');
-    await deleteAlias(m, workflowId, name);
+    await aliases.delete({ workflowId, name });
   });
 }

@@ -1,8 +1,10 @@
 /** Revisions and aliases of a workflow: reads, repoint, activate, deactivate, delete. */
 import { Type } from '@sinclair/typebox';
-import { bindingsOf, findAlias, listAliases, revisionTriggers } from '../../db/stores/workflow-aliases';
-import type { AliasRow, BindingRow } from '../../db/stores/workflow-rows';
-import { findRevision, listRevisions } from '../../db/stores/workflows';
+import type { TriggerBindingEntity } from '../../db/entities/trigger-binding';
+import type { WorkflowAliasEntity } from '../../db/entities/workflow-alias';
+import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-repository';
+import { WorkflowAliasRepository } from '../../db/repositories/workflow-alias-repository';
+import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { activate, deactivate, putAlias, removeAlias } from './activation';
@@ -23,8 +25,11 @@ function checkAliasName(name: string, path = '/params/alias'): void {
 }
 
 export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
-  const json = async (state: { alias: AliasRow; bindings: BindingRow[] }) => {
-    const triggers = await revisionTriggers(deps.dataSource, state.alias.workflowId, [state.alias.revision]);
+  const revisions = new WorkflowRevisionRepository(deps.dataSource.manager);
+  const aliases = new WorkflowAliasRepository(deps.dataSource.manager);
+  const bindings = new TriggerBindingRepository(deps.dataSource.manager);
+  const json = async (state: { alias: WorkflowAliasEntity; bindings: TriggerBindingEntity[] }) => {
+    const triggers = await revisions.triggersOf(state.alias.workflowId, [state.alias.revision]);
     return aliasJson(state.alias, state.bindings, deps.publicBaseUrl, triggers.get(state.alias.revision));
   };
   return [
@@ -42,7 +47,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
         const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
         const pageNumber = query.page ?? 1;
         const limit = query.limit ?? 50;
-        const { rows, total } = await listRevisions(deps.dataSource, workflow.id, {
+        const { rows, total } = await revisions.listPage(workflow.id, {
           includeDefinition: query.includeDefinition === true,
           page: pageNumber,
           limit,
@@ -61,7 +66,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       responses: { 200: { description: 'The revision', schema: Revision } },
       async handler({ params, auth }) {
         const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
-        const row = await findRevision(deps.dataSource, workflow.id, params.n);
+        const row = await revisions.findRevision(workflow.id, params.n);
         if (!row) throw notFound(`Revision ${params.n} does not exist.`, 'revision-not-found');
         return { status: 200, body: revisionJson(row) };
       },
@@ -77,14 +82,11 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       responses: { 200: { description: 'Aliases', schema: Type.Object({ data: Type.Array(Alias) }) } },
       async handler({ params, auth }) {
         const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
-        const [aliases, bindings] = await Promise.all([
-          listAliases(deps.dataSource, workflow.id),
-          bindingsOf(deps.dataSource, workflow.id),
-        ]);
-        const triggers = await revisionTriggers(deps.dataSource, workflow.id, [...new Set(aliases.map((a) => a.revision))]);
+        const [rows, bound] = await Promise.all([aliases.listOf(workflow.id), bindings.ofAliases(workflow.id)]);
+        const triggers = await revisions.triggersOf(workflow.id, [...new Set(rows.map((a) => a.revision))]);
         return {
           status: 200,
-          body: { data: aliases.map((alias) => aliasJson(alias, bindings, deps.publicBaseUrl, triggers.get(alias.revision))) },
+          body: { data: rows.map((alias) => aliasJson(alias, bound, deps.publicBaseUrl, triggers.get(alias.revision))) },
         };
       },
     }),
@@ -99,9 +101,9 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       responses: { 200: { description: 'The alias', schema: Alias } },
       async handler({ params, auth }) {
         const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
-        const alias = await findAlias(deps.dataSource, workflow.id, params.alias);
+        const alias = await aliases.findAlias(workflow.id, params.alias);
         if (!alias) throw notFound(`No alias "${params.alias}" exists on this workflow.`, 'alias-not-found');
-        return { status: 200, body: await json({ alias, bindings: await bindingsOf(deps.dataSource, workflow.id, [alias.name]) }) };
+        return { status: 200, body: await json({ alias, bindings: await bindings.ofAliases(workflow.id, [alias.name]) }) };
       },
     }),
     defineRoute({

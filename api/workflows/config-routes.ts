@@ -5,16 +5,8 @@
  * Secret values are encrypted before they reach the store and never read back.
  */
 import { Type } from '@sinclair/typebox';
-import {
-  deleteConfigEntry,
-  findConfigEntry,
-  folderChain,
-  listConfigEntries,
-  rotateConfigEntry,
-  upsertConfigEntry,
-  type ConfigEntryRow,
-} from '../../db/stores/config-entries';
-import { findWorkflow } from '../../db/stores/workflows';
+import { ConfigEntryRepository, folderChain, type ConfigEntryView } from '../../db/repositories/config-entry-repository';
+import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { normalizeFolderPath } from '../../workflows/engine';
 import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
@@ -43,7 +35,7 @@ const Entry = Type.Object({
   updatedAt: Type.String({ format: 'date-time' }),
 });
 
-function entryJson(row: ConfigEntryRow, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function entryJson(row: ConfigEntryView, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     id: row.id,
     name: row.name,
@@ -64,6 +56,7 @@ function checkValue(value: unknown): string {
 }
 
 export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
+  const entries = new ConfigEntryRepository(deps.dataSource.manager);
   /** Exactly one of path and workflow; a workflow is named by id or key and must be in the caller's organization. */
   async function place(
     organizationId: string,
@@ -79,7 +72,7 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
     }
     if (typeof input.workflow !== 'string' || input.workflow === '')
       throw fail(400, 'invalid_place', 'workflow must be a workflow id or key.');
-    const workflow = await findWorkflow(deps.dataSource, organizationId, input.workflow);
+    const workflow = await new WorkflowRepository(deps.dataSource.manager).findByRef(organizationId, input.workflow);
     if (!workflow) throw fail(404, 'not_found', `No workflow "${input.workflow}" exists in your organization.`);
     return { path: null, workflowId: workflow.id, workflowPath: workflow.path };
   }
@@ -104,7 +97,7 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
         const value = checkValue(input.value);
         const where = await place(auth.organizationId, input);
         const secret = input.secret === true;
-        const result = await upsertConfigEntry(deps.dataSource, {
+        const result = await entries.upsertEntry({
           id: newConfigEntryId(),
           organizationId: auth.organizationId,
           name: input.name,
@@ -136,7 +129,7 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       async handler({ query, auth }) {
         const where = await place(auth.organizationId, query);
         const paths = query.ancestors ? folderChain(where.path ?? where.workflowPath ?? '/') : where.path ? [where.path] : [];
-        const rows = await listConfigEntries(deps.dataSource, auth.organizationId, { workflowId: where.workflowId, paths });
+        const rows = await entries.listAt(auth.organizationId, { workflowId: where.workflowId, paths });
         if (!query.ancestors) return { status: 200, body: { data: rows.map((row) => entryJson(row)) } };
         // Rows come in precedence order; the first per (kind, name) wins.
         const seen = new Set<string>();
@@ -159,7 +152,7 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       params: IdParams,
       responses: { 200: { description: 'The entry', schema: Entry } },
       async handler({ params, auth }) {
-        const row = await findConfigEntry(deps.dataSource, auth.organizationId, params.id);
+        const row = await entries.findEntry(auth.organizationId, params.id);
         if (!row) throw fail(404, 'not_found', `No config entry "${params.id}".`);
         return { status: 200, body: entryJson(row) };
       },
@@ -177,7 +170,7 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       errors: [404, 409],
       async handler({ params, body, auth }) {
         const input = body as Record<string, unknown>;
-        const current = await findConfigEntry(deps.dataSource, auth.organizationId, params.id);
+        const current = await entries.findEntry(auth.organizationId, params.id);
         if (!current) throw fail(404, 'not_found', `No config entry "${params.id}".`);
         if (input.name !== undefined && input.name !== current.name) throw fail(400, 'invalid_name', 'name is immutable.');
         if (input.secret !== undefined && input.secret !== current.secret)
@@ -185,7 +178,7 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
         if (input.path !== undefined || input.workflow !== undefined)
           throw fail(400, 'invalid_place', 'The place of an entry cannot change.');
         const value = checkValue(input.value);
-        const row = await rotateConfigEntry(deps.dataSource, auth.organizationId, params.id, {
+        const row = await entries.rotate(auth.organizationId, params.id, {
           value: current.secret ? null : value,
           encryptedValue: current.secret ? encryptSecret(deps.encryptionKey, value, auth.organizationId) : null,
         });
@@ -203,8 +196,7 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       params: IdParams,
       responses: { 204: { description: 'Deleted' } },
       async handler({ params, auth }) {
-        if (!(await deleteConfigEntry(deps.dataSource, auth.organizationId, params.id)))
-          throw fail(404, 'not_found', `No config entry "${params.id}".`);
+        if (!(await entries.deleteEntry(auth.organizationId, params.id))) throw fail(404, 'not_found', `No config entry "${params.id}".`);
         return { status: 204 };
       },
     }),

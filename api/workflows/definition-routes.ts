@@ -1,16 +1,8 @@
 /** POST/PUT/GET/PATCH/DELETE /workflows/definitions and POST /workflows/definitions/validate. */
 import { Type } from '@sinclair/typebox';
-import {
-  deleteWorkflow,
-  findWorkflow,
-  insertWorkflow,
-  listWorkflows,
-  publishOnExisting,
-  updateWorkflow,
-  type Published,
-} from '../../db/stores/workflows';
+import type { WorkflowEntity } from '../../db/entities/workflow';
+import { WorkflowRepository, type Published } from '../../db/repositories/workflow-repository';
 import { isUniqueViolation } from '../../db/sql';
-import type { WorkflowRow } from '../../db/stores/workflow-rows';
 import { normalizeFolderPath, validateDefinition } from '../../workflows/engine';
 import { HttpError, conflict, validationFailed, type FieldError } from '../http/errors';
 import { defineRoute, type HandlerResult, type RouteDefinition } from '../http/route';
@@ -19,13 +11,14 @@ import type { WorkflowDeps } from './deps';
 import { workflowNotFound } from './errors';
 import { newWorkflowId } from './ids';
 import { WORKFLOW_LEVEL_KEYS, configWarnings, prepare, type ConfigWarning } from './publish';
+import { deleteWorkflow, publishOnExisting } from './workflow-writes';
 import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
-import { aliasJson, revisionJson, workflowJson, type TriggerRef } from './serialize';
+import { aliasJson, revisionJson, workflowJson } from './serialize';
 
 const tags = ['Workflow definitions'];
 
-export async function requireWorkflow(deps: WorkflowDeps, organizationId: string, ref: string): Promise<WorkflowRow> {
-  const row = await findWorkflow(deps.dataSource, organizationId, ref);
+export async function requireWorkflow(deps: WorkflowDeps, organizationId: string, ref: string): Promise<WorkflowEntity> {
+  const row = await new WorkflowRepository(deps.dataSource.manager).findByRef(organizationId, ref);
   if (!row) throw workflowNotFound(ref);
   return row;
 }
@@ -38,6 +31,7 @@ async function validationReport(deps: WorkflowDeps, body: unknown, organizationI
 }
 
 export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
+  const workflows = new WorkflowRepository(deps.dataSource.manager);
   /**
    * PublishResult as JSON text. The definition was serialized once already
    * (to store it); its text is spliced in instead of serializing ~10 KB again.
@@ -48,12 +42,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
     mode?: string,
     definitionJson?: string,
   ): HandlerResult['body'] => {
-    const latestAlias = aliasJson(
-      published.latestAlias,
-      [],
-      deps.publicBaseUrl,
-      published.revision.definition?.triggers as TriggerRef[] | undefined,
-    );
+    const latestAlias = aliasJson(published.latestAlias, [], deps.publicBaseUrl, published.revision.definition.triggers);
     const revision = revisionJson(published.revision);
     if (definitionJson === undefined)
       return { workflow: workflowJson(published.workflow), revision, latestAlias, ...(mode ? { mode } : {}), warnings };
@@ -82,8 +71,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
         const id = newWorkflowId();
         let published;
         try {
-          published = await insertWorkflow(
-            deps.dataSource,
+          published = await workflows.publishNew(
             { id, organizationId: auth.organizationId, key: prepared.key },
             prepared.fields,
             prepared.revision,
@@ -121,8 +109,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
         const prepared = prepare({ ...(body as object), key: params.key }, auth);
         const id = newWorkflowId();
         // Try to create first (one statement); an existing key falls through to the locked update path.
-        const created = await insertWorkflow(
-          deps.dataSource,
+        const created = await workflows.publishNew(
           { id, organizationId: auth.organizationId, key: params.key },
           prepared.fields,
           prepared.revision,
@@ -181,7 +168,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       responses: { 200: { description: 'Validation report (the same errors and warnings as publishing)', schema: ValidationReport } },
       async handler({ body, auth }) {
         const key = typeof body === 'object' && body !== null && typeof body.key === 'string' ? body.key : undefined;
-        const existing = key ? await findWorkflow(deps.dataSource, auth.organizationId, key) : undefined;
+        const existing = key ? await workflows.findByRef(auth.organizationId, key) : undefined;
         return { status: 200, body: await validationReport(deps, body, auth.organizationId, existing?.id ?? null) };
       },
     }),
@@ -223,7 +210,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           path = normalizeFolderPath(query.path);
           if (path === undefined) throw validationFailed([{ path: '/query/path', message: 'must be an absolute folder path' }]);
         }
-        const { rows, total } = await listWorkflows(deps.dataSource, auth.organizationId, {
+        const { rows, total } = await workflows.listPage(auth.organizationId, {
           path,
           text: query.text,
           page: pageNumber,
@@ -274,7 +261,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
         if (errors.length > 0) throw validationFailed(errors);
         const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
         const changes = { ...body, ...(path !== undefined ? { path } : {}) };
-        return { status: 200, body: workflowJson(await updateWorkflow(deps.dataSource, workflow.id, changes)) };
+        return { status: 200, body: workflowJson(await workflows.updateFields(workflow.id, changes)) };
       },
     }),
     defineRoute({

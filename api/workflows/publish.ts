@@ -1,13 +1,13 @@
 /**
- * Turns a request body into what the stores write: the engine validates and
+ * Turns a request body into what the repositories write: the engine validates and
  * normalizes it (the same function the runtime uses), the content hash
  * decides between a new revision and an overwrite, and config references
  * without a visible value become warnings.
  */
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { folderChain, visibleConfigNames } from '../../db/stores/config-entries';
-import type { NewRevision, WorkflowFields } from '../../db/stores/workflows';
+import { ConfigEntryRepository, folderChain } from '../../db/repositories/config-entry-repository';
+import type { NewRevision, WorkflowFields } from '../../db/repositories/workflow-repository';
 import { ENGINE_VERSION, validateDefinition, type ConfigReference, type WorkflowDefinition } from '../../workflows/engine';
 import { HttpError, describeFieldErrors, type FieldError } from '../http/errors';
 
@@ -35,14 +35,15 @@ export function prepare(body: unknown, auth: { organizationId: string; userId: s
   const result = validateDefinition(body);
   if (!result.definition) throw definitionInvalid(result.errors);
   const def: WorkflowDefinition = result.definition;
+  const nrn = def.nrn ?? `organization=${auth.organizationId}`;
   const fields: WorkflowFields = {
     name: def.name,
     description: def.description ?? null,
     path: def.path,
-    nrn: def.nrn ?? `organization=${auth.organizationId}`,
+    nrn,
     metadata: def.metadata ?? null,
   };
-  const definition = { ...def, nrn: fields.nrn };
+  const definition = { ...def, nrn };
   // Serialized once: the same text is hashed, sent to PostgreSQL and compared there.
   const definitionJson = JSON.stringify(definition);
   return {
@@ -70,7 +71,7 @@ export async function configWarnings(
   references: ConfigReference[],
 ): Promise<ConfigWarning[]> {
   if (references.length === 0) return [];
-  const found = await visibleConfigNames(db, organizationId, { workflowId, paths: folderChain(path) }, [
+  const found = await new ConfigEntryRepository(db.manager).visibleNames(organizationId, { workflowId, paths: folderChain(path) }, [
     ...new Set(references.map((r) => r.name)),
   ]);
   const have = new Set(found.map((f) => `${f.secret ? 'secret' : 'var'}:${f.name}`));

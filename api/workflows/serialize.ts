@@ -1,8 +1,11 @@
-/** Rows to API shapes: optional fields are omitted rather than null, timestamps are ISO strings. */
-import type { AliasRow, BindingRow, RevisionRow, WorkflowRow } from '../../db/stores/workflow-rows';
+/** Entities to API shapes: optional fields are omitted rather than null, timestamps are ISO strings. */
+import type { TriggerBindingEntity } from '../../db/entities/trigger-binding';
+import type { WorkflowEntity } from '../../db/entities/workflow';
+import type { WorkflowAliasEntity } from '../../db/entities/workflow-alias';
+import type { ListedRevision } from '../../db/repositories/workflow-revision-repository';
 import { iso } from '../http/iso-date';
 
-export function workflowJson(row: WorkflowRow): Record<string, unknown> {
+export function workflowJson(row: WorkflowEntity): Record<string, unknown> {
   return {
     id: row.id,
     ...(row.key !== null ? { key: row.key } : {}),
@@ -18,7 +21,7 @@ export function workflowJson(row: WorkflowRow): Record<string, unknown> {
   };
 }
 
-export function revisionJson(row: RevisionRow): Record<string, unknown> {
+export function revisionJson(row: ListedRevision): Record<string, unknown> {
   return {
     workflowId: row.workflowId,
     revision: row.revision,
@@ -32,7 +35,7 @@ export function revisionJson(row: RevisionRow): Record<string, unknown> {
 }
 
 /** Webhook URLs are computed on every read from the configured public base URL. */
-export function triggerStateJson(binding: BindingRow, publicBaseUrl: string): Record<string, unknown> {
+export function triggerStateJson(binding: TriggerBindingEntity, publicBaseUrl: string): Record<string, unknown> {
   const runtimeMetadata: Record<string, unknown> = { ...(binding.runtimeMetadata ?? {}) };
   if (binding.webhookToken !== null && binding.status === 'live')
     runtimeMetadata.webhookUrl = `${publicBaseUrl}/workflows/webhooks/${binding.webhookToken}`;
@@ -53,8 +56,8 @@ export interface TriggerRef {
 
 /** Triggers of the alias revision that were never registered show as inactive. */
 export function aliasJson(
-  row: AliasRow,
-  bindings: BindingRow[],
+  row: WorkflowAliasEntity,
+  bindings: TriggerBindingEntity[],
   publicBaseUrl: string,
   triggers: TriggerRef[] = [],
 ): Record<string, unknown> {

@@ -1,7 +1,7 @@
 /** GET /workflows/triggers: trigger bindings across aliases. */
 import { Type } from '@sinclair/typebox';
-import { listBindings } from '../../db/stores/workflow-aliases';
-import { findWorkflow } from '../../db/stores/workflows';
+import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-repository';
+import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { WorkflowDeps } from './deps';
 import { triggerStateJson } from './serialize';
@@ -45,13 +45,16 @@ export function triggerRoutes(deps: WorkflowDeps): RouteDefinition[] {
       async handler({ query, auth }) {
         let workflowId: string | undefined;
         if (query.workflowId !== undefined) {
-          const workflow = await findWorkflow(deps.dataSource, auth.organizationId, query.workflowId);
+          const workflow = await new WorkflowRepository(deps.dataSource.manager).findByRef(auth.organizationId, query.workflowId);
           if (!workflow) return { status: 200, body: { data: [] } };
           workflowId = workflow.id;
         }
         // `active` is the engine reference's spelling of live.
         const status = query.status === 'active' ? 'live' : query.status;
-        const rows = await listBindings(deps.dataSource, auth.organizationId, { workflowId, status });
+        const rows = await new TriggerBindingRepository(deps.dataSource.manager).listInOrganization(auth.organizationId, {
+          workflowId,
+          status,
+        });
         return {
           status: 200,
           body: {

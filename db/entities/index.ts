@@ -2,6 +2,11 @@
 import { AccountEntity } from './account';
 import { ActionSpecificationEntity } from './action-specification';
 import { ConfigEntryEntity } from './config-entry';
+import { ExecutionEntity } from './execution';
+import { ExecutionEventEntity } from './execution-event';
+import { ExecutionLogEntity } from './execution-log';
+import { ExecutionStepEntity } from './execution-step';
+import { ExecutionWaitEntity } from './execution-wait';
 import { GrantEntity } from './grant';
 import { MetadataEntryEntity } from './metadata-entry';
 import { ProviderCategoryEntity } from './provider-category';
@@ -23,6 +28,12 @@ export const ENTITIES: Array<new (...args: never[]) => unknown> = [
   WorkflowAliasEntity,
   TriggerBindingEntity,
   ConfigEntryEntity,
+  // Executions.
+  ExecutionEntity,
+  ExecutionStepEntity,
+  ExecutionLogEntity,
+  ExecutionEventEntity,
+  ExecutionWaitEntity,
   // Platform administration.
   UserEntity,
   RoleEntity,

@@ -1,11 +1,13 @@
 /** An immutable, numbered snapshot of a normalized workflow definition. */
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { WorkflowDefinition } from '../../workflows/engine';
 
 @Entity({ name: 'workflow_revisions' })
 export class WorkflowRevisionEntity {
   @PrimaryColumn({ name: 'workflow_id', type: 'text' }) workflowId!: string;
   @PrimaryColumn({ type: 'integer' }) revision!: number;
-  @Column({ type: 'jsonb' }) definition!: Record<string, unknown>;
+  /** The normalized definition (as validateDefinition returns it, with its nrn). */
+  @Column({ type: 'jsonb' }) definition!: WorkflowDefinition;
   @Column({ name: 'content_hash', type: 'text' }) contentHash!: string;
   @Column({ name: 'created_by', type: 'text', nullable: true }) createdBy!: string | null;
   @Column({ name: 'release_notes', type: 'text', nullable: true }) releaseNotes!: string | null;

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
-import { findExecution, type ExecutionRow } from '../../db/stores/executions';
-import { resolveRunnable, type Runnable } from '../../db/stores/runnable-revision';
+import type { ExecutionEntity } from '../../db/entities/execution';
+import { ExecutionRepository } from '../../db/repositories/execution-repository';
+import { WorkflowRevisionRepository, type Runnable } from '../../db/repositories/workflow-revision-repository';
 import {
   firstRunId,
   newExecutionId,
@@ -61,13 +62,13 @@ describe('execution start reconciler', function () {
   const sweep = (options: SweepOptions = {}) => sweepOnce(deps(), { graceMs: 0, organizationId: c.org, ...options });
 
   const runnableOf = async (ref: string): Promise<Runnable> => {
-    const runnable = await resolveRunnable(x.db, c.org, ref, {});
+    const runnable = await new WorkflowRevisionRepository(x.db.manager).findRunnable(c.org, ref, {});
     if (typeof runnable === 'string') throw new Error(`${ref}: ${runnable}`);
     return runnable;
   };
 
   /** Records an execution exactly as startExecution does, then "crashes": no workflow is started, no run id recorded. */
-  const recordLost = async (ref: string, inputs: Record<string, unknown>, extra: Partial<NewRun> = {}): Promise<ExecutionRow> => {
+  const recordLost = async (ref: string, inputs: Record<string, unknown>, extra: Partial<NewRun> = {}): Promise<ExecutionEntity> => {
     const { row, created } = await recordRun(x.db, {
       id: newExecutionId(),
       organizationId: c.org,
@@ -83,7 +84,7 @@ describe('execution start reconciler', function () {
     return row;
   };
 
-  const row = async (id: string): Promise<ExecutionRow> => (await findExecution(x.db, c.org, id))!;
+  const row = async (id: string): Promise<ExecutionEntity> => (await new ExecutionRepository(x.db.manager).findInOrganization(c.org, id))!;
   const assertNoWorkflow = (id: string) => assert.rejects(x.env.client.workflow.getHandle(id).describe(), WorkflowNotFoundError);
 
   it('starts the workflow of an execution whose API died before the start: it completes, and the idempotent retry finds it', async () => {

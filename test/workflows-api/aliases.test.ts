@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { findBindingByWebhookToken } from '../../db/stores/workflow-aliases';
+import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-repository';
 import { TriggerRegistrationError, type TriggerRegistrar } from '../../api/workflows/registrars';
 import { assertDialect } from '../support/dialects';
 import { definition, snapshot, wfContext, type WfContext } from './support';
@@ -149,7 +149,7 @@ describe('workflows API: aliases, activation and triggers', () => {
     assert.equal(off.body.alias.triggerStates.hook.status, 'inactive');
     assert.equal(off.body.alias.triggerStates.hook.runtimeMetadata.webhookUrl, undefined);
     assert.equal(cron.state.live.size, 0);
-    assert.equal(await findBindingByWebhookToken(c.db, webhookUrl.split('/').pop()!), undefined);
+    assert.equal(await new TriggerBindingRepository(c.db.manager).findLiveByWebhookToken(webhookUrl.split('/').pop()!), undefined);
     assert.equal((await c.auth(c.t.request.get(`/workflows/triggers?workflowId=flow&status=live`))).body.data.length, 0);
     assert.equal((await c.auth(c.t.request.delete(url('/aliases/prod')))).status, 204);
   });
@@ -161,16 +161,16 @@ describe('workflows API: aliases, activation and triggers', () => {
       .expect(201);
     const first = await c.auth(c.t.request.post(url('/aliases/prod/activate'))).expect(200);
     const oldToken = (first.body.alias.triggerStates.hook.runtimeMetadata.webhookUrl as string).split('/').pop()!;
-    assert.equal((await findBindingByWebhookToken(c.db, oldToken))?.aliasName, 'prod');
+    assert.equal((await new TriggerBindingRepository(c.db.manager).findLiveByWebhookToken(oldToken))?.aliasName, 'prod');
     await c.auth(c.t.request.post(url('/aliases/prod/deactivate'))).expect(200);
     const second = await c.auth(c.t.request.post(url('/aliases/prod/activate'))).expect(200);
     const newUrl: string = second.body.alias.triggerStates.hook.runtimeMetadata.webhookUrl;
     assert.notEqual(newUrl.split('/').pop(), oldToken);
-    assert.equal(await findBindingByWebhookToken(c.db, oldToken), undefined);
+    assert.equal(await new TriggerBindingRepository(c.db.manager).findLiveByWebhookToken(oldToken), undefined);
     // Activating an active alias re-registers too, again with a fresh token.
     const third = await c.auth(c.t.request.post(url('/aliases/prod/activate'))).expect(200);
     assert.notEqual(third.body.alias.triggerStates.hook.runtimeMetadata.webhookUrl, newUrl);
-    assert.equal(await findBindingByWebhookToken(c.db, newUrl.split('/').pop()!), undefined);
+    assert.equal(await new TriggerBindingRepository(c.db.manager).findLiveByWebhookToken(newUrl.split('/').pop()!), undefined);
     assert.equal(cron.state.live.size, 1);
   });
 

@@ -1,0 +1,58 @@
+/**
+ * The multi-statement writes of workflow definitions, each one transaction with
+ * the transaction's manager only. Both lock the workflow row first, so they
+ * serialize with each other and with alias activation (which locks it too).
+ */
+import type { DataSource } from 'typeorm';
+import { WorkflowAliasRepository } from '../../db/repositories/workflow-alias-repository';
+import { WorkflowRepository, type NewRevision, type Published, type WorkflowFields } from '../../db/repositories/workflow-repository';
+import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
+
+export type UpsertOutcome = Published & { mode: 'overwritten' | 'new-revision' };
+
+/**
+ * Publishes onto an existing keyed workflow: a new revision when the content
+ * differs from the newest one (numbered right after it, under the row lock), else
+ * only the workflow-level fields change. Undefined when no workflow has that key.
+ */
+export async function publishOnExisting(
+  dataSource: DataSource,
+  organizationId: string,
+  key: string,
+  fields: WorkflowFields,
+  revision: NewRevision,
+  /** Top-level keys that are not content (changing only them overwrites). */
+  workflowLevelKeys: string[],
+): Promise<UpsertOutcome | undefined> {
+  return dataSource.transaction(async (m) => {
+    const workflows = new WorkflowRepository(m);
+    const revisions = new WorkflowRevisionRepository(m);
+    const current = await workflows.lockByRef(organizationId, key);
+    if (!current || current.key !== key) return undefined;
+    const newest = await revisions.compareWith(current.id, current.latestRevision, revision.definitionJson, workflowLevelKeys);
+    if (newest.same) {
+      const workflow = await workflows.updateFields(current.id, fields);
+      const latestAlias = await new WorkflowAliasRepository(m).findAlias(current.id, 'latest');
+      if (!latestAlias) throw new Error(`workflow ${current.id} has no latest alias`);
+      return { mode: 'overwritten' as const, workflow, revision: newest.revision, latestAlias };
+    }
+    return { mode: 'new-revision' as const, ...(await revisions.append(current.id, current.latestRevision + 1, fields, revision)) };
+  });
+}
+
+/** 'deleted', 'not-found', or 'active' when an alias is still active (nothing is deleted then). */
+export async function deleteWorkflow(
+  dataSource: DataSource,
+  organizationId: string,
+  ref: string,
+): Promise<'deleted' | 'not-found' | 'active'> {
+  return dataSource.transaction(async (m) => {
+    const workflows = new WorkflowRepository(m);
+    // The row lock serializes with activation, which locks the same row.
+    const target = await workflows.lockByRef(organizationId, ref);
+    if (!target) return 'not-found';
+    if (await new WorkflowAliasRepository(m).anyActive(target.id)) return 'active';
+    await workflows.delete({ id: target.id });
+    return 'deleted';
+  });
+}

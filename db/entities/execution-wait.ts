@@ -1,0 +1,12 @@
+/** An open signal wait the workflow reported: a hint for delivery by correlation key (the update's validator decides). */
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+@Entity({ name: 'execution_waits' })
+export class ExecutionWaitEntity {
+  @PrimaryColumn({ name: 'execution_id', type: 'text' }) executionId!: string;
+  @PrimaryColumn({ name: 'wait_id', type: 'text' }) waitId!: string;
+  @Column({ name: 'step_id', type: 'text' }) stepId!: string;
+  @Column({ name: 'signal_names', type: 'text', array: true }) signalNames!: string[];
+  @Column({ name: 'correlation_key', type: 'text', nullable: true }) correlationKey!: string | null;
+  @Column({ type: 'timestamptz' }) since!: Date;
+}

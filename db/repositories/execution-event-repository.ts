@@ -1,0 +1,45 @@
+/**
+ * The `execution_events` table: step, wait and end events numbered densely by
+ * the workflow (`seq`, the Server-Sent Events id). A reader takes them in order
+ * without gaps, so a batch committing late is never skipped, and a replayed
+ * batch inserts nothing twice.
+ */
+import { Repository, type EntityManager } from 'typeorm';
+import { ExecutionEventEntity } from '../entities/execution-event';
+import { rowsOf, selectColumns } from '../sql';
+
+export class ExecutionEventRepository extends Repository<ExecutionEventEntity> {
+  constructor(manager: EntityManager) {
+    super(ExecutionEventEntity, manager);
+  }
+
+  /** Events numbered from `firstSeq` in the given order, one multi-row insert; positions already there are left alone. */
+  async insertBatch(executionId: string, firstSeq: number, events: Array<Pick<ExecutionEventEntity, 'type' | 'data'>>): Promise<void> {
+    if (events.length === 0) return;
+    await this.manager.query(
+      `INSERT INTO execution_events (execution_id, seq, type, data)
+       SELECT $1, $2::int + (t.n - 1)::int, t.e->>'type', t.e->'data' FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(e, n)
+       ON CONFLICT DO NOTHING`,
+      [executionId, firstSeq, JSON.stringify(events)],
+    );
+  }
+
+  /**
+   * The events right after `afterSeq`, in order and without gaps: a batch that
+   * has not committed yet ends the list, so a reader never skips past it.
+   */
+  async after(executionId: string, afterSeq: number, limit = 500): Promise<ExecutionEventEntity[]> {
+    const rows = await rowsOf<ExecutionEventEntity>(
+      this.manager,
+      `SELECT ${selectColumns(this.manager, ExecutionEventEntity)} FROM execution_events
+       WHERE execution_id = $1 AND seq > $2 ORDER BY seq LIMIT ${limit}`,
+      [executionId, afterSeq],
+    );
+    const contiguous: ExecutionEventEntity[] = [];
+    for (const row of rows) {
+      if (row.seq !== afterSeq + 1 + contiguous.length) break;
+      contiguous.push(row);
+    }
+    return contiguous;
+  }
+}

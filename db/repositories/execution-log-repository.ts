@@ -1,0 +1,68 @@
+/**
+ * The `execution_logs` table: numbered densely per execution (`seq`) and per
+ * step (`stepSeq`) by the workflow, so every window is an index range scan and
+ * the total is the last position plus one, with or without a step filter.
+ */
+import { Repository, type EntityManager } from 'typeorm';
+import { ExecutionLogEntity } from '../entities/execution-log';
+import { rowsOf, selectColumns } from '../sql';
+
+/** A log line as the workflow reports it (positions assigned by the workflow). */
+export interface LogWrite {
+  seq: number;
+  stepSeq: number;
+  stepId: string;
+  level: string;
+  message: string;
+  metadata?: Record<string, unknown>;
+  timestamp: string;
+}
+
+export class ExecutionLogRepository extends Repository<ExecutionLogEntity> {
+  constructor(manager: EntityManager) {
+    super(ExecutionLogEntity, manager);
+  }
+
+  /** One multi-row insert by position; lines already there (a replayed batch) are left alone. */
+  async insertBatch(executionId: string, logs: LogWrite[]): Promise<void> {
+    if (logs.length === 0) return;
+    await this.manager.query(
+      `INSERT INTO execution_logs (execution_id, seq, step_id, step_seq, level, message, metadata, logged_at)
+       SELECT $1, (l->>'seq')::int, l->>'stepId', (l->>'stepSeq')::int, l->>'level', l->>'message', l->'metadata', (l->>'timestamp')::timestamptz
+       FROM jsonb_array_elements($2::jsonb) AS l
+       ON CONFLICT DO NOTHING`,
+      [executionId, JSON.stringify(logs)],
+    );
+  }
+
+  /**
+   * One window of logs, `[cursor - limit, cursor)` by position (all logs, or one
+   * step's), oldest first within the window. Both the total and the window are
+   * index lookups: positions are dense, so the total is the last position + 1.
+   */
+  async window(
+    executionId: string,
+    window: { limit: number; cursor?: number; stepId?: string },
+  ): Promise<{ rows: ExecutionLogEntity[]; total: number; start: number }> {
+    const byStep = window.stepId !== undefined;
+    const position = byStep ? 'step_seq' : 'seq';
+    const filter = byStep ? 'execution_id = $1 AND step_id = $2' : 'execution_id = $1';
+    const base: unknown[] = byStep ? [executionId, window.stepId] : [executionId];
+    const [last] = await rowsOf<{ last: number | null }>(
+      this.manager,
+      `SELECT max(${position}) AS last FROM execution_logs WHERE ${filter}`,
+      base,
+    );
+    const total = last.last === null ? 0 : last.last + 1;
+    const end = Math.min(window.cursor ?? total, total);
+    const start = Math.max(0, end - window.limit);
+    if (end <= start) return { rows: [], total, start };
+    const rows = await rowsOf<ExecutionLogEntity>(
+      this.manager,
+      `SELECT ${selectColumns(this.manager, ExecutionLogEntity)} FROM execution_logs
+       WHERE ${filter} AND ${position} >= $${base.length + 1} AND ${position} < $${base.length + 2} ORDER BY ${position}`,
+      [...base, start, end],
+    );
+    return { rows, total, start };
+  }
+}

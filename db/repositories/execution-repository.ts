@@ -1,0 +1,206 @@
+/**
+ * The `executions` table. Writes are idempotent (activities may be retried): a
+ * repeated idempotency key is decided by the unique index, not by a read, and
+ * the final status is written only over a running (or waiting) execution.
+ */
+import { Repository, type EntityManager } from 'typeorm';
+import { ExecutionEntity, type ExecutionStatus } from '../entities/execution';
+import { rowsOf, selectColumns } from '../sql';
+
+/** What recording a run writes; the rest comes from column defaults. */
+export type NewExecution = Pick<
+  ExecutionEntity,
+  | 'id'
+  | 'organizationId'
+  | 'workflowId'
+  | 'workflowKey'
+  | 'revision'
+  | 'alias'
+  | 'inputs'
+  | 'trigger'
+  | 'correlationKey'
+  | 'idempotencyKey'
+  | 'parentExecutionId'
+  | 'temporalNamespace'
+  | 'createdBy'
+>;
+
+export interface ExecutionFilter {
+  workflowId?: string;
+  alias?: string;
+  status?: ExecutionStatus;
+  correlationKey?: string;
+  from?: Date;
+  to?: Date;
+}
+
+export class ExecutionRepository extends Repository<ExecutionEntity> {
+  constructor(manager: EntityManager) {
+    super(ExecutionEntity, manager);
+  }
+
+  /**
+   * Inserts a running execution. With an idempotency key already used for the
+   * workflow, nothing is inserted and the existing execution comes back with
+   * `created: false`.
+   */
+  async insertIdempotent(execution: NewExecution): Promise<{ row: ExecutionEntity; created: boolean }> {
+    const columns = selectColumns(this.manager, ExecutionEntity);
+    const inserted = await rowsOf<ExecutionEntity>(
+      this.manager,
+      `INSERT INTO executions (id, organization_id, workflow_id, workflow_key, revision, alias, status, inputs, trigger, correlation_key,
+         idempotency_key, parent_execution_id, temporal_namespace, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, $9, $10, $11, $12, $13)
+       ON CONFLICT (organization_id, workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+       RETURNING ${columns}`,
+      [
+        execution.id,
+        execution.organizationId,
+        execution.workflowId,
+        execution.workflowKey,
+        execution.revision,
+        execution.alias,
+        JSON.stringify(execution.inputs),
+        JSON.stringify(execution.trigger),
+        execution.correlationKey,
+        execution.idempotencyKey,
+        execution.parentExecutionId,
+        execution.temporalNamespace,
+        execution.createdBy,
+      ],
+    );
+    if (inserted.length > 0) return { row: inserted[0], created: true };
+    const [existing] = await rowsOf<ExecutionEntity>(
+      this.manager,
+      `SELECT ${columns} FROM executions WHERE organization_id = $1 AND workflow_id = $2 AND idempotency_key = $3`,
+      [execution.organizationId, execution.workflowId, execution.idempotencyKey],
+    );
+    return { row: existing, created: false };
+  }
+
+  async findInOrganization(organizationId: string, id: string): Promise<ExecutionEntity | undefined> {
+    return (await this.findOneBy({ organizationId, id })) ?? undefined;
+  }
+
+  /** By id alone, for anonymous callbacks that carry the execution id and an unguessable token. */
+  async findAnywhere(id: string): Promise<ExecutionEntity | undefined> {
+    return (await this.findOneBy({ id })) ?? undefined;
+  }
+
+  async setTemporalRunId(id: string, runId: string): Promise<void> {
+    await this.update({ id }, { temporalRunId: runId, updatedAt: () => 'now()' });
+  }
+
+  /**
+   * Top-level executions recorded but never linked to a Temporal run, older than
+   * `graceMs`, oldest first: the candidates of the start reconciler
+   * (executions/reconcile-starts.ts). One statement over the partial index
+   * executions_unstarted; rows of other namespaces are left to the deployment
+   * that owns them.
+   *
+   * - `parent_execution_id IS NULL`: a sub-workflow child is recorded by its
+   *   parent's prepareChild activity and started by the parent workflow as a
+   *   child workflow; its temporal_run_id stays NULL for good. The parent owns it.
+   * - `trigger->>'source' <> 'cron'`: a cron tick's row is written by its own,
+   *   already running Temporal run (prepareScheduledExecution, with the run's
+   *   workflow id as execution id), which records its run id in the same
+   *   activity and retries until it has. That run owns it; starting it again
+   *   would run the tick twice.
+   * - `waiting` as well as `running`: only a workflow writes `waiting`, so such a
+   *   row always has a run; the reconciler finds it and records its id.
+   */
+  async findUnstarted(options: {
+    temporalNamespace: string;
+    graceMs: number;
+    limit: number;
+    organizationId?: string;
+  }): Promise<ExecutionEntity[]> {
+    return rowsOf<ExecutionEntity>(
+      this.manager,
+      `SELECT ${selectColumns(this.manager, ExecutionEntity)} FROM executions
+       WHERE temporal_run_id IS NULL AND parent_execution_id IS NULL AND status IN ('running', 'waiting')
+         AND trigger->>'source' IS DISTINCT FROM 'cron'
+         AND temporal_namespace = $1 AND created_at <= now() - $2::double precision * interval '1 millisecond'
+         AND ($3::text IS NULL OR organization_id = $3)
+       ORDER BY created_at, id LIMIT $4`,
+      [options.temporalNamespace, options.graceMs, options.organizationId ?? null, options.limit],
+    );
+  }
+
+  /** Newest first, paged; `total` counts the filtered rows. */
+  async listPage(
+    organizationId: string,
+    filter: ExecutionFilter,
+    page: { page: number; limit: number },
+  ): Promise<{ rows: ExecutionEntity[]; total: number }> {
+    const where = ['organization_id = $1'];
+    const params: unknown[] = [organizationId];
+    const add = (clause: string, value: unknown) => {
+      params.push(value);
+      where.push(clause.replace('?', `$${params.length}`));
+    };
+    if (filter.workflowId) add('workflow_id = ?', filter.workflowId);
+    if (filter.alias) add('alias = ?', filter.alias);
+    if (filter.status) add('status = ?', filter.status);
+    if (filter.correlationKey) add('correlation_key = ?', filter.correlationKey);
+    if (filter.from) add('created_at >= ?', filter.from);
+    if (filter.to) add('created_at < ?', filter.to);
+    const condition = where.join(' AND ');
+    const offset = (page.page - 1) * page.limit;
+    const [rows, counted] = await Promise.all([
+      rowsOf<ExecutionEntity>(
+        this.manager,
+        `SELECT ${selectColumns(this.manager, ExecutionEntity)} FROM executions WHERE ${condition}
+         ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${offset}`,
+        params,
+      ),
+      rowsOf<{ total: number }>(this.manager, `SELECT count(*)::int AS total FROM executions WHERE ${condition}`, params),
+    ]);
+    return { rows, total: counted[0].total };
+  }
+
+  /**
+   * Writes the final state over a running (or waiting) execution, with its end
+   * event for the event stream, in one statement; a finished one is left as it is.
+   */
+  async finish(
+    executionId: string,
+    status: ExecutionStatus,
+    outputs: Record<string, unknown> | null,
+    error: Record<string, unknown> | null,
+    /** Position of the end event (from the workflow); without it (terminate), right after the last recorded event. */
+    eventSeq?: number,
+  ): Promise<void> {
+    await this.manager.query(
+      `WITH finished AS (
+         UPDATE executions SET status = $2, outputs = $3, error = $4, completed_at = now(), updated_at = now()
+         WHERE id = $1 AND status IN ('running', 'waiting') RETURNING id
+       )
+       INSERT INTO execution_events (execution_id, seq, type, data)
+       SELECT id, COALESCE($5::int, (SELECT COALESCE(max(seq) + 1, 0) FROM execution_events WHERE execution_id = $1)),
+              'execution.' || $2, jsonb_build_object('status', $2::text, 'error', $4::jsonb)
+       FROM finished
+       ON CONFLICT DO NOTHING`,
+      [
+        executionId,
+        status,
+        outputs === null ? null : JSON.stringify(outputs),
+        error === null ? null : JSON.stringify(error),
+        eventSeq ?? null,
+      ],
+    );
+  }
+
+  /** Waiting when every step still running is parked on an open wait (lists and filters can then say so), else running. */
+  async refreshWaiting(executionId: string): Promise<void> {
+    await this.manager.query(
+      `UPDATE executions e SET updated_at = now(), status = CASE
+         WHEN EXISTS (SELECT 1 FROM execution_waits w WHERE w.execution_id = e.id)
+          AND NOT EXISTS (SELECT 1 FROM execution_steps s WHERE s.execution_id = e.id AND s.status = 'running'
+                          AND NOT EXISTS (SELECT 1 FROM execution_waits w WHERE w.execution_id = e.id AND w.step_id = s.step_id))
+         THEN 'waiting' ELSE 'running' END
+       WHERE e.id = $1 AND e.status IN ('running', 'waiting')`,
+      [executionId],
+    );
+  }
+}

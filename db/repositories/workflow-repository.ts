@@ -1,0 +1,190 @@
+/**
+ * The `workflows` table. Publishing writes the workflow, revision 1 and the
+ * `latest` alias in one statement (data-modifying CTEs are atomic and cost one
+ * round trip); a new revision onto an existing workflow is appended by
+ * WorkflowRevisionRepository under the row lock taken here (`lockByRef`).
+ */
+import { Repository, type EntityManager } from 'typeorm';
+import { WorkflowEntity } from '../entities/workflow';
+import type { WorkflowAliasEntity } from '../entities/workflow-alias';
+import type { WorkflowRevisionEntity } from '../entities/workflow-revision';
+import { rowsOf, selectColumns } from '../sql';
+
+/** The columns a publish writes from the definition (workflow-level fields). */
+export type WorkflowFields = Pick<WorkflowEntity, 'name' | 'description' | 'path' | 'nrn' | 'metadata'>;
+
+/** A revision about to be written: its entity fields plus the definition already serialized (once, by the caller). */
+export type NewRevision = Omit<WorkflowRevisionEntity, 'workflowId' | 'revision' | 'createdAt'> & { definitionJson: string };
+
+export interface Published {
+  workflow: WorkflowEntity;
+  revision: WorkflowRevisionEntity;
+  latestAlias: WorkflowAliasEntity;
+}
+
+export interface WorkflowListFilter {
+  path?: string;
+  text?: string;
+  page: number;
+  limit: number;
+}
+
+interface PgPoolLike {
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+export class WorkflowRepository extends Repository<WorkflowEntity> {
+  constructor(manager: EntityManager) {
+    super(WorkflowEntity, manager);
+  }
+
+  /**
+   * Creates a workflow at revision 1 with `latest`. With `skipOnKeyConflict`, an
+   * existing key makes it return undefined instead of raising the unique violation.
+   */
+  async publishNew(
+    ids: { id: string; organizationId: string; key: string | null },
+    fields: WorkflowFields,
+    revision: NewRevision,
+    skipOnKeyConflict = false,
+  ): Promise<Published | undefined> {
+    const conflict = skipOnKeyConflict ? 'ON CONFLICT (organization_id, key) WHERE key IS NOT NULL DO NOTHING' : '';
+    const rows = (await this.poolQuery(
+      `WITH w AS (
+         INSERT INTO workflows (id, organization_id, key, name, description, path, nrn, metadata, latest_revision)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, 1) ${conflict}
+         RETURNING created_at
+       ), r AS (
+         INSERT INTO workflow_revisions (workflow_id, revision, definition, content_hash, created_by, release_notes, semantic_version, engine_version)
+         SELECT $1, 1, $9::jsonb, $10, $11, $12, $13, $14 FROM w
+         RETURNING created_at
+       ), a AS (
+         INSERT INTO workflow_aliases (workflow_id, name, revision, active, updated_by)
+         SELECT $1, 'latest', 1, false, $11 FROM w
+         RETURNING updated_at
+       )
+       SELECT w.created_at AS "createdAt", r.created_at AS "revisionCreatedAt", a.updated_at AS "aliasUpdatedAt" FROM w, r, a`,
+      [
+        ids.id,
+        ids.organizationId,
+        ids.key,
+        fields.name,
+        fields.description,
+        fields.path,
+        fields.nrn,
+        json(fields.metadata),
+        revision.definitionJson,
+        revision.contentHash,
+        revision.createdBy,
+        revision.releaseNotes,
+        revision.semanticVersion,
+        revision.engineVersion,
+      ],
+      skipOnKeyConflict ? 'publish-workflow-upsert' : 'publish-workflow',
+    )) as Array<{ createdAt: Date; revisionCreatedAt: Date; aliasUpdatedAt: Date }>;
+    if (rows.length === 0) return undefined;
+    const [row] = rows;
+    const { definitionJson: _json, ...revisionFields } = revision;
+    return {
+      workflow: { ...ids, ...fields, latestRevision: 1, createdAt: row.createdAt, updatedAt: row.createdAt },
+      revision: { workflowId: ids.id, revision: 1, ...revisionFields, createdAt: row.revisionCreatedAt },
+      latestAlias: {
+        workflowId: ids.id,
+        name: 'latest',
+        revision: 1,
+        active: false,
+        metadata: null,
+        updatedBy: revision.createdBy,
+        updatedAt: row.aliasUpdatedAt,
+      },
+    };
+  }
+
+  /** By server id or client key, within one organization only. */
+  async findByRef(organizationId: string, ref: string): Promise<WorkflowEntity | undefined> {
+    const [row] = await rowsOf<WorkflowEntity>(
+      this.manager,
+      `SELECT ${selectColumns(this.manager, WorkflowEntity)} FROM workflows WHERE organization_id = $1 AND (id = $2 OR key = $2)`,
+      [organizationId, ref],
+    );
+    return row;
+  }
+
+  /** Locks the workflow row (by id or key) for the rest of the transaction: alias changes, publishes and deletes serialize on it. */
+  async lockByRef(organizationId: string, ref: string): Promise<WorkflowEntity | undefined> {
+    const [row] = await rowsOf<WorkflowEntity>(
+      this.manager,
+      `SELECT ${selectColumns(this.manager, WorkflowEntity)} FROM workflows WHERE organization_id = $1 AND (id = $2 OR key = $2) FOR UPDATE`,
+      [organizationId, ref],
+    );
+    return row;
+  }
+
+  /** Newest first, paged; `total` counts the filtered rows (a window count, with a count query only past the last page). */
+  async listPage(organizationId: string, filter: WorkflowListFilter): Promise<{ rows: WorkflowEntity[]; total: number }> {
+    const where = ['organization_id = $1'];
+    const params: unknown[] = [organizationId];
+    if (filter.path !== undefined && filter.path !== '/') {
+      params.push(filter.path, `${escapeLike(filter.path)}/%`);
+      where.push(`(path = $${params.length - 1} OR path LIKE $${params.length})`);
+    }
+    if (filter.text !== undefined && filter.text !== '') {
+      params.push(`%${escapeLike(filter.text)}%`);
+      where.push(`(name ILIKE $${params.length} OR key ILIKE $${params.length} OR description ILIKE $${params.length})`);
+    }
+    params.push(filter.limit, (filter.page - 1) * filter.limit);
+    const rows = await rowsOf<WorkflowEntity & { total: string }>(
+      this.manager,
+      `SELECT ${selectColumns(this.manager, WorkflowEntity)}, count(*) OVER () AS total FROM workflows WHERE ${where.join(' AND ')}
+       ORDER BY created_at DESC, id LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
+    );
+    let total = rows.length > 0 ? Number(rows[0].total) : 0;
+    if (rows.length === 0 && filter.page > 1) {
+      const [count] = await rowsOf<{ total: string }>(
+        this.manager,
+        `SELECT count(*) AS total FROM workflows WHERE ${where.join(' AND ')}`,
+        params.slice(0, -2),
+      );
+      total = Number(count.total);
+    }
+    return { rows: rows.map(({ total: _total, ...row }) => row), total };
+  }
+
+  /** Sets the given workflow-level fields (only those present) and returns the row. */
+  async updateFields(id: string, changes: Partial<WorkflowFields>): Promise<WorkflowEntity> {
+    const sets = ['updated_at = now()'];
+    const params: unknown[] = [id];
+    for (const field of ['name', 'description', 'path', 'nrn', 'metadata'] as const) {
+      if (!(field in changes)) continue;
+      params.push(field === 'metadata' ? json(changes.metadata) : changes[field]);
+      sets.push(`${field} = $${params.length}${field === 'metadata' ? '::jsonb' : ''}`);
+    }
+    const [row] = await rowsOf<WorkflowEntity>(
+      this.manager,
+      `UPDATE workflows SET ${sets.join(', ')} WHERE id = $1 RETURNING ${selectColumns(this.manager, WorkflowEntity)}`,
+      params,
+    );
+    return row;
+  }
+
+  /**
+   * One self-contained statement straight on the driver's pg pool, skipping
+   * TypeORM's query-runner bookkeeping (measurable on the publish hot path). Only
+   * outside a transaction: a repository bound to a transaction's manager uses it.
+   */
+  private async poolQuery(sql: string, params: unknown[], name: string): Promise<unknown[]> {
+    const pool = (this.manager.connection.driver as unknown as { master?: PgPoolLike }).master;
+    if (this.manager.queryRunner !== undefined || !pool || typeof pool.query !== 'function') return rowsOf(this.manager, sql, params);
+    // A named statement is parsed once per connection; later calls send only Bind/Execute.
+    return (await pool.query({ name, text: sql, values: params })).rows;
+  }
+}
+
+function json(value: Record<string, unknown> | null | undefined): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,157 @@
+/**
+ * The `workflow_revisions` table: immutable, numbered snapshots. A new revision
+ * is appended under the workflow's row lock (WorkflowRepository.lockByRef), so
+ * concurrent publishes of one workflow get contiguous numbers; the statement
+ * that appends it also moves `latest` and the workflow's fields (one round trip).
+ */
+import { Repository, type EntityManager } from 'typeorm';
+import { WorkflowEntity } from '../entities/workflow';
+import { WorkflowAliasEntity } from '../entities/workflow-alias';
+import { WorkflowRevisionEntity } from '../entities/workflow-revision';
+import { rowsOf, selectColumns } from '../sql';
+import { selectColumnsExcept } from './select-except';
+import type { NewRevision, Published, WorkflowFields } from './workflow-repository';
+
+/** A listed revision: the definition only when asked for. */
+export type ListedRevision = Omit<WorkflowRevisionEntity, 'definition'> & { definition: WorkflowRevisionEntity['definition'] | null };
+
+/** Which revision an execution runs: an explicit revision number wins, else the named alias (default `latest`). */
+export interface Runnable {
+  workflow: WorkflowEntity;
+  revision: number;
+  alias: string | null;
+  definition: WorkflowRevisionEntity['definition'];
+}
+
+export type RunnableMiss = 'workflow-not-found' | 'alias-not-found' | 'revision-not-found';
+
+export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntity> {
+  constructor(manager: EntityManager) {
+    super(WorkflowRevisionEntity, manager);
+  }
+
+  async findRevision(workflowId: string, revision: number): Promise<WorkflowRevisionEntity | null> {
+    return this.findOneBy({ workflowId, revision });
+  }
+
+  /**
+   * The revision an execution runs, with its workflow, in one statement: by id or
+   * key within the organization, then the explicit revision or the alias's.
+   * Shared by the execute endpoint, webhook and cron starts, and sub-workflow children.
+   */
+  async findRunnable(organizationId: string, ref: string, choice: { alias?: string; revision?: number }): Promise<Runnable | RunnableMiss> {
+    const alias = choice.revision === undefined ? (choice.alias ?? 'latest') : null;
+    const [row] = await rowsOf<
+      WorkflowEntity & { aliasRevision: number | null; definitionFound: WorkflowRevisionEntity['definition'] | null }
+    >(
+      this.manager,
+      `SELECT ${selectColumns(this.manager, WorkflowEntity, 'w')}, a.revision AS "aliasRevision", r.definition AS "definitionFound"
+       FROM workflows w
+       LEFT JOIN workflow_aliases a ON a.workflow_id = w.id AND a.name = $3
+       LEFT JOIN workflow_revisions r ON r.workflow_id = w.id AND r.revision = COALESCE($4::int, a.revision)
+       WHERE w.organization_id = $1 AND (w.id = $2 OR w.key = $2)`,
+      [organizationId, ref, alias, choice.revision ?? null],
+    );
+    if (!row) return 'workflow-not-found';
+    const { aliasRevision, definitionFound, ...workflow } = row;
+    if (alias !== null && aliasRevision === null) return 'alias-not-found';
+    if (definitionFound === null) return 'revision-not-found';
+    return { workflow, revision: choice.revision ?? (aliasRevision as number), alias, definition: definitionFound };
+  }
+
+  /** Newest first, paged; the definitions only with `includeDefinition` (they are large). */
+  async listPage(
+    workflowId: string,
+    options: { includeDefinition: boolean; page: number; limit: number },
+  ): Promise<{ rows: ListedRevision[]; total: number }> {
+    const columns = options.includeDefinition
+      ? selectColumns(this.manager, WorkflowRevisionEntity)
+      : `${selectColumnsExcept(this.manager, WorkflowRevisionEntity, ['definition'])}, NULL::jsonb AS definition`;
+    const rows = await rowsOf<ListedRevision & { total: string }>(
+      this.manager,
+      `SELECT ${columns}, count(*) OVER () AS total
+       FROM workflow_revisions WHERE workflow_id = $1 ORDER BY revision DESC LIMIT $2 OFFSET $3`,
+      [workflowId, options.limit, (options.page - 1) * options.limit],
+    );
+    let total = rows.length > 0 ? Number(rows[0].total) : 0;
+    if (rows.length === 0 && options.page > 1) total = await this.countBy({ workflowId });
+    return { rows: rows.map(({ total: _total, ...row }) => row), total };
+  }
+
+  /**
+   * The newest revision, and whether its content equals `definitionJson` apart from
+   * the workflow-level keys (jsonb equality ignores key order, so a reformatted file
+   * with the same content is recognised).
+   */
+  async compareWith(
+    workflowId: string,
+    revision: number,
+    definitionJson: string,
+    workflowLevelKeys: string[],
+  ): Promise<{ revision: WorkflowRevisionEntity; same: boolean }> {
+    const [row] = await rowsOf<WorkflowRevisionEntity & { same: boolean }>(
+      this.manager,
+      `SELECT ${selectColumns(this.manager, WorkflowRevisionEntity)}, (definition - $3::text[]) = ($4::jsonb - $3::text[]) AS same
+       FROM workflow_revisions WHERE workflow_id = $1 AND revision = $2`,
+      [workflowId, revision, workflowLevelKeys, definitionJson],
+    );
+    const { same, ...entity } = row;
+    return { revision: entity, same };
+  }
+
+  /**
+   * Appends revision `next` (the caller holds the workflow's row lock and read its
+   * latest number), points `latest` at it and writes the workflow-level fields,
+   * in one statement.
+   */
+  async append(workflowId: string, next: number, fields: WorkflowFields, revision: NewRevision): Promise<Published> {
+    const [row] = await rowsOf<{ workflow: WorkflowEntity; alias: WorkflowAliasEntity; revisionCreatedAt: Date }>(
+      this.manager,
+      `WITH r AS (
+         INSERT INTO workflow_revisions (workflow_id, revision, definition, content_hash, created_by, release_notes, semantic_version, engine_version)
+         VALUES ($1, $7, $8::jsonb, $9, $10, $11, $12, $13) RETURNING created_at
+       ), a AS (
+         UPDATE workflow_aliases SET revision = $7, updated_at = now(), updated_by = $10 WHERE workflow_id = $1 AND name = 'latest'
+         RETURNING ${selectColumns(this.manager, WorkflowAliasEntity)}
+       ), w AS (
+         UPDATE workflows SET name = $2, description = $3, path = $4, nrn = $5, metadata = $6::jsonb, updated_at = now(), latest_revision = $7
+         WHERE id = $1 RETURNING ${selectColumns(this.manager, WorkflowEntity)}
+       )
+       SELECT row_to_json(w) AS workflow, row_to_json(a) AS alias, r.created_at AS "revisionCreatedAt" FROM w, a, r`,
+      [
+        workflowId,
+        fields.name,
+        fields.description,
+        fields.path,
+        fields.nrn,
+        fields.metadata === null ? null : JSON.stringify(fields.metadata),
+        next,
+        revision.definitionJson,
+        revision.contentHash,
+        revision.createdBy,
+        revision.releaseNotes,
+        revision.semanticVersion,
+        revision.engineVersion,
+      ],
+    );
+    const { definitionJson: _json, ...revisionFields } = revision;
+    return {
+      // row_to_json turns timestamps into strings; bring back Dates.
+      workflow: { ...row.workflow, createdAt: new Date(row.workflow.createdAt), updatedAt: new Date(row.workflow.updatedAt) },
+      latestAlias: { ...row.alias, updatedAt: new Date(row.alias.updatedAt) },
+      revision: { workflowId, revision: next, ...revisionFields, createdAt: row.revisionCreatedAt },
+    };
+  }
+
+  /** Trigger ids and kinds of the given revisions, read inside the stored definitions (not the whole documents). */
+  async triggersOf(workflowId: string, revisions: number[]): Promise<Map<number, Array<{ id: string; pluginType: string }>>> {
+    const rows = await rowsOf<{ revision: number; triggers: Array<{ id: string; pluginType: string }> }>(
+      this.manager,
+      `SELECT revision, COALESCE((SELECT jsonb_agg(jsonb_build_object('id', t->'id', 'pluginType', t->'pluginType'))
+         FROM jsonb_array_elements(CASE WHEN jsonb_typeof(definition->'triggers') = 'array' THEN definition->'triggers' ELSE '[]'::jsonb END) t), '[]'::jsonb) AS triggers
+       FROM workflow_revisions WHERE workflow_id = $1 AND revision = ANY($2::int[])`,
+      [workflowId, revisions],
+    );
+    return new Map(rows.map((row) => [row.revision, row.triggers]));
+  }
+}
