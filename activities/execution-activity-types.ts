@@ -4,6 +4,7 @@
  * ./create-execution-activities); workflow code imports both with `import type`.
  */
 import type { LogEntryDraft, ScheduledStart, StepEvent } from '../workflows/engine';
+import type { ChildRunRequest } from '../executions';
 
 export interface ResolveVarsRequest {
   executionId: string;
@@ -34,16 +35,8 @@ export interface FinishRequest {
   error?: { type: string; message: string; stepId?: string };
 }
 
-export interface ChildPreparation {
-  parentExecutionId: string;
-  organizationId: string;
-  workflowId: string;
-  alias?: string;
-  revision?: number;
-  inputs: Record<string, unknown>;
-  correlationKey?: string;
-  childExecutionId: string;
-}
+/** The prepareChild activity's request: the execution module's child run request. */
+export type ChildPreparation = ChildRunRequest;
 
 export interface ScheduledPreparation {
   start: ScheduledStart;
