@@ -14,15 +14,13 @@ import { WorkflowRepository } from '../db/repositories/workflow-repository';
 import {
   ExpressionError,
   PLUGIN_LOGS_DETAIL,
-  collectReferences,
-  parseExpression,
-  resolveTemplates,
-  templateSources,
+  applyDeferred,
+  deferredSecretNames,
   type ActivityCall,
-  type ConfigReference,
   type ExecutionInput,
   type PluginResult,
 } from '../workflows/engine';
+import type { Logger } from '../config/logger';
 import type { ChildPreparation, EventBatch, FinishRequest, ResolveVarsRequest, ScheduledPreparation } from './execution-activity-types';
 import { prepareChildExecution } from './prepare-child';
 import { recordEventBatch } from './record-event-batch';
@@ -33,6 +31,8 @@ import { Scrubber } from './secrets/scrubber';
 
 export interface ExecutionActivityDeps {
   dataSource: DataSource;
+  /** Records which secrets each step call decrypts (names only): the audit trail of secret use. */
+  logger: Logger;
   encryptionKey: Buffer;
   egress?: EgressPolicy;
   temporalNamespace: string;
@@ -54,34 +54,40 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
     return { workflowId, paths: folderChain(workflow?.path ?? '/') };
   };
 
+  /** Decrypts the named secrets for one step call (the one place the worker decrypts), each use logged by name. */
+  const loadSecrets = async (call: ActivityCall, names: string[]): Promise<Record<string, string>> => {
+    if (names.length === 0) return {};
+    const entries = await configEntries.effective(call.organizationId, await placeOf(call.organizationId, call.workflowId), names, true);
+    const missing = names.filter((name) => !entries.some((entry) => entry.name === name));
+    if (missing.length > 0)
+      throw ApplicationFailure.nonRetryable(`secret ${missing.join(', ')} has no value for this workflow`, 'CONFIG_ENTRY_UNRESOLVED');
+    deps.logger.info({ executionId: call.executionId, stepId: call.stepId, secrets: names }, 'secrets decrypted for a step');
+    return Object.fromEntries(
+      entries.map((entry) => [entry.name, decryptSecret(deps.encryptionKey, entry.encryptedValue!, call.organizationId)]),
+    );
+  };
+
   return {
-    /** Runs one effectful plugin call: resolves secrets late and scrubs them from the result. */
+    /**
+     * Runs one effectful plugin call. The only strings evaluated here are the
+     * definition's templates that read a secret (`call.deferred`); the secrets
+     * loaded are the ones those templates name. Every secret value is scrubbed
+     * from what returns.
+     */
     async callPlugin(call: ActivityCall): Promise<PluginResult> {
       const plugin = effectfulPluginFor(call.pluginType);
       if (!plugin) throw ApplicationFailure.nonRetryable(`plugin "${call.pluginType}" cannot run in this worker`, 'PLUGIN_NOT_AVAILABLE');
 
-      const names = secretNames([call.config, call.inputs]);
-      const secrets: Record<string, string> = {};
-      if (names.length > 0) {
-        const entries = await configEntries.effective(
-          call.organizationId,
-          await placeOf(call.organizationId, call.workflowId),
-          names,
-          true,
-        );
-        for (const entry of entries) secrets[entry.name] = decryptSecret(deps.encryptionKey, entry.encryptedValue!, call.organizationId);
-        const missing = names.filter((name) => !(name in secrets));
-        if (missing.length > 0)
-          throw ApplicationFailure.nonRetryable(`secret ${missing.join(', ')} has no value for this workflow`, 'CONFIG_ENTRY_UNRESOLVED');
-      }
+      const deferred = call.deferred ?? [];
+      const secrets = await loadSecrets(call, deferredSecretNames(deferred));
       const scrubber = new Scrubber(Object.values(secrets));
-      const scope = { ...call.scope, secrets };
       const lines: NonNullable<PluginResult['logs']> = [];
       try {
+        const { config, inputs } = applyDeferred(call, deferred, { ...call.scope, secrets });
         const result = await plugin({
           call,
-          config: resolveTemplates(call.config, scope, { deferredRoots: new Set() }) as Record<string, unknown>,
-          inputs: resolveTemplates(call.inputs, scope, { deferredRoots: new Set() }) as Record<string, unknown>,
+          config,
+          inputs,
           signal: Context.current().cancellationSignal,
           egress: deps.egress ?? DEFAULT_EGRESS,
           log: (level, message) => lines.push({ level, message }),
@@ -124,25 +130,6 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
     prepareScheduledExecution: (request: ScheduledPreparation): Promise<ExecutionInput> =>
       prepareScheduledExecution(dataSource, deps.temporalNamespace, deps.publicBaseUrl, request),
   };
-}
-
-/** `secrets.X` names referenced by templates anywhere in the values. */
-export function secretNames(values: unknown[]): string[] {
-  const names = new Set<string>();
-  const visit = (value: unknown): void => {
-    if (typeof value === 'string') {
-      for (const source of templateSources(value).sources) {
-        const parsed = parseExpression(source);
-        if (!parsed.ast) continue;
-        const references: ConfigReference[] = [];
-        collectReferences(parsed.ast, references);
-        for (const reference of references) if (reference.kind === 'secret') names.add(reference.name);
-      }
-    } else if (Array.isArray(value)) value.forEach(visit);
-    else if (value !== null && typeof value === 'object') Object.values(value).forEach(visit);
-  };
-  values.forEach(visit);
-  return [...names].sort();
 }
 
 /**

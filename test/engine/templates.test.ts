@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { deferredSegmentSources, hasDeferredSegments, resolveTemplates, scopeForDeferred } from '../../workflows/engine';
+import { applyDeferred, deferredSecretNames, resolveTemplates, scopeForDeferred, type DeferredTemplate } from '../../workflows/engine';
 
 const scope = {
   workflow: { inputs: { id: 42, user: { name: 'Ada' }, list: [1, 2] } },
@@ -30,28 +30,65 @@ describe('template substitution', () => {
     assert.equal(config.headers[0].x, '${{ workflow.inputs.id }}');
   });
 
-  it('leaves secret references for the activity to resolve', () => {
-    const config = { auth: 'Bearer ${{ secrets.API_TOKEN }}', id: '${{ workflow.inputs.id }}', whole: '${{ secrets.KEY }}' };
-    const resolved = resolveTemplates(config, scope);
-    assert.deepEqual(resolved, { auth: 'Bearer ${{ secrets.API_TOKEN }}', id: 42, whole: '${{ secrets.KEY }}' });
-    assert.equal(hasDeferredSegments(resolved), true);
-    assert.equal(hasDeferredSegments({ id: 42 }), false);
+  it('leaves strings that read a secret for the activity, reporting where they are', () => {
+    const config = { auth: 'Bearer ${{ secrets.API_TOKEN }}', id: '${{ workflow.inputs.id }}', list: [{ key: '${{ secrets.KEY }}' }] };
+    const deferred: DeferredTemplate[] = [];
+    const resolved = resolveTemplates(config, scope, {
+      onDeferred: (path, template) => deferred.push({ target: 'config', path, template }),
+    });
+    assert.deepEqual(resolved, { auth: 'Bearer ${{ secrets.API_TOKEN }}', id: 42, list: [{ key: '${{ secrets.KEY }}' }] });
+    assert.deepEqual(deferred, [
+      { target: 'config', path: ['auth'], template: 'Bearer ${{ secrets.API_TOKEN }}' },
+      { target: 'config', path: ['list', 0, 'key'], template: '${{ secrets.KEY }}' },
+    ]);
+    assert.deepEqual(deferredSecretNames(deferred), ['API_TOKEN', 'KEY']);
   });
 
-  it('hands the activity the other roots that a segment reading a secret also reads', () => {
-    const value = {
-      url: "${{ vars.BASE + '/x' }}",
-      header: '${{ vars.PREFIX + secrets.KEY + $item.id }}',
-      plain: 'Bearer ${{ secrets.KEY }}',
-    };
-    const sources = deferredSegmentSources(value);
-    assert.deepEqual(
-      sources.map((s) => s.trim()),
-      ['vars.PREFIX + secrets.KEY + $item.id', 'secrets.KEY'],
+  it('never parses what a template yields: data that looks like a template stays text', () => {
+    const data = { workflow: { inputs: { body: '${{ secrets.KEY }}', nested: { x: ["${{ secrets.KEY.split('').join(' ') }}"] } } } };
+    const deferred: DeferredTemplate[] = [];
+    const onDeferred = (path: Array<string | number>, template: string) => deferred.push({ target: 'config', path, template });
+    const resolved = resolveTemplates(
+      { whole: '${{ workflow.inputs.body }}', mixed: 'got ${{ workflow.inputs.body }}', deep: '${{ workflow.inputs.nested }}' },
+      data,
+      { onDeferred },
     );
+    assert.deepEqual(resolved, {
+      whole: '${{ secrets.KEY }}',
+      mixed: 'got ${{ secrets.KEY }}',
+      deep: { x: ["${{ secrets.KEY.split('').join(' ') }}"] },
+    });
+    assert.deepEqual(deferred, [], 'nothing from data is handed to the activity');
+    assert.deepEqual(deferredSecretNames(deferred), []);
+    // The activity's half places only the deferred templates: the same data passes through untouched.
+    const placed = applyDeferred({ config: resolved, inputs: {} }, [], { secrets: { KEY: 'k' } });
+    assert.deepEqual(placed.config, resolved);
+  });
+
+  it('places each deferred template, evaluated with the secrets, at its path and nowhere else', () => {
+    const deferred: DeferredTemplate[] = [
+      { target: 'config', path: ['headers', 'auth'], template: 'Bearer ${{ secrets.KEY }}' },
+      { target: 'inputs', path: ['list', 1], template: '${{ secrets.KEY }}' },
+      { target: 'inputs', path: ['__proto__'], template: '${{ secrets.KEY }}' },
+    ];
+    const config = { headers: { auth: 'Bearer ${{ secrets.KEY }}', echo: '${{ secrets.KEY }}' } };
+    const inputs = JSON.parse('{"list": ["a", "${{ secrets.KEY }}"], "__proto__": "x"}') as Record<string, unknown>;
+    const placed = applyDeferred({ config, inputs }, deferred, { secrets: { KEY: 'k' } });
+    assert.deepEqual(placed.config, { headers: { auth: 'Bearer k', echo: '${{ secrets.KEY }}' } });
+    assert.deepEqual(placed.inputs.list, ['a', 'k']);
+    assert.equal(Object.getPrototypeOf(placed.inputs), Object.prototype, 'a __proto__ key stays a plain key');
+    assert.equal(Object.getOwnPropertyDescriptor(placed.inputs, '__proto__')?.value, 'k');
+    assert.equal(config.headers.auth, 'Bearer ${{ secrets.KEY }}', 'the call values are not mutated');
+  });
+
+  it('hands the activity the other roots that a template reading a secret also reads', () => {
+    const at = (template: string): DeferredTemplate => ({ target: 'config', path: [], template });
     const scope = { vars: { PREFIX: 'p', BASE: 'b' }, steps: { big: {} }, $item: { id: 7 }, variables: {}, secrets: { KEY: 'never' } };
-    assert.deepEqual(scopeForDeferred(sources, scope), { vars: { PREFIX: 'p', BASE: 'b' }, $item: { id: 7 } });
-    assert.equal(scopeForDeferred(deferredSegmentSources({ a: 'Bearer ${{ secrets.KEY }}' }), scope), undefined);
+    assert.deepEqual(scopeForDeferred([at('${{ vars.PREFIX + secrets.KEY + $item.id }}'), at('Bearer ${{ secrets.KEY }}')], scope), {
+      vars: { PREFIX: 'p', BASE: 'b' },
+      $item: { id: 7 },
+    });
+    assert.equal(scopeForDeferred([at('Bearer ${{ secrets.KEY }}')], scope), undefined);
     assert.equal(scopeForDeferred([], scope), undefined);
   });
 });

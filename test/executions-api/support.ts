@@ -18,7 +18,7 @@ import { workflowBundle } from '../../worker/worker';
 import { createTestApp, type TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
 import { late } from '../support/late';
-import { captureLogger } from '../support/logger';
+import { captureLogger, type CapturedLogger } from '../support/logger';
 import { createTestTemporalEnv } from '../support/temporal';
 
 export const TEMPORAL_UI = 'http://temporal-ui.test';
@@ -31,6 +31,8 @@ export interface ExecEnv {
   taskQueue: string;
   encryptionKey: Buffer;
   t: TestApp;
+  /** What the worker's activities log (such as the names of the secrets each step decrypted). */
+  workerLog: CapturedLogger;
   stop(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export async function startExecEnv(options: { withWorker?: boolean } = {}): Prom
   const taskQueue = `exec-api-${randomUUID().slice(0, 8)}`;
   const encryptionKey = randomBytes(32);
   const namespace = env.namespace ?? 'default';
+  const workerLog = captureLogger('info');
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
   if (options.withWorker !== false) {
@@ -57,7 +60,7 @@ export async function startExecEnv(options: { withWorker?: boolean } = {}): Prom
       namespace,
       taskQueue,
       workflowBundle: await workflowBundle(),
-      activities: createActivities({ dataSource: db, logger: captureLogger('info').logger, encryptionKey, temporalNamespace: namespace }),
+      activities: createActivities({ dataSource: db, logger: workerLog.logger, encryptionKey, temporalNamespace: namespace }),
     });
     running = worker.run();
   }
@@ -81,6 +84,7 @@ export async function startExecEnv(options: { withWorker?: boolean } = {}): Prom
     taskQueue,
     encryptionKey,
     t,
+    workerLog,
     organizations,
     async stop() {
       worker?.shutdown();

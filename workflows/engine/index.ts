@@ -31,7 +31,7 @@ export { webhookSignalName } from './inline/webhook-wait';
 // Expressions and templates.
 export { collectReferences, parseExpression, templateErrors, templateSources, type ConfigKind, type ConfigReference } from './expressions';
 export { ExpressionError, evaluateExpression, isTruthy, type EvaluationScope } from './evaluate';
-export { deferredSegmentSources, hasDeferredSegments, resolveTemplates, scopeForDeferred } from './templates';
+export { applyDeferred, deferredSecretNames, resolveTemplates, scopeForDeferred, type DeferredTemplate } from './templates';
 
 // The graph and its walk.
 export { buildTopology, type Edge, type Topology } from './graph/topology';

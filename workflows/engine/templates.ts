@@ -2,80 +2,128 @@
  * `${{ }}` substitution in step configs and inputs (engine-reference §3):
  * a string that is exactly one `${{ expr }}` keeps the value's type
  * (whole-value); mixed with text, values are stringified and concatenated
- * (embedded). Segments that reference a deferred root (`secrets`) are left
- * verbatim for the activity that resolves them late, so secret values never
- * enter workflow state or Temporal history.
+ * (embedded).
+ *
+ * Templates are code, everything else is data (DESIGN §3): only strings of
+ * the published definition are ever parsed, once. What a template yields is
+ * never parsed again, at any depth, so a payload that carries `${{ … }}` stays
+ * plain text everywhere.
+ *
+ * Strings that reference a deferred root (`secrets`) are not resolved in the
+ * workflow, so secret values never enter workflow state or Temporal history.
+ * They are reported as {@link DeferredTemplate}s (their place and their
+ * definition source) for the activity, which evaluates exactly those and
+ * nothing else ({@link applyDeferred}).
  */
 import { evaluateExpression, stringify, type EvaluationScope } from './evaluate';
-import { collectReferences, parseExpression, type ConfigReference } from './expressions';
+import { collectReferences, parseExpression, templateSources, type ConfigReference } from './expressions';
 
 const WHOLE = /^\s*\$\{\{([\s\S]*?)\}\}\s*$/;
 const SEGMENT = /\$\{\{([\s\S]*?)\}\}/g;
 
+export type PathKey = string | number;
+
+/** A definition string the activity evaluates because it reads a secret: where its value goes, and its source. */
+export interface DeferredTemplate {
+  target: 'config' | 'inputs';
+  /** Keys from the target down to the string. */
+  path: PathKey[];
+  /** The string exactly as the definition wrote it. */
+  template: string;
+}
+
 export interface TemplateOptions {
-  /** Roots whose segments stay unresolved (default: `secrets`). */
+  /** Roots whose strings stay unresolved (default: `secrets`). */
   deferredRoots?: ReadonlySet<string>;
+  /** Told about each string left unresolved: its path in the value and its definition source. */
+  onDeferred?: (path: PathKey[], template: string) => void;
 }
 
 const DEFAULT_DEFERRED: ReadonlySet<string> = new Set(['secrets']);
 
-/** Resolves every template in a JSON-like value, returning a new value. */
+/**
+ * Resolves every template in a definition value, returning a new value. A
+ * string that references a deferred root is returned as written (and reported
+ * through `onDeferred`); a whole-value template's result is returned as is.
+ */
 export function resolveTemplates(value: unknown, scope: EvaluationScope, options: TemplateOptions = {}): unknown {
   const deferred = options.deferredRoots ?? DEFAULT_DEFERRED;
-  const visit = (node: unknown): unknown => {
-    if (typeof node === 'string') return resolveString(node, scope, deferred);
-    if (Array.isArray(node)) return node.map(visit);
+  const visit = (node: unknown, path: PathKey[]): unknown => {
+    if (typeof node === 'string') {
+      if (!node.includes('${{')) return node;
+      if (readsDeferred(node, deferred)) {
+        options.onDeferred?.(path, node);
+        return node;
+      }
+      return resolveString(node, scope);
+    }
+    if (Array.isArray(node)) return node.map((child, index) => visit(child, [...path, index]));
     if (node !== null && typeof node === 'object') {
       const out: Record<string, unknown> = {};
-      for (const [key, child] of Object.entries(node)) out[key] = visit(child);
+      for (const [key, child] of Object.entries(node)) defineOwn(out, key, visit(child, [...path, key]));
       return out;
     }
     return node;
   };
-  return visit(value);
+  return visit(value, []);
 }
 
-function resolveString(text: string, scope: EvaluationScope, deferred: ReadonlySet<string>): unknown {
-  if (!text.includes('${{')) return text;
+/** A step's declared inputs, resolved, with the templates left for the activity. */
+export interface ResolvedInputs {
+  values: Record<string, unknown>;
+  deferred: DeferredTemplate[];
+}
+
+export function resolveInputs(inputs: Record<string, unknown>, scope: EvaluationScope): ResolvedInputs {
+  const deferred: DeferredTemplate[] = [];
+  const values = resolveTemplates(inputs, scope, { onDeferred: (path, template) => deferred.push({ target: 'inputs', path, template }) });
+  return { values: values as Record<string, unknown>, deferred };
+}
+
+/** One definition string, every segment evaluated in a single pass (a segment's result is never scanned again). */
+function resolveString(text: string, scope: EvaluationScope): unknown {
   const whole = WHOLE.exec(text);
-  if (whole && !whole[1].includes('}}')) {
-    return referencesDeferred(whole[1], deferred) ? text : evaluateExpression(whole[1], scope);
-  }
-  return text.replace(SEGMENT, (segment, source: string) =>
-    referencesDeferred(source, deferred) ? segment : stringify(evaluateExpression(source, scope)),
-  );
-}
-
-/** Sources of the segments left for the activity (those that reference a deferred root), anywhere in the value. */
-export function deferredSegmentSources(
-  value: unknown,
-  deferredRoots: ReadonlySet<string> = DEFAULT_DEFERRED,
-  into: string[] = [],
-): string[] {
-  if (typeof value === 'string') {
-    if (value.includes('${{'))
-      for (const match of value.matchAll(SEGMENT)) if (referencesDeferred(match[1], deferredRoots)) into.push(match[1]);
-  } else if (Array.isArray(value)) {
-    for (const item of value) deferredSegmentSources(item, deferredRoots, into);
-  } else if (value !== null && typeof value === 'object') {
-    for (const item of Object.values(value)) deferredSegmentSources(item, deferredRoots, into);
-  }
-  return into;
+  if (whole && !whole[1].includes('}}')) return evaluateExpression(whole[1], scope);
+  return text.replace(SEGMENT, (_segment, source: string) => stringify(evaluateExpression(source, scope)));
 }
 
 /**
- * The non-deferred part of a scope that deferred segments also read (such as
+ * The activity's half: evaluates each deferred template (a definition string)
+ * with the secrets in scope and writes its value at its place, on copies of
+ * the call's config and inputs. Nothing else in them is looked at.
+ */
+export function applyDeferred(
+  values: { config: Record<string, unknown>; inputs: Record<string, unknown> },
+  deferred: readonly DeferredTemplate[],
+  scope: EvaluationScope,
+): { config: Record<string, unknown>; inputs: Record<string, unknown> } {
+  if (deferred.length === 0) return values;
+  const out = { config: structuredClone(values.config), inputs: structuredClone(values.inputs) };
+  for (const { target, path, template } of deferred) setAtPath(out, [target, ...path], resolveString(template, scope));
+  return out;
+}
+
+/** The `secrets.X` names deferred templates read: the definition's references, never anything found in data. */
+export function deferredSecretNames(deferred: readonly DeferredTemplate[]): string[] {
+  const names = new Set<string>();
+  for (const { template } of deferred)
+    for (const reference of referencesIn(template)) if (reference.kind === 'secret') names.add(reference.name);
+  return [...names].sort();
+}
+
+/**
+ * The non-deferred part of a scope that deferred templates also read (such as
  * `vars.BASE + secrets.KEY`), so the activity can evaluate them whole. Roots
- * are matched by name in the source text: a superset is harmless, as none of
- * them holds a secret.
+ * are matched by name in the template text: a superset is harmless, as none
+ * of them holds a secret.
  */
 export function scopeForDeferred(
-  sources: string[],
+  deferred: readonly DeferredTemplate[],
   scope: EvaluationScope,
   deferredRoots: ReadonlySet<string> = DEFAULT_DEFERRED,
 ): Record<string, unknown> | undefined {
-  if (sources.length === 0) return undefined;
-  const text = sources.join('\n');
+  if (deferred.length === 0) return undefined;
+  const text = deferred.map((entry) => entry.template).join('\n');
   const picked: Record<string, unknown> = {};
   for (const root of Object.keys(scope)) {
     if (deferredRoots.has(root) || !new RegExp(`(^|[^A-Za-z0-9_$.])${root.replace(/\$/g, '\\$')}(?![A-Za-z0-9_$])`).test(text)) continue;
@@ -84,31 +132,38 @@ export function scopeForDeferred(
   return Object.keys(picked).length > 0 ? picked : undefined;
 }
 
-/** Whether a template string still holds a segment that references a deferred root. */
-export function hasDeferredSegments(value: unknown, deferredRoots: ReadonlySet<string> = DEFAULT_DEFERRED): boolean {
-  if (typeof value === 'string') {
-    for (const match of value.matchAll(SEGMENT)) if (referencesDeferred(match[1], deferredRoots)) return true;
-    return false;
+/** Writes `value` at `path` inside `root`, through own properties only (a `__proto__` key is a plain key here). */
+function setAtPath(root: Record<string, unknown>, path: PathKey[], value: unknown): void {
+  let node: unknown = root;
+  for (const key of path.slice(0, -1)) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return;
+    node = (node as Record<PathKey, unknown>)[key];
   }
-  if (Array.isArray(value)) return value.some((item) => hasDeferredSegments(item, deferredRoots));
-  if (value !== null && typeof value === 'object') return Object.values(value).some((item) => hasDeferredSegments(item, deferredRoots));
-  return false;
+  if (node !== null && typeof node === 'object') defineOwn(node as Record<PathKey, unknown>, path[path.length - 1], value);
+}
+
+function defineOwn(target: Record<PathKey, unknown>, key: PathKey, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function referencesIn(template: string): ConfigReference[] {
+  const references: ConfigReference[] = [];
+  for (const source of templateSources(template).sources) {
+    const parsed = parseExpression(source);
+    if (parsed.ast) collectReferences(parsed.ast, references);
+  }
+  return references;
 }
 
 const deferredCache = new Map<string, boolean>();
 
-function referencesDeferred(source: string, deferred: ReadonlySet<string>): boolean {
+/** Whether a definition string has a segment that references a deferred root. */
+function readsDeferred(text: string, deferred: ReadonlySet<string>): boolean {
   if (deferred.size === 0) return false;
-  const cacheKey = `${[...deferred].join(',')}\u0000${source}`;
+  const cacheKey = `${[...deferred].join(',')}\u0000${text}`;
   const cached = deferredCache.get(cacheKey);
   if (cached !== undefined) return cached;
-  const parsed = parseExpression(source);
-  let result = false;
-  if (parsed.ast) {
-    const references: ConfigReference[] = [];
-    collectReferences(parsed.ast, references);
-    result = references.some((reference) => deferred.has(reference.kind === 'secret' ? 'secrets' : 'vars'));
-  }
+  const result = referencesIn(text).some((reference) => deferred.has(reference.kind === 'secret' ? 'secrets' : 'vars'));
   if (deferredCache.size > 2000) deferredCache.clear();
   deferredCache.set(cacheKey, result);
   return result;

@@ -12,8 +12,8 @@
 import type { StepDefinition } from '../definition';
 import { evaluateExpression } from '../evaluate';
 import { unwrapRaw } from '../expressions';
+import { resolveInputs, type ResolvedInputs } from '../templates';
 import type { Activation } from '../graph/walker';
-import { resolveTemplates } from '../templates';
 import { mapLimit } from './concurrency';
 import { stepScope } from './context';
 import type { Item, PluginCall, PluginResult, ScopeExtras, StepEnv } from './types';
@@ -47,7 +47,7 @@ export async function runForEach(
   const elements = source as unknown[];
   const itemVariable = options.itemVariable ?? 'item';
   const indexVariable = options.indexVariable ?? 'index';
-  const baseInputs = step.inputs ? (resolveTemplates(step.inputs, scope) as Record<string, unknown>) : {};
+  const base = step.inputs ? resolveInputs(step.inputs, scope) : { values: {}, deferred: [] };
   const continueOnError = step.errorHandling?.continueOnError === true;
 
   const iterate = async (element: unknown, index: number): Promise<PluginResult> => {
@@ -59,7 +59,7 @@ export async function runForEach(
       itemIndex: index,
       signal,
       extraVariables: { [itemVariable]: element, [indexVariable]: index },
-      extraInputs: { ...baseInputs, [itemVariable]: element, [indexVariable]: index, ...spread },
+      extraInputs: iterationInputs(base, { [itemVariable]: element, [indexVariable]: index, ...spread }),
     });
   };
 
@@ -98,6 +98,14 @@ export async function runForEach(
   const output: Item = { items: outputs, count: elements.length, failed };
   if (options.reduce) output.result = accumulator ?? null;
   return { status: 'success', items: [output] };
+}
+
+/** The step's inputs with the iteration's keys on top; a key the iteration sets drops a template the activity would have placed there. */
+function iterationInputs(base: ResolvedInputs, iteration: Record<string, unknown>): ResolvedInputs {
+  return {
+    values: { ...base.values, ...iteration },
+    deferred: base.deferred.filter((entry) => !Object.hasOwn(iteration, entry.path[0])),
+  };
 }
 
 function asFailure(error: unknown): PluginResult {

@@ -11,12 +11,21 @@ import { ExpressionError, evaluateExpression, isTruthy, type EvaluationScope } f
 import { unwrapRaw } from '../expressions';
 import type { Activation, StepOutcome } from '../graph/walker';
 import { executeModeOf, findPlugin, inlinePluginFor } from '../plugins';
-import { deferredSegmentSources, resolveTemplates, scopeForDeferred } from '../templates';
+import { resolveInputs, resolveTemplates, scopeForDeferred, type DeferredTemplate } from '../templates';
 import { mapLimit } from './concurrency';
 import { stepScope } from './context';
 import { project } from './paths';
 import { toTemporalRetryPolicy } from './retry';
-import { PLUGIN_LOGS_DETAIL, type Item, type PluginResult, type ScopeExtras, type StepEnv, type StepError, type StepRecord } from './types';
+import {
+  PLUGIN_LOGS_DETAIL,
+  type Item,
+  type PluginCall,
+  type PluginResult,
+  type ScopeExtras,
+  type StepEnv,
+  type StepError,
+  type StepRecord,
+} from './types';
 import { runForEach } from './for-each';
 
 export const DEFAULT_PARALLELISM = 5;
@@ -109,7 +118,7 @@ export async function callPlugin(
   env: StepEnv,
   step: StepDefinition,
   activation: Activation,
-  extras: ScopeExtras & { extraVariables?: Record<string, unknown>; extraInputs?: Record<string, unknown> },
+  extras: Parameters<PluginCall>[3],
 ): Promise<PluginResult> {
   const { ctx, effects } = env;
   if (step.type === 'passthrough' || (!step.pluginType && step.type !== 'wait'))
@@ -117,14 +126,20 @@ export async function callPlugin(
   const pluginType = step.type === 'wait' && !step.pluginType ? 'signal-wait' : (step.pluginType as string);
   let scope = stepScope(ctx, extras);
   if (extras.extraVariables) scope = { ...scope, variables: { ...ctx.variables, ...extras.extraVariables } };
-  // forEach passes its per-iteration inputs; otherwise the declared `inputs` map, else the item itself.
-  const inputs =
-    extras.extraInputs ??
-    (step.inputs ? (resolveTemplates(step.inputs, scope) as Record<string, unknown>) : (extras.item ?? extras.items[0] ?? {}));
+  // forEach passes its per-iteration inputs; otherwise the declared `inputs` map, else the item itself (data: never resolved).
+  const resolvedInputs = extras.extraInputs ?? (step.inputs ? resolveInputs(step.inputs, scope) : undefined);
+  const inputs = resolvedInputs?.values ?? extras.item ?? extras.items[0] ?? {};
+  const deferred: DeferredTemplate[] = [...(resolvedInputs?.deferred ?? [])];
   scope = { ...scope, inputs };
   const raw = RAW_KEYS[pluginType] ?? [];
   const config: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(step.config ?? {})) config[key] = raw.includes(key) ? value : resolveTemplates(value, scope);
+  for (const [key, value] of Object.entries(step.config ?? {})) {
+    config[key] = raw.includes(key)
+      ? value
+      : resolveTemplates(value, scope, {
+          onDeferred: (path, template) => deferred.push({ target: 'config', path: [key, ...path], template }),
+        });
+  }
 
   const reentered = Object.keys(activation.via).some((edgeId) => env.topology.edges[edgeId]?.kind === 'back');
   const inline = inlinePluginFor(pluginType);
@@ -142,8 +157,8 @@ export async function callPlugin(
       reentered,
     });
   }
-  // Segments that mix a secret with other roots are evaluated by the activity; it gets those other roots.
-  const deferredScope = scopeForDeferred(deferredSegmentSources([config, inputs]), scope);
+  // Templates that read a secret are evaluated by the activity; it gets the other roots they read.
+  const deferredScope = scopeForDeferred(deferred, scope);
   const result = await effects.callActivity({
     executionId: ctx.input.executionId,
     organizationId: ctx.input.organizationId,
@@ -158,6 +173,7 @@ export async function callPlugin(
     timeoutMs: parseDuration(step.timeout) ?? DEFAULT_STEP_TIMEOUT_MS,
     retryPolicy: toTemporalRetryPolicy(step.errorHandling?.retryPolicy),
     nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
+    ...(deferred.length > 0 ? { deferred } : {}),
     ...(deferredScope ? { scope: deferredScope } : {}),
   });
   if (result.nodeState === null) delete ctx.nodeContext[step.id];

@@ -8,6 +8,7 @@
 import type { StepDefinition, WorkflowDefinition } from '../definition';
 import type { Topology } from '../graph/topology';
 import type { Activation, Item, WalkerState } from '../graph/walker';
+import type { DeferredTemplate, ResolvedInputs } from '../templates';
 
 export type { Item };
 
@@ -156,7 +157,9 @@ export interface ActivityCall {
   /** State the plugin left on its previous call in this loop (paging position); absent on a fresh entry. */
   nodeState?: Record<string, unknown>;
   retryPolicy?: TemporalRetryPolicy;
-  /** Non-secret roots (vars, steps…) read by segments left for the activity because they also read a secret. */
+  /** The definition's templates that read a secret, for the activity to evaluate and place (the only strings it parses). */
+  deferred?: DeferredTemplate[];
+  /** Non-secret roots (vars, steps…) that those templates also read. */
   scope?: Record<string, unknown>;
 }
 
@@ -246,5 +249,5 @@ export type PluginCall = (
   env: StepEnv,
   step: StepDefinition,
   activation: Activation,
-  extras: ScopeExtras & { extraVariables?: Record<string, unknown>; extraInputs?: Record<string, unknown> },
+  extras: ScopeExtras & { extraVariables?: Record<string, unknown>; extraInputs?: ResolvedInputs },
 ) => Promise<PluginResult>;
