@@ -25,7 +25,7 @@ import type { ChildPreparation, EventBatch, FinishRequest, ResolveVarsRequest, S
 import { prepareChildExecution } from './prepare-child';
 import { recordEventBatch } from './record-event-batch';
 import { prepareScheduledExecution } from './prepare-scheduled';
-import { DEFAULT_EGRESS, type EgressPolicy } from './plugins/egress';
+import { DEFAULT_EGRESS, type EgressPolicy } from './egress/policy';
 import { effectfulPluginFor } from './plugins/registry';
 import { Scrubber } from './secrets/scrubber';
 

@@ -5,7 +5,7 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../config/logger';
 import { createExecutionActivities } from './create-execution-activities';
-import type { EgressPolicy } from './plugins/egress';
+import type { EgressPolicy } from './egress/policy';
 
 export interface ActivityDeps {
   dataSource: DataSource;

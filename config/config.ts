@@ -7,6 +7,7 @@
  * message an operator can act on.
  */
 import path from 'node:path';
+import { parseCidr } from './cidr';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -49,6 +50,8 @@ export interface AppConfig {
   /** Hosts plugins may call (`EGRESS_ALLOW_HOSTS`, default `*`) unless denied (`EGRESS_DENY_HOSTS`, default: cloud metadata endpoints). */
   egressAllowHosts?: string[];
   egressDenyHosts?: string[];
+  /** Address ranges plugins may reach although they are private, loopback or link-local (`EGRESS_ALLOW_CIDRS`, default none). */
+  egressAllowCidrs: string[];
 }
 
 export class ConfigError extends Error {
@@ -154,6 +157,18 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     return hosts;
   };
 
+  const egressAllowCidrs = (read('EGRESS_ALLOW_CIDRS') ?? '')
+    .split(',')
+    .map((range) => range.trim())
+    .filter(Boolean);
+  for (const range of egressAllowCidrs) {
+    try {
+      parseCidr(range);
+    } catch (error) {
+      problems.push(`EGRESS_ALLOW_CIDRS: ${(error as Error).message}`);
+    }
+  }
+
   const config: AppConfig = {
     port,
     host,
@@ -177,6 +192,7 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     bootstrapAdmins,
     egressAllowHosts: hostList('EGRESS_ALLOW_HOSTS'),
     egressDenyHosts: hostList('EGRESS_DENY_HOSTS'),
+    egressAllowCidrs,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

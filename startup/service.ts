@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../api/app';
-import { DEFAULT_EGRESS } from '../activities/plugins/egress';
+import { DEFAULT_EGRESS } from '../activities/egress/policy';
 import { bootstrapAdmins } from '../api/admin/bootstrap';
 import { createTokenVerifier } from '../api/http/auth';
 import { buildAreaRoutes } from '../api/routes';
@@ -93,6 +93,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
           egress: {
             allow: config.egressAllowHosts ?? DEFAULT_EGRESS.allow,
             deny: config.egressDenyHosts ?? DEFAULT_EGRESS.deny,
+            allowCidrs: config.egressAllowCidrs,
           },
         },
       });

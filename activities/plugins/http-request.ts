@@ -1,7 +1,8 @@
 /**
- * `http-request`: one HTTP call with the built-in fetch, a timeout, the egress
- * policy checked on the first URL and on every redirect, and the response as
- * `{statusCode, statusText, headers, body}` (JSON bodies parsed).
+ * `http-request`: one HTTP call through the egress fetch (host and resolved
+ * addresses checked on the first URL and on every redirect), a timeout, and
+ * the response as `{statusCode, statusText, headers, body}` (JSON bodies
+ * parsed; read as a stream up to MAX_BODY_BYTES).
  *
  * Failures carry the reference engine's codes: HTTP_INVALID_URL and HTTP_4XX
  * are not retried; HTTP_TIMEOUT, HTTP_NETWORK_ERROR and HTTP_5XX are, within
@@ -9,7 +10,10 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { httpRequestDescriptor, parseDuration, type PluginResult } from '../../workflows/engine';
-import { egressAllowed, type EgressPolicy } from './egress';
+import { egressFetch, readCapped, type EgressRequestInit } from '../egress/egress-fetch';
+import { EgressDenied, type EgressPolicy } from '../egress/policy';
+import { withDeadline } from './deadline';
+import type { Response } from 'undici';
 import type { EffectfulPlugin, PluginContext } from './plugin-context';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
@@ -22,43 +26,51 @@ export const httpRequestPlugin: EffectfulPlugin = { descriptor: httpRequestDescr
 export async function httpRequest({ config, signal, egress }: PluginContext): Promise<PluginResult> {
   const method = (typeof config.method === 'string' ? config.method : 'GET').toUpperCase();
   if (!METHODS.has(method)) throw ApplicationFailure.nonRetryable(`unsupported method "${method}"`, 'HTTP_INVALID_METHOD');
-  let url = parseUrl(config.url);
+  const url = parseUrl(config.url);
   const timeoutMs = parseDuration(config.timeout) ?? 30_000;
   if (config.verifySsl === false) throw ApplicationFailure.nonRetryable('verifySsl: false is not supported', 'PLUGIN_CONFIG_INVALID');
   const headers = stringHeaders(config.headers);
   const body = encodeBody(config.body, headers, method);
 
-  const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
-  let response: Response | undefined;
-  try {
-    for (let hop = 0; ; hop++) {
-      checkEgress(egress, url);
-      response = await fetch(url, { method, headers, body, redirect: 'manual', signal: deadline });
-      const location = response.headers.get('location');
-      if (config.followRedirects === false || response.status < 300 || response.status >= 400 || !location) break;
-      if (hop >= MAX_REDIRECTS) throw ApplicationFailure.nonRetryable(`more than ${MAX_REDIRECTS} redirects`, 'HTTP_TOO_MANY_REDIRECTS');
-      await response.body?.cancel();
-      url = new URL(location, url);
-    }
-  } catch (error) {
-    if (error instanceof ApplicationFailure) throw error;
-    if (deadline.aborted && !signal.aborted) throw ApplicationFailure.retryable(`no response within ${timeoutMs} ms`, 'HTTP_TIMEOUT');
-    throw ApplicationFailure.retryable(
-      `request failed: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`,
-      'HTTP_NETWORK_ERROR',
-    );
-  }
-
-  const text = await readLimited(response);
+  const response = await withDeadline(signal, timeoutMs, async (deadline) => {
+    const failed = (error: unknown) => {
+      throw requestFailure(error, deadline.aborted && !signal.aborted, timeoutMs);
+    };
+    const received = await follow(egress, url, { method, headers, body, signal: deadline }, config.followRedirects !== false).catch(failed);
+    return { received, text: await readLimited(received).catch(failed) };
+  });
+  const { received, text } = response;
   const outputs = {
-    statusCode: response.status,
-    statusText: response.statusText,
-    headers: Object.fromEntries(response.headers.entries()),
-    body: parseBody(text, response.headers.get('content-type')),
+    statusCode: received.status,
+    statusText: received.statusText,
+    headers: Object.fromEntries(received.headers.entries()),
+    body: parseBody(text, received.headers.get('content-type')),
   };
-  if (response.status >= 500) throw ApplicationFailure.retryable(`HTTP ${response.status} ${response.statusText}`, 'HTTP_5XX', outputs);
-  if (response.status >= 400) throw ApplicationFailure.nonRetryable(`HTTP ${response.status} ${response.statusText}`, 'HTTP_4XX', outputs);
+  if (received.status >= 500) throw ApplicationFailure.retryable(`HTTP ${received.status} ${received.statusText}`, 'HTTP_5XX', outputs);
+  if (received.status >= 400) throw ApplicationFailure.nonRetryable(`HTTP ${received.status} ${received.statusText}`, 'HTTP_4XX', outputs);
   return { status: 'success', outputs };
+}
+
+/** Sends the request, following redirects by hand (each hop passes the egress checks again). */
+async function follow(egress: EgressPolicy, first: URL, init: EgressRequestInit, followRedirects: boolean): Promise<Response> {
+  let url = first;
+  for (let hop = 0; ; hop++) {
+    const response = await egressFetch(egress, url, init);
+    const location = response.headers.get('location');
+    if (!followRedirects || response.status < 300 || response.status >= 400 || !location) return response;
+    if (hop >= MAX_REDIRECTS) throw ApplicationFailure.nonRetryable(`more than ${MAX_REDIRECTS} redirects`, 'HTTP_TOO_MANY_REDIRECTS');
+    await response.body?.cancel();
+    url = new URL(location, url);
+  }
+}
+
+/** A failed request as the engine's codes: denied egress is final; timeouts and network errors are retried. */
+function requestFailure(error: unknown, timedOut: boolean, timeoutMs: number): ApplicationFailure {
+  if (error instanceof ApplicationFailure) return error;
+  if (error instanceof EgressDenied) return ApplicationFailure.nonRetryable(error.message, 'HTTP_EGRESS_DENIED');
+  if (timedOut) return ApplicationFailure.retryable(`no response within ${timeoutMs} ms`, 'HTTP_TIMEOUT');
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : (error as Error).message;
+  return ApplicationFailure.retryable(`request failed: ${cause}`, 'HTTP_NETWORK_ERROR');
 }
 
 function parseUrl(value: unknown): URL {
@@ -69,11 +81,6 @@ function parseUrl(value: unknown): URL {
   } catch {
     throw ApplicationFailure.nonRetryable(`"${String(value)}" is not an http(s) URL`, 'HTTP_INVALID_URL');
   }
-}
-
-function checkEgress(policy: EgressPolicy, url: URL): void {
-  if (!egressAllowed(policy, url.hostname))
-    throw ApplicationFailure.nonRetryable(`egress to ${url.hostname} is not allowed`, 'HTTP_EGRESS_DENIED');
 }
 
 function stringHeaders(value: unknown): Record<string, string> {
@@ -97,9 +104,8 @@ function encodeBody(value: unknown, headers: Record<string, string>, method: str
 }
 
 async function readLimited(response: Response): Promise<string> {
-  const buffer = Buffer.from(await response.arrayBuffer());
-  if (buffer.length > MAX_BODY_BYTES)
-    throw ApplicationFailure.nonRetryable(`response body over ${MAX_BODY_BYTES} bytes`, 'HTTP_RESPONSE_TOO_LARGE');
+  const buffer = await readCapped(response, MAX_BODY_BYTES);
+  if (!buffer) throw ApplicationFailure.nonRetryable(`response body over ${MAX_BODY_BYTES} bytes`, 'HTTP_RESPONSE_TOO_LARGE');
   return buffer.toString('utf8');
 }
 

@@ -1,6 +1,6 @@
 /** What an effectful plugin receives (its call, with secrets already resolved, and the worker's policies), and what it is. */
 import type { ActivityCall, PluginDescriptor, PluginResult } from '../../workflows/engine';
-import type { EgressPolicy } from './egress';
+import type { EgressPolicy } from '../egress/policy';
 
 export interface PluginContext {
   call: ActivityCall;

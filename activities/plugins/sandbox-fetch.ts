@@ -12,13 +12,16 @@
  * and frees every handle the bridge holds; call it before disposing the context.
  *
  * Every URL, each redirect included, must be http(s) with a host that matches
- * `allowedHosts` and that the worker's egress policy allows (its deny list
- * wins); a refused host rejects the promise without sending anything. The
+ * `allowedHosts` and that the worker's egress policy allows, its resolved
+ * addresses included (../egress: the policy wins over `allowedHosts`); a
+ * refused host rejects the promise without sending anything. The
  * body is read up to a cap, and a run makes a bounded number of calls.
  * Request headers and bodies are never logged or put in error messages.
  */
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten';
-import { egressAllowed, hostMatches, type EgressPolicy } from './egress';
+import type { Response } from 'undici';
+import { egressDenial, egressFetch, readCapped } from '../egress/egress-fetch';
+import { hostMatches, type EgressPolicy } from '../egress/policy';
 
 export const SANDBOX_FETCH_MAX_CALLS = 50;
 export const SANDBOX_FETCH_MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -160,7 +163,6 @@ export class SandboxFetch {
     const host = url.hostname;
     if (!this.options.allowedHosts.some((pattern) => hostMatches(host, pattern)))
       throw new GuestError(`fetch: host ${host} is not in network.allowedHosts`);
-    if (!egressAllowed(this.options.egress, host)) throw new GuestError(`fetch: host ${host} is denied by the egress policy`);
   }
 
   /** One request, following redirects by hand so that every hop passes `checkHost`. */
@@ -168,7 +170,7 @@ export class SandboxFetch {
     let { url, method, body } = first;
     const headers = { ...first.headers };
     for (let hop = 0; ; hop++) {
-      const response = await fetch(url, { method, headers, body, redirect: 'manual', signal: this.signal });
+      const response = await egressFetch(this.options.egress, url, { method, headers, body, signal: this.signal });
       const location = response.headers.get('location');
       if (response.status < 300 || response.status >= 400 || !location) return this.read(response, url);
       await response.body?.cancel();
@@ -188,31 +190,14 @@ export class SandboxFetch {
   }
 
   private async read(response: Response, url: URL): Promise<FetchedResponse> {
-    const declared = Number(response.headers.get('content-length') ?? 0);
-    if (declared > this.maxBodyBytes) {
-      await response.body?.cancel();
-      throw new GuestError(`fetch: response body over ${this.maxBodyBytes} bytes`);
-    }
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    if (response.body) {
-      const reader = response.body.getReader();
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-        const bytes = chunk.value as Uint8Array;
-        size += bytes.byteLength;
-        if (size > this.maxBodyBytes) {
-          await reader.cancel();
-          throw new GuestError(`fetch: response body over ${this.maxBodyBytes} bytes`);
-        }
-        chunks.push(bytes);
-      }
-    }
+    const body = await readCapped(response, this.maxBodyBytes);
+    if (!body) throw new GuestError(`fetch: response body over ${this.maxBodyBytes} bytes`);
     return {
       status: response.status,
       statusText: response.statusText,
       url: url.href,
       headers: Object.fromEntries(response.headers.entries()),
-      body: Buffer.concat(chunks).toString('utf8'),
+      body: body.toString('utf8'),
     };
   }
 
@@ -263,6 +248,8 @@ export class SandboxFetch {
 
   private guestError(error: unknown, host: string | undefined): { name: string; message: string } {
     if (error instanceof GuestError) return { name: error.guestName, message: error.message };
+    const denied = egressDenial(error);
+    if (denied) return { name: 'Error', message: `fetch: ${denied.message}` };
     const request = host === undefined ? 'the request' : `the request to ${host}`;
     if (this.signal.aborted) return { name: 'AbortError', message: `fetch: ${request} was aborted` };
     const cause =

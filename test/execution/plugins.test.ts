@@ -3,13 +3,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import { codeExec } from '../../activities/plugins/code-exec';
-import { DEFAULT_EGRESS, type EgressPolicy } from '../../activities/plugins/egress';
+import type { EgressPolicy } from '../../activities/egress/policy';
+import { TEST_EGRESS } from '../support/egress';
 import { httpRequest } from '../../activities/plugins/http-request';
 import { paginatedFetch } from '../../activities/plugins/paginated-fetch';
 import type { PluginContext } from '../../activities/plugins/plugin-context';
 import type { ActivityCall } from '../../workflows/engine';
 
-function context(config: Record<string, unknown>, extra: Partial<ActivityCall> = {}, egress: EgressPolicy = DEFAULT_EGRESS) {
+function context(config: Record<string, unknown>, extra: Partial<ActivityCall> = {}, egress: EgressPolicy = TEST_EGRESS) {
   const lines: Array<[string, string]> = [];
   const call: ActivityCall = {
     executionId: 'exec_1',
@@ -254,9 +255,12 @@ describe('plugin: code-exec', () => {
     it('lets the egress deny list win over network.allowedHosts', async () => {
       const denyLocal = { allow: ['*'], deny: ['127.0.0.1'] };
       const denied = await failure(run(`await fetch(base + '/json');`, allowLocal, {}, denyLocal));
-      assert.deepEqual([denied.type, denied.message], ['SANDBOX_ERROR', 'Error: fetch: host 127.0.0.1 is denied by the egress policy']);
+      assert.deepEqual(
+        [denied.type, denied.message],
+        ['SANDBOX_ERROR', 'Error: fetch: egress to 127.0.0.1 is not allowed (EGRESS_ALLOW_HOSTS / EGRESS_DENY_HOSTS)'],
+      );
       const metadata = await failure(run(`await fetch('http://169.254.169.254/latest/meta-data/');`, { allowedHosts: ['*'] }));
-      assert.equal(metadata.message, 'Error: fetch: host 169.254.169.254 is denied by the egress policy');
+      assert.equal(metadata.message, 'Error: fetch: egress to 169.254.169.254 is not allowed (EGRESS_ALLOW_HOSTS / EGRESS_DENY_HOSTS)');
       assert.deepEqual(hits, {});
     });
 

@@ -18,6 +18,7 @@ import { workflowBundle } from '../../worker/worker';
 import { createTestApp, type TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
 import { late } from '../support/late';
+import { TEST_EGRESS } from '../support/egress';
 import { captureLogger, type CapturedLogger } from '../support/logger';
 import { createTestTemporalEnv } from '../support/temporal';
 
@@ -60,7 +61,13 @@ export async function startExecEnv(options: { withWorker?: boolean } = {}): Prom
       namespace,
       taskQueue,
       workflowBundle: await workflowBundle(),
-      activities: createActivities({ dataSource: db, logger: workerLog.logger, encryptionKey, temporalNamespace: namespace }),
+      activities: createActivities({
+        dataSource: db,
+        logger: workerLog.logger,
+        encryptionKey,
+        temporalNamespace: namespace,
+        egress: TEST_EGRESS,
+      }),
     });
     running = worker.run();
   }

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { workflowBundle } from '../../worker/worker';
+import { TEST_EGRESS } from '../support/egress';
 import { captureLogger } from '../support/logger';
 import { trigger } from '../support/definitions';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
@@ -26,6 +27,7 @@ describe('executions API: worker restart', function () {
         logger: captureLogger('info').logger,
         encryptionKey: x.encryptionKey,
         temporalNamespace: x.env.namespace ?? 'default',
+        egress: TEST_EGRESS,
       }),
     });
 

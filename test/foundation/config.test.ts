@@ -41,7 +41,9 @@ describe('configuration', () => {
       BOOTSTRAP_ADMINS: '1:1, 7:42',
       EGRESS_ALLOW_HOSTS: '*.example.com, 127.0.0.1',
       EGRESS_DENY_HOSTS: '169.254.169.254',
+      EGRESS_ALLOW_CIDRS: '10.0.0.0/8, fd00::/8,127.0.0.1',
     });
+    assert.deepEqual(config.egressAllowCidrs, ['10.0.0.0/8', 'fd00::/8', '127.0.0.1']);
     assert.deepEqual(config.egressAllowHosts, ['*.example.com', '127.0.0.1']);
     assert.deepEqual(config.egressDenyHosts, ['169.254.169.254']);
     assert.equal(config.port, 9000);
@@ -76,6 +78,8 @@ describe('configuration', () => {
     ['BOOTSTRAP_ADMINS', { BOOTSTRAP_ADMINS: '1:1,admin' }],
     ['BODY_LIMIT_BYTES', { BODY_LIMIT_BYTES: '-1' }],
     ['EGRESS_ALLOW_HOSTS', { EGRESS_ALLOW_HOSTS: 'api.example.com, http://bad' }],
+    ['EGRESS_ALLOW_CIDRS', { EGRESS_ALLOW_CIDRS: '10.0.0.0/33' }],
+    ['EGRESS_ALLOW_CIDRS', { EGRESS_ALLOW_CIDRS: 'intranet.local' }],
   ];
   for (const [name, env] of invalid) {
     it(`rejects an invalid ${name} with a message naming it (${JSON.stringify(env[name])})`, () => {
