@@ -95,6 +95,22 @@ const route =
 const fail: Behaviour = () => ({ status: 'failed' });
 
 describe('graph walker', () => {
+  it('propagates a skip down a very long chain without deep recursion', () => {
+    //   A ─[false]─▶ S1 ──▶ S2 ──▶ … ──▶ S50000, and A ──▶ Z
+    const length = 50_000;
+    const steps: Record<string, StepSpec> = { A: {}, Z: {} };
+    const edges = ['A->S1[false]', 'A->Z'];
+    for (let index = 1; index <= length; index++) {
+      steps[`S${index}`] = {};
+      if (index > 1) edges.push(`S${index - 1}->S${index}`);
+    }
+    const result = walk(graph(steps, edges), { A: [{}] });
+    assert.deepEqual(result.ran, ['A', 'Z']);
+    assert.equal(result.skipped.length, length);
+    assert.deepEqual(result.skipped.slice(0, 2), ['S1', 'S2'], 'skips in path order');
+    assert.equal(result.skipped[length - 1], `S${length}`);
+  });
+
   it('runs a chain in order', () => {
     //   A ──▶ B ──▶ C
     const result = walk(graph({ A: {}, B: {}, C: {} }, ['A->B', 'B->C']), { A: [{ n: 1 }] });

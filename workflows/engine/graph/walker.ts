@@ -108,6 +108,13 @@ export function isFinished(state: WalkerState): boolean {
   return state.running.length === 0;
 }
 
+/**
+ * Settles a step's outgoing edges, and the edges of every step whose path
+ * dies as a result (dead-path elimination). Iterative: arrivals wait on an
+ * explicit stack, pushed so they are handled in the order recursion would
+ * take (a dead step's edges before its siblings'), which keeps a long chain
+ * of skipped steps off the call stack.
+ */
 function settleInto(
   topology: Topology,
   state: WalkerState,
@@ -116,34 +123,49 @@ function settleInto(
   condition: EdgeCondition,
   transition: Transition,
 ): void {
+  const pending: Mark[] = [];
+  const push = (marks: Mark[]) => {
+    for (let index = marks.length - 1; index >= 0; index--) pending.push(marks[index]);
+  };
+  push(marksOf(topology, state, stepId, outcome, condition, transition));
+  while (pending.length > 0 && !transition.failure) {
+    const [edge, edgeState, items] = pending.pop()!;
+    state.edgeStates[edge.id] = edgeState;
+    const dead = arrive(topology, state, edge, edgeState, items, transition);
+    if (dead !== undefined) {
+      transition.skipped.push(dead);
+      push(marksOf(topology, state, dead, { status: 'skipped' }, condition, transition));
+    }
+  }
+}
+
+type Mark = [Edge, EdgeState, Item[]];
+
+/** How a settled step's outgoing edges end; a failure without a route fails the walk (no marks then). */
+function marksOf(
+  topology: Topology,
+  state: WalkerState,
+  stepId: string,
+  outcome: StepOutcome,
+  condition: EdgeCondition,
+  transition: Transition,
+): Mark[] {
   state.running = state.running.filter((id) => id !== stepId);
   const outgoing = topology.outgoing[stepId].map((edgeId) => topology.edges[edgeId]);
-  const marks: Array<[Edge, EdgeState, Item[]]> = [];
-
   if (outcome.status === 'completed') {
-    for (const edge of outgoing) {
+    return outgoing.map((edge): Mark => {
       const items = edge.kind === 'error' ? undefined : outcome.ports?.[edge.sourcePort];
-      marks.push(items !== undefined && passes(edge, condition) ? [edge, 'taken', items] : [edge, 'skipped', []]);
-    }
-  } else if (outcome.status === 'failed') {
-    const routes = outgoing.filter((edge) => edge.kind === 'error');
-    if (routes.length > 0) {
-      for (const edge of outgoing) marks.push(edge.kind === 'error' ? [edge, 'failed', outcome.inputItems ?? []] : [edge, 'skipped', []]);
-    } else if (topology.continueOnError[stepId]) {
-      for (const edge of outgoing) marks.push([edge, 'failed', []]);
-    } else {
-      transition.failure ??= { stepId, code: 'STEP_FAILED', message: `step "${stepId}" failed` };
-      return;
-    }
-  } else {
-    for (const edge of outgoing) marks.push([edge, 'skipped', []]);
+      return items !== undefined && passes(edge, condition) ? [edge, 'taken', items] : [edge, 'skipped', []];
+    });
   }
-
-  for (const [edge, edgeState, items] of marks) {
-    state.edgeStates[edge.id] = edgeState;
-    arrive(topology, state, edge, edgeState, items, condition, transition);
-    if (transition.failure) return;
+  if (outcome.status === 'failed') {
+    if (outgoing.some((edge) => edge.kind === 'error'))
+      return outgoing.map((edge): Mark => (edge.kind === 'error' ? [edge, 'failed', outcome.inputItems ?? []] : [edge, 'skipped', []]));
+    if (topology.continueOnError[stepId]) return outgoing.map((edge): Mark => [edge, 'failed', []]);
+    transition.failure ??= { stepId, code: 'STEP_FAILED', message: `step "${stepId}" failed` };
+    return [];
   }
+  return outgoing.map((edge): Mark => [edge, 'skipped', []]);
 }
 
 function passes(edge: Edge, condition: EdgeCondition): boolean {
@@ -152,20 +174,20 @@ function passes(edge: Edge, condition: EdgeCondition): boolean {
   return condition(edge);
 }
 
+/** Records an edge's arrival at its target; returns the target when its path died (it must be skipped). */
 function arrive(
   topology: Topology,
   state: WalkerState,
   edge: Edge,
   edgeState: EdgeState,
   items: Item[],
-  condition: EdgeCondition,
   transition: Transition,
-): void {
+): string | undefined {
   const target = edge.to;
   if (edge.kind === 'back') {
     // A back-edge starts a new round of its target on its own; a skipped one changes nothing.
     if (edgeState !== 'skipped') activate(topology, state, target, items, { [edge.id]: edgeState }, transition);
-    return;
+    return undefined;
   }
   let round = state.rounds[target];
   const slot = round.edges[edge.id];
@@ -174,10 +196,11 @@ function arrive(
     state.rounds[target] = round = freshRound(topology, target);
   }
   round.edges[edge.id] = { state: edgeState, items };
-  evaluateJoin(topology, state, target, condition, transition);
+  return evaluateJoin(topology, state, target, transition);
 }
 
-function evaluateJoin(topology: Topology, state: WalkerState, stepId: string, condition: EdgeCondition, transition: Transition): void {
+/** Fires the step when its join is satisfied; returns it when nothing (or too little) arrived and nothing else can. */
+function evaluateJoin(topology: Topology, state: WalkerState, stepId: string, transition: Transition): string | undefined {
   const round = state.rounds[stepId];
   const slots = Object.entries(round.edges);
   const arrived = slots.filter(([, slot]) => slot.state === 'taken' || slot.state === 'failed');
@@ -201,12 +224,11 @@ function evaluateJoin(topology: Topology, state: WalkerState, stepId: string, co
     } else if (allSettled) {
       // Dead path: nothing (or too little) arrived and nothing else can.
       state.rounds[stepId] = freshRound(topology, stepId);
-      transition.skipped.push(stepId);
-      settleInto(topology, state, stepId, { status: 'skipped' }, condition, transition);
-      return;
+      return stepId;
     }
   }
   if (round.fired && allSettled) state.rounds[stepId] = freshRound(topology, stepId);
+  return undefined;
 }
 
 function activate(
