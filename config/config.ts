@@ -8,6 +8,7 @@
  */
 import path from 'node:path';
 import { parseCidr } from './cidr';
+import { readLimits, type Limits } from './limits';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -52,6 +53,8 @@ export interface AppConfig {
   egressDenyHosts?: string[];
   /** Address ranges plugins may reach although they are private, loopback or link-local (`EGRESS_ALLOW_CIDRS`, default none). */
   egressAllowCidrs: string[];
+  /** Resource limits (config/limits.ts lists each variable and default). */
+  limits: Limits;
 }
 
 export class ConfigError extends Error {
@@ -193,6 +196,7 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     egressAllowHosts: hostList('EGRESS_ALLOW_HOSTS'),
     egressDenyHosts: hostList('EGRESS_DENY_HOSTS'),
     egressAllowCidrs,
+    limits: readLimits(integer),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -24,7 +24,7 @@ export async function requireWorkflow(deps: WorkflowDeps, organizationId: string
 }
 
 async function validationReport(deps: WorkflowDeps, body: unknown, organizationId: string, workflowId: string | null) {
-  const result = validateDefinition(body);
+  const result = validateDefinition(body, { limits: deps.limits });
   if (!result.definition) return { valid: false, errors: result.errors, warnings: [] };
   const warnings = await configWarnings(deps.dataSource, organizationId, workflowId, result.definition.path, result.references);
   return { valid: true, errors: [], warnings };
@@ -67,7 +67,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       responses: { 201: { description: 'Created', schema: PublishResult } },
       errors: [409],
       async handler({ body, auth }) {
-        const prepared = prepare(body, auth);
+        const prepared = prepare(body, auth, deps.limits);
         const id = newWorkflowId();
         let published;
         try {
@@ -106,7 +106,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
             'graph-invalid',
           );
         }
-        const prepared = prepare({ ...(body as object), key: params.key }, auth);
+        const prepared = prepare({ ...(body as object), key: params.key }, auth, deps.limits);
         const id = newWorkflowId();
         // Try to create first (one statement); an existing key falls through to the locked update path.
         const created = await workflows.publishNew(

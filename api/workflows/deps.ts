@@ -1,5 +1,6 @@
 /** What the workflow-definition routes need, derived from the area dependencies. */
 import type { DataSource } from 'typeorm';
+import type { DefinitionLimits } from '../../workflows/engine';
 import type { TriggerRegistrars } from './registrars';
 
 export interface WorkflowDeps {
@@ -8,4 +9,6 @@ export interface WorkflowDeps {
   publicBaseUrl: string;
   encryptionKey: Buffer;
   registrars: TriggerRegistrars;
+  /** Publish-time ceilings on a definition (WORKFLOW_MAX_*). */
+  limits: DefinitionLimits;
 }

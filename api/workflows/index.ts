@@ -21,6 +21,7 @@ export function workflowRoutes(deps: AreaDeps, options: WorkflowRouteOptions = {
     publicBaseUrl: deps.config.publicBaseUrl,
     encryptionKey: deps.encryptionKey,
     registrars,
+    limits: deps.config.limits,
   };
   return [
     ...withDialect('problem', [...definitionRoutes(workflowDeps), ...aliasRoutes(workflowDeps), ...triggerRoutes(workflowDeps)]),

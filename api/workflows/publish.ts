@@ -8,7 +8,13 @@ import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { ConfigEntryRepository, folderChain } from '../../db/repositories/config-entry-repository';
 import type { NewRevision, WorkflowFields } from '../../db/repositories/workflow-repository';
-import { ENGINE_VERSION, validateDefinition, type ConfigReference, type WorkflowDefinition } from '../../workflows/engine';
+import {
+  ENGINE_VERSION,
+  validateDefinition,
+  type ConfigReference,
+  type DefinitionLimits,
+  type WorkflowDefinition,
+} from '../../workflows/engine';
 import { HttpError, describeFieldErrors, type FieldError } from '../http/errors';
 
 export interface ConfigWarning {
@@ -31,8 +37,8 @@ export function definitionInvalid(errors: FieldError[]): HttpError {
   return new HttpError(400, 'graph-invalid', `The workflow definition is invalid: ${describeFieldErrors(errors)}`, { errors });
 }
 
-export function prepare(body: unknown, auth: { organizationId: string; userId: string }): Prepared {
-  const result = validateDefinition(body);
+export function prepare(body: unknown, auth: { organizationId: string; userId: string }, limits: DefinitionLimits): Prepared {
+  const result = validateDefinition(body, { limits });
   if (!result.definition) throw definitionInvalid(result.errors);
   const def: WorkflowDefinition = result.definition;
   const nrn = def.nrn ?? `organization=${auth.organizationId}`;

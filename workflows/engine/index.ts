@@ -10,7 +10,8 @@ export * from './definition';
 export * from './durations';
 export { cronError } from './cron';
 export { normalizeDefinition, normalizeFolderPath } from './normalize';
-export { validateDefinition, type ValidationResult } from './validate';
+export { validateDefinition, type ValidationOptions, type ValidationResult } from './validate';
+export type { DefinitionLimits } from './limits';
 export { EXECUTION_WORKFLOW_TYPE, ENGINE_VERSION } from './workflow-types';
 
 // Plugins described as data, registered in one place; the inline plugins' signal names.

@@ -6,6 +6,23 @@ import { join } from './pointer';
 export interface ExpressionContext {
   issues: DefinitionIssue[];
   references: ConfigReference[];
+  /** Longest expression accepted (WORKFLOW_MAX_EXPRESSION_LENGTH), when publishing. */
+  maxExpressionLength?: number;
+}
+
+/** Parses one expression source unless it is over the length limit; records the problem either way. */
+function parseChecked(source: string, path: string, context: ExpressionContext, describe: (error: string) => string) {
+  const limit = context.maxExpressionLength;
+  if (limit !== undefined && source.length > limit) {
+    context.issues.push({
+      path,
+      message: `has an expression of ${source.length} characters; at most ${limit} are allowed (WORKFLOW_MAX_EXPRESSION_LENGTH)`,
+    });
+    return undefined;
+  }
+  const parsed = parseExpression(source);
+  if (parsed.error) context.issues.push({ path, message: describe(parsed.error) });
+  return parsed.ast;
 }
 
 /** A raw expression (deciders, conditions); exactly one `${{ }}` around it is unwrapped. */
@@ -15,9 +32,8 @@ export function checkRaw(source: string, path: string, context: ExpressionContex
     checkTemplates(source, path, context);
     return;
   }
-  const parsed = parseExpression(unwrapped);
-  if (parsed.error) context.issues.push({ path, message: `expression does not parse: ${parsed.error}` });
-  else if (parsed.ast) context.references.push(...referencesOf(parsed.ast));
+  const ast = parseChecked(unwrapped, path, context, (error) => `expression does not parse: ${error}`);
+  if (ast) context.references.push(...referencesOf(ast));
 }
 
 /** Every string inside `value` (recursively), checked for templates. Depth-limited against hostile input. */
@@ -28,9 +44,8 @@ export function checkTemplates(value: unknown, path: string, context: Expression
     const { sources, error } = templateSources(value);
     if (error) context.issues.push({ path, message: error });
     for (const source of sources) {
-      const parsed = parseExpression(source);
-      if (parsed.error) context.issues.push({ path, message: `expression "${source.trim()}" does not parse: ${parsed.error}` });
-      else if (parsed.ast) context.references.push(...referencesOf(parsed.ast));
+      const ast = parseChecked(source, path, context, (error) => `expression "${source.trim()}" does not parse: ${error}`);
+      if (ast) context.references.push(...referencesOf(ast));
     }
     return;
   }

@@ -14,6 +14,7 @@ import {
 import type { ConfigReference } from './expressions';
 import { hasOwn, isObject, normalizeDefinition, normalizeFolderPath } from './normalize';
 import { outputPortsOf } from './plugins';
+import { sizeIssues, type DefinitionLimits } from './limits';
 import { join } from './pointer';
 import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
 import { stepPlugin, validateStep } from './validate-step';
@@ -27,9 +28,18 @@ export interface ValidationResult {
   references: ConfigReference[];
 }
 
-export function validateDefinition(input: unknown): ValidationResult {
+export interface ValidationOptions {
+  /** Publish-time ceilings (the API passes the operator's); absent, sizes are not checked. */
+  limits?: DefinitionLimits;
+}
+
+export function validateDefinition(input: unknown, options: ValidationOptions = {}): ValidationResult {
   try {
-    return validateUnsafe(input);
+    if (options.limits && isObject(input)) {
+      const tooLarge = sizeIssues(input, options.limits);
+      if (tooLarge.length > 0) return { errors: tooLarge, warnings: [], references: [] };
+    }
+    return validateUnsafe(input, options.limits?.maxExpressionLength);
   } catch (error) {
     // A bug in the validator must not turn into a 5xx or a crashed workflow task.
     const message = error instanceof Error ? error.message : String(error);
@@ -37,13 +47,13 @@ export function validateDefinition(input: unknown): ValidationResult {
   }
 }
 
-function validateUnsafe(input: unknown): ValidationResult {
+function validateUnsafe(input: unknown, maxExpressionLength: number | undefined): ValidationResult {
   if (!isObject(input)) return { errors: [{ path: '', message: 'the definition must be an object' }], warnings: [], references: [] };
   const normalized = normalizeDefinition(input);
   const { definition: def, topKeys } = normalized;
   const issues: DefinitionIssue[] = [...normalized.issues];
   const warnings: DefinitionWarning[] = [];
-  const context: ExpressionContext = { issues, references: [] };
+  const context: ExpressionContext = { issues, references: [], maxExpressionLength };
   const top = (key: string, ...rest: Array<string | number>) => join('', topKeys.get(key) ?? key, ...rest);
 
   if (typeof def.name !== 'string' || def.name.trim() === '')

@@ -1,0 +1,40 @@
+/**
+ * Publish-time ceilings on a definition. The API passes the operator's
+ * values (config/limits.ts); the runtime validates without them, as what it
+ * runs was checked when it was published.
+ */
+export interface DefinitionLimits {
+  maxSteps: number;
+  maxConnections: number;
+  maxDefinitionBytes: number;
+  maxExpressionLength: number;
+}
+
+/** The environment variable that sets each limit, named in the error so an operator knows what to change. */
+export const DEFINITION_LIMIT_SETTINGS: Record<keyof DefinitionLimits, string> = {
+  maxSteps: 'WORKFLOW_MAX_STEPS',
+  maxConnections: 'WORKFLOW_MAX_CONNECTIONS',
+  maxDefinitionBytes: 'WORKFLOW_MAX_DEFINITION_BYTES',
+  maxExpressionLength: 'WORKFLOW_MAX_EXPRESSION_LENGTH',
+};
+
+/** Over-limit problems found before any other validation work (so a hostile definition costs little). */
+export function sizeIssues(input: Record<string, unknown>, limits: DefinitionLimits): Array<{ path: string; message: string }> {
+  const issues: Array<{ path: string; message: string }> = [];
+  const count = (value: unknown) =>
+    Array.isArray(value) ? value.length : value !== null && typeof value === 'object' ? Object.keys(value).length : 0;
+  const over = (path: string, what: string, actual: number, limit: keyof DefinitionLimits) =>
+    issues.push({ path, message: `has ${actual} ${what}; at most ${limits[limit]} are allowed (${DEFINITION_LIMIT_SETTINGS[limit]})` });
+  const steps = count(input.steps);
+  if (steps > limits.maxSteps) over('/steps', 'steps', steps, 'maxSteps');
+  const connections = count(input.connections);
+  if (connections > limits.maxConnections) over('/connections', 'connections', connections, 'maxConnections');
+  if (issues.length > 0) return issues;
+  const bytes = Buffer.byteLength(JSON.stringify(input));
+  if (bytes > limits.maxDefinitionBytes)
+    issues.push({
+      path: '',
+      message: `is ${bytes} bytes as JSON; at most ${limits.maxDefinitionBytes} are allowed (${DEFINITION_LIMIT_SETTINGS.maxDefinitionBytes})`,
+    });
+  return issues;
+}
