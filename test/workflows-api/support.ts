@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { workflowRoutes, type WorkflowRouteOptions } from '../../api/workflows';
 import { loadConfig } from '../../config/config';
+import type { Limits } from '../../config/limits';
 import { createTestApp, type TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
 
@@ -20,9 +21,12 @@ export interface WfContext {
 /** Temporal is only reached by the cron registrar; suites that need it pass a real client. */
 const noTemporal = {} as Client;
 
-export async function wfContext(options: WorkflowRouteOptions & { temporal?: Client; userId?: string } = {}): Promise<WfContext> {
+export async function wfContext(
+  options: WorkflowRouteOptions & { temporal?: Client; userId?: string; limits?: Partial<Limits> } = {},
+): Promise<WfContext> {
   const db = await testDataSource();
-  const config = { ...loadConfig(), publicBaseUrl: 'http://api.test' };
+  const base = loadConfig();
+  const config = { ...base, publicBaseUrl: 'http://api.test', limits: { ...base.limits, ...options.limits } };
   const routes = workflowRoutes(
     { config, dataSource: db, temporal: options.temporal ?? noTemporal, encryptionKey: randomBytes(32) },
     options,
