@@ -48,6 +48,28 @@ const cases: Array<[string, unknown]> = [
 ];
 
 describe('expression evaluator', () => {
+  it('refuses to build huge values or run long: a short expression cannot make megabytes', () => {
+    const limited = (source: string, extra: Record<string, unknown> = {}, code = 'EXPRESSION_LIMIT_EXCEEDED') =>
+      assert.throws(
+        () => evaluateExpression(source, { ...scope, ...extra }),
+        (error: unknown) => error instanceof ExpressionError && error.code === code,
+        source.slice(0, 80),
+      );
+    // Under 60 characters, each of these would build 10 MB to 100 MB.
+    limited("'x'.padStart(9999).split('').join('x'.padStart(9999))");
+    limited("'x'.padStart(9999).replace(' ', 'x'.padStart(9999))");
+    limited('concat(big, big, big, big, big, big, big, big, big, big, big)', { big: 'x'.repeat(100_000) });
+    limited('big + big + big + big + big + big + big + big + big + big + big', { big: 'x'.repeat(100_000) });
+    limited('list.concat(list, list)', { list: Array.from({ length: 40_000 }, (_, i) => i) });
+    // Deep nesting is refused when parsed (every walker recurses); many shallow operations by the budget.
+    limited(`1${' + 1'.repeat(6000)}`, {}, 'EXPRESSION_PARSE_ERROR');
+    limited(Array.from({ length: 200 }, () => `concat(${Array.from({ length: 60 }, () => 'a').join(', ')})`).join(' + '), { a: 'x' });
+    // Within the limits, the same operations still work.
+    assert.equal(evaluateExpression("'ab'.replace('b', 'cd')", scope), 'acd');
+    assert.equal((evaluateExpression("'x'.padStart(999).split('').join('-')", scope) as string).length, 1997);
+    assert.equal(evaluateExpression(`1${' + 1'.repeat(100)}`, scope), 101);
+  });
+
   for (const [source, expected] of cases) {
     it(`${source} → ${JSON.stringify(expected)}`, () => {
       assert.deepEqual(evaluateExpression(source, scope), expected);

@@ -3,6 +3,11 @@
  * §3). It walks the jsep AST itself: no `eval`, no `Function`, no access to
  * prototypes, and only the functions and string/array members listed here.
  * Pure and deterministic, so it runs inside the Temporal workflow sandbox.
+ *
+ * Bounded: an evaluation visits at most MAX_OPERATIONS nodes, and no string
+ * or array it builds may exceed MAX_STRING_LENGTH / MAX_ARRAY_LENGTH (sizes
+ * are computed before the value is built where an operation multiplies
+ * them), so a short expression cannot make megabytes.
  */
 import type jsep from 'jsep';
 import { parseExpression } from './expressions';
@@ -30,9 +35,41 @@ const FORBIDDEN_KEYS = new Set([
   '__lookupSetter__',
 ]);
 
+/** Nodes one evaluation may visit. */
+export const MAX_OPERATIONS = 10_000;
+/** Characters of a string an expression builds. */
+export const MAX_STRING_LENGTH = 1024 * 1024;
+/** Elements of an array an expression builds. */
+export const MAX_ARRAY_LENGTH = 100_000;
+
+let operations = 0;
+
 /** Parses (with a small cache) and evaluates a raw expression against a scope. */
 export function evaluateExpression(source: string, scope: EvaluationScope): unknown {
+  // Evaluation is synchronous, so one counter serves every call in turn.
+  operations = 0;
   return evaluateNode(parseCached(source), scope);
+}
+
+function overLimit(what: string, size: number, limit: number): ExpressionError {
+  return new ExpressionError(`the expression would build ${what} of ${size}; at most ${limit} are allowed`, 'EXPRESSION_LIMIT_EXCEEDED');
+}
+
+/** Refuses a string (about to be) built longer than MAX_STRING_LENGTH. */
+function checkLength(length: number): void {
+  if (length > MAX_STRING_LENGTH) throw overLimit('a string', length, MAX_STRING_LENGTH);
+}
+
+/** Refuses an array (about to be) built longer than MAX_ARRAY_LENGTH. */
+function checkElements(length: number): void {
+  if (length > MAX_ARRAY_LENGTH) throw overLimit('an array', length, MAX_ARRAY_LENGTH);
+}
+
+/** Returns a built string after checking its length (for operations whose size is not known in advance). */
+function built<T>(value: T): T {
+  if (typeof value === 'string') checkLength(value.length);
+  else if (Array.isArray(value)) checkElements(value.length);
+  return value;
 }
 
 const astCache = new Map<string, jsep.Expression>();
@@ -59,7 +96,9 @@ export function isTruthy(value: unknown): boolean {
   return Boolean(value);
 }
 
-export function evaluateNode(node: jsep.Expression, scope: EvaluationScope): unknown {
+function evaluateNode(node: jsep.Expression, scope: EvaluationScope): unknown {
+  if (++operations > MAX_OPERATIONS)
+    throw new ExpressionError(`the expression takes more than ${MAX_OPERATIONS} operations`, 'EXPRESSION_LIMIT_EXCEEDED');
   switch (node.type) {
     case 'Literal':
       return (node as jsep.Literal).value;
@@ -128,7 +167,7 @@ function evaluateBinary(node: jsep.BinaryExpression, scope: EvaluationScope): un
   const right = evaluateNode(node.right, scope);
   switch (node.operator) {
     case '+':
-      if (typeof left === 'string' || typeof right === 'string') return stringify(left) + stringify(right);
+      if (typeof left === 'string' || typeof right === 'string') return concatStrings([stringify(left), stringify(right)]);
       return toNumber(left, '+') + toNumber(right, '+');
     case '-':
       return toNumber(left, '-') - toNumber(right, '-');
@@ -238,15 +277,16 @@ const FUNCTIONS: Record<string, Fn> = {
   },
   concat: (args) => {
     if (args.every((arg) => Array.isArray(arg) || arg === null || arg === undefined)) {
-      return args.flatMap((arg) => (Array.isArray(arg) ? (arg as unknown[]) : []));
+      return concatArrays(args.map((arg) => (Array.isArray(arg) ? (arg as unknown[]) : [])));
     }
-    if (Array.isArray(args[0])) return (args[0] as unknown[]).concat(...args.slice(1));
-    return args.map(stringify).join('');
+    if (Array.isArray(args[0]))
+      return concatArrays([args[0] as unknown[], ...args.slice(1).map((arg) => (Array.isArray(arg) ? arg : [arg]))]);
+    return concatStrings(args.map(stringify));
   },
   keys: ([value]) => (value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : []),
-  string: ([value]) => stringify(value),
+  string: ([value]) => built(stringify(value)),
   number: ([value]) => toNumber(value, 'number()'),
-  json: ([value]) => JSON.stringify(value ?? null),
+  json: ([value]) => built(JSON.stringify(value ?? null)),
   lower: ([value]) => stringify(value).toLowerCase(),
   upper: ([value]) => stringify(value).toUpperCase(),
   trim: ([value]) => stringify(value).trim(),
@@ -263,19 +303,44 @@ const STRING_METHODS: Record<string, (self: string, args: unknown[]) => unknown>
   endsWith: (s, [x]) => s.endsWith(stringify(x)),
   includes: (s, [x]) => s.includes(stringify(x)),
   indexOf: (s, [x]) => s.indexOf(stringify(x)),
-  split: (s, [x]) => s.split(stringify(x)),
+  split: (s, [x]) => built(s.split(stringify(x))),
   slice: (s, [a, b]) => s.slice(optionalNumber(a), optionalNumber(b)),
   substring: (s, [a, b]) => s.substring(optionalNumber(a) ?? 0, optionalNumber(b)),
-  replace: (s, [a, b]) => s.split(stringify(a)).join(stringify(b)),
+  replace: (s, [a, b]) => joinChecked(s.split(stringify(a)), stringify(b)),
   padStart: (s, [n, x]) => s.padStart(Math.min(optionalNumber(n) ?? 0, 10_000), x === undefined ? ' ' : stringify(x)),
 };
 const ARRAY_METHODS: Record<string, (self: unknown[], args: unknown[]) => unknown> = {
   includes: (a, [x]) => a.includes(x),
   indexOf: (a, [x]) => a.indexOf(x),
-  join: (a, [x]) => a.map(stringify).join(x === undefined ? ',' : stringify(x)),
+  join: (a, [x]) => joinChecked(a, x === undefined ? ',' : stringify(x)),
   slice: (a, [s, e]) => a.slice(optionalNumber(s), optionalNumber(e)),
-  concat: (a, args) => a.concat(...args),
+  concat: (a, args) => concatArrays([a, ...args.map((arg) => (Array.isArray(arg) ? arg : [arg]))]),
 };
+
+/** Strings joined once their total length is known to be within the limit. */
+function concatStrings(parts: string[]): string {
+  checkLength(parts.reduce((total, part) => total + part.length, 0));
+  return parts.join('');
+}
+
+function concatArrays(parts: unknown[][]): unknown[] {
+  checkElements(parts.reduce((total, part) => total + part.length, 0));
+  return parts.flat(1);
+}
+
+/** `join` with the result's length checked as it is summed, before anything is built. */
+function joinChecked(items: unknown[], separator: string): string {
+  const parts: string[] = [];
+  let length = Math.max(0, items.length - 1) * separator.length;
+  checkLength(length);
+  for (const item of items) {
+    const part = stringify(item);
+    length += part.length;
+    checkLength(length);
+    parts.push(part);
+  }
+  return parts.join(separator);
+}
 
 function optionalNumber(value: unknown): number | undefined {
   return value === undefined ? undefined : toNumber(value, 'argument');

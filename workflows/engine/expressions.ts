@@ -32,7 +32,9 @@ export function parseExpression(source: string): ParsedExpression {
   if (source.trim() === '') parsed = { error: 'expression is empty' };
   else {
     try {
-      parsed = { ast: jsep(source) };
+      const ast = jsep(source);
+      // Every walker over an AST (evaluation, reference discovery) recurses: a nesting bound keeps them off the stack limit.
+      parsed = depthOf(ast) > MAX_EXPRESSION_DEPTH ? { error: `expression nests deeper than ${MAX_EXPRESSION_DEPTH} levels` } : { ast };
     } catch (error) {
       parsed = { error: error instanceof Error ? error.message : 'expression does not parse' };
     }
@@ -76,6 +78,28 @@ export function templateErrors(text: string): string[] {
 /** Child fields of jsep nodes; walking only these is much cheaper than visiting every property. */
 const CHILDREN = ['object', 'property', 'left', 'right', 'argument', 'callee', 'test', 'consequent', 'alternate'] as const;
 const LISTS = ['arguments', 'elements', 'body', 'expressions'] as const;
+
+/** How deep an expression may nest (`1 + 1 + …` nests once per operator). */
+export const MAX_EXPRESSION_DEPTH = 256;
+
+/** The depth of an AST, measured without recursion (the tree may be arbitrarily deep). */
+function depthOf(ast: jsep.Expression): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[ast, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_EXPRESSION_DEPTH) return deepest;
+    const record = node as Record<string, unknown>;
+    for (const field of CHILDREN) if (record[field] !== undefined) stack.push([record[field], depth + 1]);
+    for (const field of LISTS) {
+      const list = record[field];
+      if (Array.isArray(list)) for (const child of list) stack.push([child, depth + 1]);
+    }
+  }
+  return deepest;
+}
 
 /** `secrets.X` / `vars.X` (also `secrets['X']`) anywhere in an AST. */
 export function collectReferences(ast: jsep.Expression, into: ConfigReference[]): void {
