@@ -279,8 +279,7 @@ const FUNCTIONS: Record<string, Fn> = {
     if (args.every((arg) => Array.isArray(arg) || arg === null || arg === undefined)) {
       return concatArrays(args.map((arg) => (Array.isArray(arg) ? (arg as unknown[]) : [])));
     }
-    if (Array.isArray(args[0]))
-      return concatArrays([args[0] as unknown[], ...args.slice(1).map((arg) => (Array.isArray(arg) ? arg : [arg]))]);
+    if (Array.isArray(args[0])) return concatArrays([args[0] as unknown[], ...args.slice(1).map(asList)]);
     return concatStrings(args.map(stringify));
   },
   keys: ([value]) => (value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : []),
@@ -314,8 +313,13 @@ const ARRAY_METHODS: Record<string, (self: unknown[], args: unknown[]) => unknow
   indexOf: (a, [x]) => a.indexOf(x),
   join: (a, [x]) => joinChecked(a, x === undefined ? ',' : stringify(x)),
   slice: (a, [s, e]) => a.slice(optionalNumber(s), optionalNumber(e)),
-  concat: (a, args) => concatArrays([a, ...args.map((arg) => (Array.isArray(arg) ? arg : [arg]))]),
+  concat: (a, args) => concatArrays([a, ...args.map(asList)]),
 };
+
+/** How `Array.prototype.concat` takes an argument: an array's elements, anything else as one element. */
+function asList(value: unknown): unknown[] {
+  return Array.isArray(value) ? (value as unknown[]) : [value];
+}
 
 /** Strings joined once their total length is known to be within the limit. */
 function concatStrings(parts: string[]): string {
