@@ -4,22 +4,36 @@
  * "1/min_size"}}` compares siblings) only after a structural budget check, so
  * that a schema built to be slow is refused before it costs anything:
  * - depth and node-count limits (deeply nested or huge schemas),
- * - regular expressions (`pattern`, `patternProperties`) without the shapes
- *   that backtrack catastrophically: quantified groups that contain a
- *   quantifier or an alternation (`(a+)+`, `(a|aa)*`), backreferences,
- *   lookarounds, and long patterns.
+ * - regular expressions (`pattern`, `patternProperties`) that the linear-time
+ *   RE2 engine compiles (no backreferences or lookarounds), of bounded
+ *   length; Ajv matches them with that engine, so no value can make a
+ *   pattern backtrack.
  * Compiled schemas are removed from Ajv's cache at once: nothing user-written
  * accumulates in memory.
  */
 import Ajv, { type AnySchema } from 'ajv';
 import addFormats from 'ajv-formats';
+import { RE2JS } from 're2js';
 import { HttpError, type FieldError } from '../http/errors';
 import { toFieldErrors } from '../http/validation';
 
 export const SCHEMA_LIMITS = { depth: 24, nodes: 2000, patternLength: 256 } as const;
 
+/**
+ * Ajv's regular-expression engine for user schemas: RE2 semantics, so
+ * matching time is linear in the input whatever the pattern (`(a+)+$` cannot
+ * backtrack). JSON Schema patterns are unanchored searches: `find`.
+ */
+const linearRegExp = Object.assign(
+  (pattern: string) => {
+    const compiled = RE2JS.compile(pattern);
+    return { test: (value: string) => compiled.matcher(value).find() };
+  },
+  { code: 'RE2JS' },
+);
+
 function createAjv(customKeywords: boolean): Ajv {
-  const ajv = new Ajv({ $data: true, allErrors: true, strict: false, validateFormats: true });
+  const ajv = new Ajv({ $data: true, allErrors: true, strict: false, validateFormats: true, code: { regExp: linearRegExp } });
   addFormats(ajv);
   if (customKeywords) {
     // Provider settings schemas may mark properties; the keywords annotate, so they never fail a value.
@@ -120,74 +134,15 @@ function checkBudget(root: object, path: string): void {
   }
 }
 
-/** Refuses regular expressions whose matching time can explode (see the file comment). */
+/** Refuses a pattern the linear-time engine cannot compile (backreferences, lookarounds, bad syntax) or one that is too long. */
 export function checkPattern(pattern: string, path: string): void {
   const refuse = (why: string) => {
     throw invalidSchema(`pattern ${JSON.stringify(pattern.slice(0, 60))} ${why}`, path);
   };
   if (pattern.length > SCHEMA_LIMITS.patternLength) refuse(`is longer than ${SCHEMA_LIMITS.patternLength} characters`);
   try {
-    new RegExp(pattern, 'u');
-  } catch {
-    refuse('is not a valid regular expression');
+    RE2JS.compile(pattern);
+  } catch (error) {
+    refuse(`is not supported by the linear-time engine (RE2): ${(error as Error).message.slice(0, 120)}`);
   }
-  if (/\\[1-9]|\\k</.test(pattern)) refuse('uses a backreference');
-  if (/\(\?<?[=!]/.test(pattern)) refuse('uses a lookaround');
-  // Per open group: whether it contains a quantifier or an alternation so far.
-  const groups: Array<{ risky: boolean; alternates: boolean; start: number }> = [];
-  let lastClosedRisky = false;
-  for (let i = 0; i < pattern.length; i += 1) {
-    const c = pattern[i];
-    if (c === '\\') {
-      i += 1;
-      lastClosedRisky = false;
-      continue;
-    }
-    if (c === '[') {
-      // Skip a character class; quantifier characters inside it are literals.
-      for (i += 1; i < pattern.length && pattern[i] !== ']'; i += 1) if (pattern[i] === '\\') i += 1;
-      lastClosedRisky = false;
-      continue;
-    }
-    const counted = c === '{' ? /^\{\d+(,\d*)?\}/.exec(pattern.slice(i)) : null;
-    if (c === '*' || c === '+' || counted) {
-      if (lastClosedRisky) refuse('repeats a group that itself repeats or alternates (catastrophic backtracking)');
-      // An exact count (`{2}`) matches one way only; a variable one makes the enclosing group ambiguous.
-      const variable = counted === null || counted[1] !== undefined;
-      if (variable && groups.length > 0) groups[groups.length - 1].risky = true;
-      lastClosedRisky = false;
-      continue;
-    }
-    if (c === '(') groups.push({ risky: false, alternates: false, start: i + 1 });
-    else if (c === '|' && groups.length > 0) Object.assign(groups[groups.length - 1], { risky: true, alternates: true });
-    else if (c === ')') {
-      const closed = groups.pop();
-      lastClosedRisky =
-        closed !== undefined && closed.risky && !(closed.alternates === false && separatorLed(pattern.slice(closed.start, i)));
-      if (closed?.risky && groups.length > 0) groups[groups.length - 1].risky = true;
-      continue;
-    }
-    if (c !== '?') lastClosedRisky = false;
-  }
-}
-
-/**
- * `(-[a-z]+)*`: a group that starts with a required separator character which
- * nothing else in the group can match splits its input one way only, so
- * repeating it is linear. The common "words joined by dashes" shape stays allowed.
- */
-function separatorLed(group: string): boolean {
-  const body = group.startsWith('?:') ? group.slice(2) : group;
-  const match = /^(?:\\([-_.:/,;@ ])|([-_:/,;@ ]))(?![*+?{])/.exec(body);
-  if (!match) return false;
-  const separator = match[1] ?? match[2];
-  // Ranges such as a-z do not match their dash.
-  const rest = body
-    .slice(match[0].length)
-    .replace(
-      /\[(\^?)((?:\\.|[^\]])*)\]/g,
-      (_m, neg: string, inner: string) => `[${neg}${inner.replace(/(\\.|[^\\])-(\\.|[^\\\]])/g, '')}]`,
-    );
-  if (rest.includes(separator) || /(^|[^\\])\.|\\[WSDB]|\[\^/.test(rest)) return false;
-  return !(separator === '_' && /\\w/.test(rest));
 }

@@ -102,12 +102,10 @@ describe('admin: service specifications', () => {
       { $ref: '#/definitions/missing' },
       deep,
       wide,
-      { type: 'string', pattern: '^(a+)+$' },
-      { type: 'string', pattern: '(a|aa)*b' },
-      { type: 'string', pattern: '(.*a){25}' },
       { type: 'string', pattern: '(x)\\1' },
+      { type: 'string', pattern: '(?=x)y' },
       { type: 'string', pattern: '[' },
-      { type: 'object', patternProperties: { '^(\\w+\\s?)*$': { type: 'string' } } },
+      { type: 'string', pattern: 'a'.repeat(300) },
       { type: 'object', properties: { p: { type: 'string' }, s: { type: 'string', pattern: { $data: '1/p' } } } },
       { type: 'object', properties: { f: { type: 'string' }, s: { type: 'string', format: { $data: '1/f' } } } },
       { type: 'array', uniqueItems: true, items: { type: 'object' } },
@@ -139,6 +137,22 @@ describe('admin: service specifications', () => {
     };
     assert.equal((await create({ attributes: { schema: bounded, values: { tags: ['a', 'b'], objs: [{}, { a: 1 }] } } })).status, 201);
     assert.equal(await specCount(), 2);
+  });
+
+  it('matches user patterns in linear time: catastrophic shapes cannot freeze the API', async () => {
+    const evil = `${'a'.repeat(50_000)}!`;
+    for (const pattern of ['^(a+)+$', '(a|aa)*b', '(.*a){25}', '^(\\w+\\s?)*$']) {
+      const schema = { type: 'object', properties: { s: { type: 'string', pattern } } };
+      const started = Date.now();
+      assertAdminError(
+        await create({ attributes: { schema, values: { s: evil } } }),
+        400,
+        'SERVICE_SPECIFICATION.INVALID_ATTRIBUTE_VALUES',
+      );
+      assert.ok(Date.now() - started < 1000, `${pattern} took ${Date.now() - started} ms`);
+    }
+    const keys = { type: 'object', patternProperties: { '^(\\w+\\s?)*$': { type: 'string' } }, additionalProperties: false };
+    assert.equal((await create({ attributes: { schema: keys, values: { ['a'.repeat(30)]: 'x' } } })).status, 201);
   });
 
   it('refuses wrong types, unknown properties, oversized selectors and bad NRNs', async () => {
