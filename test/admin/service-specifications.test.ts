@@ -141,14 +141,17 @@ describe('admin: service specifications', () => {
 
   it('matches user patterns in linear time: catastrophic shapes cannot freeze the API', async () => {
     const evil = `${'a'.repeat(50_000)}!`;
-    for (const pattern of ['^(a+)+$', '(a|aa)*b', '(.*a){25}', '^(\\w+\\s?)*$']) {
+    const attacks: Array<[string, string]> = [
+      ['^(a+)+$', evil],
+      ['(a|aa)*b', evil],
+      ['^(\\w+\\s?)*$', evil],
+      ['(.*a){25}', `${'a'.repeat(24)}${'b'.repeat(50_000)}`],
+    ];
+    for (const [pattern, value] of attacks) {
       const schema = { type: 'object', properties: { s: { type: 'string', pattern } } };
       const started = Date.now();
-      assertAdminError(
-        await create({ attributes: { schema, values: { s: evil } } }),
-        400,
-        'SERVICE_SPECIFICATION.INVALID_ATTRIBUTE_VALUES',
-      );
+      const res = await create({ attributes: { schema, values: { s: value } } });
+      assert.equal(res.body.code, 'SERVICE_SPECIFICATION.INVALID_ATTRIBUTE_VALUES', `${pattern}: ${res.status}`);
       assert.ok(Date.now() - started < 1000, `${pattern} took ${Date.now() - started} ms`);
     }
     const keys = { type: 'object', patternProperties: { '^(\\w+\\s?)*$': { type: 'string' } }, additionalProperties: false };
