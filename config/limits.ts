@@ -21,6 +21,20 @@ export const LIMIT_SETTINGS = {
     max: 1024 * 1024,
     doc: 'characters in one `${{ }}` expression or raw condition',
   },
+  maxStreamsPerOrganization: {
+    env: 'EVENTS_MAX_STREAMS_PER_ORGANIZATION',
+    default: 50,
+    min: 1,
+    max: 100_000,
+    doc: 'open event streams (SSE) of one organization on one API replica',
+  },
+  streamIdleSeconds: {
+    env: 'EVENTS_STREAM_IDLE_SECONDS',
+    default: 900,
+    min: 1,
+    max: 86_400,
+    doc: 'seconds an event stream stays open without an event (the client resumes with Last-Event-ID)',
+  },
 } as const;
 
 export type LimitName = keyof typeof LIMIT_SETTINGS;

@@ -10,6 +10,7 @@ import { createApp } from '../api/app';
 import { DEFAULT_EGRESS } from '../activities/egress/policy';
 import { bootstrapAdmins } from '../api/admin/bootstrap';
 import { createTokenVerifier } from '../api/http/auth';
+import { ExecutionEventHub } from '../api/executions';
 import { buildAreaRoutes } from '../api/routes';
 import type { AppConfig } from '../config/config';
 import { openDatabase, type Database } from '../db/database';
@@ -104,6 +105,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
 
     let port: number | undefined;
     if (parts.api) {
+      const eventHub = new ExecutionEventHub(database.dataSource);
       const app = createApp({
         config,
         logger,
@@ -117,11 +119,14 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
           dataSource: database.dataSource,
           temporal: client,
           encryptionKey: secrets.encryptionKey,
+          eventHub,
         }),
       });
       const server = await listen(app.koa.callback(), config.port, config.host);
       port = portOf(server);
       cleanups.push({ name: 'http server', run: () => closeGracefully(server, config.shutdownGraceMs) });
+      // Runs before the server closes (cleanups run in reverse): open event streams end instead of holding the shutdown.
+      cleanups.push({ name: 'event streams', run: () => eventHub.close() });
       logger.info({ port, host: config.host, publicBaseUrl: config.publicBaseUrl }, 'API listening');
       // Repairs executions whose start a crashed API process lost (every API replica sweeps; that is safe).
       const reconciler = startExecutionReconciler({

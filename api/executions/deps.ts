@@ -1,6 +1,8 @@
 /** What the execution routes need, derived from the area dependencies. */
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
+import type { Limits } from '../../config/limits';
+import type { ExecutionEventHub } from './event-hub';
 
 export interface ExecutionDeps {
   dataSource: DataSource;
@@ -11,4 +13,7 @@ export interface ExecutionDeps {
   temporalUiUrl?: string;
   /** The API's public base URL (callback URLs of webhook waits). */
   publicBaseUrl: string;
+  /** Wakes event streams when their execution's events are committed. */
+  eventHub: ExecutionEventHub;
+  limits: Limits;
 }

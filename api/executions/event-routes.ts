@@ -5,18 +5,25 @@
  * (`execution.completed`, `.failed`, `.cancelled`, `.terminated`), after which
  * the stream closes. Events come from PostgreSQL, so any API replica serves
  * any execution; the event id resumes a stream through `Last-Event-ID`.
+ *
+ * A stream reads when the process's event hub says its execution has new
+ * events (LISTEN/NOTIFY), and on a slow timer besides; it sends a heartbeat
+ * comment, ends after EVENTS_STREAM_IDLE_SECONDS without an event, and an
+ * organization may hold EVENTS_MAX_STREAMS_PER_ORGANIZATION per replica (429
+ * above, with Retry-After).
  */
 import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
+import { tooManyRequests } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
 import { requireExecution } from './live';
 import { ExecutionRef } from './schemas';
 
 const tags = ['Workflow executions'];
-/** How often the stream looks for new events, and how often it proves it is alive. */
-export const EVENT_POLL_MS = 250;
+/** How often a stream re-reads without a notification (a safety net), and how often it proves it is alive. */
+export const EVENT_FALLBACK_POLL_MS = 5_000;
 const HEARTBEAT_MS = 15_000;
 
 export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
@@ -33,9 +40,17 @@ export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
       params: ExecutionRef,
       query: Type.Object({ lastEventId: Type.Optional(Type.Integer({ minimum: 0 })) }),
       responses: { 200: { description: 'text/event-stream of events', contentType: 'text/event-stream' } },
-      errors: [404],
+      errors: [404, 429],
       async handler({ params, query, auth, ctx }) {
         const row = await requireExecution(deps, auth.organizationId, params.id);
+        const { eventHub: hub, limits } = deps;
+        if (!hub.openStream(auth.organizationId, limits.maxStreamsPerOrganization)) {
+          throw tooManyRequests(
+            `This organization already has ${limits.maxStreamsPerOrganization} open event streams on this server (EVENTS_MAX_STREAMS_PER_ORGANIZATION).`,
+            5,
+            'too-many-streams',
+          );
+        }
         const header = ctx.get('last-event-id');
         // Event ids are the events' positions (0, 1, 2, …): resume right after the last one seen.
         let lastSeq = /^[0-9]{1,9}$/.test(header) ? Number(header) : (query.lastEventId ?? -1);
@@ -51,27 +66,51 @@ export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
         ctx.body = stream;
 
         let open = true;
+        let wake: (() => void) | undefined;
         const close = () => {
           if (!open) return;
           open = false;
           clearInterval(heartbeat);
+          unfollow();
+          hub.closeStream(auth.organizationId);
+          wake?.();
           stream.end();
         };
         ctx.req.on('close', close);
         const heartbeat = setInterval(() => stream.write(': keep-alive\n\n'), HEARTBEAT_MS);
+        // Set by a notification; a read clears it first, so one that lands during the read is not slept through.
+        let notified = false;
+        const unfollow = hub.follow(row.id, () => {
+          notified = true;
+          wake?.();
+        });
         stream.write('retry: 2000\n\n');
 
         const events = new ExecutionEventRepository(deps.dataSource.manager);
+        /** Resolves on a notification, the fallback poll or the idle deadline, whichever comes first. */
+        const nextWake = (idleUntil: number) =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, Math.min(EVENT_FALLBACK_POLL_MS, Math.max(0, idleUntil - Date.now())));
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
         const pump = async () => {
-          while (open) {
+          let idleUntil = Date.now() + limits.streamIdleSeconds * 1000;
+          while (open && !hub.isClosed) {
+            notified = false;
             const batch = await events.after(row.id, lastSeq);
             for (const event of batch) {
               stream.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify({ executionId: row.id, ...event.data })}\n\n`);
               lastSeq = event.seq;
               if (event.type.startsWith('execution.')) return close();
             }
-            if (batch.length === 0) await new Promise((resolve) => setTimeout(resolve, EVENT_POLL_MS));
+            if (batch.length > 0) idleUntil = Date.now() + limits.streamIdleSeconds * 1000;
+            else if (Date.now() >= idleUntil) return close();
+            else if (!notified) await nextWake(idleUntil);
           }
+          close();
         };
         pump().catch(() => close());
       },

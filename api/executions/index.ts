@@ -2,6 +2,7 @@
 import { withDialect, type RouteDefinition } from '../http/route';
 import type { AreaDeps } from '../area-deps';
 import type { ExecutionDeps } from './deps';
+import { ExecutionEventHub } from './event-hub';
 import { eventRoutes } from './event-routes';
 import { executeRoutes } from './execute';
 import { executionReadRoutes } from './execution-routes';
@@ -10,6 +11,8 @@ import { metadataRoutes } from './metadata-routes';
 import { signalRoutes } from './signal-routes';
 import { webhookRoutes } from './webhook-routes';
 
+export { ExecutionEventHub };
+
 export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
   const executionDeps: ExecutionDeps = {
     dataSource: deps.dataSource,
@@ -17,6 +20,8 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
     taskQueue: deps.config.temporalTaskQueue,
     temporalUiUrl: deps.config.temporalUiUrl,
     publicBaseUrl: deps.config.publicBaseUrl,
+    eventHub: deps.eventHub ?? new ExecutionEventHub(deps.dataSource),
+    limits: deps.config.limits,
   };
   return withDialect('problem', [
     ...executeRoutes(executionDeps),

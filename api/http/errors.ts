@@ -70,6 +70,9 @@ export const notFound = (message = 'The requested resource was not found.', code
 export const conflict = (message: string, code = 'conflict', options?: HttpErrorOptions): HttpError =>
   new HttpError(409, code, message, options);
 
+export const tooManyRequests = (message: string, retryAfterSeconds: number, code = 'too_many_requests'): HttpError =>
+  new HttpError(429, code, message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+
 export const internalError = (): HttpError => new HttpError(500, 'internal_server_error', 'An internal error occurred.');
 
 export function describeFieldErrors(errors: FieldError[]): string {

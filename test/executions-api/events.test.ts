@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { ExecutionEventHub } from '../../api/executions';
 import { closeGracefully, listen, portOf } from '../../startup/http-server';
+import { assertDialect } from '../support/dialects';
 import { trigger } from '../support/definitions';
 import { publish, useExecEnv, waitFor } from './support';
 
@@ -122,5 +124,64 @@ describe('executions API: event stream', function () {
 
     const foreign = await c.otherAuth(x.t.request.get(`/workflows/executions/${id}/events`));
     assert.equal(foreign.status, 404);
+  });
+});
+
+describe('executions API: event streams are woken, capped and bounded', function () {
+  this.timeout(60_000);
+  const { x, c } = useExecEnv({ limits: { maxStreamsPerOrganization: 1, streamIdleSeconds: 1 } });
+  let server: http.Server;
+  before(async () => {
+    server = await listen(x.t.app.koa.callback(), 0, '127.0.0.1');
+  });
+  after(async () => {
+    if (server) await closeGracefully(server, 1000);
+  });
+
+  async function waitingExecution(key: string): Promise<string> {
+    const workflowId = await publish(x, c, {
+      name: 'Parked',
+      key,
+      steps: [trigger(), { id: 'approval', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go' }, dependsOn: ['start'] }],
+    });
+    const started = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+    const id = started.body.executionId as string;
+    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    return id;
+  }
+
+  it('notifies the process when an execution commits events (one LISTEN, no polling)', async () => {
+    const id = await waitingExecution('notified');
+    const hub = new ExecutionEventHub(x.db);
+    const woken = new Promise<void>((resolve) => hub.follow(id, resolve));
+    // The listening connection is opened by the first follower; give it a moment before the events it must see.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await c
+      .auth(x.t.request.post(`/workflows/executions/${id}/signals/go`))
+      .send({})
+      .expect(200);
+    await woken;
+    await hub.close();
+    assert.equal(hub.isClosed, true);
+  });
+
+  it('answers 429 with Retry-After above the streams of an organization, and ends an idle stream', async () => {
+    const id = await waitingExecution('capped');
+    const path = `/workflows/executions/${id}/events`;
+    const first = readEvents(portOf(server), path, c.token);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const second = await c.auth(x.t.request.get(path));
+    assertDialect('problem', second, 429);
+    assert.equal(second.headers['retry-after'], '5');
+    assert.match(second.body.detail, /EVENTS_MAX_STREAMS_PER_ORGANIZATION/);
+    // Nothing happens on the parked execution: the first stream ends after the idle limit, with what it had.
+    const ended = await first;
+    assert.equal(ended.status, 200);
+    assert.deepEqual(
+      ended.events.map((e) => e.event),
+      ['step.started', 'step.completed', 'step.started', 'wait.started'],
+    );
+    const again = await readEvents(portOf(server), path, c.token, { 'Last-Event-ID': '3' });
+    assert.deepEqual(again, { status: 200, events: [] }, 'the slot was given back; the resumed stream idles out empty');
   });
 });

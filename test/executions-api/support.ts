@@ -14,6 +14,7 @@ import { executionRoutes } from '../../api/executions';
 import type { AreaDeps } from '../../api/routes';
 import { workflowRoutes } from '../../api/workflows';
 import { loadConfig } from '../../config/config';
+import type { Limits } from '../../config/limits';
 import { workflowBundle } from '../../worker/worker';
 import { createTestApp, type TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
@@ -46,7 +47,7 @@ export interface OrgContext {
 }
 
 /** Starts Temporal, the worker and the app; `withWorker: false` leaves executions unpicked (they stay running). */
-export async function startExecEnv(options: { withWorker?: boolean } = {}): Promise<ExecEnv> {
+export async function startExecEnv(options: { withWorker?: boolean; limits?: Partial<Limits> } = {}): Promise<ExecEnv> {
   const db = await testDataSource();
   const env = await createTestTemporalEnv('local');
   const taskQueue = `exec-api-${randomUUID().slice(0, 8)}`;
@@ -78,6 +79,7 @@ export async function startExecEnv(options: { withWorker?: boolean } = {}): Prom
       temporalTaskQueue: taskQueue,
       temporalNamespace: namespace,
       temporalUiUrl: TEMPORAL_UI,
+      limits: { ...loadConfig().limits, ...options.limits },
     },
     dataSource: db,
     temporal: env.client,
@@ -139,7 +141,10 @@ export async function orgContext(x: ExecEnv): Promise<OrgContext> {
  * each test with `org: 'each'`), `after` stops it (replaying every history). Call it
  * inside `describe`; `x` and `c` are filled by those hooks.
  */
-export function useExecEnv(options: { withWorker?: boolean; org?: 'file' | 'each' } = {}): { x: ExecEnv; c: OrgContext } {
+export function useExecEnv(options: { withWorker?: boolean; org?: 'file' | 'each'; limits?: Partial<Limits> } = {}): {
+  x: ExecEnv;
+  c: OrgContext;
+} {
   const x = late<ExecEnv>('the executions environment');
   const c = late<OrgContext>('the organization context');
   before(async () => {

@@ -1,0 +1,101 @@
+/**
+ * One LISTEN per API process for new execution events (a trigger NOTIFYs
+ * `execution_events` with the execution id, see the 1763740000000 migration),
+ * fanned out to the streams that follow that execution. The listening
+ * connection is opened when the first stream follows, closed when the last
+ * one leaves (a replica with no streams holds no connection), and re-opened
+ * after a failure; streams also re-read on a slow timer, so a notification lost while
+ * it was down delays an event by at most that interval, never loses it.
+ *
+ * It also counts open streams per organization, so one tenant cannot hold
+ * every connection of a replica.
+ */
+import type { Pool, PoolClient } from 'pg';
+import type { DataSource } from 'typeorm';
+
+const CHANNEL = 'execution_events';
+const RECONNECT_MS = 1000;
+
+export class ExecutionEventHub {
+  private readonly followers = new Map<string, Set<() => void>>();
+  private readonly streams = new Map<string, number>();
+  private listener?: Promise<PoolClient | undefined>;
+  private closed = false;
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Calls `wake` whenever events of the execution are committed; returns the unfollow function. */
+  follow(executionId: string, wake: () => void): () => void {
+    this.listener ??= this.listen();
+    let set = this.followers.get(executionId);
+    if (!set) this.followers.set(executionId, (set = new Set()));
+    set.add(wake);
+    return () => {
+      set.delete(wake);
+      if (set.size === 0) this.followers.delete(executionId);
+      if (this.followers.size === 0) void this.stopListening();
+    };
+  }
+
+  /** Takes one of the organization's stream slots; false when it holds `max` already. */
+  openStream(organizationId: string, max: number): boolean {
+    const open = this.streams.get(organizationId) ?? 0;
+    if (open >= max) return false;
+    this.streams.set(organizationId, open + 1);
+    return true;
+  }
+
+  closeStream(organizationId: string): void {
+    const open = (this.streams.get(organizationId) ?? 1) - 1;
+    if (open > 0) this.streams.set(organizationId, open);
+    else this.streams.delete(organizationId);
+  }
+
+  /** Stops listening and wakes every follower (their streams see the hub closed and end). */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const set of this.followers.values()) for (const wake of set) wake();
+    await this.stopListening();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  private async listen(): Promise<PoolClient | undefined> {
+    if (this.closed) return undefined;
+    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
+    let client: PoolClient | undefined;
+    try {
+      client = await pool.connect();
+      client.on('notification', (message) => {
+        if (message.channel !== CHANNEL || !message.payload) return;
+        for (const wake of this.followers.get(message.payload) ?? []) wake();
+      });
+      client.on('error', () => this.relisten(client));
+      await client.query(`LISTEN ${CHANNEL}`);
+      return client;
+    } catch {
+      this.relisten(client);
+      return undefined;
+    }
+  }
+
+  /** Closes the listening connection (destroyed, not pooled: it is still subscribed). */
+  private async stopListening(): Promise<void> {
+    const listening = this.listener;
+    this.listener = undefined;
+    const client = await listening?.catch(() => undefined);
+    client?.release(true);
+  }
+
+  /** Drops a failed listening connection and opens another shortly (streams poll slowly meanwhile). */
+  private relisten(client: PoolClient | undefined): void {
+    client?.release(true);
+    this.listener = undefined;
+    if (this.closed) return;
+    setTimeout(() => {
+      if (!this.closed && this.followers.size > 0) this.listener ??= this.listen();
+    }, RECONNECT_MS).unref();
+  }
+}
