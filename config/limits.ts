@@ -21,6 +21,13 @@ export const LIMIT_SETTINGS = {
     max: 1024 * 1024,
     doc: 'characters in one `${{ }}` expression or raw condition',
   },
+  minCronIntervalSeconds: {
+    env: 'WORKFLOW_MIN_CRON_INTERVAL_SECONDS',
+    default: 60,
+    min: 1,
+    max: 86_400,
+    doc: 'shortest interval a cron trigger may fire at',
+  },
   maxStreamsPerOrganization: {
     env: 'EVENTS_MAX_STREAMS_PER_ORGANIZATION',
     default: 50,

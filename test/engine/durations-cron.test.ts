@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cronError, parseDuration } from '../../workflows/engine';
+import { cronError, minimumIntervalSeconds, parseDuration } from '../../workflows/engine';
 
 describe('engine: durations', () => {
   const valid: Array<[unknown, number]> = [
@@ -45,4 +45,23 @@ describe('engine: cron expressions', () => {
   ]) {
     it(`rejects ${JSON.stringify(expression)}`, () => assert.equal(typeof cronError(expression), 'string'));
   }
+
+  it('bounds how often a schedule fires from below', () => {
+    const cases: Array<[string, number]> = [
+      ['* * * * *', 60],
+      ['*/5 * * * *', 300],
+      ['0,30 * * * *', 1800],
+      ['0,59 * * * *', 60],
+      ['0 3 * * *', 3600],
+      ['* * * * * *', 1],
+      ['*/10 * * * * *', 10],
+      ['0 * * * * *', 60],
+      ['15-20 0 * * * *', 1],
+      ['@every 30s', 30],
+      ['@every 2m', 120],
+      ['@hourly', 3600],
+      ['@daily', 86_400],
+    ];
+    for (const [expression, seconds] of cases) assert.equal(minimumIntervalSeconds(expression), seconds, expression);
+  });
 });

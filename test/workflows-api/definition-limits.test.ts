@@ -18,7 +18,9 @@ describe('workflow definitions API: size limits', function () {
   this.timeout(30_000);
   let c: WfContext;
   before(async () => {
-    c = await wfContext({ limits: { maxSteps: 50, maxConnections: 60, maxDefinitionBytes: 20_000, maxExpressionLength: 100 } });
+    c = await wfContext({
+      limits: { maxSteps: 50, maxConnections: 60, maxDefinitionBytes: 20_000, maxExpressionLength: 100, minCronIntervalSeconds: 300 },
+    });
   });
 
   async function refused(body: Record<string, unknown>, path: string, setting: string): Promise<void> {
@@ -74,5 +76,20 @@ describe('workflow definitions API: size limits', function () {
     const inCondition = chain(3);
     (inCondition.connections as Array<Record<string, unknown>>)[1].condition = long;
     await refused(inCondition, '/connections/1/condition', 'WORKFLOW_MAX_EXPRESSION_LENGTH');
+  });
+
+  it('refuses a cron trigger that fires more often than allowed (WORKFLOW_MIN_CRON_INTERVAL_SECONDS)', async () => {
+    const cron = (schedule: string, key?: string) => ({
+      name: 'Cron',
+      ...(key ? { key } : {}),
+      steps: { tick: { type: 'trigger', pluginType: 'cron', config: { schedule } }, work: { type: 'module', pluginType: 'no-op' } },
+      connections: [{ from: 'tick', to: 'work' }],
+    });
+    for (const schedule of ['* * * * *', '*/10 * * * * *', '0,2 * * * *', '@every 1m'])
+      await refused(cron(schedule), '/steps/tick/config/schedule', 'WORKFLOW_MIN_CRON_INTERVAL_SECONDS');
+    for (const [index, schedule] of ['*/5 * * * *', '0 3 * * *', '@every 5m', '@hourly'].entries()) {
+      const res = await c.auth(c.t.request.post('/workflows/definitions')).send(cron(schedule, `cron-${index}`));
+      assert.equal(res.status, 201, `${schedule}: ${JSON.stringify(res.body)}`);
+    }
   });
 });

@@ -80,3 +80,57 @@ function value(text: string, spec: FieldSpec): number | undefined {
   const index = spec.names?.indexOf(text) ?? -1;
   return index >= 0 ? index + (spec.nameBase ?? 0) : undefined;
 }
+
+const MACRO_SECONDS: Record<string, number> = {
+  '@hourly': 3600,
+  '@daily': 86_400,
+  '@midnight': 86_400,
+  '@weekly': 7 * 86_400,
+  '@monthly': 28 * 86_400,
+  '@yearly': 365 * 86_400,
+  '@annually': 365 * 86_400,
+};
+
+/**
+ * A lower bound on the seconds between two runs of a valid expression: the
+ * smallest gap between the seconds it fires at (6 fields), else between its
+ * minutes, else an hour. Used to refuse schedules that fire too often.
+ */
+export function minimumIntervalSeconds(expression: string): number {
+  const text = expression.trim();
+  if (text.startsWith('@')) {
+    const every = /^@every\s+(\S+)$/i.exec(text);
+    return every ? (parseDuration(every[1]) ?? 0) / 1000 : (MACRO_SECONDS[text.toLowerCase()] ?? 3600);
+  }
+  const parts = text.split(/\s+/);
+  if (parts.length === 6) {
+    const seconds = expand(parts[0], SECOND);
+    if (seconds.length > 1) return smallestGap(seconds, 60);
+  }
+  const minutes = expand(parts[parts.length === 6 ? 1 : 0], FIELDS[0]);
+  return minutes.length > 1 ? 60 * smallestGap(minutes, 60) : 3600;
+}
+
+/** The values a second or minute field selects. */
+function expand(field: string, spec: FieldSpec): number[] {
+  const values = new Set<number>();
+  for (const item of field.split(',')) {
+    const [range, step] = item.split('/');
+    const every = step === undefined ? 1 : Number(step);
+    const [from, to] =
+      range === '*' || range === '?'
+        ? [spec.min, spec.max]
+        : range.includes('-')
+          ? range.split('-').map(Number)
+          : [Number(range), step === undefined ? Number(range) : spec.max];
+    for (let v = from; v <= to; v += every) values.add(v);
+  }
+  return [...values].sort((a, b) => a - b);
+}
+
+/** The smallest distance between consecutive values, counting the wrap around `cycle`. */
+function smallestGap(sorted: number[], cycle: number): number {
+  let gap = sorted[0] + cycle - sorted[sorted.length - 1];
+  for (let i = 1; i < sorted.length; i += 1) gap = Math.min(gap, sorted[i] - sorted[i - 1]);
+  return gap;
+}

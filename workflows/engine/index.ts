@@ -8,7 +8,7 @@
 // Definitions: schema, normalization, validation, durations and cron.
 export * from './definition';
 export * from './durations';
-export { cronError } from './cron';
+export { cronError, minimumIntervalSeconds } from './cron';
 export { normalizeDefinition, normalizeFolderPath } from './normalize';
 export { validateDefinition, type ValidationOptions, type ValidationResult } from './validate';
 export type { DefinitionLimits } from './limits';

@@ -3,11 +3,15 @@
  * values (config/limits.ts); the runtime validates without them, as what it
  * runs was checked when it was published.
  */
+import { cronError, minimumIntervalSeconds } from './cron';
+import type { StepDefinition } from './definition';
 export interface DefinitionLimits {
   maxSteps: number;
   maxConnections: number;
   maxDefinitionBytes: number;
   maxExpressionLength: number;
+  /** Shortest interval a cron trigger may fire at. */
+  minCronIntervalSeconds: number;
 }
 
 /** The environment variable that sets each limit, named in the error so an operator knows what to change. */
@@ -16,7 +20,19 @@ export const DEFINITION_LIMIT_SETTINGS: Record<keyof DefinitionLimits, string> =
   maxConnections: 'WORKFLOW_MAX_CONNECTIONS',
   maxDefinitionBytes: 'WORKFLOW_MAX_DEFINITION_BYTES',
   maxExpressionLength: 'WORKFLOW_MAX_EXPRESSION_LENGTH',
+  minCronIntervalSeconds: 'WORKFLOW_MIN_CRON_INTERVAL_SECONDS',
 };
+
+/** Why a valid cron trigger's schedule fires too often, if it does. */
+export function scheduleTooFrequent(step: StepDefinition, minSeconds: number): string | undefined {
+  const schedule =
+    step.type === 'trigger' && step.pluginType === 'cron' ? (step.config as { schedule?: unknown } | undefined)?.schedule : undefined;
+  if (typeof schedule !== 'string' || cronError(schedule) !== undefined) return undefined;
+  const interval = minimumIntervalSeconds(schedule);
+  return interval < minSeconds
+    ? `fires as often as every ${interval} s; at least ${minSeconds} s apart is required (${DEFINITION_LIMIT_SETTINGS.minCronIntervalSeconds})`
+    : undefined;
+}
 
 /** Over-limit problems found before any other validation work (so a hostile definition costs little). */
 export function sizeIssues(input: Record<string, unknown>, limits: DefinitionLimits): Array<{ path: string; message: string }> {

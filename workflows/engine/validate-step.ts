@@ -130,7 +130,7 @@ export function validateStep(
 }
 
 /** Pointer of a step field as the client spelled it (snake_case keys keep their spelling). */
-function fieldPath(source: StepSource, camel: string, ...rest: Array<string | number>): string {
+export function fieldPath(source: StepSource, camel: string, ...rest: Array<string | number>): string {
   return join(source.pointer, source.keys?.get(camel) ?? camel, ...rest);
 }
 

@@ -14,10 +14,10 @@ import {
 import type { ConfigReference } from './expressions';
 import { hasOwn, isObject, normalizeDefinition, normalizeFolderPath } from './normalize';
 import { outputPortsOf } from './plugins';
-import { sizeIssues, type DefinitionLimits } from './limits';
+import { scheduleTooFrequent, sizeIssues, type DefinitionLimits } from './limits';
 import { join } from './pointer';
 import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
-import { stepPlugin, validateStep } from './validate-step';
+import { fieldPath, stepPlugin, validateStep } from './validate-step';
 
 export interface ValidationResult {
   errors: DefinitionIssue[];
@@ -39,7 +39,7 @@ export function validateDefinition(input: unknown, options: ValidationOptions = 
       const tooLarge = sizeIssues(input, options.limits);
       if (tooLarge.length > 0) return { errors: tooLarge, warnings: [], references: [] };
     }
-    return validateUnsafe(input, options.limits?.maxExpressionLength);
+    return validateUnsafe(input, options.limits);
   } catch (error) {
     // A bug in the validator must not turn into a 5xx or a crashed workflow task.
     const message = error instanceof Error ? error.message : String(error);
@@ -47,13 +47,13 @@ export function validateDefinition(input: unknown, options: ValidationOptions = 
   }
 }
 
-function validateUnsafe(input: unknown, maxExpressionLength: number | undefined): ValidationResult {
+function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): ValidationResult {
   if (!isObject(input)) return { errors: [{ path: '', message: 'the definition must be an object' }], warnings: [], references: [] };
   const normalized = normalizeDefinition(input);
   const { definition: def, topKeys } = normalized;
   const issues: DefinitionIssue[] = [...normalized.issues];
   const warnings: DefinitionWarning[] = [];
-  const context: ExpressionContext = { issues, references: [], maxExpressionLength };
+  const context: ExpressionContext = { issues, references: [], maxExpressionLength: limits?.maxExpressionLength };
   const top = (key: string, ...rest: Array<string | number>) => join('', topKeys.get(key) ?? key, ...rest);
 
   if (typeof def.name !== 'string' || def.name.trim() === '')
@@ -103,6 +103,12 @@ function validateUnsafe(input: unknown, maxExpressionLength: number | undefined)
 
   const stepIds = new Set(normalized.steps.keys());
   for (const [id, source] of normalized.steps) validateStep(def.steps[id], source, stepIds, issues, context);
+  if (limits) {
+    for (const [id, source] of normalized.steps) {
+      const problem = scheduleTooFrequent(def.steps[id], limits.minCronIntervalSeconds);
+      if (problem) issues.push({ path: fieldPath(source, 'config', 'schedule'), message: problem });
+    }
+  }
   validateConnections(def, normalized.connections, issues, context);
 
   const errors = dedupe(issues);
