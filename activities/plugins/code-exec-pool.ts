@@ -126,7 +126,10 @@ export class CodeExecPool {
     const { timeoutMs } = task.request;
     const job: CodeJob = { ...task.request, deadline: Date.now() + timeoutMs, limits: this.limits };
     // Past the deadline and the grace, the interrupt handler did not get its turn: stop the thread from outside.
-    task.timer = setTimeout(() => this.stopThread(thread, failure('SANDBOX_TIMEOUT', `the code ran longer than ${timeoutMs} ms`)), timeoutMs + HARD_STOP_GRACE_MS);
+    task.timer = setTimeout(
+      () => this.stopThread(thread, failure('SANDBOX_TIMEOUT', `the code ran longer than ${timeoutMs} ms`)),
+      timeoutMs + HARD_STOP_GRACE_MS,
+    );
     thread.worker.postMessage({ kind: 'run', id: task.id, job } satisfies ToThread);
   }
 

@@ -44,9 +44,7 @@ export type ToThread = { kind: 'run'; id: number; job: CodeJob } | { kind: 'canc
 
 export type FromThread =
   /** QuickJS is loaded: the thread takes jobs. */
-  | { kind: 'ready' }
-  | { kind: 'log'; id: number; level: LogLevel; message: string }
-  | { kind: 'done'; id: number; outcome: CodeOutcome };
+  { kind: 'ready' } | { kind: 'log'; id: number; level: LogLevel; message: string } | { kind: 'done'; id: number; outcome: CodeOutcome };
 
 /** What the pool hands a thread at start (`workerData`). */
 export interface ThreadData {

@@ -65,7 +65,12 @@ export async function runCode(quickjs: QuickJSWASMModule, job: CodeJob, hooks: R
   runtime.setInterruptHandler(() => stops.reason() !== undefined);
   const vm = runtime.newContext();
   const network = job.allowedHosts
-    ? new SandboxFetch(vm, { allowedHosts: job.allowedHosts, egress: job.egress, signal: stop.signal, maxBodyBytes: job.limits.maxFetchBodyBytes })
+    ? new SandboxFetch(vm, {
+        allowedHosts: job.allowedHosts,
+        egress: job.egress,
+        signal: stop.signal,
+        maxBodyBytes: job.limits.maxFetchBodyBytes,
+      })
     : undefined;
   let promise: QuickJSHandle | undefined;
   let stringify: QuickJSHandle | undefined;
@@ -144,13 +149,7 @@ function untilStopped(work: Promise<void>, stop: AbortSignal): Promise<void> {
  * The length is read inside QuickJS first, so an oversized result is never
  * copied out (a JSON string has at least as many UTF-8 bytes as UTF-16 units).
  */
-function serialize(
-  vm: QuickJSContext,
-  stringify: QuickJSHandle,
-  value: QuickJSHandle,
-  maxBytes: number,
-  stops: Stops,
-): unknown {
+function serialize(vm: QuickJSContext, stringify: QuickJSHandle, value: QuickJSHandle, maxBytes: number, stops: Stops): unknown {
   try {
     const json = vm.callFunction(stringify, vm.undefined, value);
     if (json.error) throw failureOf(vm, json.error, stops);
@@ -167,12 +166,7 @@ function serialize(
   }
 }
 
-function defineGlobals(
-  vm: QuickJSContext,
-  job: CodeJob,
-  onLog: RunHooks['onLog'],
-  stops: Stops,
-): void {
+function defineGlobals(vm: QuickJSContext, job: CodeJob, onLog: RunHooks['onLog'], stops: Stops): void {
   for (const [name, value] of Object.entries(job.globals)) {
     const handle = vm.unwrapResult(vm.evalCode(`(${JSON.stringify(value ?? null)})`));
     vm.setProp(vm.global, name, handle);
@@ -193,8 +187,10 @@ function defineGlobals(
       lines += 1;
       bytes += Buffer.byteLength(message);
       // The handler interrupts the code at its next check; the thrown error is for the rare host call in between.
-      if (lines > maxLogLines) throw stops.fail(new SandboxFailure('SANDBOX_LOG_LIMIT', `the code wrote more than ${maxLogLines} log lines`));
-      if (bytes > maxLogBytes) throw stops.fail(new SandboxFailure('SANDBOX_LOG_LIMIT', `the code wrote more than ${maxLogBytes} bytes of logs`));
+      if (lines > maxLogLines)
+        throw stops.fail(new SandboxFailure('SANDBOX_LOG_LIMIT', `the code wrote more than ${maxLogLines} log lines`));
+      if (bytes > maxLogBytes)
+        throw stops.fail(new SandboxFailure('SANDBOX_LOG_LIMIT', `the code wrote more than ${maxLogBytes} bytes of logs`));
       onLog(level === 'log' ? 'info' : level, message);
     });
     vm.setProp(logger, level, fn);

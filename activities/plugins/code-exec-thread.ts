@@ -11,6 +11,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { getQuickJS, type QuickJSWASMModule } from 'quickjs-emscripten';
+import type { EgressPolicy } from '../egress/policy';
 import type { CodeJob, CodeOutcome, FromThread, ThreadData, ToThread } from './code-exec-protocol';
 import { runCode } from './code-exec-sandbox';
 
@@ -21,6 +22,19 @@ const post = (message: FromThread) => port.postMessage(message);
 /** Aborts the running job's network waits on a `cancel` message. */
 let running: { id: number; controller: AbortController } | undefined;
 
+/**
+ * One object per distinct policy: each job brings its own copy, and the egress
+ * layer keeps its HTTP agent (and open connections) per policy object.
+ */
+const policies = new Map<string, EgressPolicy>();
+function samePolicy(policy: EgressPolicy): EgressPolicy {
+  const key = JSON.stringify(policy);
+  const known = policies.get(key);
+  if (known) return known;
+  policies.set(key, policy);
+  return policy;
+}
+
 async function run(quickjs: QuickJSWASMModule, id: number, job: CodeJob): Promise<void> {
   const controller = new AbortController();
   running = { id, controller };
@@ -30,12 +44,16 @@ async function run(quickjs: QuickJSWASMModule, id: number, job: CodeJob): Promis
     post({ kind: 'done', id, outcome });
   };
   try {
-    await runCode(quickjs, job, {
-      signal: controller.signal,
-      cancelled: () => Atomics.load(cancel, 0) === id,
-      onLog: (level, message) => post({ kind: 'log', id, level, message }),
-      report,
-    });
+    await runCode(
+      quickjs,
+      { ...job, egress: samePolicy(job.egress) },
+      {
+        signal: controller.signal,
+        cancelled: () => Atomics.load(cancel, 0) === id,
+        onLog: (level, message) => post({ kind: 'log', id, level, message }),
+        report,
+      },
+    );
   } catch (error) {
     if (!reported) report({ ok: false, type: 'SANDBOX_CRASHED', message: `the sandbox failed: ${String(error)}`, retryable: true });
     process.exit(1);
