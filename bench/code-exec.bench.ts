@@ -56,12 +56,13 @@ export async function run(): Promise<BenchReport> {
     const spinning = trivial(pool, 'while (true) {}', 1_000).catch(() => undefined);
     let done = false;
     void spinning.then(() => (done = true));
-    let worst = 0;
+    const lateness: number[] = [];
     while (!done) {
       const started = performance.now();
       await new Promise((resolve) => setTimeout(resolve, 10));
-      worst = Math.max(worst, performance.now() - started - 10);
+      lateness.push(performance.now() - started - 10);
     }
+    const latenessP95 = percentile(lateness, 95);
 
     return {
       name: 'code-exec on the thread pool',
@@ -69,11 +70,15 @@ export async function run(): Promise<BenchReport> {
         threads: CODE_EXEC_DEFAULTS.threads,
         'trivial script round trip p50 ms': round(p50),
         'trivial script round trip p95 ms': round(percentile(samples, 95)),
-        'event-loop lateness while a script spins, ms': round(worst),
+        '10 ms timer lateness, spinning, p95 ms': round(latenessP95),
+        '10 ms timer lateness, spinning, max ms': round(Math.max(...lateness)),
       },
       targets: [
         { label: `trivial script round trip p50 <= ${ROUND_TRIP_P50_TARGET_MS} ms`, met: p50 <= ROUND_TRIP_P50_TARGET_MS },
-        { label: `a 10 ms timer fires <= ${LATENESS_TARGET_MS} ms late while a script spins`, met: worst <= LATENESS_TARGET_MS },
+        {
+          label: `a 10 ms timer fires <= ${LATENESS_TARGET_MS} ms late (p95) while a script spins`,
+          met: latenessP95 <= LATENESS_TARGET_MS,
+        },
       ],
     };
   } finally {

@@ -51,17 +51,20 @@ async function failure(promise: Promise<unknown>): Promise<ApplicationFailure> {
   assert.fail('expected a failure');
 }
 
-/** The largest lateness of a 10 ms timer, sampled back to back until `until` settles. */
-async function timerLateness(until: Promise<unknown>): Promise<number> {
+/**
+ * How late a 10 ms timer fires, sampled back to back until `until` settles.
+ * Were the loop blocked, the few samples would each be about the whole run late.
+ */
+async function timerLateness(until: Promise<unknown>): Promise<number[]> {
   let settled = false;
   void until.finally(() => (settled = true)).catch(() => undefined);
-  let worst = 0;
+  const samples: number[] = [];
   while (!settled) {
     const started = performance.now();
     await new Promise((resolve) => setTimeout(resolve, 10));
-    worst = Math.max(worst, performance.now() - started - 10);
+    samples.push(performance.now() - started - 10);
   }
-  return worst;
+  return samples.sort((a, b) => a - b);
 }
 
 describe('code-exec thread pool', function () {
@@ -86,8 +89,13 @@ describe('code-exec thread pool', function () {
     const answered = Date.now() - started;
     assert.ok(answered < 500, `a second script answered after ${answered} ms while the first spun`);
     assert.equal((await busyFailure).type, 'SANDBOX_TIMEOUT');
-    const worst = await lateness;
-    assert.ok(worst < 100, `a 10 ms timer fired up to ${Math.round(worst)} ms late`);
+    // p95, not the maximum: on a loaded machine the OS alone may hold the thread back once; a blocked loop fails both by far.
+    const samples = await lateness;
+    const p95 = samples[Math.ceil(samples.length * 0.95) - 1];
+    const worst = samples[samples.length - 1];
+    assert.ok(samples.length > 20, `only ${samples.length} timer turns in a second`);
+    assert.ok(p95 < 100, `a 10 ms timer fired ${Math.round(p95)} ms late (p95)`);
+    assert.ok(worst < 500, `a 10 ms timer fired up to ${Math.round(worst)} ms late`);
   });
 
   it('stops while (true) {} within 50 ms of a 100 ms deadline, with a clear timeout error', async () => {
