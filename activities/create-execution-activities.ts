@@ -25,6 +25,7 @@ import type { ChildPreparation, EventBatch, FinishRequest, ResolveVarsRequest, S
 import { prepareChildExecution } from './prepare-child';
 import { recordEventBatch } from './record-event-batch';
 import { prepareScheduledExecution } from './prepare-scheduled';
+import type { CodeExecPool } from './plugins/code-exec-pool';
 import { DEFAULT_EGRESS, type EgressPolicy } from './egress/policy';
 import { effectfulPluginFor } from './plugins/registry';
 import { Scrubber } from './secrets/scrubber';
@@ -35,6 +36,8 @@ export interface ExecutionActivityDeps {
   logger: Logger;
   encryptionKey: Buffer;
   egress?: EgressPolicy;
+  /** Threads that run code-exec scripts off the event loop (unset: the process's default pool). */
+  codeExecPool?: CodeExecPool;
   temporalNamespace: string;
   publicBaseUrl?: string;
 }
@@ -90,6 +93,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
           inputs,
           signal: Context.current().cancellationSignal,
           egress: deps.egress ?? DEFAULT_EGRESS,
+          codeExecPool: deps.codeExecPool,
           log: (level, message) => lines.push({ level, message }),
         });
         return scrubber.value({ ...result, logs: lines });

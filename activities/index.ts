@@ -5,6 +5,7 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../config/logger';
 import { createExecutionActivities } from './create-execution-activities';
+import type { CodeExecPool } from './plugins/code-exec-pool';
 import type { EgressPolicy } from './egress/policy';
 
 export interface ActivityDeps {
@@ -15,6 +16,8 @@ export interface ActivityDeps {
   /** The API's public base URL, for executions the worker starts (cron ticks, children). */
   publicBaseUrl?: string;
   egress?: EgressPolicy;
+  /** Threads that run code-exec scripts off the event loop (unset: the process's default pool). */
+  codeExecPool?: CodeExecPool;
 }
 
 export function createActivities(deps: ActivityDeps) {

@@ -6,6 +6,7 @@
  * `ConfigError` naming every invalid variable, so start-up fails with a
  * message an operator can act on.
  */
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { parseCidr } from './cidr';
 import { readLimits, type Limits } from './limits';
@@ -55,7 +56,42 @@ export interface AppConfig {
   egressAllowCidrs: string[];
   /** Resource limits (config/limits.ts lists each variable and default). */
   limits: Limits;
+  /** code-exec's thread pool and the caps every run is held to (`CODE_EXEC_*`). */
+  codeExec: CodeExecSettings;
 }
+
+/** How code-exec runs: threads off the event loop, and what one run may produce. */
+export interface CodeExecSettings {
+  /** Worker threads running scripts (`CODE_EXEC_THREADS`); a busy script occupies one until its deadline. */
+  threads: number;
+  /** Log lines one run may write (`CODE_EXEC_MAX_LOG_LINES`). */
+  maxLogLines: number;
+  /** UTF-8 bytes of log messages one run may write (`CODE_EXEC_MAX_LOG_BYTES`). */
+  maxLogBytes: number;
+  /** UTF-8 bytes of the JSON of the returned value (`CODE_EXEC_MAX_RESULT_BYTES`). */
+  maxResultBytes: number;
+  /** Bytes of one `fetch` response body inside the sandbox (`CODE_EXEC_MAX_FETCH_BYTES`). */
+  maxFetchBodyBytes: number;
+}
+
+/**
+ * One thread fewer than the CPUs leaves a core for the event loop (API and
+ * Temporal worker); at least two, so one busy script does not queue every
+ * other code-exec step behind it.
+ */
+export const DEFAULT_CODE_EXEC_THREADS = Math.max(2, availableParallelism() - 1);
+
+/**
+ * Log and result caps keep one run's output well inside Temporal's 2 MB
+ * payload limit (logs and result travel back in the activity result).
+ */
+export const CODE_EXEC_DEFAULTS: CodeExecSettings = {
+  threads: DEFAULT_CODE_EXEC_THREADS,
+  maxLogLines: 1000,
+  maxLogBytes: 256 * 1024,
+  maxResultBytes: 1024 * 1024,
+  maxFetchBodyBytes: 5 * 1024 * 1024,
+};
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -197,6 +233,13 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     egressDenyHosts: hostList('EGRESS_DENY_HOSTS'),
     egressAllowCidrs,
     limits: readLimits(integer),
+    codeExec: {
+      threads: integer('CODE_EXEC_THREADS', CODE_EXEC_DEFAULTS.threads, 1, 256),
+      maxLogLines: integer('CODE_EXEC_MAX_LOG_LINES', CODE_EXEC_DEFAULTS.maxLogLines, 1, 1_000_000),
+      maxLogBytes: integer('CODE_EXEC_MAX_LOG_BYTES', CODE_EXEC_DEFAULTS.maxLogBytes, 1024, 64 * 1024 * 1024),
+      maxResultBytes: integer('CODE_EXEC_MAX_RESULT_BYTES', CODE_EXEC_DEFAULTS.maxResultBytes, 1024, 64 * 1024 * 1024),
+      maxFetchBodyBytes: integer('CODE_EXEC_MAX_FETCH_BYTES', CODE_EXEC_DEFAULTS.maxFetchBodyBytes, 1024, 256 * 1024 * 1024),
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -85,6 +85,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
         namespace: temporal.namespace,
         taskQueue: config.temporalTaskQueue,
         shutdownGraceMs: config.shutdownGraceMs,
+        codeExec: config.codeExec,
         activityDeps: {
           dataSource: database.dataSource,
           logger,

@@ -13,6 +13,8 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
+import { CodeExecPool } from '../activities/plugins/code-exec-pool';
+import type { CodeExecSettings } from '../config/config';
 import type { Logger } from '../config/logger';
 
 /** Resolves to the TypeScript source under tsx and to the compiled file in dist/. */
@@ -51,6 +53,8 @@ export interface WorkerOptions {
   taskQueue: string;
   shutdownGraceMs: number;
   activityDeps: ActivityDeps;
+  /** The worker's code-exec threads and caps (default: CODE_EXEC_DEFAULTS). */
+  codeExec?: CodeExecSettings;
 }
 
 export interface RunningWorker {
@@ -62,15 +66,25 @@ export interface RunningWorker {
 }
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const connection = await NativeConnection.connect({ address: options.address });
-  const worker = await Worker.create({
-    connection,
-    namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    workflowBundle: await workflowBundle(),
-    activities: createActivities(options.activityDeps),
-    shutdownGraceTime: options.shutdownGraceMs,
-  });
+  const codeExecPool = new CodeExecPool(options.codeExec);
+  let connection: NativeConnection | undefined;
+  let worker: Worker;
+  try {
+    connection = await NativeConnection.connect({ address: options.address });
+    worker = await Worker.create({
+      connection,
+      namespace: options.namespace,
+      taskQueue: options.taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities: createActivities({ ...options.activityDeps, codeExecPool }),
+      shutdownGraceTime: options.shutdownGraceMs,
+    });
+  } catch (error) {
+    await connection?.close();
+    await codeExecPool.close();
+    throw error;
+  }
+  const open = connection;
   const done = worker.run();
   return {
     worker,
@@ -78,7 +92,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     async shutdown() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done;
-      await connection.close();
+      // In-flight activities have finished or been cancelled within the grace time: the threads can go.
+      await codeExecPool.close();
+      await open.close();
     },
   };
 }

@@ -34,11 +34,19 @@ export function temporalEffects(input: ExecutionInput, waits: OpenWaits, batcher
   };
 }
 
-/** One effectful plugin call as an activity: the step's timeout per attempt, its retry policy (else one attempt). */
+/**
+ * Temporal's StartToClose is the backstop; the plugin enforces the step's
+ * timeout itself (code-exec's deadline) and says so precisely. Its clock
+ * starts a little after Temporal's, so an equal StartToClose would win the
+ * race and turn SANDBOX_TIMEOUT into a bare "activity StartToClose timeout".
+ */
+const ACTIVITY_TIMEOUT_GRACE_MS = 5_000;
+
+/** One effectful plugin call as an activity: the step's timeout per attempt (plus the grace), its retry policy (else one attempt). */
 function callPluginActivity(call: ActivityCall): Promise<PluginResult> {
   const policy = call.retryPolicy;
   const { callPlugin } = proxyActivities<Activities>({
-    startToCloseTimeout: call.timeoutMs ?? 300_000,
+    startToCloseTimeout: (call.timeoutMs ?? 300_000) + ACTIVITY_TIMEOUT_GRACE_MS,
     retry: policy
       ? {
           maximumAttempts: policy.maximumAttempts,

@@ -1,5 +1,6 @@
 /** What an effectful plugin receives (its call, with secrets already resolved, and the worker's policies), and what it is. */
 import type { ActivityCall, PluginDescriptor, PluginResult } from '../../workflows/engine';
+import type { CodeExecPool } from './code-exec-pool';
 import type { EgressPolicy } from '../egress/policy';
 
 export interface PluginContext {
@@ -10,6 +11,8 @@ export interface PluginContext {
   /** Aborted when Temporal cancels the activity. */
   signal: AbortSignal;
   egress: EgressPolicy;
+  /** The worker's code-exec threads (unset: the process's default pool). */
+  codeExecPool?: CodeExecPool;
   /** Log lines the plugin emits (scrubbed and persisted by the caller). */
   log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 }

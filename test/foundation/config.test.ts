@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ConfigError, parseConfig } from '../../config/config';
 import { runScript } from '../support/process';
@@ -20,6 +21,13 @@ describe('configuration', () => {
     assert.equal(config.bodyLimitBytes, 1024 * 1024);
     assert.equal(config.migrateOnStart, true);
     assert.deepEqual(config.bootstrapAdmins, []);
+    assert.deepEqual(config.codeExec, {
+      threads: Math.max(2, availableParallelism() - 1),
+      maxLogLines: 1000,
+      maxLogBytes: 256 * 1024,
+      maxResultBytes: 1024 * 1024,
+      maxFetchBodyBytes: 5 * 1024 * 1024,
+    });
   });
 
   it('reads every variable', () => {
@@ -42,8 +50,14 @@ describe('configuration', () => {
       EGRESS_ALLOW_HOSTS: '*.example.com, 127.0.0.1',
       EGRESS_DENY_HOSTS: '169.254.169.254',
       EGRESS_ALLOW_CIDRS: '10.0.0.0/8, fd00::/8,127.0.0.1',
+      CODE_EXEC_THREADS: '3',
+      CODE_EXEC_MAX_LOG_LINES: '10',
+      CODE_EXEC_MAX_LOG_BYTES: '2048',
+      CODE_EXEC_MAX_RESULT_BYTES: '4096',
+      CODE_EXEC_MAX_FETCH_BYTES: '8192',
     });
     assert.deepEqual(config.egressAllowCidrs, ['10.0.0.0/8', 'fd00::/8', '127.0.0.1']);
+    assert.deepEqual(config.codeExec, { threads: 3, maxLogLines: 10, maxLogBytes: 2048, maxResultBytes: 4096, maxFetchBodyBytes: 8192 });
     assert.deepEqual(config.egressAllowHosts, ['*.example.com', '127.0.0.1']);
     assert.deepEqual(config.egressDenyHosts, ['169.254.169.254']);
     assert.equal(config.port, 9000);
@@ -80,6 +94,8 @@ describe('configuration', () => {
     ['EGRESS_ALLOW_HOSTS', { EGRESS_ALLOW_HOSTS: 'api.example.com, http://bad' }],
     ['EGRESS_ALLOW_CIDRS', { EGRESS_ALLOW_CIDRS: '10.0.0.0/33' }],
     ['EGRESS_ALLOW_CIDRS', { EGRESS_ALLOW_CIDRS: 'intranet.local' }],
+    ['CODE_EXEC_THREADS', { CODE_EXEC_THREADS: '0' }],
+    ['CODE_EXEC_MAX_RESULT_BYTES', { CODE_EXEC_MAX_RESULT_BYTES: 'lots' }],
   ];
   for (const [name, env] of invalid) {
     it(`rejects an invalid ${name} with a message naming it (${JSON.stringify(env[name])})`, () => {

@@ -1,0 +1,53 @@
+/**
+ * What the code-exec pool (the worker's main thread) and its threads say to
+ * each other. Everything here crosses `postMessage`, so it is structured-clone
+ * data: no classes, no functions, no handles.
+ */
+import type { CodeExecSettings } from '../../config/config';
+import type { EgressPolicy } from '../egress/policy';
+
+/** The caps one run is held to (the pool's settings without the thread count). */
+export type CodeLimits = Omit<CodeExecSettings, 'threads'>;
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** One run of a script: its code, the globals it sees, its network and its limits. */
+export interface CodeJob {
+  code: string;
+  /** `inputs`, `$items`, `$item`, `$itemIndex`: plain JSON values. */
+  globals: Record<string, unknown>;
+  /** Host patterns `fetch` may reach; unset: the sandbox has no `fetch`. */
+  allowedHosts?: string[];
+  egress: EgressPolicy;
+  timeoutMs: number;
+  /** Epoch milliseconds the run must stop by (set by the pool when a thread takes the job). */
+  deadline: number;
+  limits: CodeLimits;
+}
+
+/** Every way a run ends other than success; all but the last two are the code's own doing. */
+export type SandboxErrorType =
+  | 'SANDBOX_TIMEOUT'
+  | 'SANDBOX_CANCELLED'
+  | 'SANDBOX_MEMORY_LIMIT'
+  | 'SANDBOX_SYNTAX_ERROR'
+  | 'SANDBOX_ERROR'
+  | 'SANDBOX_DEADLOCK'
+  | 'SANDBOX_LOG_LIMIT'
+  | 'SANDBOX_RESULT_TOO_LARGE'
+  | 'SANDBOX_CRASHED'
+  | 'SANDBOX_SHUTDOWN';
+
+export type CodeOutcome = { ok: true; value: unknown } | { ok: false; type: SandboxErrorType; message: string; retryable?: boolean };
+
+export type ToThread = { kind: 'run'; id: number; job: CodeJob } | { kind: 'cancel'; id: number };
+
+export type FromThread =
+  /** QuickJS is loaded: the thread takes jobs. */
+  { kind: 'ready' } | { kind: 'log'; id: number; level: LogLevel; message: string } | { kind: 'done'; id: number; outcome: CodeOutcome };
+
+/** What the pool hands a thread at start (`workerData`). */
+export interface ThreadData {
+  /** Slot 0 holds the id of a job to stop: the running script's interrupt handler reads it (the thread's event loop is busy then). */
+  cancel: Int32Array;
+}

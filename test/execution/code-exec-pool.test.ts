@@ -1,0 +1,224 @@
+/**
+ * code-exec on its thread pool: scripts never block the event loop, stop at
+ * their deadline (also when QuickJS polls its interrupt handler too rarely),
+ * stop on cancellation, cross no cap without a clear non-retryable failure,
+ * and the pool reuses, replaces and closes its threads.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApplicationFailure } from '@temporalio/common';
+import { CodeExecPool, HARD_STOP_GRACE_MS } from '../../activities/plugins/code-exec-pool';
+import { codeExec } from '../../activities/plugins/code-exec';
+import type { PluginContext } from '../../activities/plugins/plugin-context';
+import { CODE_EXEC_DEFAULTS, type CodeExecSettings } from '../../config/config';
+import type { ActivityCall } from '../../workflows/engine';
+import { TEST_EGRESS } from '../support/egress';
+
+function run(pool: CodeExecPool, code: string, options: { timeoutMs?: number; signal?: AbortSignal; network?: unknown } = {}) {
+  const lines: string[] = [];
+  const call: ActivityCall = {
+    executionId: 'exec_1',
+    organizationId: '1',
+    workflowId: 'wf_1',
+    stepId: 's',
+    pluginType: 'code-exec',
+    config: {},
+    inputs: {},
+    items: [{}],
+    timeoutMs: options.timeoutMs ?? 5_000,
+  };
+  const config = { code, network: options.network };
+  const ctx: PluginContext = {
+    call,
+    config,
+    inputs: { n: 3, nested: { list: [1, 'two', null] } },
+    signal: options.signal ?? new AbortController().signal,
+    egress: TEST_EGRESS,
+    codeExecPool: pool,
+    log: (_level, message) => lines.push(message),
+  };
+  return { result: codeExec(ctx), lines };
+}
+
+async function failure(promise: Promise<unknown>): Promise<ApplicationFailure> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ApplicationFailure, String(error));
+    return error;
+  }
+  assert.fail('expected a failure');
+}
+
+/**
+ * How late a 10 ms timer fires, sampled back to back until `until` settles.
+ * Were the loop blocked, the few samples would each be about the whole run late.
+ */
+async function timerLateness(until: Promise<unknown>): Promise<number[]> {
+  let settled = false;
+  void until.finally(() => (settled = true)).catch(() => undefined);
+  const samples: number[] = [];
+  while (!settled) {
+    const started = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    samples.push(performance.now() - started - 10);
+  }
+  return samples.sort((a, b) => a - b);
+}
+
+describe('code-exec thread pool', function () {
+  this.timeout(30_000);
+  const pools: CodeExecPool[] = [];
+  const pool = (settings: Partial<CodeExecSettings> = {}) => {
+    const created = new CodeExecPool({ ...CODE_EXEC_DEFAULTS, threads: 2, ...settings });
+    pools.push(created);
+    return created;
+  };
+  after(() => Promise.all(pools.map((p) => p.close())));
+
+  it('keeps the event loop responsive while a script spins, and runs another script meanwhile', async () => {
+    const threads = pool();
+    await Promise.all([run(threads, 'return 1').result, run(threads, 'return 1').result]);
+    assert.equal(threads.started, 2);
+    const busy = run(threads, 'while (true) {}', { timeoutMs: 1_000 }).result;
+    const busyFailure = failure(busy);
+    const lateness = timerLateness(busyFailure);
+    const started = Date.now();
+    assert.deepEqual((await run(threads, 'return inputs.n * 2').result).outputs, { result: 6 });
+    const answered = Date.now() - started;
+    assert.ok(answered < 500, `a second script answered after ${answered} ms while the first spun`);
+    assert.equal((await busyFailure).type, 'SANDBOX_TIMEOUT');
+    // p95, not the maximum: on a loaded machine the OS alone may hold the thread back once; a blocked loop fails both by far.
+    const samples = await lateness;
+    const p95 = samples[Math.ceil(samples.length * 0.95) - 1];
+    const worst = samples[samples.length - 1];
+    assert.ok(samples.length > 20, `only ${samples.length} timer turns in a second`);
+    assert.ok(p95 < 100, `a 10 ms timer fired ${Math.round(p95)} ms late (p95)`);
+    assert.ok(worst < 500, `a 10 ms timer fired up to ${Math.round(worst)} ms late`);
+  });
+
+  it('stops while (true) {} within 50 ms of a 100 ms deadline, with a clear timeout error', async () => {
+    const threads = pool();
+    await run(threads, 'return 1').result;
+    const started = Date.now();
+    const timedOut = await failure(run(threads, 'while (true) {}', { timeoutMs: 100 }).result);
+    const elapsed = Date.now() - started;
+    assert.deepEqual(
+      [timedOut.type, timedOut.nonRetryable, timedOut.message],
+      ['SANDBOX_TIMEOUT', true, 'the code ran longer than 100 ms'],
+    );
+    assert.ok(elapsed < 150, `stopped after ${elapsed} ms`);
+    assert.equal(threads.started, 1, 'the interrupt handler stopped it: the thread lives on');
+  });
+
+  it('terminates and replaces a thread whose loop QuickJS polls too rarely to interrupt in time', async () => {
+    const threads = pool({ threads: 1 });
+    await run(threads, 'return 1').result;
+    // Every turn searches 200 KB; QuickJS checks its interrupt handler every 10,000 turns (seconds here).
+    const started = Date.now();
+    const timedOut = await failure(run(threads, "const s = 'x'.repeat(2e5); for (;;) s.indexOf('y');", { timeoutMs: 100 }).result);
+    const elapsed = Date.now() - started;
+    assert.equal(timedOut.type, 'SANDBOX_TIMEOUT');
+    assert.ok(elapsed < 100 + HARD_STOP_GRACE_MS + 50, `stopped after ${elapsed} ms`);
+    assert.deepEqual((await run(threads, 'return 2').result).outputs, { result: 2 });
+    assert.equal(threads.started, 2, 'a fresh thread took the next job');
+  });
+
+  it('reuses its threads, and replaces one that fails to free its sandbox', async () => {
+    const threads = pool({ threads: 1 });
+    for (let i = 0; i < 5; i++) assert.deepEqual((await run(threads, `return ${i}`).result).outputs, { result: i });
+    assert.equal(threads.started, 1);
+    // A caught stack overflow leaves QuickJS unable to free its runtime: the answer still arrives, then the thread is replaced.
+    const overflow = await run(threads, 'function f() { return f(); } try { f(); } catch (e) { return String(e); }').result;
+    assert.deepEqual(overflow.outputs, { result: 'InternalError: stack overflow' });
+    assert.deepEqual((await run(threads, 'return inputs.nested').result).outputs, { list: [1, 'two', null] });
+  });
+
+  it('stops a spinning script when the activity is cancelled, and drops a queued one', async () => {
+    const threads = pool({ threads: 1 });
+    await run(threads, 'return 1').result;
+    const controller = new AbortController();
+    const spinning = failure(run(threads, 'while (true) {}', { signal: controller.signal }).result);
+    const queuedController = new AbortController();
+    const queued = failure(run(threads, 'return 1', { signal: queuedController.signal }).result);
+    queuedController.abort();
+    assert.equal((await queued).type, 'SANDBOX_CANCELLED');
+    setTimeout(() => controller.abort(), 100);
+    const started = Date.now();
+    const cancelled = await spinning;
+    assert.deepEqual([cancelled.type, cancelled.nonRetryable], ['SANDBOX_CANCELLED', true]);
+    assert.ok(Date.now() - started < 100 + 100, 'stopped soon after the cancellation');
+    assert.equal(threads.started, 1, 'the interrupt handler saw the cancellation: the thread lives on');
+  });
+
+  it('caps the number of log lines, even when the code catches the error', async () => {
+    const threads = pool({ maxLogLines: 100 });
+    const { result, lines } = run(threads, 'for (;;) { try { console.log("line"); } catch (e) {} }');
+    const capped = await failure(result);
+    assert.deepEqual(
+      [capped.type, capped.nonRetryable, capped.message],
+      ['SANDBOX_LOG_LIMIT', true, 'the code wrote more than 100 log lines'],
+    );
+    assert.equal(lines.length, 100);
+  });
+
+  it('caps the bytes of log lines', async () => {
+    const threads = pool({ maxLogBytes: 4096 });
+    const { result, lines } = run(threads, 'for (let i = 0; i < 100; i++) log.info("x".repeat(1000)); return "done"');
+    const capped = await failure(result);
+    assert.deepEqual(
+      [capped.type, capped.nonRetryable, capped.message],
+      ['SANDBOX_LOG_LIMIT', true, 'the code wrote more than 4096 bytes of logs'],
+    );
+    assert.equal(lines.length, 4);
+  });
+
+  it('caps the size of the result, measured as JSON', async () => {
+    const threads = pool({ maxResultBytes: 2048 });
+    assert.deepEqual((await run(threads, 'return { text: "é".repeat(1000) }').result).outputs, { text: 'é'.repeat(1000) });
+    const multiByte = await failure(run(threads, 'return { text: "é".repeat(1100) }').result);
+    assert.deepEqual([multiByte.type, multiByte.nonRetryable], ['SANDBOX_RESULT_TOO_LARGE', true]);
+    const huge = await failure(run(threads, 'return Array.from({ length: 1e5 }, (_, i) => ({ i }))').result);
+    assert.deepEqual([huge.type, huge.message], ['SANDBOX_RESULT_TOO_LARGE', 'the result is over 2048 bytes of JSON']);
+  });
+
+  it('caps the body of a fetch response inside the sandbox, reading it as a stream', async () => {
+    let sent = 0;
+    const server = http.createServer((req, res) => {
+      if (req.url === '/small') return void res.end('x'.repeat(1000));
+      // Streams far more than the cap, without a content-length: the reader must stop early.
+      const chunk = Buffer.alloc(16 * 1024, 'y');
+      const write = () => {
+        while (sent < 64 * 1024 * 1024 && res.write(chunk)) sent += chunk.length;
+        if (sent < 64 * 1024 * 1024) res.once('drain', write);
+        else res.end();
+      };
+      write();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const threads = pool({ maxFetchBodyBytes: 4096 });
+      const network = { allowedHosts: ['127.0.0.1'] };
+      const small = await run(threads, `return { n: (await (await fetch('${base}/small')).text()).length }`, { network }).result;
+      assert.deepEqual(small.outputs, { n: 1000 });
+      const big = await failure(run(threads, `await (await fetch('${base}/big')).text();`, { network }).result);
+      assert.deepEqual([big.type, big.nonRetryable, big.message], ['SANDBOX_ERROR', true, 'Error: fetch: response body over 4096 bytes']);
+      assert.ok(sent < 16 * 1024 * 1024, `the server streamed ${sent} bytes before the reader stopped`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('fails running and later jobs once closed (worker shutdown), as retryable', async () => {
+    const threads = pool();
+    const running = failure(run(threads, 'while (true) {}').result);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await threads.close();
+    const stopped = await running;
+    assert.deepEqual([stopped.type, stopped.nonRetryable], ['SANDBOX_SHUTDOWN', false]);
+    assert.equal((await failure(run(threads, 'return 1').result)).type, 'SANDBOX_SHUTDOWN');
+  });
+});
