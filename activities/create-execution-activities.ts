@@ -30,6 +30,9 @@ import { DEFAULT_EGRESS, type EgressPolicy } from './egress/policy';
 import { effectfulPluginFor } from './plugins/registry';
 import { Scrubber } from './secrets/scrubber';
 
+/** How often a running plugin heartbeats (the worker's heartbeat throttle must not be longer: see worker/worker.ts). */
+export const PLUGIN_HEARTBEAT_MS = 1000;
+
 export interface ExecutionActivityDeps {
   dataSource: DataSource;
   /** Records which secrets each step call decrypts (names only): the audit trail of secret use. */
@@ -85,13 +88,16 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       const secrets = await loadSecrets(call, deferredSecretNames(deferred));
       const scrubber = new Scrubber(Object.values(secrets));
       const lines: NonNullable<PluginResult['logs']> = [];
+      const context = Context.current();
+      // Temporal tells a running activity it was cancelled only in answer to a heartbeat: beat while the plugin runs.
+      const heartbeat = setInterval(() => context.heartbeat(), PLUGIN_HEARTBEAT_MS);
       try {
         const { config, inputs } = applyDeferred(call, deferred, { ...call.scope, secrets });
         const result = await plugin({
           call,
           config,
           inputs,
-          signal: Context.current().cancellationSignal,
+          signal: context.cancellationSignal,
           egress: deps.egress ?? DEFAULT_EGRESS,
           codeExecPool: deps.codeExecPool,
           log: (level, message) => lines.push({ level, message }),
@@ -99,6 +105,8 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
         return scrubber.value({ ...result, logs: lines });
       } catch (error) {
         throw scrubFailure(error, scrubber, lines);
+      } finally {
+        clearInterval(heartbeat);
       }
     },
 

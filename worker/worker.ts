@@ -65,6 +65,13 @@ export interface RunningWorker {
   shutdown(): Promise<void>;
 }
 
+/**
+ * Worker options every execution worker uses (tests' workers too). Heartbeats
+ * carry cancellation to running activities; they are throttled to one a
+ * second so a cancelled code-exec or HTTP call stops within about a second.
+ */
+export const EXECUTION_WORKER_TUNING = { defaultHeartbeatThrottleInterval: '1 second' } as const;
+
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const codeExecPool = new CodeExecPool(options.codeExec);
   let connection: NativeConnection | undefined;
@@ -78,6 +85,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       workflowBundle: await workflowBundle(),
       activities: createActivities({ ...options.activityDeps, codeExecPool }),
       shutdownGraceTime: options.shutdownGraceMs,
+      ...EXECUTION_WORKER_TUNING,
     });
   } catch (error) {
     await connection?.close();

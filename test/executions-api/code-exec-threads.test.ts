@@ -64,3 +64,25 @@ describe('executions API: code-exec off the event loop', function () {
     assert.ok(!messages.includes('line 1000'), 'nothing past the cap is');
   });
 });
+
+describe('executions API: cancelling code-exec', function () {
+  this.timeout(60_000);
+  // One thread: a script still spinning after its execution was cancelled would hold it, and the next run would wait.
+  const { x, c } = useExecEnv({ codeExecThreads: 1 });
+
+  it('stops a spinning script when its execution is cancelled (cancellation reaches the activity through heartbeats)', async () => {
+    await publish(x, c, { name: 'Spin long', key: 'spin-long', ...codeStep('while (true) {}', { timeout: '50s' }) });
+    await publish(x, c, { name: 'Quick', key: 'quick', ...codeStep('return 21 * 2') });
+    const id = await execute(x, c, 'spin-long');
+    await waitFor(x, c, id, (body) => body.status === 'running');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const cancelled = await c.auth(x.t.request.post(`/workflows/executions/${id}/cancel`)).send({ reason: 'enough' });
+    assert.equal(cancelled.status, 202, JSON.stringify(cancelled.body));
+    assert.equal((await waitFor(x, c, id, finished)).status, 'cancelled');
+    // The only thread is free again long before the script's 50 s deadline: the script was stopped.
+    const started = Date.now();
+    const quick = await waitFor(x, c, await execute(x, c, 'quick'), finished);
+    assert.deepEqual([quick.status, quick.outputs], ['completed', { result: 42 }]);
+    assert.ok(Date.now() - started < 10_000, `the next run waited ${Date.now() - started} ms for the thread`);
+  });
+});

@@ -13,9 +13,10 @@ import { createActivities } from '../../activities';
 import { executionRoutes } from '../../api/executions';
 import type { AreaDeps } from '../../api/routes';
 import { workflowRoutes } from '../../api/workflows';
-import { loadConfig } from '../../config/config';
+import { CODE_EXEC_DEFAULTS, loadConfig } from '../../config/config';
+import { CodeExecPool } from '../../activities/plugins/code-exec-pool';
 import type { Limits } from '../../config/limits';
-import { workflowBundle } from '../../worker/worker';
+import { EXECUTION_WORKER_TUNING, workflowBundle } from '../../worker/worker';
 import { createTestApp, type TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
 import { late } from '../support/late';
@@ -47,13 +48,21 @@ export interface OrgContext {
 }
 
 /** Starts Temporal, the worker and the app; `withWorker: false` leaves executions unpicked (they stay running). */
-export async function startExecEnv(options: { withWorker?: boolean; limits?: Partial<Limits> } = {}): Promise<ExecEnv> {
+export interface ExecEnvOptions {
+  withWorker?: boolean;
+  limits?: Partial<Limits>;
+  /** A code-exec pool of its own with this many threads (default: the process's shared pool). */
+  codeExecThreads?: number;
+}
+
+export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEnv> {
   const db = await testDataSource();
   const env = await createTestTemporalEnv('local');
   const taskQueue = `exec-api-${randomUUID().slice(0, 8)}`;
   const encryptionKey = randomBytes(32);
   const namespace = env.namespace ?? 'default';
   const workerLog = captureLogger('info');
+  const codeExecPool = options.codeExecThreads ? new CodeExecPool({ ...CODE_EXEC_DEFAULTS, threads: options.codeExecThreads }) : undefined;
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
   if (options.withWorker !== false) {
@@ -62,12 +71,14 @@ export async function startExecEnv(options: { withWorker?: boolean; limits?: Par
       namespace,
       taskQueue,
       workflowBundle: await workflowBundle(),
+      ...EXECUTION_WORKER_TUNING,
       activities: createActivities({
         dataSource: db,
         logger: workerLog.logger,
         encryptionKey,
         temporalNamespace: namespace,
         egress: TEST_EGRESS,
+        codeExecPool,
       }),
     });
     running = worker.run();
@@ -98,6 +109,7 @@ export async function startExecEnv(options: { withWorker?: boolean; limits?: Par
     async stop() {
       worker?.shutdown();
       await running;
+      await codeExecPool?.close();
       try {
         await assertHistoriesReplay(env, db, organizations);
       } finally {
@@ -141,7 +153,7 @@ export async function orgContext(x: ExecEnv): Promise<OrgContext> {
  * each test with `org: 'each'`), `after` stops it (replaying every history). Call it
  * inside `describe`; `x` and `c` are filled by those hooks.
  */
-export function useExecEnv(options: { withWorker?: boolean; org?: 'file' | 'each'; limits?: Partial<Limits> } = {}): {
+export function useExecEnv(options: ExecEnvOptions & { org?: 'file' | 'each' } = {}): {
   x: ExecEnv;
   c: OrgContext;
 } {
