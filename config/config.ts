@@ -37,6 +37,10 @@ export interface AppConfig {
   authJwtSecret?: string;
   /** When set, tokens are RS256 verified against this JWKS (and HS256 is off). */
   authJwksUrl?: string;
+  /** When set, a token's `aud` must name it (`AUTH_JWT_AUDIENCE`). */
+  authJwtAudience?: string;
+  /** When set, a token's `iss` must equal it (`AUTH_JWT_ISSUER`). */
+  authJwtIssuer?: string;
   /** 32-byte key (base64 or hex) for AES-256-GCM of secret config values. Unset: development key. */
   configEncryptionKey?: string;
   logLevel: LogLevel;
@@ -170,6 +174,8 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     temporalUiUrl: url('TEMPORAL_UI_URL', ['http:', 'https:']),
     authJwtSecret,
     authJwksUrl,
+    authJwtAudience: read('AUTH_JWT_AUDIENCE'),
+    authJwtIssuer: read('AUTH_JWT_ISSUER'),
     configEncryptionKey,
     logLevel,
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),

@@ -7,7 +7,7 @@ import type { DataSource } from 'typeorm';
 import type { Logger } from '../../config/logger';
 import { GrantRepository } from '../../db/repositories/grant-repository';
 import { UserRepository } from '../../db/repositories/user-repository';
-import { organizationNrn } from './nrn';
+import { organizationNrn } from '../access/nrn';
 
 export interface BootstrapAdmin {
   userId: number;
@@ -30,7 +30,7 @@ export async function bootstrapAdmins(
     await UserRepository.of(manager).recordPeople(list.map((a) => ({ id: a.userId, organizationId: a.organizationId })));
     return GrantRepository.of(manager).grantRoleOnce(
       'admin',
-      list.map((a) => ({ userId: a.userId, nrn: organizationNrn(a.organizationId) })),
+      list.map((a) => ({ organizationId: a.organizationId, userId: a.userId, nrn: organizationNrn(a.organizationId) })),
     );
   });
   const pairs = list.map((a) => `${a.userId}:${a.organizationId}`).join(',');

@@ -1,13 +1,14 @@
-/** A role granted to a user on an NRN; unique per (user, NRN, role). */
+/** A role granted to a user of an organization on an NRN; unique per (organization, user, NRN, role). */
 import { Column, CreateDateColumn, Entity, PrimaryColumn, Unique } from 'typeorm';
 import { bigintAsNumber } from '../sql';
 
 export type GrantStatus = 'active' | 'pending';
 
 @Entity({ name: 'grants' })
-@Unique('grants_unique', ['userId', 'nrn', 'roleId'])
+@Unique('grants_unique', ['organizationId', 'userId', 'nrn', 'roleId'])
 export class GrantEntity {
   @PrimaryColumn({ type: 'bigint', generated: 'identity', generatedIdentity: 'ALWAYS', transformer: bigintAsNumber }) id!: number;
+  @Column({ name: 'organization_id', type: 'bigint', transformer: bigintAsNumber }) organizationId!: number;
   @Column({ name: 'user_id', type: 'bigint', transformer: bigintAsNumber }) userId!: number;
   @Column({ type: 'varchar', length: 160 }) nrn!: string;
   @Column({ name: 'role_id', type: 'integer' }) roleId!: number;

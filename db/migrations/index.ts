@@ -12,6 +12,8 @@ import { WorkflowDefinitions1763720000000 } from './1763720000000-workflow-defin
 import { ConfigEntries1763720000001 } from './1763720000001-config-entries';
 import { Executions1763730000000 } from './1763730000000-executions';
 import { ExecutionsUnstarted1763730000001 } from './1763730000001-executions-unstarted';
+import { UsersPerOrganization1763750100000 } from './1763750100000-users-per-organization';
+import { EnginePermissions1763750100001 } from './1763750100001-engine-permissions';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -26,4 +28,7 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Executions, step records and logs.
   Executions1763730000000,
   ExecutionsUnstarted1763730000001,
+  // Authorization across both areas: users per organization, the engine's permissions in the roles catalog.
+  UsersPerOrganization1763750100000,
+  EnginePermissions1763750100001,
 ];

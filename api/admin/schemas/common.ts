@@ -1,6 +1,6 @@
 /** Schemas shared by the administration routes. */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { NRN_MAX_LENGTH, NRN_PATTERN } from '../nrn';
+import { NRN_MAX_LENGTH, NRN_PATTERN } from '../../access/nrn';
 
 export const NrnString = Type.String({
   pattern: NRN_PATTERN,

@@ -1,0 +1,21 @@
+/**
+ * Callers with grants, made the way the service makes its first admin
+ * (api/admin/bootstrap.ts): API tests call the routes as real users of their
+ * organization, so every engine and administration check runs.
+ */
+import type { DataSource } from 'typeorm';
+import { bootstrapAdmins } from '../../api/admin/bootstrap';
+import { captureLogger } from './logger';
+
+let userCounter = 0;
+/** User ids unique across test files and runs of this process (users are per organization; unique ids keep logs readable). */
+export function newUserId(): number {
+  userCounter += 1;
+  return 500_000_000 + (process.pid % 10_000) * 10_000 + userCounter;
+}
+
+/** Records a user of `organizationId` holding the admin role on the whole organization; answers its id. */
+export async function grantAdmin(db: DataSource, organizationId: string, userId = newUserId()): Promise<string> {
+  await bootstrapAdmins(db, [{ userId, organizationId: Number(organizationId) }], captureLogger().logger, { defaultFirstAdmin: false });
+  return String(userId);
+}
