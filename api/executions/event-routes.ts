@@ -11,7 +11,7 @@ import { Type } from '@sinclair/typebox';
 import { ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
-import { requireExecution } from './live';
+import { authorizedExecution } from './live';
 import { ExecutionRef } from './schemas';
 
 const tags = ['Workflow executions'];
@@ -34,8 +34,8 @@ export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
       query: Type.Object({ lastEventId: Type.Optional(Type.Integer({ minimum: 0 })) }),
       responses: { 200: { description: 'text/event-stream of events', contentType: 'text/event-stream' } },
       errors: [404],
-      async handler({ params, query, auth, ctx }) {
-        const row = await requireExecution(deps, auth.organizationId, params.id);
+      async handler({ params, query, auth, permission, ctx }) {
+        const row = await authorizedExecution(deps, auth, params.id, permission);
         const header = ctx.get('last-event-id');
         // Event ids are the events' positions (0, 1, 2, …): resume right after the last one seen.
         let lastSeq = /^[0-9]{1,9}$/.test(header) ? Number(header) : (query.lastEventId ?? -1);

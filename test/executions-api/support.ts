@@ -17,6 +17,7 @@ import { loadConfig } from '../../config/config';
 import { workflowBundle } from '../../worker/worker';
 import { createTestApp, type TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
+import { grantAdmin } from '../support/grants';
 import { late } from '../support/late';
 import { captureLogger } from '../support/logger';
 import { createTestTemporalEnv } from '../support/temporal';
@@ -36,6 +37,8 @@ export interface ExecEnv {
 
 export interface OrgContext {
   org: string;
+  /** The caller: a user holding the admin role on the organization. */
+  userId: string;
   token: string;
   auth: (req: supertest.Test) => supertest.Test;
   /** A token of another organization, for isolation checks. */
@@ -112,10 +115,13 @@ async function assertHistoriesReplay(env: TestWorkflowEnvironment, db: DataSourc
 export async function orgContext(x: ExecEnv): Promise<OrgContext> {
   const org = newOrganizationId();
   x.organizations.push(org);
-  const token = await x.t.token({ organizationId: org, userId: 'user-1' });
-  const otherToken = await x.t.token({ organizationId: newOrganizationId() });
+  const userId = await grantAdmin(x.db, org);
+  const token = await x.t.token({ organizationId: org, userId });
+  const otherOrg = newOrganizationId();
+  const otherToken = await x.t.token({ organizationId: otherOrg, userId: await grantAdmin(x.db, otherOrg) });
   return {
     org,
+    userId,
     token,
     auth: (req) => req.set('Authorization', `Bearer ${token}`),
     otherAuth: (req) => req.set('Authorization', `Bearer ${otherToken}`),

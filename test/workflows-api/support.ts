@@ -6,11 +6,14 @@ import { workflowRoutes, type WorkflowRouteOptions } from '../../api/workflows';
 import { loadConfig } from '../../config/config';
 import { createTestApp, type TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
+import { grantAdmin } from '../support/grants';
 
 export interface WfContext {
   t: TestApp;
   db: DataSource;
   org: string;
+  /** The caller: a user holding the admin role on the organization. */
+  userId: string;
   token: string;
   auth: (req: import('supertest').Test) => import('supertest').Test;
   /** A second organization and its token, for isolation checks. */
@@ -20,7 +23,7 @@ export interface WfContext {
 /** Temporal is only reached by the cron registrar; suites that need it pass a real client. */
 const noTemporal = {} as Client;
 
-export async function wfContext(options: WorkflowRouteOptions & { temporal?: Client; userId?: string } = {}): Promise<WfContext> {
+export async function wfContext(options: WorkflowRouteOptions & { temporal?: Client } = {}): Promise<WfContext> {
   const db = await testDataSource();
   const config = { ...loadConfig(), publicBaseUrl: 'http://api.test' };
   const routes = workflowRoutes(
@@ -29,10 +32,19 @@ export async function wfContext(options: WorkflowRouteOptions & { temporal?: Cli
   );
   const t = createTestApp({ routes });
   const org = newOrganizationId();
-  const token = await t.token({ organizationId: org, userId: options.userId ?? 'user-1' });
+  const userId = await grantAdmin(db, org);
+  const token = await t.token({ organizationId: org, userId });
   const otherOrg = newOrganizationId();
-  const otherToken = await t.token({ organizationId: otherOrg });
-  return { t, db, org, token, auth: (req) => req.set('Authorization', `Bearer ${token}`), other: { org: otherOrg, token: otherToken } };
+  const otherToken = await t.token({ organizationId: otherOrg, userId: await grantAdmin(db, otherOrg) });
+  return {
+    t,
+    db,
+    org,
+    userId,
+    token,
+    auth: (req) => req.set('Authorization', `Bearer ${token}`),
+    other: { org: otherOrg, token: otherToken },
+  };
 }
 
 /** `trigger ──▶ work`, with optional extra steps. */
