@@ -5,6 +5,8 @@
  */
 import type { DataSource } from 'typeorm';
 import { bootstrapAdmins } from '../../api/admin/bootstrap';
+import { GrantRepository } from '../../db/repositories/grant-repository';
+import { UserRepository } from '../../db/repositories/user-repository';
 import { captureLogger } from './logger';
 
 let userCounter = 0;
@@ -18,4 +20,22 @@ export function newUserId(): number {
 export async function grantAdmin(db: DataSource, organizationId: string, userId = newUserId()): Promise<string> {
   await bootstrapAdmins(db, [{ userId, organizationId: Number(organizationId) }], captureLogger().logger, { defaultFirstAdmin: false });
   return String(userId);
+}
+
+/**
+ * Records a user of `organizationId` holding `role` on `nrn` (default: the whole
+ * organization; `role` null: no grant at all); answers the user id and the grant id.
+ */
+export async function grantRole(
+  db: DataSource,
+  organizationId: string,
+  role: string | null,
+  nrn = `organization=${organizationId}`,
+  userId = newUserId(),
+): Promise<{ userId: string; grantId?: number }> {
+  const org = Number(organizationId);
+  await UserRepository.of(db.manager).recordPeople([{ id: userId, organizationId: org }]);
+  if (role === null) return { userId: String(userId) };
+  const [grant] = await GrantRepository.of(db.manager).grantRoleOnce(role, [{ organizationId: org, userId, nrn }]);
+  return { userId: String(userId), grantId: grant?.id };
 }
