@@ -49,7 +49,7 @@ export interface AppConfig {
   /** Grace time for in-flight work on shutdown (`SHUTDOWN_GRACE_MS`, default 10 s). */
   shutdownGraceMs: number;
   /** `user:organization` pairs granted the admin role at start-up. */
-  bootstrapAdmins: Array<{ userId: number; organizationId: number }>;
+  bootstrapAdmins: Array<{ userId: string; organizationId: string }>;
   /** Hosts plugins may call (`EGRESS_ALLOW_HOSTS`, default `*`) unless denied (`EGRESS_DENY_HOSTS`, default: cloud metadata endpoints). */
   egressAllowHosts?: string[];
   egressDenyHosts?: string[];
@@ -141,9 +141,10 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean)) {
-    const match = /^(\d+):(\d+)$/.exec(pair);
-    if (!match) problems.push(`BOOTSTRAP_ADMINS entries must be user:organization pairs of integers (got "${pair}")`);
-    else bootstrapAdmins.push({ userId: Number(match[1]), organizationId: Number(match[2]) });
+    // Ids stay strings, spelled as tokens spell them (no leading zeros): numbers would round above 2^53.
+    const match = /^([1-9]\d{0,17}):([1-9]\d{0,17})$/.exec(pair);
+    if (!match) problems.push(`BOOTSTRAP_ADMINS entries must be user:organization pairs of positive integers (got "${pair}")`);
+    else bootstrapAdmins.push({ userId: match[1], organizationId: match[2] });
   }
 
   const hostList = (name: string): string[] | undefined => {

@@ -9,13 +9,14 @@ import { GrantRepository } from '../../db/repositories/grant-repository';
 import { UserRepository } from '../../db/repositories/user-repository';
 import { organizationNrn } from '../access/nrn';
 
+/** Ids as decimal strings (or numbers below 2^53). */
 export interface BootstrapAdmin {
-  userId: number;
-  organizationId: number;
+  userId: string | number;
+  organizationId: string | number;
 }
 
 /** What `npm start` grants when nothing is configured: user 1 administers organization 1. */
-export const DEFAULT_FIRST_ADMIN: BootstrapAdmin = { userId: 1, organizationId: 1 };
+export const DEFAULT_FIRST_ADMIN: BootstrapAdmin = { userId: '1', organizationId: '1' };
 
 export async function bootstrapAdmins(
   dataSource: DataSource,
@@ -24,7 +25,10 @@ export async function bootstrapAdmins(
   options: { defaultFirstAdmin: boolean },
 ): Promise<void> {
   const usingDefault = admins.length === 0 && options.defaultFirstAdmin;
-  const list = usingDefault ? [DEFAULT_FIRST_ADMIN] : admins;
+  const list = (usingDefault ? [DEFAULT_FIRST_ADMIN] : admins).map((a) => ({
+    userId: String(a.userId),
+    organizationId: String(a.organizationId),
+  }));
   if (list.length === 0) return;
   const created = await dataSource.transaction(async (manager) => {
     await UserRepository.of(manager).recordPeople(list.map((a) => ({ id: a.userId, organizationId: a.organizationId })));

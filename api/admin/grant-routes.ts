@@ -105,7 +105,7 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       handler: async ({ params, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const { grant, role } = await manageableGrant(dataSource, access, params.id, params.grantId);
-        if (String(grant.userId) === access.caller.userId) throw forbidden('A grant cannot be approved by the user who holds it.');
+        if (grant.userId === access.caller.userId) throw forbidden('A grant cannot be approved by the user who holds it.');
         if (grant.status !== 'pending') throw new HttpError(409, 'RESOURCE_GRANTS.NOT_PENDING', `Grant ${grant.id} is already active.`);
         await GrantRepository.of(dataSource.manager).update({ id: grant.id }, { status: 'active' });
         return { status: 200, body: grantOut({ ...grant, status: 'active' }, role) };

@@ -19,12 +19,12 @@ import { organizationNotFound, userNotFound } from './errors';
  * (else 404, like a missing user).
  */
 export async function visibleUser(dataSource: DataSource, access: Access, id: number): Promise<UserEntity> {
-  const user = await UserRepository.of(dataSource.manager).findOneBy({ organizationId: Number(access.caller.organizationId), id });
+  const user = await UserRepository.of(dataSource.manager).findOneBy({ organizationId: access.caller.organizationId, id: String(id) });
   if (!user || (!access.inOrganization(access.caller.organizationId) && !isCaller(access, user))) throw userNotFound(id)();
   return user;
 }
 
-export const isCaller = (access: Access, user: Pick<UserEntity, 'id'>): boolean => String(user.id) === access.caller.userId;
+export const isCaller = (access: Access, user: Pick<UserEntity, 'id'>): boolean => user.id === access.caller.userId;
 
 export function userRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
   return [

@@ -129,7 +129,7 @@ export async function fixture(c: EngineAuthz, extra: Record<string, unknown> = {
     stepId: 'work',
     run: 1,
     status: 'completed',
-    record: { stepId: 'work', status: 'completed' } as unknown as ExecutionStepEntity['record'],
+    record: { stepId: 'work', status: 'completed' } as never,
     startedAt: now,
     completedAt: now,
   });

@@ -17,8 +17,8 @@ export function newUserId(): number {
 }
 
 /** Records a user of `organizationId` holding the admin role on the whole organization; answers its id. */
-export async function grantAdmin(db: DataSource, organizationId: string, userId = newUserId()): Promise<string> {
-  await bootstrapAdmins(db, [{ userId, organizationId: Number(organizationId) }], captureLogger().logger, { defaultFirstAdmin: false });
+export async function grantAdmin(db: DataSource, organizationId: string, userId: number | string = newUserId()): Promise<string> {
+  await bootstrapAdmins(db, [{ userId, organizationId }], captureLogger().logger, { defaultFirstAdmin: false });
   return String(userId);
 }
 
@@ -31,11 +31,11 @@ export async function grantRole(
   organizationId: string,
   role: string | null,
   nrn = `organization=${organizationId}`,
-  userId = newUserId(),
+  userId: number | string = newUserId(),
 ): Promise<{ userId: string; grantId?: number }> {
-  const org = Number(organizationId);
-  await UserRepository.of(db.manager).recordPeople([{ id: userId, organizationId: org }]);
-  if (role === null) return { userId: String(userId) };
-  const [grant] = await GrantRepository.of(db.manager).grantRoleOnce(role, [{ organizationId: org, userId, nrn }]);
+  const id = String(userId);
+  await UserRepository.of(db.manager).recordPeople([{ id, organizationId }]);
+  if (role === null) return { userId: id };
+  const [grant] = await GrantRepository.of(db.manager).grantRoleOnce(role, [{ organizationId, userId: id, nrn }]);
   return { userId: String(userId), grantId: grant?.id };
 }
