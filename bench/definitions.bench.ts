@@ -16,6 +16,7 @@ import { loadConfig } from '../config/config';
 import { createTestApp } from '../test/support/app';
 import { closeTestDataSource, testDataSource } from '../test/support/database';
 import { percentile, round, type BenchReport } from './report';
+import { grantAdmin } from '../test/support/grants';
 
 const ORG = '990101';
 const CONCURRENCY = 16;
@@ -130,7 +131,7 @@ export async function run(): Promise<BenchReport> {
   const port = (server.address() as AddressInfo).port;
   const body = JSON.stringify(fiftySteps());
   const headers = {
-    authorization: `Bearer ${await t.token({ organizationId: ORG, userId: 'bench' })}`,
+    authorization: `Bearer ${await t.token({ organizationId: ORG, userId: await grantAdmin(db, ORG) })}`,
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(body)),
   };

@@ -18,7 +18,7 @@ async function main(): Promise<void> {
     },
   });
   const usage = 'usage: npm run token -- --user <id> --org <id> [--type person|service_account] [--expires 12h]';
-  if (!values.user || !values.org || !/^\d+$/.test(values.org)) fail(usage);
+  if (!values.user || !values.org || !/^[1-9]\d*$/.test(values.user) || !/^[1-9]\d*$/.test(values.org)) fail(usage);
   if (values.type !== 'person' && values.type !== 'service_account') fail(`--type must be person or service_account\n${usage}`);
 
   const config = loadConfigOrExit();
@@ -30,6 +30,9 @@ async function main(): Promise<void> {
     userType: values.type,
     secret: secrets.auth.secret,
     expiresIn: values.expires,
+    // The claims the service checks when configured, so the token is accepted.
+    audience: config.authJwtAudience,
+    issuer: config.authJwtIssuer,
   });
   process.stdout.write(token + '\n');
 }

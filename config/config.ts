@@ -40,6 +40,10 @@ export interface AppConfig {
   authJwtSecret?: string;
   /** When set, tokens are RS256 verified against this JWKS (and HS256 is off). */
   authJwksUrl?: string;
+  /** When set, a token's `aud` must name it (`AUTH_JWT_AUDIENCE`). */
+  authJwtAudience?: string;
+  /** When set, a token's `iss` must equal it (`AUTH_JWT_ISSUER`). */
+  authJwtIssuer?: string;
   /** 32-byte key (base64 or hex) for AES-256-GCM of secret config values. Unset: development key. */
   configEncryptionKey?: string;
   logLevel: LogLevel;
@@ -48,7 +52,7 @@ export interface AppConfig {
   /** Grace time for in-flight work on shutdown (`SHUTDOWN_GRACE_MS`, default 10 s). */
   shutdownGraceMs: number;
   /** `user:organization` pairs granted the admin role at start-up. */
-  bootstrapAdmins: Array<{ userId: number; organizationId: number }>;
+  bootstrapAdmins: Array<{ userId: string; organizationId: string }>;
   /** Hosts plugins may call (`EGRESS_ALLOW_HOSTS`, default `*`) unless denied (`EGRESS_DENY_HOSTS`, default: cloud metadata endpoints). */
   egressAllowHosts?: string[];
   egressDenyHosts?: string[];
@@ -179,9 +183,10 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean)) {
-    const match = /^(\d+):(\d+)$/.exec(pair);
-    if (!match) problems.push(`BOOTSTRAP_ADMINS entries must be user:organization pairs of integers (got "${pair}")`);
-    else bootstrapAdmins.push({ userId: Number(match[1]), organizationId: Number(match[2]) });
+    // Ids stay strings, spelled as tokens spell them (no leading zeros): numbers would round above 2^53.
+    const match = /^([1-9]\d{0,17}):([1-9]\d{0,17})$/.exec(pair);
+    if (!match) problems.push(`BOOTSTRAP_ADMINS entries must be user:organization pairs of positive integers (got "${pair}")`);
+    else bootstrapAdmins.push({ userId: match[1], organizationId: match[2] });
   }
 
   const hostList = (name: string): string[] | undefined => {
@@ -224,6 +229,8 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     temporalUiUrl: url('TEMPORAL_UI_URL', ['http:', 'https:']),
     authJwtSecret,
     authJwksUrl,
+    authJwtAudience: read('AUTH_JWT_AUDIENCE'),
+    authJwtIssuer: read('AUTH_JWT_ISSUER'),
     configEncryptionKey,
     logLevel,
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),

@@ -110,7 +110,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
       const app = createApp({
         config,
         logger,
-        verifier: createTokenVerifier(secrets.auth),
+        verifier: createTokenVerifier(secrets.auth, { audience: config.authJwtAudience, issuer: config.authJwtIssuer }),
         readiness: {
           postgres: async () => void (await database.dataSource.query('SELECT 1')),
           temporal: Object.assign(async () => void (await connection.workflowService.getSystemInfo({})), { kind: temporal.kind }),

@@ -7,9 +7,9 @@ import type { AccountEntity } from '../../db/entities/account';
 import type { MetadataEntryEntity } from '../../db/entities/metadata-entry';
 import { AccountRepository } from '../../db/repositories/account-repository';
 import { MetadataEntryRepository, type MetadataFields } from '../../db/repositories/metadata-entry-repository';
-import { loadAccess, type Access } from './access';
+import { loadAccess, type Access } from '../access/access';
 import type { AdminDeps } from './deps';
-import { accountNrn, organizationNrn } from './nrn';
+import { accountNrn, organizationNrn } from '../access/nrn';
 import {
   Account,
   ACCOUNT_SLUG_MAX,

@@ -11,7 +11,7 @@ import type { ServiceEntity } from '../../db/entities/service';
 import type { ServiceActionEntity } from '../../db/entities/service-action';
 import { ActionSpecificationRepository } from '../../db/repositories/action-specification-repository';
 import { ServiceActionRepository } from '../../db/repositories/service-action-repository';
-import { loadAccess } from './access';
+import { loadAccess } from '../access/access';
 import type { AdminDeps } from './deps';
 import { ADMIN_ERRORS, Paged, UuidParams } from './schemas/common';
 import { Action, ActionParams, CreateActionBody, ListActionsQuery, UpdateActionBody, type Message } from './schemas/services';

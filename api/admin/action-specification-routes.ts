@@ -5,7 +5,7 @@ import { defineRoute, type RouteDefinition } from '../http/route';
 import { isUniqueViolation } from '../../db/sql';
 import type { ActionSpecificationEntity } from '../../db/entities/action-specification';
 import { ActionSpecificationRepository } from '../../db/repositories/action-specification-repository';
-import { loadAccess } from './access';
+import { loadAccess } from '../access/access';
 import type { AdminDeps } from './deps';
 import { ADMIN_ERRORS, Uuid, UuidParams } from './schemas/common';
 import { ActionSpecification, CreateActionSpecificationBody } from './schemas/service-specifications';

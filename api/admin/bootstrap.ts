@@ -7,15 +7,16 @@ import type { DataSource } from 'typeorm';
 import type { Logger } from '../../config/logger';
 import { GrantRepository } from '../../db/repositories/grant-repository';
 import { UserRepository } from '../../db/repositories/user-repository';
-import { organizationNrn } from './nrn';
+import { organizationNrn } from '../access/nrn';
 
+/** Ids as decimal strings (or numbers below 2^53). */
 export interface BootstrapAdmin {
-  userId: number;
-  organizationId: number;
+  userId: string | number;
+  organizationId: string | number;
 }
 
 /** What `npm start` grants when nothing is configured: user 1 administers organization 1. */
-export const DEFAULT_FIRST_ADMIN: BootstrapAdmin = { userId: 1, organizationId: 1 };
+export const DEFAULT_FIRST_ADMIN: BootstrapAdmin = { userId: '1', organizationId: '1' };
 
 export async function bootstrapAdmins(
   dataSource: DataSource,
@@ -24,13 +25,16 @@ export async function bootstrapAdmins(
   options: { defaultFirstAdmin: boolean },
 ): Promise<void> {
   const usingDefault = admins.length === 0 && options.defaultFirstAdmin;
-  const list = usingDefault ? [DEFAULT_FIRST_ADMIN] : admins;
+  const list = (usingDefault ? [DEFAULT_FIRST_ADMIN] : admins).map((a) => ({
+    userId: String(a.userId),
+    organizationId: String(a.organizationId),
+  }));
   if (list.length === 0) return;
   const created = await dataSource.transaction(async (manager) => {
     await UserRepository.of(manager).recordPeople(list.map((a) => ({ id: a.userId, organizationId: a.organizationId })));
     return GrantRepository.of(manager).grantRoleOnce(
       'admin',
-      list.map((a) => ({ userId: a.userId, nrn: organizationNrn(a.organizationId) })),
+      list.map((a) => ({ organizationId: a.organizationId, userId: a.userId, nrn: organizationNrn(a.organizationId) })),
     );
   });
   const pairs = list.map((a) => `${a.userId}:${a.organizationId}`).join(',');

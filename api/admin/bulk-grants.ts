@@ -13,8 +13,8 @@ import type { RoleEntity } from '../../db/entities/role';
 import type { UserEntity } from '../../db/entities/user';
 import { GrantRepository, type NewGrant } from '../../db/repositories/grant-repository';
 import { RoleRepository } from '../../db/repositories/role-repository';
-import type { Access } from './access';
-import { canonicalNrn, parseNrn } from './nrn';
+import type { Access } from '../access/access';
+import { canonicalNrn, parseNrn } from '../access/nrn';
 import { GrantItem } from './schemas/grants';
 
 export const BULK_CREATE_FAILED = 'RESOURCE_GRANTS.BULK_CREATE_FAILED';
@@ -119,10 +119,10 @@ async function insertAll(dataSource: DataSource, access: Access, user: UserEntit
     try {
       return await dataSource.transaction(async (manager) => {
         const grants = GrantRepository.of(manager);
-        const existing = new Set((await grants.existingPairs(user.id, resolved)).map((row) => grantKey(row.nrn, row.roleId)));
+        const existing = new Set((await grants.existingPairs(user, resolved)).map((row) => grantKey(row.nrn, row.roleId)));
         const clash = resolved.find((g) => existing.has(grantKey(g.nrn, g.roleId)));
         if (clash) throw duplicateOf(clash);
-        const inserted = await grants.insertMany(user.id, resolved, access.caller.userId);
+        const inserted = await grants.insertMany(user, resolved, access.caller.userId);
         const byKey = new Map(inserted.map((row) => [grantKey(row.nrn, row.roleId), row]));
         // A concurrent request committed one of ours between the check and the insert.
         const lost = resolved.find((g) => !byKey.has(grantKey(g.nrn, g.roleId)));

@@ -5,19 +5,23 @@ import { HttpError, forbidden } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { GrantRepository } from '../../db/repositories/grant-repository';
 import { RoleRepository } from '../../db/repositories/role-repository';
-import { loadAccess, type Access } from './access';
+import { loadAccess, type Access } from '../access/access';
 import type { AdminDeps } from './deps';
 import { bulkGrant } from './bulk-grants';
 import { ADMIN_ERRORS, IdParams } from './schemas/common';
 import { BulkGrantBody, Grant, GrantParams, Role } from './schemas/grants';
 import { grantOut, roleOut } from './serialize';
-import { visibleUser } from './user-routes';
+import { isCaller, visibleUser } from './user-routes';
 import { grantNotFound, organizationNotFound, userNotFound } from './errors';
 
 /** A grant may be revoked or approved by whoever may assign its role on its NRN. */
 async function manageableGrant(dataSource: DataSource, access: Access, userId: number, grantId: number) {
   const user = await visibleUser(dataSource, access, userId);
-  const grant = await GrantRepository.of(dataSource.manager).findOneBy({ userId: user.id, id: grantId });
+  const grant = await GrantRepository.of(dataSource.manager).findOneBy({
+    organizationId: user.organizationId,
+    userId: user.id,
+    id: grantId,
+  });
   if (!grant) throw grantNotFound(grantId)();
   access.require('grant:write', grant.nrn, grantNotFound(grantId));
   const role = await RoleRepository.of(dataSource.manager).findOneByOrFail({ id: grant.roleId });
@@ -61,10 +65,10 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       handler: async ({ params, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const user = await visibleUser(dataSource, access, params.id);
-        if (user.id !== access.caller.userId) access.requireSomewhere('grant:read', user.organizationId, userNotFound(params.id));
+        if (!isCaller(access, user)) access.requireSomewhere('grant:read', user.organizationId, userNotFound(params.id));
         // The catalog is a handful of rows: read at once with the grants, joined here.
         const [grants, roles] = await Promise.all([
-          GrantRepository.of(dataSource.manager).ofUser(user.id),
+          GrantRepository.of(dataSource.manager).ofUser(user),
           RoleRepository.of(dataSource.manager).catalog(),
         ]);
         const roleById = new Map(roles.map((role) => [role.id, role]));

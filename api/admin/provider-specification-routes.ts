@@ -11,7 +11,7 @@ import { isUniqueViolation } from '../../db/sql';
 import type { ProviderSpecificationEntity } from '../../db/entities/provider-specification';
 import { ProviderCategoryRepository } from '../../db/repositories/provider-category-repository';
 import { ProviderSpecificationRepository, type ProviderSpecificationFields } from '../../db/repositories/provider-specification-repository';
-import { loadAccess, type Access } from './access';
+import { loadAccess, type Access } from '../access/access';
 import type { AdminDeps } from './deps';
 import { ADMIN_ERRORS, Paged, UuidParams } from './schemas/common';
 import {

@@ -10,7 +10,8 @@ export const isoDate = (value: Date | string): string => iso(value).slice(0, 10)
 export const grantOut = (g: GrantEntity, role: Pick<RoleEntity, 'slug'>) => ({
   id: g.id,
   nrn: g.nrn,
-  user_id: g.userId,
+  // The contract's ids are integers; internally they stay strings (see UserEntity).
+  user_id: Number(g.userId),
   role_id: g.roleId,
   role_slug: role.slug,
   status: g.status,
@@ -18,8 +19,8 @@ export const grantOut = (g: GrantEntity, role: Pick<RoleEntity, 'slug'>) => ({
 });
 
 export const userOut = (u: UserEntity) => ({
-  id: u.id,
-  organization_id: u.organizationId,
+  id: Number(u.id),
+  organization_id: Number(u.organizationId),
   type: u.type,
   email: u.email,
   name: u.name,

@@ -7,9 +7,9 @@ import type { ServiceSpecificationEntity } from '../../db/entities/service-speci
 import { ActionSpecificationRepository } from '../../db/repositories/action-specification-repository';
 import { ServiceRepository } from '../../db/repositories/service-repository';
 import { ServiceSpecificationRepository, type ServiceSpecificationFields } from '../../db/repositories/service-specification-repository';
-import { loadAccess, type Access } from './access';
+import { loadAccess, type Access } from '../access/access';
 import type { AdminDeps } from './deps';
-import { canonicalNrn, containingNrns, organizationNrn, parseNrn } from './nrn';
+import { canonicalNrn, containingNrns, organizationNrn, parseNrn } from '../access/nrn';
 import { ADMIN_ERRORS, Paged, UuidParams } from './schemas/common';
 import {
   CreateServiceSpecificationBody,

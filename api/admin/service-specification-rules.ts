@@ -8,7 +8,7 @@ import { HttpError, type FieldError } from '../http/errors';
 import type { ServiceSpecificationEntity } from '../../db/entities/service-specification';
 import type { ActionSpecificationFields } from '../../db/repositories/action-specification-repository';
 import { ServiceSpecificationRepository, type ServiceSpecificationFields } from '../../db/repositories/service-specification-repository';
-import { canonicalNrn, parseNrn } from './nrn';
+import { canonicalNrn, parseNrn } from '../access/nrn';
 import type { CreateServiceSpecificationBody } from './schemas/service-specifications';
 import { PROVIDER_SCOPE_IDS } from './schemas/service-specifications';
 import { compileUserSchema } from './user-schema';

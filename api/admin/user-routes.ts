@@ -5,20 +5,26 @@ import { conflict } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { UserEntity } from '../../db/entities/user';
 import { UserRepository } from '../../db/repositories/user-repository';
-import { loadAccess, type Access } from './access';
+import { loadAccess, type Access } from '../access/access';
 import type { AdminDeps } from './deps';
-import { organizationNrn } from './nrn';
+import { organizationNrn } from '../access/nrn';
 import { ADMIN_ERRORS, IdParams, IntegerId, Paged, PagingQuery } from './schemas/common';
 import { CreateUserBody, User } from './schemas/grants';
 import { userOut } from './serialize';
 import { organizationNotFound, userNotFound } from './errors';
 
-/** The user, provided the caller holds something in the user's organization (else 404, like a missing user). */
+/**
+ * The user `id` of the caller's organization (user ids name users within their
+ * organization), provided the caller holds something there or is that user
+ * (else 404, like a missing user).
+ */
 export async function visibleUser(dataSource: DataSource, access: Access, id: number): Promise<UserEntity> {
-  const user = await UserRepository.of(dataSource.manager).findOneBy({ id });
-  if (!user || (!access.inOrganization(user.organizationId) && user.id !== access.caller.userId)) throw userNotFound(id)();
+  const user = await UserRepository.of(dataSource.manager).findOneBy({ organizationId: access.caller.organizationId, id: String(id) });
+  if (!user || (!access.inOrganization(access.caller.organizationId) && !isCaller(access, user))) throw userNotFound(id)();
   return user;
 }
+
+export const isCaller = (access: Access, user: Pick<UserEntity, 'id'>): boolean => user.id === access.caller.userId;
 
 export function userRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
   return [
@@ -43,7 +49,7 @@ export function userRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
           email: body.email,
           name: body.name,
         });
-        if (!user) throw conflict(`User ${body.id} already exists.`, 'USER.ALREADY_EXISTS');
+        if (!user) throw conflict(`User ${body.id} already exists in organization ${org}.`, 'USER.ALREADY_EXISTS');
         return { status: 201, body: userOut(user) };
       },
     }),
@@ -60,7 +66,7 @@ export function userRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       handler: async ({ params, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const user = await visibleUser(dataSource, access, params.id);
-        if (user.id !== access.caller.userId) access.require('user:read', organizationNrn(user.organizationId), userNotFound(params.id));
+        if (!isCaller(access, user)) access.require('user:read', organizationNrn(user.organizationId), userNotFound(params.id));
         return { status: 200, body: userOut(user) };
       },
     }),

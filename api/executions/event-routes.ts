@@ -18,7 +18,7 @@ import { ExecutionEventRepository } from '../../db/repositories/execution-event-
 import { tooManyRequests } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
-import { requireExecution } from './live';
+import { authorizedExecution } from './live';
 import { ExecutionRef } from './schemas';
 
 const tags = ['Workflow executions'];
@@ -41,8 +41,8 @@ export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
       query: Type.Object({ lastEventId: Type.Optional(Type.Integer({ minimum: 0 })) }),
       responses: { 200: { description: 'text/event-stream of events', contentType: 'text/event-stream' } },
       errors: [404, 429],
-      async handler({ params, query, auth, ctx }) {
-        const row = await requireExecution(deps, auth.organizationId, params.id);
+      async handler({ params, query, auth, permission, ctx }) {
+        const row = await authorizedExecution(deps, auth, params.id, permission);
         const { eventHub: hub, limits } = deps;
         if (!hub.openStream(auth.organizationId, limits.maxStreamsPerOrganization)) {
           throw tooManyRequests(

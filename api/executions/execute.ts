@@ -9,6 +9,7 @@ import type { TriggerInfo } from '../../workflows/engine';
 import { startExecution } from '../../executions';
 import { HttpError, validationFailed } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
+import { authorizedWorkflow } from '../workflows/authorize';
 import { workflowNotFound } from '../workflows/errors';
 import { WorkflowRef } from '../workflows/schemas';
 import type { ExecutionDeps } from './deps';
@@ -38,7 +39,8 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
         200: { description: 'Deduplicated by idempotencyKey', schema: ExecuteResult },
       },
       errors: [404, 503],
-      async handler({ params, query, body, auth }) {
+      async handler({ params, query, body, auth, permission }) {
+        await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const request = body ?? {};
         const alias = request.alias ?? query.alias;
         const revision = request.revision ?? query.revision;

@@ -6,9 +6,10 @@ import { ExecutionStepRepository } from '../../db/repositories/execution-step-re
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
+import { authorizeInOrganization } from '../workflows/authorize';
 import type { ExecutionDeps } from './deps';
 import { executionFinished, executorUnavailable } from './errors';
-import { executionHandle, isFinished, liveState, requireExecution } from './live';
+import { executionHandle, isFinished, liveState, authorizedExecution } from './live';
 import { cancelReasonSignal } from '../../workflows/messages';
 import { Execution, ExecutionPage, ExecutionQuery, ExecutionRef, ExecutionState, PendingWait, ReasonBody, StepParams } from './schemas';
 import { cappedRecord, executionJson, latestRecords } from './serialize';
@@ -39,7 +40,9 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       access: { permission: 'workflow:read' },
       query: ExecutionQuery,
       responses: { 200: { description: 'A page of executions', schema: ExecutionPage } },
-      async handler({ query, auth }) {
+      async handler({ query, auth, permission }) {
+        // Listing needs the permission on the whole organization (README, "Permissions").
+        await authorizeInOrganization(deps.dataSource, auth, permission);
         const page = query.page ?? 1;
         const limit = query.limit ?? 50;
         let workflowId = query.workflowId;
@@ -69,8 +72,8 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       description: 'status is waiting while every running step is parked on a signal (read live from the workflow).',
       params: ExecutionRef,
       responses: { 200: { description: 'The execution', schema: Execution } },
-      async handler({ params, auth }) {
-        const row = await requireExecution(deps, auth.organizationId, params.id);
+      async handler({ params, auth, permission }) {
+        const row = await authorizedExecution(deps, auth, params.id, permission);
         const state = await liveState(deps, row);
         return { status: 200, body: executionJson(row, deps.temporalUiUrl, state?.status === 'waiting' ? 'waiting' : row.status) };
       },
@@ -84,8 +87,8 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       access: { permission: 'workflow:read' },
       params: ExecutionRef,
       responses: { 200: { description: 'The state', schema: ExecutionState } },
-      async handler({ params, auth }) {
-        const row = await requireExecution(deps, auth.organizationId, params.id);
+      async handler({ params, auth, permission }) {
+        const row = await authorizedExecution(deps, auth, params.id, permission);
         const state = await liveState(deps, row);
         if (state) {
           const steps = Object.fromEntries(Object.entries(state.steps).map(([id, record]) => [id, cappedRecord(record)]));
@@ -104,8 +107,8 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       access: { permission: 'workflow:read' },
       params: ExecutionRef,
       responses: { 200: { description: 'Step records', schema: Type.Object({ data: Type.Array(Json) }) } },
-      async handler({ params, auth }) {
-        const row = await requireExecution(deps, auth.organizationId, params.id);
+      async handler({ params, auth, permission }) {
+        const row = await authorizedExecution(deps, auth, params.id, permission);
         return { status: 200, body: { data: (await stepRecords.listOf(row.id)).map((step) => cappedRecord(step.record)) } };
       },
     }),
@@ -118,8 +121,8 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       access: { permission: 'workflow:read' },
       params: StepParams,
       responses: { 200: { description: 'The step', schema: Type.Object({ stepId: Type.String(), record: Json, runs: Type.Array(Json) }) } },
-      async handler({ params, auth }) {
-        const row = await requireExecution(deps, auth.organizationId, params.id);
+      async handler({ params, auth, permission }) {
+        const row = await authorizedExecution(deps, auth, params.id, permission);
         const runs = await stepRecords.listOf(row.id, params.stepId);
         if (runs.length === 0)
           throw new HttpError(404, 'step-not-found', `Execution "${params.id}" has no recorded step "${params.stepId}".`);
@@ -136,8 +139,8 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       access: { permission: 'workflow:read' },
       params: ExecutionRef,
       responses: { 200: { description: 'Open waits', schema: Type.Object({ data: Type.Array(PendingWait) }) } },
-      async handler({ params, auth }) {
-        const row = await requireExecution(deps, auth.organizationId, params.id);
+      async handler({ params, auth, permission }) {
+        const row = await authorizedExecution(deps, auth, params.id, permission);
         return { status: 200, body: { data: (await liveState(deps, row))?.pendingWaits ?? [] } };
       },
     }),
@@ -158,8 +161,8 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           schema: Type.Object({ executionId: Type.String(), cancelRequested: Type.Literal(true) }),
         },
       },
-      async handler({ params, body, auth }) {
-        const row = await requireExecution(deps, auth.organizationId, params.id);
+      async handler({ params, body, auth, permission }) {
+        const row = await authorizedExecution(deps, auth, params.id, permission);
         if (isFinished(row)) throw executionFinished(row.id, row.status);
         // The workflow itself writes `cancelled` (and flushes its logs) when the request reaches it;
         // the reason goes first, as a signal, because a Temporal cancel request carries none the workflow can read.
@@ -181,14 +184,15 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       bodyOptional: true,
       errors: [409, 503],
       responses: { 200: { description: 'Terminated', schema: Execution } },
-      async handler({ params, body, auth }) {
-        const row = await requireExecution(deps, auth.organizationId, params.id);
+      async handler({ params, body, auth, permission }) {
+        const row = await authorizedExecution(deps, auth, params.id, permission);
         if (isFinished(row)) throw executionFinished(row.id, row.status);
         const reason = body?.reason ?? 'terminated through the API';
         await temporalCall(row, () => executionHandle(deps, row).terminate(reason));
         // Termination runs no workflow code, so the record is finished here, after Temporal accepted it.
         await executions.finish(row.id, 'terminated', null, { type: 'TERMINATED', message: reason });
-        return { status: 200, body: executionJson(await requireExecution(deps, auth.organizationId, row.id), deps.temporalUiUrl) };
+        const finished = await executions.findInOrganization(auth.organizationId, row.id);
+        return { status: 200, body: executionJson(finished ?? row, deps.temporalUiUrl) };
       },
     }),
   ];

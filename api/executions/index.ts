@@ -29,7 +29,7 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
     ...signalRoutes(executionDeps),
     ...logRoutes(executionDeps),
     ...eventRoutes(executionDeps),
-    ...metadataRoutes(),
+    ...metadataRoutes(executionDeps),
     ...webhookRoutes({ ...executionDeps, encryptionKey: deps.encryptionKey }),
   ]);
 }

@@ -8,15 +8,37 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { ExecutionEntity } from '../../db/entities/execution';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { stateQuery, type ExecutionState } from '../../workflows/messages';
+import { WorkflowRepository } from '../../db/repositories/workflow-repository';
+import { authorize } from '../access/access';
+import { organizationNrn } from '../access/nrn';
+import type { AuthContext } from '../http/auth';
+import type { Permission } from '../http/permissions';
+import { workflowNrn } from '../workflows/authorize';
 import type { ExecutionDeps } from './deps';
 import { executionNotFound } from './errors';
 
 export const isFinished = (row: ExecutionEntity): boolean => row.status !== 'running' && row.status !== 'waiting';
 
-/** Another organization's execution is indistinguishable from a missing one. */
-export async function requireExecution(deps: ExecutionDeps, organizationId: string, id: string): Promise<ExecutionEntity> {
-  const row = await new ExecutionRepository(deps.dataSource.manager).findInOrganization(organizationId, id);
+/**
+ * The execution `id` of the caller's organization, once the caller holds
+ * `permission` on its workflow's NRN (the organization's when the workflow was
+ * deleted since). Another organization's execution is indistinguishable from a
+ * missing one.
+ */
+export async function authorizedExecution(
+  deps: ExecutionDeps,
+  auth: AuthContext,
+  id: string,
+  permission: Permission,
+): Promise<ExecutionEntity> {
+  const row = await new ExecutionRepository(deps.dataSource.manager).findInOrganization(auth.organizationId, id);
   if (!row) throw executionNotFound(id);
+  const workflow = await new WorkflowRepository(deps.dataSource.manager).findOneBy({
+    organizationId: auth.organizationId,
+    id: row.workflowId,
+  });
+  const nrn = workflow ? workflowNrn(workflow) : organizationNrn(auth.organizationId);
+  await authorize(deps.dataSource, auth, permission, nrn, () => executionNotFound(id));
   return row;
 }
 

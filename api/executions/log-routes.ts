@@ -2,7 +2,7 @@
 import { ExecutionLogRepository } from '../../db/repositories/execution-log-repository';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
-import { requireExecution } from './live';
+import { authorizedExecution } from './live';
 import { ExecutionRef, LogQuery, LogWindow } from './schemas';
 import { logEntryJson } from './serialize';
 
@@ -23,8 +23,8 @@ export function logRoutes(deps: ExecutionDeps): RouteDefinition[] {
       params: ExecutionRef,
       query: LogQuery,
       responses: { 200: { description: 'A window of log entries, oldest first within the window', schema: LogWindow } },
-      async handler({ params, query, auth }) {
-        const row = await requireExecution(deps, auth.organizationId, params.id);
+      async handler({ params, query, auth, permission }) {
+        const row = await authorizedExecution(deps, auth, params.id, permission);
         const limit = Math.min(query.limit ?? DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT);
         const window = await new ExecutionLogRepository(deps.dataSource.manager).window(row.id, {
           limit,

@@ -3,12 +3,15 @@ import { Type } from '@sinclair/typebox';
 import { MAX_STEP_RUNS, PLUGINS, findPlugin } from '../../workflows/engine';
 import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
+import { authorizeInOrganization } from '../workflows/authorize';
+import type { ExecutionDeps } from './deps';
 
 export const API_VERSION = '1.0.0';
 const tags = ['Workflow engine'];
 const Descriptor = Type.Record(Type.String(), Type.Unknown());
 
-export function metadataRoutes(): RouteDefinition[] {
+/** `deps`: the plugin catalog is read by members of the organization (workflow:read on it); the metadata is anonymous. */
+export function metadataRoutes(deps: Pick<ExecutionDeps, 'dataSource'>): RouteDefinition[] {
   return [
     defineRoute({
       method: 'get',
@@ -59,7 +62,8 @@ export function metadataRoutes(): RouteDefinition[] {
         q: Type.Optional(Type.String({ maxLength: 200, description: 'case-insensitive text in the name or description' })),
       }),
       responses: { 200: { description: 'Descriptors', schema: Type.Object({ data: Type.Array(Descriptor) }) } },
-      handler({ query }) {
+      async handler({ query, auth, permission }) {
+        await authorizeInOrganization(deps.dataSource, auth, permission);
         const text = query.q?.toLowerCase();
         const data = Object.values(PLUGINS)
           .filter((plugin) => query.type === undefined || plugin.kind === query.type)
@@ -79,7 +83,8 @@ export function metadataRoutes(): RouteDefinition[] {
       access: { permission: 'workflow:read' },
       params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
       responses: { 200: { description: 'The descriptor', schema: Descriptor } },
-      handler({ params }) {
+      async handler({ params, auth, permission }) {
+        await authorizeInOrganization(deps.dataSource, auth, permission);
         const plugin = findPlugin(params.name);
         if (!plugin) throw new HttpError(404, 'plugin-not-found', `No plugin "${params.name}" exists.`);
         return { status: 200, body: plugin };

@@ -1,5 +1,6 @@
 /** Parameter and response schemas of the execution routes (they feed OpenAPI). */
 import { Type } from '@sinclair/typebox';
+import { Paging } from '../workflows/schemas';
 
 const Json = Type.Record(Type.String(), Type.Unknown());
 const DateTime = Type.String({ format: 'date-time' });
@@ -74,8 +75,7 @@ export const ExecutionQuery = Type.Object({
   correlationKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
   from: Type.Optional(Type.String({ format: 'date-time', description: 'created at or after' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'created before' })),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  ...Paging,
 });
 
 export const ExecutionPage = Type.Object({

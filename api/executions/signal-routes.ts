@@ -8,10 +8,12 @@ import { Type } from '@sinclair/typebox';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { deliver, deliverByCorrelation } from '../../executions';
 import { defineRoute, type RouteDefinition } from '../http/route';
+import { authorize } from '../access/access';
+import { authorizeInOrganization, organizationNotFound, workflowNrn } from '../workflows/authorize';
 import type { ExecutionDeps } from './deps';
 import { asProblem, notWaiting } from './errors';
 import { newSignalId } from './ids';
-import { isFinished, requireExecution } from './live';
+import { isFinished, authorizedExecution } from './live';
 import { CorrelatedSignalBody, SignalParams, SignalPayload, SignalResult } from './schemas';
 
 const tags = ['Workflow signals'];
@@ -31,8 +33,8 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
       bodyOptional: true,
       errors: [409, 503],
       responses: { 200: { description: 'Delivered', schema: SignalResult } },
-      async handler({ params, body, auth }) {
-        const row = await requireExecution(deps, auth.organizationId, params.id);
+      async handler({ params, body, auth, permission }) {
+        const row = await authorizedExecution(deps, auth, params.id, permission);
         if (isFinished(row)) throw notWaiting(params.name);
         const signalId = newSignalId();
         const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, { name: params.name, payload: body ?? {}, signalId }).catch(
@@ -60,11 +62,19 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
           schema: Type.Object({ delivered: Type.Literal(true), signalId: Type.String(), executionId: Type.String() }),
         },
       },
-      async handler({ params, body, auth }) {
+      async handler({ params, body, auth, permission }) {
+        // Narrowed to one workflow: its NRN guards the delivery; else any waiting execution of the organization may receive it.
         let workflowId: string | undefined;
         if (body.workflowId !== undefined) {
-          workflowId = (await new WorkflowRepository(deps.dataSource.manager).findByRef(auth.organizationId, body.workflowId))?.id;
-          if (workflowId === undefined) throw notWaiting(params.name);
+          const workflow = await new WorkflowRepository(deps.dataSource.manager).findByRef(auth.organizationId, body.workflowId);
+          if (workflow === undefined) {
+            await authorizeInOrganization(deps.dataSource, auth, permission);
+            throw notWaiting(params.name);
+          }
+          await authorize(deps.dataSource, auth, permission, workflowNrn(workflow), organizationNotFound(auth.organizationId));
+          workflowId = workflow.id;
+        } else {
+          await authorizeInOrganization(deps.dataSource, auth, permission);
         }
         const signalId = newSignalId();
         const delivered = await deliverByCorrelation(deps, {

@@ -11,9 +11,9 @@ import { unauthorized } from './errors';
 export type UserType = 'person' | 'service_account';
 
 export interface AuthContext {
-  /** `sub` claim. */
+  /** `sub` claim: a canonical decimal string (see {@link canonicalId}). */
   userId: string;
-  /** `organization_id` claim, as a decimal string. */
+  /** `organization_id` claim: a canonical decimal string. */
   organizationId: string;
   userType: UserType;
 }
@@ -24,15 +24,23 @@ export interface TokenVerifier {
 
 export type AuthKeys = { kind: 'hs256'; secret: Uint8Array } | { kind: 'jwks'; url: string };
 
-export function createTokenVerifier(keys: AuthKeys): TokenVerifier {
+/** Claims checked besides the signature when configured (`AUTH_JWT_AUDIENCE`, `AUTH_JWT_ISSUER`). */
+export interface ExpectedClaims {
+  audience?: string;
+  issuer?: string;
+}
+
+export function createTokenVerifier(keys: AuthKeys, expected: ExpectedClaims = {}): TokenVerifier {
+  // `exp` is required: a token that never expires cannot be taken back once leaked.
+  const claimChecks = { requiredClaims: ['exp'], audience: expected.audience, issuer: expected.issuer };
   // A KeyObject made once: passing raw bytes makes jose import the key again on every request.
   const secretKey = keys.kind === 'hs256' ? createSecretKey(keys.secret) : undefined;
   const verifyJwt =
     keys.kind === 'hs256'
-      ? (token: string) => jwtVerify(token, secretKey!, { algorithms: ['HS256'] })
+      ? (token: string) => jwtVerify(token, secretKey!, { algorithms: ['HS256'], ...claimChecks })
       : (() => {
           const jwks = createRemoteJWKSet(new URL(keys.url), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000 });
-          return (token: string) => jwtVerify(token, jwks, { algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256'] });
+          return (token: string) => jwtVerify(token, jwks, { algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256'], ...claimChecks });
         })();
 
   // Clients send the same token on every request: remember verified tokens briefly instead of
@@ -52,7 +60,7 @@ export function createTokenVerifier(keys: AuthKeys): TokenVerifier {
       }
       const auth = claimsToAuth(payload);
       if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
-      verified.set(token, { auth, until: Math.min(now + VERIFIED_CACHE_MS, payload.exp === undefined ? Infinity : payload.exp * 1000) });
+      verified.set(token, { auth, until: Math.min(now + VERIFIED_CACHE_MS, (payload.exp as number) * 1000) });
       return auth;
     },
   };
@@ -66,23 +74,39 @@ function describeJoseError(error: unknown): string {
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'The bearer token signature is invalid.';
   if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'The bearer token uses an algorithm that is not accepted.';
   if (error instanceof joseErrors.JWKSNoMatchingKey) return 'The bearer token was signed with an unknown key.';
-  if (error instanceof joseErrors.JWTClaimValidationFailed) return `The bearer token has an invalid "${error.claim}" claim.`;
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    return error.reason === 'missing'
+      ? `The bearer token has no "${error.claim}" claim.`
+      : `The bearer token has an invalid "${error.claim}" claim.`;
+  }
   return 'The bearer token is malformed or cannot be verified.';
 }
 
 function claimsToAuth(payload: JWTPayload): AuthContext {
-  const sub = payload.sub;
-  if (typeof sub !== 'string' || sub.trim() === '') throw unauthorized('The bearer token has no "sub" claim.');
-  const org = payload.organization_id;
-  const organizationId = typeof org === 'number' ? String(org) : org;
-  if (typeof organizationId !== 'string' || !/^[0-9]{1,18}$/.test(organizationId)) {
-    throw unauthorized('The bearer token needs an integer "organization_id" claim.');
-  }
+  const userId = canonicalId(payload.sub);
+  if (userId === undefined) throw unauthorized('The bearer token needs a "sub" claim that is a positive integer user id.');
+  const organizationId = canonicalId(payload.organization_id);
+  if (organizationId === undefined) throw unauthorized('The bearer token needs a positive integer "organization_id" claim.');
   const type = payload.user_type ?? 'person';
   if (type !== 'person' && type !== 'service_account') {
     throw unauthorized('The bearer token "user_type" claim must be person or service_account.');
   }
-  return { userId: sub, organizationId: String(Number(organizationId)), userType: type };
+  return { userId, organizationId, userType: type };
+}
+
+/** Largest id a PostgreSQL bigint column holds. */
+const MAX_ID = 9223372036854775807n;
+
+/**
+ * Organization and user ids are compared as strings, so each has exactly one
+ * spelling: a digit string without leading zeros (at most a bigint), or a JSON
+ * number that is a safe integer (a larger number was already rounded by
+ * JSON.parse, and two tenants would merge). Undefined for anything else.
+ */
+export function canonicalId(claim: unknown): string | undefined {
+  if (typeof claim === 'number') return Number.isSafeInteger(claim) && claim > 0 ? String(claim) : undefined;
+  if (typeof claim !== 'string' || !/^[1-9][0-9]{0,18}$/.test(claim)) return undefined;
+  return BigInt(claim) <= MAX_ID ? claim : undefined;
 }
 
 /** Reads `Authorization: Bearer <token>`; undefined when the header is absent. */
@@ -99,14 +123,20 @@ export interface MintOptions {
   userType: UserType;
   secret: Uint8Array;
   expiresIn?: string | number;
+  audience?: string;
+  issuer?: string;
 }
 
 /** Signs an HS256 token the service accepts (used by `npm run token` and tests). */
 export async function mintToken(options: MintOptions): Promise<string> {
-  return new SignJWT({ organization_id: Number(options.organizationId), user_type: options.userType })
+  // A number when it is one exactly (what identity providers usually send), else the digit string.
+  const org = Number(options.organizationId);
+  const jwt = new SignJWT({ organization_id: Number.isSafeInteger(org) ? org : options.organizationId, user_type: options.userType })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(options.userId)
     .setIssuedAt()
-    .setExpirationTime(options.expiresIn ?? '12h')
-    .sign(options.secret);
+    .setExpirationTime(options.expiresIn ?? '12h');
+  if (options.audience !== undefined) jwt.setAudience(options.audience);
+  if (options.issuer !== undefined) jwt.setIssuer(options.issuer);
+  return jwt.sign(options.secret);
 }

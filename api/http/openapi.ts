@@ -101,7 +101,8 @@ export function errorStatuses(route: RouteDefinition): number[] {
     statuses.add(413);
     statuses.add(415);
   }
-  if (needsToken(route)) statuses.add(401);
+  // Every route that needs a token checks its permission on its target: 403 without it, 404 with nothing in the organization.
+  if (needsToken(route)) for (const status of [401, 403, 404]) statuses.add(status);
   statuses.add(500);
   return [...statuses].sort((a, b) => a - b);
 }

@@ -18,9 +18,10 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
  * A route's access rule. `permission`: a bearer token is required, and the permission is the
- * one the route checks on its target's NRN through the access module (administration today;
- * the engine's checks are issue 10's). `public`: no token, and the reason anyone may call it
- * (health checks, webhook ingress whose URL token is the capability, …).
+ * one the route checks on its target's NRN through the access module (api/access; the handler
+ * receives it as `permission`, so the check and the declaration cannot drift). `public`: no
+ * token, and the reason anyone may call it (health checks, webhook ingress whose URL token is
+ * the capability, …).
  */
 export type RouteAccess = { permission: Permission } | { public: string };
 
@@ -51,6 +52,8 @@ export interface HandlerInput<P, Q, B> {
   body: B;
   /** Present on every route whose access names a permission. */
   auth: AuthContext;
+  /** The permission the route declares (present with `auth`): what the handler checks on its target. */
+  permission: Permission;
   ctx: AppContext;
 }
 
@@ -170,7 +173,8 @@ function createHandler(route: RouteDefinition, options: MountOptions) {
     }
     if (errors.length > 0) throw validationFailed(errors);
 
-    const result = await route.handler({ params, query, body, auth: auth as AuthContext, ctx });
+    const permission = ('permission' in route.access ? route.access.permission : undefined) as Permission;
+    const result = await route.handler({ params, query, body, auth: auth as AuthContext, permission, ctx });
     if (result) {
       ctx.status = result.status;
       if (result.headers) ctx.set(result.headers);

@@ -8,7 +8,7 @@ import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revis
 import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { activate, deactivate, putAlias, removeAlias } from './activation';
-import { requireWorkflow } from './definition-routes';
+import { authorizedWorkflow } from './authorize';
 import type { WorkflowDeps } from './deps';
 import { Alias, AliasParams, Paging, Revision, RevisionParams, WorkflowRef, page } from './schemas';
 import { aliasJson, revisionJson } from './serialize';
@@ -43,8 +43,8 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       params: WorkflowRef,
       query: Type.Object({ includeDefinition: Type.Optional(Type.Boolean({ default: false })), ...Paging }),
       responses: { 200: { description: 'A page of revisions', schema: page(Revision) } },
-      async handler({ params, query, auth }) {
-        const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
+      async handler({ params, query, auth, permission }) {
+        const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const pageNumber = query.page ?? 1;
         const limit = query.limit ?? 50;
         const { rows, total } = await revisions.listPage(workflow.id, {
@@ -64,8 +64,8 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       access: { permission: 'workflow:read' },
       params: RevisionParams,
       responses: { 200: { description: 'The revision', schema: Revision } },
-      async handler({ params, auth }) {
-        const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
+      async handler({ params, auth, permission }) {
+        const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const row = await revisions.findRevision(workflow.id, params.n);
         if (!row) throw notFound(`Revision ${params.n} does not exist.`, 'revision-not-found');
         return { status: 200, body: revisionJson(row) };
@@ -80,8 +80,8 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       access: { permission: 'workflow:read' },
       params: WorkflowRef,
       responses: { 200: { description: 'Aliases', schema: Type.Object({ data: Type.Array(Alias) }) } },
-      async handler({ params, auth }) {
-        const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
+      async handler({ params, auth, permission }) {
+        const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const [rows, bound] = await Promise.all([aliases.listOf(workflow.id), bindings.ofAliases(workflow.id)]);
         const triggers = await revisions.triggersOf(workflow.id, [...new Set(rows.map((a) => a.revision))]);
         return {
@@ -99,8 +99,8 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       access: { permission: 'workflow:read' },
       params: AliasParams,
       responses: { 200: { description: 'The alias', schema: Alias } },
-      async handler({ params, auth }) {
-        const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
+      async handler({ params, auth, permission }) {
+        const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const alias = await aliases.findAlias(workflow.id, params.alias);
         if (!alias) throw notFound(`No alias "${params.alias}" exists on this workflow.`, 'alias-not-found');
         return { status: 200, body: await json({ alias, bindings: await bindings.ofAliases(workflow.id, [alias.name]) }) };
@@ -124,8 +124,9 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       ),
       responses: { 200: { description: 'Repointed', schema: Alias }, 201: { description: 'Created', schema: Alias } },
       errors: [409, 502],
-      async handler({ params, body, auth }) {
+      async handler({ params, body, auth, permission }) {
         checkAliasName(params.alias);
+        await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const state = await putAlias(deps, auth, params.id, params.alias, body);
         return { status: state.created ? 201 : 200, body: await json(state) };
       },
@@ -148,8 +149,9 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       ),
       responses: { 201: { description: 'Created', schema: Alias } },
       errors: [409],
-      async handler({ params, body, auth }) {
+      async handler({ params, body, auth, permission }) {
         checkAliasName(body.name, '/name');
+        await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const state = await putAlias(deps, auth, params.id, body.name, { revision: body.revision, metadata: body.metadata }, true);
         return { status: 201, body: await json(state) };
       },
@@ -168,7 +170,8 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       bodyOptional: true,
       responses: { 200: { description: 'Activated', schema: Type.Object({ alias: Alias }) } },
       errors: [502],
-      async handler({ params, auth }) {
+      async handler({ params, auth, permission }) {
+        await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         return { status: 200, body: { alias: await json(await activate(deps, auth, params.id, params.alias)) } };
       },
     }),
@@ -192,7 +195,8 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
           }),
         },
       },
-      async handler({ params, auth }) {
+      async handler({ params, auth, permission }) {
+        await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const result = await deactivate(deps, auth, params.id, params.alias);
         return {
           status: 200,
@@ -214,7 +218,8 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       params: AliasParams,
       responses: { 204: { description: 'Deleted' } },
       errors: [409],
-      async handler({ params, auth }) {
+      async handler({ params, auth, permission }) {
+        await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         await removeAlias(deps, auth, params.id, params.alias);
         return { status: 204 };
       },

@@ -8,7 +8,12 @@ import { Type } from '@sinclair/typebox';
 import { ConfigEntryRepository, folderChain, type ConfigEntryView } from '../../db/repositories/config-entry-repository';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { normalizeFolderPath } from '../../workflows/engine';
+import { authorize } from '../access/access';
+import { organizationNrn } from '../access/nrn';
+import type { AuthContext } from '../http/auth';
 import { HttpError } from '../http/errors';
+import type { Permission } from '../http/permissions';
+import { workflowNrn } from './authorize';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { encryptSecret } from '../../db/config-crypto';
 import type { WorkflowDeps } from './deps';
@@ -19,6 +24,9 @@ const tags = ['Secrets and variables'];
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const MAX_VALUE_BYTES = 64 * 1024;
 const fail = (status: number, code: string, message: string) => new HttpError(status, code, message);
+const entryNotFound = (id: string) => () => fail(404, 'not_found', `No config entry "${id}".`);
+/** Without any grant in the organization, its places answer like a missing one. */
+const placeNotFound = () => fail(404, 'not_found', 'No such place exists in your organization.');
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const Loose = Type.Object({}, { additionalProperties: true });
 const Entry = Type.Object({
@@ -61,20 +69,38 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
   async function place(
     organizationId: string,
     input: { path?: unknown; workflow?: unknown },
-  ): Promise<{ path: string | null; workflowId: string | null; workflowPath?: string }> {
+  ): Promise<{ path: string | null; workflowId: string | null; workflowPath?: string; nrn: string }> {
     const hasPath = input.path !== undefined && input.path !== null;
     const hasWorkflow = input.workflow !== undefined && input.workflow !== null;
     if (hasPath === hasWorkflow) throw fail(400, 'invalid_place', 'Give exactly one of path and workflow.');
     if (hasPath) {
       const path = typeof input.path === 'string' ? normalizeFolderPath(input.path) : undefined;
       if (path === undefined) throw fail(400, 'invalid_place', 'path must be an absolute folder path such as /team/payments.');
-      return { path, workflowId: null };
+      return { path, workflowId: null, nrn: organizationNrn(organizationId) };
     }
     if (typeof input.workflow !== 'string' || input.workflow === '')
       throw fail(400, 'invalid_place', 'workflow must be a workflow id or key.');
     const workflow = await new WorkflowRepository(deps.dataSource.manager).findByRef(organizationId, input.workflow);
     if (!workflow) throw fail(404, 'not_found', `No workflow "${input.workflow}" exists in your organization.`);
-    return { path: null, workflowId: workflow.id, workflowPath: workflow.path };
+    return { path: null, workflowId: workflow.id, workflowPath: workflow.path, nrn: workflowNrn(workflow) };
+  }
+
+  /**
+   * Where an entry is guarded: a workflow-scoped entry by its workflow's NRN, a
+   * folder entry by the organization's (folders are not NRN levels).
+   */
+  async function entryNrn(organizationId: string, entry: ConfigEntryView): Promise<string> {
+    if (entry.workflowId === null) return organizationNrn(organizationId);
+    const workflow = await new WorkflowRepository(deps.dataSource.manager).findOneBy({ organizationId, id: entry.workflowId });
+    return workflow ? workflowNrn(workflow) : organizationNrn(organizationId);
+  }
+
+  /** The entry `id`, once the caller holds `permission` at its place. */
+  async function authorizedEntry(auth: AuthContext, id: string, permission: Permission): Promise<ConfigEntryView> {
+    const row = await entries.findEntry(auth.organizationId, id);
+    if (!row) throw entryNotFound(id)();
+    await authorize(deps.dataSource, auth, permission, await entryNrn(auth.organizationId, row), entryNotFound(id));
+    return row;
   }
 
   return [
@@ -89,13 +115,14 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       body: Loose,
       responses: { 200: { description: 'Updated', schema: Entry }, 201: { description: 'Created', schema: Entry } },
       errors: [404, 409],
-      async handler({ body, auth }) {
+      async handler({ body, auth, permission }) {
         const input = body as Record<string, unknown>;
         if (typeof input.name !== 'string' || !NAME.test(input.name))
           throw fail(400, 'invalid_name', 'name must match ^[A-Za-z_][A-Za-z0-9_]{0,127}$.');
         if (input.secret !== undefined && typeof input.secret !== 'boolean') throw fail(400, 'invalid_value', 'secret must be a boolean.');
         const value = checkValue(input.value);
         const where = await place(auth.organizationId, input);
+        await authorize(deps.dataSource, auth, permission, where.nrn, placeNotFound);
         const secret = input.secret === true;
         const result = await entries.upsertEntry({
           id: newConfigEntryId(),
@@ -126,8 +153,9 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
         ancestors: Type.Optional(Type.Boolean()),
       }),
       responses: { 200: { description: 'Entries', schema: Type.Object({ data: Type.Array(Entry) }) } },
-      async handler({ query, auth }) {
+      async handler({ query, auth, permission }) {
         const where = await place(auth.organizationId, query);
+        await authorize(deps.dataSource, auth, permission, where.nrn, placeNotFound);
         const paths = query.ancestors ? folderChain(where.path ?? where.workflowPath ?? '/') : where.path ? [where.path] : [];
         const rows = await entries.listAt(auth.organizationId, { workflowId: where.workflowId, paths });
         if (!query.ancestors) return { status: 200, body: { data: rows.map((row) => entryJson(row)) } };
@@ -151,10 +179,8 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       access: { permission: 'config:read' },
       params: IdParams,
       responses: { 200: { description: 'The entry', schema: Entry } },
-      async handler({ params, auth }) {
-        const row = await entries.findEntry(auth.organizationId, params.id);
-        if (!row) throw fail(404, 'not_found', `No config entry "${params.id}".`);
-        return { status: 200, body: entryJson(row) };
+      async handler({ params, auth, permission }) {
+        return { status: 200, body: entryJson(await authorizedEntry(auth, params.id, permission)) };
       },
     }),
     defineRoute({
@@ -168,10 +194,9 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       body: Loose,
       responses: { 200: { description: 'Rotated', schema: Entry } },
       errors: [404, 409],
-      async handler({ params, body, auth }) {
+      async handler({ params, body, auth, permission }) {
         const input = body as Record<string, unknown>;
-        const current = await entries.findEntry(auth.organizationId, params.id);
-        if (!current) throw fail(404, 'not_found', `No config entry "${params.id}".`);
+        const current = await authorizedEntry(auth, params.id, permission);
         if (input.name !== undefined && input.name !== current.name) throw fail(400, 'invalid_name', 'name is immutable.');
         if (input.secret !== undefined && input.secret !== current.secret)
           throw fail(409, 'secret_flag_immutable', 'The secret flag cannot change.');
@@ -182,7 +207,7 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
           value: current.secret ? null : value,
           encryptedValue: current.secret ? encryptSecret(deps.encryptionKey, value, auth.organizationId) : null,
         });
-        if (!row) throw fail(404, 'not_found', `No config entry "${params.id}".`);
+        if (!row) throw entryNotFound(params.id)();
         return { status: 200, body: entryJson(row, { mode: 'updated' }) };
       },
     }),
@@ -195,8 +220,9 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       access: { permission: 'config:write' },
       params: IdParams,
       responses: { 204: { description: 'Deleted' } },
-      async handler({ params, auth }) {
-        if (!(await entries.deleteEntry(auth.organizationId, params.id))) throw fail(404, 'not_found', `No config entry "${params.id}".`);
+      async handler({ params, auth, permission }) {
+        await authorizedEntry(auth, params.id, permission);
+        if (!(await entries.deleteEntry(auth.organizationId, params.id))) throw entryNotFound(params.id)();
         return { status: 204 };
       },
     }),

@@ -4,12 +4,16 @@ import type { WorkflowEntity } from '../../db/entities/workflow';
 import { WorkflowRepository, type Published } from '../../db/repositories/workflow-repository';
 import { isUniqueViolation } from '../../db/sql';
 import { normalizeFolderPath, validateDefinition } from '../../workflows/engine';
+import { loadAccess } from '../access/access';
+import type { AuthContext } from '../http/auth';
 import { HttpError, conflict, validationFailed, type FieldError } from '../http/errors';
+import type { Permission } from '../http/permissions';
 import { defineRoute, type HandlerResult, type RouteDefinition } from '../http/route';
 import { activate } from './activation';
 import type { WorkflowDeps } from './deps';
 import { workflowNotFound } from './errors';
 import { newWorkflowId } from './ids';
+import { authorizeInOrganization, authorizedWorkflow, organizationNotFound, workflowNrn } from './authorize';
 import { WORKFLOW_LEVEL_KEYS, configWarnings, prepare, type ConfigWarning } from './publish';
 import { deleteWorkflow, publishOnExisting } from './workflow-writes';
 import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
@@ -17,10 +21,14 @@ import { aliasJson, revisionJson, workflowJson } from './serialize';
 
 const tags = ['Workflow definitions'];
 
-export async function requireWorkflow(deps: WorkflowDeps, organizationId: string, ref: string): Promise<WorkflowEntity> {
-  const row = await new WorkflowRepository(deps.dataSource.manager).findByRef(organizationId, ref);
-  if (!row) throw workflowNotFound(ref);
-  return row;
+/**
+ * Publishing writes at the definition's NRN and, onto an existing workflow, at the
+ * NRN it had: `workflow:write` is needed on both (moving a workflow is writing in both places).
+ */
+async function authorizePublish(deps: WorkflowDeps, auth: AuthContext, permission: Permission, nrn: string, existing?: WorkflowEntity) {
+  const access = await loadAccess(deps.dataSource, auth);
+  if (existing) access.require(permission, workflowNrn(existing), () => workflowNotFound(existing.key ?? existing.id));
+  access.require(permission, nrn, organizationNotFound(auth.organizationId));
 }
 
 async function validationReport(deps: WorkflowDeps, body: unknown, organizationId: string, workflowId: string | null) {
@@ -66,8 +74,9 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       bodyFormats: ['json', 'yaml'],
       responses: { 201: { description: 'Created', schema: PublishResult } },
       errors: [409],
-      async handler({ body, auth }) {
+      async handler({ body, auth, permission }) {
         const prepared = prepare(body, auth, deps.limits);
+        await authorizePublish(deps, auth, permission, prepared.fields.nrn);
         const id = newWorkflowId();
         let published;
         try {
@@ -98,7 +107,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       body: DefinitionBody,
       bodyFormats: ['json', 'yaml'],
       responses: { 200: { description: 'Updated', schema: PublishResult }, 201: { description: 'Created', schema: PublishResult } },
-      async handler({ params, body, auth }) {
+      async handler({ params, body, auth, permission }) {
         if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'key' in body && body.key !== params.key) {
           throw validationFailed(
             [{ path: '/key', message: `must equal the key in the URL ("${params.key}")` }],
@@ -107,6 +116,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           );
         }
         const prepared = prepare({ ...(body as object), key: params.key }, auth, deps.limits);
+        await authorizePublish(deps, auth, permission, prepared.fields.nrn, await workflows.findByRef(auth.organizationId, params.key));
         const id = newWorkflowId();
         // Try to create first (one statement); an existing key falls through to the locked update path.
         const created = await workflows.publishNew(
@@ -166,7 +176,8 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       body: DefinitionBody,
       bodyFormats: ['json', 'yaml'],
       responses: { 200: { description: 'Validation report (the same errors and warnings as publishing)', schema: ValidationReport } },
-      async handler({ body, auth }) {
+      async handler({ body, auth, permission }) {
+        await authorizeInOrganization(deps.dataSource, auth, permission);
         const key = typeof body === 'object' && body !== null && typeof body.key === 'string' ? body.key : undefined;
         const existing = key ? await workflows.findByRef(auth.organizationId, key) : undefined;
         return { status: 200, body: await validationReport(deps, body, auth.organizationId, existing?.id ?? null) };
@@ -184,8 +195,8 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       body: DefinitionBody,
       bodyFormats: ['json', 'yaml'],
       responses: { 200: { description: 'Validation report', schema: ValidationReport } },
-      async handler({ params, body, auth }) {
-        const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
+      async handler({ params, body, auth, permission }) {
+        const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         return { status: 200, body: await validationReport(deps, body, auth.organizationId, workflow.id) };
       },
     }),
@@ -202,7 +213,9 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
         ...Paging,
       }),
       responses: { 200: { description: 'A page of workflows', schema: page(Workflow) } },
-      async handler({ query, auth }) {
+      async handler({ query, auth, permission }) {
+        // Listing needs the permission on the whole organization (README, "Permissions").
+        await authorizeInOrganization(deps.dataSource, auth, permission);
         const pageNumber = query.page ?? 1;
         const limit = query.limit ?? 50;
         let path: string | undefined;
@@ -228,8 +241,8 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       access: { permission: 'workflow:read' },
       params: WorkflowRef,
       responses: { 200: { description: 'The workflow', schema: Workflow } },
-      async handler({ params, auth }) {
-        return { status: 200, body: workflowJson(await requireWorkflow(deps, auth.organizationId, params.id)) };
+      async handler({ params, auth, permission }) {
+        return { status: 200, body: workflowJson(await authorizedWorkflow(deps.dataSource, auth, params.id, permission)) };
       },
     }),
     defineRoute({
@@ -250,7 +263,8 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
         { additionalProperties: false },
       ),
       responses: { 200: { description: 'The workflow', schema: Workflow } },
-      async handler({ params, body, auth }) {
+      async handler({ params, body, auth, permission }) {
+        const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const errors: FieldError[] = [];
         let path: string | undefined;
         if (body.path !== undefined) {
@@ -259,7 +273,6 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
         }
         if (body.name !== undefined && body.name.trim() === '') errors.push({ path: '/name', message: 'must be a non-empty string' });
         if (errors.length > 0) throw validationFailed(errors);
-        const workflow = await requireWorkflow(deps, auth.organizationId, params.id);
         const changes = { ...body, ...(path !== undefined ? { path } : {}) };
         return { status: 200, body: workflowJson(await workflows.updateFields(workflow.id, changes)) };
       },
@@ -274,7 +287,8 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       params: WorkflowRef,
       responses: { 204: { description: 'Deleted' } },
       errors: [409],
-      async handler({ params, auth }) {
+      async handler({ params, auth, permission }) {
+        await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const outcome = await deleteWorkflow(deps.dataSource, auth.organizationId, params.id);
         if (outcome === 'not-found') throw workflowNotFound(params.id);
         if (outcome === 'active')

@@ -15,6 +15,7 @@ import {
   type DefinitionLimits,
   type WorkflowDefinition,
 } from '../../workflows/engine';
+import { canonicalNrn, isConcrete, organizationNrn, parseNrn } from '../access/nrn';
 import { HttpError, describeFieldErrors, type FieldError } from '../http/errors';
 
 export interface ConfigWarning {
@@ -25,7 +26,8 @@ export interface ConfigWarning {
 
 export interface Prepared {
   key: string | null;
-  fields: WorkflowFields;
+  /** `nrn` is always set: the definition's, else the caller's organization. */
+  fields: WorkflowFields & { nrn: string };
   revision: NewRevision;
   references: ConfigReference[];
 }
@@ -37,12 +39,36 @@ export function definitionInvalid(errors: FieldError[]): HttpError {
   return new HttpError(400, 'graph-invalid', `The workflow definition is invalid: ${describeFieldErrors(errors)}`, { errors });
 }
 
+/**
+ * A definition's NRN, in canonical form, provided it names the caller's
+ * organization or a concrete resource inside it: the NRN is what grants are
+ * checked against, so a workflow may never be placed in another tenant.
+ */
+export function ownNrn(nrn: string | undefined, organizationId: string): string {
+  if (nrn === undefined) return organizationNrn(organizationId);
+  const canonical = canonicalNrn(nrn);
+  const parsed = canonical === undefined ? undefined : parseNrn(canonical);
+  const problem =
+    parsed === undefined
+      ? 'is not a valid NRN'
+      : parsed[0] !== organizationId
+        ? `must lie inside your organization (start with organization=${organizationId})`
+        : !isConcrete(parsed)
+          ? 'must name one resource (no * wildcards)'
+          : undefined;
+  if (problem === undefined) return canonical!;
+  const message = `nrn "${nrn}" ${problem}`;
+  throw new HttpError(400, 'nrn-outside-organization', `The workflow definition is invalid: ${message}.`, {
+    errors: [{ path: '/nrn', message }],
+  });
+}
+
 export function prepare(body: unknown, auth: { organizationId: string; userId: string }, limits: DefinitionLimits): Prepared {
   const result = validateDefinition(body, { limits });
   if (!result.definition) throw definitionInvalid(result.errors);
   const def: WorkflowDefinition = result.definition;
-  const nrn = def.nrn ?? `organization=${auth.organizationId}`;
-  const fields: WorkflowFields = {
+  const nrn = ownNrn(def.nrn, auth.organizationId);
+  const fields: Prepared['fields'] = {
     name: def.name,
     description: def.description ?? null,
     path: def.path,

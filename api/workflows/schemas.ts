@@ -10,9 +10,13 @@ export const AliasParams = Type.Object({
   alias: Type.String({ minLength: 1, maxLength: 63 }),
 });
 export const RevisionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }), n: Type.Integer({ minimum: 1 }) });
+/** Engine list paging (README, "Limits"): above either maximum the request answers 400. */
+export const MAX_PAGE = 10_000;
+export const MAX_PAGE_LIMIT = 200;
 export const Paging = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  // A page deeper than this is an OFFSET scan of millions of rows; filter instead.
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_LIMIT, default: 50 })),
 };
 
 /** Definitions are validated by the engine (one validator, paths into the document), so the body schema only documents. */

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-repository';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { defineRoute, type RouteDefinition } from '../http/route';
+import { authorizeInOrganization } from './authorize';
 import type { WorkflowDeps } from './deps';
 import { triggerStateJson } from './serialize';
 
@@ -42,7 +43,9 @@ export function triggerRoutes(deps: WorkflowDeps): RouteDefinition[] {
           }),
         },
       },
-      async handler({ query, auth }) {
+      async handler({ query, auth, permission }) {
+        // Listing needs the permission on the whole organization (README, "Permissions").
+        await authorizeInOrganization(deps.dataSource, auth, permission);
         let workflowId: string | undefined;
         if (query.workflowId !== undefined) {
           const workflow = await new WorkflowRepository(deps.dataSource.manager).findByRef(auth.organizationId, query.workflowId);

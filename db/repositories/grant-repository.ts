@@ -10,6 +10,19 @@ export type HeldGrantRow = Pick<GrantEntity, 'nrn'> & Pick<RoleEntity, 'permissi
 
 export type NewGrant = Pick<GrantEntity, 'nrn' | 'roleId' | 'status'>;
 
+/** A user of an organization: users are keyed by both. */
+export type UserKey = Pick<UserEntity, 'organizationId' | 'id'>;
+
+/**
+ * The caller as the token names it. Ids stay decimal strings (PostgreSQL casts
+ * them to bigint), so ids beyond 2^53 are never rounded.
+ */
+export interface CallerKey {
+  id: string;
+  organizationId: string;
+  type: UserEntity['type'];
+}
+
 export class GrantRepository extends Repository<GrantEntity> {
   static of(manager: EntityManager): GrantRepository {
     return new GrantRepository(GrantEntity, manager);
@@ -20,34 +33,34 @@ export class GrantRepository extends Repository<GrantEntity> {
    * user ids) and returns the caller's active grants, in one round trip (every
    * request runs it).
    */
-  async activeOfCaller(caller: Pick<UserEntity, 'id' | 'organizationId' | 'type'>): Promise<HeldGrantRow[]> {
+  async activeOfCaller(caller: CallerKey): Promise<HeldGrantRow[]> {
     return rowsOf<HeldGrantRow>(
       this.manager,
       `WITH seen AS (
-         INSERT INTO users (id, organization_id, type) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING
+         INSERT INTO users (id, organization_id, type) VALUES ($1, $2, $3) ON CONFLICT (organization_id, id) DO NOTHING
        )
        SELECT g.nrn, r.slug AS "roleSlug", r.permissions
          FROM grants g JOIN roles r ON r.id = g.role_id
-        WHERE g.user_id = $1 AND g.status = 'active'`,
+        WHERE g.organization_id = $2 AND g.user_id = $1 AND g.status = 'active'`,
       [caller.id, caller.organizationId, caller.type],
     );
   }
 
-  async ofUser(userId: number): Promise<GrantEntity[]> {
-    return this.find({ where: { userId }, order: { id: 'ASC' } });
+  async ofUser(user: UserKey): Promise<GrantEntity[]> {
+    return this.find({ where: { organizationId: user.organizationId, userId: user.id }, order: { id: 'ASC' } });
   }
 
   /** The (nrn, role) pairs among `grants` that the user already holds, in one statement. */
   async existingPairs(
-    userId: number,
+    user: UserKey,
     grants: Array<Pick<GrantEntity, 'nrn' | 'roleId'>>,
   ): Promise<Array<Pick<GrantEntity, 'nrn' | 'roleId'>>> {
     return rowsOf(
       this.manager,
       `SELECT g.nrn, g.role_id AS "roleId" FROM grants g
          JOIN unnest($2::text[], $3::int[]) AS w(nrn, role_id) ON w.nrn = g.nrn AND w.role_id = g.role_id
-        WHERE g.user_id = $1`,
-      [userId, grants.map((g) => g.nrn), grants.map((g) => g.roleId)],
+        WHERE g.user_id = $1 AND g.organization_id = $4`,
+      [user.id, grants.map((g) => g.nrn), grants.map((g) => g.roleId), user.organizationId],
     );
   }
 
@@ -57,29 +70,30 @@ export class GrantRepository extends Repository<GrantEntity> {
    * (no deadlock); a row that meets an existing key is skipped, and the caller
    * compares what came back with what it asked for.
    */
-  async insertMany(userId: number, grants: NewGrant[], grantedBy: number): Promise<GrantEntity[]> {
+  async insertMany(user: UserKey, grants: NewGrant[], grantedBy: string): Promise<GrantEntity[]> {
     const sorted = [...grants].sort((a, b) => (a.nrn === b.nrn ? a.roleId - b.roleId : a.nrn < b.nrn ? -1 : 1));
     return rowsOf<GrantEntity>(
       this.manager,
-      `INSERT INTO grants (user_id, nrn, role_id, status, granted_by)
-       SELECT $1, w.nrn, w.role_id, w.status, $5
+      `INSERT INTO grants (organization_id, user_id, nrn, role_id, status, granted_by)
+       SELECT $6, $1, w.nrn, w.role_id, w.status, $5
          FROM unnest($2::text[], $3::int[], $4::text[]) WITH ORDINALITY AS w(nrn, role_id, status, ord)
         ORDER BY w.ord
        ON CONFLICT ON CONSTRAINT grants_unique DO NOTHING
        RETURNING ${selectColumns(this.manager, GrantEntity)}`,
-      [userId, sorted.map((g) => g.nrn), sorted.map((g) => g.roleId), sorted.map((g) => g.status), grantedBy],
+      [user.id, sorted.map((g) => g.nrn), sorted.map((g) => g.roleId), sorted.map((g) => g.status), grantedBy, user.organizationId],
     );
   }
 
   /** Active grants of a role (by slug) on NRNs, skipping those that exist; answers the ones created. */
-  async grantRoleOnce(roleSlug: string, grants: Array<Pick<GrantEntity, 'userId' | 'nrn'>>): Promise<GrantEntity[]> {
+  async grantRoleOnce(roleSlug: string, grants: Array<Pick<GrantEntity, 'organizationId' | 'userId' | 'nrn'>>): Promise<GrantEntity[]> {
     return rowsOf<GrantEntity>(
       this.manager,
-      `INSERT INTO grants (user_id, nrn, role_id, status)
-       SELECT w.user_id, w.nrn, (SELECT id FROM roles WHERE slug = $1), 'active' FROM unnest($2::bigint[], $3::text[]) AS w(user_id, nrn)
+      `INSERT INTO grants (organization_id, user_id, nrn, role_id, status)
+       SELECT w.organization_id, w.user_id, w.nrn, (SELECT id FROM roles WHERE slug = $1), 'active'
+         FROM unnest($4::bigint[], $2::bigint[], $3::text[]) AS w(organization_id, user_id, nrn)
        ON CONFLICT ON CONSTRAINT grants_unique DO NOTHING
        RETURNING ${selectColumns(this.manager, GrantEntity)}`,
-      [roleSlug, grants.map((g) => g.userId), grants.map((g) => g.nrn)],
+      [roleSlug, grants.map((g) => g.userId), grants.map((g) => g.nrn), grants.map((g) => g.organizationId)],
     );
   }
 }

@@ -42,7 +42,7 @@ export class ProviderSpecificationRepository extends Repository<ProviderSpecific
 
   /** Global specifications and those of one organization, global first, with their total, in one round trip. */
   async page(f: {
-    organizationId: number;
+    organizationId: number | string;
     category?: string;
     slug?: string;
     offset: number;

@@ -9,7 +9,7 @@ export class UserRepository extends Repository<UserEntity> {
     return new UserRepository(UserEntity, manager);
   }
 
-  /** A new user (the next minted id when none is given); undefined when the id is taken (ON CONFLICT: no race). */
+  /** A new user (the next minted id when none is given); undefined when the id is taken in its organization (ON CONFLICT: no race). */
   async register(user: {
     id?: number;
     organizationId: number;
@@ -21,7 +21,7 @@ export class UserRepository extends Repository<UserEntity> {
       this.manager,
       `INSERT INTO users (id, organization_id, type, email, name)
        VALUES (COALESCE($1::bigint, nextval(pg_get_serial_sequence('users', 'id'))), $2, $3, $4, $5)
-       ON CONFLICT (id) DO NOTHING
+       ON CONFLICT (organization_id, id) DO NOTHING
        RETURNING ${selectColumns(this.manager, UserEntity)}`,
       [user.id ?? null, user.organizationId, user.type, user.email ?? null, user.name ?? null],
     );
@@ -33,7 +33,7 @@ export class UserRepository extends Repository<UserEntity> {
     await this.manager.query(
       `INSERT INTO users (id, organization_id, type)
        SELECT id, organization_id, 'person' FROM unnest($1::bigint[], $2::bigint[]) AS w(id, organization_id)
-       ON CONFLICT (id) DO NOTHING`,
+       ON CONFLICT (organization_id, id) DO NOTHING`,
       [people.map((p) => p.id), people.map((p) => p.organizationId)],
     );
   }

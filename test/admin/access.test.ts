@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Access } from '../../api/admin/access';
-import { NRN_LEVELS, parseNrn } from '../../api/admin/nrn';
+import { Access } from '../../api/access/access';
+import { NRN_LEVELS, parseNrn } from '../../api/access/nrn';
 import { permits, type Permission } from '../../api/http/permissions';
 import { notFound as httpNotFound } from '../../api/http/errors';
 
-const caller = { userId: 1, organizationId: 1, userType: 'person' as const, subject: '1' };
+const caller = { userId: '1', organizationId: '1', userType: 'person' as const, subject: '1' };
 const id = fc.constantFrom('1', '2', '*');
 const nrn = fc.array(id, { minLength: 1, maxLength: 4 }).map((ids) => ids.map((v, i) => `${NRN_LEVELS[i]}=${v}`).join(':'));
 const permission = fc.constantFrom<Permission>('account:read', 'account:write', 'grant:write', 'service:read');

@@ -268,7 +268,8 @@ describe('admin: bulk grants, users and roles', () => {
     assert.equal(listed.status, 200);
     assert.ok(listed.body.results.some((u: { id: number }) => u.id === id));
     const named = await ctx.t.token({ userId: 'alice', organizationId: org.id });
-    assertAdminError(await ctx.t.request.get('/role').set(...bearer(named)), 403, 'AUTHORIZATION.UNSUPPORTED_SUBJECT');
+    // A subject that is not a user id is refused at authentication (api/http/auth.ts).
+    assertAdminError(await ctx.t.request.get('/role').set(...bearer(named)), 401, 'unauthorized');
   });
 
   it('bootstraps admins idempotently, and user 1 of organization 1 by default', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { canonicalNrn, contains, containingNrns, formatNrn, isValidNrn, isVisibleTo, NRN_LEVELS, parseNrn } from '../../api/admin/nrn';
+import { canonicalNrn, contains, containingNrns, formatNrn, isValidNrn, isVisibleTo, NRN_LEVELS, parseNrn } from '../../api/access/nrn';
 
 /**
  * Reference model: containment as one regular expression over the inner NRN's

@@ -9,6 +9,7 @@ import { testDataSource, newOrganizationId } from '../support/database';
 import { assertDialect } from '../support/dialects';
 import { late } from '../support/late';
 import { captureLogger } from '../support/logger';
+import { newUserId } from '../support/grants';
 
 export interface AdminTestContext {
   t: TestApp;
@@ -20,12 +21,7 @@ export async function adminTestApp(): Promise<AdminTestContext> {
   return { t: createTestApp({ routes: adminRoutes({ dataSource: db }) }), db };
 }
 
-let userCounter = 0;
-/** User ids unique across test files and runs of this process. */
-export function newUserId(): number {
-  userCounter += 1;
-  return 500_000_000 + (process.pid % 10_000) * 10_000 + userCounter;
-}
+export { newUserId };
 
 export interface Org {
   id: string;

@@ -209,7 +209,7 @@ describe('executions API: execute, read, list, logs', function () {
       encryptionKey: x.encryptionKey,
     };
     const app = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
-    const token = await app.token({ organizationId: c.org });
+    const token = await app.token({ organizationId: c.org, userId: c.userId });
     const res = await app.request
       .post('/workflows/definitions/down/execute')
       .set('Authorization', `Bearer ${token}`)

@@ -5,7 +5,8 @@ import { executionRoutes } from '../../api/executions';
 import { loadConfig } from '../../config/config';
 import { PLUGINS } from '../../workflows/engine';
 import { createTestApp, type TestApp } from '../support/app';
-import { testDataSource } from '../support/database';
+import { newOrganizationId, testDataSource } from '../support/database';
+import { grantAdmin } from '../support/grants';
 import { assertDialect } from '../support/dialects';
 
 describe('executions API: engine metadata and plugin descriptors', () => {
@@ -16,7 +17,8 @@ describe('executions API: engine metadata and plugin descriptors', () => {
     // These routes never reach Temporal.
     const deps = { config: loadConfig(), dataSource: await testDataSource(), temporal: {} as Client, encryptionKey: randomBytes(32) };
     t = createTestApp({ routes: executionRoutes(deps) });
-    token = await t.token({ organizationId: '42' });
+    const org = newOrganizationId();
+    token = await t.token({ organizationId: org, userId: await grantAdmin(deps.dataSource, org) });
   });
 
   it('GET /workflows/metadata answers anonymously with the capabilities and the step-run cap', async () => {

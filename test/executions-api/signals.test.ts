@@ -225,7 +225,7 @@ describe('executions API: signals, pending waits, cancel and terminate', functio
       encryptionKey: x.encryptionKey,
     };
     const idle = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
-    const token = await idle.token({ organizationId: c.org });
+    const token = await idle.token({ organizationId: c.org, userId: c.userId });
     await publish(x, c, approval('idle'));
     const started = await idle.request.post('/workflows/definitions/idle/execute').set('Authorization', `Bearer ${token}`).send({});
     assert.equal(started.status, 202, JSON.stringify(started.body));

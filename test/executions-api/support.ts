@@ -19,6 +19,7 @@ import type { Limits } from '../../config/limits';
 import { EXECUTION_WORKER_TUNING, workflowBundle } from '../../worker/worker';
 import { createTestApp, type TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
+import { grantAdmin } from '../support/grants';
 import { late } from '../support/late';
 import { TEST_EGRESS } from '../support/egress';
 import { captureLogger, type CapturedLogger } from '../support/logger';
@@ -41,6 +42,8 @@ export interface ExecEnv {
 
 export interface OrgContext {
   org: string;
+  /** The caller: a user holding the admin role on the organization. */
+  userId: string;
   token: string;
   auth: (req: supertest.Test) => supertest.Test;
   /** A token of another organization, for isolation checks. */
@@ -137,10 +140,13 @@ async function assertHistoriesReplay(env: TestWorkflowEnvironment, db: DataSourc
 export async function orgContext(x: ExecEnv): Promise<OrgContext> {
   const org = newOrganizationId();
   x.organizations.push(org);
-  const token = await x.t.token({ organizationId: org, userId: 'user-1' });
-  const otherToken = await x.t.token({ organizationId: newOrganizationId() });
+  const userId = await grantAdmin(x.db, org);
+  const token = await x.t.token({ organizationId: org, userId });
+  const otherOrg = newOrganizationId();
+  const otherToken = await x.t.token({ organizationId: otherOrg, userId: await grantAdmin(x.db, otherOrg) });
   return {
     org,
+    userId,
     token,
     auth: (req) => req.set('Authorization', `Bearer ${token}`),
     otherAuth: (req) => req.set('Authorization', `Bearer ${otherToken}`),

@@ -70,8 +70,8 @@ describe('configuration', () => {
     assert.equal(config.logLevel, 'debug');
     assert.equal(config.migrateOnStart, false);
     assert.deepEqual(config.bootstrapAdmins, [
-      { userId: 1, organizationId: 1 },
-      { userId: 7, organizationId: 42 },
+      { userId: '1', organizationId: '1' },
+      { userId: '7', organizationId: '42' },
     ]);
   });
 

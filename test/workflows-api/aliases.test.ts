@@ -73,7 +73,7 @@ describe('workflows API: aliases, activation and triggers', () => {
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.deepEqual(
       [created.body.name, created.body.revision, created.body.active, created.body.metadata, created.body.updatedBy],
-      ['prod', 1, false, { owner: 'ops' }, 'user-1'],
+      ['prod', 1, false, { owner: 'ops' }, c.userId],
     );
     assert.deepEqual(created.body.triggerStates.hook, { status: 'inactive', pluginType: 'webhook', runtimeMetadata: {} });
     assert.deepEqual(Object.keys(created.body.triggerStates).sort(), ['hook', 'manual', 'tick']);

@@ -31,7 +31,7 @@ describe('workflows API: config entries', () => {
     assert.match(created.body.id, /^cfg_/);
     assert.deepEqual(
       [created.body.mode, created.body.path, created.body.value, created.body.secret, created.body.createdBy],
-      ['created', '/team/x', 'https://a', false, 'user-1'],
+      ['created', '/team/x', 'https://a', false, c.userId],
     );
     const updated = await post({ name: 'API_URL', value: 'https://b', path: '/team/x' });
     assert.equal(updated.status, 200);

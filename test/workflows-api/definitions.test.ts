@@ -19,7 +19,7 @@ describe('workflows API: definitions', () => {
     assert.equal(res.body.workflow.nrn, `organization=${c.org}`);
     assert.equal(res.body.workflow.organizationId, c.org);
     assert.equal(res.body.revision.revision, 1);
-    assert.equal(res.body.revision.createdBy, 'user-1');
+    assert.equal(res.body.revision.createdBy, c.userId);
     assert.equal(res.body.revision.semanticVersion, '1.0.0');
     assert.equal(res.body.revision.releaseNotes, 'first');
     assert.equal(typeof res.body.revision.engineVersion, 'string');

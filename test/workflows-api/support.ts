@@ -7,11 +7,14 @@ import { loadConfig } from '../../config/config';
 import type { Limits } from '../../config/limits';
 import { createTestApp, type TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
+import { grantAdmin } from '../support/grants';
 
 export interface WfContext {
   t: TestApp;
   db: DataSource;
   org: string;
+  /** The caller: a user holding the admin role on the organization. */
+  userId: string;
   token: string;
   auth: (req: import('supertest').Test) => import('supertest').Test;
   /** A second organization and its token, for isolation checks. */
@@ -21,9 +24,7 @@ export interface WfContext {
 /** Temporal is only reached by the cron registrar; suites that need it pass a real client. */
 const noTemporal = {} as Client;
 
-export async function wfContext(
-  options: WorkflowRouteOptions & { temporal?: Client; userId?: string; limits?: Partial<Limits> } = {},
-): Promise<WfContext> {
+export async function wfContext(options: WorkflowRouteOptions & { temporal?: Client; limits?: Partial<Limits> } = {}): Promise<WfContext> {
   const db = await testDataSource();
   const base = loadConfig();
   const config = { ...base, publicBaseUrl: 'http://api.test', limits: { ...base.limits, ...options.limits } };
@@ -33,10 +34,19 @@ export async function wfContext(
   );
   const t = createTestApp({ routes });
   const org = newOrganizationId();
-  const token = await t.token({ organizationId: org, userId: options.userId ?? 'user-1' });
+  const userId = await grantAdmin(db, org);
+  const token = await t.token({ organizationId: org, userId });
   const otherOrg = newOrganizationId();
-  const otherToken = await t.token({ organizationId: otherOrg });
-  return { t, db, org, token, auth: (req) => req.set('Authorization', `Bearer ${token}`), other: { org: otherOrg, token: otherToken } };
+  const otherToken = await t.token({ organizationId: otherOrg, userId: await grantAdmin(db, otherOrg) });
+  return {
+    t,
+    db,
+    org,
+    userId,
+    token,
+    auth: (req) => req.set('Authorization', `Bearer ${token}`),
+    other: { org: otherOrg, token: otherToken },
+  };
 }
 
 /** `trigger ──▶ work`, with optional extra steps. */

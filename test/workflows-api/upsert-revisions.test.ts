@@ -94,7 +94,7 @@ describe('workflows API: PUT by key and revisions', () => {
     assert.equal(list.body.data[0].definition, null);
     assert.equal(list.body.data[0].semanticVersion, '2.0.0');
     assert.equal(list.body.data[0].releaseNotes, 'second');
-    assert.equal(list.body.data[0].createdBy, 'user-1');
+    assert.equal(list.body.data[0].createdBy, c.userId);
     const full = await c.auth(c.t.request.get('/workflows/definitions/r/revisions?includeDefinition=true&limit=1&page=2'));
     assert.equal(full.body.data[0].revision, 1);
     assert.equal(full.body.data[0].definition.name, 'R');

@@ -1,6 +1,6 @@
 /** Schemas shared by the administration routes. */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { NRN_MAX_LENGTH, NRN_PATTERN } from '../nrn';
+import { NRN_MAX_LENGTH, NRN_PATTERN } from '../../access/nrn';
 
 export const NrnString = Type.String({
   pattern: NRN_PATTERN,
@@ -18,8 +18,10 @@ export const UuidParams = Type.Object({ id: Uuid });
 
 export const DEFAULT_PAGE_SIZE = 30;
 export const MAX_PAGE_SIZE = 200;
+/** Administration list paging (README, "Limits"): above either maximum the request answers 400. */
+export const MAX_OFFSET = 1_000_000_000;
 export const PagingQuery = {
-  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+  offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 }),
   limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }),
 };
 

@@ -6,7 +6,7 @@
  */
 import type { DataSource } from 'typeorm';
 import type { AuthContext } from '../http/auth';
-import { HttpError, forbidden } from '../http/errors';
+import { forbidden, type HttpError } from '../http/errors';
 import type { RoleEntity } from '../../db/entities/role';
 import { GrantRepository } from '../../db/repositories/grant-repository';
 import { nrnContains, parseNrn, type Nrn } from './nrn';
@@ -18,9 +18,13 @@ interface HeldGrant {
   permissions: string[];
 }
 
+/**
+ * Ids are canonical decimal strings (api/http/auth.ts `canonicalId`), compared as
+ * strings: a number would round ids above 2^53 and merge two tenants.
+ */
 export interface Caller {
-  userId: number;
-  organizationId: number;
+  userId: string;
+  organizationId: string;
   userType: AuthContext['userType'];
   /** The token subject, as stored in `created_by` fields. */
   subject: string;
@@ -107,14 +111,14 @@ export class Access {
   }
 }
 
-/** User ids are integers system-wide; a token whose subject is not one cannot hold grants. */
 export function callerFrom(auth: AuthContext): Caller {
-  if (!/^[0-9]{1,15}$/.test(auth.userId)) {
-    throw new HttpError(403, 'AUTHORIZATION.UNSUPPORTED_SUBJECT', 'Administration requires a token whose subject is a numeric user id.');
-  }
-  return { userId: Number(auth.userId), organizationId: Number(auth.organizationId), userType: auth.userType, subject: auth.userId };
+  return { userId: auth.userId, organizationId: auth.organizationId, userType: auth.userType, subject: auth.userId };
 }
 
+/**
+ * The caller's active grants, read afresh on every call: a revoked grant takes
+ * effect on the next request (nothing is cached across requests).
+ */
 export async function loadAccess(dataSource: DataSource, auth: AuthContext): Promise<Access> {
   const caller = callerFrom(auth);
   const rows = await GrantRepository.of(dataSource.manager).activeOfCaller({
@@ -127,4 +131,21 @@ export async function loadAccess(dataSource: DataSource, auth: AuthContext): Pro
     return nrn ? [{ nrn, roleSlug: row.roleSlug, permissions: row.permissions }] : [];
   });
   return new Access(caller, grants);
+}
+
+/**
+ * Loads the caller's grants (afresh) and requires `permission` on `target`:
+ * `notFound` when the caller holds nothing in the target's organization, 403
+ * when the permission is missing. Answers the access for further checks.
+ */
+export async function authorize(
+  dataSource: DataSource,
+  auth: AuthContext,
+  permission: Permission,
+  target: string,
+  notFound: () => HttpError,
+): Promise<Access> {
+  const access = await loadAccess(dataSource, auth);
+  access.require(permission, target, notFound);
+  return access;
 }

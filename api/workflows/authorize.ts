@@ -1,0 +1,52 @@
+/**
+ * The engine's authorization, through the one access module (api/access): a
+ * workflow is guarded by its NRN (the `nrn` column; by default its
+ * organization), an execution by its workflow's NRN, a config entry by its
+ * place (a workflow-scoped entry: that workflow's NRN; a folder entry: the
+ * organization's NRN, as folders are not NRN levels), and operations on the
+ * organization as a whole (lists, creating with no NRN, plugins, signals by
+ * correlation key) by the organization's NRN.
+ *
+ * No grant in the organization answers the route's not-found; a missing
+ * permission answers 403. Grants are read on every request (no caching), so a
+ * revoked grant takes effect on the next one.
+ */
+import type { DataSource } from 'typeorm';
+import type { WorkflowEntity } from '../../db/entities/workflow';
+import { WorkflowRepository } from '../../db/repositories/workflow-repository';
+import { authorize } from '../access/access';
+import { organizationNrn } from '../access/nrn';
+import type { AuthContext } from '../http/auth';
+import { HttpError } from '../http/errors';
+import type { Permission } from '../http/permissions';
+import { workflowNotFound } from './errors';
+
+export const workflowNrn = (workflow: Pick<WorkflowEntity, 'nrn' | 'organizationId'>): string =>
+  workflow.nrn ?? organizationNrn(workflow.organizationId);
+
+/** The problem+json not-found of an organization-wide engine operation. */
+export const organizationNotFound = (organizationId: string) => (): HttpError =>
+  new HttpError(404, 'organization-not-found', `Organization ${organizationId} does not exist or you hold no role in it.`);
+
+/** The workflow `ref` of the caller's organization, once the caller holds `permission` on its NRN. */
+export async function authorizedWorkflow(
+  dataSource: DataSource,
+  auth: AuthContext,
+  ref: string,
+  permission: Permission,
+): Promise<WorkflowEntity> {
+  const workflow = await new WorkflowRepository(dataSource.manager).findByRef(auth.organizationId, ref);
+  if (!workflow) throw workflowNotFound(ref);
+  await authorize(dataSource, auth, permission, workflowNrn(workflow), () => workflowNotFound(ref));
+  return workflow;
+}
+
+/** Requires `permission` on the caller's whole organization (operations with no narrower target). */
+export async function authorizeInOrganization(
+  dataSource: DataSource,
+  auth: AuthContext,
+  permission: Permission,
+  notFound: () => HttpError = organizationNotFound(auth.organizationId),
+): Promise<void> {
+  await authorize(dataSource, auth, permission, organizationNrn(auth.organizationId), notFound);
+}

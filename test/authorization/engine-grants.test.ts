@@ -1,0 +1,115 @@
+/** Grants as the engine sees them: revocation, narrower NRNs, the config dialect's 403, and where a definition may live. */
+import assert from 'node:assert/strict';
+import { adminRoutes } from '../../api/admin';
+import { executionRoutes } from '../../api/executions';
+import { workflowRoutes } from '../../api/workflows';
+import { createTestApp, type TestApp } from '../support/app';
+import { newOrganizationId, testDataSource } from '../support/database';
+import { assertDialect } from '../support/dialects';
+import { grantAdmin, grantRole } from '../support/grants';
+import { definition, engineDeps } from './support';
+
+describe('engine authorization: grants', () => {
+  let t: TestApp;
+  let org: string;
+  let admin: string;
+  const bearer = (token: string) => ['Authorization', `Bearer ${token}`] as const;
+
+  before(async () => {
+    const db = await testDataSource();
+    const deps = engineDeps(db);
+    t = createTestApp({ routes: [...adminRoutes({ dataSource: db }), ...workflowRoutes(deps), ...executionRoutes(deps)] });
+    org = newOrganizationId();
+    admin = await t.token({ organizationId: org, userId: await grantAdmin(db, org) });
+  });
+
+  const publish = async (key: string, extra: Record<string, unknown> = {}) => {
+    const res = await t.request
+      .post('/workflows/definitions')
+      .set(...bearer(admin))
+      .send(definition(key, extra));
+    assert.equal(res.status, 201, res.text);
+    return res.body.workflow as { id: string; nrn: string };
+  };
+
+  it('a revoked grant is refused on the very next request', async () => {
+    await publish('revoke-me');
+    const db = await testDataSource();
+    const { userId, grantId } = await grantRole(db, org, 'developer');
+    const token = await t.token({ organizationId: org, userId });
+    await t.request
+      .get('/workflows/definitions/revoke-me')
+      .set(...bearer(token))
+      .expect(200);
+    await t.request
+      .delete(`/user/${userId}/grant/${grantId}`)
+      .set(...bearer(admin))
+      .expect(204);
+    // No grant left in the organization: not even its existence is acknowledged.
+    assertDialect('problem', await t.request.get('/workflows/definitions/revoke-me').set(...bearer(token)), 404);
+    assertDialect(
+      'problem',
+      await t.request
+        .post('/workflows/definitions/revoke-me/execute')
+        .set(...bearer(token))
+        .send({}),
+      404,
+    );
+  });
+
+  it('a grant on a narrower NRN than the workflow does not reach it; one on the workflow NRN does', async () => {
+    const wide = await publish('org-wide');
+    assert.equal(wide.nrn, `organization=${org}`);
+    const narrow = await publish('in-account', { nrn: `organization=${org}:account=7` });
+    assert.equal(narrow.nrn, `organization=${org}:account=7`);
+    const { userId } = await grantRole(await testDataSource(), org, 'developer', `organization=${org}:account=7`);
+    const token = await t.token({ organizationId: org, userId });
+    const denied = await t.request.get('/workflows/definitions/org-wide').set(...bearer(token));
+    assertDialect('problem', denied, 403);
+    assert.match(denied.body.detail, new RegExp(`workflow:read permission on organization=${org}\\.$`));
+    await t.request
+      .get('/workflows/definitions/in-account')
+      .set(...bearer(token))
+      .expect(200);
+    // Listing needs the permission on the organization as a whole.
+    assertDialect('problem', await t.request.get('/workflows/definitions').set(...bearer(token)), 403);
+  });
+
+  it('config routes answer 403 as {error: "forbidden", message}', async () => {
+    await publish('configured');
+    const { userId } = await grantRole(await testDataSource(), org, 'viewer');
+    const token = await t.token({ organizationId: org, userId });
+    const res = await t.request
+      .post('/workflows/config')
+      .set(...bearer(token))
+      .send({ name: 'TOKEN', value: 's3cret', secret: true, workflow: 'configured' });
+    assert.equal(res.status, 403);
+    assert.match(res.headers['content-type'], /^application\/json/);
+    assert.deepEqual(Object.keys(res.body).sort(), ['error', 'message']);
+    assert.equal(res.body.error, 'forbidden');
+    assert.match(res.body.message, /config:write/);
+  });
+
+  it("a definition's nrn must lie inside the caller's organization (400 with the reason)", async () => {
+    const post = (nrn: string) =>
+      t.request
+        .post('/workflows/definitions')
+        .set(...bearer(admin))
+        .send(definition(`nrn-${Math.random().toString(36).slice(2, 8)}`, { nrn }));
+    for (const [nrn, reason] of [
+      [`organization=${Number(org) + 1}`, `must lie inside your organization (start with organization=${org})`],
+      [`organization=*`, `must lie inside your organization`],
+      [`organization=${org}:account=*`, 'must name one resource (no * wildcards)'],
+    ]) {
+      const res = await post(nrn);
+      assertDialect('problem', res, 400);
+      assert.match(res.body.type, /\/nrn-outside-organization$/);
+      assert.equal(res.body.errors[0].path, '/nrn');
+      assert.ok(res.body.errors[0].message.includes(reason), res.body.errors[0].message);
+    }
+    // Leading zeros are one spelling of the same NRN.
+    const ok = await post(`organization=${org}:account=007`);
+    assert.equal(ok.status, 201, ok.text);
+    assert.equal(ok.body.workflow.nrn, `organization=${org}:account=7`);
+  });
+});

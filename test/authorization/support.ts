@@ -1,0 +1,138 @@
+/**
+ * Shared set-up for the engine's authorization tests: the engine's routes on the
+ * test database (Temporal refuses every start, so no worker is needed), one
+ * organization with callers of each catalog role, and fixtures made through the API.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { DataSource } from 'typeorm';
+import { executionRoutes } from '../../api/executions';
+import type { AreaDeps } from '../../api/routes';
+import { workflowRoutes } from '../../api/workflows';
+import { loadConfig } from '../../config/config';
+import { ExecutionEntity } from '../../db/entities/execution';
+import { ExecutionStepEntity } from '../../db/entities/execution-step';
+import { ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
+import { createTestApp, type TestApp } from '../support/app';
+import { newOrganizationId, testDataSource } from '../support/database';
+import { grantRole } from '../support/grants';
+
+/** Temporal is never reached except by execute, which it refuses (503: the caller got past authorization). */
+const refusing = {
+  options: { namespace: 'default' },
+  workflow: { start: () => Promise.reject(new Error('connection refused')) },
+} as unknown as Client;
+
+export function engineDeps(db: DataSource): AreaDeps {
+  return {
+    config: { ...loadConfig(), publicBaseUrl: 'http://api.test' },
+    dataSource: db,
+    temporal: refusing,
+    encryptionKey: randomBytes(32),
+  };
+}
+
+export interface EngineAuthz {
+  t: TestApp;
+  db: DataSource;
+  org: string;
+  /** Bearer headers by caller. */
+  as: Record<'admin' | 'developer' | 'viewer' | 'none' | 'other', string>;
+}
+
+export async function engineAuthz(): Promise<EngineAuthz> {
+  const db = await testDataSource();
+  const deps = engineDeps(db);
+  const t = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
+  const org = newOrganizationId();
+  const otherOrg = newOrganizationId();
+  const token = async (organizationId: string, role: string | null) =>
+    `Bearer ${await t.token({ organizationId, userId: (await grantRole(db, organizationId, role)).userId })}`;
+  return {
+    t,
+    db,
+    org,
+    as: {
+      admin: await token(org, 'admin'),
+      developer: await token(org, 'developer'),
+      viewer: await token(org, 'viewer'),
+      none: await token(org, null),
+      other: await token(otherOrg, 'admin'),
+    },
+  };
+}
+
+/** `start ──▶ work` with a manual trigger. */
+export function definition(key: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: `Authz ${key}`,
+    key,
+    steps: {
+      start: { type: 'trigger', pluginType: 'manual' },
+      work: { type: 'module', pluginType: 'log', config: { message: 'hello' } },
+    },
+    connections: [{ from: 'start', to: 'work' }],
+    ...extra,
+  };
+}
+
+export interface Fixture {
+  key: string;
+  workflowId: string;
+  configId: string;
+  executionId: string;
+}
+
+/**
+ * A workflow (published by the admin) with an alias `prod`, a variable scoped to
+ * it, and a finished execution with one step record and its end event, so every
+ * read answers 200 and every Temporal-bound write answers 409 (finished).
+ */
+export async function fixture(c: EngineAuthz, extra: Record<string, unknown> = {}): Promise<Fixture> {
+  const key = `authz-${randomUUID().slice(0, 8)}`;
+  const admin = (req: import('supertest').Test) => req.set('Authorization', c.as.admin);
+  const published = await admin(c.t.request.put(`/workflows/definitions/${key}`)).send(definition(key, extra));
+  assert.equal(published.status, 201, published.text);
+  const workflowId: string = published.body.workflow.id;
+  const alias = await admin(c.t.request.put(`/workflows/definitions/${key}/aliases/prod`)).send({ revision: 1 });
+  assert.equal(alias.status, 201, alias.text);
+  const entry = await admin(c.t.request.post('/workflows/config')).send({ name: 'REGION', value: 'eu', workflow: key });
+  assert.equal(entry.status, 201, entry.text);
+  const executionId = `exec_authz_${randomUUID().replace(/-/g, '')}`;
+  const now = new Date();
+  await c.db.getRepository(ExecutionEntity).insert({
+    id: executionId,
+    organizationId: c.org,
+    workflowId,
+    workflowKey: key,
+    revision: 1,
+    alias: 'latest',
+    status: 'completed',
+    inputs: {},
+    outputs: {},
+    error: null,
+    trigger: { stepId: 'start', source: 'manual', payload: {}, receivedAt: now.toISOString() },
+    correlationKey: null,
+    idempotencyKey: null,
+    parentExecutionId: null,
+    temporalRunId: null,
+    temporalNamespace: 'default',
+    varsUsed: null,
+    createdBy: null,
+    createdAt: now,
+    completedAt: now,
+    updatedAt: now,
+  });
+  await c.db.getRepository(ExecutionStepEntity).insert({
+    executionId,
+    stepId: 'work',
+    run: 1,
+    status: 'completed',
+    record: { stepId: 'work', status: 'completed' } as never,
+    startedAt: now,
+    completedAt: now,
+  });
+  await new ExecutionEventRepository(c.db.manager).insertBatch(executionId, 0, [{ type: 'execution.completed', data: {} }]);
+  return { key, workflowId, configId: entry.body.id as string, executionId };
+}
