@@ -11,4 +11,6 @@ export interface ExecutionDeps {
   temporalUiUrl?: string;
   /** The API's public base URL (callback URLs of webhook waits). */
   publicBaseUrl: string;
+  /** Signs and checks the callback tokens of webhook-wait steps (see callback-token.ts). */
+  callbackKey: Buffer;
 }

@@ -1,6 +1,7 @@
 /** Routes of the execution area: execute, executions, signals, logs, engine metadata and plugins, webhook ingress. */
 import { withDialect, type RouteDefinition } from '../http/route';
 import type { AreaDeps } from '../area-deps';
+import { callbackKey } from './callback-token';
 import type { ExecutionDeps } from './deps';
 import { eventRoutes } from './event-routes';
 import { executeRoutes } from './execute';
@@ -17,6 +18,7 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
     taskQueue: deps.config.temporalTaskQueue,
     temporalUiUrl: deps.config.temporalUiUrl,
     publicBaseUrl: deps.config.publicBaseUrl,
+    callbackKey: callbackKey(deps.encryptionKey),
   };
   return withDialect('problem', [
     ...executeRoutes(executionDeps),

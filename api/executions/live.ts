@@ -8,6 +8,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { ExecutionEntity } from '../../db/entities/execution';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { stateQuery, type ExecutionState } from '../../workflows/messages';
+import { withSignedCallback } from './callback-token';
 import type { ExecutionDeps } from './deps';
 import { executionNotFound } from './errors';
 
@@ -36,7 +37,8 @@ export async function liveState(deps: ExecutionDeps, row: ExecutionEntity): Prom
   if (isFinished(row)) return undefined;
   try {
     const handle = executionHandle(deps, row);
-    return await deps.temporal.withDeadline(Date.now() + STATE_QUERY_DEADLINE_MS, () => handle.query(stateQuery));
+    const state = await deps.temporal.withDeadline(Date.now() + STATE_QUERY_DEADLINE_MS, () => handle.query(stateQuery));
+    return { ...state, pendingWaits: state.pendingWaits.map((wait) => withSignedCallback(deps.callbackKey, row.id, wait)) };
   } catch {
     return undefined;
   }

@@ -12,6 +12,7 @@ import { WorkflowDefinitions1763720000000 } from './1763720000000-workflow-defin
 import { ConfigEntries1763720000001 } from './1763720000001-config-entries';
 import { Executions1763730000000 } from './1763730000000-executions';
 import { ExecutionsUnstarted1763730000001 } from './1763730000001-executions-unstarted';
+import { WebhookReplays1763740000050 } from './1763740000050-webhook-replays';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -26,4 +27,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Executions, step records and logs.
   Executions1763730000000,
   ExecutionsUnstarted1763730000001,
+  // Webhook ingress: replay memory of signed requests.
+  WebhookReplays1763740000050,
 ];
