@@ -15,6 +15,7 @@ import type { ConfigReference } from './expressions';
 import { hasOwn, isObject, normalizeDefinition, normalizeFolderPath } from './normalize';
 import { outputPortsOf } from './plugins';
 import { join } from './pointer';
+import { checkInputDeclarations } from './validate-declarations';
 import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
 import { stepPlugin, validateStep } from './validate-step';
 
@@ -79,6 +80,7 @@ function validateUnsafe(input: unknown): ValidationResult {
       }
     }
   }
+  checkInputDeclarations(def.inputs, top('inputs'), issues);
   if (isObject(def.outputs)) checkTemplates(def.outputs, top('outputs'), context);
   if (def.steps === undefined || input.steps === undefined) issues.push({ path: top('steps'), message: 'is required' });
   else if (normalized.steps.size === 0 && normalized.issues.length === 0)
