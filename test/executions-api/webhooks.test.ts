@@ -113,7 +113,7 @@ describe('executions API: webhook ingress', function () {
       type: 'trigger',
       pluginType: 'webhook',
       config: { mode: 'signal', signalName: 'approved', correlationKeyPath: 'body.ticket' },
-    } as (typeof own.steps)[number]);
+    });
     const hookId = await publish(x, c, own);
     const otherId = await publish(x, c, waiting('Elsewhere'));
     const path = await activate(hookId);
