@@ -39,7 +39,10 @@ export function createApp(deps: AppDeps): App {
   const metrics = createHttpMetrics();
   let document: Record<string, unknown> | undefined;
   const routes: RouteDefinition[] = [
-    ...withDialect('admin', opsRoutes({ metrics, readiness: deps.readiness, openApiDocument: () => openApiDocument() })),
+    ...withDialect(
+      'admin',
+      opsRoutes({ metrics, readiness: deps.readiness, logger: deps.logger, openApiDocument: () => openApiDocument() }),
+    ),
     ...deps.routes,
   ];
   const openApiDocument = (): Record<string, unknown> =>

@@ -16,4 +16,6 @@ export interface ExecutionDeps {
   /** Wakes event streams when their execution's events are committed. */
   eventHub: ExecutionEventHub;
   limits: Limits;
+  /** Signs and checks the callback tokens of webhook-wait steps (see callback-token.ts). */
+  callbackKey: Buffer;
 }

@@ -1,6 +1,7 @@
 /** Routes of the execution area: execute, executions, signals, logs, engine metadata and plugins, webhook ingress. */
 import { withDialect, type RouteDefinition } from '../http/route';
 import type { AreaDeps } from '../area-deps';
+import { callbackKey } from './callback-token';
 import type { ExecutionDeps } from './deps';
 import { ExecutionEventHub } from './event-hub';
 import { eventRoutes } from './event-routes';
@@ -22,6 +23,7 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
     publicBaseUrl: deps.config.publicBaseUrl,
     eventHub: deps.eventHub ?? new ExecutionEventHub(deps.dataSource),
     limits: deps.config.limits,
+    callbackKey: callbackKey(deps.encryptionKey),
   };
   return withDialect('problem', [
     ...executeRoutes(executionDeps),

@@ -34,7 +34,8 @@ export function checkInputs(declared: Record<string, unknown>, inputs: Record<st
       if (required === true) errors.push({ path: pointer, message: 'is required' });
       continue;
     }
-    const check = typeof type === 'string' ? TYPE_CHECKS[type] : undefined;
+    // Own keys only: a type named like an Object.prototype member must not find a "check" there.
+    const check = typeof type === 'string' && Object.hasOwn(TYPE_CHECKS, type) ? TYPE_CHECKS[type] : undefined;
     if (check && !check(value)) errors.push({ path: pointer, message: `must be of type ${String(type)}` });
   }
   return errors;

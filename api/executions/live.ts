@@ -14,6 +14,7 @@ import { organizationNrn } from '../access/nrn';
 import type { AuthContext } from '../http/auth';
 import type { Permission } from '../http/permissions';
 import { workflowNrn } from '../workflows/authorize';
+import { withSignedCallback } from './callback-token';
 import type { ExecutionDeps } from './deps';
 import { executionNotFound } from './errors';
 
@@ -58,7 +59,8 @@ export async function liveState(deps: ExecutionDeps, row: ExecutionEntity): Prom
   if (isFinished(row)) return undefined;
   try {
     const handle = executionHandle(deps, row);
-    return await deps.temporal.withDeadline(Date.now() + STATE_QUERY_DEADLINE_MS, () => handle.query(stateQuery));
+    const state = await deps.temporal.withDeadline(Date.now() + STATE_QUERY_DEADLINE_MS, () => handle.query(stateQuery));
+    return { ...state, pendingWaits: state.pendingWaits.map((wait) => withSignedCallback(deps.callbackKey, row.id, wait)) };
   } catch {
     return undefined;
   }

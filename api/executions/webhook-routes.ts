@@ -4,29 +4,32 @@
  * one organization; unknown, deactivated and rotated tokens answer 404.
  *
  * - `mode: start` (default) starts an execution of the binding's revision with
- *   `{method, headers, query, body}` as the trigger payload (auth headers removed).
- * - `mode: signal` delivers the payload as signal `signalName` to the wait
- *   declared with the correlation key read from the payload at `correlationKeyPath`.
- * - With a `secret` (literal or `${{ secrets.NAME }}`), the request must carry
- *   `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body>`
- *   (`X-Hub-Signature-256` is accepted too); otherwise 401.
+ *   `{method, headers, query, body}` as the trigger payload (credential and
+ *   signing headers removed, see webhook-request.ts).
+ * - `mode: signal` delivers the payload as signal `signalName` to a wait of the
+ *   trigger's OWN workflow declared with the correlation key read from the
+ *   payload at `correlationKeyPath` (never to another workflow's executions).
+ * - GET and HEAD only when the trigger names them (webhook-methods.ts).
+ * - With a `secret` (literal or `${{ secrets.NAME }}`), the request must be
+ *   signed over its timestamp and body (webhook-signature.ts): 401 otherwise,
+ *   409 for a replay.
  * Answers 202 without an execution id (the sender is not a client of the API).
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { DataSource } from 'typeorm';
-import { decryptSecret } from '../../db/config-crypto';
-import { ConfigEntryRepository, folderChain } from '../../db/repositories/config-entry-repository';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-repository';
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import { deliver, deliverByCorrelation, startExecution } from '../../executions';
 import { readPath, webhookSignalName } from '../../workflows/engine';
 import { HttpError, notFound } from '../http/errors';
-import { defineRoute, type AppContext, type HttpMethod, type RouteDefinition } from '../http/route';
+import { defineRoute, type HttpMethod, type RouteDefinition } from '../http/route';
+import { callbackNonce } from './callback-token';
 import type { ExecutionDeps } from './deps';
 import { asProblem } from './errors';
 import { newSignalId } from './ids';
+import { checkMethod } from './webhook-methods';
+import { webhookRequestPayload } from './webhook-request';
+import { verifySignedRequest, webhookSecret } from './webhook-signature';
 
 export interface WebhookDeps extends ExecutionDeps {
   encryptionKey: Buffer;
@@ -34,8 +37,6 @@ export interface WebhookDeps extends ExecutionDeps {
 
 const tags = ['Webhooks'];
 const METHODS: HttpMethod[] = ['post', 'put', 'patch', 'delete', 'get'];
-const DROPPED_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'x-webhook-signature', 'x-hub-signature-256']);
-const SECRET_REFERENCE = /^\s*\$\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\s*$/;
 
 const unknownToken = () => notFound('No live webhook answers at this address.', 'webhook-not-found');
 
@@ -58,17 +59,20 @@ function callbackRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
     access: { public: 'the one-time callback token in the URL is the capability' },
     params: Type.Object({
       executionId: Type.String({ minLength: 1, maxLength: 128 }),
-      token: Type.String({ minLength: 16, maxLength: 64, pattern: '^[A-Za-z0-9]+$' }),
+      token: Type.String({ minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9]+$' }),
     }),
     ...(method === 'get' ? {} : { body: Type.Unknown(), bodyOptional: true }),
     responses: { 202: { description: 'Delivered to the waiting step', schema: Type.Object({ accepted: Type.Literal(true) }) } },
     errors: [404, 503],
     async handler({ params, body, ctx }) {
+      // A forged token is refused before any lookup: only the API (holding the key) can complete a nonce.
+      const nonce = callbackNonce(deps.callbackKey, params.executionId, params.token);
+      if (nonce === undefined) throw unknownCallback();
       const row = await new ExecutionRepository(deps.dataSource.manager).findAnywhere(params.executionId);
       if (!row || (row.status !== 'running' && row.status !== 'waiting')) throw unknownCallback();
-      const payload = { method: ctx.method, headers: forwardedHeaders(ctx), query: { ...ctx.query }, body: body ?? null };
+      const payload = { ...webhookRequestPayload(ctx, body), callbackToken: params.token };
       const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, {
-        name: webhookSignalName(params.token),
+        name: webhookSignalName(nonce),
         payload,
         signalId: newSignalId(),
       }).catch(asProblem);
@@ -105,16 +109,13 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
       if (typeof runnable === 'string') throw unknownToken();
       const config = runnable.definition.steps[binding.triggerId]?.config ?? {};
 
-      const allowed = typeof config.method === 'string' ? config.method.toUpperCase() : 'ANY';
-      if (allowed !== 'ANY' && allowed !== ctx.method) {
-        throw new HttpError(405, 'method-not-allowed', `This webhook accepts ${allowed} only.`, { headers: { Allow: allowed } });
-      }
+      checkMethod(config, ctx.method);
       if (typeof config.secret === 'string' && config.secret !== '') {
-        const secret = await webhookSecret(deps, binding.organizationId, runnable.workflow.id, runnable.workflow.path, config.secret);
-        verifySignature(ctx, secret);
+        const secret = await webhookSecret(deps, binding.organizationId, runnable.workflow, config.secret);
+        await verifySignedRequest(deps.dataSource, ctx, secret);
       }
 
-      const payload = { method: ctx.method, headers: forwardedHeaders(ctx), query: { ...ctx.query }, body: body ?? null };
+      const payload = webhookRequestPayload(ctx, body);
       const receivedAt = new Date().toISOString();
       if (config.mode === 'signal') {
         const name = typeof config.signalName === 'string' ? config.signalName : '';
@@ -129,6 +130,8 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
         }
         const delivered = await deliverByCorrelation(deps, {
           organizationId: binding.organizationId,
+          // A webhook is its workflow's entry point: it may not release another workflow's waits.
+          workflowId: binding.workflowId,
           name,
           correlationKey: key,
           payload,
@@ -147,47 +150,4 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
       return { status: 202, body: { accepted: true } };
     },
   });
-}
-
-function forwardedHeaders(ctx: AppContext): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(ctx.headers)) {
-    if (value === undefined || DROPPED_HEADERS.has(name)) continue;
-    headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
-}
-
-/** The trigger's secret: a literal, or a secret config entry the workflow sees. */
-async function webhookSecret(
-  deps: { dataSource: DataSource; encryptionKey: Buffer },
-  organizationId: string,
-  workflowId: string,
-  path: string,
-  configured: string,
-): Promise<string> {
-  const reference = SECRET_REFERENCE.exec(configured);
-  if (!reference) return configured;
-  const [entry] = await new ConfigEntryRepository(deps.dataSource.manager).effective(
-    organizationId,
-    { workflowId, paths: folderChain(path) },
-    [reference[1]],
-    true,
-  );
-  // A missing secret must not open the webhook: nobody can sign, so every request is refused.
-  if (!entry?.encryptedValue) throw new HttpError(401, 'webhook-signature-invalid', 'The webhook signature cannot be verified.');
-  return decryptSecret(deps.encryptionKey, entry.encryptedValue, organizationId);
-}
-
-function verifySignature(ctx: AppContext, secret: string): void {
-  const header = ctx.get('x-webhook-signature') || ctx.get('x-hub-signature-256');
-  const given = header
-    .replace(/^sha256=/i, '')
-    .trim()
-    .toLowerCase();
-  const expected = createHmac('sha256', secret)
-    .update(ctx.state.rawBody ?? '')
-    .digest('hex');
-  const ok = /^[0-9a-f]{64}$/.test(given) && timingSafeEqual(Buffer.from(given, 'hex'), Buffer.from(expected, 'hex'));
-  if (!ok) throw new HttpError(401, 'webhook-signature-invalid', 'The webhook signature is missing or does not match the body.');
 }

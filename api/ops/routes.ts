@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
+import type { Logger } from '../../config/logger';
 import { notFound } from '../http/errors';
 import { defineRoute, type HandlerResult, type RouteDefinition } from '../http/route';
 import type { HttpMetrics } from './metrics';
@@ -16,6 +17,8 @@ export type ReadinessChecks = Record<string, ReadinessCheck>;
 export interface OpsDeps {
   metrics: HttpMetrics;
   readiness: ReadinessChecks;
+  /** Where a failing check's reason goes (the anonymous answer only says `failing`). */
+  logger: Logger;
   /** Built lazily, once, after every route is registered. */
   openApiDocument: () => Record<string, unknown>;
   readinessTimeoutMs?: number;
@@ -47,12 +50,13 @@ const DOCS_HTML = `<!doctype html>
 `;
 const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true });\n`;
 
-const CheckResult = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
-  kind: Type.Optional(Type.String({ description: 'Which implementation answers, e.g. Temporal: cli, stand-in or configured' })),
-  error: Type.Optional(Type.String()),
-});
-type CheckOutcome = { status: 'ok' | 'unavailable'; kind?: string; error?: string };
+/**
+ * Each dependency answers `ok` or `failing`, nothing more: `/ready` is anonymous, and
+ * error messages and implementation kinds (hosts, ports, versions) help an attacker
+ * more than a load balancer. The reason is logged.
+ */
+const CheckResult = Type.Union([Type.Literal('ok'), Type.Literal('failing')]);
+type CheckOutcome = 'ok' | 'failing';
 const ReadyBody = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('unavailable')]),
   checks: Type.Record(Type.String(), CheckResult),
@@ -79,21 +83,24 @@ export function opsRoutes(deps: OpsDeps): RouteDefinition[] {
       access: { public: 'readiness probe for orchestrators and load balancers; names dependencies, no tenant data' },
       responses: {
         200: { description: 'Ready', schema: ReadyBody },
-        503: { description: 'A dependency does not answer; `checks` names it', schema: ReadyBody },
+        503: { description: 'A dependency does not answer; `checks` names it (the reason is logged)', schema: ReadyBody },
       },
       handler: async () => {
         const entries = await Promise.all(
           Object.entries(deps.readiness).map(async ([name, check]): Promise<[string, CheckOutcome]> => {
-            const kind = check.kind === undefined ? {} : { kind: check.kind };
             try {
               await withTimeout(check(), deps.readinessTimeoutMs ?? 3000);
-              return [name, { status: 'ok', ...kind }];
+              return [name, 'ok'];
             } catch (error) {
-              return [name, { status: 'unavailable', ...kind, error: (error as Error).message || 'no answer' }];
+              deps.logger.warn(
+                { dependency: name, kind: check.kind, reason: (error as Error).message || 'no answer' },
+                'readiness check failing',
+              );
+              return [name, 'failing'];
             }
           }),
         );
-        const ready = entries.every(([, result]) => result.status === 'ok');
+        const ready = entries.every(([, result]) => result === 'ok');
         return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(entries) } };
       },
     }),

@@ -17,6 +17,7 @@ import { ServiceActionEntity } from './service-action';
 import { ServiceSpecificationEntity } from './service-specification';
 import { TriggerBindingEntity } from './trigger-binding';
 import { UserEntity } from './user';
+import { WebhookReplayEntity } from './webhook-replay';
 import { WorkflowEntity } from './workflow';
 import { WorkflowAliasEntity } from './workflow-alias';
 import { WorkflowRevisionEntity } from './workflow-revision';
@@ -34,6 +35,8 @@ export const ENTITIES: Array<new (...args: never[]) => unknown> = [
   ExecutionLogEntity,
   ExecutionEventEntity,
   ExecutionWaitEntity,
+  // Webhook ingress.
+  WebhookReplayEntity,
   // Platform administration.
   UserEntity,
   RoleEntity,

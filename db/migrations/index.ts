@@ -13,6 +13,7 @@ import { ConfigEntries1763720000001 } from './1763720000001-config-entries';
 import { Executions1763730000000 } from './1763730000000-executions';
 import { ExecutionsUnstarted1763730000001 } from './1763730000001-executions-unstarted';
 import { ExecutionEventNotify1763740000000 } from './1763740000000-execution-event-notify';
+import { WebhookReplays1763740000050 } from './1763740000050-webhook-replays';
 import { UsersPerOrganization1763750100000 } from './1763750100000-users-per-organization';
 import { EnginePermissions1763750100001 } from './1763750100001-engine-permissions';
 import { WorkflowNrnInOrganization1763750100002 } from './1763750100002-workflow-nrn-in-organization';
@@ -32,6 +33,8 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   ExecutionsUnstarted1763730000001,
   // Live event streams.
   ExecutionEventNotify1763740000000,
+  // Webhook ingress: replay memory of signed requests.
+  WebhookReplays1763740000050,
   // Authorization across both areas: users per organization, the engine's permissions in the roles catalog,
   // workflow NRNs inside their organization.
   UsersPerOrganization1763750100000,

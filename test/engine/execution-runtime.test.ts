@@ -9,7 +9,7 @@ import {
   type WaitRequest,
   type WaitResult,
 } from '../../workflows/engine';
-import { connections, executionInput, trigger } from '../support/definitions';
+import { connections, executionInput, step, trigger } from '../support/definitions';
 
 interface Fakes {
   activities?: Record<string, (call: ActivityCall) => PluginResult | Promise<PluginResult>>;
@@ -84,6 +84,16 @@ describe('execution runtime (pure, fake effects)', () => {
       ['total is 10 in eu'],
     );
     assert.equal(ctx.steps.never.status, 'skipped');
+  });
+
+  it('skips the steps of a trigger that did not fire, from the first transition on', async () => {
+    //   start ─▶ a          hook (webhook, not fired) ─▶ b
+    const { outcome, ctx } = await run({
+      steps: [manual, step('a', 'no-op'), trigger('hook', 'webhook', { mode: 'signal' }), step('b', 'no-op')],
+      connections: connections('start->a', 'hook->b'),
+    });
+    assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+    assert.deepEqual([ctx.steps.a.status, ctx.steps.hook.status, ctx.steps.b.status], ['completed', 'skipped', 'skipped']);
   });
 
   it('fans an activity out per item in `each` mode, keeping item order', async () => {

@@ -1,15 +1,15 @@
 /**
  * Webhook ingress: start mode with HMAC verification, signal mode by
  * correlation key, method checks, and tokens that stop resolving on
- * re-activation and deactivation.
+ * re-activation and deactivation. (Signing, replays and what is never stored:
+ * webhook-security.test.ts.)
  */
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { trigger } from '../support/definitions';
+import { signedHeaders } from '../support/webhook-signing';
 import { countExecutions, finished, publish, useExecEnv, waitFor } from './support';
 
 const SECRET = 'hook-secret-value';
-const sign = (body: string, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 describe('executions API: webhook ingress', function () {
   this.timeout(60_000);
@@ -47,24 +47,16 @@ describe('executions API: webhook ingress', function () {
     const unsigned = await x.t.request.post(path).set('Content-Type', 'application/json').send(body);
     assert.equal(unsigned.status, 401);
     assert.match(unsigned.headers['content-type'], /problem\+json/);
-    const forged = await x.t.request
-      .post(path)
-      .set('Content-Type', 'application/json')
-      .set('X-Webhook-Signature', sign(body, 'wrong'))
-      .send(body);
+    const forged = await x.t.request.post(path).set('Content-Type', 'application/json').set(signedHeaders(body, 'wrong')).send(body);
     assert.equal(forged.status, 401);
-    const wrongMethod = await x.t.request
-      .put(path)
-      .set('Content-Type', 'application/json')
-      .set('X-Webhook-Signature', sign(body))
-      .send(body);
+    const wrongMethod = await x.t.request.put(path).set('Content-Type', 'application/json').set(signedHeaders(body, SECRET)).send(body);
     assert.equal(wrongMethod.status, 405);
     assert.equal(await countExecutions(x.db, c.org), 0, 'nothing started by refused requests');
 
     const accepted = await x.t.request
       .post(`${path}?source=ci`)
       .set('Content-Type', 'application/json')
-      .set('X-Hub-Signature-256', sign(body))
+      .set(signedHeaders(body, SECRET))
       .set('Authorization', 'Bearer should-not-travel')
       .send(body);
     assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
@@ -99,9 +91,10 @@ describe('executions API: webhook ingress', function () {
     assert.equal((await x.t.request.post(second).send({ a: 1 })).status, 202);
   });
 
-  it('signals the execution waiting on the correlation key read from the payload', async () => {
-    const waiterId = await publish(x, c, {
-      name: 'Waiter',
+  it('signals the execution of its own workflow waiting on the correlation key read from the payload', async () => {
+    // start ─▶ approval (waits on "approved" / ticket:<n>)      hook (webhook, mode: signal)
+    const waiting = (name: string) => ({
+      name,
       steps: [
         trigger(),
         {
@@ -114,21 +107,29 @@ describe('executions API: webhook ingress', function () {
       ],
       outputs: { by: '${{ steps.approval.outputs.payload.body.user }}' },
     });
-    const hookId = await publish(x, c, {
-      name: 'Approvals',
-      steps: [
-        {
-          id: 'hook',
-          type: 'trigger',
-          pluginType: 'webhook',
-          config: { mode: 'signal', signalName: 'approved', correlationKeyPath: 'body.ticket' },
-        },
-      ],
+    const own = waiting('Approvals');
+    own.steps.push({
+      id: 'hook',
+      type: 'trigger',
+      pluginType: 'webhook',
+      config: { mode: 'signal', signalName: 'approved', correlationKeyPath: 'body.ticket' },
     });
+    const hookId = await publish(x, c, own);
+    const otherId = await publish(x, c, waiting('Elsewhere'));
     const path = await activate(hookId);
 
     assert.equal((await x.t.request.post(path).send({ ticket: 'ticket:7', user: 'ada' })).status, 409, 'nobody waits yet');
-    const started = await c.auth(x.t.request.post(`/workflows/definitions/${waiterId}/execute`)).send({ inputs: { ticket: 7 } });
+    // Another workflow's execution waits on the same signal name and key: the webhook is not its entry point.
+    const other = await c.auth(x.t.request.post(`/workflows/definitions/${otherId}/execute`)).send({ inputs: { ticket: 7 } });
+    await waitFor(x, c, other.body.executionId as string, (body) => body.status === 'waiting');
+    await new Promise((resolve) => setTimeout(resolve, 500)); // its wait row is flushed just after the wait starts
+    assert.equal(
+      (await x.t.request.post(path).send({ ticket: 'ticket:7', user: 'mallory' })).status,
+      409,
+      'other workflows are not reached',
+    );
+
+    const started = await c.auth(x.t.request.post(`/workflows/definitions/${hookId}/execute`)).send({ inputs: { ticket: 7 } });
     assert.equal(started.status, 202);
     const id = started.body.executionId as string;
     await waitFor(x, c, id, (body) => body.status === 'waiting');
@@ -140,6 +141,9 @@ describe('executions API: webhook ingress', function () {
     }
     const done = await waitFor(x, c, id, finished);
     assert.deepEqual(done.outputs, { by: 'ada' });
+    const stillWaiting = await c.auth(x.t.request.get(`/workflows/executions/${other.body.executionId as string}`));
+    assert.equal(stillWaiting.body.status, 'waiting');
+    await c.auth(x.t.request.post(`/workflows/executions/${other.body.executionId as string}/terminate`)).send({});
   });
 
   it('releases a webhook-wait step with a request to its one-time callback URL', async () => {
@@ -158,15 +162,16 @@ describe('executions API: webhook ingress', function () {
       if (!pending.data?.[0]?.callbackUrl) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const callbackUrl = pending.data?.[0]?.callbackUrl;
+    // A nonce the workflow picked, then a MAC only the API can compute (see webhook-security.test.ts).
     assert.match(
       String(callbackUrl),
-      new RegExp(`^http://api\\.test/workflows/webhooks/callback/${id}/[0-9a-f]{32}$`),
+      new RegExp(`^http://api\\.test/workflows/webhooks/callback/${id}/[0-9a-f]{64}$`),
       JSON.stringify(pending),
     );
     const path = new URL(String(callbackUrl)).pathname;
 
     assert.equal(
-      (await x.t.request.post(`/workflows/webhooks/callback/${id}/${'0'.repeat(32)}`).send({})).status,
+      (await x.t.request.post(`/workflows/webhooks/callback/${id}/${'0'.repeat(64)}`).send({})).status,
       404,
       'a guessed token does nothing',
     );

@@ -1,7 +1,7 @@
 /**
  * `npm start` as an operator runs it, on the real Temporal CLI dev server: the Web UI
- * serves the executions the API starts (each execution links to it), `/ready` names the
- * server, and a run waiting on a signal survives a restart of the whole process.
+ * serves the executions the API starts (each execution links to it), the start-up log names
+ * the server, and a run waiting on a signal survives a restart of the whole process.
  * Skipped where no CLI is found (the stand-in cannot survive a restart; CI builds the CLI).
  */
 import assert from 'node:assert/strict';
@@ -81,8 +81,10 @@ describe('npm start on the real Temporal dev server', function () {
   };
 
   it('serves the Web UI with the runs the API starts, and a waiting run survives a restart', async () => {
-    const ready = await fetch(`${base}/ready`).then((r) => r.json() as Promise<{ checks: { temporal: { kind: string } } }>);
-    assert.equal(ready.checks.temporal.kind, 'cli');
+    const ready = await fetch(`${base}/ready`).then((r) => r.json() as Promise<{ checks: { temporal: string } }>);
+    assert.equal(ready.checks.temporal, 'ok');
+    // Which Temporal answers is the operator's business: the start-up log names it, /ready does not.
+    assert.match(service?.output() ?? '', /"kind":"cli"[^\n]*"Temporal resolved"/);
 
     const published = await api('POST', '/workflows/definitions', {
       name: 'Waiter',

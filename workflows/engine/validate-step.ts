@@ -6,6 +6,7 @@
 import { validateObject } from './config-schema';
 import { JOIN_STRATEGIES, RESERVED_STEP_IDS, STEP_ID_PATTERN, STEP_TYPES, type DefinitionIssue, type StepDefinition } from './definition';
 import { isDuration } from './durations';
+import { checkInputDeclarations, checkPayloadSchema } from './validate-declarations';
 import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
 import { isObject, type StepSource } from './normalize';
 import { findPlugin, type PluginDescriptor } from './plugins';
@@ -86,6 +87,8 @@ export function validateStep(
   } else {
     if (plugin) {
       validateObject(step.config, plugin.configSchema, configPath, issues);
+      if (plugin.name === 'manual') checkInputDeclarations(step.config.inputs, join(configPath, 'inputs'), issues);
+      if (plugin.name === 'webhook') checkPayloadSchema(step.config.payloadSchema, join(configPath, 'payloadSchema'), issues);
       for (const name of expressionProperties(plugin)) {
         const value = step.config[name];
         if (typeof value === 'string') checkRaw(value, join(configPath, name), expressions);

@@ -16,6 +16,7 @@ import { hasOwn, isObject, normalizeDefinition, normalizeFolderPath } from './no
 import { outputPortsOf } from './plugins';
 import { scheduleTooFrequent, sizeIssues, type DefinitionLimits } from './limits';
 import { join } from './pointer';
+import { checkInputDeclarations } from './validate-declarations';
 import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
 import { fieldPath, stepPlugin, validateStep } from './validate-step';
 
@@ -89,6 +90,7 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): V
       }
     }
   }
+  checkInputDeclarations(def.inputs, top('inputs'), issues);
   if (isObject(def.outputs)) checkTemplates(def.outputs, top('outputs'), context);
   if (def.steps === undefined || input.steps === undefined) issues.push({ path: top('steps'), message: 'is required' });
   else if (normalized.steps.size === 0 && normalized.issues.length === 0)

@@ -1,9 +1,15 @@
 /**
- * `webhook-wait`: mints a one-time callback URL
- * (`<PUBLIC_BASE_URL>/workflows/webhooks/callback/<executionId>/<token>`), logs
- * it and lists it with the pending waits, then parks the run until a request
- * reaches that URL or the timeout fires. The request (`body`, `headers`,
- * `query`, `receivedAt`) becomes the output, with the `waitUrl`.
+ * `webhook-wait`: opens a one-time callback URL
+ * (`<PUBLIC_BASE_URL>/workflows/webhooks/callback/<executionId>/<token>`), lists
+ * it with the pending waits, then parks the run until a request reaches that URL
+ * or the timeout fires. The request (`body`, `headers`, `query`, `receivedAt`)
+ * becomes the output, with the `waitUrl`.
+ *
+ * The workflow's random source is deterministic (replayable from history), so
+ * the workflow only picks a nonce and reports the URL ending in it; the API
+ * appends a MAC keyed by a server secret whenever it shows the URL, and checks
+ * it when a request arrives (api/executions/callback-token.ts). The URL is
+ * therefore not logged here: the full one exists only outside the workflow.
  *
  * On timeout: `onTimeout: error` (default) fails with `WEBHOOK_WAIT_TIMEOUT`;
  * `continue` leaves through the `timeout` port when it is wired, else `default`.
@@ -13,35 +19,42 @@ import { stringify } from '../evaluate';
 import { failure, type InlinePlugin, type InlineRun } from './inline-plugin';
 import { str, duration, onTimeout } from '../plugins/schema';
 
-/** The signal name a callback delivers for a token. */
-export const webhookSignalName = (token: string): string => `webhook:${token}`;
+/** The signal name a callback delivers for a wait's nonce. */
+export const webhookSignalName = (nonce: string): string => `webhook:${nonce}`;
 
 const webhookWait: InlineRun = async ({ step, config, ctx, effects, hasPortEdge }) => {
   const timeoutMs = config.timeout === undefined || config.timeout === null ? undefined : parseDuration(config.timeout);
   if (config.timeout !== undefined && config.timeout !== null && timeoutMs === undefined) {
     return failure('PLUGIN_CONFIG_INVALID', 'webhook-wait "timeout" is not a duration');
   }
-  const token = effects.uuid().replace(/-/g, '');
+  const nonce = effects.uuid().replace(/-/g, '');
   const base =
     typeof config.urlPrefix === 'string' && config.urlPrefix !== ''
       ? config.urlPrefix.replace(/\/+$/, '')
       : `${ctx.input.publicBaseUrl ?? ''}/workflows/webhooks/callback`;
-  const waitUrl = `${base}/${ctx.input.executionId}/${token}`;
+  const unsignedUrl = `${base}/${ctx.input.executionId}/${nonce}`;
   effects.log({
     stepId: step.id,
     level: 'info',
-    message: `waiting for a request to ${waitUrl}`,
+    message: 'waiting for a request to the callback URL listed with the pending signals',
     timestamp: new Date(effects.now()).toISOString(),
   });
 
-  const result = await effects.waitForSignal({ stepId: step.id, signalNames: [webhookSignalName(token)], timeoutMs, callbackUrl: waitUrl });
+  const result = await effects.waitForSignal({
+    stepId: step.id,
+    signalNames: [webhookSignalName(nonce)],
+    timeoutMs,
+    callbackUrl: unsignedUrl,
+  });
   if (!result.timedOut) {
     const request = (result.payload ?? {}) as Record<string, unknown>;
+    // The callback route passes the (now spent) token along, so the output names the URL that was called.
+    const token = typeof request.callbackToken === 'string' && request.callbackToken.startsWith(nonce) ? request.callbackToken : nonce;
     return {
       status: 'success',
       items: [
         {
-          waitUrl,
+          waitUrl: `${base}/${ctx.input.executionId}/${token}`,
           body: request.body ?? null,
           headers: request.headers ?? {},
           query: request.query ?? {},
@@ -52,7 +65,11 @@ const webhookWait: InlineRun = async ({ step, config, ctx, effects, hasPortEdge 
   }
   if (config.onTimeout !== 'continue')
     return failure('WEBHOOK_WAIT_TIMEOUT', `no request reached the callback URL within ${stringify(config.timeout)}`);
-  return { status: 'success', items: [{ waitUrl, timedOut: true }], activePorts: [hasPortEdge('timeout') ? 'timeout' : 'default'] };
+  return {
+    status: 'success',
+    items: [{ waitUrl: unsignedUrl, timedOut: true }],
+    activePorts: [hasPortEdge('timeout') ? 'timeout' : 'default'],
+  };
 };
 
 export const webhookWaitPlugin: InlinePlugin = {

@@ -5,6 +5,8 @@
 import type { PluginDescriptor } from './descriptor';
 import { str, bool, obj } from './schema';
 
+const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'ANY'];
+
 export const manualTrigger: PluginDescriptor = {
   name: 'manual',
   kind: 'trigger',
@@ -45,7 +47,10 @@ export const webhookTrigger: PluginDescriptor = {
   configSchema: {
     properties: {
       path: str(),
-      method: str(undefined, { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'ANY'] }),
+      // ANY means every verb except GET and HEAD: a link preview or a crawler must not start runs,
+      // so those two start one only when listed by name.
+      method: str('one verb, or ANY (every verb except GET and HEAD)', { enum: WEBHOOK_METHODS }),
+      methods: { type: 'array', description: 'several verbs (alternative to method)', items: str(undefined, { enum: WEBHOOK_METHODS }) },
       mode: str(undefined, { enum: ['start', 'signal'] }),
       signalName: str(),
       correlationKeyPath: str(),

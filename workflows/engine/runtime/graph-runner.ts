@@ -71,6 +71,18 @@ export function startExecution(
     }
   };
 
+  /**
+   * Steps skipped by dead-path elimination never run, but their record says so. Declared before
+   * `done`: its executor runs at once, and the first transition may already skip steps (a trigger
+   * that did not fire).
+   */
+  const recordSkip = (stepId: string) => {
+    const at = new Date(effects.now()).toISOString();
+    const previous = ctx.steps[stepId];
+    ctx.steps[stepId] = { stepId, status: 'skipped', run: previous?.run ?? 0, items: [], outputs: {}, activePorts: [], completedAt: at };
+    effects.onEvent({ type: 'step.skipped', stepId, at });
+  };
+
   const done = new Promise<ExecutionOutcome>((resolve) => {
     let inFlight = 0;
     let finished = false;
@@ -117,14 +129,6 @@ export function startExecution(
     };
     absorb(carried ? { ready: carried.pending, skipped: [] } : begin(topology, walker, startsFor(input, topology), condition));
   });
-
-  /** Steps skipped by dead-path elimination never run, but their record says so. */
-  const recordSkip = (stepId: string) => {
-    const at = new Date(effects.now()).toISOString();
-    const previous = ctx.steps[stepId];
-    ctx.steps[stepId] = { stepId, status: 'skipped', run: previous?.run ?? 0, items: [], outputs: {}, activePorts: [], completedAt: at };
-    effects.onEvent({ type: 'step.skipped', stepId, at });
-  };
 
   const complete = (): ExecutionOutcome => {
     try {

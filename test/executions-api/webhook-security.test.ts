@@ -1,0 +1,196 @@
+/**
+ * Webhook ingress hardening: signatures over a timestamp with a 5-minute window
+ * and replay refusal shared by every replica, GET/HEAD only when named, headers
+ * that are never stored, and webhook-wait callback tokens the workflow cannot mint.
+ */
+import assert from 'node:assert/strict';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { executionRoutes } from '../../api/executions';
+import { loadConfig } from '../../config/config';
+import { createTestApp } from '../support/app';
+import { trigger } from '../support/definitions';
+import { assertDialect } from '../support/dialects';
+import { signedHeaders } from '../support/webhook-signing';
+import { countExecutions, finished, publish, useExecEnv, waitFor, type ExecEnv } from './support';
+
+const SECRET = 'hook-secret-value';
+const SENSITIVE = {
+  Authorization: 'Bearer sensitive-1',
+  'Proxy-Authorization': 'Basic sensitive-2',
+  Cookie: 'session=sensitive-3',
+  'Set-Cookie': 'session=sensitive-4',
+  'X-Api-Key': 'sensitive-5',
+};
+
+/** Another API replica on the same database and Temporal (with its own key when given). */
+function replica(x: ExecEnv, encryptionKey = x.encryptionKey) {
+  const config = { ...loadConfig(), publicBaseUrl: 'http://api.test', temporalTaskQueue: x.taskQueue };
+  return createTestApp({ routes: executionRoutes({ config, dataSource: x.db, temporal: x.env.client, encryptionKey }) });
+}
+
+/** Every string and payload byte of a history, as text. */
+function historyText(value: unknown): string {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(historyText).join('\n');
+  if (typeof value === 'object' && value !== null) return Object.values(value).map(historyText).join('\n');
+  return '';
+}
+
+describe('executions API: webhook security', function () {
+  this.timeout(60_000);
+  const { x, c } = useExecEnv();
+
+  async function hook(config: Record<string, unknown>): Promise<{ workflowId: string; path: string }> {
+    const workflowId = await publish(x, c, {
+      name: 'Hook',
+      steps: [
+        { id: 'hook', type: 'trigger', pluginType: 'webhook', config },
+        { id: 'n', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['hook'] },
+      ],
+    });
+    const res = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const aliases = await c.auth(x.t.request.get(`/workflows/definitions/${workflowId}/aliases`));
+    const url = aliases.body.data[0].triggerStates.hook.runtimeMetadata.webhookUrl as string;
+    return { workflowId, path: new URL(url).pathname };
+  }
+
+  const runsOf = async (workflowId: string) =>
+    (await c.auth(x.t.request.get(`/workflows/executions?workflowId=${workflowId}`))).body.data as Array<{ id: string }>;
+
+  it('accepts a signature over timestamp and body once, within 5 minutes, on any replica', async () => {
+    const { workflowId, path } = await hook({ mode: 'start', method: 'POST', secret: SECRET });
+    const body = JSON.stringify({ event: 'push' });
+    const post = (headers: Record<string, string>, app = x.t) =>
+      app.request.post(path).set('Content-Type', 'application/json').set(headers).send(body);
+    const now = Math.floor(Date.now() / 1000);
+
+    const bodyOnly = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+    assertDialect('problem', await post({ 'X-Webhook-Signature': bodyOnly }), 401);
+    assertDialect('problem', await post({ 'X-Webhook-Signature': bodyOnly, 'X-Webhook-Timestamp': String(now) }), 401);
+    assertDialect('problem', await post({ 'X-Hub-Signature-256': bodyOnly }), 401);
+    assertDialect('problem', await post(signedHeaders(body, SECRET, now - 301)), 401);
+    assertDialect('problem', await post(signedHeaders(body, SECRET, now + 301)), 401);
+    assertDialect('problem', await post(signedHeaders(`${body} `, SECRET, now)), 401);
+    assert.equal(await countExecutions(x.db, c.org), 0, 'nothing started by refused requests');
+
+    const signed = signedHeaders(body, SECRET, now - 240);
+    assert.equal((await post(signed)).status, 202);
+    assertDialect('problem', await post(signed), 409);
+    assertDialect('problem', await post(signed, replica(x)), 409);
+    assert.equal((await runsOf(workflowId)).length, 1, 'a replay starts nothing');
+    const second = await post(signedHeaders(body, SECRET, now - 239));
+    assert.equal(second.status, 202, 'a new timestamp is a new request');
+
+    // Only digests are kept, never the signature, and rows past their window are pruned.
+    const given = signed['X-Webhook-Signature'].slice('sha256='.length);
+    const rows = await x.db.query<Array<{ digest: string }>>(`SELECT digest FROM webhook_replays WHERE digest = $1 OR digest = $2`, [
+      given,
+      createHash('sha256').update(given).digest('hex'),
+    ]);
+    assert.deepEqual(
+      rows.map((row) => row.digest),
+      [createHash('sha256').update(given).digest('hex')],
+    );
+    await x.db.query(`INSERT INTO webhook_replays (digest, expires_at) VALUES ($1, now() - interval '1 second')`, [`stale-${c.org}`]);
+    assert.equal((await post(signedHeaders(body, SECRET, now - 238))).status, 202);
+    const [stale] = await x.db.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM webhook_replays WHERE digest = $1`, [
+      `stale-${c.org}`,
+    ]);
+    assert.equal(stale.n, 0);
+  });
+
+  it('starts runs on GET or HEAD only when the trigger names them (ANY does not)', async () => {
+    const any = await hook({ mode: 'start' });
+    for (const request of [x.t.request.get(any.path), x.t.request.head(any.path)]) {
+      const res = await request;
+      assert.equal(res.status, 405);
+      assert.equal(res.headers.allow, 'POST, PUT, PATCH, DELETE');
+    }
+    assert.equal((await x.t.request.post(any.path).send({})).status, 202);
+    assert.equal((await runsOf(any.workflowId)).length, 1);
+
+    const explicitAny = await hook({ mode: 'start', method: 'ANY' });
+    assert.equal((await x.t.request.get(explicitAny.path)).status, 405);
+
+    const get = await hook({ mode: 'start', methods: ['GET'] });
+    assert.equal((await x.t.request.head(get.path)).status, 405, 'HEAD is its own verb');
+    assert.equal((await x.t.request.post(get.path).send({})).status, 405);
+    assert.equal((await x.t.request.get(`${get.path}?ping=1`)).status, 202);
+    assert.equal((await x.t.request.head((await hook({ method: 'HEAD' })).path)).status, 202);
+    assert.equal((await runsOf(get.workflowId)).length, 1);
+  });
+
+  it('never stores credential or signing headers in the trigger payload', async () => {
+    const { workflowId, path } = await hook({ mode: 'start', secret: SECRET });
+    const body = JSON.stringify({ ok: true });
+    const res = await x.t.request
+      .post(path)
+      .set('Content-Type', 'application/json')
+      .set(SENSITIVE)
+      .set(signedHeaders(body, SECRET))
+      .set('X-Kept', 'visible')
+      .send(body);
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const [run] = await runsOf(workflowId);
+    const done = await waitFor(x, c, run.id, finished);
+    const headers = (done.trigger as { payload: { headers: Record<string, string> } }).payload.headers;
+    assert.equal(headers['x-kept'], 'visible');
+    for (const name of [...Object.keys(SENSITIVE), 'X-Webhook-Signature', 'X-Webhook-Timestamp']) {
+      assert.equal(headers[name.toLowerCase()], undefined, name);
+    }
+    const [row] = await x.db.query<Array<{ text: string }>>(
+      `SELECT (inputs::text || trigger::text) AS text FROM executions WHERE id = $1`,
+      [run.id],
+    );
+    assert.doesNotMatch(row.text, /sensitive-|sha256=/);
+  });
+
+  it('mints callback tokens the workflow cannot know, refuses forged ones and stores no credentials', async () => {
+    await publish(x, c, {
+      name: 'Callback',
+      key: 'secure-callback',
+      steps: [trigger(), { id: 'callback', type: 'module', pluginType: 'webhook-wait', config: { timeout: '1h' }, dependsOn: ['start'] }],
+      outputs: { headers: '${{ steps.callback.outputs.headers }}', via: '${{ steps.callback.outputs.waitUrl }}' },
+    });
+    const started = await c.auth(x.t.request.post('/workflows/definitions/secure-callback/execute')).send({});
+    const id = started.body.executionId as string;
+    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    const callbackUrl = async (app = x.t) => {
+      const token = await app.token({ organizationId: c.org, userId: 'user-1' });
+      for (let i = 0; i < 100; i++) {
+        const pending = await app.request.get(`/workflows/executions/${id}/pending-signals`).set('Authorization', `Bearer ${token}`);
+        const url = (pending.body.data as Array<{ callbackUrl?: string }> | undefined)?.[0]?.callbackUrl;
+        if (url) return new URL(url).pathname;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error('no callback URL');
+    };
+    const path = await callbackUrl();
+    const token = path.split('/').pop() ?? '';
+    const nonce = token.slice(0, 32);
+
+    // Nothing the workflow holds (its history, seeded random source included) contains the token's MAC.
+    const history = historyText(await x.env.client.workflow.getHandle(id).fetchHistory());
+    assert.ok(history.includes(id), 'the history is readable');
+    assert.ok(!history.includes(token.slice(32)), 'the MAC is not in it');
+
+    const base = `/workflows/webhooks/callback/${id}`;
+    // A replica with another server key computes another token, and this server refuses it.
+    const otherToken = (await callbackUrl(replica(x, randomBytes(32)))).split('/').pop() ?? '';
+    assert.notEqual(otherToken, token);
+    assert.equal((await x.t.request.post(`${base}/${otherToken}`).send({})).status, 404);
+    assert.equal((await x.t.request.post(`${base}/${nonce}`).send({})).status, 404, 'the nonce alone');
+    assert.equal((await x.t.request.post(`${base}/${nonce}${'0'.repeat(32)}`).send({})).status, 404, 'a forged MAC');
+    assertDialect('problem', await x.t.request.post(`/workflows/webhooks/callback/exec_other/${token}`).send({}), 404);
+
+    const delivered = await x.t.request.post(path).set(SENSITIVE).set('X-Kept', 'visible').send({ status: 'approved' });
+    assert.equal(delivered.status, 202, JSON.stringify(delivered.body));
+    const done = await waitFor(x, c, id, finished);
+    const outputs = done.outputs as { headers: Record<string, string>; via: string };
+    assert.equal(outputs.headers['x-kept'], 'visible');
+    for (const name of Object.keys(SENSITIVE)) assert.equal(outputs.headers[name.toLowerCase()], undefined, name);
+    assert.equal(new URL(outputs.via).pathname, path);
+  });
+});

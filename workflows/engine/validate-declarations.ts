@@ -1,0 +1,42 @@
+/**
+ * Checks of declared input names and types: the manual trigger's `inputs`, the
+ * definition's `inputs` and the webhook trigger's `payloadSchema`. A name or a
+ * type such as `__proto__`, `constructor` or `prototype` (any property every
+ * JavaScript object inherits) would be looked up on `Object.prototype` by code
+ * that maps names to checks, so it is refused at publish with a precise error
+ * instead of failing at execute.
+ */
+import type { DefinitionIssue } from './definition';
+import { isObject } from './normalize';
+import { join } from './pointer';
+
+const reserved = (name: string): boolean => name === 'prototype' || name in Object.prototype;
+const RESERVED_HINT = 'is reserved (every JavaScript object has a property of that name)';
+
+/** `{name: {type, required, …}}` maps. */
+export function checkInputDeclarations(declared: unknown, path: string, issues: DefinitionIssue[]): void {
+  if (!isObject(declared)) return;
+  for (const [name, spec] of Object.entries(declared)) {
+    if (reserved(name)) issues.push({ path: join(path, name), message: `input name "${name}" ${RESERVED_HINT}` });
+    if (!isObject(spec) || spec.type === undefined) continue;
+    if (typeof spec.type !== 'string') issues.push({ path: join(path, name, 'type'), message: 'must be a string' });
+    else if (reserved(spec.type)) issues.push({ path: join(path, name, 'type'), message: `input type "${spec.type}" ${RESERVED_HINT}` });
+  }
+}
+
+/** A JSON-Schema-like payload schema, at any depth: `type` values and property names. */
+export function checkPayloadSchema(schema: unknown, path: string, issues: DefinitionIssue[]): void {
+  if (Array.isArray(schema)) {
+    schema.forEach((item, index) => checkPayloadSchema(item, join(path, index), issues));
+    return;
+  }
+  if (!isObject(schema)) return;
+  for (const [key, value] of Object.entries(schema)) {
+    if (reserved(key)) issues.push({ path: join(path, key), message: `property name "${key}" ${RESERVED_HINT}` });
+    const types = key === 'type' ? (Array.isArray(value) ? value : [value]) : [];
+    for (const type of types) {
+      if (typeof type === 'string' && reserved(type)) issues.push({ path: join(path, key), message: `type "${type}" ${RESERVED_HINT}` });
+    }
+    checkPayloadSchema(value, join(path, key), issues);
+  }
+}
