@@ -14,12 +14,14 @@ import { WorkflowRepository } from '../db/repositories/workflow-repository';
 import {
   ExpressionError,
   PLUGIN_LOGS_DETAIL,
+  RUN_LIMIT_SETTINGS,
   applyDeferred,
   deferredSecretNames,
   type ActivityCall,
   type ExecutionInput,
   type PluginResult,
 } from '../workflows/engine';
+import type { Limits } from '../config/limits';
 import type { Logger } from '../config/logger';
 import type { ChildPreparation, EventBatch, FinishRequest, ResolveVarsRequest, ScheduledPreparation } from './execution-activity-types';
 import { prepareChildExecution } from './prepare-child';
@@ -43,6 +45,8 @@ export interface ExecutionActivityDeps {
   codeExecPool?: CodeExecPool;
   temporalNamespace: string;
   publicBaseUrl?: string;
+  /** The service's limits: those of the runs this worker starts (cron ticks; children inherit their parent's), and plugin ceilings. */
+  limits: Limits;
 }
 
 /** The activities as the workflow proxies them: derived from the implementation below. */
@@ -51,6 +55,7 @@ export type ExecutionActivities = ReturnType<typeof createExecutionActivities>;
 export function createExecutionActivities(deps: ExecutionActivityDeps) {
   const { dataSource } = deps;
   const configEntries = new ConfigEntryRepository(dataSource.manager);
+  const prepareDeps = { dataSource, temporalNamespace: deps.temporalNamespace, publicBaseUrl: deps.publicBaseUrl, limits: deps.limits };
 
   const placeOf = async (organizationId: string, workflowId: string) => {
     const workflow = await new WorkflowRepository(dataSource.manager).findOne({
@@ -100,8 +105,10 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
           signal: context.cancellationSignal,
           egress: deps.egress ?? DEFAULT_EGRESS,
           codeExecPool: deps.codeExecPool,
+          maxPages: deps.limits.maxPages,
           log: (level, message) => lines.push({ level, message }),
         });
+        checkOutputSize(result, call.maxOutputBytes);
         return scrubber.value({ ...result, logs: lines });
       } catch (error) {
         throw scrubFailure(error, scrubber, lines);
@@ -135,13 +142,22 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
     },
 
     /** Resolves a sub-workflow's revision and records the child execution; returns its input. */
-    prepareChild: (request: ChildPreparation): Promise<ExecutionInput> =>
-      prepareChildExecution(dataSource, deps.temporalNamespace, deps.publicBaseUrl, request),
+    prepareChild: (request: ChildPreparation): Promise<ExecutionInput> => prepareChildExecution(prepareDeps, request),
 
     /** Records the execution of a cron tick (one per tick) and returns its input. */
-    prepareScheduledExecution: (request: ScheduledPreparation): Promise<ExecutionInput> =>
-      prepareScheduledExecution(dataSource, deps.temporalNamespace, deps.publicBaseUrl, request),
+    prepareScheduledExecution: (request: ScheduledPreparation): Promise<ExecutionInput> => prepareScheduledExecution(prepareDeps, request),
   };
+}
+
+/** Refuses a result over the run's output limit here, so it never reaches the workflow's history. */
+function checkOutputSize(result: PluginResult, maxBytes: number | undefined): void {
+  if (maxBytes === undefined) return;
+  const size = Buffer.byteLength(JSON.stringify(result.items ?? result.outputs ?? null));
+  if (size > maxBytes)
+    throw ApplicationFailure.nonRetryable(
+      `the step produced ${size} bytes of output; at most ${maxBytes} are allowed (${RUN_LIMIT_SETTINGS.maxStepOutputBytes})`,
+      'STEP_OUTPUT_TOO_LARGE',
+    );
 }
 
 /**

@@ -3,6 +3,7 @@
  * their dependencies (database, keys, policies).
  */
 import type { DataSource } from 'typeorm';
+import type { Limits } from '../config/limits';
 import type { Logger } from '../config/logger';
 import { createExecutionActivities } from './create-execution-activities';
 import type { CodeExecPool } from './plugins/code-exec-pool';
@@ -15,6 +16,8 @@ export interface ActivityDeps {
   temporalNamespace: string;
   /** The API's public base URL, for executions the worker starts (cron ticks, children). */
   publicBaseUrl?: string;
+  /** The service's limits (config/limits.ts): runs this worker starts carry them. */
+  limits: Limits;
   egress?: EgressPolicy;
   /** Threads that run code-exec scripts off the event loop (unset: the process's default pool). */
   codeExecPool?: CodeExecPool;

@@ -1,18 +1,12 @@
 /** The prepareChild activity: records a sub-workflow's child execution through the execution module, returning the child's input. */
 import { ApplicationFailure } from '@temporalio/common';
-import type { DataSource } from 'typeorm';
-import { prepareChildRun, RevisionNotRunnable } from '../executions';
+import { prepareChildRun, RevisionNotRunnable, type PrepareDeps } from '../executions';
 import type { ExecutionInput } from '../workflows/engine';
 import type { ChildPreparation } from './execution-activity-types';
 
-export async function prepareChildExecution(
-  dataSource: DataSource,
-  namespace: string,
-  publicBaseUrl: string | undefined,
-  request: ChildPreparation,
-): Promise<ExecutionInput> {
+export async function prepareChildExecution(deps: PrepareDeps, request: ChildPreparation): Promise<ExecutionInput> {
   try {
-    return await prepareChildRun({ dataSource, temporalNamespace: namespace, publicBaseUrl }, request);
+    return await prepareChildRun(deps, request);
   } catch (error) {
     if (error instanceof RevisionNotRunnable) {
       throw ApplicationFailure.nonRetryable(

@@ -4,19 +4,13 @@
  * or a tick another run recorded fails the run without retries.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import type { DataSource } from 'typeorm';
-import { DuplicateTick, prepareScheduledRun, RevisionNotRunnable } from '../executions';
+import { DuplicateTick, prepareScheduledRun, RevisionNotRunnable, type PrepareDeps } from '../executions';
 import type { ExecutionInput } from '../workflows/engine';
 import type { ScheduledPreparation } from './execution-activity-types';
 
-export async function prepareScheduledExecution(
-  dataSource: DataSource,
-  namespace: string,
-  publicBaseUrl: string | undefined,
-  request: ScheduledPreparation,
-): Promise<ExecutionInput> {
+export async function prepareScheduledExecution(deps: PrepareDeps, request: ScheduledPreparation): Promise<ExecutionInput> {
   try {
-    return await prepareScheduledRun({ dataSource, temporalNamespace: namespace, publicBaseUrl }, request);
+    return await prepareScheduledRun(deps, request);
   } catch (error) {
     if (error instanceof RevisionNotRunnable) {
       throw ApplicationFailure.nonRetryable(

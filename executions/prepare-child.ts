@@ -1,7 +1,7 @@
 /** Resolves a sub-workflow's revision and records the child execution, returning the child's input. */
 import type { DataSource } from 'typeorm';
 import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
-import type { ExecutionInput } from '../workflows/engine';
+import type { ExecutionInput, RunLimits } from '../workflows/engine';
 import { RevisionNotRunnable } from './errors';
 import { recordRun } from './record-run';
 
@@ -15,12 +15,17 @@ export interface ChildRunRequest {
   inputs: Record<string, unknown>;
   correlationKey?: string;
   childExecutionId: string;
+  /** The parent's limits, which the child inherits, and the child's nesting. */
+  limits?: RunLimits;
+  depth: number;
 }
 
 export interface PrepareDeps {
   dataSource: DataSource;
   temporalNamespace: string;
   publicBaseUrl?: string;
+  /** The service's limits, for runs that inherit none (cron ticks). */
+  limits: RunLimits;
 }
 
 /** Throws RevisionNotRunnable when the child's workflow, alias or revision does not exist. */
@@ -43,7 +48,7 @@ export async function prepareChildRun(deps: PrepareDeps, request: ChildRunReques
     parentExecutionId: request.parentExecutionId,
     createdBy: null,
     temporalNamespace: deps.temporalNamespace,
-    publicBaseUrl: deps.publicBaseUrl,
+    settings: { publicBaseUrl: deps.publicBaseUrl, limits: request.limits ?? deps.limits, depth: request.depth },
   });
   return input;
 }

@@ -44,7 +44,7 @@ export async function prepareScheduledRun(deps: PrepareDeps, request: ScheduledR
     idempotencyKey,
     createdBy: null,
     temporalNamespace: deps.temporalNamespace,
-    publicBaseUrl: deps.publicBaseUrl,
+    settings: { publicBaseUrl: deps.publicBaseUrl, limits: deps.limits },
   });
   // The same tick recorded by another run (a retried start): this run is the duplicate and does nothing.
   if (!created && row.id !== request.executionId) throw new DuplicateTick(start.trigger.id, firedAt, row.id);

@@ -81,7 +81,8 @@ async function repair(deps: ReconcilerDeps, row: ExecutionEntity): Promise<{ act
     await executions.setTemporalRunId(row.id, existing);
     return { action: 'recorded', runId: existing };
   }
-  const input = await recordedRunInput(deps.dataSource, row, deps.publicBaseUrl);
+  // A child's nesting is not recorded: restarted here, it counts from 0 (its own children are still bounded).
+  const input = await recordedRunInput(deps.dataSource, row, { publicBaseUrl: deps.publicBaseUrl, limits: deps.limits });
   if (!input) {
     await executions.finish(row.id, 'failed', null, {
       type: 'START_LOST',

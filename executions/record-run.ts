@@ -9,7 +9,7 @@ import type { ExecutionEntity } from '../db/entities/execution';
 import { ExecutionRepository, type NewExecution } from '../db/repositories/execution-repository';
 import type { Runnable } from '../db/repositories/workflow-revision-repository';
 import type { ExecutionInput, TriggerInfo } from '../workflows/engine';
-import { executionInput } from './workflow-input';
+import { executionInput, type InputSettings } from './workflow-input';
 
 export interface NewRun {
   id: string;
@@ -22,7 +22,7 @@ export interface NewRun {
   parentExecutionId?: string;
   createdBy: string | null;
   temporalNamespace: string;
-  publicBaseUrl?: string;
+  settings: InputSettings;
 }
 
 export async function recordRun(
@@ -47,6 +47,6 @@ export async function recordRun(
   };
   const { row, created } = await new ExecutionRepository('manager' in db ? db.manager : db).insertIdempotent(execution);
   // Built from what this call asked for (an existing row under the same key is only reused by id).
-  const input = executionInput({ ...execution, id: row.id }, runnable.definition, run.publicBaseUrl);
+  const input = executionInput({ ...execution, id: row.id }, runnable.definition, run.settings);
   return { row, created, input };
 }

@@ -40,7 +40,7 @@ export async function startExecution(deps: StartDeps, request: StartRequest): Pr
     idempotencyKey: request.idempotencyKey,
     createdBy: request.createdBy,
     temporalNamespace: deps.temporal.options.namespace,
-    publicBaseUrl: deps.publicBaseUrl,
+    settings: { publicBaseUrl: deps.publicBaseUrl, limits: deps.limits },
   });
   if (!created) return { row, created };
 

@@ -7,7 +7,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ExecutionEntity } from '../db/entities/execution';
 import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
-import type { ExecutionInput, WorkflowDefinition } from '../workflows/engine';
+import { runLimitsFrom, type ExecutionInput, type RunLimits, type WorkflowDefinition } from '../workflows/engine';
 
 /** The recorded fields of an execution its workflow input is built from. */
 export type RecordedRun = Pick<
@@ -25,7 +25,17 @@ export type RecordedRun = Pick<
   | 'parentExecutionId'
 >;
 
-export function executionInput(run: RecordedRun, definition: WorkflowDefinition, publicBaseUrl: string | undefined): ExecutionInput {
+/** What an execution input carries from the service rather than from the run's record. */
+export interface InputSettings {
+  /** The API's public base URL (callback URLs of webhook waits). */
+  publicBaseUrl?: string;
+  /** What the run may do (the service's limits; a child gets its parent's). */
+  limits: RunLimits;
+  /** Sub-workflow nesting (a child: its parent's + 1). */
+  depth?: number;
+}
+
+export function executionInput(run: RecordedRun, definition: WorkflowDefinition, settings: InputSettings): ExecutionInput {
   return {
     executionId: run.id,
     organizationId: run.organizationId,
@@ -39,7 +49,9 @@ export function executionInput(run: RecordedRun, definition: WorkflowDefinition,
     correlationKey: run.correlationKey ?? undefined,
     idempotencyKey: run.idempotencyKey ?? undefined,
     parentExecutionId: run.parentExecutionId ?? undefined,
-    publicBaseUrl,
+    publicBaseUrl: settings.publicBaseUrl,
+    limits: runLimitsFrom(settings.limits),
+    ...(settings.depth ? { depth: settings.depth } : {}),
   };
 }
 
@@ -51,9 +63,9 @@ export function executionInput(run: RecordedRun, definition: WorkflowDefinition,
 export async function recordedRunInput(
   db: DataSource | EntityManager,
   row: RecordedRun,
-  publicBaseUrl: string | undefined,
+  settings: InputSettings,
 ): Promise<ExecutionInput | undefined> {
   const revision = await new WorkflowRevisionRepository('manager' in db ? db.manager : db).findRevision(row.workflowId, row.revision);
   if (!revision) return undefined;
-  return executionInput(row, revision.definition, publicBaseUrl);
+  return executionInput(row, revision.definition, settings);
 }

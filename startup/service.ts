@@ -92,6 +92,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
           encryptionKey: secrets.encryptionKey,
           temporalNamespace: temporal.namespace,
           publicBaseUrl: config.publicBaseUrl,
+          limits: config.limits,
           egress: {
             allow: config.egressAllowHosts ?? DEFAULT_EGRESS.allow,
             deny: config.egressDenyHosts ?? DEFAULT_EGRESS.deny,
@@ -135,6 +136,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
         temporal: client,
         taskQueue: config.temporalTaskQueue,
         publicBaseUrl: config.publicBaseUrl,
+        limits: config.limits,
         logger,
       });
       cleanups.push({ name: 'execution start reconciler', run: () => reconciler.stop() });

@@ -8,6 +8,9 @@ import { proxyActivities, sleep, startChild, uuid4, workflowInfo } from '@tempor
 import type { Activities } from '../activities';
 import {
   EXECUTION_WORKFLOW_TYPE,
+  createLimiter,
+  runLimitsOf,
+  truncateUtf8,
   type ActivityCall,
   type ChildRequest,
   type ChildResult,
@@ -22,14 +25,17 @@ import type { OpenWaits } from './execution-waits';
 type ExecutionWorkflow = (input: ExecutionInput) => Promise<Record<string, unknown>>;
 
 export function temporalEffects(input: ExecutionInput, waits: OpenWaits, batcher: EventBatcher): RuntimeEffects {
+  const limits = runLimitsOf(input);
+  // Plugin activities of this execution beyond the limit wait for a slot (fan-outs, parallel branches).
+  const inFlight = createLimiter(limits.maxActivitiesInFlight);
   return {
     now: () => Date.now(),
     uuid: () => uuid4(),
-    callActivity: callPluginActivity,
+    callActivity: (call) => inFlight(() => callPluginActivity(call)),
     sleep: (ms) => sleep(ms),
     waitForSignal: (request) => waits.wait(request),
     runChild: (request) => runChild(input, request),
-    log: (entry) => batcher.log(entry),
+    log: (entry) => batcher.log({ ...entry, message: truncateUtf8(entry.message, limits.maxLogMessageBytes) }),
     onEvent: (event) => batcher.event(event),
   };
 }
@@ -73,6 +79,9 @@ async function runChild(parent: ExecutionInput, request: ChildRequest): Promise<
     inputs: request.inputs,
     correlationKey: request.correlationKey,
     childExecutionId,
+    // The child inherits the parent's limits, one level deeper (the sub-workflow step checked the depth).
+    limits: parent.limits,
+    depth: (parent.depth ?? 0) + 1,
   });
   const handle = await startChild<ExecutionWorkflow>(EXECUTION_WORKFLOW_TYPE, {
     workflowId: childExecutionId,

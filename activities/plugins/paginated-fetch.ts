@@ -39,7 +39,7 @@ export const paginatedFetchPlugin: EffectfulPlugin = { descriptor: paginatedFetc
 
 export async function paginatedFetch(context: PluginContext): Promise<PluginResult> {
   const { config } = context;
-  const options = optionsOf(config);
+  const options = optionsOf(config, context.maxPages);
   const stream = config.mode === 'stream';
   let state: PageState = (context.call.nodeState as PageState | undefined) ?? {
     page: 1,
@@ -84,7 +84,7 @@ export async function paginatedFetch(context: PluginContext): Promise<PluginResu
   };
 }
 
-function optionsOf(config: Record<string, unknown>): Options {
+function optionsOf(config: Record<string, unknown>, ceiling = Infinity): Options {
   const text = (value: unknown, fallback: string) => (typeof value === 'string' && value !== '' ? value : fallback);
   const strategy = config.paginationStrategy === 'offset' || config.paginationStrategy === 'cursor' ? config.paginationStrategy : 'page';
   if (strategy === 'cursor' && typeof config.cursorResponsePath !== 'string') {
@@ -101,8 +101,19 @@ function optionsOf(config: Record<string, unknown>): Options {
     hasMorePath: text(config.hasMorePath, 'hasMore'),
     totalPath: typeof config.totalPath === 'string' ? config.totalPath : undefined,
     stopWhenShortPage: config.stopWhenShortPage !== false,
-    maxPages: typeof config.maxPages === 'number' && config.maxPages > 0 ? Math.floor(config.maxPages) : 100,
+    maxPages: maxPagesOf(config.maxPages, ceiling),
   };
+}
+
+/** The configured page budget (default 100), refused above the worker's ceiling. */
+function maxPagesOf(value: unknown, ceiling: number): number {
+  const pages = typeof value === 'number' && value > 0 ? Math.floor(value) : Math.min(100, ceiling);
+  if (pages > ceiling)
+    throw ApplicationFailure.nonRetryable(
+      `maxPages ${pages} is over the ceiling of ${ceiling} (WORKFLOW_MAX_PAGES)`,
+      'PLUGIN_CONFIG_INVALID',
+    );
+  return pages;
 }
 
 async function fetchPage(context: PluginContext, options: Options, state: PageState): Promise<{ items: Item[]; next: PageState }> {

@@ -11,6 +11,8 @@ export interface PluginContext {
   /** Aborted when Temporal cancels the activity. */
   signal: AbortSignal;
   egress: EgressPolicy;
+  /** Ceiling on paginated-fetch `maxPages` (`WORKFLOW_MAX_PAGES`; unset: no ceiling beyond the plugin's own default). */
+  maxPages?: number;
   /** The worker's code-exec threads (unset: the process's default pool). */
   codeExecPool?: CodeExecPool;
   /** Log lines the plugin emits (scrubbed and persisted by the caller). */

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DEFAULT_LIMITS } from '../../config/limits';
+import { trigger } from '../support/definitions';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 /** Runs at the edge of what a definition may be. */
@@ -32,5 +35,187 @@ describe('executions API: runs at the limits', function () {
     const last = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps/s${chain}`));
     assert.equal(last.status, 200, JSON.stringify(last.body));
     assert.equal(last.body.record.status, 'skipped');
+  });
+});
+
+/** Each run limit crossed through the worker, with low values so the tests stay small. */
+describe('executions API: run limits', function () {
+  this.timeout(120_000);
+  const { x, c } = useExecEnv({
+    limits: {
+      maxSubWorkflowDepth: 2,
+      maxChildrenPerExecution: 3,
+      maxForEachElements: 5,
+      maxActivitiesInFlight: 1,
+      maxLogMessageBytes: 300,
+      maxStepOutputBytes: 2048,
+      maxPages: 3,
+    },
+  });
+  let server: Server;
+  let baseUrl: string;
+  let active = 0;
+  let mostActive = 0;
+
+  before(async () => {
+    // Counts requests in flight at once; each one takes 100 ms.
+    server = createServer((_req, res) => {
+      active += 1;
+      mostActive = Math.max(mostActive, active);
+      setTimeout(() => {
+        active -= 1;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ data: [] }));
+      }, 100);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  });
+
+  const failedWith = async (key: string, inputs: Record<string, unknown> = {}) => {
+    const done = await waitFor(x, c, await execute(x, c, key, { inputs }), finished);
+    assert.equal(done.status, 'failed', JSON.stringify(done));
+    return done.error as { type: string; message: string; stepId: string };
+  };
+
+  it('stops a workflow that starts itself at the sub-workflow depth (WORKFLOW_MAX_SUBWORKFLOW_DEPTH)', async () => {
+    await publish(x, c, {
+      name: 'Recurse',
+      key: 'recurse',
+      steps: [
+        trigger(),
+        { id: 'again', type: 'module', pluginType: 'sub-workflow', config: { workflowId: 'recurse' }, dependsOn: ['start'] },
+      ],
+    });
+    const id = await execute(x, c, 'recurse');
+    await waitFor(x, c, id, finished);
+    const rows = await x.db.query<Array<{ error: { type: string; message: string } | null }>>(
+      `SELECT error FROM executions WHERE organization_id = $1 AND workflow_key = 'recurse' ORDER BY created_at`,
+      [c.org],
+    );
+    assert.equal(rows.length, 3, 'the root and two levels of children');
+    assert.equal(rows[2].error?.type, 'SUBWORKFLOW_DEPTH_EXCEEDED');
+    assert.match(rows[2].error?.message ?? '', /WORKFLOW_MAX_SUBWORKFLOW_DEPTH/);
+  });
+
+  it('refuses a fourth child (WORKFLOW_MAX_CHILDREN_PER_EXECUTION), a sixth forEach element, and a fifth page', async () => {
+    await publish(x, c, { name: 'Leaf', key: 'leaf', steps: [trigger()] });
+    await publish(x, c, {
+      name: 'Many children',
+      key: 'many-children',
+      steps: [
+        trigger(),
+        { id: 'items', type: 'module', pluginType: 'code-exec', config: { code: 'return [{}, {}, {}, {}]' }, dependsOn: ['start'] },
+        {
+          id: 'children',
+          type: 'module',
+          pluginType: 'sub-workflow',
+          config: { workflowId: 'leaf', maxParallelism: 1 },
+          dependsOn: ['items'],
+        },
+      ],
+    });
+    const children = await failedWith('many-children');
+    assert.deepEqual([children.type, children.stepId], ['SUBWORKFLOW_LIMIT_EXCEEDED', 'children']);
+
+    await publish(x, c, {
+      name: 'Long forEach',
+      key: 'long-foreach',
+      steps: [
+        trigger(),
+        {
+          id: 'each',
+          type: 'module',
+          pluginType: 'log',
+          config: { message: 'item' },
+          forEach: { expression: 'workflow.inputs.list' },
+          dependsOn: ['start'],
+        },
+      ],
+    });
+    const each = await failedWith('long-foreach', { list: [1, 2, 3, 4, 5, 6] });
+    assert.equal(each.type, 'FOREACH_LIMIT_EXCEEDED');
+    assert.match(each.message, /WORKFLOW_MAX_FOREACH_ELEMENTS/);
+
+    await publish(x, c, {
+      name: 'Many pages',
+      key: 'many-pages',
+      steps: [
+        trigger(),
+        {
+          id: 'pages',
+          type: 'module',
+          pluginType: 'paginated-fetch',
+          config: { url: `${baseUrl}/list`, maxPages: 4 },
+          dependsOn: ['start'],
+        },
+      ],
+    });
+    const pages = await failedWith('many-pages');
+    assert.equal(pages.type, 'PLUGIN_CONFIG_INVALID');
+    assert.match(pages.message, /WORKFLOW_MAX_PAGES/);
+  });
+
+  it('fails a step whose output is over the limit, in the worker and in the workflow (WORKFLOW_MAX_STEP_OUTPUT_BYTES)', async () => {
+    await publish(x, c, {
+      name: 'Big output',
+      key: 'big-output',
+      steps: [
+        trigger(),
+        { id: 'big', type: 'module', pluginType: 'code-exec', config: { code: "return { blob: 'x'.repeat(5000) }" }, dependsOn: ['start'] },
+      ],
+    });
+    const activity = await failedWith('big-output');
+    assert.deepEqual([activity.type, activity.stepId], ['STEP_OUTPUT_TOO_LARGE', 'big']);
+    await publish(x, c, {
+      name: 'Big input',
+      key: 'big-input',
+      steps: [trigger(), { id: 'next', type: 'module', pluginType: 'no-op', dependsOn: ['start'] }],
+    });
+    const inline = await failedWith('big-input', { blob: 'x'.repeat(5000) });
+    assert.deepEqual([inline.type, inline.stepId], ['STEP_OUTPUT_TOO_LARGE', 'start']);
+    assert.match(inline.message, /WORKFLOW_MAX_STEP_OUTPUT_BYTES/);
+  });
+
+  it('cuts a long log message, saying so (WORKFLOW_MAX_LOG_MESSAGE_BYTES)', async () => {
+    await publish(x, c, {
+      name: 'Long log',
+      key: 'long-log',
+      steps: [
+        trigger(),
+        { id: 'say', type: 'module', pluginType: 'log', config: { message: '${{ workflow.inputs.text }}' }, dependsOn: ['start'] },
+      ],
+    });
+    const id = await execute(x, c, 'long-log', { inputs: { text: 'é'.repeat(1000) } });
+    assert.equal((await waitFor(x, c, id, finished)).status, 'completed');
+    const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
+    const message = logs.body.data[0].message as string;
+    assert.ok(Buffer.byteLength(message) <= 300, `${Buffer.byteLength(message)} bytes`);
+    assert.match(message, /^é+ … \[cut: 2000 bytes\]$/);
+  });
+
+  it('runs one plugin activity of an execution at a time (WORKFLOW_MAX_ACTIVITIES_IN_FLIGHT)', async () => {
+    await publish(x, c, {
+      name: 'Fan out calls',
+      key: 'fan-out-calls',
+      steps: [
+        trigger(),
+        { id: 'items', type: 'module', pluginType: 'code-exec', config: { code: 'return [{}, {}, {}, {}]' }, dependsOn: ['start'] },
+        {
+          id: 'calls',
+          type: 'module',
+          pluginType: 'http-request',
+          config: { url: `${baseUrl}/slow`, maxParallelism: 4 },
+          dependsOn: ['items'],
+        },
+      ],
+    });
+    mostActive = 0;
+    const done = await waitFor(x, c, await execute(x, c, 'fan-out-calls'), finished);
+    assert.equal(done.status, 'completed', JSON.stringify(done.error));
+    assert.equal(mostActive, 1, 'the four calls ran one after another');
   });
 });

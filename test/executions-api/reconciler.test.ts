@@ -56,6 +56,7 @@ describe('execution start reconciler', function () {
     temporal: x.env.client,
     taskQueue: x.taskQueue,
     publicBaseUrl: PUBLIC_BASE_URL,
+    limits: x.limits,
     logger: log.logger,
   });
   /** One sweep of this test's organization (the test database is shared), past no grace period unless told. */
@@ -77,7 +78,7 @@ describe('execution start reconciler', function () {
       trigger: { stepId: 'start', source: 'manual', payload: inputs, receivedAt: new Date().toISOString() },
       createdBy: 'user-1',
       temporalNamespace: x.env.client.options.namespace,
-      publicBaseUrl: PUBLIC_BASE_URL,
+      settings: { publicBaseUrl: PUBLIC_BASE_URL, limits: x.limits },
       ...extra,
     });
     assert.equal(created, true);
@@ -118,7 +119,7 @@ describe('execution start reconciler', function () {
       startExecutionWorkflow(
         { temporal: x.env.client, taskQueue: x.taskQueue },
         lost,
-        (await recordedRunInput(x.db, lost, PUBLIC_BASE_URL))!,
+        (await recordedRunInput(x.db, lost, { publicBaseUrl: PUBLIC_BASE_URL, limits: x.limits }))!,
       );
     const runId = await start();
     await waitFor(x, c, lost.id, (body) => body.status === 'waiting');
@@ -198,7 +199,7 @@ describe('execution start reconciler', function () {
       },
     } as unknown as Client;
     const { row: started, created } = await startExecution(
-      { dataSource: x.db, temporal: racing, taskQueue: x.taskQueue, publicBaseUrl: PUBLIC_BASE_URL },
+      { dataSource: x.db, temporal: racing, taskQueue: x.taskQueue, publicBaseUrl: PUBLIC_BASE_URL, limits: x.limits },
       {
         organizationId: c.org,
         runnable: await runnableOf('race'),

@@ -35,6 +35,8 @@ export interface ExecEnv {
   taskQueue: string;
   encryptionKey: Buffer;
   t: TestApp;
+  /** The limits the API and the worker run with (the defaults, with the file's overrides). */
+  limits: Limits;
   /** What the worker's activities log (such as the names of the secrets each step decrypted). */
   workerLog: CapturedLogger;
   stop(): Promise<void>;
@@ -65,6 +67,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
   const encryptionKey = randomBytes(32);
   const namespace = env.namespace ?? 'default';
   const workerLog = captureLogger('info');
+  const limits: Limits = { ...loadConfig().limits, ...options.limits };
   const codeExecPool = options.codeExecThreads ? new CodeExecPool({ ...CODE_EXEC_DEFAULTS, threads: options.codeExecThreads }) : undefined;
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
@@ -82,6 +85,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
         temporalNamespace: namespace,
         egress: TEST_EGRESS,
         codeExecPool,
+        limits,
       }),
     });
     running = worker.run();
@@ -93,7 +97,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
       temporalTaskQueue: taskQueue,
       temporalNamespace: namespace,
       temporalUiUrl: TEMPORAL_UI,
-      limits: { ...loadConfig().limits, ...options.limits },
+      limits,
     },
     dataSource: db,
     temporal: env.client,
@@ -108,6 +112,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
     encryptionKey,
     t,
     workerLog,
+    limits,
     organizations,
     async stop() {
       worker?.shutdown();

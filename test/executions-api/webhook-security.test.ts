@@ -158,7 +158,7 @@ describe('executions API: webhook security', function () {
     const id = started.body.executionId as string;
     await waitFor(x, c, id, (body) => body.status === 'waiting');
     const callbackUrl = async (app = x.t) => {
-      const token = await app.token({ organizationId: c.org, userId: 'user-1' });
+      const token = await app.token({ organizationId: c.org, userId: c.userId });
       for (let i = 0; i < 100; i++) {
         const pending = await app.request.get(`/workflows/executions/${id}/pending-signals`).set('Authorization', `Bearer ${token}`);
         const url = (pending.body.data as Array<{ callbackUrl?: string }> | undefined)?.[0]?.callbackUrl;

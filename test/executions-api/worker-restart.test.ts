@@ -28,6 +28,7 @@ describe('executions API: worker restart', function () {
         encryptionKey: x.encryptionKey,
         temporalNamespace: x.env.namespace ?? 'default',
         egress: TEST_EGRESS,
+        limits: x.limits,
       }),
     });
 

@@ -54,3 +54,56 @@ export function sizeIssues(input: Record<string, unknown>, limits: DefinitionLim
     });
   return issues;
 }
+
+/**
+ * What one run may do. Carried in the execution's input (the service fills it
+ * from its configuration; a child inherits its parent's), so the workflow,
+ * which cannot read configuration, enforces the operator's values.
+ */
+export interface RunLimits {
+  /** Nesting of sub-workflows below a run started otherwise (the root is depth 0). */
+  maxSubWorkflowDepth: number;
+  /** Sub-workflows one execution may start. */
+  maxChildrenPerExecution: number;
+  /** Elements one `forEach` may iterate. */
+  maxForEachElements: number;
+  /** Ceiling on `maxConcurrency` / `maxParallelism`. */
+  maxParallelism: number;
+  /** Plugin activities one execution runs at the same time; the others wait their turn. */
+  maxActivitiesInFlight: number;
+  /** UTF-8 bytes of one log message kept; longer ones are cut, saying so. */
+  maxLogMessageBytes: number;
+  /** UTF-8 bytes of one step's output items as JSON. */
+  maxStepOutputBytes: number;
+}
+
+/** The environment variable that sets each run limit, named in the errors. */
+export const RUN_LIMIT_SETTINGS: Record<keyof RunLimits, string> = {
+  maxSubWorkflowDepth: 'WORKFLOW_MAX_SUBWORKFLOW_DEPTH',
+  maxChildrenPerExecution: 'WORKFLOW_MAX_CHILDREN_PER_EXECUTION',
+  maxForEachElements: 'WORKFLOW_MAX_FOREACH_ELEMENTS',
+  maxParallelism: 'WORKFLOW_MAX_PARALLELISM',
+  maxActivitiesInFlight: 'WORKFLOW_MAX_ACTIVITIES_IN_FLIGHT',
+  maxLogMessageBytes: 'WORKFLOW_MAX_LOG_MESSAGE_BYTES',
+  maxStepOutputBytes: 'WORKFLOW_MAX_STEP_OUTPUT_BYTES',
+};
+
+/** Just the run limits of a larger set of settings (the service's whole limits table), for the execution input. */
+export function runLimitsFrom(values: RunLimits): RunLimits {
+  return Object.fromEntries(Object.keys(RUN_LIMIT_SETTINGS).map((key) => [key, values[key as keyof RunLimits]])) as unknown as RunLimits;
+}
+
+const UNLIMITED: RunLimits = {
+  maxSubWorkflowDepth: Infinity,
+  maxChildrenPerExecution: Infinity,
+  maxForEachElements: Infinity,
+  maxParallelism: Infinity,
+  maxActivitiesInFlight: Infinity,
+  maxLogMessageBytes: Infinity,
+  maxStepOutputBytes: Infinity,
+};
+
+/** The limits a run enforces: its input's; none for runs started before limits travelled in inputs (as they were). */
+export function runLimitsOf(input: { limits?: RunLimits }): RunLimits {
+  return input.limits ?? UNLIMITED;
+}

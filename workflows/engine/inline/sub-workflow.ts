@@ -8,6 +8,7 @@
 import { stringify } from '../evaluate';
 import { failure, type InlinePlugin, type InlineRun } from './inline-plugin';
 import { str, bool, int, obj } from '../plugins/schema';
+import { RUN_LIMIT_SETTINGS, runLimitsOf } from '../limits';
 
 const subWorkflow: InlineRun = async ({ step, config, inputs, ctx, effects, item, items }) => {
   const workflowId = stringify(config.workflowId);
@@ -15,6 +16,22 @@ const subWorkflow: InlineRun = async ({ step, config, inputs, ctx, effects, item
   const configured = config.inputs !== null && typeof config.inputs === 'object' ? (config.inputs as Record<string, unknown>) : undefined;
   // iterateItems: false runs the step once (`all` mode): one child gets the whole batch as `inputs.items`.
   const childInputs = config.iterateItems === false ? { ...(configured ?? (step.inputs ? inputs : {})), items } : (configured ?? inputs);
+  const limits = runLimitsOf(ctx.input);
+  const depth = (ctx.input.depth ?? 0) + 1;
+  if (depth > limits.maxSubWorkflowDepth) {
+    return failure(
+      'SUBWORKFLOW_DEPTH_EXCEEDED',
+      `a sub-workflow here would nest ${depth} levels deep; at most ${limits.maxSubWorkflowDepth} are allowed (${RUN_LIMIT_SETTINGS.maxSubWorkflowDepth})`,
+    );
+  }
+  const started = (ctx.childrenStarted ?? 0) + 1;
+  if (started > limits.maxChildrenPerExecution) {
+    return failure(
+      'SUBWORKFLOW_LIMIT_EXCEEDED',
+      `this execution would start more than ${limits.maxChildrenPerExecution} sub-workflows (${RUN_LIMIT_SETTINGS.maxChildrenPerExecution})`,
+    );
+  }
+  ctx.childrenStarted = started;
   const result = await effects.runChild({
     stepId: step.id,
     itemIndex: 0,

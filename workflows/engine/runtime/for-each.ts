@@ -12,6 +12,7 @@
 import type { StepDefinition } from '../definition';
 import { evaluateExpression } from '../evaluate';
 import { unwrapRaw } from '../expressions';
+import { RUN_LIMIT_SETTINGS, runLimitsOf } from '../limits';
 import { resolveInputs, type ResolvedInputs } from '../templates';
 import type { Activation } from '../graph/walker';
 import { mapLimit } from './concurrency';
@@ -45,6 +46,17 @@ export async function runForEach(
     };
   }
   const elements = source as unknown[];
+  const limits = runLimitsOf(env.ctx.input);
+  if (elements.length > limits.maxForEachElements) {
+    return {
+      status: 'failure',
+      error: {
+        code: 'FOREACH_LIMIT_EXCEEDED',
+        message: `forEach of step "${step.id}" has ${elements.length} elements; at most ${limits.maxForEachElements} are allowed (${RUN_LIMIT_SETTINGS.maxForEachElements})`,
+        retryable: false,
+      },
+    };
+  }
   const itemVariable = options.itemVariable ?? 'item';
   const indexVariable = options.indexVariable ?? 'index';
   const base = step.inputs ? resolveInputs(step.inputs, scope) : { values: {}, deferred: [] };
@@ -66,7 +78,7 @@ export async function runForEach(
   const outputs: Item[] = [];
   let failed = 0;
   if (options.parallel) {
-    const limit = Math.max(1, Number(options.maxConcurrency ?? 5) || 5);
+    const limit = Math.min(Math.max(1, Number(options.maxConcurrency ?? 5) || 5), limits.maxParallelism);
     const results = await mapLimit(elements, limit, (element, index) => iterate(element, index).catch(asFailure));
     for (const result of results) {
       if (result.status === 'failure') failed += 1;

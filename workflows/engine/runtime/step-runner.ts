@@ -12,7 +12,9 @@ import { unwrapRaw } from '../expressions';
 import type { Activation, StepOutcome } from '../graph/walker';
 import { executeModeOf, findPlugin, inlinePluginFor } from '../plugins';
 import { resolveInputs, resolveTemplates, scopeForDeferred, type DeferredTemplate } from '../templates';
+import { RUN_LIMIT_SETTINGS, runLimitsOf } from '../limits';
 import { mapLimit } from './concurrency';
+import { utf8Length } from './sizes';
 import { stepScope } from './context';
 import { project } from './paths';
 import { toTemporalRetryPolicy } from './retry';
@@ -68,7 +70,23 @@ export async function runStep(env: StepEnv, activation: Activation): Promise<{ r
     recordFailureLogs(env, step.id, error);
     result = { status: 'failure', error: toStepError(error) };
   }
-  return finish(env, step, activation, record, result);
+  return finish(env, step, activation, record, boundOutput(env, step, result));
+}
+
+/** A step whose output is over the run's limit fails instead: it would bloat the run's state, history and records. */
+function boundOutput(env: StepEnv, step: StepDefinition, result: PluginResult): PluginResult {
+  const max = runLimitsOf(env.ctx.input).maxStepOutputBytes;
+  if (result.status !== 'success' || !Number.isFinite(max)) return result;
+  const size = utf8Length(JSON.stringify(itemsOf(result)));
+  if (size <= max) return result;
+  return {
+    status: 'failure',
+    error: {
+      code: 'STEP_OUTPUT_TOO_LARGE',
+      message: `step "${step.id}" produced ${size} bytes of output; at most ${max} are allowed (${RUN_LIMIT_SETTINGS.maxStepOutputBytes})`,
+      retryable: false,
+    },
+  };
 }
 
 function evaluateCondition(condition: string | boolean, scope: EvaluationScope): unknown {
@@ -93,7 +111,10 @@ async function runItems(env: StepEnv, step: StepDefinition, activation: Activati
   if (mode === 'all' || items.length <= 1) {
     return callPlugin(env, step, activation, { items, item: mode === 'each' ? items[0] : undefined, itemIndex: 0, signal });
   }
-  const limit = Number(step.metadata?.maxParallelism ?? step.config.maxParallelism ?? DEFAULT_PARALLELISM) || DEFAULT_PARALLELISM;
+  const limit = Math.min(
+    Number(step.metadata?.maxParallelism ?? step.config.maxParallelism ?? DEFAULT_PARALLELISM) || DEFAULT_PARALLELISM,
+    runLimitsOf(env.ctx.input).maxParallelism,
+  );
   const record = env.ctx.steps[step.id];
   const fanOutProgress = { done: 0, total: items.length, failed: 0 };
   record.metadata = { fanOut: fanOutProgress };
@@ -173,6 +194,7 @@ export async function callPlugin(
     timeoutMs: parseDuration(step.timeout) ?? DEFAULT_STEP_TIMEOUT_MS,
     retryPolicy: toTemporalRetryPolicy(step.errorHandling?.retryPolicy),
     nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
+    ...(Number.isFinite(runLimitsOf(ctx.input).maxStepOutputBytes) ? { maxOutputBytes: runLimitsOf(ctx.input).maxStepOutputBytes } : {}),
     ...(deferred.length > 0 ? { deferred } : {}),
     ...(deferredScope ? { scope: deferredScope } : {}),
   });

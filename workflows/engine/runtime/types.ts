@@ -8,6 +8,7 @@
 import type { StepDefinition, WorkflowDefinition } from '../definition';
 import type { Topology } from '../graph/topology';
 import type { Activation, Item, WalkerState } from '../graph/walker';
+import type { RunLimits } from '../limits';
 import type { DeferredTemplate, ResolvedInputs } from '../templates';
 
 export type { Item };
@@ -39,6 +40,10 @@ export interface ExecutionInput {
   continued?: ContinuedRun;
   /** Continue as new once the history holds this many events (default 10,000; tests set it low). */
   historyEventLimit?: number;
+  /** What this run may do (the service's configuration; a child inherits its parent's). */
+  limits?: RunLimits;
+  /** Sub-workflow nesting: 0 for a run started otherwise, the parent's + 1 for a child. */
+  depth?: number;
 }
 
 /** What a continued-as-new run inherits from the previous one. */
@@ -74,6 +79,8 @@ export interface RuntimeContext {
   nodeContext: Record<string, Record<string, unknown>>;
   /** Last signal a wait step received, keyed by the wait step id. */
   signals: Record<string, WaitResult>;
+  /** Sub-workflows this execution has started (bounded by its limits; carried across continue-as-new). */
+  childrenStarted?: number;
   startedAt: string;
 }
 
@@ -157,6 +164,8 @@ export interface ActivityCall {
   /** State the plugin left on its previous call in this loop (paging position); absent on a fresh entry. */
   nodeState?: Record<string, unknown>;
   retryPolicy?: TemporalRetryPolicy;
+  /** Bytes the plugin's result may have as JSON (the run's maxStepOutputBytes): refused in the worker, before it reaches history. */
+  maxOutputBytes?: number;
   /** The definition's templates that read a secret, for the activity to evaluate and place (the only strings it parses). */
   deferred?: DeferredTemplate[];
   /** Non-secret roots (vars, steps…) that those templates also read. */
