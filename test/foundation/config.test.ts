@@ -3,6 +3,8 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ConfigError, parseConfig } from '../../config/config';
 import { runScript } from '../support/process';
+import { LIMIT_SETTINGS } from '../../config/limits';
+import { DEFINITION_LIMIT_SETTINGS, RUN_LIMIT_SETTINGS } from '../../workflows/engine';
 
 describe('configuration', () => {
   it('has documented defaults', () => {
@@ -118,5 +120,10 @@ describe('configuration', () => {
     const result = await runScript('bin/start.ts', { env: { PORT: 'not-a-port' }, timeoutMs: 20_000 });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /PORT must be an integer/);
+  });
+
+  it('names each engine limit by the variable that sets it (the engine cannot read config/limits.ts)', () => {
+    for (const [name, env] of Object.entries({ ...DEFINITION_LIMIT_SETTINGS, ...RUN_LIMIT_SETTINGS }))
+      assert.equal(LIMIT_SETTINGS[name as keyof typeof LIMIT_SETTINGS]?.env, env, name);
   });
 });
