@@ -13,6 +13,7 @@ import { executionHandle, isFinished, liveState, authorizedExecution } from './l
 import { cancelReasonSignal } from '../../workflows/messages';
 import { Execution, ExecutionPage, ExecutionQuery, ExecutionRef, ExecutionState, PendingWait, ReasonBody, StepParams } from './schemas';
 import { cappedRecord, executionJson, latestRecords } from './serialize';
+import { PageFields, Paging } from '../workflows/schemas';
 
 const tags = ['Workflow executions'];
 const Json = Type.Record(Type.String(), Type.Unknown());
@@ -106,10 +107,14 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       tags,
       access: { permission: 'workflow:read' },
       params: ExecutionRef,
-      responses: { 200: { description: 'Step records', schema: Type.Object({ data: Type.Array(Json) }) } },
-      async handler({ params, auth, permission }) {
+      query: Type.Object(Paging),
+      responses: { 200: { description: 'A page of step records', schema: Type.Object({ data: Type.Array(Json), ...PageFields }) } },
+      async handler({ params, query, auth, permission }) {
         const row = await authorizedExecution(deps, auth, params.id, permission);
-        return { status: 200, body: { data: (await stepRecords.listOf(row.id)).map((step) => cappedRecord(step.record)) } };
+        const page = query.page ?? 1;
+        const limit = query.limit ?? 50;
+        const { rows, total } = await stepRecords.pageOf(row.id, undefined, page, limit);
+        return { status: 200, body: { data: rows.map((step) => cappedRecord(step.record)), page, limit, total } };
       },
     }),
     defineRoute({
@@ -120,14 +125,24 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       tags,
       access: { permission: 'workflow:read' },
       params: StepParams,
-      responses: { 200: { description: 'The step', schema: Type.Object({ stepId: Type.String(), record: Json, runs: Type.Array(Json) }) } },
-      async handler({ params, auth, permission }) {
+      query: Type.Object(Paging),
+      responses: {
+        200: {
+          description: 'The step, and a page of its runs (page, limit and total count runs)',
+          schema: Type.Object({ stepId: Type.String(), record: Json, runs: Type.Array(Json), ...PageFields }),
+        },
+      },
+      async handler({ params, query, auth, permission }) {
         const row = await authorizedExecution(deps, auth, params.id, permission);
-        const runs = await stepRecords.listOf(row.id, params.stepId);
-        if (runs.length === 0)
-          throw new HttpError(404, 'step-not-found', `Execution "${params.id}" has no recorded step "${params.stepId}".`);
-        const latest = runs.reduce((a, b) => (b.run >= a.run ? b : a));
-        return { status: 200, body: { stepId: params.stepId, record: latest.record, runs: runs.map((step) => step.record) } };
+        const latest = await stepRecords.latestOf(row.id, params.stepId);
+        if (!latest) throw new HttpError(404, 'step-not-found', `Execution "${params.id}" has no recorded step "${params.stepId}".`);
+        const page = query.page ?? 1;
+        const limit = query.limit ?? 50;
+        const { rows, total } = await stepRecords.pageOf(row.id, params.stepId, page, limit);
+        return {
+          status: 200,
+          body: { stepId: params.stepId, record: latest.record, runs: rows.map((step) => step.record), page, limit, total },
+        };
       },
     }),
     defineRoute({

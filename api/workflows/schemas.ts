@@ -105,5 +105,6 @@ export const ValidationReport = Type.Object({
   warnings: Type.Array(ConfigWarning),
 });
 
-export const page = <T extends ReturnType<typeof Type.Object>>(item: T) =>
-  Type.Object({ data: Type.Array(item), page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() });
+/** The paging fields of a list response. */
+export const PageFields = { page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() };
+export const page = <T extends ReturnType<typeof Type.Object>>(item: T) => Type.Object({ data: Type.Array(item), ...PageFields });

@@ -22,6 +22,37 @@ export class ExecutionStepRepository extends Repository<ExecutionStepEntity> {
     );
   }
 
+  /** One page of the runs of every step (or of one step), in start order, and how many there are. */
+  async pageOf(
+    executionId: string,
+    stepId: string | undefined,
+    page: number,
+    limit: number,
+  ): Promise<{ rows: ExecutionStepEntity[]; total: number }> {
+    const where = `WHERE execution_id = $1 AND ($2::text IS NULL OR step_id = $2)`;
+    const [rows, [count]] = await Promise.all([
+      rowsOf<ExecutionStepEntity>(
+        this.manager,
+        `SELECT ${selectColumns(this.manager, ExecutionStepEntity)} FROM execution_steps ${where}
+         ORDER BY started_at NULLS LAST, step_id, run LIMIT $3 OFFSET $4`,
+        [executionId, stepId ?? null, limit, (page - 1) * limit],
+      ),
+      rowsOf<{ total: number }>(this.manager, `SELECT count(*)::int AS total FROM execution_steps ${where}`, [executionId, stepId ?? null]),
+    ]);
+    return { rows, total: count.total };
+  }
+
+  /** The latest run of one step, if it ran. */
+  async latestOf(executionId: string, stepId: string): Promise<ExecutionStepEntity | undefined> {
+    const [row] = await rowsOf<ExecutionStepEntity>(
+      this.manager,
+      `SELECT ${selectColumns(this.manager, ExecutionStepEntity)} FROM execution_steps
+       WHERE execution_id = $1 AND step_id = $2 ORDER BY run DESC LIMIT 1`,
+      [executionId, stepId],
+    );
+    return row;
+  }
+
   /** Every run of every step (or of one step), in start order. */
   async listOf(executionId: string, stepId?: string): Promise<ExecutionStepEntity[]> {
     return rowsOf<ExecutionStepEntity>(

@@ -67,6 +67,20 @@ describe('executions API: execute, read, list, logs', function () {
     assert.equal(one.body.record.stepId, 'log3');
     assert.equal(one.body.runs.length, 1);
     assertDialect('problem', await c.auth(x.t.request.get(`/workflows/executions/${res.body.executionId}/steps/ghost`)), 404);
+    // Step records and a step's runs are paged like every list.
+    const paged = async (query: string) =>
+      (await c.auth(x.t.request.get(`/workflows/executions/${res.body.executionId}/steps${query}`)).expect(200)).body as {
+        data: Array<{ stepId: string }>;
+        page: number;
+        limit: number;
+        total: number;
+      };
+    const first = await paged('?limit=4');
+    const second = await paged('?limit=4&page=2');
+    assert.deepEqual([first.data.length, first.total, second.data.length, second.page], [4, 6, 2, 2]);
+    assert.deepEqual([...first.data, ...second.data].map((s) => s.stepId).sort(), ['log1', 'log2', 'log3', 'log4', 'log5', 'start']);
+    assert.deepEqual((({ page, limit, total }) => ({ page, limit, total }))(one.body), { page: 1, limit: 50, total: 1 });
+    assertDialect('problem', await c.auth(x.t.request.get(`/workflows/executions/${res.body.executionId}/steps?limit=201`)), 400);
     const state = await c.auth(x.t.request.get(`/workflows/executions/${res.body.executionId}/state`)).expect(200);
     assert.equal(state.body.status, 'completed');
     assert.equal(state.body.live, false);
