@@ -36,7 +36,13 @@ export const LIMIT_SETTINGS = {
     max: 100_000,
     doc: 'sub-workflows one execution may start',
   },
-  maxForEachElements: { env: 'WORKFLOW_MAX_FOREACH_ELEMENTS', default: 10_000, min: 1, max: 1_000_000, doc: 'elements one forEach may iterate' },
+  maxForEachElements: {
+    env: 'WORKFLOW_MAX_FOREACH_ELEMENTS',
+    default: 10_000,
+    min: 1,
+    max: 1_000_000,
+    doc: 'elements one forEach may iterate',
+  },
   maxParallelism: { env: 'WORKFLOW_MAX_PARALLELISM', default: 50, min: 1, max: 10_000, doc: 'ceiling on maxConcurrency / maxParallelism' },
   maxActivitiesInFlight: {
     env: 'WORKFLOW_MAX_ACTIVITIES_IN_FLIGHT',
