@@ -66,6 +66,20 @@ export const LIMIT_SETTINGS = {
     doc: "bytes of one step's output as JSON (Temporal refuses payloads over 2 MB)",
   },
   maxPages: { env: 'WORKFLOW_MAX_PAGES', default: 1000, min: 1, max: 100_000, doc: 'ceiling on paginated-fetch maxPages' },
+  webhookRequestsPerMinute: {
+    env: 'WEBHOOK_REQUESTS_PER_MINUTE',
+    default: 600,
+    min: 1,
+    max: 1_000_000,
+    doc: 'anonymous requests one webhook (or callback) token may make per minute, per API replica',
+  },
+  webhookBurst: {
+    env: 'WEBHOOK_BURST',
+    default: 60,
+    min: 1,
+    max: 100_000,
+    doc: 'requests one webhook token may make at once before the per-minute rate applies',
+  },
   maxStreamsPerOrganization: {
     env: 'EVENTS_MAX_STREAMS_PER_ORGANIZATION',
     default: 50,

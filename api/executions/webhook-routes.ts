@@ -21,7 +21,8 @@ import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import { deliver, deliverByCorrelation, startExecution } from '../../executions';
 import { readPath, webhookSignalName } from '../../workflows/engine';
-import { HttpError, notFound } from '../http/errors';
+import { HttpError, notFound, tooManyRequests } from '../http/errors';
+import { RateLimiter } from '../http/rate-limiter';
 import { defineRoute, type HttpMethod, type RouteDefinition } from '../http/route';
 import { callbackNonce } from './callback-token';
 import type { ExecutionDeps } from './deps';
@@ -41,15 +42,31 @@ const METHODS: HttpMethod[] = ['post', 'put', 'patch', 'delete', 'get'];
 const unknownToken = () => notFound('No live webhook answers at this address.', 'webhook-not-found');
 
 export function webhookRoutes(deps: WebhookDeps): RouteDefinition[] {
-  return [...METHODS.map((method) => ingressRoute(deps, method)), ...METHODS.map((method) => callbackRoute(deps, method))];
+  // One budget per token (webhook or callback), spent before anything is looked up.
+  const limiter = new RateLimiter(deps.limits.webhookRequestsPerMinute, deps.limits.webhookBurst);
+  const throttle = (token: string) => {
+    const wait = limiter.take(token);
+    if (wait > 0)
+      throw tooManyRequests(
+        `This webhook takes at most ${deps.limits.webhookRequestsPerMinute} requests a minute (WEBHOOK_REQUESTS_PER_MINUTE); retry in ${wait} s.`,
+        wait,
+        'too-many-requests',
+      );
+  };
+  return [
+    ...METHODS.map((method) => ingressRoute(deps, method, throttle)),
+    ...METHODS.map((method) => callbackRoute(deps, method, throttle)),
+  ];
 }
+
+type Throttle = (token: string) => void;
 
 /**
  * `/workflows/webhooks/callback/{executionId}/{token}`: the one-time URL a
  * `webhook-wait` step minted. The request is delivered to the waiting step; an
  * unknown, used or expired token answers 404 (nothing to tell a stranger).
  */
-function callbackRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
+function callbackRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle): RouteDefinition {
   return defineRoute({
     method,
     path: '/workflows/webhooks/callback/{executionId}/{token}',
@@ -63,8 +80,9 @@ function callbackRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
     }),
     ...(method === 'get' ? {} : { body: Type.Unknown(), bodyOptional: true }),
     responses: { 202: { description: 'Delivered to the waiting step', schema: Type.Object({ accepted: Type.Literal(true) }) } },
-    errors: [404, 503],
+    errors: [404, 429, 503],
     async handler({ params, body, ctx }) {
+      throttle(params.token);
       // A forged token is refused before any lookup: only the API (holding the key) can complete a nonce.
       const nonce = callbackNonce(deps.callbackKey, params.executionId, params.token);
       if (nonce === undefined) throw unknownCallback();
@@ -84,7 +102,7 @@ function callbackRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
 
 const unknownCallback = () => notFound('No step waits for a request at this address.', 'webhook-not-found');
 
-function ingressRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
+function ingressRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle): RouteDefinition {
   return defineRoute({
     method,
     path: '/workflows/webhooks/{token}',
@@ -95,8 +113,9 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod): RouteDefinition {
     params: Type.Object({ token: Type.String({ minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }) }),
     ...(method === 'get' ? {} : { body: Type.Unknown(), bodyOptional: true }),
     responses: { 202: { description: 'Accepted', schema: Type.Object({ accepted: Type.Literal(true) }) } },
-    errors: [401, 404, 405, 409, 503],
+    errors: [401, 404, 405, 409, 429, 503],
     async handler({ params, body, ctx }) {
+      throttle(params.token);
       const binding = await new TriggerBindingRepository(deps.dataSource.manager).findLiveByWebhookToken(params.token);
       if (!binding || binding.pluginType !== 'webhook') throw unknownToken();
       const runnable = await new WorkflowRevisionRepository(deps.dataSource.manager).findRunnable(
