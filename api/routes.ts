@@ -11,5 +11,5 @@ import { executionRoutes } from './executions';
 export type { AreaDeps };
 
 export function buildAreaRoutes(deps: AreaDeps): RouteDefinition[] {
-  return [...adminRoutes({ dataSource: deps.dataSource }), ...workflowRoutes(deps), ...executionRoutes(deps)];
+  return [...adminRoutes({ dataSource: deps.dataSource, limits: deps.config.limits }), ...workflowRoutes(deps), ...executionRoutes(deps)];
 }

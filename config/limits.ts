@@ -66,6 +66,13 @@ export const LIMIT_SETTINGS = {
     doc: "bytes of one step's output as JSON (Temporal refuses payloads over 2 MB)",
   },
   maxPages: { env: 'WORKFLOW_MAX_PAGES', default: 1000, min: 1, max: 100_000, doc: 'ceiling on paginated-fetch maxPages' },
+  maxActionMessages: {
+    env: 'ACTION_MAX_MESSAGES',
+    default: 1000,
+    min: 1,
+    max: 100_000,
+    doc: 'messages one service action may hold (each update appends)',
+  },
   webhookRequestsPerMinute: {
     env: 'WEBHOOK_REQUESTS_PER_MINUTE',
     default: 600,

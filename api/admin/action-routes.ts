@@ -19,7 +19,8 @@ import { isoDate } from './serialize';
 import { accessibleService } from './service-routes';
 import { slugify } from './slug';
 import { compileUserSchema } from './user-schema';
-import { actionNotFound } from './errors';
+import { actionNotFound, tooManyActionMessages } from './errors';
+import { DEFAULT_LIMITS } from '../../config/limits';
 
 const actionOut = (a: ServiceActionEntity) => ({
   id: a.id,
@@ -68,7 +69,7 @@ function checkAgainst(schema: Record<string, unknown>, value: Record<string, unk
 const stamped = (messages: Array<Static<typeof Message>>) =>
   messages.map((m) => ({ level: m.level ?? 'info', message: m.message, timestamp: m.timestamp ?? Date.now() }));
 
-export function actionRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
+export function actionRoutes({ dataSource, limits = DEFAULT_LIMITS }: AdminDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'post',
@@ -162,16 +163,23 @@ export function actionRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
         );
         if (body.parameters) checkAgainst(spec.parameters, body.parameters, 'parameters');
         if (body.results) checkAgainst(spec.results, body.results, 'results');
-        const updated = await actions.change(action.id, {
-          name: body.name,
-          slug: body.name === undefined ? undefined : slugify(body.name, 255, 'action'),
-          desiredSpecificationId: body.desired_specification_id,
-          status: body.status,
-          parameters: body.parameters,
-          results: body.results,
-          messages: body.messages && stamped(body.messages),
-        });
-        if (!updated) throw actionNotFound(params.id);
+        const updated = await actions.change(
+          action.id,
+          {
+            name: body.name,
+            slug: body.name === undefined ? undefined : slugify(body.name, 255, 'action'),
+            desiredSpecificationId: body.desired_specification_id,
+            status: body.status,
+            parameters: body.parameters,
+            results: body.results,
+            messages: body.messages && stamped(body.messages),
+          },
+          limits.maxActionMessages,
+        );
+        if (!updated) {
+          if (!(await actions.existsBy({ id: action.id }))) throw actionNotFound(params.id);
+          throw tooManyActionMessages(limits.maxActionMessages);
+        }
         return { status: 200, body: actionOut(updated) };
       },
     }),

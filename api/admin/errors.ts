@@ -16,6 +16,12 @@ export const providerSpecificationNotFound = (id: string) => () =>
   notFound(`Provider specification ${id} not found.`, 'PROVIDER_SPECIFICATION.NOT_FOUND');
 export const serviceNotFound = (id: string) => () => notFound(`Service ${id} not found.`, 'SERVICE.NOT_FOUND');
 export const actionNotFound = (id: string) => notFound(`Action ${id} not found.`, 'ACTION.NOT_FOUND');
+export const tooManyActionMessages = (max: number) =>
+  new HttpError(
+    400,
+    'ACTION.TOO_MANY_MESSAGES',
+    `The action would hold more than ${max} messages (ACTION_MAX_MESSAGES); nothing was changed.`,
+  );
 
 export const accountSlugTaken = (slug: string) =>
   new HttpError(409, 'ACCOUNT.SLUG_TAKEN', `An account with slug "${slug}" already exists in the organization.`);

@@ -43,9 +43,10 @@ export class ServiceActionRepository extends Repository<ServiceActionEntity> {
 
   /**
    * One UPDATE: fields that are given replace, messages append in the database (jsonb `||`), so
-   * concurrent reporters never overwrite each other.
+   * concurrent reporters never overwrite each other; nothing changes (undefined) when the appended
+   * messages would make more than `maxMessages`.
    */
-  async change(id: string, c: ServiceActionChanges): Promise<ServiceActionEntity | undefined> {
+  async change(id: string, c: ServiceActionChanges, maxMessages: number): Promise<ServiceActionEntity | undefined> {
     const [row] = await rowsOf<ServiceActionEntity>(
       this.manager,
       `UPDATE service_actions SET
@@ -53,7 +54,7 @@ export class ServiceActionRepository extends Repository<ServiceActionEntity> {
          desired_specification_id = CASE WHEN $4::boolean THEN $5::uuid ELSE desired_specification_id END,
          status = COALESCE($6, status), parameters = COALESCE($7::jsonb, parameters), results = COALESCE($8::jsonb, results),
          messages = messages || COALESCE($9::jsonb, '[]'::jsonb), updated_at = now()
-       WHERE id = $1 RETURNING ${selectColumns(this.manager, ServiceActionEntity)}`,
+       WHERE id = $1 AND jsonb_array_length(messages) + jsonb_array_length(COALESCE($9::jsonb, '[]'::jsonb)) <= $10 RETURNING ${selectColumns(this.manager, ServiceActionEntity)}`,
       [
         id,
         c.name ?? null,
@@ -64,6 +65,7 @@ export class ServiceActionRepository extends Repository<ServiceActionEntity> {
         c.parameters === undefined ? null : JSON.stringify(c.parameters),
         c.results === undefined ? null : JSON.stringify(c.results),
         c.messages === undefined ? null : JSON.stringify(c.messages),
+        maxMessages,
       ],
     );
     return row;

@@ -147,6 +147,42 @@ describe('admin: services and actions', () => {
     assert.equal(list.body.results[0].id, action.id);
     const read = await ctx.t.request.get(url).set(...bearer(org.admin));
     assert.deepEqual(read.body, more.body);
+
+    // An action holds at most ACTION_MAX_MESSAGES (1000) messages: an update that would pass it changes nothing.
+    const batch = (n: number) => Array.from({ length: n }, (_, i) => ({ message: `progress ${i}` }));
+    for (let i = 0; i < 9; i++)
+      assert.equal(
+        (
+          await ctx.t.request
+            .patch(url)
+            .set(...bearer(org.admin))
+            .send({ messages: batch(100) })
+        ).status,
+        200,
+      );
+    const full = await ctx.t.request
+      .patch(url)
+      .set(...bearer(org.admin))
+      .send({ messages: batch(97) });
+    assert.equal(full.body.messages.length, 1000);
+    const over = await ctx.t.request
+      .patch(url)
+      .set(...bearer(org.admin))
+      .send({ messages: batch(1), status: 'failed' });
+    assertAdminError(over, 400, 'ACTION.TOO_MANY_MESSAGES');
+    assert.match(over.body.message, /ACTION_MAX_MESSAGES/);
+    const unchanged = await ctx.t.request.get(url).set(...bearer(org.admin));
+    assert.deepEqual([unchanged.body.messages.length, unchanged.body.status], [1000, full.body.status]);
+    assert.equal(
+      (
+        await ctx.t.request
+          .patch(url)
+          .set(...bearer(org.admin))
+          .send({ status: 'failed' })
+      ).status,
+      200,
+      'other fields still change',
+    );
   });
 
   it('validates action parameters and results against the action specification', async () => {
