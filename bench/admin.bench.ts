@@ -68,7 +68,10 @@ export async function run(): Promise<BenchReport> {
       const users: number[] = [];
       for (let i = 0; i < 120; i += 1) {
         const id = ADMIN + 1 + i;
-        await db.query(`INSERT INTO users (id, organization_id, type) VALUES ($1, $2, 'person') ON CONFLICT (id) DO NOTHING`, [id, ORG]);
+        await db.query(
+          `INSERT INTO users (id, organization_id, type) VALUES ($1, $2, 'person') ON CONFLICT (organization_id, id) DO NOTHING`,
+          [id, ORG],
+        );
         await db.query(`DELETE FROM grants WHERE user_id = $1`, [id]);
         users.push(id);
       }

@@ -56,3 +56,20 @@ export async function rowsOf<T>(manager: Pick<EntityManager, 'query'>, sql: stri
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
   return result as T[];
 }
+
+interface PgPoolLike {
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * One self-contained statement straight on the driver's pg pool, as a named
+ * (prepared once per connection) statement, skipping TypeORM's query-runner
+ * bookkeeping: measurable on hot paths (publishing, every authorized request).
+ * Inside a transaction (a manager bound to a query runner) it goes through
+ * the manager like any query.
+ */
+export async function poolQuery<T>(manager: EntityManager, name: string, sql: string, params: unknown[]): Promise<T[]> {
+  const pool = (manager.connection.driver as unknown as { master?: PgPoolLike }).master;
+  if (manager.queryRunner !== undefined || !pool || typeof pool.query !== 'function') return rowsOf<T>(manager, sql, params);
+  return (await pool.query({ name, text: sql, values: params })).rows as T[];
+}

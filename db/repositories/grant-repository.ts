@@ -3,7 +3,7 @@ import { Repository, type EntityManager } from 'typeorm';
 import { GrantEntity } from '../entities/grant';
 import type { RoleEntity } from '../entities/role';
 import type { UserEntity } from '../entities/user';
-import { rowsOf, selectColumns } from '../sql';
+import { poolQuery, rowsOf, selectColumns } from '../sql';
 
 /** An active grant of the caller with what its role permits. */
 export type HeldGrantRow = Pick<GrantEntity, 'nrn'> & Pick<RoleEntity, 'permissions'> & { roleSlug: RoleEntity['slug'] };
@@ -34,8 +34,10 @@ export class GrantRepository extends Repository<GrantEntity> {
    * request runs it).
    */
   async activeOfCaller(caller: CallerKey): Promise<HeldGrantRow[]> {
-    return rowsOf<HeldGrantRow>(
+    // Every authorized request runs this: straight on the pool, as a prepared statement.
+    return poolQuery<HeldGrantRow>(
       this.manager,
+      'grants-of-caller',
       `WITH seen AS (
          INSERT INTO users (id, organization_id, type) VALUES ($1, $2, $3) ON CONFLICT (organization_id, id) DO NOTHING
        )

@@ -8,7 +8,7 @@ import { Repository, type EntityManager } from 'typeorm';
 import { WorkflowEntity } from '../entities/workflow';
 import type { WorkflowAliasEntity } from '../entities/workflow-alias';
 import type { WorkflowRevisionEntity } from '../entities/workflow-revision';
-import { rowsOf, selectColumns } from '../sql';
+import { poolQuery, rowsOf, selectColumns } from '../sql';
 
 /** The columns a publish writes from the definition (workflow-level fields). */
 export type WorkflowFields = Pick<WorkflowEntity, 'name' | 'description' | 'path' | 'nrn' | 'metadata'>;
@@ -29,10 +29,6 @@ export interface WorkflowListFilter {
   limit: number;
 }
 
-interface PgPoolLike {
-  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
-}
-
 export class WorkflowRepository extends Repository<WorkflowEntity> {
   constructor(manager: EntityManager) {
     super(WorkflowEntity, manager);
@@ -49,7 +45,9 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
     skipOnKeyConflict = false,
   ): Promise<Published | undefined> {
     const conflict = skipOnKeyConflict ? 'ON CONFLICT (organization_id, key) WHERE key IS NOT NULL DO NOTHING' : '';
-    const rows = (await this.poolQuery(
+    const rows = await poolQuery<{ createdAt: Date; revisionCreatedAt: Date; aliasUpdatedAt: Date }>(
+      this.manager,
+      skipOnKeyConflict ? 'publish-workflow-upsert' : 'publish-workflow',
       `WITH w AS (
          INSERT INTO workflows (id, organization_id, key, name, description, path, nrn, metadata, latest_revision)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, 1) ${conflict}
@@ -80,8 +78,7 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
         revision.semanticVersion,
         revision.engineVersion,
       ],
-      skipOnKeyConflict ? 'publish-workflow-upsert' : 'publish-workflow',
-    )) as Array<{ createdAt: Date; revisionCreatedAt: Date; aliasUpdatedAt: Date }>;
+    );
     if (rows.length === 0) return undefined;
     const [row] = rows;
     const { definitionJson: _json, ...revisionFields } = revision;
@@ -166,18 +163,6 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
       params,
     );
     return row;
-  }
-
-  /**
-   * One self-contained statement straight on the driver's pg pool, skipping
-   * TypeORM's query-runner bookkeeping (measurable on the publish hot path). Only
-   * outside a transaction: a repository bound to a transaction's manager uses it.
-   */
-  private async poolQuery(sql: string, params: unknown[], name: string): Promise<unknown[]> {
-    const pool = (this.manager.connection.driver as unknown as { master?: PgPoolLike }).master;
-    if (this.manager.queryRunner !== undefined || !pool || typeof pool.query !== 'function') return rowsOf(this.manager, sql, params);
-    // A named statement is parsed once per connection; later calls send only Bind/Execute.
-    return (await pool.query({ name, text: sql, values: params })).rows;
   }
 }
 

@@ -59,6 +59,20 @@ describe('plugin: http-request', () => {
             .end(JSON.stringify({ method: req.method, body, auth: req.headers.authorization ?? null }));
         if (url.pathname === '/redirect') return void res.writeHead(302, { location: '/json' }).end();
         if (url.pathname === '/slow') return void setTimeout(() => res.end('late'), 2000);
+        if (url.pathname === '/huge') {
+          // 6 MiB, chunked (no content-length): only reading it as a stream can stop at the cap.
+          const chunk = 'x'.repeat(64 * 1024);
+          let sent = 0;
+          const more = () => {
+            while (sent < 96) {
+              sent += 1;
+              if (!res.write(chunk)) return void res.once('drain', more);
+            }
+            res.end();
+          };
+          return more();
+        }
+        if (url.pathname === '/declared') return void res.writeHead(200, { 'content-length': String(6 * 1024 * 1024) }).end();
         res.statusCode = Number(url.searchParams.get('status') ?? 200);
         res.end('text body');
       });
@@ -97,6 +111,13 @@ describe('plugin: http-request', () => {
     assert.equal(invalid.type, 'HTTP_INVALID_URL');
     const refused = await failure(httpRequest(context({ url: 'http://127.0.0.1:1/' }).ctx));
     assert.equal(refused.type, 'HTTP_NETWORK_ERROR');
+  });
+
+  it('refuses a response body over 5 MiB, streamed or declared, as HTTP_RESPONSE_TOO_LARGE', async () => {
+    for (const path of ['/huge', '/declared']) {
+      const tooLarge = await failure(httpRequest(context({ url: `${base}${path}` }).ctx));
+      assert.deepEqual([tooLarge.type, tooLarge.nonRetryable], ['HTTP_RESPONSE_TOO_LARGE', true], path);
+    }
   });
 
   it('enforces the egress policy, also across redirects', async () => {

@@ -219,3 +219,49 @@ describe('executions API: run limits', function () {
     assert.equal(mostActive, 1, 'the four calls ran one after another');
   });
 });
+
+describe('executions API: the parallelism ceiling', function () {
+  this.timeout(60_000);
+  const { x, c } = useExecEnv({ limits: { maxParallelism: 2 } });
+  let server: Server;
+  let baseUrl: string;
+  let active = 0;
+  let mostActive = 0;
+
+  before(async () => {
+    server = createServer((_req, res) => {
+      active += 1;
+      mostActive = Math.max(mostActive, active);
+      setTimeout(() => {
+        active -= 1;
+        res.end('{}');
+      }, 150);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  });
+
+  it("lowers a step's maxParallelism to WORKFLOW_MAX_PARALLELISM", async () => {
+    await publish(x, c, {
+      name: 'Wide fan-out',
+      key: 'wide-fan-out',
+      steps: [
+        trigger(),
+        { id: 'items', type: 'module', pluginType: 'code-exec', config: { code: 'return [{}, {}, {}, {}, {}, {}]' }, dependsOn: ['start'] },
+        {
+          id: 'calls',
+          type: 'module',
+          pluginType: 'http-request',
+          config: { url: `${baseUrl}/slow`, maxParallelism: 6 },
+          dependsOn: ['items'],
+        },
+      ],
+    });
+    const done = await waitFor(x, c, await execute(x, c, 'wide-fan-out'), finished);
+    assert.equal(done.status, 'completed', JSON.stringify(done.error));
+    assert.equal(mostActive, 2, 'six calls, two at a time');
+  });
+});
