@@ -46,12 +46,18 @@ export async function createTestTemporalEnv(
     return TestWorkflowEnvironment.createFromExistingServer({ address: config.temporalAddress, namespace: config.temporalNamespace });
   }
   const cli = server === 'cli' ? await findRealTemporalCli(config.temporalCliPath) : undefined;
-  return TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: cli ?? STAND_IN_DEV_SERVER },
-      namespace: config.temporalNamespace,
-      searchAttributes: options.searchAttributes,
-    },
+  const start = () =>
+    TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: { type: 'existing-path', path: cli ?? STAND_IN_DEV_SERVER },
+        namespace: config.temporalNamespace,
+        searchAttributes: options.searchAttributes,
+      },
+    });
+  // A server process that starts slowly on a loaded machine misses the SDK's connect deadline: start it once more.
+  return start().catch((error: unknown) => {
+    if (!(error instanceof Error) || !/Failed to connect before the deadline/.test(error.message)) throw error;
+    return start();
   });
 }
 
