@@ -5,25 +5,12 @@
  * same workflow.
  */
 import type { DataSource, EntityManager } from 'typeorm';
-import type { ExecutionEntity } from '../db/entities/execution';
+import type { NewExecution } from '../db/repositories/execution-repository';
 import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
 import { runLimitsFrom, type ExecutionInput, type RunLimits, type WorkflowDefinition } from '../workflows/engine';
 
-/** The recorded fields of an execution its workflow input is built from. */
-export type RecordedRun = Pick<
-  ExecutionEntity,
-  | 'id'
-  | 'organizationId'
-  | 'workflowId'
-  | 'workflowKey'
-  | 'revision'
-  | 'alias'
-  | 'inputs'
-  | 'trigger'
-  | 'correlationKey'
-  | 'idempotencyKey'
-  | 'parentExecutionId'
->;
+/** The recorded fields of an execution its workflow input is built from: what recording wrote, less the bookkeeping. */
+export type RecordedRun = Omit<NewExecution, 'temporalNamespace' | 'createdBy'>;
 
 /** What an execution input carries from the service rather than from the run's record. */
 export interface InputSettings {

@@ -7,48 +7,22 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApplicationFailure } from '@temporalio/common';
 import { CodeExecPool, HARD_STOP_GRACE_MS } from '../../activities/plugins/code-exec-pool';
 import { codeExec } from '../../activities/plugins/code-exec';
-import type { PluginContext } from '../../activities/plugins/plugin-context';
 import { CODE_EXEC_DEFAULTS, type CodeExecSettings } from '../../config/config';
-import type { ActivityCall } from '../../workflows/engine';
-import { TEST_EGRESS } from '../support/egress';
+import { failure, pluginContext } from '../support/plugin-calls';
 
 function run(pool: CodeExecPool, code: string, options: { timeoutMs?: number; signal?: AbortSignal; network?: unknown } = {}) {
   const lines: string[] = [];
-  const call: ActivityCall = {
-    executionId: 'exec_1',
-    organizationId: '1',
-    workflowId: 'wf_1',
-    stepId: 's',
-    pluginType: 'code-exec',
-    config: {},
-    inputs: {},
-    items: [{}],
-    timeoutMs: options.timeoutMs ?? 5_000,
-  };
-  const config = { code, network: options.network };
-  const ctx: PluginContext = {
-    call,
-    config,
+  const { ctx } = pluginContext({ code, network: options.network }, { pluginType: 'code-exec', timeoutMs: options.timeoutMs ?? 5_000 });
+  const result = codeExec({
+    ...ctx,
     inputs: { n: 3, nested: { list: [1, 'two', null] } },
     signal: options.signal ?? new AbortController().signal,
-    egress: TEST_EGRESS,
     codeExecPool: pool,
     log: (_level, message) => lines.push(message),
-  };
-  return { result: codeExec(ctx), lines };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ApplicationFailure, String(error));
-    return error;
-  }
-  assert.fail('expected a failure');
+  });
+  return { result, lines };
 }
 
 /**

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApplicationFailure } from '@temporalio/common';
 import { AddressRanges, CLOSED_RANGES } from '../../activities/egress/address-ranges';
 import { DEFAULT_EGRESS, type EgressPolicy } from '../../activities/egress/policy';
 import { codeExec } from '../../activities/plugins/code-exec';
 import { httpRequest } from '../../activities/plugins/http-request';
 import { paginatedFetch } from '../../activities/plugins/paginated-fetch';
-import type { PluginContext } from '../../activities/plugins/plugin-context';
-import type { ActivityCall } from '../../workflows/engine';
+import { failure, pluginContext } from '../support/plugin-calls';
 
 /**
  * SSRF: every form of an internal address named in the security review is
@@ -44,29 +42,7 @@ const BYPASSES = [
   'http://0251.0376.0251.0376/',
 ];
 
-function context(config: Record<string, unknown>, egress: EgressPolicy = DEFAULT_EGRESS): PluginContext {
-  const call: ActivityCall = {
-    executionId: 'exec_1',
-    organizationId: '1',
-    workflowId: 'wf_1',
-    stepId: 's',
-    pluginType: 'x',
-    config,
-    inputs: {},
-    items: [{}],
-  };
-  return { call, config, inputs: {}, signal: new AbortController().signal, egress, log: () => undefined };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ApplicationFailure, String(error));
-    return error;
-  }
-  assert.fail('expected a failure');
-}
+const context = (config: Record<string, unknown>, egress: EgressPolicy = DEFAULT_EGRESS) => pluginContext(config, {}, egress).ctx;
 
 describe('egress: addresses, not names', function () {
   this.timeout(30_000);

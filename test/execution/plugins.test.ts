@@ -1,48 +1,12 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApplicationFailure } from '@temporalio/common';
 import { codeExec } from '../../activities/plugins/code-exec';
-import type { EgressPolicy } from '../../activities/egress/policy';
-import { TEST_EGRESS } from '../support/egress';
 import { httpRequest } from '../../activities/plugins/http-request';
 import { paginatedFetch } from '../../activities/plugins/paginated-fetch';
-import type { PluginContext } from '../../activities/plugins/plugin-context';
-import type { ActivityCall } from '../../workflows/engine';
+import { failure, pluginContext } from '../support/plugin-calls';
 
-function context(config: Record<string, unknown>, extra: Partial<ActivityCall> = {}, egress: EgressPolicy = TEST_EGRESS) {
-  const lines: Array<[string, string]> = [];
-  const call: ActivityCall = {
-    executionId: 'exec_1',
-    organizationId: '1',
-    workflowId: 'wf_1',
-    stepId: 's',
-    pluginType: 'x',
-    config,
-    inputs: {},
-    items: [{}],
-    ...extra,
-  };
-  const ctx: PluginContext = {
-    call,
-    config,
-    inputs: call.inputs,
-    signal: new AbortController().signal,
-    egress,
-    log: (level, message) => lines.push([level, message]),
-  };
-  return { ctx, lines };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ApplicationFailure, String(error));
-    return error;
-  }
-  assert.fail('expected a failure');
-}
+const context = pluginContext;
 
 describe('plugin: http-request', () => {
   let server: http.Server;
@@ -223,8 +187,12 @@ describe('plugin: code-exec', () => {
     });
 
     const allowLocal = { allowedHosts: ['127.0.0.1'] };
-    const run = (code: string, network: unknown = allowLocal, extra: Partial<ActivityCall> = {}, egress?: EgressPolicy) =>
-      codeExec(context({ code: `const base = ${JSON.stringify(base)};\n${code}`, network }, extra, egress).ctx);
+    const run = (
+      code: string,
+      network: unknown = allowLocal,
+      extra: Parameters<typeof context>[1] = {},
+      egress?: Parameters<typeof context>[2],
+    ) => codeExec(context({ code: `const base = ${JSON.stringify(base)};\n${code}`, network }, extra, egress).ctx);
 
     it('fetches JSON and text from an allowed host, and disposes cleanly', async () => {
       const result = await run(`

@@ -5,6 +5,31 @@ import { DEFAULT_LIMITS } from '../../config/limits';
 import { trigger } from '../support/definitions';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
+/** A local HTTP server (mocha hooks) whose requests each take `delayMs`, recording the most in flight at once. */
+function useCountingServer(delayMs: number): { baseUrl: string; mostActive: number } {
+  const state = { baseUrl: '', mostActive: 0 };
+  let server: Server | undefined;
+  let active = 0;
+  before(async () => {
+    const listening = createServer((_req, res) => {
+      active += 1;
+      state.mostActive = Math.max(state.mostActive, active);
+      setTimeout(() => {
+        active -= 1;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ data: [] }));
+      }, delayMs);
+    });
+    server = listening;
+    await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
+    state.baseUrl = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  });
+  return state;
+}
+
 /** Runs at the edge of what a definition may be. */
 describe('executions API: runs at the limits', function () {
   this.timeout(120_000);
@@ -52,28 +77,8 @@ describe('executions API: run limits', function () {
       maxPages: 3,
     },
   });
-  let server: Server;
-  let baseUrl: string;
-  let active = 0;
-  let mostActive = 0;
-
-  before(async () => {
-    // Counts requests in flight at once; each one takes 100 ms.
-    server = createServer((_req, res) => {
-      active += 1;
-      mostActive = Math.max(mostActive, active);
-      setTimeout(() => {
-        active -= 1;
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ data: [] }));
-      }, 100);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  after(async () => {
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  });
+  // Each call takes 100 ms, so calls that overlap show in `mostActive`.
+  const server = useCountingServer(100);
 
   const failedWith = async (key: string, inputs: Record<string, unknown> = {}) => {
     const done = await waitFor(x, c, await execute(x, c, key, { inputs }), finished);
@@ -149,7 +154,7 @@ describe('executions API: run limits', function () {
           id: 'pages',
           type: 'module',
           pluginType: 'paginated-fetch',
-          config: { url: `${baseUrl}/list`, maxPages: 4 },
+          config: { url: `${server.baseUrl}/list`, maxPages: 4 },
           dependsOn: ['start'],
         },
       ],
@@ -208,41 +213,22 @@ describe('executions API: run limits', function () {
           id: 'calls',
           type: 'module',
           pluginType: 'http-request',
-          config: { url: `${baseUrl}/slow`, maxParallelism: 4 },
+          config: { url: `${server.baseUrl}/slow`, maxParallelism: 4 },
           dependsOn: ['items'],
         },
       ],
     });
-    mostActive = 0;
+    server.mostActive = 0;
     const done = await waitFor(x, c, await execute(x, c, 'fan-out-calls'), finished);
     assert.equal(done.status, 'completed', JSON.stringify(done.error));
-    assert.equal(mostActive, 1, 'the four calls ran one after another');
+    assert.equal(server.mostActive, 1, 'the four calls ran one after another');
   });
 });
 
 describe('executions API: the parallelism ceiling', function () {
   this.timeout(60_000);
   const { x, c } = useExecEnv({ limits: { maxParallelism: 2 } });
-  let server: Server;
-  let baseUrl: string;
-  let active = 0;
-  let mostActive = 0;
-
-  before(async () => {
-    server = createServer((_req, res) => {
-      active += 1;
-      mostActive = Math.max(mostActive, active);
-      setTimeout(() => {
-        active -= 1;
-        res.end('{}');
-      }, 150);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  after(async () => {
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  });
+  const server = useCountingServer(150);
 
   it("lowers a step's maxParallelism to WORKFLOW_MAX_PARALLELISM", async () => {
     await publish(x, c, {
@@ -255,13 +241,13 @@ describe('executions API: the parallelism ceiling', function () {
           id: 'calls',
           type: 'module',
           pluginType: 'http-request',
-          config: { url: `${baseUrl}/slow`, maxParallelism: 6 },
+          config: { url: `${server.baseUrl}/slow`, maxParallelism: 6 },
           dependsOn: ['items'],
         },
       ],
     });
     const done = await waitFor(x, c, await execute(x, c, 'wide-fan-out'), finished);
     assert.equal(done.status, 'completed', JSON.stringify(done.error));
-    assert.equal(mostActive, 2, 'six calls, two at a time');
+    assert.equal(server.mostActive, 2, 'six calls, two at a time');
   });
 });

@@ -194,7 +194,7 @@ export async function callPlugin(
     timeoutMs: parseDuration(step.timeout) ?? DEFAULT_STEP_TIMEOUT_MS,
     retryPolicy: toTemporalRetryPolicy(step.errorHandling?.retryPolicy),
     nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
-    ...(Number.isFinite(runLimitsOf(ctx.input).maxStepOutputBytes) ? { maxOutputBytes: runLimitsOf(ctx.input).maxStepOutputBytes } : {}),
+    ...outputLimit(runLimitsOf(ctx.input).maxStepOutputBytes),
     ...(deferred.length > 0 ? { deferred } : {}),
     ...(deferredScope ? { scope: deferredScope } : {}),
   });
@@ -203,6 +203,11 @@ export async function callPlugin(
   for (const line of result.logs ?? [])
     effects.log({ stepId: step.id, level: line.level, message: line.message, timestamp: new Date(effects.now()).toISOString() });
   return { ...result, logs: undefined, nodeState: undefined };
+}
+
+/** The activity's output limit, when the run has one (older runs have none). */
+function outputLimit(maxOutputBytes: number): { maxOutputBytes?: number } {
+  return Number.isFinite(maxOutputBytes) ? { maxOutputBytes } : {};
 }
 
 export function itemsOf(result: PluginResult): Item[] {
