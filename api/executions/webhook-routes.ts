@@ -56,25 +56,32 @@ export function webhookRoutes(deps: WebhookDeps): RouteDefinition[] {
   return [
     ...METHODS.map((method) => ingressRoute(deps, method, throttle)),
     ...METHODS.map((method) => callbackRoute(deps, method, throttle)),
+    ...METHODS.map((method) => callbackRoute(deps, method, throttle, 'prefixed')),
   ];
 }
 
 type Throttle = (token: string) => void;
 
 /**
- * `/workflows/webhooks/callback/{executionId}/{token}`: the one-time URL a
- * `webhook-wait` step minted. The request is delivered to the waiting step; an
- * unknown, used or expired token answers 404 (nothing to tell a stranger).
+ * `/workflows/webhooks/callback[/{prefix}]/{executionId}/{token}`: the one-time
+ * URL a `webhook-wait` step minted (its `urlPrefix`, when set, is a readable
+ * segment only: the token is the capability). The request is delivered to the
+ * waiting step; an unknown, used or expired token answers 404 (nothing to tell
+ * a stranger).
  */
-function callbackRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle): RouteDefinition {
+function callbackRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle, shape?: 'prefixed'): RouteDefinition {
   return defineRoute({
     method,
-    path: '/workflows/webhooks/callback/{executionId}/{token}',
-    operationId: `webhookCallback_${method}`,
+    path:
+      shape === 'prefixed'
+        ? '/workflows/webhooks/callback/{prefix}/{executionId}/{token}'
+        : '/workflows/webhooks/callback/{executionId}/{token}',
+    operationId: shape === 'prefixed' ? `webhookCallbackPrefixed_${method}` : `webhookCallback_${method}`,
     summary: 'Release a webhook-wait step with this request',
     tags,
     access: { public: 'the one-time callback token in the URL is the capability' },
     params: Type.Object({
+      ...(shape === 'prefixed' ? { prefix: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' }) } : {}),
       executionId: Type.String({ minLength: 1, maxLength: 128 }),
       token: Type.String({ minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9]+$' }),
     }),

@@ -214,7 +214,14 @@ describe('execution runtime (pure, fake effects)', () => {
       'http-request': (call: ActivityCall) =>
         call.inputs.item === 'bad'
           ? ({ status: 'failure', error: { code: 'HTTP_500', message: 'x' } } as PluginResult)
-          : ({ status: 'success', outputs: { got: call.inputs.item, i: call.inputs.index } } as PluginResult),
+          : ({
+              status: 'success',
+              outputs: {
+                got: call.inputs.item,
+                i: call.inputs.index,
+                ...(call.inputs.acc !== undefined ? { acc: `${String(call.inputs.acc?.acc ?? '')}${String(call.inputs.item)}` } : {}),
+              },
+            } as PluginResult),
     };
     const sequential = await run(
       {
@@ -227,7 +234,7 @@ describe('execution runtime (pure, fake effects)', () => {
             pluginType: 'http-request',
             config: { url: 'https://x' },
             dependsOn: ['start'],
-            forEach: { expression: '${{ variables.list }}', reduce: { initialValue: '', accumulator: 'acc + result.got' } },
+            forEach: { expression: '${{ variables.list }}', reduce: { initialValue: { acc: '' }, accumulator: 'acc' } },
           },
         ],
         outputs: { out: '${{ steps.each.outputs }}' },
@@ -237,13 +244,13 @@ describe('execution runtime (pure, fake effects)', () => {
     );
     assert.deepEqual(sequential.outcome.outputs.out, {
       items: [
-        { got: 'a', i: 0 },
-        { got: 'b', i: 1 },
-        { got: 'c', i: 2 },
+        { got: 'a', i: 0, acc: 'a' },
+        { got: 'b', i: 1, acc: 'ab' },
+        { got: 'c', i: 2, acc: 'abc' },
       ],
       count: 3,
       failed: 0,
-      result: 'abc',
+      result: { got: 'c', i: 2, acc: 'abc' },
     });
     const parallel = await run(
       {

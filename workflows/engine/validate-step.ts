@@ -183,6 +183,12 @@ function validateIteration(step: StepDefinition, source: StepSource, issues: Def
     else if (typeof step.forEach.expression !== 'string')
       issues.push({ path: fieldPath(source, 'forEach', 'expression'), message: 'is required (an expression yielding an array)' });
     else checkRaw(step.forEach.expression, fieldPath(source, 'forEach', 'expression'), expressions);
+    const reduce = isObject(step.forEach) ? step.forEach.reduce : undefined;
+    if (reduce !== undefined && !(isObject(reduce) && isVariableName(reduce.accumulator)))
+      issues.push({
+        path: fieldPath(source, 'forEach', 'reduce', 'accumulator'),
+        message: 'must name the variable each iteration reads and replaces (a name like "total", not an expression)',
+      });
   }
   if (step.loop !== undefined) {
     if (!isObject(step.loop)) issues.push({ path: fieldPath(source, 'loop'), message: 'must be an object' });
@@ -200,4 +206,9 @@ function validateIteration(step: StepDefinition, source: StepSource, issues: Def
   ) {
     issues.push({ path: fieldPath(source, 'outputProjection'), message: 'must be an array of strings' });
   }
+}
+
+/** A `forEach.reduce.accumulator`: a plain variable name (the documented form), never an expression. */
+function isVariableName(value: unknown): boolean {
+  return typeof value === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(value) && !['__proto__', 'prototype', 'constructor'].includes(value);
 }

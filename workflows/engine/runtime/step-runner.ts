@@ -93,7 +93,7 @@ function evaluateCondition(condition: string | boolean, scope: EvaluationScope):
   return typeof condition === 'boolean' ? condition : evaluateExpression(unwrapRaw(condition), scope);
 }
 
-/** `each` mode: one call per item (bounded parallelism), results concatenated in item order; `all`: one call. */
+/** `each` mode: one call per item (bounded parallelism), results concatenated in item order; `all` (or a join): one call. */
 async function runItems(env: StepEnv, step: StepDefinition, activation: Activation, signal: ScopeExtras['signal']): Promise<PluginResult> {
   const plugin = findPlugin(step.pluginType ?? '');
   const fanOut = step.metadata?.fanOutPerItem;
@@ -108,8 +108,14 @@ async function runItems(env: StepEnv, step: StepDefinition, activation: Activati
             ? executeModeOf(plugin, step.config ?? {})
             : 'each';
   const items = activation.items;
-  if (mode === 'all' || items.length <= 1) {
-    return callPlugin(env, step, activation, { items, item: mode === 'each' ? items[0] : undefined, itemIndex: 0, signal });
+  // Single-producer rule (engine-reference §2): implicit fan-out only when one edge carries the items; a join
+  // of several edges is one call on the concatenated items, unless the step asks for per-item calls itself.
+  const producers = Object.entries(activation.via).filter(
+    ([edgeId, state]) => state === 'taken' || env.topology.edges[edgeId]?.kind === 'error',
+  ).length;
+  const joined = fanOut !== true && producers > 1;
+  if (mode === 'all' || joined || items.length <= 1) {
+    return callPlugin(env, step, activation, { items, item: mode === 'each' && !joined ? items[0] : undefined, itemIndex: 0, signal });
   }
   const limit = Math.min(
     Number(step.metadata?.maxParallelism ?? step.config.maxParallelism ?? DEFAULT_PARALLELISM) || DEFAULT_PARALLELISM,
@@ -232,6 +238,11 @@ function finish(
   if (result.status === 'failure') {
     record.status = 'failed';
     record.error = result.error ?? { code: 'STEP_FAILED', message: `step "${step.id}" failed` };
+    // A failure may still say what it did (a forEach with continueOnError: `failed: n`).
+    if (result.items || result.outputs) {
+      record.items = itemsOf(result);
+      record.outputs = record.items[0] ?? {};
+    }
     env.effects.onEvent({ type: 'step.failed', stepId: step.id, run: activation.run, at, record });
     return { record, outcome: { status: 'failed', inputItems: activation.items } };
   }
