@@ -6,7 +6,9 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
+import { dispatchFailure } from '../executions';
 import { decryptSecret } from '../db/config-crypto';
 import { ConfigEntryRepository, folderChain } from '../db/repositories/config-entry-repository';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
@@ -32,6 +34,9 @@ import { DEFAULT_EGRESS, type EgressPolicy } from './egress/policy';
 import { effectfulPluginFor } from './plugins/registry';
 import { Scrubber } from './secrets/scrubber';
 
+/** How long the worker tries to start a failure's recovery runs before leaving them to the sweep. */
+const RECOVERY_DEADLINE_MS = 10_000;
+
 /** How often a running plugin heartbeats (the worker's heartbeat throttle must not be longer: see worker/worker.ts). */
 export const PLUGIN_HEARTBEAT_MS = 1000;
 
@@ -47,6 +52,14 @@ export interface ExecutionActivityDeps {
   publicBaseUrl?: string;
   /** The service's limits: those of the runs this worker starts (cron ticks; children inherit their parent's), and plugin ceilings. */
   limits: Limits;
+  /** Where recovery runs of failed executions start; unset: the API's failure sweep starts them. */
+  recoveryStarts?: RecoveryStarts;
+}
+
+/** The Temporal client and task queue recovery runs start on. */
+export interface RecoveryStarts {
+  temporal: Client;
+  taskQueue: string;
 }
 
 /** The activities as the workflow proxies them: derived from the implementation below. */
@@ -76,6 +89,26 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
     return Object.fromEntries(
       entries.map((entry) => [entry.name, decryptSecret(deps.encryptionKey, entry.encryptedValue!, call.organizationId)]),
     );
+  };
+
+  /** Starts the recovery runs of a failure just recorded; a problem is logged and left to the API's failure sweep. */
+  const startRecoveryRuns = async (executionId: string): Promise<void> => {
+    if (!deps.recoveryStarts) return;
+    const row = await new ExecutionRepository(dataSource.manager).findOneBy({ id: executionId });
+    if (!row || row.status !== 'failed' || row.failureDispatchedAt !== null) return;
+    const dispatch = {
+      dataSource,
+      ...deps.recoveryStarts,
+      publicBaseUrl: deps.publicBaseUrl ?? '',
+      limits: deps.limits,
+      logger: deps.logger,
+    };
+    // Bounded: this runs inside the finishing local activity, and the sweep is there for a slow Temporal.
+    await deps.recoveryStarts.temporal
+      .withDeadline(Date.now() + RECOVERY_DEADLINE_MS, () => dispatchFailure(dispatch, row))
+      .catch((error: unknown) =>
+        deps.logger.warn({ err: error, executionId }, 'recovery runs could not be started; the failure sweep retries'),
+      );
   };
 
   return {
@@ -132,13 +165,9 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
 
     /** Writes the final status, outputs and error of the execution record. */
     async finishExecution(request: FinishRequest): Promise<void> {
-      await new ExecutionRepository(dataSource.manager).finish(
-        request.executionId,
-        request.status,
-        request.outputs,
-        request.error ?? null,
-        request.eventSeq,
-      );
+      const executions = new ExecutionRepository(dataSource.manager);
+      await executions.finish(request.executionId, request.status, request.outputs, request.error ?? null, request.eventSeq);
+      if (request.status === 'failed') await startRecoveryRuns(request.executionId);
     },
 
     /** Resolves a sub-workflow's revision and records the child execution; returns its input. */

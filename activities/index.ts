@@ -5,7 +5,7 @@
 import type { DataSource } from 'typeorm';
 import type { Limits } from '../config/limits';
 import type { Logger } from '../config/logger';
-import { createExecutionActivities } from './create-execution-activities';
+import { createExecutionActivities, type RecoveryStarts } from './create-execution-activities';
 import type { CodeExecPool } from './plugins/code-exec-pool';
 import type { EgressPolicy } from './egress/policy';
 
@@ -21,6 +21,11 @@ export interface ActivityDeps {
   egress?: EgressPolicy;
   /** Threads that run code-exec scripts off the event loop (unset: the process's default pool). */
   codeExecPool?: CodeExecPool;
+  /**
+   * Where recovery runs (on-error, execution-failed-trigger) start when an execution fails. Unset: the
+   * worker leaves them to the API's failure sweep (startup/execution-reconciler.ts).
+   */
+  recoveryStarts?: RecoveryStarts;
 }
 
 export function createActivities(deps: ActivityDeps) {

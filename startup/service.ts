@@ -93,6 +93,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
           temporalNamespace: temporal.namespace,
           publicBaseUrl: config.publicBaseUrl,
           limits: config.limits,
+          recoveryStarts: { temporal: client, taskQueue: config.temporalTaskQueue },
           egress: {
             allow: config.egressAllowHosts ?? DEFAULT_EGRESS.allow,
             deny: config.egressDenyHosts ?? DEFAULT_EGRESS.deny,

@@ -109,6 +109,22 @@ export function cronRegistrar(client: Client, taskQueue: string): TriggerRegistr
   };
 }
 
+/**
+ * `on-error` and `execution-failed-trigger` need nothing registered: their live
+ * binding row is the registration, found by any process that sees a failure
+ * (executions/dispatch-failure.ts).
+ */
+export const recoveryRegistrar: TriggerRegistrar = {
+  register: () => Promise.resolve({}),
+  unregister: () => Promise.resolve(),
+};
+
 export function defaultRegistrars(client: Client, taskQueue: string): TriggerRegistrars {
-  return { manual: manualRegistrar, webhook: webhookRegistrar, cron: cronRegistrar(client, taskQueue) };
+  return {
+    manual: manualRegistrar,
+    webhook: webhookRegistrar,
+    cron: cronRegistrar(client, taskQueue),
+    'on-error': recoveryRegistrar,
+    'execution-failed-trigger': recoveryRegistrar,
+  };
 }

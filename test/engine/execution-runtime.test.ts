@@ -210,6 +210,11 @@ describe('execution runtime (pure, fake effects)', () => {
   });
 
   it('runs forEach sequentially with reduce, and in parallel counting failures', async () => {
+    // The reduce accumulator is a variable: each call reads the previous output as inputs.acc.
+    const appended = (acc: unknown, item: unknown): string => {
+      const previous: unknown = acc !== null && typeof acc === 'object' ? (acc as Record<string, unknown>).acc : undefined;
+      return `${typeof previous === 'string' ? previous : ''}${String(item)}`;
+    };
     const activities = {
       'http-request': (call: ActivityCall) =>
         call.inputs.item === 'bad'
@@ -219,7 +224,7 @@ describe('execution runtime (pure, fake effects)', () => {
               outputs: {
                 got: call.inputs.item,
                 i: call.inputs.index,
-                ...(call.inputs.acc !== undefined ? { acc: `${String(call.inputs.acc?.acc ?? '')}${String(call.inputs.item)}` } : {}),
+                ...(call.inputs.acc !== undefined ? { acc: appended(call.inputs.acc, call.inputs.item) } : {}),
               },
             } as PluginResult),
     };

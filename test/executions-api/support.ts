@@ -86,6 +86,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
         egress: TEST_EGRESS,
         codeExecPool,
         limits,
+        recoveryStarts: { temporal: env.client, taskQueue },
       }),
     });
     running = worker.run();

@@ -16,7 +16,7 @@ export type { Item };
 export interface TriggerInfo {
   /** Trigger step that fired; undefined for a plain API start without a manual trigger step. */
   stepId?: string;
-  source: 'manual' | 'cron' | 'webhook' | 'sub-workflow' | 'signal';
+  source: 'manual' | 'cron' | 'webhook' | 'sub-workflow' | 'signal' | 'on-error';
   payload: Record<string, unknown>;
   receivedAt: string;
 }
