@@ -19,6 +19,8 @@ export interface TriggerInfo {
   source: 'manual' | 'cron' | 'webhook' | 'sub-workflow' | 'signal' | 'on-error';
   payload: Record<string, unknown>;
   receivedAt: string;
+  /** Signal-with-start: the signal this run was started for; its first matching wait receives it. */
+  signal?: { name: string; signalId: string; correlationKey?: string; payload: unknown };
 }
 
 export interface ExecutionInput {
