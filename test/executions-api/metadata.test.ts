@@ -44,7 +44,13 @@ describe('executions API: engine metadata and plugin descriptors', () => {
     const http = all.body.data.find((d: { name: string }) => d.name === 'http-request');
     assert.deepEqual(Object.keys(http).sort(), Object.keys(PLUGINS['http-request']).sort());
     const triggers = await get({ type: 'trigger' }).expect(200);
-    assert.deepEqual(triggers.body.data.map((d: { name: string }) => d.name).sort(), ['cron', 'manual', 'webhook']);
+    assert.deepEqual(triggers.body.data.map((d: { name: string }) => d.name).sort(), [
+      'cron',
+      'execution-failed-trigger',
+      'manual',
+      'on-error',
+      'webhook',
+    ]);
     assert.deepEqual(
       (await get({ q: 'SIGNAL-W' })).body.data.map((d: { name: string }) => d.name),
       ['signal-wait'],
