@@ -5,7 +5,7 @@
  * producer. Pure runtime with fake effects.
  */
 import assert from 'node:assert/strict';
-import { startExecution, type ActivityCall, type PluginResult, type RuntimeEffects } from '../../workflows/engine';
+import { startExecution, validateDefinition, type ActivityCall, type PluginResult, type RuntimeEffects } from '../../workflows/engine';
 import { connections, executionInput, trigger } from '../support/definitions';
 
 type Fake = (call: ActivityCall) => PluginResult;
@@ -182,6 +182,39 @@ describe('documented semantics (engine)', () => {
         { 'code-exec': producer, 'http-request': consumer },
       );
       assert.equal(calls.filter((call) => call.pluginType === 'http-request').length, 4);
+    });
+  });
+
+  describe('publish-time checks', () => {
+    const withStep = (extra: Record<string, unknown>) => ({
+      name: 'x',
+      steps: [
+        manual,
+        { id: 'a', type: 'module', pluginType: 'http-request', config: { url: 'https://x' }, dependsOn: ['start'], ...extra },
+      ],
+    });
+    const messages = (doc: unknown) => validateDefinition(doc).errors.map((e) => `${e.path}: ${e.message}`);
+
+    it('refuses a reduce accumulator that is an expression rather than a variable name', () => {
+      assert.deepEqual(messages(withStep({ forEach: { expression: 'variables.l', reduce: { accumulator: 'total' } } })), []);
+      assert.match(
+        messages(withStep({ forEach: { expression: 'variables.l', reduce: { accumulator: 'acc + result.got' } } })).join('\n'),
+        /forEach\/reduce\/accumulator: must name the variable/,
+      );
+    });
+
+    it('accepts the recovery triggers and checks their scope', () => {
+      const recovery = (config: Record<string, unknown>, pluginType = 'on-error') => ({
+        name: 'x',
+        steps: [
+          { id: 'onErr', type: 'trigger', pluginType, config },
+          { id: 'b', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['onErr'] },
+        ],
+      });
+      assert.deepEqual(messages(recovery({ scope: 'step' })), []);
+      assert.deepEqual(messages(recovery({ listenFor: 'workflow' })), []);
+      assert.deepEqual(messages(recovery({ workflow_id: 'billing' }, 'execution-failed-trigger')), []);
+      assert.match(messages(recovery({ scope: 'everything' })).join('\n'), /scope: must be one of/);
     });
   });
 });
