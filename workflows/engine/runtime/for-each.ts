@@ -27,6 +27,8 @@ import { mapLimit } from './concurrency';
 import { stepScope } from './context';
 import type { Item, PluginCall, PluginResult, ScopeExtras, StepEnv } from './types';
 
+const UNSAFE_NAMES = new Set(['__proto__', 'prototype', 'constructor']);
+
 interface ForEachConfig {
   expression?: unknown;
   itemVariable?: string;
@@ -71,7 +73,7 @@ export async function runForEach(
   const continueOnError = step.errorHandling?.continueOnError === true;
 
   const accumulatorName = options.reduce && !options.parallel ? options.reduce.accumulator : undefined;
-  if (accumulatorName !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(accumulatorName)) {
+  if (accumulatorName !== undefined && (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(accumulatorName) || UNSAFE_NAMES.has(accumulatorName))) {
     // Revisions validated before the accumulator had to be a name.
     return {
       status: 'failure',
