@@ -124,7 +124,7 @@ function checkedResult(plugin: OperatorPlugin, result: PluginExecuteResult | und
   return {
     status: 'success',
     ...(outputs !== undefined ? { outputs } : {}),
-    ...(items !== undefined ? { items: items as Array<Record<string, unknown>> } : {}),
+    ...(items !== undefined ? { items } : {}),
     ...(activePorts !== undefined ? { activePorts: activePorts as string[] } : {}),
   };
 }

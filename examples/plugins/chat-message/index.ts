@@ -81,8 +81,9 @@ async function readAnswer(response: Awaited<ReturnType<PluginExecuteContextFetch
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    chunks.push(chunk.value);
-    size += chunk.value.byteLength;
+    const bytes = chunk.value as Uint8Array;
+    chunks.push(bytes);
+    size += bytes.byteLength;
     if (size >= MAX_ANSWER_BYTES) {
       await reader.cancel();
       break;
