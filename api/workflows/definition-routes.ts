@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { WorkflowEntity } from '../../db/entities/workflow';
 import { WorkflowRepository, type Published } from '../../db/repositories/workflow-repository';
 import { isUniqueViolation } from '../../db/sql';
-import { normalizeFolderPath, validateDefinition } from '../../workflows/engine';
+import { definitionBytesIssue, normalizeFolderPath, validateDefinition } from '../../workflows/engine';
 import { loadAccess } from '../access/access';
 import type { AuthContext } from '../http/auth';
 import { HttpError, conflict, validationFailed, type FieldError } from '../http/errors';
@@ -33,7 +33,8 @@ async function authorizePublish(deps: WorkflowDeps, auth: AuthContext, permissio
 
 async function validationReport(deps: WorkflowDeps, body: unknown, organizationId: string, workflowId: string | null) {
   const result = validateDefinition(body, { limits: deps.limits, plugins: deps.plugins });
-  if (!result.definition) return { valid: false, errors: result.errors, warnings: [] };
+  const tooLarge = result.definition && definitionBytesIssue(JSON.stringify(result.definition), deps.limits);
+  if (!result.definition || tooLarge) return { valid: false, errors: tooLarge ? [tooLarge] : result.errors, warnings: [] };
   const warnings = await configWarnings(deps.dataSource, organizationId, workflowId, result.definition.path, result.references);
   return { valid: true, errors: [], warnings };
 }

@@ -10,6 +10,7 @@ import { ConfigEntryRepository, folderChain } from '../../db/repositories/config
 import type { NewRevision, WorkflowFields } from '../../db/repositories/workflow-repository';
 import {
   ENGINE_VERSION,
+  definitionBytesIssue,
   validateDefinition,
   type ConfigReference,
   type DefinitionLimits,
@@ -85,6 +86,8 @@ export function prepare(
   const definition = { ...def, nrn };
   // Serialized once: the same text is hashed, sent to PostgreSQL and compared there.
   const definitionJson = JSON.stringify(definition);
+  const tooLarge = definitionBytesIssue(definitionJson, limits);
+  if (tooLarge) throw definitionInvalid([tooLarge]);
   return {
     key: def.key ?? null,
     fields,
