@@ -30,6 +30,8 @@ import { prepareScheduledExecution } from './prepare-scheduled';
 import type { CodeExecPool } from './plugins/code-exec-pool';
 import { DEFAULT_EGRESS, type EgressPolicy } from './egress/policy';
 import { effectfulPluginFor } from './plugins/registry';
+import type { OperatorPlugins } from './plugins/operator/load-plugins';
+import { operatorPluginRun } from './plugins/operator/run-operator-plugin';
 import { Scrubber } from './secrets/scrubber';
 
 /** How often a running plugin heartbeats (the worker's heartbeat throttle must not be longer: see worker/worker.ts). */
@@ -47,6 +49,8 @@ export interface ExecutionActivityDeps {
   publicBaseUrl?: string;
   /** The service's limits: those of the runs this worker starts (cron ticks; children inherit their parent's), and plugin ceilings. */
   limits: Limits;
+  /** The operator's own plugins (the PLUGINS setting), run beside the built-ins. */
+  operatorPlugins?: OperatorPlugins;
 }
 
 /** The activities as the workflow proxies them: derived from the implementation below. */
@@ -86,7 +90,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
      * from what returns.
      */
     async callPlugin(call: ActivityCall): Promise<PluginResult> {
-      const plugin = effectfulPluginFor(call.pluginType);
+      const plugin = effectfulPluginFor(call.pluginType) ?? operatorPluginRun(deps.operatorPlugins, call);
       if (!plugin) throw ApplicationFailure.nonRetryable(`plugin "${call.pluginType}" cannot run in this worker`, 'PLUGIN_NOT_AVAILABLE');
 
       const deferred = call.deferred ?? [];
@@ -102,6 +106,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
           call,
           config,
           inputs,
+          secrets,
           signal: context.cancellationSignal,
           egress: deps.egress ?? DEFAULT_EGRESS,
           codeExecPool: deps.codeExecPool,

@@ -8,6 +8,7 @@ import type { Logger } from '../config/logger';
 import { createExecutionActivities } from './create-execution-activities';
 import type { CodeExecPool } from './plugins/code-exec-pool';
 import type { EgressPolicy } from './egress/policy';
+import type { OperatorPlugins } from './plugins/operator/load-plugins';
 
 export interface ActivityDeps {
   dataSource: DataSource;
@@ -21,6 +22,8 @@ export interface ActivityDeps {
   egress?: EgressPolicy;
   /** Threads that run code-exec scripts off the event loop (unset: the process's default pool). */
   codeExecPool?: CodeExecPool;
+  /** The operator's own plugins (the PLUGINS setting), run beside the built-ins. */
+  operatorPlugins?: OperatorPlugins;
 }
 
 export function createActivities(deps: ActivityDeps) {

@@ -62,6 +62,8 @@ export interface AppConfig {
   limits: Limits;
   /** code-exec's thread pool and the caps every run is held to (`CODE_EXEC_*`). */
   codeExec: CodeExecSettings;
+  /** Operators' own plugins (`PLUGINS`: comma-separated package names or paths, loaded at start by the API and the worker). */
+  plugins: string[];
   /** The production shape on one machine (`npm run start:cluster`). */
   cluster: ClusterSettings;
 }
@@ -225,6 +227,13 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     }
   }
 
+  const plugins = (read('PLUGINS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of plugins)
+    if (/\s/.test(entry)) problems.push(`PLUGINS entries are package names or paths without spaces (got "${entry}")`);
+
   const config: AppConfig = {
     port,
     host,
@@ -259,6 +268,7 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
       maxResultBytes: integer('CODE_EXEC_MAX_RESULT_BYTES', CODE_EXEC_DEFAULTS.maxResultBytes, 1024, 64 * 1024 * 1024),
       maxFetchBodyBytes: integer('CODE_EXEC_MAX_FETCH_BYTES', CODE_EXEC_DEFAULTS.maxFetchBodyBytes, 1024, 256 * 1024 * 1024),
     },
+    plugins,
     cluster: {
       apiReplicas: integer('API_REPLICAS', 2, 1, 16),
       workers: integer('WORKERS', 3, 1, 32),

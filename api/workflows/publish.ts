@@ -14,6 +14,7 @@ import {
   validateDefinition,
   type ConfigReference,
   type DefinitionLimits,
+  type PluginCatalog,
   type WorkflowDefinition,
 } from '../../workflows/engine';
 import { canonicalNrn, isConcrete, organizationNrn, parseNrn } from '../access/nrn';
@@ -64,8 +65,14 @@ export function ownNrn(nrn: string | undefined, organizationId: string): string 
   });
 }
 
-export function prepare(body: unknown, auth: { organizationId: string; userId: string }, limits: DefinitionLimits): Prepared {
-  const result = validateDefinition(body, { limits });
+export function prepare(
+  body: unknown,
+  auth: { organizationId: string; userId: string },
+  limits: DefinitionLimits,
+  plugins?: PluginCatalog,
+): Prepared {
+  // Operator plugins the definition uses are pinned into it (their versions): a worker runs it only with compatible ones.
+  const result = validateDefinition(body, { limits, plugins });
   if (!result.definition) throw definitionInvalid(result.errors);
   const def: WorkflowDefinition = result.definition;
   const nrn = ownNrn(def.nrn, auth.organizationId);

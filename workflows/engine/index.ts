@@ -34,7 +34,17 @@ export {
   inlinePluginFor,
   outputPortsOf,
   paginatedFetchDescriptor,
+  describePlugin,
+  isBuiltInPlugin,
+  isCompatibleVersion,
+  isSemver,
+  toJsonSchema,
+  withPluginCatalog,
+  PINNED_PLUGINS_KEY,
+  type PinnedPlugin,
+  type PluginCatalog,
   type PluginDescriptor,
+  type PublicPluginDescriptor,
   type RegisteredPlugin,
 } from './plugins';
 export { webhookSignalName } from './inline/webhook-wait';
