@@ -17,7 +17,7 @@ import { freePort, isPortFree } from '../temporal';
 import { startChild, type RunningChild } from './children';
 import { startFront, type Front } from './front';
 import {
-  DEV_SERVER_DYNAMIC_CONFIG,
+  DYNAMIC_CONFIG_FILE,
   awaitNamespace,
   postgresTarget,
   prepareTemporalSchemas,
@@ -126,7 +126,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       ports,
       dir: path.join(options.dir, 'temporal'),
       logDir,
-      dynamicConfig: DEV_SERVER_DYNAMIC_CONFIG,
+      dynamicConfigFile: DYNAMIC_CONFIG_FILE,
       onUnexpectedExit,
     };
     let temporal = startTemporalServer(serverOptions);

@@ -142,19 +142,13 @@ export interface TemporalServerOptions {
   /** Folder for the generated configuration. */
   dir: string;
   logDir: string;
-  /** Values for the server's dynamic configuration file (key → value). */
-  dynamicConfig: Record<string, unknown>;
+  /** The server's dynamic configuration file. */
+  dynamicConfigFile: string;
   onUnexpectedExit?: (child: RunningChild, code: number | null) => void;
 }
 
-/**
- * What `temporal server start-dev` sets beyond the server's defaults (temporalcli
- * devserver), so the production shape behaves like the dev server the suite runs on.
- */
-export const DEV_SERVER_DYNAMIC_CONFIG: Record<string, unknown> = {
-  'history.hostLevelCacheMaxSize': 8096,
-  'frontend.namespaceRPS.visibility': 100,
-};
+/** The dynamic configuration docker-compose.yml mounts too: one file, so both shapes run the same settings. */
+export const DYNAMIC_CONFIG_FILE = path.resolve(__dirname, '../../deploy/temporal/dynamicconfig.yaml');
 
 /** Writes the server's configuration (same shape as config/development-postgres12.yaml in the server's module). */
 export function writeServerConfig(options: TemporalServerOptions): { root: string; env: string } {
@@ -177,11 +171,6 @@ export function writeServerConfig(options: TemporalServerOptions): { root: strin
     rpc: { grpcPort, membershipPort, bindOnLocalHost: true, ...(httpPort ? { httpPort } : {}) },
   });
   const { ports } = options;
-  const dynamicConfigFile = path.join(configDir, 'dynamicconfig.yaml');
-  writeFileSync(
-    dynamicConfigFile,
-    YAML.stringify(Object.fromEntries(Object.entries(options.dynamicConfig).map(([key, value]) => [key, [{ value }]]))),
-  );
   const config = {
     log: { stdout: true, level: 'warn' },
     persistence: {
@@ -212,7 +201,7 @@ export function writeServerConfig(options: TemporalServerOptions): { root: strin
     dcRedirectionPolicy: { policy: 'noop' },
     archival: { history: { state: 'disabled' }, visibility: { state: 'disabled' } },
     namespaceDefaults: { archival: { history: { state: 'disabled' }, visibility: { state: 'disabled' } } },
-    dynamicConfigClient: { filepath: dynamicConfigFile, pollInterval: '10s' },
+    dynamicConfigClient: { filepath: options.dynamicConfigFile, pollInterval: '10s' },
   };
   writeFileSync(path.join(configDir, 'cluster.yaml'), YAML.stringify(config), { mode: 0o600 });
   return { root: options.dir, env: 'cluster' };
