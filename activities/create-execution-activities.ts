@@ -32,6 +32,8 @@ import { prepareScheduledExecution } from './prepare-scheduled';
 import type { CodeExecPool } from './plugins/code-exec-pool';
 import { DEFAULT_EGRESS, type EgressPolicy } from './egress/policy';
 import { effectfulPluginFor } from './plugins/registry';
+import type { OperatorPlugins } from './plugins/operator/load-plugins';
+import { operatorPluginRun } from './plugins/operator/run-operator-plugin';
 import { Scrubber } from './secrets/scrubber';
 
 /** How long the worker tries to start a failure's recovery runs before leaving them to the sweep. */
@@ -54,6 +56,8 @@ export interface ExecutionActivityDeps {
   limits: Limits;
   /** Where recovery runs of failed executions start; unset: the API's failure sweep starts them. */
   recoveryStarts?: RecoveryStarts;
+  /** The operator's own plugins (the PLUGINS setting), run beside the built-ins. */
+  operatorPlugins?: OperatorPlugins;
 }
 
 /** The Temporal client and task queue recovery runs start on. */
@@ -119,7 +123,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
      * from what returns.
      */
     async callPlugin(call: ActivityCall): Promise<PluginResult> {
-      const plugin = effectfulPluginFor(call.pluginType);
+      const plugin = effectfulPluginFor(call.pluginType) ?? operatorPluginRun(deps.operatorPlugins, call);
       if (!plugin) throw ApplicationFailure.nonRetryable(`plugin "${call.pluginType}" cannot run in this worker`, 'PLUGIN_NOT_AVAILABLE');
 
       const deferred = call.deferred ?? [];
@@ -135,6 +139,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
           call,
           config,
           inputs,
+          secrets,
           signal: context.cancellationSignal,
           egress: deps.egress ?? DEFAULT_EGRESS,
           codeExecPool: deps.codeExecPool,

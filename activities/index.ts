@@ -8,6 +8,7 @@ import type { Logger } from '../config/logger';
 import { createExecutionActivities, type RecoveryStarts } from './create-execution-activities';
 import type { CodeExecPool } from './plugins/code-exec-pool';
 import type { EgressPolicy } from './egress/policy';
+import type { OperatorPlugins } from './plugins/operator/load-plugins';
 
 export interface ActivityDeps {
   dataSource: DataSource;
@@ -26,6 +27,8 @@ export interface ActivityDeps {
    * worker leaves them to the API's failure sweep (startup/execution-reconciler.ts).
    */
   recoveryStarts?: RecoveryStarts;
+  /** The operator's own plugins (the PLUGINS setting), run beside the built-ins. */
+  operatorPlugins?: OperatorPlugins;
 }
 
 export function createActivities(deps: ActivityDeps) {

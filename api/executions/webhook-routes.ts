@@ -119,8 +119,14 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle)
     access: { public: 'the webhook token in the URL is the capability (checked in constant time; HMAC-signed when the trigger says so)' },
     params: Type.Object({ token: Type.String({ minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }) }),
     ...(method === 'get' ? {} : { body: Type.Unknown(), bodyOptional: true }),
-    responses: { 202: { description: 'Accepted', schema: Type.Object({ accepted: Type.Literal(true) }) } },
-    errors: [401, 404, 405, 409, 429, 503],
+    responses: {
+      202: { description: 'Accepted', schema: Type.Object({ accepted: Type.Literal(true) }) },
+      200: {
+        description: 'A repeated Idempotency-Key: nothing new was started',
+        schema: Type.Object({ accepted: Type.Literal(true), deduplicated: Type.Literal(true) }),
+      },
+    },
+    errors: [400, 401, 404, 405, 409, 429, 503],
     async handler({ params, body, ctx }) {
       throttle(params.token);
       const binding = await new TriggerBindingRepository(deps.dataSource.manager).findLiveByWebhookToken(params.token);
@@ -166,14 +172,37 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle)
         if (!delivered) throw new HttpError(409, 'signal-not-waiting', `No execution waits on signal "${name}" with that correlation key.`);
         return { status: 202, body: { accepted: true } };
       }
-      await startExecution(deps, {
+      const idempotencyKey = webhookIdempotencyKey(ctx.get('idempotency-key'), binding.triggerId);
+      const { created } = await startExecution(deps, {
         organizationId: binding.organizationId,
         runnable: { ...runnable, alias: binding.aliasName },
         inputs: payload,
         trigger: { stepId: binding.triggerId, source: 'webhook', payload, receivedAt },
+        idempotencyKey,
         createdBy: null,
       }).catch(asProblem);
-      return { status: 202, body: { accepted: true } };
+      // As execute: a repeated key starts nothing and says so (still no execution id: the caller is anonymous).
+      return created ? { status: 202, body: { accepted: true } } : { status: 200, body: { accepted: true, deduplicated: true } };
     },
   });
+}
+
+/** Longest `Idempotency-Key` header accepted at webhook ingress. */
+export const MAX_WEBHOOK_IDEMPOTENCY_KEY = 200;
+
+/**
+ * A sender's `Idempotency-Key` header (the usual way webhook senders mark
+ * retries of one delivery) as the run's idempotency key, scoped to the trigger:
+ * a retry of the same delivery, on any replica, starts nothing new.
+ */
+function webhookIdempotencyKey(header: string, triggerId: string): string | undefined {
+  const key = header.trim();
+  if (key === '') return undefined;
+  if (key.length > MAX_WEBHOOK_IDEMPOTENCY_KEY)
+    throw new HttpError(
+      400,
+      'idempotency-key-too-long',
+      `The Idempotency-Key header may hold at most ${MAX_WEBHOOK_IDEMPOTENCY_KEY} characters.`,
+    );
+  return `webhook:${triggerId}:${key}`;
 }

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { WorkflowEntity } from '../../db/entities/workflow';
 import { WorkflowRepository, type Published } from '../../db/repositories/workflow-repository';
 import { isUniqueViolation } from '../../db/sql';
-import { normalizeFolderPath, validateDefinition } from '../../workflows/engine';
+import { definitionBytesIssue, normalizeFolderPath, validateDefinition } from '../../workflows/engine';
 import { loadAccess } from '../access/access';
 import type { AuthContext } from '../http/auth';
 import { HttpError, conflict, validationFailed, type FieldError } from '../http/errors';
@@ -32,8 +32,9 @@ async function authorizePublish(deps: WorkflowDeps, auth: AuthContext, permissio
 }
 
 async function validationReport(deps: WorkflowDeps, body: unknown, organizationId: string, workflowId: string | null) {
-  const result = validateDefinition(body, { limits: deps.limits });
-  if (!result.definition) return { valid: false, errors: result.errors, warnings: [] };
+  const result = validateDefinition(body, { limits: deps.limits, plugins: deps.plugins });
+  const tooLarge = result.definition && definitionBytesIssue(JSON.stringify(result.definition), deps.limits);
+  if (!result.definition || tooLarge) return { valid: false, errors: tooLarge ? [tooLarge] : result.errors, warnings: [] };
   const warnings = await configWarnings(deps.dataSource, organizationId, workflowId, result.definition.path, result.references);
   return { valid: true, errors: [], warnings };
 }
@@ -75,7 +76,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       responses: { 201: { description: 'Created', schema: PublishResult } },
       errors: [409],
       async handler({ body, auth, permission }) {
-        const prepared = prepare(body, auth, deps.limits);
+        const prepared = prepare(body, auth, deps.limits, deps.plugins);
         await authorizePublish(deps, auth, permission, prepared.fields.nrn);
         const id = newWorkflowId();
         let published;
@@ -115,7 +116,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
             'graph-invalid',
           );
         }
-        const prepared = prepare({ ...(body as object), key: params.key }, auth, deps.limits);
+        const prepared = prepare({ ...(body as object), key: params.key }, auth, deps.limits, deps.plugins);
         await authorizePublish(deps, auth, permission, prepared.fields.nrn, await workflows.findByRef(auth.organizationId, params.key));
         const id = newWorkflowId();
         // Try to create first (one statement); an existing key falls through to the locked update path.

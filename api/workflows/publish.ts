@@ -10,9 +10,11 @@ import { ConfigEntryRepository, folderChain } from '../../db/repositories/config
 import type { NewRevision, WorkflowFields } from '../../db/repositories/workflow-repository';
 import {
   ENGINE_VERSION,
+  definitionBytesIssue,
   validateDefinition,
   type ConfigReference,
   type DefinitionLimits,
+  type PluginCatalog,
   type WorkflowDefinition,
 } from '../../workflows/engine';
 import { canonicalNrn, isConcrete, organizationNrn, parseNrn } from '../access/nrn';
@@ -63,8 +65,14 @@ export function ownNrn(nrn: string | undefined, organizationId: string): string 
   });
 }
 
-export function prepare(body: unknown, auth: { organizationId: string; userId: string }, limits: DefinitionLimits): Prepared {
-  const result = validateDefinition(body, { limits });
+export function prepare(
+  body: unknown,
+  auth: { organizationId: string; userId: string },
+  limits: DefinitionLimits,
+  plugins?: PluginCatalog,
+): Prepared {
+  // Operator plugins the definition uses are pinned into it (their versions): a worker runs it only with compatible ones.
+  const result = validateDefinition(body, { limits, plugins });
   if (!result.definition) throw definitionInvalid(result.errors);
   const def: WorkflowDefinition = result.definition;
   const nrn = ownNrn(def.nrn, auth.organizationId);
@@ -78,6 +86,8 @@ export function prepare(body: unknown, auth: { organizationId: string; userId: s
   const definition = { ...def, nrn };
   // Serialized once: the same text is hashed, sent to PostgreSQL and compared there.
   const definitionJson = JSON.stringify(definition);
+  const tooLarge = definitionBytesIssue(definitionJson, limits);
+  if (tooLarge) throw definitionInvalid([tooLarge]);
   return {
     key: def.key ?? null,
     fields,

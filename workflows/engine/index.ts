@@ -13,7 +13,15 @@ export { normalizeDefinition, normalizeFolderPath } from './normalize';
 export { validateDefinition, type ValidationOptions, type ValidationResult } from './validate';
 export { createLimiter } from './runtime/concurrency';
 export { truncateUtf8, utf8Length } from './runtime/sizes';
-export { DEFINITION_LIMIT_SETTINGS, RUN_LIMIT_SETTINGS, runLimitsFrom, runLimitsOf, type DefinitionLimits, type RunLimits } from './limits';
+export {
+  DEFINITION_LIMIT_SETTINGS,
+  RUN_LIMIT_SETTINGS,
+  definitionBytesIssue,
+  runLimitsFrom,
+  runLimitsOf,
+  type DefinitionLimits,
+  type RunLimits,
+} from './limits';
 export { EXECUTION_WORKFLOW_TYPE, ENGINE_VERSION } from './workflow-types';
 
 // Plugins described as data, registered in one place; the inline plugins' signal names.
@@ -26,7 +34,17 @@ export {
   inlinePluginFor,
   outputPortsOf,
   paginatedFetchDescriptor,
+  describePlugin,
+  isBuiltInPlugin,
+  isCompatibleVersion,
+  isSemver,
+  toJsonSchema,
+  withPluginCatalog,
+  PINNED_PLUGINS_KEY,
+  type PinnedPlugin,
+  type PluginCatalog,
   type PluginDescriptor,
+  type PublicPluginDescriptor,
   type RegisteredPlugin,
 } from './plugins';
 export { webhookSignalName } from './inline/webhook-wait';

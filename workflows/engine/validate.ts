@@ -13,7 +13,7 @@ import {
 } from './definition';
 import type { ConfigReference } from './expressions';
 import { hasOwn, isObject, normalizeDefinition, normalizeFolderPath } from './normalize';
-import { outputPortsOf } from './plugins';
+import { outputPortsOf, pinPlugins, withPluginCatalog, type PluginCatalog } from './plugins';
 import { scheduleTooFrequent, sizeIssues, type DefinitionLimits } from './limits';
 import { join } from './pointer';
 import { checkInputDeclarations } from './validate-declarations';
@@ -32,6 +32,8 @@ export interface ValidationResult {
 export interface ValidationOptions {
   /** Publish-time ceilings (the API passes the operator's); absent, sizes are not checked. */
   limits?: DefinitionLimits;
+  /** Operators' own plugins (the PLUGINS setting), known beside the built-ins; the ones used are pinned into the definition. */
+  plugins?: PluginCatalog;
 }
 
 export function validateDefinition(input: unknown, options: ValidationOptions = {}): ValidationResult {
@@ -40,7 +42,9 @@ export function validateDefinition(input: unknown, options: ValidationOptions = 
       const tooLarge = sizeIssues(input, options.limits);
       if (tooLarge.length > 0) return { errors: tooLarge, warnings: [], references: [] };
     }
-    return validateUnsafe(input, options.limits);
+    const result = withPluginCatalog(options.plugins, () => validateUnsafe(input, options.limits));
+    if (result.definition) pinPlugins(result.definition, options.plugins);
+    return result;
   } catch (error) {
     // A bug in the validator must not turn into a 5xx or a crashed workflow task.
     const message = error instanceof Error ? error.message : String(error);

@@ -5,12 +5,12 @@
  * `outputProjection`, and the step record. Returns the outcome the walker
  * settles.
  */
-import type { StepDefinition } from '../definition';
+import type { StepDefinition, WorkflowDefinition } from '../definition';
 import { parseDuration } from '../durations';
 import { ExpressionError, evaluateExpression, isTruthy, type EvaluationScope } from '../evaluate';
 import { unwrapRaw } from '../expressions';
 import type { Activation, StepOutcome } from '../graph/walker';
-import { executeModeOf, findPlugin, inlinePluginFor } from '../plugins';
+import { executeModeOf, findPlugin, inlinePluginFor, pinnedPluginOf } from '../plugins';
 import { resolveInputs, resolveTemplates, scopeForDeferred, type DeferredTemplate } from '../templates';
 import { RUN_LIMIT_SETTINGS, runLimitsOf } from '../limits';
 import { mapLimit } from './concurrency';
@@ -95,7 +95,8 @@ function evaluateCondition(condition: string | boolean, scope: EvaluationScope):
 
 /** `each` mode: one call per item (bounded parallelism), results concatenated in item order; `all` (or a join): one call. */
 async function runItems(env: StepEnv, step: StepDefinition, activation: Activation, signal: ScopeExtras['signal']): Promise<PluginResult> {
-  const plugin = findPlugin(step.pluginType ?? '');
+  // An operator plugin is known here only by its pin in the definition (the sandbox has no live registry of them).
+  const plugin = findPlugin(step.pluginType ?? '') ?? pinnedPluginOf(env.ctx.input.definition, step.pluginType);
   const fanOut = step.metadata?.fanOutPerItem;
   const mode =
     fanOut === true
@@ -192,6 +193,7 @@ export async function callPlugin(
     workflowId: ctx.input.workflowId,
     stepId: step.id,
     pluginType,
+    ...pinnedVersion(ctx.input.definition, pluginType),
     config,
     inputs,
     items: extras.item ? [extras.item] : extras.items,
@@ -298,4 +300,10 @@ export function toStepError(error: unknown): StepError {
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
+}
+
+/** The version of an operator plugin the revision was validated against: the worker runs the step only with a compatible one. */
+function pinnedVersion(definition: WorkflowDefinition, pluginType: string): { pluginVersion?: string } {
+  const pinned = pinnedPluginOf(definition, pluginType);
+  return pinned ? { pluginVersion: pinned.version } : {};
 }

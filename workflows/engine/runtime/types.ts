@@ -156,6 +156,8 @@ export interface ActivityCall {
   workflowId: string;
   stepId: string;
   pluginType: string;
+  /** For an operator plugin: the version the revision pinned (the worker refuses an incompatible one). */
+  pluginVersion?: string;
   config: Record<string, unknown>;
   inputs: Record<string, unknown>;
   items: Item[];
