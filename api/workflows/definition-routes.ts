@@ -14,7 +14,8 @@ import type { WorkflowDeps } from './deps';
 import { workflowNotFound } from './errors';
 import { newWorkflowId } from './ids';
 import { authorizeInOrganization, authorizedWorkflow, organizationNotFound, workflowNrn } from './authorize';
-import { WORKFLOW_LEVEL_KEYS, configWarnings, prepare, type ConfigWarning } from './publish';
+import { declaredSchemaErrors } from './declared-schemas';
+import { WORKFLOW_LEVEL_KEYS, configWarnings, prepare, type PublishWarning } from './publish';
 import { deleteWorkflow, publishOnExisting } from './workflow-writes';
 import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
 import { aliasJson, revisionJson, workflowJson } from './serialize';
@@ -34,7 +35,16 @@ async function authorizePublish(deps: WorkflowDeps, auth: AuthContext, permissio
 async function validationReport(deps: WorkflowDeps, body: unknown, organizationId: string, workflowId: string | null) {
   const result = validateDefinition(body, { limits: deps.limits });
   if (!result.definition) return { valid: false, errors: result.errors, warnings: [] };
-  const warnings = await configWarnings(deps.dataSource, organizationId, workflowId, result.definition.path, result.references);
+  const schemaErrors = declaredSchemaErrors(result.definition);
+  if (schemaErrors.length > 0) return { valid: false, errors: schemaErrors, warnings: [] };
+  const warnings = await configWarnings(
+    deps.dataSource,
+    organizationId,
+    workflowId,
+    result.definition.path,
+    result.references,
+    result.warnings,
+  );
   return { valid: true, errors: [], warnings };
 }
 
@@ -46,7 +56,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
    */
   const publishResult = (
     published: Published,
-    warnings: ConfigWarning[],
+    warnings: PublishWarning[],
     mode?: string,
     definitionJson?: string,
   ): HandlerResult['body'] => {
@@ -90,7 +100,14 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           throw error;
         }
         if (!published) throw new Error('workflow insert returned no row');
-        const warnings = await configWarnings(deps.dataSource, auth.organizationId, id, prepared.fields.path, prepared.references);
+        const warnings = await configWarnings(
+          deps.dataSource,
+          auth.organizationId,
+          id,
+          prepared.fields.path,
+          prepared.references,
+          prepared.warnings,
+        );
         return { status: 201, body: publishResult(published, warnings, undefined, prepared.revision.definitionJson), headers: JSON_TYPE };
       },
     }),
@@ -126,7 +143,14 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           true,
         );
         if (created) {
-          const warnings = await configWarnings(deps.dataSource, auth.organizationId, id, prepared.fields.path, prepared.references);
+          const warnings = await configWarnings(
+            deps.dataSource,
+            auth.organizationId,
+            id,
+            prepared.fields.path,
+            prepared.references,
+            prepared.warnings,
+          );
           return { status: 201, body: publishResult(created, warnings, 'created', prepared.revision.definitionJson), headers: JSON_TYPE };
         }
         const outcome = await publishOnExisting(
@@ -153,6 +177,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           outcome.workflow.id,
           prepared.fields.path,
           prepared.references,
+          prepared.warnings,
         );
         return {
           status: 200,

@@ -13,10 +13,12 @@ import {
   validateDefinition,
   type ConfigReference,
   type DefinitionLimits,
+  type DefinitionWarning,
   type WorkflowDefinition,
 } from '../../workflows/engine';
 import { canonicalNrn, isConcrete, organizationNrn, parseNrn } from '../access/nrn';
 import { HttpError, describeFieldErrors, type FieldError } from '../http/errors';
+import { declaredSchemaErrors } from './declared-schemas';
 
 export interface ConfigWarning {
   code: 'CONFIG_ENTRY_UNRESOLVED';
@@ -24,12 +26,17 @@ export interface ConfigWarning {
   kind: 'secret' | 'var';
 }
 
+/** A publish warning: a config reference without an entry, or a definition key that has no effect (`{code, path, message}`). */
+export type PublishWarning = ConfigWarning | DefinitionWarning;
+
 export interface Prepared {
   key: string | null;
   /** `nrn` is always set: the definition's, else the caller's organization. */
   fields: WorkflowFields & { nrn: string };
   revision: NewRevision;
   references: ConfigReference[];
+  /** The validator's warnings (keys accepted for compatibility that have no effect here). */
+  warnings: DefinitionWarning[];
 }
 
 /** Workflow-level fields: changing only these never makes a new revision. */
@@ -67,6 +74,8 @@ export function prepare(body: unknown, auth: { organizationId: string; userId: s
   const result = validateDefinition(body, { limits });
   if (!result.definition) throw definitionInvalid(result.errors);
   const def: WorkflowDefinition = result.definition;
+  const schemaErrors = declaredSchemaErrors(def);
+  if (schemaErrors.length > 0) throw definitionInvalid(schemaErrors);
   const nrn = ownNrn(def.nrn, auth.organizationId);
   const fields: Prepared['fields'] = {
     name: def.name,
@@ -82,6 +91,7 @@ export function prepare(body: unknown, auth: { organizationId: string; userId: s
     key: def.key ?? null,
     fields,
     references: result.references,
+    warnings: result.warnings,
     revision: {
       definition,
       definitionJson,
@@ -94,20 +104,22 @@ export function prepare(body: unknown, auth: { organizationId: string; userId: s
   };
 }
 
-/** References with no entry of their kind at any place the workflow sees (workflow, its folder, ancestors, root). */
+/** The definition's warnings, then references with no entry of their kind at any place the workflow sees (workflow, its folder, ancestors, root). */
 export async function configWarnings(
   db: DataSource,
   organizationId: string,
   workflowId: string | null,
   path: string,
   references: ConfigReference[],
-): Promise<ConfigWarning[]> {
-  if (references.length === 0) return [];
+  definitionWarnings: DefinitionWarning[] = [],
+): Promise<PublishWarning[]> {
+  if (references.length === 0) return definitionWarnings;
   const found = await new ConfigEntryRepository(db.manager).visibleNames(organizationId, { workflowId, paths: folderChain(path) }, [
     ...new Set(references.map((r) => r.name)),
   ]);
   const have = new Set(found.map((f) => `${f.secret ? 'secret' : 'var'}:${f.name}`));
-  return references
+  const unresolved = references
     .filter((r) => !have.has(`${r.kind}:${r.name}`))
     .map((r) => ({ code: 'CONFIG_ENTRY_UNRESOLVED' as const, name: r.name, kind: r.kind }));
+  return [...definitionWarnings, ...unresolved];
 }

@@ -19,6 +19,7 @@ import { join } from './pointer';
 import { checkInputDeclarations } from './validate-declarations';
 import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
 import { fieldPath, stepPlugin, validateStep } from './validate-step';
+import { ignoredKeyWarnings } from './validate-ignored';
 
 export interface ValidationResult {
   errors: DefinitionIssue[];
@@ -112,6 +113,7 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): V
     }
   }
   validateConnections(def, normalized.connections, issues, context);
+  warnings.push(...ignoredKeyWarnings(def, normalized.steps));
 
   const errors = dedupe(issues);
   const references = dedupeReferences(context.references);

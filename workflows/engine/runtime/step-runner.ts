@@ -1,5 +1,5 @@
 /**
- * Runs one activation of one step: its condition, `forEach`, the items model
+ * Runs one activation of one step: its condition, `forEach` or `loop`, the items model
  * (`each` fans out per item with bounded parallelism, `all` gets the batch),
  * inline plugins in the workflow and effectful ones through an activity,
  * `outputProjection`, and the step record. Returns the outcome the walker
@@ -18,6 +18,7 @@ import { utf8Length } from './sizes';
 import { stepScope } from './context';
 import { project } from './paths';
 import { toTemporalRetryPolicy } from './retry';
+import { withInlineRetries } from './inline-retry';
 import {
   PLUGIN_LOGS_DETAIL,
   type Item,
@@ -29,6 +30,7 @@ import {
   type StepRecord,
 } from './types';
 import { runForEach } from './for-each';
+import { runLoop } from './loop';
 
 export const DEFAULT_PARALLELISM = 5;
 export const DEFAULT_STEP_TIMEOUT_MS = 5 * 60_000;
@@ -63,6 +65,8 @@ export async function runStep(env: StepEnv, activation: Activation): Promise<{ r
       result = { status: 'skipped' };
     } else if (step.forEach) {
       result = await runForEach(env, step, activation, signal, callPlugin);
+    } else if (step.loop) {
+      result = await runLoop(env, step, activation, signal, callPlugin);
     } else {
       result = await runItems(env, step, activation, signal);
     }
@@ -165,18 +169,20 @@ export async function callPlugin(
   const reentered = Object.keys(activation.via).some((edgeId) => env.topology.edges[edgeId]?.kind === 'back');
   const inline = inlinePluginFor(pluginType);
   if (inline) {
-    return inline({
-      step,
-      config,
-      inputs,
-      items: extras.item ? [extras.item] : extras.items,
-      item: extras.item,
-      scope,
-      ctx,
-      effects,
-      hasPortEdge: (port) => env.topology.outgoing[step.id].some((edgeId) => env.topology.edges[edgeId].sourcePort === port),
-      reentered,
-    });
+    return withInlineRetries(step.errorHandling?.retryPolicy, effects, () =>
+      inline({
+        step,
+        config,
+        inputs,
+        items: extras.item ? [extras.item] : extras.items,
+        item: extras.item,
+        scope,
+        ctx,
+        effects,
+        hasPortEdge: (port) => env.topology.outgoing[step.id].some((edgeId) => env.topology.edges[edgeId].sourcePort === port),
+        reentered,
+      }),
+    );
   }
   // Templates that read a secret are evaluated by the activity; it gets the other roots they read.
   const deferredScope = scopeForDeferred(deferred, scope);
@@ -191,7 +197,7 @@ export async function callPlugin(
     items: extras.item ? [extras.item] : extras.items,
     item: extras.item,
     itemIndex: extras.itemIndex,
-    timeoutMs: parseDuration(step.timeout) ?? DEFAULT_STEP_TIMEOUT_MS,
+    timeoutMs: activityTimeoutMs(step),
     retryPolicy: toTemporalRetryPolicy(step.errorHandling?.retryPolicy),
     nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
     ...outputLimit(runLimitsOf(ctx.input).maxStepOutputBytes),
@@ -203,6 +209,12 @@ export async function callPlugin(
   for (const line of result.logs ?? [])
     effects.log({ stepId: step.id, level: line.level, message: line.message, timestamp: new Date(effects.now()).toISOString() });
   return { ...result, logs: undefined, nodeState: undefined };
+}
+
+/** The step's `timeout`, else its `metadata.executionTimeoutMs` (the older spelling), else the default. */
+export function activityTimeoutMs(step: StepDefinition): number {
+  const legacy = step.metadata?.executionTimeoutMs;
+  return parseDuration(step.timeout) ?? (typeof legacy === 'number' && legacy > 0 ? legacy : DEFAULT_STEP_TIMEOUT_MS);
 }
 
 /** The activity's output limit, when the run has one (older runs have none). */
