@@ -117,10 +117,21 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       }
     },
 
-    /** Values of the `vars.*` a definition references, resolved once at start (never secrets). */
-    async resolveVars({ organizationId, workflowId, names }: ResolveVarsRequest): Promise<Record<string, unknown>> {
+    /** Values of the `vars.*` a definition references, resolved once at start (never secrets); checks that its declared secrets exist. */
+    async resolveVars({ organizationId, workflowId, names, secrets = [] }: ResolveVarsRequest): Promise<Record<string, unknown>> {
+      if (names.length === 0 && secrets.length === 0) return {};
+      const place = await placeOf(organizationId, workflowId);
+      if (secrets.length > 0) {
+        const found = await configEntries.effective(organizationId, place, secrets, true);
+        const missing = secrets.filter((name) => !found.some((entry) => entry.name === name));
+        if (missing.length > 0)
+          throw ApplicationFailure.nonRetryable(
+            `declared secret ${missing.join(', ')} has no value for this workflow`,
+            'SECRET_UNRESOLVED',
+          );
+      }
       if (names.length === 0) return {};
-      const entries = await configEntries.effective(organizationId, await placeOf(organizationId, workflowId), names, false);
+      const entries = await configEntries.effective(organizationId, place, names, false);
       // Names without a value are left out: a step that reads one fails then (CONFIG_ENTRY_UNRESOLVED), not the whole run.
       return Object.fromEntries(entries.map((entry) => [entry.name, entry.value]));
     },

@@ -1,4 +1,4 @@
-/** The `vars.*` an execution reads: found in its definition, resolved once at start. */
+/** The `vars.*` an execution reads: found in its definition, resolved once at start (with a check of its declared `secrets:`). */
 import { ApplicationFailure } from '@temporalio/workflow';
 import { collectReferences, parseExpression, templateSources, type ConfigReference, type ExecutionInput } from './engine';
 import type { RunState } from './execution-handlers';
@@ -39,6 +39,7 @@ export async function resolveVarsOrFail(input: ExecutionInput, run: RunState, ev
       organizationId: input.organizationId,
       workflowId: input.workflowId,
       names: referencedVars(input),
+      secrets: Object.keys(input.definition.secrets ?? {}).sort(),
     });
   } catch (error) {
     const cause = (error as { cause?: { type?: string; message?: string } }).cause;
