@@ -42,7 +42,9 @@ export async function resolveVarsOrFail(input: ExecutionInput, run: RunState, ev
       secrets: Object.keys(input.definition.secrets ?? {}).sort(),
     });
   } catch (error) {
-    const cause = (error as { cause?: { type?: string; message?: string } }).cause;
+    // A local activity's ApplicationFailure may arrive wrapped (ActivityFailure.cause) or as itself.
+    const thrown = error as { type?: string; message?: string; cause?: { type?: string; message?: string } };
+    const cause = thrown.cause?.type ? thrown.cause : thrown.type ? thrown : thrown.cause;
     const failure = { type: cause?.type ?? 'CONFIG_ENTRY_UNRESOLVED', message: cause?.message ?? 'variables could not be resolved' };
     run.phase = 'failed';
     await persistence.finishExecution({

@@ -1,0 +1,161 @@
+/**
+ * Keys a definition may carry that need the API or a run to show their effect
+ * (issue 18 §1; the table in test/engine/accepted-keys.ts points here):
+ * input JSON Schemas at execute, the webhook payloadSchema at ingress,
+ * declared secrets at start, a step loop through the real worker, and the
+ * publish warnings for keys that have no effect here.
+ */
+import assert from 'node:assert/strict';
+import { trigger } from '../support/definitions';
+import { assertDialect } from '../support/dialects';
+import { finished, publish, useExecEnv, waitFor } from './support';
+
+describe('executions API: accepted keys take effect', function () {
+  this.timeout(60_000);
+  const { x, c } = useExecEnv();
+
+  it('checks execute inputs against the JSON Schemas of the top-level inputs map and the manual trigger (400 naming the failing paths)', async () => {
+    const workflowId = await publish(x, c, {
+      name: 'Schemas',
+      inputs: {
+        ticket: {
+          type: 'object',
+          required: true,
+          schema: { type: 'object', required: ['id'], properties: { id: { pattern: '^T-[0-9]+$' } } },
+        },
+      },
+      steps: [
+        trigger('start', 'manual', { inputs: { count: { type: 'integer', schema: { minimum: 1, maximum: 10 } } } }),
+        { id: 'n', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['start'] },
+      ],
+    });
+    const missing = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({ inputs: {} });
+    assertDialect('problem', missing, 400);
+    assert.deepEqual(missing.body.errors, [{ path: '/inputs/ticket', message: 'is required' }]);
+
+    const wrong = await c
+      .auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`))
+      .send({ inputs: { ticket: { id: 'X-1' }, count: 11 } });
+    assertDialect('problem', wrong, 400);
+    assert.deepEqual(
+      wrong.body.errors.map((e: { path: string }) => e.path),
+      ['/inputs/ticket/id', '/inputs/count'],
+    );
+    const good = await c
+      .auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`))
+      .send({ inputs: { ticket: { id: 'T-7' }, count: 3 } });
+    assert.equal(good.status, 202, JSON.stringify(good.body));
+  });
+
+  it('refuses at publish an input schema or payloadSchema that would not compile safely', async () => {
+    const res = await c.auth(x.t.request.post('/workflows/definitions')).send({
+      name: 'Unsafe',
+      inputs: { who: { type: 'string', schema: { type: 'string', pattern: '(a+)+\\1' } } },
+      steps: [{ id: 'hook', type: 'trigger', pluginType: 'webhook', config: { payloadSchema: { $ref: 'https://example.com/s.json' } } }],
+    });
+    assertDialect('problem', res, 400);
+    assert.deepEqual(
+      res.body.errors.map((e: { path: string }) => e.path),
+      ['/inputs/who/schema', '/steps/hook/config/payloadSchema'],
+    );
+  });
+
+  it('answers 422 at webhook ingress with the failing paths when the body does not match payloadSchema, and starts nothing', async () => {
+    const workflowId = await publish(x, c, {
+      name: 'Typed hook',
+      steps: [
+        {
+          id: 'hook',
+          type: 'trigger',
+          pluginType: 'webhook',
+          config: { method: 'POST', payloadSchema: { type: 'object', required: ['event'], properties: { event: { enum: ['push'] } } } },
+        },
+        { id: 'n', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['hook'] },
+      ],
+    });
+    const on = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
+    assert.equal(on.status, 200, JSON.stringify(on.body));
+    const url = on.body.alias.triggerStates.hook.runtimeMetadata.webhookUrl as string;
+    const path = new URL(url).pathname;
+
+    const bad = await x.t.request.post(path).send({ event: 'pull', extra: 1 });
+    assertDialect('problem', bad, 422);
+    assert.deepEqual(bad.body.errors, [{ path: '/body/event', message: 'must be one of "push"' }]);
+    const none = await c.auth(x.t.request.get(`/workflows/executions?workflowId=${workflowId}`));
+    assert.equal(none.body.data.length, 0);
+
+    const good = await x.t.request.post(path).send({ event: 'push' });
+    assert.equal(good.status, 202, JSON.stringify(good.body));
+  });
+
+  it('fails the start with SECRET_UNRESOLVED before any step when a declared secret has no value', async () => {
+    const workflowId = await publish(x, c, {
+      name: 'Needs a token',
+      secrets: { DEPLOY_TOKEN: {} },
+      steps: [trigger(), { id: 'n', type: 'module', pluginType: 'log', config: { message: 'ran' }, dependsOn: ['start'] }],
+    });
+    const started = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    const run = await waitFor(x, c, started.body.executionId, finished);
+    assert.equal(run.status, 'failed');
+    assert.equal((run.error as { type?: string }).type, 'SECRET_UNRESOLVED', JSON.stringify(run.error));
+    const steps = await c.auth(x.t.request.get(`/workflows/executions/${started.body.executionId}/steps`));
+    assert.deepEqual(
+      (steps.body.data as Array<{ stepId: string; status: string }>).filter((s) => s.stepId === 'n' && s.status !== 'skipped'),
+      [],
+    );
+
+    await c
+      .auth(x.t.request.post('/workflows/config'))
+      .send({ name: 'DEPLOY_TOKEN', value: 'tok-1234', secret: true, path: '/' })
+      .expect(201);
+    const again = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+    const done = await waitFor(x, c, again.body.executionId, finished);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+  });
+
+  it('runs a step loop (while) on the worker: the step repeats until its condition is false', async () => {
+    const workflowId = await publish(x, c, {
+      name: 'Looping',
+      variables: { n: { initialValue: 0 } },
+      steps: [
+        trigger(),
+        {
+          id: 'bump',
+          type: 'module',
+          pluginType: 'set-variable',
+          config: { path: 'n', value: '${{ variables.n + 1 }}' },
+          loop: { while: 'variables.n < 3' },
+          dependsOn: ['start'],
+        },
+      ],
+      outputs: { n: '${{ variables.n }}', count: '${{ steps.bump.outputs.count }}' },
+    });
+    const started = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+    const run = await waitFor(x, c, started.body.executionId, finished);
+    assert.equal(run.status, 'completed', JSON.stringify(run));
+    assert.deepEqual(run.outputs, { n: 3, count: 3 });
+  });
+
+  it('warns at publish (DEFINITION_KEY_IGNORED, naming the path) for a key that has no effect here', async () => {
+    const res = await c.auth(x.t.request.post('/workflows/definitions')).send({
+      name: 'Warned',
+      steps: [
+        trigger(),
+        {
+          id: 'wait',
+          type: 'module',
+          pluginType: 'webhook-wait',
+          config: { correlationKey: 'abc' },
+          timeout: '5m',
+          dependsOn: ['start'],
+        },
+      ],
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual(
+      res.body.warnings.map((w: { code: string; path: string }) => `${w.code} ${w.path}`),
+      ['DEFINITION_KEY_IGNORED /steps/1/timeout', 'DEFINITION_KEY_IGNORED /steps/1/config/correlationKey'],
+    );
+  });
+});
