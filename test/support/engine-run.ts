@@ -6,6 +6,8 @@
 import {
   startExecution,
   type ActivityCall,
+  type ChildRequest,
+  type ChildResult,
   type LogEntryDraft,
   type PluginResult,
   type RuntimeEffects,
@@ -18,6 +20,8 @@ import { executionInput } from './definitions';
 export interface Fakes {
   activities?: Record<string, (call: ActivityCall) => PluginResult | Promise<PluginResult>>;
   signals?: (request: WaitRequest) => WaitResult;
+  /** Answers sub-workflow children (throw to fail one). */
+  children?: (request: ChildRequest) => ChildResult;
 }
 
 export async function runDefinition(doc: Record<string, unknown>, inputs: Record<string, unknown> = {}, fakes: Fakes = {}) {
@@ -27,6 +31,7 @@ export async function runDefinition(doc: Record<string, unknown>, inputs: Record
   const logs: LogEntryDraft[] = [];
   const events: StepEvent[] = [];
   const waits: WaitRequest[] = [];
+  const sleeps: number[] = [];
   const effects: RuntimeEffects = {
     now: () => (clock += 1),
     uuid: () => `uuid-${++uuids}`,
@@ -37,6 +42,7 @@ export async function runDefinition(doc: Record<string, unknown>, inputs: Record
       return fake(call);
     },
     sleep: (ms) => {
+      sleeps.push(ms);
       clock += ms;
       return Promise.resolve();
     },
@@ -44,12 +50,13 @@ export async function runDefinition(doc: Record<string, unknown>, inputs: Record
       waits.push(request);
       return Promise.resolve(fakes.signals?.(request) ?? { timedOut: true });
     },
-    runChild: () => Promise.reject(new Error('no children here')),
+    runChild: (request) =>
+      fakes.children ? Promise.resolve().then(() => fakes.children!(request)) : Promise.reject(new Error('no children here')),
     log: (entry) => logs.push(entry),
     onEvent: (event) => events.push(event),
   };
   const input = executionInput(doc, { inputs, executionId: 'exec_1', workflowId: 'wf_1', receivedAt: '2026-01-01T00:00:00Z' });
   const execution = startExecution(input, { REGION: 'eu' }, effects);
   const outcome = await execution.done;
-  return { outcome, calls, logs, events, waits, ctx: execution.ctx };
+  return { outcome, calls, logs, events, waits, sleeps, ctx: execution.ctx };
 }
