@@ -5,7 +5,7 @@
  * test here or elsewhere; accepted-keys-enumeration.test.ts keeps it complete.
  */
 import assert from 'node:assert/strict';
-import { validateDefinition, type ActivityCall, type PluginResult } from '../../workflows/engine';
+import { validateDefinition, type ActivityCall, type ChildRequest, type PluginResult } from '../../workflows/engine';
 import { step, trigger } from '../support/definitions';
 import { runDefinition as run } from '../support/engine-run';
 
@@ -263,6 +263,329 @@ describe('accepted keys take effect (engine)', () => {
         'DEFINITION_KEY_IGNORED /steps/2/errorHandling/retryPolicy',
         'DEFINITION_KEY_IGNORED /steps/3/errorHandling/retryPolicy/jitter',
         'DEFINITION_KEY_IGNORED /steps/4/config/correlationKey',
+      ],
+    );
+  });
+});
+
+describe('accepted keys take effect (plugin config and step fields)', () => {
+  it('log writes its message at its level with its metadata', async () => {
+    const { logs } = await run(
+      {
+        steps: [
+          trigger(),
+          step(
+            'note',
+            'log',
+            { level: 'warn', message: 'disk ${{ workflow.inputs.disk }}', metadata: { host: 'a' } },
+            { dependsOn: ['start'] },
+          ),
+        ],
+      },
+      { disk: 91 },
+    );
+    const line = logs.find((entry) => entry.stepId === 'note');
+    assert.deepEqual([line?.level, line?.message, line?.metadata], ['warn', 'disk 91', { host: 'a' }]);
+  });
+
+  it('fail carries its code, message and metadata (as error details) on the step record', async () => {
+    const { outcome, ctx } = await run({
+      steps: [trigger(), step('stop', 'fail', { code: 'QUOTA', message: 'over quota', metadata: { used: 11 } }, { dependsOn: ['start'] })],
+    });
+    assert.deepEqual(outcome.error, { type: 'QUOTA', message: 'over quota', stepId: 'stop' });
+    assert.deepEqual(ctx.steps.stop.error?.details, { used: 11 });
+  });
+
+  it('conditional truePort and falsePort rename its ports; case default names the port when no case matches', async () => {
+    const { ctx } = await run(
+      {
+        steps: [
+          trigger(),
+          step(
+            'check',
+            'conditional',
+            { expression: 'workflow.inputs.n > 1', truePort: 'big', falsePort: 'small' },
+            { dependsOn: ['start'] },
+          ),
+          step('bigOne', 'no-op'),
+          step('smallOne', 'no-op'),
+          step(
+            'pick',
+            'case',
+            { expression: 'workflow.inputs.n', cases: [{ match: 1, port: 'one' }], default: 'other' },
+            { dependsOn: ['start'] },
+          ),
+          step('isOne', 'no-op'),
+          step('isOther', 'no-op'),
+        ],
+        connections: [
+          { from: 'check', to: 'bigOne', sourcePort: 'big' },
+          { from: 'check', to: 'smallOne', sourcePort: 'small' },
+          { from: 'pick', to: 'isOne', sourcePort: 'one' },
+          { from: 'pick', to: 'isOther', sourcePort: 'other' },
+        ],
+      },
+      { n: 5 },
+    );
+    assert.deepEqual(
+      ['bigOne', 'smallOne', 'isOne', 'isOther'].map((id) => ctx.steps[id].status),
+      ['completed', 'skipped', 'skipped', 'completed'],
+    );
+  });
+
+  it('signal-wait defaultValue is the payload when the wait times out with onTimeout continue', async () => {
+    const { ctx } = await run({
+      steps: [
+        trigger(),
+        step(
+          'wait',
+          'signal-wait',
+          { signalName: 'go', timeout: '1m', onTimeout: 'continue', defaultValue: { approved: false } },
+          { dependsOn: ['start'] },
+        ),
+      ],
+    });
+    assert.deepEqual(ctx.steps.wait.outputs, { name: null, payload: { approved: false }, receivedAt: null, timedOut: true });
+  });
+
+  it('webhook-wait takes its timeout, onTimeout and urlPrefix', async () => {
+    const { ctx, waits } = await run({
+      steps: [
+        trigger(),
+        step(
+          'hook',
+          'webhook-wait',
+          { timeout: '2m', onTimeout: 'continue', urlPrefix: 'https://hooks.example.com/cb' },
+          { dependsOn: ['start'] },
+        ),
+      ],
+    });
+    assert.equal(waits[0].timeoutMs, 120_000);
+    assert.match(waits[0].callbackUrl ?? '', /^https:\/\/hooks\.example\.com\/cb\/exec_1\/[0-9a-z]+$/);
+    assert.equal(ctx.steps.hook.status, 'completed');
+    assert.equal(ctx.steps.hook.outputs.timedOut, true);
+  });
+
+  it('split-in-batches reset starts over with the items of each entry, forgetting the batches processed so far', async () => {
+    const loop = (reset: boolean) => ({
+      steps: [
+        trigger(),
+        step('split', 'split-in-batches', { batchSize: 2, arrayPath: 'list', reset }, { dependsOn: ['start'] }),
+        step('work', 'no-op'),
+        step('finish', 'no-op'),
+      ],
+      connections: [
+        { from: 'split', to: 'work', sourcePort: 'loop' },
+        { from: 'work', to: 'split' },
+        { from: 'split', to: 'finish', sourcePort: 'done' },
+      ],
+    });
+    const kept = await run(loop(false), { list: [1, 2, 3] });
+    assert.deepEqual(kept.ctx.steps.split.outputs.items, [1, 2, 3].map((value) => ({ value })));
+    // With reset, the first re-entry starts over from what arrived (a batch without `list`): nothing left, nothing kept.
+    const restarted = await run(loop(true), { list: [1, 2, 3] });
+    assert.equal(restarted.outcome.status, 'completed');
+    assert.deepEqual(restarted.ctx.steps.split.outputs.items, []);
+  });
+
+  it('sub-workflow passes alias, revision, waitForCompletion and inheritCorrelationKey to the child start, and bounds children by maxParallelism', async () => {
+    const requests: ChildRequest[] = [];
+    let running = 0;
+    let most = 0;
+    await run(
+      {
+        steps: [
+          trigger(),
+          step(
+            'kids',
+            'sub-workflow',
+            {
+              workflowId: 'wf_child',
+              alias: 'prod',
+              revision: 3,
+              waitForCompletion: false,
+              inheritCorrelationKey: true,
+              maxParallelism: 2,
+            },
+            { inputs: { n: '${{ $item.n }}' }, metadata: { fanOutPerItem: true } },
+          ),
+          step('items', 'code-exec', { code: 'return {items: inputs.list}' }, { dependsOn: ['start'] }),
+        ],
+        connections: [{ from: 'items', to: 'kids' }],
+      },
+      {},
+      {
+        activities: { 'code-exec': () => ({ status: 'success', items: [1, 2, 3, 4, 5].map((n) => ({ n })) }) },
+        children: async (request) => {
+          requests.push(request);
+          running += 1;
+          most = Math.max(most, running);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          running -= 1;
+          return { executionId: `exec_${request.inputs.n}`, outputs: {} };
+        },
+      },
+      { correlationKey: 'order-7' },
+    );
+    assert.equal(requests.length, 5);
+    assert.deepEqual(
+      { alias: requests[0].alias, revision: requests[0].revision, wait: requests[0].waitForCompletion, key: requests[0].correlationKey },
+      { alias: 'prod', revision: 3, wait: false, key: 'order-7' },
+    );
+    assert.equal(most, 2);
+  });
+
+  it('forEach names the element itemVariable and its index indexVariable, spreads it with spreadItem, and bounds parallel runs by maxConcurrency', async () => {
+    let running = 0;
+    let most = 0;
+    const { calls } = await run(
+      {
+        steps: [
+          trigger(),
+          step(
+            'each',
+            'http-request',
+            { url: 'https://x.test/${{ variables.user.id }}/${{ variables.at }}' },
+            {
+              forEach: {
+                expression: 'workflow.inputs.users',
+                itemVariable: 'user',
+                indexVariable: 'at',
+                spreadItem: true,
+                parallel: true,
+                maxConcurrency: 2,
+              },
+              dependsOn: ['start'],
+            },
+          ),
+        ],
+      },
+      { users: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] },
+      {
+        activities: {
+          'http-request': async (call: ActivityCall) => {
+            running += 1;
+            most = Math.max(most, running);
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            running -= 1;
+            return ok({ url: call.config.url, id: call.inputs.id });
+          },
+        },
+      },
+    );
+    assert.deepEqual(calls.map((call) => [call.config.url, call.inputs.id, (call.inputs.user as { id: string }).id]).sort(), [
+      ['https://x.test/a/0', 'a', 'a'],
+      ['https://x.test/b/1', 'b', 'b'],
+      ['https://x.test/c/2', 'c', 'c'],
+    ]);
+    assert.equal(most, 2);
+  });
+
+  it('metadata.fanOutPerItem false makes one call for the batch; metadata.maxParallelism bounds per-item calls', async () => {
+    let running = 0;
+    let most = 0;
+    const fetcher = async (call: ActivityCall): Promise<PluginResult> => {
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running -= 1;
+      return ok({ n: call.items.length });
+    };
+    const doc = (metadata: Record<string, unknown>) => ({
+      steps: [
+        trigger(),
+        step('items', 'code-exec', { code: 'x' }, { dependsOn: ['start'] }),
+        step('call', 'http-request', { url: 'https://x.test' }, { metadata, dependsOn: ['items'] }),
+      ],
+    });
+    const batch = { 'code-exec': () => ({ status: 'success' as const, items: [1, 2, 3, 4].map((n) => ({ n })) }), 'http-request': fetcher };
+    const once = await run(doc({ fanOutPerItem: false }), {}, { activities: batch });
+    assert.equal(once.calls.filter((call) => call.pluginType === 'http-request').length, 1);
+    const perItem = await run(doc({ maxParallelism: 1 }), {}, { activities: batch });
+    assert.equal(perItem.calls.filter((call) => call.pluginType === 'http-request').length, 4);
+    assert.equal(most, 1);
+  });
+
+  it('retryPolicy backoff (fixed or exponential) and maxInterval reach the activity retry policy', async () => {
+    const { calls } = await run(
+      {
+        steps: [
+          trigger(),
+          step(
+            'a',
+            'http-request',
+            { url: 'https://x.test' },
+            {
+              errorHandling: { retryPolicy: { maxRetries: 2, backoff: 'fixed' } },
+              dependsOn: ['start'],
+            },
+          ),
+          step(
+            'b',
+            'http-request',
+            { url: 'https://x.test' },
+            {
+              errorHandling: { retryPolicy: { maxRetries: 5, backoff: 'exponential', maxInterval: '1m' } },
+              dependsOn: ['a'],
+            },
+          ),
+        ],
+      },
+      {},
+      { activities: { 'http-request': () => ok({}) } },
+    );
+    assert.deepEqual(
+      calls.map((call) => call.retryPolicy),
+      [
+        { maximumAttempts: 3, initialIntervalMs: 1000, backoffCoefficient: 1, maximumIntervalMs: undefined },
+        { maximumAttempts: 6, initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 60_000 },
+      ],
+    );
+  });
+
+  it('keeps the descriptive keys (step name and description, the manual trigger description) in the stored definition', () => {
+    const def = validateDefinition({
+      name: 'x',
+      description: 'what it does',
+      steps: [
+        trigger('start', 'manual', { description: 'Run it by hand' }),
+        step('n', 'no-op', {}, { name: 'Nothing', description: 'does nothing', dependsOn: ['start'] }),
+      ],
+    }).definition!;
+    assert.equal(def.description, 'what it does');
+    assert.equal(def.steps.start.config.description, 'Run it by hand');
+    assert.deepEqual(
+      [def.steps.n.name, def.steps.n.description, def.steps.n.id, def.steps.n.type, def.steps.n.pluginType],
+      ['Nothing', 'does nothing', 'n', 'module', 'no-op'],
+    );
+  });
+
+  it('refuses at publish code-exec language ts and http-request verifySsl false', () => {
+    assert.deepEqual(
+      errorsOf({
+        steps: [
+          trigger(),
+          step('c', 'code-exec', { code: 'return 1', language: 'ts' }, { dependsOn: ['start'] }),
+          step('h', 'http-request', { url: 'https://x.test', verifySsl: false }, { dependsOn: ['c'] }),
+        ],
+      }).map((e) => e.path),
+      ['/steps/1/config/language', '/steps/2/config/verifySsl'],
+    );
+  });
+
+  it('warns at publish about webhook path and code-exec executionConfig and runtime', () => {
+    const warnings = warningsOf({
+      steps: [
+        trigger('hook', 'webhook', { path: '/orders' }),
+        step('c', 'code-exec', { code: 'return 1', executionConfig: { timeoutMs: 5 }, runtime: { memory: 64 } }, { dependsOn: ['hook'] }),
+      ],
+    });
+    assert.deepEqual(
+      warnings.map((w) => `${w.code} ${w.path}`),
+      [
+        'DEFINITION_KEY_IGNORED /steps/0/config/path',
+        'DEFINITION_KEY_IGNORED /steps/1/config/executionConfig',
+        'DEFINITION_KEY_IGNORED /steps/1/config/runtime',
       ],
     );
   });

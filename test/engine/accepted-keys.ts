@@ -3,8 +3,8 @@
  * or its refusal / publish warning (issue 18 §1: nothing accepted is
  * ignored). accepted-keys-enumeration.test.ts lists every key of every
  * built-in plugin's config schema plus the step-level and top-level fields
- * below, and fails when one has no entry here (or in NOT_YET_SHOWN), or when
- * a named test title does not exist in its file.
+ * below, and fails when one has no entry here, or when a named test title
+ * does not exist in its file.
  *
  * Keys: `<field>` / `<field>.<sub>` for step fields, `top:<field>` for
  * top-level fields, `<plugin>.config.<key>` for plugin config.
@@ -38,6 +38,33 @@ const INPUT_SCHEMAS = t(
   HTTP,
   'checks execute inputs against the JSON Schemas of the top-level inputs map and the manual trigger (400 naming the failing paths)',
 );
+
+const PLUGIN_KEYS = 'test/execution/plugin-config-keys.test.ts';
+const PLUGINS_UNIT = 'test/execution/plugins.test.ts';
+const DESCRIPTIVE = t(
+  ENGINE,
+  'keeps the descriptive keys (step name and description, the manual trigger description) in the stored definition',
+);
+const LOG = t(ENGINE, 'log writes its message at its level with its metadata');
+const BACKOFF = t(ENGINE, 'retryPolicy backoff (fixed or exponential) and maxInterval reach the activity retry policy');
+const FOR_EACH_NAMES = t(
+  ENGINE,
+  'forEach names the element itemVariable and its index indexVariable, spreads it with spreadItem, and bounds parallel runs by maxConcurrency',
+);
+const FAN_OUT = t(ENGINE, 'metadata.fanOutPerItem false makes one call for the batch; metadata.maxParallelism bounds per-item calls');
+const PLUGIN_WARNINGS = t(ENGINE, 'warns at publish about webhook path and code-exec executionConfig and runtime');
+const PORTS = t(ENGINE, 'conditional truePort and falsePort rename its ports; case default names the port when no case matches');
+const WEBHOOK_WAIT = t(ENGINE, 'webhook-wait takes its timeout, onTimeout and urlPrefix');
+const OFFSET_PAGES = t(
+  PLUGIN_KEYS,
+  'pages by offset with renamed pageParam and limitParam, reads dataPath and stops at totalPath, sending method and headers',
+);
+const CHILD = t(
+  ENGINE,
+  'sub-workflow passes alias, revision, waitForCompletion and inheritCorrelationKey to the child start, and bounds children by maxParallelism',
+);
+const HTTP_BODIES = t(PLUGINS_UNIT, 'sends JSON bodies and headers, parses JSON responses');
+const REFUSED_CONFIG = t(ENGINE, 'refuses at publish code-exec language ts and http-request verifySsl false');
 
 /** Step-level and top-level fields the validator accepts (the enumeration adds every plugin config key). */
 export const STEP_AND_TOP_LEVEL_FIELDS = [
@@ -195,71 +222,74 @@ export const SHOWN: Record<string, Shown> = {
     'fetches from an allowed host and refuses one that is not listed',
   ),
   'code-exec.config.libraries': t(ENGINE, 'refuses code-exec libraries at publish: the sandbox installs no packages'),
+  // Step fields shown by the engine and graph tests
+  id: DESCRIPTIVE,
+  type: DESCRIPTIVE,
+  pluginType: DESCRIPTIVE,
+  name: DESCRIPTIVE,
+  description: DESCRIPTIVE,
+  config: LOG,
+  dependsOn: t('test/engine/definition-validate.test.ts', 'accepts snake_case and steps as an array, expanding depends_on'),
+  joinStrategy: t('test/engine/graph-walker.test.ts', 'fires an `any` join once per round, on the first arrival'),
+  joinCount: t('test/engine/graph-walker.test.ts', 'fires a `count` join once enough edges arrive'),
+  'errorHandling.continueOnError': t(
+    'test/engine/graph-walker.test.ts',
+    'continues past a failure with continueOnError through a failed edge',
+  ),
+  'errorHandling.retryPolicy.backoff': BACKOFF,
+  'errorHandling.retryPolicy.maxInterval': BACKOFF,
+  'forEach.itemVariable': FOR_EACH_NAMES,
+  'forEach.indexVariable': FOR_EACH_NAMES,
+  'forEach.maxConcurrency': FOR_EACH_NAMES,
+  'forEach.spreadItem': FOR_EACH_NAMES,
+  'metadata.fanOutPerItem': FAN_OUT,
+  'metadata.maxParallelism': FAN_OUT,
+  // Plugin config shown by the engine, plugin and HTTP tests
+  'manual.config.description': DESCRIPTIVE,
+  'webhook.config.path': PLUGIN_WARNINGS,
+  'webhook.config.methods': t(
+    'test/executions-api/webhook-security.test.ts',
+    'starts runs on GET or HEAD only when the trigger names them (ANY does not)',
+  ),
+  'conditional.config.truePort': PORTS,
+  'conditional.config.falsePort': PORTS,
+  'case.config.default': PORTS,
+  'log.config.level': LOG,
+  'log.config.message': LOG,
+  'log.config.metadata': LOG,
+  'fail.config.metadata': t(ENGINE, 'fail carries its code, message and metadata (as error details) on the step record'),
+  'signal-wait.config.defaultValue': t(ENGINE, 'signal-wait defaultValue is the payload when the wait times out with onTimeout continue'),
+  'webhook-wait.config.timeout': WEBHOOK_WAIT,
+  'webhook-wait.config.onTimeout': WEBHOOK_WAIT,
+  'webhook-wait.config.urlPrefix': WEBHOOK_WAIT,
+  'split-in-batches.config.reset': t(
+    ENGINE,
+    'split-in-batches reset starts over with the items of each entry, forgetting the batches processed so far',
+  ),
+  'paginated-fetch.config.method': OFFSET_PAGES,
+  'paginated-fetch.config.headers': OFFSET_PAGES,
+  'paginated-fetch.config.paginationStrategy': OFFSET_PAGES,
+  'paginated-fetch.config.pageParam': OFFSET_PAGES,
+  'paginated-fetch.config.limitParam': OFFSET_PAGES,
+  'paginated-fetch.config.dataPath': OFFSET_PAGES,
+  'paginated-fetch.config.totalPath': OFFSET_PAGES,
+  'paginated-fetch.config.hasMorePath': t(PLUGIN_KEYS, 'stops where hasMorePath says, or after maxPages'),
+  'paginated-fetch.config.maxPages': t(PLUGIN_KEYS, 'stops where hasMorePath says, or after maxPages'),
+  'paginated-fetch.config.stopWhenShortPage': t(PLUGIN_KEYS, 'stopWhenShortPage: a short page ends the fetch unless it is false'),
+  'paginated-fetch.config.cursorRequestParam': t(PLUGIN_KEYS, 'sends the cursor under cursorRequestParam'),
+  'paginated-fetch.config.cursorResponsePath': t(PLUGIN_KEYS, 'sends the cursor under cursorRequestParam'),
+  'sub-workflow.config.alias': CHILD,
+  'sub-workflow.config.revision': CHILD,
+  'sub-workflow.config.waitForCompletion': CHILD,
+  'sub-workflow.config.inheritCorrelationKey': CHILD,
+  'sub-workflow.config.maxParallelism': CHILD,
+  'http-request.config.method': HTTP_BODIES,
+  'http-request.config.headers': HTTP_BODIES,
+  'http-request.config.timeout': t(PLUGINS_UNIT, 'maps statuses and transport problems to the engine codes, retryable or not'),
+  'http-request.config.followRedirects': t(PLUGINS_UNIT, 'follows redirects unless told not to'),
+  'http-request.config.verifySsl': REFUSED_CONFIG,
+  'code-exec.config.code': t(PLUGINS_UNIT, 'runs JavaScript with inputs and items, returning an object'),
+  'code-exec.config.language': REFUSED_CONFIG,
+  'code-exec.config.executionConfig': PLUGIN_WARNINGS,
+  'code-exec.config.runtime': PLUGIN_WARNINGS,
 };
-
-/**
- * Keys with an implementation but no test in this table yet (most are
- * exercised by plugin tests whose titles do not name them). The list may only
- * shrink: the enumeration test fails when a key is in neither table.
- */
-export const NOT_YET_SHOWN: readonly string[] = [
-  'id',
-  'type',
-  'pluginType',
-  'name',
-  'description',
-  'config',
-  'dependsOn',
-  'joinStrategy',
-  'joinCount',
-  'errorHandling.retryPolicy.backoff',
-  'errorHandling.retryPolicy.maxInterval',
-  'errorHandling.continueOnError',
-  'forEach.itemVariable',
-  'forEach.indexVariable',
-  'forEach.maxConcurrency',
-  'forEach.spreadItem',
-  'metadata.fanOutPerItem',
-  'metadata.maxParallelism',
-  'manual.config.description',
-  'webhook.config.path',
-  'webhook.config.methods',
-  'conditional.config.truePort',
-  'conditional.config.falsePort',
-  'case.config.default',
-  'log.config.level',
-  'log.config.message',
-  'log.config.metadata',
-  'fail.config.metadata',
-  'signal-wait.config.defaultValue',
-  'webhook-wait.config.timeout',
-  'webhook-wait.config.onTimeout',
-  'webhook-wait.config.urlPrefix',
-  'split-in-batches.config.reset',
-  'paginated-fetch.config.method',
-  'paginated-fetch.config.paginationStrategy',
-  'paginated-fetch.config.pageParam',
-  'paginated-fetch.config.limitParam',
-  'paginated-fetch.config.cursorRequestParam',
-  'paginated-fetch.config.cursorResponsePath',
-  'paginated-fetch.config.dataPath',
-  'paginated-fetch.config.hasMorePath',
-  'paginated-fetch.config.totalPath',
-  'paginated-fetch.config.stopWhenShortPage',
-  'paginated-fetch.config.maxPages',
-  'paginated-fetch.config.headers',
-  'sub-workflow.config.alias',
-  'sub-workflow.config.revision',
-  'sub-workflow.config.waitForCompletion',
-  'sub-workflow.config.inheritCorrelationKey',
-  'sub-workflow.config.maxParallelism',
-  'http-request.config.method',
-  'http-request.config.headers',
-  'http-request.config.timeout',
-  'http-request.config.followRedirects',
-  'http-request.config.verifySsl',
-  'code-exec.config.code',
-  'code-exec.config.language',
-  'code-exec.config.executionConfig',
-  'code-exec.config.runtime',
-];

@@ -8,6 +8,7 @@ import {
   type ActivityCall,
   type ChildRequest,
   type ChildResult,
+  type ExecutionInput,
   type LogEntryDraft,
   type PluginResult,
   type RuntimeEffects,
@@ -21,10 +22,15 @@ export interface Fakes {
   activities?: Record<string, (call: ActivityCall) => PluginResult | Promise<PluginResult>>;
   signals?: (request: WaitRequest) => WaitResult;
   /** Answers sub-workflow children (throw to fail one). */
-  children?: (request: ChildRequest) => ChildResult;
+  children?: (request: ChildRequest) => ChildResult | Promise<ChildResult>;
 }
 
-export async function runDefinition(doc: Record<string, unknown>, inputs: Record<string, unknown> = {}, fakes: Fakes = {}) {
+export async function runDefinition(
+  doc: Record<string, unknown>,
+  inputs: Record<string, unknown> = {},
+  fakes: Fakes = {},
+  overrides: Partial<ExecutionInput> = {},
+) {
   let clock = Date.parse('2026-01-01T00:00:00Z');
   let uuids = 0;
   const calls: ActivityCall[] = [];
@@ -55,7 +61,10 @@ export async function runDefinition(doc: Record<string, unknown>, inputs: Record
     log: (entry) => logs.push(entry),
     onEvent: (event) => events.push(event),
   };
-  const input = executionInput(doc, { inputs, executionId: 'exec_1', workflowId: 'wf_1', receivedAt: '2026-01-01T00:00:00Z' });
+  const input = {
+    ...executionInput(doc, { inputs, executionId: 'exec_1', workflowId: 'wf_1', receivedAt: '2026-01-01T00:00:00Z' }),
+    ...overrides,
+  };
   const execution = startExecution(input, { REGION: 'eu' }, effects);
   const outcome = await execution.done;
   return { outcome, calls, logs, events, waits, sleeps, ctx: execution.ctx };

@@ -11,6 +11,9 @@
  * - Retry `jitter`: Temporal's retry policy has no jitter.
  * - `webhook-wait` `correlationKey`: the callback URL carries its own
  *   one-time token, so there is nothing to correlate.
+ * - `webhook` `path`: webhook URLs end in a token minted at activation.
+ * - `code-exec` `executionConfig` / `runtime` (deprecated upstream): the
+ *   sandbox limits are the operator's.
  */
 import type { DefinitionWarning, StepDefinition, WorkflowDefinition } from './definition';
 import { isObject, type StepSource } from './normalize';
@@ -44,6 +47,19 @@ export function ignoredKeyWarnings(def: WorkflowDefinition, sources: Map<string,
       warn(
         fieldPath(source, 'errorHandling', 'retryPolicy', 'jitter'),
         'jitter has no effect: retries wait exactly the backoff interval (Temporal retry policies have no jitter)',
+      );
+    if (step.pluginType === 'code-exec' && isObject(step.config)) {
+      for (const key of ['executionConfig', 'runtime'] as const)
+        if (step.config[key] !== undefined)
+          warn(
+            fieldPath(source, 'config', key),
+            `${key} (deprecated) has no effect: code-exec limits are fixed by the operator; its deadline follows the step timeout`,
+          );
+    }
+    if (step.pluginType === 'webhook' && isObject(step.config) && step.config.path !== undefined)
+      warn(
+        fieldPath(source, 'config', 'path'),
+        'path has no effect on a webhook trigger: its URL ends in an opaque token minted at activation (read it from the alias triggerStates)',
       );
     if (step.pluginType === 'webhook-wait' && isObject(step.config) && step.config.correlationKey !== undefined)
       warn(

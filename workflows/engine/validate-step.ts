@@ -12,6 +12,7 @@ import { isObject, type StepSource } from './normalize';
 import { findPlugin, type PluginDescriptor } from './plugins';
 import { join } from './pointer';
 import { MAX_LOOP_ITERATIONS } from './runtime/loop';
+import { refuseUnsupportedConfig } from './validate-unsupported';
 
 /** Step types whose plugins are modules (wait and subworkflow are module plugins run specially). */
 const MODULE_TYPES = new Set(['module', 'wait', 'subworkflow', 'observer', 'passthrough']);
@@ -90,12 +91,7 @@ export function validateStep(
       validateObject(step.config, plugin.configSchema, configPath, issues);
       if (plugin.name === 'manual') checkInputDeclarations(step.config.inputs, join(configPath, 'inputs'), issues);
       if (plugin.name === 'webhook') checkPayloadSchema(step.config.payloadSchema, join(configPath, 'payloadSchema'), issues);
-      if (plugin.name === 'code-exec' && Array.isArray(step.config.libraries) && step.config.libraries.length > 0)
-        issues.push({
-          path: join(configPath, 'libraries'),
-          message:
-            'code-exec libraries are not supported: the sandbox installs no packages (it has no network to fetch them); put the code you need in "code"',
-        });
+      refuseUnsupportedConfig(plugin.name, step.config, configPath, issues);
       for (const name of expressionProperties(plugin)) {
         const value = step.config[name];
         if (typeof value === 'string') checkRaw(value, join(configPath, name), expressions);

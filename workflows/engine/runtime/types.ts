@@ -101,6 +101,8 @@ export interface StepError {
   message: string;
   code: string;
   retryable?: boolean;
+  /** What the step attached to its failure (the `fail` plugin's `metadata`). */
+  details?: Record<string, unknown>;
 }
 
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'skipped';
