@@ -1,19 +1,34 @@
 /**
  * Nothing accepted is ignored (issue 18 §1): every key of every built-in
  * plugin's config schema and every step-level / top-level field the
- * validator accepts has an entry in ./accepted-keys.ts naming the test that
- * shows its effect or its refusal, and that test exists.
+ * validator accepts without a warning (workflows/engine/validate-ignored.ts
+ * ACCEPTED_FIELDS; any other key draws DEFINITION_KEY_IGNORED) has an entry
+ * in ./accepted-keys.ts naming the test that shows its effect or its
+ * refusal, and that test exists.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { PLUGINS } from '../../workflows/engine';
-import { SHOWN, STEP_AND_TOP_LEVEL_FIELDS } from './accepted-keys';
+import { ACCEPTED_FIELDS } from '../../workflows/engine/validate-ignored';
+import { DECLARATION_KEYS, SHOWN } from './accepted-keys';
 
+/** Every key the validator accepts without a warning: its field lists, every plugin's config schema, and the declarations' keys. */
 function acceptedKeys(): string[] {
+  const { top, step, errorHandling, retryPolicy, forEach, loop, anyConfig } = ACCEPTED_FIELDS;
   const pluginKeys = Object.values(PLUGINS).flatMap((plugin) =>
     Object.keys(plugin.configSchema.properties).map((key) => `${plugin.name}.config.${key}`),
   );
-  return [...STEP_AND_TOP_LEVEL_FIELDS, ...pluginKeys];
+  return [
+    ...top.map((key) => `top:${key}`),
+    ...step,
+    ...errorHandling.map((key) => `errorHandling.${key}`),
+    ...retryPolicy.map((key) => `errorHandling.retryPolicy.${key}`),
+    ...forEach.map((key) => `forEach.${key}`),
+    ...loop.map((key) => `loop.${key}`),
+    ...anyConfig.map((key) => `config.${key}`),
+    ...DECLARATION_KEYS,
+    ...pluginKeys,
+  ];
 }
 
 describe('accepted keys: enumeration', () => {

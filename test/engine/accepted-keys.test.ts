@@ -381,7 +381,10 @@ describe('accepted keys take effect (plugin config and step fields)', () => {
       ],
     });
     const kept = await run(loop(false), { list: [1, 2, 3] });
-    assert.deepEqual(kept.ctx.steps.split.outputs.items, [1, 2, 3].map((value) => ({ value })));
+    assert.deepEqual(
+      kept.ctx.steps.split.outputs.items,
+      [1, 2, 3].map((value) => ({ value })),
+    );
     // With reset, the first re-entry starts over from what arrived (a batch without `list`): nothing left, nothing kept.
     const restarted = await run(loop(true), { list: [1, 2, 3] });
     assert.equal(restarted.outcome.status, 'completed');
@@ -422,7 +425,7 @@ describe('accepted keys take effect (plugin config and step fields)', () => {
           most = Math.max(most, running);
           await new Promise((resolve) => setTimeout(resolve, 5));
           running -= 1;
-          return { executionId: `exec_${request.inputs.n}`, outputs: {} };
+          return { executionId: `exec_${String(request.inputs.n)}`, outputs: {} };
         },
       },
       { correlationKey: 'order-7' },
@@ -586,6 +589,68 @@ describe('accepted keys take effect (plugin config and step fields)', () => {
         'DEFINITION_KEY_IGNORED /steps/0/config/path',
         'DEFINITION_KEY_IGNORED /steps/1/config/executionConfig',
         'DEFINITION_KEY_IGNORED /steps/1/config/runtime',
+      ],
+    );
+  });
+  it('config.maxParallelism bounds the per-item calls of any plugin', async () => {
+    let running = 0;
+    let most = 0;
+    await run(
+      {
+        steps: [
+          trigger(),
+          step('items', 'code-exec', { code: 'x' }, { dependsOn: ['start'] }),
+          step('call', 'http-request', { url: 'https://x.test', maxParallelism: 2 }, { dependsOn: ['items'] }),
+        ],
+      },
+      {},
+      {
+        activities: {
+          'code-exec': () => ({ status: 'success', items: [1, 2, 3, 4, 5].map((n) => ({ n })) }),
+          'http-request': async () => {
+            running += 1;
+            most = Math.max(most, running);
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            running -= 1;
+            return ok({});
+          },
+        },
+      },
+    );
+    assert.equal(most, 2);
+  });
+
+  it('warns at publish about keys the engine does not read: unknown step, error handling, retry, forEach, loop and config keys, and a top-level id', () => {
+    const warnings = warningsOf({
+      id: 'arch-rule-check',
+      owner: 'team-a',
+      steps: [
+        trigger(),
+        step(
+          'call',
+          'http-request',
+          { url: 'https://x.test', retries: 3 },
+          {
+            retry_count: 2,
+            errorHandling: { onFailure: 'x', retryPolicy: { maxRetries: 1, multiplier: 3 } },
+            dependsOn: ['start'],
+          },
+        ),
+        step('each', 'no-op', {}, { forEach: { expression: '[]', batch: 2 }, dependsOn: ['call'] }),
+        step('again', 'no-op', {}, { loop: { while: 'false', until: 'true' }, dependsOn: ['each'] }),
+      ],
+    });
+    assert.deepEqual(
+      warnings.map((w) => `${w.path} ${w.message}`),
+      [
+        '/id id is not used: the server assigns the workflow id (wf_…); send key for a client key',
+        '/owner owner is not a definition field; it has no effect',
+        '/steps/1/retry_count retry_count is not a step field; it has no effect',
+        '/steps/1/errorHandling/onFailure errorHandling.onFailure is not a step field; it has no effect',
+        '/steps/1/errorHandling/retryPolicy/multiplier errorHandling.retryPolicy.multiplier is not a step field; it has no effect',
+        '/steps/1/config/retries retries is not a config key of plugin http-request; it has no effect',
+        '/steps/2/forEach/batch forEach.batch is not a step field; it has no effect',
+        '/steps/3/loop/until loop.until is not a step field; it has no effect',
       ],
     );
   });

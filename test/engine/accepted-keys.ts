@@ -2,12 +2,14 @@
  * Every key a definition may carry, mapped to the test that shows its effect
  * or its refusal / publish warning (issue 18 §1: nothing accepted is
  * ignored). accepted-keys-enumeration.test.ts lists every key of every
- * built-in plugin's config schema plus the step-level and top-level fields
- * below, and fails when one has no entry here, or when a named test title
+ * built-in plugin's config schema, every field the validator accepts without
+ * a warning (workflows/engine/validate-ignored.ts ACCEPTED_FIELDS) and the
+ * declaration keys below, and fails when one has no entry here, or when a named test title
  * does not exist in its file.
  *
  * Keys: `<field>` / `<field>.<sub>` for step fields, `top:<field>` for
- * top-level fields, `<plugin>.config.<key>` for plugin config.
+ * top-level fields, `<plugin>.config.<key>` for plugin config, `config.<key>`
+ * for config keys of any plugin.
  */
 export interface Shown {
   file: string;
@@ -39,6 +41,9 @@ const INPUT_SCHEMAS = t(
   'checks execute inputs against the JSON Schemas of the top-level inputs map and the manual trigger (400 naming the failing paths)',
 );
 
+const DEFINITIONS_HTTP = 'test/workflows-api/definitions.test.ts';
+const UPSERT_HTTP = 'test/workflows-api/upsert-revisions.test.ts';
+const PUBLISHED = t(DEFINITIONS_HTTP, 'POST creates revision 1 with alias latest and a PublishResult');
 const PLUGIN_KEYS = 'test/execution/plugin-config-keys.test.ts';
 const PLUGINS_UNIT = 'test/execution/plugins.test.ts';
 const DESCRIPTIVE = t(
@@ -66,51 +71,21 @@ const CHILD = t(
 const HTTP_BODIES = t(PLUGINS_UNIT, 'sends JSON bodies and headers, parses JSON responses');
 const REFUSED_CONFIG = t(ENGINE, 'refuses at publish code-exec language ts and http-request verifySsl false');
 
-/** Step-level and top-level fields the validator accepts (the enumeration adds every plugin config key). */
-export const STEP_AND_TOP_LEVEL_FIELDS = [
-  'id',
-  'type',
-  'pluginType',
-  'name',
-  'description',
-  'config',
-  'inputs',
-  'dependsOn',
-  'joinStrategy',
-  'joinCount',
-  'condition',
-  'timeout',
-  'errorHandling.retryPolicy',
-  'errorHandling.retryPolicy.maxRetries',
-  'errorHandling.retryPolicy.maxAttempts',
-  'errorHandling.retryPolicy.backoff',
-  'errorHandling.retryPolicy.backoffStrategy',
-  'errorHandling.retryPolicy.initialInterval',
-  'errorHandling.retryPolicy.maxInterval',
-  'errorHandling.retryPolicy.jitter',
-  'errorHandling.fallbackStep',
-  'errorHandling.continueOnError',
-  'forEach.expression',
-  'forEach.itemVariable',
-  'forEach.indexVariable',
-  'forEach.parallel',
-  'forEach.maxConcurrency',
-  'forEach.reduce',
-  'forEach.spreadItem',
-  'loop.forEach',
-  'loop.while',
-  'loop.maxIterations',
-  'loop.itemName',
-  'loop.indexName',
+/**
+ * Keys inside declarations and step metadata that the engine reads (the
+ * enumeration adds ACCEPTED_FIELDS and every plugin config key).
+ */
+export const DECLARATION_KEYS = [
+  'top:inputs.schema',
+  'top:inputs.required',
+  'top:inputs.type',
+  'top:variables.initialValue',
+  'top:secrets.key',
   'metadata.fanOutPerItem',
   'metadata.maxParallelism',
   'metadata.executionTimeoutMs',
-  'outputProjection',
-  'top:inputs',
-  'top:inputs.schema',
-  'top:variables.initialValue',
-  'top:secrets',
-  'top:outputs',
+  'forEach.reduce.initialValue',
+  'forEach.reduce.accumulator',
 ] as const;
 
 export const SHOWN: Record<string, Shown> = {
@@ -292,4 +267,30 @@ export const SHOWN: Record<string, Shown> = {
   'code-exec.config.language': REFUSED_CONFIG,
   'code-exec.config.executionConfig': PLUGIN_WARNINGS,
   'code-exec.config.runtime': PLUGIN_WARNINGS,
+  // Top-level fields, declarations and containers
+  'top:name': PUBLISHED,
+  'top:key': PUBLISHED,
+  'top:semanticVersion': PUBLISHED,
+  'top:releaseNotes': PUBLISHED,
+  'top:path': t(DEFINITIONS_HTTP, 'GET by id or key, list with path prefix and text filters, paged'),
+  'top:description': t(UPSERT_HTTP, 'created, then overwritten for identical content (idempotent), then new-revision'),
+  'top:metadata': t(UPSERT_HTTP, 'created, then overwritten for identical content (idempotent), then new-revision'),
+  'top:nrn': t(
+    'test/authorization/engine-grants.test.ts',
+    'a grant on a narrower NRN than the workflow does not reach it; one on the workflow NRN does',
+  ),
+  'top:triggers': t(DEFINITIONS_HTTP, 'discards a client triggers value'),
+  'top:steps': t(DEFINITIONS_HTTP, 'accepts YAML with snake_case keys and steps as an array'),
+  'top:connections': t(RUNTIME, 'runs inline steps in the workflow and resolves outputs'),
+  'top:variables': t(RUNTIME, 'runs inline steps in the workflow and resolves outputs'),
+  'top:inputs.required': INPUT_SCHEMAS,
+  'top:inputs.type': INPUT_SCHEMAS,
+  'top:secrets.key': t(ENGINE, 'refuses at publish a secrets binding to a stored secret of another name'),
+  errorHandling: FALLBACK,
+  forEach: FOR_EACH,
+  loop: LOOP_WHILE,
+  metadata: FAN_OUT,
+  'forEach.reduce.initialValue': FOR_EACH,
+  'forEach.reduce.accumulator': FOR_EACH,
+  'config.maxParallelism': t(ENGINE, 'config.maxParallelism bounds the per-item calls of any plugin'),
 };

@@ -117,7 +117,7 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): V
 
   const errors = dedupe(issues);
   // Only a valid definition has steps sound enough to reason about what each key does.
-  if (errors.length === 0) warnings.push(...ignoredKeyWarnings(def, normalized.steps));
+  if (errors.length === 0) warnings.push(...ignoredKeyWarnings(def, normalized.steps, (key) => top(key)));
   const references = dedupeReferences(context.references);
   return errors.length > 0 ? { errors, warnings, references } : { errors, warnings, definition: def, references };
 }
