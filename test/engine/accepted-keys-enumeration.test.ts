@@ -8,8 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { PLUGINS } from '../../workflows/engine';
-import { ACCEPTED_FIELDS } from '../../workflows/engine/validate-ignored';
+import { ACCEPTED_FIELDS, PLUGINS } from '../../workflows/engine';
 import { DECLARATION_KEYS, SHOWN } from './accepted-keys';
 
 /** Every key the validator accepts without a warning: its field lists, every plugin's config schema, and the declarations' keys. */
