@@ -48,18 +48,45 @@ function declaredSchemas(definition: WorkflowDefinition): DeclaredSchema[] {
   return schemas;
 }
 
-/** Publish: one error per declared schema that is not an acceptable JSON Schema. */
-export function declaredSchemaErrors(definition: WorkflowDefinition): FieldError[] {
+/**
+ * Publish: one error per declared schema that is not an acceptable JSON
+ * Schema, at its path in the document as sent (`body`: steps as an array or
+ * a map, keys in either spelling).
+ */
+export function declaredSchemaErrors(definition: WorkflowDefinition, body: unknown): FieldError[] {
   const errors: FieldError[] = [];
   for (const { path, schema } of declaredSchemas(definition)) {
+    const sent = pathAsSent(body, path);
     try {
-      compileUserSchema(schema, 'service', path);
+      compileUserSchema(schema, 'service', sent);
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
-      errors.push({ path, message: error.message });
+      errors.push({ path: sent, message: error.message });
     }
   }
   return errors;
+}
+
+const camel = (key: string): string => key.replace(/_+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+const unescape = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/** A pointer into the normalized definition, rewritten into the body the client sent (array index for a step, the key as spelled). */
+function pathAsSent(body: unknown, normalized: string): string {
+  let node: unknown = body;
+  const out: string[] = [];
+  for (const segment of normalized.split('/').slice(1).map(unescape)) {
+    let key: string | undefined;
+    if (Array.isArray(node)) {
+      const index = node.findIndex((entry) => isMap(entry) && entry.id === segment);
+      key = index >= 0 ? String(index) : undefined;
+    } else if (isMap(node)) {
+      key = Object.hasOwn(node, segment) ? segment : Object.keys(node).find((candidate) => camel(candidate) === segment);
+    }
+    if (key === undefined) return normalized;
+    out.push(key);
+    node = Array.isArray(node) ? node[Number(key)] : (node as Record<string, unknown>)[key];
+  }
+  return '/' + out.map(escapePointer).join('/');
 }
 
 /** Execute: the inputs that fail their declared `schema`, with the failing paths under `/inputs/<name>`. */

@@ -35,7 +35,7 @@ async function authorizePublish(deps: WorkflowDeps, auth: AuthContext, permissio
 async function validationReport(deps: WorkflowDeps, body: unknown, organizationId: string, workflowId: string | null) {
   const result = validateDefinition(body, { limits: deps.limits });
   if (!result.definition) return { valid: false, errors: result.errors, warnings: [] };
-  const schemaErrors = declaredSchemaErrors(result.definition);
+  const schemaErrors = declaredSchemaErrors(result.definition, body);
   if (schemaErrors.length > 0) return { valid: false, errors: schemaErrors, warnings: [] };
   const warnings = await configWarnings(
     deps.dataSource,

@@ -74,7 +74,7 @@ export function prepare(body: unknown, auth: { organizationId: string; userId: s
   const result = validateDefinition(body, { limits });
   if (!result.definition) throw definitionInvalid(result.errors);
   const def: WorkflowDefinition = result.definition;
-  const schemaErrors = declaredSchemaErrors(def);
+  const schemaErrors = declaredSchemaErrors(def, body);
   if (schemaErrors.length > 0) throw definitionInvalid(schemaErrors);
   const nrn = ownNrn(def.nrn, auth.organizationId);
   const fields: Prepared['fields'] = {

@@ -51,12 +51,12 @@ describe('executions API: accepted keys take effect', function () {
     const res = await c.auth(x.t.request.post('/workflows/definitions')).send({
       name: 'Unsafe',
       inputs: { who: { type: 'string', schema: { type: 'string', pattern: '(a+)+\\1' } } },
-      steps: [{ id: 'hook', type: 'trigger', pluginType: 'webhook', config: { payloadSchema: { $ref: 'https://example.com/s.json' } } }],
+      steps: [{ id: 'hook', type: 'trigger', pluginType: 'webhook', config: { payload_schema: { $ref: 'https://example.com/s.json' } } }],
     });
     assertDialect('problem', res, 400);
     assert.deepEqual(
       res.body.errors.map((e: { path: string }) => e.path),
-      ['/inputs/who/schema', '/steps/hook/config/payloadSchema'],
+      ['/inputs/who/schema', '/steps/0/config/payload_schema'],
     );
   });
 
