@@ -169,6 +169,58 @@ describe('accepted keys take effect (engine)', () => {
     });
   });
 
+  it('retry jitter: the engine retries the activity itself, waiting each backoff scaled by a random factor within ±jitter', async () => {
+    let attempts = 0;
+    const { outcome, calls, sleeps } = await run(
+      {
+        steps: [
+          trigger(),
+          step(
+            'a',
+            'http-request',
+            { url: 'https://x.test' },
+            {
+              errorHandling: { retryPolicy: { maxAttempts: 4, initialInterval: '1s', jitter: 0.5 } },
+              dependsOn: ['start'],
+            },
+          ),
+          step(
+            'b',
+            'http-request',
+            { url: 'https://x.test/final' },
+            {
+              errorHandling: { retryPolicy: { maxAttempts: 4, jitter: 0.5 } },
+              dependsOn: ['a'],
+            },
+          ),
+        ],
+      },
+      {},
+      {
+        activities: {
+          'http-request': (call: ActivityCall) => {
+            if (call.config.url === 'https://x.test/final')
+              throw Object.assign(new Error('bad request'), { cause: { type: 'HTTP_4XX', nonRetryable: true, message: 'bad request' } });
+            attempts += 1;
+            if (attempts < 3) throw new Error(`attempt ${attempts} failed`);
+            return ok({ attempts });
+          },
+        },
+      },
+    );
+    assert.equal(calls.filter((call) => call.stepId === 'a').length, 3);
+    assert.ok(
+      calls.every((call) => call.retryPolicy?.maximumAttempts === 1),
+      'Temporal makes one attempt per call',
+    );
+    assert.equal(sleeps.length, 2);
+    assert.ok(sleeps[0] >= 500 && sleeps[0] <= 1500 && sleeps[1] >= 1000 && sleeps[1] <= 3000, JSON.stringify(sleeps));
+    assert.notDeepEqual(sleeps, [1000, 2000], 'the intervals are jittered');
+    // A non-retryable failure is not retried.
+    assert.equal(calls.filter((call) => call.stepId === 'b').length, 1);
+    assert.equal(outcome.error?.type, 'HTTP_4XX');
+  });
+
   it('retryPolicy on an inline step (sub-workflow) starts a failed child again after the backoff', async () => {
     let children = 0;
     const { outcome, sleeps } = await run(
@@ -240,7 +292,7 @@ describe('accepted keys take effect (engine)', () => {
     );
   });
 
-  it('warns at publish about timeout, executionTimeoutMs and retryPolicy where they have no effect, retry jitter and webhook-wait correlationKey', () => {
+  it('warns at publish about timeout, executionTimeoutMs and retryPolicy where they have no effect, and webhook-wait correlationKey', () => {
     const warnings = warningsOf({
       steps: [
         trigger(),
@@ -261,7 +313,6 @@ describe('accepted keys take effect (engine)', () => {
         'DEFINITION_KEY_IGNORED /steps/1/timeout',
         'DEFINITION_KEY_IGNORED /steps/1/metadata/executionTimeoutMs',
         'DEFINITION_KEY_IGNORED /steps/2/errorHandling/retryPolicy',
-        'DEFINITION_KEY_IGNORED /steps/3/errorHandling/retryPolicy/jitter',
         'DEFINITION_KEY_IGNORED /steps/4/config/correlationKey',
       ],
     );

@@ -27,7 +27,7 @@ const LOOP_EACH = t(ENGINE, 'loop.forEach runs the step once per element, naming
 const LOOP_WHILE = t(ENGINE, 'loop.while runs the step while its condition holds, each run reading the previous output');
 const WARNINGS = t(
   ENGINE,
-  'warns at publish about timeout, executionTimeoutMs and retryPolicy where they have no effect, retry jitter and webhook-wait correlationKey',
+  'warns at publish about timeout, executionTimeoutMs and retryPolicy where they have no effect, and webhook-wait correlationKey',
 );
 const RETRY_ACTIVITY = t(
   ENGINE,
@@ -101,7 +101,10 @@ export const SHOWN: Record<string, Shown> = {
   ),
   'errorHandling.retryPolicy.backoffStrategy': RETRY_ACTIVITY,
   'errorHandling.retryPolicy.initialInterval': RETRY_ACTIVITY,
-  'errorHandling.retryPolicy.jitter': WARNINGS,
+  'errorHandling.retryPolicy.jitter': t(
+    ENGINE,
+    'retry jitter: the engine retries the activity itself, waiting each backoff scaled by a random factor within ±jitter',
+  ),
   'errorHandling.fallbackStep': FALLBACK,
   'forEach.expression': FOR_EACH,
   'forEach.parallel': FOR_EACH,

@@ -8,7 +8,6 @@
  *   step whose plugin runs inside the workflow (waits, set-variable, log, …)
  *   or that runs no plugin (triggers, passthrough) has none. Waits take their
  *   timeout in `config.timeout`.
- * - Retry `jitter`: Temporal's retry policy has no jitter.
  * - `webhook-wait` `correlationKey`: the callback URL carries its own
  *   one-time token, so there is nothing to correlate.
  * - `webhook` `path`: webhook URLs end in a token minted at activation.
@@ -106,11 +105,6 @@ export function ignoredKeyWarnings(
     const retry = isObject(step.errorHandling) ? step.errorHandling.retryPolicy : undefined;
     if (retry !== undefined && (step.type === 'trigger' || step.type === 'passthrough'))
       warn(fieldPath(source, 'errorHandling', 'retryPolicy'), `retryPolicy has no effect on step "${id}": ${where} calls no plugin`);
-    if (isObject(retry) && retry.jitter !== undefined)
-      warn(
-        fieldPath(source, 'errorHandling', 'retryPolicy', 'jitter'),
-        'jitter has no effect: retries wait exactly the backoff interval (Temporal retry policies have no jitter)',
-      );
     if (step.pluginType === 'code-exec' && isObject(step.config)) {
       for (const key of ['executionConfig', 'runtime'] as const)
         if (step.config[key] !== undefined)

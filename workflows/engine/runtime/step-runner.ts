@@ -18,7 +18,7 @@ import { utf8Length } from './sizes';
 import { stepScope } from './context';
 import { project } from './paths';
 import { toTemporalRetryPolicy } from './retry';
-import { withInlineRetries } from './inline-retry';
+import { jitterOf, withRetries } from './retry-loop';
 import {
   PLUGIN_LOGS_DETAIL,
   type Item,
@@ -169,7 +169,7 @@ export async function callPlugin(
   const reentered = Object.keys(activation.via).some((edgeId) => env.topology.edges[edgeId]?.kind === 'back');
   const inline = inlinePluginFor(pluginType);
   if (inline) {
-    return withInlineRetries(step.errorHandling?.retryPolicy, effects, () =>
+    return withRetries(step.errorHandling?.retryPolicy, effects, () =>
       inline({
         step,
         config,
@@ -186,24 +186,29 @@ export async function callPlugin(
   }
   // Templates that read a secret are evaluated by the activity; it gets the other roots they read.
   const deferredScope = scopeForDeferred(deferred, scope);
-  const result = await effects.callActivity({
-    executionId: ctx.input.executionId,
-    organizationId: ctx.input.organizationId,
-    workflowId: ctx.input.workflowId,
-    stepId: step.id,
-    pluginType,
-    config,
-    inputs,
-    items: extras.item ? [extras.item] : extras.items,
-    item: extras.item,
-    itemIndex: extras.itemIndex,
-    timeoutMs: activityTimeoutMs(step),
-    retryPolicy: toTemporalRetryPolicy(step.errorHandling?.retryPolicy),
-    nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
-    ...outputLimit(runLimitsOf(ctx.input).maxStepOutputBytes),
-    ...(deferred.length > 0 ? { deferred } : {}),
-    ...(deferredScope ? { scope: deferredScope } : {}),
-  });
+  // Temporal's retry policies have no jitter: with one, the engine retries (one attempt per activity call).
+  const retryPolicy = step.errorHandling?.retryPolicy;
+  const engineRetries = jitterOf(retryPolicy) > 0;
+  const call = () =>
+    effects.callActivity({
+      executionId: ctx.input.executionId,
+      organizationId: ctx.input.organizationId,
+      workflowId: ctx.input.workflowId,
+      stepId: step.id,
+      pluginType,
+      config,
+      inputs,
+      items: extras.item ? [extras.item] : extras.items,
+      item: extras.item,
+      itemIndex: extras.itemIndex,
+      timeoutMs: activityTimeoutMs(step),
+      retryPolicy: toTemporalRetryPolicy(engineRetries ? undefined : retryPolicy),
+      nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
+      ...outputLimit(runLimitsOf(ctx.input).maxStepOutputBytes),
+      ...(deferred.length > 0 ? { deferred } : {}),
+      ...(deferredScope ? { scope: deferredScope } : {}),
+    });
+  const result = engineRetries ? await withRetries(retryPolicy, effects, call) : await call();
   if (result.nodeState === null) delete ctx.nodeContext[step.id];
   else if (result.nodeState !== undefined) ctx.nodeContext[step.id] = result.nodeState;
   for (const line of result.logs ?? [])
