@@ -68,14 +68,19 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
   /** Decrypts the named secrets for one step call (the one place the worker decrypts), each use logged by name. */
   const loadSecrets = async (call: ActivityCall, names: string[]): Promise<Record<string, string>> => {
     if (names.length === 0) return {};
-    const entries = await configEntries.effective(call.organizationId, await placeOf(call.organizationId, call.workflowId), names, true);
-    const missing = names.filter((name) => !entries.some((entry) => entry.name === name));
+    // A `secrets:` binding makes `secrets.NAME` read the entry it names (own keys only: a name is data).
+    const storedName = (name: string) =>
+      call.secretBindings && Object.hasOwn(call.secretBindings, name) ? call.secretBindings[name] : name;
+    const stored = [...new Set(names.map(storedName))];
+    const entries = await configEntries.effective(call.organizationId, await placeOf(call.organizationId, call.workflowId), stored, true);
+    const missing = stored.filter((name) => !entries.some((entry) => entry.name === name));
     if (missing.length > 0)
       throw ApplicationFailure.nonRetryable(`secret ${missing.join(', ')} has no value for this workflow`, 'CONFIG_ENTRY_UNRESOLVED');
-    deps.logger.info({ executionId: call.executionId, stepId: call.stepId, secrets: names }, 'secrets decrypted for a step');
-    return Object.fromEntries(
+    deps.logger.info({ executionId: call.executionId, stepId: call.stepId, secrets: stored }, 'secrets decrypted for a step');
+    const values = new Map(
       entries.map((entry) => [entry.name, decryptSecret(deps.encryptionKey, entry.encryptedValue!, call.organizationId)]),
     );
+    return Object.fromEntries(names.map((name) => [name, values.get(storedName(name))!]));
   };
 
   return {

@@ -1,6 +1,6 @@
 /** The `vars.*` an execution reads: found in its definition, resolved once at start (with a check of its declared `secrets:`). */
 import { ApplicationFailure } from '@temporalio/workflow';
-import { collectReferences, parseExpression, templateSources, type ConfigReference, type ExecutionInput } from './engine';
+import { collectReferences, parseExpression, secretBindings, templateSources, type ConfigReference, type ExecutionInput } from './engine';
 import type { RunState } from './execution-handlers';
 import { persistence } from './execution-persistence';
 
@@ -39,7 +39,7 @@ export async function resolveVarsOrFail(input: ExecutionInput, run: RunState, ev
       organizationId: input.organizationId,
       workflowId: input.workflowId,
       names: referencedVars(input),
-      secrets: Object.keys(input.definition.secrets ?? {}).sort(),
+      secrets: [...new Set(Object.values(secretBindings(input.definition)))].sort(),
     });
   } catch (error) {
     // A local activity's ApplicationFailure may arrive wrapped (ActivityFailure.cause) or as itself.

@@ -15,7 +15,7 @@ import { workflowNotFound } from './errors';
 import { newWorkflowId } from './ids';
 import { authorizeInOrganization, authorizedWorkflow, organizationNotFound, workflowNrn } from './authorize';
 import { declaredSchemaErrors } from './declared-schemas';
-import { WORKFLOW_LEVEL_KEYS, configWarnings, prepare, type PublishWarning } from './publish';
+import { WORKFLOW_LEVEL_KEYS, boundReferences, configWarnings, prepare, type PublishWarning } from './publish';
 import { deleteWorkflow, publishOnExisting } from './workflow-writes';
 import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
 import { aliasJson, revisionJson, workflowJson } from './serialize';
@@ -42,7 +42,7 @@ async function validationReport(deps: WorkflowDeps, body: unknown, organizationI
     organizationId,
     workflowId,
     result.definition.path,
-    result.references,
+    boundReferences(result.references, result.definition),
     result.warnings,
   );
   return { valid: true, errors: [], warnings };

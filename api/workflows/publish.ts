@@ -10,6 +10,7 @@ import { ConfigEntryRepository, folderChain } from '../../db/repositories/config
 import type { NewRevision, WorkflowFields } from '../../db/repositories/workflow-repository';
 import {
   ENGINE_VERSION,
+  secretBindings,
   validateDefinition,
   type ConfigReference,
   type DefinitionLimits,
@@ -90,7 +91,7 @@ export function prepare(body: unknown, auth: { organizationId: string; userId: s
   return {
     key: def.key ?? null,
     fields,
-    references: result.references,
+    references: boundReferences(result.references, def),
     warnings: result.warnings,
     revision: {
       definition,
@@ -102,6 +103,14 @@ export function prepare(body: unknown, auth: { organizationId: string; userId: s
       engineVersion: ENGINE_VERSION,
     },
   };
+}
+
+/** Secret references with the names of the entries they read (`secrets:` bindings applied). */
+export function boundReferences(references: ConfigReference[], definition: WorkflowDefinition): ConfigReference[] {
+  const bindings = secretBindings(definition);
+  return references.map((reference) =>
+    reference.kind === 'secret' && Object.hasOwn(bindings, reference.name) ? { ...reference, name: bindings[reference.name] } : reference,
+  );
 }
 
 /** The definition's warnings, then references with no entry of their kind at any place the workflow sees (workflow, its folder, ancestors, root). */

@@ -284,12 +284,31 @@ describe('accepted keys take effect (engine)', () => {
     );
   });
 
-  it('refuses at publish a secrets binding to a stored secret of another name', () => {
+  it('refuses at publish a secrets binding whose key cannot name a config entry, and sends the renaming bindings with the templates that read a secret', async () => {
     const errors = errorsOf({ secrets: { np_api_token: { key: 'np.api.token' }, OTHER: {} }, steps: [trigger()] });
     assert.deepEqual(
       errors.map((e) => e.path),
       ['/secrets/np_api_token/key'],
     );
+    const { calls } = await run(
+      {
+        secrets: { np_api_token: { key: 'NP_API_TOKEN' }, PLAIN: {} },
+        steps: [
+          trigger(),
+          step(
+            'call',
+            'http-request',
+            { url: 'https://x.test', headers: { Authorization: 'Bearer ${{ secrets.np_api_token }}' } },
+            { dependsOn: ['start'] },
+          ),
+          step('after', 'http-request', { url: 'https://x.test' }, { dependsOn: ['call'] }),
+        ],
+      },
+      {},
+      { activities: { 'http-request': () => ok({}) } },
+    );
+    assert.deepEqual(calls[0].secretBindings, { np_api_token: 'NP_API_TOKEN' });
+    assert.equal(calls[1].secretBindings, undefined, 'a call that reads no secret gets no bindings');
   });
 
   it('warns at publish about timeout, executionTimeoutMs and retryPolicy where they have no effect, and webhook-wait correlationKey', () => {

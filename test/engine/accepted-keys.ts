@@ -288,7 +288,7 @@ export const SHOWN: Record<string, Shown> = {
   'top:variables': t(RUNTIME, 'runs inline steps in the workflow and resolves outputs'),
   'top:inputs.required': INPUT_SCHEMAS,
   'top:inputs.type': INPUT_SCHEMAS,
-  'top:secrets.key': t(ENGINE, 'refuses at publish a secrets binding to a stored secret of another name'),
+  'top:secrets.key': t(HTTP, 'reads the bound config entry for secrets.NAME when the definition binds NAME to another entry'),
   errorHandling: FALLBACK,
   forEach: FOR_EACH,
   loop: LOOP_WHILE,

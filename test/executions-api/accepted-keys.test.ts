@@ -6,6 +6,8 @@
  * publish warnings for keys that have no effect here.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { trigger } from '../support/definitions';
 import { assertDialect } from '../support/dialects';
 import { finished, publish, useExecEnv, waitFor } from './support';
@@ -112,6 +114,48 @@ describe('executions API: accepted keys take effect', function () {
     const again = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
     const done = await waitFor(x, c, again.body.executionId, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
+  });
+
+  it('reads the bound config entry for secrets.NAME when the definition binds NAME to another entry', async () => {
+    const seen: string[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push(String(req.headers.authorization));
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const workflowId = await publish(x, c, {
+        name: 'Bound secret',
+        secrets: { np_api_token: { key: 'NP_TOKEN_PROD' } },
+        steps: [
+          trigger(),
+          {
+            id: 'call',
+            type: 'module',
+            pluginType: 'http-request',
+            config: { url, headers: { Authorization: 'Bearer ${{ secrets.np_api_token }}' } },
+            dependsOn: ['start'],
+          },
+        ],
+      });
+      const missing = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+      const failed = await waitFor(x, c, missing.body.executionId, finished);
+      assert.deepEqual([failed.status, (failed.error as { type?: string }).type], ['failed', 'SECRET_UNRESOLVED']);
+      assert.match((failed.error as { message: string }).message, /NP_TOKEN_PROD/);
+
+      await c
+        .auth(x.t.request.post('/workflows/config'))
+        .send({ name: 'NP_TOKEN_PROD', value: 'prod-token-5678', secret: true, path: '/' })
+        .expect(201);
+      const started = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+      const done = await waitFor(x, c, started.body.executionId, finished);
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      assert.deepEqual(seen, ['Bearer prod-token-5678']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('runs a step loop (while) on the worker: the step repeats until its condition is false', async () => {

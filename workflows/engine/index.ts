@@ -53,6 +53,7 @@ export {
 // The execution runtime: what a run receives, records and asks of its host.
 export { startExecution, type ExecutionOutcome, type ExecutionRun, type RunOptions } from './runtime/graph-runner';
 export { readPath } from './runtime/paths';
+export { renamingBindings, secretBindings } from './secret-bindings';
 export { NON_RETRYABLE_ERROR_TYPES } from './runtime/retry';
 export {
   PLUGIN_LOGS_DETAIL,

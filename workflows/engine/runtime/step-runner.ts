@@ -19,6 +19,7 @@ import { stepScope } from './context';
 import { project } from './paths';
 import { toTemporalRetryPolicy } from './retry';
 import { jitterOf, withRetries } from './retry-loop';
+import { renamingBindings } from '../secret-bindings';
 import {
   PLUGIN_LOGS_DETAIL,
   type Item,
@@ -207,6 +208,7 @@ export async function callPlugin(
       ...outputLimit(runLimitsOf(ctx.input).maxStepOutputBytes),
       ...(deferred.length > 0 ? { deferred } : {}),
       ...(deferredScope ? { scope: deferredScope } : {}),
+      ...(deferred.length > 0 ? bindingsOf(ctx.input.definition) : {}),
     });
   const result = engineRetries ? await withRetries(retryPolicy, effects, call) : await call();
   if (result.nodeState === null) delete ctx.nodeContext[step.id];
@@ -220,6 +222,12 @@ export async function callPlugin(
 export function activityTimeoutMs(step: StepDefinition): number {
   const legacy = step.metadata?.executionTimeoutMs;
   return parseDuration(step.timeout) ?? (typeof legacy === 'number' && legacy > 0 ? legacy : DEFAULT_STEP_TIMEOUT_MS);
+}
+
+/** The `secrets:` bindings that rename, when the definition has any (the activity loads the bound entries). */
+function bindingsOf(definition: StepEnv['ctx']['input']['definition']): { secretBindings?: Record<string, string> } {
+  const secretBindings = renamingBindings(definition);
+  return secretBindings ? { secretBindings } : {};
 }
 
 /** The activity's output limit, when the run has one (older runs have none). */

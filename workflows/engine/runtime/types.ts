@@ -172,6 +172,8 @@ export interface ActivityCall {
   deferred?: DeferredTemplate[];
   /** Non-secret roots (vars, steps…) that those templates also read. */
   scope?: Record<string, unknown>;
+  /** The definition's `secrets:` bindings that rename: `secrets.NAME` reads the config entry named here (names only). */
+  secretBindings?: Record<string, string>;
 }
 
 export interface TemporalRetryPolicy {
