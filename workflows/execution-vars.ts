@@ -23,6 +23,8 @@ export function referencedVars(input: ExecutionInput): string[] {
   visit(input.definition.steps);
   visit(input.definition.connections);
   visit(input.definition.outputs);
+  // Variables' initialValue templates are resolved at start, and may read vars.
+  visit(input.definition.variables);
   return [...names].sort();
 }
 

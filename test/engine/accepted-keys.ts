@@ -122,7 +122,7 @@ export const SHOWN: Record<string, Shown> = {
   // Top-level fields
   'top:inputs': INPUT_SCHEMAS,
   'top:inputs.schema': INPUT_SCHEMAS,
-  'top:variables.initialValue': t(ENGINE, 'resolves templates in a variable initialValue when the run starts (vars, workflow inputs)'),
+  'top:variables.initialValue': t(HTTP, 'resolves vars and workflow inputs in a variable initialValue when the run starts on the worker'),
   'top:secrets': t(HTTP, 'fails the start with SECRET_UNRESOLVED before any step when a declared secret has no value'),
   'top:outputs': t(RUNTIME, 'runs inline steps in the workflow and resolves outputs'),
   // Plugin config
@@ -176,7 +176,7 @@ export const SHOWN: Record<string, Shown> = {
   'signal-wait.config.correlationKey': t(RUNTIME, 'waits for a signal; the next step reads signal.payload'),
   'signal-wait.config.timeout': t(RUNTIME, 'times a wait out: error by default, or through the timeout port with onTimeout continue'),
   'signal-wait.config.onTimeout': t(RUNTIME, 'times a wait out: error by default, or through the timeout port with onTimeout continue'),
-  'signal-wait.config.timeoutMs': t(ENGINE, 'signal-wait timeoutMs (the older spelling) times the wait out'),
+  'signal-wait.config.timeoutMs': t(HTTP, 'times a signal-wait out by timeoutMs (the older spelling) on the worker'),
   'webhook-wait.config.correlationKey': WARNINGS,
   'split-in-batches.config.batchSize': t(RUNTIME, 'loops split-in-batches through a back-edge and collects every processed item'),
   'split-in-batches.config.arrayPath': t(RUNTIME, 'loops split-in-batches through a back-edge and collects every processed item'),

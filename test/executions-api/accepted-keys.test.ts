@@ -158,6 +158,33 @@ describe('executions API: accepted keys take effect', function () {
     }
   });
 
+  it('resolves vars and workflow inputs in a variable initialValue when the run starts on the worker', async () => {
+    await c.auth(x.t.request.post('/workflows/config')).send({ name: 'REGION', value: 'eu-west', secret: false, path: '/' }).expect(201);
+    const workflowId = await publish(x, c, {
+      name: 'Seeded',
+      variables: { target: { initialValue: { region: '${{ vars.REGION }}', who: '${{ workflow.inputs.who }}' } } },
+      steps: [trigger(), { id: 'n', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['start'] }],
+      outputs: { target: '${{ variables.target }}' },
+    });
+    const started = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({ inputs: { who: 'ada' } });
+    const run = await waitFor(x, c, started.body.executionId, finished);
+    assert.equal(run.status, 'completed', JSON.stringify(run));
+    assert.deepEqual(run.outputs, { target: { region: 'eu-west', who: 'ada' } });
+  });
+
+  it('times a signal-wait out by timeoutMs (the older spelling) on the worker', async () => {
+    const workflowId = await publish(x, c, {
+      name: 'Short wait',
+      steps: [
+        trigger(),
+        { id: 'wait', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go', timeoutMs: 300 }, dependsOn: ['start'] },
+      ],
+    });
+    const started = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+    const run = await waitFor(x, c, started.body.executionId, finished);
+    assert.deepEqual([run.status, (run.error as { type?: string }).type], ['failed', 'SIGNAL_WAIT_TIMEOUT']);
+  });
+
   it('runs a step loop (while) on the worker: the step repeats until its condition is false', async () => {
     const workflowId = await publish(x, c, {
       name: 'Looping',
