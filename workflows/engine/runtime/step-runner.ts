@@ -20,8 +20,10 @@ import { project } from './paths';
 import { toTemporalRetryPolicy } from './retry';
 import { jitterOf, withRetries } from './retry-loop';
 import { renamingBindings } from '../secret-bindings';
+import type { InlineCall } from '../inline/inline-plugin';
 import {
   PLUGIN_LOGS_DETAIL,
+  type ActivityCall,
   type Item,
   type PluginCall,
   type PluginResult,
@@ -170,47 +172,45 @@ export async function callPlugin(
   const reentered = Object.keys(activation.via).some((edgeId) => env.topology.edges[edgeId]?.kind === 'back');
   const inline = inlinePluginFor(pluginType);
   if (inline) {
-    return withRetries(step.errorHandling?.retryPolicy, effects, () =>
-      inline({
-        step,
-        config,
-        inputs,
-        items: extras.item ? [extras.item] : extras.items,
-        item: extras.item,
-        scope,
-        ctx,
-        effects,
-        hasPortEdge: (port) => env.topology.outgoing[step.id].some((edgeId) => env.topology.edges[edgeId].sourcePort === port),
-        reentered,
-      }),
-    );
+    const inlineCall: InlineCall = {
+      step,
+      config,
+      inputs,
+      items: extras.item ? [extras.item] : extras.items,
+      item: extras.item,
+      scope,
+      ctx,
+      effects,
+      hasPortEdge: (port) => env.topology.outgoing[step.id].some((edgeId) => env.topology.edges[edgeId].sourcePort === port),
+      reentered,
+    };
+    return withRetries(step.errorHandling?.retryPolicy, effects, () => inline(inlineCall));
   }
   // Templates that read a secret are evaluated by the activity; it gets the other roots they read.
   const deferredScope = scopeForDeferred(deferred, scope);
   // Temporal's retry policies have no jitter: with one, the engine retries (one attempt per activity call).
   const retryPolicy = step.errorHandling?.retryPolicy;
   const engineRetries = jitterOf(retryPolicy) > 0;
-  const call = () =>
-    effects.callActivity({
-      executionId: ctx.input.executionId,
-      organizationId: ctx.input.organizationId,
-      workflowId: ctx.input.workflowId,
-      stepId: step.id,
-      pluginType,
-      config,
-      inputs,
-      items: extras.item ? [extras.item] : extras.items,
-      item: extras.item,
-      itemIndex: extras.itemIndex,
-      timeoutMs: activityTimeoutMs(step),
-      retryPolicy: toTemporalRetryPolicy(engineRetries ? undefined : retryPolicy),
-      nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
-      ...outputLimit(runLimitsOf(ctx.input).maxStepOutputBytes),
-      ...(deferred.length > 0 ? { deferred } : {}),
-      ...(deferredScope ? { scope: deferredScope } : {}),
-      ...(deferred.length > 0 ? bindingsOf(ctx.input.definition) : {}),
-    });
-  const result = engineRetries ? await withRetries(retryPolicy, effects, call) : await call();
+  const activityCall: ActivityCall = {
+    executionId: ctx.input.executionId,
+    organizationId: ctx.input.organizationId,
+    workflowId: ctx.input.workflowId,
+    stepId: step.id,
+    pluginType,
+    config,
+    inputs,
+    items: extras.item ? [extras.item] : extras.items,
+    item: extras.item,
+    itemIndex: extras.itemIndex,
+    timeoutMs: activityTimeoutMs(step),
+    retryPolicy: toTemporalRetryPolicy(engineRetries ? undefined : retryPolicy),
+    nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
+    ...outputLimit(runLimitsOf(ctx.input).maxStepOutputBytes),
+    ...(deferred.length > 0 ? { deferred } : {}),
+    ...(deferredScope ? { scope: deferredScope } : {}),
+    ...(deferred.length > 0 ? bindingsOf(ctx.input.definition) : {}),
+  };
+  const result = await withRetries(engineRetries ? retryPolicy : undefined, effects, () => effects.callActivity(activityCall));
   if (result.nodeState === null) delete ctx.nodeContext[step.id];
   else if (result.nodeState !== undefined) ctx.nodeContext[step.id] = result.nodeState;
   for (const line of result.logs ?? [])
