@@ -208,6 +208,31 @@ describe('executions API: accepted keys take effect', function () {
     assert.deepEqual(run.outputs, { n: 3, count: 3 });
   });
 
+  it('runs a step loop (forEach) on the worker: one run per element, named by itemName and indexName', async () => {
+    const workflowId = await publish(x, c, {
+      name: 'Each',
+      variables: { seen: { initialValue: '' } },
+      steps: [
+        trigger(),
+        {
+          id: 'collect',
+          type: 'module',
+          pluginType: 'set-variable',
+          config: { path: 'seen', value: '${{ variables.seen + variables.ticket + variables.n }}' },
+          loop: { forEach: 'workflow.inputs.tickets', itemName: 'ticket', indexName: 'n' },
+          dependsOn: ['start'],
+        },
+      ],
+      outputs: { seen: '${{ variables.seen }}', count: '${{ steps.collect.outputs.count }}' },
+    });
+    const started = await c
+      .auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`))
+      .send({ inputs: { tickets: ['a', 'b', 'c'] } });
+    const run = await waitFor(x, c, started.body.executionId, finished);
+    assert.equal(run.status, 'completed', JSON.stringify(run));
+    assert.deepEqual(run.outputs, { seen: 'a0b1c2', count: 3 });
+  });
+
   it('warns at publish (DEFINITION_KEY_IGNORED, naming the path) for a key that has no effect here', async () => {
     const res = await c.auth(x.t.request.post('/workflows/definitions')).send({
       name: 'Warned',
