@@ -85,14 +85,19 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
   /** Decrypts the named secrets for one step call (the one place the worker decrypts), each use logged by name. */
   const loadSecrets = async (call: ActivityCall, names: string[]): Promise<Record<string, string>> => {
     if (names.length === 0) return {};
-    const entries = await configEntries.effective(call.organizationId, await placeOf(call.organizationId, call.workflowId), names, true);
-    const missing = names.filter((name) => !entries.some((entry) => entry.name === name));
+    // A `secrets:` binding makes `secrets.NAME` read the entry it names (own keys only: a name is data).
+    const storedName = (name: string) =>
+      call.secretBindings && Object.hasOwn(call.secretBindings, name) ? call.secretBindings[name] : name;
+    const stored = [...new Set(names.map(storedName))];
+    const entries = await configEntries.effective(call.organizationId, await placeOf(call.organizationId, call.workflowId), stored, true);
+    const missing = stored.filter((name) => !entries.some((entry) => entry.name === name));
     if (missing.length > 0)
       throw ApplicationFailure.nonRetryable(`secret ${missing.join(', ')} has no value for this workflow`, 'CONFIG_ENTRY_UNRESOLVED');
-    deps.logger.info({ executionId: call.executionId, stepId: call.stepId, secrets: names }, 'secrets decrypted for a step');
-    return Object.fromEntries(
+    deps.logger.info({ executionId: call.executionId, stepId: call.stepId, secrets: stored }, 'secrets decrypted for a step');
+    const values = new Map(
       entries.map((entry) => [entry.name, decryptSecret(deps.encryptionKey, entry.encryptedValue!, call.organizationId)]),
     );
+    return Object.fromEntries(names.map((name) => [name, values.get(storedName(name))!]));
   };
 
   /** Starts the recovery runs of a failure just recorded; a problem is logged and left to the API's failure sweep. */
@@ -155,10 +160,21 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       }
     },
 
-    /** Values of the `vars.*` a definition references, resolved once at start (never secrets). */
-    async resolveVars({ organizationId, workflowId, names }: ResolveVarsRequest): Promise<Record<string, unknown>> {
+    /** Values of the `vars.*` a definition references, resolved once at start (never secrets); checks that its declared secrets exist. */
+    async resolveVars({ organizationId, workflowId, names, secrets = [] }: ResolveVarsRequest): Promise<Record<string, unknown>> {
+      if (names.length === 0 && secrets.length === 0) return {};
+      const place = await placeOf(organizationId, workflowId);
+      if (secrets.length > 0) {
+        const found = await configEntries.effective(organizationId, place, secrets, true);
+        const missing = secrets.filter((name) => !found.some((entry) => entry.name === name));
+        if (missing.length > 0)
+          throw ApplicationFailure.nonRetryable(
+            `declared secret ${missing.join(', ')} has no value for this workflow`,
+            'SECRET_UNRESOLVED',
+          );
+      }
       if (names.length === 0) return {};
-      const entries = await configEntries.effective(organizationId, await placeOf(organizationId, workflowId), names, false);
+      const entries = await configEntries.effective(organizationId, place, names, false);
       // Names without a value are left out: a step that reads one fails then (CONFIG_ENTRY_UNRESOLVED), not the whole run.
       return Object.fromEntries(entries.map((entry) => [entry.name, entry.value]));
     },

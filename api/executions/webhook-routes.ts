@@ -21,7 +21,8 @@ import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import { deliver, deliverByCorrelation, startExecution } from '../../executions';
 import { readPath, webhookSignalName } from '../../workflows/engine';
-import { HttpError, notFound, tooManyRequests } from '../http/errors';
+import { HttpError, describeFieldErrors, notFound, tooManyRequests } from '../http/errors';
+import { payloadSchemaErrors } from '../workflows/declared-schemas';
 import { RateLimiter } from '../http/rate-limiter';
 import { defineRoute, type HttpMethod, type RouteDefinition } from '../http/route';
 import { callbackNonce } from './callback-token';
@@ -126,7 +127,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle)
         schema: Type.Object({ accepted: Type.Literal(true), deduplicated: Type.Literal(true) }),
       },
     },
-    errors: [400, 401, 404, 405, 409, 429, 503],
+    errors: [400, 401, 404, 405, 409, 422, 429, 503],
     async handler({ params, body, ctx }) {
       throttle(params.token);
       const binding = await new TriggerBindingRepository(deps.dataSource.manager).findLiveByWebhookToken(params.token);
@@ -147,6 +148,16 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle)
         await verifySignedRequest(deps.dataSource, ctx, secret);
       }
 
+      const invalid = payloadSchemaErrors(runnable.definition, binding.triggerId, body);
+      if (invalid.length > 0)
+        throw new HttpError(
+          422,
+          'payload-invalid',
+          `The request body does not match the webhook's payloadSchema: ${describeFieldErrors(invalid)}`,
+          {
+            errors: invalid,
+          },
+        );
       const payload = webhookRequestPayload(ctx, body);
       const receivedAt = new Date().toISOString();
       if (config.mode === 'signal') {

@@ -14,7 +14,8 @@ import type { WorkflowDeps } from './deps';
 import { workflowNotFound } from './errors';
 import { newWorkflowId } from './ids';
 import { authorizeInOrganization, authorizedWorkflow, organizationNotFound, workflowNrn } from './authorize';
-import { WORKFLOW_LEVEL_KEYS, configWarnings, prepare, type ConfigWarning } from './publish';
+import { declaredSchemaErrors } from './declared-schemas';
+import { WORKFLOW_LEVEL_KEYS, boundReferences, configWarnings, prepare, type PublishWarning } from './publish';
 import { deleteWorkflow, publishOnExisting } from './workflow-writes';
 import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
 import { aliasJson, revisionJson, workflowJson } from './serialize';
@@ -35,7 +36,16 @@ async function validationReport(deps: WorkflowDeps, body: unknown, organizationI
   const result = validateDefinition(body, { limits: deps.limits, plugins: deps.plugins });
   const tooLarge = result.definition && definitionBytesIssue(JSON.stringify(result.definition), deps.limits);
   if (!result.definition || tooLarge) return { valid: false, errors: tooLarge ? [tooLarge] : result.errors, warnings: [] };
-  const warnings = await configWarnings(deps.dataSource, organizationId, workflowId, result.definition.path, result.references);
+  const schemaErrors = declaredSchemaErrors(result.definition, body);
+  if (schemaErrors.length > 0) return { valid: false, errors: schemaErrors, warnings: [] };
+  const warnings = await configWarnings(
+    deps.dataSource,
+    organizationId,
+    workflowId,
+    result.definition.path,
+    boundReferences(result.references, result.definition),
+    result.warnings,
+  );
   return { valid: true, errors: [], warnings };
 }
 
@@ -47,7 +57,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
    */
   const publishResult = (
     published: Published,
-    warnings: ConfigWarning[],
+    warnings: PublishWarning[],
     mode?: string,
     definitionJson?: string,
   ): HandlerResult['body'] => {
@@ -91,7 +101,14 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           throw error;
         }
         if (!published) throw new Error('workflow insert returned no row');
-        const warnings = await configWarnings(deps.dataSource, auth.organizationId, id, prepared.fields.path, prepared.references);
+        const warnings = await configWarnings(
+          deps.dataSource,
+          auth.organizationId,
+          id,
+          prepared.fields.path,
+          prepared.references,
+          prepared.warnings,
+        );
         return { status: 201, body: publishResult(published, warnings, undefined, prepared.revision.definitionJson), headers: JSON_TYPE };
       },
     }),
@@ -127,7 +144,14 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           true,
         );
         if (created) {
-          const warnings = await configWarnings(deps.dataSource, auth.organizationId, id, prepared.fields.path, prepared.references);
+          const warnings = await configWarnings(
+            deps.dataSource,
+            auth.organizationId,
+            id,
+            prepared.fields.path,
+            prepared.references,
+            prepared.warnings,
+          );
           return { status: 201, body: publishResult(created, warnings, 'created', prepared.revision.definitionJson), headers: JSON_TYPE };
         }
         const outcome = await publishOnExisting(
@@ -154,6 +178,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           outcome.workflow.id,
           prepared.fields.path,
           prepared.references,
+          prepared.warnings,
         );
         return {
           status: 200,

@@ -1,54 +1,7 @@
 import assert from 'node:assert/strict';
-import {
-  startExecution,
-  type ActivityCall,
-  type LogEntryDraft,
-  type PluginResult,
-  type RuntimeEffects,
-  type StepEvent,
-  type WaitRequest,
-  type WaitResult,
-} from '../../workflows/engine';
-import { connections, executionInput, step, trigger } from '../support/definitions';
-
-interface Fakes {
-  activities?: Record<string, (call: ActivityCall) => PluginResult | Promise<PluginResult>>;
-  signals?: (request: WaitRequest) => WaitResult;
-}
-
-async function run(doc: Record<string, unknown>, inputs: Record<string, unknown> = {}, fakes: Fakes = {}) {
-  let clock = Date.parse('2026-01-01T00:00:00Z');
-  let uuids = 0;
-  const calls: ActivityCall[] = [];
-  const logs: LogEntryDraft[] = [];
-  const events: StepEvent[] = [];
-  const waits: WaitRequest[] = [];
-  const effects: RuntimeEffects = {
-    now: () => (clock += 1),
-    uuid: () => `uuid-${++uuids}`,
-    callActivity: async (call) => {
-      calls.push(call);
-      const fake = fakes.activities?.[call.pluginType];
-      if (!fake) throw new Error(`no fake for ${call.pluginType}`);
-      return fake(call);
-    },
-    sleep: (ms) => {
-      clock += ms;
-      return Promise.resolve();
-    },
-    waitForSignal: (request) => {
-      waits.push(request);
-      return Promise.resolve(fakes.signals?.(request) ?? { timedOut: true });
-    },
-    runChild: () => Promise.reject(new Error('no children here')),
-    log: (entry) => logs.push(entry),
-    onEvent: (event) => events.push(event),
-  };
-  const input = executionInput(doc, { inputs, executionId: 'exec_1', workflowId: 'wf_1', receivedAt: '2026-01-01T00:00:00Z' });
-  const execution = startExecution(input, { REGION: 'eu' }, effects);
-  const outcome = await execution.done;
-  return { outcome, calls, logs, events, waits, ctx: execution.ctx };
-}
+import type { ActivityCall, PluginResult } from '../../workflows/engine';
+import { connections, step, trigger } from '../support/definitions';
+import { runDefinition as run } from '../support/engine-run';
 
 const manual = trigger();
 

@@ -11,6 +11,7 @@ export * from './durations';
 export { cronError, minimumIntervalSeconds } from './cron';
 export { normalizeDefinition, normalizeFolderPath } from './normalize';
 export { validateDefinition, type ValidationOptions, type ValidationResult } from './validate';
+export { ACCEPTED_FIELDS, KEY_IGNORED } from './validate-ignored';
 export { createLimiter } from './runtime/concurrency';
 export { truncateUtf8, utf8Length } from './runtime/sizes';
 export {
@@ -70,6 +71,8 @@ export {
 // The execution runtime: what a run receives, records and asks of its host.
 export { startExecution, type ExecutionOutcome, type ExecutionRun, type RunOptions } from './runtime/graph-runner';
 export { readPath } from './runtime/paths';
+export { renamingBindings, secretBindings } from './secret-bindings';
+export { NON_RETRYABLE_ERROR_TYPES } from './runtime/retry';
 export {
   PLUGIN_LOGS_DETAIL,
   type ActivityCall,

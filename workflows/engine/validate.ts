@@ -16,9 +16,10 @@ import { hasOwn, isObject, normalizeDefinition, normalizeFolderPath } from './no
 import { outputPortsOf, pinPlugins, withPluginCatalog, type PluginCatalog } from './plugins';
 import { scheduleTooFrequent, sizeIssues, type DefinitionLimits } from './limits';
 import { join } from './pointer';
-import { checkInputDeclarations } from './validate-declarations';
+import { checkInputDeclarations, checkSecretDeclarations } from './validate-declarations';
 import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
 import { fieldPath, stepPlugin, validateStep } from './validate-step';
+import { ignoredKeyWarnings } from './validate-ignored';
 
 export interface ValidationResult {
   errors: DefinitionIssue[];
@@ -94,6 +95,7 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): V
       }
     }
   }
+  if (isObject(def.secrets)) checkSecretDeclarations(def.secrets, top('secrets'), issues);
   checkInputDeclarations(def.inputs, top('inputs'), issues);
   if (isObject(def.outputs)) checkTemplates(def.outputs, top('outputs'), context);
   if (def.steps === undefined || input.steps === undefined) issues.push({ path: top('steps'), message: 'is required' });
@@ -118,6 +120,8 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): V
   validateConnections(def, normalized.connections, issues, context);
 
   const errors = dedupe(issues);
+  // Only a valid definition has steps sound enough to reason about what each key does.
+  if (errors.length === 0) warnings.push(...ignoredKeyWarnings(def, normalized.steps, (key) => top(key)));
   const references = dedupeReferences(context.references);
   return errors.length > 0 ? { errors, warnings, references } : { errors, warnings, definition: def, references };
 }

@@ -1,5 +1,5 @@
 /**
- * Runs one activation of one step: its condition, `forEach`, the items model
+ * Runs one activation of one step: its condition, `forEach` or `loop`, the items model
  * (`each` fans out per item with bounded parallelism, `all` gets the batch),
  * inline plugins in the workflow and effectful ones through an activity,
  * `outputProjection`, and the step record. Returns the outcome the walker
@@ -18,8 +18,12 @@ import { utf8Length } from './sizes';
 import { stepScope } from './context';
 import { project } from './paths';
 import { toTemporalRetryPolicy } from './retry';
+import { jitterOf, withRetries } from './retry-loop';
+import { renamingBindings } from '../secret-bindings';
+import type { InlineCall } from '../inline/inline-plugin';
 import {
   PLUGIN_LOGS_DETAIL,
+  type ActivityCall,
   type Item,
   type PluginCall,
   type PluginResult,
@@ -29,6 +33,7 @@ import {
   type StepRecord,
 } from './types';
 import { runForEach } from './for-each';
+import { runLoop } from './loop';
 
 export const DEFAULT_PARALLELISM = 5;
 export const DEFAULT_STEP_TIMEOUT_MS = 5 * 60_000;
@@ -63,6 +68,8 @@ export async function runStep(env: StepEnv, activation: Activation): Promise<{ r
       result = { status: 'skipped' };
     } else if (step.forEach) {
       result = await runForEach(env, step, activation, signal, callPlugin);
+    } else if (step.loop) {
+      result = await runLoop(env, step, activation, signal, callPlugin);
     } else {
       result = await runItems(env, step, activation, signal);
     }
@@ -172,7 +179,7 @@ export async function callPlugin(
   const reentered = Object.keys(activation.via).some((edgeId) => env.topology.edges[edgeId]?.kind === 'back');
   const inline = inlinePluginFor(pluginType);
   if (inline) {
-    return inline({
+    const inlineCall: InlineCall = {
       step,
       config,
       inputs,
@@ -183,11 +190,15 @@ export async function callPlugin(
       effects,
       hasPortEdge: (port) => env.topology.outgoing[step.id].some((edgeId) => env.topology.edges[edgeId].sourcePort === port),
       reentered,
-    });
+    };
+    return withRetries(step.errorHandling?.retryPolicy, effects, () => inline(inlineCall));
   }
   // Templates that read a secret are evaluated by the activity; it gets the other roots they read.
   const deferredScope = scopeForDeferred(deferred, scope);
-  const result = await effects.callActivity({
+  // Temporal's retry policies have no jitter: with one, the engine retries (one attempt per activity call).
+  const retryPolicy = step.errorHandling?.retryPolicy;
+  const engineRetries = jitterOf(retryPolicy) > 0;
+  const activityCall: ActivityCall = {
     executionId: ctx.input.executionId,
     organizationId: ctx.input.organizationId,
     workflowId: ctx.input.workflowId,
@@ -199,18 +210,32 @@ export async function callPlugin(
     items: extras.item ? [extras.item] : extras.items,
     item: extras.item,
     itemIndex: extras.itemIndex,
-    timeoutMs: parseDuration(step.timeout) ?? DEFAULT_STEP_TIMEOUT_MS,
-    retryPolicy: toTemporalRetryPolicy(step.errorHandling?.retryPolicy),
+    timeoutMs: activityTimeoutMs(step),
+    retryPolicy: toTemporalRetryPolicy(engineRetries ? undefined : retryPolicy),
     nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
     ...outputLimit(runLimitsOf(ctx.input).maxStepOutputBytes),
     ...(deferred.length > 0 ? { deferred } : {}),
     ...(deferredScope ? { scope: deferredScope } : {}),
-  });
+    ...(deferred.length > 0 ? bindingsOf(ctx.input.definition) : {}),
+  };
+  const result = await withRetries(engineRetries ? retryPolicy : undefined, effects, () => effects.callActivity(activityCall));
   if (result.nodeState === null) delete ctx.nodeContext[step.id];
   else if (result.nodeState !== undefined) ctx.nodeContext[step.id] = result.nodeState;
   for (const line of result.logs ?? [])
     effects.log({ stepId: step.id, level: line.level, message: line.message, timestamp: new Date(effects.now()).toISOString() });
   return { ...result, logs: undefined, nodeState: undefined };
+}
+
+/** The step's `timeout`, else its `metadata.executionTimeoutMs` (the older spelling), else the default. */
+export function activityTimeoutMs(step: StepDefinition): number {
+  const legacy = step.metadata?.executionTimeoutMs;
+  return parseDuration(step.timeout) ?? (typeof legacy === 'number' && legacy > 0 ? legacy : DEFAULT_STEP_TIMEOUT_MS);
+}
+
+/** The `secrets:` bindings that rename, when the definition has any (the activity loads the bound entries). */
+function bindingsOf(definition: StepEnv['ctx']['input']['definition']): { secretBindings?: Record<string, string> } {
+  const secretBindings = renamingBindings(definition);
+  return secretBindings ? { secretBindings } : {};
 }
 
 /** The activity's output limit, when the run has one (older runs have none). */

@@ -103,6 +103,8 @@ export interface StepError {
   message: string;
   code: string;
   retryable?: boolean;
+  /** What the step attached to its failure (the `fail` plugin's `metadata`). */
+  details?: Record<string, unknown>;
 }
 
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'skipped';
@@ -174,6 +176,8 @@ export interface ActivityCall {
   deferred?: DeferredTemplate[];
   /** Non-secret roots (vars, steps…) that those templates also read. */
   scope?: Record<string, unknown>;
+  /** The definition's `secrets:` bindings that rename: `secrets.NAME` reads the config entry named here (names only). */
+  secretBindings?: Record<string, string>;
 }
 
 export interface TemporalRetryPolicy {
