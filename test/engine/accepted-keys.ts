@@ -20,6 +20,7 @@ const ENGINE = 'test/engine/accepted-keys.test.ts';
 const HTTP = 'test/executions-api/accepted-keys.test.ts';
 const RUNTIME = 'test/engine/execution-runtime.test.ts';
 const PLUGINS_HTTP = 'test/executions-api/plugins.test.ts';
+const RECOVERY = 'test/executions-api/recovery-runs.test.ts';
 
 const t = (file: string, title: string): Shown => ({ file, title });
 
@@ -240,6 +241,16 @@ export const SHOWN: Record<string, Shown> = {
   'webhook-wait.config.timeout': WEBHOOK_WAIT,
   'webhook-wait.config.onTimeout': WEBHOOK_WAIT,
   'webhook-wait.config.urlPrefix': WEBHOOK_WAIT,
+  'on-error.config.scope': t(RECOVERY, 'scope step (or its older spelling listenFor) ignores failures no step caused'),
+  'on-error.config.listenFor': t(RECOVERY, 'scope step (or its older spelling listenFor) ignores failures no step caused'),
+  'execution-failed-trigger.config.workflowId': t(
+    RECOVERY,
+    'starts an on-error run and a watching execution-failed-trigger run with the failure as payload',
+  ),
+  'execution-failed-trigger.config.workflow_id': t(
+    RECOVERY,
+    'starts an on-error run and a watching execution-failed-trigger run with the failure as payload',
+  ),
   'split-in-batches.config.reset': t(
     ENGINE,
     'split-in-batches reset starts over with the items of each entry, forgetting the batches processed so far',

@@ -126,13 +126,15 @@ describe('executions API: recovery runs of failed executions', function () {
     );
   });
 
-  it('scope step ignores failures no step caused', async () => {
+  it('scope step (or its older spelling listenFor) ignores failures no step caused', async () => {
     await handler('recover-steps', { id: 'onErr', type: 'trigger', pluginType: 'on-error', config: { scope: 'step' } });
+    await handler('recover-steps-old', { id: 'onErr', type: 'trigger', pluginType: 'on-error', config: { listenFor: 'step' } });
     const failed = await lostFailure(x, c, 'breaks', { type: 'START_LOST', message: 'never started' });
     await sweepFailures(dispatchDeps(x), { organizationId: c.org, graceMs: 0 });
     const row = await new ExecutionRepository(x.db.manager).findOneBy({ id: failed });
     assert.notEqual(row?.failureDispatchedAt, null, 'the failure counts as dispatched');
     assert.deepEqual(await runsOf('recover-steps'), []);
+    assert.deepEqual(await runsOf('recover-steps-old'), []);
   });
 
   it('the reconciler dispatches a failure whose recording process died before dispatching', async () => {

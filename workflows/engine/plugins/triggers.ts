@@ -93,7 +93,6 @@ export const executionFailedTrigger: PluginDescriptor = {
     properties: {
       workflowId: str('the watched workflow: its id (wf_…) or key'),
       workflow_id: str('snake_case spelling of workflowId'),
-      labels: { type: 'any', description: 'accepted for compatibility; not used' },
     },
   },
 };
