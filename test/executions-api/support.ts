@@ -10,6 +10,9 @@ import { Worker } from '@temporalio/worker';
 import type { DataSource } from 'typeorm';
 import type supertest from 'supertest';
 import { createActivities } from '../../activities';
+import type { SignInCodes } from '../../api/console/sign-in-codes';
+import { mintToken } from '../../api/http/auth';
+import { CONSOLE_ASSETS_DIR, ensureConsoleBuilt } from '../../startup/console-build';
 import { executionRoutes } from '../../api/executions';
 import type { AreaDeps } from '../../api/routes';
 import { workflowRoutes } from '../../api/workflows';
@@ -58,6 +61,8 @@ export interface ExecEnvOptions {
   limits?: Partial<Limits>;
   /** A code-exec pool of its own with this many threads (default: the process's shared pool). */
   codeExecThreads?: number;
+  /** Serve the web console (built first when its sources changed), with these sign-in codes for one-time links. */
+  console?: { signInCodes?: SignInCodes };
 }
 
 export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEnv> {
@@ -103,7 +108,18 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
     temporal: env.client,
     encryptionKey,
   };
-  const t = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
+  if (options.console) await ensureConsoleBuilt();
+  const secret = randomBytes(32);
+  const signInCodes = options.console?.signInCodes;
+  const t = createTestApp({
+    routes: [...workflowRoutes(deps), ...executionRoutes(deps)],
+    secret,
+    console: options.console && {
+      assetsDir: CONSOLE_ASSETS_DIR,
+      dataSource: db,
+      ...(signInCodes ? { signIn: { codes: signInCodes, mint: (identity) => mintToken({ ...identity, userType: 'person', secret }) } } : {}),
+    },
+  });
   const organizations: string[] = [];
   return {
     env,

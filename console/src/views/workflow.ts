@@ -1,0 +1,151 @@
+/** One workflow: its revisions, aliases (activate, deactivate, webhook URLs) and the graph of a revision. */
+import { api, ApiError, enc, q, type Json, type Page } from '../api';
+import { formatTime, h, link, mount } from '../dom';
+import { graphOf } from '../graph/model';
+import { graphView } from '../graph/view';
+import { navigate, type View } from '../nav';
+import { can } from '../session';
+import { empty, errorState, loading } from '../states';
+
+export const workflowView: View = async (main, [id], query) => {
+  mount(main, loading());
+  const ref = enc(id);
+  const [workflow, revisions, aliases] = await Promise.all([
+    api<Json>(`/workflows/definitions/${ref}`),
+    api<Page<Json>>(`/workflows/definitions/${ref}/revisions${q({ limit: 100 })}`),
+    api<{ data: Json[] }>(`/workflows/definitions/${ref}/aliases`),
+  ]);
+  const nrn = typeof workflow.nrn === 'string' ? workflow.nrn : undefined;
+  const [mayWrite, mayExecute] = await Promise.all([can('workflow:write', nrn), can('workflow:execute', nrn)]);
+  const numbers = revisions.data.map((r) => Number(r.revision)).sort((a, b) => b - a);
+  const chosen = Number(query.get('revision')) || numbers[0];
+  const problem = h('div', { class: 'problem' });
+
+  const runButton = mayExecute
+    ? h('button', { type: 'button', class: 'primary', 'data-action': 'run', onclick: () => void run() }, `Run revision ${chosen}`)
+    : null;
+  const run = async () => {
+    mount(problem);
+    try {
+      const started = await api<Json>(`/workflows/definitions/${ref}/execute`, { method: 'POST', body: { revision: chosen } });
+      navigate(`/console/executions/${enc(String(started.executionId))}`);
+    } catch (error) {
+      mount(problem, errorState(error));
+    }
+  };
+
+  const graphSlot = h('section', { class: 'graph-slot' }, loading('Drawing the graph…'));
+  mount(
+    main,
+    h('h1', {}, String(workflow.name)),
+    h(
+      'p',
+      { class: 'meta' },
+      workflow.key ? h('code', {}, String(workflow.key)) : null,
+      ` ${String(workflow.id)} · folder ${String(workflow.path ?? '/')} · ${nrn ?? ''} · updated ${formatTime(workflow.updatedAt)}`,
+    ),
+    h(
+      'div',
+      { class: 'actions' },
+      runButton,
+      link(`/console/executions${q({ workflowId: String(workflow.id) })}`, 'Executions'),
+      link(`/console/config${q({ workflow: String(workflow.id) })}`, 'Config entries'),
+    ),
+    problem,
+    h(
+      'div',
+      { class: 'columns' },
+      h(
+        'section',
+        { class: 'revisions' },
+        h('h2', {}, 'Revisions'),
+        h(
+          'ul',
+          {},
+          ...revisions.data.map((r) =>
+            h(
+              'li',
+              { class: Number(r.revision) === chosen ? 'current' : undefined },
+              link(`/console/workflows/${ref}${q({ revision: Number(r.revision) })}`, `#${Number(r.revision)}`),
+              ` ${r.semanticVersion ? String(r.semanticVersion) + ' · ' : ''}${formatTime(r.createdAt)}${r.releaseNotes ? ' — ' + String(r.releaseNotes) : ''}`,
+            ),
+          ),
+        ),
+      ),
+      h('section', { class: 'aliases' }, h('h2', {}, 'Aliases'), aliasTable(ref, aliases.data, mayWrite, problem)),
+    ),
+    h('h2', {}, `Graph of revision ${chosen}`),
+    graphSlot,
+  );
+
+  try {
+    const revision = await api<Json>(`/workflows/definitions/${ref}/revisions/${chosen}`);
+    mount(graphSlot, graphView(graphOf(revision.definition as Json | null)).element);
+  } catch (error) {
+    mount(graphSlot, errorState(error));
+  }
+};
+
+function aliasTable(ref: string, aliases: Json[], mayWrite: boolean, problem: HTMLElement): HTMLElement {
+  if (aliases.length === 0) return empty('No aliases.');
+  const toggle = async (alias: string, action: 'activate' | 'deactivate') => {
+    mount(problem);
+    try {
+      await api(`/workflows/definitions/${ref}/aliases/${enc(alias)}/${action}`, { method: 'POST' });
+      navigate(location.pathname + location.search, true);
+    } catch (error) {
+      mount(problem, errorState(error));
+      if (error instanceof ApiError && error.status === 401) navigate('/console/sign-in');
+    }
+  };
+  return h(
+    'table',
+    {},
+    h('thead', {}, h('tr', {}, h('th', {}, 'Alias'), h('th', {}, 'Revision'), h('th', {}, 'State'), h('th', {}, 'Triggers'), h('th', {}, ''))),
+    h(
+      'tbody',
+      {},
+      ...aliases.map((alias) => {
+        const name = String(alias.name);
+        const states = Object.entries((alias.triggerStates ?? {}) as Record<string, Json>);
+        return h(
+          'tr',
+          { 'data-alias': name },
+          h('td', {}, name),
+          h('td', {}, `#${Number(alias.revision)}`),
+          h('td', {}, h('span', { class: `badge ${alias.active ? 'on' : 'off'}` }, alias.active ? 'active' : 'inactive')),
+          h(
+            'td',
+            {},
+            states.length === 0
+              ? '—'
+              : h(
+                  'ul',
+                  { class: 'triggers' },
+                  ...states.map(([trigger, state]) => {
+                    const url = (state.runtimeMetadata as Json | undefined)?.webhookUrl;
+                    const error = (state.lastError as Json | undefined)?.message;
+                    return h(
+                      'li',
+                      {},
+                      `${trigger}: ${String(state.status)}`,
+                      typeof url === 'string' ? h('div', {}, h('code', { class: 'webhook' }, url)) : null,
+                      typeof error === 'string' ? h('div', { class: 'error-text' }, error) : null,
+                    );
+                  }),
+                ),
+          ),
+          h(
+            'td',
+            {},
+            mayWrite
+              ? alias.active
+                ? h('button', { type: 'button', 'data-action': 'deactivate', onclick: () => void toggle(name, 'deactivate') }, 'Deactivate')
+                : h('button', { type: 'button', 'data-action': 'activate', onclick: () => void toggle(name, 'activate') }, 'Activate')
+              : null,
+          ),
+        );
+      }),
+    ),
+  );
+}
