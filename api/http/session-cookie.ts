@@ -13,7 +13,7 @@
 import { forbidden } from './errors';
 import type { Context } from 'koa';
 
-type AppContext = Pick<Context, 'cookies' | 'method' | 'get' | 'origin' | 'secure'>;
+type AppContext = Pick<Context, 'cookies' | 'method' | 'get' | 'protocol' | 'host' | 'secure'>;
 
 export const SESSION_COOKIE = 'platform_console_session';
 export const CONSOLE_REQUEST_HEADER = 'x-console-request';
@@ -35,8 +35,9 @@ export function assertSameOriginWrite(ctx: AppContext): void {
   }
   const site = ctx.get('sec-fetch-site');
   if (site !== '' && site !== 'same-origin' && site !== 'none') throw forbidden('Cross-site writes are refused.');
+  // (Koa 3's ctx.origin is the Origin header itself, so this origin is spelled out.)
   const origin = ctx.get('origin');
-  if (origin !== '' && origin !== ctx.origin) throw forbidden('Writes from another origin are refused.');
+  if (origin !== '' && origin !== `${ctx.protocol}://${ctx.host}`) throw forbidden('Writes from another origin are refused.');
 }
 
 /** Sets the session cookie until the token expires. */
