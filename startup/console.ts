@@ -36,8 +36,7 @@ export async function consoleOptions(
       ? {
           signIn: {
             codes: signInCodes,
-            mint: (identity) =>
-              mintToken({ ...identity, ...claims, userType: 'person', secret, expiresIn: SIGN_IN_SESSION_TTL }),
+            mint: (identity) => mintToken({ ...identity, ...claims, userType: 'person', secret, expiresIn: SIGN_IN_SESSION_TTL }),
           },
         }
       : {}),

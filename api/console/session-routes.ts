@@ -25,7 +25,7 @@ export interface ConsoleSessionDeps {
 
 const RESOURCES: Resource[] = ['workflow', 'execution', 'config'];
 const VERBS: Verb[] = ['read', 'write', 'execute', 'signal', 'cancel'];
-const CONSOLE_PERMISSIONS = RESOURCES.flatMap((r) => VERBS.map((v) => `${r}:${v}` as Permission));
+const CONSOLE_PERMISSIONS = RESOURCES.flatMap((r) => VERBS.map((v): Permission => `${r}:${v}`));
 
 const Session = Type.Object({
   userId: Type.String(),
@@ -54,7 +54,10 @@ export function consoleSessionRoutes(deps: ConsoleSessionDeps): RouteDefinition[
       tags,
       access: { public: 'sign-in: the body carries the credential (a token, or a one-time code printed by npm start)' },
       body: Type.Object(
-        { token: Type.Optional(Type.String({ minLength: 1, maxLength: 8192 })), code: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
+        {
+          token: Type.Optional(Type.String({ minLength: 1, maxLength: 8192 })),
+          code: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        },
         { additionalProperties: false },
       ),
       responses: { 200: { description: 'Signed in', schema: Session } },
@@ -67,7 +70,8 @@ export function consoleSessionRoutes(deps: ConsoleSessionDeps): RouteDefinition[
         let token = body.token;
         if (body.code !== undefined) {
           const identity = deps.signIn?.codes.redeem(body.code);
-          if (!identity || !deps.signIn) throw unauthorized('This sign-in link is unknown, used or expired: restart npm start for a new one, or paste a token.');
+          if (!identity || !deps.signIn)
+            throw unauthorized('This sign-in link is unknown, used or expired: restart npm start for a new one, or paste a token.');
           token = await deps.signIn.mint(identity);
         }
         const auth = await deps.verifier.verify(token!);

@@ -63,7 +63,8 @@ export function consoleAssets(assetsDir: string): Middleware<AppState> {
   return async (ctx, next) => {
     const inConsole = ctx.path === CONSOLE_PREFIX || ctx.path.startsWith(`${CONSOLE_PREFIX}/`);
     if (!inConsole || ctx.path.startsWith(`${CONSOLE_PREFIX}/session`) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) {
-      return next();
+      await next();
+      return;
     }
     ctx.set({
       'Content-Security-Policy': CONSOLE_CSP,

@@ -53,5 +53,12 @@ export function setSessionCookie(ctx: AppContext, token: string, expiresAt: Date
 }
 
 export function clearSessionCookie(ctx: AppContext): void {
-  ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure: ctx.secure, path: '/', expires: new Date(0), overwrite: true });
+  ctx.cookies.set(SESSION_COOKIE, '', {
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: ctx.secure,
+    path: '/',
+    expires: new Date(0),
+    overwrite: true,
+  });
 }

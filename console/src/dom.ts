@@ -55,3 +55,11 @@ export function formatTime(iso: unknown): string {
 export function json(value: unknown): string {
   return JSON.stringify(value, null, 2) ?? 'undefined';
 }
+
+/** A value from the API as display text: strings and numbers as they are, anything else as JSON. */
+export function text(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}

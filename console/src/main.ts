@@ -84,7 +84,11 @@ function header(): HTMLElement {
           'span',
           { class: 'who' },
           `user ${who.userId} · organization ${who.organizationId} `,
-          h('button', { type: 'button', class: 'link', onclick: () => void signOut().then(() => navigate('/console/sign-in')) }, 'Sign out'),
+          h(
+            'button',
+            { type: 'button', class: 'link', onclick: () => void signOut().then(() => navigate('/console/sign-in')) },
+            'Sign out',
+          ),
         )
       : null,
   );

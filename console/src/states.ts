@@ -8,7 +8,12 @@ export const empty = (what: string): HTMLElement => h('p', { class: 'state empty
 
 export function errorState(error: unknown): HTMLElement {
   if (!(error instanceof ApiError)) {
-    return h('div', { class: 'state error', role: 'alert' }, h('strong', {}, 'Something went wrong. '), String((error as Error)?.message ?? error));
+    return h(
+      'div',
+      { class: 'state error', role: 'alert' },
+      h('strong', {}, 'Something went wrong. '),
+      String((error as Error)?.message ?? error),
+    );
   }
   const heading =
     error.status === 401

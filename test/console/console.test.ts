@@ -16,6 +16,18 @@ import { execute, finished, publish, useExecEnv, waitFor } from '../executions-a
 import { keepScreenshot, launchBrowser, type TestBrowser } from '../support/browser';
 import { grantRole } from '../support/grants';
 
+/** The few browser globals the page callbacks below use (this test program has no DOM library). */
+interface PageElement {
+  getAttribute(name: string): string | null;
+  textContent: string | null;
+}
+declare const document: {
+  cookie: string;
+  querySelector(selector: string): PageElement | null;
+  querySelectorAll(selector: string): { length: number };
+};
+declare const window: Record<string, unknown>;
+
 const approval = (key: string, path = '/') => ({
   name: `Approval ${key}`,
   key,
@@ -75,14 +87,20 @@ describe('web console in a real browser', function () {
     await new Promise((resolve) => server?.close(resolve));
   });
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) console.log(`    screenshot kept: ${await keepScreenshot(page, this.currentTest.fullTitle())}`);
+    if (this.currentTest?.state === 'failed' && page)
+      console.log(`    screenshot kept: ${await keepScreenshot(page, this.currentTest.fullTitle())}`);
   });
 
   const nodeStatuses = (p: Page) =>
-    p.$$eval('.graph .node', (nodes) => Object.fromEntries(nodes.map((n) => [n.getAttribute('data-step'), n.getAttribute('data-status')])));
+    p.$$eval('.graph .node', (nodes: PageElement[]): Record<string, string | null> =>
+      Object.fromEntries(nodes.map((n) => [n.getAttribute('data-step') ?? '', n.getAttribute('data-status')])),
+    );
   const waitForStatuses = (p: Page, expected: Record<string, string>) =>
     p.waitForFunction(
-      (want) => Object.entries(want).every(([step, status]) => document.querySelector(`.graph .node[data-step="${step}"]`)?.getAttribute('data-status') === status),
+      (want) =>
+        Object.entries(want).every(
+          ([step, status]) => document.querySelector(`.graph .node[data-step="${step}"]`)?.getAttribute('data-status') === status,
+        ),
       expected,
       { timeout: 30_000 },
     );
@@ -93,7 +111,7 @@ describe('web console in a real browser', function () {
     await page.waitForSelector('#app[data-ready]');
     const firstRenderMs = await page.evaluate(() => performance.getEntriesByName('console-ready')[0]?.startTime ?? -1);
     console.log(`    console first render: ${firstRenderMs.toFixed(0)} ms`);
-    assert.match(await page.textContent('header .who') ?? '', new RegExp(`user ${c.userId} · organization ${c.org}`));
+    assert.match((await page.textContent('header .who')) ?? '', new RegExp(`user ${c.userId} · organization ${c.org}`));
     assert.equal(new URL(page.url()).hash, '');
     // The cookie is HttpOnly: scripts cannot read it.
     assert.equal(await page.evaluate(() => document.cookie), '');
@@ -102,7 +120,12 @@ describe('web console in a real browser', function () {
     assert.equal(cookie?.sameSite, 'Strict');
 
     const again = await page.evaluate(
-      (used) => fetch('/console/session', { method: 'POST', headers: { 'content-type': 'application/json', 'x-console-request': '1' }, body: JSON.stringify({ code: used }) }).then((r) => r.status),
+      (used) =>
+        fetch('/console/session', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-console-request': '1' },
+          body: JSON.stringify({ code: used }),
+        }).then((r) => r.status),
       code,
     );
     assert.equal(again, 401);
@@ -115,7 +138,7 @@ describe('web console in a real browser', function () {
     await page.fill('#token', c.token);
     await page.click('form.sign-in button[type=submit]');
     await page.waitForSelector('header .who');
-    assert.match(await page.textContent('h1') ?? '', /Workflows/);
+    assert.match((await page.textContent('h1')) ?? '', /Workflows/);
     await page.click('header .who button');
     await page.waitForSelector('form.sign-in');
     await page.fill('#token', c.token);
@@ -128,7 +151,9 @@ describe('web console in a real browser', function () {
     await publish(x, c, quick('beta', '/ops'));
     await page.goto(`${base}/console/workflows`);
     await page.waitForSelector('table.workflows');
-    const keys = await page.$$eval('table.workflows tbody tr td:nth-child(2)', (cells) => cells.map((cell) => cell.textContent));
+    const keys = await page.$$eval('table.workflows tbody tr td:nth-child(2)', (cells: PageElement[]) =>
+      cells.map((cell) => cell.textContent),
+    );
     assert.ok(keys.includes('alpha') && keys.includes('beta'), keys.join());
     assert.ok(await page.$('.folders a:text("payments")'));
 
@@ -158,12 +183,12 @@ describe('web console in a real browser', function () {
   it('starts an execution and watches its nodes turn completed without reloading', async () => {
     await page.goto(`${base}/console/workflows/alpha`);
     await page.waitForSelector('[data-action=run]');
-    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    await page.evaluate(() => (window.notReloaded = true));
     await page.click('[data-action=run]');
     await page.waitForURL(/\/console\/executions\/exec_/);
     await waitForStatuses(page, { start: 'completed', one: 'completed', two: 'completed', three: 'completed' });
     await page.waitForSelector('#execution-status [data-status=completed]');
-    assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true);
+    assert.equal(await page.evaluate(() => window.notReloaded), true);
   });
 
   it('delivers a signal to a waiting run (showing the 409 for a name nothing waits on) and follows it to the end', async () => {
@@ -196,7 +221,13 @@ describe('web console in a real browser', function () {
       key: 'chatty',
       steps: {
         start: { type: 'trigger', pluginType: 'manual', config: {} },
-        each: { type: 'module', pluginType: 'log', config: { message: 'item' }, forEach: { expression: 'workflow.inputs.list' }, dependsOn: ['start'] },
+        each: {
+          type: 'module',
+          pluginType: 'log',
+          config: { message: 'item' },
+          forEach: { expression: 'workflow.inputs.list' },
+          dependsOn: ['start'],
+        },
       },
     });
     const id = await execute(x, c, 'chatty', { inputs: { list: Array.from({ length: 130 }, (_, i) => i) } });
@@ -237,11 +268,16 @@ describe('web console in a real browser', function () {
       await p.goto(`${base}/console/workflows/viewer-wait`);
       await p.waitForSelector('.graph svg .node');
       await p.waitForSelector('tr[data-alias=latest]');
-      assert.equal(await p.$$eval('[data-action]', (els) => els.map((e) => e.getAttribute('data-action')).join()), '');
+      assert.equal(await p.$$eval('[data-action]', (els: PageElement[]) => els.map((e) => e.getAttribute('data-action')).join()), '');
       await p.goto(`${base}/console/executions/${id}`);
       await waitForStatuses(p, { approval: 'waiting' });
       await p.waitForSelector('.waits li');
-      assert.equal(await p.$$eval('[data-action]:not([data-action=older-logs])', (els) => els.map((e) => e.getAttribute('data-action')).join()), '');
+      assert.equal(
+        await p.$$eval('[data-action]:not([data-action=older-logs])', (els: PageElement[]) =>
+          els.map((e) => e.getAttribute('data-action')).join(),
+        ),
+        '',
+      );
       await p.goto(`${base}/console/config?path=/`);
       await p.waitForSelector('tr[data-entry=CONSOLE_SECRET]');
       assert.equal(await p.$('[data-action=set-config]'), null);

@@ -106,10 +106,27 @@ describe('console: serving and session cookie', function () {
     assert.equal(read.body.organizationId, org);
     const before = writes.length;
     await t.request.post('/workflows/probe').set('Cookie', cookie).send({ name: 'csrf' }).expect(403);
-    await t.request.post('/workflows/probe').set('Cookie', cookie).set(HEADER).set('Origin', 'http://evil.test').send({ name: 'csrf' }).expect(403);
-    await t.request.post('/workflows/probe').set('Cookie', cookie).set(HEADER).set('Sec-Fetch-Site', 'cross-site').send({ name: 'csrf' }).expect(403);
+    await t.request
+      .post('/workflows/probe')
+      .set('Cookie', cookie)
+      .set(HEADER)
+      .set('Origin', 'http://evil.test')
+      .send({ name: 'csrf' })
+      .expect(403);
+    await t.request
+      .post('/workflows/probe')
+      .set('Cookie', cookie)
+      .set(HEADER)
+      .set('Sec-Fetch-Site', 'cross-site')
+      .send({ name: 'csrf' })
+      .expect(403);
     assert.equal(writes.length, before, 'a refused write wrote nothing');
-    const ok = await t.request.post('/workflows/probe').set('Cookie', cookie).set(HEADER).set('Sec-Fetch-Site', 'same-origin').send({ name: 'ok' });
+    const ok = await t.request
+      .post('/workflows/probe')
+      .set('Cookie', cookie)
+      .set(HEADER)
+      .set('Sec-Fetch-Site', 'same-origin')
+      .send({ name: 'ok' });
     assert.equal(ok.status, 201, JSON.stringify(ok.body));
     // A bearer token needs no console header (API clients are unaffected).
     await t.request.post('/workflows/probe').set('Authorization', `Bearer ${adminToken}`).send({ name: 'api' }).expect(201);

@@ -117,7 +117,9 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
     console: options.console && {
       assetsDir: CONSOLE_ASSETS_DIR,
       dataSource: db,
-      ...(signInCodes ? { signIn: { codes: signInCodes, mint: (identity) => mintToken({ ...identity, userType: 'person', secret }) } } : {}),
+      ...(signInCodes
+        ? { signIn: { codes: signInCodes, mint: (identity) => mintToken({ ...identity, userType: 'person', secret }) } }
+        : {}),
     },
   });
   const organizations: string[] = [];

@@ -19,7 +19,13 @@ export interface TestApp {
 }
 
 export function createTestApp(
-  options: { routes?: RouteDefinition[]; readiness?: ReadinessChecks; bodyLimitBytes?: number; console?: AppDeps['console']; secret?: Uint8Array } = {},
+  options: {
+    routes?: RouteDefinition[];
+    readiness?: ReadinessChecks;
+    bodyLimitBytes?: number;
+    console?: AppDeps['console'];
+    secret?: Uint8Array;
+  } = {},
 ): TestApp {
   const secret = options.secret ?? randomBytes(32);
   const log = captureLogger();

@@ -30,7 +30,11 @@ export function graphView(graph: StepGraph, options: { onSelect?: (stepId: strin
     s(
       'defs',
       {},
-      s('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 10, refY: 5, markerWidth: 8, markerHeight: 8, orient: 'auto-start-reverse' }, s('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head' })),
+      s(
+        'marker',
+        { id: 'arrow', viewBox: '0 0 10 10', refX: 10, refY: 5, markerWidth: 8, markerHeight: 8, orient: 'auto-start-reverse' },
+        s('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head' }),
+      ),
     ),
     viewport,
   );
@@ -38,7 +42,8 @@ export function graphView(graph: StepGraph, options: { onSelect?: (stepId: strin
     if (edge.points.length === 0) continue;
     const d = edge.points.map((p, i) => `${i === 0 ? 'M' : 'L'} ${p.x.toFixed(1)} ${p.y.toFixed(1)}`).join(' ');
     viewport.append(s('path', { class: 'edge', d, 'marker-end': 'url(#arrow)', 'data-from': edge.from, 'data-to': edge.to }));
-    if (edge.labelAt) viewport.append(s('text', { class: 'edge-label', x: edge.labelAt.x, y: edge.labelAt.y, 'text-anchor': 'middle' }, edge.label));
+    if (edge.labelAt)
+      viewport.append(s('text', { class: 'edge-label', x: edge.labelAt.x, y: edge.labelAt.y, 'text-anchor': 'middle' }, edge.label));
   }
   const nodeElements = new Map<string, SVGGElement>();
   for (const node of graph.nodes) {
@@ -65,7 +70,7 @@ export function graphView(graph: StepGraph, options: { onSelect?: (stepId: strin
       const select = () => options.onSelect!(node.id);
       g.addEventListener('click', select);
       g.addEventListener('keydown', (event) => {
-        if ((event as KeyboardEvent).key === 'Enter') select();
+        if (event.key === 'Enter') select();
       });
     }
     nodeElements.set(node.id, g);

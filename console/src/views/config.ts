@@ -3,7 +3,7 @@
  * their values, secrets write-only (set or rotate a value; it is never shown).
  */
 import { api, enc, q, type Json } from '../api';
-import { formatTime, h, mount } from '../dom';
+import { formatTime, h, mount, text } from '../dom';
 import { navigate, type View } from '../nav';
 import { can } from '../session';
 import { empty, errorState, loading } from '../states';
@@ -11,7 +11,13 @@ import { empty, errorState, loading } from '../states';
 export const configView: View = async (main, _params, query) => {
   const workflow = query.get('workflow') ?? '';
   const path = workflow ? '' : (query.get('path') ?? '/');
-  const placeInput = h('input', { type: 'text', name: 'path', value: path, placeholder: 'Folder path, e.g. /team', 'aria-label': 'Folder path' });
+  const placeInput = h('input', {
+    type: 'text',
+    name: 'path',
+    value: path,
+    placeholder: 'Folder path, e.g. /team',
+    'aria-label': 'Folder path',
+  });
   const placeForm = h('form', { class: 'filters' }, placeInput, h('button', { type: 'submit' }, 'Show folder'));
   placeForm.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -19,7 +25,14 @@ export const configView: View = async (main, _params, query) => {
   });
   const list = h('section', {}, loading());
   const problem = h('div', { class: 'problem' });
-  mount(main, h('h1', {}, 'Config entries'), h('p', { class: 'meta' }, workflow ? `Workflow ${workflow}` : `Folder ${path}`), placeForm, problem, list);
+  mount(
+    main,
+    h('h1', {}, 'Config entries'),
+    h('p', { class: 'meta' }, workflow ? `Workflow ${workflow}` : `Folder ${path}`),
+    placeForm,
+    problem,
+    list,
+  );
 
   const wf = workflow ? await api<Json>(`/workflows/definitions/${enc(workflow)}`) : undefined;
   const mayWrite = await can('config:write', typeof wf?.nrn === 'string' ? wf.nrn : undefined);
@@ -42,13 +55,17 @@ export const configView: View = async (main, _params, query) => {
     return mount(list, errorState(error));
   }
   const rows = entries.map((entry) => {
-    const rotate = h('input', { type: entry.secret ? 'password' : 'text', 'aria-label': `New value of ${String(entry.name)}`, autocomplete: 'off' });
+    const rotate = h('input', {
+      type: entry.secret ? 'password' : 'text',
+      'aria-label': `New value of ${text(entry.name)}`,
+      autocomplete: 'off',
+    });
     return h(
       'tr',
-      { 'data-entry': String(entry.name) },
-      h('td', {}, h('code', {}, String(entry.name))),
+      { 'data-entry': text(entry.name) },
+      h('td', {}, h('code', {}, text(entry.name))),
       h('td', {}, entry.secret ? 'secret' : 'variable'),
-      h('td', {}, entry.secret ? h('span', { class: 'meta' }, 'write-only') : h('code', {}, String(entry.value ?? ''))),
+      h('td', {}, entry.secret ? h('span', { class: 'meta' }, 'write-only') : h('code', {}, text(entry.value ?? ''))),
       h('td', {}, formatTime(entry.updatedAt)),
       h(
         'td',
@@ -60,7 +77,7 @@ export const configView: View = async (main, _params, query) => {
                 class: 'inline',
                 onsubmit: (event: Event) => {
                   event.preventDefault();
-                  void write(api(`/workflows/config/${enc(String(entry.id))}`, { method: 'PATCH', body: { value: rotate.value } }));
+                  void write(api(`/workflows/config/${enc(text(entry.id))}`, { method: 'PATCH', body: { value: rotate.value } }));
                 },
               },
               rotate,
@@ -83,7 +100,9 @@ export const configView: View = async (main, _params, query) => {
   );
   addForm.addEventListener('submit', (event) => {
     event.preventDefault();
-    void write(api('/workflows/config', { method: 'POST', body: { ...place, name: name.value.trim(), value: value.value, secret: secret.checked } }));
+    void write(
+      api('/workflows/config', { method: 'POST', body: { ...place, name: name.value.trim(), value: value.value, secret: secret.checked } }),
+    );
   });
   mount(
     list,
@@ -92,7 +111,11 @@ export const configView: View = async (main, _params, query) => {
       : h(
           'table',
           { class: 'config' },
-          h('thead', {}, h('tr', {}, h('th', {}, 'Name'), h('th', {}, 'Kind'), h('th', {}, 'Value'), h('th', {}, 'Updated'), h('th', {}, ''))),
+          h(
+            'thead',
+            {},
+            h('tr', {}, h('th', {}, 'Name'), h('th', {}, 'Kind'), h('th', {}, 'Value'), h('th', {}, 'Updated'), h('th', {}, '')),
+          ),
           h('tbody', {}, ...rows),
         ),
     mayWrite ? h('h2', {}, 'Set an entry') : null,

@@ -5,7 +5,7 @@
  * cancel and terminate, and a link to the run in the Temporal UI.
  */
 import { api, enc, q, type Json } from '../api';
-import { formatTime, h, json, link, mount } from '../dom';
+import { formatTime, h, json, link, mount, text } from '../dom';
 import { graphOf } from '../graph/model';
 import { graphView, type GraphView } from '../graph/view';
 import type { View } from '../nav';
@@ -29,11 +29,11 @@ export const executionView: View = async (main, [id]) => {
   const ref = enc(id);
   const base = `/workflows/executions/${ref}`;
   let execution = await api<Json>(base);
-  const workflowRef = enc(String(execution.workflowId));
+  const workflowRef = enc(text(execution.workflowId));
   const [workflow, revision, state] = await Promise.all([
-    api<Json>(`/workflows/definitions/${workflowRef}`).catch(() => ({}) as Json),
+    api<Json>(`/workflows/definitions/${workflowRef}`).catch((): Json => ({})),
     api<Json>(`/workflows/definitions/${workflowRef}/revisions/${Number(execution.revision)}`),
-    api<Json>(`${base}/state`).catch(() => ({ steps: {} }) as Json),
+    api<Json>(`${base}/state`).catch((): Json => ({ steps: {} })),
   ]);
   const nrn = typeof workflow.nrn === 'string' ? workflow.nrn : undefined;
   const [mayCancel, maySignal] = await Promise.all([can('execution:cancel', nrn), can('execution:signal', nrn)]);
@@ -50,18 +50,30 @@ export const executionView: View = async (main, [id]) => {
 
   const renderHeader = () => {
     const temporal = execution.temporal as Json | undefined;
-    const finished = FINISHED.has(String(execution.status));
+    const finished = FINISHED.has(text(execution.status));
     mount(
       header,
-      h('h1', {}, 'Execution ', h('code', {}, String(execution.id)), ' ', h('span', { id: 'execution-status' }, statusBadge(String(execution.status)))),
+      h(
+        'h1',
+        {},
+        'Execution ',
+        h('code', {}, text(execution.id)),
+        ' ',
+        h('span', { id: 'execution-status' }, statusBadge(text(execution.status))),
+      ),
       h(
         'p',
         { class: 'meta' },
         'Workflow ',
-        link(`/console/workflows/${workflowRef}${q({ revision: Number(execution.revision) })}`, String(workflow.name ?? execution.workflowKey ?? execution.workflowId)),
-        ` · revision ${Number(execution.revision)}${execution.alias ? ` (alias ${String(execution.alias)})` : ''} · started ${formatTime(execution.createdAt)}`,
+        link(
+          `/console/workflows/${workflowRef}${q({ revision: Number(execution.revision) })}`,
+          text(workflow.name ?? execution.workflowKey ?? execution.workflowId),
+        ),
+        ` · revision ${Number(execution.revision)}${execution.alias ? ` (alias ${text(execution.alias)})` : ''} · started ${formatTime(execution.createdAt)}`,
         execution.completedAt ? ` · finished ${formatTime(execution.completedAt)}` : '',
-        typeof temporal?.uiUrl === 'string' ? h('span', {}, ' · ', h('a', { href: temporal.uiUrl, target: '_blank', rel: 'noopener noreferrer' }, 'Open in Temporal UI')) : null,
+        typeof temporal?.uiUrl === 'string'
+          ? h('span', {}, ' · ', h('a', { href: temporal.uiUrl, target: '_blank', rel: 'noopener noreferrer' }, 'Open in Temporal UI'))
+          : null,
       ),
       execution.error ? h('pre', { class: 'error-text' }, json(execution.error)) : null,
       !finished && mayCancel
@@ -69,7 +81,11 @@ export const executionView: View = async (main, [id]) => {
             'div',
             { class: 'actions' },
             h('button', { type: 'button', 'data-action': 'cancel', onclick: () => void stop('cancel') }, 'Cancel'),
-            h('button', { type: 'button', class: 'danger', 'data-action': 'terminate', onclick: () => void stop('terminate') }, 'Terminate'),
+            h(
+              'button',
+              { type: 'button', class: 'danger', 'data-action': 'terminate', onclick: () => void stop('terminate') },
+              'Terminate',
+            ),
           )
         : null,
     );
@@ -113,7 +129,7 @@ export const executionView: View = async (main, [id]) => {
   );
 
   // Live: the stream replays every event from the start, so nothing between the reads above and now is missed.
-  if (FINISHED.has(String(execution.status))) return;
+  if (FINISHED.has(text(execution.status))) return;
   const stream = new EventSource(`${base}/events`);
   const onStep = (event: MessageEvent<string>) => {
     const data = JSON.parse(event.data) as Json;
@@ -128,19 +144,25 @@ export const executionView: View = async (main, [id]) => {
     void signals.reload();
     void logs.reload();
   };
-  for (const type of ['execution.completed', 'execution.failed', 'execution.cancelled', 'execution.terminated']) stream.addEventListener(type, onEnd);
+  for (const type of ['execution.completed', 'execution.failed', 'execution.cancelled', 'execution.terminated'])
+    stream.addEventListener(type, onEnd);
   return () => stream.close();
 };
 
 function stepDetails(step: Json): HTMLElement {
   const record = (step.record ?? {}) as Json;
   const runs = Array.isArray(step.runs) ? (step.runs as Json[]) : [];
-  const section = (title: string, value: unknown) => (value === undefined || value === null ? null : h('details', { open: true }, h('summary', {}, title), h('pre', {}, json(value))));
+  const section = (title: string, value: unknown) =>
+    value === undefined || value === null ? null : h('details', { open: true }, h('summary', {}, title), h('pre', {}, json(value)));
   return h(
     'div',
-    { 'data-step-panel': String(step.stepId) },
-    h('h2', {}, String(step.stepId), ' ', statusBadge(String(record.status ?? 'unknown'))),
-    h('p', { class: 'meta' }, `started ${formatTime(record.startedAt)}${record.completedAt ? ` · finished ${formatTime(record.completedAt)}` : ''}`),
+    { 'data-step-panel': text(step.stepId) },
+    h('h2', {}, text(step.stepId), ' ', statusBadge(text(record.status ?? 'unknown'))),
+    h(
+      'p',
+      { class: 'meta' },
+      `started ${formatTime(record.startedAt)}${record.completedAt ? ` · finished ${formatTime(record.completedAt)}` : ''}`,
+    ),
     section('Inputs', record.inputs),
     section('Outputs', record.outputs),
     section('Items', record.items),

@@ -1,6 +1,6 @@
 /** Executions, newest first, filtered by status and workflow, paged. */
 import { api, enc, q, type Json, type Page } from '../api';
-import { formatTime, h, link, mount } from '../dom';
+import { formatTime, h, link, mount, text } from '../dom';
 import { navigate, type View } from '../nav';
 import { empty, errorState, loading } from '../states';
 import { pager } from './workflows';
@@ -18,7 +18,13 @@ export const executionsView: View = async (main, _params, query) => {
     h('option', { value: '' }, 'Any status'),
     ...STATUSES.map((s) => h('option', { value: s, selected: s === status }, s)),
   );
-  const workflowInput = h('input', { type: 'text', name: 'workflowId', value: workflowId, placeholder: 'Workflow id or key', 'aria-label': 'Workflow' });
+  const workflowInput = h('input', {
+    type: 'text',
+    name: 'workflowId',
+    value: workflowId,
+    placeholder: 'Workflow id or key',
+    'aria-label': 'Workflow',
+  });
   const form = h('form', { class: 'filters' }, statusSelect, workflowInput, h('button', { type: 'submit' }, 'Filter'));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -32,23 +38,41 @@ export const executionsView: View = async (main, _params, query) => {
   } catch (error) {
     return mount(list, errorState(error));
   }
-  if (result.data.length === 0) return mount(list, empty(status || workflowId ? 'No execution matches these filters.' : 'No executions yet.'));
+  if (result.data.length === 0)
+    return mount(list, empty(status || workflowId ? 'No execution matches these filters.' : 'No executions yet.'));
   mount(
     list,
     h(
       'table',
       { class: 'executions' },
-      h('thead', {}, h('tr', {}, h('th', {}, 'Execution'), h('th', {}, 'Workflow'), h('th', {}, 'Status'), h('th', {}, 'Started'), h('th', {}, 'Finished'))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', {}, 'Execution'),
+          h('th', {}, 'Workflow'),
+          h('th', {}, 'Status'),
+          h('th', {}, 'Started'),
+          h('th', {}, 'Finished'),
+        ),
+      ),
       h(
         'tbody',
         {},
         ...result.data.map((run) =>
           h(
             'tr',
-            { 'data-execution': String(run.id) },
-            h('td', {}, link(`/console/executions/${enc(String(run.id))}`, h('code', {}, String(run.id)))),
-            h('td', {}, link(`/console/workflows/${enc(String(run.workflowId))}`, String(run.workflowKey ?? run.workflowId)), ` #${Number(run.revision)}`),
-            h('td', {}, statusBadge(String(run.status))),
+            { 'data-execution': text(run.id) },
+            h('td', {}, link(`/console/executions/${enc(text(run.id))}`, h('code', {}, text(run.id)))),
+            h(
+              'td',
+              {},
+              link(`/console/workflows/${enc(text(run.workflowId))}`, text(run.workflowKey ?? run.workflowId)),
+              ` #${Number(run.revision)}`,
+            ),
+            h('td', {}, statusBadge(text(run.status))),
             h('td', {}, formatTime(run.createdAt)),
             h('td', {}, formatTime(run.completedAt)),
           ),

@@ -1,6 +1,6 @@
 /** Pending signals of an execution, and a form that delivers one (showing the 409 when nothing waits on that name). */
 import { api, enc, type Json } from '../api';
-import { formatTime, h, mount } from '../dom';
+import { formatTime, h, mount, text } from '../dom';
 import { empty, errorState, loading } from '../states';
 
 export function signalsPanel(base: string, maySignal: boolean): { element: HTMLElement; reload: () => Promise<void> } {
@@ -8,7 +8,13 @@ export function signalsPanel(base: string, maySignal: boolean): { element: HTMLE
   const result = h('div', { class: 'signal-result' });
   const name = h('input', { type: 'text', name: 'signal', placeholder: 'Signal name', 'aria-label': 'Signal name', required: true });
   const payload = h('textarea', { name: 'payload', rows: 3, 'aria-label': 'Payload (JSON object)' }, '{}');
-  const form = h('form', { class: 'signal-form' }, name, payload, h('button', { type: 'submit', 'data-action': 'deliver-signal' }, 'Deliver signal'));
+  const form = h(
+    'form',
+    { class: 'signal-form' },
+    name,
+    payload,
+    h('button', { type: 'submit', 'data-action': 'deliver-signal' }, 'Deliver signal'),
+  );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     void deliver();
@@ -22,10 +28,11 @@ export function signalsPanel(base: string, maySignal: boolean): { element: HTMLE
     } catch {
       return mount(result, h('p', { class: 'error-text' }, 'The payload is not valid JSON.'));
     }
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return mount(result, h('p', { class: 'error-text' }, 'The payload must be a JSON object.'));
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      return mount(result, h('p', { class: 'error-text' }, 'The payload must be a JSON object.'));
     try {
       const answer = await api<Json>(`${base}/signals/${enc(name.value.trim())}`, { method: 'POST', body });
-      mount(result, h('p', { class: 'ok', role: 'status' }, `Delivered (${String(answer.signalId)}).`));
+      mount(result, h('p', { class: 'ok', role: 'status' }, `Delivered (${text(answer.signalId)}).`));
       await reload();
     } catch (error) {
       mount(result, errorState(error));
@@ -44,11 +51,15 @@ export function signalsPanel(base: string, maySignal: boolean): { element: HTMLE
           ...waits.map((wait) =>
             h(
               'li',
-              { 'data-wait': String(wait.stepId) },
-              `${String(wait.stepId)} waits for `,
+              { 'data-wait': text(wait.stepId) },
+              `${text(wait.stepId)} waits for `,
               ...(wait.signalNames as string[]).map((signal) =>
                 maySignal
-                  ? h('button', { type: 'button', class: 'link', 'data-signal': signal, onclick: () => ((name.value = signal), name.focus()) }, signal)
+                  ? h(
+                      'button',
+                      { type: 'button', class: 'link', 'data-signal': signal, onclick: () => ((name.value = signal), name.focus()) },
+                      signal,
+                    )
                   : h('code', {}, signal),
               ),
               ` since ${formatTime(wait.since)}${wait.timeoutAt ? `, until ${formatTime(wait.timeoutAt)}` : ''}`,
@@ -56,7 +67,7 @@ export function signalsPanel(base: string, maySignal: boolean): { element: HTMLE
           ),
         ),
       );
-      if (!name.value && waits[0]) name.value = String((waits[0].signalNames as string[])[0] ?? '');
+      if (!name.value && waits[0]) name.value = text((waits[0].signalNames as string[])[0] ?? '');
     } catch (error) {
       mount(list, errorState(error));
     }

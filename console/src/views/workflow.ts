@@ -1,6 +1,6 @@
 /** One workflow: its revisions, aliases (activate, deactivate, webhook URLs) and the graph of a revision. */
 import { api, ApiError, enc, q, type Json, type Page } from '../api';
-import { formatTime, h, link, mount } from '../dom';
+import { formatTime, h, link, mount, text } from '../dom';
 import { graphOf } from '../graph/model';
 import { graphView } from '../graph/view';
 import { navigate, type View } from '../nav';
@@ -28,7 +28,7 @@ export const workflowView: View = async (main, [id], query) => {
     mount(problem);
     try {
       const started = await api<Json>(`/workflows/definitions/${ref}/execute`, { method: 'POST', body: { revision: chosen } });
-      navigate(`/console/executions/${enc(String(started.executionId))}`);
+      navigate(`/console/executions/${enc(text(started.executionId))}`);
     } catch (error) {
       mount(problem, errorState(error));
     }
@@ -37,19 +37,19 @@ export const workflowView: View = async (main, [id], query) => {
   const graphSlot = h('section', { class: 'graph-slot' }, loading('Drawing the graph…'));
   mount(
     main,
-    h('h1', {}, String(workflow.name)),
+    h('h1', {}, text(workflow.name)),
     h(
       'p',
       { class: 'meta' },
-      workflow.key ? h('code', {}, String(workflow.key)) : null,
-      ` ${String(workflow.id)} · folder ${String(workflow.path ?? '/')} · ${nrn ?? ''} · updated ${formatTime(workflow.updatedAt)}`,
+      workflow.key ? h('code', {}, text(workflow.key)) : null,
+      ` ${text(workflow.id)} · folder ${text(workflow.path ?? '/')} · ${nrn ?? ''} · updated ${formatTime(workflow.updatedAt)}`,
     ),
     h(
       'div',
       { class: 'actions' },
       runButton,
-      link(`/console/executions${q({ workflowId: String(workflow.id) })}`, 'Executions'),
-      link(`/console/config${q({ workflow: String(workflow.id) })}`, 'Config entries'),
+      link(`/console/executions${q({ workflowId: text(workflow.id) })}`, 'Executions'),
+      link(`/console/config${q({ workflow: text(workflow.id) })}`, 'Config entries'),
     ),
     problem,
     h(
@@ -67,7 +67,7 @@ export const workflowView: View = async (main, [id], query) => {
               'li',
               { class: Number(r.revision) === chosen ? 'current' : undefined },
               link(`/console/workflows/${ref}${q({ revision: Number(r.revision) })}`, `#${Number(r.revision)}`),
-              ` ${r.semanticVersion ? String(r.semanticVersion) + ' · ' : ''}${formatTime(r.createdAt)}${r.releaseNotes ? ' — ' + String(r.releaseNotes) : ''}`,
+              ` ${r.semanticVersion ? text(r.semanticVersion) + ' · ' : ''}${formatTime(r.createdAt)}${r.releaseNotes ? ' — ' + text(r.releaseNotes) : ''}`,
             ),
           ),
         ),
@@ -101,12 +101,16 @@ function aliasTable(ref: string, aliases: Json[], mayWrite: boolean, problem: HT
   return h(
     'table',
     {},
-    h('thead', {}, h('tr', {}, h('th', {}, 'Alias'), h('th', {}, 'Revision'), h('th', {}, 'State'), h('th', {}, 'Triggers'), h('th', {}, ''))),
+    h(
+      'thead',
+      {},
+      h('tr', {}, h('th', {}, 'Alias'), h('th', {}, 'Revision'), h('th', {}, 'State'), h('th', {}, 'Triggers'), h('th', {}, '')),
+    ),
     h(
       'tbody',
       {},
       ...aliases.map((alias) => {
-        const name = String(alias.name);
+        const name = text(alias.name);
         const states = Object.entries((alias.triggerStates ?? {}) as Record<string, Json>);
         return h(
           'tr',
@@ -128,7 +132,7 @@ function aliasTable(ref: string, aliases: Json[], mayWrite: boolean, problem: HT
                     return h(
                       'li',
                       {},
-                      `${trigger}: ${String(state.status)}`,
+                      `${trigger}: ${text(state.status)}`,
                       typeof url === 'string' ? h('div', {}, h('code', { class: 'webhook' }, url)) : null,
                       typeof error === 'string' ? h('div', { class: 'error-text' }, error) : null,
                     );

@@ -1,6 +1,6 @@
 /** Workflows by folder (`path`), with search and paging. */
 import { api, enc, q, type Json, type Page } from '../api';
-import { formatTime, h, link, mount } from '../dom';
+import { formatTime, h, link, mount, text } from '../dom';
 import { navigate, type View } from '../nav';
 import { empty, errorState, loading } from '../states';
 
@@ -8,9 +8,15 @@ const PAGE_SIZE = 50;
 
 export const workflowsView: View = async (main, _params, query) => {
   const folder = query.get('path') ?? '';
-  const text = query.get('text') ?? '';
+  const searched = query.get('text') ?? '';
   const page = Math.max(1, Number(query.get('page')) || 1);
-  const search = h('input', { type: 'search', name: 'text', value: text, placeholder: 'Search by name or key', 'aria-label': 'Search workflows' });
+  const search = h('input', {
+    type: 'search',
+    name: 'text',
+    value: searched,
+    placeholder: 'Search by name or key',
+    'aria-label': 'Search workflows',
+  });
   const form = h('form', { class: 'filters', role: 'search' }, search, h('button', { type: 'submit' }, 'Search'));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -22,14 +28,17 @@ export const workflowsView: View = async (main, _params, query) => {
 
   // The folder tree is built from every workflow's path (one page of up to 200 is plenty for the tree).
   const [pageResult, all] = await Promise.allSettled([
-    api<Page<Json>>(`/workflows/definitions${q({ path: folder, text, page, limit: PAGE_SIZE })}`),
+    api<Page<Json>>(`/workflows/definitions${q({ path: folder, text: searched, page, limit: PAGE_SIZE })}`),
     api<Page<Json>>(`/workflows/definitions${q({ limit: 200 })}`),
   ]);
-  if (all.status === 'fulfilled') mount(folders, ...folderLinks(all.value.data, folder, text));
+  if (all.status === 'fulfilled') mount(folders, ...folderLinks(all.value.data, folder, searched));
   if (pageResult.status === 'rejected') return mount(list, errorState(pageResult.reason));
   const result = pageResult.value;
   if (result.data.length === 0) {
-    return mount(list, empty(text || folder ? 'No workflow matches.' : 'No workflows yet: publish one with POST /workflows/definitions.'));
+    return mount(
+      list,
+      empty(searched || folder ? 'No workflow matches.' : 'No workflows yet: publish one with POST /workflows/definitions.'),
+    );
   }
   mount(
     list,
@@ -43,28 +52,33 @@ export const workflowsView: View = async (main, _params, query) => {
         ...result.data.map((wf) =>
           h(
             'tr',
-            { 'data-workflow': String(wf.id) },
-            h('td', {}, link(`/console/workflows/${enc(String(wf.id))}`, String(wf.name))),
-            h('td', {}, h('code', {}, String(wf.key ?? ''))),
-            h('td', {}, String(wf.path ?? '/')),
+            { 'data-workflow': text(wf.id) },
+            h('td', {}, link(`/console/workflows/${enc(text(wf.id))}`, text(wf.name))),
+            h('td', {}, h('code', {}, text(wf.key ?? ''))),
+            h('td', {}, text(wf.path ?? '/')),
             h('td', {}, formatTime(wf.updatedAt)),
           ),
         ),
       ),
     ),
-    pager(result, (p) => `/console/workflows${q({ path: folder, text, page: p })}`),
+    pager(result, (p) => `/console/workflows${q({ path: folder, text: searched, page: p })}`),
   );
 };
 
-function folderLinks(workflows: Json[], current: string, text: string): HTMLElement[] {
+function folderLinks(workflows: Json[], current: string, searched: string): HTMLElement[] {
   const paths = new Set<string>(['/']);
   for (const wf of workflows) {
-    const parts = String(wf.path ?? '/').split('/').filter(Boolean);
+    const parts = text(wf.path ?? '/')
+      .split('/')
+      .filter(Boolean);
     for (let i = 1; i <= parts.length; i++) paths.add(`/${parts.slice(0, i).join('/')}`);
   }
   return [...paths].sort().map((path) => {
     const depth = path === '/' ? 0 : path.split('/').length - 1;
-    const a = link(`/console/workflows${q({ path: path === '/' ? '' : path, text })}`, path === '/' ? 'All folders' : path.split('/').pop()!);
+    const a = link(
+      `/console/workflows${q({ path: path === '/' ? '' : path, text: searched })}`,
+      path === '/' ? 'All folders' : path.split('/').pop()!,
+    );
     a.className = `folder depth-${Math.min(depth, 6)}${(current || '/') === path ? ' current' : ''}`;
     return a;
   });
