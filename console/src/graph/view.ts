@@ -17,6 +17,8 @@ export interface GraphView {
 
 const MIN_SCALE = 0.05;
 const MAX_SCALE = 3;
+/** Below this scale node labels are too small to read: the first view of a large graph stays at it. */
+const READABLE_SCALE = 0.6;
 
 export function graphView(graph: StepGraph, options: { onSelect?: (stepId: string) => void } = {}): GraphView {
   const started = performance.now();
@@ -92,6 +94,16 @@ export function graphView(graph: StepGraph, options: { onSelect?: (stepId: strin
     view = { x: (box.width - placed.width * scale) / 2, y: (box.height - placed.height * scale) / 2, scale };
     apply();
   };
+  /** First view: the whole graph when it fits readably, else readable size from its left edge (the triggers), centred vertically. */
+  const initialView = () => {
+    const box = svg.getBoundingClientRect();
+    if (box.width === 0 || placed.width === 0) return;
+    const fitScale = Math.min(box.width / placed.width, box.height / placed.height, 1.2);
+    if (fitScale >= READABLE_SCALE) return fit();
+    const first = [...placed.nodes.values()].reduce((a, b) => (b.x < a.x ? b : a));
+    view = { x: 20 - (first.x - NODE_WIDTH / 2) * READABLE_SCALE, y: box.height / 2 - first.y * READABLE_SCALE, scale: READABLE_SCALE };
+    apply();
+  };
   svg.addEventListener(
     'wheel',
     (event) => {
@@ -132,13 +144,13 @@ export function graphView(graph: StepGraph, options: { onSelect?: (stepId: strin
       { class: 'graph-tools' },
       h('button', { type: 'button', title: 'Zoom in', 'aria-label': 'Zoom in', onclick: () => zoomAt(1.25, ...centre()) }, '+'),
       h('button', { type: 'button', title: 'Zoom out', 'aria-label': 'Zoom out', onclick: () => zoomAt(0.8, ...centre()) }, '−'),
-      h('button', { type: 'button', title: 'Fit the graph', onclick: fit }, 'Fit'),
+      h('button', { type: 'button', title: 'Fit the whole graph (zoom in to read, drag to pan)', onclick: fit }, 'Fit'),
     ),
     graph.nodes.length === 0 ? h('p', { class: 'empty' }, 'This revision has no steps.') : svg,
   );
   // Fit once the element is in the page and has a size; record the time to first draw.
   requestAnimationFrame(() => {
-    fit();
+    initialView();
     element.setAttribute('data-draw-ms', (performance.now() - started).toFixed(1));
   });
 
