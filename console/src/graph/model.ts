@@ -34,7 +34,7 @@ export function graphOf(definition: Json | null | undefined): StepGraph {
   const nodes = steps.map((step) => ({
     id: str(step.id),
     type: str(step.type),
-    plugin: str(step.pluginType),
+    plugin: str(step.pluginType) || str(step.plugin_type),
     name: str(step.name),
   }));
   const known = new Set(nodes.map((n) => n.id));
