@@ -131,6 +131,12 @@ export const executionView: View = async (main, [id]) => {
   // Live: the stream replays every event from the start, so nothing between the reads above and now is missed.
   if (FINISHED.has(text(execution.status))) return;
   const stream = new EventSource(`${base}/events`);
+  const live = h('span', { class: 'live', role: 'status' }, '● live');
+  header.querySelector('h1')?.append(' ', live);
+  // The browser reconnects by itself (resuming after the last event); it gives up only on a refusal (such as 429).
+  stream.addEventListener('error', () => {
+    if (stream.readyState === EventSource.CLOSED) live.textContent = 'live updates stopped: reload the page to resume';
+  });
   const onStep = (event: MessageEvent<string>) => {
     const data = JSON.parse(event.data) as Json;
     const status = typeof data.status === 'string' && event.type !== 'step.started' ? data.status : STEP_EVENT_STATUS[event.type];
@@ -140,6 +146,7 @@ export const executionView: View = async (main, [id]) => {
   for (const type of Object.keys(STEP_EVENT_STATUS).concat('wait.ended')) stream.addEventListener(type, onStep);
   const onEnd = () => {
     stream.close();
+    live.remove();
     void refresh();
     void signals.reload();
     void logs.reload();
