@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { SignInCodes } from '../../api/console/sign-in-codes';
-import { execute, finished, publish, useExecEnv, waitFor } from '../executions-api/support';
+import { execute, finished, publish, TEMPORAL_UI, useExecEnv, waitFor } from '../executions-api/support';
 import { keepScreenshot, launchBrowser, type TestBrowser } from '../support/browser';
 import { grantRole } from '../support/grants';
 
@@ -198,6 +198,8 @@ describe('web console in a real browser', function () {
     await page.goto(`${base}/console/executions/${id}`);
     await waitForStatuses(page, { approval: 'waiting' });
     await page.waitForSelector('.waits [data-signal=approve]');
+    const temporalLink = (await page.getAttribute('a:text("Open in Temporal UI")', 'href')) ?? '';
+    assert.ok(temporalLink.startsWith(`${TEMPORAL_UI}/namespaces/`) && temporalLink.includes(`/workflows/${id}`), temporalLink);
 
     await page.fill('input[name=signal]', 'nope');
     await page.click('[data-action=deliver-signal]');
@@ -284,5 +286,17 @@ describe('web console in a real browser', function () {
     } finally {
       await viewer.close();
     }
+  });
+
+  it('cancels a waiting run after asking', async () => {
+    await publish(x, c, approval('cancel-me'));
+    const id = await execute(x, c, 'cancel-me');
+    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    await page.goto(`${base}/console/executions/${id}`);
+    await waitForStatuses(page, { approval: 'waiting' });
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click('[data-action=cancel]');
+    await page.waitForSelector('#execution-status [data-status=cancelled]', { timeout: 30_000 });
+    assert.equal(await page.$('[data-action=cancel]'), null);
   });
 });
