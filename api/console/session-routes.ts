@@ -27,6 +27,9 @@ const RESOURCES: Resource[] = ['workflow', 'execution', 'config'];
 const VERBS: Verb[] = ['read', 'write', 'execute', 'signal', 'cancel'];
 const CONSOLE_PERMISSIONS = RESOURCES.flatMap((r) => VERBS.map((v): Permission => `${r}:${v}`));
 
+/** Browsers drop cookies above about 4 KB: a longer token is refused here instead of silently signing nobody in. */
+export const MAX_COOKIE_TOKEN_LENGTH = 3800;
+
 const Session = Type.Object({
   userId: Type.String(),
   organizationId: Type.String(),
@@ -55,7 +58,7 @@ export function consoleSessionRoutes(deps: ConsoleSessionDeps): RouteDefinition[
       access: { public: 'sign-in: the body carries the credential (a token, or a one-time code printed by npm start)' },
       body: Type.Object(
         {
-          token: Type.Optional(Type.String({ minLength: 1, maxLength: 8192 })),
+          token: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_COOKIE_TOKEN_LENGTH })),
           code: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
         },
         { additionalProperties: false },

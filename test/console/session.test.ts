@@ -76,6 +76,12 @@ describe('console: serving and session cookie', function () {
     const bad = await t.request.post('/console/session').set(HEADER).send({ token: 'not.a.token' }).expect(401);
     assert.equal(bad.headers['set-cookie'], undefined);
     await t.request.post('/console/session').set(HEADER).send({}).expect(400);
+    await t.request.post('/console/session').set(HEADER).send({ token: adminToken, code: 'x' }).expect(400);
+    await t.request
+      .post('/console/session')
+      .set(HEADER)
+      .send({ token: 'a'.repeat(3801) })
+      .expect(400);
     const res = await t.request.post('/console/session').set(HEADER).send({ token: adminToken }).expect(200);
     const cookie = String(res.headers['set-cookie']?.[0]);
     assert.match(cookie, /^platform_console_session=/);
