@@ -20,6 +20,7 @@ import { grantRole } from '../support/grants';
 interface PageElement {
   getAttribute(name: string): string | null;
   textContent: string | null;
+  value?: string;
 }
 declare const document: {
   cookie: string;
@@ -44,8 +45,8 @@ const quick = (key: string, path = '/') => ({
   key,
   path,
   steps: {
-    start: { type: 'trigger', pluginType: 'manual', config: {} },
-    one: { type: 'module', pluginType: 'log', config: { message: 'one' }, dependsOn: ['start'] },
+    start: { type: 'trigger', pluginType: 'manual', config: { inputs: { who: { type: 'string', required: true } } } },
+    one: { type: 'module', pluginType: 'log', config: { message: 'hello ${{ workflow.inputs.who }}' }, dependsOn: ['start'] },
     two: { type: 'module', pluginType: 'log', config: { message: 'two' }, dependsOn: ['one'] },
     three: { type: 'module', pluginType: 'log', config: { message: 'three' }, dependsOn: ['one'] },
   },
@@ -183,11 +184,15 @@ describe('web console in a real browser', function () {
   it('starts an execution and watches its nodes turn completed without reloading', async () => {
     await page.goto(`${base}/console/workflows/alpha`);
     await page.waitForSelector('[data-action=run]');
+    // The inputs are prefilled from the trigger's declared inputs.
+    await page.waitForFunction(() => document.querySelector('textarea[name=inputs]')?.value?.includes('"who"'));
+    await page.fill('textarea[name=inputs]', '{"who": "console"}');
     await page.evaluate(() => (window.notReloaded = true));
     await page.click('[data-action=run]');
     await page.waitForURL(/\/console\/executions\/exec_/);
     await waitForStatuses(page, { start: 'completed', one: 'completed', two: 'completed', three: 'completed' });
     await page.waitForSelector('#execution-status [data-status=completed]');
+    await page.waitForSelector('table.logs td:text("hello console")');
     assert.equal(await page.evaluate(() => window.notReloaded), true);
   });
 

@@ -21,13 +21,34 @@ export const workflowView: View = async (main, [id], query) => {
   const chosen = Number(query.get('revision')) || numbers[0];
   const problem = h('div', { class: 'problem' });
 
-  const runButton = mayExecute
-    ? h('button', { type: 'button', class: 'primary', 'data-action': 'run', onclick: () => void run() }, `Run revision ${chosen}`)
+  // Run: the inputs as JSON, prefilled from the manual trigger's declared inputs once the revision is read.
+  const inputs = h('textarea', { name: 'inputs', rows: 3, 'aria-label': 'Inputs (JSON object)' }, '{}');
+  const runForm = mayExecute
+    ? h(
+        'form',
+        { class: 'run-form' },
+        h('label', {}, 'Inputs (JSON)'),
+        inputs,
+        h('button', { type: 'submit', class: 'primary', 'data-action': 'run' }, `Run revision ${chosen}`),
+      )
     : null;
+  runForm?.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void run();
+  });
   const run = async () => {
     mount(problem);
+    let body: unknown;
     try {
-      const started = await api<Json>(`/workflows/definitions/${ref}/execute`, { method: 'POST', body: { revision: chosen } });
+      body = JSON.parse(inputs.value || '{}');
+    } catch {
+      return mount(problem, h('p', { class: 'error-text' }, 'The inputs are not valid JSON.'));
+    }
+    try {
+      const started = await api<Json>(`/workflows/definitions/${ref}/execute`, {
+        method: 'POST',
+        body: { revision: chosen, inputs: body },
+      });
       navigate(`/console/executions/${enc(text(started.executionId))}`);
     } catch (error) {
       mount(problem, errorState(error));
@@ -47,10 +68,10 @@ export const workflowView: View = async (main, [id], query) => {
     h(
       'div',
       { class: 'actions' },
-      runButton,
       link(`/console/executions${q({ workflowId: text(workflow.id) })}`, 'Executions'),
       link(`/console/config${q({ workflow: text(workflow.id) })}`, 'Config entries'),
     ),
+    runForm,
     problem,
     h(
       'div',
@@ -80,7 +101,9 @@ export const workflowView: View = async (main, [id], query) => {
 
   try {
     const revision = await api<Json>(`/workflows/definitions/${ref}/revisions/${chosen}`);
-    mount(graphSlot, graphView(graphOf(revision.definition as Json | null)).element);
+    const definition = revision.definition as Json | null;
+    mount(graphSlot, graphView(graphOf(definition)).element);
+    if (inputs.value === '{}') inputs.value = inputsTemplate(definition);
   } catch (error) {
     mount(graphSlot, errorState(error));
   }
@@ -152,4 +175,20 @@ function aliasTable(ref: string, aliases: Json[], mayWrite: boolean, problem: HT
       }),
     ),
   );
+}
+
+/** `{}` with the declared inputs of the manual triggers, each with an empty value of its type, to fill in. */
+function inputsTemplate(definition: Json | null): string {
+  const steps = Object.values((definition?.steps ?? {}) as Record<string, Json>);
+  const template: Json = {};
+  for (const step of steps) {
+    if (step.type !== 'trigger') continue;
+    const declared = ((step.config as Json | undefined)?.inputs ?? {}) as Record<string, Json>;
+    for (const [name, spec] of Object.entries(declared)) {
+      const type = spec?.type;
+      template[name] =
+        type === 'integer' || type === 'number' ? 0 : type === 'boolean' ? false : type === 'object' ? {} : type === 'array' ? [] : '';
+    }
+  }
+  return Object.keys(template).length === 0 ? '{}' : JSON.stringify(template, null, 2);
 }
