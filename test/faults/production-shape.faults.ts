@@ -40,8 +40,10 @@ interface Job {
 function countingServer(): Promise<{ url: string; calls: Map<string, number>; close(): Promise<void> }> {
   const calls = new Map<string, number>();
   const server = http.createServer((req, res) => {
-    const match = /^\/hit\/([\w-]+)\/([\w-]+)$/.exec(req.url ?? '');
-    if (match) calls.set(`${match[1]}/${match[2]}`, (calls.get(`${match[1]}/${match[2]}`) ?? 0) + 1);
+    // Execution ids of cron ticks carry dots and colons (`cron-<workflow>.<alias>.<trigger>…-<tick>`).
+    const match = /^\/hit\/([^/]+)\/([\w-]+)$/.exec(req.url ?? '');
+    const key = match ? `${decodeURIComponent(match[1])}/${match[2]}` : '';
+    if (match) calls.set(key, (calls.get(key) ?? 0) + 1);
     res.writeHead(match ? 200 : 404, { 'content-type': 'application/json' });
     res.end('{"ok":true}');
   });
