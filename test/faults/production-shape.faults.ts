@@ -225,10 +225,19 @@ describe('production shape under faults', function () {
       await sleep(2000);
       await cluster.restartApi(0);
     });
-    await fault('Temporal server restarted', async () => {
-      await cluster.restartTemporal({ downMs: 2000 });
-    });
     const whileDown: Array<{ status: number; ms: number }> = [];
+    const whileTemporalDown: Array<{ status: number; ms: number; body: unknown }> = [];
+    await fault('Temporal server restarted', async () => {
+      const restart = cluster.restartTemporal({ downMs: 9000 });
+      await sleep(2500);
+      // A start while Temporal is down is refused at once (nothing recorded as started), never left hanging.
+      const t0 = Date.now();
+      const res = await api('POST', '/workflows/definitions/one/execute', { idempotencyKey: 'probe-temporal-down' }, 15_000).catch(
+        (error: Error) => ({ status: -1, body: { error: error.message } }),
+      );
+      whileTemporalDown.push({ status: res.status, ms: Date.now() - t0, body: res.body });
+      await restart;
+    });
     await fault('PostgreSQL restarted', async () => {
       const restart = cluster.restartPostgres({ downMs: 4000 });
       await sleep(1500);
@@ -356,6 +365,10 @@ describe('production shape under faults', function () {
     const resumed = await eventIds(`${cluster.frontUrl}/workflows/executions/${sample.executionId}/events`, token, all[4]);
     assert.deepEqual(resumed, all.slice(5), 'resumed right after Last-Event-ID, nothing repeated or skipped');
 
+    assert.ok(
+      whileTemporalDown.length === 1 && whileTemporalDown[0].status === 503,
+      `with Temporal down the API answered ${JSON.stringify(whileTemporalDown)}`,
+    );
     assert.ok(whileDown.length === 1 && whileDown[0].status === 503, `with PostgreSQL down the API answered ${JSON.stringify(whileDown)}`);
 
     // Figures.
@@ -379,6 +392,7 @@ describe('production shape under faults', function () {
         `    ${entry.name.padEnd(40)} back in ${entry.recoveredAt! - entry.at} ms; first execution accepted after ${firstAccepted - entry.at} ms`,
       );
     }
+    console.log(`    API with Temporal down                   ${whileTemporalDown[0].status} in ${whileTemporalDown[0].ms} ms`);
     console.log(`    API with PostgreSQL down                 ${whileDown[0].status} in ${whileDown[0].ms} ms`);
   });
 });
