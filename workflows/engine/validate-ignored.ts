@@ -72,7 +72,13 @@ export const ACCEPTED_FIELDS = {
   anyConfig: ['maxParallelism'],
 } as const;
 
-const accepted = (place: keyof typeof ACCEPTED_FIELDS, key: string) => (ACCEPTED_FIELDS[place] as readonly string[]).includes(key);
+type Place = keyof typeof ACCEPTED_FIELDS;
+/** The same lists as sets: every key of every step of every publish is looked up here. */
+const ACCEPTED_SETS = {} as Record<Place, ReadonlySet<string>>;
+for (const place of Object.keys(ACCEPTED_FIELDS) as Place[]) ACCEPTED_SETS[place] = new Set<string>(ACCEPTED_FIELDS[place]);
+const accepted = (place: Place, key: string) => ACCEPTED_SETS[place].has(key);
+
+type Warn = (path: string, message: string) => void;
 
 /** Whether the step's plugin runs as an activity (the only place a step timeout applies). */
 export function runsAsActivity(step: StepDefinition): boolean {
@@ -87,24 +93,27 @@ export function ignoredKeyWarnings(
   topPath: (key: string) => string,
 ): DefinitionWarning[] {
   const warnings: DefinitionWarning[] = [];
-  const warn = (path: string, message: string) => warnings.push({ code: KEY_IGNORED, path, message });
+  const warn: Warn = (path, message) => warnings.push({ code: KEY_IGNORED, path, message });
   for (const key of Object.keys(def)) {
     if (key === 'id') warn(topPath(key), 'id is not used: the server assigns the workflow id (wf_…); send key for a client key');
     else if (!accepted('top', key)) warn(topPath(key), `${key} is not a definition field; it has no effect`);
   }
   for (const [id, source] of sources) {
     const step = def.steps[id];
-    const where = step.pluginType ? `plugin ${step.pluginType}` : `a step of type ${step.type}`;
     unknownStepKeys(step, source, warn);
-    if (!runsAsActivity(step)) {
-      const why = `has no effect on step "${id}": ${where} runs inside the workflow, not as an activity`;
-      if (step.timeout !== undefined) warn(fieldPath(source, 'timeout'), `timeout ${why} (waits take config.timeout)`);
-      if (isObject(step.metadata) && step.metadata.executionTimeoutMs !== undefined)
-        warn(fieldPath(source, 'metadata', 'executionTimeoutMs'), `metadata.executionTimeoutMs ${why}`);
+    const timeoutGiven = step.timeout !== undefined;
+    const executionTimeoutGiven = isObject(step.metadata) && step.metadata.executionTimeoutMs !== undefined;
+    if ((timeoutGiven || executionTimeoutGiven) && !runsAsActivity(step)) {
+      const why = `has no effect on step "${id}": ${whereOf(step)} runs inside the workflow, not as an activity`;
+      if (timeoutGiven) warn(fieldPath(source, 'timeout'), `timeout ${why} (waits take config.timeout)`);
+      if (executionTimeoutGiven) warn(fieldPath(source, 'metadata', 'executionTimeoutMs'), `metadata.executionTimeoutMs ${why}`);
     }
     const retry = isObject(step.errorHandling) ? step.errorHandling.retryPolicy : undefined;
     if (retry !== undefined && (step.type === 'trigger' || step.type === 'passthrough'))
-      warn(fieldPath(source, 'errorHandling', 'retryPolicy'), `retryPolicy has no effect on step "${id}": ${where} calls no plugin`);
+      warn(
+        fieldPath(source, 'errorHandling', 'retryPolicy'),
+        `retryPolicy has no effect on step "${id}": ${whereOf(step)} calls no plugin`,
+      );
     if (step.pluginType === 'code-exec' && isObject(step.config)) {
       for (const key of ['executionConfig', 'runtime'] as const)
         if (step.config[key] !== undefined)
@@ -127,27 +136,35 @@ export function ignoredKeyWarnings(
   return warnings;
 }
 
+/** How a warning names what runs a step (built only when a warning needs it: this runs for every step of every publish). */
+function whereOf(step: StepDefinition): string {
+  return step.pluginType ? `plugin ${step.pluginType}` : `a step of type ${step.type}`;
+}
+
 /** Keys of a step, its error handling, retry policy, forEach, loop and plugin config that the engine does not read. */
-function unknownStepKeys(step: StepDefinition, source: StepSource, warn: (path: string, message: string) => void): void {
-  const unknown = (place: keyof typeof ACCEPTED_FIELDS, value: unknown, ...at: string[]) => {
-    if (!isObject(value)) return;
-    for (const key of Object.keys(value)) {
-      if (accepted(place, key)) continue;
-      const path = at.length === 0 ? fieldPath(source, key) : fieldPath(source, at[0], ...at.slice(1), key);
-      const spelled = at.length === 0 ? (source.keys?.get(key) ?? key) : key;
-      warn(path, `${[...at, spelled].join('.')} is not a step field; it has no effect`);
-    }
-  };
-  unknown('step', step);
-  unknown('errorHandling', step.errorHandling, 'errorHandling');
-  if (isObject(step.errorHandling)) unknown('retryPolicy', step.errorHandling.retryPolicy, 'errorHandling', 'retryPolicy');
-  unknown('forEach', step.forEach, 'forEach');
-  unknown('loop', step.loop, 'loop');
+function unknownStepKeys(step: StepDefinition, source: StepSource, warn: Warn): void {
+  unknownKeys('step', step, [], source, warn);
+  unknownKeys('errorHandling', step.errorHandling, ['errorHandling'], source, warn);
+  if (isObject(step.errorHandling))
+    unknownKeys('retryPolicy', step.errorHandling.retryPolicy, ['errorHandling', 'retryPolicy'], source, warn);
+  unknownKeys('forEach', step.forEach, ['forEach'], source, warn);
+  unknownKeys('loop', step.loop, ['loop'], source, warn);
   const plugin = stepPlugin(step);
   if (plugin && isObject(step.config)) {
     for (const key of Object.keys(step.config)) {
       if (!Object.hasOwn(plugin.configSchema.properties, key) && !accepted('anyConfig', key))
         warn(fieldPath(source, 'config', key), `${key} is not a config key of plugin ${plugin.name}; it has no effect`);
     }
+  }
+}
+
+/** Warns about each key of `value` (an object at `at` inside the step) that `place` does not accept. */
+function unknownKeys(place: Place, value: unknown, at: string[], source: StepSource, warn: Warn): void {
+  if (!isObject(value)) return;
+  for (const key of Object.keys(value)) {
+    if (accepted(place, key)) continue;
+    const path = at.length === 0 ? fieldPath(source, key) : fieldPath(source, at[0], ...at.slice(1), key);
+    const spelled = at.length === 0 ? (source.keys?.get(key) ?? key) : key;
+    warn(path, `${[...at, spelled].join('.')} is not a step field; it has no effect`);
   }
 }

@@ -17,6 +17,7 @@ export function refuseUnsupportedConfig(
   configPath: string,
   issues: DefinitionIssue[],
 ): void {
+  if (plugin !== 'code-exec' && plugin !== 'http-request') return;
   const refuse = (key: string, message: string) => issues.push({ path: join(configPath, key), message });
   if (plugin === 'code-exec') {
     if (Array.isArray(config.libraries) && config.libraries.length > 0)

@@ -16,13 +16,16 @@ export type PinnedPlugin = Pick<PluginDescriptor, 'executeMode' | 'executeModeFr
 /** Records in `definition` the operator plugins its steps use (and drops whatever a client sent under that key). */
 export function pinPlugins(definition: WorkflowDefinition, plugins: PluginCatalog | undefined): void {
   const pinned: Record<string, PinnedPlugin> = {};
-  for (const step of Object.values(definition.steps)) {
-    const name = step.pluginType;
-    if (typeof name !== 'string' || plugins === undefined || !Object.hasOwn(plugins, name)) continue;
-    const { version, executeMode, executeModeFrom } = plugins[name];
-    pinned[name] = { version: version ?? '0.0.0', executeMode, ...(executeModeFrom ? { executeModeFrom } : {}) };
+  if (plugins !== undefined) {
+    for (const step of Object.values(definition.steps)) {
+      const name = step.pluginType;
+      if (typeof name !== 'string' || !Object.hasOwn(plugins, name)) continue;
+      const { version, executeMode, executeModeFrom } = plugins[name];
+      pinned[name] = { version: version ?? '0.0.0', executeMode, ...(executeModeFrom ? { executeModeFrom } : {}) };
+    }
   }
-  delete definition[PINNED_PLUGINS_KEY];
+  // A client's own value is dropped (only when there is one: `delete` makes V8 reshape the object, and it is serialized next).
+  if (Object.hasOwn(definition, PINNED_PLUGINS_KEY)) delete definition[PINNED_PLUGINS_KEY];
   if (Object.keys(pinned).length > 0) definition[PINNED_PLUGINS_KEY] = pinned;
 }
 
