@@ -15,7 +15,7 @@ import { workflowNotFound } from './errors';
 import { newWorkflowId } from './ids';
 import { authorizeInOrganization, authorizedWorkflow, organizationNotFound, workflowNrn } from './authorize';
 import { declaredSchemaErrors } from './declared-schemas';
-import { WORKFLOW_LEVEL_KEYS, boundReferences, configWarnings, prepare, type PublishWarning } from './publish';
+import { WORKFLOW_LEVEL_KEYS, boundReferences, configWarnings, prepare, publishWarnings, type PublishWarning } from './publish';
 import { deleteWorkflow, publishOnExisting } from './workflow-writes';
 import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
 import { aliasJson, revisionJson, workflowJson } from './serialize';
@@ -101,14 +101,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           throw error;
         }
         if (!published) throw new Error('workflow insert returned no row');
-        const warnings = await configWarnings(
-          deps.dataSource,
-          auth.organizationId,
-          id,
-          prepared.fields.path,
-          prepared.references,
-          prepared.warnings,
-        );
+        const warnings = await publishWarnings(deps.dataSource, auth.organizationId, id, prepared);
         return { status: 201, body: publishResult(published, warnings, undefined, prepared.revision.definitionJson), headers: JSON_TYPE };
       },
     }),
@@ -144,14 +137,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           true,
         );
         if (created) {
-          const warnings = await configWarnings(
-            deps.dataSource,
-            auth.organizationId,
-            id,
-            prepared.fields.path,
-            prepared.references,
-            prepared.warnings,
-          );
+          const warnings = await publishWarnings(deps.dataSource, auth.organizationId, id, prepared);
           return { status: 201, body: publishResult(created, warnings, 'created', prepared.revision.definitionJson), headers: JSON_TYPE };
         }
         const outcome = await publishOnExisting(
@@ -172,14 +158,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
             // The revision is published either way; on failure the alias keeps its previous registrations.
           }
         }
-        const warnings = await configWarnings(
-          deps.dataSource,
-          auth.organizationId,
-          outcome.workflow.id,
-          prepared.fields.path,
-          prepared.references,
-          prepared.warnings,
-        );
+        const warnings = await publishWarnings(deps.dataSource, auth.organizationId, outcome.workflow.id, prepared);
         return {
           status: 200,
           body: publishResult(

@@ -142,3 +142,8 @@ export async function configWarnings(
     .map((r) => ({ code: 'CONFIG_ENTRY_UNRESOLVED' as const, name: r.name, kind: r.kind }));
   return [...definitionWarnings, ...unresolved];
 }
+
+/** The warnings a publish answers with: the definition's own, then its config references no entry resolves. */
+export function publishWarnings(db: DataSource, organizationId: string, workflowId: string, prepared: Prepared): Promise<PublishWarning[]> {
+  return configWarnings(db, organizationId, workflowId, prepared.fields.path, prepared.references, prepared.warnings);
+}

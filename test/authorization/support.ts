@@ -21,6 +21,7 @@ import { grantRole } from '../support/grants';
 /** Temporal is never reached except by execute, which it refuses (503: the caller got past authorization). */
 const refusing = {
   options: { namespace: 'default' },
+  connection: { withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn() },
   workflow: { start: () => Promise.reject(new Error('connection refused')) },
 } as unknown as Client;
 

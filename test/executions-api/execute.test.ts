@@ -209,22 +209,27 @@ describe('executions API: execute, read, list, logs', function () {
     assert.equal(await countExecutions(x.db, c.org), 0);
   });
 
-  it('answers 503 when a start outlives its deadline, keeping the row so a retry with the key finds the same execution', async () => {
-    await publish(x, c, chain('slow-start'));
-    // Temporal did not answer in time: it may have the run, so the row stays for the start reconciler.
-    const silent = {
+  /** The real app, except that Temporal's start fails with `error` (everything else about the app is real). */
+  async function appWhoseStartFails(error: Error) {
+    const failing = {
       options: { namespace: 'default' },
       connection: { withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn() },
-      workflow: { start: () => Promise.reject(Object.assign(new Error('deadline exceeded'), { code: 4 })) },
+      workflow: { start: () => Promise.reject(error) },
     } as unknown as Client;
     const deps = {
       config: { ...loadConfig(), temporalTaskQueue: x.taskQueue },
       dataSource: x.db,
-      temporal: silent,
+      temporal: failing,
       encryptionKey: x.encryptionKey,
     };
     const app = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
-    const token = await app.token({ organizationId: c.org, userId: c.userId });
+    return { app, token: await app.token({ organizationId: c.org, userId: c.userId }) };
+  }
+
+  it('answers 503 when a start outlives its deadline, keeping the row so a retry with the key finds the same execution', async () => {
+    await publish(x, c, chain('slow-start'));
+    // Temporal did not answer in time: it may have the run, so the row stays for the start reconciler.
+    const { app, token } = await appWhoseStartFails(Object.assign(new Error('deadline exceeded'), { code: 4 }));
     const send = () =>
       app.request
         .post('/workflows/definitions/slow-start/execute')
@@ -241,20 +246,7 @@ describe('executions API: execute, read, list, logs', function () {
 
   it('answers 503 executor-unavailable when Temporal refuses the start, leaving no row', async () => {
     await publish(x, c, chain('down'));
-    // Only the start fails; everything else about the app is real.
-    const refusing = {
-      options: { namespace: 'default' },
-      connection: { withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn() },
-      workflow: { start: () => Promise.reject(new Error('connection refused')) },
-    } as unknown as Client;
-    const deps = {
-      config: { ...loadConfig(), temporalTaskQueue: x.taskQueue },
-      dataSource: x.db,
-      temporal: refusing,
-      encryptionKey: x.encryptionKey,
-    };
-    const app = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
-    const token = await app.token({ organizationId: c.org, userId: c.userId });
+    const { app, token } = await appWhoseStartFails(new Error('connection refused'));
     const res = await app.request
       .post('/workflows/definitions/down/execute')
       .set('Authorization', `Bearer ${token}`)

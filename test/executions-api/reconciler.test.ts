@@ -190,6 +190,7 @@ describe('execution start reconciler', function () {
     // The reconciler's start lands first (same workflow id), so the API's own start is refused as a duplicate.
     const racing = {
       options: real.options,
+      connection: real.connection,
       workflow: {
         getHandle: real.workflow.getHandle.bind(real.workflow),
         start: async (type: string, options: WorkflowStartOptions) => {
