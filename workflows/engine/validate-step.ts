@@ -30,7 +30,10 @@ function expressionProperties(plugin: PluginDescriptor): string[] {
   return names;
 }
 
-export function stepPlugin(step: StepDefinition): PluginDescriptor | undefined {
+/** Descriptors a caller adds for validation (the kit's plugin stubs): looked up before the registry. */
+export type ExtraPlugins = Readonly<Record<string, PluginDescriptor>>;
+
+export function stepPlugin(step: StepDefinition, extra?: ExtraPlugins): PluginDescriptor | undefined {
   // `type` is unchecked input here (connections are validated even when a step is broken): never use it as a key unless it is a string.
   const name =
     typeof step.pluginType === 'string'
@@ -38,7 +41,8 @@ export function stepPlugin(step: StepDefinition): PluginDescriptor | undefined {
       : typeof step.type === 'string' && Object.hasOwn(DEFAULT_PLUGIN, step.type)
         ? DEFAULT_PLUGIN[step.type]
         : undefined;
-  return name === undefined ? undefined : findPlugin(name);
+  if (name === undefined) return undefined;
+  return extra && Object.hasOwn(extra, name) ? extra[name] : findPlugin(name);
 }
 
 export function validateStep(
@@ -47,6 +51,7 @@ export function validateStep(
   stepIds: Set<string>,
   issues: DefinitionIssue[],
   expressions: ExpressionContext,
+  extra?: ExtraPlugins,
 ): void {
   if (!STEP_ID_PATTERN.test(step.id) || RESERVED_STEP_IDS.has(step.id)) {
     issues.push({
@@ -68,7 +73,7 @@ export function validateStep(
   } else if (step.pluginType === undefined && (step.type === 'module' || step.type === 'decider' || step.type === 'trigger')) {
     issues.push({ path: fieldPath(source, 'pluginType'), message: `is required for steps of type ${step.type}` });
   } else {
-    plugin = stepPlugin(step);
+    plugin = stepPlugin(step, extra);
     if (step.pluginType !== undefined && !plugin) {
       issues.push({ path: fieldPath(source, 'pluginType'), message: `Unknown plugin type: ${step.pluginType} (step "${step.id}")` });
     } else if (plugin) {

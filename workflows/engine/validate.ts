@@ -18,7 +18,7 @@ import { scheduleTooFrequent, sizeIssues, type DefinitionLimits } from './limits
 import { join } from './pointer';
 import { checkInputDeclarations } from './validate-declarations';
 import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
-import { fieldPath, stepPlugin, validateStep } from './validate-step';
+import { fieldPath, stepPlugin, validateStep, type ExtraPlugins } from './validate-step';
 
 export interface ValidationResult {
   errors: DefinitionIssue[];
@@ -32,6 +32,8 @@ export interface ValidationResult {
 export interface ValidationOptions {
   /** Publish-time ceilings (the API passes the operator's); absent, sizes are not checked. */
   limits?: DefinitionLimits;
+  /** Plugins besides the registered ones, by name, taking precedence (the kit's stubs). */
+  plugins?: ExtraPlugins;
 }
 
 export function validateDefinition(input: unknown, options: ValidationOptions = {}): ValidationResult {
@@ -40,7 +42,7 @@ export function validateDefinition(input: unknown, options: ValidationOptions = 
       const tooLarge = sizeIssues(input, options.limits);
       if (tooLarge.length > 0) return { errors: tooLarge, warnings: [], references: [] };
     }
-    return validateUnsafe(input, options.limits);
+    return validateUnsafe(input, options.limits, options.plugins);
   } catch (error) {
     // A bug in the validator must not turn into a 5xx or a crashed workflow task.
     const message = error instanceof Error ? error.message : String(error);
@@ -48,7 +50,7 @@ export function validateDefinition(input: unknown, options: ValidationOptions = 
   }
 }
 
-function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): ValidationResult {
+function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined, plugins: ExtraPlugins | undefined): ValidationResult {
   if (!isObject(input)) return { errors: [{ path: '', message: 'the definition must be an object' }], warnings: [], references: [] };
   const normalized = normalizeDefinition(input);
   const { definition: def, topKeys } = normalized;
@@ -104,14 +106,14 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): V
   }
 
   const stepIds = new Set(normalized.steps.keys());
-  for (const [id, source] of normalized.steps) validateStep(def.steps[id], source, stepIds, issues, context);
+  for (const [id, source] of normalized.steps) validateStep(def.steps[id], source, stepIds, issues, context, plugins);
   if (limits) {
     for (const [id, source] of normalized.steps) {
       const problem = scheduleTooFrequent(def.steps[id], limits.minCronIntervalSeconds);
       if (problem) issues.push({ path: fieldPath(source, 'config', 'schedule'), message: problem });
     }
   }
-  validateConnections(def, normalized.connections, issues, context);
+  validateConnections(def, normalized.connections, issues, context, plugins);
 
   const errors = dedupe(issues);
   const references = dedupeReferences(context.references);
@@ -130,6 +132,7 @@ function validateConnections(
   sources: ConnectionSource[],
   issues: DefinitionIssue[],
   context: ExpressionContext,
+  plugins: ExtraPlugins | undefined,
 ): void {
   for (let index = 0; index < def.connections.length; index += 1) {
     const connection = def.connections[index];
@@ -156,23 +159,35 @@ function validateConnections(
       else if (typeof connection.condition !== 'boolean')
         issues.push({ path: connectionPath(source, 'condition'), message: 'must be an expression string or a boolean' });
     }
-    if (endsValid) checkPorts(def, connection, source, issues);
+    if (endsValid) checkPorts(def, connection, source, issues, plugins);
   }
 }
 
 type Connection = WorkflowDefinition['connections'][number];
 
-function checkPorts(def: WorkflowDefinition, connection: Connection, at: ConnectionSource, issues: DefinitionIssue[]): void {
+function checkPorts(
+  def: WorkflowDefinition,
+  connection: Connection,
+  at: ConnectionSource,
+  issues: DefinitionIssue[],
+  plugins: ExtraPlugins | undefined,
+): void {
   const target = def.steps[connection.to];
   if (target.type === 'trigger')
     issues.push({ path: connectionPath(at, 'to'), message: `step "${connection.to}" is a trigger and cannot have incoming connections` });
   // Every step has the `default` ports: only other names need the plugins' port lists.
-  if (connection.sourcePort !== 'default') checkSourcePort(def.steps[connection.from], connection, at, issues);
-  if (connection.targetPort !== 'default') checkTargetPort(target, connection, at, issues);
+  if (connection.sourcePort !== 'default') checkSourcePort(def.steps[connection.from], connection, at, issues, plugins);
+  if (connection.targetPort !== 'default') checkTargetPort(target, connection, at, issues, plugins);
 }
 
-function checkSourcePort(source: StepDefinition, connection: Connection, at: ConnectionSource, issues: DefinitionIssue[]): void {
-  const plugin = stepPlugin(source);
+function checkSourcePort(
+  source: StepDefinition,
+  connection: Connection,
+  at: ConnectionSource,
+  issues: DefinitionIssue[],
+  plugins: ExtraPlugins | undefined,
+): void {
+  const plugin = stepPlugin(source, plugins);
   if (!plugin) {
     issues.push({ path: connectionPath(at, 'sourcePort'), message: `step "${connection.from}" has only the output port "default"` });
     return;
@@ -187,8 +202,14 @@ function checkSourcePort(source: StepDefinition, connection: Connection, at: Con
   }
 }
 
-function checkTargetPort(target: StepDefinition, connection: Connection, at: ConnectionSource, issues: DefinitionIssue[]): void {
-  const inputPorts = ['default', ...(stepPlugin(target)?.inputPorts ?? [])];
+function checkTargetPort(
+  target: StepDefinition,
+  connection: Connection,
+  at: ConnectionSource,
+  issues: DefinitionIssue[],
+  plugins: ExtraPlugins | undefined,
+): void {
+  const inputPorts = ['default', ...(stepPlugin(target, plugins)?.inputPorts ?? [])];
   if (!inputPorts.includes(connection.targetPort)) {
     issues.push({
       path: connectionPath(at, 'targetPort'),

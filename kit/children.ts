@@ -1,0 +1,73 @@
+/** The definitions `sub-workflow` steps may run in a local run: given inline, as files, or as folders of files. */
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { WorkflowDefinition } from '../workflows/engine';
+import { loadDefinition } from './load';
+import { DefinitionInvalid } from './errors';
+import { validateDefinition, type KitValidationOptions } from './validate';
+
+export type WorkflowSource = WorkflowDefinition | Record<string, unknown> | string;
+
+/** A folder's definition files by key (the definition's `key`, else the file name without extension). */
+export function definitionsIn(folder: string, options: KitValidationOptions): Map<string, WorkflowDefinition> {
+  const found = new Map<string, WorkflowDefinition>();
+  for (const file of definitionFiles(folder)) {
+    const loaded = loadDefinition(file, options);
+    if (!loaded.definition || loaded.errors.length > 0) throw new DefinitionInvalid(loaded.errors, file);
+    found.set(keyOf(loaded.definition, file), loaded.definition);
+  }
+  return found;
+}
+
+/** YAML and JSON files under a folder (recursively), sorted; a file is itself. */
+export function definitionFiles(target: string): string[] {
+  if (!statSync(target).isDirectory()) return [target];
+  const files: string[] = [];
+  for (const entry of readdirSync(target, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const full = path.join(target, entry.name);
+    if (entry.isDirectory()) files.push(...definitionFiles(full));
+    else if (/\.(ya?ml|json)$/i.test(entry.name)) files.push(full);
+  }
+  return files;
+}
+
+export function keyOf(definition: WorkflowDefinition, file: string): string {
+  return typeof definition.key === 'string' && definition.key !== '' ? definition.key : path.basename(file).replace(/\.(ya?ml|json)$/i, '');
+}
+
+/** Resolves a run's `workflows` option lazily, one key at a time. */
+export function childResolver(
+  sources: Record<string, WorkflowSource> | string | undefined,
+  options: KitValidationOptions,
+): (key: string) => WorkflowDefinition | undefined {
+  const cache = new Map<string, WorkflowDefinition | undefined>();
+  let folder: Map<string, WorkflowDefinition> | undefined;
+  return (key) => {
+    if (cache.has(key)) return cache.get(key);
+    let found: WorkflowDefinition | undefined;
+    if (typeof sources === 'string') {
+      folder ??= definitionsIn(sources, options);
+      found = folder.get(key);
+    } else if (sources && Object.hasOwn(sources, key)) {
+      found = toDefinition(sources[key], options);
+    }
+    cache.set(key, found);
+    return found;
+  };
+}
+
+function toDefinition(source: WorkflowSource, options: KitValidationOptions): WorkflowDefinition {
+  const loaded = typeof source === 'string' ? loadDefinition(source, options) : undefined;
+  if (loaded) {
+    if (!loaded.definition || loaded.errors.length > 0) throw new DefinitionInvalid(loaded.errors, loaded.file);
+    return loaded.definition;
+  }
+  return requireValid(source as Record<string, unknown>, options);
+}
+
+
+export function requireValid(document: Record<string, unknown>, options: KitValidationOptions, file?: string): WorkflowDefinition {
+  const result = validateDefinition(document, options);
+  if (!result.definition) throw new DefinitionInvalid(result.errors, file);
+  return result.definition;
+}

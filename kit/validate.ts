@@ -1,0 +1,46 @@
+/** The API's definition validator, extended with the plugins that stubs register. */
+import { validateDefinition as validateWithEngine, type PluginDescriptor } from '../workflows/engine';
+import { stubDescriptors, type Stubs } from './stubs';
+
+export interface ValidationIssue {
+  /** JSON pointer into the document as written. */
+  path: string;
+  message: string;
+}
+
+export interface ValidationWarning extends ValidationIssue {
+  code: string;
+}
+
+export interface KitValidationOptions {
+  /** Plugins besides the built-in ones: stubs (as given to runWorkflow) or descriptors by name. */
+  plugins?: Stubs | Record<string, PluginDescriptor>;
+}
+
+export interface KitValidationResult {
+  ok: boolean;
+  errors: ValidationIssue[];
+  warnings: ValidationWarning[];
+}
+
+export function validateDefinition(definition: unknown, options: KitValidationOptions = {}): KitValidationResult & {
+  definition?: ReturnType<typeof validateWithEngine>['definition'];
+} {
+  const result = validateWithEngine(definition, { plugins: pluginDescriptors(options.plugins) });
+  return { ok: result.errors.length === 0, errors: result.errors, warnings: result.warnings, definition: result.definition };
+}
+
+function isDescriptor(value: unknown): value is PluginDescriptor {
+  return value !== null && typeof value === 'object' && 'configSchema' in value && 'kind' in value && 'name' in value;
+}
+
+function pluginDescriptors(plugins: KitValidationOptions['plugins']): Record<string, PluginDescriptor> | undefined {
+  if (!plugins) return undefined;
+  const descriptors: Record<string, PluginDescriptor> = {};
+  const stubs: Stubs = {};
+  for (const [name, plugin] of Object.entries(plugins)) {
+    if (isDescriptor(plugin)) descriptors[name] = plugin;
+    else stubs[name] = plugin;
+  }
+  return { ...stubDescriptors(stubs), ...descriptors };
+}
