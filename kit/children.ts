@@ -65,7 +65,6 @@ function toDefinition(source: WorkflowSource, options: KitValidationOptions): Wo
   return requireValid(source as Record<string, unknown>, options);
 }
 
-
 export function requireValid(document: Record<string, unknown>, options: KitValidationOptions, file?: string): WorkflowDefinition {
   const result = validateDefinition(document, options);
   if (!result.definition) throw new DefinitionInvalid(result.errors, file);

@@ -25,7 +25,9 @@ export class WorkflowRunFailed extends Error {
     /** The whole result of the failed run (steps, logs, variables). */
     readonly result: unknown,
   ) {
-    super(error.stepId ? `step "${error.stepId}" failed: ${error.message} (${error.type})` : `the run failed: ${error.message} (${error.type})`);
+    super(
+      error.stepId ? `step "${error.stepId}" failed: ${error.message} (${error.type})` : `the run failed: ${error.message} (${error.type})`,
+    );
     this.name = 'WorkflowRunFailed';
   }
 }

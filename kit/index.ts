@@ -5,7 +5,13 @@
  * the worker runs. No Temporal, no database.
  */
 export { loadDefinition, normalizeDefinition, type DefinitionError, type LoadedDefinition } from './load';
-export { validateDefinition, type KitValidationOptions, type KitValidationResult, type ValidationIssue, type ValidationWarning } from './validate';
+export {
+  validateDefinition,
+  type KitValidationOptions,
+  type KitValidationResult,
+  type ValidationIssue,
+  type ValidationWarning,
+} from './validate';
 export { runWorkflow, type RunOptions, type RunResult, type StepResult } from './run';
 export type { StubContext, StubHandler, StubResult, StubSpec, Stubs } from './stubs';
 export type { SignalAnswer, SignalResponder, SignalWait } from './local-effects';

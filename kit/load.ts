@@ -58,7 +58,9 @@ export function loadDefinition(textOrPath: string, options: KitValidationOptions
   const result = validateDefinition(value, options);
   const definition =
     result.definition ??
-    (value !== null && typeof value === 'object' && !Array.isArray(value) ? normalizeDocument(value as Record<string, unknown>).definition : undefined);
+    (value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? normalizeDocument(value as Record<string, unknown>).definition
+      : undefined);
   return {
     definition,
     errors: result.errors.map((error) => ({ ...error, ...at(offsetOf(document, error.path)) })),
@@ -84,7 +86,9 @@ function offsetOf(document: Document, pointer: string): number | undefined {
     const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     let next: Node | null | undefined;
     if (isMap(node)) {
-      const pair: Pair<unknown, unknown> | undefined = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === segment);
+      const pair: Pair<unknown, unknown> | undefined = node.items.find(
+        (item) => isPair(item) && isScalar(item.key) && String(item.key.value) === segment,
+      );
       if (!pair) break;
       next = (pair.value as Node | null) ?? (pair.key as Node);
       if (!next?.range) next = pair.key as Node;

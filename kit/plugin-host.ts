@@ -60,7 +60,9 @@ export function createPluginHost(options: PluginHostOptions): (call: ActivityCal
         outcome = { failure: error as StepCallFailure };
       }
       const retryable =
-        'failure' in outcome ? !outcome.failure.cause.nonRetryable : outcome.result.status === 'failure' && outcome.result.error?.retryable === true;
+        'failure' in outcome
+          ? !outcome.failure.cause.nonRetryable
+          : outcome.result.status === 'failure' && outcome.result.error?.retryable === true;
       if (!retryable || attempt >= policy.maximumAttempts) {
         if ('failure' in outcome) throw outcome.failure;
         return outcome.result;
@@ -77,7 +79,9 @@ async function callOnce(options: PluginHostOptions, call: ActivityCall, attempt:
   const missing = names.filter((name) => !Object.hasOwn(options.secrets, name));
   if (missing.length > 0 && options.missingConfig === 'error')
     throw new StepCallFailure('CONFIG_ENTRY_UNRESOLVED', `secret ${missing.join(', ')} has no value for this workflow`, true);
-  const secrets = Object.fromEntries(names.filter((name) => Object.hasOwn(options.secrets, name)).map((name) => [name, options.secrets[name]]));
+  const secrets = Object.fromEntries(
+    names.filter((name) => Object.hasOwn(options.secrets, name)).map((name) => [name, options.secrets[name]]),
+  );
   const scrubber = new Scrubber(Object.values(secrets));
   const lines: NonNullable<PluginResult['logs']> = [];
   try {
@@ -122,9 +126,14 @@ async function callStub(
 function toPluginResult(stepId: string, returned: unknown): PluginResult {
   if (returned === undefined || returned === null) return { status: 'success', outputs: {} };
   if (typeof returned !== 'object' || Array.isArray(returned))
-    throw new StepCallFailure('STUB_INVALID_RESULT', `the stub of step "${stepId}" returned ${Array.isArray(returned) ? 'an array' : typeof returned}; return an object`, true);
+    throw new StepCallFailure(
+      'STUB_INVALID_RESULT',
+      `the stub of step "${stepId}" returned ${Array.isArray(returned) ? 'an array' : typeof returned}; return an object`,
+      true,
+    );
   const value = returned as StubResult;
-  if (value.status !== 'success' && value.status !== 'failure') return { status: 'success', outputs: structuredClone(returned as Record<string, unknown>) };
+  if (value.status !== 'success' && value.status !== 'failure')
+    return { status: 'success', outputs: structuredClone(returned as Record<string, unknown>) };
   const result: PluginResult = { status: value.status };
   if (value.outputs !== undefined) result.outputs = structuredClone(value.outputs);
   if (value.items !== undefined) result.items = structuredClone(value.items);
@@ -179,7 +188,8 @@ function checkOutputSize(result: PluginResult, maxBytes: number | undefined): vo
 
 /** Any error as the worker reports it: type and retryability kept (Temporal's ApplicationFailure is read by shape), secrets scrubbed. */
 function toFailure(error: unknown, scrubber: Scrubber, logs: NonNullable<PluginResult['logs']>): StepCallFailure {
-  if (error instanceof StepCallFailure) return new StepCallFailure(error.cause.type, scrubber.text(error.message), error.cause.nonRetryable, logs);
+  if (error instanceof StepCallFailure)
+    return new StepCallFailure(error.cause.type, scrubber.text(error.message), error.cause.nonRetryable, logs);
   if (error instanceof ExpressionError) return new StepCallFailure(error.code, scrubber.text(error.message), true, logs);
   const failure = error as { message?: unknown; type?: unknown; code?: unknown; nonRetryable?: unknown; retryable?: unknown };
   const type = typeof failure?.type === 'string' ? failure.type : typeof failure?.code === 'string' ? failure.code : 'PLUGIN_ERROR';

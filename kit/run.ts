@@ -184,7 +184,8 @@ function executionInput(definition: WorkflowDefinition, start: Start, clock: Clo
   const fired = start.triggerStep
     ? definition.steps[start.triggerStep]
     : (triggers.find((step) => step.pluginType === 'manual') ?? triggers[0]);
-  if (start.triggerStep && fired?.type !== 'trigger') throw new TypeError(`trigger "${start.triggerStep}" is not a trigger step of this workflow`);
+  if (start.triggerStep && fired?.type !== 'trigger')
+    throw new TypeError(`trigger "${start.triggerStep}" is not a trigger step of this workflow`);
   const source: TriggerInfo['source'] =
     start.source ?? (fired?.pluginType === 'cron' ? 'cron' : fired?.pluginType === 'webhook' ? 'webhook' : 'manual');
   const executionId = start.executionId ?? newExecutionId();

@@ -33,7 +33,9 @@ export interface StubResult {
 }
 
 /** A plain object is a success with those outputs; a `StubResult` (it has `status`) is taken as is; a throw is a failure. */
-export type StubHandler = (ctx: StubContext) => StubResult | Record<string, unknown> | void | Promise<StubResult | Record<string, unknown> | void>;
+export type StubHandler = (
+  ctx: StubContext,
+) => StubResult | Record<string, unknown> | void | Promise<StubResult | Record<string, unknown> | void>;
 
 export interface StubSpec {
   handler?: StubHandler;

@@ -23,7 +23,10 @@ export interface KitValidationResult {
   warnings: ValidationWarning[];
 }
 
-export function validateDefinition(definition: unknown, options: KitValidationOptions = {}): KitValidationResult & {
+export function validateDefinition(
+  definition: unknown,
+  options: KitValidationOptions = {},
+): KitValidationResult & {
   definition?: ReturnType<typeof validateWithEngine>['definition'];
 } {
   const result = validateWithEngine(definition, { plugins: pluginDescriptors(options.plugins) });
