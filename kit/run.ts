@@ -105,7 +105,7 @@ function definitionOf(options: RunOptions, plugins: Record<string, ResolvedStub[
     return loaded.definition;
   }
   if (!options.definition) throw new TypeError('runWorkflow needs a definition or a file');
-  return requireValid(options.definition as Record<string, unknown>, { plugins });
+  return requireValid(options.definition, { plugins });
 }
 
 interface Start {
@@ -124,7 +124,8 @@ async function execute(session: Session, definition: WorkflowDefinition, start: 
   const input = executionInput(definition, start, clock);
   const logs: LogEntryDraft[] = [];
   const stepInputs: Record<string, Record<string, unknown>> = {};
-  let run: ReturnType<typeof startExecution> | undefined;
+  // Set once startExecution returns; plugin calls read the run's variables through it.
+  const holder: { run?: ReturnType<typeof startExecution> } = {};
   const callPlugin = createPluginHost({
     stubs: session.stubs,
     secrets: options.secrets ?? {},
@@ -132,7 +133,7 @@ async function execute(session: Session, definition: WorkflowDefinition, start: 
     clock,
     egress: options.egress,
     stepOf: (stepId) => definition.steps[stepId],
-    variables: () => run?.ctx.variables ?? {},
+    variables: () => holder.run?.ctx.variables ?? {},
   });
   const effects = localEffects({
     input,
@@ -152,7 +153,7 @@ async function execute(session: Session, definition: WorkflowDefinition, start: 
     logs,
     onEvent: options.onEvent ? (event) => options.onEvent!(event, input.executionId) : undefined,
   });
-  run = startExecution(input, varsFor(definition, options), effects);
+  const run = (holder.run = startExecution(input, varsFor(definition, options), effects));
   const outcome = await run.done;
   const steps: Record<string, StepResult> = {};
   for (const [id, record] of Object.entries(run.ctx.steps)) {

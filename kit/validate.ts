@@ -43,7 +43,7 @@ function pluginDescriptors(plugins: KitValidationOptions['plugins']): Record<str
   const stubs: Stubs = {};
   for (const [name, plugin] of Object.entries(plugins)) {
     if (isDescriptor(plugin)) descriptors[name] = plugin;
-    else stubs[name] = plugin;
+    else stubs[name] = plugin as Stubs[string];
   }
   return { ...stubDescriptors(stubs), ...descriptors };
 }

@@ -50,7 +50,7 @@ export function createClient(url: string | undefined, token: string | undefined)
 /** Any of the API's three error dialects, as one line (plus field errors). */
 function apiError(method: string, path: string, status: number, body: unknown): CliError {
   const value = (body ?? {}) as Record<string, unknown>;
-  const message = String(value.detail ?? value.message ?? value.error ?? value.title ?? `HTTP ${status}`);
+  const message = [value.detail, value.message, value.error, value.title].find((field) => typeof field === 'string') ?? `HTTP ${status}`;
   const fields = Array.isArray(value.errors)
     ? (value.errors as Array<{ path?: string; message?: string }>).map((e) => `\n  ${e.path ?? ''}: ${e.message ?? ''}`).join('')
     : '';

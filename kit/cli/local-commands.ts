@@ -74,7 +74,7 @@ export async function runCommand(file: string | undefined, options: RunCommandOp
       stubs: await loadStubs(options.stub),
       workflows: options.workflows ? path.resolve(options.workflows) : undefined,
       trigger: options.trigger,
-      clock: options.clock as 'instant' | 'real' | undefined,
+      clock: options.clock,
       // `--signals '{"approve": {...}}'`: a wait on a listed name gets that payload; any other times out (or fails the step).
       signals: (wait): SignalAnswer => {
         const name = wait.signalNames.find((candidate) => signals && Object.hasOwn(signals, candidate));

@@ -38,7 +38,7 @@ export async function publishCommand(
         throw error;
       }
       const revision = (published.revision as { revision?: number } | undefined)?.revision;
-      io.out(`${io.green(String(published.mode ?? 'published'))} ${key} revision ${revision} (${file})`);
+      io.out(`${io.green(text(published.mode) ?? 'published')} ${key} revision ${revision} (${file})`);
       for (const warning of (published.warnings as Array<{ name?: string; kind?: string }> | undefined) ?? [])
         io.out(`${io.yellow('warn')} ${key}: ${warning.kind} ${warning.name} has no value yet`);
       if (options.alias) {
@@ -119,9 +119,9 @@ export async function configCommand(
   }
   if (action === 'list') {
     const query = new URLSearchParams({ ...place, ...(options.ancestors ? { ancestors: 'true' } : {}) });
-    const entries = (await api.request<{ data: Array<Record<string, unknown>> }>('get', `/workflows/config?${query}`)).body.data;
+    const entries = (await api.request<{ data: Array<Record<string, unknown>> }>('get', `/workflows/config?${query.toString()}`)).body.data;
     for (const entry of entries) {
-      const where = entry.workflow ? `workflow ${String(entry.workflow)}` : `path ${String(entry.path)}`;
+      const where = entry.workflow ? `workflow ${text(entry.workflow)}` : `path ${text(entry.path)}`;
       io.out(`${String(entry.name).padEnd(24)} ${entry.secret ? '(secret)' : JSON.stringify(entry.value)}  ${io.dim(where)}`);
     }
     return EXIT.ok;
@@ -181,4 +181,8 @@ async function follow(api: ApiClient, executionId: string, io: Output, options: 
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
 }

@@ -51,10 +51,10 @@ export async function loadStubs(specs: string[] | undefined): Promise<Stubs> {
 
 function pick(module: Record<string, unknown> | undefined): StubHandler | StubSpec | undefined {
   if (!module) return undefined;
-  if (typeof module === 'function') return module as StubHandler;
+  if (typeof module === 'function') return module;
   if (typeof module.default === 'function') return module.default as StubHandler;
-  if (typeof module.handler === 'function') return module as StubSpec;
+  if (typeof module.handler === 'function') return module;
   if (module.default && typeof module.default === 'object' && typeof (module.default as StubSpec).handler === 'function')
-    return module.default as StubSpec;
+    return module.default;
   return undefined;
 }

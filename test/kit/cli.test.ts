@@ -111,7 +111,7 @@ describe('platform-workflow: against the API', function () {
     writeFileSync(
       path.join(dir, 'flows', 'hello.yaml'),
       APPROVAL.replace('KEY', 'cli-hello')
-        .replace(/  - id: approval[\s\S]*?timeout: 1h \}\n/, '')
+        .replace(/ {2}- id: approval[\s\S]*?timeout: 1h \}\n/, '')
         .replace(/outputs:[\s\S]*$/, ''),
     );
     const first = await cli(['publish', path.join(dir, 'flows')], env());
@@ -162,7 +162,7 @@ describe('platform-workflow: against the API', function () {
       if (delivered.code !== 0) await new Promise((resolve) => setTimeout(resolve, 250));
     }
     assert.equal(delivered?.code, 0, delivered?.stderr);
-    assert.match(delivered!.stdout, /delivered approve \(sig_/);
+    assert.match(delivered.stdout, /delivered approve \(sig_/);
 
     const logs = await cli(['logs', executionId, '--follow'], env());
     assert.equal(logs.code, 0, logs.stderr);

@@ -239,7 +239,7 @@ describe('kit library: runWorkflow', () => {
 
     const missingSecret = await runWorkflow({ definition, stubs: echo, vars: { REGION: 'us' } });
     assert.equal(missingSecret.error?.type, 'CONFIG_ENTRY_UNRESOLVED');
-    assert.match(missingSecret.error!.message, /TOKEN/);
+    assert.match(missingSecret.error.message, /TOKEN/);
 
     const lenient = await runWorkflow({ definition, stubs: echo, missingConfig: 'undefined', secrets: { TOKEN: 's3cr3t-value' } });
     assert.equal(lenient.status, 'completed', JSON.stringify(lenient.error));
@@ -367,7 +367,7 @@ describe('kit library: runWorkflow', () => {
       stubs: {
         'acme-each': (ctx) => {
           calls.push({ ...ctx.inputs });
-          (ctx.inputs as Record<string, unknown>).tag = 'mutated';
+          ctx.inputs.tag = 'mutated';
           return {};
         },
       },
