@@ -102,6 +102,13 @@ module.exports = {
       },
     },
     {
+      name: 'examples-use-the-kit',
+      severity: 'error',
+      comment: 'Examples show what users write: they import the kit (platform-api/kit), nothing else of ours.',
+      from: { path: '^examples/' },
+      to: { path: '^(api|activities|bin|config|db|executions|startup|worker|workflows|test|bench)/' },
+    },
+    {
       name: 'nothing-imports-the-kit',
       severity: 'error',
       comment: 'The kit is a leaf for users (and their tests and examples), not a layer the service uses.',

@@ -18,3 +18,4 @@ export type { SignalAnswer, SignalResponder, SignalWait } from './local-effects'
 export type { WorkflowSource } from './children';
 export type { ClockMode } from './clock';
 export { DefinitionInvalid, WorkflowRunFailed, type RunFailureInfo } from './errors';
+export type { EgressPolicy } from '../activities/egress/policy';
