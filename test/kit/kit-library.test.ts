@@ -317,6 +317,15 @@ describe('kit library: runWorkflow', () => {
 
     const unknownChild = await runWorkflow({ definition: parent, signals: () => ({ payload: { n: 1 } }) });
     assert.equal(unknownChild.error?.type, 'WORKFLOW_NOT_FOUND');
+
+    // A wait nobody answers: its timeout fires (instantly); without a timeout the step fails rather than hang.
+    const unanswered = await runWorkflow({ definition: parent, workflows: { double } });
+    assert.equal(unanswered.error?.type, 'SIGNAL_WAIT_TIMEOUT');
+    const forever = await runWorkflow({
+      definition: doc(...chain(trigger(), { id: 'approval', type: 'wait', config: { signalName: 'approve' } })),
+    });
+    assert.equal(forever.error?.type, 'SIGNAL_NOT_ANSWERED');
+    assert.match(forever.error!.message, /step "approval" waits on signal "approve" without a timeout/);
   });
 
   it('a stub replaces a built-in inline plugin and declares a trigger’s ports; triggerPort picks the port', async () => {
