@@ -106,7 +106,14 @@ function showEvent(io: Output, event: StepEvent, _executionId: string, started: 
 function summarize(io: Output, result: RunResult, live: boolean): void {
   if (!live) {
     for (const [id, step] of Object.entries(result.steps)) {
-      const mark = step.status === 'completed' ? 'ok  ' : step.status === 'failed' ? 'FAIL' : step.status.padEnd(4);
+      const mark =
+        step.status === 'completed'
+          ? 'ok  '
+          : step.status === 'failed'
+            ? 'FAIL'
+            : step.status === 'skipped'
+              ? 'skip'
+              : step.status.slice(0, 4);
       io.out(`${mark} ${id}${step.error ? `: ${step.error.message}` : ''}`);
     }
   }
