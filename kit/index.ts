@@ -19,3 +19,4 @@ export type { WorkflowSource } from './children';
 export type { ClockMode } from './clock';
 export { DefinitionInvalid, WorkflowRunFailed, type RunFailureInfo } from './errors';
 export type { EgressPolicy } from '../activities/egress/policy';
+export type { LogEntryDraft as LogEntry, StepEvent, WorkflowDefinition } from '../workflows/engine';

@@ -34,6 +34,8 @@ export function looksLikePath(textOrPath: string): boolean {
 /** Parses, normalizes and validates a YAML or JSON definition (text, or a path to a file). */
 export function loadDefinition(textOrPath: string, options: KitValidationOptions = {}): LoadedDefinition {
   const file = looksLikePath(textOrPath) ? textOrPath.trim() : undefined;
+  if (!file && /^[^\n]*\.(ya?ml|json)\s*$/i.test(textOrPath) && !/[:{[]/.test(textOrPath))
+    return { errors: [{ path: '', message: `no such file: ${textOrPath.trim()}` }], warnings: [], file: textOrPath.trim() };
   const text = file ? readFileSync(file, 'utf8') : textOrPath;
   const lines = new LineCounter();
   const document = YAML.parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });

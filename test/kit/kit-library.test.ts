@@ -32,6 +32,8 @@ describe('kit library: load, normalize, validate', () => {
     assert.match(loaded.errors[0].message, /Unknown plugin type: http-requestt/);
     assert.deepEqual([loaded.errors[0].line, loaded.errors[0].column], [9, 17]);
 
+    assert.deepEqual(loadDefinition('flows/missing.yaml').errors, [{ path: '', message: 'no such file: flows/missing.yaml' }]);
+
     const syntax = loadDefinition('name: x\nsteps: [\n  {id: a\n');
     assert.equal(syntax.definition, undefined);
     assert.ok(syntax.errors[0].line! >= 2, JSON.stringify(syntax.errors));
