@@ -1,19 +1,23 @@
 import assert from 'node:assert/strict';
 import {
+  findPlugin,
   startExecution,
   type ActivityCall,
   type LogEntryDraft,
+  type PluginDescriptor,
   type PluginResult,
   type RuntimeEffects,
   type StepEvent,
   type WaitRequest,
   type WaitResult,
 } from '../../workflows/engine';
-import { connections, executionInput, step, trigger } from '../support/definitions';
+import { chain, connections, executionInput, step, trigger } from '../support/definitions';
 
 interface Fakes {
   activities?: Record<string, (call: ActivityCall) => PluginResult | Promise<PluginResult>>;
   signals?: (request: WaitRequest) => WaitResult;
+  /** Plugins the host runs itself (as the kit's stubs do). */
+  hostPlugins?: Record<string, PluginDescriptor>;
 }
 
 async function run(doc: Record<string, unknown>, inputs: Record<string, unknown> = {}, fakes: Fakes = {}) {
@@ -43,6 +47,7 @@ async function run(doc: Record<string, unknown>, inputs: Record<string, unknown>
     runChild: () => Promise.reject(new Error('no children here')),
     log: (entry) => logs.push(entry),
     onEvent: (event) => events.push(event),
+    ...(fakes.hostPlugins ? { hostPlugin: (name: string) => fakes.hostPlugins![name] } : {}),
   };
   const input = executionInput(doc, { inputs, executionId: 'exec_1', workflowId: 'wf_1', receivedAt: '2026-01-01T00:00:00Z' });
   const execution = startExecution(input, { REGION: 'eu' }, effects);
@@ -491,5 +496,22 @@ describe('execution runtime (pure, fake effects)', () => {
       calls.map((call) => call.nodeState?.page ?? null),
       [null, 2, 3, 4],
     );
+  });
+  it('hands a step whose plugin the host runs itself to callActivity, with the host descriptor execute mode', async () => {
+    //   start ─▶ say(log, run by the host in `all` mode) ─▶ after(no-op)
+    const { outcome, calls, logs } = await run(
+      { steps: chain(manual, step('say', 'log', { message: 'hi ${{ inputs.n }}' }), step('after', 'no-op')) },
+      { n: 1 },
+      {
+        hostPlugins: { log: { ...findPlugin('log')!, inline: false, executeMode: 'all' } },
+        activities: { log: (call) => ({ status: 'success', outputs: { said: call.config.message } }) },
+      },
+    );
+    assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+    assert.deepEqual(
+      calls.map((call) => [call.pluginType, call.config.message]),
+      [['log', 'hi 1']],
+    );
+    assert.deepEqual(logs, []);
   });
 });
