@@ -2,19 +2,22 @@
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkflowDefinition } from '../workflows/engine';
-import { loadDefinition } from './load';
+import { loadDefinition, type LoadedDefinition } from './load';
 import { DefinitionInvalid } from './errors';
 import { validateDefinition, type KitValidationOptions } from './validate';
 
 export type WorkflowSource = WorkflowDefinition | Record<string, unknown> | string;
 
-/** A folder's definition files by key (the definition's `key`, else the file name without extension). */
-export function definitionsIn(folder: string, options: KitValidationOptions): Map<string, WorkflowDefinition> {
-  const found = new Map<string, WorkflowDefinition>();
+/**
+ * A folder's definition files by key (the definition's `key`, else the file
+ * name without extension). A file that does not validate fails only the run
+ * that asks for its key.
+ */
+export function definitionsIn(folder: string, options: KitValidationOptions): Map<string, LoadedDefinition> {
+  const found = new Map<string, LoadedDefinition>();
   for (const file of definitionFiles(folder)) {
     const loaded = loadDefinition(file, options);
-    if (!loaded.definition || loaded.errors.length > 0) throw new DefinitionInvalid(loaded.errors, file);
-    found.set(keyOf(loaded.definition, file), loaded.definition);
+    found.set(keyOf(loaded.definition, file), loaded);
   }
   return found;
 }
@@ -31,8 +34,10 @@ export function definitionFiles(target: string): string[] {
   return files;
 }
 
-export function keyOf(definition: WorkflowDefinition, file: string): string {
-  return typeof definition.key === 'string' && definition.key !== '' ? definition.key : path.basename(file).replace(/\.(ya?ml|json)$/i, '');
+export function keyOf(definition: WorkflowDefinition | undefined, file: string): string {
+  return typeof definition?.key === 'string' && definition.key !== ''
+    ? definition.key
+    : path.basename(file).replace(/\.(ya?ml|json)$/i, '');
 }
 
 /** Resolves a run's `workflows` option lazily, one key at a time. */
@@ -41,13 +46,14 @@ export function childResolver(
   options: KitValidationOptions,
 ): (key: string) => WorkflowDefinition | undefined {
   const cache = new Map<string, WorkflowDefinition | undefined>();
-  let folder: Map<string, WorkflowDefinition> | undefined;
+  let folder: Map<string, LoadedDefinition> | undefined;
   return (key) => {
     if (cache.has(key)) return cache.get(key);
     let found: WorkflowDefinition | undefined;
     if (typeof sources === 'string') {
       folder ??= definitionsIn(sources, options);
-      found = folder.get(key);
+      const loaded = folder.get(key);
+      if (loaded) found = requireLoaded(loaded);
     } else if (sources && Object.hasOwn(sources, key)) {
       found = toDefinition(sources[key], options);
     }
@@ -57,12 +63,13 @@ export function childResolver(
 }
 
 function toDefinition(source: WorkflowSource, options: KitValidationOptions): WorkflowDefinition {
-  const loaded = typeof source === 'string' ? loadDefinition(source, options) : undefined;
-  if (loaded) {
-    if (!loaded.definition || loaded.errors.length > 0) throw new DefinitionInvalid(loaded.errors, loaded.file);
-    return loaded.definition;
-  }
-  return requireValid(source as Record<string, unknown>, options);
+  if (typeof source === 'string') return requireLoaded(loadDefinition(source, options));
+  return requireValid(source, options);
+}
+
+function requireLoaded(loaded: LoadedDefinition): WorkflowDefinition {
+  if (!loaded.definition || loaded.errors.length > 0) throw new DefinitionInvalid(loaded.errors, loaded.file);
+  return loaded.definition;
 }
 
 export function requireValid(document: Record<string, unknown>, options: KitValidationOptions, file?: string): WorkflowDefinition {

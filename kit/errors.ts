@@ -1,14 +1,19 @@
 /** The errors the kit throws: a definition that does not validate, and a failed run (with `throwOnFailure`). */
 import type { DefinitionError } from './load';
 
+/** `file:line:col pointer: message` (the pointer too, so that "is required" says what is). */
+export function formatDefinitionError(error: DefinitionError, file?: string): string {
+  const position = error.line !== undefined ? `${error.line}:${error.column}` : undefined;
+  const where = [file, position].filter((part) => part !== undefined).join(':');
+  return `${where ? `${where} ` : ''}${error.path ? `${error.path}: ` : ''}${error.message}`;
+}
+
 export class DefinitionInvalid extends Error {
   constructor(
     readonly errors: DefinitionError[],
     readonly file?: string,
   ) {
-    const where = (error: DefinitionError) =>
-      `${file ?? ''}${error.line !== undefined ? `${file ? ':' : 'line '}${error.line}:${error.column}` : ''}${file || error.line !== undefined ? ' ' : ''}${error.path ? `${error.path}: ` : ''}${error.message}`;
-    super(`the workflow definition is invalid:\n${errors.map((error) => `  ${where(error)}`).join('\n')}`);
+    super(`the workflow definition is invalid:\n${errors.map((error) => `  ${formatDefinitionError(error, file)}`).join('\n')}`);
     this.name = 'DefinitionInvalid';
   }
 }

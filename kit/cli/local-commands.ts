@@ -1,7 +1,7 @@
 /** `validate` and `run`: local commands, through the library (no server). */
 import path from 'node:path';
 import { definitionFiles } from '../children';
-import { DefinitionInvalid } from '../errors';
+import { DefinitionInvalid, formatDefinitionError } from '../errors';
 import { loadDefinition, type DefinitionError } from '../load';
 import { runWorkflow, type RunResult } from '../run';
 import type { StepEvent } from '../../workflows/engine';
@@ -9,10 +9,8 @@ import type { SignalAnswer } from '../local-effects';
 import { CliError, EXIT, type Output } from './output';
 import { jsonObject, loadStubs } from './values';
 
-/** `file:line:col message` (the pointer too, so a message like "is required" says what is). */
 export function formatError(file: string, error: DefinitionError): string {
-  const where = error.line !== undefined ? `${file}:${error.line}:${error.column}` : file;
-  return `${where} ${error.path ? `${error.path}: ` : ''}${error.message}`;
+  return formatDefinitionError(error, file);
 }
 
 export async function validateCommand(targets: string[], options: { stub?: string[] }, io: Output): Promise<number> {
