@@ -327,7 +327,7 @@ describe('kit library: runWorkflow', () => {
       definition: doc(...chain(trigger(), { id: 'approval', type: 'wait', config: { signalName: 'approve' } })),
     });
     assert.equal(forever.error?.type, 'SIGNAL_NOT_ANSWERED');
-    assert.match(forever.error!.message, /step "approval" waits on signal "approve" without a timeout/);
+    assert.match(forever.error.message, /step "approval" waits on signal "approve" without a timeout/);
   });
 
   it('a stub replaces a built-in inline plugin and declares a trigger’s ports; triggerPort picks the port', async () => {
