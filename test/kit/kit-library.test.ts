@@ -389,4 +389,30 @@ describe('kit library: runWorkflow', () => {
       { tag: 'x', item: 2, index: 1 },
     ]);
   });
+  it('honours a stub’s execute mode (one call with the batch in `all` mode) and waits for real on the real clock', async () => {
+    //   start ─▶ split(code-exec: three items) ─▶ batch(stub, all) ─▶ nap(delay 60ms)
+    const batches: unknown[] = [];
+    const definition = doc(
+      ...chain(
+        trigger(),
+        step('split', 'code-exec', { code: 'return [{ n: 1 }, { n: 2 }, { n: 3 }];' }),
+        step('batch', 'acme-batch'),
+        step('nap', 'delay', { duration: '60ms' }),
+      ),
+    );
+    const stubs = {
+      'acme-batch': {
+        executeMode: 'all' as const,
+        handler: ({ items }: { items: unknown[] }) => {
+          batches.push(items);
+          return { count: items.length };
+        },
+      },
+    };
+    const started = Date.now();
+    const result = await runWorkflow({ definition, stubs, clock: 'real', throwOnFailure: true });
+    assert.ok(Date.now() - started >= 60);
+    assert.deepEqual(batches, [[{ n: 1 }, { n: 2 }, { n: 3 }]]);
+    assert.deepEqual(result.steps.batch.outputs, { count: 3 });
+  });
 });
