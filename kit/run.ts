@@ -5,8 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  runLimitsFrom,
   startExecution,
   validateDefinition as validateWithEngine,
+  type RunLimits,
   type ExecutionInput,
   type LogEntryDraft,
   type StepEvent,
@@ -15,6 +17,7 @@ import {
   type WorkflowDefinition,
 } from '../workflows/engine';
 import type { EgressPolicy } from '../activities/egress/policy';
+import { DEFAULT_LIMITS } from '../config/limits';
 import { childResolver, requireValid, type WorkflowSource } from './children';
 import { createClock, type Clock, type ClockMode } from './clock';
 import { DefinitionInvalid, WorkflowRunFailed, type RunFailureInfo } from './errors';
@@ -44,6 +47,8 @@ export interface RunOptions {
   throwOnFailure?: boolean;
   /** Outbound policy of the real http-request, paginated-fetch and code-exec plugins (default: the server's default). */
   egress?: EgressPolicy;
+  /** Run limits (default: the server's defaults, such as a sub-workflow depth of 10 and 100 children per execution). */
+  limits?: Partial<RunLimits>;
   /** Every step event as it happens (the command line's live view). */
   onEvent?: (event: StepEvent, executionId: string) => void;
 }
@@ -121,7 +126,7 @@ interface Start {
 
 async function execute(session: Session, definition: WorkflowDefinition, start: Start): Promise<RunResult> {
   const { options, clock } = session;
-  const input = executionInput(definition, start, clock);
+  const input = executionInput(definition, start, clock, options.limits);
   const logs: LogEntryDraft[] = [];
   const stepInputs: Record<string, Record<string, unknown>> = {};
   // Set once startExecution returns; plugin calls read the run's variables through it.
@@ -132,6 +137,7 @@ async function execute(session: Session, definition: WorkflowDefinition, start: 
     missingConfig: options.missingConfig ?? 'error',
     clock,
     egress: options.egress,
+    maxPages: DEFAULT_LIMITS.maxPages,
     stepOf: (stepId) => definition.steps[stepId],
     variables: () => holder.run?.ctx.variables ?? {},
   });
@@ -180,7 +186,7 @@ async function execute(session: Session, definition: WorkflowDefinition, start: 
   };
 }
 
-function executionInput(definition: WorkflowDefinition, start: Start, clock: Clock): ExecutionInput {
+function executionInput(definition: WorkflowDefinition, start: Start, clock: Clock, limits: Partial<RunLimits> = {}): ExecutionInput {
   const triggers = Object.values(definition.steps).filter((step) => step.type === 'trigger');
   const fired = start.triggerStep
     ? definition.steps[start.triggerStep]
@@ -207,21 +213,10 @@ function executionInput(definition: WorkflowDefinition, start: Start, clock: Clo
     },
     ...(start.correlationKey !== undefined ? { correlationKey: start.correlationKey } : {}),
     ...(start.parentExecutionId ? { parentExecutionId: start.parentExecutionId } : {}),
-    limits: LOCAL_LIMITS,
+    limits: { ...runLimitsFrom(DEFAULT_LIMITS), ...limits },
     depth: start.depth,
   };
 }
-
-/** The server's default ceilings that keep a mistaken definition from running away (a sub-workflow that calls itself). */
-const LOCAL_LIMITS = {
-  maxSubWorkflowDepth: 10,
-  maxChildrenPerExecution: 1000,
-  maxForEachElements: Infinity,
-  maxParallelism: Infinity,
-  maxActivitiesInFlight: Infinity,
-  maxLogMessageBytes: Infinity,
-  maxStepOutputBytes: Infinity,
-};
 
 /** The `vars` the run reads: the given ones; with missingConfig `undefined`, the referenced names without a value read as undefined. */
 function varsFor(definition: WorkflowDefinition, options: RunOptions): Record<string, unknown> {

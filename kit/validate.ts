@@ -1,4 +1,5 @@
-/** The API's definition validator, extended with the plugins that stubs register. */
+/** The API's definition validator (with the server's default limits), extended with the plugins that stubs register. */
+import { DEFAULT_LIMITS } from '../config/limits';
 import { validateDefinition as validateWithEngine, type PluginDescriptor } from '../workflows/engine';
 import { stubDescriptors, type Stubs } from './stubs';
 
@@ -29,7 +30,8 @@ export function validateDefinition(
 ): KitValidationResult & {
   definition?: ReturnType<typeof validateWithEngine>['definition'];
 } {
-  const result = validateWithEngine(definition, { plugins: pluginDescriptors(options.plugins) });
+  // The server's default publish limits (sizes, expression length, cron interval): what validates here publishes there.
+  const result = validateWithEngine(definition, { limits: DEFAULT_LIMITS, plugins: pluginDescriptors(options.plugins) });
   return { ok: result.errors.length === 0, errors: result.errors, warnings: result.warnings, definition: result.definition };
 }
 
