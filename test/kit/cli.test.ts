@@ -114,10 +114,13 @@ describe('platform-workflow: against the API', function () {
         .replace(/ {2}- id: approval[\s\S]*?timeout: 1h \}\n/, '')
         .replace(/outputs:[\s\S]*$/, ''),
     );
-    const first = await cli(['publish', path.join(dir, 'flows')], env());
+    const first = await cli(['publish', path.join(dir, 'flows'), '--activate'], env());
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /created cli-approval revision 1/);
     assert.match(first.stdout, /created cli-hello revision 1/);
+    assert.match(first.stdout, /alias latest activated/);
+    const latest = await c.auth(x.t.request.get('/workflows/definitions/cli-hello/aliases'));
+    assert.equal(latest.body.data.find((alias: { name: string }) => alias.name === 'latest').active, true);
 
     const again = await cli(['publish', path.join(dir, 'flows', 'approval.yaml')], env());
     assert.match(again.stdout, /overwritten cli-approval revision 1/);
