@@ -18,6 +18,16 @@ export class DefinitionInvalid extends Error {
   }
 }
 
+/** The inputs of a run do not match what its manual trigger declares (the API answers 400 inputs-invalid). */
+export class InputsInvalid extends Error {
+  constructor(readonly errors: Array<{ path: string; message: string }>) {
+    super(
+      `the inputs do not match the manual trigger's declarations:\n${errors.map((error) => `  ${error.path}: ${error.message}`).join('\n')}`,
+    );
+    this.name = 'InputsInvalid';
+  }
+}
+
 export interface RunFailureInfo {
   type: string;
   message: string;

@@ -17,6 +17,6 @@ export type { StubContext, StubHandler, StubResult, StubSpec, Stubs } from './st
 export type { SignalAnswer, SignalResponder, SignalWait } from './local-effects';
 export type { WorkflowSource } from './children';
 export type { ClockMode } from './clock';
-export { DefinitionInvalid, WorkflowRunFailed, formatDefinitionError, type RunFailureInfo } from './errors';
+export { DefinitionInvalid, InputsInvalid, WorkflowRunFailed, formatDefinitionError, type RunFailureInfo } from './errors';
 export type { EgressPolicy } from '../activities/egress/policy';
 export type { LogEntryDraft as LogEntry, StepEvent, WorkflowDefinition } from '../workflows/engine';

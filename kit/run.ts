@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  checkInputs,
   runLimitsFrom,
   startExecution,
   validateDefinition as validateWithEngine,
@@ -20,7 +21,7 @@ import type { EgressPolicy } from '../activities/egress/policy';
 import { DEFAULT_LIMITS } from '../config/limits';
 import { childResolver, requireValid, type WorkflowSource } from './children';
 import { createClock, type Clock, type ClockMode } from './clock';
-import { DefinitionInvalid, WorkflowRunFailed, type RunFailureInfo } from './errors';
+import { DefinitionInvalid, InputsInvalid, WorkflowRunFailed, type RunFailureInfo } from './errors';
 import { loadDefinition } from './load';
 import { localEffects, type SignalResponder } from './local-effects';
 import { createPluginHost, StepCallFailure } from './plugin-host';
@@ -193,6 +194,15 @@ function executionInput(definition: WorkflowDefinition, start: Start, clock: Clo
     : (triggers.find((step) => step.pluginType === 'manual') ?? triggers[0]);
   if (start.triggerStep && fired?.type !== 'trigger')
     throw new TypeError(`trigger "${start.triggerStep}" is not a trigger step of this workflow`);
+  // A manual start is checked as the API's execute checks it (sub-workflow children are not, as on the server).
+  if (fired?.pluginType === 'manual' && start.source === undefined) {
+    const declared = fired.config.inputs;
+    const errors =
+      declared !== null && typeof declared === 'object' && !Array.isArray(declared)
+        ? checkInputs(declared as Record<string, unknown>, start.inputs)
+        : [];
+    if (errors.length > 0) throw new InputsInvalid(errors);
+  }
   const source: TriggerInfo['source'] =
     start.source ?? (fired?.pluginType === 'cron' ? 'cron' : fired?.pluginType === 'webhook' ? 'webhook' : 'manual');
   const executionId = start.executionId ?? newExecutionId();

@@ -1,7 +1,7 @@
 /** `validate` and `run`: local commands, through the library (no server). */
 import path from 'node:path';
 import { definitionFiles } from '../children';
-import { DefinitionInvalid, formatDefinitionError } from '../errors';
+import { DefinitionInvalid, InputsInvalid, formatDefinitionError } from '../errors';
 import { loadDefinition, type DefinitionError } from '../load';
 import { runWorkflow, type RunResult } from '../run';
 import type { StepEvent } from '../../workflows/engine';
@@ -83,6 +83,10 @@ export async function runCommand(file: string | undefined, options: RunCommandOp
   } catch (error) {
     if (error instanceof DefinitionInvalid) {
       for (const problem of error.errors) io.err(formatError(file, problem));
+      return EXIT.failed;
+    }
+    if (error instanceof InputsInvalid) {
+      for (const problem of error.errors) io.err(`--inputs ${problem.path}: ${problem.message}`);
       return EXIT.failed;
     }
     throw error;

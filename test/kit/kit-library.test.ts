@@ -4,7 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DefinitionInvalid, WorkflowRunFailed, loadDefinition, normalizeDefinition, runWorkflow, validateDefinition } from '../../kit';
+import {
+  DefinitionInvalid,
+  InputsInvalid,
+  WorkflowRunFailed,
+  loadDefinition,
+  normalizeDefinition,
+  runWorkflow,
+  validateDefinition,
+} from '../../kit';
 import { TEST_EGRESS } from '../support/egress';
 import { chain, connections, step, trigger } from '../support/definitions';
 
@@ -355,6 +363,24 @@ describe('kit library: runWorkflow', () => {
     assert.deepEqual(messages, [['hi', { ping: 1 }]]);
     assert.equal(result.steps.never.status, 'skipped');
     assert.deepEqual(result.logs, []);
+  });
+
+  it('checks a manual start’s inputs against the trigger’s declarations, as the API does', async () => {
+    const definition = doc(
+      ...chain(
+        trigger('start', 'manual', { inputs: { service: { type: 'string', required: true }, replicas: { type: 'integer' } } }),
+        step('go', 'no-op'),
+      ),
+    );
+    await assert.rejects(runWorkflow({ definition, inputs: { replicas: 1.5 } }), (error: unknown) => {
+      assert.ok(error instanceof InputsInvalid);
+      assert.deepEqual(error.errors, [
+        { path: '/inputs/service', message: 'is required' },
+        { path: '/inputs/replicas', message: 'must be of type integer' },
+      ]);
+      return true;
+    });
+    assert.equal((await runWorkflow({ definition, inputs: { service: 'api', replicas: 2 } })).status, 'completed');
   });
 
   it('refuses an invalid definition with every error', async () => {

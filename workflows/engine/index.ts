@@ -11,6 +11,7 @@ export * from './durations';
 export { cronError, minimumIntervalSeconds } from './cron';
 export { normalizeDefinition, normalizeFolderPath } from './normalize';
 export { validateDefinition, type ValidationOptions, type ValidationResult } from './validate';
+export { checkInputs, manualTrigger } from './run-inputs';
 export { createLimiter } from './runtime/concurrency';
 export { truncateUtf8, utf8Length } from './runtime/sizes';
 export { DEFINITION_LIMIT_SETTINGS, RUN_LIMIT_SETTINGS, runLimitsFrom, runLimitsOf, type DefinitionLimits, type RunLimits } from './limits';
