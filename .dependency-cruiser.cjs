@@ -104,8 +104,9 @@ module.exports = {
     {
       name: 'examples-use-the-kit',
       severity: 'error',
-      comment: 'Examples show what users write: they import the kit (platform-api/kit), nothing else of ours.',
-      from: { path: '^examples/' },
+      comment:
+        'Workflow examples show what users write: they import the kit (platform-api/kit), nothing else of ours. (examples/plugins/ shows operator plugins, written against the plugin API.)',
+      from: { path: '^examples/', pathNot: '^examples/plugins/' },
       to: { path: '^(api|activities|bin|config|db|executions|startup|worker|workflows|test|bench)/' },
     },
     {

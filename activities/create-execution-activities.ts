@@ -6,7 +6,9 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
+import { dispatchFailure } from '../executions';
 import { decryptSecret } from '../db/config-crypto';
 import { ConfigEntryRepository, folderChain } from '../db/repositories/config-entry-repository';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
@@ -30,7 +32,12 @@ import { prepareScheduledExecution } from './prepare-scheduled';
 import type { CodeExecPool } from './plugins/code-exec-pool';
 import { DEFAULT_EGRESS, type EgressPolicy } from './egress/policy';
 import { effectfulPluginFor } from './plugins/registry';
+import type { OperatorPlugins } from './plugins/operator/load-plugins';
+import { operatorPluginRun } from './plugins/operator/run-operator-plugin';
 import { Scrubber } from './secrets/scrubber';
+
+/** How long the worker tries to start a failure's recovery runs before leaving them to the sweep. */
+const RECOVERY_DEADLINE_MS = 10_000;
 
 /** How often a running plugin heartbeats (the worker's heartbeat throttle must not be longer: see worker/worker.ts). */
 export const PLUGIN_HEARTBEAT_MS = 1000;
@@ -47,6 +54,16 @@ export interface ExecutionActivityDeps {
   publicBaseUrl?: string;
   /** The service's limits: those of the runs this worker starts (cron ticks; children inherit their parent's), and plugin ceilings. */
   limits: Limits;
+  /** Where recovery runs of failed executions start; unset: the API's failure sweep starts them. */
+  recoveryStarts?: RecoveryStarts;
+  /** The operator's own plugins (the PLUGINS setting), run beside the built-ins. */
+  operatorPlugins?: OperatorPlugins;
+}
+
+/** The Temporal client and task queue recovery runs start on. */
+export interface RecoveryStarts {
+  temporal: Client;
+  taskQueue: string;
 }
 
 /** The activities as the workflow proxies them: derived from the implementation below. */
@@ -68,14 +85,39 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
   /** Decrypts the named secrets for one step call (the one place the worker decrypts), each use logged by name. */
   const loadSecrets = async (call: ActivityCall, names: string[]): Promise<Record<string, string>> => {
     if (names.length === 0) return {};
-    const entries = await configEntries.effective(call.organizationId, await placeOf(call.organizationId, call.workflowId), names, true);
-    const missing = names.filter((name) => !entries.some((entry) => entry.name === name));
+    // A `secrets:` binding makes `secrets.NAME` read the entry it names (own keys only: a name is data).
+    const storedName = (name: string) =>
+      call.secretBindings && Object.hasOwn(call.secretBindings, name) ? call.secretBindings[name] : name;
+    const stored = [...new Set(names.map(storedName))];
+    const entries = await configEntries.effective(call.organizationId, await placeOf(call.organizationId, call.workflowId), stored, true);
+    const missing = stored.filter((name) => !entries.some((entry) => entry.name === name));
     if (missing.length > 0)
       throw ApplicationFailure.nonRetryable(`secret ${missing.join(', ')} has no value for this workflow`, 'CONFIG_ENTRY_UNRESOLVED');
-    deps.logger.info({ executionId: call.executionId, stepId: call.stepId, secrets: names }, 'secrets decrypted for a step');
-    return Object.fromEntries(
+    deps.logger.info({ executionId: call.executionId, stepId: call.stepId, secrets: stored }, 'secrets decrypted for a step');
+    const values = new Map(
       entries.map((entry) => [entry.name, decryptSecret(deps.encryptionKey, entry.encryptedValue!, call.organizationId)]),
     );
+    return Object.fromEntries(names.map((name) => [name, values.get(storedName(name))!]));
+  };
+
+  /** Starts the recovery runs of a failure just recorded; a problem is logged and left to the API's failure sweep. */
+  const startRecoveryRuns = async (executionId: string): Promise<void> => {
+    if (!deps.recoveryStarts) return;
+    const row = await new ExecutionRepository(dataSource.manager).findOneBy({ id: executionId });
+    if (!row || row.status !== 'failed' || row.failureDispatchedAt !== null) return;
+    const dispatch = {
+      dataSource,
+      ...deps.recoveryStarts,
+      publicBaseUrl: deps.publicBaseUrl ?? '',
+      limits: deps.limits,
+      logger: deps.logger,
+    };
+    // Bounded: this runs inside the finishing local activity, and the sweep is there for a slow Temporal.
+    await deps.recoveryStarts.temporal
+      .withDeadline(Date.now() + RECOVERY_DEADLINE_MS, () => dispatchFailure(dispatch, row))
+      .catch((error: unknown) =>
+        deps.logger.warn({ err: error, executionId }, 'recovery runs could not be started; the failure sweep retries'),
+      );
   };
 
   return {
@@ -86,7 +128,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
      * from what returns.
      */
     async callPlugin(call: ActivityCall): Promise<PluginResult> {
-      const plugin = effectfulPluginFor(call.pluginType);
+      const plugin = effectfulPluginFor(call.pluginType) ?? operatorPluginRun(deps.operatorPlugins, call);
       if (!plugin) throw ApplicationFailure.nonRetryable(`plugin "${call.pluginType}" cannot run in this worker`, 'PLUGIN_NOT_AVAILABLE');
 
       const deferred = call.deferred ?? [];
@@ -102,6 +144,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
           call,
           config,
           inputs,
+          secrets,
           signal: context.cancellationSignal,
           egress: deps.egress ?? DEFAULT_EGRESS,
           codeExecPool: deps.codeExecPool,
@@ -117,10 +160,21 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       }
     },
 
-    /** Values of the `vars.*` a definition references, resolved once at start (never secrets). */
-    async resolveVars({ organizationId, workflowId, names }: ResolveVarsRequest): Promise<Record<string, unknown>> {
+    /** Values of the `vars.*` a definition references, resolved once at start (never secrets); checks that its declared secrets exist. */
+    async resolveVars({ organizationId, workflowId, names, secrets = [] }: ResolveVarsRequest): Promise<Record<string, unknown>> {
+      if (names.length === 0 && secrets.length === 0) return {};
+      const place = await placeOf(organizationId, workflowId);
+      if (secrets.length > 0) {
+        const found = await configEntries.effective(organizationId, place, secrets, true);
+        const missing = secrets.filter((name) => !found.some((entry) => entry.name === name));
+        if (missing.length > 0)
+          throw ApplicationFailure.nonRetryable(
+            `declared secret ${missing.join(', ')} has no value for this workflow`,
+            'SECRET_UNRESOLVED',
+          );
+      }
       if (names.length === 0) return {};
-      const entries = await configEntries.effective(organizationId, await placeOf(organizationId, workflowId), names, false);
+      const entries = await configEntries.effective(organizationId, place, names, false);
       // Names without a value are left out: a step that reads one fails then (CONFIG_ENTRY_UNRESOLVED), not the whole run.
       return Object.fromEntries(entries.map((entry) => [entry.name, entry.value]));
     },
@@ -132,13 +186,9 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
 
     /** Writes the final status, outputs and error of the execution record. */
     async finishExecution(request: FinishRequest): Promise<void> {
-      await new ExecutionRepository(dataSource.manager).finish(
-        request.executionId,
-        request.status,
-        request.outputs,
-        request.error ?? null,
-        request.eventSeq,
-      );
+      const executions = new ExecutionRepository(dataSource.manager);
+      await executions.finish(request.executionId, request.status, request.outputs, request.error ?? null, request.eventSeq);
+      if (request.status === 'failed') await startRecoveryRuns(request.executionId);
     },
 
     /** Resolves a sub-workflow's revision and records the child execution; returns its input. */

@@ -11,6 +11,8 @@ export interface ResolveVarsRequest {
   organizationId: string;
   workflowId: string;
   names: string[];
+  /** Secrets the definition declares (`secrets:`): each must have a value, or the run fails before any step (SECRET_UNRESOLVED). */
+  secrets?: string[];
 }
 
 export type NumberedLog = LogEntryDraft & { seq: number; stepSeq: number };

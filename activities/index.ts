@@ -5,9 +5,10 @@
 import type { DataSource } from 'typeorm';
 import type { Limits } from '../config/limits';
 import type { Logger } from '../config/logger';
-import { createExecutionActivities } from './create-execution-activities';
+import { createExecutionActivities, type RecoveryStarts } from './create-execution-activities';
 import type { CodeExecPool } from './plugins/code-exec-pool';
 import type { EgressPolicy } from './egress/policy';
+import type { OperatorPlugins } from './plugins/operator/load-plugins';
 
 export interface ActivityDeps {
   dataSource: DataSource;
@@ -21,6 +22,13 @@ export interface ActivityDeps {
   egress?: EgressPolicy;
   /** Threads that run code-exec scripts off the event loop (unset: the process's default pool). */
   codeExecPool?: CodeExecPool;
+  /**
+   * Where recovery runs (on-error, execution-failed-trigger) start when an execution fails. Unset: the
+   * worker leaves them to the API's failure sweep (startup/execution-reconciler.ts).
+   */
+  recoveryStarts?: RecoveryStarts;
+  /** The operator's own plugins (the PLUGINS setting), run beside the built-ins. */
+  operatorPlugins?: OperatorPlugins;
 }
 
 export function createActivities(deps: ActivityDeps) {

@@ -2,6 +2,7 @@
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/config';
+import type { PluginCatalog } from '../workflows/engine';
 import type { ExecutionEventHub } from './executions/event-hub';
 
 export interface AreaDeps {
@@ -11,4 +12,6 @@ export interface AreaDeps {
   encryptionKey: Buffer;
   /** The process's one listener for execution events (closed on shutdown); a fresh one when absent. */
   eventHub?: ExecutionEventHub;
+  /** Descriptors of the operator's own plugins (the PLUGINS setting, loaded at start): validated and listed like the built-ins. */
+  plugins?: PluginCatalog;
 }

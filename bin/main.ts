@@ -28,6 +28,12 @@ export function runService(parts: ServiceParts): void {
       service.stopOnSignals(await service.startService(config, logger, parts), logger);
     })
     .catch((error: unknown) => {
+      if (error instanceof Error && error.name === 'PluginLoadError') {
+        // An operator's mistake, like a bad variable: one plain line naming the plugin (the class is not imported
+        // here, so a bad variable is still reported before the service's modules load).
+        console.error(`Invalid plugin: ${error.message}`);
+        process.exit(2);
+      }
       logger.fatal({ err: error }, 'start-up failed');
       process.exit(1);
     });

@@ -62,6 +62,20 @@ export interface AppConfig {
   limits: Limits;
   /** code-exec's thread pool and the caps every run is held to (`CODE_EXEC_*`). */
   codeExec: CodeExecSettings;
+  /** Operators' own plugins (`PLUGINS`: comma-separated package names or paths, loaded at start by the API and the worker). */
+  plugins: string[];
+  /** The production shape on one machine (`npm run start:cluster`). */
+  cluster: ClusterSettings;
+}
+
+/** `npm run start:cluster`: how many of each process, and the Temporal server's port. */
+export interface ClusterSettings {
+  /** API processes behind the front (`API_REPLICAS`, default 2). */
+  apiReplicas: number;
+  /** Worker processes (`WORKERS`, default 3). */
+  workers: number;
+  /** The Temporal server's frontend port (`TEMPORAL_PORT`, default 7233; its other ports sit around it). */
+  temporalPort: number;
 }
 
 /** How code-exec runs: threads off the event loop, and what one run may produce. */
@@ -213,6 +227,13 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     }
   }
 
+  const plugins = (read('PLUGINS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of plugins)
+    if (/\s/.test(entry)) problems.push(`PLUGINS entries are package names or paths without spaces (got "${entry}")`);
+
   const config: AppConfig = {
     port,
     host,
@@ -247,6 +268,12 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
       maxResultBytes: integer('CODE_EXEC_MAX_RESULT_BYTES', CODE_EXEC_DEFAULTS.maxResultBytes, 1024, 64 * 1024 * 1024),
       maxFetchBodyBytes: integer('CODE_EXEC_MAX_FETCH_BYTES', CODE_EXEC_DEFAULTS.maxFetchBodyBytes, 1024, 256 * 1024 * 1024),
     },
+    plugins,
+    cluster: {
+      apiReplicas: integer('API_REPLICAS', 2, 1, 16),
+      workers: integer('WORKERS', 3, 1, 32),
+      temporalPort: integer('TEMPORAL_PORT', 7233, 1300, 32000),
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
@@ -262,7 +289,12 @@ export function decodeEncryptionKey(value: string): Buffer | undefined {
   return undefined;
 }
 
-/** Reads the process environment. The only caller of `process.env` in the project. */
+/** Reads the process environment. With {@link childProcessEnvironment}, the only reader of `process.env` in the project. */
 export function loadConfig(): AppConfig {
   return parseConfig(process.env);
+}
+
+/** A copy of this process's environment, handed on to the processes it starts (which read their configuration from it). */
+export function childProcessEnvironment(): NodeJS.ProcessEnv {
+  return { ...process.env };
 }

@@ -87,6 +87,13 @@ export const LIMIT_SETTINGS = {
     max: 100_000,
     doc: 'requests one webhook token may make at once before the per-minute rate applies',
   },
+  signalIdempotencySeconds: {
+    env: 'SIGNAL_IDEMPOTENCY_SECONDS',
+    default: 86_400,
+    min: 60,
+    max: 30 * 86_400,
+    doc: 'seconds a signal delivery idempotencyKey is remembered (a repeat within them delivers nothing)',
+  },
   maxStreamsPerOrganization: {
     env: 'EVENTS_MAX_STREAMS_PER_ORGANIZATION',
     default: 50,

@@ -15,6 +15,8 @@ export function createDataSource(url: string, poolSize = 20): DataSource {
     migrationsRun: false,
     logging: false,
     poolSize,
-    extra: { application_name: 'platform-api', idleTimeoutMillis: 30_000 },
+    // A request waits at most 5 s for a connection: with PostgreSQL down or the pool exhausted it
+    // fails (503, see db/unavailable.ts) instead of hanging.
+    extra: { application_name: 'platform-api', idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 },
   });
 }

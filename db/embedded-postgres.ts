@@ -26,6 +26,10 @@ export interface EmbeddedPostgresOptions {
   logger: Logger;
   /** False: the cluster is deleted on stop (throwaway test instances). */
   persistent?: boolean;
+  /** A fixed port (the production shape restarts PostgreSQL and its clients reconnect); default any free port. */
+  port?: number;
+  /** `max_connections` (default 200). */
+  maxConnections?: number;
 }
 
 const USER = 'postgres';
@@ -45,7 +49,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const clusterDir = path.join(options.dataDir, 'postgres');
   await mkdir(options.dataDir, { recursive: true });
   const password = await clusterPassword(options.dataDir);
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const logger = options.logger.child({ component: 'embedded-postgres' });
   const isRoot = process.getuid?.() === 0;
   // As root the server runs as the `postgres` user, which must be able to reach the cluster folder.
@@ -58,7 +62,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     authMethod: 'scram-sha-256',
     persistent: options.persistent ?? true,
     createPostgresUser: isRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${clusterDir}`, '-c', 'max_connections=200'],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      `unix_socket_directories=${clusterDir}`,
+      '-c',
+      `max_connections=${options.maxConnections ?? 200}`,
+    ],
     onLog: (message) => logger.trace(String(message).trim()),
     onError: (message) => logger.warn(String(message instanceof Error ? message.message : message).trim()),
   });

@@ -26,7 +26,10 @@ export async function deliver(
   try {
     // Not pinned to one run: a long execution continues as new under the same workflow id.
     const handle = client.workflow.getHandle(executionId, undefined, { firstExecutionRunId: runId ?? undefined });
-    await client.withDeadline(Date.now() + DELIVERY_DEADLINE_MS, () => handle.executeUpdate(deliverSignalUpdate, { args: [request] }));
+    // The signal id is the update id: Temporal answers a repeat (a takeover of an idempotent delivery) without delivering twice.
+    await client.withDeadline(Date.now() + DELIVERY_DEADLINE_MS, () =>
+      handle.executeUpdate(deliverSignalUpdate, { args: [request], updateId: request.signalId }),
+    );
     return 'delivered';
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) return 'not-waiting';

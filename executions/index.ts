@@ -1,12 +1,21 @@
 /**
  * The execution module: the life of an execution. Record a run and build its
  * workflow input, start it in Temporal, reconcile lost starts, prepare
- * sub-workflow children and cron ticks, deliver signals. Used by api/,
+ * sub-workflow children and cron ticks, deliver signals, start the recovery
+ * runs of failed executions. Used by api/,
  * activities/ and the start-up code; uses db/ and workflows/engine. Outside
  * callers import from here, never from the files behind it.
  */
 export { deliver, deliverByCorrelation, DELIVERY_DEADLINE_MS, type Delivery } from './deliver-signal';
 export type { StartDeps } from './deps';
+export {
+  dispatchFailure,
+  recoveryIdempotencyKey,
+  sweepFailures,
+  type DispatchDeps,
+  type FailurePayload,
+  type FailureSweepOptions,
+} from './dispatch-failure';
 export { DuplicateTick, ExecutorUnavailable, RevisionNotRunnable } from './errors';
 export { newExecutionId } from './ids';
 export { prepareChildRun, type ChildRunRequest, type PrepareDeps } from './prepare-child';

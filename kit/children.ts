@@ -22,14 +22,18 @@ export function definitionsIn(folder: string, options: KitValidationOptions): Ma
   return found;
 }
 
-/** YAML and JSON files under a folder (recursively), sorted; a file is itself. */
+/** Names a folder scan passes over: package manifests, TypeScript configs, dependencies and hidden entries. */
+const NOT_DEFINITIONS = /^(package(-lock)?\.json|tsconfig.*\.json|node_modules|\..*)$/i;
+
+/** YAML and JSON files under a folder (recursively, skipping NOT_DEFINITIONS), sorted; a file is itself. */
 export function definitionFiles(target: string): string[] {
   if (!statSync(target).isDirectory()) return [target];
   const files: string[] = [];
   for (const entry of readdirSync(target, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     const full = path.join(target, entry.name);
-    if (entry.isDirectory()) files.push(...definitionFiles(full));
-    else if (/\.(ya?ml|json)$/i.test(entry.name)) files.push(full);
+    if (entry.isDirectory()) {
+      if (!NOT_DEFINITIONS.test(entry.name)) files.push(...definitionFiles(full));
+    } else if (/\.(ya?ml|json)$/i.test(entry.name) && !NOT_DEFINITIONS.test(entry.name)) files.push(full);
   }
   return files;
 }

@@ -1,6 +1,6 @@
 /** The API's definition validator (with the server's default limits), extended with the plugins that stubs register. */
 import { DEFAULT_LIMITS } from '../config/limits';
-import { validateDefinition as validateWithEngine, type PluginDescriptor } from '../workflows/engine';
+import { KEY_IGNORED, isBuiltInPlugin, validateDefinition as validateWithEngine, type PluginDescriptor } from '../workflows/engine';
 import { stubDescriptors, type Stubs } from './stubs';
 
 export interface ValidationIssue {
@@ -31,8 +31,18 @@ export function validateDefinition(
   definition?: ReturnType<typeof validateWithEngine>['definition'];
 } {
   // The server's default publish limits (sizes, expression length, cron interval): what validates here publishes there.
-  const result = validateWithEngine(definition, { limits: DEFAULT_LIMITS, plugins: pluginDescriptors(options.plugins) });
-  return { ok: result.errors.length === 0, errors: result.errors, warnings: result.warnings, definition: result.definition };
+  const plugins = pluginDescriptors(options.plugins);
+  const result = validateWithEngine(definition, { limits: DEFAULT_LIMITS, plugins });
+  // A stub of a vendor plugin declares no config schema: its config keys are the plugin's business, not "ignored".
+  const open = Object.values(plugins ?? {}).filter((plugin) => Object.keys(plugin.configSchema.properties).length === 0);
+  const warnings = result.warnings.filter(
+    (warning) =>
+      !(
+        warning.code === KEY_IGNORED &&
+        open.some((plugin) => warning.message.endsWith(`is not a config key of plugin ${plugin.name}; it has no effect`))
+      ),
+  );
+  return { ok: result.errors.length === 0, errors: result.errors, warnings, definition: result.definition };
 }
 
 function isDescriptor(value: unknown): value is PluginDescriptor {
@@ -47,5 +57,7 @@ function pluginDescriptors(plugins: KitValidationOptions['plugins']): Record<str
     if (isDescriptor(plugin)) descriptors[name] = plugin;
     else stubs[name] = plugin as Stubs[string];
   }
-  return { ...stubDescriptors(stubs), ...descriptors };
+  // Known to the validator as operator plugins are: a built-in keeps its own contract there (a stub of it still replaces it at run time).
+  const all = { ...stubDescriptors(stubs), ...descriptors };
+  return Object.fromEntries(Object.entries(all).filter(([name]) => !isBuiltInPlugin(name)));
 }

@@ -1,10 +1,11 @@
 /**
  * The start reconciler's timer: every API process sweeps for executions whose
  * start was lost (executions/reconcile-starts.ts says what a sweep repairs and
- * why that is safe across replicas) on a timer started and stopped with the
- * service.
+ * why that is safe across replicas), then for failed executions whose recovery
+ * runs nobody started (executions/dispatch-failure.ts), on a timer started and
+ * stopped with the service.
  */
-import { sweepOnce, type ReconcilerDeps, type SweepOptions } from '../executions';
+import { sweepFailures, sweepOnce, type ReconcilerDeps, type SweepOptions } from '../executions';
 
 export const DEFAULT_INTERVAL_MS = 30_000;
 
@@ -30,6 +31,12 @@ export function startExecutionReconciler(deps: ReconcilerDeps, options: SweepOpt
         .then(
           () => undefined,
           (error: unknown) => deps.logger.warn({ err: error }, 'execution start sweep failed; the next sweep retries'),
+        )
+        // Failures whose recovery runs nobody started (the recording worker died first, or a start failed).
+        .then(() => sweepFailures(deps, options))
+        .then(
+          () => undefined,
+          (error: unknown) => deps.logger.warn({ err: error }, 'failure sweep failed; the next sweep retries'),
         )
         .finally(() => {
           sweeping = undefined;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../api/app';
 import { DEFAULT_EGRESS } from '../activities/egress/policy';
+import { loadOperatorPlugins } from '../activities/plugins/operator/load-plugins';
 import { bootstrapAdmins } from '../api/admin/bootstrap';
 import { createTokenVerifier } from '../api/http/auth';
 import { ExecutionEventHub } from '../api/executions';
@@ -48,6 +49,13 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
   };
 
   try {
+    // First: a broken plugin stops start-up before anything is opened (PluginLoadError names it).
+    const operatorPlugins = await loadOperatorPlugins(config.plugins, process.cwd());
+    if (operatorPlugins.byName.size > 0)
+      logger.info(
+        { plugins: [...operatorPlugins.byName.values()].map(({ descriptor }) => `${descriptor.name}@${descriptor.version}`) },
+        'operator plugins loaded',
+      );
     const secrets = await resolveServiceSecrets(config, logger);
     const database: Database = await openDatabase(config, logger);
     cleanups.push({ name: 'database', run: () => database.close() });
@@ -93,6 +101,8 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
           temporalNamespace: temporal.namespace,
           publicBaseUrl: config.publicBaseUrl,
           limits: config.limits,
+          recoveryStarts: { temporal: client, taskQueue: config.temporalTaskQueue },
+          operatorPlugins,
           egress: {
             allow: config.egressAllowHosts ?? DEFAULT_EGRESS.allow,
             deny: config.egressDenyHosts ?? DEFAULT_EGRESS.deny,
@@ -122,6 +132,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
           temporal: client,
           encryptionKey: secrets.encryptionKey,
           eventHub,
+          plugins: operatorPlugins.catalog,
         }),
       });
       const server = await listen(app.koa.callback(), config.port, config.host);

@@ -166,7 +166,7 @@ export async function startDevServer(
   return { address, namespace, kind, pid: child.pid, stop: () => stopChild(child) };
 }
 
-async function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {
+export async function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));

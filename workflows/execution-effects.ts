@@ -8,6 +8,7 @@ import { proxyActivities, sleep, startChild, uuid4, workflowInfo } from '@tempor
 import type { Activities } from '../activities';
 import {
   EXECUTION_WORKFLOW_TYPE,
+  NON_RETRYABLE_ERROR_TYPES,
   createLimiter,
   runLimitsOf,
   truncateUtf8,
@@ -59,7 +60,7 @@ function callPluginActivity(call: ActivityCall): Promise<PluginResult> {
           initialInterval: policy.initialIntervalMs,
           backoffCoefficient: policy.backoffCoefficient,
           maximumInterval: policy.maximumIntervalMs,
-          nonRetryableErrorTypes: ['PLUGIN_CONFIG_INVALID', 'SECRET_UNRESOLVED'],
+          nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES],
         }
       : { maximumAttempts: 1 },
   });

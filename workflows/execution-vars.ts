@@ -1,6 +1,6 @@
-/** The `vars.*` an execution reads: found in its definition, resolved once at start. */
+/** The `vars.*` an execution reads: found in its definition, resolved once at start (with a check of its declared `secrets:`). */
 import { ApplicationFailure } from '@temporalio/workflow';
-import { collectReferences, parseExpression, templateSources, type ConfigReference, type ExecutionInput } from './engine';
+import { collectReferences, parseExpression, secretBindings, templateSources, type ConfigReference, type ExecutionInput } from './engine';
 import type { RunState } from './execution-handlers';
 import { persistence } from './execution-persistence';
 
@@ -23,6 +23,8 @@ export function referencedVars(input: ExecutionInput): string[] {
   visit(input.definition.steps);
   visit(input.definition.connections);
   visit(input.definition.outputs);
+  // Variables' initialValue templates are resolved at start, and may read vars.
+  visit(input.definition.variables);
   return [...names].sort();
 }
 
@@ -39,9 +41,12 @@ export async function resolveVarsOrFail(input: ExecutionInput, run: RunState, ev
       organizationId: input.organizationId,
       workflowId: input.workflowId,
       names: referencedVars(input),
+      secrets: [...new Set(Object.values(secretBindings(input.definition)))].sort(),
     });
   } catch (error) {
-    const cause = (error as { cause?: { type?: string; message?: string } }).cause;
+    // A local activity's ApplicationFailure may arrive wrapped (ActivityFailure.cause) or as itself.
+    const thrown = error as { type?: string; message?: string; cause?: { type?: string; message?: string } };
+    const cause = thrown.cause?.type ? thrown.cause : thrown.type ? thrown : thrown.cause;
     const failure = { type: cause?.type ?? 'CONFIG_ENTRY_UNRESOLVED', message: cause?.message ?? 'variables could not be resolved' };
     run.phase = 'failed';
     await persistence.finishExecution({

@@ -12,8 +12,17 @@ export interface OpenWait extends PendingWait {
   release(result: WaitResult): void;
 }
 
+/** A signal that arrived before any wait (signal-with-start): the first matching wait takes it. */
+export interface BufferedSignal {
+  name: string;
+  payload: unknown;
+  signalId: string;
+  correlationKey?: string;
+}
+
 export class OpenWaits {
   private readonly waits: OpenWait[] = [];
+  private readonly buffered: BufferedSignal[] = [];
 
   constructor(private readonly onEvent: (event: StepEvent) => void) {}
 
@@ -26,6 +35,11 @@ export class OpenWaits {
     return this.waits.find(
       (wait) => wait.signalNames.includes(name) && (correlationKey === undefined || wait.correlationKey === correlationKey),
     );
+  }
+
+  /** Keeps a signal for the first wait on its name (and correlation key) that opens. */
+  buffer(signal: BufferedSignal): void {
+    this.buffered.push(signal);
   }
 
   /** The open waits as the state query shows them. */
@@ -70,6 +84,14 @@ export class OpenWaits {
       correlationKey: wait.correlationKey,
       at: wait.since,
     });
+    const early = this.buffered.findIndex(
+      (signal) =>
+        wait.signalNames.includes(signal.name) && (signal.correlationKey === undefined || signal.correlationKey === wait.correlationKey),
+    );
+    if (early >= 0) {
+      const [signal] = this.buffered.splice(early, 1);
+      wait.release({ timedOut: false, name: signal.name, payload: signal.payload, signalId: signal.signalId, receivedAt: wait.since });
+    }
     if (request.timeoutMs === undefined) await condition(() => result !== undefined);
     else if (!(await condition(() => result !== undefined, request.timeoutMs))) wait.release({ timedOut: true });
     return result!;

@@ -41,6 +41,8 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
   const run: RunState = { phase: 'running' };
   const batcher = new EventBatcher(input);
   const waits = new OpenWaits((event) => batcher.event(event));
+  // Signal-with-start: the signal the run was started for waits for its wait (a continued run took it already).
+  if (input.trigger.signal && !input.continued) waits.buffer(input.trigger.signal);
 
   setHandler(deliverSignalUpdate, deliverSignal(waits), { validator: requireWaitingOn(waits) });
   setHandler(cancelReasonSignal, recordCancelReason(run));

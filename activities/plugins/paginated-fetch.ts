@@ -1,7 +1,7 @@
 /**
  * `paginated-fetch`: pages through an HTTP API by page number, offset or
  * cursor. `accumulate` (default) fetches every page in one call and sends all
- * items to `done`; `stream` fetches one page per call and sends it to `loop`
+ * items to `done` and `default`; `stream` fetches one page per call and sends it to `loop`
  * (a back-edge into the `callback` port asks for the next page), then an empty
  * envelope to `done`. The paging position lives in the step's node state,
  * kept by the workflow between calls.
@@ -79,7 +79,8 @@ export async function paginatedFetch(context: PluginContext): Promise<PluginResu
     status: 'success',
     items: all,
     outputs: { items: all, totalFetched: state.totalFetched, pages: state.pages },
-    activePorts: ['done'],
+    // The documented accumulate result also feeds a plain `default` edge (no loop to wire there).
+    activePorts: ['done', 'default'],
     nodeState: null,
   };
 }

@@ -8,6 +8,8 @@ export interface PluginContext {
   /** Config with every template resolved, secrets included. Never returned or logged as is. */
   config: Record<string, unknown>;
   inputs: Record<string, unknown>;
+  /** The secrets the step's templates read, by name (what `config` was resolved with). */
+  secrets?: Readonly<Record<string, string>>;
   /** Aborted when Temporal cancels the activity. */
   signal: AbortSignal;
   egress: EgressPolicy;

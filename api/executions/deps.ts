@@ -2,6 +2,7 @@
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { Limits } from '../../config/limits';
+import type { PluginCatalog } from '../../workflows/engine';
 import type { ExecutionEventHub } from './event-hub';
 
 export interface ExecutionDeps {
@@ -18,4 +19,6 @@ export interface ExecutionDeps {
   limits: Limits;
   /** Signs and checks the callback tokens of webhook-wait steps (see callback-token.ts). */
   callbackKey: Buffer;
+  /** The operator's own plugins, listed by /workflows/plugins beside the built-ins. */
+  plugins?: PluginCatalog;
 }

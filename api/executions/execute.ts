@@ -13,6 +13,7 @@ import { authorizedWorkflow } from '../workflows/authorize';
 import { workflowNotFound } from '../workflows/errors';
 import { WorkflowRef } from '../workflows/schemas';
 import type { ExecutionDeps } from './deps';
+import { declaredInputs, inputSchemaErrors } from '../workflows/declared-schemas';
 import { asProblem } from './errors';
 import { ExecuteBody, ExecuteResult, RevisionChoice } from './schemas';
 
@@ -55,7 +56,8 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
 
         const inputs = request.inputs ?? {};
         const trigger = manualTrigger(runnable.definition);
-        const errors = trigger ? checkInputs(trigger.inputs, inputs) : [];
+        const declared = Object.fromEntries(declaredInputs(runnable.definition).map(({ name, spec }) => [name, spec]));
+        const errors = [...checkInputs(declared, inputs), ...inputSchemaErrors(runnable.definition, inputs)];
         if (errors.length > 0) throw validationFailed(errors, undefined, 'inputs-invalid');
 
         const triggerInfo: TriggerInfo = { stepId: trigger?.id, source: 'manual', payload: inputs, receivedAt: new Date().toISOString() };

@@ -24,6 +24,7 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
     eventHub: deps.eventHub ?? new ExecutionEventHub(deps.dataSource),
     limits: deps.config.limits,
     callbackKey: callbackKey(deps.encryptionKey),
+    plugins: deps.plugins,
   };
   return withDialect('problem', [
     ...executeRoutes(executionDeps),

@@ -1,6 +1,11 @@
-/** GET /workflows/metadata (anonymous), GET /workflows/plugins and /workflows/plugins/{name}: the engine's plain-data descriptors. */
+/**
+ * GET /workflows/metadata (anonymous), GET /workflows/plugins and
+ * /workflows/plugins/{name}: full descriptors (version, category, kind,
+ * execute mode, ports, config as JSON Schema, output schema, examples,
+ * documentation) of the built-in plugins and the operator's own.
+ */
 import { Type } from '@sinclair/typebox';
-import { MAX_STEP_RUNS, PLUGINS, findPlugin } from '../../workflows/engine';
+import { MAX_STEP_RUNS, PLUGINS, describePlugin, type PublicPluginDescriptor } from '../../workflows/engine';
 import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { authorizeInOrganization } from '../workflows/authorize';
@@ -8,10 +13,42 @@ import type { ExecutionDeps } from './deps';
 
 export const API_VERSION = '1.0.0';
 const tags = ['Workflow engine'];
-const Descriptor = Type.Record(Type.String(), Type.Unknown());
+const Kind = Type.Union([Type.Literal('trigger'), Type.Literal('decider'), Type.Literal('module')]);
+const JsonObject = Type.Record(Type.String(), Type.Unknown());
+const Descriptor = Type.Object(
+  {
+    name: Type.String(),
+    version: Type.String({ description: 'semantic version (built-ins: the engine version)' }),
+    category: Type.String(),
+    kind: Kind,
+    pluginType: Kind,
+    source: Type.Union([Type.Literal('built-in'), Type.Literal('operator')], { description: 'operator: loaded through PLUGINS' }),
+    description: Type.String(),
+    executeMode: Type.Union([Type.Literal('each'), Type.Literal('all')]),
+    executeModeFrom: Type.Optional(JsonObject),
+    inline: Type.Boolean({ description: 'runs inside the workflow rather than as an activity' }),
+    inputPorts: Type.Array(Type.String()),
+    outputPorts: Type.Array(Type.String()),
+    dynamicPorts: Type.Boolean(),
+    configSchema: Type.Unknown({ description: 'JSON Schema of the step config' }),
+    outputSchema: Type.Unknown({ description: 'JSON Schema of the outputs' }),
+    examples: Type.Array(JsonObject),
+    documentation: Type.String(),
+  },
+  { title: 'PluginDescriptor' },
+);
 
 /** `deps`: the plugin catalog is read by members of the organization (workflow:read on it); the metadata is anonymous. */
-export function metadataRoutes(deps: Pick<ExecutionDeps, 'dataSource'>): RouteDefinition[] {
+export function metadataRoutes(deps: Pick<ExecutionDeps, 'dataSource' | 'plugins'>): RouteDefinition[] {
+  // Built once: descriptors are fixed for the life of the process.
+  const catalog = new Map<string, PublicPluginDescriptor>(
+    [
+      ...Object.values(PLUGINS).map((plugin) => describePlugin(plugin)),
+      ...Object.values(deps.plugins ?? {}).map((plugin) => describePlugin(plugin, 'operator')),
+    ]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((descriptor) => [descriptor.name, descriptor]),
+  );
   return [
     defineRoute({
       method: 'get',
@@ -34,7 +71,7 @@ export function metadataRoutes(deps: Pick<ExecutionDeps, 'dataSource'>): RouteDe
         },
       },
       handler() {
-        const names = Object.keys(PLUGINS).sort();
+        const names = [...catalog.keys()];
         return {
           status: 200,
           body: {
@@ -65,12 +102,11 @@ export function metadataRoutes(deps: Pick<ExecutionDeps, 'dataSource'>): RouteDe
       async handler({ query, auth, permission }) {
         await authorizeInOrganization(deps.dataSource, auth, permission);
         const text = query.q?.toLowerCase();
-        const data = Object.values(PLUGINS)
+        const data = [...catalog.values()]
           .filter((plugin) => query.type === undefined || plugin.kind === query.type)
           .filter(
             (plugin) => text === undefined || plugin.name.toLowerCase().includes(text) || plugin.description.toLowerCase().includes(text),
-          )
-          .sort((a, b) => a.name.localeCompare(b.name));
+          );
         return { status: 200, body: { data } };
       },
     }),
@@ -85,7 +121,7 @@ export function metadataRoutes(deps: Pick<ExecutionDeps, 'dataSource'>): RouteDe
       responses: { 200: { description: 'The descriptor', schema: Descriptor } },
       async handler({ params, auth, permission }) {
         await authorizeInOrganization(deps.dataSource, auth, permission);
-        const plugin = findPlugin(params.name);
+        const plugin = catalog.get(params.name);
         if (!plugin) throw new HttpError(404, 'plugin-not-found', `No plugin "${params.name}" exists.`);
         return { status: 200, body: plugin };
       },

@@ -111,15 +111,41 @@ export const SignalPayload = Type.Unsafe<Record<string, unknown>>({
   additionalProperties: true,
   description: 'Arbitrary JSON object, passed verbatim as the signal payload',
 });
-export const SignalResult = Type.Object({ delivered: Type.Literal(true), signalId: Type.String() });
+export const SignalResult = Type.Object({
+  delivered: Type.Literal(true),
+  signalId: Type.String(),
+  deduplicated: Type.Optional(Type.Literal(true)),
+});
+const SignalIdempotencyKey = Type.String({
+  minLength: 1,
+  maxLength: 500,
+  description: 'A repeat with the same key (per organization) delivers nothing and answers as the first delivery did',
+});
+export const SignalQuery = Type.Object({ idempotencyKey: Type.Optional(SignalIdempotencyKey) });
 export const CorrelatedSignalBody = Type.Object(
   {
     correlationKey: Type.String({ minLength: 1, maxLength: 500 }),
     payload: Type.Optional(Type.Unknown()),
     workflowId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    idempotencyKey: Type.Optional(SignalIdempotencyKey),
+    startIfNotWaiting: Type.Optional(
+      Type.Boolean({
+        description:
+          'Signal-with-start: when no execution waits, start one of `workflowId` (required then) with `inputs` and this correlation key; its first wait on this signal name and key receives the payload. Default false: 409.',
+      }),
+    ),
+    inputs: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Inputs of the execution a start creates' })),
+    alias: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Alias a start runs (default latest)' })),
   },
   { additionalProperties: false },
 );
+export const CorrelatedSignalResult = Type.Object({
+  delivered: Type.Literal(true),
+  signalId: Type.String(),
+  executionId: Type.String(),
+  started: Type.Boolean({ description: 'true when the delivery started the execution (signal-with-start)' }),
+  deduplicated: Type.Optional(Type.Literal(true)),
+});
 
 export const LogQuery = Type.Object({
   // Values above 1000 are clamped by the handler, not rejected (contract).

@@ -2,19 +2,24 @@
  * Signal delivery. Each delivery is a Temporal update whose validator rejects
  * atomically when nothing waits on the name (so two deliveries for one wait
  * give one 200 and one 409), and every "not waiting" outcome answers 409:
- * update rejected, execution finished, or unknown to Temporal.
+ * update rejected, execution finished, or unknown to Temporal. An optional
+ * idempotencyKey makes a delivery happen once (idempotent-signal.ts);
+ * signal-with-start (`startIfNotWaiting`) starts an execution when none waits.
  */
 import { Type } from '@sinclair/typebox';
+import type { WorkflowEntity } from '../../db/entities/workflow';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { deliver, deliverByCorrelation } from '../../executions';
+import { badRequest } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { authorize } from '../access/access';
 import { authorizeInOrganization, organizationNotFound, workflowNrn } from '../workflows/authorize';
 import type { ExecutionDeps } from './deps';
 import { asProblem, notWaiting } from './errors';
-import { newSignalId } from './ids';
+import { deliverOnce } from './idempotent-signal';
 import { isFinished, authorizedExecution } from './live';
-import { CorrelatedSignalBody, SignalParams, SignalPayload, SignalResult } from './schemas';
+import { startForSignal } from './signal-start';
+import { CorrelatedSignalBody, CorrelatedSignalResult, SignalParams, SignalPayload, SignalQuery, SignalResult } from './schemas';
 
 const tags = ['Workflow signals'];
 
@@ -25,23 +30,36 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
       path: '/workflows/executions/{id}/signals/{name}',
       operationId: 'signalExecution',
       summary: 'Deliver a signal to an execution waiting on it',
-      description: 'The body is passed verbatim as the signal payload. 409 when the execution is not waiting on that signal name.',
+      description:
+        'The body is passed verbatim as the signal payload. 409 when the execution is not waiting on that signal name. With `idempotencyKey`, a repeat delivers nothing and answers 200 with the first signalId (and deduplicated: true).',
       tags,
       access: { permission: 'execution:signal' },
       params: SignalParams,
+      query: SignalQuery,
       body: SignalPayload,
       bodyOptional: true,
       errors: [409, 503],
       responses: { 200: { description: 'Delivered', schema: SignalResult } },
-      async handler({ params, body, auth, permission }) {
+      async handler({ params, query, body, auth, permission }) {
         const row = await authorizedExecution(deps, auth, params.id, permission);
-        if (isFinished(row)) throw notWaiting(params.name);
-        const signalId = newSignalId();
-        const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, { name: params.name, payload: body ?? {}, signalId }).catch(
-          asProblem,
+        const answer = await deliverOnce(
+          deps,
+          { organizationId: auth.organizationId, idempotencyKey: query.idempotencyKey, target: `execution:${row.id}:${params.name}` },
+          async (signalId) => {
+            if (isFinished(row)) throw notWaiting(params.name);
+            const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, {
+              name: params.name,
+              payload: body ?? {},
+              signalId,
+            }).catch(asProblem);
+            if (outcome === 'not-waiting') throw notWaiting(params.name);
+            return { signalId, executionId: row.id, started: false };
+          },
         );
-        if (outcome === 'not-waiting') throw notWaiting(params.name);
-        return { status: 200, body: { delivered: true, signalId } };
+        return {
+          status: 200,
+          body: { delivered: true, signalId: answer.signalId, ...(answer.deduplicated ? { deduplicated: true } : {}) },
+        };
       },
     }),
     defineRoute({
@@ -50,43 +68,65 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
       operationId: 'signalByCorrelationKey',
       summary: 'Deliver a signal to the execution waiting on it under a correlation key',
       description:
-        'Releases the oldest open wait declared with this signal name and correlation key (optionally within one workflow); 409 when none waits.',
+        'Releases the oldest open wait declared with this signal name and correlation key (optionally within one workflow); 409 when none waits, unless `startIfNotWaiting` asks for an execution of `workflowId` to be started (signal-with-start; needs workflow:execute too). With `idempotencyKey`, a repeat delivers (and starts) nothing and answers as the first did.',
       tags,
       access: { permission: 'execution:signal' },
       params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }),
       body: CorrelatedSignalBody,
-      errors: [409, 503],
-      responses: {
-        200: {
-          description: 'Delivered',
-          schema: Type.Object({ delivered: Type.Literal(true), signalId: Type.String(), executionId: Type.String() }),
-        },
-      },
+      errors: [400, 403, 404, 409, 503],
+      responses: { 200: { description: 'Delivered', schema: CorrelatedSignalResult } },
       async handler({ params, body, auth, permission }) {
+        if (body.startIfNotWaiting === true && body.workflowId === undefined)
+          throw badRequest('startIfNotWaiting needs workflowId: the workflow to start when no execution waits.', 'validation_failed');
         // Narrowed to one workflow: its NRN guards the delivery; else any waiting execution of the organization may receive it.
-        let workflowId: string | undefined;
+        let workflow: WorkflowEntity | undefined;
         if (body.workflowId !== undefined) {
-          const workflow = await new WorkflowRepository(deps.dataSource.manager).findByRef(auth.organizationId, body.workflowId);
+          workflow = await new WorkflowRepository(deps.dataSource.manager).findByRef(auth.organizationId, body.workflowId);
           if (workflow === undefined) {
             await authorizeInOrganization(deps.dataSource, auth, permission);
             throw notWaiting(params.name);
           }
           await authorize(deps.dataSource, auth, permission, workflowNrn(workflow), organizationNotFound(auth.organizationId));
-          workflowId = workflow.id;
         } else {
           await authorizeInOrganization(deps.dataSource, auth, permission);
         }
-        const signalId = newSignalId();
-        const delivered = await deliverByCorrelation(deps, {
-          organizationId: auth.organizationId,
-          name: params.name,
-          correlationKey: body.correlationKey,
-          payload: body.payload ?? {},
-          signalId,
-          workflowId,
-        }).catch(asProblem);
-        if (!delivered) throw notWaiting(params.name);
-        return { status: 200, body: { delivered: true, signalId, executionId: delivered.executionId } };
+        const target = `correlated:${params.name}:${workflow?.id ?? '*'}:${body.correlationKey}`;
+        const answer = await deliverOnce(
+          deps,
+          { organizationId: auth.organizationId, idempotencyKey: body.idempotencyKey, target },
+          async (signalId) => {
+            const delivered = await deliverByCorrelation(deps, {
+              organizationId: auth.organizationId,
+              name: params.name,
+              correlationKey: body.correlationKey,
+              payload: body.payload ?? {},
+              signalId,
+              workflowId: workflow?.id,
+            }).catch(asProblem);
+            if (delivered) return { signalId, executionId: delivered.executionId, started: false };
+            if (body.startIfNotWaiting !== true || workflow === undefined) throw notWaiting(params.name);
+            const executionId = await startForSignal(deps, auth, workflow, {
+              name: params.name,
+              signalId,
+              correlationKey: body.correlationKey,
+              payload: body.payload ?? {},
+              inputs: body.inputs ?? {},
+              alias: body.alias,
+              idempotencyKey: body.idempotencyKey,
+            });
+            return { signalId, executionId, started: true };
+          },
+        );
+        return {
+          status: 200,
+          body: {
+            delivered: true,
+            signalId: answer.signalId,
+            executionId: answer.executionId,
+            started: answer.started,
+            ...(answer.deduplicated ? { deduplicated: true } : {}),
+          },
+        };
       },
     }),
   ];

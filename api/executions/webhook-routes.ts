@@ -21,7 +21,8 @@ import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import { deliver, deliverByCorrelation, startExecution } from '../../executions';
 import { readPath, webhookSignalName } from '../../workflows/engine';
-import { HttpError, notFound, tooManyRequests } from '../http/errors';
+import { HttpError, describeFieldErrors, notFound, tooManyRequests } from '../http/errors';
+import { payloadSchemaErrors } from '../workflows/declared-schemas';
 import { RateLimiter } from '../http/rate-limiter';
 import { defineRoute, type HttpMethod, type RouteDefinition } from '../http/route';
 import { callbackNonce } from './callback-token';
@@ -56,25 +57,32 @@ export function webhookRoutes(deps: WebhookDeps): RouteDefinition[] {
   return [
     ...METHODS.map((method) => ingressRoute(deps, method, throttle)),
     ...METHODS.map((method) => callbackRoute(deps, method, throttle)),
+    ...METHODS.map((method) => callbackRoute(deps, method, throttle, 'prefixed')),
   ];
 }
 
 type Throttle = (token: string) => void;
 
 /**
- * `/workflows/webhooks/callback/{executionId}/{token}`: the one-time URL a
- * `webhook-wait` step minted. The request is delivered to the waiting step; an
- * unknown, used or expired token answers 404 (nothing to tell a stranger).
+ * `/workflows/webhooks/callback[/{prefix}]/{executionId}/{token}`: the one-time
+ * URL a `webhook-wait` step minted (its `urlPrefix`, when set, is a readable
+ * segment only: the token is the capability). The request is delivered to the
+ * waiting step; an unknown, used or expired token answers 404 (nothing to tell
+ * a stranger).
  */
-function callbackRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle): RouteDefinition {
+function callbackRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle, shape?: 'prefixed'): RouteDefinition {
   return defineRoute({
     method,
-    path: '/workflows/webhooks/callback/{executionId}/{token}',
-    operationId: `webhookCallback_${method}`,
+    path:
+      shape === 'prefixed'
+        ? '/workflows/webhooks/callback/{prefix}/{executionId}/{token}'
+        : '/workflows/webhooks/callback/{executionId}/{token}',
+    operationId: shape === 'prefixed' ? `webhookCallbackPrefixed_${method}` : `webhookCallback_${method}`,
     summary: 'Release a webhook-wait step with this request',
     tags,
     access: { public: 'the one-time callback token in the URL is the capability' },
     params: Type.Object({
+      ...(shape === 'prefixed' ? { prefix: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' }) } : {}),
       executionId: Type.String({ minLength: 1, maxLength: 128 }),
       token: Type.String({ minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9]+$' }),
     }),
@@ -112,8 +120,14 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle)
     access: { public: 'the webhook token in the URL is the capability (checked in constant time; HMAC-signed when the trigger says so)' },
     params: Type.Object({ token: Type.String({ minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }) }),
     ...(method === 'get' ? {} : { body: Type.Unknown(), bodyOptional: true }),
-    responses: { 202: { description: 'Accepted', schema: Type.Object({ accepted: Type.Literal(true) }) } },
-    errors: [401, 404, 405, 409, 429, 503],
+    responses: {
+      202: { description: 'Accepted', schema: Type.Object({ accepted: Type.Literal(true) }) },
+      200: {
+        description: 'A repeated Idempotency-Key: nothing new was started',
+        schema: Type.Object({ accepted: Type.Literal(true), deduplicated: Type.Literal(true) }),
+      },
+    },
+    errors: [400, 401, 404, 405, 409, 422, 429, 503],
     async handler({ params, body, ctx }) {
       throttle(params.token);
       const binding = await new TriggerBindingRepository(deps.dataSource.manager).findLiveByWebhookToken(params.token);
@@ -134,6 +148,16 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle)
         await verifySignedRequest(deps.dataSource, ctx, secret);
       }
 
+      const invalid = payloadSchemaErrors(runnable.definition, binding.triggerId, body);
+      if (invalid.length > 0)
+        throw new HttpError(
+          422,
+          'payload-invalid',
+          `The request body does not match the webhook's payloadSchema: ${describeFieldErrors(invalid)}`,
+          {
+            errors: invalid,
+          },
+        );
       const payload = webhookRequestPayload(ctx, body);
       const receivedAt = new Date().toISOString();
       if (config.mode === 'signal') {
@@ -159,14 +183,37 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle)
         if (!delivered) throw new HttpError(409, 'signal-not-waiting', `No execution waits on signal "${name}" with that correlation key.`);
         return { status: 202, body: { accepted: true } };
       }
-      await startExecution(deps, {
+      const idempotencyKey = webhookIdempotencyKey(ctx.get('idempotency-key'), binding.triggerId);
+      const { created } = await startExecution(deps, {
         organizationId: binding.organizationId,
         runnable: { ...runnable, alias: binding.aliasName },
         inputs: payload,
         trigger: { stepId: binding.triggerId, source: 'webhook', payload, receivedAt },
+        idempotencyKey,
         createdBy: null,
       }).catch(asProblem);
-      return { status: 202, body: { accepted: true } };
+      // As execute: a repeated key starts nothing and says so (still no execution id: the caller is anonymous).
+      return created ? { status: 202, body: { accepted: true } } : { status: 200, body: { accepted: true, deduplicated: true } };
     },
   });
+}
+
+/** Longest `Idempotency-Key` header accepted at webhook ingress. */
+export const MAX_WEBHOOK_IDEMPOTENCY_KEY = 200;
+
+/**
+ * A sender's `Idempotency-Key` header (the usual way webhook senders mark
+ * retries of one delivery) as the run's idempotency key, scoped to the trigger:
+ * a retry of the same delivery, on any replica, starts nothing new.
+ */
+function webhookIdempotencyKey(header: string, triggerId: string): string | undefined {
+  const key = header.trim();
+  if (key === '') return undefined;
+  if (key.length > MAX_WEBHOOK_IDEMPOTENCY_KEY)
+    throw new HttpError(
+      400,
+      'idempotency-key-too-long',
+      `The Idempotency-Key header may hold at most ${MAX_WEBHOOK_IDEMPOTENCY_KEY} characters.`,
+    );
+  return `webhook:${triggerId}:${key}`;
 }

@@ -6,7 +6,8 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../../config/logger';
 import { renderError, unmatchedRouteDialect } from './dialects';
-import { HttpError, internalError, notFound } from './errors';
+import { isDatabaseUnavailable } from '../../db/unavailable';
+import { HttpError, databaseUnavailable, internalError, notFound } from './errors';
 import type { AppState } from './route';
 
 export function errorHandler(logger: Logger, problemTypeBase: string): Middleware<AppState> {
@@ -38,9 +39,13 @@ export function errorHandler(logger: Logger, problemTypeBase: string): Middlewar
   };
 }
 
-/** Typed errors pass through; client errors raised by Koa or its libraries keep their status; the rest are 500. */
+/**
+ * Typed errors pass through; client errors raised by Koa or its libraries keep their status;
+ * an unreachable database is a 503 the client may retry; the rest are 500.
+ */
 function toHttpError(caught: unknown): HttpError {
   if (caught instanceof HttpError) return caught;
+  if (isDatabaseUnavailable(caught)) return databaseUnavailable();
   const status = (caught as { status?: unknown } | null)?.status;
   const expose = (caught as { expose?: unknown } | null)?.expose;
   if (typeof status === 'number' && status >= 400 && status < 500 && expose === true) {

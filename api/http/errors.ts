@@ -75,6 +75,10 @@ export const tooManyRequests = (message: string, retryAfterSeconds: number, code
 
 export const internalError = (): HttpError => new HttpError(500, 'internal_server_error', 'An internal error occurred.');
 
+/** PostgreSQL is down or refusing connections: retryable, and (one statement or one transaction per write) nothing was half-applied. */
+export const databaseUnavailable = (): HttpError =>
+  new HttpError(503, 'database_unavailable', 'The database is unavailable right now; retry shortly.', { headers: { 'Retry-After': '2' } });
+
 export function describeFieldErrors(errors: FieldError[]): string {
   if (errors.length === 0) return 'The request is invalid.';
   const first = errors[0];

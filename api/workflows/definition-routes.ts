@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { WorkflowEntity } from '../../db/entities/workflow';
 import { WorkflowRepository, type Published } from '../../db/repositories/workflow-repository';
 import { isUniqueViolation } from '../../db/sql';
-import { normalizeFolderPath, validateDefinition } from '../../workflows/engine';
+import { definitionBytesIssue, normalizeFolderPath, validateDefinition } from '../../workflows/engine';
 import { loadAccess } from '../access/access';
 import type { AuthContext } from '../http/auth';
 import { HttpError, conflict, validationFailed, type FieldError } from '../http/errors';
@@ -14,7 +14,8 @@ import type { WorkflowDeps } from './deps';
 import { workflowNotFound } from './errors';
 import { newWorkflowId } from './ids';
 import { authorizeInOrganization, authorizedWorkflow, organizationNotFound, workflowNrn } from './authorize';
-import { WORKFLOW_LEVEL_KEYS, configWarnings, prepare, type ConfigWarning } from './publish';
+import { declaredSchemaErrors } from './declared-schemas';
+import { WORKFLOW_LEVEL_KEYS, boundReferences, configWarnings, prepare, type PublishWarning } from './publish';
 import { deleteWorkflow, publishOnExisting } from './workflow-writes';
 import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
 import { aliasJson, revisionJson, workflowJson } from './serialize';
@@ -32,9 +33,19 @@ async function authorizePublish(deps: WorkflowDeps, auth: AuthContext, permissio
 }
 
 async function validationReport(deps: WorkflowDeps, body: unknown, organizationId: string, workflowId: string | null) {
-  const result = validateDefinition(body, { limits: deps.limits });
-  if (!result.definition) return { valid: false, errors: result.errors, warnings: [] };
-  const warnings = await configWarnings(deps.dataSource, organizationId, workflowId, result.definition.path, result.references);
+  const result = validateDefinition(body, { limits: deps.limits, plugins: deps.plugins });
+  const tooLarge = result.definition && definitionBytesIssue(JSON.stringify(result.definition), deps.limits);
+  if (!result.definition || tooLarge) return { valid: false, errors: tooLarge ? [tooLarge] : result.errors, warnings: [] };
+  const schemaErrors = declaredSchemaErrors(result.definition, body);
+  if (schemaErrors.length > 0) return { valid: false, errors: schemaErrors, warnings: [] };
+  const warnings = await configWarnings(
+    deps.dataSource,
+    organizationId,
+    workflowId,
+    result.definition.path,
+    boundReferences(result.references, result.definition),
+    result.warnings,
+  );
   return { valid: true, errors: [], warnings };
 }
 
@@ -46,7 +57,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
    */
   const publishResult = (
     published: Published,
-    warnings: ConfigWarning[],
+    warnings: PublishWarning[],
     mode?: string,
     definitionJson?: string,
   ): HandlerResult['body'] => {
@@ -75,7 +86,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       responses: { 201: { description: 'Created', schema: PublishResult } },
       errors: [409],
       async handler({ body, auth, permission }) {
-        const prepared = prepare(body, auth, deps.limits);
+        const prepared = prepare(body, auth, deps.limits, deps.plugins);
         await authorizePublish(deps, auth, permission, prepared.fields.nrn);
         const id = newWorkflowId();
         let published;
@@ -90,7 +101,14 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           throw error;
         }
         if (!published) throw new Error('workflow insert returned no row');
-        const warnings = await configWarnings(deps.dataSource, auth.organizationId, id, prepared.fields.path, prepared.references);
+        const warnings = await configWarnings(
+          deps.dataSource,
+          auth.organizationId,
+          id,
+          prepared.fields.path,
+          prepared.references,
+          prepared.warnings,
+        );
         return { status: 201, body: publishResult(published, warnings, undefined, prepared.revision.definitionJson), headers: JSON_TYPE };
       },
     }),
@@ -115,7 +133,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
             'graph-invalid',
           );
         }
-        const prepared = prepare({ ...(body as object), key: params.key }, auth, deps.limits);
+        const prepared = prepare({ ...(body as object), key: params.key }, auth, deps.limits, deps.plugins);
         await authorizePublish(deps, auth, permission, prepared.fields.nrn, await workflows.findByRef(auth.organizationId, params.key));
         const id = newWorkflowId();
         // Try to create first (one statement); an existing key falls through to the locked update path.
@@ -126,7 +144,14 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           true,
         );
         if (created) {
-          const warnings = await configWarnings(deps.dataSource, auth.organizationId, id, prepared.fields.path, prepared.references);
+          const warnings = await configWarnings(
+            deps.dataSource,
+            auth.organizationId,
+            id,
+            prepared.fields.path,
+            prepared.references,
+            prepared.warnings,
+          );
           return { status: 201, body: publishResult(created, warnings, 'created', prepared.revision.definitionJson), headers: JSON_TYPE };
         }
         const outcome = await publishOnExisting(
@@ -153,6 +178,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           outcome.workflow.id,
           prepared.fields.path,
           prepared.references,
+          prepared.warnings,
         );
         return {
           status: 200,

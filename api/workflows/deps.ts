@@ -1,6 +1,6 @@
 /** What the workflow-definition routes need, derived from the area dependencies. */
 import type { DataSource } from 'typeorm';
-import type { DefinitionLimits } from '../../workflows/engine';
+import type { DefinitionLimits, PluginCatalog } from '../../workflows/engine';
 import type { TriggerRegistrars } from './registrars';
 
 export interface WorkflowDeps {
@@ -11,4 +11,6 @@ export interface WorkflowDeps {
   registrars: TriggerRegistrars;
   /** Publish-time ceilings on a definition (WORKFLOW_MAX_*). */
   limits: DefinitionLimits;
+  /** The operator's own plugins, known to the validator beside the built-ins. */
+  plugins?: PluginCatalog;
 }

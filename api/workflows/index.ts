@@ -22,6 +22,7 @@ export function workflowRoutes(deps: AreaDeps, options: WorkflowRouteOptions = {
     encryptionKey: deps.encryptionKey,
     registrars,
     limits: deps.config.limits,
+    plugins: deps.plugins,
   };
   return [
     ...withDialect('problem', [...definitionRoutes(workflowDeps), ...aliasRoutes(workflowDeps), ...triggerRoutes(workflowDeps)]),

@@ -10,13 +10,18 @@ import { ConfigEntryRepository, folderChain } from '../../db/repositories/config
 import type { NewRevision, WorkflowFields } from '../../db/repositories/workflow-repository';
 import {
   ENGINE_VERSION,
+  definitionBytesIssue,
+  secretBindings,
   validateDefinition,
   type ConfigReference,
   type DefinitionLimits,
+  type DefinitionWarning,
+  type PluginCatalog,
   type WorkflowDefinition,
 } from '../../workflows/engine';
 import { canonicalNrn, isConcrete, organizationNrn, parseNrn } from '../access/nrn';
 import { HttpError, describeFieldErrors, type FieldError } from '../http/errors';
+import { declaredSchemaErrors } from './declared-schemas';
 
 export interface ConfigWarning {
   code: 'CONFIG_ENTRY_UNRESOLVED';
@@ -24,12 +29,17 @@ export interface ConfigWarning {
   kind: 'secret' | 'var';
 }
 
+/** A publish warning: a config reference without an entry, or a definition key that has no effect (`{code, path, message}`). */
+export type PublishWarning = ConfigWarning | DefinitionWarning;
+
 export interface Prepared {
   key: string | null;
   /** `nrn` is always set: the definition's, else the caller's organization. */
   fields: WorkflowFields & { nrn: string };
   revision: NewRevision;
   references: ConfigReference[];
+  /** The validator's warnings (keys accepted for compatibility that have no effect here). */
+  warnings: DefinitionWarning[];
 }
 
 /** Workflow-level fields: changing only these never makes a new revision. */
@@ -63,10 +73,18 @@ export function ownNrn(nrn: string | undefined, organizationId: string): string 
   });
 }
 
-export function prepare(body: unknown, auth: { organizationId: string; userId: string }, limits: DefinitionLimits): Prepared {
-  const result = validateDefinition(body, { limits });
+export function prepare(
+  body: unknown,
+  auth: { organizationId: string; userId: string },
+  limits: DefinitionLimits,
+  plugins?: PluginCatalog,
+): Prepared {
+  // Operator plugins the definition uses are pinned into it (their versions): a worker runs it only with compatible ones.
+  const result = validateDefinition(body, { limits, plugins });
   if (!result.definition) throw definitionInvalid(result.errors);
   const def: WorkflowDefinition = result.definition;
+  const schemaErrors = declaredSchemaErrors(def, body);
+  if (schemaErrors.length > 0) throw definitionInvalid(schemaErrors);
   const nrn = ownNrn(def.nrn, auth.organizationId);
   const fields: Prepared['fields'] = {
     name: def.name,
@@ -78,10 +96,13 @@ export function prepare(body: unknown, auth: { organizationId: string; userId: s
   const definition = { ...def, nrn };
   // Serialized once: the same text is hashed, sent to PostgreSQL and compared there.
   const definitionJson = JSON.stringify(definition);
+  const tooLarge = definitionBytesIssue(definitionJson, limits);
+  if (tooLarge) throw definitionInvalid([tooLarge]);
   return {
     key: def.key ?? null,
     fields,
-    references: result.references,
+    references: boundReferences(result.references, def),
+    warnings: result.warnings,
     revision: {
       definition,
       definitionJson,
@@ -94,20 +115,30 @@ export function prepare(body: unknown, auth: { organizationId: string; userId: s
   };
 }
 
-/** References with no entry of their kind at any place the workflow sees (workflow, its folder, ancestors, root). */
+/** Secret references with the names of the entries they read (`secrets:` bindings applied). */
+export function boundReferences(references: ConfigReference[], definition: WorkflowDefinition): ConfigReference[] {
+  const bindings = secretBindings(definition);
+  return references.map((reference) =>
+    reference.kind === 'secret' && Object.hasOwn(bindings, reference.name) ? { ...reference, name: bindings[reference.name] } : reference,
+  );
+}
+
+/** The definition's warnings, then references with no entry of their kind at any place the workflow sees (workflow, its folder, ancestors, root). */
 export async function configWarnings(
   db: DataSource,
   organizationId: string,
   workflowId: string | null,
   path: string,
   references: ConfigReference[],
-): Promise<ConfigWarning[]> {
-  if (references.length === 0) return [];
+  definitionWarnings: DefinitionWarning[] = [],
+): Promise<PublishWarning[]> {
+  if (references.length === 0) return definitionWarnings;
   const found = await new ConfigEntryRepository(db.manager).visibleNames(organizationId, { workflowId, paths: folderChain(path) }, [
     ...new Set(references.map((r) => r.name)),
   ]);
   const have = new Set(found.map((f) => `${f.secret ? 'secret' : 'var'}:${f.name}`));
-  return references
+  const unresolved = references
     .filter((r) => !have.has(`${r.kind}:${r.name}`))
     .map((r) => ({ code: 'CONFIG_ENTRY_UNRESOLVED' as const, name: r.name, kind: r.kind }));
+  return [...definitionWarnings, ...unresolved];
 }

@@ -53,6 +53,18 @@ export const webhookRegistrar: TriggerRegistrar = {
   unregister: () => Promise.resolve(),
 };
 
+/**
+ * `catchUpMissed`: whether ticks missed while the schedule could not fire
+ * (server down, paused) still run when it can again. `true` keeps a year's
+ * window; `false` the shortest Temporal allows (10 s, so a tick that is only
+ * late still runs). Absent: Temporal's default (a year).
+ */
+export function catchUpPolicy(catchUpMissed: unknown): { catchupWindow?: string } {
+  if (catchUpMissed === true) return { catchupWindow: '365d' };
+  if (catchUpMissed === false) return { catchupWindow: '10s' };
+  return {};
+}
+
 export function cronRegistrar(client: Client, taskQueue: string): TriggerRegistrar {
   return {
     async register(context) {
@@ -63,7 +75,7 @@ export function cronRegistrar(client: Client, taskQueue: string): TriggerRegistr
         await client.schedule.create({
           scheduleId,
           spec: { cronExpressions: [String(schedule)], timezone },
-          policies: { overlap: ScheduleOverlapPolicy.SKIP },
+          policies: { overlap: ScheduleOverlapPolicy.SKIP, ...catchUpPolicy(context.trigger.config.catchUpMissed) },
           action: {
             type: 'startWorkflow',
             workflowType: EXECUTION_WORKFLOW_TYPE,
@@ -109,6 +121,22 @@ export function cronRegistrar(client: Client, taskQueue: string): TriggerRegistr
   };
 }
 
+/**
+ * `on-error` and `execution-failed-trigger` need nothing registered: their live
+ * binding row is the registration, found by any process that sees a failure
+ * (executions/dispatch-failure.ts).
+ */
+export const recoveryRegistrar: TriggerRegistrar = {
+  register: () => Promise.resolve({}),
+  unregister: () => Promise.resolve(),
+};
+
 export function defaultRegistrars(client: Client, taskQueue: string): TriggerRegistrars {
-  return { manual: manualRegistrar, webhook: webhookRegistrar, cron: cronRegistrar(client, taskQueue) };
+  return {
+    manual: manualRegistrar,
+    webhook: webhookRegistrar,
+    cron: cronRegistrar(client, taskQueue),
+    'on-error': recoveryRegistrar,
+    'execution-failed-trigger': recoveryRegistrar,
+  };
 }

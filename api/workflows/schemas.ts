@@ -91,18 +91,22 @@ export const ConfigWarning = Type.Object({
   kind: Type.Union([Type.Literal('secret'), Type.Literal('var')]),
 });
 
+/** A definition key accepted for compatibility that has no effect here (DEFINITION_KEY_IGNORED), or another validator warning. */
+export const DefinitionWarning = Type.Object({ code: Type.String(), path: Type.String(), message: Type.String() });
+export const PublishWarning = Type.Union([ConfigWarning, DefinitionWarning]);
+
 export const PublishResult = Type.Object({
   workflow: Workflow,
   revision: Revision,
   latestAlias: Type.Union([Alias, Type.Null()]),
   mode: Type.Optional(Type.Union([Type.Literal('created'), Type.Literal('overwritten'), Type.Literal('new-revision')])),
-  warnings: Type.Array(ConfigWarning),
+  warnings: Type.Array(PublishWarning),
 });
 
 export const ValidationReport = Type.Object({
   valid: Type.Boolean(),
   errors: Type.Array(Type.Object({ path: Type.String(), message: Type.String() })),
-  warnings: Type.Array(ConfigWarning),
+  warnings: Type.Array(PublishWarning),
 });
 
 /** The paging fields of a list response. */

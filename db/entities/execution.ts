@@ -26,5 +26,7 @@ export class ExecutionEntity {
   @Column({ name: 'created_by', type: 'text', nullable: true }) createdBy!: string | null;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
   @Column({ name: 'completed_at', type: 'timestamptz', nullable: true }) completedAt!: Date | null;
+  /** Set once the recovery runs of a failed execution were started (or it needed none). */
+  @Column({ name: 'failure_dispatched_at', type: 'timestamptz', nullable: true }) failureDispatchedAt!: Date | null;
   @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
 }

@@ -15,6 +15,7 @@ import { RoleEntity } from './role';
 import { ServiceEntity } from './service';
 import { ServiceActionEntity } from './service-action';
 import { ServiceSpecificationEntity } from './service-specification';
+import { SignalDeliveryEntity } from './signal-delivery';
 import { TriggerBindingEntity } from './trigger-binding';
 import { UserEntity } from './user';
 import { WebhookReplayEntity } from './webhook-replay';
@@ -35,6 +36,7 @@ export const ENTITIES: Array<new (...args: never[]) => unknown> = [
   ExecutionLogEntity,
   ExecutionEventEntity,
   ExecutionWaitEntity,
+  SignalDeliveryEntity,
   // Webhook ingress.
   WebhookReplayEntity,
   // Platform administration.

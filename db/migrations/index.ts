@@ -17,6 +17,8 @@ import { WebhookReplays1763740000050 } from './1763740000050-webhook-replays';
 import { UsersPerOrganization1763750100000 } from './1763750100000-users-per-organization';
 import { EnginePermissions1763750100001 } from './1763750100001-engine-permissions';
 import { WorkflowNrnInOrganization1763750100002 } from './1763750100002-workflow-nrn-in-organization';
+import { FailureDispatch1763760200000 } from './1763760200000-failure-dispatch';
+import { SignalDeliveries1763760200001 } from './1763760200001-signal-deliveries';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -40,4 +42,8 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   UsersPerOrganization1763750100000,
   EnginePermissions1763750100001,
   WorkflowNrnInOrganization1763750100002,
+  // Recovery runs of failed executions (on-error, execution-failed-trigger).
+  FailureDispatch1763760200000,
+  // Idempotent signal delivery.
+  SignalDeliveries1763760200001,
 ];

@@ -127,6 +127,26 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     );
   }
 
+  /** Failed executions whose recovery runs were never dispatched, oldest first (the failure sweep's candidates). */
+  async findFailedUndispatched(options: { graceMs: number; limit: number; organizationId?: string }): Promise<ExecutionEntity[]> {
+    return rowsOf<ExecutionEntity>(
+      this.manager,
+      `SELECT ${selectColumns(this.manager, ExecutionEntity)} FROM executions
+       WHERE status = 'failed' AND failure_dispatched_at IS NULL
+         AND completed_at <= now() - $1::double precision * interval '1 millisecond'
+         AND ($2::text IS NULL OR organization_id = $2)
+       ORDER BY completed_at, id LIMIT $3`,
+      [options.graceMs, options.organizationId ?? null, options.limit],
+    );
+  }
+
+  /** Marks a failed execution's recovery runs as started (idempotent). */
+  async markFailureDispatched(executionId: string): Promise<void> {
+    await this.manager.query(`UPDATE executions SET failure_dispatched_at = now() WHERE id = $1 AND failure_dispatched_at IS NULL`, [
+      executionId,
+    ]);
+  }
+
   /** Newest first, paged; `total` counts the filtered rows. */
   async listPage(
     organizationId: string,

@@ -63,6 +63,16 @@ export class TriggerBindingRepository extends Repository<TriggerBindingEntity> {
     });
   }
 
+  /** The organization's live bindings of the given trigger kinds (recovery triggers are routed by storage, from any replica). */
+  async liveOfKinds(organizationId: string, pluginTypes: string[]): Promise<TriggerBindingEntity[]> {
+    return rowsOf<TriggerBindingEntity>(
+      this.manager,
+      `SELECT ${selectColumns(this.manager, TriggerBindingEntity)} FROM trigger_bindings
+       WHERE organization_id = $1 AND status = 'live' AND plugin_type = ANY($2::text[]) ORDER BY workflow_id, alias_name, trigger_id`,
+      [organizationId, pluginTypes],
+    );
+  }
+
   /** The live binding a webhook token routes to, in any organization; undefined once deactivated or re-minted. */
   async findLiveByWebhookToken(token: string): Promise<TriggerBindingEntity | undefined> {
     return (await this.findOneBy({ webhookToken: token, status: 'live' })) ?? undefined;

@@ -1,59 +1,7 @@
 import assert from 'node:assert/strict';
-import {
-  findPlugin,
-  startExecution,
-  type ActivityCall,
-  type LogEntryDraft,
-  type PluginDescriptor,
-  type PluginResult,
-  type RuntimeEffects,
-  type StepEvent,
-  type WaitRequest,
-  type WaitResult,
-} from '../../workflows/engine';
-import { chain, connections, executionInput, step, trigger } from '../support/definitions';
-
-interface Fakes {
-  activities?: Record<string, (call: ActivityCall) => PluginResult | Promise<PluginResult>>;
-  signals?: (request: WaitRequest) => WaitResult;
-  /** Plugins the host runs itself (as the kit's stubs do). */
-  hostPlugins?: Record<string, PluginDescriptor>;
-}
-
-async function run(doc: Record<string, unknown>, inputs: Record<string, unknown> = {}, fakes: Fakes = {}) {
-  let clock = Date.parse('2026-01-01T00:00:00Z');
-  let uuids = 0;
-  const calls: ActivityCall[] = [];
-  const logs: LogEntryDraft[] = [];
-  const events: StepEvent[] = [];
-  const waits: WaitRequest[] = [];
-  const effects: RuntimeEffects = {
-    now: () => (clock += 1),
-    uuid: () => `uuid-${++uuids}`,
-    callActivity: async (call) => {
-      calls.push(call);
-      const fake = fakes.activities?.[call.pluginType];
-      if (!fake) throw new Error(`no fake for ${call.pluginType}`);
-      return fake(call);
-    },
-    sleep: (ms) => {
-      clock += ms;
-      return Promise.resolve();
-    },
-    waitForSignal: (request) => {
-      waits.push(request);
-      return Promise.resolve(fakes.signals?.(request) ?? { timedOut: true });
-    },
-    runChild: () => Promise.reject(new Error('no children here')),
-    log: (entry) => logs.push(entry),
-    onEvent: (event) => events.push(event),
-    ...(fakes.hostPlugins ? { hostPlugin: (name: string) => fakes.hostPlugins![name] } : {}),
-  };
-  const input = executionInput(doc, { inputs, executionId: 'exec_1', workflowId: 'wf_1', receivedAt: '2026-01-01T00:00:00Z' });
-  const execution = startExecution(input, { REGION: 'eu' }, effects);
-  const outcome = await execution.done;
-  return { outcome, calls, logs, events, waits, ctx: execution.ctx };
-}
+import { findPlugin, type ActivityCall, type PluginResult } from '../../workflows/engine';
+import { chain, connections, step, trigger } from '../support/definitions';
+import { runDefinition as run } from '../support/engine-run';
 
 const manual = trigger();
 
@@ -215,11 +163,23 @@ describe('execution runtime (pure, fake effects)', () => {
   });
 
   it('runs forEach sequentially with reduce, and in parallel counting failures', async () => {
+    // The reduce accumulator is a variable: each call reads the previous output as inputs.acc.
+    const appended = (acc: unknown, item: unknown): string => {
+      const previous: unknown = acc !== null && typeof acc === 'object' ? (acc as Record<string, unknown>).acc : undefined;
+      return `${typeof previous === 'string' ? previous : ''}${String(item)}`;
+    };
     const activities = {
       'http-request': (call: ActivityCall) =>
         call.inputs.item === 'bad'
           ? ({ status: 'failure', error: { code: 'HTTP_500', message: 'x' } } as PluginResult)
-          : ({ status: 'success', outputs: { got: call.inputs.item, i: call.inputs.index } } as PluginResult),
+          : ({
+              status: 'success',
+              outputs: {
+                got: call.inputs.item,
+                i: call.inputs.index,
+                ...(call.inputs.acc !== undefined ? { acc: appended(call.inputs.acc, call.inputs.item) } : {}),
+              },
+            } as PluginResult),
     };
     const sequential = await run(
       {
@@ -232,7 +192,7 @@ describe('execution runtime (pure, fake effects)', () => {
             pluginType: 'http-request',
             config: { url: 'https://x' },
             dependsOn: ['start'],
-            forEach: { expression: '${{ variables.list }}', reduce: { initialValue: '', accumulator: 'acc + result.got' } },
+            forEach: { expression: '${{ variables.list }}', reduce: { initialValue: { acc: '' }, accumulator: 'acc' } },
           },
         ],
         outputs: { out: '${{ steps.each.outputs }}' },
@@ -242,13 +202,13 @@ describe('execution runtime (pure, fake effects)', () => {
     );
     assert.deepEqual(sequential.outcome.outputs.out, {
       items: [
-        { got: 'a', i: 0 },
-        { got: 'b', i: 1 },
-        { got: 'c', i: 2 },
+        { got: 'a', i: 0, acc: 'a' },
+        { got: 'b', i: 1, acc: 'ab' },
+        { got: 'c', i: 2, acc: 'abc' },
       ],
       count: 3,
       failed: 0,
-      result: 'abc',
+      result: { got: 'c', i: 2, acc: 'abc' },
     });
     const parallel = await run(
       {

@@ -356,10 +356,10 @@ describe('plugin: paginated-fetch', () => {
   });
   after(() => new Promise((resolve) => server.close(resolve)));
 
-  it('accumulates every page into done', async () => {
+  it('accumulates every page into done and default', async () => {
     const result = await paginatedFetch(context({ url: `${base}/pages`, limit: 2 }).ctx);
     assert.deepEqual(result.items, all);
-    assert.deepEqual(result.activePorts, ['done']);
+    assert.deepEqual(result.activePorts, ['done', 'default']);
     assert.deepEqual(result.outputs, { items: all, totalFetched: 5, pages: 3 });
   });
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { executionRoutes } from '../../api/executions';
 import { loadConfig } from '../../config/config';
-import { PLUGINS } from '../../workflows/engine';
+import { ENGINE_VERSION, PLUGINS, describePlugin } from '../../workflows/engine';
 import { createTestApp, type TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
 import { grantAdmin } from '../support/grants';
@@ -42,9 +42,36 @@ describe('executions API: engine metadata and plugin descriptors', () => {
     const all = await get().expect(200);
     assert.equal(all.body.data.length, Object.keys(PLUGINS).length);
     const http = all.body.data.find((d: { name: string }) => d.name === 'http-request');
-    assert.deepEqual(Object.keys(http).sort(), Object.keys(PLUGINS['http-request']).sort());
+    assert.deepEqual(http, JSON.parse(JSON.stringify(describePlugin(PLUGINS['http-request']))));
+    // Full descriptors: version, category, kind, execute mode, ports, config as JSON Schema, output schema, examples, documentation.
+    for (const descriptor of all.body.data) {
+      for (const key of [
+        'version',
+        'category',
+        'kind',
+        'executeMode',
+        'inputPorts',
+        'outputPorts',
+        'outputSchema',
+        'examples',
+        'documentation',
+      ])
+        assert.ok(descriptor[key] !== undefined, `${descriptor.name} has ${key}`);
+      assert.equal(descriptor.configSchema.type, 'object', descriptor.name);
+      assert.equal(descriptor.source, 'built-in');
+    }
+    assert.equal(http.version, ENGINE_VERSION);
+    assert.deepEqual(http.configSchema.required, ['url']);
+    assert.deepEqual(http.configSchema.properties.body, {}, '`any` is a schema without a type');
+    assert.deepEqual(http.configSchema.properties.timeout, { type: ['string', 'number'], format: 'duration' });
     const triggers = await get({ type: 'trigger' }).expect(200);
-    assert.deepEqual(triggers.body.data.map((d: { name: string }) => d.name).sort(), ['cron', 'manual', 'webhook']);
+    assert.deepEqual(triggers.body.data.map((d: { name: string }) => d.name).sort(), [
+      'cron',
+      'execution-failed-trigger',
+      'manual',
+      'on-error',
+      'webhook',
+    ]);
     assert.deepEqual(
       (await get({ q: 'SIGNAL-W' })).body.data.map((d: { name: string }) => d.name),
       ['signal-wait'],
@@ -56,7 +83,7 @@ describe('executions API: engine metadata and plugin descriptors', () => {
 
   it('GET /workflows/plugins/{name} returns one descriptor, 404 plugin-not-found otherwise', async () => {
     const res = await t.request.get('/workflows/plugins/signal-wait').set('Authorization', `Bearer ${token}`).expect(200);
-    assert.deepEqual(res.body, JSON.parse(JSON.stringify(PLUGINS['signal-wait'])));
+    assert.deepEqual(res.body, JSON.parse(JSON.stringify(describePlugin(PLUGINS['signal-wait']))));
     for (const name of ['slack', 'constructor', '__proto__']) {
       const miss = await t.request.get(`/workflows/plugins/${name}`).set('Authorization', `Bearer ${token}`);
       assertDialect('problem', miss, 404);

@@ -16,6 +16,7 @@ import { workflowRoutes } from '../../api/workflows';
 import { CODE_EXEC_DEFAULTS, loadConfig } from '../../config/config';
 import { CodeExecPool } from '../../activities/plugins/code-exec-pool';
 import type { Limits } from '../../config/limits';
+import type { OperatorPlugins } from '../../activities/plugins/operator/load-plugins';
 import { EXECUTION_WORKER_TUNING, workflowBundle } from '../../worker/worker';
 import { createTestApp, type TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
@@ -39,6 +40,8 @@ export interface ExecEnv {
   limits: Limits;
   /** What the worker's activities log (such as the names of the secrets each step decrypted). */
   workerLog: CapturedLogger;
+  /** What the app's routes were built from (a test builds a second app on the same services from it). */
+  deps: AreaDeps;
   stop(): Promise<void>;
 }
 
@@ -58,6 +61,8 @@ export interface ExecEnvOptions {
   limits?: Partial<Limits>;
   /** A code-exec pool of its own with this many threads (default: the process's shared pool). */
   codeExecThreads?: number;
+  /** Operator plugins (as PLUGINS loads them) the worker runs and the API validates and lists. */
+  operatorPlugins?: OperatorPlugins;
 }
 
 export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEnv> {
@@ -86,6 +91,8 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
         egress: TEST_EGRESS,
         codeExecPool,
         limits,
+        recoveryStarts: { temporal: env.client, taskQueue },
+        operatorPlugins: options.operatorPlugins,
       }),
     });
     running = worker.run();
@@ -102,6 +109,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
     dataSource: db,
     temporal: env.client,
     encryptionKey,
+    plugins: options.operatorPlugins?.catalog,
   };
   const t = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
   const organizations: string[] = [];
@@ -113,6 +121,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
     t,
     workerLog,
     limits,
+    deps,
     organizations,
     async stop() {
       worker?.shutdown();

@@ -103,6 +103,20 @@ describe('executions API: webhook security', function () {
     assert.equal(stale.n, 0);
   });
 
+  it('starts one run per Idempotency-Key, on any replica; another key starts another; an over-long key is refused', async () => {
+    const { workflowId, path } = await hook({ mode: 'start' });
+    const send = (key: string, app = x.t) => app.request.post(path).set('Idempotency-Key', key).send({ n: 1 });
+    assert.equal((await send('delivery-1')).status, 202);
+    const again = await send('delivery-1', replica(x));
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.body, { accepted: true, deduplicated: true });
+    assert.equal((await runsOf(workflowId)).length, 1, 'a retried delivery starts nothing');
+    assert.equal((await send('delivery-2')).status, 202);
+    assert.equal((await runsOf(workflowId)).length, 2);
+    assertDialect('problem', await send('k'.repeat(201)), 400);
+    assert.equal((await runsOf(workflowId)).length, 2, 'an over-long key starts nothing');
+  });
+
   it('starts runs on GET or HEAD only when the trigger names them (ANY does not)', async () => {
     const any = await hook({ mode: 'start' });
     for (const request of [x.t.request.get(any.path), x.t.request.head(any.path)]) {

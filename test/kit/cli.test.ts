@@ -46,6 +46,8 @@ describe('platform-workflow: local commands', function () {
   it('validate prints file:line:col for every error and exits 1; valid files exit 0', async () => {
     writeFileSync(path.join(dir, 'good.yaml'), APPROVAL.replace('KEY', 'good'));
     writeFileSync(path.join(dir, 'bad.yaml'), APPROVAL.replace('KEY', 'bad').replace('pluginType: log', 'pluginType: lgo'));
+    // Not a definition: folder scans pass over package manifests.
+    writeFileSync(path.join(dir, 'package.json'), '{"name": "flows"}');
     const bad = await cli(['validate', dir]);
     assert.equal(bad.code, 1, bad.stderr);
     assert.match(

@@ -91,7 +91,7 @@ describe('kit library: load, normalize, validate', () => {
 
   it('validates with the plugins stubs register: unknown vendor plugins and their ports', () => {
     //   start ─▶ vendor ─approved─▶ done
-    const definition = {
+    const definition: Record<string, unknown> = {
       ...doc(trigger(), step('vendor', 'acme-approval'), step('done', 'no-op')),
       connections: connections('start->vendor', 'vendor:approved->done'),
     };
@@ -104,6 +104,15 @@ describe('kit library: load, normalize, validate', () => {
     });
     assert.deepEqual(stubbed.errors, []);
     assert.equal(stubbed.ok, true);
+    // A vendor stub declares no config schema, so its config keys draw no "has no effect" warning.
+    const configured = validateDefinition(
+      {
+        ...definition,
+        steps: (definition.steps as Array<Record<string, unknown>>).map((s) => (s.id === 'vendor' ? { ...s, config: { level: 1 } } : s)),
+      },
+      { plugins: { 'acme-approval': { handler: () => ({}), ports: { outputs: [{ name: 'approved' }] } } } },
+    );
+    assert.deepEqual(configured.warnings, []);
 
     const wrongPort = validateDefinition(
       { ...definition, connections: connections('start->vendor', 'vendor:rejected->done') },

@@ -44,4 +44,29 @@ describe('workflows API: cron triggers on Temporal schedules', function () {
     assert.deepEqual(off.body.deactivatedTriggers, ['tick']);
     await assert.rejects(env.client.schedule.getHandle(scheduleId).describe(), ScheduleNotFoundError);
   });
+  it('sets the schedule catch-up window from catchUpMissed (true: a year, false: the 10 s minimum)', async () => {
+    for (const [catchUpMissed, window] of [
+      [true, 365 * 86_400_000],
+      [false, 10_000],
+    ] as const) {
+      const key = `catch-up-${String(catchUpMissed)}`;
+      const body = definition('Cron', {
+        steps: {
+          tick: { type: 'trigger', pluginType: 'cron', config: { schedule: '*/10 * * * *', catchUpMissed } },
+          work: { type: 'module', pluginType: 'no-op' },
+        },
+        connections: [{ from: 'tick', to: 'work' }],
+      });
+      await c
+        .auth(c.t.request.put(`/workflows/definitions/${key}`))
+        .send(body)
+        .expect(201);
+      const on = await c.auth(c.t.request.post(`/workflows/definitions/${key}/aliases/latest/activate`));
+      assert.equal(on.status, 200, JSON.stringify(on.body));
+      const described = await env.client.schedule
+        .getHandle(on.body.alias.triggerStates.tick.runtimeMetadata.scheduleId as string)
+        .describe();
+      assert.equal(Number(described.policies.catchupWindow), window);
+    }
+  });
 });

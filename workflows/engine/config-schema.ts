@@ -20,7 +20,7 @@ export interface PropertySchema {
   maximum?: number;
   minLength?: number;
   /** Extra meaning for string values. */
-  format?: 'duration' | 'cron' | 'expression';
+  format?: 'duration' | 'cron' | 'expression' | 'path-segment';
   items?: PropertySchema;
   /** For objects: known properties (others allowed). */
   properties?: Record<string, PropertySchema>;
@@ -76,6 +76,11 @@ export function validateValue(value: unknown, schema: PropertySchema, path: stri
   if (typeof value === 'string') {
     if (schema.minLength !== undefined && value.length < schema.minLength)
       issues.push({ path, message: `must have at least ${schema.minLength} characters` });
+    if (schema.format === 'path-segment' && !isPathSegment(value))
+      issues.push({
+        path,
+        message: 'must be one readable URL path segment (letters, digits, ".", "_" or "-"; at most 64 characters), not a URL',
+      });
     if (schema.format === 'cron') {
       const problem = cronError(value);
       if (problem) issues.push({ path, message: `is not a valid cron expression: ${problem}` });
@@ -103,4 +108,9 @@ export function validateObject(value: Record<string, unknown>, schema: ConfigSch
     if (property === undefined || value[name] === undefined || value[name] === null) continue;
     validateValue(value[name], property, join(path, name), issues);
   }
+}
+
+/** One URL path segment a person can read (webhook-wait `urlPrefix`): never a URL, a slash or a dot segment. */
+export function isPathSegment(value: string): boolean {
+  return /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(value);
 }

@@ -82,6 +82,8 @@ export interface WorkflowDefinition {
   releaseNotes?: string;
   inputs?: Record<string, unknown>;
   variables?: Record<string, unknown>;
+  /** Declared secrets: `{NAME: {}}`, or `{NAME: {key: "STORED"}}` to read another entry (names only). */
+  secrets?: Record<string, unknown>;
   outputs?: Record<string, unknown>;
   steps: Record<string, StepDefinition>;
   connections: ConnectionDefinition[];

@@ -12,9 +12,18 @@ export { cronError, minimumIntervalSeconds } from './cron';
 export { normalizeDefinition, normalizeFolderPath } from './normalize';
 export { validateDefinition, type ValidationOptions, type ValidationResult } from './validate';
 export { checkInputs, manualTrigger } from './run-inputs';
+export { ACCEPTED_FIELDS, KEY_IGNORED } from './validate-ignored';
 export { createLimiter } from './runtime/concurrency';
 export { truncateUtf8, utf8Length } from './runtime/sizes';
-export { DEFINITION_LIMIT_SETTINGS, RUN_LIMIT_SETTINGS, runLimitsFrom, runLimitsOf, type DefinitionLimits, type RunLimits } from './limits';
+export {
+  DEFINITION_LIMIT_SETTINGS,
+  RUN_LIMIT_SETTINGS,
+  definitionBytesIssue,
+  runLimitsFrom,
+  runLimitsOf,
+  type DefinitionLimits,
+  type RunLimits,
+} from './limits';
 export { EXECUTION_WORKFLOW_TYPE, ENGINE_VERSION } from './workflow-types';
 
 // Plugins described as data, registered in one place; the inline plugins' signal names.
@@ -27,7 +36,17 @@ export {
   inlinePluginFor,
   outputPortsOf,
   paginatedFetchDescriptor,
+  describePlugin,
+  isBuiltInPlugin,
+  isCompatibleVersion,
+  isSemver,
+  toJsonSchema,
+  withPluginCatalog,
+  PINNED_PLUGINS_KEY,
+  type PinnedPlugin,
+  type PluginCatalog,
   type PluginDescriptor,
+  type PublicPluginDescriptor,
   type RegisteredPlugin,
 } from './plugins';
 export { webhookSignalName } from './inline/webhook-wait';
@@ -53,6 +72,8 @@ export {
 // The execution runtime: what a run receives, records and asks of its host.
 export { startExecution, type ExecutionOutcome, type ExecutionRun, type RunOptions } from './runtime/graph-runner';
 export { readPath } from './runtime/paths';
+export { renamingBindings, secretBindings } from './secret-bindings';
+export { NON_RETRYABLE_ERROR_TYPES } from './runtime/retry';
 export {
   PLUGIN_LOGS_DETAIL,
   type ActivityCall,

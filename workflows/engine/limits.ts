@@ -34,7 +34,11 @@ export function scheduleTooFrequent(step: StepDefinition, minSeconds: number): s
     : undefined;
 }
 
-/** Over-limit problems found before any other validation work (so a hostile definition costs little). */
+/**
+ * Too many steps or connections, found before any other validation work (so a
+ * hostile definition costs little; its bytes are bounded by the request body
+ * limit until {@link definitionBytesIssue} measures them exactly).
+ */
 export function sizeIssues(input: Record<string, unknown>, limits: DefinitionLimits): Array<{ path: string; message: string }> {
   const issues: Array<{ path: string; message: string }> = [];
   const count = (value: unknown) =>
@@ -45,14 +49,22 @@ export function sizeIssues(input: Record<string, unknown>, limits: DefinitionLim
   if (steps > limits.maxSteps) over('/steps', 'steps', steps, 'maxSteps');
   const connections = count(input.connections);
   if (connections > limits.maxConnections) over('/connections', 'connections', connections, 'maxConnections');
-  if (issues.length > 0) return issues;
-  const bytes = Buffer.byteLength(JSON.stringify(input));
-  if (bytes > limits.maxDefinitionBytes)
-    issues.push({
-      path: '',
-      message: `is ${bytes} bytes as JSON; at most ${limits.maxDefinitionBytes} are allowed (${DEFINITION_LIMIT_SETTINGS.maxDefinitionBytes})`,
-    });
   return issues;
+}
+
+/**
+ * A definition over its size, measured on the JSON text that is stored (the
+ * normalized definition): the API serializes it once, to hash and store it,
+ * and passes that text here instead of serializing it a second time.
+ */
+export function definitionBytesIssue(json: string, limits: DefinitionLimits): { path: string; message: string } | undefined {
+  const bytes = Buffer.byteLength(json);
+  return bytes > limits.maxDefinitionBytes
+    ? {
+        path: '',
+        message: `is ${bytes} bytes as JSON; at most ${limits.maxDefinitionBytes} are allowed (${DEFINITION_LIMIT_SETTINGS.maxDefinitionBytes})`,
+      }
+    : undefined;
 }
 
 /**

@@ -40,3 +40,26 @@ export function checkPayloadSchema(schema: unknown, path: string, issues: Defini
     checkPayloadSchema(value, join(path, key), issues);
   }
 }
+
+/** The names config entries may have (api/workflows/config-routes.ts). */
+const CONFIG_ENTRY_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/**
+ * `secrets: {name: {}}` declares a secret the run needs (a missing one fails
+ * the start with SECRET_UNRESOLVED); `{key: "STORED"}` binds the name to the
+ * config entry STORED, which must be a name an entry can have.
+ */
+export function checkSecretDeclarations(declared: Record<string, unknown>, path: string, issues: DefinitionIssue[]): void {
+  for (const [name, spec] of Object.entries(declared)) {
+    if (reserved(name) || !/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name)) {
+      issues.push({ path: join(path, name), message: `secret name "${name}" must match ^[A-Za-z_][A-Za-z0-9_.-]*$ and not be reserved` });
+    } else if (!isObject(spec)) {
+      issues.push({ path: join(path, name), message: 'a secret declaration must be an object ({} or {key: "STORED_NAME"})' });
+    } else if (spec.key !== undefined && !(typeof spec.key === 'string' && CONFIG_ENTRY_NAME.test(spec.key))) {
+      issues.push({
+        path: join(path, name, 'key'),
+        message: `must name a config entry (^[A-Za-z_][A-Za-z0-9_]{0,127}$; got ${JSON.stringify(spec.key)}): store the secret under such a name and bind to it`,
+      });
+    }
+  }
+}

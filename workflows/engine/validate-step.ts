@@ -11,6 +11,8 @@ import { checkRaw, checkTemplates, type ExpressionContext } from './validate-exp
 import { isObject, type StepSource } from './normalize';
 import { findPlugin, type PluginDescriptor } from './plugins';
 import { join } from './pointer';
+import { MAX_LOOP_ITERATIONS } from './runtime/loop';
+import { refuseUnsupportedConfig } from './validate-unsupported';
 
 /** Step types whose plugins are modules (wait and subworkflow are module plugins run specially). */
 const MODULE_TYPES = new Set(['module', 'wait', 'subworkflow', 'observer', 'passthrough']);
@@ -30,10 +32,7 @@ function expressionProperties(plugin: PluginDescriptor): string[] {
   return names;
 }
 
-/** Descriptors a caller adds for validation (the kit's plugin stubs): looked up before the registry. */
-export type ExtraPlugins = Readonly<Record<string, PluginDescriptor>>;
-
-export function stepPlugin(step: StepDefinition, extra?: ExtraPlugins): PluginDescriptor | undefined {
+export function stepPlugin(step: StepDefinition): PluginDescriptor | undefined {
   // `type` is unchecked input here (connections are validated even when a step is broken): never use it as a key unless it is a string.
   const name =
     typeof step.pluginType === 'string'
@@ -41,8 +40,7 @@ export function stepPlugin(step: StepDefinition, extra?: ExtraPlugins): PluginDe
       : typeof step.type === 'string' && Object.hasOwn(DEFAULT_PLUGIN, step.type)
         ? DEFAULT_PLUGIN[step.type]
         : undefined;
-  if (name === undefined) return undefined;
-  return extra && Object.hasOwn(extra, name) ? extra[name] : findPlugin(name);
+  return name === undefined ? undefined : findPlugin(name);
 }
 
 export function validateStep(
@@ -51,7 +49,6 @@ export function validateStep(
   stepIds: Set<string>,
   issues: DefinitionIssue[],
   expressions: ExpressionContext,
-  extra?: ExtraPlugins,
 ): void {
   if (!STEP_ID_PATTERN.test(step.id) || RESERVED_STEP_IDS.has(step.id)) {
     issues.push({
@@ -73,7 +70,7 @@ export function validateStep(
   } else if (step.pluginType === undefined && (step.type === 'module' || step.type === 'decider' || step.type === 'trigger')) {
     issues.push({ path: fieldPath(source, 'pluginType'), message: `is required for steps of type ${step.type}` });
   } else {
-    plugin = stepPlugin(step, extra);
+    plugin = stepPlugin(step);
     if (step.pluginType !== undefined && !plugin) {
       issues.push({ path: fieldPath(source, 'pluginType'), message: `Unknown plugin type: ${step.pluginType} (step "${step.id}")` });
     } else if (plugin) {
@@ -94,6 +91,7 @@ export function validateStep(
       validateObject(step.config, plugin.configSchema, configPath, issues);
       if (plugin.name === 'manual') checkInputDeclarations(step.config.inputs, join(configPath, 'inputs'), issues);
       if (plugin.name === 'webhook') checkPayloadSchema(step.config.payloadSchema, join(configPath, 'payloadSchema'), issues);
+      refuseUnsupportedConfig(plugin.name, step.config, configPath, issues);
       for (const name of expressionProperties(plugin)) {
         const value = step.config[name];
         if (typeof value === 'string') checkRaw(value, join(configPath, name), expressions);
@@ -133,6 +131,11 @@ export function validateStep(
   }
   if (step.metadata !== undefined && !isObject(step.metadata))
     issues.push({ path: fieldPath(source, 'metadata'), message: 'must be an object' });
+  else if (
+    step.metadata?.executionTimeoutMs !== undefined &&
+    !(Number.isInteger(step.metadata.executionTimeoutMs) && (step.metadata.executionTimeoutMs as number) >= 1)
+  )
+    issues.push({ path: fieldPath(source, 'metadata', 'executionTimeoutMs'), message: 'must be an integer >= 1 (milliseconds)' });
   validateErrorHandling(step, source, stepIds, issues);
   validateIteration(step, source, issues, expressions);
 }
@@ -188,15 +191,36 @@ function validateIteration(step: StepDefinition, source: StepSource, issues: Def
     else if (typeof step.forEach.expression !== 'string')
       issues.push({ path: fieldPath(source, 'forEach', 'expression'), message: 'is required (an expression yielding an array)' });
     else checkRaw(step.forEach.expression, fieldPath(source, 'forEach', 'expression'), expressions);
+    const reduce = isObject(step.forEach) ? step.forEach.reduce : undefined;
+    if (reduce !== undefined && !(isObject(reduce) && isVariableName(reduce.accumulator)))
+      issues.push({
+        path: fieldPath(source, 'forEach', 'reduce', 'accumulator'),
+        message: 'must name the variable each iteration reads and replaces (a name like "total", not an expression)',
+      });
   }
   if (step.loop !== undefined) {
     if (!isObject(step.loop)) issues.push({ path: fieldPath(source, 'loop'), message: 'must be an object' });
     else {
-      if (typeof step.loop.while === 'string') checkRaw(step.loop.while, fieldPath(source, 'loop', 'while'), expressions);
-      if (typeof step.loop.forEach === 'string') checkRaw(step.loop.forEach, fieldPath(source, 'loop', 'forEach'), expressions);
-      const max = step.loop.maxIterations;
-      if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 1))
-        issues.push({ path: fieldPath(source, 'loop', 'maxIterations'), message: 'must be an integer >= 1' });
+      const { loop } = step;
+      if ((loop.forEach === undefined) === (loop.while === undefined))
+        issues.push({
+          path: fieldPath(source, 'loop'),
+          message: 'needs exactly one of forEach (an array expression) or while (a condition)',
+        });
+      if (step.forEach !== undefined)
+        issues.push({ path: fieldPath(source, 'loop'), message: 'cannot be combined with the step-level forEach; use one of them' });
+      for (const form of ['forEach', 'while'] as const) {
+        if (typeof loop[form] === 'string') checkRaw(loop[form], fieldPath(source, 'loop', form), expressions);
+        else if (loop[form] !== undefined) issues.push({ path: fieldPath(source, 'loop', form), message: 'must be an expression string' });
+      }
+      for (const name of ['itemName', 'indexName'] as const) {
+        const value = loop[name];
+        if (value !== undefined && !(typeof value === 'string' && STEP_ID_PATTERN.test(value) && !RESERVED_STEP_IDS.has(value)))
+          issues.push({ path: fieldPath(source, 'loop', name), message: 'must be a variable name matching ^[A-Za-z_][A-Za-z0-9_]*$' });
+      }
+      const max = loop.maxIterations;
+      if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 1 && (max as number) <= MAX_LOOP_ITERATIONS))
+        issues.push({ path: fieldPath(source, 'loop', 'maxIterations'), message: `must be an integer from 1 to ${MAX_LOOP_ITERATIONS}` });
     }
   }
   if (
@@ -205,4 +229,9 @@ function validateIteration(step: StepDefinition, source: StepSource, issues: Def
   ) {
     issues.push({ path: fieldPath(source, 'outputProjection'), message: 'must be an array of strings' });
   }
+}
+
+/** A `forEach.reduce.accumulator`: a plain variable name (the documented form), never an expression. */
+function isVariableName(value: unknown): boolean {
+  return typeof value === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(value) && !['__proto__', 'prototype', 'constructor'].includes(value);
 }

@@ -13,12 +13,13 @@ import {
 } from './definition';
 import type { ConfigReference } from './expressions';
 import { hasOwn, isObject, normalizeDefinition, normalizeFolderPath } from './normalize';
-import { outputPortsOf } from './plugins';
+import { outputPortsOf, pinPlugins, withPluginCatalog, type PluginCatalog } from './plugins';
 import { scheduleTooFrequent, sizeIssues, type DefinitionLimits } from './limits';
 import { join } from './pointer';
-import { checkInputDeclarations } from './validate-declarations';
+import { checkInputDeclarations, checkSecretDeclarations } from './validate-declarations';
 import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
-import { fieldPath, stepPlugin, validateStep, type ExtraPlugins } from './validate-step';
+import { fieldPath, stepPlugin, validateStep } from './validate-step';
+import { ignoredKeyWarnings } from './validate-ignored';
 
 export interface ValidationResult {
   errors: DefinitionIssue[];
@@ -32,8 +33,8 @@ export interface ValidationResult {
 export interface ValidationOptions {
   /** Publish-time ceilings (the API passes the operator's); absent, sizes are not checked. */
   limits?: DefinitionLimits;
-  /** Plugins besides the registered ones, by name, taking precedence (the kit's stubs). */
-  plugins?: ExtraPlugins;
+  /** Operators' own plugins (the PLUGINS setting), known beside the built-ins; the ones used are pinned into the definition. */
+  plugins?: PluginCatalog;
 }
 
 export function validateDefinition(input: unknown, options: ValidationOptions = {}): ValidationResult {
@@ -42,7 +43,9 @@ export function validateDefinition(input: unknown, options: ValidationOptions = 
       const tooLarge = sizeIssues(input, options.limits);
       if (tooLarge.length > 0) return { errors: tooLarge, warnings: [], references: [] };
     }
-    return validateUnsafe(input, options.limits, options.plugins);
+    const result = withPluginCatalog(options.plugins, () => validateUnsafe(input, options.limits));
+    if (result.definition) pinPlugins(result.definition, options.plugins);
+    return result;
   } catch (error) {
     // A bug in the validator must not turn into a 5xx or a crashed workflow task.
     const message = error instanceof Error ? error.message : String(error);
@@ -50,7 +53,7 @@ export function validateDefinition(input: unknown, options: ValidationOptions = 
   }
 }
 
-function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined, plugins: ExtraPlugins | undefined): ValidationResult {
+function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): ValidationResult {
   if (!isObject(input)) return { errors: [{ path: '', message: 'the definition must be an object' }], warnings: [], references: [] };
   const normalized = normalizeDefinition(input);
   const { definition: def, topKeys } = normalized;
@@ -92,6 +95,7 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined, pl
       }
     }
   }
+  if (isObject(def.secrets)) checkSecretDeclarations(def.secrets, top('secrets'), issues);
   checkInputDeclarations(def.inputs, top('inputs'), issues);
   if (isObject(def.outputs)) checkTemplates(def.outputs, top('outputs'), context);
   if (def.steps === undefined || input.steps === undefined) issues.push({ path: top('steps'), message: 'is required' });
@@ -106,16 +110,18 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined, pl
   }
 
   const stepIds = new Set(normalized.steps.keys());
-  for (const [id, source] of normalized.steps) validateStep(def.steps[id], source, stepIds, issues, context, plugins);
+  for (const [id, source] of normalized.steps) validateStep(def.steps[id], source, stepIds, issues, context);
   if (limits) {
     for (const [id, source] of normalized.steps) {
       const problem = scheduleTooFrequent(def.steps[id], limits.minCronIntervalSeconds);
       if (problem) issues.push({ path: fieldPath(source, 'config', 'schedule'), message: problem });
     }
   }
-  validateConnections(def, normalized.connections, issues, context, plugins);
+  validateConnections(def, normalized.connections, issues, context);
 
   const errors = dedupe(issues);
+  // Only a valid definition has steps sound enough to reason about what each key does.
+  if (errors.length === 0) warnings.push(...ignoredKeyWarnings(def, normalized.steps, (key) => top(key)));
   const references = dedupeReferences(context.references);
   return errors.length > 0 ? { errors, warnings, references } : { errors, warnings, definition: def, references };
 }
@@ -132,7 +138,6 @@ function validateConnections(
   sources: ConnectionSource[],
   issues: DefinitionIssue[],
   context: ExpressionContext,
-  plugins: ExtraPlugins | undefined,
 ): void {
   for (let index = 0; index < def.connections.length; index += 1) {
     const connection = def.connections[index];
@@ -159,35 +164,23 @@ function validateConnections(
       else if (typeof connection.condition !== 'boolean')
         issues.push({ path: connectionPath(source, 'condition'), message: 'must be an expression string or a boolean' });
     }
-    if (endsValid) checkPorts(def, connection, source, issues, plugins);
+    if (endsValid) checkPorts(def, connection, source, issues);
   }
 }
 
 type Connection = WorkflowDefinition['connections'][number];
 
-function checkPorts(
-  def: WorkflowDefinition,
-  connection: Connection,
-  at: ConnectionSource,
-  issues: DefinitionIssue[],
-  plugins: ExtraPlugins | undefined,
-): void {
+function checkPorts(def: WorkflowDefinition, connection: Connection, at: ConnectionSource, issues: DefinitionIssue[]): void {
   const target = def.steps[connection.to];
   if (target.type === 'trigger')
     issues.push({ path: connectionPath(at, 'to'), message: `step "${connection.to}" is a trigger and cannot have incoming connections` });
   // Every step has the `default` ports: only other names need the plugins' port lists.
-  if (connection.sourcePort !== 'default') checkSourcePort(def.steps[connection.from], connection, at, issues, plugins);
-  if (connection.targetPort !== 'default') checkTargetPort(target, connection, at, issues, plugins);
+  if (connection.sourcePort !== 'default') checkSourcePort(def.steps[connection.from], connection, at, issues);
+  if (connection.targetPort !== 'default') checkTargetPort(target, connection, at, issues);
 }
 
-function checkSourcePort(
-  source: StepDefinition,
-  connection: Connection,
-  at: ConnectionSource,
-  issues: DefinitionIssue[],
-  plugins: ExtraPlugins | undefined,
-): void {
-  const plugin = stepPlugin(source, plugins);
+function checkSourcePort(source: StepDefinition, connection: Connection, at: ConnectionSource, issues: DefinitionIssue[]): void {
+  const plugin = stepPlugin(source);
   if (!plugin) {
     issues.push({ path: connectionPath(at, 'sourcePort'), message: `step "${connection.from}" has only the output port "default"` });
     return;
@@ -202,14 +195,8 @@ function checkSourcePort(
   }
 }
 
-function checkTargetPort(
-  target: StepDefinition,
-  connection: Connection,
-  at: ConnectionSource,
-  issues: DefinitionIssue[],
-  plugins: ExtraPlugins | undefined,
-): void {
-  const inputPorts = ['default', ...(stepPlugin(target, plugins)?.inputPorts ?? [])];
+function checkTargetPort(target: StepDefinition, connection: Connection, at: ConnectionSource, issues: DefinitionIssue[]): void {
+  const inputPorts = ['default', ...(stepPlugin(target)?.inputPorts ?? [])];
   if (!inputPorts.includes(connection.targetPort)) {
     issues.push({
       path: connectionPath(at, 'targetPort'),

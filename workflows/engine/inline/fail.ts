@@ -8,7 +8,8 @@ const fail: InlineRun = ({ config }) => {
     typeof config.code === 'string' && config.code !== '' ? config.code : 'WORKFLOW_FAILED',
     stringify(config.message) || 'failed on purpose',
   );
-  if (config.metadata !== undefined) result.metadata = { details: config.metadata };
+  if (config.metadata !== null && typeof config.metadata === 'object' && !Array.isArray(config.metadata) && result.error)
+    result.error.details = config.metadata as Record<string, unknown>;
   return result;
 };
 

@@ -16,8 +16,10 @@ import { str, duration, onTimeout } from '../plugins/schema';
 const signalWait: InlineRun = async ({ step, config, ctx, effects, hasPortEdge }) => {
   const names = (Array.isArray(config.signalName) ? config.signalName : [config.signalName]).map(stringify).filter((name) => name !== '');
   if (names.length === 0) return failure('PLUGIN_CONFIG_INVALID', 'signal-wait needs a "signalName"');
-  const timeoutMs = config.timeout === undefined || config.timeout === null ? undefined : parseDuration(config.timeout);
-  if (config.timeout !== undefined && config.timeout !== null && timeoutMs === undefined) {
+  // `timeoutMs` is the older spelling (a number of milliseconds); `timeout` wins when both are set.
+  const timeout = config.timeout ?? config.timeoutMs;
+  const timeoutMs = timeout === undefined || timeout === null ? undefined : parseDuration(timeout);
+  if (timeout !== undefined && timeout !== null && timeoutMs === undefined) {
     return failure('PLUGIN_CONFIG_INVALID', 'signal-wait "timeout" is not a duration');
   }
   const correlationKey =
@@ -35,10 +37,7 @@ const signalWait: InlineRun = async ({ step, config, ctx, effects, hasPortEdge }
     return { status: 'success', items: [outputs] };
   }
   if (config.onTimeout !== 'continue') {
-    return failure(
-      'SIGNAL_WAIT_TIMEOUT',
-      `no signal ${names.map((n) => `"${n}"`).join(' or ')} arrived within ${stringify(config.timeout)}`,
-    );
+    return failure('SIGNAL_WAIT_TIMEOUT', `no signal ${names.map((n) => `"${n}"`).join(' or ')} arrived within ${stringify(timeout)}`);
   }
   const outputs = { name: null, payload: config.defaultValue ?? null, receivedAt: null, timedOut: true };
   return { status: 'success', items: [outputs], activePorts: [hasPortEdge('timeout') ? 'timeout' : 'default'] };
@@ -58,6 +57,7 @@ export const signalWaitPlugin: InlinePlugin = {
         signalName: { type: ['string', 'array'], items: str() },
         correlationKey: str(),
         timeout: duration(),
+        timeoutMs: duration('older spelling of timeout (milliseconds)'),
         onTimeout,
         defaultValue: { type: 'any' },
       },

@@ -1,6 +1,6 @@
 /**
  * `webhook-wait`: opens a one-time callback URL
- * (`<PUBLIC_BASE_URL>/workflows/webhooks/callback/<executionId>/<token>`), lists
+ * (`<PUBLIC_BASE_URL>/workflows/webhooks/callback[/<urlPrefix>]/<executionId>/<token>`), lists
  * it with the pending waits, then parks the run until a request reaches that URL
  * or the timeout fires. The request (`body`, `headers`, `query`, `receivedAt`)
  * becomes the output, with the `waitUrl`.
@@ -18,6 +18,7 @@ import { parseDuration } from '../durations';
 import { stringify } from '../evaluate';
 import { failure, type InlinePlugin, type InlineRun } from './inline-plugin';
 import { str, duration, onTimeout } from '../plugins/schema';
+import { isPathSegment } from '../config-schema';
 
 /** The signal name a callback delivers for a wait's nonce. */
 export const webhookSignalName = (nonce: string): string => `webhook:${nonce}`;
@@ -27,11 +28,15 @@ const webhookWait: InlineRun = async ({ step, config, ctx, effects, hasPortEdge 
   if (config.timeout !== undefined && config.timeout !== null && timeoutMs === undefined) {
     return failure('PLUGIN_CONFIG_INVALID', 'webhook-wait "timeout" is not a duration');
   }
+  const prefix = config.urlPrefix === undefined || config.urlPrefix === null || config.urlPrefix === '' ? undefined : config.urlPrefix;
+  if (prefix !== undefined && !(typeof prefix === 'string' && isPathSegment(prefix)))
+    return failure(
+      'PLUGIN_CONFIG_INVALID',
+      'webhook-wait "urlPrefix" must be one readable path segment (letters, digits, ".", "_" or "-")',
+    );
   const nonce = effects.uuid().replace(/-/g, '');
-  const base =
-    typeof config.urlPrefix === 'string' && config.urlPrefix !== ''
-      ? config.urlPrefix.replace(/\/+$/, '')
-      : `${ctx.input.publicBaseUrl ?? ''}/workflows/webhooks/callback`;
+  // The prefix only makes the URL readable (…/callback/approvals/<execution>/<token>); the token is still the capability.
+  const base = `${ctx.input.publicBaseUrl ?? ''}/workflows/webhooks/callback${prefix === undefined ? '' : `/${prefix}`}`;
   const unsignedUrl = `${base}/${ctx.input.executionId}/${nonce}`;
   effects.log({
     stepId: step.id,
@@ -81,7 +86,14 @@ export const webhookWaitPlugin: InlinePlugin = {
     inline: true,
     inputPorts: ['default'],
     outputPorts: ['default', 'timeout'],
-    configSchema: { properties: { timeout: duration(), onTimeout, urlPrefix: str(), correlationKey: str() } },
+    configSchema: {
+      properties: {
+        timeout: duration(),
+        onTimeout,
+        urlPrefix: str('a readable path segment inserted before the execution id', { format: 'path-segment' }),
+        correlationKey: str(),
+      },
+    },
   },
   run: webhookWait,
 };

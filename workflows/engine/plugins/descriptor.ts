@@ -23,10 +23,23 @@ export interface PluginDescriptor {
   /** Output ports named by config (e.g. `case` ports); see `outputPortsOf`. */
   dynamicPorts?: boolean;
   configSchema: ConfigSchema;
+  /** Semantic version (an operator's plugin must declare one; built-ins follow the engine's). */
+  version?: string;
+  /** Free grouping for catalogs (`communication`, `network`, …). */
+  category?: string;
+  /** JSON Schema of what the plugin outputs (documentation: outputs are not checked against it). */
+  outputSchema?: Record<string, unknown>;
+  /** Example step configs, each with an optional title. */
+  examples?: Array<{ title?: string; config: Record<string, unknown>; inputs?: Record<string, unknown> }>;
+  /** Longer documentation (Markdown). */
+  documentation?: string;
 }
 
 /** The execute mode a step's config selects (a mode property), else the plugin's own. */
-export function executeModeOf(plugin: PluginDescriptor, config: Record<string, unknown>): 'each' | 'all' {
+export function executeModeOf(
+  plugin: Pick<PluginDescriptor, 'executeMode' | 'executeModeFrom'>,
+  config: Record<string, unknown>,
+): 'each' | 'all' {
   const from = plugin.executeModeFrom;
   const value = from ? config[from.property] : undefined;
   return (typeof value === 'string' || typeof value === 'boolean') && Object.hasOwn(from!.modes, String(value))

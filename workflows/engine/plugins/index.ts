@@ -2,4 +2,16 @@
 export { executeModeOf, type PluginDescriptor, type PluginKind } from './descriptor';
 export { codeExecDescriptor, httpRequestDescriptor, paginatedFetchDescriptor } from './effectful';
 export { outputPortsOf } from './ports';
-export { PLUGINS, buildPluginRegistry, findPlugin, inlinePluginFor, type PluginRegistry, type RegisteredPlugin } from './registry';
+export { isCompatibleVersion, isSemver, pinPlugins, pinnedPluginOf, PINNED_PLUGINS_KEY, type PinnedPlugin } from './pinned';
+export { describePlugin, toJsonSchema, type PublicPluginDescriptor } from './public-descriptor';
+export {
+  PLUGINS,
+  buildPluginRegistry,
+  findPlugin,
+  inlinePluginFor,
+  isBuiltInPlugin,
+  withPluginCatalog,
+  type PluginCatalog,
+  type PluginRegistry,
+  type RegisteredPlugin,
+} from './registry';

@@ -79,8 +79,36 @@ const registry = buildPluginRegistry(REGISTERED);
 /** Every plugin's descriptor by name (served by GET /workflows/plugins). */
 export const PLUGINS: Readonly<Record<string, PluginDescriptor>> = registry.descriptors;
 
+/** Descriptors of operators' own plugins, by name: plain data the API and the worker load at start (see `PLUGINS` setting). */
+export type PluginCatalog = Readonly<Record<string, PluginDescriptor>>;
+
+/** The operator plugins `findPlugin` also knows while `withPluginCatalog` runs (never set inside the workflow sandbox). */
+let catalog: PluginCatalog | undefined;
+
+/**
+ * Runs `work` (synchronous: validation) with an operator catalog known to
+ * `findPlugin`, so the one validator sees built-in and operator plugins alike
+ * without every helper on the way passing the catalog down. A catalog cannot
+ * shadow a built-in (the loader refuses such names).
+ */
+export function withPluginCatalog<T>(plugins: PluginCatalog | undefined, work: () => T): T {
+  const before = catalog;
+  catalog = plugins;
+  try {
+    return work();
+  } finally {
+    catalog = before;
+  }
+}
+
 export function findPlugin(name: string): PluginDescriptor | undefined {
-  return Object.prototype.hasOwnProperty.call(PLUGINS, name) ? PLUGINS[name] : undefined;
+  if (Object.prototype.hasOwnProperty.call(PLUGINS, name)) return PLUGINS[name];
+  return catalog !== undefined && Object.prototype.hasOwnProperty.call(catalog, name) ? catalog[name] : undefined;
+}
+
+/** Whether `name` is a built-in plugin (operator plugins may not take these names). */
+export function isBuiltInPlugin(name: string): boolean {
+  return Object.prototype.hasOwnProperty.call(PLUGINS, name);
 }
 
 /** The implementation of a plugin that runs inside the workflow, if it is one. */

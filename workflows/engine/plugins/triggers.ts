@@ -60,5 +60,42 @@ export const webhookTrigger: PluginDescriptor = {
   },
 };
 
+/**
+ * Recovery triggers: when an execution of the organization fails, each live
+ * one starts a run with the failure as payload (`executionId`, `workflowId`,
+ * `stepId`, `error`); see executions/dispatch-failure.ts.
+ */
+export const onErrorTrigger: PluginDescriptor = {
+  name: 'on-error',
+  kind: 'trigger',
+  description: 'Starts a recovery run when an execution of the organization fails (scope workflow: any failure; step: a step failed).',
+  executeMode: 'each',
+  inline: true,
+  inputPorts: [],
+  outputPorts: ['default'],
+  configSchema: {
+    properties: {
+      scope: str('workflow (default): every failed execution; step: only failures caused by a step', { enum: ['step', 'workflow'] }),
+      listenFor: str('older spelling of scope', { enum: ['step', 'workflow'] }),
+    },
+  },
+};
+
+export const executionFailedTrigger: PluginDescriptor = {
+  name: 'execution-failed-trigger',
+  kind: 'trigger',
+  description: 'Starts a run when an execution of the watched workflow (by id or key; every workflow when unset) fails.',
+  executeMode: 'each',
+  inline: true,
+  inputPorts: [],
+  outputPorts: ['default'],
+  configSchema: {
+    properties: {
+      workflowId: str('the watched workflow: its id (wf_…) or key'),
+      workflow_id: str('snake_case spelling of workflowId'),
+    },
+  },
+};
+
 /** Every trigger, in registry order. */
-export const TRIGGERS: readonly PluginDescriptor[] = [manualTrigger, cronTrigger, webhookTrigger];
+export const TRIGGERS: readonly PluginDescriptor[] = [manualTrigger, cronTrigger, webhookTrigger, onErrorTrigger, executionFailedTrigger];

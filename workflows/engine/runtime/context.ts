@@ -4,6 +4,7 @@
  * scope a step's expressions read from it.
  */
 import type { EvaluationScope } from '../evaluate';
+import { resolveTemplates } from '../templates';
 import type { ExecutionInput, RuntimeContext, ScopeExtras } from './types';
 
 export function createContext(input: ExecutionInput, vars: Record<string, unknown>, startedAt: string): RuntimeContext {
@@ -14,6 +15,25 @@ export function createContext(input: ExecutionInput, vars: Record<string, unknow
     variables[name] = initial === undefined ? null : structuredCloneJson(initial);
   }
   return { input, vars, variables, steps: {}, nodeContext: {}, signals: {}, startedAt };
+}
+
+/**
+ * Resolves the templates in the variables' `initialValue`s (`vars.*`,
+ * `workflow.inputs.*`, `execution.*`, earlier variables; publish refuses
+ * `secrets.*` there). Returns the failure that ends the run before any step
+ * when one cannot be evaluated.
+ */
+export function seedVariables(ctx: RuntimeContext): { type: string; message: string } | undefined {
+  const scope = stepScope(ctx, { items: [] });
+  for (const [name, value] of Object.entries(ctx.variables)) {
+    try {
+      ctx.variables[name] = resolveTemplates(value, scope);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { type: 'VARIABLE_INITIAL_VALUE_INVALID', message: `initialValue of variable "${name}": ${message}` };
+    }
+  }
+  return undefined;
 }
 
 /** The roots an expression of a step can read (engine-reference §3). `secrets` is absent on purpose. */

@@ -6,8 +6,16 @@
  * `inputs` are resolved once, before the first iteration.
  *
  * Output: one item `{items, count, failed}` (+ `result` with `reduce`). A
- * failed iteration fails a sequential step (unless `continueOnError`); in
- * parallel it leaves `{}` at its index and counts in `failed`.
+ * failed iteration stops a sequential step and fails it; with
+ * `continueOnError` the remaining iterations still run, then the step ends
+ * `failed` (its output still carries `failed: n`) and leaves through its
+ * failure route. In parallel a failed iteration leaves `{}` at its index,
+ * counts in `failed` and the step completes (engine-reference §2).
+ *
+ * `reduce` (sequential only): `accumulator` names a run variable. It starts at
+ * `initialValue`, each iteration reads it as `variables.<name>` and
+ * `inputs.<name>`, and the iteration's output replaces it; the final value is
+ * the step's `result` and stays in `variables.<name>`.
  */
 import type { StepDefinition } from '../definition';
 import { evaluateExpression } from '../evaluate';
@@ -18,6 +26,8 @@ import type { Activation } from '../graph/walker';
 import { mapLimit } from './concurrency';
 import { stepScope } from './context';
 import type { Item, PluginCall, PluginResult, ScopeExtras, StepEnv } from './types';
+
+const UNSAFE_NAMES = new Set(['__proto__', 'prototype', 'constructor']);
 
 interface ForEachConfig {
   expression?: unknown;
@@ -62,16 +72,31 @@ export async function runForEach(
   const base = step.inputs ? resolveInputs(step.inputs, scope) : { values: {}, deferred: [] };
   const continueOnError = step.errorHandling?.continueOnError === true;
 
+  const accumulatorName = options.reduce && !options.parallel ? options.reduce.accumulator : undefined;
+  if (accumulatorName !== undefined && (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(accumulatorName) || UNSAFE_NAMES.has(accumulatorName))) {
+    // Revisions validated before the accumulator had to be a name.
+    return {
+      status: 'failure',
+      error: {
+        code: 'PLUGIN_CONFIG_INVALID',
+        message: `forEach.reduce.accumulator of step "${step.id}" must name a variable`,
+        retryable: false,
+      },
+    };
+  }
+  if (accumulatorName !== undefined) env.ctx.variables[accumulatorName] = options.reduce?.initialValue ?? null;
+
   const iterate = async (element: unknown, index: number): Promise<PluginResult> => {
     const spread =
       options.spreadItem && element !== null && typeof element === 'object' && !Array.isArray(element) ? (element as Item) : {};
+    const accumulator = accumulatorName === undefined ? {} : { [accumulatorName]: env.ctx.variables[accumulatorName] };
     return call(env, step, activation, {
       items: activation.items,
       item: activation.items[0],
       itemIndex: index,
       signal,
       extraVariables: { [itemVariable]: element, [indexVariable]: index },
-      extraInputs: iterationInputs(base, { [itemVariable]: element, [indexVariable]: index, ...spread }),
+      extraInputs: iterationInputs(base, { [itemVariable]: element, [indexVariable]: index, ...accumulator, ...spread }),
     });
   };
 
@@ -87,28 +112,35 @@ export async function runForEach(
     return { status: 'success', items: [{ items: outputs, count: elements.length, failed }] };
   }
 
-  let accumulator = options.reduce ? (options.reduce.initialValue ?? null) : undefined;
+  let firstFailure: { index: number; error: NonNullable<PluginResult['error']> } | undefined;
   for (const [index, element] of elements.entries()) {
     const result = await iterate(element, index).catch(asFailure);
     if (result.status === 'failure') {
       if (!continueOnError) return result;
       failed += 1;
+      firstFailure ??= { index, error: result.error ?? { code: 'STEP_FAILED', message: 'iteration failed' } };
       outputs.push({});
       continue;
     }
     const value = result.outputs ?? result.items?.[0] ?? {};
     outputs.push(value);
-    if (options.reduce?.accumulator) {
-      accumulator = evaluateExpression(unwrapRaw(options.reduce.accumulator), {
-        ...scope,
-        acc: accumulator,
-        result: value,
-        variables: { ...env.ctx.variables, [itemVariable]: element, [indexVariable]: index },
-      });
-    }
+    if (accumulatorName !== undefined) env.ctx.variables[accumulatorName] = value;
   }
   const output: Item = { items: outputs, count: elements.length, failed };
-  if (options.reduce) output.result = accumulator ?? null;
+  if (options.reduce) output.result = accumulatorName === undefined ? null : (env.ctx.variables[accumulatorName] ?? null);
+  if (firstFailure) {
+    // continueOnError ran every iteration; the step still failed, and says how often.
+    const { index, error } = firstFailure;
+    return {
+      status: 'failure',
+      items: [output],
+      error: {
+        ...error,
+        message: `${failed} of ${elements.length} iterations failed; the first (index ${index}): ${error.message}`,
+        retryable: false,
+      },
+    };
+  }
   return { status: 'success', items: [output] };
 }
 

@@ -10,7 +10,7 @@ import { unwrapRaw } from '../expressions';
 import { buildTopology, type Edge, type Topology } from '../graph/topology';
 import { begin, createWalkerState, settle, type Activation, type Item, type Transition, type WalkerState } from '../graph/walker';
 import { resolveTemplates } from '../templates';
-import { createContext, stepScope } from './context';
+import { createContext, seedVariables, stepScope } from './context';
 import { runStep, toStepError } from './step-runner';
 import type { CarriedState, ExecutionInput, RuntimeContext, RuntimeEffects, StepEnv } from './types';
 
@@ -54,7 +54,8 @@ export function startExecution(
   const ctx: RuntimeContext = carried ? { input, ...carried.context } : createContext(input, vars, new Date(effects.now()).toISOString());
   const walker = carried?.walker ?? createWalkerState(topology);
   const env: StepEnv = { ctx, effects, topology };
-  let conditionError: ExecutionError | undefined;
+  // A variable whose initialValue cannot be evaluated ends the run at its first transition, like a bad condition.
+  let conditionError: ExecutionError | undefined = carried ? undefined : seedVariables(ctx);
 
   const condition = (edge: Edge): boolean => {
     const source = ctx.steps[edge.from];

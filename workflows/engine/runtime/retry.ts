@@ -2,14 +2,16 @@
  * Retry policies in both spellings (engine-reference §0) mapped to Temporal's:
  * `{maxRetries, backoff, initialInterval}` and
  * `{max_attempts, initial_interval, backoff_strategy, jitter}` (normalized to
- * camelCase). Without a policy a step runs once. Temporal has no jitter; it is
- * accepted and ignored.
+ * camelCase). Without a policy a step runs once. Temporal has no jitter: a
+ * policy with `jitter` is run by the engine itself (./retry-loop).
  */
 import type { RetryPolicy } from '../definition';
 import { parseDuration } from '../durations';
 import type { TemporalRetryPolicy } from './types';
 
 export const MAX_ATTEMPTS_CAP = 100;
+/** Error types never retried, whatever the policy (a config the plugin refused, a secret without a value). */
+export const NON_RETRYABLE_ERROR_TYPES: readonly string[] = ['PLUGIN_CONFIG_INVALID', 'SECRET_UNRESOLVED'];
 
 export function toTemporalRetryPolicy(policy: RetryPolicy | undefined): TemporalRetryPolicy {
   if (!policy) return { maximumAttempts: 1, initialIntervalMs: 1000, backoffCoefficient: 2 };

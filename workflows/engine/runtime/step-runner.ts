@@ -1,16 +1,16 @@
 /**
- * Runs one activation of one step: its condition, `forEach`, the items model
+ * Runs one activation of one step: its condition, `forEach` or `loop`, the items model
  * (`each` fans out per item with bounded parallelism, `all` gets the batch),
  * inline plugins in the workflow and effectful ones through an activity,
  * `outputProjection`, and the step record. Returns the outcome the walker
  * settles.
  */
-import type { StepDefinition } from '../definition';
+import type { StepDefinition, WorkflowDefinition } from '../definition';
 import { parseDuration } from '../durations';
 import { ExpressionError, evaluateExpression, isTruthy, type EvaluationScope } from '../evaluate';
 import { unwrapRaw } from '../expressions';
 import type { Activation, StepOutcome } from '../graph/walker';
-import { executeModeOf, findPlugin, inlinePluginFor } from '../plugins';
+import { executeModeOf, findPlugin, inlinePluginFor, pinnedPluginOf } from '../plugins';
 import { resolveInputs, resolveTemplates, scopeForDeferred, type DeferredTemplate } from '../templates';
 import { RUN_LIMIT_SETTINGS, runLimitsOf } from '../limits';
 import { mapLimit } from './concurrency';
@@ -18,8 +18,12 @@ import { utf8Length } from './sizes';
 import { stepScope } from './context';
 import { project } from './paths';
 import { toTemporalRetryPolicy } from './retry';
+import { jitterOf, withRetries } from './retry-loop';
+import { renamingBindings } from '../secret-bindings';
+import type { InlineCall } from '../inline/inline-plugin';
 import {
   PLUGIN_LOGS_DETAIL,
+  type ActivityCall,
   type Item,
   type PluginCall,
   type PluginResult,
@@ -29,6 +33,7 @@ import {
   type StepRecord,
 } from './types';
 import { runForEach } from './for-each';
+import { runLoop } from './loop';
 
 export const DEFAULT_PARALLELISM = 5;
 export const DEFAULT_STEP_TIMEOUT_MS = 5 * 60_000;
@@ -64,6 +69,8 @@ export async function runStep(env: StepEnv, activation: Activation): Promise<{ r
       result = { status: 'skipped' };
     } else if (step.forEach) {
       result = await runForEach(env, step, activation, signal, callPlugin);
+    } else if (step.loop) {
+      result = await runLoop(env, step, activation, signal, callPlugin);
     } else {
       result = await runItems(env, step, activation, signal);
     }
@@ -94,9 +101,14 @@ function evaluateCondition(condition: string | boolean, scope: EvaluationScope):
   return typeof condition === 'boolean' ? condition : evaluateExpression(unwrapRaw(condition), scope);
 }
 
-/** `each` mode: one call per item (bounded parallelism), results concatenated in item order; `all`: one call. */
+/** `each` mode: one call per item (bounded parallelism), results concatenated in item order; `all` (or a join): one call. */
 async function runItems(env: StepEnv, step: StepDefinition, activation: Activation, signal: ScopeExtras['signal']): Promise<PluginResult> {
-  const plugin = env.effects.hostPlugin?.(step.pluginType ?? '') ?? findPlugin(step.pluginType ?? '');
+  // A plugin the host runs itself (a kit stub) first; an operator plugin is known here only by its pin in the definition
+  // (the sandbox has no live registry of them).
+  const plugin =
+    env.effects.hostPlugin?.(step.pluginType ?? '') ??
+    findPlugin(step.pluginType ?? '') ??
+    pinnedPluginOf(env.ctx.input.definition, step.pluginType);
   const fanOut = step.metadata?.fanOutPerItem;
   const mode =
     fanOut === true
@@ -109,8 +121,14 @@ async function runItems(env: StepEnv, step: StepDefinition, activation: Activati
             ? executeModeOf(plugin, step.config ?? {})
             : 'each';
   const items = activation.items;
-  if (mode === 'all' || items.length <= 1) {
-    return callPlugin(env, step, activation, { items, item: mode === 'each' ? items[0] : undefined, itemIndex: 0, signal });
+  // Single-producer rule (engine-reference §2): implicit fan-out only when one edge carries the items; a join
+  // of several edges is one call on the concatenated items, unless the step asks for per-item calls itself.
+  const producers = Object.entries(activation.via).filter(
+    ([edgeId, state]) => state === 'taken' || env.topology.edges[edgeId]?.kind === 'error',
+  ).length;
+  const joined = fanOut !== true && producers > 1;
+  if (mode === 'all' || joined || items.length <= 1) {
+    return callPlugin(env, step, activation, { items, item: mode === 'each' && !joined ? items[0] : undefined, itemIndex: 0, signal });
   }
   const limit = Math.min(
     Number(step.metadata?.maxParallelism ?? step.config.maxParallelism ?? DEFAULT_PARALLELISM) || DEFAULT_PARALLELISM,
@@ -167,7 +185,7 @@ export async function callPlugin(
   // A plugin the host runs itself (a kit stub) replaces the built-in one of that name.
   const inline = effects.hostPlugin?.(pluginType) ? undefined : inlinePluginFor(pluginType);
   if (inline) {
-    return inline({
+    const inlineCall: InlineCall = {
       step,
       config,
       inputs,
@@ -178,33 +196,52 @@ export async function callPlugin(
       effects,
       hasPortEdge: (port) => env.topology.outgoing[step.id].some((edgeId) => env.topology.edges[edgeId].sourcePort === port),
       reentered,
-    });
+    };
+    return withRetries(step.errorHandling?.retryPolicy, effects, () => inline(inlineCall));
   }
   // Templates that read a secret are evaluated by the activity; it gets the other roots they read.
   const deferredScope = scopeForDeferred(deferred, scope);
-  const result = await effects.callActivity({
+  // Temporal's retry policies have no jitter: with one, the engine retries (one attempt per activity call).
+  const retryPolicy = step.errorHandling?.retryPolicy;
+  const engineRetries = jitterOf(retryPolicy) > 0;
+  const activityCall: ActivityCall = {
     executionId: ctx.input.executionId,
     organizationId: ctx.input.organizationId,
     workflowId: ctx.input.workflowId,
     stepId: step.id,
     pluginType,
+    ...pinnedVersion(ctx.input.definition, pluginType),
     config,
     inputs,
     items: extras.item ? [extras.item] : extras.items,
     item: extras.item,
     itemIndex: extras.itemIndex,
-    timeoutMs: parseDuration(step.timeout) ?? DEFAULT_STEP_TIMEOUT_MS,
-    retryPolicy: toTemporalRetryPolicy(step.errorHandling?.retryPolicy),
+    timeoutMs: activityTimeoutMs(step),
+    retryPolicy: toTemporalRetryPolicy(engineRetries ? undefined : retryPolicy),
     nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
     ...outputLimit(runLimitsOf(ctx.input).maxStepOutputBytes),
     ...(deferred.length > 0 ? { deferred } : {}),
     ...(deferredScope ? { scope: deferredScope } : {}),
-  });
+    ...(deferred.length > 0 ? bindingsOf(ctx.input.definition) : {}),
+  };
+  const result = await withRetries(engineRetries ? retryPolicy : undefined, effects, () => effects.callActivity(activityCall));
   if (result.nodeState === null) delete ctx.nodeContext[step.id];
   else if (result.nodeState !== undefined) ctx.nodeContext[step.id] = result.nodeState;
   for (const line of result.logs ?? [])
     effects.log({ stepId: step.id, level: line.level, message: line.message, timestamp: new Date(effects.now()).toISOString() });
   return { ...result, logs: undefined, nodeState: undefined };
+}
+
+/** The step's `timeout`, else its `metadata.executionTimeoutMs` (the older spelling), else the default. */
+export function activityTimeoutMs(step: StepDefinition): number {
+  const legacy = step.metadata?.executionTimeoutMs;
+  return parseDuration(step.timeout) ?? (typeof legacy === 'number' && legacy > 0 ? legacy : DEFAULT_STEP_TIMEOUT_MS);
+}
+
+/** The `secrets:` bindings that rename, when the definition has any (the activity loads the bound entries). */
+function bindingsOf(definition: StepEnv['ctx']['input']['definition']): { secretBindings?: Record<string, string> } {
+  const secretBindings = renamingBindings(definition);
+  return secretBindings ? { secretBindings } : {};
 }
 
 /** The activity's output limit, when the run has one (older runs have none). */
@@ -234,6 +271,11 @@ function finish(
   if (result.status === 'failure') {
     record.status = 'failed';
     record.error = result.error ?? { code: 'STEP_FAILED', message: `step "${step.id}" failed` };
+    // A failure may still say what it did (a forEach with continueOnError: `failed: n`).
+    if (result.items || result.outputs) {
+      record.items = itemsOf(result);
+      record.outputs = record.items[0] ?? {};
+    }
     env.effects.onEvent({ type: 'step.failed', stepId: step.id, run: activation.run, at, record });
     return { record, outcome: { status: 'failed', inputItems: activation.items } };
   }
@@ -289,4 +331,10 @@ export function toStepError(error: unknown): StepError {
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
+}
+
+/** The version of an operator plugin the revision was validated against: the worker runs the step only with a compatible one. */
+function pinnedVersion(definition: WorkflowDefinition, pluginType: string): { pluginVersion?: string } {
+  const pinned = pinnedPluginOf(definition, pluginType);
+  return pinned ? { pluginVersion: pinned.version } : {};
 }

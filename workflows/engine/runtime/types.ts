@@ -17,11 +17,13 @@ export type { Item };
 export interface TriggerInfo {
   /** Trigger step that fired; undefined for a plain API start without a manual trigger step. */
   stepId?: string;
-  source: 'manual' | 'cron' | 'webhook' | 'sub-workflow' | 'signal';
+  source: 'manual' | 'cron' | 'webhook' | 'sub-workflow' | 'signal' | 'on-error';
   payload: Record<string, unknown>;
   receivedAt: string;
   /** The output port the fired trigger step activates (default `default`; the kit sets it for triggers with several ports). */
   port?: string;
+  /** Signal-with-start: the signal this run was started for; its first matching wait receives it. */
+  signal?: { name: string; signalId: string; correlationKey?: string; payload: unknown };
 }
 
 export interface ExecutionInput {
@@ -104,6 +106,8 @@ export interface StepError {
   message: string;
   code: string;
   retryable?: boolean;
+  /** What the step attached to its failure (the `fail` plugin's `metadata`). */
+  details?: Record<string, unknown>;
 }
 
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'skipped';
@@ -157,6 +161,8 @@ export interface ActivityCall {
   workflowId: string;
   stepId: string;
   pluginType: string;
+  /** For an operator plugin: the version the revision pinned (the worker refuses an incompatible one). */
+  pluginVersion?: string;
   config: Record<string, unknown>;
   inputs: Record<string, unknown>;
   items: Item[];
@@ -173,6 +179,8 @@ export interface ActivityCall {
   deferred?: DeferredTemplate[];
   /** Non-secret roots (vars, steps…) that those templates also read. */
   scope?: Record<string, unknown>;
+  /** The definition's `secrets:` bindings that rename: `secrets.NAME` reads the config entry named here (names only). */
+  secretBindings?: Record<string, string>;
 }
 
 export interface TemporalRetryPolicy {

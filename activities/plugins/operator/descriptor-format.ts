@@ -1,0 +1,118 @@
+/**
+ * The descriptor an operator's plugin exports, as a JSON Schema (TypeBox,
+ * compiled once with Ajv), and its translation into the engine's plain-data
+ * descriptor. Config schemas are limited to the subset the engine's one
+ * validator checks at publish: an unsupported keyword (pattern, oneOf, $ref…)
+ * is refused at start-up rather than silently not enforced.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import Ajv, { type ErrorObject } from 'ajv';
+import { isSemver, type PluginDescriptor } from '../../../workflows/engine';
+import type { PluginDescriptorExport, PluginPropertySchema } from './plugin-api';
+
+const ValueType = Type.Union(['string', 'number', 'integer', 'boolean', 'object', 'array'].map((type) => Type.Literal(type)));
+const PortList = Type.Array(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_-]{0,63}$' }), { maxItems: 32, uniqueItems: true });
+
+const Property: TSchema = Type.Recursive(
+  (Self) =>
+    Type.Object(
+      {
+        type: Type.Optional(Type.Union([ValueType, Type.Array(ValueType, { minItems: 1 })])),
+        description: Type.Optional(Type.String()),
+        enum: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { minItems: 1 })),
+        minimum: Type.Optional(Type.Number()),
+        maximum: Type.Optional(Type.Number()),
+        minLength: Type.Optional(Type.Integer({ minimum: 0 })),
+        format: Type.Optional(Type.Union([Type.Literal('duration'), Type.Literal('cron'), Type.Literal('expression')])),
+        items: Type.Optional(Self),
+        properties: Type.Optional(Type.Record(Type.String(), Self)),
+        required: Type.Optional(Type.Array(Type.String())),
+        default: Type.Optional(Type.Unknown()),
+      },
+      { additionalProperties: false },
+    ),
+  { $id: 'PluginProperty' },
+);
+
+export const DescriptorExport = Type.Object(
+  {
+    name: Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$' }),
+    version: Type.String({ minLength: 5, maxLength: 64 }),
+    kind: Type.Literal('module'),
+    description: Type.String({ minLength: 1, maxLength: 500 }),
+    category: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    executeMode: Type.Optional(Type.Union([Type.Literal('each'), Type.Literal('all')])),
+    inputPorts: Type.Optional(PortList),
+    outputPorts: Type.Optional(PortList),
+    configSchema: Type.Object(
+      {
+        type: Type.Literal('object'),
+        properties: Type.Record(Type.String(), Property),
+        required: Type.Optional(Type.Array(Type.String())),
+      },
+      { additionalProperties: false },
+    ),
+    outputSchema: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    examples: Type.Optional(
+      Type.Array(
+        Type.Object({
+          title: Type.Optional(Type.String()),
+          config: Type.Record(Type.String(), Type.Unknown()),
+          inputs: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+        }),
+      ),
+    ),
+    documentation: Type.Optional(Type.String({ maxLength: 100_000 })),
+  },
+  { additionalProperties: false },
+);
+
+const validate = new Ajv({ allErrors: true, strict: false }).compile(DescriptorExport);
+
+/** Problems with an exported descriptor, each naming where (empty when it is valid). */
+export function descriptorProblems(value: unknown): string[] {
+  if (validate(value)) {
+    const descriptor = value as PluginDescriptorExport;
+    return isSemver(descriptor.version) ? [] : [`version "${descriptor.version}" is not a semantic version (such as 1.2.0)`];
+  }
+  return (validate.errors ?? []).map(describeError);
+}
+
+function describeError(error: ErrorObject): string {
+  const at = error.instancePath === '' ? 'the descriptor' : error.instancePath;
+  if (error.keyword === 'additionalProperties')
+    return `${at} has "${String(error.params.additionalProperty)}", which plugin descriptors do not support`;
+  return `${at} ${error.message ?? 'is invalid'}`;
+}
+
+/** The engine's descriptor of a valid export (an operator plugin always runs as an activity). */
+export function engineDescriptor(descriptor: PluginDescriptorExport): PluginDescriptor {
+  return {
+    name: descriptor.name,
+    version: descriptor.version,
+    kind: 'module',
+    description: descriptor.description,
+    executeMode: descriptor.executeMode ?? 'each',
+    inline: false,
+    inputPorts: descriptor.inputPorts ?? ['default'],
+    outputPorts: descriptor.outputPorts ?? ['default'],
+    configSchema: {
+      properties: Object.fromEntries(Object.entries(descriptor.configSchema.properties).map(([name, schema]) => [name, property(schema)])),
+      ...(descriptor.configSchema.required ? { required: descriptor.configSchema.required } : {}),
+    },
+    ...(descriptor.category ? { category: descriptor.category } : {}),
+    ...(descriptor.outputSchema ? { outputSchema: descriptor.outputSchema } : {}),
+    ...(descriptor.examples ? { examples: descriptor.examples } : {}),
+    ...(descriptor.documentation ? { documentation: descriptor.documentation } : {}),
+  };
+}
+
+function property(schema: PluginPropertySchema): PluginDescriptor['configSchema']['properties'][string] {
+  const { type, items, properties, ...rest } = schema;
+  return {
+    ...rest,
+    type: type ?? 'any',
+    ...(items ? { items: property(items) } : {}),
+    ...(properties ? { properties: Object.fromEntries(Object.entries(properties).map(([name, inner]) => [name, property(inner)])) } : {}),
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * What an operator's plugin is written against (types only: a plugin
+ * package needs nothing of ours at run time). A plugin module exports
+ * `descriptor` (plain data, checked at start-up by ./descriptor-format.ts)
+ * and `execute`, named or as the members of its default export.
+ */
+import type { RequestInit, Response } from 'undici';
+
+/** A config or nested property, in the JSON Schema subset the engine's one validator checks at publish. */
+export interface PluginPropertySchema {
+  /** Absent: any value. */
+  type?: PluginValueType | PluginValueType[];
+  description?: string;
+  enum?: Array<string | number | boolean>;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  /** `duration` (500ms, 30s, PT1H or milliseconds), `cron`, or `expression` (a raw expression string). */
+  format?: 'duration' | 'cron' | 'expression';
+  items?: PluginPropertySchema;
+  properties?: Record<string, PluginPropertySchema>;
+  required?: string[];
+  default?: unknown;
+}
+
+export type PluginValueType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array';
+
+export interface PluginDescriptorExport {
+  /** Lower-case letters, digits and hyphens; never the name of a built-in plugin. */
+  name: string;
+  /** Semantic version; a revision records it, and a worker runs the revision's steps only with a compatible one. */
+  version: string;
+  /** Operator plugins are modules (effectful steps run by the worker). */
+  kind: 'module';
+  description: string;
+  category?: string;
+  /** `each` (default): one call per item; `all`: one call with the whole batch. */
+  executeMode?: 'each' | 'all';
+  /** Default `['default']`. */
+  inputPorts?: string[];
+  /** Default `['default']`; a result's `activePorts` picks among them. */
+  outputPorts?: string[];
+  configSchema: { type: 'object'; properties: Record<string, PluginPropertySchema>; required?: string[] };
+  outputSchema?: Record<string, unknown>;
+  examples?: Array<{ title?: string; config: Record<string, unknown>; inputs?: Record<string, unknown> }>;
+  /** Markdown. */
+  documentation?: string;
+}
+
+export interface PluginLogger {
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export interface PluginExecuteContext {
+  /** The step's config with every template resolved, secrets included (never return or log it as is: it is redacted if you do). */
+  config: Record<string, unknown>;
+  /** The step's resolved `inputs`, else the item it runs on. */
+  inputs: Record<string, unknown>;
+  /** The batch (`all`) or the one item (`each`). */
+  items: Array<Record<string, unknown>>;
+  /** The secrets the step's templates read, by name (loaded for this call only). */
+  secrets: Readonly<Record<string, string>>;
+  /** Lines become the step's logs (secret values redacted). */
+  log: PluginLogger;
+  /** Aborted when the step's timeout passes or the execution is cancelled. */
+  signal: AbortSignal;
+  /** fetch through the worker's egress policy (every address and every redirect checked). */
+  fetch: (url: string | URL, init?: RequestInit) => Promise<Response>;
+  step: { executionId: string; organizationId: string; workflowId: string; stepId: string };
+}
+
+/** What `execute` returns: outputs (one item), or items; optionally the output ports to follow. */
+export interface PluginExecuteResult {
+  outputs?: Record<string, unknown>;
+  items?: Array<Record<string, unknown>>;
+  activePorts?: string[];
+}
+
+/**
+ * An error `execute` throws fails the step with its message. Give it a `code`
+ * (the step error's code, e.g. `CHAT_REJECTED`) and `retryable: false` to stop
+ * the step's retry policy from trying again.
+ */
+export type PluginExecute = (context: PluginExecuteContext) => Promise<PluginExecuteResult> | PluginExecuteResult;
+
+export interface PluginModule {
+  descriptor: PluginDescriptorExport;
+  execute: PluginExecute;
+}

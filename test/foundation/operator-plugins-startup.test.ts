@@ -1,0 +1,75 @@
+/**
+ * The PLUGINS setting: parsed from the environment, each plugin checked when
+ * loaded, and a broken one stops the API or the worker at start-up with a
+ * message naming it.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PluginLoadError, loadOperatorPlugins } from '../../activities/plugins/operator/load-plugins';
+import { parseConfig } from '../../config/config';
+import { ROOT, runScript } from '../support/process';
+
+const EXAMPLE = './examples/plugins/chat-message';
+
+describe('operator plugins: the PLUGINS setting and start-up', () => {
+  it('reads PLUGINS as a comma-separated list (empty by default)', () => {
+    assert.deepEqual(parseConfig({}).plugins, []);
+    assert.deepEqual(parseConfig({ PLUGINS: ' @acme/slack, ./plugins/jira ,' }).plugins, ['@acme/slack', './plugins/jira']);
+  });
+
+  it('loads a plugin folder and names its descriptor', async () => {
+    const loaded = await loadOperatorPlugins([EXAMPLE], ROOT);
+    assert.deepEqual(Object.keys(loaded.catalog), ['chat-message']);
+    assert.equal(loaded.byName.get('chat-message')?.entry, EXAMPLE);
+  });
+
+  describe('refuses, naming the plugin', () => {
+    let dir: string;
+    before(async () => {
+      dir = await mkdtemp(path.join(tmpdir(), 'plugins-'));
+    });
+    const plugin = async (file: string, source: string) => {
+      await writeFile(path.join(dir, file), source);
+      return path.join(dir, file);
+    };
+    const refused = async (entries: string[], pattern: RegExp) => {
+      await assert.rejects(loadOperatorPlugins(entries, ROOT), (error: unknown) => {
+        assert.ok(error instanceof PluginLoadError, String(error));
+        assert.match(error.message, pattern);
+        return true;
+      });
+    };
+    const valid = (name: string, version = '1.0.0') =>
+      `exports.descriptor = { name: '${name}', version: '${version}', kind: 'module', description: 'd', configSchema: { type: 'object', properties: {} } };\n` +
+      `exports.execute = () => ({});\n`;
+
+    it('a package that is not installed', () => refused(['@acme/not-installed'], /plugin "@acme\/not-installed" could not be loaded/));
+    it('a schema keyword the engine cannot enforce', () =>
+      refused(['./test/fixtures/plugins/broken-schema.ts'], /plugin ".*broken-schema.ts" has an invalid descriptor: .*"pattern"/));
+    it('a version that is not semantic', async () =>
+      refused([await plugin('v.cjs', valid('vee', 'one.two.three'))], /not a semantic version/));
+    it('a built-in name', async () =>
+      refused([await plugin('b.cjs', valid('http-request'))], /"http-request", which is a built-in plugin/));
+    it('a name used twice', async () => {
+      const one = await plugin('one.cjs', valid('twin'));
+      const two = await plugin('two.cjs', valid('twin'));
+      await refused([one, two], /is named "twin", like plugin ".*one.cjs"/);
+    });
+    it('no execute function', async () =>
+      refused([await plugin('x.cjs', valid('lazy').replace(/exports\.execute.*/, ''))], /does not export an execute function/));
+  });
+
+  for (const script of ['bin/start-api.ts', 'bin/start-worker.ts']) {
+    it(`${script} stops at start-up on a broken plugin, naming it`, async function () {
+      this.timeout(30_000);
+      const result = await runScript(script, {
+        env: { PLUGINS: `${EXAMPLE},./test/fixtures/plugins/broken-schema.ts` },
+        timeoutMs: 25_000,
+      });
+      assert.equal(result.code, 2, result.stdout + result.stderr);
+      assert.match(result.stderr, /Invalid plugin: plugin "\.\/test\/fixtures\/plugins\/broken-schema\.ts" has an invalid descriptor/);
+    });
+  }
+});

@@ -1,0 +1,58 @@
+/**
+ * Retries the engine runs itself, on a durable timer between attempts:
+ * - for plugins that run inside the workflow (sub-workflow above all: a child
+ *   run that fails is started again), whose failures Temporal never sees;
+ * - for activities whose policy asks for `jitter`, which Temporal's retry
+ *   policies lack: the activity then gets one attempt per call and the engine
+ *   waits the backoff interval scaled by a random factor in
+ *   [1 − jitter, 1 + jitter] (the workflow's random source, so replay draws
+ *   the same numbers).
+ * The policy maps as for activities (./retry). Only a thrown failure is
+ * retried, and not one marked non-retryable (or of a non-retryable type): a
+ * failure result is the plugin's business (a wait that timed out, a bad
+ * config), as non-retryable activity errors are.
+ */
+import type { RetryPolicy } from '../definition';
+import { NON_RETRYABLE_ERROR_TYPES, toTemporalRetryPolicy } from './retry';
+import type { PluginResult, RuntimeEffects } from './types';
+
+export function jitterOf(policy: RetryPolicy | undefined): number {
+  const jitter = policy?.jitter;
+  return typeof jitter === 'number' && jitter > 0 ? Math.min(jitter, 1) : 0;
+}
+
+/** Whether a thrown failure may be retried: not marked non-retryable, and not of a non-retryable type. */
+function retryable(error: unknown): boolean {
+  const failure = error as { nonRetryable?: boolean; type?: string; cause?: { nonRetryable?: boolean; type?: string } } | null;
+  const cause = failure?.cause ?? failure;
+  if (cause?.nonRetryable === true || failure?.nonRetryable === true) return false;
+  return !(typeof cause?.type === 'string' && NON_RETRYABLE_ERROR_TYPES.includes(cause.type));
+}
+
+/** A number in [0, 1) from the workflow's deterministic uuid source (an FNV-1a hash of one uuid). */
+function random(effects: Pick<RuntimeEffects, 'uuid'>): number {
+  let hash = 0x811c9dc5;
+  for (const char of effects.uuid()) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0;
+  return hash / 0x1_0000_0000;
+}
+
+export async function withRetries(
+  policy: RetryPolicy | undefined,
+  effects: Pick<RuntimeEffects, 'sleep' | 'uuid'>,
+  attempt: () => PluginResult | Promise<PluginResult>,
+): Promise<PluginResult> {
+  if (!policy) return attempt();
+  const { maximumAttempts, initialIntervalMs, backoffCoefficient, maximumIntervalMs } = toTemporalRetryPolicy(policy);
+  const jitter = jitterOf(policy);
+  let interval = initialIntervalMs;
+  for (let attemptNumber = 1; ; attemptNumber += 1) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (attemptNumber >= maximumAttempts || !retryable(error)) throw error;
+      const factor = jitter > 0 ? 1 + jitter * (2 * random(effects) - 1) : 1;
+      await effects.sleep(Math.round(interval * factor));
+      interval = Math.min(interval * backoffCoefficient, maximumIntervalMs ?? Number.POSITIVE_INFINITY);
+    }
+  }
+}

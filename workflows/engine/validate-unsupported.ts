@@ -1,0 +1,32 @@
+/**
+ * Plugin config values accepted by the compatible engine that this one cannot
+ * honour, refused at publish with the path and the reason (rather than at run
+ * time, or not at all):
+ * - `code-exec` `libraries` (non-empty): the sandbox installs no packages;
+ * - `code-exec` `language: ts`: the sandbox runs JavaScript only;
+ * - `http-request` `verifySsl: false`: certificates are always verified.
+ * A template is not refused: its value is known only at run time, where the
+ * plugin refuses it the same way.
+ */
+import type { DefinitionIssue } from './definition';
+import { join } from './pointer';
+
+export function refuseUnsupportedConfig(
+  plugin: string,
+  config: Record<string, unknown>,
+  configPath: string,
+  issues: DefinitionIssue[],
+): void {
+  const refuse = (key: string, message: string) => issues.push({ path: join(configPath, key), message });
+  if (plugin === 'code-exec') {
+    if (Array.isArray(config.libraries) && config.libraries.length > 0)
+      refuse(
+        'libraries',
+        'code-exec libraries are not supported: the sandbox installs no packages (it has no network to fetch them); put the code you need in "code"',
+      );
+    if (config.language === 'ts' || config.language === 'typescript')
+      refuse('language', 'code-exec runs JavaScript; TypeScript is not supported (write the code as JavaScript, language js)');
+  }
+  if (plugin === 'http-request' && config.verifySsl === false)
+    refuse('verifySsl', 'verifySsl: false is not supported: certificates are always verified');
+}
