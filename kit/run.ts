@@ -194,13 +194,10 @@ function executionInput(definition: WorkflowDefinition, start: Start, clock: Clo
     : (triggers.find((step) => step.pluginType === 'manual') ?? triggers[0]);
   if (start.triggerStep && fired?.type !== 'trigger')
     throw new TypeError(`trigger "${start.triggerStep}" is not a trigger step of this workflow`);
-  // A manual start is checked as the API's execute checks it (sub-workflow children are not, as on the server).
+  // A manual start is checked as the API's execute checks it: the definition's `inputs` and the manual trigger's
+  // declarations (type and required; their JSON `schema` is checked by the API only). Children are not, as on the server.
   if (fired?.pluginType === 'manual' && start.source === undefined) {
-    const declared = fired.config.inputs;
-    const errors =
-      declared !== null && typeof declared === 'object' && !Array.isArray(declared)
-        ? checkInputs(declared as Record<string, unknown>, start.inputs)
-        : [];
+    const errors = checkInputs({ ...objectOr(definition.inputs), ...objectOr(fired.config.inputs) }, start.inputs);
     if (errors.length > 0) throw new InputsInvalid(errors);
   }
   const source: TriggerInfo['source'] =
@@ -275,4 +272,8 @@ async function runChild(
 
 function newExecutionId(): string {
   return `exec_local_${randomUUID().replace(/-/g, '')}`;
+}
+
+function objectOr(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
