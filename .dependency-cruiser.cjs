@@ -22,6 +22,13 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'console-talks-http-only',
+      severity: 'error',
+      comment: 'The web console (browser code) reaches the service over HTTP only (DESIGN.md).',
+      from: { path: '^console/' },
+      to: { path: '^(api|activities|bin|config|db|executions|startup|worker|workflows|test|bench)/' },
+    },
+    {
       name: 'config-is-the-ground-floor',
       severity: 'error',
       from: { path: '^config/' },

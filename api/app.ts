@@ -8,6 +8,8 @@ import Koa from 'koa';
 import type { AppConfig } from '../config/config';
 import type { Logger } from '../config/logger';
 import type { TokenVerifier } from './http/auth';
+import { consoleSessionRoutes, type ConsoleSessionDeps } from './console/session-routes';
+import { consoleAssets } from './console/static-assets';
 import { errorHandler } from './http/error-handler';
 import { buildOpenApiDocument } from './http/openapi';
 import { requestContext } from './http/request-context';
@@ -25,6 +27,8 @@ export interface AppDeps {
   readiness: ReadinessChecks;
   /** Routes of the product areas (workflow engine, administration). */
   routes: RouteDefinition[];
+  /** The web console under /console: its built files and what its sign-in needs. */
+  console?: { assetsDir: string } & Omit<ConsoleSessionDeps, 'verifier'>;
 }
 
 export interface App {
@@ -44,6 +48,7 @@ export function createApp(deps: AppDeps): App {
       opsRoutes({ metrics, readiness: deps.readiness, logger: deps.logger, openApiDocument: () => openApiDocument() }),
     ),
     ...deps.routes,
+    ...(deps.console ? withDialect('problem', consoleSessionRoutes({ ...deps.console, verifier: deps.verifier })) : []),
   ];
   const openApiDocument = (): Record<string, unknown> =>
     (document ??= buildOpenApiDocument(routes, {
@@ -61,6 +66,7 @@ export function createApp(deps: AppDeps): App {
   koa.silent = true;
   koa.use(requestContext(deps.logger, metrics));
   koa.use(errorHandler(deps.logger, `${deps.config.publicBaseUrl}/errors`));
+  if (deps.console) koa.use(consoleAssets(deps.console.assetsDir));
   koa.use(router.routes());
   koa.use(router.allowedMethods());
   return { koa, router, routes, openApiDocument };

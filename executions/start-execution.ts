@@ -15,7 +15,7 @@ import type { StartDeps } from './deps';
 import { ExecutorUnavailable } from './errors';
 import { newExecutionId } from './ids';
 import { recordRun } from './record-run';
-import { firstRunId, startExecutionWorkflow } from './start-workflow';
+import { firstRunId, startExecutionWorkflow, startOutcomeUnknown } from './start-workflow';
 
 export interface StartRequest {
   organizationId: string;
@@ -48,6 +48,11 @@ export async function startExecution(deps: StartDeps, request: StartRequest): Pr
   try {
     runId = await startExecutionWorkflow(deps, row, input);
   } catch (error) {
+    if (startOutcomeUnknown(error)) {
+      // Temporal may have the run: the row stays (a retry with the same idempotency key finds it) and the
+      // start reconciler records its run or starts it.
+      throw new ExecutorUnavailable(error);
+    }
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
       // Nothing half-written: the row goes, so a retry with the same idempotency key starts afresh.
       await executions.delete({ id: row.id });

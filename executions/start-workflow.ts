@@ -16,25 +16,45 @@ import type { StartDeps } from './deps';
  * names one run only, so a start that comes late (a replica, the reconciler)
  * never runs an execution twice.
  */
+/** How long one start may wait for Temporal before the caller hears it is unavailable. */
+export const START_DEADLINE_MS = 5_000;
+
+/**
+ * True when a start failed without saying whether Temporal received it (its
+ * deadline passed): the run may exist, so its record must stay for the
+ * reconciler to settle, never be deleted and started afresh under a new id.
+ */
+export function startOutcomeUnknown(error: unknown): boolean {
+  for (let current = error, depth = 0; current !== null && typeof current === 'object' && depth < 4; depth += 1) {
+    if ((current as { code?: unknown }).code === GRPC_DEADLINE_EXCEEDED) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+const GRPC_DEADLINE_EXCEEDED = 4;
+
 export async function startExecutionWorkflow(
   deps: Pick<StartDeps, 'temporal' | 'taskQueue'>,
   row: ExecutionEntity,
   input: ExecutionInput,
 ): Promise<string> {
-  const handle = await deps.temporal.workflow.start(EXECUTION_WORKFLOW_TYPE, {
-    taskQueue: deps.taskQueue,
-    workflowId: row.id,
-    args: [input],
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    // Search attributes are left out: they must be registered on the namespace first, and a missing one fails the start.
-    memo: {
-      organizationId: row.organizationId,
-      workflowId: row.workflowId,
-      workflowKey: row.workflowKey,
-      revision: row.revision,
-      alias: row.alias,
-    },
-  });
+  // Bounded: with Temporal down the client would otherwise retry until it is back, and the caller would wait.
+  const handle = await deps.temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+    deps.temporal.workflow.start(EXECUTION_WORKFLOW_TYPE, {
+      taskQueue: deps.taskQueue,
+      workflowId: row.id,
+      args: [input],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      // Search attributes are left out: they must be registered on the namespace first, and a missing one fails the start.
+      memo: {
+        organizationId: row.organizationId,
+        workflowId: row.workflowId,
+        workflowKey: row.workflowKey,
+        revision: row.revision,
+        alias: row.alias,
+      },
+    }),
+  );
   return handle.firstExecutionRunId;
 }
 

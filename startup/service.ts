@@ -11,6 +11,8 @@ import { DEFAULT_EGRESS } from '../activities/egress/policy';
 import { loadOperatorPlugins } from '../activities/plugins/operator/load-plugins';
 import { bootstrapAdmins } from '../api/admin/bootstrap';
 import { createTokenVerifier } from '../api/http/auth';
+import { SignInCodes } from '../api/console/sign-in-codes';
+import { consoleOptions, printSignInLink } from './console';
 import { ExecutionEventHub } from '../api/executions';
 import { buildAreaRoutes } from '../api/routes';
 import type { AppConfig } from '../config/config';
@@ -118,6 +120,8 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
     let port: number | undefined;
     if (parts.api) {
       const eventHub = new ExecutionEventHub(database.dataSource);
+      // The one-process `npm start` with a shared signing key prints a one-time console sign-in link.
+      const signInCodes = parts.worker && secrets.auth.kind === 'hs256' ? new SignInCodes() : undefined;
       const app = createApp({
         config,
         logger,
@@ -134,6 +138,13 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
           eventHub,
           plugins: operatorPlugins.catalog,
         }),
+        console: await consoleOptions(
+          database.dataSource,
+          secrets.auth,
+          signInCodes,
+          { audience: config.authJwtAudience, issuer: config.authJwtIssuer },
+          logger,
+        ),
       });
       const server = await listen(app.koa.callback(), config.port, config.host);
       port = portOf(server);
@@ -141,6 +152,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
       // Runs before the server closes (cleanups run in reverse): open event streams end instead of holding the shutdown.
       cleanups.push({ name: 'event streams', run: () => eventHub.close() });
       logger.info({ port, host: config.host, publicBaseUrl: config.publicBaseUrl }, 'API listening');
+      if (signInCodes) printSignInLink(signInCodes, config, logger);
       // Repairs executions whose start a crashed API process lost (every API replica sweeps; that is safe).
       const reconciler = startExecutionReconciler({
         dataSource: database.dataSource,

@@ -4,7 +4,7 @@
  * delays as durable timers, waits on the workflow's open waits; logs and step
  * events go to the persistence batcher.
  */
-import { proxyActivities, sleep, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, TimeoutFailure, proxyActivities, sleep, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
   EXECUTION_WORKFLOW_TYPE,
@@ -49,11 +49,27 @@ export function temporalEffects(input: ExecutionInput, waits: OpenWaits, batcher
  */
 const ACTIVITY_TIMEOUT_GRACE_MS = 5_000;
 
+/**
+ * A running plugin heartbeats every second (activities/create-execution-activities.ts): a
+ * worker that dies (SIGKILL, a lost machine) is noticed after this long instead of after
+ * the step's whole timeout.
+ */
+const PLUGIN_HEARTBEAT_TIMEOUT_MS = 15_000;
+
+/**
+ * A worker lost mid-call is not an attempt of the step: without a retry policy (one
+ * attempt) the call runs again on another worker, this many times at most. Calls are
+ * at least once, as every Temporal activity: a call the lost worker had already made
+ * is made again (README, "Running in production").
+ */
+const LOST_WORKER_RERUNS = 5;
+
 /** One effectful plugin call as an activity: the step's timeout per attempt (plus the grace), its retry policy (else one attempt). */
-function callPluginActivity(call: ActivityCall): Promise<PluginResult> {
+async function callPluginActivity(call: ActivityCall): Promise<PluginResult> {
   const policy = call.retryPolicy;
   const { callPlugin } = proxyActivities<Activities>({
     startToCloseTimeout: (call.timeoutMs ?? 300_000) + ACTIVITY_TIMEOUT_GRACE_MS,
+    heartbeatTimeout: PLUGIN_HEARTBEAT_TIMEOUT_MS,
     retry: policy
       ? {
           maximumAttempts: policy.maximumAttempts,
@@ -64,7 +80,19 @@ function callPluginActivity(call: ActivityCall): Promise<PluginResult> {
         }
       : { maximumAttempts: 1 },
   });
-  return callPlugin(call);
+  for (let reruns = 0; ; reruns += 1) {
+    try {
+      return await callPlugin(call);
+    } catch (error) {
+      // With a policy, Temporal already retried a lost worker's attempt as one of the policy's.
+      if (policy || reruns >= LOST_WORKER_RERUNS || !workerLost(error)) throw error;
+    }
+  }
+}
+
+/** The activity stopped heartbeating: its worker died or hung (a plugin that fails says so instead). */
+function workerLost(error: unknown): boolean {
+  return error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && error.cause.timeoutType === 'HEARTBEAT';
 }
 
 /** A sub-workflow step: prepare the child (revision, record) by activity, then run it as a child workflow. */

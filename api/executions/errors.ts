@@ -6,7 +6,11 @@ export const executionNotFound = (id: string): HttpError =>
   new HttpError(404, 'execution-not-found', `No execution "${id}" exists in your organization.`);
 
 export const executorUnavailable = (): HttpError =>
-  new HttpError(503, 'executor-unavailable', 'The workflow executor (Temporal) is unavailable; nothing was started. Retry later.');
+  new HttpError(
+    503,
+    'executor-unavailable',
+    'The workflow executor (Temporal) is unavailable. Retry with the same idempotencyKey: an execution starts at most once per key.',
+  );
 
 export const notWaiting = (name: string): HttpError =>
   new HttpError(409, 'signal-not-waiting', `The execution is not waiting on signal "${name}".`);

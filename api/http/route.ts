@@ -9,6 +9,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { ParameterizedContext } from 'koa';
 import { bearerToken, type AuthContext, type TokenVerifier } from './auth';
 import { readBody, type BodyFormat } from './body';
+import { sessionToken } from './session-cookie';
 import type { Dialect } from './dialects';
 import { unauthorized, validationFailed, type FieldError } from './errors';
 import type { Permission } from './permissions';
@@ -153,7 +154,8 @@ function createHandler(route: RouteDefinition, options: MountOptions) {
     if (route.dialect) ctx.state.dialect = route.dialect;
     let auth: AuthContext | undefined;
     if (needsToken(route)) {
-      const token = bearerToken(ctx.get('authorization'));
+      // The Authorization header wins; without one, the console's session cookie (CSRF-checked on writes).
+      const token = bearerToken(ctx.get('authorization')) ?? sessionToken(ctx);
       if (token === undefined) throw unauthorized();
       auth = await options.verifier.verify(token);
       ctx.state.auth = auth;

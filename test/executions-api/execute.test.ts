@@ -209,11 +209,42 @@ describe('executions API: execute, read, list, logs', function () {
     assert.equal(await countExecutions(x.db, c.org), 0);
   });
 
+  it('answers 503 when a start outlives its deadline, keeping the row so a retry with the key finds the same execution', async () => {
+    await publish(x, c, chain('slow-start'));
+    // Temporal did not answer in time: it may have the run, so the row stays for the start reconciler.
+    const silent = {
+      options: { namespace: 'default' },
+      connection: { withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn() },
+      workflow: { start: () => Promise.reject(Object.assign(new Error('deadline exceeded'), { code: 4 })) },
+    } as unknown as Client;
+    const deps = {
+      config: { ...loadConfig(), temporalTaskQueue: x.taskQueue },
+      dataSource: x.db,
+      temporal: silent,
+      encryptionKey: x.encryptionKey,
+    };
+    const app = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
+    const token = await app.token({ organizationId: c.org, userId: c.userId });
+    const send = () =>
+      app.request
+        .post('/workflows/definitions/slow-start/execute')
+        .set('Authorization', `Bearer ${token}`)
+        .send({ inputs: { name: 'a' }, idempotencyKey: 'maybe-started' });
+    const res = await send();
+    assertDialect('problem', res, 503);
+    assert.match(res.body.detail, /same idempotencyKey/);
+    assert.equal(await countExecutions(x.db, c.org), 1, 'the row stays');
+    const again = await send();
+    assert.equal(again.status, 200);
+    assert.equal(again.body.deduplicated, true);
+  });
+
   it('answers 503 executor-unavailable when Temporal refuses the start, leaving no row', async () => {
     await publish(x, c, chain('down'));
     // Only the start fails; everything else about the app is real.
     const refusing = {
       options: { namespace: 'default' },
+      connection: { withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn() },
       workflow: { start: () => Promise.reject(new Error('connection refused')) },
     } as unknown as Client;
     const deps = {

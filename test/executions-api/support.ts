@@ -10,6 +10,9 @@ import { Worker } from '@temporalio/worker';
 import type { DataSource } from 'typeorm';
 import type supertest from 'supertest';
 import { createActivities } from '../../activities';
+import type { SignInCodes } from '../../api/console/sign-in-codes';
+import { mintToken } from '../../api/http/auth';
+import { CONSOLE_ASSETS_DIR, ensureConsoleBuilt } from '../../startup/console-build';
 import { executionRoutes } from '../../api/executions';
 import type { AreaDeps } from '../../api/routes';
 import { workflowRoutes } from '../../api/workflows';
@@ -63,6 +66,8 @@ export interface ExecEnvOptions {
   codeExecThreads?: number;
   /** Operator plugins (as PLUGINS loads them) the worker runs and the API validates and lists. */
   operatorPlugins?: OperatorPlugins;
+  /** Serve the web console (built first when its sources changed), with these sign-in codes for one-time links. */
+  console?: { signInCodes?: SignInCodes };
 }
 
 export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEnv> {
@@ -111,7 +116,20 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
     encryptionKey,
     plugins: options.operatorPlugins?.catalog,
   };
-  const t = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
+  if (options.console) await ensureConsoleBuilt();
+  const secret = randomBytes(32);
+  const signInCodes = options.console?.signInCodes;
+  const t = createTestApp({
+    routes: [...workflowRoutes(deps), ...executionRoutes(deps)],
+    secret,
+    console: options.console && {
+      assetsDir: CONSOLE_ASSETS_DIR,
+      dataSource: db,
+      ...(signInCodes
+        ? { signIn: { codes: signInCodes, mint: (identity) => mintToken({ ...identity, userType: 'person', secret }) } }
+        : {}),
+    },
+  });
   const organizations: string[] = [];
   return {
     env,

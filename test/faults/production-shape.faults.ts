@@ -26,7 +26,7 @@ const LOAD_INTERVAL_MS = 400;
 const PHASE_MS = 12_000;
 const SETTLE_TIMEOUT_MS = 180_000;
 
-type Kind = 'one' | 'ten' | 'wait' | 'parent';
+type Kind = 'one' | 'ten' | 'wait' | 'parent' | 'hook';
 interface Job {
   key: string;
   kind: Kind;
@@ -40,8 +40,10 @@ interface Job {
 function countingServer(): Promise<{ url: string; calls: Map<string, number>; close(): Promise<void> }> {
   const calls = new Map<string, number>();
   const server = http.createServer((req, res) => {
-    const match = /^\/hit\/([\w-]+)\/([\w-]+)$/.exec(req.url ?? '');
-    if (match) calls.set(`${match[1]}/${match[2]}`, (calls.get(`${match[1]}/${match[2]}`) ?? 0) + 1);
+    // Execution ids of cron ticks carry dots and colons (`cron-<workflow>.<alias>.<trigger>…-<tick>`).
+    const match = /^\/hit\/([^/]+)\/([\w-]+)$/.exec(req.url ?? '');
+    const key = match ? `${decodeURIComponent(match[1])}/${match[2]}` : '';
+    if (match) calls.set(key, (calls.get(key) ?? 0) + 1);
     res.writeHead(match ? 200 : 404, { 'content-type': 'application/json' });
     res.end('{"ok":true}');
   });
@@ -69,6 +71,7 @@ const HTTP_STEPS: Record<Kind, string[]> = {
   ten: Array.from({ length: 10 }, (_, i) => `h${i + 1}`),
   wait: ['before', 'after'],
   parent: ['p1'],
+  hook: ['w1'],
 };
 
 describe('production shape under faults', function () {
@@ -79,6 +82,8 @@ describe('production shape under faults', function () {
   let cluster: Cluster;
   let counter: Awaited<ReturnType<typeof countingServer>>;
   let token: string;
+  let webhookPath: string;
+  const pgClients: PgClient[] = [];
 
   const api = async (method: string, url: string, body?: unknown, timeoutMs = 10_000) => {
     const res = await fetch(`${cluster.frontUrl}${url}`, {
@@ -115,9 +120,17 @@ describe('production shape under faults', function () {
     });
     token = await mintToken({ userId: '1', organizationId: '1', userType: 'person', secret: Buffer.from(secret) });
     const base = counter.url;
-    const definitions: Record<Kind, Record<string, unknown>> = {
+    const definitions: Record<Kind | 'tick', Record<string, unknown>> = {
       one: { steps: chain(trigger(), hit(base, 'h1')) },
-      ten: { steps: chain(trigger(), ...HTTP_STEPS.ten.map((id) => hit(base, id))) },
+      ten: {
+        steps: chain(
+          trigger(),
+          ...HTTP_STEPS.ten.map((id) => hit(base, id)),
+          step('note', 'log', { message: 'ten done ${{ execution.id }}' }),
+        ),
+      },
+      hook: { steps: chain(trigger('start', 'webhook', { mode: 'start', method: 'POST' }), hit(base, 'w1')) },
+      tick: { steps: chain(trigger('tick', 'cron', { schedule: '* * * * *' }), hit(base, 'c1')) },
       wait: { steps: chain(trigger(), hit(base, 'before'), step('approval', 'signal-wait', { signalName: 'go' }), hit(base, 'after')) },
       parent: { steps: chain(trigger(), hit(base, 'p1'), step('child', 'sub-workflow', { workflowId: 'one' })) },
     };
@@ -125,9 +138,17 @@ describe('production shape under faults', function () {
       const res = await api('PUT', `/workflows/definitions/${key}`, { name: key, path: '/faults', ...doc });
       assert.ok(res.status === 200 || res.status === 201, JSON.stringify(res.body));
     }
+    for (const key of ['hook', 'tick']) {
+      const res = await api('POST', `/workflows/definitions/${key}/aliases/latest/activate`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    }
+    const triggers = await api('GET', '/workflows/triggers?workflowId=hook&status=active');
+    const hookTrigger = (triggers.body.data as Array<{ runtimeMetadata?: { webhookUrl?: string } }>)[0];
+    webhookPath = new URL(String(hookTrigger?.runtimeMetadata?.webhookUrl)).pathname;
   });
 
   after(async () => {
+    for (const client of pgClients) await client.end().catch(() => undefined);
     await cluster?.stop();
     await counter?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -138,7 +159,17 @@ describe('production shape under faults', function () {
     const acceptLatencies: number[] = [];
     let loadOn = true;
     let sequence = 0;
-    const kinds: Kind[] = ['one', 'one', 'ten', 'one', 'wait', 'parent'];
+    const kinds: Kind[] = ['one', 'hook', 'ten', 'one', 'wait', 'parent'];
+    // An anonymous webhook delivery, retried by its sender with the same Idempotency-Key.
+    const deliver = async (key: string) => {
+      const res = await fetch(`${cluster.frontUrl}${webhookPath}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({ delivery: key }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
 
     // A client that retries with the same idempotency key until the API answers (as real clients must).
     const submit = async (job: Job) => {
@@ -146,9 +177,13 @@ describe('production shape under faults', function () {
       while (Date.now() < deadline) {
         job.attempts += 1;
         try {
-          const res = await api('POST', `/workflows/definitions/${job.kind}/execute`, { inputs: {}, idempotencyKey: job.key });
+          const res =
+            job.kind === 'hook'
+              ? await deliver(job.key)
+              : await api('POST', `/workflows/definitions/${job.kind}/execute`, { inputs: {}, idempotencyKey: job.key });
           if (res.status === 202 || res.status === 200) {
-            job.executionId = String(res.body.executionId);
+            // Webhook ingress names no execution (its caller is anonymous): it is found by its key afterwards.
+            job.executionId = job.kind === 'hook' ? undefined : String(res.body.executionId);
             job.acceptedAt = Date.now();
             acceptLatencies.push(job.acceptedAt - job.requestedAt);
             return;
@@ -190,10 +225,19 @@ describe('production shape under faults', function () {
       await sleep(2000);
       await cluster.restartApi(0);
     });
-    await fault('Temporal server restarted', async () => {
-      await cluster.restartTemporal({ downMs: 2000 });
-    });
     const whileDown: Array<{ status: number; ms: number }> = [];
+    const whileTemporalDown: Array<{ status: number; ms: number; body: unknown }> = [];
+    await fault('Temporal server restarted', async () => {
+      const restart = cluster.restartTemporal({ downMs: 9000 });
+      await sleep(2500);
+      // A start while Temporal is down is refused at once (nothing recorded as started), never left hanging.
+      const t0 = Date.now();
+      const res = await api('POST', '/workflows/definitions/one/execute', { idempotencyKey: 'probe-temporal-down' }, 15_000).catch(
+        (error: Error) => ({ status: -1, body: { error: error.message } }),
+      );
+      whileTemporalDown.push({ status: res.status, ms: Date.now() - t0, body: res.body });
+      await restart;
+    });
     await fault('PostgreSQL restarted', async () => {
       const restart = cluster.restartPostgres({ downMs: 4000 });
       await sleep(1500);
@@ -212,16 +256,34 @@ describe('production shape under faults', function () {
     await Promise.all(submissions);
     const loadEnded = Date.now();
 
+    const pg = new PgClient({ connectionString: cluster.databaseUrl });
+    await pg.connect();
+    pgClients.push(pg);
+    const byKey = await pg.query<{ id: string; key: string }>(
+      `SELECT id, idempotency_key AS key FROM executions WHERE idempotency_key LIKE 'webhook:%:job-%'`,
+    );
+    for (const row of byKey.rows) {
+      const job = jobs.find((j) => `webhook:start:${j.key}` === row.key);
+      if (job) job.executionId = row.id;
+    }
+    assert.deepEqual(
+      jobs.filter((job) => job.executionId === undefined).map((job) => job.key),
+      [],
+      'every accepted webhook delivery recorded its run',
+    );
+
     // Release the runs that wait for a signal, then wait for everything to end.
     const ids = new Set(jobs.map((job) => job.executionId));
     assert.equal(ids.size, jobs.length, 'one execution per idempotency key');
     const deadline = Date.now() + SETTLE_TIMEOUT_MS;
     const finals = new Map<string, Record<string, unknown>>();
+    const lastSeen = new Map<string, unknown>();
     while (finals.size < jobs.length && Date.now() < deadline) {
       for (const job of jobs) {
         if (finals.has(job.key)) continue;
         const res = await api('GET', `/workflows/executions/${job.executionId}`).catch(() => undefined);
         if (!res || res.status !== 200) continue;
+        lastSeen.set(job.key, { status: res.body.status, temporal: res.body.temporal, createdAt: res.body.createdAt });
         if (res.body.status === 'completed' || res.body.status === 'failed' || res.body.status === 'cancelled')
           finals.set(job.key, res.body);
         else if (job.kind === 'wait' && res.body.status === 'waiting')
@@ -229,21 +291,34 @@ describe('production shape under faults', function () {
       }
       if (finals.size < jobs.length) await sleep(1000);
     }
-    const unfinished = jobs.filter((job) => !finals.has(job.key)).map((job) => `${job.key}:${job.executionId}`);
+    const unfinished = jobs
+      .filter((job) => !finals.has(job.key))
+      .map((job) => `${job.key}:${job.executionId} ${JSON.stringify(lastSeen.get(job.key))}`);
     assert.deepEqual(unfinished, [], 'every accepted execution ended');
     const notCompleted = [...finals.entries()].filter(([, body]) => body.status !== 'completed');
     assert.deepEqual(notCompleted, [], 'every execution completed');
 
-    // None duplicated in the database either (idempotency held across replicas and restarts).
-    const pg = new PgClient({ connectionString: cluster.databaseUrl });
-    await pg.connect();
+    // None duplicated in the database either (idempotency held across replicas and restarts), cron ticks included.
+    let ticks: Array<{ id: string; status: string }>;
     try {
       const { rows } = await pg.query<{ key: string; n: number }>(
-        `SELECT idempotency_key AS key, count(*)::int AS n FROM executions WHERE idempotency_key LIKE 'job-%' GROUP BY 1 HAVING count(*) > 1`,
+        `SELECT idempotency_key AS key, count(*)::int AS n FROM executions WHERE idempotency_key LIKE '%job-%' OR idempotency_key LIKE 'cron:%' GROUP BY 1 HAVING count(*) > 1`,
       );
       assert.deepEqual(rows, [], 'no idempotency key started twice');
+      ticks = (
+        await pg.query<{ id: string; status: string }>(
+          `SELECT e.id, e.status FROM executions e JOIN workflows w ON w.id = e.workflow_id WHERE w.key = 'tick'`,
+        )
+      ).rows;
     } finally {
       await pg.end();
+      pgClients.splice(pgClients.indexOf(pg), 1);
+    }
+    assert.ok(ticks.length >= 1, 'the cron trigger fired during the run');
+    for (const tick of ticks) {
+      const done = await api('GET', `/workflows/executions/${tick.id}`);
+      assert.equal(done.body.status, 'completed', `cron run ${tick.id}: ${JSON.stringify(done.body)}`);
+      assert.ok((counter.calls.get(`${tick.id}/c1`) ?? 0) >= 1, `cron run ${tick.id} called its step`);
     }
 
     // Every effectful step called the server at least once and at most once per attempt Temporal recorded.
@@ -271,6 +346,29 @@ describe('production shape under faults', function () {
       await connection.close();
     }
 
+    // Logs complete: each 10-step run wrote its closing line exactly once.
+    for (const job of jobs.filter((j) => j.kind === 'ten')) {
+      const logs = await api('GET', `/workflows/executions/${job.executionId}/logs?limit=1000`);
+      const lines = (logs.body.data as Array<{ message: string }>).filter((entry) => entry.message === `ten done ${job.executionId}`);
+      assert.equal(lines.length, 1, `${job.executionId} logged its closing line once`);
+    }
+
+    // An event stream resumes after the last event seen, through the front (any replica).
+    const sample = jobs.find((j) => j.kind === 'ten')!;
+    const all = await eventIds(`${cluster.frontUrl}/workflows/executions/${sample.executionId}/events`, token);
+    assert.ok(all.length > 10, `events of a 10-step run: ${all.join(',')}`);
+    assert.deepEqual(
+      all,
+      all.map((_, i) => String(i)),
+      'event ids are positions, in order',
+    );
+    const resumed = await eventIds(`${cluster.frontUrl}/workflows/executions/${sample.executionId}/events`, token, all[4]);
+    assert.deepEqual(resumed, all.slice(5), 'resumed right after Last-Event-ID, nothing repeated or skipped');
+
+    assert.ok(
+      whileTemporalDown.length === 1 && whileTemporalDown[0].status === 503,
+      `with Temporal down the API answered ${JSON.stringify(whileTemporalDown)}`,
+    );
     assert.ok(whileDown.length === 1 && whileDown[0].status === 503, `with PostgreSQL down the API answered ${JSON.stringify(whileDown)}`);
 
     // Figures.
@@ -294,9 +392,21 @@ describe('production shape under faults', function () {
         `    ${entry.name.padEnd(40)} back in ${entry.recoveredAt! - entry.at} ms; first execution accepted after ${firstAccepted - entry.at} ms`,
       );
     }
+    console.log(`    API with Temporal down                   ${whileTemporalDown[0].status} in ${whileTemporalDown[0].ms} ms`);
     console.log(`    API with PostgreSQL down                 ${whileDown[0].status} in ${whileDown[0].ms} ms`);
   });
 });
+
+/** The ids of every event of a finished execution's stream (which ends after the end event). */
+async function eventIds(url: string, token: string, lastEventId?: string): Promise<string[]> {
+  const res = await fetch(url, {
+    headers: { authorization: `Bearer ${token}`, ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}) },
+    signal: AbortSignal.timeout(15_000),
+  });
+  assert.equal(res.status, 200);
+  const text = await res.text();
+  return [...text.matchAll(/^id: ?(\S+)$/gm)].map((match) => match[1]);
+}
 
 /** Attempts per step id of a workflow's plugin activities, from its history (the started event carries the last attempt number). */
 async function activityAttempts(client: Client, workflowId: string): Promise<Map<string, number>> {

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import supertest from 'supertest';
-import { createApp, type App } from '../../api/app';
+import { createApp, type App, type AppDeps } from '../../api/app';
 import { createTokenVerifier, mintToken, type UserType } from '../../api/http/auth';
 import type { RouteDefinition } from '../../api/http/route';
 import type { ReadinessChecks } from '../../api/ops/routes';
@@ -18,8 +18,16 @@ export interface TestApp {
   token(options: { userId?: string; organizationId: string; userType?: UserType; expiresIn?: string | number }): Promise<string>;
 }
 
-export function createTestApp(options: { routes?: RouteDefinition[]; readiness?: ReadinessChecks; bodyLimitBytes?: number } = {}): TestApp {
-  const secret = randomBytes(32);
+export function createTestApp(
+  options: {
+    routes?: RouteDefinition[];
+    readiness?: ReadinessChecks;
+    bodyLimitBytes?: number;
+    console?: AppDeps['console'];
+    secret?: Uint8Array;
+  } = {},
+): TestApp {
+  const secret = options.secret ?? randomBytes(32);
   const log = captureLogger();
   const app = createApp({
     config: { bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024, publicBaseUrl: 'http://api.test' },
@@ -27,6 +35,7 @@ export function createTestApp(options: { routes?: RouteDefinition[]; readiness?:
     verifier: createTokenVerifier({ kind: 'hs256', secret }),
     readiness: options.readiness ?? {},
     routes: options.routes ?? [],
+    console: options.console,
   });
   return {
     app,

@@ -1,0 +1,125 @@
+/**
+ * The console's entry point: signs in from a one-time link (#code=…) when the
+ * page carries one, then routes by path under /console without reloading.
+ * Each view renders into the main area and may return a clean-up (closing an
+ * event stream) that runs when the user navigates away.
+ */
+import { h, link, mount } from './dom';
+import { navigate, setRenderer, type Cleanup, type View } from './nav';
+import { loadSession, session, signIn, signOut } from './session';
+import { errorState } from './states';
+import { configView } from './views/config';
+import { executionView } from './views/execution';
+import { executionsView } from './views/executions';
+import { signInView } from './views/sign-in';
+import { workflowView } from './views/workflow';
+import { workflowsView } from './views/workflows';
+
+const routes: Array<[RegExp, View]> = [
+  [/^\/console\/?$/, workflowsView],
+  [/^\/console\/workflows\/?$/, workflowsView],
+  [/^\/console\/workflows\/([^/]+)$/, workflowView],
+  [/^\/console\/executions\/?$/, executionsView],
+  [/^\/console\/executions\/([^/]+)$/, executionView],
+  [/^\/console\/config\/?$/, configView],
+];
+
+const root = document.getElementById('app')!;
+let cleanup: Cleanup | void;
+let firstRender = true;
+
+async function render(): Promise<void> {
+  cleanup?.();
+  cleanup = undefined;
+  const main = h('main', { id: 'main' });
+  if (!session() || location.pathname === '/console/sign-in') {
+    mount(root, header(), main);
+    signInView(main, async (credential) => {
+      await signIn(credential);
+      navigate(location.pathname === '/console/sign-in' ? '/console/' : location.pathname + location.search, true);
+    });
+    return ready();
+  }
+  mount(root, header(), main);
+  const match = routes.map(([pattern, view]) => [pattern.exec(location.pathname), view] as const).find(([m]) => m);
+  if (!match) {
+    mount(main, h('h1', {}, 'Not found'), h('p', {}, 'No console page here. ', link('/console/', 'Go to the workflows')));
+    return ready();
+  }
+  const [found, view] = match;
+  try {
+    cleanup = await view(main, found!.slice(1).map(decodeURIComponent), new URLSearchParams(location.search));
+  } catch (error) {
+    mount(main, errorState(error));
+  }
+  ready();
+}
+
+/** Marks the first complete render for the browser tests' timing. */
+function ready(): void {
+  root.setAttribute('data-ready', 'true');
+  if (firstRender) {
+    firstRender = false;
+    performance.mark('console-ready');
+  }
+}
+
+function header(): HTMLElement {
+  const who = session();
+  return h(
+    'header',
+    { class: 'top' },
+    h('span', { class: 'brand' }, 'Platform console'),
+    who
+      ? h(
+          'nav',
+          {},
+          link('/console/workflows', 'Workflows'),
+          link('/console/executions', 'Executions'),
+          link('/console/config', 'Config entries'),
+        )
+      : null,
+    who
+      ? h(
+          'span',
+          { class: 'who' },
+          `user ${who.userId} · organization ${who.organizationId} `,
+          h(
+            'button',
+            { type: 'button', class: 'link', onclick: () => void signOut().then(() => navigate('/console/sign-in')) },
+            'Sign out',
+          ),
+        )
+      : null,
+  );
+}
+
+document.addEventListener('click', (event) => {
+  const anchor = (event.target as Element).closest?.('a[data-nav]');
+  if (!anchor || event.defaultPrevented || (event as MouseEvent).button !== 0) return;
+  const mouse = event as MouseEvent;
+  if (mouse.metaKey || mouse.ctrlKey || mouse.shiftKey || mouse.altKey) return;
+  event.preventDefault();
+  navigate((anchor as HTMLAnchorElement).getAttribute('href')!);
+});
+window.addEventListener('popstate', () => void render());
+setRenderer(render);
+
+async function boot(): Promise<void> {
+  const code = new URLSearchParams(location.hash.slice(1)).get('code');
+  try {
+    if (code) {
+      // Out of the address bar and history at once: the code is single-use anyway.
+      history.replaceState(null, '', location.pathname + location.search);
+      await signIn({ code });
+    } else {
+      await loadSession();
+    }
+  } catch (error) {
+    mount(root, header(), h('main', { id: 'main' }, errorState(error), h('p', {}, link('/console/sign-in', 'Sign in with a token'))));
+    return ready();
+  }
+  await render();
+}
+
+void boot();

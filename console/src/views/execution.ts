@@ -1,0 +1,179 @@
+/**
+ * One execution: its graph coloured by step status and kept current from the
+ * execution's event stream (SSE, authenticated by the session cookie), a step
+ * panel, the log window paged backwards, pending signals with a delivery form,
+ * cancel and terminate, and a link to the run in the Temporal UI.
+ */
+import { api, enc, q, type Json } from '../api';
+import { formatTime, h, json, link, mount, text } from '../dom';
+import { graphOf } from '../graph/model';
+import { graphView, type GraphView } from '../graph/view';
+import type { View } from '../nav';
+import { can } from '../session';
+import { empty, errorState, loading } from '../states';
+import { statusBadge } from './executions';
+import { logWindow } from './logs';
+import { signalsPanel } from './signals';
+
+const STEP_EVENT_STATUS: Record<string, string> = {
+  'step.started': 'running',
+  'step.completed': 'completed',
+  'step.failed': 'failed',
+  'step.skipped': 'skipped',
+  'wait.started': 'waiting',
+};
+const FINISHED = new Set(['completed', 'failed', 'cancelled', 'terminated']);
+
+export const executionView: View = async (main, [id]) => {
+  mount(main, loading());
+  const ref = enc(id);
+  const base = `/workflows/executions/${ref}`;
+  let execution = await api<Json>(base);
+  const workflowRef = enc(text(execution.workflowId));
+  const [workflow, revision, state] = await Promise.all([
+    api<Json>(`/workflows/definitions/${workflowRef}`).catch((): Json => ({})),
+    api<Json>(`/workflows/definitions/${workflowRef}/revisions/${Number(execution.revision)}`),
+    api<Json>(`${base}/state`).catch((): Json => ({ steps: {} })),
+  ]);
+  const nrn = typeof workflow.nrn === 'string' ? workflow.nrn : undefined;
+  const [mayCancel, maySignal] = await Promise.all([can('execution:cancel', nrn), can('execution:signal', nrn)]);
+
+  const header = h('div', { class: 'execution-header' });
+  const problem = h('div', { class: 'problem' });
+  const stepPanel = h('aside', { class: 'step-panel' }, empty('Select a step in the graph to see its inputs, outputs and runs.'));
+  const signals = signalsPanel(base, maySignal);
+  const logs = logWindow(base);
+  const graph: GraphView = graphView(graphOf(revision.definition as Json | null), { onSelect: (stepId) => void showStep(stepId) });
+  for (const [stepId, record] of Object.entries((state.steps ?? {}) as Record<string, Json>)) {
+    if (typeof record.status === 'string') graph.setStatus(stepId, record.status);
+  }
+
+  const renderHeader = () => {
+    const temporal = execution.temporal as Json | undefined;
+    const finished = FINISHED.has(text(execution.status));
+    mount(
+      header,
+      h(
+        'h1',
+        {},
+        'Execution ',
+        h('code', {}, text(execution.id)),
+        ' ',
+        h('span', { id: 'execution-status' }, statusBadge(text(execution.status))),
+      ),
+      h(
+        'p',
+        { class: 'meta' },
+        'Workflow ',
+        link(
+          `/console/workflows/${workflowRef}${q({ revision: Number(execution.revision) })}`,
+          text(workflow.name ?? execution.workflowKey ?? execution.workflowId),
+        ),
+        ` · revision ${Number(execution.revision)}${execution.alias ? ` (alias ${text(execution.alias)})` : ''} · started ${formatTime(execution.createdAt)}`,
+        execution.completedAt ? ` · finished ${formatTime(execution.completedAt)}` : '',
+        typeof temporal?.uiUrl === 'string'
+          ? h('span', {}, ' · ', h('a', { href: temporal.uiUrl, target: '_blank', rel: 'noopener noreferrer' }, 'Open in Temporal UI'))
+          : null,
+      ),
+      execution.error ? h('pre', { class: 'error-text' }, json(execution.error)) : null,
+      !finished && mayCancel
+        ? h(
+            'div',
+            { class: 'actions' },
+            h('button', { type: 'button', 'data-action': 'cancel', onclick: () => void stop('cancel') }, 'Cancel'),
+            h(
+              'button',
+              { type: 'button', class: 'danger', 'data-action': 'terminate', onclick: () => void stop('terminate') },
+              'Terminate',
+            ),
+          )
+        : null,
+    );
+  };
+  const refresh = async () => {
+    try {
+      execution = await api<Json>(base);
+      renderHeader();
+    } catch (error) {
+      mount(problem, errorState(error));
+    }
+  };
+  const stop = async (action: 'cancel' | 'terminate') => {
+    if (!window.confirm(`${action === 'cancel' ? 'Cancel' : 'Terminate'} this execution?`)) return;
+    mount(problem);
+    try {
+      await api(`${base}/${action}`, { method: 'POST', body: { reason: `${action} from the console` } });
+      await refresh();
+    } catch (error) {
+      mount(problem, errorState(error));
+    }
+  };
+  const showStep = async (stepId: string) => {
+    graph.select(stepId);
+    mount(stepPanel, loading());
+    try {
+      const step = await api<Json>(`${base}/steps/${enc(stepId)}`);
+      mount(stepPanel, stepDetails(step));
+    } catch (error) {
+      mount(stepPanel, h('h2', {}, stepId), errorState(error));
+    }
+  };
+
+  renderHeader();
+  mount(
+    main,
+    header,
+    problem,
+    h('div', { class: 'execution-body' }, h('section', { class: 'graph-slot' }, graph.element), stepPanel),
+    h('div', { class: 'columns' }, signals.element, logs.element),
+  );
+
+  // Live: the stream replays every event from the start, so nothing between the reads above and now is missed.
+  if (FINISHED.has(text(execution.status))) return;
+  const stream = new EventSource(`${base}/events`);
+  const live = h('span', { class: 'live', role: 'status' }, '● live');
+  header.querySelector('h1')?.append(' ', live);
+  // The browser reconnects by itself (resuming after the last event); it gives up only on a refusal (such as 429).
+  stream.addEventListener('error', () => {
+    if (stream.readyState === EventSource.CLOSED) live.textContent = 'live updates stopped: reload the page to resume';
+  });
+  const onStep = (event: MessageEvent<string>) => {
+    const data = JSON.parse(event.data) as Json;
+    const status = typeof data.status === 'string' && event.type !== 'step.started' ? data.status : STEP_EVENT_STATUS[event.type];
+    if (typeof data.stepId === 'string' && status) graph.setStatus(data.stepId, status);
+    if (event.type.startsWith('wait.')) void signals.reload();
+  };
+  for (const type of Object.keys(STEP_EVENT_STATUS).concat('wait.ended')) stream.addEventListener(type, onStep);
+  const onEnd = () => {
+    stream.close();
+    live.remove();
+    void refresh();
+    void signals.reload();
+    void logs.reload();
+  };
+  for (const type of ['execution.completed', 'execution.failed', 'execution.cancelled', 'execution.terminated'])
+    stream.addEventListener(type, onEnd);
+  return () => stream.close();
+};
+
+function stepDetails(step: Json): HTMLElement {
+  const record = (step.record ?? {}) as Json;
+  const runs = Array.isArray(step.runs) ? (step.runs as Json[]) : [];
+  const section = (title: string, value: unknown) =>
+    value === undefined || value === null ? null : h('details', { open: true }, h('summary', {}, title), h('pre', {}, json(value)));
+  return h(
+    'div',
+    { 'data-step-panel': text(step.stepId) },
+    h('h2', {}, text(step.stepId), ' ', statusBadge(text(record.status ?? 'unknown'))),
+    h(
+      'p',
+      { class: 'meta' },
+      `started ${formatTime(record.startedAt)}${record.completedAt ? ` · finished ${formatTime(record.completedAt)}` : ''}`,
+    ),
+    section('Inputs', record.inputs),
+    section('Outputs', record.outputs),
+    section('Items', record.items),
+    section('Error', record.error),
+    runs.length > 1 ? h('details', {}, h('summary', {}, `Runs (${Number(step.total ?? runs.length)})`), h('pre', {}, json(runs))) : null,
+  );
+}

@@ -1,0 +1,88 @@
+/**
+ * Builds the web console (console/src) into dist/console with esbuild: one
+ * bundled script and one style sheet with content hashes in their names, and an
+ * index.html that loads them (no inline code, so the content security policy
+ * can forbid it). `npm start` and the browser tests build when the sources are
+ * newer than the last build (a fraction of a second); `npm run build` builds for
+ * production, where the sources may be absent and the built files are served.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/** The repository (or image) root: the nearest folder above this file with a package.json. */
+function projectRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('cannot find the project root (package.json) above ' + __dirname);
+    dir = parent;
+  }
+  return dir;
+}
+
+const root = projectRoot();
+export const CONSOLE_SOURCE_DIR = path.join(root, 'console', 'src');
+export const CONSOLE_ASSETS_DIR = path.join(root, 'dist', 'console');
+
+/** Builds when the sources exist and are newer than the build; answers whether it built. */
+export async function ensureConsoleBuilt(): Promise<boolean> {
+  if (!existsSync(CONSOLE_SOURCE_DIR)) return false;
+  const built = path.join(CONSOLE_ASSETS_DIR, 'index.html');
+  if (existsSync(built) && (await newestMtime(path.dirname(CONSOLE_SOURCE_DIR))) <= (await stat(built)).mtimeMs) return false;
+  await buildConsole();
+  return true;
+}
+
+/** Bundles, minifies and writes dist/console atomically (a sibling folder renamed into place). */
+export async function buildConsole(): Promise<void> {
+  const esbuild = await import('esbuild');
+  const staging = `${CONSOLE_ASSETS_DIR}.${process.pid}.${Date.now()}`;
+  const result = await esbuild.build({
+    entryPoints: [path.join(CONSOLE_SOURCE_DIR, 'main.ts'), path.join(CONSOLE_SOURCE_DIR, 'styles.css')],
+    bundle: true,
+    minify: true,
+    sourcemap: true,
+    format: 'esm',
+    target: ['es2022'],
+    outdir: path.join(staging, 'assets'),
+    entryNames: '[name]-[hash]',
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const outputs = Object.keys(result.metafile.outputs).map((file) => path.basename(file));
+  const script = outputs.find((f) => f.endsWith('.js'));
+  const style = outputs.find((f) => f.endsWith('.css'));
+  if (!script || !style) throw new Error('the console build produced no script or style sheet');
+  await writeFile(path.join(staging, 'index.html'), indexHtml(script, style));
+  await mkdir(path.dirname(CONSOLE_ASSETS_DIR), { recursive: true });
+  const old = `${CONSOLE_ASSETS_DIR}.old.${process.pid}.${Date.now()}`;
+  if (existsSync(CONSOLE_ASSETS_DIR)) await rename(CONSOLE_ASSETS_DIR, old);
+  await rename(staging, CONSOLE_ASSETS_DIR);
+  await rm(old, { recursive: true, force: true });
+}
+
+function indexHtml(script: string, style: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Platform console</title>
+<link rel="stylesheet" href="/console/assets/${style}">
+<script type="module" src="/console/assets/${script}"></script>
+</head>
+<body><div id="app" aria-live="polite"></div></body>
+</html>
+`;
+}
+
+async function newestMtime(dir: string): Promise<number> {
+  let newest = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (entry.name === 'dist' || entry.name === 'node_modules') continue;
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? await newestMtime(full) : (await stat(full)).mtimeMs);
+  }
+  return newest;
+}

@@ -1,0 +1,54 @@
+/**
+ * The web console's part of start-up: build it when its sources changed, and in
+ * development (`npm start`, one process, a shared signing key) print a one-time
+ * sign-in link for the first administrator.
+ */
+import type { DataSource } from 'typeorm';
+import type { AppDeps } from '../api/app';
+import { DEFAULT_FIRST_ADMIN } from '../api/admin/bootstrap';
+import { mintToken, type AuthKeys } from '../api/http/auth';
+import { SIGN_IN_CODE_TTL_MS, type SignInCodes } from '../api/console/sign-in-codes';
+import type { AppConfig } from '../config/config';
+import type { Logger } from '../config/logger';
+import { CONSOLE_ASSETS_DIR, ensureConsoleBuilt } from './console-build';
+
+/** How long a session made from a sign-in link lasts. */
+export const SIGN_IN_SESSION_TTL = '12h';
+
+export async function consoleOptions(
+  dataSource: DataSource,
+  auth: AuthKeys,
+  signInCodes: SignInCodes | undefined,
+  claims: { audience?: string; issuer?: string },
+  logger: Logger,
+): Promise<NonNullable<AppDeps['console']>> {
+  try {
+    if (await ensureConsoleBuilt()) logger.info({ dir: CONSOLE_ASSETS_DIR }, 'console built');
+  } catch (error) {
+    // The API works without its console; /console then says it is not built.
+    logger.error({ err: error }, 'the console could not be built');
+  }
+  const secret = auth.kind === 'hs256' ? auth.secret : undefined;
+  return {
+    assetsDir: CONSOLE_ASSETS_DIR,
+    dataSource,
+    ...(signInCodes && secret
+      ? {
+          signIn: {
+            codes: signInCodes,
+            mint: (identity) => mintToken({ ...identity, ...claims, userType: 'person', secret, expiresIn: SIGN_IN_SESSION_TTL }),
+          },
+        }
+      : {}),
+  };
+}
+
+export function printSignInLink(codes: SignInCodes, config: Pick<AppConfig, 'publicBaseUrl' | 'bootstrapAdmins'>, logger: Logger): void {
+  // The administrator `npm start` made (user 1 of organization 1) unless BOOTSTRAP_ADMINS names one.
+  const admin = config.bootstrapAdmins[0] ?? DEFAULT_FIRST_ADMIN;
+  const code = codes.issue({ userId: String(admin.userId), organizationId: String(admin.organizationId) });
+  const minutes = Math.round(SIGN_IN_CODE_TTL_MS / 60_000);
+  logger.info(
+    `Console: ${config.publicBaseUrl}/console/#code=${code} (one-time sign-in link for user ${admin.userId} of organization ${admin.organizationId}, valid ${minutes} minutes)`,
+  );
+}
