@@ -1,6 +1,7 @@
 // The house's layering (shared/DESIGN.md §2), checked by `npm run lint`:
 // imports point down, no circles. Floors, top to bottom:
 //   startup/, bin/                      anything below
+//   kit/                                workflows/engine, activities/plugins (and the egress and secrets helpers they use), config
 //   api/                                executions, db, workflows/engine, config
 //   worker/                             activities, workflows, config
 //   activities/                         executions, db, workflows/engine (types of workflows/*), config
@@ -31,7 +32,7 @@ module.exports = {
       name: 'config-is-the-ground-floor',
       severity: 'error',
       from: { path: '^config/' },
-      to: { path: '^(api|activities|bin|db|executions|startup|worker|workflows|test|bench)/' },
+      to: { path: '^(api|activities|bin|db|executions|kit|startup|worker|workflows|test|bench|examples)/' },
     },
     {
       name: 'engine-is-pure',
@@ -98,10 +99,35 @@ module.exports = {
       to: { path: '^(api|bin|startup|test|bench)/' },
     },
     {
+      name: 'kit-runs-the-engine-alone',
+      severity: 'error',
+      comment:
+        'The kit runs workflows in-process on the engine and the effectful plugins: never the API, the database, executions, the worker or Temporal.',
+      from: { path: '^kit/' },
+      to: {
+        path: '^(api|bin|db|executions|startup|worker|test|bench|examples)/|^workflows/(?!engine/)|^activities/(?!plugins/|egress/|secrets/)|(^|/)node_modules/@temporalio/(client|worker|workflow|activity|testing)/',
+      },
+    },
+    {
+      name: 'examples-use-the-kit',
+      severity: 'error',
+      comment:
+        'Workflow examples show what users write: they import the kit (platform-api/kit), nothing else of ours. (examples/plugins/ shows operator plugins, written against the plugin API.)',
+      from: { path: '^examples/', pathNot: '^examples/plugins/' },
+      to: { path: '^(api|activities|bin|config|db|executions|startup|worker|workflows|test|bench)/' },
+    },
+    {
+      name: 'nothing-imports-the-kit',
+      severity: 'error',
+      comment: 'The kit is a leaf for users (and their tests and examples), not a layer the service uses.',
+      from: { path: '^(api|activities|bin|config|db|executions|startup|worker|workflows)/' },
+      to: { path: '^kit/' },
+    },
+    {
       name: 'product-code-never-imports-tests',
       severity: 'error',
-      from: { path: '^(api|activities|bin|config|db|executions|startup|worker|workflows)/' },
-      to: { path: '^(test|bench)/' },
+      from: { path: '^(api|activities|bin|config|db|executions|kit|startup|worker|workflows)/' },
+      to: { path: '^(test|bench|examples)/' },
     },
   ],
   options: {

@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
-import type { TriggerInfo } from '../../workflows/engine';
+import { checkInputs, manualTrigger, type TriggerInfo } from '../../workflows/engine';
 import { startExecution } from '../../executions';
 import { HttpError, validationFailed } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
@@ -13,7 +13,6 @@ import { authorizedWorkflow } from '../workflows/authorize';
 import { workflowNotFound } from '../workflows/errors';
 import { WorkflowRef } from '../workflows/schemas';
 import type { ExecutionDeps } from './deps';
-import { checkInputs, manualTrigger } from './inputs';
 import { declaredInputs, inputSchemaErrors } from '../workflows/declared-schemas';
 import { asProblem } from './errors';
 import { ExecuteBody, ExecuteResult, RevisionChoice } from './schemas';

@@ -9,7 +9,7 @@
 import type { WorkflowEntity } from '../../db/entities/workflow';
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import { startExecution } from '../../executions';
-import type { TriggerInfo } from '../../workflows/engine';
+import { checkInputs, manualTrigger, type TriggerInfo } from '../../workflows/engine';
 import { authorize } from '../access/access';
 import type { AuthContext } from '../http/auth';
 import { HttpError, validationFailed } from '../http/errors';
@@ -17,7 +17,6 @@ import { workflowNrn } from '../workflows/authorize';
 import { workflowNotFound } from '../workflows/errors';
 import type { ExecutionDeps } from './deps';
 import { asProblem } from './errors';
-import { checkInputs, manualTrigger } from './inputs';
 
 export interface SignalStart {
   name: string;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { validateDefinition } from '../../workflows/engine';
+import { findPlugin, validateDefinition, type PluginDescriptor } from '../../workflows/engine';
 
 /** `trigger ──▶ work` — the smallest valid graph, as a builder. */
 function base(extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -240,5 +240,44 @@ describe('engine: definition validation', () => {
       ['/steps/__proto__'],
     );
     assert.equal(({} as Record<string, unknown>).type, undefined);
+  });
+  it('takes extra plugins (the kit registers its stubs): kind, config schema and ports come from them', () => {
+    //   start ─▶ vendor ─approved─▶ done
+    const doc = {
+      name: 'extra',
+      steps: [
+        { id: 'start', type: 'trigger', pluginType: 'manual' },
+        { id: 'vendor', type: 'module', pluginType: 'acme-approval', config: { level: 'x' } },
+        { id: 'done', type: 'module', pluginType: 'no-op' },
+      ],
+      connections: [
+        { from: 'start', to: 'vendor' },
+        { from: 'vendor', sourcePort: 'approved', to: 'done' },
+      ],
+    };
+    assert.match(
+      validateDefinition(doc)
+        .errors.map((e) => e.message)
+        .join('\n'),
+      /Unknown plugin type: acme-approval/,
+    );
+    const acme: PluginDescriptor = {
+      ...findPlugin('no-op')!,
+      name: 'acme-approval',
+      outputPorts: ['default', 'approved'],
+      configSchema: { properties: { level: { type: 'integer' } } },
+    };
+    const checked = validateDefinition(doc, { plugins: { 'acme-approval': acme } });
+    assert.deepEqual(
+      checked.errors.map((e) => e.path),
+      ['/steps/1/config/level'],
+    );
+    const fixed = validateDefinition(
+      { ...doc, steps: doc.steps.map((s) => (s.id === 'vendor' ? { ...s, config: { level: 2 } } : s)) },
+      {
+        plugins: { 'acme-approval': acme },
+      },
+    );
+    assert.deepEqual(fixed.errors, []);
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import type { ActivityCall, PluginResult } from '../../workflows/engine';
-import { connections, step, trigger } from '../support/definitions';
+import { findPlugin, type ActivityCall, type PluginResult } from '../../workflows/engine';
+import { chain, connections, step, trigger } from '../support/definitions';
 import { runDefinition as run } from '../support/engine-run';
 
 const manual = trigger();
@@ -456,5 +456,22 @@ describe('execution runtime (pure, fake effects)', () => {
       calls.map((call) => call.nodeState?.page ?? null),
       [null, 2, 3, 4],
     );
+  });
+  it('hands a step whose plugin the host runs itself to callActivity, with the host descriptor execute mode', async () => {
+    //   start ─▶ say(log, run by the host in `all` mode) ─▶ after(no-op)
+    const { outcome, calls, logs } = await run(
+      { steps: chain(manual, step('say', 'log', { message: 'hi ${{ inputs.n }}' }), step('after', 'no-op')) },
+      { n: 1 },
+      {
+        hostPlugins: { log: { ...findPlugin('log')!, inline: false, executeMode: 'all' } },
+        activities: { log: (call) => ({ status: 'success', outputs: { said: call.config.message } }) },
+      },
+    );
+    assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+    assert.deepEqual(
+      calls.map((call) => [call.pluginType, call.config.message]),
+      [['log', 'hi 1']],
+    );
+    assert.deepEqual(logs, []);
   });
 });

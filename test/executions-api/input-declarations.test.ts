@@ -4,7 +4,7 @@
  * error, never a 500 at execute; and `__proto__` keys in inputs are plain data.
  */
 import assert from 'node:assert/strict';
-import { checkInputs } from '../../api/executions/inputs';
+import { checkInputs } from '../../workflows/engine';
 import { trigger } from '../support/definitions';
 import { assertDialect } from '../support/dialects';
 import { publish, useExecEnv } from './support';

@@ -10,6 +10,7 @@ import {
   type ChildResult,
   type ExecutionInput,
   type LogEntryDraft,
+  type PluginDescriptor,
   type PluginResult,
   type RuntimeEffects,
   type StepEvent,
@@ -23,6 +24,8 @@ export interface Fakes {
   signals?: (request: WaitRequest) => WaitResult;
   /** Answers sub-workflow children (throw to fail one). */
   children?: (request: ChildRequest) => ChildResult | Promise<ChildResult>;
+  /** Plugins the host runs itself (as the kit's stubs do). */
+  hostPlugins?: Record<string, PluginDescriptor>;
 }
 
 export async function runDefinition(
@@ -60,6 +63,7 @@ export async function runDefinition(
       fakes.children ? Promise.resolve().then(() => fakes.children!(request)) : Promise.reject(new Error('no children here')),
     log: (entry) => logs.push(entry),
     onEvent: (event) => events.push(event),
+    ...(fakes.hostPlugins ? { hostPlugin: (name: string) => fakes.hostPlugins![name] } : {}),
   };
   const input = {
     ...executionInput(doc, { inputs, executionId: 'exec_1', workflowId: 'wf_1', receivedAt: '2026-01-01T00:00:00Z' }),

@@ -11,6 +11,7 @@ export * from './durations';
 export { cronError, minimumIntervalSeconds } from './cron';
 export { normalizeDefinition, normalizeFolderPath } from './normalize';
 export { validateDefinition, type ValidationOptions, type ValidationResult } from './validate';
+export { checkInputs, manualTrigger } from './run-inputs';
 export { ACCEPTED_FIELDS, KEY_IGNORED } from './validate-ignored';
 export { createLimiter } from './runtime/concurrency';
 export { truncateUtf8, utf8Length } from './runtime/sizes';

@@ -60,7 +60,8 @@ export async function runStep(env: StepEnv, activation: Activation): Promise<{ r
   let result: PluginResult;
   try {
     if (step.type === 'trigger') {
-      result = { status: 'success', items: activation.items };
+      const port = step.id === ctx.input.trigger.stepId ? ctx.input.trigger.port : undefined;
+      result = { status: 'success', items: activation.items, ...(port ? { activePorts: [port] } : {}) };
     } else if (
       step.condition !== undefined &&
       !isTruthy(evaluateCondition(step.condition, stepScope(ctx, { items: activation.items, item: activation.items[0], signal })))
@@ -102,8 +103,12 @@ function evaluateCondition(condition: string | boolean, scope: EvaluationScope):
 
 /** `each` mode: one call per item (bounded parallelism), results concatenated in item order; `all` (or a join): one call. */
 async function runItems(env: StepEnv, step: StepDefinition, activation: Activation, signal: ScopeExtras['signal']): Promise<PluginResult> {
-  // An operator plugin is known here only by its pin in the definition (the sandbox has no live registry of them).
-  const plugin = findPlugin(step.pluginType ?? '') ?? pinnedPluginOf(env.ctx.input.definition, step.pluginType);
+  // A plugin the host runs itself (a kit stub) first; an operator plugin is known here only by its pin in the definition
+  // (the sandbox has no live registry of them).
+  const plugin =
+    env.effects.hostPlugin?.(step.pluginType ?? '') ??
+    findPlugin(step.pluginType ?? '') ??
+    pinnedPluginOf(env.ctx.input.definition, step.pluginType);
   const fanOut = step.metadata?.fanOutPerItem;
   const mode =
     fanOut === true
@@ -177,7 +182,8 @@ export async function callPlugin(
   }
 
   const reentered = Object.keys(activation.via).some((edgeId) => env.topology.edges[edgeId]?.kind === 'back');
-  const inline = inlinePluginFor(pluginType);
+  // A plugin the host runs itself (a kit stub) replaces the built-in one of that name.
+  const inline = effects.hostPlugin?.(pluginType) ? undefined : inlinePluginFor(pluginType);
   if (inline) {
     const inlineCall: InlineCall = {
       step,

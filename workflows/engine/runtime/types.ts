@@ -7,6 +7,7 @@
  */
 import type { StepDefinition, WorkflowDefinition } from '../definition';
 import type { Topology } from '../graph/topology';
+import type { PluginDescriptor } from '../plugins/descriptor';
 import type { Activation, Item, WalkerState } from '../graph/walker';
 import type { RunLimits } from '../limits';
 import type { DeferredTemplate, ResolvedInputs } from '../templates';
@@ -19,6 +20,8 @@ export interface TriggerInfo {
   source: 'manual' | 'cron' | 'webhook' | 'sub-workflow' | 'signal' | 'on-error';
   payload: Record<string, unknown>;
   receivedAt: string;
+  /** The output port the fired trigger step activates (default `default`; the kit sets it for triggers with several ports). */
+  port?: string;
   /** Signal-with-start: the signal this run was started for; its first matching wait receives it. */
   signal?: { name: string; signalId: string; correlationKey?: string; payload: unknown };
 }
@@ -242,6 +245,12 @@ export interface RuntimeEffects {
   runChild(request: ChildRequest): Promise<ChildResult>;
   log(entry: LogEntryDraft): void;
   onEvent(event: StepEvent): void;
+  /**
+   * Plugins the host runs itself (the kit's stubs), by name: their steps go to
+   * `callActivity` with this descriptor's execute mode, even where a built-in
+   * inline plugin has the name. Absent under Temporal.
+   */
+  hostPlugin?(pluginType: string): PluginDescriptor | undefined;
 }
 
 /** What running one step needs: the execution's state, its host's effects, and the graph. */

@@ -1,10 +1,10 @@
 /**
- * Checks execute inputs against the `config.inputs` the manual trigger step
- * declares (`{name: {type, required}}`): one error per offending input, so a
- * run form can mark every field at once. Undeclared inputs pass through.
+ * Checks the inputs of a manual start (the API's execute, the kit's
+ * runWorkflow) against the `config.inputs` the manual trigger step declares
+ * (`{name: {type, required}}`): one error per offending input, so a run form
+ * can mark every field at once. Undeclared inputs pass through.
  */
-import type { WorkflowDefinition } from '../../workflows/engine';
-import type { FieldError } from '../http/errors';
+import type { DefinitionIssue, WorkflowDefinition } from './definition';
 
 const TYPE_CHECKS: Record<string, (value: unknown) => boolean> = {
   string: (value) => typeof value === 'string',
@@ -24,8 +24,8 @@ export function manualTrigger(definition: WorkflowDefinition): { id: string; inp
   return { id: step.id, inputs };
 }
 
-export function checkInputs(declared: Record<string, unknown>, inputs: Record<string, unknown>): FieldError[] {
-  const errors: FieldError[] = [];
+export function checkInputs(declared: Record<string, unknown>, inputs: Record<string, unknown>): DefinitionIssue[] {
+  const errors: DefinitionIssue[] = [];
   for (const [name, spec] of Object.entries(declared)) {
     const { type, required } = (typeof spec === 'object' && spec !== null ? spec : {}) as { type?: unknown; required?: unknown };
     const pointer = `/inputs/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;

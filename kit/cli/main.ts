@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+/**
+ * `platform-workflow`: author, validate, test locally and publish workflows.
+ *
+ *   validate <files|dirs…>                    every definition, errors as file:line:col message
+ *   run <file> [--inputs JSON|@file] …        a local run through the kit (stubs, vars, secrets, signals)
+ *   publish <files|dirs…> [--alias A] [--activate]
+ *   execute <key> [--inputs …] [--follow]     logs <executionId> [--follow]
+ *   signal <executionId> <name> [--payload …] config set|list
+ *
+ * Server and token: --url/--token, else PLATFORM_API_URL and PLATFORM_API_TOKEN.
+ */
+import { parseArgs } from 'node:util';
+import { createClient } from './client';
+import { cliEnvironment } from './environment';
+import { runCommand, validateCommand } from './local-commands';
+import { CliError, EXIT, createOutput, type Output } from './output';
+import { configCommand, executeCommand, logsCommand, publishCommand, signalCommand } from './remote-commands';
+
+const USAGE = `usage: platform-workflow <command> [options]
+
+local (no server):
+  validate <files|dirs…> [--stub type=module.js]
+  run <file> [--inputs JSON|@file] [--vars JSON|@file] [--secrets JSON|@file]
+             [--signals JSON|@file] [--stub type=module.js]… [--workflows DIR]
+             [--trigger STEP] [--clock instant|real] [--json]
+
+against a server (--url/--token or PLATFORM_API_URL/PLATFORM_API_TOKEN):
+  publish <files|dirs…> [--alias NAME] [--activate]
+  execute <key> [--inputs JSON|@file] [--alias NAME] [--follow] [--json]
+  logs <executionId> [--follow]
+  signal <executionId> <name> [--payload JSON|@file]
+  config set <name> <value> [--secret] [--path /folder | --workflow KEY]
+  config list [--path /folder | --workflow KEY] [--ancestors]
+
+exit codes: 0 ok, 1 invalid or failed, 2 usage, 3 server unreachable, 4 unauthorized, 5 conflict (409)`;
+
+const OPTIONS = {
+  url: { type: 'string' },
+  token: { type: 'string' },
+  inputs: { type: 'string' },
+  vars: { type: 'string' },
+  secrets: { type: 'string' },
+  signals: { type: 'string' },
+  stub: { type: 'string', multiple: true },
+  workflows: { type: 'string' },
+  trigger: { type: 'string' },
+  clock: { type: 'string' },
+  json: { type: 'boolean' },
+  alias: { type: 'string' },
+  activate: { type: 'boolean' },
+  follow: { type: 'boolean', short: 'f' },
+  payload: { type: 'string' },
+  secret: { type: 'boolean' },
+  path: { type: 'string' },
+  workflow: { type: 'string' },
+  ancestors: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function main(argv: string[], io: Output): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}\n\n${USAGE}`, EXIT.usage);
+  }
+  const { values, positionals } = parsed;
+  const [command, ...args] = positionals;
+  if (values.help || !command) {
+    io.out(USAGE);
+    return command || values.help ? EXIT.ok : EXIT.usage;
+  }
+  const environment = cliEnvironment();
+  const api = () => createClient(values.url ?? environment.url, values.token ?? environment.token);
+  switch (command) {
+    case 'validate':
+      return validateCommand(args, values, io);
+    case 'run':
+      return runCommand(args[0], values, io);
+    case 'publish':
+      return publishCommand(api(), args, values, io);
+    case 'execute':
+      return executeCommand(api(), args[0], values, io);
+    case 'logs':
+      return logsCommand(api(), args[0], values, io);
+    case 'signal':
+      return signalCommand(api(), args[0], args[1], values, io);
+    case 'config':
+      return configCommand(api(), args, values, io);
+    default:
+      throw new CliError(`unknown command "${command}"\n\n${USAGE}`, EXIT.usage);
+  }
+}
+
+if (require.main === module) {
+  const io = createOutput({ noColor: cliEnvironment().noColor });
+  main(process.argv.slice(2), io).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      if (error instanceof CliError) {
+        io.err(`platform-workflow: ${error.message}`);
+        process.exit(error.exitCode);
+      }
+      io.err(`platform-workflow: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      process.exit(EXIT.failed);
+    },
+  );
+}

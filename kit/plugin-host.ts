@@ -1,0 +1,199 @@
+/**
+ * What the worker's `callPlugin` activity does, in-process: a step call the
+ * engine hands to its host (an effectful plugin, or any stubbed plugin) gets
+ * its secret templates resolved from the run's `secrets`, runs the stub or
+ * the real implementation from activities/plugins (egress policy included),
+ * has every secret scrubbed from what comes back, and is retried under the
+ * step's retry policy with the run's clock (back-off takes no wall time on
+ * the instant clock).
+ */
+import {
+  ExpressionError,
+  PLUGIN_LOGS_DETAIL,
+  RUN_LIMIT_SETTINGS,
+  applyDeferred,
+  deferredSecretNames,
+  type ActivityCall,
+  type PluginResult,
+  type StepDefinition,
+} from '../workflows/engine';
+import { DEFAULT_EGRESS, type EgressPolicy } from '../activities/egress/policy';
+import { Scrubber } from '../activities/secrets/scrubber';
+import type { Clock } from './clock';
+import type { ResolvedStub, StubContext, StubResult } from './stubs';
+
+/** Types Temporal would not retry (the worker's activity options say the same). */
+const NON_RETRYABLE_TYPES = new Set(['PLUGIN_CONFIG_INVALID', 'SECRET_UNRESOLVED', 'CONFIG_ENTRY_UNRESOLVED', 'PLUGIN_NOT_AVAILABLE']);
+
+export interface PluginHostOptions {
+  stubs: Map<string, ResolvedStub>;
+  secrets: Record<string, string>;
+  missingConfig: 'error' | 'undefined';
+  clock: Clock;
+  egress?: EgressPolicy;
+  /** Ceiling on paginated-fetch pages (the server's WORKFLOW_MAX_PAGES); unset: the plugin's own default. */
+  maxPages?: number;
+  /** The step definition and run variables a stub sees. */
+  stepOf(stepId: string): StepDefinition;
+  variables(): Record<string, unknown>;
+}
+
+/** A failure as the engine reads a failed activity: the cause carries type, message and the plugin's log lines. */
+export class StepCallFailure extends Error {
+  override readonly cause: { type: string; message: string; nonRetryable: boolean; details: unknown[] };
+
+  constructor(type: string, message: string, nonRetryable: boolean, logs: PluginResult['logs'] = []) {
+    super(message);
+    this.name = 'StepCallFailure';
+    this.cause = { type, message, nonRetryable, details: [{ [PLUGIN_LOGS_DETAIL]: logs }] };
+  }
+}
+
+export function createPluginHost(options: PluginHostOptions): (call: ActivityCall) => Promise<PluginResult> {
+  return async (call) => {
+    const policy = call.retryPolicy ?? { maximumAttempts: 1, initialIntervalMs: 1000, backoffCoefficient: 2 };
+    for (let attempt = 1; ; attempt += 1) {
+      let outcome: { result: PluginResult } | { failure: StepCallFailure };
+      try {
+        outcome = { result: await callOnce(options, call, attempt) };
+      } catch (error) {
+        outcome = { failure: error as StepCallFailure };
+      }
+      const retryable =
+        'failure' in outcome
+          ? !outcome.failure.cause.nonRetryable
+          : outcome.result.status === 'failure' && outcome.result.error?.retryable === true;
+      if (!retryable || attempt >= policy.maximumAttempts) {
+        if ('failure' in outcome) throw outcome.failure;
+        return outcome.result;
+      }
+      const backoff = policy.initialIntervalMs * policy.backoffCoefficient ** (attempt - 1);
+      await options.clock.sleep(Math.min(backoff, policy.maximumIntervalMs ?? policy.initialIntervalMs * 100));
+    }
+  };
+}
+
+async function callOnce(options: PluginHostOptions, call: ActivityCall, attempt: number): Promise<PluginResult> {
+  const deferred = call.deferred ?? [];
+  const names = deferredSecretNames(deferred);
+  const missing = names.filter((name) => !Object.hasOwn(options.secrets, name));
+  if (missing.length > 0 && options.missingConfig === 'error')
+    throw new StepCallFailure('CONFIG_ENTRY_UNRESOLVED', `secret ${missing.join(', ')} has no value for this workflow`, true);
+  const secrets = Object.fromEntries(
+    names.filter((name) => Object.hasOwn(options.secrets, name)).map((name) => [name, options.secrets[name]]),
+  );
+  const scrubber = new Scrubber(Object.values(secrets));
+  const lines: NonNullable<PluginResult['logs']> = [];
+  try {
+    const { config, inputs } = applyDeferred(call, deferred, { ...call.scope, secrets });
+    const stub = options.stubs.get(call.pluginType);
+    const result = stub?.handler
+      ? await callStub(options, stub, call, { config, inputs }, attempt)
+      : await callRealPlugin(options, call, { config, inputs }, (level, message) => lines.push({ level, message }));
+    checkOutputSize(result, call.maxOutputBytes);
+    return scrubber.value({ ...result, logs: lines });
+  } catch (error) {
+    throw toFailure(error, scrubber, scrubber.value(lines));
+  }
+}
+
+async function callStub(
+  options: PluginHostOptions,
+  stub: ResolvedStub,
+  call: ActivityCall,
+  resolved: { config: Record<string, unknown>; inputs: Record<string, unknown> },
+  attempt: number,
+): Promise<PluginResult> {
+  // Fresh copies: a handler that mutates what it got cannot change the run's state or a later call.
+  const context: StubContext = structuredClone({
+    stepId: call.stepId,
+    step: options.stepOf(call.stepId),
+    inputs: resolved.inputs,
+    config: resolved.config,
+    items: call.items,
+    item: call.item,
+    itemIndex: call.itemIndex,
+    variables: options.variables(),
+    attempt,
+    executionId: call.executionId,
+    workflowId: call.workflowId,
+  });
+  const returned = await stub.handler!(context);
+  return toPluginResult(call.stepId, returned);
+}
+
+/** A plain object is a success with those outputs; an object with a `status` is a result. */
+function toPluginResult(stepId: string, returned: unknown): PluginResult {
+  if (returned === undefined || returned === null) return { status: 'success', outputs: {} };
+  if (typeof returned !== 'object' || Array.isArray(returned))
+    throw new StepCallFailure(
+      'STUB_INVALID_RESULT',
+      `the stub of step "${stepId}" returned ${Array.isArray(returned) ? 'an array' : typeof returned}; return an object`,
+      true,
+    );
+  const value = returned as StubResult;
+  if (value.status !== 'success' && value.status !== 'failure')
+    return { status: 'success', outputs: structuredClone(returned as Record<string, unknown>) };
+  const result: PluginResult = { status: value.status };
+  if (value.outputs !== undefined) result.outputs = structuredClone(value.outputs);
+  if (value.items !== undefined) result.items = structuredClone(value.items);
+  if (value.activePorts !== undefined) result.activePorts = [...value.activePorts];
+  if (value.status === 'failure') {
+    result.error = {
+      message: value.error?.message ?? `step "${stepId}" failed`,
+      code: value.error?.code ?? 'STEP_FAILED',
+      retryable: value.error?.retryable === true,
+    };
+  }
+  return result;
+}
+
+async function callRealPlugin(
+  options: PluginHostOptions,
+  call: ActivityCall,
+  resolved: { config: Record<string, unknown>; inputs: Record<string, unknown> },
+  log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void,
+): Promise<PluginResult> {
+  // Loaded on first use: the code-exec pool and HTTP client cost nothing to runs that stub them.
+  const { effectfulPluginFor } = await import('../activities/plugins/registry.js');
+  const plugin = effectfulPluginFor(call.pluginType);
+  if (!plugin)
+    throw new StepCallFailure(
+      'PLUGIN_NOT_AVAILABLE',
+      `plugin "${call.pluginType}" cannot run locally (step "${call.stepId}"): stub it with stubs: { '${call.pluginType}': handler }`,
+      true,
+    );
+  const abort = new AbortController();
+  return plugin({
+    call,
+    config: resolved.config,
+    inputs: resolved.inputs,
+    signal: abort.signal,
+    egress: options.egress ?? DEFAULT_EGRESS,
+    maxPages: options.maxPages,
+    log,
+  });
+}
+
+function checkOutputSize(result: PluginResult, maxBytes: number | undefined): void {
+  if (maxBytes === undefined) return;
+  const size = Buffer.byteLength(JSON.stringify(result.items ?? result.outputs ?? null));
+  if (size > maxBytes)
+    throw new StepCallFailure(
+      'STEP_OUTPUT_TOO_LARGE',
+      `the step produced ${size} bytes of output; at most ${maxBytes} are allowed (${RUN_LIMIT_SETTINGS.maxStepOutputBytes})`,
+      true,
+    );
+}
+
+/** Any error as the worker reports it: type and retryability kept (Temporal's ApplicationFailure is read by shape), secrets scrubbed. */
+function toFailure(error: unknown, scrubber: Scrubber, logs: NonNullable<PluginResult['logs']>): StepCallFailure {
+  if (error instanceof StepCallFailure)
+    return new StepCallFailure(error.cause.type, scrubber.text(error.message), error.cause.nonRetryable, logs);
+  if (error instanceof ExpressionError) return new StepCallFailure(error.code, scrubber.text(error.message), true, logs);
+  const failure = error as { message?: unknown; type?: unknown; code?: unknown; nonRetryable?: unknown; retryable?: unknown };
+  const type = typeof failure?.type === 'string' ? failure.type : typeof failure?.code === 'string' ? failure.code : 'PLUGIN_ERROR';
+  const message = error instanceof Error ? error.message : String(failure?.message ?? error);
+  const nonRetryable = failure?.nonRetryable === true || failure?.retryable === false || NON_RETRYABLE_TYPES.has(type);
+  return new StepCallFailure(type, scrubber.text(message), nonRetryable, logs);
+}

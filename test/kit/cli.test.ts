@@ -1,0 +1,202 @@
+/**
+ * The `platform-workflow` command line as users run it: real child processes,
+ * local commands on files, and server commands against the API (on a free
+ * port, with PostgreSQL, Temporal and a worker behind it).
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runScript, type ScriptResult } from '../support/process';
+import { useExecEnv } from '../executions-api/support';
+
+const CLI = 'kit/cli/main.ts';
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<ScriptResult> {
+  return runScript(CLI, { args, env: { NO_COLOR: '1', PLATFORM_API_URL: '', PLATFORM_API_TOKEN: '', ...env }, timeoutMs: 60_000 });
+}
+
+const APPROVAL = `name: Approval
+key: KEY
+path: /kit-cli
+steps:
+  - id: start
+    type: trigger
+    pluginType: manual
+  - id: ask
+    type: module
+    pluginType: log
+    dependsOn: [start]
+    config:
+      message: "approve \${{ workflow.inputs.what }}?"
+  - id: approval
+    type: wait
+    dependsOn: [ask]
+    config: { signalName: approve, timeout: 1h }
+outputs:
+  approvedBy: "\${{ steps.approval.outputs.payload.by }}"
+`;
+
+describe('platform-workflow: local commands', function () {
+  this.timeout(90_000);
+  const dir = mkdtempSync(path.join(tmpdir(), 'kit-cli-'));
+
+  it('validate prints file:line:col for every error and exits 1; valid files exit 0', async () => {
+    writeFileSync(path.join(dir, 'good.yaml'), APPROVAL.replace('KEY', 'good'));
+    writeFileSync(path.join(dir, 'bad.yaml'), APPROVAL.replace('KEY', 'bad').replace('pluginType: log', 'pluginType: lgo'));
+    // Not a definition: folder scans pass over package manifests.
+    writeFileSync(path.join(dir, 'package.json'), '{"name": "flows"}');
+    const bad = await cli(['validate', dir]);
+    assert.equal(bad.code, 1, bad.stderr);
+    assert.match(
+      bad.stderr,
+      new RegExp(
+        `${path.join(dir, 'bad.yaml').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:10:17 /steps/1/pluginType: Unknown plugin type: lgo`,
+      ),
+    );
+    assert.match(bad.stdout, /1 of 2 definitions valid/);
+    const good = await cli(['validate', path.join(dir, 'good.yaml')]);
+    assert.equal(good.code, 0, good.stderr);
+  });
+
+  it('run executes a file locally with a stub module, inputs and signals, and --json prints the result', async () => {
+    const stub = path.join(dir, 'stub.cjs');
+    writeFileSync(stub, `module.exports = (ctx) => ({ echoed: ctx.config.message });\n`);
+    const file = path.join(dir, 'good.yaml');
+    const result = await cli([
+      'run',
+      file,
+      '--inputs',
+      '{"what":"deploy"}',
+      '--signals',
+      '{"approve":{"by":"ann"}}',
+      '--stub',
+      `log=${stub}`,
+      '--json',
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    const run = JSON.parse(result.stdout);
+    assert.equal(run.status, 'completed');
+    assert.deepEqual(run.outputs, { approvedBy: 'ann' });
+    assert.deepEqual(run.steps.ask.outputs, { echoed: 'approve deploy?' });
+
+    const unanswered = await cli(['run', file, '--inputs', '{"what":"x"}']);
+    assert.equal(unanswered.code, 1);
+    assert.match(unanswered.stderr, /failed at step "approval"/);
+
+    const usage = await cli(['run', file, '--inputs', 'not json']);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /--inputs: not valid JSON/);
+  });
+});
+
+describe('platform-workflow: against the API', function () {
+  this.timeout(120_000);
+  const { x, c } = useExecEnv();
+  let server: Server;
+  let url: string;
+  const dir = mkdtempSync(path.join(tmpdir(), 'kit-cli-api-'));
+  const env = () => ({ PLATFORM_API_URL: url, PLATFORM_API_TOKEN: c.token });
+
+  before(async () => {
+    server = createServer(x.t.app.koa.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise((resolve) => server.close(resolve)));
+
+  it('publish upserts every file by key, reports each mode, moves and activates the alias', async () => {
+    mkdirSync(path.join(dir, 'flows'));
+    writeFileSync(path.join(dir, 'flows', 'approval.yaml'), APPROVAL.replace('KEY', 'cli-approval'));
+    writeFileSync(
+      path.join(dir, 'flows', 'hello.yaml'),
+      APPROVAL.replace('KEY', 'cli-hello')
+        .replace(/ {2}- id: approval[\s\S]*?timeout: 1h \}\n/, '')
+        .replace(/outputs:[\s\S]*$/, ''),
+    );
+    const first = await cli(['publish', path.join(dir, 'flows'), '--activate'], env());
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /created cli-approval revision 1/);
+    assert.match(first.stdout, /created cli-hello revision 1/);
+    assert.match(first.stdout, /alias latest activated/);
+    const latest = await c.auth(x.t.request.get('/workflows/definitions/cli-hello/aliases'));
+    assert.equal(latest.body.data.find((alias: { name: string }) => alias.name === 'latest').active, true);
+
+    const again = await cli(['publish', path.join(dir, 'flows', 'approval.yaml')], env());
+    assert.match(again.stdout, /overwritten cli-approval revision 1/);
+
+    writeFileSync(path.join(dir, 'flows', 'approval.yaml'), APPROVAL.replace('KEY', 'cli-approval').replace('approve ', 'please approve '));
+    const changed = await cli(['publish', path.join(dir, 'flows', 'approval.yaml'), '--alias', 'prod', '--activate'], env());
+    assert.equal(changed.code, 0, changed.stderr);
+    assert.match(changed.stdout, /new-revision cli-approval revision 2/);
+    assert.match(changed.stdout, /alias prod → revision 2/);
+    assert.match(changed.stdout, /alias prod activated/);
+    const aliases = await c.auth(x.t.request.get('/workflows/definitions/cli-approval/aliases'));
+    const prod = aliases.body.data.find((alias: { name: string }) => alias.name === 'prod');
+    assert.equal(prod.revision, 2);
+    assert.equal(prod.active, true);
+
+    // An invalid file stops the publish at its first error, located in the file, before anything is sent.
+    writeFileSync(path.join(dir, 'clash.yaml'), APPROVAL.replace('KEY', 'cli-hello').replace('path: /kit-cli', 'path: not-a-path'));
+    const refused = await cli(['publish', path.join(dir, 'clash.yaml')], env());
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /clash\.yaml:\d+:\d+ \/path: must be an absolute folder path/);
+  });
+
+  it('execute --follow streams logs to the end; signal answers 409 as exit 5 until the run waits on that name; logs --follow', async () => {
+    const hello = await cli(['execute', 'cli-hello', '--inputs', '{"what":"lunch"}', '--follow'], env());
+    assert.equal(hello.code, 0, hello.stderr);
+    assert.match(hello.stdout, /ask: approve lunch\?/);
+    assert.match(hello.stdout, /completed/);
+
+    const started = await cli(['execute', 'cli-approval', '--inputs', '{"what":"release"}'], env());
+    assert.equal(started.code, 0, started.stderr);
+    const executionId = started.stdout.trim();
+    assert.match(executionId, /^exec_/);
+
+    const wrong = await cli(['signal', executionId, 'reject', '--payload', '{}'], env());
+    assert.equal(wrong.code, 5, wrong.stderr);
+    assert.match(wrong.stderr, /409/);
+
+    // The run reaches its wait shortly after starting: retry the right signal until it is delivered.
+    let delivered: ScriptResult | undefined;
+    for (let i = 0; i < 20 && delivered?.code !== 0; i++) {
+      delivered = await cli(['signal', executionId, 'approve', '--payload', '{"by":"ann"}'], env());
+      if (delivered.code !== 0) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    assert.equal(delivered?.code, 0, delivered?.stderr);
+    assert.match(delivered.stdout, /delivered approve \(sig_/);
+
+    const logs = await cli(['logs', executionId, '--follow'], env());
+    assert.equal(logs.code, 0, logs.stderr);
+    assert.match(logs.stdout, /please approve release\?/);
+    assert.match(logs.stdout, /completed outputs: \{"approvedBy":"ann"\}/);
+  });
+
+  it('config set and list manage variables and secrets', async () => {
+    const set = await cli(['config', 'set', 'REGION', 'eu-west-1', '--path', '/'], env());
+    assert.equal(set.code, 0, set.stderr);
+    assert.match(set.stdout, /created var REGION/);
+    const secret = await cli(['config', 'set', 'API_KEY', 'hunter22', '--secret', '--workflow', 'cli-approval'], env());
+    assert.equal(secret.code, 0, secret.stderr);
+    const list = await cli(['config', 'list', '--workflow', 'cli-approval', '--ancestors'], env());
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /REGION\s+"eu-west-1"/);
+    assert.match(list.stdout, /API_KEY\s+\(secret\)/);
+    assert.doesNotMatch(list.stdout, /hunter22/);
+  });
+
+  it('says so when the server is unreachable (exit 3) or the token is refused (exit 4)', async () => {
+    const down = await cli(['logs', 'exec_x'], { PLATFORM_API_URL: 'http://127.0.0.1:1', PLATFORM_API_TOKEN: 't' });
+    assert.equal(down.code, 3, down.stderr);
+    assert.match(down.stderr, /cannot reach http:\/\/127\.0\.0\.1:1/);
+    const refused = await cli(['execute', 'cli-hello', '--url', url, '--token', 'not-a-token']);
+    assert.equal(refused.code, 4, refused.stderr);
+    assert.match(refused.stderr, /401/);
+    const noServer = await cli(['execute', 'cli-hello']);
+    assert.equal(noServer.code, 2);
+    assert.match(noServer.stderr, /PLATFORM_API_URL/);
+  });
+});
