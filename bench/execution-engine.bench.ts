@@ -40,7 +40,8 @@ function chainOf(count: number, step: (i: number) => Record<string, unknown>): R
 
 const pureStep = (i: number): Record<string, unknown> =>
   i % 3 === 0
-    ? { type: 'decider', pluginType: 'conditional', config: { expression: 'variables.n >= 0' }, joinStrategy: 'any' }
+    ? // A conditional leaves through its `true` port; naming it `default` keeps the chain (wired on default) running to the end.
+      { type: 'decider', pluginType: 'conditional', config: { expression: 'variables.n >= 0', truePort: 'default' }, joinStrategy: 'any' }
     : i % 3 === 1
       ? { type: 'module', pluginType: 'set-variable', config: { path: 'n', value: '${{ variables.n + 1 }}' } }
       : { type: 'module', pluginType: 'log', config: { message: 'n is ${{ variables.n }}' } };
