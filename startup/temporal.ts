@@ -49,6 +49,15 @@ export interface ResolveTemporalOptions {
   onProgress?: (message: string) => void;
 }
 
+/**
+ * Dynamic configuration the CLI dev server starts with (`npm start`, and the tests' real server,
+ * so they run as operators do). Eager activity execution: the server hands a workflow task's new
+ * activity straight back to the worker that completed the task, instead of through the matching
+ * queue; it halves the time of an effectful step (40 sequential http-request steps: 4.1 s → 2.1 s
+ * in `npm run bench`). The production server reads the same setting from deploy/temporal/dynamicconfig.yaml.
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG = ['--dynamic-config-value', 'system.enableActivityEagerExecution=true'];
+
 /** The stand-in's executables (Temporal CLI dev server and time-skipping test server look-alikes). */
 export const STAND_IN_DEV_SERVER = path.resolve(__dirname, '../test/temporal-server/bin/temporal');
 export const STAND_IN_TEST_SERVER = path.resolve(__dirname, '../test/temporal-server/bin/temporal-test-server');
@@ -151,6 +160,7 @@ export async function startDevServer(
     '127.0.0.1',
     '--log-level',
     'error',
+    ...(kind === 'cli' ? DEV_SERVER_DYNAMIC_CONFIG : []),
     ...(options.extraArgs ?? ['--headless']),
   ];
   // Its own process group: the CLI signals its whole group when it stops, and a Ctrl-C meant for us

@@ -15,6 +15,7 @@ import type { SearchAttributeKey } from '@temporalio/common/lib/search-attribute
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { loadConfig } from '../../config/config';
 import {
+  DEV_SERVER_DYNAMIC_CONFIG,
   STAND_IN_DEV_SERVER,
   STAND_IN_TEST_SERVER,
   findRealTemporalCli,
@@ -52,6 +53,8 @@ export async function createTestTemporalEnv(
         executable: { type: 'existing-path', path: cli ?? STAND_IN_DEV_SERVER },
         namespace: config.temporalNamespace,
         searchAttributes: options.searchAttributes,
+        // The real server runs with the settings `npm start` gives it.
+        ...(cli ? { extraArgs: DEV_SERVER_DYNAMIC_CONFIG } : {}),
       },
     });
   // A server process that starts slowly on a loaded machine misses the SDK's connect deadline: start it once more.
