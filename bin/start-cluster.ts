@@ -11,9 +11,9 @@
 import path from 'node:path';
 import { childProcessEnvironment } from '../config/config';
 import { createLogger } from '../config/logger';
-import { leaveShutdownSignalsToCaller } from '../db/embedded-postgres';
 import { startCluster } from '../startup/cluster/cluster';
 import { resolveServiceSecrets } from '../startup/service-secrets';
+import { stopOnSignals } from '../startup/service';
 import { loadConfigOrExit } from './main';
 
 async function main(): Promise<void> {
@@ -22,7 +22,6 @@ async function main(): Promise<void> {
   const { apiReplicas, workers, temporalPort } = config.cluster;
   // Generated development secrets are written once here, so every process reads the same ones.
   await resolveServiceSecrets(config, logger);
-  leaveShutdownSignalsToCaller();
   const cluster = await startCluster({
     dir: path.join(config.dataDir, 'cluster'),
     databaseUrl: config.databaseUrl,
@@ -57,18 +56,7 @@ async function main(): Promise<void> {
   console.log(`Logs of every process:             ${cluster.logDir}`);
   console.log('A token for user 1 of organization 1: npm run token -- --user 1 --org 1\n');
 
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping the cluster');
-    cluster.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  stopOnSignals(cluster, logger);
 }
 
 main().catch((error: unknown) => {

@@ -23,6 +23,7 @@ import { startExecutionReconciler } from './execution-reconciler';
 import { closeGracefully, listen, portOf } from './http-server';
 import type { Logger } from '../config/logger';
 import { resolveServiceSecrets } from './service-secrets';
+import { ShutdownSequence } from './shutdown-sequence';
 import { resolveTemporal, type TemporalEndpoint } from './temporal';
 
 export interface ServiceParts {
@@ -38,17 +39,9 @@ export interface RunningService {
 }
 
 export async function startService(config: AppConfig, logger: Logger, parts: ServiceParts): Promise<RunningService> {
-  const cleanups: Array<{ name: string; run: () => Promise<void> }> = [];
-  const stopAll = async (): Promise<void> => {
-    // Reverse order of start: start reconciler and HTTP first, then worker, Temporal client, database, Temporal server.
-    for (const cleanup of cleanups.reverse().splice(0)) {
-      try {
-        await cleanup.run();
-      } catch (error) {
-        logger.error({ err: error, step: cleanup.name }, 'shutdown step failed');
-      }
-    }
-  };
+  // Stopped in reverse order of start: start reconciler and HTTP first, then worker, Temporal client, database, Temporal server.
+  const cleanups = new ShutdownSequence(logger);
+  const stopAll = () => cleanups.stopAll();
 
   try {
     // First: a broken plugin stops start-up before anything is opened (PluginLoadError names it).

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/embedded-postgres';
 import type { Logger } from '../../config/logger';
 import { freePort, isPortFree } from '../temporal';
+import { ShutdownSequence } from '../shutdown-sequence';
 import { startChild, type RunningChild } from './children';
 import { startFront, type Front } from './front';
 import {
@@ -79,20 +80,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const { logger } = options;
   const logDir = path.join(options.dir, 'logs');
   mkdirSync(logDir, { recursive: true });
-  const stops: Array<{ name: string; run: () => Promise<void> }> = [];
+  const stops = new ShutdownSequence(logger, 'cluster shutdown step failed');
   let stopping = false;
   const onUnexpectedExit = (child: RunningChild, code: number | null) => {
     if (!stopping) logger.error({ process: child.spec.name, code, log: child.logFile }, 'a cluster process exited on its own');
   };
   const stopAll = async () => {
     stopping = true;
-    for (const step of stops.reverse().splice(0)) {
-      try {
-        await step.run();
-      } catch (error) {
-        logger.error({ err: error, step: step.name }, 'cluster shutdown step failed');
-      }
-    }
+    await stops.stopAll();
   };
 
   try {
