@@ -108,6 +108,28 @@ describe('configuration', () => {
     });
   }
 
+  it('reads the start:cluster settings, with their defaults and bounds', () => {
+    assert.deepEqual(parseConfig({}).cluster, { apiReplicas: 2, workers: 3, temporalPort: 7233 });
+    assert.deepEqual(parseConfig({ API_REPLICAS: '4', WORKERS: '1', TEMPORAL_PORT: '17233' }).cluster, {
+      apiReplicas: 4,
+      workers: 1,
+      temporalPort: 17233,
+    });
+    // Membership ports sit 300 below the frontend and are stored as smallints: 1300 to 32000.
+    for (const [name, value] of [
+      ['API_REPLICAS', '0'],
+      ['WORKERS', '33'],
+      ['TEMPORAL_PORT', '40000'],
+      ['TEMPORAL_PORT', '1000'],
+    ]) {
+      assert.throws(
+        () => parseConfig({ [name]: value }),
+        (error: unknown) => error instanceof ConfigError && error.problems.length === 1 && error.problems[0].startsWith(name),
+        `${name}=${value}`,
+      );
+    }
+  });
+
   it('reports every invalid variable at once', () => {
     assert.throws(
       () => parseConfig({ PORT: 'x', LOG_LEVEL: 'y' }),
