@@ -12,6 +12,7 @@ import { dispatchFailure } from '../executions';
 import { decryptSecret } from '../db/config-crypto';
 import { ConfigEntryRepository, folderChain } from '../db/repositories/config-entry-repository';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
+import { LightStepResultRepository } from '../db/repositories/light-step-result-repository';
 import { WorkflowRepository } from '../db/repositories/workflow-repository';
 import {
   ExpressionError,
@@ -72,6 +73,7 @@ export type ExecutionActivities = ReturnType<typeof createExecutionActivities>;
 export function createExecutionActivities(deps: ExecutionActivityDeps) {
   const { dataSource } = deps;
   const configEntries = new ConfigEntryRepository(dataSource.manager);
+  const lightResults = new LightStepResultRepository(dataSource.manager);
   const prepareDeps = { dataSource, temporalNamespace: deps.temporalNamespace, publicBaseUrl: deps.publicBaseUrl, limits: deps.limits };
 
   const placeOf = async (organizationId: string, workflowId: string) => {
@@ -131,13 +133,20 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       const plugin = effectfulPluginFor(call.pluginType) ?? operatorPluginRun(deps.operatorPlugins, call);
       if (!plugin) throw ApplicationFailure.nonRetryable(`plugin "${call.pluginType}" cannot run in this worker`, 'PLUGIN_NOT_AVAILABLE');
 
+      const context = Context.current();
+      const { isLocal, activityId } = context.info;
+      const runId = context.info.workflowExecution?.runId ?? '';
+      // A light step (a local activity) replayed after a lost worker: the call completed before, answer as it did.
+      const completed = isLocal ? await lightResults.resultOf(runId, activityId) : undefined;
+      if (completed) return completed;
+
       const deferred = call.deferred ?? [];
       const secrets = await loadSecrets(call, deferredSecretNames(deferred));
       const scrubber = new Scrubber(Object.values(secrets));
       const lines: NonNullable<PluginResult['logs']> = [];
-      const context = Context.current();
-      // Temporal tells a running activity it was cancelled only in answer to a heartbeat: beat while the plugin runs.
-      const heartbeat = setInterval(() => context.heartbeat(), PLUGIN_HEARTBEAT_MS);
+      // Temporal tells a running activity it was cancelled only in answer to a heartbeat: beat while the plugin
+      // runs. A local activity cannot heartbeat (and needs not: its cancellation reaches it directly).
+      const heartbeat = isLocal ? undefined : setInterval(() => context.heartbeat(), PLUGIN_HEARTBEAT_MS);
       try {
         const { config, inputs } = applyDeferred(call, deferred, { ...call.scope, secrets });
         const result = await plugin({
@@ -152,7 +161,9 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
           log: (level, message) => lines.push({ level, message }),
         });
         checkOutputSize(result, call.maxOutputBytes);
-        return scrubber.value({ ...result, logs: lines });
+        const returned = scrubber.value({ ...result, logs: lines });
+        if (isLocal) await lightResults.remember(runId, activityId, returned);
+        return returned;
       } catch (error) {
         throw scrubFailure(error, scrubber, lines);
       } finally {

@@ -65,6 +65,13 @@ export const LIMIT_SETTINGS = {
     max: 1536 * 1024,
     doc: "bytes of one step's output as JSON (Temporal refuses payloads over 2 MB)",
   },
+  lightStepMaxTimeoutMs: {
+    env: 'LIGHT_STEP_MAX_TIMEOUT_MS',
+    default: 10_000,
+    min: 0,
+    max: 60_000,
+    doc: 'an http-request or paginated-fetch step whose timeout is at most this runs as a light step (a local activity); 0: none does',
+  },
   maxPages: { env: 'WORKFLOW_MAX_PAGES', default: 1000, min: 1, max: 100_000, doc: 'ceiling on paginated-fetch maxPages' },
   maxActionMessages: {
     env: 'ACTION_MAX_MESSAGES',

@@ -2,12 +2,19 @@
  * The start reconciler's timer: every API process sweeps for executions whose
  * start was lost (executions/reconcile-starts.ts says what a sweep repairs and
  * why that is safe across replicas), then for failed executions whose recovery
- * runs nobody started (executions/dispatch-failure.ts), on a timer started and
- * stopped with the service.
+ * runs nobody started (executions/dispatch-failure.ts), then forgets old light
+ * step results, on a timer started and stopped with the service.
  */
+import { LightStepResultRepository } from '../db/repositories/light-step-result-repository';
 import { sweepFailures, sweepOnce, type ReconcilerDeps, type SweepOptions } from '../executions';
 
 export const DEFAULT_INTERVAL_MS = 30_000;
+
+/**
+ * A light step's stored result matters until Temporal has recorded it, which is the end of the workflow
+ * task it ran in (seconds; longer only while no worker is up to retry that task): a day is ample.
+ */
+export const LIGHT_STEP_RESULT_RETENTION_MS = 24 * 3600_000;
 
 export interface RunningReconciler {
   /** Stops the timer and waits for a sweep in flight. */
@@ -37,6 +44,11 @@ export function startExecutionReconciler(deps: ReconcilerDeps, options: SweepOpt
         .then(
           () => undefined,
           (error: unknown) => deps.logger.warn({ err: error }, 'failure sweep failed; the next sweep retries'),
+        )
+        .then(() => new LightStepResultRepository(deps.dataSource.manager).prune(new Date(Date.now() - LIGHT_STEP_RESULT_RETENTION_MS)))
+        .then(
+          () => undefined,
+          (error: unknown) => deps.logger.warn({ err: error }, 'pruning light step results failed; the next sweep retries'),
         )
         .finally(() => {
           sweeping = undefined;

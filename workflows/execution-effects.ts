@@ -1,10 +1,20 @@
 /**
  * The engine's effects on Temporal: effectful plugins run as activities with
- * the step's timeout and retry policy, sub-workflows as child workflows,
+ * the step's timeout and retry policy (light steps as local activities), sub-workflows as child workflows,
  * delays as durable timers, waits on the workflow's open waits; logs and step
  * events go to the persistence batcher.
  */
-import { ActivityFailure, TimeoutFailure, proxyActivities, sleep, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  TimeoutFailure,
+  proxyActivities,
+  proxyLocalActivities,
+  sleep,
+  startChild,
+  uuid4,
+  workflowInfo,
+  type RetryPolicy,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
   EXECUTION_WORKFLOW_TYPE,
@@ -64,28 +74,53 @@ const PLUGIN_HEARTBEAT_TIMEOUT_MS = 15_000;
  */
 const LOST_WORKER_RERUNS = 5;
 
-/** One effectful plugin call as an activity: the step's timeout per attempt (plus the grace), its retry policy (else one attempt). */
-async function callPluginActivity(call: ActivityCall): Promise<PluginResult> {
+/** One effectful plugin call: a light step as a local activity, any other as an activity. */
+function callPluginActivity(call: ActivityCall): Promise<PluginResult> {
+  return call.light ? callPluginLocally(call) : callPluginAsActivity(call);
+}
+
+/** The step's retry policy for Temporal (else one attempt). */
+function retryOf(call: ActivityCall): RetryPolicy {
   const policy = call.retryPolicy;
+  return policy
+    ? {
+        maximumAttempts: policy.maximumAttempts,
+        initialInterval: policy.initialIntervalMs,
+        backoffCoefficient: policy.backoffCoefficient,
+        maximumInterval: policy.maximumIntervalMs,
+        nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES],
+      }
+    : { maximumAttempts: 1 };
+}
+
+/**
+ * A light step (README, "Light steps"): a local activity runs in this worker within the workflow task,
+ * so a chain of them costs no task dispatch per step. Temporal records its result when the workflow task
+ * completes; a worker lost before that replays the step on another worker, and the worker answers from
+ * the result it stored when the call completed (db/repositories/light-step-result-repository.ts), so a completed call
+ * is not made again. Retries follow the step's policy, in the worker (a long backoff becomes a timer).
+ */
+function callPluginLocally(call: ActivityCall): Promise<PluginResult> {
+  const { callPlugin } = proxyLocalActivities<Activities>({
+    startToCloseTimeout: (call.timeoutMs ?? 0) + ACTIVITY_TIMEOUT_GRACE_MS,
+    retry: retryOf(call),
+  });
+  return callPlugin(call);
+}
+
+/** An ordinary activity: the step's timeout per attempt (plus the grace), its retry policy, heartbeats. */
+async function callPluginAsActivity(call: ActivityCall): Promise<PluginResult> {
   const { callPlugin } = proxyActivities<Activities>({
     startToCloseTimeout: (call.timeoutMs ?? 300_000) + ACTIVITY_TIMEOUT_GRACE_MS,
     heartbeatTimeout: PLUGIN_HEARTBEAT_TIMEOUT_MS,
-    retry: policy
-      ? {
-          maximumAttempts: policy.maximumAttempts,
-          initialInterval: policy.initialIntervalMs,
-          backoffCoefficient: policy.backoffCoefficient,
-          maximumInterval: policy.maximumIntervalMs,
-          nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES],
-        }
-      : { maximumAttempts: 1 },
+    retry: retryOf(call),
   });
   for (let reruns = 0; ; reruns += 1) {
     try {
       return await callPlugin(call);
     } catch (error) {
       // With a policy, Temporal already retried a lost worker's attempt as one of the policy's.
-      if (policy || reruns >= LOST_WORKER_RERUNS || !workerLost(error)) throw error;
+      if (call.retryPolicy || reruns >= LOST_WORKER_RERUNS || !workerLost(error)) throw error;
     }
   }
 }

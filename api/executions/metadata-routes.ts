@@ -27,6 +27,7 @@ const Descriptor = Type.Object(
     executeMode: Type.Union([Type.Literal('each'), Type.Literal('all')]),
     executeModeFrom: Type.Optional(JsonObject),
     inline: Type.Boolean({ description: 'runs inside the workflow rather than as an activity' }),
+    light: Type.Boolean({ description: 'runs as a local activity when the step timeout is at most LIGHT_STEP_MAX_TIMEOUT_MS' }),
     inputPorts: Type.Array(Type.String()),
     outputPorts: Type.Array(Type.String()),
     dynamicPorts: Type.Boolean(),

@@ -8,6 +8,7 @@ import { ExecutionLogEntity } from './execution-log';
 import { ExecutionStepEntity } from './execution-step';
 import { ExecutionWaitEntity } from './execution-wait';
 import { GrantEntity } from './grant';
+import { LightStepResultEntity } from './light-step-result';
 import { MetadataEntryEntity } from './metadata-entry';
 import { ProviderCategoryEntity } from './provider-category';
 import { ProviderSpecificationEntity } from './provider-specification';
@@ -37,6 +38,7 @@ export const ENTITIES: Array<new (...args: never[]) => unknown> = [
   ExecutionEventEntity,
   ExecutionWaitEntity,
   SignalDeliveryEntity,
+  LightStepResultEntity,
   // Webhook ingress.
   WebhookReplayEntity,
   // Platform administration.

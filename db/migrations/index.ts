@@ -19,6 +19,7 @@ import { EnginePermissions1763750100001 } from './1763750100001-engine-permissio
 import { WorkflowNrnInOrganization1763750100002 } from './1763750100002-workflow-nrn-in-organization';
 import { FailureDispatch1763760200000 } from './1763760200000-failure-dispatch';
 import { SignalDeliveries1763760200001 } from './1763760200001-signal-deliveries';
+import { LightStepResults1763770000000 } from './1763770000000-light-step-results';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -46,4 +47,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   FailureDispatch1763760200000,
   // Idempotent signal delivery.
   SignalDeliveries1763760200001,
+  // Light steps: results of completed local activity calls, for replays after a lost worker.
+  LightStepResults1763770000000,
 ];

@@ -221,16 +221,17 @@ export async function execute(x: ExecEnv, c: OrgContext, ref: string, body: Reco
   return res.body.executionId as string;
 }
 
-/** Polls GET /workflows/executions/{id} until `done` holds (or fails after ~15 s). */
+/** Polls GET /workflows/executions/{id} until `done` holds (or fails after `timeoutMs`, about 15 s by default). */
 export async function waitFor(
   x: ExecEnv,
   c: OrgContext,
   id: string,
   done: (body: Record<string, unknown>) => boolean,
   path = '',
+  timeoutMs = 15_000,
 ): Promise<Record<string, unknown>> {
   let last: Record<string, unknown> = {};
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < timeoutMs / 50; i++) {
     const res = await c.auth(x.t.request.get(`/workflows/executions/${id}${path}`));
     last = res.body as Record<string, unknown>;
     if (res.status === 200 && done(last)) return last;

@@ -87,6 +87,12 @@ export interface RunLimits {
   maxLogMessageBytes: number;
   /** UTF-8 bytes of one step's output items as JSON. */
   maxStepOutputBytes: number;
+  /**
+   * A light-capable step (a short network call) whose timeout is at most this runs as a Temporal local
+   * activity, inside the workflow task, instead of a task of its own: no dispatch hop. 0: none does.
+   * Absent in inputs of runs started before light steps (they keep running their steps as activities).
+   */
+  lightStepMaxTimeoutMs?: number;
 }
 
 /** The environment variable that sets each run limit, named in the errors. */
@@ -98,6 +104,7 @@ export const RUN_LIMIT_SETTINGS: Record<keyof RunLimits, string> = {
   maxActivitiesInFlight: 'WORKFLOW_MAX_ACTIVITIES_IN_FLIGHT',
   maxLogMessageBytes: 'WORKFLOW_MAX_LOG_MESSAGE_BYTES',
   maxStepOutputBytes: 'WORKFLOW_MAX_STEP_OUTPUT_BYTES',
+  lightStepMaxTimeoutMs: 'LIGHT_STEP_MAX_TIMEOUT_MS',
 };
 
 /** Just the run limits of a larger set of settings (the service's whole limits table), for the execution input. */
@@ -113,6 +120,8 @@ const UNLIMITED: RunLimits = {
   maxActivitiesInFlight: Infinity,
   maxLogMessageBytes: Infinity,
   maxStepOutputBytes: Infinity,
+  // Not a ceiling: runs from before limits travelled in inputs ran every effectful step as an activity.
+  lightStepMaxTimeoutMs: 0,
 };
 
 /** The limits a run enforces: its input's; none for runs started before limits travelled in inputs (as they were). */

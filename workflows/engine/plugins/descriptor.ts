@@ -18,6 +18,11 @@ export interface PluginDescriptor {
   executeModeFrom?: { property: string; modes: Record<string, 'each' | 'all'> };
   /** Runs inside the workflow (no activity round trip). */
   inline: boolean;
+  /**
+   * A short network call that may run as a light step (a local activity) when the step's timeout is short
+   * (RunLimits.lightStepMaxTimeoutMs): no heavy CPU, nothing that needs heartbeats. Built-ins only.
+   */
+  light?: boolean;
   inputPorts: string[];
   outputPorts: string[];
   /** Output ports named by config (e.g. `case` ports); see `outputPortsOf`. */

@@ -11,6 +11,7 @@ import { str, bool, int, duration, obj } from './schema';
 export const paginatedFetchDescriptor: PluginDescriptor = {
   name: 'paginated-fetch',
   kind: 'module',
+  light: true,
   description: 'Fetches pages, accumulating or streaming (one fetch per activation, whatever the batch).',
   executeMode: 'all',
   inline: false,
@@ -41,6 +42,7 @@ export const paginatedFetchDescriptor: PluginDescriptor = {
 export const httpRequestDescriptor: PluginDescriptor = {
   name: 'http-request',
   kind: 'module',
+  light: true,
   description: 'HTTP call.',
   executeMode: 'each',
   inline: false,

@@ -21,6 +21,8 @@ export interface PublicPluginDescriptor {
   executeMode: 'each' | 'all';
   executeModeFrom?: PluginDescriptor['executeModeFrom'];
   inline: boolean;
+  /** Runs as a light step (a local activity) when the step's timeout is short (README, "Light steps"). */
+  light: boolean;
   inputPorts: string[];
   outputPorts: string[];
   dynamicPorts: boolean;
@@ -42,6 +44,7 @@ export function describePlugin(plugin: PluginDescriptor, source: PublicPluginDes
     executeMode: plugin.executeMode,
     ...(plugin.executeModeFrom ? { executeModeFrom: plugin.executeModeFrom } : {}),
     inline: plugin.inline,
+    light: plugin.light === true,
     inputPorts: plugin.inputPorts,
     outputPorts: plugin.outputPorts,
     dynamicPorts: plugin.dynamicPorts === true,

@@ -10,7 +10,7 @@ import { parseDuration } from '../durations';
 import { ExpressionError, evaluateExpression, isTruthy, type EvaluationScope } from '../evaluate';
 import { unwrapRaw } from '../expressions';
 import type { Activation, StepOutcome } from '../graph/walker';
-import { executeModeOf, findPlugin, inlinePluginFor, pinnedPluginOf } from '../plugins';
+import { executeModeOf, findPlugin, inlinePluginFor, isBuiltInPlugin, pinnedPluginOf } from '../plugins';
 import { resolveInputs, resolveTemplates, scopeForDeferred, type DeferredTemplate } from '../templates';
 import { RUN_LIMIT_SETTINGS, runLimitsOf } from '../limits';
 import { mapLimit } from './concurrency';
@@ -204,6 +204,7 @@ export async function callPlugin(
   // Temporal's retry policies have no jitter: with one, the engine retries (one attempt per activity call).
   const retryPolicy = step.errorHandling?.retryPolicy;
   const engineRetries = jitterOf(retryPolicy) > 0;
+  const timeoutMs = activityTimeoutMs(step);
   const activityCall: ActivityCall = {
     executionId: ctx.input.executionId,
     organizationId: ctx.input.organizationId,
@@ -216,7 +217,8 @@ export async function callPlugin(
     items: extras.item ? [extras.item] : extras.items,
     item: extras.item,
     itemIndex: extras.itemIndex,
-    timeoutMs: activityTimeoutMs(step),
+    timeoutMs,
+    ...(isLight(pluginType, timeoutMs, ctx.input) ? { light: true } : {}),
     retryPolicy: toTemporalRetryPolicy(engineRetries ? undefined : retryPolicy),
     nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
     ...outputLimit(runLimitsOf(ctx.input).maxStepOutputBytes),
@@ -236,6 +238,16 @@ export async function callPlugin(
 export function activityTimeoutMs(step: StepDefinition): number {
   const legacy = step.metadata?.executionTimeoutMs;
   return parseDuration(step.timeout) ?? (typeof legacy === 'number' && legacy > 0 ? legacy : DEFAULT_STEP_TIMEOUT_MS);
+}
+
+/**
+ * A light step: a built-in short network call whose timeout is at most the run's light-step ceiling. It
+ * runs as a local activity (README, "Light steps"); a longer timeout, a heavy plugin (code-exec) or an
+ * operator's plugin runs as an ordinary activity.
+ */
+function isLight(pluginType: string, timeoutMs: number, input: StepEnv['ctx']['input']): boolean {
+  const ceiling = runLimitsOf(input).lightStepMaxTimeoutMs ?? 0;
+  return timeoutMs <= ceiling && isBuiltInPlugin(pluginType) && findPlugin(pluginType)?.light === true;
 }
 
 /** The `secrets:` bindings that rename, when the definition has any (the activity loads the bound entries). */

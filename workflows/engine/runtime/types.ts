@@ -170,6 +170,8 @@ export interface ActivityCall {
   itemIndex?: number;
   /** Milliseconds for one attempt (the step's timeout). */
   timeoutMs?: number;
+  /** Run as a light step: a local activity inside the workflow task (see RunLimits.lightStepMaxTimeoutMs). */
+  light?: boolean;
   /** State the plugin left on its previous call in this loop (paging position); absent on a fresh entry. */
   nodeState?: Record<string, unknown>;
   retryPolicy?: TemporalRetryPolicy;

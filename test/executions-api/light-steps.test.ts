@@ -1,0 +1,120 @@
+/**
+ * Light steps end to end: an http-request step whose timeout is at most
+ * LIGHT_STEP_MAX_TIMEOUT_MS runs as a local activity (no activity task in the
+ * history), a long or heavy one as an ordinary activity; a light step that
+ * fails retries by its policy; cancel and terminate stop a run of light steps
+ * mid-way. Every history replays (useExecEnv).
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chain, step, trigger } from '../support/definitions';
+import { execute, finished, publish, useExecEnv, waitFor } from './support';
+
+/** What Temporal recorded for one execution: its activity tasks by type, and its local activity markers. */
+async function recordedCalls(
+  x: ReturnType<typeof useExecEnv>['x'],
+  executionId: string,
+): Promise<{ activityTasks: number; localMarkers: number }> {
+  const history = await x.env.client.workflow.getHandle(executionId).fetchHistory();
+  const events = history.events ?? [];
+  return {
+    activityTasks: events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callPlugin').length,
+    localMarkers: events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity').length,
+  };
+}
+
+describe('executions API: light steps', function () {
+  this.timeout(90_000);
+  const { x, c } = useExecEnv();
+  let server: http.Server;
+  let base: string;
+  const hits: Record<string, number> = {};
+  before(async () => {
+    server = http.createServer((req, res) => {
+      const path = req.url ?? '/';
+      hits[path] = (hits[path] ?? 0) + 1;
+      if (path.startsWith('/flaky')) res.statusCode = hits[path] < 3 ? 503 : 200;
+      res.setHeader('content-type', 'application/json');
+      const delay = path.startsWith('/slow') ? 300 : 0;
+      setTimeout(() => res.end(JSON.stringify({ path, attempt: hits[path] })), delay);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  });
+
+  const httpStep = (id: string, path: string, timeout: string, extra: Record<string, unknown> = {}) =>
+    step(id, 'http-request', { url: `${base}${path}` }, { timeout, ...extra });
+
+  it('runs short http-request steps as local activities, long and heavy ones as activities', async () => {
+    const key = 'mixed';
+    await publish(x, c, {
+      name: 'Mixed',
+      key,
+      steps: chain(
+        trigger(),
+        httpStep('a', `/${key}/a`, '5s'),
+        httpStep('b', `/${key}/b`, '2s'),
+        httpStep('long', `/${key}/long`, '60s'),
+        step('code', 'code-exec', { code: 'return { v: 1 }' }, { timeout: '5s' }),
+        httpStep('c', `/${key}/c`, '10s'),
+      ),
+      outputs: { a: '${{ steps.a.outputs.body.path }}', c: '${{ steps.c.outputs.body.path }}' },
+    });
+    const id = await execute(x, c, key);
+    const done = await waitFor(x, c, id, finished);
+    assert.deepEqual([done.status, done.outputs], ['completed', { a: `/${key}/a`, c: `/${key}/c` }]);
+    for (const path of ['a', 'b', 'long', 'c']) assert.equal(hits[`/${key}/${path}`], 1, path);
+
+    const { activityTasks, localMarkers } = await recordedCalls(x, id);
+    // The 60 s step and code-exec are activity tasks; a, b and c are local activities (beside the persistence ones).
+    assert.equal(activityTasks, 2);
+    assert.ok(localMarkers >= 3, `${localMarkers} local activity markers`);
+  });
+
+  it('retries a light step that fails by its policy', async () => {
+    const key = 'flaky-light';
+    await publish(x, c, {
+      name: 'Flaky light',
+      key,
+      steps: chain(
+        trigger(),
+        httpStep('flaky', `/flaky/${key}`, '5s', {
+          errorHandling: { retryPolicy: { maxAttempts: 3, initialInterval: '50ms', backoffStrategy: 'fixed' } },
+        }),
+      ),
+      outputs: { attempt: '${{ steps.flaky.outputs.body.attempt }}' },
+    });
+    const id = await execute(x, c, key);
+    const done = await waitFor(x, c, id, finished);
+    assert.deepEqual([done.status, done.outputs], ['completed', { attempt: 3 }]);
+    assert.equal(hits[`/flaky/${key}`], 3);
+    assert.equal((await recordedCalls(x, id)).activityTasks, 0);
+  });
+
+  // A run of light steps sees a cancel request at its next workflow task: when the chain waits on something
+  // else, or at Temporal's workflow task heartbeat (80% of the 10 s workflow task timeout). Terminate is the
+  // server's alone.
+  for (const action of ['cancel', 'terminate'] as const) {
+    it(`${action}s a run of light steps mid-way`, async () => {
+      const key = `slow-${action}`;
+      const steps = Array.from({ length: 40 }, (_, i) => httpStep(`s${i + 1}`, `/slow/${key}/${i + 1}`, '5s'));
+      await publish(x, c, { name: `Slow ${action}`, key, steps: chain(trigger(), ...steps) });
+      const id = await execute(x, c, key);
+      // About 300 ms a step, 12 s in all: some have run, many have not.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const asked = Date.now();
+      const res = await c.auth(x.t.request.post(`/workflows/executions/${id}/${action}`)).send({ reason: 'enough' });
+      assert.ok([200, 202].includes(res.status), JSON.stringify(res.body));
+      const done = await waitFor(x, c, id, finished);
+      assert.equal(done.status, action === 'cancel' ? 'cancelled' : 'terminated');
+      const ran = Object.keys(hits).filter((path) => path.startsWith(`/slow/${key}/`)).length;
+      assert.ok(ran > 0 && ran < 40, `${ran} of 40 steps ran`);
+      assert.ok(Date.now() - asked < 9000, `${action} took ${Date.now() - asked} ms`);
+    });
+  }
+});
