@@ -134,10 +134,10 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       if (!plugin) throw ApplicationFailure.nonRetryable(`plugin "${call.pluginType}" cannot run in this worker`, 'PLUGIN_NOT_AVAILABLE');
 
       const context = Context.current();
-      const { isLocal, activityId } = context.info;
-      const runId = context.info.workflowExecution?.runId ?? '';
-      // A light step (a local activity) replayed after a lost worker: the call completed before, answer as it did.
-      const completed = isLocal ? await lightResults.resultOf(runId, activityId) : undefined;
+      const { isLocal } = context.info;
+      // A light step run again after a lost worker (its result was not yet in the history): answer as the call did.
+      const light = isLocal && call.light ? { runId: context.info.workflowExecution?.runId ?? '', callKey: call.light.callKey } : undefined;
+      const completed = light ? await lightResults.resultOf(light.runId, light.callKey) : undefined;
       if (completed) return completed;
 
       const deferred = call.deferred ?? [];
@@ -162,7 +162,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
         });
         checkOutputSize(result, call.maxOutputBytes);
         const returned = scrubber.value({ ...result, logs: lines });
-        if (isLocal) await lightResults.remember(runId, activityId, returned);
+        if (light) await lightResults.remember(light.runId, light.callKey, returned);
         return returned;
       } catch (error) {
         throw scrubFailure(error, scrubber, lines);

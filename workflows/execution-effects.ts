@@ -31,18 +31,19 @@ import {
 } from './engine';
 import type { EventBatcher } from './execution-persistence';
 import type { OpenWaits } from './execution-waits';
+import type { LocalActivityLane } from './local-activity-lane';
 
 /** The execution workflow's signature, for starting children by type name. */
 type ExecutionWorkflow = (input: ExecutionInput) => Promise<Record<string, unknown>>;
 
-export function temporalEffects(input: ExecutionInput, waits: OpenWaits, batcher: EventBatcher): RuntimeEffects {
+export function temporalEffects(input: ExecutionInput, waits: OpenWaits, batcher: EventBatcher, lane: LocalActivityLane): RuntimeEffects {
   const limits = runLimitsOf(input);
   // Plugin activities of this execution beyond the limit wait for a slot (fan-outs, parallel branches).
   const inFlight = createLimiter(limits.maxActivitiesInFlight);
   return {
     now: () => Date.now(),
     uuid: () => uuid4(),
-    callActivity: (call) => inFlight(() => callPluginActivity(call)),
+    callActivity: (call) => inFlight(() => (call.light ? lane.run(() => callPluginLocally(call)) : callPluginAsActivity(call))),
     sleep: (ms) => sleep(ms),
     waitForSignal: (request) => waits.wait(request),
     runChild: (request) => runChild(input, request),
@@ -74,11 +75,6 @@ const PLUGIN_HEARTBEAT_TIMEOUT_MS = 15_000;
  */
 const LOST_WORKER_RERUNS = 5;
 
-/** One effectful plugin call: a light step as a local activity, any other as an activity. */
-function callPluginActivity(call: ActivityCall): Promise<PluginResult> {
-  return call.light ? callPluginLocally(call) : callPluginAsActivity(call);
-}
-
 /** The step's retry policy for Temporal (else one attempt). */
 function retryOf(call: ActivityCall): RetryPolicy {
   const policy = call.retryPolicy;
@@ -95,10 +91,12 @@ function retryOf(call: ActivityCall): RetryPolicy {
 
 /**
  * A light step (README, "Light steps"): a local activity runs in this worker within the workflow task,
- * so a chain of them costs no task dispatch per step. Temporal records its result when the workflow task
- * completes; a worker lost before that replays the step on another worker, and the worker answers from
- * the result it stored when the call completed (db/repositories/light-step-result-repository.ts), so a completed call
- * is not made again. Retries follow the step's policy, in the worker (a long backoff becomes a timer).
+ * so a chain of them costs no task dispatch per step; it runs in the run's lane (one local activity at a
+ * time: local-activity-lane.ts). Temporal records its result when the workflow task completes; a worker
+ * lost before that makes another worker run the step again, and the activity answers from the result it
+ * stored under the call's key when the call completed (db/repositories/light-step-result-repository.ts),
+ * so a completed call is not made again. Retries follow the step's policy, in the worker (a long backoff
+ * becomes a timer).
  */
 function callPluginLocally(call: ActivityCall): Promise<PluginResult> {
   const { callPlugin } = proxyLocalActivities<Activities>({

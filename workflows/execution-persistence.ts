@@ -10,6 +10,7 @@ import { condition, isCancellation, proxyLocalActivities } from '@temporalio/wor
 import type { Activities } from '../activities';
 import type { NumberedLog } from '../activities/execution-activity-types';
 import type { ContinuedRun, ExecutionInput, LogEntryDraft, StepEvent } from './engine';
+import type { LocalActivityLane } from './local-activity-lane';
 
 export const persistence = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -28,7 +29,10 @@ export class EventBatcher {
   private nextEventSeq: number;
   private finished = false;
 
-  constructor(private readonly input: ExecutionInput) {
+  constructor(
+    private readonly input: ExecutionInput,
+    private readonly lane: LocalActivityLane,
+  ) {
     this.seq = input.continued?.logSeq ?? 0;
     this.stepSeqs = { ...input.continued?.stepSeqs };
     this.nextEventSeq = input.continued?.eventSeq ?? 0;
@@ -51,8 +55,12 @@ export class EventBatcher {
     return { logSeq: this.seq, stepSeqs: this.stepSeqs, eventSeq: this.nextEventSeq };
   }
 
-  /** Writes whatever is pending (one local activity), if anything is. */
-  async flush(): Promise<void> {
+  /** Writes whatever is pending (one local activity, in the run's lane), if anything is. */
+  flush(): Promise<void> {
+    return this.lane.run(() => this.write());
+  }
+
+  private async write(): Promise<void> {
     const logs = this.pendingLogs.splice(0);
     const events = this.pendingEvents.splice(0);
     if (logs.length > 0 || events.length > 0) {

@@ -29,6 +29,7 @@ import {
 } from './execution-handlers';
 import { EventBatcher, persistence } from './execution-persistence';
 import { resolveVarsOrFail } from './execution-vars';
+import { LocalActivityLane } from './local-activity-lane';
 import { OpenWaits } from './execution-waits';
 import { cancelReasonSignal, deliverSignalUpdate, stateQuery } from './messages';
 
@@ -39,7 +40,9 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
   // A cron tick carries only where to find the revision; the execution is recorded and its input built by an activity.
   const input = 'definition' in start ? start : await prepareScheduledRun(start);
   const run: RunState = { phase: 'running' };
-  const batcher = new EventBatcher(input);
+  // Every local activity after this point (persistence, light steps) runs in this lane, one at a time.
+  const lane = new LocalActivityLane();
+  const batcher = new EventBatcher(input, lane);
   const waits = new OpenWaits((event) => batcher.event(event));
   // Signal-with-start: the signal the run was started for waits for its wait (a continued run took it already).
   if (input.trigger.signal && !input.continued) waits.buffer(input.trigger.signal);
@@ -52,7 +55,7 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
   // Log and event numbering, variables and the walk itself go on across continue-as-new.
   const vars = input.continued?.vars ?? (await resolveVarsOrFail(input, run, batcher.eventSeq));
   const historyLimit = input.historyEventLimit ?? DEFAULT_HISTORY_EVENT_LIMIT;
-  const execution = (run.execution = startExecution(input, vars, temporalEffects(input, waits, batcher), {
+  const execution = (run.execution = startExecution(input, vars, temporalEffects(input, waits, batcher, lane), {
     carried: input.continued?.state,
     shouldContinueAsNew: () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= historyLimit,
   }));

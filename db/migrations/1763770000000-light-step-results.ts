@@ -1,7 +1,7 @@
 /**
  * `light_step_results`: what each completed light step call returned, by the
- * workflow run and the local activity's id (its sequence number in the run,
- * the same when the run is replayed). Temporal records a local activity's
+ * workflow run and the call's key (the step and its activation, named the same
+ * when the run is replayed or run again). Temporal records a local activity's
  * result only when the workflow task completes; a worker lost before that
  * replays the call elsewhere, and the worker answers from this row instead of
  * making the call again. Rows matter for minutes; the API's sweep deletes
@@ -16,10 +16,10 @@ export class LightStepResults1763770000000 implements MigrationInterface {
     await runner.query(`
       CREATE TABLE light_step_results (
         workflow_run_id text NOT NULL,
-        activity_id text NOT NULL,
+        call_key text NOT NULL,
         result jsonb NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now(),
-        PRIMARY KEY (workflow_run_id, activity_id)
+        PRIMARY KEY (workflow_run_id, call_key)
       )`);
     await runner.query(`CREATE INDEX light_step_results_age ON light_step_results (created_at)`);
   }

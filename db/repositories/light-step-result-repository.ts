@@ -12,16 +12,16 @@ export class LightStepResultRepository extends Repository<LightStepResultEntity>
     super(LightStepResultEntity, manager);
   }
 
-  async resultOf(workflowRunId: string, activityId: string): Promise<PluginResult | undefined> {
-    const row = await this.findOne({ select: { result: true }, where: { workflowRunId, activityId } });
+  async resultOf(workflowRunId: string, callKey: string): Promise<PluginResult | undefined> {
+    const row = await this.findOne({ select: { result: true }, where: { workflowRunId, callKey } });
     return row?.result;
   }
 
   /** Keeps a completed call's result; a replayed call that completed again keeps the first. */
-  async remember(workflowRunId: string, activityId: string, result: PluginResult): Promise<void> {
+  async remember(workflowRunId: string, callKey: string, result: PluginResult): Promise<void> {
     await this.manager.query(
-      `INSERT INTO light_step_results (workflow_run_id, activity_id, result) VALUES ($1, $2, $3::jsonb) ON CONFLICT DO NOTHING`,
-      [workflowRunId, activityId, JSON.stringify(result)],
+      `INSERT INTO light_step_results (workflow_run_id, call_key, result) VALUES ($1, $2, $3::jsonb) ON CONFLICT DO NOTHING`,
+      [workflowRunId, callKey, JSON.stringify(result)],
     );
   }
 

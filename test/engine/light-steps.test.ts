@@ -14,10 +14,15 @@ import { runDefinition } from '../support/engine-run';
 const ok = () => ({ status: 'success' as const, outputs: {} });
 const fakes = { activities: { 'http-request': ok, 'paginated-fetch': ok, 'code-exec': ok } };
 
-async function lightness(limits: RunLimits | undefined, ...steps: ReturnType<typeof step>[]): Promise<Record<string, boolean>> {
-  const { outcome, calls } = await runDefinition({ name: 'light', steps: chain(trigger(), ...steps) }, {}, fakes, { limits });
+async function lightCalls(limits: RunLimits | undefined, ...steps: ReturnType<typeof step>[]) {
+  const doc = { name: 'light', steps: chain(trigger(), ...steps), variables: { list: { initialValue: [1, 2, 3] } } };
+  const { outcome, calls } = await runDefinition(doc, {}, fakes, { limits });
   assert.equal(outcome.status, 'completed');
-  return Object.fromEntries(calls.map((call) => [call.stepId, call.light === true]));
+  return calls;
+}
+
+async function lightness(limits: RunLimits | undefined, ...steps: ReturnType<typeof step>[]): Promise<Record<string, boolean>> {
+  return Object.fromEntries((await lightCalls(limits, ...steps)).map((call) => [call.stepId, call.light !== undefined]));
 }
 
 describe('engine: light steps', () => {
@@ -37,6 +42,23 @@ describe('engine: light steps', () => {
         step('code', 'code-exec', { code: 'return {}' }, { timeout: '1s' }),
       ),
       { short: true, atCeiling: true, over: false, noTimeout: false, pages: true, code: false },
+    );
+  });
+
+  it('names each light call by its step and activation, and runs the calls of a forEach as activities', async () => {
+    const calls = await lightCalls(
+      limits,
+      http('one', { timeout: '2s' }),
+      http('each', { timeout: '2s', forEach: { expression: '${{ variables.list }}', parallel: true, maxConcurrency: 3 } }),
+    );
+    assert.deepEqual(
+      calls.map((call) => [call.stepId, call.light]),
+      [
+        ['one', { callKey: 'one#1' }],
+        ['each', undefined],
+        ['each', undefined],
+        ['each', undefined],
+      ],
     );
   });
 

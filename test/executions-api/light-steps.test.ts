@@ -76,6 +76,29 @@ describe('executions API: light steps', function () {
     assert.ok(localMarkers >= 3, `${localMarkers} local activity markers`);
   });
 
+  it('runs light steps of parallel branches one at a time, in an order that replays', async () => {
+    const key = 'branches';
+    const branch = (name: string) =>
+      Array.from({ length: 5 }, (_, i) =>
+        httpStep(`${name}${i}`, `/${key}/${name}${i}`, '5s', { dependsOn: [i === 0 ? 'start' : `${name}${i - 1}`] }),
+      );
+    await publish(x, c, {
+      name: 'Branches',
+      key,
+      steps: [
+        trigger(),
+        ...branch('a'),
+        ...branch('b'),
+        ...branch('c'),
+        step('join', 'log', { message: 'joined' }, { dependsOn: ['a4', 'b4', 'c4'] }),
+      ],
+    });
+    const ids = await Promise.all([1, 2, 3].map(() => execute(x, c, key)));
+    for (const id of ids) assert.equal((await waitFor(x, c, id, finished)).status, 'completed');
+    assert.equal(hits[`/${key}/b4`], 3);
+    // useExecEnv replays every history of the file when it stops.
+  });
+
   it('retries a light step that fails by its policy', async () => {
     const key = 'flaky-light';
     await publish(x, c, {

@@ -128,7 +128,8 @@ async function runItems(env: StepEnv, step: StepDefinition, activation: Activati
   ).length;
   const joined = fanOut !== true && producers > 1;
   if (mode === 'all' || joined || items.length <= 1) {
-    return callPlugin(env, step, activation, { items, item: mode === 'each' && !joined ? items[0] : undefined, itemIndex: 0, signal });
+    const item = mode === 'each' && !joined ? items[0] : undefined;
+    return callPlugin(env, step, activation, { items, item, itemIndex: 0, signal, soleCall: true });
   }
   const limit = Math.min(
     Number(step.metadata?.maxParallelism ?? step.config.maxParallelism ?? DEFAULT_PARALLELISM) || DEFAULT_PARALLELISM,
@@ -218,7 +219,7 @@ export async function callPlugin(
     item: extras.item,
     itemIndex: extras.itemIndex,
     timeoutMs,
-    ...(isLight(pluginType, timeoutMs, ctx.input) ? { light: true } : {}),
+    ...(extras.soleCall && isLight(pluginType, timeoutMs, ctx.input) ? { light: { callKey: `${step.id}#${activation.run}` } } : {}),
     retryPolicy: toTemporalRetryPolicy(engineRetries ? undefined : retryPolicy),
     nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
     ...outputLimit(runLimitsOf(ctx.input).maxStepOutputBytes),
@@ -241,9 +242,10 @@ export function activityTimeoutMs(step: StepDefinition): number {
 }
 
 /**
- * A light step: a built-in short network call whose timeout is at most the run's light-step ceiling. It
- * runs as a local activity (README, "Light steps"); a longer timeout, a heavy plugin (code-exec) or an
- * operator's plugin runs as an ordinary activity.
+ * A light step: a built-in short network call whose timeout is at most the run's light-step ceiling, made
+ * once by its activation. It runs as a local activity (README, "Light steps"); a longer timeout, a heavy
+ * plugin (code-exec), an operator's plugin and the calls of a fan-out, forEach or loop (which run side by
+ * side) run as ordinary activities.
  */
 function isLight(pluginType: string, timeoutMs: number, input: StepEnv['ctx']['input']): boolean {
   const ceiling = runLimitsOf(input).lightStepMaxTimeoutMs ?? 0;

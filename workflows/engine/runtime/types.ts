@@ -170,8 +170,11 @@ export interface ActivityCall {
   itemIndex?: number;
   /** Milliseconds for one attempt (the step's timeout). */
   timeoutMs?: number;
-  /** Run as a light step: a local activity inside the workflow task (see RunLimits.lightStepMaxTimeoutMs). */
-  light?: boolean;
+  /**
+   * Run as a light step: a local activity inside the workflow task (see RunLimits.lightStepMaxTimeoutMs),
+   * under this key (the step and its activation), which names the call the same way when it is run again.
+   */
+  light?: { callKey: string };
   /** State the plugin left on its previous call in this loop (paging position); absent on a fresh entry. */
   nodeState?: Record<string, unknown>;
   retryPolicy?: TemporalRetryPolicy;
@@ -277,5 +280,10 @@ export type PluginCall = (
   env: StepEnv,
   step: StepDefinition,
   activation: Activation,
-  extras: ScopeExtras & { extraVariables?: Record<string, unknown>; extraInputs?: ResolvedInputs },
+  extras: ScopeExtras & {
+    extraVariables?: Record<string, unknown>;
+    extraInputs?: ResolvedInputs;
+    /** The activation's only call (no fan-out, forEach or loop element): it may run as a light step. */
+    soleCall?: boolean;
+  },
 ) => Promise<PluginResult>;
