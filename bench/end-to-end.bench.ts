@@ -9,7 +9,8 @@
  *   `POST /workflows/definitions/{id}/execute` until the execution reads `completed`;
  * - the same as local activities against 40 pure steps (conditional, set-variable, log);
  * - one-activity workflows/s against 1-step executions/s, concurrency 20 (rounds of the
- *   two alternate, so the machine's background load hits both alike);
+ *   two alternate, so the machine's background load hits both alike; the target reads
+ *   the median of the per-round ratios);
  * - latency p50/p99 at concurrency 1: start-to-result against execute-to-completed;
  * - control: the 40-step workflow with `timeout: '60s'` steps (long steps stay ordinary
  *   activities).
@@ -297,7 +298,9 @@ export async function run(): Promise<BenchReport> {
     };
     const bareRate = mean(sides.bare.perSecondRounds);
     const projectRate = mean(sides.project.perSecondRounds);
-    const ratio = projectRate / bareRate;
+    // Background load on a shared machine hits rounds unevenly: the target reads the median of the per-round ratios.
+    const roundRatios = sides.project.perSecondRounds.map((rate, i) => rate / rates.bare[i]);
+    const ratio = percentile(roundRatios, 50);
     const both = (pick: (side: Side) => number, digits = 1): Array<number | string> => [
       round(pick(sides.bare), digits),
       round(pick(sides.project), digits),
@@ -311,7 +314,7 @@ export async function run(): Promise<BenchReport> {
         'server CPU ms per execution: stream | polling': `${round(cpu.sse / executions, 1)} | ${round(cpu.poll / executions, 1)}`,
         'HTTP requests per execution: stream | polling': `${round(requests.sse / executions, 1)} | ${round(requests.poll / executions, 1)}`,
         'bare: server CPU ms per one-activity workflow': round(cpu.bare / executions, 1),
-        'executions/s project / bare (per round)': sides.project.perSecondRounds.map((rate, i) => round(rate / rates.bare[i], 2)).join(' '),
+        'executions/s project / bare (per round)': roundRatios.map((value) => round(value, 2)).join(' '),
       },
       table: {
         columns: ['bare Temporal (TS SDK, no engine)', 'this project (through the HTTP API)'],
@@ -327,7 +330,7 @@ export async function run(): Promise<BenchReport> {
       targets: [
         { label: `project: ${STEPS} light http-request steps end to end <= 500 ms (${round(lightMs, 0)} ms)`, met: lightMs <= 500 },
         {
-          label: `project: 1-step executions/s >= 0.8 x bare one-activity workflows/s (${round(ratio, 2)} x)`,
+          label: `project: 1-step executions/s >= 0.8 x bare one-activity workflows/s (median of rounds ${round(ratio, 2)} x)`,
           met: ratio >= 0.8,
         },
       ],
