@@ -21,9 +21,10 @@
  * `execution.*` end event, written in the same statement as the final status), chosen by
  * measurement. Each run measures both ways at concurrency 20 and prints their cost: CPU
  * of this process and its children (API, worker, Temporal dev server, embedded
- * PostgreSQL) per execution, and HTTP requests per execution. Measured on this 2-core
- * machine: the stream 90-109 CPU ms and 2 requests per execution, 10-17 executions/s;
- * polling every 10 ms 141-159 CPU ms and 5.4-5.5 requests, 8-11 executions/s. The stream
+ * PostgreSQL) per execution, and HTTP requests per execution. Measured in six runs on this
+ * 2-core machine (shared, loaded): the stream 60-110 CPU ms and 2 requests per execution,
+ * polling every 10 ms 104-167 CPU ms and 3.9-5.5 requests, with the stream doing 1.3-1.7x
+ * the executions/s of polling in every run. The stream
  * is woken by LISTEN/NOTIFY as soon as the end is committed, where polling adds up to one
  * interval of latency; polling less often would cost less but blur the latency reported.
  *
@@ -219,6 +220,9 @@ export async function run(): Promise<BenchReport> {
     bare = await bareWorker(env);
     const { execute: runBare } = bare;
     api = x.t.app.koa.listen(0, '127.0.0.1');
+    // The client's keep-alive sockets sit idle while the bare rounds run: a server closing them after Node's
+    // default 5 s races the client's next request on them (ECONNRESET), so idle sockets stay open here.
+    api.keepAliveTimeout = 120_000;
     await new Promise((resolve) => api!.once('listening', resolve));
     org = newOrganizationId();
     const token = await x.t.token({ organizationId: org, userId: await grantAdmin(x.db, org) });
