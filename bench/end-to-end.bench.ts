@@ -21,9 +21,9 @@
  * `execution.*` end event, written in the same statement as the final status), chosen by
  * measurement. Each run measures both ways at concurrency 20 and prints their cost: CPU
  * of this process and its children (API, worker, Temporal dev server, embedded
- * PostgreSQL) per execution, and HTTP requests per execution. Measured in six runs on this
- * 2-core machine (shared, loaded): the stream 60-110 CPU ms and 2 requests per execution,
- * polling every 10 ms 104-167 CPU ms and 3.9-5.5 requests, with the stream doing 1.3-1.7x
+ * PostgreSQL) per execution, and HTTP requests per execution. Measured in seven runs on this
+ * 2-core machine (shared, loaded): the stream 59-110 CPU ms and 2 requests per execution,
+ * polling every 10 ms 97-167 CPU ms and 3.9-5.5 requests, with the stream doing 1.3-1.7x
  * the executions/s of polling in every run. The stream
  * is woken by LISTEN/NOTIFY as soon as the end is committed, where polling adds up to one
  * interval of latency; polling less often would cost less but blur the latency reported.
