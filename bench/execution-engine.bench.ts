@@ -22,6 +22,7 @@ import { createTestTemporalEnv } from '../test/support/temporal';
 import type { ExecutionInput } from '../workflows/engine';
 import { deliverSignalUpdate, stateQuery } from '../workflows/messages';
 import { percentile, round, type BenchReport } from './report';
+import { pureStep } from './step-shapes';
 
 const activities: ExecutionActivities = {
   callPlugin: () => Promise.resolve({ status: 'success', outputs: { statusCode: 200 } }),
@@ -38,13 +39,6 @@ function chainOf(count: number, step: (i: number) => Record<string, unknown>): R
   return { name: 'bench', steps, variables: { n: { initialValue: 0 } } };
 }
 
-const pureStep = (i: number): Record<string, unknown> =>
-  i % 3 === 0
-    ? // A conditional leaves through its `true` port; naming it `default` keeps the chain (wired on default) running to the end.
-      { type: 'decider', pluginType: 'conditional', config: { expression: 'variables.n >= 0', truePort: 'default' }, joinStrategy: 'any' }
-    : i % 3 === 1
-      ? { type: 'module', pluginType: 'set-variable', config: { path: 'n', value: '${{ variables.n + 1 }}' } }
-      : { type: 'module', pluginType: 'log', config: { message: 'n is ${{ variables.n }}' } };
 const activityStep = (): Record<string, unknown> => ({
   type: 'module',
   pluginType: 'http-request',

@@ -68,11 +68,13 @@ export interface ExecEnvOptions {
   operatorPlugins?: OperatorPlugins;
   /** Serve the web console (built first when its sources changed), with these sign-in codes for one-time links. */
   console?: { signInCodes?: SignInCodes };
+  /** A Temporal environment the caller started (a bench starts the dev server as `npm start` does); default createTestTemporalEnv('local'). stop() tears it down. */
+  temporal?: TestWorkflowEnvironment;
 }
 
 export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEnv> {
   const db = await testDataSource();
-  const env = await createTestTemporalEnv('local');
+  const env = options.temporal ?? (await createTestTemporalEnv('local'));
   const taskQueue = `exec-api-${randomUUID().slice(0, 8)}`;
   const encryptionKey = randomBytes(32);
   const namespace = env.namespace ?? 'default';

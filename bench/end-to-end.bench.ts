@@ -1,0 +1,357 @@
+/**
+ * Issue 17's table, from one run on the real Temporal CLI dev server started the way
+ * `npm start` starts it (startup/temporal.ts resolveTemporal: DEV_SERVER_DYNAMIC_CONFIG,
+ * i.e. eager activity execution, and a SQLite file): bare Temporal (TS SDK, no engine,
+ * no-op activities) beside this project end to end through its HTTP API (the real routes,
+ * a real worker with the real activities, PostgreSQL):
+ * - 40 sequential light calls: 40 no-op activities against 40 http-request steps
+ *   (`timeout: '5s'`, a light step) to a local server that answers at once, from
+ *   `POST /workflows/definitions/{id}/execute` until the execution reads `completed`;
+ * - the same as local activities against 40 pure steps (conditional, set-variable, log);
+ * - one-activity workflows/s against 1-step executions/s, concurrency 20 (rounds of the
+ *   two alternate, so the machine's background load hits both alike; the target reads
+ *   the median of the per-round ratios);
+ * - latency p50/p99 at concurrency 1: start-to-result against execute-to-completed;
+ * - control: the 40-step workflow with `timeout: '60s'` steps (long steps stay ordinary
+ *   activities).
+ * Targets: 40 light steps <= 500 ms; 1-step executions/s >= 0.8 x bare workflows/s.
+ *
+ * The client runs in a process of its own (end-to-end-client.ts, keep-alive node:http).
+ * How it sees `completed`: the execution's event stream (SSE, `…/events`, until its
+ * `execution.*` end event, written in the same statement as the final status), chosen by
+ * measurement. Each run measures both ways at concurrency 20 and prints their cost: CPU
+ * of this process and its children (API, worker, Temporal dev server, embedded
+ * PostgreSQL) per execution, and HTTP requests per execution. Measured in seven runs on this
+ * 2-core machine (shared, loaded): the stream 59-110 CPU ms and 2 requests per execution,
+ * polling every 10 ms 97-167 CPU ms and 3.9-5.5 requests, with the stream doing 1.3-1.7x
+ * the executions/s of polling in every run. The stream
+ * is woken by LISTEN/NOTIFY as soon as the end is committed, where polling adds up to one
+ * interval of latency; polling less often would cost less but blur the latency reported.
+ *
+ * Without a real Temporal CLI (scripts/install-temporal-cli) the bench says so and skips.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { loadConfig } from '../config/config';
+import { findRealTemporalCli, resolveTemporal } from '../startup/temporal';
+import { startExecEnv, type ExecEnv } from '../test/executions-api/support';
+import { closeTestDataSource, newOrganizationId } from '../test/support/database';
+import { chain, trigger } from '../test/support/definitions';
+import { grantAdmin } from '../test/support/grants';
+import type { ClientResult, ClientRound, Completion } from './end-to-end-client';
+import type { BareActivities } from './bare-temporal-workflows';
+import { percentile, round, type BenchReport } from './report';
+import { pureStep } from './step-shapes';
+
+const NAME = 'end to end on the real dev server: bare Temporal beside this project through its HTTP API';
+const STEPS = 40;
+const CONCURRENCY = 20;
+/** Rounds of the concurrency-20 measurement, and executions per round (per side, per way of seeing the end). */
+const ROUNDS = 3;
+const PER_ROUND = 60;
+const LATENCY_SAMPLES = 80;
+const POLL_MS = 10;
+/** How the table's project column sees `completed` (see the header). */
+const STREAM: Completion = { kind: 'sse' };
+const POLLING: Completion = { kind: 'poll', intervalMs: POLL_MS };
+const COMPLETION = STREAM;
+
+const hrMs = (started: bigint): number => Number(process.hrtime.bigint() - started) / 1e6;
+const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/** Runs `total` jobs with at most `concurrency` at a time; returns jobs per second and each job's ms. */
+async function atConcurrency(total: number, concurrency: number, job: () => Promise<unknown>): Promise<ClientResult> {
+  let next = 0;
+  const latencies: number[] = [];
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        next += 1;
+        const t0 = process.hrtime.bigint();
+        await job();
+        latencies.push(hrMs(t0));
+      }
+    }),
+  );
+  return { perSecond: total / (hrMs(started) / 1000), latencies, requests: 0 };
+}
+
+/**
+ * CPU ms (user + system, with reaped children's) of this process and its descendants, the
+ * client's process excepted: the API, the worker, the Temporal dev server and embedded
+ * PostgreSQL. Linux /proc; NaN elsewhere.
+ */
+function serverCpuMs(exceptPid: number | undefined): number {
+  if (!existsSync('/proc/self/stat')) return NaN;
+  const processes = new Map<number, { ppid: number; ticks: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // After the command: state, ppid, …; utime, stime, cutime, cstime are fields 14-17 of stat(5).
+      const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+      processes.set(Number(entry), { ppid: Number(fields[1]), ticks });
+    } catch {
+      // the process ended while we listed it
+    }
+  }
+  const inTree = (pid: number): boolean => {
+    for (let at = pid; at > 1; at = processes.get(at)?.ppid ?? 0) {
+      if (at === exceptPid) return false;
+      if (at === process.pid) return true;
+    }
+    return false;
+  };
+  let ticks = 0;
+  for (const [pid, { ticks: own }] of processes) if (inTree(pid)) ticks += own;
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+interface Side {
+  sequentialMs: number;
+  localOrPureMs: number;
+  perSecondRounds: number[];
+  latencies: number[];
+}
+
+/** Bare Temporal: a worker with a no-op activity on its own task queue of the same server. */
+async function bareWorker(env: TestWorkflowEnvironment) {
+  const noop = (): void => {};
+  const logger = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
+  const bundle = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'bare-temporal-workflows.ts'), logger });
+  const taskQueue = `bare-${randomUUID().slice(0, 8)}`;
+  const activities: BareActivities = { noop: () => Promise.resolve() };
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: bundle,
+    activities,
+  });
+  const running = worker.run();
+  const execute = (workflow: 'sequentialActivities' | 'sequentialLocalActivities' | 'oneActivity', args: unknown[] = []) =>
+    env.client.workflow.execute(workflow, { taskQueue, workflowId: `${taskQueue}-${randomUUID()}`, args });
+  return {
+    execute,
+    async stop() {
+      worker.shutdown();
+      await running;
+    },
+  };
+}
+
+/** The project's client process (end-to-end-client.ts), aimed at the API by `target`; one round at a time. */
+function startClient() {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'end-to-end-client.ts')], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const client = {
+    pid: child.pid,
+    target: undefined as { port: number; token: string } | undefined,
+    round(round: Omit<ClientRound, 'port' | 'token'>): Promise<ClientResult> {
+      if (!client.target) throw new Error('the client has no target');
+      const message: ClientRound = { ...round, ...client.target };
+      return new Promise((resolve, reject) => {
+        const exited = (code: number | null) => reject(new Error(`the bench client exited (${code})`));
+        child.once('exit', exited);
+        child.once('message', (result: ClientResult) => {
+          child.off('exit', exited);
+          if (result.error) reject(new Error(result.error));
+          else resolve(result);
+        });
+        child.send(message);
+      });
+    },
+    stop: () => child.connected && child.disconnect(),
+  };
+  return client;
+}
+
+/** start ──▶ s1 ──▶ … ──▶ s<count>, as published through the API. */
+function chainOf(count: number, step: (i: number) => Record<string, unknown>): Record<string, unknown> {
+  const steps = chain(trigger(), ...Array.from({ length: count }, (_, i) => ({ id: `s${i + 1}`, ...step(i + 1) })));
+  return { name: 'bench', steps, variables: { n: { initialValue: 0 } } };
+}
+
+async function publish(x: ExecEnv, token: string, doc: Record<string, unknown>): Promise<string> {
+  const res = await x.t.request.post('/workflows/definitions').set('Authorization', `Bearer ${token}`).send(doc);
+  if (res.status !== 201) throw new Error(`publish: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.workflow.id as string;
+}
+
+export async function run(): Promise<BenchReport> {
+  const config = loadConfig();
+  const cli = await findRealTemporalCli(config.temporalCliPath);
+  if (!cli) return { name: NAME, figures: { skipped: 'no real Temporal CLI found (run scripts/install-temporal-cli)' } };
+
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-end-to-end-'));
+  // As `npm start` starts it (startup/service.ts), headless: the dynamic config flags and a SQLite file.
+  const temporal = await resolveTemporal({
+    namespace: config.temporalNamespace,
+    cliPath: cli,
+    server: 'cli',
+    download: false,
+    dbFilename: path.join(dir, 'dev-server.sqlite'),
+  });
+  const answering = http.createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end('{"ok":true}');
+  });
+  await new Promise<void>((resolve) => answering.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(answering.address() as AddressInfo).port}/`;
+  const client = startClient();
+  let x: ExecEnv | undefined;
+  let api: http.Server | undefined;
+  let org: string | undefined;
+  let bare: Awaited<ReturnType<typeof bareWorker>> | undefined;
+  try {
+    const env = await TestWorkflowEnvironment.createFromExistingServer({ address: temporal.address, namespace: temporal.namespace });
+    x = await startExecEnv({ temporal: env });
+    bare = await bareWorker(env);
+    const { execute: runBare } = bare;
+    api = x.t.app.koa.listen(0, '127.0.0.1');
+    // The client's keep-alive sockets sit idle while the bare rounds run: a server closing them after Node's
+    // default 5 s races the client's next request on them (ECONNRESET), so idle sockets stay open here.
+    api.keepAliveTimeout = 120_000;
+    await new Promise((resolve) => api!.once('listening', resolve));
+    org = newOrganizationId();
+    const token = await x.t.token({ organizationId: org, userId: await grantAdmin(x.db, org) });
+    client.target = { port: (api.address() as AddressInfo).port, token };
+
+    const httpStep = (timeout: string) => () => ({ type: 'module', pluginType: 'http-request', config: { url }, timeout });
+    const light = await publish(x, token, chainOf(STEPS, httpStep('5s')));
+    const long = await publish(x, token, chainOf(STEPS, httpStep('60s')));
+    const pure = await publish(x, token, chainOf(STEPS, pureStep));
+    const one = await publish(x, token, chainOf(1, httpStep('5s')));
+
+    // Sequential rows: one warm-up run, then the mean of the measured runs.
+    const bareRuns = async (runs: number, job: () => Promise<unknown>) => {
+      await job();
+      return mean((await atConcurrency(runs, 1, job)).latencies);
+    };
+    const projectRuns = async (workflowId: string, runs: number) => {
+      await client.round({ workflowId, total: 1, concurrency: 1, completion: COMPLETION });
+      return mean((await client.round({ workflowId, total: runs, concurrency: 1, completion: COMPLETION })).latencies);
+    };
+    const bareSequentialMs = await bareRuns(2, () => runBare('sequentialActivities', [STEPS]));
+    const bareLocalMs = await bareRuns(10, () => runBare('sequentialLocalActivities', [STEPS]));
+    const lightMs = await projectRuns(light, 2);
+    const pureMs = await projectRuns(pure, 10);
+    const longMs = await projectRuns(long, 2);
+
+    // Concurrency 20: bare, then the project seeing the end on its event stream, then by polling; alternating rounds.
+    const bareOne = () => runBare('oneActivity');
+    await atConcurrency(CONCURRENCY, CONCURRENCY, bareOne);
+    for (const completion of [COMPLETION, POLLING])
+      await client.round({ workflowId: one, total: CONCURRENCY, concurrency: CONCURRENCY, completion });
+    const rates = { bare: [] as number[], sse: [] as number[], poll: [] as number[] };
+    const cpu = { bare: 0, sse: 0, poll: 0 };
+    const requests = { sse: 0, poll: 0 };
+    const measured = async (into: 'bare' | 'sse' | 'poll', work: () => Promise<ClientResult>): Promise<ClientResult> => {
+      const before = serverCpuMs(client.pid);
+      const result = await work();
+      cpu[into] += serverCpuMs(client.pid) - before;
+      rates[into].push(result.perSecond);
+      return result;
+    };
+    for (let r = 0; r < ROUNDS; r++) {
+      await measured('bare', () => atConcurrency(PER_ROUND, CONCURRENCY, bareOne));
+      for (const [into, completion] of [
+        ['sse', STREAM],
+        ['poll', POLLING],
+      ] as const) {
+        const result = await measured(into, () =>
+          client.round({ workflowId: one, total: PER_ROUND, concurrency: CONCURRENCY, completion }),
+        );
+        requests[into] += result.requests;
+      }
+    }
+    const chosen = COMPLETION.kind;
+
+    // Latency at concurrency 1, after a few warm-up runs.
+    await atConcurrency(5, 1, bareOne);
+    const bareLatencies = (await atConcurrency(LATENCY_SAMPLES, 1, bareOne)).latencies;
+    await client.round({ workflowId: one, total: 5, concurrency: 1, completion: COMPLETION });
+    const projectLatencies = (await client.round({ workflowId: one, total: LATENCY_SAMPLES, concurrency: 1, completion: COMPLETION }))
+      .latencies;
+
+    const executions = ROUNDS * PER_ROUND;
+    const sides: { bare: Side; project: Side } = {
+      bare: {
+        sequentialMs: bareSequentialMs,
+        localOrPureMs: bareLocalMs,
+        perSecondRounds: rates.bare,
+        latencies: bareLatencies,
+      },
+      project: {
+        sequentialMs: lightMs,
+        localOrPureMs: pureMs,
+        perSecondRounds: rates[chosen],
+        latencies: projectLatencies,
+      },
+    };
+    const bareRate = mean(sides.bare.perSecondRounds);
+    const projectRate = mean(sides.project.perSecondRounds);
+    // Background load on a shared machine hits rounds unevenly: the target reads the median of the per-round ratios.
+    const roundRatios = sides.project.perSecondRounds.map((rate, i) => rate / rates.bare[i]);
+    const ratio = percentile(roundRatios, 50);
+    const both = (pick: (side: Side) => number, digits = 1): Array<number | string> => [
+      round(pick(sides.bare), digits),
+      round(pick(sides.project), digits),
+    ];
+    return {
+      name: NAME,
+      figures: {
+        'Temporal dev server': `${path.basename(path.dirname(cli))} (${execFileSync(cli, ['--version'], { encoding: 'utf8' }).trim()}), started as npm start starts it`,
+        'project sees completed through': chosen === 'sse' ? 'the event stream (SSE)' : `GET polling every ${POLL_MS} ms`,
+        'c=20 executions/s: event stream | polling': `${round(mean(rates.sse), 1)} | ${round(mean(rates.poll), 1)}`,
+        'server CPU ms per execution: stream | polling': `${round(cpu.sse / executions, 1)} | ${round(cpu.poll / executions, 1)}`,
+        'HTTP requests per execution: stream | polling': `${round(requests.sse / executions, 1)} | ${round(requests.poll / executions, 1)}`,
+        'bare: server CPU ms per one-activity workflow': round(cpu.bare / executions, 1),
+        'executions/s project / bare (per round)': roundRatios.map((value) => round(value, 2)).join(' '),
+      },
+      table: {
+        columns: ['bare Temporal (TS SDK, no engine)', 'this project (through the HTTP API)'],
+        rows: [
+          [`${STEPS} sequential light calls: ms per run`, both((side) => side.sequentialMs)],
+          [`same as local activities / pure steps: ms per run`, both((side) => side.localOrPureMs)],
+          [`1-step executions/s (c=${CONCURRENCY})`, [round(bareRate, 1), round(projectRate, 1)]],
+          ['latency p50 ms (c=1): start→result | execute→completed', both((side) => percentile(side.latencies, 50))],
+          ['latency p99 ms (c=1): start→result | execute→completed', both((side) => percentile(side.latencies, 99))],
+          [`${STEPS} long steps (timeout 60s, control): ms per run`, ['—', round(longMs, 1)]],
+        ],
+      },
+      targets: [
+        { label: `project: ${STEPS} light http-request steps end to end <= 500 ms (${round(lightMs, 0)} ms)`, met: lightMs <= 500 },
+        {
+          label: `project: 1-step executions/s >= 0.8 x bare one-activity workflows/s (median of rounds ${round(ratio, 2)} x)`,
+          met: ratio >= 0.8,
+        },
+      ],
+    };
+  } finally {
+    client.stop();
+    await bare?.stop();
+    if (api) await new Promise((resolve) => api!.close(resolve));
+    answering.closeAllConnections();
+    await new Promise((resolve) => answering.close(resolve));
+    if (x && org) {
+      await x.db.query(`DELETE FROM executions WHERE organization_id = $1`, [org]);
+      await x.db.query(`DELETE FROM workflows WHERE organization_id = $1`, [org]);
+    }
+    await x?.stop();
+    await temporal.stop();
+    await rm(dir, { recursive: true, force: true });
+    await closeTestDataSource();
+  }
+}
