@@ -26,7 +26,14 @@ import {
 } from '../workflows/engine';
 import type { Limits } from '../config/limits';
 import type { Logger } from '../config/logger';
-import type { ChildPreparation, EventBatch, FinishRequest, ResolveVarsRequest, ScheduledPreparation } from './execution-activity-types';
+import type {
+  ChildPreparation,
+  EventBatch,
+  FinishRequest,
+  LightStepRequest,
+  ResolveVarsRequest,
+  ScheduledPreparation,
+} from './execution-activity-types';
 import { prepareChildExecution } from './prepare-child';
 import { recordEventBatch } from './record-event-batch';
 import { prepareScheduledExecution } from './prepare-scheduled';
@@ -122,53 +129,62 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       );
   };
 
+  /**
+   * Runs one effectful plugin call. The only strings evaluated here are the definition's templates that
+   * read a secret (`call.deferred`); the secrets loaded are the ones those templates name. Every secret
+   * value is scrubbed from what returns.
+   */
+  const runPlugin = async (call: ActivityCall, context: Context): Promise<PluginResult> => {
+    const plugin = effectfulPluginFor(call.pluginType) ?? operatorPluginRun(deps.operatorPlugins, call);
+    if (!plugin) throw ApplicationFailure.nonRetryable(`plugin "${call.pluginType}" cannot run in this worker`, 'PLUGIN_NOT_AVAILABLE');
+
+    const deferred = call.deferred ?? [];
+    const secrets = await loadSecrets(call, deferredSecretNames(deferred));
+    const scrubber = new Scrubber(Object.values(secrets));
+    const lines: NonNullable<PluginResult['logs']> = [];
+    // Temporal tells a running activity it was cancelled only in answer to a heartbeat: beat while the plugin
+    // runs. A local activity cannot heartbeat (and needs not: its cancellation reaches it directly).
+    const heartbeat = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(), PLUGIN_HEARTBEAT_MS);
+    try {
+      const { config, inputs } = applyDeferred(call, deferred, { ...call.scope, secrets });
+      const result = await plugin({
+        call,
+        config,
+        inputs,
+        secrets,
+        signal: context.cancellationSignal,
+        egress: deps.egress ?? DEFAULT_EGRESS,
+        codeExecPool: deps.codeExecPool,
+        maxPages: deps.limits.maxPages,
+        log: (level, message) => lines.push({ level, message }),
+      });
+      checkOutputSize(result, call.maxOutputBytes);
+      return scrubber.value({ ...result, logs: lines });
+    } catch (error) {
+      throw scrubFailure(error, scrubber, lines);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  };
+
   return {
+    callPlugin: (call: ActivityCall): Promise<PluginResult> => runPlugin(call, Context.current()),
+
     /**
-     * Runs one effectful plugin call. The only strings evaluated here are the
-     * definition's templates that read a secret (`call.deferred`); the secrets
-     * loaded are the ones those templates name. Every secret value is scrubbed
-     * from what returns.
+     * A light step (a local activity, README "Light steps"): first the step records the workflow had
+     * batched (written as recordEvents would, idempotently), then the call, unless the call completed
+     * before (a worker lost before Temporal recorded the result): then its stored result. A completed
+     * call's result is stored before it returns.
      */
-    async callPlugin(call: ActivityCall): Promise<PluginResult> {
-      const plugin = effectfulPluginFor(call.pluginType) ?? operatorPluginRun(deps.operatorPlugins, call);
-      if (!plugin) throw ApplicationFailure.nonRetryable(`plugin "${call.pluginType}" cannot run in this worker`, 'PLUGIN_NOT_AVAILABLE');
-
+    async callLightStep({ call, batch }: LightStepRequest): Promise<PluginResult> {
       const context = Context.current();
-      const { isLocal } = context.info;
-      // A light step run again after a lost worker (its result was not yet in the history): answer as the call did.
-      const light = isLocal && call.light ? { runId: context.info.workflowExecution?.runId ?? '', callKey: call.light.callKey } : undefined;
-      const completed = light ? await lightResults.resultOf(light.runId, light.callKey) : undefined;
+      const runId = context.info.workflowExecution?.runId ?? '';
+      const callKey = call.light?.callKey ?? `${call.stepId}#?`;
+      const [, completed] = await Promise.all([batch && recordEventBatch(dataSource, batch), lightResults.resultOf(runId, callKey)]);
       if (completed) return completed;
-
-      const deferred = call.deferred ?? [];
-      const secrets = await loadSecrets(call, deferredSecretNames(deferred));
-      const scrubber = new Scrubber(Object.values(secrets));
-      const lines: NonNullable<PluginResult['logs']> = [];
-      // Temporal tells a running activity it was cancelled only in answer to a heartbeat: beat while the plugin
-      // runs. A local activity cannot heartbeat (and needs not: its cancellation reaches it directly).
-      const heartbeat = isLocal ? undefined : setInterval(() => context.heartbeat(), PLUGIN_HEARTBEAT_MS);
-      try {
-        const { config, inputs } = applyDeferred(call, deferred, { ...call.scope, secrets });
-        const result = await plugin({
-          call,
-          config,
-          inputs,
-          secrets,
-          signal: context.cancellationSignal,
-          egress: deps.egress ?? DEFAULT_EGRESS,
-          codeExecPool: deps.codeExecPool,
-          maxPages: deps.limits.maxPages,
-          log: (level, message) => lines.push({ level, message }),
-        });
-        checkOutputSize(result, call.maxOutputBytes);
-        const returned = scrubber.value({ ...result, logs: lines });
-        if (light) await lightResults.remember(light.runId, light.callKey, returned);
-        return returned;
-      } catch (error) {
-        throw scrubFailure(error, scrubber, lines);
-      } finally {
-        clearInterval(heartbeat);
-      }
+      const result = await runPlugin(call, context);
+      await lightResults.remember(runId, callKey, result);
+      return result;
     },
 
     /** Values of the `vars.*` a definition references, resolved once at start (never secrets); checks that its declared secrets exist. */

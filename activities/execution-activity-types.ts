@@ -3,7 +3,7 @@
  * own type is derived from their implementation (`ExecutionActivities` in
  * ./create-execution-activities); workflow code imports both with `import type`.
  */
-import type { LogEntryDraft, ScheduledStart, StepEvent } from '../workflows/engine';
+import type { ActivityCall, LogEntryDraft, ScheduledStart, StepEvent } from '../workflows/engine';
 import type { ChildRunRequest } from '../executions';
 
 export interface ResolveVarsRequest {
@@ -25,6 +25,12 @@ export interface EventBatch {
   events: StepEvent[];
   /** Numbered densely by the workflow, per execution (`seq`) and per step (`stepSeq`): a retried batch writes nothing twice. */
   logs: NumberedLog[];
+}
+
+/** A light step's local activity: the call, and the step records batched since the last write (written first). */
+export interface LightStepRequest {
+  call: ActivityCall;
+  batch?: EventBatch;
 }
 
 export interface FinishRequest {

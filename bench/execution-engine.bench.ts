@@ -26,6 +26,7 @@ import { pureStep } from './step-shapes';
 
 const activities: ExecutionActivities = {
   callPlugin: () => Promise.resolve({ status: 'success', outputs: { statusCode: 200 } }),
+  callLightStep: () => Promise.resolve({ status: 'success', outputs: { statusCode: 200 } }),
   resolveVars: () => Promise.resolve({}),
   recordEvents: () => Promise.resolve(),
   finishExecution: () => Promise.resolve(),

@@ -43,7 +43,7 @@ export function temporalEffects(input: ExecutionInput, waits: OpenWaits, batcher
   return {
     now: () => Date.now(),
     uuid: () => uuid4(),
-    callActivity: (call) => inFlight(() => (call.light ? lane.run(() => callPluginLocally(call)) : callPluginAsActivity(call))),
+    callActivity: (call) => inFlight(() => (call.light ? lane.run(() => callLightStep(call, batcher)) : callPluginAsActivity(call))),
     sleep: (ms) => sleep(ms),
     waitForSignal: (request) => waits.wait(request),
     runChild: (request) => runChild(input, request),
@@ -92,18 +92,26 @@ function retryOf(call: ActivityCall): RetryPolicy {
 /**
  * A light step (README, "Light steps"): a local activity runs in this worker within the workflow task,
  * so a chain of them costs no task dispatch per step; it runs in the run's lane (one local activity at a
- * time: local-activity-lane.ts). Temporal records its result when the workflow task completes; a worker
+ * time: local-activity-lane.ts) and writes the step records batched so far before its call. Temporal records its result when the workflow task completes; a worker
  * lost before that makes another worker run the step again, and the activity answers from the result it
  * stored under the call's key when the call completed (db/repositories/light-step-result-repository.ts),
  * so a completed call is not made again. Retries follow the step's policy, in the worker (a long backoff
  * becomes a timer).
  */
-function callPluginLocally(call: ActivityCall): Promise<PluginResult> {
-  const { callPlugin } = proxyLocalActivities<Activities>({
+async function callLightStep(call: ActivityCall, batcher: EventBatcher): Promise<PluginResult> {
+  const { callLightStep: viaLocalActivity } = proxyLocalActivities<Activities>({
     startToCloseTimeout: (call.timeoutMs ?? 0) + ACTIVITY_TIMEOUT_GRACE_MS,
     retry: retryOf(call),
   });
-  return callPlugin(call);
+  // The step records batched so far ride along (one local activity per light step, not two).
+  const batch = batcher.take();
+  try {
+    return await viaLocalActivity({ call, batch });
+  } catch (error) {
+    // The call failed, perhaps before the batch was written: write it (again; records are idempotent).
+    if (batch) await batcher.writeAgain(batch);
+    throw error;
+  }
 }
 
 /** An ordinary activity: the step's timeout per attempt (plus the grace), its retry policy, heartbeats. */

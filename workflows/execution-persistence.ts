@@ -6,9 +6,9 @@
  * step. Numbering (logs per execution and per step, events densely) goes on
  * across continue-as-new.
  */
-import { condition, isCancellation, proxyLocalActivities } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { NumberedLog } from '../activities/execution-activity-types';
+import type { EventBatch, NumberedLog } from '../activities/execution-activity-types';
 import type { ContinuedRun, ExecutionInput, LogEntryDraft, StepEvent } from './engine';
 import type { LocalActivityLane } from './local-activity-lane';
 
@@ -61,19 +61,27 @@ export class EventBatcher {
   }
 
   private async write(): Promise<void> {
+    const batch = this.take();
+    if (batch) await persistence.recordEvents(batch);
+  }
+
+  /**
+   * What is pending, numbered, as one batch to write (or undefined): for the batcher's own write, or for a
+   * light step, whose local activity writes it first (one local activity instead of two). Taken inside the
+   * lane, so batches are written in order.
+   */
+  take(): EventBatch | undefined {
+    if (this.pendingLogs.length === 0 && this.pendingEvents.length === 0) return undefined;
     const logs = this.pendingLogs.splice(0);
     const events = this.pendingEvents.splice(0);
-    if (logs.length > 0 || events.length > 0) {
-      const firstEventSeq = this.nextEventSeq;
-      this.nextEventSeq += events.length;
-      await persistence.recordEvents({
-        executionId: this.input.executionId,
-        organizationId: this.input.organizationId,
-        firstEventSeq,
-        events,
-        logs,
-      });
-    }
+    const firstEventSeq = this.nextEventSeq;
+    this.nextEventSeq += events.length;
+    return { executionId: this.input.executionId, organizationId: this.input.organizationId, firstEventSeq, events, logs };
+  }
+
+  /** Writes a batch a light step took when its call failed before writing it (idempotent: written at most once in effect). */
+  async writeAgain(batch: EventBatch): Promise<void> {
+    await CancellationScope.nonCancellable(() => persistence.recordEvents(batch));
   }
 
   /**

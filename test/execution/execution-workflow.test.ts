@@ -31,6 +31,10 @@ interface Recorded {
 function fakeActivities(recorded: Recorded): ExecutionActivities {
   return {
     callPlugin: (call) => Promise.resolve<PluginResult>({ status: 'success', outputs: { echoed: call.config.url ?? null } }),
+    callLightStep: ({ call, batch }) => {
+      if (batch) recorded.batches.push(batch);
+      return Promise.resolve<PluginResult>({ status: 'success', outputs: { echoed: call.config.url ?? null } });
+    },
     // Like the real activity: names without a value are simply absent.
     resolveVars: ({ names }) =>
       Promise.resolve(Object.fromEntries(names.filter((name) => !name.startsWith('MISSING')).map((name) => [name, `value-of-${name}`]))),

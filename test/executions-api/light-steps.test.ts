@@ -35,6 +35,7 @@ describe('executions API: light steps', function () {
       const path = req.url ?? '/';
       hits[path] = (hits[path] ?? 0) + 1;
       if (path.startsWith('/flaky')) res.statusCode = hits[path] < 3 ? 503 : 200;
+      if (path.startsWith('/missing')) res.statusCode = 404;
       res.setHeader('content-type', 'application/json');
       const delay = path.startsWith('/slow') ? 300 : 0;
       setTimeout(() => res.end(JSON.stringify({ path, attempt: hits[path] })), delay);
@@ -122,6 +123,31 @@ describe('executions API: light steps', function () {
   // A run of light steps sees a cancel request at its next workflow task: when the chain waits on something
   // else, or at Temporal's workflow task heartbeat (80% of the 10 s workflow task timeout). Terminate is the
   // server's alone.
+  it('keeps the step records of a run whose light step fails', async () => {
+    const key = 'failing-light';
+    await publish(x, c, {
+      name: 'Failing light',
+      key,
+      steps: chain(
+        trigger(),
+        httpStep('ok', `/${key}/ok`, '5s'),
+        step('note', 'log', { message: 'before' }),
+        httpStep('bad', `/missing/${key}`, '5s'),
+      ),
+    });
+    const id = await execute(x, c, key);
+    const done = await waitFor(x, c, id, finished);
+    assert.equal(done.status, 'failed');
+    const steps = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps`));
+    const status = Object.fromEntries((steps.body.data as Array<{ stepId: string; status: string }>).map((s) => [s.stepId, s.status]));
+    assert.deepEqual(status, { start: 'completed', ok: 'completed', note: 'completed', bad: 'failed' });
+    const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`));
+    assert.ok(
+      (logs.body.data as Array<{ message: string }>).some((entry) => entry.message === 'before'),
+      JSON.stringify(logs.body),
+    );
+  });
+
   for (const action of ['cancel', 'terminate'] as const) {
     it(`${action}s a run of light steps mid-way`, async () => {
       const key = `slow-${action}`;
