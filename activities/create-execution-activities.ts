@@ -7,7 +7,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { dispatchFailure } from '../executions';
 import { decryptSecret } from '../db/config-crypto';
 import { ConfigEntryRepository, folderChain } from '../db/repositories/config-entry-repository';
@@ -171,19 +171,30 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
     callPlugin: (call: ActivityCall): Promise<PluginResult> => runPlugin(call, Context.current()),
 
     /**
-     * A light step (a local activity, README "Light steps"): first the step records the workflow had
-     * batched (written as recordEvents would, idempotently), then the call, unless the call completed
-     * before (a worker lost before Temporal recorded the result): then its stored result. A completed
-     * call's result is stored before it returns.
+     * A light step (a local activity, README "Light steps"): the call, unless it completed before (a
+     * worker lost before Temporal recorded the result: then its stored result), and the step records the
+     * workflow batched before it, written with the call's stored result in one transaction (whatever the
+     * outcome, the batch is written before this returns).
      */
     async callLightStep({ call, batch }: LightStepRequest): Promise<PluginResult> {
       const context = Context.current();
       const runId = context.info.workflowExecution?.runId ?? '';
       const callKey = call.light?.callKey ?? `${call.stepId}#?`;
-      const [, completed] = await Promise.all([batch && recordEventBatch(dataSource, batch), lightResults.resultOf(runId, callKey)]);
-      if (completed) return completed;
-      const result = await runPlugin(call, context);
-      await lightResults.remember(runId, callKey, result);
+      const writeBatch = (alsoWrite?: (manager: EntityManager) => Promise<void>) =>
+        batch ? recordEventBatch(dataSource, batch, alsoWrite) : alsoWrite?.(dataSource.manager);
+      const completed = await lightResults.resultOf(runId, callKey);
+      if (completed) {
+        await writeBatch();
+        return completed;
+      }
+      let result: PluginResult;
+      try {
+        result = await runPlugin(call, context);
+      } catch (error) {
+        await writeBatch();
+        throw error;
+      }
+      await writeBatch((manager) => new LightStepResultRepository(manager).remember(runId, callKey, result));
       return result;
     },
 

@@ -27,7 +27,7 @@ export interface EventBatch {
   logs: NumberedLog[];
 }
 
-/** A light step's local activity: the call, and the step records batched since the last write (written first). */
+/** A light step's local activity: the call, and the step records batched since the last write (written with its result). */
 export interface LightStepRequest {
   call: ActivityCall;
   batch?: EventBatch;

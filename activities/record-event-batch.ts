@@ -3,7 +3,7 @@
  * transaction with the transaction's manager only; replaying a batch changes
  * nothing (every write is keyed by the workflow's sequence numbers).
  */
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { ExecutionEventRepository } from '../db/repositories/execution-event-repository';
 import { ExecutionLogRepository } from '../db/repositories/execution-log-repository';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
@@ -12,7 +12,12 @@ import { ExecutionWaitRepository, type WaitWrite } from '../db/repositories/exec
 import type { StepEvent, StepRecord } from '../workflows/engine';
 import type { EventBatch } from './execution-activity-types';
 
-export async function recordEventBatch(dataSource: DataSource, batch: EventBatch): Promise<void> {
+/** `alsoWrite` joins the batch's transaction (a light step's stored result: one commit instead of two). */
+export async function recordEventBatch(
+  dataSource: DataSource,
+  batch: EventBatch,
+  alsoWrite?: (manager: EntityManager) => Promise<void>,
+): Promise<void> {
   const { executionId, events, logs } = batch;
   // The last event of each step run wins: only that state is written.
   const latest = new Map<string, StepRecord>();
@@ -59,6 +64,7 @@ export async function recordEventBatch(dataSource: DataSource, batch: EventBatch
     await new ExecutionStepRepository(manager).upsertRecords(executionId, [...latest.values()]);
     await new ExecutionLogRepository(manager).insertBatch(executionId, logs);
     if (opened.size > 0 || closed.length > 0) await new ExecutionRepository(manager).refreshWaiting(executionId);
+    await alsoWrite?.(manager);
   });
 }
 

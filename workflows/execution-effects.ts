@@ -92,7 +92,7 @@ function retryOf(call: ActivityCall): RetryPolicy {
 /**
  * A light step (README, "Light steps"): a local activity runs in this worker within the workflow task,
  * so a chain of them costs no task dispatch per step; it runs in the run's lane (one local activity at a
- * time: local-activity-lane.ts) and writes the step records batched so far before its call. Temporal records its result when the workflow task completes; a worker
+ * time: local-activity-lane.ts) and writes the step records batched before it along with its result. Temporal records its result when the workflow task completes; a worker
  * lost before that makes another worker run the step again, and the activity answers from the result it
  * stored under the call's key when the call completed (db/repositories/light-step-result-repository.ts),
  * so a completed call is not made again. Retries follow the step's policy, in the worker (a long backoff

@@ -67,8 +67,8 @@ export class EventBatcher {
 
   /**
    * What is pending, numbered, as one batch to write (or undefined): for the batcher's own write, or for a
-   * light step, whose local activity writes it first (one local activity instead of two). Taken inside the
-   * lane, so batches are written in order.
+   * light step, whose local activity writes it with the call's result (one local activity instead of two,
+   * one commit). Taken inside the lane, so batches are written in order.
    */
   take(): EventBatch | undefined {
     if (this.pendingLogs.length === 0 && this.pendingEvents.length === 0) return undefined;
