@@ -9,14 +9,9 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { workflowBundle } from '../../worker/worker';
 import { chain, step, trigger } from '../support/definitions';
-import { TEST_EGRESS } from '../support/egress';
-import { captureLogger } from '../support/logger';
 import { spawnScript } from '../support/process';
-import { execute, finished, publish, useExecEnv, waitFor } from './support';
+import { createWorker, execute, finished, publish, useExecEnv, waitFor } from './support';
 
 const STEPS = 40;
 /** The step whose request the killed worker is waiting on. */
@@ -93,20 +88,7 @@ describe('executions API: light steps on a lost worker', function () {
     await new Promise((resolve) => child!.once('exit', resolve));
     holding = false;
 
-    const worker = await Worker.create({
-      connection: x.env.nativeConnection,
-      namespace: x.env.namespace ?? 'default',
-      taskQueue: x.taskQueue,
-      workflowBundle: await workflowBundle(),
-      activities: createActivities({
-        dataSource: x.db,
-        logger: captureLogger('info').logger,
-        encryptionKey: x.encryptionKey,
-        temporalNamespace: x.env.namespace ?? 'default',
-        egress: TEST_EGRESS,
-        limits: x.limits,
-      }),
-    });
+    const worker = await createWorker(x);
     const done = await worker.runUntil(() => waitFor(x, c, id, finished, '', 60_000));
     assert.deepEqual([done.status, done.outputs], ['completed', { last: STEPS }]);
 

@@ -171,6 +171,24 @@ async function assertHistoriesReplay(env: TestWorkflowEnvironment, db: DataSourc
   }
 }
 
+/** Another worker on the file's task queue with the real activities (for tests that stop or replace workers). */
+export async function createWorker(x: ExecEnv): Promise<Worker> {
+  return Worker.create({
+    connection: x.env.nativeConnection,
+    namespace: x.env.namespace ?? 'default',
+    taskQueue: x.taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: createActivities({
+      dataSource: x.db,
+      logger: captureLogger('info').logger,
+      encryptionKey: x.encryptionKey,
+      temporalNamespace: x.env.namespace ?? 'default',
+      egress: TEST_EGRESS,
+      limits: x.limits,
+    }),
+  });
+}
+
 export async function orgContext(x: ExecEnv): Promise<OrgContext> {
   const org = newOrganizationId();
   x.organizations.push(org);

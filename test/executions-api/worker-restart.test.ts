@@ -4,33 +4,14 @@
  * worker replays the history from the start, re-running nothing that wrote).
  */
 import assert from 'node:assert/strict';
-import { Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { workflowBundle } from '../../worker/worker';
-import { TEST_EGRESS } from '../support/egress';
-import { captureLogger } from '../support/logger';
 import { trigger } from '../support/definitions';
-import { execute, finished, publish, useExecEnv, waitFor } from './support';
+import { createWorker, execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: worker restart', function () {
   this.timeout(60_000);
   const { x, c } = useExecEnv({ withWorker: false });
 
-  const newWorker = async () =>
-    Worker.create({
-      connection: x.env.nativeConnection,
-      namespace: x.env.namespace ?? 'default',
-      taskQueue: x.taskQueue,
-      workflowBundle: await workflowBundle(),
-      activities: createActivities({
-        dataSource: x.db,
-        logger: captureLogger('info').logger,
-        encryptionKey: x.encryptionKey,
-        temporalNamespace: x.env.namespace ?? 'default',
-        egress: TEST_EGRESS,
-        limits: x.limits,
-      }),
-    });
+  const newWorker = () => createWorker(x);
 
   it('finishes on a new worker without duplicating records', async () => {
     await publish(x, c, {
