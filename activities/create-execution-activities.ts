@@ -7,7 +7,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { dispatchFailure } from '../executions';
 import { decryptSecret } from '../db/config-crypto';
 import { ConfigEntryRepository, folderChain } from '../db/repositories/config-entry-repository';
@@ -180,8 +180,11 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       const context = Context.current();
       const runId = context.info.workflowExecution?.runId ?? '';
       const callKey = call.light?.callKey ?? `${call.stepId}#?`;
-      const writeBatch = (alsoWrite?: (manager: EntityManager) => Promise<void>) =>
-        batch ? recordEventBatch(dataSource, batch, alsoWrite) : alsoWrite?.(dataSource.manager);
+      const writeBatch = async (result?: PluginResult) => {
+        const lightResult = result && { workflowRunId: runId, callKey, result };
+        if (batch) await recordEventBatch(dataSource, batch, lightResult);
+        else if (lightResult) await lightResults.remember(runId, callKey, result);
+      };
       const completed = await lightResults.resultOf(runId, callKey);
       if (completed) {
         await writeBatch();
@@ -194,7 +197,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
         await writeBatch();
         throw error;
       }
-      await writeBatch((manager) => new LightStepResultRepository(manager).remember(runId, callKey, result));
+      await writeBatch(result);
       return result;
     },
 

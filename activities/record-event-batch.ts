@@ -1,22 +1,25 @@
 /**
- * Persists one batch of a workflow's step events and log lines, in one
- * transaction with the transaction's manager only; replaying a batch changes
- * nothing (every write is keyed by the workflow's sequence numbers).
+ * Persists one batch of a workflow's step events and log lines atomically: one
+ * statement, or a transaction when the batch opens or closes a wait (the
+ * execution's waiting status is recomputed after the writes). Replaying a
+ * batch changes nothing (every write is keyed by the workflow's sequence numbers).
  */
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { ExecutionEventRepository } from '../db/repositories/execution-event-repository';
 import { ExecutionLogRepository } from '../db/repositories/execution-log-repository';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
 import { ExecutionStepRepository } from '../db/repositories/execution-step-repository';
 import { ExecutionWaitRepository, type WaitWrite } from '../db/repositories/execution-wait-repository';
+import { LightStepResultRepository } from '../db/repositories/light-step-result-repository';
+import { writeStepBatch, type StepBatchWrite } from '../db/repositories/step-batch-statement';
 import type { StepEvent, StepRecord } from '../workflows/engine';
 import type { EventBatch } from './execution-activity-types';
 
-/** `alsoWrite` joins the batch's transaction (a light step's stored result: one commit instead of two). */
+/** `lightResult`: a light step's stored result, written with the batch (one commit). */
 export async function recordEventBatch(
   dataSource: DataSource,
   batch: EventBatch,
-  alsoWrite?: (manager: EntityManager) => Promise<void>,
+  lightResult?: StepBatchWrite['lightResult'],
 ): Promise<void> {
   const { executionId, events, logs } = batch;
   // The last event of each step run wins: only that state is written.
@@ -56,15 +59,29 @@ export async function recordEventBatch(
       });
     } else if (!opened.delete(event.waitId)) closed.push(event.waitId);
   }
+  const records = [...latest.values()];
+  if (opened.size === 0 && closed.length === 0) {
+    // The usual batch (no wait opened or closed): one statement.
+    await writeStepBatch(dataSource.manager, {
+      executionId,
+      firstEventSeq: batch.firstEventSeq,
+      events: events.map(streamEvent),
+      records,
+      logs,
+      lightResult,
+    });
+    return;
+  }
   await dataSource.transaction(async (manager) => {
     await new ExecutionEventRepository(manager).insertBatch(executionId, batch.firstEventSeq, events.map(streamEvent));
     const waits = new ExecutionWaitRepository(manager);
     await waits.openAll(executionId, [...opened.values()]);
     await waits.closeAll(executionId, closed);
-    await new ExecutionStepRepository(manager).upsertRecords(executionId, [...latest.values()]);
+    await new ExecutionStepRepository(manager).upsertRecords(executionId, records);
     await new ExecutionLogRepository(manager).insertBatch(executionId, logs);
-    if (opened.size > 0 || closed.length > 0) await new ExecutionRepository(manager).refreshWaiting(executionId);
-    await alsoWrite?.(manager);
+    await new ExecutionRepository(manager).refreshWaiting(executionId);
+    if (lightResult)
+      await new LightStepResultRepository(manager).remember(lightResult.workflowRunId, lightResult.callKey, lightResult.result);
   });
 }
 

@@ -8,6 +8,13 @@ import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionEventEntity } from '../entities/execution-event';
 import { rowsOf, selectColumns } from '../sql';
 
+/** The batch insert, with its parameters' placeholders (also one part of a step batch: step-batch-statement.ts). */
+export function insertEventsSql(executionId: string, firstSeq: string, eventsJson: string): string {
+  return `INSERT INTO execution_events (execution_id, seq, type, data)
+    SELECT ${executionId}, ${firstSeq}::int + (t.n - 1)::int, t.e->>'type', t.e->'data' FROM jsonb_array_elements(${eventsJson}::jsonb) WITH ORDINALITY AS t(e, n)
+    ON CONFLICT DO NOTHING`;
+}
+
 export class ExecutionEventRepository extends Repository<ExecutionEventEntity> {
   constructor(manager: EntityManager) {
     super(ExecutionEventEntity, manager);
@@ -16,12 +23,7 @@ export class ExecutionEventRepository extends Repository<ExecutionEventEntity> {
   /** Events numbered from `firstSeq` in the given order, one multi-row insert; positions already there are left alone. */
   async insertBatch(executionId: string, firstSeq: number, events: Array<Pick<ExecutionEventEntity, 'type' | 'data'>>): Promise<void> {
     if (events.length === 0) return;
-    await this.manager.query(
-      `INSERT INTO execution_events (execution_id, seq, type, data)
-       SELECT $1, $2::int + (t.n - 1)::int, t.e->>'type', t.e->'data' FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(e, n)
-       ON CONFLICT DO NOTHING`,
-      [executionId, firstSeq, JSON.stringify(events)],
-    );
+    await this.manager.query(insertEventsSql('$1', '$2', '$3'), [executionId, firstSeq, JSON.stringify(events)]);
   }
 
   /**

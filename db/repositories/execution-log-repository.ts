@@ -18,6 +18,14 @@ export interface LogWrite {
   timestamp: string;
 }
 
+/** The multi-row insert, with its parameters' placeholders (also one part of a step batch: step-batch-statement.ts). */
+export function insertLogsSql(executionId: string, logsJson: string): string {
+  return `INSERT INTO execution_logs (execution_id, seq, step_id, step_seq, level, message, metadata, logged_at)
+    SELECT ${executionId}, (l->>'seq')::int, l->>'stepId', (l->>'stepSeq')::int, l->>'level', l->>'message', l->'metadata', (l->>'timestamp')::timestamptz
+    FROM jsonb_array_elements(${logsJson}::jsonb) AS l
+    ON CONFLICT DO NOTHING`;
+}
+
 export class ExecutionLogRepository extends Repository<ExecutionLogEntity> {
   constructor(manager: EntityManager) {
     super(ExecutionLogEntity, manager);
@@ -26,13 +34,7 @@ export class ExecutionLogRepository extends Repository<ExecutionLogEntity> {
   /** One multi-row insert by position; lines already there (a replayed batch) are left alone. */
   async insertBatch(executionId: string, logs: LogWrite[]): Promise<void> {
     if (logs.length === 0) return;
-    await this.manager.query(
-      `INSERT INTO execution_logs (execution_id, seq, step_id, step_seq, level, message, metadata, logged_at)
-       SELECT $1, (l->>'seq')::int, l->>'stepId', (l->>'stepSeq')::int, l->>'level', l->>'message', l->'metadata', (l->>'timestamp')::timestamptz
-       FROM jsonb_array_elements($2::jsonb) AS l
-       ON CONFLICT DO NOTHING`,
-      [executionId, JSON.stringify(logs)],
-    );
+    await this.manager.query(insertLogsSql('$1', '$2'), [executionId, JSON.stringify(logs)]);
   }
 
   /**

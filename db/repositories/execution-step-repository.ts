@@ -3,6 +3,16 @@ import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionStepEntity } from '../entities/execution-step';
 import { rowsOf, selectColumns } from '../sql';
 
+/** The multi-row upsert, with its parameters' placeholders (also one part of a step batch: step-batch-statement.ts). */
+export function upsertStepsSql(executionId: string, recordsJson: string): string {
+  return `INSERT INTO execution_steps (execution_id, step_id, run, status, record, started_at, completed_at)
+    SELECT ${executionId}, r->>'stepId', (r->>'run')::int, r->>'status', r, (r->>'startedAt')::timestamptz, (r->>'completedAt')::timestamptz
+    FROM jsonb_array_elements(${recordsJson}::jsonb) AS r
+    ON CONFLICT (execution_id, step_id, run) DO UPDATE
+      SET status = EXCLUDED.status, record = EXCLUDED.record,
+          started_at = COALESCE(execution_steps.started_at, EXCLUDED.started_at), completed_at = EXCLUDED.completed_at`;
+}
+
 export class ExecutionStepRepository extends Repository<ExecutionStepEntity> {
   constructor(manager: EntityManager) {
     super(ExecutionStepEntity, manager);
@@ -11,15 +21,7 @@ export class ExecutionStepRepository extends Repository<ExecutionStepEntity> {
   /** One multi-row upsert; a step's first start time is kept. */
   async upsertRecords(executionId: string, records: Array<ExecutionStepEntity['record']>): Promise<void> {
     if (records.length === 0) return;
-    await this.manager.query(
-      `INSERT INTO execution_steps (execution_id, step_id, run, status, record, started_at, completed_at)
-       SELECT $1, r->>'stepId', (r->>'run')::int, r->>'status', r, (r->>'startedAt')::timestamptz, (r->>'completedAt')::timestamptz
-       FROM jsonb_array_elements($2::jsonb) AS r
-       ON CONFLICT (execution_id, step_id, run) DO UPDATE
-         SET status = EXCLUDED.status, record = EXCLUDED.record,
-             started_at = COALESCE(execution_steps.started_at, EXCLUDED.started_at), completed_at = EXCLUDED.completed_at`,
-      [executionId, JSON.stringify(records)],
-    );
+    await this.manager.query(upsertStepsSql('$1', '$2'), [executionId, JSON.stringify(records)]);
   }
 
   /** One page of the runs of every step (or of one step), in start order, and how many there are. */

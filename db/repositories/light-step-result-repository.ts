@@ -6,23 +6,32 @@
 import { LessThan, Repository, type EntityManager } from 'typeorm';
 import { LightStepResultEntity } from '../entities/light-step-result';
 import type { PluginResult } from '../../workflows/engine';
+import { rowsOf } from '../sql';
+
+/** The insert, with its parameters' placeholders (also one part of a step batch: step-batch-statement.ts). */
+export function insertLightResultSql(workflowRunId: string, callKey: string, resultJson: string): string {
+  return `INSERT INTO light_step_results (workflow_run_id, call_key, result) VALUES (${workflowRunId}, ${callKey}, ${resultJson}::jsonb)
+    ON CONFLICT DO NOTHING`;
+}
 
 export class LightStepResultRepository extends Repository<LightStepResultEntity> {
   constructor(manager: EntityManager) {
     super(LightStepResultEntity, manager);
   }
 
+  /** On every light step's path: one primary-key read, written out (no query builder). */
   async resultOf(workflowRunId: string, callKey: string): Promise<PluginResult | undefined> {
-    const row = await this.findOne({ select: { result: true }, where: { workflowRunId, callKey } });
+    const [row] = await rowsOf<Pick<LightStepResultEntity, 'result'>>(
+      this.manager,
+      `SELECT result FROM light_step_results WHERE workflow_run_id = $1 AND call_key = $2`,
+      [workflowRunId, callKey],
+    );
     return row?.result;
   }
 
   /** Keeps a completed call's result; a replayed call that completed again keeps the first. */
   async remember(workflowRunId: string, callKey: string, result: PluginResult): Promise<void> {
-    await this.manager.query(
-      `INSERT INTO light_step_results (workflow_run_id, call_key, result) VALUES ($1, $2, $3::jsonb) ON CONFLICT DO NOTHING`,
-      [workflowRunId, callKey, JSON.stringify(result)],
-    );
+    await this.manager.query(insertLightResultSql('$1', '$2', '$3'), [workflowRunId, callKey, JSON.stringify(result)]);
   }
 
   /** Forgets results older than `before` (Temporal recorded them long ago). */
