@@ -163,7 +163,7 @@ describe('executions API: light steps', function () {
       assert.equal(done.status, action === 'cancel' ? 'cancelled' : 'terminated');
       const ran = Object.keys(hits).filter((path) => path.startsWith(`/slow/${key}/`)).length;
       assert.ok(ran > 0 && ran < 40, `${ran} of 40 steps ran`);
-      assert.ok(Date.now() - asked < 9000, `${action} took ${Date.now() - asked} ms`);
+      assert.ok(Date.now() - asked < 11_000, `${action} took ${Date.now() - asked} ms`);
     });
   }
 });
