@@ -15,7 +15,7 @@ import { workflowRoutes } from '../api/workflows';
 import { loadConfig } from '../config/config';
 import { createTestApp } from '../test/support/app';
 import { closeTestDataSource, testDataSource } from '../test/support/database';
-import { percentile, round, type BenchReport } from './report';
+import { atConcurrency, percentile, round, type BenchReport } from './report';
 import { grantAdmin } from '../test/support/grants';
 
 const ORG = '990101';
@@ -43,28 +43,6 @@ function fiftySteps(): Record<string, unknown> {
     previous = id;
   }
   return { name: 'Fifty steps', path: '/bench', steps, connections, variables: { count: { initialValue: 0 } } };
-}
-
-async function atConcurrency(
-  total: number,
-  concurrency: number,
-  call: () => Promise<void>,
-): Promise<{ perSecond: number; latencies: number[] }> {
-  let next = 0;
-  const latencies: number[] = [];
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total) {
-        next += 1;
-        const t0 = process.hrtime.bigint();
-        await call();
-        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      }
-    }),
-  );
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return { perSecond: total / seconds, latencies };
 }
 
 /**

@@ -48,7 +48,7 @@ import { chain, trigger } from '../test/support/definitions';
 import { grantAdmin } from '../test/support/grants';
 import type { ClientResult, ClientRound, Completion } from './end-to-end-client';
 import type { BareActivities } from './bare-temporal-workflows';
-import { percentile, round, type BenchReport } from './report';
+import { atConcurrency, percentile, round, type BenchReport } from './report';
 import { pureStep } from './step-shapes';
 
 const NAME = 'end to end on the real dev server: bare Temporal beside this project through its HTTP API';
@@ -64,26 +64,7 @@ const STREAM: Completion = { kind: 'sse' };
 const POLLING: Completion = { kind: 'poll', intervalMs: POLL_MS };
 const COMPLETION = STREAM;
 
-const hrMs = (started: bigint): number => Number(process.hrtime.bigint() - started) / 1e6;
 const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
-
-/** Runs `total` jobs with at most `concurrency` at a time; returns jobs per second and each job's ms. */
-async function atConcurrency(total: number, concurrency: number, job: () => Promise<unknown>): Promise<ClientResult> {
-  let next = 0;
-  const latencies: number[] = [];
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total) {
-        next += 1;
-        const t0 = process.hrtime.bigint();
-        await job();
-        latencies.push(hrMs(t0));
-      }
-    }),
-  );
-  return { perSecond: total / (hrMs(started) / 1000), latencies, requests: 0 };
-}
 
 /**
  * CPU ms (user + system, with reaped children's) of this process and its descendants, the
@@ -257,7 +238,7 @@ export async function run(): Promise<BenchReport> {
     const rates = { bare: [] as number[], sse: [] as number[], poll: [] as number[] };
     const cpu = { bare: 0, sse: 0, poll: 0 };
     const requests = { sse: 0, poll: 0 };
-    const measured = async (into: 'bare' | 'sse' | 'poll', work: () => Promise<ClientResult>): Promise<ClientResult> => {
+    const measured = async <R extends { perSecond: number }>(into: 'bare' | 'sse' | 'poll', work: () => Promise<R>): Promise<R> => {
       const before = serverCpuMs(client.pid);
       const result = await work();
       cpu[into] += serverCpuMs(client.pid) - before;

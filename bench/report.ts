@@ -23,3 +23,25 @@ export function round(value: number, digits = 2): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 }
+
+/** Runs `total` jobs with at most `concurrency` at a time: jobs per second, and each job's ms. */
+export async function atConcurrency(
+  total: number,
+  concurrency: number,
+  job: () => Promise<unknown>,
+): Promise<{ perSecond: number; latencies: number[] }> {
+  let next = 0;
+  const latencies: number[] = [];
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        next += 1;
+        const t0 = process.hrtime.bigint();
+        await job();
+        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+    }),
+  );
+  return { perSecond: total / (Number(process.hrtime.bigint() - started) / 1e9), latencies };
+}
