@@ -7,9 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { chain, step, trigger } from '../support/definitions';
+import { useLocalServer } from '../support/local-server';
 import { spawnScript } from '../support/process';
 import { createWorker, execute, finished, publish, useExecEnv, waitFor } from './support';
 
@@ -20,30 +19,20 @@ const HELD = 20;
 describe('executions API: light steps on a lost worker', function () {
   this.timeout(120_000);
   const { x, c } = useExecEnv({ withWorker: false });
-  let server: http.Server;
-  let base: string;
   const calls = new Map<number, number>();
   let holding = true;
   let heldRequestArrived: () => void;
   const heldRequest = new Promise<void>((resolve) => (heldRequestArrived = resolve));
   let child: ChildProcess | undefined;
 
-  before(async () => {
-    server = http.createServer((req, res) => {
-      const n = Number(/\/step\/(\d+)$/.exec(req.url ?? '')?.[1]);
-      calls.set(n, (calls.get(n) ?? 0) + 1);
-      if (n === HELD && holding) return heldRequestArrived(); // never answered: the worker dies waiting
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ n }));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = useLocalServer((req, res) => {
+    const n = Number(/\/step\/(\d+)$/.exec(req.url ?? '')?.[1]);
+    calls.set(n, (calls.get(n) ?? 0) + 1);
+    if (n === HELD && holding) return heldRequestArrived(); // never answered: the worker dies waiting
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ n }));
   });
-  after(async () => {
-    child?.kill('SIGKILL');
-    server?.closeAllConnections();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  });
+  after(() => child?.kill('SIGKILL'));
 
   /** `npm run start:worker` as an operator runs it, on this file's task queue, database and Temporal. */
   const spawnWorker = async (): Promise<ChildProcess> => {
@@ -72,7 +61,7 @@ describe('executions API: light steps on a lost worker', function () {
 
   it('finishes on another worker without calling a completed step again', async () => {
     const steps = Array.from({ length: STEPS }, (_, i) =>
-      step(`s${i + 1}`, 'http-request', { url: `${base}/step/${i + 1}` }, { timeout: '5s' }),
+      step(`s${i + 1}`, 'http-request', { url: `${server.base}/step/${i + 1}` }, { timeout: '5s' }),
     );
     await publish(x, c, {
       name: 'Light chain',

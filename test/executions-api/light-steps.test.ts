@@ -6,9 +6,8 @@
  * mid-way. Every history replays (useExecEnv).
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { chain, step, trigger } from '../support/definitions';
+import { useLocalServer } from '../support/local-server';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 /** What Temporal recorded for one execution: its activity tasks by type, and its local activity markers. */
@@ -27,29 +26,19 @@ async function recordedCalls(
 describe('executions API: light steps', function () {
   this.timeout(90_000);
   const { x, c } = useExecEnv();
-  let server: http.Server;
-  let base: string;
   const hits: Record<string, number> = {};
-  before(async () => {
-    server = http.createServer((req, res) => {
-      const path = req.url ?? '/';
-      hits[path] = (hits[path] ?? 0) + 1;
-      if (path.startsWith('/flaky')) res.statusCode = hits[path] < 3 ? 503 : 200;
-      if (path.startsWith('/missing')) res.statusCode = 404;
-      res.setHeader('content-type', 'application/json');
-      const delay = path.startsWith('/slow') ? 300 : 0;
-      setTimeout(() => res.end(JSON.stringify({ path, attempt: hits[path] })), delay);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  after(async () => {
-    server?.closeAllConnections();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  const server = useLocalServer((req, res) => {
+    const path = req.url ?? '/';
+    hits[path] = (hits[path] ?? 0) + 1;
+    if (path.startsWith('/flaky')) res.statusCode = hits[path] < 3 ? 503 : 200;
+    if (path.startsWith('/missing')) res.statusCode = 404;
+    res.setHeader('content-type', 'application/json');
+    const delay = path.startsWith('/slow') ? 300 : 0;
+    setTimeout(() => res.end(JSON.stringify({ path, attempt: hits[path] })), delay);
   });
 
   const httpStep = (id: string, path: string, timeout: string, extra: Record<string, unknown> = {}) =>
-    step(id, 'http-request', { url: `${base}${path}` }, { timeout, ...extra });
+    step(id, 'http-request', { url: `${server.base}${path}` }, { timeout, ...extra });
 
   it('runs short http-request steps as local activities, long and heavy ones as activities', async () => {
     const key = 'mixed';

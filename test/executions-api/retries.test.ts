@@ -5,35 +5,24 @@
  * execution with that cause.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { trigger } from '../support/definitions';
+import { useLocalServer } from '../support/local-server';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: retries, timeouts and fallbacks', function () {
   this.timeout(60_000);
   const { x, c } = useExecEnv();
-  let server: http.Server;
-  let base: string;
   const hits: Record<string, number> = {};
-  before(async () => {
-    server = http.createServer((req, res) => {
-      const path = req.url ?? '/';
-      hits[path] = (hits[path] ?? 0) + 1;
-      if (path === '/flaky') {
-        res.statusCode = hits[path] < 3 ? 503 : 200;
-        return void res.end(JSON.stringify({ attempt: hits[path] }));
-      }
-      if (path === '/slow') return void setTimeout(() => res.end('late'), 1500);
-      res.statusCode = 404;
-      res.end('no');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  after(async () => {
-    server?.closeAllConnections();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  const server = useLocalServer((req, res) => {
+    const path = req.url ?? '/';
+    hits[path] = (hits[path] ?? 0) + 1;
+    if (path === '/flaky') {
+      res.statusCode = hits[path] < 3 ? 503 : 200;
+      return void res.end(JSON.stringify({ attempt: hits[path] }));
+    }
+    if (path === '/slow') return void setTimeout(() => res.end('late'), 1500);
+    res.statusCode = 404;
+    res.end('no');
   });
 
   it('retries by policy, then routes a timed-out step to its fallback', async () => {
@@ -46,7 +35,7 @@ describe('executions API: retries, timeouts and fallbacks', function () {
           id: 'flaky',
           type: 'module',
           plugin_type: 'http-request',
-          config: { url: `${base}/flaky` },
+          config: { url: `${server.base}/flaky` },
           depends_on: ['start'],
           error_handling: { retry_policy: { max_attempts: 3, initial_interval: '100ms', backoff_strategy: 'exponential', jitter: 0.3 } },
         },
@@ -54,7 +43,7 @@ describe('executions API: retries, timeouts and fallbacks', function () {
           id: 'slow',
           type: 'module',
           plugin_type: 'http-request',
-          config: { url: `${base}/slow`, timeout: '200ms' },
+          config: { url: `${server.base}/slow`, timeout: '200ms' },
           depends_on: ['flaky'],
           error_handling: { fallback_step: 'rescue' },
         },
@@ -74,7 +63,7 @@ describe('executions API: retries, timeouts and fallbacks', function () {
       key: 'fragile',
       steps: [
         trigger(),
-        { id: 'missing', type: 'module', pluginType: 'http-request', config: { url: `${base}/nothing-here` }, dependsOn: ['start'] },
+        { id: 'missing', type: 'module', pluginType: 'http-request', config: { url: `${server.base}/nothing-here` }, dependsOn: ['start'] },
         { id: 'never', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['missing'] },
       ],
     });
