@@ -30,6 +30,7 @@ import type {
   ChildPreparation,
   EventBatch,
   FinishRequest,
+  LightStepOutcome,
   LightStepRequest,
   ResolveVarsRequest,
   ScheduledPreparation,
@@ -172,24 +173,30 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
 
     /**
      * A light step (a local activity, README "Light steps"): the call, unless it completed before (a
-     * worker lost before Temporal recorded the result: then its stored result), and the step records the
-     * workflow batched before it, written with the call's stored result in one transaction (whatever the
-     * outcome, the batch is written before this returns).
+     * worker lost before Temporal recorded the result: then its stored result), then the step records the
+     * workflow batched before it, written with the call's stored result in one statement. The database is
+     * not the step's to fail on: without it the call is made (not checked against a stored result), and
+     * the batch is left for the workflow to write by its persistence activity (`batchWritten: false`).
      */
-    async callLightStep({ call, batch }: LightStepRequest): Promise<PluginResult> {
+    async callLightStep({ call, batch }: LightStepRequest): Promise<LightStepOutcome> {
       const context = Context.current();
       const runId = context.info.workflowExecution?.runId ?? '';
       const callKey = call.light?.callKey ?? `${call.stepId}#?`;
-      const writeBatch = async (result?: PluginResult) => {
-        const lightResult = result && { workflowRunId: runId, callKey, result };
-        if (batch) await recordEventBatch(dataSource, batch, lightResult);
-        else if (lightResult) await lightResults.remember(runId, callKey, result);
+      const unavailable = (what: string) => (error: unknown) => {
+        deps.logger.warn({ err: error, executionId: call.executionId, stepId: call.stepId }, `light step: ${what} failed`);
+        return undefined;
       };
-      const completed = await lightResults.resultOf(runId, callKey);
-      if (completed) {
-        await writeBatch();
-        return completed;
-      }
+      const writeBatch = async (result?: PluginResult): Promise<boolean> => {
+        try {
+          if (batch) await recordEventBatch(dataSource, batch, result && { workflowRunId: runId, callKey, result });
+          else if (result) await lightResults.remember(runId, callKey, result);
+          return true;
+        } catch (error) {
+          return unavailable('writing its records')(error) ?? false;
+        }
+      };
+      const completed = await lightResults.resultOf(runId, callKey).catch(unavailable('reading its stored result'));
+      if (completed) return { result: completed, batchWritten: await writeBatch() };
       let result: PluginResult;
       try {
         result = await runPlugin(call, context);
@@ -197,8 +204,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
         await writeBatch();
         throw error;
       }
-      await writeBatch(result);
-      return result;
+      return { result, batchWritten: await writeBatch(result) };
     },
 
     /** Values of the `vars.*` a definition references, resolved once at start (never secrets); checks that its declared secrets exist. */

@@ -3,7 +3,7 @@
  * own type is derived from their implementation (`ExecutionActivities` in
  * ./create-execution-activities); workflow code imports both with `import type`.
  */
-import type { ActivityCall, LogEntryDraft, ScheduledStart, StepEvent } from '../workflows/engine';
+import type { ActivityCall, LogEntryDraft, PluginResult, ScheduledStart, StepEvent } from '../workflows/engine';
 import type { ChildRunRequest } from '../executions';
 
 export interface ResolveVarsRequest {
@@ -31,6 +31,12 @@ export interface EventBatch {
 export interface LightStepRequest {
   call: ActivityCall;
   batch?: EventBatch;
+}
+
+export interface LightStepOutcome {
+  result: PluginResult;
+  /** False when the database was unavailable: the workflow writes the batch itself (its persistence activity retries). */
+  batchWritten: boolean;
 }
 
 export interface FinishRequest {

@@ -16,6 +16,7 @@ import {
   type RetryPolicy,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { LightStepOutcome } from '../activities/execution-activity-types';
 import {
   EXECUTION_WORKFLOW_TYPE,
   NON_RETRYABLE_ERROR_TYPES,
@@ -105,13 +106,16 @@ async function callLightStep(call: ActivityCall, batcher: EventBatcher): Promise
   });
   // The step records batched so far ride along (one local activity per light step, not two).
   const batch = batcher.take();
+  let outcome: LightStepOutcome;
   try {
-    return await viaLocalActivity({ call, batch });
+    outcome = await viaLocalActivity({ call, batch });
   } catch (error) {
     // The call failed, perhaps before the batch was written: write it (again; records are idempotent).
     if (batch) await batcher.writeAgain(batch);
     throw error;
   }
+  if (batch && !outcome.batchWritten) await batcher.writeAgain(batch);
+  return outcome.result;
 }
 
 /** An ordinary activity: the step's timeout per attempt (plus the grace), its retry policy, heartbeats. */

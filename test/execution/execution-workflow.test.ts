@@ -33,7 +33,7 @@ function fakeActivities(recorded: Recorded): ExecutionActivities {
     callPlugin: (call) => Promise.resolve<PluginResult>({ status: 'success', outputs: { echoed: call.config.url ?? null } }),
     callLightStep: ({ call, batch }) => {
       if (batch) recorded.batches.push(batch);
-      return Promise.resolve<PluginResult>({ status: 'success', outputs: { echoed: call.config.url ?? null } });
+      return Promise.resolve({ result: { status: 'success', outputs: { echoed: call.config.url ?? null } }, batchWritten: true });
     },
     // Like the real activity: names without a value are simply absent.
     resolveVars: ({ names }) =>

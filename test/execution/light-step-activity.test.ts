@@ -1,0 +1,97 @@
+/**
+ * The light step's local activity on its own (Temporal's mock activity
+ * environment, a real database): a completed call's result is stored and a
+ * second run of the same call answers from it without calling; with a
+ * database it cannot use, the call is still made and the batch is handed back
+ * to the workflow (`batchWritten: false`) instead of failing the step.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createExecutionActivities } from '../../activities/create-execution-activities';
+import { DEFAULT_LIMITS } from '../../config/limits';
+import { createDataSource } from '../../db/data-source';
+import type { ActivityCall } from '../../workflows/engine';
+import type { LightStepOutcome } from '../../activities/execution-activity-types';
+import { closeTestDataSource, testDataSource } from '../support/database';
+import { TEST_EGRESS } from '../support/egress';
+import { useLocalServer } from '../support/local-server';
+import { captureLogger } from '../support/logger';
+
+describe('light step activity', () => {
+  after(closeTestDataSource);
+  let calls = 0;
+  const server = useLocalServer((_req, res) => {
+    calls += 1;
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ call: calls }));
+  });
+
+  const call = (executionId: string): ActivityCall => ({
+    executionId,
+    organizationId: '1',
+    workflowId: 'wf_1',
+    stepId: 'fetch',
+    pluginType: 'http-request',
+    config: { url: `${server.base}/` },
+    inputs: {},
+    items: [{}],
+    timeoutMs: 5000,
+    light: { callKey: 'fetch#1' },
+  });
+  const batch = (executionId: string) => ({
+    executionId,
+    organizationId: '1',
+    firstEventSeq: 0,
+    events: [{ type: 'step.started' as const, stepId: 'fetch', run: 1, at: new Date().toISOString() }],
+    logs: [],
+  });
+  const activitiesOn = (dataSource: Awaited<ReturnType<typeof testDataSource>>) =>
+    createExecutionActivities({
+      dataSource,
+      logger: captureLogger('info').logger,
+      encryptionKey: randomBytes(32),
+      temporalNamespace: 'default',
+      egress: TEST_EGRESS,
+      limits: DEFAULT_LIMITS,
+    });
+  type LightStep = ReturnType<typeof activitiesOn>['callLightStep'];
+  /** One run of the activity as a local activity of workflow run `runId`. */
+  const lightStep = (runId: string, activity: LightStep, request: Parameters<LightStep>[0]) =>
+    new MockActivityEnvironment({ isLocal: true, workflowExecution: { workflowId: 'exec', runId } }).run(
+      activity,
+      request,
+    ) as Promise<LightStepOutcome>;
+
+  it('answers a call made again from the result it stored', async () => {
+    const activities = activitiesOn(await testDataSource());
+    const runId = randomUUID();
+    const executionId = `exec_${randomUUID().replace(/-/g, '')}`;
+    calls = 0;
+    // (A batch needs its execution's row: the end-to-end tests write batches with stored results.)
+    const first = await lightStep(runId, activities.callLightStep, { call: call(executionId) });
+    const again = await lightStep(runId, activities.callLightStep, { call: call(executionId) });
+    assert.equal(calls, 1);
+    assert.deepEqual([first.batchWritten, again.batchWritten], [true, true]);
+    assert.deepEqual(again.result, first.result);
+    // Another run (or another call key) is another call.
+    await lightStep(randomUUID(), activities.callLightStep, { call: call(executionId) });
+    assert.equal(calls, 2);
+  });
+
+  it('makes the call and hands the batch back when the database cannot be used', async () => {
+    const url = ((await testDataSource()).options as { url: string }).url;
+    const gone = createDataSource(url);
+    await gone.initialize();
+    await gone.destroy();
+    calls = 0;
+    const executionId = `exec_${randomUUID().replace(/-/g, '')}`;
+    const outcome = await lightStep(randomUUID(), activitiesOn(gone).callLightStep, {
+      call: call(executionId),
+      batch: batch(executionId),
+    });
+    assert.equal(calls, 1);
+    assert.equal(outcome.result.status, 'success');
+    assert.equal(outcome.batchWritten, false);
+  });
+});
