@@ -12,7 +12,7 @@ import { createExecutionActivities } from '../../activities/create-execution-act
 import { DEFAULT_LIMITS } from '../../config/limits';
 import { createDataSource } from '../../db/data-source';
 import type { ActivityCall } from '../../workflows/engine';
-import type { LightStepOutcome } from '../../activities/execution-activity-types';
+import type { LightStepOutcome, LightStepRequest } from '../../activities/execution-activity-types';
 import { closeTestDataSource, testDataSource } from '../support/database';
 import { TEST_EGRESS } from '../support/egress';
 import { useLocalServer } from '../support/local-server';
@@ -55,13 +55,13 @@ describe('light step activity', () => {
       egress: TEST_EGRESS,
       limits: DEFAULT_LIMITS,
     });
-  type LightStep = ReturnType<typeof activitiesOn>['callLightStep'];
-  /** One run of the activity as a local activity of workflow run `runId`. */
-  const lightStep = (runId: string, activity: LightStep, request: Parameters<LightStep>[0]) =>
-    new MockActivityEnvironment({ isLocal: true, workflowExecution: { workflowId: 'exec', runId } }).run(
-      activity,
-      request,
-    ) as Promise<LightStepOutcome>;
+  /** One run of the light step activity as a local activity of workflow run `runId`. */
+  const lightStep = (runId: string, activities: ReturnType<typeof activitiesOn>, request: LightStepRequest): Promise<LightStepOutcome> =>
+    new MockActivityEnvironment({ isLocal: true, workflowExecution: { workflowId: 'exec', runId } }).run<
+      [LightStepRequest],
+      LightStepOutcome,
+      (r: LightStepRequest) => Promise<LightStepOutcome>
+    >((r) => activities.callLightStep(r), request);
 
   it('answers a call made again from the result it stored', async () => {
     const activities = activitiesOn(await testDataSource());
@@ -69,13 +69,13 @@ describe('light step activity', () => {
     const executionId = `exec_${randomUUID().replace(/-/g, '')}`;
     calls = 0;
     // (A batch needs its execution's row: the end-to-end tests write batches with stored results.)
-    const first = await lightStep(runId, activities.callLightStep, { call: call(executionId) });
-    const again = await lightStep(runId, activities.callLightStep, { call: call(executionId) });
+    const first = await lightStep(runId, activities, { call: call(executionId) });
+    const again = await lightStep(runId, activities, { call: call(executionId) });
     assert.equal(calls, 1);
     assert.deepEqual([first.batchWritten, again.batchWritten], [true, true]);
     assert.deepEqual(again.result, first.result);
     // Another run (or another call key) is another call.
-    await lightStep(randomUUID(), activities.callLightStep, { call: call(executionId) });
+    await lightStep(randomUUID(), activities, { call: call(executionId) });
     assert.equal(calls, 2);
   });
 
@@ -86,7 +86,7 @@ describe('light step activity', () => {
     await gone.destroy();
     calls = 0;
     const executionId = `exec_${randomUUID().replace(/-/g, '')}`;
-    const outcome = await lightStep(randomUUID(), activitiesOn(gone).callLightStep, {
+    const outcome = await lightStep(randomUUID(), activitiesOn(gone), {
       call: call(executionId),
       batch: batch(executionId),
     });
