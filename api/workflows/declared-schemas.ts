@@ -25,27 +25,40 @@ interface DeclaredSchema {
 
 /** Every input declaration of the definition (top-level `inputs:` first, then the manual trigger's), by name. */
 export function declaredInputs(definition: WorkflowDefinition): Array<{ name: string; spec: Record<string, unknown>; path: string }> {
-  const found: Array<{ name: string; spec: Record<string, unknown>; path: string }> = [];
+  return declarations(definition).inputs;
+}
+
+/**
+ * Input declarations and webhook payload schemas, in one pass over the steps
+ * (every publish runs this; only triggers declare anything).
+ */
+function declarations(definition: WorkflowDefinition): {
+  inputs: Array<{ name: string; spec: Record<string, unknown>; path: string }>;
+  payloads: DeclaredSchema[];
+} {
+  const inputs: Array<{ name: string; spec: Record<string, unknown>; path: string }> = [];
+  const payloads: DeclaredSchema[] = [];
   const add = (map: unknown, path: string) => {
     if (!isMap(map)) return;
-    for (const [name, spec] of Object.entries(map)) if (isMap(spec)) found.push({ name, spec, path: `${path}/${escapePointer(name)}` });
+    for (const [name, spec] of Object.entries(map)) if (isMap(spec)) inputs.push({ name, spec, path: `${path}/${escapePointer(name)}` });
   };
   add(definition.inputs, '/inputs');
-  for (const step of Object.values(definition.steps)) {
-    if (step.type === 'trigger' && step.pluginType === 'manual') add(step.config.inputs, `/steps/${escapePointer(step.id)}/config/inputs`);
+  for (const id in definition.steps) {
+    const step = definition.steps[id];
+    if (step.type !== 'trigger') continue;
+    if (step.pluginType === 'manual') add(step.config.inputs, `/steps/${escapePointer(step.id)}/config/inputs`);
+    else if (step.pluginType === 'webhook' && step.config.payloadSchema !== undefined)
+      payloads.push({ path: `/steps/${escapePointer(step.id)}/config/payloadSchema`, schema: step.config.payloadSchema });
   }
-  return found;
+  return { inputs, payloads };
 }
 
 function declaredSchemas(definition: WorkflowDefinition): DeclaredSchema[] {
-  const schemas: DeclaredSchema[] = declaredInputs(definition)
-    .filter(({ spec }) => spec.schema !== undefined)
-    .map(({ name, spec, path }) => ({ path: `${path}/schema`, schema: spec.schema, input: name }));
-  for (const step of Object.values(definition.steps)) {
-    if (step.type === 'trigger' && step.pluginType === 'webhook' && step.config.payloadSchema !== undefined)
-      schemas.push({ path: `/steps/${escapePointer(step.id)}/config/payloadSchema`, schema: step.config.payloadSchema });
-  }
-  return schemas;
+  const { inputs, payloads } = declarations(definition);
+  const schemas: DeclaredSchema[] = [];
+  for (const { name, spec, path } of inputs)
+    if (spec.schema !== undefined) schemas.push({ path: `${path}/schema`, schema: spec.schema, input: name });
+  return payloads.length === 0 ? schemas : schemas.concat(payloads);
 }
 
 /**

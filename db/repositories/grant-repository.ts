@@ -29,23 +29,33 @@ export class GrantRepository extends Repository<GrantEntity> {
   }
 
   /**
-   * Records the caller as a user (first sight wins: the identity provider owns
-   * user ids) and returns the caller's active grants, in one round trip (every
-   * request runs it).
+   * The caller's active grants, and the caller recorded as a user (first sight
+   * wins: the identity provider owns user ids). Every authorized request runs
+   * this, so the common case is one plain read: a grant row references its
+   * user (grants_user_fkey), so a caller holding any grant is recorded already.
+   * Only a caller with no active grant pays a second statement, the insert (as
+   * a data-modifying CTE on every read it cost PostgreSQL ~85 µs of CPU per
+   * request instead of ~50 µs on this project's machine).
    */
   async activeOfCaller(caller: CallerKey): Promise<HeldGrantRow[]> {
-    // Every authorized request runs this: straight on the pool, as a prepared statement.
-    return poolQuery<HeldGrantRow>(
+    // Straight on the pool, as prepared statements.
+    const grants = await poolQuery<HeldGrantRow>(
       this.manager,
       'grants-of-caller',
-      `WITH seen AS (
-         INSERT INTO users (id, organization_id, type) VALUES ($1, $2, $3) ON CONFLICT (organization_id, id) DO NOTHING
-       )
-       SELECT g.nrn, r.slug AS "roleSlug", r.permissions
+      `SELECT g.nrn, r.slug AS "roleSlug", r.permissions
          FROM grants g JOIN roles r ON r.id = g.role_id
         WHERE g.organization_id = $2 AND g.user_id = $1 AND g.status = 'active'`,
-      [caller.id, caller.organizationId, caller.type],
+      [caller.id, caller.organizationId],
     );
+    if (grants.length === 0) {
+      await poolQuery(
+        this.manager,
+        'record-caller',
+        `INSERT INTO users (id, organization_id, type) VALUES ($1, $2, $3) ON CONFLICT (organization_id, id) DO NOTHING`,
+        [caller.id, caller.organizationId, caller.type],
+      );
+    }
+    return grants;
   }
 
   async ofUser(user: UserKey): Promise<GrantEntity[]> {

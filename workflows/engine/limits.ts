@@ -58,6 +58,9 @@ export function sizeIssues(input: Record<string, unknown>, limits: DefinitionLim
  * and passes that text here instead of serializing it a second time.
  */
 export function definitionBytesIssue(json: string, limits: DefinitionLimits): { path: string; message: string } | undefined {
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: most definitions are known to fit without
+  // counting (counting is a pass over the whole text, on every publish).
+  if (json.length * 3 <= limits.maxDefinitionBytes) return undefined;
   const bytes = Buffer.byteLength(json);
   return bytes > limits.maxDefinitionBytes
     ? {
