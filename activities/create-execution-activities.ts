@@ -181,7 +181,9 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
     async callLightStep({ call, batch }: LightStepRequest): Promise<LightStepOutcome> {
       const context = Context.current();
       const runId = context.info.workflowExecution?.runId ?? '';
-      const callKey = call.light?.callKey ?? `${call.stepId}#?`;
+      // The workflow sends only light calls here; without the key a stored result could not be found again.
+      const callKey = call.light?.callKey;
+      if (!callKey) throw ApplicationFailure.nonRetryable(`step ${call.stepId} is not a light step`, 'PLUGIN_NOT_AVAILABLE');
       const unavailable = (what: string) => (error: unknown) => {
         deps.logger.warn({ err: error, executionId: call.executionId, stepId: call.stepId }, `light step: ${what} failed`);
         return undefined;
