@@ -8,7 +8,7 @@ import type { DataSource } from 'typeorm';
 import type { AuthContext } from '../http/auth';
 import { forbidden, type HttpError } from '../http/errors';
 import type { RoleEntity } from '../../db/entities/role';
-import { GrantRepository } from '../../db/repositories/grant-repository';
+import { GrantRepository, type HeldGrants } from '../../db/repositories/grant-repository';
 import { nrnContains, parseNrn, type Nrn } from './nrn';
 import { permits, type Permission } from '../http/permissions';
 
@@ -34,6 +34,8 @@ export class Access {
   constructor(
     readonly caller: Caller,
     private readonly grants: HeldGrant[],
+    /** The grants as read (HeldGrants.asOf), for writes that must happen under these very grants. */
+    readonly grantsAsOf = '',
   ) {}
 
   /** True when the caller holds any grant that reaches into the organization. */
@@ -117,20 +119,27 @@ export function callerFrom(auth: AuthContext): Caller {
 
 /**
  * The caller's active grants, read afresh on every call: a revoked grant takes
- * effect on the next request (nothing is cached across requests).
+ * effect on the next request. (A remembered access may stand in for this read
+ * only before a write that checks, in its own statement, that the grants are
+ * unchanged: api/access/recent-access.ts.)
  */
 export async function loadAccess(dataSource: DataSource, auth: AuthContext): Promise<Access> {
   const caller = callerFrom(auth);
-  const rows = await GrantRepository.of(dataSource.manager).activeOfCaller({
+  const held = await GrantRepository.of(dataSource.manager).activeOfCaller({
     id: caller.userId,
     organizationId: caller.organizationId,
     type: caller.userType,
   });
-  const grants = rows.flatMap((row) => {
+  return accessOf(caller, held);
+}
+
+/** The access that grants as read give the caller. */
+export function accessOf(caller: Caller, held: HeldGrants): Access {
+  const grants = held.rows.flatMap((row) => {
     const nrn = parseNrn(row.nrn);
     return nrn ? [{ nrn, roleSlug: row.roleSlug, permissions: row.permissions }] : [];
   });
-  return new Access(caller, grants);
+  return new Access(caller, grants, held.asOf);
 }
 
 /**

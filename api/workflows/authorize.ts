@@ -8,8 +8,9 @@
  * correlation key) by the organization's NRN.
  *
  * No grant in the organization answers the route's not-found; a missing
- * permission answers 403. Grants are read on every request (no caching), so a
- * revoked grant takes effect on the next one.
+ * permission answers 403. Grants are read on every request, so a revoked grant
+ * takes effect on the next one (publishing a new workflow may skip the read: its
+ * statement checks the grants it was decided on; api/access/recent-access.ts).
  */
 import type { DataSource } from 'typeorm';
 import type { WorkflowEntity } from '../../db/entities/workflow';

@@ -1,10 +1,11 @@
 /** POST/PUT/GET/PATCH/DELETE /workflows/definitions and POST /workflows/definitions/validate. */
 import { Type } from '@sinclair/typebox';
 import type { WorkflowEntity } from '../../db/entities/workflow';
-import { WorkflowRepository, type Published } from '../../db/repositories/workflow-repository';
+import { WorkflowRepository, type PublishNewOutcome, type Published } from '../../db/repositories/workflow-repository';
 import { isUniqueViolation } from '../../db/sql';
 import { definitionBytesIssue, normalizeFolderPath, validateDefinition } from '../../workflows/engine';
-import { loadAccess } from '../access/access';
+import { accessOf, loadAccess, type Access } from '../access/access';
+import { RecentAccess } from '../access/recent-access';
 import type { AuthContext } from '../http/auth';
 import { HttpError, conflict, validationFailed, type FieldError } from '../http/errors';
 import type { Permission } from '../http/permissions';
@@ -26,10 +27,43 @@ const tags = ['Workflow definitions'];
  * Publishing writes at the definition's NRN and, onto an existing workflow, at the
  * NRN it had: `workflow:write` is needed on both (moving a workflow is writing in both places).
  */
-async function authorizePublish(deps: WorkflowDeps, auth: AuthContext, permission: Permission, nrn: string, existing?: WorkflowEntity) {
-  const access = await loadAccess(deps.dataSource, auth);
+function requirePublish(access: Access, permission: Permission, nrn: string, existing?: WorkflowEntity): void {
   if (existing) access.require(permission, workflowNrn(existing), () => workflowNotFound(existing.key ?? existing.id));
-  access.require(permission, nrn, organizationNotFound(auth.organizationId));
+  access.require(permission, nrn, organizationNotFound(access.caller.organizationId));
+}
+
+/** How often a publish decides again on grants that changed under it before answering 409. */
+const PUBLISH_GRANT_ROUNDS = 3;
+
+/**
+ * Writes a new workflow under the caller's grants (WorkflowRepository.publishNew
+ * checks them in the write's own statement): decides on `access`, and when the
+ * statement finds the grants changed, decides again on the grants it answers.
+ * Answers the outcome and the access it was written under.
+ */
+async function publishUnderGrants(
+  access: Access,
+  decide: (access: Access) => void,
+  write: (under: { userId: string; grantsAsOf: string }) => Promise<PublishNewOutcome>,
+): Promise<{ result: Exclude<PublishNewOutcome, { outcome: 'grants-changed' }>; access: Access }> {
+  for (let round = 1; ; round += 1) {
+    decide(access);
+    const result = await write({ userId: access.caller.userId, grantsAsOf: access.grantsAsOf });
+    if (result.outcome !== 'grants-changed') return { result, access };
+    if (round === PUBLISH_GRANT_ROUNDS) throw conflict('Your grants changed while publishing; retry the request.', 'publish-conflict');
+    access = accessOf(access.caller, result.grantsNow);
+  }
+}
+
+/** Whether `decide` lets the access through. */
+function permits(access: Access, decide: (access: Access) => void): boolean {
+  try {
+    decide(access);
+    return true;
+  } catch (error) {
+    if (error instanceof HttpError) return false;
+    throw error;
+  }
 }
 
 async function validationReport(deps: WorkflowDeps, body: unknown, organizationId: string, workflowId: string | null) {
@@ -51,6 +85,16 @@ async function validationReport(deps: WorkflowDeps, body: unknown, organizationI
 
 export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
   const workflows = new WorkflowRepository(deps.dataSource.manager);
+  const recentAccess = new RecentAccess();
+  /**
+   * The access a publish decides on: the caller's access at its last publish when
+   * that permits this one (the write checks it is still current), else grants read
+   * afresh; a refusal is always decided on grants read afresh.
+   */
+  const publishAccess = async (auth: AuthContext, decide: (access: Access) => void): Promise<Access> => {
+    const remembered = recentAccess.of(auth);
+    return remembered && permits(remembered, decide) ? remembered : loadAccess(deps.dataSource, auth);
+  };
   /**
    * PublishResult as JSON text. The definition was serialized once already
    * (to store it); its text is spliced in instead of serializing ~10 KB again.
@@ -87,20 +131,20 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       errors: [409],
       async handler({ body, auth, permission }) {
         const prepared = prepare(body, auth, deps.limits, deps.plugins);
-        await authorizePublish(deps, auth, permission, prepared.fields.nrn);
+        const decide = (access: Access) => requirePublish(access, permission, prepared.fields.nrn);
         const id = newWorkflowId();
         let published;
         try {
-          published = await workflows.publishNew(
-            { id, organizationId: auth.organizationId, key: prepared.key },
-            prepared.fields,
-            prepared.revision,
+          const { result, access } = await publishUnderGrants(await publishAccess(auth, decide), decide, (under) =>
+            workflows.publishNew({ id, organizationId: auth.organizationId, key: prepared.key }, prepared.fields, prepared.revision, under),
           );
+          if (result.outcome !== 'published') throw new Error('workflow insert returned no row');
+          recentAccess.remember(access);
+          published = result;
         } catch (error) {
           if (isUniqueViolation(error)) throw conflict(`A workflow with key "${prepared.key}" already exists.`, 'workflow-key-conflict');
           throw error;
         }
-        if (!published) throw new Error('workflow insert returned no row');
         const warnings = await publishWarnings(deps.dataSource, auth.organizationId, id, prepared);
         return { status: 201, body: publishResult(published, warnings, undefined, prepared.revision.definitionJson), headers: JSON_TYPE };
       },
@@ -127,16 +171,21 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           );
         }
         const prepared = prepare({ ...(body as object), key: params.key }, auth, deps.limits, deps.plugins);
-        await authorizePublish(deps, auth, permission, prepared.fields.nrn, await workflows.findByRef(auth.organizationId, params.key));
+        const existing = await workflows.findByRef(auth.organizationId, params.key);
+        const decide = (access: Access) => requirePublish(access, permission, prepared.fields.nrn, existing);
         const id = newWorkflowId();
         // Try to create first (one statement); an existing key falls through to the locked update path.
-        const created = await workflows.publishNew(
-          { id, organizationId: auth.organizationId, key: params.key },
-          prepared.fields,
-          prepared.revision,
-          true,
+        const { result: created, access } = await publishUnderGrants(await publishAccess(auth, decide), decide, (under) =>
+          workflows.publishNew(
+            { id, organizationId: auth.organizationId, key: params.key },
+            prepared.fields,
+            prepared.revision,
+            under,
+            true,
+          ),
         );
-        if (created) {
+        recentAccess.remember(access);
+        if (created.outcome === 'published') {
           const warnings = await publishWarnings(deps.dataSource, auth.organizationId, id, prepared);
           return { status: 201, body: publishResult(created, warnings, 'created', prepared.revision.definitionJson), headers: JSON_TYPE };
         }

@@ -23,6 +23,34 @@ export interface CallerKey {
   type: UserEntity['type'];
 }
 
+/**
+ * A caller's active grants, with `asOf`: the same grants as PostgreSQL renders
+ * them ({@link heldGrantsSql}). A write that must only happen under these very
+ * grants compares `asOf` with the rendering at the instant of the write, in its
+ * own statement (see WorkflowRepository.publishNew).
+ */
+export interface HeldGrants {
+  rows: HeldGrantRow[];
+  asOf: string;
+}
+
+/**
+ * An SQL expression for the caller's active grants as one JSON text, ordered so
+ * that equal grants render equal text. `user` and `organization` are the
+ * statement's parameter placeholders for the caller's ids.
+ */
+export function heldGrantsSql(user: string, organization: string): string {
+  return `(SELECT coalesce(json_agg(h ORDER BY h.nrn, h."roleSlug"), '[]')::text
+             FROM (SELECT g.nrn, r.slug AS "roleSlug", r.permissions
+                     FROM grants g JOIN roles r ON r.id = g.role_id
+                    WHERE g.organization_id = ${organization} AND g.user_id = ${user} AND g.status = 'active') h)`;
+}
+
+/** The grants of a {@link heldGrantsSql} rendering. */
+export function heldGrantsOf(asOf: string): HeldGrants {
+  return { rows: JSON.parse(asOf) as HeldGrantRow[], asOf };
+}
+
 export class GrantRepository extends Repository<GrantEntity> {
   static of(manager: EntityManager): GrantRepository {
     return new GrantRepository(GrantEntity, manager);
@@ -37,17 +65,14 @@ export class GrantRepository extends Repository<GrantEntity> {
    * a data-modifying CTE on every read it cost PostgreSQL ~85 µs of CPU per
    * request instead of ~50 µs on this project's machine).
    */
-  async activeOfCaller(caller: CallerKey): Promise<HeldGrantRow[]> {
+  async activeOfCaller(caller: CallerKey): Promise<HeldGrants> {
     // Straight on the pool, as prepared statements.
-    const grants = await poolQuery<HeldGrantRow>(
-      this.manager,
-      'grants-of-caller',
-      `SELECT g.nrn, r.slug AS "roleSlug", r.permissions
-         FROM grants g JOIN roles r ON r.id = g.role_id
-        WHERE g.organization_id = $2 AND g.user_id = $1 AND g.status = 'active'`,
-      [caller.id, caller.organizationId],
-    );
-    if (grants.length === 0) {
+    const [{ held }] = await poolQuery<{ held: string }>(this.manager, 'grants-of-caller', `SELECT ${heldGrantsSql('$1', '$2')} AS held`, [
+      caller.id,
+      caller.organizationId,
+    ]);
+    const grants = heldGrantsOf(held);
+    if (grants.rows.length === 0) {
       await poolQuery(
         this.manager,
         'record-caller',

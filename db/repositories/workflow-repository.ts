@@ -8,6 +8,7 @@ import { Repository, type EntityManager } from 'typeorm';
 import { WorkflowEntity } from '../entities/workflow';
 import type { WorkflowAliasEntity } from '../entities/workflow-alias';
 import type { WorkflowRevisionEntity } from '../entities/workflow-revision';
+import { heldGrantsOf, heldGrantsSql, type HeldGrants } from './grant-repository';
 import { poolQuery, rowsOf, selectColumns } from '../sql';
 
 /** The columns a publish writes from the definition (workflow-level fields). */
@@ -22,6 +23,9 @@ export interface Published {
   latestAlias: WorkflowAliasEntity;
 }
 
+export type PublishNewOutcome =
+  ({ outcome: 'published' } & Published) | { outcome: 'grants-changed'; grantsNow: HeldGrants } | { outcome: 'key-exists' };
+
 export interface WorkflowListFilter {
   path?: string;
   text?: string;
@@ -35,22 +39,28 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
   }
 
   /**
-   * Creates a workflow at revision 1 with `latest`. With `skipOnKeyConflict`, an
-   * existing key makes it return undefined instead of raising the unique violation.
+   * Creates a workflow at revision 1 with `latest`, only while the publisher's
+   * grants are still `under.grantsAsOf` (compared in the same statement: the
+   * permission decided on those grants holds at the instant of the write).
+   * Answers `grants-changed` with the grants as they are now otherwise. With
+   * `skipOnKeyConflict`, an existing key answers `key-exists` instead of
+   * raising the unique violation.
    */
   async publishNew(
     ids: { id: string; organizationId: string; key: string | null },
     fields: WorkflowFields,
     revision: NewRevision,
+    under: { userId: string; grantsAsOf: string },
     skipOnKeyConflict = false,
-  ): Promise<Published | undefined> {
+  ): Promise<PublishNewOutcome> {
     const conflict = skipOnKeyConflict ? 'ON CONFLICT (organization_id, key) WHERE key IS NOT NULL DO NOTHING' : '';
-    const rows = await poolQuery<{ createdAt: Date; revisionCreatedAt: Date; aliasUpdatedAt: Date }>(
+    const [row] = await poolQuery<{ grantsNow: string; createdAt: Date | null; revisionCreatedAt: Date; aliasUpdatedAt: Date }>(
       this.manager,
       skipOnKeyConflict ? 'publish-workflow-upsert' : 'publish-workflow',
-      `WITH w AS (
+      `WITH held AS (SELECT ${heldGrantsSql('$15', '$2')} AS now),
+       w AS (
          INSERT INTO workflows (id, organization_id, key, name, description, path, nrn, metadata, latest_revision)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, 1) ${conflict}
+         SELECT $1, $2::bigint, $3, $4, $5, $6, $7, $8::jsonb, 1 FROM held WHERE held.now = $16 ${conflict}
          RETURNING created_at
        ), r AS (
          INSERT INTO workflow_revisions (workflow_id, revision, definition, content_hash, created_by, release_notes, semantic_version, engine_version)
@@ -61,7 +71,8 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
          SELECT $1, 'latest', 1, false, $11 FROM w
          RETURNING updated_at
        )
-       SELECT w.created_at AS "createdAt", r.created_at AS "revisionCreatedAt", a.updated_at AS "aliasUpdatedAt" FROM w, r, a`,
+       SELECT held.now AS "grantsNow", w.created_at AS "createdAt", r.created_at AS "revisionCreatedAt", a.updated_at AS "aliasUpdatedAt"
+         FROM held LEFT JOIN w ON true LEFT JOIN r ON true LEFT JOIN a ON true`,
       [
         ids.id,
         ids.organizationId,
@@ -77,12 +88,15 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
         revision.releaseNotes,
         revision.semanticVersion,
         revision.engineVersion,
+        under.userId,
+        under.grantsAsOf,
       ],
     );
-    if (rows.length === 0) return undefined;
-    const [row] = rows;
+    if (row.grantsNow !== under.grantsAsOf) return { outcome: 'grants-changed', grantsNow: heldGrantsOf(row.grantsNow) };
+    if (row.createdAt === null) return { outcome: 'key-exists' };
     const { definitionJson: _json, ...revisionFields } = revision;
     return {
+      outcome: 'published',
       workflow: { ...ids, ...fields, latestRevision: 1, createdAt: row.createdAt, updatedAt: row.createdAt },
       revision: { workflowId: ids.id, revision: 1, ...revisionFields, createdAt: row.revisionCreatedAt },
       latestAlias: {
