@@ -1,8 +1,11 @@
-/** Grants as the engine sees them: revocation, narrower NRNs, the config dialect's 403, and where a definition may live. */
+/** Grants as the engine sees them: revocation (publishing too), narrower NRNs, the config dialect's 403, and where a definition may live. */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { adminRoutes } from '../../api/admin';
 import { executionRoutes } from '../../api/executions';
 import { workflowRoutes } from '../../api/workflows';
+import { GrantRepository } from '../../db/repositories/grant-repository';
+import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { createTestApp, type TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
 import { assertDialect } from '../support/dialects';
@@ -111,5 +114,107 @@ describe('engine authorization: grants', () => {
     const ok = await post(`organization=${org}:account=007`);
     assert.equal(ok.status, 201, ok.text);
     assert.equal(ok.body.workflow.nrn, `organization=${org}:account=7`);
+  });
+
+  /**
+   * Publishing decides on the caller's access at its previous publish and checks,
+   * in the write's own statement, that the grants are still the ones decided on
+   * (api/access/recent-access.ts): grants change between publishes and under a
+   * write, and nothing is ever written on grants that are gone.
+   */
+  describe('publishing under the grants of the instant', () => {
+    const post = (token: string, key: string, extra: Record<string, unknown> = {}) =>
+      t.request
+        .post('/workflows/definitions')
+        .set(...bearer(token))
+        .send(definition(key, extra));
+    const put = (token: string, key: string) =>
+      t.request
+        .put(`/workflows/definitions/${key}`)
+        .set(...bearer(token))
+        .send(definition(key));
+    const exists = async (key: string) =>
+      (await new WorkflowRepository((await testDataSource()).manager).findByRef(org, key)) !== undefined;
+    const revoke = (userId: string, grantId: number | undefined) =>
+      t.request
+        .delete(`/user/${userId}/grant/${grantId}`)
+        .set(...bearer(admin))
+        .expect(204);
+
+    it('a grant revoked after a publish refuses the next one, by POST and by PUT, and writes nothing', async () => {
+      const db = await testDataSource();
+      const { userId, grantId } = await grantRole(db, org, 'developer');
+      const token = await t.token({ organizationId: org, userId });
+      assert.equal((await post(token, 'before-revoke')).status, 201);
+      assert.equal((await put(token, 'before-revoke-put')).status, 201);
+      await revoke(userId, grantId);
+      assertDialect('problem', await post(token, 'after-revoke'), 404);
+      assertDialect('problem', await put(token, 'after-revoke-put'), 404);
+      assert.equal(await exists('after-revoke'), false);
+      assert.equal(await exists('after-revoke-put'), false);
+    });
+
+    it('a grant narrowed after a publish is decided again: 403 where it no longer reaches, 201 where it does', async () => {
+      const db = await testDataSource();
+      const { userId, grantId } = await grantRole(db, org, 'developer');
+      const token = await t.token({ organizationId: org, userId });
+      assert.equal((await post(token, 'wide-first')).status, 201);
+      await grantRole(db, org, 'developer', `organization=${org}:account=7`, userId);
+      await revoke(userId, grantId);
+      const denied = await post(token, 'wide-again');
+      assertDialect('problem', denied, 403);
+      assert.match(denied.body.detail, /workflow:write permission on organization=/);
+      assert.equal(await exists('wide-again'), false);
+      assert.equal((await post(token, 'narrow', { nrn: `organization=${org}:account=7` })).status, 201);
+    });
+
+    it('a refusal is decided on grants read afresh: a grant given after a 403 lets the next publish through', async () => {
+      const db = await testDataSource();
+      const { userId } = await grantRole(db, org, 'viewer');
+      const token = await t.token({ organizationId: org, userId });
+      assertDialect('problem', await post(token, 'viewer-tries'), 403);
+      await grantRole(db, org, 'developer', `organization=${org}`, userId);
+      assert.equal((await post(token, 'viewer-tries')).status, 201);
+    });
+
+    it('the write refuses grants that changed since they were read, and answers the grants of the instant', async () => {
+      const db = await testDataSource();
+      const { userId, grantId } = await grantRole(db, org, 'developer');
+      const grants = GrantRepository.of(db.manager);
+      const before = await grants.activeOfCaller({ id: userId, organizationId: org, type: 'person' });
+      assert.deepEqual(
+        before.rows.map((g) => [g.nrn, g.roleSlug]),
+        [[`organization=${org}`, 'developer']],
+      );
+      await revoke(userId, grantId);
+      await grantRole(db, org, 'viewer', `organization=${org}`, userId);
+      const workflows = new WorkflowRepository(db.manager);
+      const fields = { name: 'Stale', description: null, path: '/', nrn: `organization=${org}`, metadata: null };
+      const revision = {
+        definition: {} as never,
+        definitionJson: '{}',
+        contentHash: randomBytes(8).toString('hex'),
+        createdBy: userId,
+        releaseNotes: null,
+        semanticVersion: null,
+        engineVersion: '1',
+      };
+      const stale = await workflows.publishNew({ id: 'wf_stale_grants', organizationId: org, key: 'stale-grants' }, fields, revision, {
+        userId,
+        grantsAsOf: before.asOf,
+      });
+      assert.equal(stale.outcome, 'grants-changed');
+      assert.deepEqual(stale.outcome === 'grants-changed' && stale.grantsNow.rows.map((g) => [g.nrn, g.roleSlug]), [
+        [`organization=${org}`, 'viewer'],
+      ]);
+      assert.equal(await exists('stale-grants'), false);
+      // Under the grants of the instant the same write goes through.
+      const now = await grants.activeOfCaller({ id: userId, organizationId: org, type: 'person' });
+      const written = await workflows.publishNew({ id: 'wf_fresh_grants', organizationId: org, key: 'fresh-grants' }, fields, revision, {
+        userId,
+        grantsAsOf: now.asOf,
+      });
+      assert.equal(written.outcome, 'published');
+    });
   });
 });
