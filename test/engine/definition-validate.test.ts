@@ -241,6 +241,24 @@ describe('engine: definition validation', () => {
     );
     assert.equal(({} as Record<string, unknown>).type, undefined);
   });
+
+  it('keeps a __proto__ key of a step, a connection or a config as data, never as a prototype', () => {
+    const input = JSON.parse(
+      `{"name":"p","steps":{"start":{"type":"trigger","pluginType":"manual"},` +
+        `"work":{"type":"module","pluginType":"log","config":{"message":"hi","__proto__":{"polluted":1}},"__proto__":{"polluted":2}}},` +
+        `"connections":[{"from":"start","to":"work","__proto__":{"polluted":3}}]}`,
+    );
+    const result = validateDefinition(input);
+    assert.ok(result.definition, JSON.stringify(result.errors));
+    const work = result.definition.steps.work as unknown as Record<string, unknown>;
+    const connection = result.definition.connections[0] as unknown as Record<string, unknown>;
+    for (const copy of [work, work.config as Record<string, unknown>, connection]) {
+      assert.equal(Object.getPrototypeOf(copy), Object.prototype);
+      assert.equal((copy as { polluted?: number }).polluted, undefined);
+    }
+    // The config is kept as sent, its `__proto__` key included (as data).
+    assert.deepEqual(Object.getOwnPropertyDescriptor(work.config, '__proto__')?.value, { polluted: 1 });
+  });
   it('takes extra plugins (the kit registers its stubs): kind, config schema and ports come from them', () => {
     //   start ─▶ vendor ─approved─▶ done
     const doc = {
