@@ -6,8 +6,9 @@
  * parsed; read as a stream up to MAX_BODY_BYTES).
  *
  * Failures carry the reference engine's codes: HTTP_INVALID_URL and HTTP_4XX
- * are not retried; HTTP_TIMEOUT, HTTP_NETWORK_ERROR and HTTP_5XX are, within
- * the step's retry policy.
+ * are not retried (nor are this engine's HTTP_EGRESS_DENIED,
+ * HTTP_TOO_MANY_REDIRECTS and HTTP_REDIRECT_REFUSED); HTTP_TIMEOUT,
+ * HTTP_NETWORK_ERROR and HTTP_5XX are, within the step's retry policy.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { httpRequestDescriptor, parseDuration, type PluginResult } from '../../workflows/engine';
