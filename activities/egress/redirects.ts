@@ -103,7 +103,7 @@ const isRedirect = (status: number) => status === 301 || status === 302 || statu
 /** What the next hop sends, by the rule in this file's comment; throws RedirectRefused when it may not be sent. */
 export function redirectedRequest(from: URL, to: URL, status: number, request: HopRequest): HopRequest {
   if (to.protocol !== 'http:' && to.protocol !== 'https:')
-    throw new RedirectRefused('location', `redirected to a ${to.protocol} URL: only http and https are followed`);
+    throw new RedirectRefused('location', `redirected to a non-http(s) Location (${to.protocol}): not followed`);
   if (from.protocol === 'https:' && to.protocol === 'http:')
     throw new RedirectRefused('insecure', `redirected from https to http (${to.host}): not followed`);
   const headers = new Headers(request.headers);

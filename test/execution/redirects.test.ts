@@ -8,7 +8,7 @@ import { loadOperatorPlugins, type OperatorPlugins } from '../../activities/plug
 import { operatorPluginRun } from '../../activities/plugins/operator/run-operator-plugin';
 import { paginatedFetch } from '../../activities/plugins/paginated-fetch';
 import { useLocalServer } from '../support/local-server';
-import { pluginContext } from '../support/plugin-calls';
+import { failure, pluginContext } from '../support/plugin-calls';
 import { ROOT } from '../support/process';
 
 /**
@@ -139,6 +139,23 @@ describe('egress: redirects keep credentials to their origin, in every plugin th
       });
     });
   }
+
+  it('http-request refuses a Location that is not http(s), and stops after 10 redirects, without retries', async () => {
+    const elsewhere = await failure(httpRequest(pluginContext({ url: via(302, 'ftp://127.0.0.1/file') }).ctx));
+    assert.deepEqual([elsewhere.type, elsewhere.nonRetryable], ['HTTP_REDIRECT_REFUSED', true], elsewhere.message);
+    assert.equal(elsewhere.message, 'redirected to a non-http(s) Location (ftp:): not followed');
+    const redirects = (count: number) => {
+      let url = `${a.base}/echo`;
+      for (let i = 0; i < count; i++) url = via(302, url);
+      return url;
+    };
+    const tenth = await httpRequest(pluginContext({ url: redirects(10) }).ctx);
+    assert.equal((tenth.outputs as { statusCode: number }).statusCode, 200, 'ten redirects are followed');
+    received.length = 0;
+    const eleventh = await failure(httpRequest(pluginContext({ url: redirects(11) }).ctx));
+    assert.deepEqual([eleventh.type, eleventh.nonRetryable], ['HTTP_TOO_MANY_REDIRECTS', true], eleventh.message);
+    assert.deepEqual(received, [], 'the 11th redirect is not followed');
+  });
 
   describe('the rule', () => {
     const request = (body?: HopRequest['body']): HopRequest => ({ method: 'POST', headers: new Headers(SENT), body });
