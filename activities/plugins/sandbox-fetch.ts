@@ -171,16 +171,17 @@ export class SandboxFetch {
     const { url, method, headers, body } = request;
     const checkHop = (next: URL) => this.checkHost(next);
     const response = await egressFetchFollowing(this.options.egress, url, { method, headers, body, signal: this.signal }, { checkHop });
-    return this.read(response, new URL(response.url));
+    return this.read(response);
   }
 
-  private async read(response: Response, url: URL): Promise<FetchedResponse> {
+  /** The body read up to the cap; `url` is the last hop's. */
+  private async read(response: Response): Promise<FetchedResponse> {
     const body = await readCapped(response, this.maxBodyBytes);
     if (!body) throw new GuestError(`fetch: response body over ${this.maxBodyBytes} bytes`);
     return {
       status: response.status,
       statusText: response.statusText,
-      url: url.href,
+      url: response.url,
       headers: Object.fromEntries(response.headers.entries()),
       body: body.toString('utf8'),
     };
