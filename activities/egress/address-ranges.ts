@@ -1,8 +1,9 @@
 /**
  * Which IP addresses plugins may connect to. Private, loopback, link-local,
- * CGNAT, unique-local, multicast and reserved ranges are closed; IPv6 forms
- * that embed an IPv4 address (mapped `::ffff:a.b.c.d`, compatible, NAT64,
- * 6to4) are judged by the IPv4 address they carry, so `[::ffff:169.254.169.254]`
+ * CGNAT, unique-local, multicast, documentation, benchmarking, local-use
+ * NAT64 and reserved ranges are closed; IPv6 forms
+ * that embed an IPv4 address (mapped `::ffff:a.b.c.d`, compatible, NAT64
+ * `64:ff9b::/96`, 6to4, Teredo) are judged by the IPv4 address they carry, so `[::ffff:169.254.169.254]`
  * is the metadata address. Operators open ranges with EGRESS_ALLOW_CIDRS.
  */
 import { BlockList, isIP } from 'node:net';
@@ -17,12 +18,17 @@ export const CLOSED_RANGES: ReadonlyArray<readonly [string, string]> = [
   ['169.254.0.0/16', 'link-local (cloud metadata)'],
   ['172.16.0.0/12', 'private network'],
   ['192.0.0.0/24', 'IETF protocol assignments'],
+  ['192.0.2.0/24', 'documentation (TEST-NET-1)'],
   ['192.168.0.0/16', 'private network'],
   ['198.18.0.0/15', 'benchmarking'],
+  ['198.51.100.0/24', 'documentation (TEST-NET-2)'],
+  ['203.0.113.0/24', 'documentation (TEST-NET-3)'],
   ['224.0.0.0/4', 'multicast'],
   ['240.0.0.0/4', 'reserved'],
   ['::/128', 'unspecified'],
   ['::1/128', 'loopback'],
+  ['64:ff9b:1::/48', 'local-use NAT64'],
+  ['2001:db8::/32', 'documentation'],
   ['fc00::/7', 'unique local'],
   ['fe80::/10', 'link-local'],
   ['fec0::/10', 'site-local'],
@@ -56,7 +62,7 @@ export class AddressRanges {
   }
 }
 
-/** The address itself, and the IPv4 address an IPv6 one embeds (mapped, compatible, NAT64, 6to4). */
+/** The address itself, and the IPv4 address an IPv6 one embeds (mapped, compatible, NAT64, 6to4, Teredo). */
 function forms(address: string): string[] {
   if (isIP(address) !== 6) return [address];
   const groups = expandIpv6(address);
@@ -67,6 +73,8 @@ function forms(address: string): string[] {
   if (zero(0, 5) && (groups[5] === 0xffff || groups[5] === 0)) embedded.push(v4(groups[6], groups[7]));
   if (groups[0] === 0x64 && groups[1] === 0xff9b && zero(2, 6)) embedded.push(v4(groups[6], groups[7]));
   if (groups[0] === 0x2002) embedded.push(v4(groups[1], groups[2]));
+  // Teredo (2001::/32) carries the client's IPv4 address inverted in the last 32 bits.
+  if (groups[0] === 0x2001 && groups[1] === 0) embedded.push(v4(groups[6] ^ 0xffff, groups[7] ^ 0xffff));
   return [address, ...embedded];
 }
 

@@ -4,7 +4,8 @@
  * and hands the connection exactly the addresses it checked (no second
  * lookup, so DNS rebinding between check and connect is impossible). IP
  * literals, which skip the lookup, are checked by `checkHost` before each
- * request; callers follow redirects by hand so every hop is checked again.
+ * request. Redirects are not followed here: ./redirects.ts follows them for
+ * every plugin, each hop through this function, so every hop is checked again.
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { Agent, fetch, type RequestInit, type Response } from 'undici';

@@ -1,23 +1,25 @@
 /**
  * `http-request`: one HTTP call through the egress fetch (host and resolved
- * addresses checked on the first URL and on every redirect), a timeout, and
+ * addresses checked on the first URL and on every redirect, which follows
+ * ../egress/redirects.ts: credentials stay with their origin), a timeout, and
  * the response as `{statusCode, statusText, headers, body}` (JSON bodies
  * parsed; read as a stream up to MAX_BODY_BYTES).
  *
  * Failures carry the reference engine's codes: HTTP_INVALID_URL and HTTP_4XX
- * are not retried; HTTP_TIMEOUT, HTTP_NETWORK_ERROR and HTTP_5XX are, within
- * the step's retry policy.
+ * are not retried (nor are this engine's HTTP_EGRESS_DENIED,
+ * HTTP_TOO_MANY_REDIRECTS and HTTP_REDIRECT_REFUSED); HTTP_TIMEOUT,
+ * HTTP_NETWORK_ERROR and HTTP_5XX are, within the step's retry policy.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { httpRequestDescriptor, parseDuration, type PluginResult } from '../../workflows/engine';
-import { egressFetch, readCapped, type EgressRequestInit } from '../egress/egress-fetch';
-import { EgressDenied, type EgressPolicy } from '../egress/policy';
+import { readCapped } from '../egress/egress-fetch';
+import { EgressDenied } from '../egress/policy';
+import { RedirectRefused, egressFetchFollowing } from '../egress/redirects';
 import { withDeadline } from './deadline';
 import type { Response } from 'undici';
 import type { EffectfulPlugin, PluginContext } from './plugin-context';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
-const MAX_REDIRECTS = 10;
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 /** The activity implementation of the `http-request` descriptor. */
@@ -36,7 +38,8 @@ export async function httpRequest({ config, signal, egress }: PluginContext): Pr
     const failed = (error: unknown) => {
       throw requestFailure(error, deadline.aborted && !signal.aborted, timeoutMs);
     };
-    const received = await follow(egress, url, { method, headers, body, signal: deadline }, config.followRedirects !== false).catch(failed);
+    const redirect = config.followRedirects === false ? 'manual' : 'follow';
+    const received = await egressFetchFollowing(egress, url, { method, headers, body, signal: deadline }, { redirect }).catch(failed);
     return { received, text: await readLimited(received).catch(failed) };
   });
   const { received, text } = response;
@@ -51,23 +54,15 @@ export async function httpRequest({ config, signal, egress }: PluginContext): Pr
   return { status: 'success', outputs };
 }
 
-/** Sends the request, following redirects by hand (each hop passes the egress checks again). */
-async function follow(egress: EgressPolicy, first: URL, init: EgressRequestInit, followRedirects: boolean): Promise<Response> {
-  let url = first;
-  for (let hop = 0; ; hop++) {
-    const response = await egressFetch(egress, url, init);
-    const location = response.headers.get('location');
-    if (!followRedirects || response.status < 300 || response.status >= 400 || !location) return response;
-    if (hop >= MAX_REDIRECTS) throw ApplicationFailure.nonRetryable(`more than ${MAX_REDIRECTS} redirects`, 'HTTP_TOO_MANY_REDIRECTS');
-    await response.body?.cancel();
-    url = new URL(location, url);
-  }
-}
-
 /** A failed request as the engine's codes: denied egress is final; timeouts and network errors are retried. */
 function requestFailure(error: unknown, timedOut: boolean, timeoutMs: number): ApplicationFailure {
   if (error instanceof ApplicationFailure) return error;
   if (error instanceof EgressDenied) return ApplicationFailure.nonRetryable(error.message, 'HTTP_EGRESS_DENIED');
+  if (error instanceof RedirectRefused)
+    return ApplicationFailure.nonRetryable(
+      error.message,
+      error.reason === 'too-many' ? 'HTTP_TOO_MANY_REDIRECTS' : 'HTTP_REDIRECT_REFUSED',
+    );
   if (timedOut) return ApplicationFailure.retryable(`no response within ${timeoutMs} ms`, 'HTTP_TIMEOUT');
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : (error as Error).message;
   return ApplicationFailure.retryable(`request failed: ${cause}`, 'HTTP_NETWORK_ERROR');

@@ -14,18 +14,19 @@
  * Every URL, each redirect included, must be http(s) with a host that matches
  * `allowedHosts` and that the worker's egress policy allows, its resolved
  * addresses included (../egress: the policy wins over `allowedHosts`); a
- * refused host rejects the promise without sending anything. The
+ * refused host rejects the promise without sending anything. Redirects follow
+ * the one rule of ../egress/redirects.ts (credentials stay with their origin). The
  * body is read up to a cap, and a run makes a bounded number of calls.
  * Request headers and bodies are never logged or put in error messages.
  */
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten';
 import type { Response } from 'undici';
-import { egressDenial, egressFetch, readCapped } from '../egress/egress-fetch';
+import { egressDenial, readCapped } from '../egress/egress-fetch';
 import { hostMatches, type EgressPolicy } from '../egress/policy';
+import { RedirectRefused, egressFetchFollowing } from '../egress/redirects';
 
 export const SANDBOX_FETCH_MAX_CALLS = 50;
 export const SANDBOX_FETCH_MAX_BODY_BYTES = 5 * 1024 * 1024;
-const MAX_REDIRECTS = 10;
 
 export interface SandboxFetchOptions {
   /** Host patterns as in the egress policy: `api.example.com`, `*.example.com`, `*`. */
@@ -165,37 +166,22 @@ export class SandboxFetch {
       throw new GuestError(`fetch: host ${host} is not in network.allowedHosts`);
   }
 
-  /** One request, following redirects by hand so that every hop passes `checkHost`. */
-  private async perform(first: OutgoingRequest): Promise<FetchedResponse> {
-    let { url, method, body } = first;
-    const headers = { ...first.headers };
-    for (let hop = 0; ; hop++) {
-      const response = await egressFetch(this.options.egress, url, { method, headers, body, signal: this.signal });
-      const location = response.headers.get('location');
-      if (response.status < 300 || response.status >= 400 || !location) return this.read(response, url);
-      await response.body?.cancel();
-      if (hop >= MAX_REDIRECTS) throw new GuestError(`fetch: more than ${MAX_REDIRECTS} redirects`, 'TypeError');
-      const next = parseUrl(new URL(location, url).href);
-      this.checkHost(next);
-      if (next.origin !== url.origin) {
-        for (const name of Object.keys(headers)) if (/^(authorization|cookie|proxy-authorization)$/i.test(name)) delete headers[name];
-      }
-      if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
-        method = method === 'HEAD' ? 'HEAD' : 'GET';
-        body = undefined;
-        for (const name of Object.keys(headers)) if (/^content-(type|length|encoding|language|location)$/i.test(name)) delete headers[name];
-      }
-      url = next;
-    }
+  /** One request, following redirects by ../egress/redirects.ts (every hop also passes `checkHost`). */
+  private async perform(request: OutgoingRequest): Promise<FetchedResponse> {
+    const { url, method, headers, body } = request;
+    const checkHop = (next: URL) => this.checkHost(next);
+    const response = await egressFetchFollowing(this.options.egress, url, { method, headers, body, signal: this.signal }, { checkHop });
+    return this.read(response);
   }
 
-  private async read(response: Response, url: URL): Promise<FetchedResponse> {
+  /** The body read up to the cap; `url` is the last hop's. */
+  private async read(response: Response): Promise<FetchedResponse> {
     const body = await readCapped(response, this.maxBodyBytes);
     if (!body) throw new GuestError(`fetch: response body over ${this.maxBodyBytes} bytes`);
     return {
       status: response.status,
       statusText: response.statusText,
-      url: url.href,
+      url: response.url,
       headers: Object.fromEntries(response.headers.entries()),
       body: body.toString('utf8'),
     };
@@ -248,6 +234,7 @@ export class SandboxFetch {
 
   private guestError(error: unknown, host: string | undefined): { name: string; message: string } {
     if (error instanceof GuestError) return { name: error.guestName, message: error.message };
+    if (error instanceof RedirectRefused) return { name: 'TypeError', message: `fetch: ${error.message}` };
     const denied = egressDenial(error);
     if (denied) return { name: 'Error', message: `fetch: ${denied.message}` };
     const request = host === undefined ? 'the request' : `the request to ${host}`;

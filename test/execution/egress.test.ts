@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIPv4, type AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { AddressRanges, CLOSED_RANGES } from '../../activities/egress/address-ranges';
-import { DEFAULT_EGRESS, type EgressPolicy } from '../../activities/egress/policy';
+import { DEFAULT_EGRESS, EgressDenied, checkAddress, type EgressPolicy } from '../../activities/egress/policy';
 import { codeExec } from '../../activities/plugins/code-exec';
 import { httpRequest } from '../../activities/plugins/http-request';
 import { paginatedFetch } from '../../activities/plugins/paginated-fetch';
@@ -40,6 +41,9 @@ const BYPASSES = [
   'http://2130706433/',
   'http://0x7f.1/',
   'http://0251.0376.0251.0376/',
+  'http://203.0.113.1/',
+  'http://[2001:db8::1]/',
+  'http://[64:ff9b:1::1]/',
 ];
 
 const context = (config: Record<string, unknown>, egress: EgressPolicy = DEFAULT_EGRESS) => pluginContext(config, {}, egress).ctx;
@@ -95,6 +99,66 @@ describe('egress: addresses, not names', function () {
     for (const address of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])
       assert.equal(closed.match(address), undefined, address);
     assert.match(closed.match('::ffff:169.254.169.254') ?? '', /^169\.254\.0\.0\/16, link-local/);
+  });
+
+  it('closes documentation, benchmarking and local-use NAT64 ranges, also inside NAT64, mapped and Teredo forms', () => {
+    const closed = new AddressRanges(CLOSED_RANGES);
+    const expected: Array<[string, RegExp]> = [
+      ['192.0.2.10', /TEST-NET-1/],
+      ['198.51.100.7', /TEST-NET-2/],
+      ['203.0.113.9', /TEST-NET-3/],
+      ['198.19.255.255', /benchmarking/],
+      ['2001:db8::1', /^2001:db8::\/32, documentation/],
+      ['2001:db8:ffff::1', /documentation/],
+      ['64:ff9b:1::a', /local-use NAT64/],
+      ['64:ff9b:1:ffff::808:808', /local-use NAT64/],
+      ['64:ff9b::c000:20a', /TEST-NET-1/],
+      ['64:ff9b::203.0.113.9', /TEST-NET-3/],
+      ['::ffff:198.51.100.7', /TEST-NET-2/],
+      ['::ffff:c633:6407', /TEST-NET-2/],
+      // Teredo: the client's IPv4 address, inverted, in the last 32 bits (192.0.2.45 here).
+      ['2001:0:4136:e378:8000:63bf:3fff:fdd2', /TEST-NET-1/],
+      ['0.0.0.0', /this network/],
+      ['::', /unspecified/],
+    ];
+    for (const [address, reason] of expected) assert.match(closed.match(address) ?? 'open', reason, address);
+    for (const address of [
+      '192.0.3.1',
+      '198.51.101.1',
+      '203.0.114.1',
+      '2001:db9::1',
+      '64:ff9b::808:808',
+      '64:ff9b:2::1',
+      '2001:0:4136:e378:8000:63bf:f7f7:f7f7',
+    ])
+      assert.equal(closed.match(address), undefined, address);
+  });
+
+  it('opens a newly closed range when an operator lists it in EGRESS_ALLOW_CIDRS', () => {
+    const opened: EgressPolicy = { ...DEFAULT_EGRESS, allowCidrs: ['198.51.100.0/24', '2001:db8:1::/48'] };
+    checkAddress(opened, '198.51.100.7', 'partner.example');
+    checkAddress(opened, '2001:db8:1::7', 'partner.example');
+    assert.throws(
+      () => checkAddress(opened, '2001:db8:2::7', 'partner.example'),
+      /documentation; operators open it with EGRESS_ALLOW_CIDRS$/,
+    );
+  });
+
+  it("closes the worker host's own interface addresses, even inside an opened range, unless that address is opened itself", function () {
+    const own = Object.values(networkInterfaces())
+      .flatMap((entries) => entries ?? [])
+      .filter((entry) => !entry.internal)
+      .map((entry) => entry.address);
+    if (own.length === 0) return this.skip();
+    const everything: EgressPolicy = { ...DEFAULT_EGRESS, allowCidrs: ['0.0.0.0/0', '::/0'] };
+    const hostOwn = (error: unknown) => error instanceof EgressDenied && /an address of this worker host \(/.test(error.message);
+    for (const address of own) {
+      assert.throws(() => checkAddress(DEFAULT_EGRESS, address, 'api.example'), hostOwn, address);
+      assert.throws(() => checkAddress(everything, address, 'api.example'), hostOwn, `${address} inside an opened range`);
+      if (isIPv4(address)) assert.throws(() => checkAddress(everything, `::ffff:${address}`, 'api.example'), hostOwn, `mapped ${address}`);
+      checkAddress({ ...DEFAULT_EGRESS, allowCidrs: [address] }, address, 'api.example');
+      checkAddress({ ...DEFAULT_EGRESS, allowCidrs: [`${address}/${isIPv4(address) ? 32 : 128}`] }, address, 'api.example');
+    }
   });
 
   for (const url of BYPASSES) {

@@ -8,15 +8,15 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { RequestInit, Response } from 'undici';
 import { isCompatibleVersion, type ActivityCall, type PluginResult } from '../../../workflows/engine';
-import { egressDenial, egressFetch } from '../../egress/egress-fetch';
+import { egressDenial } from '../../egress/egress-fetch';
 import type { EgressDenied, EgressPolicy } from '../../egress/policy';
+import { RedirectRefused, egressFetchFollowing } from '../../egress/redirects';
 import { withDeadline } from '../deadline';
 import type { PluginContext, PluginRun } from '../plugin-context';
 import type { OperatorPlugin, OperatorPlugins } from './load-plugins';
 import type { PluginExecuteResult, PluginLogger } from './plugin-api';
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
-const MAX_REDIRECTS = 10;
 /** Log lines one call keeps (they travel back in the activity result): past this, one notice and silence. */
 const MAX_LOG_LINES = 1000;
 const MAX_LOG_LINE_CHARS = 8 * 1024;
@@ -76,22 +76,21 @@ async function runOperatorPlugin(plugin: OperatorPlugin, context: PluginContext)
   }
 }
 
-/** fetch through the egress policy: the caller's dispatcher is ignored, and redirects are followed here so each hop is checked. */
+/**
+ * fetch through the egress policy: the caller's dispatcher is ignored, and
+ * redirects are followed by ../../egress/redirects.ts (each hop checked,
+ * credentials kept to their origin); `redirect: 'manual'` and `'error'` keep their meaning.
+ */
 async function checkedFetch(policy: EgressPolicy, deadline: AbortSignal, input: string | URL, init: RequestInit = {}): Promise<Response> {
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- a caller's dispatcher or redirect mode would bypass the checks
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- a caller's dispatcher would bypass the checks
   const { dispatcher, redirect, signal, ...rest } = init;
-  let request = { ...rest, signal: signal ? AbortSignal.any([deadline, signal]) : deadline };
-  let url = new URL(String(input));
-  for (let hop = 0; ; hop++) {
-    const response = await egressFetch(policy, url, request);
-    const location = response.headers.get('location');
-    if (redirect === 'manual' || response.status < 300 || response.status >= 400 || !location) return response;
-    if (hop >= MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
-    await response.body?.cancel();
-    url = new URL(location, url);
-    const method = (request.method ?? 'GET').toUpperCase();
-    if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST'))
-      request = { ...request, method: 'GET', body: undefined };
+  const request = { ...rest, signal: signal ? AbortSignal.any([deadline, signal]) : deadline };
+  try {
+    return await egressFetchFollowing(policy, new URL(String(input)), request, { redirect });
+  } catch (error) {
+    // As fetch reports a redirect it will not follow: a TypeError.
+    if (error instanceof RedirectRefused) throw new TypeError(`fetch: ${error.message}`, { cause: error });
+    throw error;
   }
 }
 
