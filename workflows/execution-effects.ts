@@ -7,6 +7,7 @@
 import {
   ActivityFailure,
   TimeoutFailure,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   sleep,
@@ -64,17 +65,29 @@ const ACTIVITY_TIMEOUT_GRACE_MS = 5_000;
 /**
  * A running plugin heartbeats every second (activities/create-execution-activities.ts): a
  * worker that dies (SIGKILL, a lost machine) is noticed after this long instead of after
- * the step's whole timeout.
+ * the step's whole timeout. A shorter step timeout shortens it to below the StartToClose
+ * backstop, so that a stopped heartbeat, never the backstop, is how a lost worker shows.
  */
 const PLUGIN_HEARTBEAT_TIMEOUT_MS = 15_000;
+/** Margin between the heartbeat timeout and the StartToClose backstop of a short step (over 4 missed beats). */
+const HEARTBEAT_BEFORE_BACKSTOP_MS = 1_000;
 
 /**
- * A worker lost mid-call is not an attempt of the step: without a retry policy (one
- * attempt) the call runs again on another worker, this many times at most. Calls are
- * at least once, as every Temporal activity: a call the lost worker had already made
- * is made again (README, "Running in production").
+ * A worker lost mid-call (its worker, or the worker, the API and the dev server together, died)
+ * is not a failure of the step: the lost attempt runs again on another worker, whatever the step's
+ * retry policy, this many times at most. With a policy, Temporal retries a lost attempt as one
+ * of the policy's; the last one lost is replaced by one more attempt. Calls are at least once,
+ * as every Temporal activity: a call the lost worker had already made is made again (README,
+ * "Running in production").
  */
 const LOST_WORKER_RERUNS = 5;
+
+/**
+ * Runs whose history holds this marker re-run a lost worker's call. Before it, a lost call failed
+ * the step (the re-run was meant for steps without a policy, but every call carries one), and a
+ * run that went on past such a failure (continueOnError, a fallback step) replays as it ran.
+ */
+export const LOST_WORKER_RERUN_PATCH = 'lost-worker-rerun';
 
 /** The step's retry policy for Temporal (else one attempt). */
 function retryOf(call: ActivityCall): RetryPolicy {
@@ -120,22 +133,28 @@ async function callLightStep(call: ActivityCall, batcher: EventBatcher): Promise
 
 /** An ordinary activity: the step's timeout per attempt (plus the grace), its retry policy, heartbeats. */
 async function callPluginAsActivity(call: ActivityCall): Promise<PluginResult> {
-  const { callPlugin } = proxyActivities<Activities>({
-    startToCloseTimeout: (call.timeoutMs ?? 300_000) + ACTIVITY_TIMEOUT_GRACE_MS,
-    heartbeatTimeout: PLUGIN_HEARTBEAT_TIMEOUT_MS,
-    retry: retryOf(call),
-  });
+  const startToCloseTimeout = (call.timeoutMs ?? 300_000) + ACTIVITY_TIMEOUT_GRACE_MS;
+  const options = {
+    startToCloseTimeout,
+    heartbeatTimeout: Math.min(PLUGIN_HEARTBEAT_TIMEOUT_MS, startToCloseTimeout - HEARTBEAT_BEFORE_BACKSTOP_MS),
+  };
+  const { callPlugin } = proxyActivities<Activities>({ ...options, retry: retryOf(call) });
+  // A re-run stands for the one lost attempt: it adds no retries the step's policy did not grant.
+  const { callPlugin: rerunPlugin } = proxyActivities<Activities>({ ...options, retry: { maximumAttempts: 1 } });
   for (let reruns = 0; ; reruns += 1) {
     try {
-      return await callPlugin(call);
+      return await (reruns === 0 ? callPlugin(call) : rerunPlugin(call));
     } catch (error) {
-      // With a policy, Temporal already retried a lost worker's attempt as one of the policy's.
-      if (call.retryPolicy || reruns >= LOST_WORKER_RERUNS || !workerLost(error)) throw error;
+      // patched() last: it marks only the runs that re-run.
+      if (reruns >= LOST_WORKER_RERUNS || !workerLost(error) || !patched(LOST_WORKER_RERUN_PATCH)) throw error;
     }
   }
 }
 
-/** The activity stopped heartbeating: its worker died or hung (a plugin that fails says so instead). */
+/**
+ * The activity stopped heartbeating: its worker died or hung (a plugin that fails says so instead). Not a
+ * StartToClose timeout: the heartbeat timeout is shorter, so that one means a worker that still beat overran the step.
+ */
 function workerLost(error: unknown): boolean {
   return error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && error.cause.timeoutType === 'HEARTBEAT';
 }
