@@ -16,7 +16,7 @@ export {
   type FailurePayload,
   type FailureSweepOptions,
 } from './dispatch-failure';
-export { DuplicateTick, ExecutorUnavailable, RevisionNotRunnable } from './errors';
+export { DuplicateTick, ExecutorUnavailable, RevisionNotRunnable, TreeBudgetExceeded } from './errors';
 export { newExecutionId } from './ids';
 export { prepareChildRun, type ChildRunRequest, type PrepareDeps } from './prepare-child';
 export { prepareScheduledRun, type ScheduledRunRequest } from './prepare-scheduled';

@@ -156,6 +156,8 @@ async function runChild(parent: ExecutionInput, request: ChildRequest): Promise<
     // The child inherits the parent's limits, one level deeper (the sub-workflow step checked the depth).
     limits: parent.limits,
     depth: (parent.depth ?? 0) + 1,
+    // The whole tree is counted on its root's row, against the tree budget.
+    rootExecutionId: parent.rootExecutionId ?? parent.executionId,
   });
   const handle = await startChild<ExecutionWorkflow>(EXECUTION_WORKFLOW_TYPE, {
     workflowId: childExecutionId,

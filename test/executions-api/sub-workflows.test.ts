@@ -1,15 +1,20 @@
 /**
  * Sub-workflows end to end: a parent's step runs one child execution per item
  * through the real activities, children are recorded as executions of their
- * own with the parent's id, and their outputs come back in item order.
+ * own with the parent's id, and their outputs come back in item order;
+ * a tree stops at its budget.
  */
 import assert from 'node:assert/strict';
+import { WorkflowRevisionRepository, type Runnable } from '../../db/repositories/workflow-revision-repository';
+import { newExecutionId, recordRun, TreeBudgetExceeded } from '../../executions';
 import { trigger } from '../support/definitions';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: sub-workflows', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  // A small tree budget for the runaway tree below; a low depth bounds that tree if the budget ever fails (40 runs, not 3^10).
+  const TREE_BUDGET = 7;
+  const { x, c } = useExecEnv({ limits: { maxExecutionsPerTree: TREE_BUDGET, maxSubWorkflowDepth: 3 } });
 
   it('runs a child per item and collects their outputs in order', async () => {
     await publish(x, c, {
@@ -130,5 +135,82 @@ describe('executions API: sub-workflows', function () {
     const done = await waitFor(x, c, await execute(x, c, 'broken-parent'), finished);
     assert.equal(done.status, 'failed');
     assert.equal((done.error as { type: string }).type, 'SUBWORKFLOW_NOT_FOUND');
+  });
+
+  it('stops a workflow that starts itself three times per level at the tree budget (WORKFLOW_MAX_EXECUTIONS_PER_TREE)', async function () {
+    this.timeout(120_000);
+    //   root ─┬─ child ─┬─ grandchild ─ …   each run starts itself three times: 3 + 9 + 27 … below the root,
+    //         ├─ child ─┼─ …                 of which the budget lets 7 be recorded, at every depth together
+    //         └─ child ─┴─ …
+    await publish(x, c, {
+      name: 'Fan self',
+      key: 'fan-self',
+      steps: [
+        trigger(),
+        { id: 'items', type: 'module', pluginType: 'code-exec', config: { code: 'return [{}, {}, {}]' }, dependsOn: ['start'] },
+        { id: 'again', type: 'module', pluginType: 'sub-workflow', config: { workflowId: 'fan-self' }, dependsOn: ['items'] },
+      ],
+    });
+    const root = await execute(x, c, 'fan-self');
+    const done = await waitFor(x, c, root, finished, '', 90_000);
+    assert.equal(done.status, 'failed', JSON.stringify(done));
+    assert.equal((done.error as { type: string }).type, 'SUBWORKFLOW_TREE_BUDGET_EXCEEDED');
+
+    const rows = await x.db.query<
+      Array<{ id: string; descendants: number; error: { type: string; message: string; stepId?: string } | null }>
+    >(`SELECT id, descendants, error FROM executions WHERE organization_id = $1 AND workflow_key = 'fan-self' ORDER BY created_at`, [
+      c.org,
+    ]);
+    assert.equal(rows.length, TREE_BUDGET + 1, 'the root and the budget, no more');
+    assert.equal(rows.find((row) => row.id === root)?.descendants, TREE_BUDGET);
+    // The run whose step crossed the budget failed there, naming the root and the budget.
+    const refused = rows.find((row) => row.error?.type === 'SUBWORKFLOW_TREE_BUDGET_EXCEEDED' && row.error.message.includes(root));
+    assert.ok(refused, JSON.stringify(rows.map((row) => row.error)));
+    assert.equal(refused.error?.stepId, 'again');
+    assert.match(
+      refused.error?.message ?? '',
+      new RegExp(`execution ${root} may hold at most ${TREE_BUDGET} executions.*WORKFLOW_MAX_EXECUTIONS_PER_TREE`),
+    );
+    const step = await c.auth(x.t.request.get(`/workflows/executions/${refused.id}/steps/again`));
+    assert.equal(step.status, 200, JSON.stringify(step.body));
+    assert.equal(step.body.record.status, 'failed');
+    assert.equal(step.body.record.error.code, 'SUBWORKFLOW_TREE_BUDGET_EXCEEDED');
+  });
+
+  it('counts a child recorded twice (a retried prepareChild) once, and siblings recorded at once never past the budget', async () => {
+    await publish(x, c, { name: 'Counted leaf', key: 'counted-leaf', steps: [trigger()] });
+    const runnable = (await new WorkflowRevisionRepository(x.db.manager).findRunnable(c.org, 'counted-leaf', {})) as Runnable;
+    // What prepareChild records (the row only; no workflow is started).
+    const record = (id: string, rootExecutionId?: string, budget = 2) =>
+      recordRun(x.db, {
+        id,
+        organizationId: c.org,
+        runnable,
+        inputs: {},
+        trigger: { source: 'sub-workflow', payload: {}, receivedAt: new Date().toISOString() },
+        idempotencyKey: `child:${id}`,
+        parentExecutionId: rootExecutionId,
+        createdBy: null,
+        temporalNamespace: x.env.namespace ?? 'default',
+        settings: { limits: { ...x.limits, maxExecutionsPerTree: budget }, rootExecutionId },
+      });
+    const descendants = async (id: string) =>
+      (await x.db.query<Array<{ n: number }>>(`SELECT descendants AS n FROM executions WHERE id = $1`, [id]))[0].n;
+
+    const root = (await record(newExecutionId())).row.id;
+    const child = newExecutionId();
+    assert.equal((await record(child, root)).created, true);
+    assert.equal((await record(child, root)).created, false, 'the retry finds its row');
+    assert.equal(await descendants(root), 1, 'and is not counted again');
+    await record(newExecutionId(), root);
+    const past = newExecutionId();
+    await assert.rejects(record(past, root), (error: unknown) => error instanceof TreeBudgetExceeded && error.rootExecutionId === root);
+    assert.equal((await x.db.query(`SELECT 1 FROM executions WHERE id = $1`, [past])).length, 0, 'nothing recorded past the budget');
+
+    // Ten siblings recorded at the same moment: the root's row lock lets exactly the budget through.
+    const busy = (await record(newExecutionId())).row.id;
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => record(newExecutionId(), busy, 3)));
+    assert.equal(outcomes.filter((outcome) => outcome.status === 'fulfilled').length, 3);
+    assert.equal(await descendants(busy), 3);
   });
 });
