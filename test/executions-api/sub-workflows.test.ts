@@ -1,8 +1,8 @@
 /**
  * Sub-workflows end to end: a parent's step runs one child execution per item
  * through the real activities, children are recorded as executions of their
- * own with the parent's id, and their outputs come back in item order;
- * a tree stops at its budget.
+ * own with the parent's id, and their outputs come back in item order; a
+ * tree stops at its budget; a fire-and-forget child outlives its parent.
  */
 import assert from 'node:assert/strict';
 import { WorkflowRevisionRepository, type Runnable } from '../../db/repositories/workflow-revision-repository';
@@ -212,5 +212,43 @@ describe('executions API: sub-workflows', function () {
     const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => record(newExecutionId(), busy, 3)));
     assert.equal(outcomes.filter((outcome) => outcome.status === 'fulfilled').length, 3);
     assert.equal(await descendants(busy), 3);
+  });
+
+  it('lets a fire-and-forget child outlive its parent and records its end', async () => {
+    await publish(x, c, {
+      name: 'Waits for go',
+      key: 'waits-for-go',
+      steps: [trigger(), { id: 'approval', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go' }, dependsOn: ['start'] }],
+    });
+    await publish(x, c, {
+      name: 'Fire and forget',
+      key: 'fire-and-forget',
+      steps: [
+        trigger(),
+        {
+          id: 'child',
+          type: 'module',
+          pluginType: 'sub-workflow',
+          config: { workflowId: 'waits-for-go', waitForCompletion: false },
+          dependsOn: ['start'],
+        },
+      ],
+      outputs: { child: '${{ steps.child.outputs._childExecutionId }}' },
+    });
+    const parent = await waitFor(x, c, await execute(x, c, 'fire-and-forget'), finished);
+    assert.equal(parent.status, 'completed', JSON.stringify(parent));
+    const childId = (parent.outputs as { child: string }).child;
+
+    // The parent has ended; the child still waits (Temporal did not terminate it with its parent).
+    await waitFor(x, c, childId, (body) => body.status === 'waiting');
+    const signalled = await c.auth(x.t.request.post(`/workflows/executions/${childId}/signals/go`)).send({ ok: true });
+    assert.equal(signalled.status, 200, JSON.stringify(signalled.body));
+    const child = await waitFor(x, c, childId, finished);
+    assert.equal(child.status, 'completed', JSON.stringify(child));
+    const [row] = await x.db.query<Array<{ status: string; parent_execution_id: string }>>(
+      `SELECT status, parent_execution_id FROM executions WHERE id = $1`,
+      [childId],
+    );
+    assert.deepEqual(row, { status: 'completed', parent_execution_id: parent.id });
   });
 });
