@@ -169,6 +169,36 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     );
   }
 
+  /**
+   * Sub-workflow children still `running` or `waiting` whose parent ended more than `graceMs` ago,
+   * least recently updated first: the candidates of the children sweep (executions/settle-children.ts),
+   * over the partial index executions_children_live. A child the sweep found still running is touched
+   * ({@link touch}), so it waits `graceMs` before it is looked at again and the others get their turn.
+   */
+  async findLiveChildrenOfEnded(options: {
+    temporalNamespace: string;
+    graceMs: number;
+    limit: number;
+    organizationId?: string;
+  }): Promise<ExecutionEntity[]> {
+    return rowsOf<ExecutionEntity>(
+      this.manager,
+      `SELECT ${selectColumns(this.manager, ExecutionEntity, 'c')} FROM executions c
+       JOIN executions p ON p.id = c.parent_execution_id
+       WHERE c.parent_execution_id IS NOT NULL AND c.status IN ('running', 'waiting')
+         AND c.updated_at <= now() - $2::double precision * interval '1 millisecond'
+         AND p.status NOT IN ('running', 'waiting') AND p.completed_at <= now() - $2::double precision * interval '1 millisecond'
+         AND c.temporal_namespace = $1 AND ($3::text IS NULL OR c.organization_id = $3)
+       ORDER BY c.updated_at, c.id LIMIT $4`,
+      [options.temporalNamespace, options.graceMs, options.organizationId ?? null, options.limit],
+    );
+  }
+
+  /** Marks a live execution as looked at now (nothing else changes). */
+  async touch(executionId: string): Promise<void> {
+    await this.manager.query(`UPDATE executions SET updated_at = now() WHERE id = $1 AND status IN ('running', 'waiting')`, [executionId]);
+  }
+
   /** Failed executions whose recovery runs were never dispatched, oldest first (the failure sweep's candidates). */
   async findFailedUndispatched(options: { graceMs: number; limit: number; organizationId?: string }): Promise<ExecutionEntity[]> {
     return rowsOf<ExecutionEntity>(

@@ -2,12 +2,14 @@
  * Sub-workflows end to end: a parent's step runs one child execution per item
  * through the real activities, children are recorded as executions of their
  * own with the parent's id, and their outputs come back in item order; a
- * tree stops at its budget; a fire-and-forget child outlives its parent.
+ * tree stops at its budget; a fire-and-forget child outlives its parent; the
+ * children sweep settles a child Temporal terminated with its parent.
  */
 import assert from 'node:assert/strict';
 import { WorkflowRevisionRepository, type Runnable } from '../../db/repositories/workflow-revision-repository';
-import { newExecutionId, recordRun, TreeBudgetExceeded } from '../../executions';
+import { newExecutionId, recordRun, settleChildren, TreeBudgetExceeded } from '../../executions';
 import { trigger } from '../support/definitions';
+import { captureLogger } from '../support/logger';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: sub-workflows', function () {
@@ -239,8 +241,10 @@ describe('executions API: sub-workflows', function () {
     assert.equal(parent.status, 'completed', JSON.stringify(parent));
     const childId = (parent.outputs as { child: string }).child;
 
-    // The parent has ended; the child still waits (Temporal did not terminate it with its parent).
+    // The parent has ended; the child still waits (Temporal did not terminate it with its parent), and the children sweep leaves it be.
     await waitFor(x, c, childId, (body) => body.status === 'waiting');
+    const swept = await sweepChildren();
+    assert.ok(swept.left.includes(childId) && !swept.settled.includes(childId), JSON.stringify(swept));
     const signalled = await c.auth(x.t.request.post(`/workflows/executions/${childId}/signals/go`)).send({ ok: true });
     assert.equal(signalled.status, 200, JSON.stringify(signalled.body));
     const child = await waitFor(x, c, childId, finished);
@@ -251,4 +255,58 @@ describe('executions API: sub-workflows', function () {
     );
     assert.deepEqual(row, { status: 'completed', parent_execution_id: parent.id });
   });
+
+  it('settles a waited-for child that Temporal terminated with its failed parent (the children sweep)', async () => {
+    //   start ─┬─ child(sub-workflow "waits-for-go", waited for)
+    //          └─ hold(wait "stop") ─▶ boom(fail)       the parent fails while its child waits
+    await publish(x, c, {
+      name: 'Fails while child waits',
+      key: 'fails-while-child-waits',
+      steps: [
+        trigger(),
+        { id: 'child', type: 'module', pluginType: 'sub-workflow', config: { workflowId: 'waits-for-go' }, dependsOn: ['start'] },
+        { id: 'hold', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'stop' }, dependsOn: ['start'] },
+        { id: 'boom', type: 'module', pluginType: 'fail', config: { message: 'the parent gives up' }, dependsOn: ['hold'] },
+      ],
+    });
+    const parent = await execute(x, c, 'fails-while-child-waits');
+    let childId = '';
+    for (let i = 0; i < 300 && !childId; i++) {
+      const rows = await x.db.query<Array<{ id: string }>>(`SELECT id FROM executions WHERE parent_execution_id = $1`, [parent]);
+      childId = rows[0]?.id ?? '';
+      if (!childId) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await waitFor(x, c, childId, (body) => body.status === 'waiting');
+    const stopped = await c.auth(x.t.request.post(`/workflows/executions/${parent}/signals/stop`)).send({});
+    assert.equal(stopped.status, 200, JSON.stringify(stopped.body));
+    assert.equal((await waitFor(x, c, parent, finished)).status, 'failed');
+    // Temporal terminated the child with its parent; a terminated run records nothing, so its row still says waiting.
+    await waitForTemporalStatus(childId, 'TERMINATED');
+    assert.equal(
+      (await x.db.query<Array<{ status: string }>>(`SELECT status FROM executions WHERE id = $1`, [childId]))[0].status,
+      'waiting',
+    );
+
+    assert.ok((await sweepChildren()).settled.includes(childId));
+    const child = await c.auth(x.t.request.get(`/workflows/executions/${childId}`));
+    assert.equal(child.body.status, 'terminated');
+    assert.equal(child.body.error.type, 'TERMINATED');
+    assert.match(child.body.error.message, new RegExp(`terminated when its parent execution ${parent} ended`));
+    assert.ok(!(await sweepChildren()).settled.includes(childId), 'a settled row is no candidate');
+  });
+
+  /** One children sweep of this file's organization, without a grace period. */
+  const sweepChildren = () =>
+    settleChildren(
+      { dataSource: x.db, temporal: x.env.client, logger: captureLogger('info').logger },
+      { graceMs: 0, organizationId: c.org },
+    );
+
+  const waitForTemporalStatus = async (id: string, status: string) => {
+    for (let i = 0; i < 300; i++) {
+      if ((await x.env.client.workflow.getHandle(id).describe()).status.name === status) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.fail(`${id} never reached ${status} in Temporal`);
+  };
 });
