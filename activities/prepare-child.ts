@@ -1,6 +1,7 @@
 /** The prepareChild activity: records a sub-workflow's child execution through the execution module, returning the child's input. */
 import { ApplicationFailure } from '@temporalio/common';
-import { prepareChildRun, RevisionNotRunnable, type PrepareDeps } from '../executions';
+import { prepareChildRun, RevisionNotRunnable, TreeBudgetExceeded, type PrepareDeps } from '../executions';
+import { RUN_LIMIT_SETTINGS } from '../workflows/engine';
 import type { ExecutionInput } from '../workflows/engine';
 import type { ChildPreparation } from './execution-activity-types';
 
@@ -12,6 +13,12 @@ export async function prepareChildExecution(deps: PrepareDeps, request: ChildPre
       throw ApplicationFailure.nonRetryable(
         `sub-workflow "${request.workflowId}" cannot run: ${error.miss.replace(/-/g, ' ')}`,
         'SUBWORKFLOW_NOT_FOUND',
+      );
+    }
+    if (error instanceof TreeBudgetExceeded) {
+      throw ApplicationFailure.nonRetryable(
+        `sub-workflow "${request.workflowId}" cannot start: ${error.message} (${RUN_LIMIT_SETTINGS.maxExecutionsPerTree})`,
+        'SUBWORKFLOW_TREE_BUDGET_EXCEEDED',
       );
     }
     throw error;

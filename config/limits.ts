@@ -36,6 +36,13 @@ export const LIMIT_SETTINGS = {
     max: 100_000,
     doc: 'sub-workflows one execution may start',
   },
+  maxExecutionsPerTree: {
+    env: 'WORKFLOW_MAX_EXECUTIONS_PER_TREE',
+    default: 1000,
+    min: 1,
+    max: 1_000_000,
+    doc: 'sub-workflow executions one root execution may cause, at every depth together (the tree budget)',
+  },
   maxForEachElements: {
     env: 'WORKFLOW_MAX_FOREACH_ELEMENTS',
     default: 10_000,

@@ -32,3 +32,14 @@ export class DuplicateTick extends Error {
     this.name = 'DuplicateTick';
   }
 }
+
+/** A child would take its tree past the budget of executions one root may cause (nothing was recorded). */
+export class TreeBudgetExceeded extends Error {
+  constructor(
+    readonly rootExecutionId: string,
+    readonly budget: number,
+  ) {
+    super(`the sub-workflow tree of execution ${rootExecutionId} may hold at most ${budget} executions below its root`);
+    this.name = 'TreeBudgetExceeded';
+  }
+}

@@ -16,12 +16,13 @@ export {
   type FailurePayload,
   type FailureSweepOptions,
 } from './dispatch-failure';
-export { DuplicateTick, ExecutorUnavailable, RevisionNotRunnable } from './errors';
+export { DuplicateTick, ExecutorUnavailable, RevisionNotRunnable, TreeBudgetExceeded } from './errors';
 export { newExecutionId } from './ids';
 export { prepareChildRun, type ChildRunRequest, type PrepareDeps } from './prepare-child';
 export { prepareScheduledRun, type ScheduledRunRequest } from './prepare-scheduled';
 export { DEFAULT_GRACE_MS, sweepOnce, type ReconcilerDeps, type SweepOptions, type SweepResult } from './reconcile-starts';
 export { recordRun, type NewRun } from './record-run';
+export { settleChildren, type ChildrenSweepResult } from './settle-children';
 export { startExecution, type StartRequest } from './start-execution';
 export { firstRunId, startExecutionWorkflow } from './start-workflow';
 export { executionInput, recordedRunInput, type RecordedRun } from './workflow-input';

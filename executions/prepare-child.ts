@@ -18,6 +18,8 @@ export interface ChildRunRequest {
   /** The parent's limits, which the child inherits, and the child's nesting. */
   limits?: RunLimits;
   depth: number;
+  /** The tree's root (the parent's root, or the parent itself): its row counts the tree against its budget. */
+  rootExecutionId?: string;
 }
 
 export interface PrepareDeps {
@@ -48,7 +50,13 @@ export async function prepareChildRun(deps: PrepareDeps, request: ChildRunReques
     parentExecutionId: request.parentExecutionId,
     createdBy: null,
     temporalNamespace: deps.temporalNamespace,
-    settings: { publicBaseUrl: deps.publicBaseUrl, limits: request.limits ?? deps.limits, depth: request.depth },
+    // Counted against the tree's budget on the root's row (recordRun); throws TreeBudgetExceeded past it.
+    settings: {
+      publicBaseUrl: deps.publicBaseUrl,
+      limits: request.limits ?? deps.limits,
+      depth: request.depth,
+      rootExecutionId: request.rootExecutionId,
+    },
   });
   return input;
 }

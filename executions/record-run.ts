@@ -9,6 +9,7 @@ import type { ExecutionEntity } from '../db/entities/execution';
 import { ExecutionRepository, type NewExecution } from '../db/repositories/execution-repository';
 import type { Runnable } from '../db/repositories/workflow-revision-repository';
 import type { ExecutionInput, TriggerInfo } from '../workflows/engine';
+import { TreeBudgetExceeded } from './errors';
 import { executionInput, type InputSettings } from './workflow-input';
 
 export interface NewRun {
@@ -45,8 +46,27 @@ export async function recordRun(
     temporalNamespace: run.temporalNamespace,
     createdBy: run.createdBy,
   };
-  const { row, created } = await new ExecutionRepository('manager' in db ? db.manager : db).insertIdempotent(execution);
+  const executions = new ExecutionRepository('manager' in db ? db.manager : db);
+  const { row, created } = await recordCounted(executions, execution, run.settings);
   // Built from what this call asked for (an existing row under the same key is only reused by id).
   const input = executionInput({ ...execution, id: row.id }, runnable.definition, run.settings);
   return { row, created, input };
+}
+
+/**
+ * A child of a tree with a budget is counted on its root's row in the statement that records it
+ * (ExecutionRepository.insertCounted); any other run is recorded as it is. Runs whose limits predate
+ * the budget carry none, so their trees are not counted.
+ */
+async function recordCounted(
+  executions: ExecutionRepository,
+  execution: NewExecution,
+  settings: InputSettings,
+): Promise<{ row: ExecutionEntity; created: boolean }> {
+  const budget = settings.limits.maxExecutionsPerTree;
+  const rootExecutionId = settings.rootExecutionId;
+  if (rootExecutionId === undefined || budget === undefined || !Number.isFinite(budget)) return executions.insertIdempotent(execution);
+  const recorded = await executions.insertCounted(execution, { rootExecutionId, budget });
+  if (!recorded) throw new TreeBudgetExceeded(rootExecutionId, budget);
+  return recorded;
 }

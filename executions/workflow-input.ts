@@ -20,6 +20,8 @@ export interface InputSettings {
   limits: RunLimits;
   /** Sub-workflow nesting (a child: its parent's + 1). */
   depth?: number;
+  /** A child's root execution, whose row counts the tree against its budget (absent: the run is a root). */
+  rootExecutionId?: string;
 }
 
 export function executionInput(run: RecordedRun, definition: WorkflowDefinition, settings: InputSettings): ExecutionInput {
@@ -39,6 +41,7 @@ export function executionInput(run: RecordedRun, definition: WorkflowDefinition,
     publicBaseUrl: settings.publicBaseUrl,
     limits: runLimitsFrom(settings.limits),
     ...(settings.depth ? { depth: settings.depth } : {}),
+    ...(settings.rootExecutionId ? { rootExecutionId: settings.rootExecutionId } : {}),
   };
 }
 

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   checkInputs,
+  RUN_LIMIT_SETTINGS,
   runLimitsFrom,
   startExecution,
   validateDefinition as validateWithEngine,
@@ -81,6 +82,8 @@ interface Session {
   stubs: Map<string, ResolvedStub>;
   clock: Clock;
   child: (key: string) => WorkflowDefinition | undefined;
+  /** Children started below the top run (one local run is one tree), against the tree budget. */
+  descendants: number;
 }
 
 export async function runWorkflow(options: RunOptions): Promise<RunResult> {
@@ -92,6 +95,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
     stubs,
     clock: createClock(options.clock),
     child: childResolver(options.workflows, { plugins }),
+    descendants: 0,
   };
   const result = await execute(session, definition, {
     inputs: options.inputs ?? {},
@@ -120,6 +124,7 @@ interface Start {
   triggerPort?: string;
   source?: TriggerInfo['source'];
   depth: number;
+  rootExecutionId?: string;
   parentExecutionId?: string;
   correlationKey?: string;
   executionId?: string;
@@ -220,6 +225,7 @@ function executionInput(definition: WorkflowDefinition, start: Start, clock: Clo
     },
     ...(start.correlationKey !== undefined ? { correlationKey: start.correlationKey } : {}),
     ...(start.parentExecutionId ? { parentExecutionId: start.parentExecutionId } : {}),
+    ...(start.rootExecutionId ? { rootExecutionId: start.rootExecutionId } : {}),
     limits: { ...runLimitsFrom(DEFAULT_LIMITS), ...limits },
     depth: start.depth,
   };
@@ -248,12 +254,23 @@ async function runChild(
       `sub-workflow "${request.workflowId}" is not known to this local run: pass it in the workflows option, or stub sub-workflow`,
       true,
     );
+  // The tree budget, as the server counts it on the root's row (executions/record-run.ts).
+  const rootExecutionId = parent.rootExecutionId ?? parent.executionId;
+  const budget = parent.limits?.maxExecutionsPerTree ?? Infinity;
+  if (session.descendants >= budget)
+    throw new StepCallFailure(
+      'SUBWORKFLOW_TREE_BUDGET_EXCEEDED',
+      `sub-workflow "${request.workflowId}" cannot start: the sub-workflow tree of execution ${rootExecutionId} may hold at most ${budget} executions below its root (${RUN_LIMIT_SETTINGS.maxExecutionsPerTree})`,
+      true,
+    );
+  session.descendants += 1;
   const executionId = newExecutionId();
   const child = execute(session, definition, {
     executionId,
     inputs: request.inputs,
     source: 'sub-workflow',
     depth: (parent.depth ?? 0) + 1,
+    rootExecutionId,
     parentExecutionId: parent.executionId,
     correlationKey: request.correlationKey,
   });

@@ -2,11 +2,12 @@
  * The start reconciler's timer: every API process sweeps for executions whose
  * start was lost (executions/reconcile-starts.ts says what a sweep repairs and
  * why that is safe across replicas), then for failed executions whose recovery
- * runs nobody started (executions/dispatch-failure.ts), then forgets old light
- * step results, on a timer started and stopped with the service.
+ * runs nobody started (executions/dispatch-failure.ts), then for sub-workflow
+ * children that ended with their parent unrecorded (executions/settle-children.ts),
+ * then forgets old light step results, on a timer started and stopped with the service.
  */
 import { LightStepResultRepository } from '../db/repositories/light-step-result-repository';
-import { sweepFailures, sweepOnce, type ReconcilerDeps, type SweepOptions } from '../executions';
+import { settleChildren, sweepFailures, sweepOnce, type ReconcilerDeps, type SweepOptions } from '../executions';
 
 export const DEFAULT_INTERVAL_MS = 30_000;
 
@@ -44,6 +45,11 @@ export function startExecutionReconciler(deps: ReconcilerDeps, options: SweepOpt
         .then(
           () => undefined,
           (error: unknown) => deps.logger.warn({ err: error }, 'failure sweep failed; the next sweep retries'),
+        )
+        .then(() => settleChildren(deps, options))
+        .then(
+          () => undefined,
+          (error: unknown) => deps.logger.warn({ err: error }, 'children sweep failed; the next sweep retries'),
         )
         .then(() => new LightStepResultRepository(deps.dataSource.manager).prune(new Date(Date.now() - LIGHT_STEP_RESULT_RETENTION_MS)))
         .then(

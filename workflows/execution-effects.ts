@@ -10,6 +10,7 @@ import {
   patched,
   proxyActivities,
   proxyLocalActivities,
+  ParentClosePolicy,
   sleep,
   startChild,
   uuid4,
@@ -159,6 +160,19 @@ function workerLost(error: unknown): boolean {
   return error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && error.cause.timeoutType === 'HEARTBEAT';
 }
 
+/**
+ * What Temporal does to a child still running when its parent closes. A fire-and-forget child
+ * (`waitForCompletion: false`) is abandoned: it runs on and records its own end. Under the default
+ * (TERMINATE) it was killed with its parent, and a terminated run records nothing, so its row stayed
+ * `running`. A waited-for child is part of its parent's step: once the parent has ended (failed,
+ * terminated) nobody takes its result, so it is terminated rather than left to run its effects.
+ * Replay compares only a child's workflow id and type with the recorded start, not its close
+ * policy (sdk-core's child workflow machine), so running histories replay without a patch.
+ */
+function closePolicyOf(request: ChildRequest): ParentClosePolicy {
+  return request.waitForCompletion ? ParentClosePolicy.TERMINATE : ParentClosePolicy.ABANDON;
+}
+
 /** A sub-workflow step: prepare the child (revision, record) by activity, then run it as a child workflow. */
 async function runChild(parent: ExecutionInput, request: ChildRequest): Promise<ChildResult> {
   const { prepareChild } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
@@ -175,6 +189,8 @@ async function runChild(parent: ExecutionInput, request: ChildRequest): Promise<
     // The child inherits the parent's limits, one level deeper (the sub-workflow step checked the depth).
     limits: parent.limits,
     depth: (parent.depth ?? 0) + 1,
+    // The whole tree is counted on its root's row, against the tree budget.
+    rootExecutionId: parent.rootExecutionId ?? parent.executionId,
   });
   const handle = await startChild<ExecutionWorkflow>(EXECUTION_WORKFLOW_TYPE, {
     workflowId: childExecutionId,
@@ -186,6 +202,7 @@ async function runChild(parent: ExecutionInput, request: ChildRequest): Promise<
       revision: childInput.revision,
       parentExecutionId: parent.executionId,
     },
+    parentClosePolicy: closePolicyOf(request),
   });
   if (!request.waitForCompletion) return { executionId: childExecutionId, outputs: {} };
   return { executionId: childExecutionId, outputs: await handle.result() };

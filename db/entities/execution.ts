@@ -28,5 +28,7 @@ export class ExecutionEntity {
   @Column({ name: 'completed_at', type: 'timestamptz', nullable: true }) completedAt!: Date | null;
   /** Set once the recovery runs of a failed execution were started (or it needed none). */
   @Column({ name: 'failure_dispatched_at', type: 'timestamptz', nullable: true }) failureDispatchedAt!: Date | null;
+  /** On a root: the sub-workflow executions recorded below it at every depth, counted against the tree budget (0 elsewhere). */
+  @Column({ type: 'integer' }) descendants!: number;
   @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
 }

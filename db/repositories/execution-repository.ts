@@ -25,6 +25,31 @@ export type NewExecution = Pick<
   | 'createdBy'
 >;
 
+const INSERT_COLUMNS = `id, organization_id, workflow_id, workflow_key, revision, alias, status, inputs, trigger, correlation_key,
+  idempotency_key, parent_execution_id, temporal_namespace, created_by`;
+// Typed, as they are also selected (insertCounted), where PostgreSQL cannot infer a parameter's type from its column.
+const INSERT_VALUES = `$1::text, $2::text, $3::text, $4::text, $5::integer, $6::text, 'running', $7::jsonb, $8::jsonb, $9::text,
+  $10::text, $11::text, $12::text, $13::text`;
+const ON_KEY_CONFLICT = 'ON CONFLICT (organization_id, workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING';
+
+function insertParams(execution: NewExecution): unknown[] {
+  return [
+    execution.id,
+    execution.organizationId,
+    execution.workflowId,
+    execution.workflowKey,
+    execution.revision,
+    execution.alias,
+    JSON.stringify(execution.inputs),
+    JSON.stringify(execution.trigger),
+    execution.correlationKey,
+    execution.idempotencyKey,
+    execution.parentExecutionId,
+    execution.temporalNamespace,
+    execution.createdBy,
+  ];
+}
+
 export interface ExecutionFilter {
   workflowId?: string;
   alias?: string;
@@ -45,37 +70,54 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
    * `created: false`.
    */
   async insertIdempotent(execution: NewExecution): Promise<{ row: ExecutionEntity; created: boolean }> {
-    const columns = selectColumns(this.manager, ExecutionEntity);
     const inserted = await rowsOf<ExecutionEntity>(
       this.manager,
-      `INSERT INTO executions (id, organization_id, workflow_id, workflow_key, revision, alias, status, inputs, trigger, correlation_key,
-         idempotency_key, parent_execution_id, temporal_namespace, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, $9, $10, $11, $12, $13)
-       ON CONFLICT (organization_id, workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-       RETURNING ${columns}`,
-      [
-        execution.id,
-        execution.organizationId,
-        execution.workflowId,
-        execution.workflowKey,
-        execution.revision,
-        execution.alias,
-        JSON.stringify(execution.inputs),
-        JSON.stringify(execution.trigger),
-        execution.correlationKey,
-        execution.idempotencyKey,
-        execution.parentExecutionId,
-        execution.temporalNamespace,
-        execution.createdBy,
-      ],
+      `INSERT INTO executions (${INSERT_COLUMNS}) VALUES (${INSERT_VALUES}) ${ON_KEY_CONFLICT} RETURNING ${selectColumns(this.manager, ExecutionEntity)}`,
+      insertParams(execution),
+    );
+    return inserted.length > 0 ? { row: inserted[0], created: true } : { row: await this.existing(execution), created: false };
+  }
+
+  /**
+   * Inserts a sub-workflow child counted against its tree's budget, in one
+   * statement: the root's row gains one descendant only while it has fewer
+   * than `budget` (the row lock orders siblings recorded at once, so the
+   * count never passes the budget), and the child is inserted only when it
+   * did. A child already recorded under its key (a retried activity) is not
+   * counted again and comes back with `created: false`. Undefined: the tree
+   * is at its budget, and nothing was written. (Two attempts of one activity
+   * racing past the key check would count the child twice: too many, never
+   * too few.)
+   */
+  async insertCounted(
+    execution: NewExecution,
+    tree: { rootExecutionId: string; budget: number },
+  ): Promise<{ row: ExecutionEntity; created: boolean } | undefined> {
+    const inserted = await rowsOf<ExecutionEntity>(
+      this.manager,
+      `WITH counted AS (
+         UPDATE executions SET descendants = descendants + 1
+         WHERE id = $14 AND descendants < $15
+           AND NOT EXISTS (SELECT 1 FROM executions WHERE organization_id = $2 AND workflow_id = $3 AND idempotency_key = $10)
+         RETURNING id
+       )
+       INSERT INTO executions (${INSERT_COLUMNS}) SELECT ${INSERT_VALUES} FROM counted ${ON_KEY_CONFLICT}
+       RETURNING ${selectColumns(this.manager, ExecutionEntity)}`,
+      [...insertParams(execution), tree.rootExecutionId, tree.budget],
     );
     if (inserted.length > 0) return { row: inserted[0], created: true };
-    const [existing] = await rowsOf<ExecutionEntity>(
+    // Nothing inserted: recorded before (a retry), or refused by the budget. Only the refusal costs this second read.
+    const existing = await this.existing(execution);
+    return existing ? { row: existing, created: false } : undefined;
+  }
+
+  private async existing(execution: NewExecution): Promise<ExecutionEntity> {
+    const [row] = await rowsOf<ExecutionEntity>(
       this.manager,
-      `SELECT ${columns} FROM executions WHERE organization_id = $1 AND workflow_id = $2 AND idempotency_key = $3`,
+      `SELECT ${selectColumns(this.manager, ExecutionEntity)} FROM executions WHERE organization_id = $1 AND workflow_id = $2 AND idempotency_key = $3`,
       [execution.organizationId, execution.workflowId, execution.idempotencyKey],
     );
-    return { row: existing, created: false };
+    return row;
   }
 
   async findInOrganization(organizationId: string, id: string): Promise<ExecutionEntity | undefined> {
@@ -125,6 +167,36 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
        ORDER BY created_at, id LIMIT $4`,
       [options.temporalNamespace, options.graceMs, options.organizationId ?? null, options.limit],
     );
+  }
+
+  /**
+   * Sub-workflow children still `running` or `waiting` whose parent ended more than `graceMs` ago,
+   * least recently updated first: the candidates of the children sweep (executions/settle-children.ts),
+   * over the partial index executions_children_live. A child the sweep found still running is touched
+   * ({@link touch}), so it waits `graceMs` before it is looked at again and the others get their turn.
+   */
+  async findLiveChildrenOfEnded(options: {
+    temporalNamespace: string;
+    graceMs: number;
+    limit: number;
+    organizationId?: string;
+  }): Promise<ExecutionEntity[]> {
+    return rowsOf<ExecutionEntity>(
+      this.manager,
+      `SELECT ${selectColumns(this.manager, ExecutionEntity, 'c')} FROM executions c
+       JOIN executions p ON p.id = c.parent_execution_id
+       WHERE c.parent_execution_id IS NOT NULL AND c.status IN ('running', 'waiting')
+         AND c.updated_at <= now() - $2::double precision * interval '1 millisecond'
+         AND p.status NOT IN ('running', 'waiting') AND p.completed_at <= now() - $2::double precision * interval '1 millisecond'
+         AND c.temporal_namespace = $1 AND ($3::text IS NULL OR c.organization_id = $3)
+       ORDER BY c.updated_at, c.id LIMIT $4`,
+      [options.temporalNamespace, options.graceMs, options.organizationId ?? null, options.limit],
+    );
+  }
+
+  /** Marks a live execution as looked at now (nothing else changes). */
+  async touch(executionId: string): Promise<void> {
+    await this.manager.query(`UPDATE executions SET updated_at = now() WHERE id = $1 AND status IN ('running', 'waiting')`, [executionId]);
   }
 
   /** Failed executions whose recovery runs were never dispatched, oldest first (the failure sweep's candidates). */

@@ -347,6 +347,21 @@ describe('kit library: runWorkflow', () => {
     assert.match(forever.error.message, /step "approval" waits on signal "approve" without a timeout/);
   });
 
+  it('stops a tree at its budget, all depths together, as the server does', async () => {
+    //   start ─▶ again(sub-workflow "fan") ─▶ more(sub-workflow "fan"): every run starts two more
+    const fan = doc(
+      ...chain(
+        trigger(),
+        step('again', 'sub-workflow', { workflowId: 'fan', iterateItems: false }),
+        step('more', 'sub-workflow', { workflowId: 'fan', iterateItems: false }),
+      ),
+    );
+    const result = await runWorkflow({ definition: fan, workflows: { fan }, limits: { maxExecutionsPerTree: 4 } });
+    assert.equal(result.status, 'failed');
+    assert.equal(result.error?.type, 'SUBWORKFLOW_TREE_BUDGET_EXCEEDED');
+    assert.match(result.error.message, /may hold at most 4 executions below its root \(WORKFLOW_MAX_EXECUTIONS_PER_TREE\)/);
+  });
+
   it('a stub replaces a built-in inline plugin and declares a trigger’s ports; triggerPort picks the port', async () => {
     //   hook(webhook stub) ─test─▶ probe(log stub)
     //                     └default─▶ never

@@ -80,6 +80,12 @@ export interface RunLimits {
   maxSubWorkflowDepth: number;
   /** Sub-workflows one execution may start. */
   maxChildrenPerExecution: number;
+  /**
+   * Executions below one root, at every depth together (the tree budget): counted in PostgreSQL when a
+   * child is recorded (executions/record-run.ts), as the per-execution limits alone let a tree grow
+   * exponentially. Absent in inputs of runs started before the budget (their trees keep no count).
+   */
+  maxExecutionsPerTree?: number;
   /** Elements one `forEach` may iterate. */
   maxForEachElements: number;
   /** Ceiling on `maxConcurrency` / `maxParallelism`. */
@@ -102,6 +108,7 @@ export interface RunLimits {
 export const RUN_LIMIT_SETTINGS: Record<keyof RunLimits, string> = {
   maxSubWorkflowDepth: 'WORKFLOW_MAX_SUBWORKFLOW_DEPTH',
   maxChildrenPerExecution: 'WORKFLOW_MAX_CHILDREN_PER_EXECUTION',
+  maxExecutionsPerTree: 'WORKFLOW_MAX_EXECUTIONS_PER_TREE',
   maxForEachElements: 'WORKFLOW_MAX_FOREACH_ELEMENTS',
   maxParallelism: 'WORKFLOW_MAX_PARALLELISM',
   maxActivitiesInFlight: 'WORKFLOW_MAX_ACTIVITIES_IN_FLIGHT',
@@ -118,6 +125,7 @@ export function runLimitsFrom(values: RunLimits): RunLimits {
 const UNLIMITED: RunLimits = {
   maxSubWorkflowDepth: Infinity,
   maxChildrenPerExecution: Infinity,
+  maxExecutionsPerTree: Infinity,
   maxForEachElements: Infinity,
   maxParallelism: Infinity,
   maxActivitiesInFlight: Infinity,

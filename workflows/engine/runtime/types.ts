@@ -49,6 +49,8 @@ export interface ExecutionInput {
   limits?: RunLimits;
   /** Sub-workflow nesting: 0 for a run started otherwise, the parent's + 1 for a child. */
   depth?: number;
+  /** A child's root: the execution started otherwise whose tree it belongs to (the tree budget is counted on its row). Absent on a root. */
+  rootExecutionId?: string;
 }
 
 /** What a continued-as-new run inherits from the previous one. */
