@@ -1,6 +1,6 @@
 /** The prepareChild activity: records a sub-workflow's child execution through the execution module, returning the child's input. */
 import { ApplicationFailure } from '@temporalio/common';
-import { prepareChildRun, RevisionNotRunnable, type PrepareDeps } from '../executions';
+import { ChildOutOfReach, prepareChildRun, RevisionNotRunnable, type PrepareDeps } from '../executions';
 import type { ExecutionInput } from '../workflows/engine';
 import type { ChildPreparation } from './execution-activity-types';
 
@@ -13,6 +13,9 @@ export async function prepareChildExecution(deps: PrepareDeps, request: ChildPre
         `sub-workflow "${request.workflowId}" cannot run: ${error.miss.replace(/-/g, ' ')}`,
         'SUBWORKFLOW_NOT_FOUND',
       );
+    }
+    if (error instanceof ChildOutOfReach) {
+      throw ApplicationFailure.nonRetryable(`sub-workflow "${request.workflowId}" cannot run: ${error.message}`, 'SUBWORKFLOW_FORBIDDEN');
     }
     throw error;
   }

@@ -17,13 +17,13 @@ import type { WorkflowEntity } from '../../db/entities/workflow';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { authorize } from '../access/access';
 import { organizationNrn } from '../access/nrn';
+import { workflowNrn } from '../access/workflow-reach';
 import type { AuthContext } from '../http/auth';
 import { HttpError } from '../http/errors';
 import type { Permission } from '../http/permissions';
 import { workflowNotFound } from './errors';
 
-export const workflowNrn = (workflow: Pick<WorkflowEntity, 'nrn' | 'organizationId'>): string =>
-  workflow.nrn ?? organizationNrn(workflow.organizationId);
+export { workflowNrn };
 
 /** The problem+json not-found of an organization-wide engine operation. */
 export const organizationNotFound = (organizationId: string) => (): HttpError =>

@@ -20,6 +20,7 @@ import { WorkflowNrnInOrganization1763750100002 } from './1763750100002-workflow
 import { FailureDispatch1763760200000 } from './1763760200000-failure-dispatch';
 import { SignalDeliveries1763760200001 } from './1763760200001-signal-deliveries';
 import { LightStepResults1763770000000 } from './1763770000000-light-step-results';
+import { ConfigEntryNrn1763780000030 } from './1763780000030-config-entry-nrn';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -49,4 +50,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   SignalDeliveries1763760200001,
   // Light steps: results of completed local activity calls, for replays after a lost worker.
   LightStepResults1763770000000,
+  // Folder config entries guarded and bounded by an NRN.
+  ConfigEntryNrn1763780000030,
 ];
