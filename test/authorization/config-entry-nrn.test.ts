@@ -124,4 +124,32 @@ describe('engine authorization: the nrn of folder config entries', () => {
     assertDialect('config', await as(c.as.none)(c.t.request.get('/workflows/config?path=/listed')), 404);
     assert.deepEqual(await names(c.as.other), [], "another organization's folder of that path is its own");
   });
+
+  it("a workflow's listing with ancestors marks as effective only entries within the workflow NRN", async () => {
+    const published = await as(c.as.admin)(c.t.request.put('/workflows/definitions/eff-holder')).send({
+      name: 'holder',
+      nrn: account(7),
+      path: '/eff',
+      steps: { start: { type: 'trigger', pluginType: 'manual' } },
+      connections: [],
+    });
+    assert.equal(published.status, 201, published.text);
+    // Nearer but at the organization (out of the workflow's reach), farther but in its account.
+    await post(c.as.admin, { name: 'K', value: 'near', path: '/eff' }).expect(201);
+    await post(c.as.admin, { name: 'K', value: 'far', path: '/', nrn: account(7) }).expect(201);
+    const listed = await as(c.as.admin)(c.t.request.get('/workflows/config?workflow=eff-holder&ancestors=true')).expect(200);
+    const flags = (listed.body.data as Array<{ name: string; value: string; effective: boolean }>)
+      .filter((e) => e.name === 'K')
+      .map((e) => [e.value, e.effective]);
+    assert.deepEqual(flags, [
+      ['near', false],
+      ['far', true],
+    ]);
+    // The team's developer, reading the same workflow, sees only the entry it may read.
+    const team = await as(teamDeveloper)(c.t.request.get('/workflows/config?workflow=eff-holder&ancestors=true')).expect(200);
+    assert.deepEqual(
+      (team.body.data as Array<{ name: string; value: string }>).filter((e) => e.name === 'K').map((e) => e.value),
+      ['far'],
+    );
+  });
 });

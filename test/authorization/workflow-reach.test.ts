@@ -11,8 +11,9 @@ import type { Test } from 'supertest';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { trigger } from '../support/definitions';
 import { grantRole } from '../support/grants';
+import { signedHeaders } from '../support/webhook-signing';
 import { useLocalServer } from '../support/local-server';
-import { finished, useExecEnv, waitFor, type ExecEnv, type OrgContext } from '../executions-api/support';
+import { countExecutions, finished, useExecEnv, waitFor, type ExecEnv, type OrgContext } from '../executions-api/support';
 
 type Auth = (req: Test) => Test;
 
@@ -155,6 +156,59 @@ describe('engine authorization: a workflow reaches only within its own NRN', fun
         [row.value],
       );
       received.length = 0;
+    }
+  });
+
+  it('a webhook trigger signs with a folder secret within the workflow NRN only; publish warnings say the same', async () => {
+    const member = await team();
+    for (const [name, value, nrn] of [
+      ['ROOT_HOOK', 'root-hook-secret', undefined],
+      ['TEAM_HOOK', 'team-hook-secret', account(7)],
+    ] as const) {
+      const res = await c
+        .auth(x.t.request.post('/workflows/config'))
+        .send({ name, value, secret: true, path: '/', ...(nrn ? { nrn } : {}) });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+    }
+    const rows = [
+      { name: 'ROOT_HOOK', value: 'root-hook-secret', accepted: false },
+      { name: 'TEAM_HOOK', value: 'team-hook-secret', accepted: true },
+    ];
+    for (const row of rows) {
+      const key = `hooked-${row.name.toLowerCase().replace(/_/g, '-')}`;
+      const published = await member(x.t.request.post('/workflows/definitions')).send({
+        name: key,
+        key,
+        nrn: account(7),
+        path: '/',
+        steps: [
+          {
+            id: 'hook',
+            type: 'trigger',
+            pluginType: 'webhook',
+            config: { mode: 'start', method: 'POST', secret: `\${{ secrets.${row.name} }}` },
+          },
+          { id: 'note', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['hook'] },
+        ],
+      });
+      assert.equal(published.status, 201, JSON.stringify(published.body));
+      const unresolved = (published.body.warnings as Array<{ code: string; name: string }>).filter(
+        (w) => w.code === 'CONFIG_ENTRY_UNRESOLVED',
+      );
+      assert.deepEqual(
+        unresolved.map((w) => w.name),
+        row.accepted ? [] : [row.name],
+        `${row.name}: publishing warns of a secret out of the workflow's reach`,
+      );
+      const activated = await member(x.t.request.post(`/workflows/definitions/${key}/aliases/latest/activate`));
+      assert.equal(activated.status, 200, JSON.stringify(activated.body));
+      const aliases = await member(x.t.request.get(`/workflows/definitions/${key}/aliases`));
+      const path = new URL(aliases.body.data[0].triggerStates.hook.runtimeMetadata.webhookUrl as string).pathname;
+      const body = JSON.stringify({ event: 'push' });
+      const before = await countExecutions(x.db, c.org);
+      const res = await x.t.request.post(path).set('Content-Type', 'application/json').set(signedHeaders(body, row.value)).send(body);
+      assert.equal(res.status, row.accepted ? 202 : 401, `${row.name}: ${JSON.stringify(res.body)}`);
+      assert.equal(await countExecutions(x.db, c.org), before + (row.accepted ? 1 : 0));
     }
   });
 
