@@ -2,8 +2,8 @@
  * The engine's authorization, through the one access module (api/access): a
  * workflow is guarded by its NRN (the `nrn` column; by default its
  * organization), an execution by its workflow's NRN, a config entry by its
- * place (a workflow-scoped entry: that workflow's NRN; a folder entry: the
- * organization's NRN, as folders are not NRN levels), and operations on the
+ * workflow's NRN (a workflow-scoped entry) or its own `nrn` (a folder entry,
+ * default the organization's), and operations on the
  * organization as a whole (lists, creating with no NRN, plugins, signals by
  * correlation key) by the organization's NRN.
  *
