@@ -8,9 +8,9 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
-import { dispatchFailure } from '../executions';
+import { dispatchFailure, type WorkflowReach } from '../executions';
 import { decryptSecret } from '../db/config-crypto';
-import { ConfigEntryRepository, folderChain } from '../db/repositories/config-entry-repository';
+import { ConfigEntryRepository, folderChain, type OutOfReach, type ReachingPlace } from '../db/repositories/config-entry-repository';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
 import { LightStepResultRepository } from '../db/repositories/light-step-result-repository';
 import { WorkflowRepository } from '../db/repositories/workflow-repository';
@@ -67,6 +67,8 @@ export interface ExecutionActivityDeps {
   recoveryStarts?: RecoveryStarts;
   /** The operator's own plugins (the PLUGINS setting), run beside the built-ins. */
   operatorPlugins?: OperatorPlugins;
+  /** What a workflow may reach: children, folder entries, others' failures (api/access/workflow-reach.ts, passed in). */
+  reach: WorkflowReach;
 }
 
 /** The Temporal client and task queue recovery runs start on. */
@@ -82,15 +84,34 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
   const { dataSource } = deps;
   const configEntries = new ConfigEntryRepository(dataSource.manager);
   const lightResults = new LightStepResultRepository(dataSource.manager);
-  const prepareDeps = { dataSource, temporalNamespace: deps.temporalNamespace, publicBaseUrl: deps.publicBaseUrl, limits: deps.limits };
+  const prepareDeps = {
+    dataSource,
+    temporalNamespace: deps.temporalNamespace,
+    publicBaseUrl: deps.publicBaseUrl,
+    limits: deps.limits,
+    reach: deps.reach,
+  };
 
-  const placeOf = async (organizationId: string, workflowId: string) => {
+  /**
+   * Where a workflow's entries are looked for, and which folder entries it may use: those whose NRN
+   * its own (as it is now, read with its path) reaches. A workflow gone meanwhile reaches none.
+   */
+  const placeOf = async (organizationId: string, workflowId: string): Promise<ReachingPlace & { workflowNrn: string }> => {
     const workflow = await new WorkflowRepository(dataSource.manager).findOne({
-      select: { path: true },
+      select: { path: true, nrn: true, organizationId: true },
       where: { organizationId, id: workflowId },
     });
-    return { workflowId, paths: folderChain(workflow?.path ?? '/') };
+    const workflowNrn = workflow ? deps.reach.nrnOf(workflow) : '';
+    return {
+      workflowId,
+      paths: folderChain(workflow?.path ?? '/'),
+      workflowNrn,
+      reaches: (nrn) => workflow !== null && deps.reach.reaches(workflowNrn, nrn),
+    };
   };
+  /** Why names found only out of reach have no value: where each exists. */
+  const outOfReachMessage = (kind: string, outside: OutOfReach[], workflowNrn: string) =>
+    outside.map((o) => `${kind} ${o.name} exists at ${o.nrn}, outside the workflow's NRN ${workflowNrn}`).join('; ');
 
   /** Decrypts the named secrets for one step call (the one place the worker decrypts), each use logged by name. */
   const loadSecrets = async (call: ActivityCall, names: string[]): Promise<Record<string, string>> => {
@@ -99,7 +120,10 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
     const storedName = (name: string) =>
       call.secretBindings && Object.hasOwn(call.secretBindings, name) ? call.secretBindings[name] : name;
     const stored = [...new Set(names.map(storedName))];
-    const entries = await configEntries.effective(call.organizationId, await placeOf(call.organizationId, call.workflowId), stored, true);
+    const place = await placeOf(call.organizationId, call.workflowId);
+    const { entries, outOfReach } = await configEntries.effective(call.organizationId, place, stored, true);
+    if (outOfReach.length > 0)
+      throw ApplicationFailure.nonRetryable(outOfReachMessage('secret', outOfReach, place.workflowNrn), 'CONFIG_ENTRY_UNRESOLVED');
     const missing = stored.filter((name) => !entries.some((entry) => entry.name === name));
     if (missing.length > 0)
       throw ApplicationFailure.nonRetryable(`secret ${missing.join(', ')} has no value for this workflow`, 'CONFIG_ENTRY_UNRESOLVED');
@@ -121,6 +145,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       publicBaseUrl: deps.publicBaseUrl ?? '',
       limits: deps.limits,
       logger: deps.logger,
+      reach: deps.reach,
     };
     // Bounded: this runs inside the finishing local activity, and the sweep is there for a slow Temporal.
     await deps.recoveryStarts.temporal
@@ -209,12 +234,18 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       return { result, batchWritten: await writeBatch(result) };
     },
 
-    /** Values of the `vars.*` a definition references, resolved once at start (never secrets); checks that its declared secrets exist. */
+    /**
+     * Values of the `vars.*` a definition references, resolved once at start (never secrets); checks that its
+     * declared secrets exist. A variable or declared secret found only outside the workflow's NRN fails the run
+     * here, saying where it is (silently leaving it out would read as "no such entry").
+     */
     async resolveVars({ organizationId, workflowId, names, secrets = [] }: ResolveVarsRequest): Promise<Record<string, unknown>> {
       if (names.length === 0 && secrets.length === 0) return {};
       const place = await placeOf(organizationId, workflowId);
       if (secrets.length > 0) {
-        const found = await configEntries.effective(organizationId, place, secrets, true);
+        const { entries: found, outOfReach } = await configEntries.effective(organizationId, place, secrets, true);
+        if (outOfReach.length > 0)
+          throw ApplicationFailure.nonRetryable(outOfReachMessage('secret', outOfReach, place.workflowNrn), 'CONFIG_ENTRY_UNRESOLVED');
         const missing = secrets.filter((name) => !found.some((entry) => entry.name === name));
         if (missing.length > 0)
           throw ApplicationFailure.nonRetryable(
@@ -223,7 +254,9 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
           );
       }
       if (names.length === 0) return {};
-      const entries = await configEntries.effective(organizationId, place, names, false);
+      const { entries, outOfReach } = await configEntries.effective(organizationId, place, names, false);
+      if (outOfReach.length > 0)
+        throw ApplicationFailure.nonRetryable(outOfReachMessage('variable', outOfReach, place.workflowNrn), 'CONFIG_ENTRY_UNRESOLVED');
       // Names without a value are left out: a step that reads one fails then (CONFIG_ENTRY_UNRESOLVED), not the whole run.
       return Object.fromEntries(entries.map((entry) => [entry.name, entry.value]));
     },

@@ -3,6 +3,7 @@
  * their dependencies (database, keys, policies).
  */
 import type { DataSource } from 'typeorm';
+import type { WorkflowReach } from '../executions';
 import type { Limits } from '../config/limits';
 import type { Logger } from '../config/logger';
 import { createExecutionActivities, type RecoveryStarts } from './create-execution-activities';
@@ -29,6 +30,8 @@ export interface ActivityDeps {
   recoveryStarts?: RecoveryStarts;
   /** The operator's own plugins (the PLUGINS setting), run beside the built-ins. */
   operatorPlugins?: OperatorPlugins;
+  /** What a workflow may reach (api/access/workflow-reach.ts, passed in by the start-up code). */
+  reach: WorkflowReach;
 }
 
 export function createActivities(deps: ActivityDeps) {

@@ -1,6 +1,6 @@
 /** The prepareChild activity: records a sub-workflow's child execution through the execution module, returning the child's input. */
 import { ApplicationFailure } from '@temporalio/common';
-import { prepareChildRun, RevisionNotRunnable, TreeBudgetExceeded, type PrepareDeps } from '../executions';
+import { ChildOutOfReach, prepareChildRun, RevisionNotRunnable, TreeBudgetExceeded, type PrepareDeps } from '../executions';
 import { RUN_LIMIT_SETTINGS } from '../workflows/engine';
 import type { ExecutionInput } from '../workflows/engine';
 import type { ChildPreparation } from './execution-activity-types';
@@ -20,6 +20,9 @@ export async function prepareChildExecution(deps: PrepareDeps, request: ChildPre
         `sub-workflow "${request.workflowId}" cannot start: ${error.message} (${RUN_LIMIT_SETTINGS.maxExecutionsPerTree})`,
         'SUBWORKFLOW_TREE_BUDGET_EXCEEDED',
       );
+    }
+    if (error instanceof ChildOutOfReach) {
+      throw ApplicationFailure.nonRetryable(`sub-workflow "${request.workflowId}" cannot run: ${error.message}`, 'SUBWORKFLOW_FORBIDDEN');
     }
     throw error;
   }

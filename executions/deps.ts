@@ -13,3 +13,15 @@ export interface StartDeps {
   /** What each run may do (the service's configured limits). */
   limits: RunLimits;
 }
+
+/**
+ * Whether a workflow may reach a target (a child workflow, a folder config entry, another run's
+ * failure). The one rule lives in the access module (api/access/workflow-reach.ts); executions/ and
+ * activities/ sit below api/, so whoever builds their deps (startup/, the tests) passes it in.
+ */
+export interface WorkflowReach {
+  /** A workflow's NRN: the one its definition names, else its organization's. */
+  nrnOf(workflow: { nrn: string | null; organizationId: string }): string;
+  /** Whether a workflow at `workflowNrn` may reach something at `targetNrn`. */
+  reaches(workflowNrn: string, targetNrn: string): boolean;
+}

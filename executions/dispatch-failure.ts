@@ -5,6 +5,10 @@
  * that trigger step, with the failure as payload: `{executionId, workflowId,
  * stepId, error}`.
  *
+ * - Within reach only: a binding hears a failure only when its workflow's NRN
+ *   reaches the failed workflow's (api/access/workflow-reach.ts, passed in as
+ *   `reach`); the payload carries error messages, which must not leave the NRN.
+ *
  * - Storage-routed: the bindings are rows, so whichever process sees the
  *   failure dispatches it (the worker right after recording it; the start
  *   reconciler's failure sweep for a failure whose process died before).
@@ -23,13 +27,13 @@ import type { TriggerBindingEntity } from '../db/entities/trigger-binding';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
 import { TriggerBindingRepository } from '../db/repositories/trigger-binding-repository';
 import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
-import type { StartDeps } from './deps';
+import type { StartDeps, WorkflowReach } from './deps';
 import { startExecution } from './start-execution';
 
 export const RECOVERY_TRIGGERS = ['on-error', 'execution-failed-trigger'];
 export const recoveryIdempotencyKey = (failedExecutionId: string): string => `onerror:${failedExecutionId}`;
 
-export type DispatchDeps = StartDeps & { logger: Pick<Logger, 'info' | 'warn'> };
+export type DispatchDeps = StartDeps & { logger: Pick<Logger, 'info' | 'warn'>; reach: WorkflowReach };
 
 export interface FailurePayload extends Record<string, unknown> {
   executionId: string;
@@ -53,10 +57,16 @@ export async function dispatchFailure(deps: DispatchDeps, failed: ExecutionEntit
     stepId: typeof error.stepId === 'string' ? error.stepId : null,
     error,
   };
-  const bindings = await new TriggerBindingRepository(deps.dataSource.manager).liveOfKinds(failed.organizationId, RECOVERY_TRIGGERS);
+  const bindings = await new TriggerBindingRepository(deps.dataSource.manager).liveOfKinds(
+    failed.organizationId,
+    RECOVERY_TRIGGERS,
+    failed.workflowId,
+  );
   const revisions = new WorkflowRevisionRepository(deps.dataSource.manager);
   const started: string[] = [];
   for (const binding of bindings) {
+    // A failure of a workflow that no longer exists is heard by none (its NRN is unknown).
+    if (!binding.about || !deps.reach.reaches(deps.reach.nrnOf(binding.workflow), deps.reach.nrnOf(binding.about))) continue;
     const runnable = await revisions.findRunnable(failed.organizationId, binding.workflowId, { revision: binding.revision });
     if (typeof runnable === 'string') continue;
     const config = runnable.definition.steps[binding.triggerId]?.config ?? {};

@@ -43,3 +43,18 @@ export class TreeBudgetExceeded extends Error {
     this.name = 'TreeBudgetExceeded';
   }
 }
+
+/** A sub-workflow whose workflow lies outside the parent workflow's NRN (api/access/workflow-reach.ts). */
+export class ChildOutOfReach extends Error {
+  constructor(
+    readonly parentNrn: string | null,
+    readonly childNrn: string,
+  ) {
+    super(
+      parentNrn === null
+        ? `the parent's workflow no longer exists, so it reaches no workflow (the child is at ${childNrn})`
+        : `its workflow is at ${childNrn}, outside the parent workflow's NRN ${parentNrn}`,
+    );
+    this.name = 'ChildOutOfReach';
+  }
+}

@@ -7,7 +7,7 @@
  * callers import from here, never from the files behind it.
  */
 export { deliver, deliverByCorrelation, DELIVERY_DEADLINE_MS, type Delivery } from './deliver-signal';
-export type { StartDeps } from './deps';
+export type { StartDeps, WorkflowReach } from './deps';
 export {
   dispatchFailure,
   recoveryIdempotencyKey,
@@ -16,7 +16,7 @@ export {
   type FailurePayload,
   type FailureSweepOptions,
 } from './dispatch-failure';
-export { DuplicateTick, ExecutorUnavailable, RevisionNotRunnable, TreeBudgetExceeded } from './errors';
+export { ChildOutOfReach, DuplicateTick, ExecutorUnavailable, RevisionNotRunnable, TreeBudgetExceeded } from './errors';
 export { newExecutionId } from './ids';
 export { prepareChildRun, type ChildRunRequest, type PrepareDeps } from './prepare-child';
 export { prepareScheduledRun, type ScheduledRunRequest } from './prepare-scheduled';

@@ -2,7 +2,8 @@
 import type { DataSource } from 'typeorm';
 import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
 import type { ExecutionInput, RunLimits } from '../workflows/engine';
-import { RevisionNotRunnable } from './errors';
+import type { WorkflowReach } from './deps';
+import { ChildOutOfReach, RevisionNotRunnable } from './errors';
 import { recordRun } from './record-run';
 
 /** What a parent workflow asks for (the prepareChild activity's request). */
@@ -28,15 +29,25 @@ export interface PrepareDeps {
   publicBaseUrl?: string;
   /** The service's limits, for runs that inherit none (cron ticks). */
   limits: RunLimits;
+  /** Which workflows a parent may run as children (api/access/workflow-reach.ts, passed in). */
+  reach: WorkflowReach;
 }
 
-/** Throws RevisionNotRunnable when the child's workflow, alias or revision does not exist. */
+/**
+ * Throws RevisionNotRunnable when the child's workflow, alias or revision does not exist, and
+ * ChildOutOfReach when the parent's workflow (its NRN as it is now, read in the same statement)
+ * does not reach the child's: then nothing is recorded.
+ */
 export async function prepareChildRun(deps: PrepareDeps, request: ChildRunRequest): Promise<ExecutionInput> {
   const runnable = await new WorkflowRevisionRepository(deps.dataSource.manager).findRunnable(request.organizationId, request.workflowId, {
     alias: request.alias,
     revision: request.revision,
+    reachFrom: request.parentExecutionId,
   });
   if (typeof runnable === 'string') throw new RevisionNotRunnable(runnable);
+  const parentNrn = runnable.reachFrom ? deps.reach.nrnOf(runnable.reachFrom) : null;
+  const childNrn = deps.reach.nrnOf(runnable.workflow);
+  if (parentNrn === null || !deps.reach.reaches(parentNrn, childNrn)) throw new ChildOutOfReach(parentNrn, childNrn);
   const trigger = { source: 'sub-workflow' as const, payload: request.inputs, receivedAt: new Date().toISOString() };
   // The child id is minted by the parent workflow, so a retried activity finds its own row (idempotency key = child id).
   const { input } = await recordRun(deps.dataSource, {

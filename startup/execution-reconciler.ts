@@ -7,7 +7,7 @@
  * then forgets old light step results, on a timer started and stopped with the service.
  */
 import { LightStepResultRepository } from '../db/repositories/light-step-result-repository';
-import { settleChildren, sweepFailures, sweepOnce, type ReconcilerDeps, type SweepOptions } from '../executions';
+import { settleChildren, sweepFailures, sweepOnce, type DispatchDeps, type ReconcilerDeps, type SweepOptions } from '../executions';
 
 export const DEFAULT_INTERVAL_MS = 30_000;
 
@@ -27,7 +27,10 @@ export interface RunningReconciler {
  * unref'd timer, so it never holds the process open. The next sweep is
  * scheduled only when the previous one has ended: never two at once.
  */
-export function startExecutionReconciler(deps: ReconcilerDeps, options: SweepOptions & { intervalMs?: number } = {}): RunningReconciler {
+export function startExecutionReconciler(
+  deps: ReconcilerDeps & DispatchDeps,
+  options: SweepOptions & { intervalMs?: number } = {},
+): RunningReconciler {
   const intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

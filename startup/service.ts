@@ -10,6 +10,7 @@ import { createApp } from '../api/app';
 import { DEFAULT_EGRESS } from '../activities/egress/policy';
 import { loadOperatorPlugins } from '../activities/plugins/operator/load-plugins';
 import { bootstrapAdmins } from '../api/admin/bootstrap';
+import { workflowReach } from '../api/access/workflow-reach';
 import { createTokenVerifier } from '../api/http/auth';
 import { SignInCodes } from '../api/console/sign-in-codes';
 import { consoleOptions, printSignInLink } from './console';
@@ -98,6 +99,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
           limits: config.limits,
           recoveryStarts: { temporal: client, taskQueue: config.temporalTaskQueue },
           operatorPlugins,
+          reach: workflowReach,
           egress: {
             allow: config.egressAllowHosts ?? DEFAULT_EGRESS.allow,
             deny: config.egressDenyHosts ?? DEFAULT_EGRESS.deny,
@@ -154,6 +156,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
         publicBaseUrl: config.publicBaseUrl,
         limits: config.limits,
         logger,
+        reach: workflowReach,
       });
       cleanups.push({ name: 'execution start reconciler', run: () => reconciler.stop() });
     }

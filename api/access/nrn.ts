@@ -98,6 +98,20 @@ export function containingNrns(nrn: Nrn): string[] {
   return [...out];
 }
 
+/**
+ * `text` in canonical form when it names the organization or one concrete resource
+ * inside it, else why not: what may be placed at an NRN (a workflow, a config entry)
+ * must never land in another tenant nor name many resources at once.
+ */
+export function nrnInOrganization(text: string, organizationId: string): { nrn: string } | { problem: string } {
+  const canonical = canonicalNrn(text);
+  const parsed = canonical === undefined ? undefined : parseNrn(canonical);
+  if (parsed === undefined) return { problem: 'is not a valid NRN' };
+  if (parsed[0] !== organizationId) return { problem: `must lie inside your organization (start with organization=${organizationId})` };
+  if (!isConcrete(parsed)) return { problem: 'must name one resource (no * wildcards)' };
+  return { nrn: canonical! };
+}
+
 /** The organization id of an NRN (may be `*`). */
 export function organizationOf(nrn: Nrn): string {
   return nrn[0] ?? '*';

@@ -11,8 +11,10 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { decryptSecret } from '../../db/config-crypto';
+import type { WorkflowEntity } from '../../db/entities/workflow';
 import { ConfigEntryRepository, folderChain } from '../../db/repositories/config-entry-repository';
 import { WebhookReplayRepository } from '../../db/repositories/webhook-replay-repository';
+import { workflowNrn, workflowReaches } from '../access/workflow-reach';
 import { HttpError } from '../http/errors';
 import type { AppContext } from '../http/route';
 
@@ -23,22 +25,25 @@ const SECRET_REFERENCE = /^\s*\$\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\
 
 const unsigned = (detail: string) => new HttpError(401, 'webhook-signature-invalid', detail);
 
-/** The trigger's secret: a literal, or a secret config entry the workflow sees. */
+/** The trigger's secret: a literal, or a secret config entry the workflow sees (within its NRN: api/access/workflow-reach.ts). */
 export async function webhookSecret(
   deps: { dataSource: DataSource; encryptionKey: Buffer },
   organizationId: string,
-  workflow: { id: string; path: string },
+  workflow: Pick<WorkflowEntity, 'id' | 'path' | 'nrn' | 'organizationId'>,
   configured: string,
 ): Promise<string> {
   const reference = SECRET_REFERENCE.exec(configured);
   if (!reference) return configured;
-  const [entry] = await new ConfigEntryRepository(deps.dataSource.manager).effective(
+  const nrn = workflowNrn(workflow);
+  const {
+    entries: [entry],
+  } = await new ConfigEntryRepository(deps.dataSource.manager).effective(
     organizationId,
-    { workflowId: workflow.id, paths: folderChain(workflow.path) },
+    { workflowId: workflow.id, paths: folderChain(workflow.path), reaches: (entryNrn) => workflowReaches(nrn, entryNrn) },
     [reference[1]],
     true,
   );
-  // A missing secret must not open the webhook: nobody can sign, so every request is refused.
+  // A missing secret, or one outside the workflow's NRN, must not open the webhook: nobody can sign, so every request is refused.
   if (!entry?.encryptedValue) throw unsigned('The webhook signature cannot be verified.');
   return decryptSecret(deps.encryptionKey, entry.encryptedValue, organizationId);
 }

@@ -2,8 +2,8 @@
  * The engine's authorization, through the one access module (api/access): a
  * workflow is guarded by its NRN (the `nrn` column; by default its
  * organization), an execution by its workflow's NRN, a config entry by its
- * place (a workflow-scoped entry: that workflow's NRN; a folder entry: the
- * organization's NRN, as folders are not NRN levels), and operations on the
+ * workflow's NRN (a workflow-scoped entry) or its own `nrn` (a folder entry,
+ * default the organization's), and operations on the
  * organization as a whole (lists, creating with no NRN, plugins, signals by
  * correlation key) by the organization's NRN.
  *
@@ -17,13 +17,13 @@ import type { WorkflowEntity } from '../../db/entities/workflow';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { authorize } from '../access/access';
 import { organizationNrn } from '../access/nrn';
+import { workflowNrn } from '../access/workflow-reach';
 import type { AuthContext } from '../http/auth';
 import { HttpError } from '../http/errors';
 import type { Permission } from '../http/permissions';
 import { workflowNotFound } from './errors';
 
-export const workflowNrn = (workflow: Pick<WorkflowEntity, 'nrn' | 'organizationId'>): string =>
-  workflow.nrn ?? organizationNrn(workflow.organizationId);
+export { workflowNrn };
 
 /** The problem+json not-found of an organization-wide engine operation. */
 export const organizationNotFound = (organizationId: string) => (): HttpError =>

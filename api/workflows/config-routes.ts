@@ -1,15 +1,21 @@
 /**
  * Secrets and variables under /workflows/config ({error, message} dialect).
  * Bodies are checked here rather than by the schema so each rule answers
- * with its contract code (invalid_name, invalid_place, invalid_value, …).
+ * with its contract code (invalid_name, invalid_place, invalid_nrn, invalid_value, …).
  * Secret values are encrypted before they reach the store and never read back.
+ *
+ * Guards: a folder entry by its own NRN (`nrn`, default the organization's), a
+ * workflow-scoped entry by its workflow's NRN. Listing a folder needs config:read
+ * somewhere in the organization and shows the entries whose NRN the caller may
+ * read (a filter, not a 403: a folder holds entries of several NRNs).
  */
 import { Type } from '@sinclair/typebox';
 import { ConfigEntryRepository, folderChain, type ConfigEntryView } from '../../db/repositories/config-entry-repository';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { normalizeFolderPath } from '../../workflows/engine';
-import { authorize } from '../access/access';
-import { organizationNrn } from '../access/nrn';
+import { authorize, loadAccess, type Access } from '../access/access';
+import { nrnInOrganization, organizationNrn } from '../access/nrn';
+import { workflowReaches } from '../access/workflow-reach';
 import type { AuthContext } from '../http/auth';
 import { HttpError } from '../http/errors';
 import type { Permission } from '../http/permissions';
@@ -35,6 +41,7 @@ const Entry = Type.Object({
   secret: Type.Boolean(),
   path: Type.Optional(Type.String()),
   workflow: Type.Optional(Type.String()),
+  nrn: Type.Optional(Type.String({ description: "A folder entry's NRN: it guards the entry and bounds which workflows use it." })),
   value: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   effective: Type.Optional(Type.Boolean()),
   mode: Type.Optional(Type.Union([Type.Literal('created'), Type.Literal('updated')])),
@@ -48,7 +55,7 @@ function entryJson(row: ConfigEntryView, extra: Record<string, unknown> = {}): R
     id: row.id,
     name: row.name,
     secret: row.secret,
-    ...(row.path !== null ? { path: row.path } : { workflow: row.workflowId }),
+    ...(row.path !== null ? { path: row.path, nrn: row.nrn ?? organizationNrn(row.organizationId) } : { workflow: row.workflowId }),
     value: row.secret ? null : row.value,
     ...(row.createdBy !== null ? { createdBy: row.createdBy } : {}),
     createdAt: iso(row.createdAt),
@@ -65,32 +72,39 @@ function checkValue(value: unknown): string {
 
 export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
   const entries = new ConfigEntryRepository(deps.dataSource.manager);
-  /** Exactly one of path and workflow; a workflow is named by id or key and must be in the caller's organization. */
+  /**
+   * Exactly one of path and workflow; a workflow is named by id or key and must be in the caller's
+   * organization. `nrn` (folder entries only) is the one the body names, if any: `nrn` of a workflow
+   * place is its workflow's, which guards its entries.
+   */
   async function place(
     organizationId: string,
-    input: { path?: unknown; workflow?: unknown },
-  ): Promise<{ path: string | null; workflowId: string | null; workflowPath?: string; nrn: string }> {
+    input: { path?: unknown; workflow?: unknown; nrn?: unknown },
+  ): Promise<{ path: string | null; workflowId: string | null; workflowPath?: string; workflowNrn?: string; nrn?: string }> {
     const hasPath = input.path !== undefined && input.path !== null;
     const hasWorkflow = input.workflow !== undefined && input.workflow !== null;
     if (hasPath === hasWorkflow) throw fail(400, 'invalid_place', 'Give exactly one of path and workflow.');
     if (hasPath) {
       const path = typeof input.path === 'string' ? normalizeFolderPath(input.path) : undefined;
       if (path === undefined) throw fail(400, 'invalid_place', 'path must be an absolute folder path such as /team/payments.');
-      return { path, workflowId: null, nrn: organizationNrn(organizationId) };
+      if (input.nrn === undefined) return { path, workflowId: null };
+      if (typeof input.nrn !== 'string') throw fail(400, 'invalid_nrn', 'nrn must be a string such as organization=1:account=7.');
+      const inside = nrnInOrganization(input.nrn, organizationId);
+      if ('problem' in inside) throw fail(400, 'invalid_nrn', `nrn "${input.nrn}" ${inside.problem}.`);
+      return { path, workflowId: null, nrn: inside.nrn };
     }
+    if (input.nrn !== undefined)
+      throw fail(400, 'invalid_nrn', "nrn applies to folder entries only: a workflow's entries are guarded by the workflow's NRN.");
     if (typeof input.workflow !== 'string' || input.workflow === '')
       throw fail(400, 'invalid_place', 'workflow must be a workflow id or key.');
     const workflow = await new WorkflowRepository(deps.dataSource.manager).findByRef(organizationId, input.workflow);
     if (!workflow) throw fail(404, 'not_found', `No workflow "${input.workflow}" exists in your organization.`);
-    return { path: null, workflowId: workflow.id, workflowPath: workflow.path, nrn: workflowNrn(workflow) };
+    return { path: null, workflowId: workflow.id, workflowPath: workflow.path, workflowNrn: workflowNrn(workflow) };
   }
 
-  /**
-   * Where an entry is guarded: a workflow-scoped entry by its workflow's NRN, a
-   * folder entry by the organization's (folders are not NRN levels).
-   */
+  /** Where an entry is guarded: a workflow-scoped entry by its workflow's NRN, a folder entry by its own. */
   async function entryNrn(organizationId: string, entry: ConfigEntryView): Promise<string> {
-    if (entry.workflowId === null) return organizationNrn(organizationId);
+    if (entry.workflowId === null) return entry.nrn ?? organizationNrn(organizationId);
     const workflow = await new WorkflowRepository(deps.dataSource.manager).findOneBy({ organizationId, id: entry.workflowId });
     return workflow ? workflowNrn(workflow) : organizationNrn(organizationId);
   }
@@ -109,7 +123,8 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       path: '/workflows/config',
       operationId: 'upsertConfigEntry',
       summary: 'Create or rotate a secret or variable by name and place',
-      description: 'Body: {name, value, secret?, path | workflow}. 201 mode created, or 200 mode updated with the same id.',
+      description:
+        'Body: {name, value, secret?, path | workflow, nrn?}. `nrn` (folder entries only, default the organization) guards the entry and bounds which workflows use it. 201 mode created, or 200 mode updated with the same id.',
       tags,
       access: { permission: 'config:write' },
       body: Loose,
@@ -122,7 +137,14 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
         if (input.secret !== undefined && typeof input.secret !== 'boolean') throw fail(400, 'invalid_value', 'secret must be a boolean.');
         const value = checkValue(input.value);
         const where = await place(auth.organizationId, input);
-        await authorize(deps.dataSource, auth, permission, where.nrn, placeNotFound);
+        // A folder entry keeps the NRN it was created with (default: the organization's); writing it needs config:write there.
+        const existing = where.path === null ? undefined : await entries.findAtPlace(auth.organizationId, input.name, where);
+        const nrn = where.path === null ? null : (existing?.nrn ?? where.nrn ?? organizationNrn(auth.organizationId));
+        await authorize(deps.dataSource, auth, permission, where.workflowNrn ?? nrn!, placeNotFound);
+        const name = input.name;
+        const nrnDiffers = () =>
+          fail(409, 'nrn_immutable', `"${name}" exists at ${where.path} with nrn ${nrn}; the nrn of an entry cannot change.`);
+        if (where.nrn !== undefined && nrn !== where.nrn) throw nrnDiffers();
         const secret = input.secret === true;
         const result = await entries.upsertEntry({
           id: newConfigEntryId(),
@@ -134,7 +156,9 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
           value: secret ? null : value,
           encryptedValue: secret ? encryptSecret(deps.encryptionKey, value, auth.organizationId) : null,
           createdBy: auth.userId,
+          nrn,
         });
+        if (result === 'nrn-differs') throw nrnDiffers();
         if (result === 'secret-flag-differs')
           throw fail(409, 'secret_flag_immutable', `"${input.name}" exists with secret=${!secret}; the secret flag cannot change.`);
         return { status: result.created ? 201 : 200, body: entryJson(result.row, { mode: result.created ? 'created' : 'updated' }) };
@@ -154,17 +178,29 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       }),
       responses: { 200: { description: 'Entries', schema: Type.Object({ data: Type.Array(Entry) }) } },
       async handler({ query, auth, permission }) {
-        const where = await place(auth.organizationId, query);
-        await authorize(deps.dataSource, auth, permission, where.nrn, placeNotFound);
+        const where = await place(auth.organizationId, { path: query.path, workflow: query.workflow });
+        let access: Access;
+        if (where.workflowNrn !== undefined) access = await authorize(deps.dataSource, auth, permission, where.workflowNrn, placeNotFound);
+        else {
+          access = await loadAccess(deps.dataSource, auth);
+          access.requireSomewhere(permission, auth.organizationId, placeNotFound);
+        }
         const paths = query.ancestors ? folderChain(where.path ?? where.workflowPath ?? '/') : where.path ? [where.path] : [];
-        const rows = await entries.listAt(auth.organizationId, { workflowId: where.workflowId, paths });
+        const all = await entries.listAt(auth.organizationId, { workflowId: where.workflowId, paths });
+        // Folder entries only where the caller may read them (the workflow's own are guarded by the check above).
+        const rows = all.filter(
+          (row) => row.workflowId !== null || access.can(permission, row.nrn ?? organizationNrn(auth.organizationId)),
+        );
         if (!query.ancestors) return { status: 200, body: { data: rows.map((row) => entryJson(row)) } };
-        // Rows come in precedence order; the first per (kind, name) wins.
+        // Rows come in precedence order; the first per (kind, name) wins, among those a workflow may use:
+        // a workflow's listing skips folder entries outside its NRN (api/access/workflow-reach.ts).
+        const usable = (row: ConfigEntryView) =>
+          where.workflowNrn === undefined || row.workflowId !== null || workflowReaches(where.workflowNrn, row.nrn ?? '');
         const seen = new Set<string>();
         const data = rows.map((row) => {
           const id = `${row.secret}:${row.name}`;
-          const effective = !seen.has(id);
-          seen.add(id);
+          const effective = !seen.has(id) && usable(row);
+          if (effective) seen.add(id);
           return entryJson(row, { effective });
         });
         return { status: 200, body: { data } };
@@ -202,6 +238,7 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
           throw fail(409, 'secret_flag_immutable', 'The secret flag cannot change.');
         if (input.path !== undefined || input.workflow !== undefined)
           throw fail(400, 'invalid_place', 'The place of an entry cannot change.');
+        if (input.nrn !== undefined && input.nrn !== current.nrn) throw fail(409, 'nrn_immutable', 'The nrn of an entry cannot change.');
         const value = checkValue(input.value);
         const row = await entries.rotate(auth.organizationId, params.id, {
           value: current.secret ? null : value,

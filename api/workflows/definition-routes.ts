@@ -5,6 +5,7 @@ import { WorkflowRepository, type PublishNewOutcome, type Published } from '../.
 import { isUniqueViolation } from '../../db/sql';
 import { definitionBytesIssue, normalizeFolderPath, validateDefinition } from '../../workflows/engine';
 import { accessOf, loadAccess, type Access } from '../access/access';
+import { canonicalNrn, organizationNrn } from '../access/nrn';
 import { RecentAccess } from '../access/recent-access';
 import type { AuthContext } from '../http/auth';
 import { HttpError, conflict, validationFailed, type FieldError } from '../http/errors';
@@ -72,11 +73,13 @@ async function validationReport(deps: WorkflowDeps, body: unknown, organizationI
   if (!result.definition || tooLarge) return { valid: false, errors: tooLarge ? [tooLarge] : result.errors, warnings: [] };
   const schemaErrors = declaredSchemaErrors(result.definition, body);
   if (schemaErrors.length > 0) return { valid: false, errors: schemaErrors, warnings: [] };
+  // Entries within the NRN the definition names (an NRN publishing would refuse reaches none).
+  const nrn = result.definition.nrn === undefined ? organizationNrn(organizationId) : (canonicalNrn(result.definition.nrn) ?? '');
   const warnings = await configWarnings(
     deps.dataSource,
     organizationId,
     workflowId,
-    result.definition.path,
+    { path: result.definition.path, nrn },
     boundReferences(result.references, result.definition),
     result.warnings,
   );

@@ -19,7 +19,8 @@ import {
   type PluginCatalog,
   type WorkflowDefinition,
 } from '../../workflows/engine';
-import { canonicalNrn, isConcrete, organizationNrn, parseNrn } from '../access/nrn';
+import { nrnInOrganization, organizationNrn } from '../access/nrn';
+import { workflowReaches } from '../access/workflow-reach';
 import { HttpError, describeFieldErrors, type FieldError } from '../http/errors';
 import { declaredSchemaErrors } from './declared-schemas';
 
@@ -56,17 +57,9 @@ export function definitionInvalid(errors: FieldError[]): HttpError {
  */
 export function ownNrn(nrn: string | undefined, organizationId: string): string {
   if (nrn === undefined) return organizationNrn(organizationId);
-  const canonical = canonicalNrn(nrn);
-  const parsed = canonical === undefined ? undefined : parseNrn(canonical);
-  const problem =
-    parsed === undefined
-      ? 'is not a valid NRN'
-      : parsed[0] !== organizationId
-        ? `must lie inside your organization (start with organization=${organizationId})`
-        : !isConcrete(parsed)
-          ? 'must name one resource (no * wildcards)'
-          : undefined;
-  if (problem === undefined) return canonical!;
+  const inside = nrnInOrganization(nrn, organizationId);
+  if ('nrn' in inside) return inside.nrn;
+  const { problem } = inside;
   const message = `nrn "${nrn}" ${problem}`;
   throw new HttpError(400, 'nrn-outside-organization', `The workflow definition is invalid: ${message}.`, {
     errors: [{ path: '/nrn', message }],
@@ -123,19 +116,24 @@ export function boundReferences(references: ConfigReference[], definition: Workf
   );
 }
 
-/** The definition's warnings, then references with no entry of their kind at any place the workflow sees (workflow, its folder, ancestors, root). */
+/**
+ * The definition's warnings, then references with no entry of their kind the workflow may use at any
+ * place it sees (workflow, its folder, ancestors, root; folder entries within its NRN `nrn`).
+ */
 export async function configWarnings(
   db: DataSource,
   organizationId: string,
   workflowId: string | null,
-  path: string,
+  place: { path: string; nrn: string },
   references: ConfigReference[],
   definitionWarnings: DefinitionWarning[] = [],
 ): Promise<PublishWarning[]> {
   if (references.length === 0) return definitionWarnings;
-  const found = await new ConfigEntryRepository(db.manager).visibleNames(organizationId, { workflowId, paths: folderChain(path) }, [
-    ...new Set(references.map((r) => r.name)),
-  ]);
+  const found = await new ConfigEntryRepository(db.manager).visibleNames(
+    organizationId,
+    { workflowId, paths: folderChain(place.path), reaches: (entryNrn) => workflowReaches(place.nrn, entryNrn) },
+    [...new Set(references.map((r) => r.name))],
+  );
   const have = new Set(found.map((f) => `${f.secret ? 'secret' : 'var'}:${f.name}`));
   const unresolved = references
     .filter((r) => !have.has(`${r.kind}:${r.name}`))
@@ -145,5 +143,5 @@ export async function configWarnings(
 
 /** The warnings a publish answers with: the definition's own, then its config references no entry resolves. */
 export function publishWarnings(db: DataSource, organizationId: string, workflowId: string, prepared: Prepared): Promise<PublishWarning[]> {
-  return configWarnings(db, organizationId, workflowId, prepared.fields.path, prepared.references, prepared.warnings);
+  return configWarnings(db, organizationId, workflowId, prepared.fields, prepared.references, prepared.warnings);
 }

@@ -9,6 +9,8 @@ export class ConfigEntryEntity {
   @Column({ type: 'boolean' }) secret!: boolean;
   @Column({ type: 'text', nullable: true }) path!: string | null;
   @Column({ name: 'workflow_id', type: 'text', nullable: true }) workflowId!: string | null;
+  /** A folder entry's NRN (guards it, bounds which workflows use it); null on workflow-scoped entries. */
+  @Column({ type: 'text', nullable: true }) nrn!: string | null;
   @Column({ type: 'text', nullable: true }) value!: string | null;
   @Column({ name: 'encrypted_value', type: 'bytea', nullable: true }) encryptedValue!: Buffer | null;
   @Column({ type: 'integer' }) version!: number;

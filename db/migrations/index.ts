@@ -21,6 +21,7 @@ import { FailureDispatch1763760200000 } from './1763760200000-failure-dispatch';
 import { SignalDeliveries1763760200001 } from './1763760200001-signal-deliveries';
 import { LightStepResults1763770000000 } from './1763770000000-light-step-results';
 import { ExecutionTrees1763780000000 } from './1763780000000-execution-trees';
+import { ConfigEntryNrn1763780000030 } from './1763780000030-config-entry-nrn';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -52,4 +53,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   LightStepResults1763770000000,
   // Sub-workflow trees: the descendants a root recorded (the tree budget); live children, for the children sweep.
   ExecutionTrees1763780000000,
+  // Folder config entries guarded and bounded by an NRN.
+  ConfigEntryNrn1763780000030,
 ];

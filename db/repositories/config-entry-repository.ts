@@ -21,6 +21,49 @@ export interface ConfigPlace {
   paths: string[];
 }
 
+/**
+ * Where a workflow looks for entries it uses: its own entries always, a folder entry only when
+ * `reaches` answers true for the entry's NRN (the workflow-reach rule, api/access/workflow-reach.ts,
+ * bound to the workflow's NRN by the caller: the filter runs here in JS, never as a second rule in SQL).
+ */
+export interface ReachingPlace extends ConfigPlace {
+  reaches(folderEntryNrn: string): boolean;
+}
+
+/** An entry as `effective` returns it: what a step needs to use it. */
+export type EffectiveEntry = Pick<ConfigEntryEntity, 'id' | 'name' | 'version' | 'value' | 'encryptedValue'>;
+
+/** A name that has entries where the workflow looks, none of them within its reach: the first one's NRN. */
+export interface OutOfReach {
+  name: string;
+  nrn: string;
+}
+
+/** Whether the workflow of `place` may use `row` (own entries always; a folder entry by its NRN). */
+const usableAt = (place: ReachingPlace, row: Pick<ConfigEntryEntity, 'workflowId' | 'nrn'>): boolean =>
+  row.workflowId !== null || (row.nrn !== null && place.reaches(row.nrn));
+
+/**
+ * Per name, the first usable row (rows come in precedence order), and the names whose rows are
+ * all out of reach.
+ */
+function firstUsable<T extends Pick<ConfigEntryEntity, 'name' | 'workflowId' | 'nrn'>>(
+  place: ReachingPlace,
+  rows: T[],
+): { entries: T[]; outOfReach: OutOfReach[] } {
+  const chosen = new Map<string, T>();
+  const outside = new Map<string, string>();
+  for (const row of rows) {
+    if (chosen.has(row.name)) continue;
+    if (usableAt(place, row)) chosen.set(row.name, row);
+    else if (!outside.has(row.name)) outside.set(row.name, row.nrn ?? '');
+  }
+  return {
+    entries: [...chosen.values()],
+    outOfReach: [...outside].filter(([name]) => !chosen.has(name)).map(([name, nrn]) => ({ name, nrn })),
+  };
+}
+
 /** `/a/b` → `['/a/b', '/a', '/']`: the folder and its ancestors, deepest first. */
 export function folderChain(path: string): string[] {
   const segments = path.split('/').filter((s) => s !== '');
@@ -39,14 +82,18 @@ export class ConfigEntryRepository extends Repository<ConfigEntryEntity> {
     return selectColumnsExcept(this.manager, ConfigEntryEntity, ['encryptedValue']);
   }
 
-  async upsertEntry(entry: ConfigWrite): Promise<{ row: ConfigEntryView; created: boolean } | 'secret-flag-differs'> {
+  /**
+   * Creates the entry, or rotates the one at its place when that has the same secret flag and NRN
+   * (a flag or NRN never changes: otherwise nothing is written).
+   */
+  async upsertEntry(entry: ConfigWrite): Promise<{ row: ConfigEntryView; created: boolean } | 'secret-flag-differs' | 'nrn-differs'> {
     const rows = await rowsOf<ConfigEntryView & { created: boolean }>(
       this.manager,
-      `INSERT INTO config_entries AS c (id, organization_id, name, secret, path, workflow_id, value, encrypted_value, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+      `INSERT INTO config_entries AS c (id, organization_id, name, secret, path, workflow_id, value, encrypted_value, created_by, nrn)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (organization_id, name, (COALESCE(path, '')), (COALESCE(workflow_id, '')))
        DO UPDATE SET value = EXCLUDED.value, encrypted_value = EXCLUDED.encrypted_value, version = c.version + 1, updated_at = now()
-       WHERE c.secret = EXCLUDED.secret
+       WHERE c.secret = EXCLUDED.secret AND c.nrn IS NOT DISTINCT FROM EXCLUDED.nrn
        RETURNING ${this.visible}, (xmax = 0) AS created`,
       [
         entry.id,
@@ -58,11 +105,32 @@ export class ConfigEntryRepository extends Repository<ConfigEntryEntity> {
         entry.value,
         entry.encryptedValue,
         entry.createdBy,
+        entry.nrn,
       ],
     );
-    if (rows.length === 0) return 'secret-flag-differs';
+    if (rows.length === 0) {
+      // Nothing written: the entry at that place differs in its flag or its NRN (the route decided on
+      // what it read before; an entry replaced in between lands here too). Rare: one more read says which.
+      const existing = await this.findAtPlace(entry.organizationId, entry.name, entry);
+      return existing && existing.secret === entry.secret ? 'nrn-differs' : 'secret-flag-differs';
+    }
     const { created, ...row } = rows[0];
     return { row, created };
+  }
+
+  /** The entry of that name at a place (a folder path or a workflow). */
+  async findAtPlace(
+    organizationId: string,
+    name: string,
+    place: Pick<ConfigEntryEntity, 'path' | 'workflowId'>,
+  ): Promise<ConfigEntryView | undefined> {
+    const [row] = await rowsOf<ConfigEntryView>(
+      this.manager,
+      `SELECT ${this.visible} FROM config_entries
+       WHERE organization_id = $1 AND name = $2 AND COALESCE(path, '') = COALESCE($3::text, '') AND COALESCE(workflow_id, '') = COALESCE($4::text, '')`,
+      [organizationId, name, place.path, place.workflowId],
+    );
+    return row;
   }
 
   async findEntry(organizationId: string, id: string): Promise<ConfigEntryView | undefined> {
@@ -107,40 +175,46 @@ export class ConfigEntryRepository extends Repository<ConfigEntryEntity> {
     );
   }
 
-  /** Which of the given names have an entry (of which kind) somewhere the workflow sees. */
+  /** Which of the given names have an entry (of which kind) the workflow may use, somewhere it looks. */
   async visibleNames(
     organizationId: string,
-    place: ConfigPlace,
+    place: ReachingPlace,
     names: string[],
   ): Promise<Array<Pick<ConfigEntryEntity, 'name' | 'secret'>>> {
     if (names.length === 0) return [];
-    return rowsOf(
+    const rows = await rowsOf<Pick<ConfigEntryEntity, 'name' | 'secret' | 'workflowId' | 'nrn'>>(
       this.manager,
-      `SELECT DISTINCT name, secret FROM config_entries
+      `SELECT name, secret, workflow_id AS "workflowId", nrn FROM config_entries
        WHERE organization_id = $1 AND (workflow_id = $2 OR path = ANY($3::text[])) AND name = ANY($4::text[])`,
       [organizationId, place.workflowId, place.paths, names],
     );
+    const seen = new Map<string, Pick<ConfigEntryEntity, 'name' | 'secret'>>();
+    for (const row of rows) if (usableAt(place, row)) seen.set(`${row.secret}:${row.name}`, { name: row.name, secret: row.secret });
+    return [...seen.values()];
   }
 
   /**
    * The effective entry of each name for a workflow (first match of workflow,
-   * deepest folder, ancestors, root), of one kind: `secrets.*` and `vars.*` are
-   * disjoint namespaces. Used by activities; this is the one read that selects
-   * ciphertext.
+   * deepest folder, ancestors, root, among the entries it may use), of one kind:
+   * `secrets.*` and `vars.*` are disjoint namespaces; and the names found only out
+   * of its reach. Used by activities and the webhook trigger; this is the one read
+   * that selects ciphertext (only the chosen entries' is decrypted, by the callers).
    */
   async effective(
     organizationId: string,
-    place: ConfigPlace,
+    place: ReachingPlace,
     names: string[],
     secret: boolean,
-  ): Promise<Array<Pick<ConfigEntryEntity, 'id' | 'name' | 'version' | 'value' | 'encryptedValue'>>> {
-    if (names.length === 0) return [];
-    return rowsOf(
+  ): Promise<{ entries: EffectiveEntry[]; outOfReach: OutOfReach[] }> {
+    if (names.length === 0) return { entries: [], outOfReach: [] };
+    const rows = await rowsOf<EffectiveEntry & Pick<ConfigEntryEntity, 'workflowId' | 'nrn'>>(
       this.manager,
-      `SELECT DISTINCT ON (name) id, name, version, value, encrypted_value AS "encryptedValue" FROM config_entries
+      `SELECT id, name, version, value, encrypted_value AS "encryptedValue", workflow_id AS "workflowId", nrn FROM config_entries
        WHERE organization_id = $1 AND (workflow_id = $2 OR path = ANY($3::text[])) AND name = ANY($4::text[]) AND secret = $5
        ORDER BY name, CASE WHEN workflow_id IS NOT NULL THEN -1 ELSE array_position($3::text[], path) END`,
       [organizationId, place.workflowId, place.paths, names, secret],
     );
+    const { entries, outOfReach } = firstUsable(place, rows);
+    return { entries: entries.map(({ workflowId: _w, nrn: _n, ...entry }) => entry), outOfReach };
   }
 }

@@ -4,10 +4,14 @@
  */
 import { Repository, type EntityManager } from 'typeorm';
 import { TriggerBindingEntity, type TriggerBindingStatus } from '../entities/trigger-binding';
+import type { WorkflowEntity } from '../entities/workflow';
 import { rowsOf, selectColumns } from '../sql';
 
 /** A binding about to be written; `activated` stamps activated_at. */
 export type BindingWrite = Omit<TriggerBindingEntity, 'activatedAt' | 'deactivatedAt' | 'updatedAt'> & { activated: boolean };
+
+/** What decides a workflow's NRN (its own, else its organization's). */
+type WorkflowNrnRow = Pick<WorkflowEntity, 'nrn' | 'organizationId'>;
 
 export class TriggerBindingRepository extends Repository<TriggerBindingEntity> {
   constructor(manager: EntityManager) {
@@ -63,14 +67,34 @@ export class TriggerBindingRepository extends Repository<TriggerBindingEntity> {
     });
   }
 
-  /** The organization's live bindings of the given trigger kinds (recovery triggers are routed by storage, from any replica). */
-  async liveOfKinds(organizationId: string, pluginTypes: string[]): Promise<TriggerBindingEntity[]> {
-    return rowsOf<TriggerBindingEntity>(
+  /**
+   * The organization's live bindings of the given trigger kinds (recovery triggers are routed by
+   * storage, from any replica), each with its workflow's NRN as it is now, and the NRN of
+   * `aboutWorkflowId` (the failed run's workflow; null fields: no such workflow), in one statement.
+   */
+  async liveOfKinds(
+    organizationId: string,
+    pluginTypes: string[],
+    aboutWorkflowId: string,
+  ): Promise<Array<TriggerBindingEntity & { workflow: WorkflowNrnRow; about: WorkflowNrnRow | null }>> {
+    const rows = await rowsOf<
+      TriggerBindingEntity & { workflowNrn: string | null; aboutNrn: string | null; aboutOrganizationId: string | null }
+    >(
       this.manager,
-      `SELECT ${selectColumns(this.manager, TriggerBindingEntity)} FROM trigger_bindings
-       WHERE organization_id = $1 AND status = 'live' AND plugin_type = ANY($2::text[]) ORDER BY workflow_id, alias_name, trigger_id`,
-      [organizationId, pluginTypes],
+      `SELECT ${selectColumns(this.manager, TriggerBindingEntity, 'b')}, w.nrn AS "workflowNrn",
+         about.nrn AS "aboutNrn", about.organization_id AS "aboutOrganizationId"
+       FROM trigger_bindings b
+       JOIN workflows w ON w.id = b.workflow_id
+       LEFT JOIN workflows about ON about.id = $3 AND about.organization_id = $1
+       WHERE b.organization_id = $1 AND b.status = 'live' AND b.plugin_type = ANY($2::text[])
+       ORDER BY b.workflow_id, b.alias_name, b.trigger_id`,
+      [organizationId, pluginTypes, aboutWorkflowId],
     );
+    return rows.map(({ workflowNrn, aboutNrn, aboutOrganizationId, ...binding }) => ({
+      ...binding,
+      workflow: { nrn: workflowNrn, organizationId: binding.organizationId },
+      about: aboutOrganizationId === null ? null : { nrn: aboutNrn, organizationId: aboutOrganizationId },
+    }));
   }
 
   /** The live binding a webhook token routes to, in any organization; undefined once deactivated or re-minted. */

@@ -21,6 +21,11 @@ export interface Runnable {
   revision: number;
   alias: string | null;
   definition: WorkflowRevisionEntity['definition'];
+  /**
+   * The workflow of the run `choice.reachFrom` names, as it is now (null: no such run or
+   * workflow); only when asked. A sub-workflow's parent, read in the same statement.
+   */
+  reachFrom?: Pick<WorkflowEntity, 'nrn' | 'organizationId'> | null;
 }
 
 export type RunnableMiss = 'workflow-not-found' | 'alias-not-found' | 'revision-not-found';
@@ -37,26 +42,42 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
   /**
    * The revision an execution runs, with its workflow, in one statement: by id or
    * key within the organization, then the explicit revision or the alias's.
-   * Shared by the execute endpoint, webhook and cron starts, and sub-workflow children.
+   * Shared by the execute endpoint, webhook and cron starts, and sub-workflow children;
+   * with `reachFrom` (an execution id), also the NRN of that run's workflow.
    */
-  async findRunnable(organizationId: string, ref: string, choice: { alias?: string; revision?: number }): Promise<Runnable | RunnableMiss> {
+  async findRunnable(
+    organizationId: string,
+    ref: string,
+    choice: { alias?: string; revision?: number; reachFrom?: string },
+  ): Promise<Runnable | RunnableMiss> {
     const alias = choice.revision === undefined ? (choice.alias ?? 'latest') : null;
     const [row] = await rowsOf<
-      WorkflowEntity & { aliasRevision: number | null; definitionFound: WorkflowRevisionEntity['definition'] | null }
+      WorkflowEntity & {
+        aliasRevision: number | null;
+        definitionFound: WorkflowRevisionEntity['definition'] | null;
+        fromNrn: string | null;
+        fromOrganizationId: string | null;
+      }
     >(
       this.manager,
-      `SELECT ${selectColumns(this.manager, WorkflowEntity, 'w')}, a.revision AS "aliasRevision", r.definition AS "definitionFound"
+      `SELECT ${selectColumns(this.manager, WorkflowEntity, 'w')}, a.revision AS "aliasRevision", r.definition AS "definitionFound",
+         fw.nrn AS "fromNrn", fw.organization_id AS "fromOrganizationId"
        FROM workflows w
        LEFT JOIN workflow_aliases a ON a.workflow_id = w.id AND a.name = $3
        LEFT JOIN workflow_revisions r ON r.workflow_id = w.id AND r.revision = COALESCE($4::int, a.revision)
+       LEFT JOIN executions fe ON fe.id = $5::text
+       LEFT JOIN workflows fw ON fw.id = fe.workflow_id
        WHERE w.organization_id = $1 AND (w.id = $2 OR w.key = $2)`,
-      [organizationId, ref, alias, choice.revision ?? null],
+      [organizationId, ref, alias, choice.revision ?? null, choice.reachFrom ?? null],
     );
     if (!row) return 'workflow-not-found';
-    const { aliasRevision, definitionFound, ...workflow } = row;
+    const { aliasRevision, definitionFound, fromNrn, fromOrganizationId, ...workflow } = row;
     if (alias !== null && aliasRevision === null) return 'alias-not-found';
     if (definitionFound === null) return 'revision-not-found';
-    return { workflow, revision: choice.revision ?? (aliasRevision as number), alias, definition: definitionFound };
+    const runnable: Runnable = { workflow, revision: choice.revision ?? (aliasRevision as number), alias, definition: definitionFound };
+    if (choice.reachFrom !== undefined)
+      runnable.reachFrom = fromOrganizationId === null ? null : { nrn: fromNrn, organizationId: fromOrganizationId };
+    return runnable;
   }
 
   /** Newest first, paged; the definitions only with `includeDefinition` (they are large). */

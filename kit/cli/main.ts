@@ -30,7 +30,7 @@ against a server (--url/--token or PLATFORM_API_URL/PLATFORM_API_TOKEN):
   execute <key> [--inputs JSON|@file] [--alias NAME] [--follow] [--json]
   logs <executionId> [--follow]
   signal <executionId> <name> [--payload JSON|@file]
-  config set <name> <value> [--secret] [--path /folder | --workflow KEY]
+  config set <name> <value> [--secret] [--path /folder [--nrn NRN] | --workflow KEY]
   config list [--path /folder | --workflow KEY] [--ancestors]
 
 exit codes: 0 ok, 1 invalid or failed, 2 usage, 3 server unreachable, 4 unauthorized, 5 conflict (409)`;
@@ -55,6 +55,7 @@ const OPTIONS = {
   path: { type: 'string' },
   workflow: { type: 'string' },
   ancestors: { type: 'boolean' },
+  nrn: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

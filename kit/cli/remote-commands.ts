@@ -106,14 +106,16 @@ export async function signalCommand(
 export async function configCommand(
   api: ApiClient,
   args: string[],
-  options: { secret?: boolean; path?: string; workflow?: string; ancestors?: boolean },
+  options: { secret?: boolean; path?: string; nrn?: string; workflow?: string; ancestors?: boolean },
   io: Output,
 ): Promise<number> {
   const [action, name, value] = args;
   const place: Record<string, string> = options.workflow ? { workflow: options.workflow } : { path: options.path ?? '/' };
   if (action === 'set') {
     if (!name || value === undefined) throw new CliError('config set needs a name and a value', EXIT.usage);
-    const entry = (await api.request('post', '/workflows/config', { name, value, secret: options.secret === true, ...place })).body;
+    // A folder entry's nrn guards it and bounds which workflows use it (default: the organization's).
+    const nrn = options.nrn !== undefined ? { nrn: options.nrn } : {};
+    const entry = (await api.request('post', '/workflows/config', { name, value, secret: options.secret === true, ...place, ...nrn })).body;
     io.out(`${String(entry.mode)} ${entry.secret ? 'secret' : 'var'} ${name} (${String(entry.id)})`);
     return EXIT.ok;
   }
@@ -121,12 +123,12 @@ export async function configCommand(
     const query = new URLSearchParams({ ...place, ...(options.ancestors ? { ancestors: 'true' } : {}) });
     const entries = (await api.request<{ data: Array<Record<string, unknown>> }>('get', `/workflows/config?${query.toString()}`)).body.data;
     for (const entry of entries) {
-      const where = entry.workflow ? `workflow ${text(entry.workflow)}` : `path ${text(entry.path)}`;
+      const where = entry.workflow ? `workflow ${text(entry.workflow)}` : `path ${text(entry.path)} nrn ${text(entry.nrn)}`;
       io.out(`${String(entry.name).padEnd(24)} ${entry.secret ? '(secret)' : JSON.stringify(entry.value)}  ${io.dim(where)}`);
     }
     return EXIT.ok;
   }
-  throw new CliError('config takes set <name> <value> [--secret] [--path /folder | --workflow key], or list', EXIT.usage);
+  throw new CliError('config takes set <name> <value> [--secret] [--path /folder [--nrn NRN] | --workflow key], or list', EXIT.usage);
 }
 
 interface LogEntry {

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createExecutionActivities } from '../../activities/create-execution-activities';
+import { workflowReach } from '../../api/access/workflow-reach';
 import { DEFAULT_LIMITS } from '../../config/limits';
 import { createDataSource } from '../../db/data-source';
 import type { ActivityCall } from '../../workflows/engine';
@@ -54,6 +55,7 @@ describe('light step activity', () => {
       temporalNamespace: 'default',
       egress: TEST_EGRESS,
       limits: DEFAULT_LIMITS,
+      reach: workflowReach,
     });
   /** One run of the light step activity as a local activity of workflow run `runId`. */
   const lightStep = (runId: string, activities: ReturnType<typeof activitiesOn>, request: LightStepRequest): Promise<LightStepOutcome> =>

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { captureLogger } from '../support/logger';
 import { trigger } from '../support/definitions';
+import { workflowReach } from '../../api/access/workflow-reach';
 import { recordRun, sweepFailures } from '../../executions';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
@@ -163,6 +164,7 @@ function dispatchDeps(x: ExecEnv) {
     publicBaseUrl: 'http://api.test',
     limits: x.limits,
     logger: captureLogger('info').logger,
+    reach: workflowReach,
   };
 }
 

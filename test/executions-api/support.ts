@@ -11,6 +11,7 @@ import type { DataSource } from 'typeorm';
 import type supertest from 'supertest';
 import { createActivities } from '../../activities';
 import type { SignInCodes } from '../../api/console/sign-in-codes';
+import { workflowReach } from '../../api/access/workflow-reach';
 import { mintToken } from '../../api/http/auth';
 import { CONSOLE_ASSETS_DIR, ensureConsoleBuilt } from '../../startup/console-build';
 import { executionRoutes } from '../../api/executions';
@@ -100,6 +101,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
         limits,
         recoveryStarts: { temporal: env.client, taskQueue },
         operatorPlugins: options.operatorPlugins,
+        reach: workflowReach,
       }),
     });
     running = worker.run();
@@ -185,6 +187,7 @@ export async function createWorker(x: ExecEnv): Promise<Worker> {
       temporalNamespace: x.env.namespace ?? 'default',
       egress: TEST_EGRESS,
       limits: x.limits,
+      reach: workflowReach,
     }),
   });
 }

@@ -181,9 +181,12 @@ describe('platform-workflow: against the API', function () {
     assert.match(set.stdout, /created var REGION/);
     const secret = await cli(['config', 'set', 'API_KEY', 'hunter22', '--secret', '--workflow', 'cli-approval'], env());
     assert.equal(secret.code, 0, secret.stderr);
+    const scoped = await cli(['config', 'set', 'ZONE', 'b', '--path', '/team', '--nrn', 'organization=999999999:account=7'], env());
+    assert.equal(scoped.code, 1, 'an nrn outside the organization is refused');
+    assert.match(scoped.stderr, /invalid_nrn|must lie inside your organization/);
     const list = await cli(['config', 'list', '--workflow', 'cli-approval', '--ancestors'], env());
     assert.equal(list.code, 0, list.stderr);
-    assert.match(list.stdout, /REGION\s+"eu-west-1"/);
+    assert.match(list.stdout, /REGION\s+"eu-west-1"\s+path \/ nrn organization=\d+/);
     assert.match(list.stdout, /API_KEY\s+\(secret\)/);
     assert.doesNotMatch(list.stdout, /hunter22/);
   });
