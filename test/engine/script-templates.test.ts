@@ -121,6 +121,7 @@ describe('templates inside code-exec code: bound as values', () => {
     assert.match(refusal('return String.raw`${{ x }}`'), /tagged template/);
     assert.match(refusal("return '\\${{ x }}'"), /backslash/);
     assert.match(refusal("return '\\0${{ x }}'"), /octal escape/);
+    assert.match(refusal("'${{ x }}'; 'use strict'; return 1"), /inside a directive/);
     assert.match(refusal('  ${{ steps.a.outputs.script }} '), /the code is one template/);
     assert.match(refusal('const a = ${{ x }}\nconst b = = 1'), /does not parse as JavaScript .*\(line 2\)/);
     assert.equal(planOf("return '\\\\${{ x }}'").slots[0], 'text', 'an escaped backslash does not escape the value');

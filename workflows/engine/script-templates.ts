@@ -69,24 +69,42 @@ interface Holder {
   grandparent?: AnyNode;
 }
 
-const cache = new Map<string, ScriptPlanning>();
-const CACHE_LIMIT = 500;
+/** The plan of a code without templates: itself. */
+function asWritten(code: string): ScriptPlanning {
+  return { plan: { source: code, slots: [], templates: [], valueFunction: '', textFunction: '' } };
+}
 
-/** How a script's templates are read; cached by code (pure). A code without templates is its own plan. */
+/**
+ * Plans by code. Planning is pure, so caching is safe; it saves the activity a parse per call of the
+ * same step. Bounded by the characters held (codes and their plans), not only by count: scripts can be large.
+ */
+const cache = new Map<string, { planning: ScriptPlanning; size: number }>();
+const CACHE_MAX_CHARS = 8_000_000;
+let cachedChars = 0;
+
+/** How a script's templates are read. A code without templates is its own plan. */
 export function planScript(code: string): ScriptPlanning {
+  if (!code.includes('${{')) return asWritten(code);
   const cached = cache.get(code);
-  if (cached) return cached;
+  if (cached) return cached.planning;
   const planning = computePlan(code);
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
-  cache.set(code, planning);
+  const size = code.length * 2;
+  if (size <= CACHE_MAX_CHARS) {
+    while (cachedChars + size > CACHE_MAX_CHARS) {
+      const [oldest, entry] = cache.entries().next().value as [string, { size: number }];
+      cache.delete(oldest);
+      cachedChars -= entry.size;
+    }
+    cache.set(code, { planning, size });
+    cachedChars += size;
+  }
   return planning;
 }
 
 function computePlan(code: string): ScriptPlanning {
   const { spans: occurrences, error } = templateSpans(code);
   if (error) return { error };
-  const none = { valueFunction: '', textFunction: '', slots: [], templates: [] };
-  if (occurrences.length === 0) return { plan: { source: code, ...none } };
+  if (occurrences.length === 0) return asWritten(code);
   const first = occurrences[0];
   if (occurrences.length === 1 && code.slice(0, first.start).trim() === '' && code.slice(first.end).trim() === '')
     return {
@@ -144,6 +162,8 @@ function computePlan(code: string): ScriptPlanning {
     }
     if (node.type === 'Literal' && node.regex !== undefined) return refuse('is inside a regular expression literal');
     if (node.type === 'Literal' && typeof node.value === 'string') {
+      // A directive ('use strict') made an expression would end the prologue: the directives after it would no longer apply.
+      if (typeof holder.parent?.directive === 'string') return refuse('is inside a directive');
       const escape = escapeBefore(substituted, node.start + 1, placeholder.start);
       if (escape) return refuse(escape);
       slots.push('text');
