@@ -230,6 +230,12 @@ describe('executions API: data never becomes code', function () {
       const read = await c.auth(x.t.request.get(`/workflows/executions/${id}${path}`)).expect(200);
       for (const form of [X, spread]) assert.equal(read.text.includes(form), false, `${path} returns the secret`);
     }
+    // The secret template is resolved by the activity: neither the value nor the script's source in history carries it.
+    const history = JSON.stringify(await x.env.client.workflow.getHandle(id).fetchHistory(), (key, value: unknown) =>
+      key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
+    );
+    assert.ok(history.includes("const who = '${{ workflow.inputs.body.who }}'"), 'the code travels as written');
+    for (const form of [X, spread]) assert.equal(history.includes(form), false, 'the Temporal history carries the secret');
   });
 
   it('a template where code-exec would read it as code is refused at publish, with the idiom', async () => {
