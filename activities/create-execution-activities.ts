@@ -172,11 +172,12 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
     // runs. A local activity cannot heartbeat (and needs not: its cancellation reaches it directly).
     const heartbeat = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(), PLUGIN_HEARTBEAT_MS);
     try {
-      const { config, inputs } = applyDeferred(call, deferred, { ...call.scope, secrets });
+      const { config, inputs, bound } = applyDeferred(call, deferred, { ...call.scope, secrets });
       const result = await plugin({
         call,
         config,
         inputs,
+        bound,
         secrets,
         signal: context.cancellationSignal,
         egress: deps.egress ?? DEFAULT_EGRESS,

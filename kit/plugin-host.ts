@@ -14,6 +14,7 @@ import {
   applyDeferred,
   deferredSecretNames,
   type ActivityCall,
+  type CallValues,
   type PluginResult,
   type StepDefinition,
 } from '../workflows/engine';
@@ -85,11 +86,11 @@ async function callOnce(options: PluginHostOptions, call: ActivityCall, attempt:
   const scrubber = new Scrubber(Object.values(secrets));
   const lines: NonNullable<PluginResult['logs']> = [];
   try {
-    const { config, inputs } = applyDeferred(call, deferred, { ...call.scope, secrets });
+    const resolved = applyDeferred(call, deferred, { ...call.scope, secrets });
     const stub = options.stubs.get(call.pluginType);
     const result = stub?.handler
-      ? await callStub(options, stub, call, { config, inputs }, attempt)
-      : await callRealPlugin(options, call, { config, inputs }, (level, message) => lines.push({ level, message }));
+      ? await callStub(options, stub, call, resolved, attempt)
+      : await callRealPlugin(options, call, resolved, (level, message) => lines.push({ level, message }));
     checkOutputSize(result, call.maxOutputBytes);
     return scrubber.value({ ...result, logs: lines });
   } catch (error) {
@@ -151,7 +152,7 @@ function toPluginResult(stepId: string, returned: unknown): PluginResult {
 async function callRealPlugin(
   options: PluginHostOptions,
   call: ActivityCall,
-  resolved: { config: Record<string, unknown>; inputs: Record<string, unknown> },
+  resolved: CallValues,
   log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void,
 ): Promise<PluginResult> {
   // Loaded on first use: the code-exec pool and HTTP client cost nothing to runs that stub them.
@@ -168,6 +169,7 @@ async function callRealPlugin(
     call,
     config: resolved.config,
     inputs: resolved.inputs,
+    bound: resolved.bound,
     signal: abort.signal,
     egress: options.egress ?? DEFAULT_EGRESS,
     maxPages: options.maxPages,

@@ -16,6 +16,8 @@ export interface CodeJob {
   code: string;
   /** `inputs`, `$items`, `$item`, `$itemIndex`: plain JSON values. */
   globals: Record<string, unknown>;
+  /** The texts of the code's templates, read through two functions the code calls (workflows/engine/script-templates.ts). */
+  templates?: BoundTemplates;
   /** Host patterns `fetch` may reach; unset: the sandbox has no `fetch`. */
   allowedHosts?: string[];
   egress: EgressPolicy;
@@ -23,6 +25,13 @@ export interface CodeJob {
   /** Epoch milliseconds the run must stop by (set by the pool when a thread takes the job). */
   deadline: number;
   limits: CodeLimits;
+}
+
+/** `valueFunction(i)` returns `JSON.parse(texts[i])` (a fresh value each call), `textFunction(i)` returns `texts[i]`. */
+export interface BoundTemplates {
+  valueFunction: string;
+  textFunction: string;
+  texts: string[];
 }
 
 /** Every way a run ends other than success; all but the last two are the code's own doing. */

@@ -21,7 +21,7 @@
  * cleanly, without losing the thread.
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
-import type { CodeJob, CodeOutcome, LogLevel, SandboxErrorType } from './code-exec-protocol';
+import type { BoundTemplates, CodeJob, CodeOutcome, LogLevel, SandboxErrorType } from './code-exec-protocol';
 import { SandboxFetch } from './sandbox-fetch';
 
 export const CODE_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -172,6 +172,7 @@ function defineGlobals(vm: QuickJSContext, job: CodeJob, onLog: RunHooks['onLog'
     vm.setProp(vm.global, name, handle);
     handle.dispose();
   }
+  if (job.templates) bindTemplates(vm, job.templates);
   const { maxLogLines, maxLogBytes } = job.limits;
   let lines = 0;
   let bytes = 0;
@@ -199,6 +200,25 @@ function defineGlobals(vm: QuickJSContext, job: CodeJob, onLog: RunHooks['onLog'
   vm.setProp(vm.global, 'console', logger);
   vm.setProp(vm.global, 'log', logger);
   logger.dispose();
+}
+
+/**
+ * The two functions the planned code calls for its templates. No source text
+ * carries a value: each text crosses as a QuickJS string holding its JSON
+ * encoding (a C string cannot hold NUL; JSON escapes it), kept in a closure
+ * the code cannot reach and decoded with the `JSON.parse` of before the code
+ * ran. VALUE(i) parses the text itself as JSON: a fresh value on every call,
+ * as a pasted literal would be.
+ */
+function bindTemplates(vm: QuickJSContext, { valueFunction, textFunction, texts }: BoundTemplates): void {
+  const encoded = vm.newArray();
+  texts.forEach((text, index) => vm.newString(JSON.stringify(text)).consume((handle) => vm.setProp(encoded, index, handle)));
+  const factory = vm.unwrapResult(vm.evalCode('(parse, texts) => [(i) => parse(parse(texts[i])), (i) => parse(texts[i])]'));
+  const parse = vm.getProp(vm.global, 'JSON').consume((json) => vm.getProp(json, 'parse'));
+  const pair = vm.unwrapResult(vm.callFunction(factory, vm.undefined, parse, encoded));
+  vm.getProp(pair, 0).consume((fn) => vm.setProp(vm.global, valueFunction, fn));
+  vm.getProp(pair, 1).consume((fn) => vm.setProp(vm.global, textFunction, fn));
+  for (const handle of [pair, parse, factory, encoded]) handle.dispose();
 }
 
 function unwrap(vm: QuickJSContext, result: ReturnType<QuickJSContext['evalCode']>, stops: Stops): QuickJSHandle {

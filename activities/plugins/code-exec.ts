@@ -8,9 +8,16 @@
  *
  * The returned value becomes the output: an object as is, an array as items,
  * anything else as `{result}`, undefined as `{}`.
+ *
+ * Templates in the code are never pasted into it: the sandbox compiles the
+ * engine's plan of the code (each template replaced by a call) and the
+ * templates' texts (`bound.code`, secrets included) are handed to it as data
+ * (workflows/engine/script-templates.ts). A revision published before that
+ * rule whose templates cannot be placed fails here, before anything runs.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { codeExecDescriptor, parseDuration, type Item, type PluginResult } from '../../workflows/engine';
+import { SCRIPT_TEMPLATE_IDIOM, codeExecDescriptor, parseDuration, planScript, type Item, type PluginResult } from '../../workflows/engine';
+import type { BoundTemplates } from './code-exec-protocol';
 import { sharedCodeExecPool } from './code-exec-pool';
 import type { EffectfulPlugin, PluginContext } from './plugin-context';
 
@@ -19,18 +26,20 @@ export const CODE_DEFAULT_TIMEOUT_MS = 10_000;
 /** The activity implementation of the `code-exec` descriptor. */
 export const codeExecPlugin: EffectfulPlugin = { descriptor: codeExecDescriptor, run: codeExec };
 
-export async function codeExec({ call, config, inputs, log, signal, egress, codeExecPool }: PluginContext): Promise<PluginResult> {
+export async function codeExec({ call, config, inputs, bound, log, signal, egress, codeExecPool }: PluginContext): Promise<PluginResult> {
   const code = typeof config.code === 'string' ? config.code : '';
   if (code.trim() === '') throw ApplicationFailure.nonRetryable('code-exec needs "code"', 'PLUGIN_CONFIG_INVALID');
   if (config.language === 'ts' || config.language === 'typescript') {
     throw ApplicationFailure.nonRetryable('code-exec runs JavaScript; TypeScript is not supported', 'PLUGIN_CONFIG_INVALID');
   }
+  const script = bindTemplates(code, bound?.code ?? []);
   const allowedHosts = allowedHostsOf(config.network);
   const timeoutMs = Math.min(parseDuration(call.timeoutMs) ?? CODE_DEFAULT_TIMEOUT_MS, CODE_DEFAULT_TIMEOUT_MS * 6);
 
   const outcome = await (codeExecPool ?? sharedCodeExecPool()).run(
     {
-      code,
+      code: script.code,
+      ...(script.templates ? { templates: script.templates } : {}),
       globals: { inputs, $items: call.items, $item: call.item ?? null, $itemIndex: call.itemIndex ?? 0 },
       allowedHosts,
       egress,
@@ -44,6 +53,43 @@ export async function codeExec({ call, config, inputs, log, signal, egress, code
       : ApplicationFailure.nonRetryable(outcome.message, outcome.type);
   }
   return toResult(outcome.value);
+}
+
+/**
+ * The code the sandbox compiles and the texts it binds. A template where the code reads a value must be a
+ * JSON text (what pasting it would have meant); any other text would be code, and fails the step.
+ * Messages name the template's source, never its value.
+ */
+function bindTemplates(code: string, texts: readonly string[]): { code: string; templates?: BoundTemplates } {
+  const { plan, error } = planScript(code);
+  if (!plan) throw ApplicationFailure.nonRetryable(`code-exec "code" ${error}`, 'PLUGIN_CONFIG_INVALID');
+  if (plan.slots.length === 0) return { code };
+  if (texts.length !== plan.slots.length)
+    throw ApplicationFailure.nonRetryable(
+      `code-exec "code" has ${plan.slots.length} templates but the call carries ${texts.length} values`,
+      'PLUGIN_CONFIG_INVALID',
+    );
+  plan.slots.forEach((slot, index) => {
+    if (slot !== 'value' || isJsonText(texts[index])) return;
+    throw ApplicationFailure.nonRetryable(
+      `the template "\${{${plan.templates[index]}}}" stands where the code reads a value, and its text is not a JSON value ` +
+        `(as code it would run): ${SCRIPT_TEMPLATE_IDIOM}, or put the template inside a string`,
+      'CODE_TEMPLATE_NOT_A_VALUE',
+    );
+  });
+  return {
+    code: plan.source,
+    templates: { valueFunction: plan.valueFunction, textFunction: plan.textFunction, texts: [...texts] },
+  };
+}
+
+function isJsonText(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `network.allowedHosts` when it lists at least one pattern; otherwise the sandbox has no `fetch`. */

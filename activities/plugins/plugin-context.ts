@@ -8,6 +8,8 @@ export interface PluginContext {
   /** Config with every template resolved, secrets included. Never returned or logged as is. */
   config: Record<string, unknown>;
   inputs: Record<string, unknown>;
+  /** Per script property (code-exec `code`), its templates' texts, secrets included: bound as values, never pasted. Never returned or logged. */
+  bound?: Record<string, string[]>;
   /** The secrets the step's templates read, by name (what `config` was resolved with). */
   secrets?: Readonly<Record<string, string>>;
   /** Aborted when Temporal cancels the activity. */

@@ -185,4 +185,80 @@ describe('executions API: data never becomes code', function () {
     assert.deepEqual(done.outputs, { seen: BAIT });
     assertDecrypted(id);
   });
+  /**
+   * Found in review (issue #25): a template inside a code-exec string literal was pasted into the
+   * JavaScript, so an anonymous webhook body ended the literal and ran as code that returned the
+   * secret one character apart (past the scrubber). Now the script reads the template's value.
+   */
+  it('a webhook body inside a code-exec string literal stays text: it cannot end the literal and run', async () => {
+    const workflowId = await publish(x, c, {
+      name: 'Greeter',
+      key: 'greeter',
+      steps: {
+        hook: { type: 'trigger', pluginType: 'webhook', config: { mode: 'start', method: 'POST' } },
+        greet: {
+          type: 'module',
+          pluginType: 'code-exec',
+          config: {
+            code: [
+              "const key = '${{ secrets.X_KEY }}';",
+              "const who = '${{ workflow.inputs.body.who }}';",
+              'const note = `to ${{ workflow.inputs.body.who }}`; // for ${{ workflow.inputs.body.who }}',
+              'return { who, note, keyLength: key.length };',
+            ].join('\n'),
+          },
+        },
+      },
+      connections: [{ from: 'hook', to: 'greet' }],
+      outputs: { greet: '${{ steps.greet.outputs }}' },
+    });
+    const activated = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
+    assert.equal(activated.status, 200, JSON.stringify(activated.body));
+    const aliases = await c.auth(x.t.request.get(`/workflows/definitions/${workflowId}/aliases`));
+    const path = new URL(aliases.body.data[0].triggerStates.hook.runtimeMetadata.webhookUrl as string).pathname;
+    const who = "'+key.split('').join('~')+'";
+    // Anonymous: the webhook URL's token is the only credential.
+    const res = await x.t.request.post(path).set('Content-Type', 'application/json').send(JSON.stringify({ who }));
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const list = await c.auth(x.t.request.get(`/workflows/executions?workflowId=${workflowId}`)).expect(200);
+    const id = list.body.data[0].id as string;
+    const done = await waitFor(x, c, id, finished);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.deepEqual(done.outputs, { greet: { who, note: `to ${who}`, keyLength: X.length } }, 'the body arrived as text, intact');
+    const spread = X.split('').join('~');
+    for (const path of ['', '/state', '/steps', '/steps/greet', '/logs']) {
+      const read = await c.auth(x.t.request.get(`/workflows/executions/${id}${path}`)).expect(200);
+      for (const form of [X, spread]) assert.equal(read.text.includes(form), false, `${path} returns the secret`);
+    }
+    // The secret template is resolved by the activity: neither the value nor the script's source in history carries it.
+    const history = JSON.stringify(await x.env.client.workflow.getHandle(id).fetchHistory(), (key, value: unknown) =>
+      key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
+    );
+    assert.ok(history.includes("const who = '${{ workflow.inputs.body.who }}'"), 'the code travels as written');
+    for (const form of [X, spread]) assert.equal(history.includes(form), false, 'the Temporal history carries the secret');
+  });
+
+  it('a template where code-exec would read it as code is refused at publish, with the idiom', async () => {
+    const res = await c.auth(x.t.request.post('/workflows/definitions')).send({
+      name: 'Pattern',
+      key: 'pattern',
+      steps: {
+        start: { type: 'trigger', pluginType: 'manual' },
+        match: {
+          type: 'module',
+          pluginType: 'code-exec',
+          config: { code: 'return { ok: /^${{ workflow.inputs.prefix }}/.test(inputs.name) }' },
+        },
+      },
+      connections: [{ from: 'start', to: 'match' }],
+    });
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    const errors = res.body.errors as Array<{ path: string; message: string }>;
+    assert.deepEqual(
+      errors.map((error) => error.path),
+      ['/steps/match/config/code'],
+    );
+    assert.match(errors[0].message, /regular expression literal/);
+    assert.match(errors[0].message, /read it as inputs\.who/);
+  });
 });

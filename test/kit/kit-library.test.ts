@@ -300,6 +300,23 @@ describe('kit library: runWorkflow', () => {
     assert.deepEqual(result.steps.calc.outputs, { doubled: 42 });
   });
 
+  it('binds the templates of code-exec code as values, and refuses one that would be code, as the server does', async () => {
+    const who = "'+key.split('').join('~')+'";
+    const code = "const key = '${{ secrets.KEY }}'; const who = '${{ workflow.inputs.who }}'; return { who, n: key.length };";
+    const result = await runWorkflow({
+      definition: doc(...chain(trigger(), step('greet', 'code-exec', { code }))),
+      inputs: { who },
+      secrets: { KEY: 's3cr3t-value' },
+    });
+    assert.equal(result.status, 'completed', JSON.stringify(result.error));
+    assert.deepEqual(result.steps.greet.outputs, { who, n: 12 });
+    const refused = validateDefinition(doc(...chain(trigger(), step('greet', 'code-exec', { code: 'return /${{ workflow.inputs.p }}/' }))));
+    assert.deepEqual(
+      refused.errors.map((error) => error.path),
+      ['/steps/1/config/code'],
+    );
+  });
+
   it('answers waits from signals (or times them out) and runs sub-workflows from the workflows option', async () => {
     //   start ─▶ approval(wait) ─▶ child(sub-workflow "double")
     const parent = doc(

@@ -20,7 +20,7 @@ export interface PropertySchema {
   maximum?: number;
   minLength?: number;
   /** Extra meaning for string values. */
-  format?: 'duration' | 'cron' | 'expression' | 'path-segment';
+  format?: 'duration' | 'cron' | 'expression' | 'path-segment' | 'script';
   items?: PropertySchema;
   /** For objects: known properties (others allowed). */
   properties?: Record<string, PropertySchema>;

@@ -44,18 +44,32 @@ export function parseExpression(source: string): ParsedExpression {
   return parsed;
 }
 
-/** The inner sources of every `${{ … }}` in a string, or an error for an unclosed one. */
-export function templateSources(text: string): { sources: string[]; error?: string } {
-  const sources: string[] = [];
+/** One `${{ … }}` of a string: its offsets (from `${{` to past `}}`) and its inner source. */
+export interface TemplateSpan {
+  start: number;
+  end: number;
+  source: string;
+}
+
+/** Every `${{ … }}` in a string, in order (the first `}}` closes one), or an error for an unclosed one. */
+export function templateSpans(text: string): { spans: TemplateSpan[]; error?: string } {
+  const spans: TemplateSpan[] = [];
   let from = 0;
   for (;;) {
     const open = text.indexOf('${{', from);
-    if (open < 0) return { sources };
+    if (open < 0) return { spans };
     const close = text.indexOf('}}', open + 3);
-    if (close < 0) return { sources, error: 'has an unclosed "${{"' };
-    sources.push(text.slice(open + 3, close));
+    if (close < 0) return { spans, error: 'has an unclosed "${{"' };
+    spans.push({ start: open, end: close + 2, source: text.slice(open + 3, close) });
     from = close + 2;
   }
+}
+
+/** The inner sources of every `${{ … }}` in a string, or an error for an unclosed one. */
+export function templateSources(text: string): { sources: string[]; error?: string } {
+  const { spans, error } = templateSpans(text);
+  const sources = spans.map((span) => span.source);
+  return error ? { sources, error } : { sources };
 }
 
 /** A raw expression, or exactly one `${{ }}` around one (the engine unwraps it). */

@@ -54,7 +54,15 @@ export { webhookSignalName } from './inline/webhook-wait';
 // Expressions and templates.
 export { collectReferences, parseExpression, templateErrors, templateSources, type ConfigKind, type ConfigReference } from './expressions';
 export { ExpressionError, evaluateExpression, isTruthy, type EvaluationScope } from './evaluate';
-export { applyDeferred, deferredSecretNames, resolveTemplates, scopeForDeferred, type DeferredTemplate } from './templates';
+export {
+  applyDeferred,
+  deferredSecretNames,
+  resolveTemplates,
+  scopeForDeferred,
+  type CallValues,
+  type DeferredTemplate,
+} from './templates';
+export { SCRIPT_TEMPLATE_IDIOM, planScript, type ScriptPlan, type ScriptPlanning, type ScriptSlot } from './script-templates';
 
 // The graph and its walk.
 export { buildTopology, type Edge, type Topology } from './graph/topology';

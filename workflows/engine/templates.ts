@@ -25,7 +25,8 @@ export type PathKey = string | number;
 
 /** A definition string the activity evaluates because it reads a secret: where its value goes, and its source. */
 export interface DeferredTemplate {
-  target: 'config' | 'inputs';
+  /** `bound`: one template of a script, whose text goes to `bound[property][index]` (see {@link resolveScript}). */
+  target: 'config' | 'inputs' | 'bound';
   /** Keys from the target down to the string. */
   path: PathKey[];
   /** The string exactly as the definition wrote it. */
@@ -80,6 +81,23 @@ export function resolveInputs(inputs: Record<string, unknown>, scope: Evaluation
   return { values: values as Record<string, unknown>, deferred };
 }
 
+/**
+ * A script's templates (a config property of format `script`: code-exec `code`), each evaluated on its
+ * own to its text (as embedding gives it), in order. The script itself is never resolved: the sandbox
+ * reads these texts as values (./script-templates.ts). A template that reads a secret is left to the
+ * activity (`onDeferred` gets its index and source; its text here is empty).
+ */
+export function resolveScript(code: string, scope: EvaluationScope, onDeferred: (index: number, template: string) => void): string[] {
+  return templateSources(code).sources.map((source, index) => {
+    const template = `\${{${source}}}`;
+    if (readsDeferred(template, DEFAULT_DEFERRED)) {
+      onDeferred(index, template);
+      return '';
+    }
+    return stringify(evaluateExpression(source, scope));
+  });
+}
+
 /** One definition string, every segment evaluated in a single pass (a segment's result is never scanned again). */
 function resolveString(text: string, scope: EvaluationScope): unknown {
   const whole = WHOLE.exec(text);
@@ -87,19 +105,30 @@ function resolveString(text: string, scope: EvaluationScope): unknown {
   return text.replace(SEGMENT, (_segment, source: string) => stringify(evaluateExpression(source, scope)));
 }
 
+/** What a plugin call carries that templates fill: its config, its inputs, and its scripts' template texts. */
+export interface CallValues {
+  config: Record<string, unknown>;
+  inputs: Record<string, unknown>;
+  bound?: Record<string, string[]>;
+}
+
 /**
  * The activity's half: evaluates each deferred template (a definition string)
  * with the secrets in scope and writes its value at its place, on copies of
- * the call's config and inputs. Nothing else in them is looked at.
+ * the call's config, inputs and script texts (a script template's value as its
+ * text). Nothing else in them is looked at.
  */
-export function applyDeferred(
-  values: { config: Record<string, unknown>; inputs: Record<string, unknown> },
-  deferred: readonly DeferredTemplate[],
-  scope: EvaluationScope,
-): { config: Record<string, unknown>; inputs: Record<string, unknown> } {
+export function applyDeferred(values: CallValues, deferred: readonly DeferredTemplate[], scope: EvaluationScope): CallValues {
   if (deferred.length === 0) return values;
-  const out = { config: structuredClone(values.config), inputs: structuredClone(values.inputs) };
-  for (const { target, path, template } of deferred) setAtPath(out, [target, ...path], resolveString(template, scope));
+  const out = {
+    config: structuredClone(values.config),
+    inputs: structuredClone(values.inputs),
+    bound: structuredClone(values.bound ?? {}),
+  };
+  for (const { target, path, template } of deferred) {
+    const value = resolveString(template, scope);
+    setAtPath(out, [target, ...path], target === 'bound' ? stringify(value) : value);
+  }
   return out;
 }
 

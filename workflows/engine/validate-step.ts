@@ -10,6 +10,8 @@ import { checkInputDeclarations, checkPayloadSchema } from './validate-declarati
 import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
 import { isObject, type StepSource } from './normalize';
 import { findPlugin, type PluginDescriptor } from './plugins';
+import { scriptProperties } from './plugins/descriptor';
+import { checkScript } from './validate-script';
 import { join } from './pointer';
 import { MAX_LOOP_ITERATIONS } from './runtime/loop';
 import { refuseUnsupportedConfig } from './validate-unsupported';
@@ -95,6 +97,10 @@ export function validateStep(
       for (const name of expressionProperties(plugin)) {
         const value = step.config[name];
         if (typeof value === 'string') checkRaw(value, join(configPath, name), expressions);
+      }
+      for (const name of scriptProperties(plugin)) {
+        const value = step.config[name];
+        if (typeof value === 'string') checkScript(value, join(configPath, name), issues);
       }
     }
     checkTemplates(step.config, configPath, expressions);

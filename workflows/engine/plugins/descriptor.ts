@@ -40,6 +40,21 @@ export interface PluginDescriptor {
   documentation?: string;
 }
 
+const scriptPropertyCache = new WeakMap<PluginDescriptor, string[]>();
+
+/** Config properties that are scripts (format `script`: code-exec `code`), computed once per descriptor. */
+export function scriptProperties(plugin: PluginDescriptor | undefined): string[] {
+  if (!plugin) return [];
+  let names = scriptPropertyCache.get(plugin);
+  if (!names) {
+    names = Object.entries(plugin.configSchema.properties)
+      .filter(([, property]) => property.format === 'script')
+      .map(([name]) => name);
+    scriptPropertyCache.set(plugin, names);
+  }
+  return names;
+}
+
 /** The execute mode a step's config selects (a mode property), else the plugin's own. */
 export function executeModeOf(
   plugin: Pick<PluginDescriptor, 'executeMode' | 'executeModeFrom'>,

@@ -73,7 +73,8 @@ export const codeExecDescriptor: PluginDescriptor = {
   outputPorts: ['default'],
   configSchema: {
     properties: {
-      code: str(undefined, { minLength: 1 }),
+      // A script: its templates are evaluated to values the code reads, never pasted into it (../script-templates.ts).
+      code: str(undefined, { minLength: 1, format: 'script' }),
       language: str(undefined, { enum: ['js', 'ts', 'javascript', 'typescript'] }),
       mode: str(undefined, { enum: ['each', 'all'] }),
       network: { type: 'object', properties: { allowedHosts: { type: 'array', items: str() } } },

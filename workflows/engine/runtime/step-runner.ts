@@ -11,7 +11,8 @@ import { ExpressionError, evaluateExpression, isTruthy, type EvaluationScope } f
 import { unwrapRaw } from '../expressions';
 import type { Activation, StepOutcome } from '../graph/walker';
 import { executeModeOf, findPlugin, inlinePluginFor, isBuiltInPlugin, pinnedPluginOf } from '../plugins';
-import { resolveInputs, resolveTemplates, scopeForDeferred, type DeferredTemplate } from '../templates';
+import { resolveInputs, resolveScript, resolveTemplates, scopeForDeferred, type DeferredTemplate } from '../templates';
+import { scriptProperties } from '../plugins/descriptor';
 import { RUN_LIMIT_SETTINGS, runLimitsOf } from '../limits';
 import { mapLimit } from './concurrency';
 import { utf8Length } from './sizes';
@@ -173,8 +174,17 @@ export async function callPlugin(
   const deferred: DeferredTemplate[] = [...(resolvedInputs?.deferred ?? [])];
   scope = { ...scope, inputs };
   const raw = RAW_KEYS[pluginType] ?? [];
+  const scripts = scriptProperties(findPlugin(pluginType));
   const config: Record<string, unknown> = {};
+  // A script stays as written; its templates' texts travel apart, and the sandbox reads them as values.
+  const bound: Record<string, string[]> = {};
   for (const [key, value] of Object.entries(step.config ?? {})) {
+    if (typeof value === 'string' && scripts.includes(key)) {
+      config[key] = value;
+      if (value.includes('${{'))
+        bound[key] = resolveScript(value, scope, (index, template) => deferred.push({ target: 'bound', path: [key, index], template }));
+      continue;
+    }
     config[key] = raw.includes(key)
       ? value
       : resolveTemplates(value, scope, {
@@ -215,6 +225,7 @@ export async function callPlugin(
     ...pinnedVersion(ctx.input.definition, pluginType),
     config,
     inputs,
+    ...(Object.keys(bound).length > 0 ? { bound } : {}),
     items: extras.item ? [extras.item] : extras.items,
     item: extras.item,
     itemIndex: extras.itemIndex,

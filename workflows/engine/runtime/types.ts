@@ -182,6 +182,12 @@ export interface ActivityCall {
   retryPolicy?: TemporalRetryPolicy;
   /** Bytes the plugin's result may have as JSON (the run's maxStepOutputBytes): refused in the worker, before it reaches history. */
   maxOutputBytes?: number;
+  /**
+   * Per script property (code-exec `code`, sent as written), the text of each of its templates in order:
+   * the sandbox reads them as values, never as source. A template that reads a secret is empty here and
+   * filled by the activity (`deferred`).
+   */
+  bound?: Record<string, string[]>;
   /** The definition's templates that read a secret, for the activity to evaluate and place (the only strings it parses). */
   deferred?: DeferredTemplate[];
   /** Non-secret roots (vars, steps…) that those templates also read. */
