@@ -34,6 +34,7 @@ export interface Watched {
 export type NrnsOf = (organizationId: string, targets: string[]) => Promise<Map<string, string>>;
 
 interface CallerWatch {
+  key: string;
   auth: AuthContext;
   watched: Set<Watched>;
   timer: NodeJS.Timeout;
@@ -49,12 +50,13 @@ export class AccessWatch {
     private readonly nrnsOf: NrnsOf,
   ) {}
 
-  /** Checks `watched` every interval until it ends or the returned function is called. */
+  /** Checks `watched` every interval until it fails a check (and is ended) or the returned function is called. */
   watch(auth: AuthContext, watched: Watched): () => void {
     const key = `${auth.organizationId}/${auth.userId}/${auth.userType}`;
     let caller = this.callers.get(key);
     if (!caller) {
       const created: CallerWatch = {
+        key,
         auth,
         watched: new Set(),
         timer: setInterval(() => void this.check(created), this.intervalMs),
@@ -65,12 +67,7 @@ export class AccessWatch {
     }
     caller.watched.add(watched);
     const owner = caller;
-    return () => {
-      owner.watched.delete(watched);
-      if (owner.watched.size > 0 || this.callers.get(key) !== owner) return;
-      clearInterval(owner.timer);
-      this.callers.delete(key);
-    };
+    return () => this.leave(owner, watched);
   }
 
   /** The number of callers being watched (one grants read each per interval). */
@@ -80,10 +77,10 @@ export class AccessWatch {
 
   private async check(caller: CallerWatch): Promise<void> {
     // A check slower than the interval is not stacked under the next one.
-    if (caller.checking) return;
+    const watched = [...caller.watched];
+    if (caller.checking || watched.length === 0) return;
     caller.checking = true;
     try {
-      const watched = [...caller.watched];
       let allowed: (w: Watched) => boolean;
       try {
         const [access, nrns] = await Promise.all([
@@ -97,9 +94,21 @@ export class AccessWatch {
       } catch {
         allowed = () => false;
       }
-      for (const w of watched) if (caller.watched.has(w) && !allowed(w)) w.end();
+      for (const w of watched) {
+        if (!caller.watched.has(w) || allowed(w)) continue;
+        this.leave(caller, w);
+        w.end();
+      }
     } finally {
       caller.checking = false;
     }
+  }
+
+  /** Stops checking `watched`; the caller's timer stops with its last request. */
+  private leave(caller: CallerWatch, watched: Watched): void {
+    caller.watched.delete(watched);
+    if (caller.watched.size > 0 || this.callers.get(caller.key) !== caller) return;
+    clearInterval(caller.timer);
+    this.callers.delete(caller.key);
   }
 }
