@@ -115,6 +115,20 @@ export const LIMIT_SETTINGS = {
     max: 100_000,
     doc: 'open event streams (SSE) of one organization on one API replica',
   },
+  maxStreamsPerUser: {
+    env: 'EVENTS_MAX_STREAMS_PER_USER',
+    default: 10,
+    min: 1,
+    max: 100_000,
+    doc: "open event streams (SSE) of one user on one API replica, within its organization's share",
+  },
+  streamAccessCheckSeconds: {
+    env: 'EVENTS_ACCESS_CHECK_SECONDS',
+    default: 5,
+    min: 1,
+    max: 300,
+    doc: "seconds between re-checks of an open event stream against its caller's grants (a revoked stream ends within them)",
+  },
   streamIdleSeconds: {
     env: 'EVENTS_STREAM_IDLE_SECONDS',
     default: 900,

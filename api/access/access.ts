@@ -6,7 +6,7 @@
  */
 import type { DataSource } from 'typeorm';
 import type { AuthContext } from '../http/auth';
-import { forbidden, type HttpError } from '../http/errors';
+import { forbidden, unauthorized, type HttpError } from '../http/errors';
 import type { RoleEntity } from '../../db/entities/role';
 import { GrantRepository, type HeldGrants } from '../../db/repositories/grant-repository';
 import { nrnContains, parseNrn, type Nrn } from './nrn';
@@ -122,6 +122,12 @@ export function callerFrom(auth: AuthContext): Caller {
  * effect on the next request. (A remembered access may stand in for this read
  * only before a write that checks, in its own statement, that the grants are
  * unchanged: api/access/recent-access.ts.)
+ *
+ * The same statement answers the type the caller's user was recorded with (at
+ * first sight): a token whose `user_type` claims another type is refused with
+ * 401, so a service account's token never acts with a person's grants, nor the
+ * reverse. Grants of roles whose `user_types` leave out the user's type are not
+ * read at all (GrantRepository's heldGrantsSql).
  */
 export async function loadAccess(dataSource: DataSource, auth: AuthContext): Promise<Access> {
   const caller = callerFrom(auth);
@@ -130,6 +136,11 @@ export async function loadAccess(dataSource: DataSource, auth: AuthContext): Pro
     organizationId: caller.organizationId,
     type: caller.userType,
   });
+  if (held.userType !== caller.userType) {
+    throw unauthorized(
+      `The bearer token's "user_type" claim is ${caller.userType}, but user ${caller.userId} of organization ${caller.organizationId} is a ${held.userType}.`,
+    );
+  }
   return accessOf(caller, held);
 }
 

@@ -8,17 +8,26 @@
  * it was down delays an event by at most that interval, never loses it.
  *
  * It also counts open streams per organization, so one tenant cannot hold
- * every connection of a replica.
+ * every connection of a replica, and per user, so one member cannot hold
+ * every stream of its organization.
  */
 import type { Pool, PoolClient } from 'pg';
 import type { DataSource } from 'typeorm';
 
 const CHANNEL = 'execution_events';
+
+/** Whose stream it is: users are keyed by (organization, id). */
+export interface StreamOwner {
+  organizationId: string;
+  userId: string;
+}
 const RECONNECT_MS = 1000;
 
 export class ExecutionEventHub {
   private readonly followers = new Map<string, Set<() => void>>();
+  /** Open streams by organization, and by user of an organization. */
   private readonly streams = new Map<string, number>();
+  private readonly userStreams = new Map<string, number>();
   private listener?: Promise<PoolClient | undefined>;
   private closed = false;
 
@@ -37,18 +46,25 @@ export class ExecutionEventHub {
     };
   }
 
-  /** Takes one of the organization's stream slots; false when it holds `max` already. */
-  openStream(organizationId: string, max: number): boolean {
-    const open = this.streams.get(organizationId) ?? 0;
-    if (open >= max) return false;
-    this.streams.set(organizationId, open + 1);
-    return true;
+  /**
+   * Takes one stream slot of the organization and one of the user: answers which
+   * share is full instead when the organization holds `max.perOrganization`
+   * streams already, or the user `max.perUser` (so one member cannot take the
+   * organization's whole share).
+   */
+  openStream(owner: StreamOwner, max: { perOrganization: number; perUser: number }): 'opened' | 'organization-full' | 'user-full' {
+    const user = userKey(owner);
+    if ((this.streams.get(owner.organizationId) ?? 0) >= max.perOrganization) return 'organization-full';
+    if ((this.userStreams.get(user) ?? 0) >= max.perUser) return 'user-full';
+    increment(this.streams, owner.organizationId);
+    increment(this.userStreams, user);
+    return 'opened';
   }
 
-  closeStream(organizationId: string): void {
-    const open = (this.streams.get(organizationId) ?? 1) - 1;
-    if (open > 0) this.streams.set(organizationId, open);
-    else this.streams.delete(organizationId);
+  /** Gives back the slots {@link openStream} took. */
+  closeStream(owner: StreamOwner): void {
+    decrement(this.streams, owner.organizationId);
+    decrement(this.userStreams, userKey(owner));
   }
 
   /** Stops listening and wakes every follower (their streams see the hub closed and end). */
@@ -98,4 +114,16 @@ export class ExecutionEventHub {
       if (!this.closed && this.followers.size > 0) this.listener ??= this.listen();
     }, RECONNECT_MS).unref();
   }
+}
+
+const userKey = (owner: StreamOwner): string => `${owner.organizationId}/${owner.userId}`;
+
+function increment(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+function decrement(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
 }

@@ -9,16 +9,20 @@
  * A stream reads when the process's event hub says its execution has new
  * events (LISTEN/NOTIFY), and on a slow timer besides; it sends a heartbeat
  * comment, ends after EVENTS_STREAM_IDLE_SECONDS without an event, and an
- * organization may hold EVENTS_MAX_STREAMS_PER_ORGANIZATION per replica (429
- * above, with Retry-After).
+ * organization may hold EVENTS_MAX_STREAMS_PER_ORGANIZATION per replica, one
+ * user EVENTS_MAX_STREAMS_PER_USER of them (429 above, with Retry-After). It
+ * ends when a re-check of the caller's grants (every
+ * EVENTS_ACCESS_CHECK_SECONDS, api/access/access-watch.ts) finds that the caller
+ * no longer holds workflow:read on the execution's workflow.
  */
 import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
+import { AccessWatch } from '../access/access-watch';
 import { tooManyRequests } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
-import { authorizedExecution } from './live';
+import { authorizedExecution, executionNrns } from './live';
 import { ExecutionRef } from './schemas';
 
 const tags = ['Workflow executions'];
@@ -27,6 +31,9 @@ export const EVENT_FALLBACK_POLL_MS = 5_000;
 const HEARTBEAT_MS = 15_000;
 
 export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
+  const accessWatch = new AccessWatch(deps.dataSource, deps.limits.streamAccessCheckSeconds * 1000, (organizationId, workflowIds) =>
+    executionNrns(deps, organizationId, workflowIds),
+  );
   return [
     defineRoute({
       method: 'get',
@@ -34,7 +41,7 @@ export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
       operationId: 'streamExecutionEvents',
       summary: 'Follow an execution live (Server-Sent Events)',
       description:
-        'Step events and the end event; resumable with the Last-Event-ID header (or the lastEventId query parameter). The stream ends after the end event.',
+        "Step events and the end event; resumable with the Last-Event-ID header (or the lastEventId query parameter). The stream ends after the end event, and within EVENTS_ACCESS_CHECK_SECONDS once the caller no longer holds workflow:read on the execution's workflow.",
       tags,
       access: { permission: 'workflow:read' },
       params: ExecutionRef,
@@ -44,9 +51,18 @@ export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
       async handler({ params, query, auth, permission, ctx }) {
         const row = await authorizedExecution(deps, auth, params.id, permission);
         const { eventHub: hub, limits } = deps;
-        if (!hub.openStream(auth.organizationId, limits.maxStreamsPerOrganization)) {
+        const owner = { organizationId: auth.organizationId, userId: auth.userId };
+        const opened = hub.openStream(owner, { perOrganization: limits.maxStreamsPerOrganization, perUser: limits.maxStreamsPerUser });
+        if (opened === 'organization-full') {
           throw tooManyRequests(
             `This organization already has ${limits.maxStreamsPerOrganization} open event streams on this server (EVENTS_MAX_STREAMS_PER_ORGANIZATION).`,
+            5,
+            'too-many-streams',
+          );
+        }
+        if (opened === 'user-full') {
+          throw tooManyRequests(
+            `You already have ${limits.maxStreamsPerUser} open event streams on this server (EVENTS_MAX_STREAMS_PER_USER).`,
             5,
             'too-many-streams',
           );
@@ -72,11 +88,21 @@ export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
           open = false;
           clearInterval(heartbeat);
           unfollow();
-          hub.closeStream(auth.organizationId);
+          unwatch();
+          hub.closeStream(owner);
           wake?.();
           stream.end();
         };
         ctx.req.on('close', close);
+        // Re-checked against the caller's grants every EVENTS_ACCESS_CHECK_SECONDS; the check that fails ends the stream at once.
+        const unwatch = accessWatch.watch(auth, {
+          permission,
+          target: row.workflowId,
+          end: () => {
+            if (open) stream.write(`: closed: you no longer hold ${permission} on this execution's workflow\n\n`);
+            close();
+          },
+        });
         const heartbeat = setInterval(() => stream.write(': keep-alive\n\n'), HEARTBEAT_MS);
         // Set by a notification; a read clears it first, so one that lands during the read is not slept through.
         let notified = false;
@@ -102,6 +128,8 @@ export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
             notified = false;
             const batch = await events.after(row.id, lastSeq);
             for (const event of batch) {
+              // Closed while the read was in flight (a failed access check, the client gone): nothing more is sent.
+              if (!open) return;
               stream.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify({ executionId: row.id, ...event.data })}\n\n`);
               lastSeq = event.seq;
               if (event.type.startsWith('execution.')) return close();

@@ -5,7 +5,9 @@
  * what PostgreSQL recorded.
  */
 import type { WorkflowHandle } from '@temporalio/client';
+import { In } from 'typeorm';
 import type { ExecutionEntity } from '../../db/entities/execution';
+import type { WorkflowEntity } from '../../db/entities/workflow';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { stateQuery, type ExecutionState } from '../../workflows/messages';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
@@ -38,9 +40,27 @@ export async function authorizedExecution(
     organizationId: auth.organizationId,
     id: row.workflowId,
   });
-  const nrn = workflow ? workflowNrn(workflow) : organizationNrn(auth.organizationId);
-  await authorize(deps.dataSource, auth, permission, nrn, () => executionNotFound(id));
+  await authorize(deps.dataSource, auth, permission, executionNrn(auth.organizationId, workflow), () => executionNotFound(id));
   return row;
+}
+
+/** What guards an execution: its workflow's NRN, or the organization's once the workflow was deleted. */
+function executionNrn(organizationId: string, workflow: Pick<WorkflowEntity, 'nrn' | 'organizationId'> | null): string {
+  return workflow ? workflowNrn(workflow) : organizationNrn(organizationId);
+}
+
+/** The NRN that guards the executions of each workflow now, in one read (for re-checks of open event streams). */
+export async function executionNrns(
+  deps: Pick<ExecutionDeps, 'dataSource'>,
+  organizationId: string,
+  workflowIds: string[],
+): Promise<Map<string, string>> {
+  const workflows = await new WorkflowRepository(deps.dataSource.manager).find({
+    select: { id: true, organizationId: true, nrn: true },
+    where: { organizationId, id: In(workflowIds) },
+  });
+  const byId = new Map(workflows.map((w) => [w.id, w]));
+  return new Map(workflowIds.map((id) => [id, executionNrn(organizationId, byId.get(id) ?? null)]));
 }
 
 /** A query waits for a worker to answer it; a read must not hang when no worker polls (the recorded state answers instead). */

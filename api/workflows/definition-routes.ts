@@ -7,7 +7,7 @@ import { definitionBytesIssue, normalizeFolderPath, validateDefinition } from '.
 import { accessOf, loadAccess, type Access } from '../access/access';
 import { canonicalNrn, organizationNrn } from '../access/nrn';
 import { RecentAccess } from '../access/recent-access';
-import type { AuthContext } from '../http/auth';
+import type { AuthContext, UserType } from '../http/auth';
 import { HttpError, conflict, validationFailed, type FieldError } from '../http/errors';
 import type { Permission } from '../http/permissions';
 import { defineRoute, type HandlerResult, type RouteDefinition } from '../http/route';
@@ -45,11 +45,11 @@ const PUBLISH_GRANT_ROUNDS = 3;
 async function publishUnderGrants(
   access: Access,
   decide: (access: Access) => void,
-  write: (under: { userId: string; grantsAsOf: string }) => Promise<PublishNewOutcome>,
+  write: (under: { userId: string; userType: UserType; grantsAsOf: string }) => Promise<PublishNewOutcome>,
 ): Promise<{ result: Exclude<PublishNewOutcome, { outcome: 'grants-changed' }>; access: Access }> {
   for (let round = 1; ; round += 1) {
     decide(access);
-    const result = await write({ userId: access.caller.userId, grantsAsOf: access.grantsAsOf });
+    const result = await write({ userId: access.caller.userId, userType: access.caller.userType, grantsAsOf: access.grantsAsOf });
     if (result.outcome !== 'grants-changed') return { result, access };
     if (round === PUBLISH_GRANT_ROUNDS) throw conflict('Your grants changed while publishing; retry the request.', 'publish-conflict');
     access = accessOf(access.caller, result.grantsNow);

@@ -2,7 +2,7 @@
 import { Repository, type EntityManager } from 'typeorm';
 import { GrantEntity } from '../entities/grant';
 import type { RoleEntity } from '../entities/role';
-import type { UserEntity } from '../entities/user';
+import type { UserEntity, UserType } from '../entities/user';
 import { poolQuery, rowsOf, selectColumns } from '../sql';
 
 /** An active grant of the caller with what its role permits. */
@@ -34,16 +34,29 @@ export interface HeldGrants {
   asOf: string;
 }
 
+/** The caller's grants, and the type of the user they are recorded with (which the token's type must match). */
+export interface CallerGrants extends HeldGrants {
+  userType: UserType;
+}
+
 /**
  * An SQL expression for the caller's active grants as one JSON text, ordered so
- * that equal grants render equal text. `user` and `organization` are the
- * statement's parameter placeholders for the caller's ids.
+ * that equal grants render equal text. `user`, `organization` and `type` are the
+ * statement's parameter placeholders for the caller's ids and the token's user
+ * type. Only grants the caller's identity may hold count: the stored user must
+ * be of the token's type (else nothing renders), and a grant of a role whose
+ * `user_types` leaves out that type is not honoured (the bulk grant route
+ * refuses to create one; this keeps a row written another way inert). Folded
+ * into the statement that reads the grants, so the checks cost no round trip.
  */
-export function heldGrantsSql(user: string, organization: string): string {
+export function heldGrantsSql(user: string, organization: string, type: string): string {
   return `(SELECT coalesce(json_agg(h ORDER BY h.nrn, h."roleSlug"), '[]')::text
              FROM (SELECT g.nrn, r.slug AS "roleSlug", r.permissions
-                     FROM grants g JOIN roles r ON r.id = g.role_id
-                    WHERE g.organization_id = ${organization} AND g.user_id = ${user} AND g.status = 'active') h)`;
+                     FROM users u
+                     JOIN grants g ON g.organization_id = u.organization_id AND g.user_id = u.id
+                     JOIN roles r ON r.id = g.role_id
+                    WHERE u.organization_id = ${organization} AND u.id = ${user} AND u.type = ${type}::text
+                      AND g.status = 'active' AND u.type = ANY (r.user_types)) h)`;
 }
 
 /** The grants of a {@link heldGrantsSql} rendering. */
@@ -57,30 +70,42 @@ export class GrantRepository extends Repository<GrantEntity> {
   }
 
   /**
-   * The caller's active grants, and the caller recorded as a user (first sight
-   * wins: the identity provider owns user ids). Every authorized request runs
-   * this, so the common case is one plain read: a grant row references its
-   * user (grants_user_fkey), so a caller holding any grant is recorded already.
-   * Only a caller with no active grant pays a second statement, the insert (as
-   * a data-modifying CTE on every read it cost PostgreSQL ~85 µs of CPU per
+   * The caller's active grants and the type its user is recorded with, the
+   * caller recorded as a user at first sight (first sight wins: the identity
+   * provider owns user ids, and the type seen first is the user's for good).
+   * Every authorized request runs this, so the common case is one plain read;
+   * only a caller never seen before pays a second statement, the insert (as a
+   * data-modifying CTE on every read it cost PostgreSQL ~85 µs of CPU per
    * request instead of ~50 µs on this project's machine).
    */
-  async activeOfCaller(caller: CallerKey): Promise<HeldGrants> {
+  async activeOfCaller(caller: CallerKey): Promise<CallerGrants> {
     // Straight on the pool, as prepared statements.
-    const [{ held }] = await poolQuery<{ held: string }>(this.manager, 'grants-of-caller', `SELECT ${heldGrantsSql('$1', '$2')} AS held`, [
-      caller.id,
-      caller.organizationId,
-    ]);
-    const grants = heldGrantsOf(held);
-    if (grants.rows.length === 0) {
-      await poolQuery(
-        this.manager,
-        'record-caller',
-        `INSERT INTO users (id, organization_id, type) VALUES ($1, $2, $3) ON CONFLICT (organization_id, id) DO NOTHING`,
-        [caller.id, caller.organizationId, caller.type],
-      );
-    }
-    return grants;
+    const [{ held, userType }] = await poolQuery<{ held: string; userType: UserType | null }>(
+      this.manager,
+      'grants-of-caller',
+      `SELECT ${heldGrantsSql('$1', '$2', '$3')} AS held,
+              (SELECT u.type FROM users u WHERE u.organization_id = $2 AND u.id = $1) AS "userType"`,
+      [caller.id, caller.organizationId, caller.type],
+    );
+    return { ...heldGrantsOf(held), userType: userType ?? (await this.recordCaller(caller)) };
+  }
+
+  /** Records a caller seen for the first time; answers the type its user holds (another request may have recorded it first). */
+  private async recordCaller(caller: CallerKey): Promise<UserType> {
+    const [inserted] = await poolQuery<{ type: UserType }>(
+      this.manager,
+      'record-caller',
+      `INSERT INTO users (id, organization_id, type) VALUES ($1, $2, $3) ON CONFLICT (organization_id, id) DO NOTHING RETURNING type`,
+      [caller.id, caller.organizationId, caller.type],
+    );
+    if (inserted) return inserted.type;
+    const [recorded] = await poolQuery<{ type: UserType }>(
+      this.manager,
+      'type-of-caller',
+      `SELECT type FROM users WHERE organization_id = $2 AND id = $1`,
+      [caller.id, caller.organizationId],
+    );
+    return recorded?.type ?? caller.type;
   }
 
   async ofUser(user: UserKey): Promise<GrantEntity[]> {

@@ -5,6 +5,7 @@
  * WorkflowRevisionRepository under the row lock taken here (`lockByRef`).
  */
 import { Repository, type EntityManager } from 'typeorm';
+import type { UserType } from '../entities/user';
 import { WorkflowEntity } from '../entities/workflow';
 import type { WorkflowAliasEntity } from '../entities/workflow-alias';
 import type { WorkflowRevisionEntity } from '../entities/workflow-revision';
@@ -40,8 +41,9 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
 
   /**
    * Creates a workflow at revision 1 with `latest`, only while the publisher's
-   * grants are still `under.grantsAsOf` (compared in the same statement: the
-   * permission decided on those grants holds at the instant of the write).
+   * grants are still `under.grantsAsOf`, rendered by the same heldGrantsSql as
+   * the read (so with the same user-type checks), in the same statement: the
+   * permission decided on those grants holds at the instant of the write.
    * Answers `grants-changed` with the grants as they are now otherwise. With
    * `skipOnKeyConflict`, an existing key answers `key-exists` instead of
    * raising the unique violation.
@@ -50,14 +52,14 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
     ids: { id: string; organizationId: string; key: string | null },
     fields: WorkflowFields,
     revision: NewRevision,
-    under: { userId: string; grantsAsOf: string },
+    under: { userId: string; userType: UserType; grantsAsOf: string },
     skipOnKeyConflict = false,
   ): Promise<PublishNewOutcome> {
     const conflict = skipOnKeyConflict ? 'ON CONFLICT (organization_id, key) WHERE key IS NOT NULL DO NOTHING' : '';
     const [row] = await poolQuery<{ grantsNow: string; createdAt: Date | null; revisionCreatedAt: Date; aliasUpdatedAt: Date }>(
       this.manager,
       skipOnKeyConflict ? 'publish-workflow-upsert' : 'publish-workflow',
-      `WITH held AS (SELECT ${heldGrantsSql('$15', '$2')} AS now),
+      `WITH held AS (SELECT ${heldGrantsSql('$15', '$2', '$17')} AS now),
        w AS (
          INSERT INTO workflows (id, organization_id, key, name, description, path, nrn, metadata, latest_revision)
          SELECT $1, $2::bigint, $3, $4, $5, $6, $7, $8::jsonb, 1 FROM held WHERE held.now = $16 ${conflict}
@@ -90,6 +92,7 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
         revision.engineVersion,
         under.userId,
         under.grantsAsOf,
+        under.userType,
       ],
     );
     if (row.grantsNow !== under.grantsAsOf) return { outcome: 'grants-changed', grantsNow: heldGrantsOf(row.grantsNow) };

@@ -201,6 +201,7 @@ describe('engine authorization: grants', () => {
       };
       const stale = await workflows.publishNew({ id: 'wf_stale_grants', organizationId: org, key: 'stale-grants' }, fields, revision, {
         userId,
+        userType: 'person',
         grantsAsOf: before.asOf,
       });
       assert.equal(stale.outcome, 'grants-changed');
@@ -212,6 +213,7 @@ describe('engine authorization: grants', () => {
       const now = await grants.activeOfCaller({ id: userId, organizationId: org, type: 'person' });
       const written = await workflows.publishNew({ id: 'wf_fresh_grants', organizationId: org, key: 'fresh-grants' }, fields, revision, {
         userId,
+        userType: 'person',
         grantsAsOf: now.asOf,
       });
       assert.equal(written.outcome, 'published');

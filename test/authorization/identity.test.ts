@@ -1,15 +1,24 @@
-/** Token claims: exp required, audience and issuer when configured, ids as canonical digit strings. */
+/**
+ * Token claims: exp required, audience and issuer when configured, ids as canonical
+ * digit strings, and a user type that must be the recorded user's; roles are honoured
+ * only for the user types they are meant for.
+ */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
+import type { DataSource } from 'typeorm';
+import { adminRoutes } from '../../api/admin';
 import { createApp } from '../../api/app';
-import { createTokenVerifier, type ExpectedClaims } from '../../api/http/auth';
+import { createTokenVerifier, type ExpectedClaims, type UserType } from '../../api/http/auth';
 import { executionRoutes } from '../../api/executions';
 import { workflowRoutes } from '../../api/workflows';
 import supertest from 'supertest';
-import { testDataSource } from '../support/database';
+import { GrantRepository } from '../../db/repositories/grant-repository';
+import { UserRepository } from '../../db/repositories/user-repository';
+import { createTestApp, type TestApp } from '../support/app';
+import { newOrganizationId, testDataSource } from '../support/database';
 import { assertDialect } from '../support/dialects';
-import { grantAdmin } from '../support/grants';
+import { grantAdmin, grantRole, newUserId } from '../support/grants';
 import { captureLogger } from '../support/logger';
 import { definition, engineDeps } from './support';
 
@@ -109,5 +118,101 @@ describe('identity: token claims', () => {
       listA.body.data.map((w: { key: string }) => w.key),
       ['big-tenant'],
     );
+  });
+});
+
+describe('identity: the token’s user type and the roles’ user types', () => {
+  let t: TestApp;
+  let db: DataSource;
+  let org: string;
+  before(async () => {
+    db = await testDataSource();
+    t = createTestApp({
+      routes: [...workflowRoutes(engineDeps(db)), ...executionRoutes(engineDeps(db)), ...adminRoutes({ dataSource: db })],
+    });
+    org = newOrganizationId();
+  });
+
+  const as = async (userId: string, userType: UserType) => `Bearer ${await t.token({ organizationId: org, userId, userType })}`;
+  /** A service account of the organization (registered as the admin API does), holding `roles` on the organization. */
+  async function serviceAccount(roles: string[]): Promise<string> {
+    const id = newUserId();
+    await UserRepository.of(db.manager).register({ id, organizationId: Number(org), type: 'service_account' });
+    for (const role of roles)
+      await GrantRepository.of(db.manager).grantRoleOnce(role, [{ organizationId: org, userId: String(id), nrn: `organization=${org}` }]);
+    return String(id);
+  }
+
+  it('refuses with 401 a token whose user_type is not the recorded user’s, on engine and admin routes', async () => {
+    const person = await grantAdmin(db, org);
+    const robot = await serviceAccount(['admin']);
+    const engine = (auth: string) => t.request.get('/workflows/definitions').set('Authorization', auth);
+    const admin = (id: string, auth: string) => t.request.get(`/user/${id}`).set('Authorization', auth);
+
+    // A service-account token for person `person` does not act with the person's grants, nor the reverse.
+    const asRobot = await engine(await as(person, 'service_account'));
+    assertDialect('problem', asRobot, 401);
+    assert.equal(
+      asRobot.body.detail,
+      `The bearer token's "user_type" claim is service_account, but user ${person} of organization ${org} is a person.`,
+    );
+    assertDialect('admin', await admin(person, await as(person, 'service_account')), 401);
+    const asPerson = await admin(robot, await as(robot, 'person'));
+    assertDialect('admin', asPerson, 401);
+    assert.match(asPerson.body.message, /"user_type" claim is person, but user [0-9]+ of organization [0-9]+ is a service_account/);
+    assertDialect('problem', await engine(await as(robot, 'person')), 401);
+
+    // The tokens of the right type are served.
+    assert.equal((await engine(await as(person, 'person'))).status, 200);
+    assert.equal((await admin(person, await as(person, 'person'))).status, 200);
+    assert.equal((await engine(await as(robot, 'service_account'))).status, 200);
+    assert.equal((await admin(robot, await as(robot, 'service_account'))).status, 200);
+  });
+
+  it('records a user with the type it is first seen with', async () => {
+    const newcomer = String(newUserId());
+    // Holds nothing yet: the organization-wide list answers 404, and the user is recorded.
+    assertDialect(
+      'problem',
+      await t.request.get('/workflows/definitions').set('Authorization', await as(newcomer, 'service_account')),
+      404,
+    );
+    const [row] = await db.query<Array<{ type: string }>>(`SELECT type FROM users WHERE organization_id = $1 AND id = $2`, [org, newcomer]);
+    assert.equal(row.type, 'service_account');
+    assertDialect('problem', await t.request.get('/workflows/definitions').set('Authorization', await as(newcomer, 'person')), 401);
+  });
+
+  it('does not honour a grant of a role the user’s type may not hold (the bulk grant route refuses to make one)', async () => {
+    const admin = await as(await grantAdmin(db, org), 'person');
+    const { userId: person } = await grantRole(db, org, 'viewer');
+    // `ci` is for service accounts: the API refuses it to a person…
+    const refused = await t.request
+      .post(`/user/${person}/grant`)
+      .set('Authorization', admin)
+      .send([{ nrn: `organization=${org}`, role_slug: 'ci' }]);
+    assertDialect('admin', refused, 400);
+    assert.equal(refused.body.cause.code, 'RESOURCE_GRANTS.ROLE_USER_TYPE_RESTRICTED');
+    // …and a row written another way gives the person nothing: publishing needs workflow:write, which only `ci` carries here.
+    await GrantRepository.of(db.manager).grantRoleOnce('ci', [{ organizationId: org, userId: person, nrn: `organization=${org}` }]);
+    const publish = (auth: string, key: string) =>
+      t.request.post('/workflows/definitions').set('Authorization', auth).send(definition(key));
+    const asPerson = await publish(await as(person, 'person'), 'person-with-ci');
+    assertDialect('problem', asPerson, 403);
+    assert.match(asPerson.body.detail, /workflow:write/);
+    // The same grants held by a service account are honoured (twice: the second publish writes under remembered grants).
+    const robot = await as(await serviceAccount(['viewer', 'ci']), 'service_account');
+    assert.equal((await publish(robot, 'robot-with-ci')).status, 201);
+    assert.equal((await publish(robot, 'robot-with-ci-again')).status, 201);
+    // `secops` is for people: a service account holding it may not write config entries.
+    const auditor = await as(await serviceAccount(['viewer', 'secops']), 'service_account');
+    const entry = await t.request.post('/workflows/config').set('Authorization', auditor).send({ name: 'REGION', value: 'eu', path: '/' });
+    assert.equal(entry.status, 403, entry.text);
+    const { userId: person2 } = await grantRole(db, org, 'viewer');
+    await GrantRepository.of(db.manager).grantRoleOnce('secops', [{ organizationId: org, userId: person2, nrn: `organization=${org}` }]);
+    const byPerson = await t.request
+      .post('/workflows/config')
+      .set('Authorization', await as(person2, 'person'))
+      .send({ name: 'ZONE', value: 'a', path: '/' });
+    assert.equal(byPerson.status, 201, byPerson.text);
   });
 });

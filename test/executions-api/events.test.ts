@@ -1,13 +1,16 @@
 /**
  * The execution event stream (Server-Sent Events): live step and wait events
- * and the end event, resumable with Last-Event-ID, closed for other organizations.
+ * and the end event, resumable with Last-Event-ID, closed for other organizations,
+ * ended when the caller's grants no longer reach it, capped per organization and user.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { ExecutionEventHub } from '../../api/executions';
+import { GrantRepository } from '../../db/repositories/grant-repository';
 import { closeGracefully, listen, portOf } from '../../startup/http-server';
 import { assertDialect } from '../support/dialects';
 import { trigger } from '../support/definitions';
+import { grantRole } from '../support/grants';
 import { publish, useExecEnv, waitFor } from './support';
 
 interface SseEvent {
@@ -183,5 +186,141 @@ describe('executions API: event streams are woken, capped and bounded', function
     );
     const again = await readEvents(portOf(server), path, c.token, { 'Last-Event-ID': '3' });
     assert.deepEqual(again, { status: 200, events: [] }, 'the slot was given back; the resumed stream idles out empty');
+  });
+});
+
+describe('executions API: event streams follow the caller’s grants, and each user has a share', function () {
+  this.timeout(120_000);
+  // Grants are re-checked every second here (5 s by default); a user may hold two streams.
+  const { x, c } = useExecEnv({ limits: { streamAccessCheckSeconds: 1, maxStreamsPerUser: 2 } });
+  let server: http.Server;
+  before(async () => {
+    server = await listen(x.t.app.koa.callback(), 0, '127.0.0.1');
+  });
+  after(async () => {
+    if (server) await closeGracefully(server, 1000);
+  });
+
+  const account7 = () => `organization=${c.org}:account=7`;
+  const parkedSteps = [
+    trigger(),
+    { id: 'approval', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go' }, dependsOn: ['start'] },
+    { id: 'after', type: 'module', pluginType: 'log', config: { message: 'done' }, dependsOn: ['approval'] },
+  ];
+  const PARKED = ['step.started', 'step.completed', 'step.started', 'wait.started'];
+  const WHOLE = [...PARKED, 'wait.ended', 'step.completed', 'step.started', 'step.completed', 'execution.completed'];
+
+  /** A member of the organization holding `developer` on account 7 only (as in the review). */
+  async function member(): Promise<{ token: string; grantId: number }> {
+    const { userId, grantId } = await grantRole(x.db, c.org, 'developer', account7());
+    return { token: await x.t.token({ organizationId: c.org, userId }), grantId: grantId! };
+  }
+
+  /** An execution of a workflow on account 7, parked on its signal wait. */
+  async function parked(key: string): Promise<{ id: string; body: Record<string, unknown> }> {
+    const body = { name: `Parked ${key}`, key, nrn: account7(), steps: parkedSteps };
+    const workflowId = await publish(x, c, body);
+    const started = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+    const id = started.body.executionId as string;
+    await waitFor(x, c, id, (b) => b.status === 'waiting');
+    return { id, body };
+  }
+
+  /** Follows an execution's stream; `parked` resolves once the wait was delivered (the stream holds its slot by then). */
+  function follow(id: string, token: string) {
+    let seenWait!: () => void;
+    const parkedSeen = new Promise<void>((resolve) => (seenWait = resolve));
+    let ended = false;
+    const done = readEvents(portOf(server), `/workflows/executions/${id}/events`, token, {}, (event) => {
+      if (event.event === 'wait.started') seenWait();
+    }).finally(() => (ended = true));
+    return { parked: parkedSeen, done, ended: () => ended };
+  }
+
+  /** The stream's end, or a failure when it is still open after `ms` (a generous bound for a busy machine). */
+  function endsWithin<T>(done: Promise<T>, ms: number, what: string): Promise<T> {
+    let timer!: NodeJS.Timeout;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(what)), ms)));
+    return Promise.race([done, late]).finally(() => clearTimeout(timer));
+  }
+
+  const signalAndFinish = async (id: string) => {
+    await c
+      .auth(x.t.request.post(`/workflows/executions/${id}/signals/go`))
+      .send({})
+      .expect(200);
+    await waitFor(x, c, id, (b) => b.status === 'completed');
+  };
+
+  it('ends a member’s open stream once its grant is revoked, and delivers nothing after', async () => {
+    const m = await member();
+    const { id } = await parked('revoked');
+    const stream = follow(id, m.token);
+    await stream.parked;
+    await GrantRepository.of(x.db.manager).delete(m.grantId);
+    const { status, events } = await endsWithin(stream.done, 15_000, 'the stream stayed open after the grant was revoked');
+    assert.equal(status, 200);
+    // What the execution does after the revoke never reaches the member.
+    await signalAndFinish(id);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      PARKED,
+    );
+    // A reconnect is authorized afresh: the member holds nothing in the organization any more.
+    const again = await x.t.request.get(`/workflows/executions/${id}/events`).set('Authorization', `Bearer ${m.token}`);
+    assertDialect('problem', again, 404);
+  });
+
+  it('ends the stream when the workflow’s NRN moves out of the member’s reach', async () => {
+    const m = await member();
+    const { id, body } = await parked('moved');
+    const stream = follow(id, m.token);
+    await stream.parked;
+    const moved = await c.auth(x.t.request.put('/workflows/definitions/moved')).send({ ...body, nrn: `organization=${c.org}:account=8` });
+    assert.equal(moved.status, 200, moved.text);
+    const { events } = await endsWithin(stream.done, 15_000, 'the stream stayed open after its workflow moved to account 8');
+    await signalAndFinish(id);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      PARKED,
+    );
+  });
+
+  it('keeps a stream whose grants hold open across the checks, and delivers to the end', async () => {
+    const m = await member();
+    const { id } = await parked('intact');
+    const stream = follow(id, m.token);
+    await stream.parked;
+    // Several checks pass (one a second here) while the execution is parked.
+    await new Promise((resolve) => setTimeout(resolve, 3500));
+    assert.equal(stream.ended(), false, 'the stream is still open');
+    await signalAndFinish(id);
+    const { events } = await endsWithin(stream.done, 15_000, 'the stream did not end after the end event');
+    assert.deepEqual(
+      events.map((e) => e.event),
+      WHOLE,
+    );
+  });
+
+  it('caps the streams of one user, so another member of the organization still opens one', async () => {
+    const a = await member();
+    const b = await member();
+    const { id } = await parked('per-user');
+    const held = [follow(id, a.token), follow(id, a.token)];
+    await Promise.all(held.map((s) => s.parked));
+    const third = await x.t.request.get(`/workflows/executions/${id}/events`).set('Authorization', `Bearer ${a.token}`);
+    assertDialect('problem', third, 429);
+    assert.equal(third.headers['retry-after'], '5');
+    assert.match(third.body.detail, /You already have 2 open event streams on this server \(EVENTS_MAX_STREAMS_PER_USER\)/);
+    const other = follow(id, b.token);
+    await endsWithin(other.parked, 15_000, 'the second member could not open a stream');
+    await signalAndFinish(id);
+    for (const stream of [...held, other]) {
+      const { events } = await endsWithin(stream.done, 15_000, 'a stream did not end after the end event');
+      assert.deepEqual(
+        events.map((e) => e.event),
+        WHOLE,
+      );
+    }
   });
 });
