@@ -30,6 +30,7 @@ export async function codeExec({ call, config, inputs, log, signal, egress, code
 
   const outcome = await (codeExecPool ?? sharedCodeExecPool()).run(
     {
+      organizationId: call.organizationId,
       code,
       globals: { inputs, $items: call.items, $item: call.item ?? null, $itemIndex: call.itemIndex ?? 0 },
       allowedHosts,
