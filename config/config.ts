@@ -82,6 +82,13 @@ export interface ClusterSettings {
 export interface CodeExecSettings {
   /** Worker threads running scripts (`CODE_EXEC_THREADS`); a busy script occupies one until its deadline. */
   threads: number;
+  /**
+   * Threads one organization's scripts may hold at once (`CODE_EXEC_THREADS_PER_ORGANIZATION`;
+   * unset: half of `threads`, rounded up), so another organization's script always finds one.
+   */
+  threadsPerOrganization?: number;
+  /** Scripts of one organization that may wait for a thread (`CODE_EXEC_QUEUE_PER_ORGANIZATION`); more fail `SANDBOX_BUSY`. */
+  queuePerOrganization: number;
   /** Log lines one run may write (`CODE_EXEC_MAX_LOG_LINES`). */
   maxLogLines: number;
   /** UTF-8 bytes of log messages one run may write (`CODE_EXEC_MAX_LOG_BYTES`). */
@@ -105,6 +112,8 @@ export const DEFAULT_CODE_EXEC_THREADS = Math.max(2, availableParallelism() - 1)
  */
 export const CODE_EXEC_DEFAULTS: CodeExecSettings = {
   threads: DEFAULT_CODE_EXEC_THREADS,
+  // Half of Temporal's default 100 activity slots per worker: one organization's waiting scripts leave the rest to others.
+  queuePerOrganization: 50,
   maxLogLines: 1000,
   maxLogBytes: 256 * 1024,
   maxResultBytes: 1024 * 1024,
@@ -234,6 +243,7 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
   for (const entry of plugins)
     if (/\s/.test(entry)) problems.push(`PLUGINS entries are package names or paths without spaces (got "${entry}")`);
 
+  const codeExecThreads = integer('CODE_EXEC_THREADS', CODE_EXEC_DEFAULTS.threads, 1, 256);
   const config: AppConfig = {
     port,
     host,
@@ -262,7 +272,9 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     egressAllowCidrs,
     limits: readLimits(integer),
     codeExec: {
-      threads: integer('CODE_EXEC_THREADS', CODE_EXEC_DEFAULTS.threads, 1, 256),
+      threads: codeExecThreads,
+      threadsPerOrganization: integer('CODE_EXEC_THREADS_PER_ORGANIZATION', Math.ceil(codeExecThreads / 2), 1, 256),
+      queuePerOrganization: integer('CODE_EXEC_QUEUE_PER_ORGANIZATION', CODE_EXEC_DEFAULTS.queuePerOrganization, 1, 100_000),
       maxLogLines: integer('CODE_EXEC_MAX_LOG_LINES', CODE_EXEC_DEFAULTS.maxLogLines, 1, 1_000_000),
       maxLogBytes: integer('CODE_EXEC_MAX_LOG_BYTES', CODE_EXEC_DEFAULTS.maxLogBytes, 1024, 64 * 1024 * 1024),
       maxResultBytes: integer('CODE_EXEC_MAX_RESULT_BYTES', CODE_EXEC_DEFAULTS.maxResultBytes, 1024, 64 * 1024 * 1024),

@@ -3,9 +3,21 @@
  * worker's event loop, so a busy script cannot stall the other activities or
  * (under `npm start`, one process) the API.
  *
- * Threads start on demand up to `threads`, load QuickJS once and are reused;
- * jobs wait in order for a free one. Each job has an absolute deadline. The
- * thread's interrupt handler stops the code there; should QuickJS not poll it
+ * Threads start on demand up to `threads`, load QuickJS once and are reused.
+ * Organizations share them fairly: one organization holds at most
+ * `threadsPerOrganization` threads at once (default half the pool, rounded
+ * up), and a freed thread goes to the waiting organization holding the fewest,
+ * the one served longest ago first; within an organization, jobs run in
+ * order. So a flood of one organization's scripts queues behind itself while
+ * another organization's script takes the next free thread. At most
+ * `queuePerOrganization` jobs of one organization wait; more fail at once
+ * (`SANDBOX_BUSY`, retryable).
+ *
+ * Each job has an absolute deadline, `timeoutMs` after the pool received it:
+ * the wait for a thread counts, so a step never outlives its timeout (nor the
+ * activity's Temporal StartToClose, a few seconds longer). A job still waiting
+ * at its deadline fails `SANDBOX_TIMEOUT` without starting. The thread's
+ * interrupt handler stops the code there; should QuickJS not poll it
  * in time (it polls every 10,000 branches and calls, see
  * ./code-exec-sandbox.ts), the pool terminates the thread
  * `HARD_STOP_GRACE_MS` later and starts another. Cancellation sets the
@@ -15,7 +27,17 @@
  */
 import { Worker } from 'node:worker_threads';
 import { CODE_EXEC_DEFAULTS, type CodeExecSettings } from '../../config/config';
-import type { CodeJob, CodeLimits, CodeOutcome, FromThread, LogLevel, SandboxErrorType, ThreadData, ToThread } from './code-exec-protocol';
+import {
+  timeoutMessage,
+  type CodeJob,
+  type CodeLimits,
+  type CodeOutcome,
+  type FromThread,
+  type LogLevel,
+  type SandboxErrorType,
+  type ThreadData,
+  type ToThread,
+} from './code-exec-protocol';
 
 /** How long past its deadline (or its cancellation) a job's thread may take before it is terminated. */
 export const HARD_STOP_GRACE_MS = 30;
@@ -23,7 +45,8 @@ export const HARD_STOP_GRACE_MS = 30;
 /** Resolves to the TypeScript source under tsx and to the compiled file in dist/. */
 const THREAD_ENTRY = require.resolve('./code-exec-thread');
 
-export type CodeRequest = Omit<CodeJob, 'deadline' | 'limits'>;
+/** One script to run, and the organization whose share of the threads it uses. */
+export type CodeRequest = Omit<CodeJob, 'deadline' | 'waitedMs' | 'limits'> & { organizationId: string };
 
 export interface CodeRunHooks {
   /** Cancels the run (activity cancellation): queued, it never starts; running, it is stopped. */
@@ -36,8 +59,13 @@ interface Task {
   request: CodeRequest;
   hooks: CodeRunHooks;
   resolve: (outcome: CodeOutcome) => void;
+  /** When the pool received it (performance.now()), and the epoch milliseconds it must be done by. */
+  receivedAt: number;
+  deadline: number;
   thread?: PoolThread;
+  /** Waiting: fails the job at its deadline. Running: stops the thread past the deadline and the grace. */
   timer?: NodeJS.Timeout;
+  done?: boolean;
   onAbort: () => void;
 }
 
@@ -48,17 +76,27 @@ interface PoolThread {
   task?: Task;
 }
 
+/** One organization's jobs: those waiting, in order, how many threads it holds, and when it last got one. */
+interface Share {
+  waiting: Task[];
+  running: number;
+  servedAt: number;
+}
+
 export class CodeExecPool {
   readonly limits: CodeLimits;
   private readonly threads = new Set<PoolThread>();
-  private readonly queue: Task[] = [];
+  private readonly shares = new Map<string, Share>();
+  private readonly perOrganization: number;
   private nextId = 1;
+  private serveCount = 0;
   private closed = false;
   private startedThreads = 0;
 
   constructor(private readonly settings: CodeExecSettings = CODE_EXEC_DEFAULTS) {
-    const { threads: _threads, ...limits } = settings;
+    const { threads, threadsPerOrganization, queuePerOrganization: _queue, ...limits } = settings;
     this.limits = limits;
+    this.perOrganization = Math.min(threads, threadsPerOrganization ?? Math.ceil(threads / 2));
   }
 
   /** Threads started so far, replacements included (reuse and replacement show in it). */
@@ -70,18 +108,43 @@ export class CodeExecPool {
   run(request: CodeRequest, hooks: CodeRunHooks): Promise<CodeOutcome> {
     if (this.closed) return Promise.resolve(shutdownOutcome());
     if (hooks.signal.aborted) return Promise.resolve(failure('SANDBOX_CANCELLED', 'the run was cancelled'));
+    const share = this.shareOf(request.organizationId);
+    if (share.waiting.length >= this.settings.queuePerOrganization) {
+      return Promise.resolve(
+        failure(
+          'SANDBOX_BUSY',
+          `${share.waiting.length} code-exec scripts of this organization already wait for a thread (CODE_EXEC_QUEUE_PER_ORGANIZATION)`,
+          true,
+        ),
+      );
+    }
     return new Promise<CodeOutcome>((resolve) => {
-      const task: Task = { id: this.nextId++, request, hooks, resolve, onAbort: () => this.cancel(task) };
+      const task: Task = {
+        id: this.nextId++,
+        request,
+        hooks,
+        resolve,
+        receivedAt: performance.now(),
+        deadline: Date.now() + request.timeoutMs,
+        onAbort: () => this.cancel(task),
+      };
       hooks.signal.addEventListener('abort', task.onAbort, { once: true });
-      this.queue.push(task);
+      share.waiting.push(task);
       this.pump();
+      if (!task.thread && !task.done) {
+        const { timeoutMs } = request;
+        task.timer = setTimeout(() => {
+          this.unqueue(task);
+          this.finish(task, failure('SANDBOX_TIMEOUT', `the code waited ${timeoutMs} ms for a code-exec thread and did not start`));
+        }, timeoutMs);
+      }
     });
   }
 
-  /** Fails queued jobs, terminates every thread (running jobs fail) and waits for them to exit. */
+  /** Fails waiting jobs, terminates every thread (running jobs fail) and waits for them to exit. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const task of this.queue.splice(0)) this.finish(task, shutdownOutcome());
+    for (const share of [...this.shares.values()]) for (const task of share.waiting.splice(0)) this.finish(task, shutdownOutcome());
     const exits = [...this.threads].map((thread) => {
       if (thread.task) this.finish(thread.task, shutdownOutcome());
       return thread.worker.terminate();
@@ -90,16 +153,44 @@ export class CodeExecPool {
     await Promise.all(exits);
   }
 
-  /** Hands queued jobs to idle threads, starting threads while under the limit. */
+  private shareOf(organizationId: string): Share {
+    let share = this.shares.get(organizationId);
+    if (!share) {
+      share = { waiting: [], running: 0, servedAt: 0 };
+      this.shares.set(organizationId, share);
+    }
+    return share;
+  }
+
+  /** The share whose job takes the next free thread: under its cap, fewest threads held, served longest ago. */
+  private nextShare(): Share | undefined {
+    let next: Share | undefined;
+    for (const share of this.shares.values()) {
+      if (share.waiting.length === 0 || share.running >= this.perOrganization) continue;
+      if (!next || share.running < next.running || (share.running === next.running && share.servedAt < next.servedAt)) next = share;
+    }
+    return next;
+  }
+
+  /** Jobs that could take a thread now (their organization is under its cap): how many threads starting may serve. */
+  private startable(): number {
+    let count = 0;
+    for (const share of this.shares.values()) count += Math.min(share.waiting.length, Math.max(0, this.perOrganization - share.running));
+    return count;
+  }
+
+  /** Hands waiting jobs to idle threads, fairly, starting threads while under the limit. */
   private pump(): void {
-    while (this.queue.length > 0 && !this.closed) {
+    while (!this.closed) {
+      const share = this.nextShare();
+      if (!share) return;
       const idle = [...this.threads].find((thread) => thread.ready && !thread.task);
       if (idle) {
-        this.assign(idle, this.queue.shift()!);
+        this.assign(idle, share);
         continue;
       }
       const starting = [...this.threads].filter((thread) => !thread.ready).length;
-      if (this.threads.size < this.settings.threads && starting < this.queue.length) {
+      if (this.threads.size < this.settings.threads && starting < this.startable()) {
         this.spawn();
         continue;
       }
@@ -119,24 +210,37 @@ export class CodeExecPool {
     worker.on('exit', (code) => this.onExit(thread, `the sandbox thread exited (code ${code})`));
   }
 
-  private assign(thread: PoolThread, task: Task): void {
+  /** Gives `thread` the oldest waiting job of `share`. */
+  private assign(thread: PoolThread, share: Share): void {
+    const task = share.waiting.shift()!;
+    share.running += 1;
+    share.servedAt = ++this.serveCount;
     thread.task = task;
     task.thread = thread;
     thread.worker.ref();
-    const { timeoutMs } = task.request;
-    const job: CodeJob = { ...task.request, deadline: Date.now() + timeoutMs, limits: this.limits };
+    clearTimeout(task.timer);
+    const { organizationId: _organization, ...request } = task.request;
+    // Rounded: a job handed over in the same turn waited a few microseconds, which is no wait.
+    const waitedMs = Math.round(performance.now() - task.receivedAt);
+    const job: CodeJob = { ...request, deadline: task.deadline, waitedMs, limits: this.limits };
     // Past the deadline and the grace, the interrupt handler did not get its turn: stop the thread from outside.
     task.timer = setTimeout(
-      () => this.stopThread(thread, failure('SANDBOX_TIMEOUT', `the code ran longer than ${timeoutMs} ms`)),
-      timeoutMs + HARD_STOP_GRACE_MS,
+      () => this.stopThread(thread, failure('SANDBOX_TIMEOUT', timeoutMessage(request.timeoutMs, waitedMs))),
+      Math.max(0, task.deadline - Date.now()) + HARD_STOP_GRACE_MS,
     );
     thread.worker.postMessage({ kind: 'run', id: task.id, job } satisfies ToThread);
+  }
+
+  /** Takes a job that never started off its organization's queue. */
+  private unqueue(task: Task): void {
+    const waiting = this.shares.get(task.request.organizationId)?.waiting;
+    if (waiting?.includes(task)) waiting.splice(waiting.indexOf(task), 1);
   }
 
   private cancel(task: Task): void {
     const thread = task.thread;
     if (!thread) {
-      this.queue.splice(this.queue.indexOf(task), 1);
+      this.unqueue(task);
       this.finish(task, failure('SANDBOX_CANCELLED', 'the run was cancelled'));
       return;
     }
@@ -156,7 +260,6 @@ export class CodeExecPool {
     const task = thread.task;
     if (!task || task.id !== message.id) return;
     if (message.kind === 'log') return task.hooks.onLog(message.level, message.message);
-    this.release(thread);
     this.finish(task, message.outcome);
     this.pump();
   }
@@ -166,9 +269,13 @@ export class CodeExecPool {
     if (!this.threads.delete(thread)) return;
     const task = thread.task;
     if (task) this.finish(task, failure('SANDBOX_CRASHED', reason, true));
-    else if (!thread.ready && this.queue.length > 0) {
-      // A thread that cannot even start fails the oldest waiting job, so a broken set-up cannot loop forever.
-      this.finish(this.queue.shift()!, failure('SANDBOX_CRASHED', reason, true));
+    else if (!thread.ready) {
+      // A thread that cannot even start fails the next waiting job, so a broken set-up cannot loop forever.
+      const share = this.nextShare();
+      if (share) {
+        const next = share.waiting.shift()!;
+        this.finish(next, failure('SANDBOX_CRASHED', reason, true));
+      }
     }
     this.pump();
   }
@@ -182,15 +289,22 @@ export class CodeExecPool {
     this.pump();
   }
 
-  private release(thread: PoolThread): void {
-    thread.task = undefined;
-    thread.worker.unref();
-  }
-
+  /** Settles a job once: frees its thread and its organization's place, and forgets an organization with nothing left. */
   private finish(task: Task, outcome: CodeOutcome): void {
+    if (task.done) return;
+    task.done = true;
     clearTimeout(task.timer);
     task.hooks.signal.removeEventListener('abort', task.onAbort);
-    if (task.thread?.task === task) this.release(task.thread);
+    const { organizationId } = task.request;
+    const share = this.shares.get(organizationId);
+    if (task.thread) {
+      if (task.thread.task === task) {
+        task.thread.task = undefined;
+        task.thread.worker.unref();
+      }
+      if (share) share.running -= 1;
+    }
+    if (share && share.running === 0 && share.waiting.length === 0) this.shares.delete(organizationId);
     task.resolve(outcome);
   }
 }

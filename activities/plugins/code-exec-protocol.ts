@@ -6,8 +6,8 @@
 import type { CodeExecSettings } from '../../config/config';
 import type { EgressPolicy } from '../egress/policy';
 
-/** The caps one run is held to (the pool's settings without the thread count). */
-export type CodeLimits = Omit<CodeExecSettings, 'threads'>;
+/** The caps one run is held to (the pool's settings without its sizes and shares). */
+export type CodeLimits = Omit<CodeExecSettings, 'threads' | 'threadsPerOrganization' | 'queuePerOrganization'>;
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -22,8 +22,10 @@ export interface CodeJob {
   allowedHosts?: string[];
   egress: EgressPolicy;
   timeoutMs: number;
-  /** Epoch milliseconds the run must stop by (set by the pool when a thread takes the job). */
+  /** Epoch milliseconds the run must stop by: `timeoutMs` after the pool received the job (its wait for a thread counts). */
   deadline: number;
+  /** Milliseconds the job waited for a thread (0: it started at once), for the timeout's message. */
+  waitedMs: number;
   limits: CodeLimits;
 }
 
@@ -34,7 +36,7 @@ export interface BoundTemplates {
   texts: string[];
 }
 
-/** Every way a run ends other than success; all but the last two are the code's own doing. */
+/** Every way a run ends other than success; all but the last three are the code's own doing. */
 export type SandboxErrorType =
   | 'SANDBOX_TIMEOUT'
   | 'SANDBOX_CANCELLED'
@@ -45,9 +47,17 @@ export type SandboxErrorType =
   | 'SANDBOX_LOG_LIMIT'
   | 'SANDBOX_RESULT_TOO_LARGE'
   | 'SANDBOX_CRASHED'
-  | 'SANDBOX_SHUTDOWN';
+  | 'SANDBOX_SHUTDOWN'
+  | 'SANDBOX_BUSY';
 
 export type CodeOutcome = { ok: true; value: unknown } | { ok: false; type: SandboxErrorType; message: string; retryable?: boolean };
+
+/** The message of a run stopped at its deadline (by the thread's interrupt handler or, failing that, by the pool). */
+export function timeoutMessage(timeoutMs: number, waitedMs: number): string {
+  return waitedMs === 0
+    ? `the code ran longer than ${timeoutMs} ms`
+    : `the code ran past its ${timeoutMs} ms timeout, ${waitedMs} ms of which it waited for a code-exec thread`;
+}
 
 export type ToThread = { kind: 'run'; id: number; job: CodeJob } | { kind: 'cancel'; id: number };
 

@@ -21,7 +21,14 @@
  * cleanly, without losing the thread.
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
-import type { BoundTemplates, CodeJob, CodeOutcome, LogLevel, SandboxErrorType } from './code-exec-protocol';
+import {
+  timeoutMessage,
+  type BoundTemplates,
+  type CodeJob,
+  type CodeOutcome,
+  type LogLevel,
+  type SandboxErrorType,
+} from './code-exec-protocol';
 import { SandboxFetch } from './sandbox-fetch';
 
 export const CODE_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -49,7 +56,7 @@ export interface RunHooks {
 }
 
 export async function runCode(quickjs: QuickJSWASMModule, job: CodeJob, hooks: RunHooks): Promise<void> {
-  const { deadline, timeoutMs } = job;
+  const { deadline, timeoutMs, waitedMs } = job;
   // Aborted at the deadline or on cancellation: stops the network and any wait on it.
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(), Math.max(0, deadline - Date.now()));
@@ -57,7 +64,7 @@ export async function runCode(quickjs: QuickJSWASMModule, job: CodeJob, hooks: R
   hooks.signal.addEventListener('abort', onCancel, { once: true });
   if (hooks.signal.aborted) stop.abort();
 
-  const stops = new Stops(deadline, timeoutMs, () => hooks.cancelled() || hooks.signal.aborted);
+  const stops = new Stops(deadline, timeoutMessage(timeoutMs, waitedMs), () => hooks.cancelled() || hooks.signal.aborted);
 
   const runtime = quickjs.newRuntime();
   runtime.setMemoryLimit(CODE_MEMORY_LIMIT_BYTES);
@@ -249,7 +256,7 @@ class Stops {
 
   constructor(
     private readonly deadline: number,
-    private readonly timeoutMs: number,
+    private readonly timeoutMessage: string,
     private readonly cancelled: () => boolean,
   ) {}
 
@@ -261,7 +268,7 @@ class Stops {
   reason(): SandboxFailure | undefined {
     if (this.fault) return this.fault;
     if (this.cancelled()) return new SandboxFailure('SANDBOX_CANCELLED', 'the run was cancelled');
-    if (Date.now() >= this.deadline) return new SandboxFailure('SANDBOX_TIMEOUT', `the code ran longer than ${this.timeoutMs} ms`);
+    if (Date.now() >= this.deadline) return new SandboxFailure('SANDBOX_TIMEOUT', this.timeoutMessage);
     return undefined;
   }
 }

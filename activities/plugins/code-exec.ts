@@ -38,6 +38,7 @@ export async function codeExec({ call, config, inputs, bound, log, signal, egres
 
   const outcome = await (codeExecPool ?? sharedCodeExecPool()).run(
     {
+      organizationId: call.organizationId,
       code: script.code,
       ...(script.templates ? { templates: script.templates } : {}),
       globals: { inputs, $items: call.items, $item: call.item ?? null, $itemIndex: call.itemIndex ?? 0 },

@@ -13,6 +13,8 @@
  * - With a `secret` (literal or `${{ secrets.NAME }}`), the request must be
  *   signed over its timestamp and body (webhook-signature.ts): 401 otherwise,
  *   409 for a replay.
+ * - Rate budgets per token (webhook-budgets.ts): accepted requests spend the
+ *   trigger's, refused ones (404, 405, 401, 409) a separate one.
  * Answers 202 without an execution id (the sender is not a client of the API).
  */
 import { Type } from '@sinclair/typebox';
@@ -21,14 +23,14 @@ import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import { deliver, deliverByCorrelation, startExecution } from '../../executions';
 import { readPath, webhookSignalName } from '../../workflows/engine';
-import { HttpError, describeFieldErrors, notFound, tooManyRequests } from '../http/errors';
+import { HttpError, describeFieldErrors, notFound } from '../http/errors';
 import { payloadSchemaErrors } from '../workflows/declared-schemas';
-import { RateLimiter } from '../http/rate-limiter';
-import { defineRoute, type HttpMethod, type RouteDefinition } from '../http/route';
+import { defineRoute, type AppContext, type HttpMethod, type RouteDefinition } from '../http/route';
 import { callbackNonce } from './callback-token';
 import type { ExecutionDeps } from './deps';
 import { asProblem } from './errors';
 import { newSignalId } from './ids';
+import { WebhookBudgets } from './webhook-budgets';
 import { checkMethod } from './webhook-methods';
 import { webhookRequestPayload } from './webhook-request';
 import { verifySignedRequest, webhookSecret } from './webhook-signature';
@@ -43,25 +45,14 @@ const METHODS: HttpMethod[] = ['post', 'put', 'patch', 'delete', 'get'];
 const unknownToken = () => notFound('No live webhook answers at this address.', 'webhook-not-found');
 
 export function webhookRoutes(deps: WebhookDeps): RouteDefinition[] {
-  // One budget per token (webhook or callback), spent before anything is looked up.
-  const limiter = new RateLimiter(deps.limits.webhookRequestsPerMinute, deps.limits.webhookBurst);
-  const throttle = (token: string) => {
-    const wait = limiter.take(token);
-    if (wait > 0)
-      throw tooManyRequests(
-        `This webhook takes at most ${deps.limits.webhookRequestsPerMinute} requests a minute (WEBHOOK_REQUESTS_PER_MINUTE); retry in ${wait} s.`,
-        wait,
-        'too-many-requests',
-      );
-  };
+  // One budget per token (webhook or callback) for accepted requests, and one for refused ones (webhook-budgets.ts).
+  const budgets = new WebhookBudgets(deps.limits);
   return [
-    ...METHODS.map((method) => ingressRoute(deps, method, throttle)),
-    ...METHODS.map((method) => callbackRoute(deps, method, throttle)),
-    ...METHODS.map((method) => callbackRoute(deps, method, throttle, 'prefixed')),
+    ...METHODS.map((method) => ingressRoute(deps, method, budgets)),
+    ...METHODS.map((method) => callbackRoute(deps, method, budgets)),
+    ...METHODS.map((method) => callbackRoute(deps, method, budgets, 'prefixed')),
   ];
 }
-
-type Throttle = (token: string) => void;
 
 /**
  * `/workflows/webhooks/callback[/{prefix}]/{executionId}/{token}`: the one-time
@@ -70,7 +61,7 @@ type Throttle = (token: string) => void;
  * waiting step; an unknown, used or expired token answers 404 (nothing to tell
  * a stranger).
  */
-function callbackRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle, shape?: 'prefixed'): RouteDefinition {
+function callbackRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBudgets, shape?: 'prefixed'): RouteDefinition {
   return defineRoute({
     method,
     path:
@@ -90,7 +81,7 @@ function callbackRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle
     responses: { 202: { description: 'Delivered to the waiting step', schema: Type.Object({ accepted: Type.Literal(true) }) } },
     errors: [404, 429, 503],
     async handler({ params, body, ctx }) {
-      throttle(params.token);
+      budgets.throttle(params.token);
       // A forged token is refused before any lookup: only the API (holding the key) can complete a nonce.
       const nonce = callbackNonce(deps.callbackKey, params.executionId, params.token);
       if (nonce === undefined) throw unknownCallback();
@@ -110,7 +101,7 @@ function callbackRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle
 
 const unknownCallback = () => notFound('No step waits for a request at this address.', 'webhook-not-found');
 
-function ingressRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle): RouteDefinition {
+function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBudgets): RouteDefinition {
   return defineRoute({
     method,
     path: '/workflows/webhooks/{token}',
@@ -129,24 +120,11 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle)
     },
     errors: [400, 401, 404, 405, 409, 422, 429, 503],
     async handler({ params, body, ctx }) {
-      throttle(params.token);
-      const binding = await new TriggerBindingRepository(deps.dataSource.manager).findLiveByWebhookToken(params.token);
-      if (!binding || binding.pluginType !== 'webhook') throw unknownToken();
-      const runnable = await new WorkflowRevisionRepository(deps.dataSource.manager).findRunnable(
-        binding.organizationId,
-        binding.workflowId,
-        {
-          revision: binding.revision,
-        },
-      );
-      if (typeof runnable === 'string') throw unknownToken();
+      budgets.admit(params.token, ctx);
+      // Only a request that proved it may use the trigger spends its budget: a stranger's refused ones spend their own.
+      const { binding, runnable } = await admitted(deps, params.token, ctx).catch((error: unknown) => budgets.refuse(params.token, error));
+      budgets.accept(params.token);
       const config = runnable.definition.steps[binding.triggerId]?.config ?? {};
-
-      checkMethod(config, ctx.method);
-      if (typeof config.secret === 'string' && config.secret !== '') {
-        const secret = await webhookSecret(deps, binding.organizationId, runnable.workflow, config.secret);
-        await verifySignedRequest(deps.dataSource, ctx, secret);
-      }
 
       const invalid = payloadSchemaErrors(runnable.definition, binding.triggerId, body);
       if (invalid.length > 0)
@@ -196,6 +174,24 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, throttle: Throttle)
       return created ? { status: 202, body: { accepted: true } } : { status: 200, body: { accepted: true, deduplicated: true } };
     },
   });
+}
+
+/** The live trigger `token` routes to, once the request proved it may use it: 404 unknown token, 405 method, 401 unsigned, 409 replayed. */
+async function admitted(deps: WebhookDeps, token: string, ctx: AppContext) {
+  const binding = await new TriggerBindingRepository(deps.dataSource.manager).findLiveByWebhookToken(token);
+  if (!binding || binding.pluginType !== 'webhook') throw unknownToken();
+  const runnable = await new WorkflowRevisionRepository(deps.dataSource.manager).findRunnable(binding.organizationId, binding.workflowId, {
+    revision: binding.revision,
+  });
+  if (typeof runnable === 'string') throw unknownToken();
+  const config = runnable.definition.steps[binding.triggerId]?.config ?? {};
+  // The method first: a signed request sent with the wrong one is refused before its signature is remembered.
+  checkMethod(config, ctx.method);
+  const secret = config.secret;
+  if (typeof secret === 'string' && secret !== '') {
+    await verifySignedRequest(deps.dataSource, ctx, await webhookSecret(deps, binding.organizationId, runnable.workflow, secret));
+  }
+  return { binding, runnable };
 }
 
 /** Longest `Idempotency-Key` header accepted at webhook ingress. */

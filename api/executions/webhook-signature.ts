@@ -48,8 +48,8 @@ export async function webhookSecret(
   return decryptSecret(deps.encryptionKey, entry.encryptedValue, organizationId);
 }
 
-/** Verifies the signature and its window, then records it so the same request is accepted once. */
-export async function verifySignedRequest(dataSource: DataSource, ctx: AppContext, secret: string, now = Date.now()): Promise<void> {
+/** The signature headers, when well-formed and within the window: what can be told without the secret. */
+function readSignature(ctx: AppContext, now: number): { timestamp: string; given: string } | HttpError {
   const timestamp = ctx.get('x-webhook-timestamp').trim();
   const given = ctx
     .get('x-webhook-signature')
@@ -57,8 +57,24 @@ export async function verifySignedRequest(dataSource: DataSource, ctx: AppContex
     .replace(/^sha256=/i, '')
     .toLowerCase();
   if (!/^[0-9]{1,12}$/.test(timestamp) || !/^[0-9a-f]{64}$/.test(given)) {
-    throw unsigned('Signed webhooks need X-Webhook-Timestamp (Unix seconds) and X-Webhook-Signature: sha256=<hex>.');
+    return unsigned('Signed webhooks need X-Webhook-Timestamp (Unix seconds) and X-Webhook-Signature: sha256=<hex>.');
   }
+  if (Math.abs(now / 1000 - Number(timestamp)) > WEBHOOK_SIGNATURE_WINDOW_SECONDS) {
+    return unsigned(`The webhook timestamp is more than ${WEBHOOK_SIGNATURE_WINDOW_SECONDS} seconds from the server's clock.`);
+  }
+  return { timestamp, given };
+}
+
+/** Whether the request could pass verification at all (well-formed signature headers, timestamp within the window). */
+export function mayBeSigned(ctx: AppContext, now = Date.now()): boolean {
+  return !(readSignature(ctx, now) instanceof HttpError);
+}
+
+/** Verifies the signature and its window, then records it so the same request is accepted once. */
+export async function verifySignedRequest(dataSource: DataSource, ctx: AppContext, secret: string, now = Date.now()): Promise<void> {
+  const signature = readSignature(ctx, now);
+  if (signature instanceof HttpError) throw signature;
+  const { timestamp, given } = signature;
   const expected = createHmac('sha256', secret)
     .update(`${timestamp}.`)
     .update(ctx.state.rawBody ?? '')
@@ -67,14 +83,10 @@ export async function verifySignedRequest(dataSource: DataSource, ctx: AppContex
   if (!timingSafeEqual(Buffer.from(given, 'hex'), expected)) {
     throw unsigned('The webhook signature does not match the timestamp and body.');
   }
-  const seconds = Number(timestamp);
-  if (Math.abs(now / 1000 - seconds) > WEBHOOK_SIGNATURE_WINDOW_SECONDS) {
-    throw unsigned(`The webhook timestamp is more than ${WEBHOOK_SIGNATURE_WINDOW_SECONDS} seconds from the server's clock.`);
-  }
   const replays = new WebhookReplayRepository(dataSource.manager);
   await replays.prune(new Date(now));
   // A digest, not the signature: nothing stored could be presented again as a signature.
   const digest = createHash('sha256').update(given).digest('hex');
-  const first = await replays.remember(digest, new Date((seconds + WEBHOOK_SIGNATURE_WINDOW_SECONDS) * 1000));
+  const first = await replays.remember(digest, new Date((Number(timestamp) + WEBHOOK_SIGNATURE_WINDOW_SECONDS) * 1000));
   if (!first) throw new HttpError(409, 'webhook-replayed', 'This signed request was already received.');
 }

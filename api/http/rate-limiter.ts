@@ -20,13 +20,27 @@ export class RateLimiter {
     const now = this.now();
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now };
     this.buckets.delete(key);
-    bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) * this.perMinute) / 60_000);
+    bucket.tokens = this.tokensAt(bucket, now);
     bucket.at = now;
-    const wait = bucket.tokens >= 1 ? 0 : Math.ceil(((1 - bucket.tokens) * 60) / this.perMinute);
+    const wait = this.waitFor(bucket.tokens);
     if (wait === 0) bucket.tokens -= 1;
     // Re-inserted last: the Map's first key is the least recently used.
     this.buckets.set(key, bucket);
     if (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value as string);
     return wait;
+  }
+
+  /** What `take` would answer, spending nothing (and keeping no bucket for an unknown key). */
+  peek(key: string): number {
+    const bucket = this.buckets.get(key);
+    return bucket ? this.waitFor(this.tokensAt(bucket, this.now())) : 0;
+  }
+
+  private tokensAt(bucket: { tokens: number; at: number }, now: number): number {
+    return Math.min(this.burst, bucket.tokens + ((now - bucket.at) * this.perMinute) / 60_000);
+  }
+
+  private waitFor(tokens: number): number {
+    return tokens >= 1 ? 0 : Math.ceil(((1 - tokens) * 60) / this.perMinute);
   }
 }

@@ -12,9 +12,19 @@ import { codeExec } from '../../activities/plugins/code-exec';
 import { CODE_EXEC_DEFAULTS, type CodeExecSettings } from '../../config/config';
 import { failure, pluginContext } from '../support/plugin-calls';
 
-function run(pool: CodeExecPool, code: string, options: { timeoutMs?: number; signal?: AbortSignal; network?: unknown } = {}) {
+interface RunOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  network?: unknown;
+  organizationId?: string;
+}
+
+function run(pool: CodeExecPool, code: string, options: RunOptions = {}) {
   const lines: string[] = [];
-  const { ctx } = pluginContext({ code, network: options.network }, { pluginType: 'code-exec', timeoutMs: options.timeoutMs ?? 5_000 });
+  const { ctx } = pluginContext(
+    { code, network: options.network },
+    { pluginType: 'code-exec', timeoutMs: options.timeoutMs ?? 5_000, organizationId: options.organizationId ?? '1' },
+  );
   const result = codeExec({
     ...ctx,
     inputs: { n: 3, nested: { list: [1, 'two', null] } },
@@ -52,7 +62,7 @@ describe('code-exec thread pool', function () {
   after(() => Promise.all(pools.map((p) => p.close())));
 
   it('keeps the event loop responsive while a script spins, and runs another script meanwhile', async () => {
-    const threads = pool();
+    const threads = pool({ threadsPerOrganization: 2 });
     await Promise.all([run(threads, 'return 1').result, run(threads, 'return 1').result]);
     assert.equal(threads.started, 2);
     const busy = run(threads, 'while (true) {}', { timeoutMs: 1_000 }).result;
@@ -184,6 +194,86 @@ describe('code-exec thread pool', function () {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  describe('shares between organizations', () => {
+    /** A script that says it started (its log line arrives while it spins), then spins until cancelled or its deadline. */
+    const spin = (threads: CodeExecPool, organizationId: string, timeoutMs = 60_000) => {
+      const controller = new AbortController();
+      const started = new Promise<void>((resolve) => {
+        const { ctx } = pluginContext(
+          { code: 'log.info("started"); while (true) {}' },
+          { pluginType: 'code-exec', timeoutMs, organizationId },
+        );
+        const result = codeExec({ ...ctx, signal: controller.signal, codeExecPool: threads, log: () => resolve() });
+        spinning.push({ controller, ended: failure(result).finally(() => ended.push(organizationId)), started: false });
+      });
+      void started.then(() => (spinning.find((s) => s.controller === controller)!.started = true));
+      return started;
+    };
+    let spinning: Array<{ controller: AbortController; ended: Promise<unknown>; started: boolean }> = [];
+    let ended: string[] = [];
+    beforeEach(() => {
+      spinning = [];
+      ended = [];
+    });
+    afterEach(async () => {
+      for (const { controller } of spinning) controller.abort();
+      await Promise.all(spinning.map((s) => s.ended));
+    });
+
+    it("runs another organization's script while one organization's flood holds its share (half the pool by default)", async () => {
+      const threads = pool({ threads: 4 });
+      const flood = Array.from({ length: 12 }, () => spin(threads, 'flood'));
+      await Promise.race([Promise.all(flood.slice(0, 2)), new Promise((resolve) => setTimeout(resolve, 20_000))]);
+      assert.deepEqual((await run(threads, 'return inputs.n * 2', { organizationId: 'other' }).result).outputs, { result: 6 });
+      assert.deepEqual(ended, [], 'the other organization answered while every flood script still spun');
+      assert.equal(spinning.filter((s) => s.started).length, 2, 'the flood held two of the four threads, no more');
+    });
+
+    it('gives a freed thread to the organization served longest ago, then keeps each organization in order', async () => {
+      const threads = pool({ threads: 1 });
+      const order: string[] = [];
+      const answer = (organizationId: string, name: string) =>
+        run(threads, `return "${name}"`, { organizationId }).result.then((result) => order.push(String(result.outputs?.result)));
+      await spin(threads, 'a');
+      const answers = [answer('a', 'a2'), answer('a', 'a3'), answer('b', 'b1'), answer('b', 'b2'), answer('c', 'c1')];
+      spinning[0].controller.abort();
+      await Promise.all(answers);
+      assert.deepEqual(order, ['b1', 'c1', 'a2', 'b2', 'a3']);
+    });
+
+    it("bounds one organization's queue, with a retryable SANDBOX_BUSY, while other organizations still queue", async () => {
+      const threads = pool({ threads: 1, queuePerOrganization: 2 });
+      await spin(threads, 'a');
+      const queued = [run(threads, 'return 1', { organizationId: 'a' }).result, run(threads, 'return 2', { organizationId: 'a' }).result];
+      const busy = await failure(run(threads, 'return 3', { organizationId: 'a' }).result);
+      assert.deepEqual(
+        [busy.type, busy.nonRetryable, busy.message],
+        ['SANDBOX_BUSY', false, '2 code-exec scripts of this organization already wait for a thread (CODE_EXEC_QUEUE_PER_ORGANIZATION)'],
+      );
+      const other = run(threads, 'return 4', { organizationId: 'b' }).result;
+      spinning[0].controller.abort();
+      assert.deepEqual(
+        (await Promise.all([...queued, other])).map((result) => result.outputs),
+        [{ result: 1 }, { result: 2 }, { result: 4 }],
+      );
+    });
+
+    it('counts the wait for a thread in the timeout: a script that cannot start in time fails without running', async () => {
+      const threads = pool({ threads: 1 });
+      await spin(threads, 'a', 1_000);
+      const never = failure(run(threads, 'return 1', { timeoutMs: 200 }).result);
+      const late = failure(run(threads, 'while (true) {}', { timeoutMs: 3_000, organizationId: 'b' }).result);
+      const timedOut = await never;
+      assert.deepEqual(
+        [timedOut.type, timedOut.nonRetryable, timedOut.message],
+        ['SANDBOX_TIMEOUT', true, 'the code waited 200 ms for a code-exec thread and did not start'],
+      );
+      const overran = await late;
+      assert.equal(overran.type, 'SANDBOX_TIMEOUT');
+      assert.match(overran.message, /^the code ran past its 3000 ms timeout, \d+ ms of which it waited for a code-exec thread$/);
+    });
   });
 
   it('fails running and later jobs once closed (worker shutdown), as retryable', async () => {

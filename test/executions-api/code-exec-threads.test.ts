@@ -2,11 +2,12 @@
  * code-exec end to end on the pool's threads: a spinning script neither
  * stalls the API nor the worker's other activities (same process, as under
  * `npm start`), a 100 ms step timeout ends a `while (true) {}` with
- * SANDBOX_TIMEOUT (not a Temporal activity timeout), and a crossed cap fails
- * the step with its own type.
+ * SANDBOX_TIMEOUT (not a Temporal activity timeout), a crossed cap fails
+ * the step with its own type, and one organization's never-ending scripts do
+ * not hold the threads another organization's script needs.
  */
 import assert from 'node:assert/strict';
-import { execute, finished, publish, useExecEnv, waitFor } from './support';
+import { execute, finished, orgContext, publish, useExecEnv, waitFor } from './support';
 
 const codeStep = (code: string, extra: Record<string, unknown> = {}) => ({
   steps: {
@@ -19,7 +20,8 @@ const codeStep = (code: string, extra: Record<string, unknown> = {}) => ({
 
 describe('executions API: code-exec off the event loop', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  // Every run here is one organization's: it may use both threads (its default share would be one).
+  const { x, c } = useExecEnv({ codeExec: { threads: 2, threadsPerOrganization: 2 } });
 
   it('answers HTTP requests and runs other code-exec steps while a script spins', async () => {
     await publish(x, c, { name: 'Spin', key: 'spin', ...codeStep('while (true) {}', { timeout: '3s' }) });
@@ -68,7 +70,7 @@ describe('executions API: code-exec off the event loop', function () {
 describe('executions API: cancelling code-exec', function () {
   this.timeout(60_000);
   // One thread: a script still spinning after its execution was cancelled would hold it, and the next run would wait.
-  const { x, c } = useExecEnv({ codeExecThreads: 1 });
+  const { x, c } = useExecEnv({ codeExec: { threads: 1 } });
 
   it('stops a spinning script when its execution is cancelled (cancellation reaches the activity through heartbeats)', async () => {
     await publish(x, c, { name: 'Spin long', key: 'spin-long', ...codeStep('while (true) {}', { timeout: '50s' }) });
@@ -84,5 +86,32 @@ describe('executions API: cancelling code-exec', function () {
     const quick = await waitFor(x, c, await execute(x, c, 'quick'), finished);
     assert.deepEqual([quick.status, quick.outputs], ['completed', { result: 42 }]);
     assert.ok(Date.now() - started < 10_000, `the next run waited ${Date.now() - started} ms for the thread`);
+  });
+});
+
+describe('executions API: code-exec threads shared between organizations', function () {
+  this.timeout(120_000);
+  // Two threads: each organization may hold one (the default share, half the pool).
+  const { x, c } = useExecEnv({ codeExec: { threads: 2 } });
+
+  it("runs another organization's script while one organization's never-ending scripts hold their share", async () => {
+    await publish(x, c, { name: 'Spin long', key: 'spin-long', ...codeStep('while (true) {}', { timeout: '50s' }) });
+    const other = await orgContext(x);
+    await publish(x, other, { name: 'Quick', key: 'quick', ...codeStep('return 21 * 2') });
+    const flood: string[] = [];
+    for (let i = 0; i < 4; i++) flood.push(await execute(x, c, 'spin-long'));
+    for (const id of flood) await waitFor(x, c, id, (body) => body.status === 'running');
+    // Time for the flood's activities to reach the pool: without shares they would now hold both threads for 50 s.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+    const quick = await waitFor(x, other, await execute(x, other, 'quick'), finished, '', 30_000);
+    assert.deepEqual([quick.status, quick.outputs], ['completed', { result: 42 }]);
+    for (const id of flood) {
+      const res = await c.auth(x.t.request.get(`/workflows/executions/${id}`));
+      assert.equal(res.body.status, 'running', 'no flood script had ended when the other organization got its answer');
+    }
+
+    for (const id of flood) await c.auth(x.t.request.post(`/workflows/executions/${id}/cancel`)).send({ reason: 'enough' });
+    for (const id of flood) assert.equal((await waitFor(x, c, id, finished, '', 30_000)).status, 'cancelled');
   });
 });

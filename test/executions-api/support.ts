@@ -17,7 +17,7 @@ import { CONSOLE_ASSETS_DIR, ensureConsoleBuilt } from '../../startup/console-bu
 import { executionRoutes } from '../../api/executions';
 import type { AreaDeps } from '../../api/routes';
 import { workflowRoutes } from '../../api/workflows';
-import { CODE_EXEC_DEFAULTS, loadConfig } from '../../config/config';
+import { CODE_EXEC_DEFAULTS, loadConfig, type CodeExecSettings } from '../../config/config';
 import { CodeExecPool } from '../../activities/plugins/code-exec-pool';
 import type { Limits } from '../../config/limits';
 import type { OperatorPlugins } from '../../activities/plugins/operator/load-plugins';
@@ -63,8 +63,8 @@ export interface OrgContext {
 export interface ExecEnvOptions {
   withWorker?: boolean;
   limits?: Partial<Limits>;
-  /** A code-exec pool of its own with this many threads (default: the process's shared pool). */
-  codeExecThreads?: number;
+  /** A code-exec pool of its own with these settings over the defaults (default: the process's shared pool). */
+  codeExec?: Partial<CodeExecSettings>;
   /** Operator plugins (as PLUGINS loads them) the worker runs and the API validates and lists. */
   operatorPlugins?: OperatorPlugins;
   /** Serve the web console (built first when its sources changed), with these sign-in codes for one-time links. */
@@ -81,7 +81,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
   const namespace = env.namespace ?? 'default';
   const workerLog = captureLogger('info');
   const limits: Limits = { ...loadConfig().limits, ...options.limits };
-  const codeExecPool = options.codeExecThreads ? new CodeExecPool({ ...CODE_EXEC_DEFAULTS, threads: options.codeExecThreads }) : undefined;
+  const codeExecPool = options.codeExec ? new CodeExecPool({ ...CODE_EXEC_DEFAULTS, ...options.codeExec }) : undefined;
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
   if (options.withWorker !== false) {

@@ -25,6 +25,8 @@ describe('configuration', () => {
     assert.deepEqual(config.bootstrapAdmins, []);
     assert.deepEqual(config.codeExec, {
       threads: Math.max(2, availableParallelism() - 1),
+      threadsPerOrganization: Math.ceil(Math.max(2, availableParallelism() - 1) / 2),
+      queuePerOrganization: 50,
       maxLogLines: 1000,
       maxLogBytes: 256 * 1024,
       maxResultBytes: 1024 * 1024,
@@ -53,13 +55,25 @@ describe('configuration', () => {
       EGRESS_DENY_HOSTS: '169.254.169.254',
       EGRESS_ALLOW_CIDRS: '10.0.0.0/8, fd00::/8,127.0.0.1',
       CODE_EXEC_THREADS: '3',
+      CODE_EXEC_THREADS_PER_ORGANIZATION: '3',
+      CODE_EXEC_QUEUE_PER_ORGANIZATION: '7',
       CODE_EXEC_MAX_LOG_LINES: '10',
       CODE_EXEC_MAX_LOG_BYTES: '2048',
       CODE_EXEC_MAX_RESULT_BYTES: '4096',
       CODE_EXEC_MAX_FETCH_BYTES: '8192',
     });
     assert.deepEqual(config.egressAllowCidrs, ['10.0.0.0/8', 'fd00::/8', '127.0.0.1']);
-    assert.deepEqual(config.codeExec, { threads: 3, maxLogLines: 10, maxLogBytes: 2048, maxResultBytes: 4096, maxFetchBodyBytes: 8192 });
+    assert.deepEqual(config.codeExec, {
+      threads: 3,
+      threadsPerOrganization: 3,
+      queuePerOrganization: 7,
+      maxLogLines: 10,
+      maxLogBytes: 2048,
+      maxResultBytes: 4096,
+      maxFetchBodyBytes: 8192,
+    });
+    // Unset, an organization's share follows the pool: half of it, rounded up.
+    assert.equal(parseConfig({ CODE_EXEC_THREADS: '5' }).codeExec.threadsPerOrganization, 3);
     assert.deepEqual(config.egressAllowHosts, ['*.example.com', '127.0.0.1']);
     assert.deepEqual(config.egressDenyHosts, ['169.254.169.254']);
     assert.equal(config.port, 9000);
@@ -97,6 +111,8 @@ describe('configuration', () => {
     ['EGRESS_ALLOW_CIDRS', { EGRESS_ALLOW_CIDRS: '10.0.0.0/33' }],
     ['EGRESS_ALLOW_CIDRS', { EGRESS_ALLOW_CIDRS: 'intranet.local' }],
     ['CODE_EXEC_THREADS', { CODE_EXEC_THREADS: '0' }],
+    ['CODE_EXEC_THREADS_PER_ORGANIZATION', { CODE_EXEC_THREADS_PER_ORGANIZATION: '0' }],
+    ['CODE_EXEC_QUEUE_PER_ORGANIZATION', { CODE_EXEC_QUEUE_PER_ORGANIZATION: 'many' }],
     ['CODE_EXEC_MAX_RESULT_BYTES', { CODE_EXEC_MAX_RESULT_BYTES: 'lots' }],
   ];
   for (const [name, env] of invalid) {

@@ -27,4 +27,16 @@ describe('rate limiter (token buckets)', () => {
     assert.equal(limiter.take('b'), 60, 'b was kept');
     assert.equal(limiter.take('a'), 0, 'a was dropped, so it starts afresh');
   });
+
+  it('peeks without spending, and keeps no bucket for a key it has not seen', () => {
+    let now = 0;
+    const limiter = new RateLimiter(60, 2, 1, () => now);
+    assert.equal(limiter.peek('a'), 0);
+    assert.deepEqual([limiter.take('a'), limiter.peek('a'), limiter.peek('a'), limiter.take('a')], [0, 0, 0, 0]);
+    assert.equal(limiter.peek('a'), 1, 'spent: the peek says how long to wait');
+    assert.equal(limiter.peek('b'), 0);
+    assert.equal(limiter.take('a'), 1, 'peeking at b dropped nothing (maxKeys 1)');
+    now += 1000;
+    assert.equal(limiter.peek('a'), 0);
+  });
 });
