@@ -75,6 +75,15 @@ describe('request bodies: the nesting limit', function () {
     assert.equal(started.status, 202, started.text);
   });
 
+  it('YAML bodies too: a deep document and one that contains itself (an alias inside its own anchor) answer 400', async () => {
+    const yaml = (text: string) =>
+      c.auth(x.t.request.post('/workflows/definitions/validate')).set('Content-Type', 'application/yaml').send(text);
+    const deep = await yaml(`name: Deep\nmetadata: ${'['.repeat(DEEP)}${']'.repeat(DEEP)}\n`);
+    assertDialect('problem', deep, 400);
+    const looped = await yaml('name: Looped\nmetadata: &loop\n  self: *loop\n');
+    assertTooDeep('problem', looped, `/metadata${'/self'.repeat(LIMIT - 1)}`);
+  });
+
   it('signals and webhook-wait callbacks: 400 past the limit; a payload at the limit releases the wait', async () => {
     await publish(x, c, definition('deep-signal'));
     const id = await execute(x, c, 'deep-signal');
