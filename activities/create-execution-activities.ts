@@ -294,16 +294,18 @@ function checkOutputSize(result: PluginResult, maxBytes: number | undefined): vo
 }
 
 /**
- * Rebuilds a failure with every secret form removed from its message and
+ * Rebuilds a failure with every secret form removed from its message, type and
  * details, carrying the plugin's log lines (PLUGIN_LOGS_DETAIL) so a failed
- * step's logs are recorded too.
+ * step's logs are recorded too. The failure is new: the original's `cause`
+ * chain and stack (which scrubbing does not reach) never leave the worker.
  */
 function scrubFailure(error: unknown, scrubber: Scrubber, logs: NonNullable<PluginResult['logs']>): ApplicationFailure {
   const logDetail = { [PLUGIN_LOGS_DETAIL]: scrubber.value(logs) };
   if (error instanceof ApplicationFailure) {
     return ApplicationFailure.create({
       message: scrubber.text(error.message),
-      type: error.type ?? undefined,
+      // An operator plugin may throw its own ApplicationFailure, type included.
+      type: error.type == null ? undefined : scrubber.text(error.type),
       nonRetryable: error.nonRetryable ?? undefined,
       details: [...scrubber.value(error.details ?? []), logDetail],
     });

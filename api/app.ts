@@ -6,6 +6,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { AppConfig } from '../config/config';
+import { DEFAULT_LIMITS } from '../config/limits';
 import type { Logger } from '../config/logger';
 import type { TokenVerifier } from './http/auth';
 import { consoleSessionRoutes, type ConsoleSessionDeps } from './console/session-routes';
@@ -20,7 +21,8 @@ import { opsRoutes, type ReadinessChecks } from './ops/routes';
 export const API_VERSION = '0.1.0';
 
 export interface AppDeps {
-  config: Pick<AppConfig, 'bodyLimitBytes' | 'publicBaseUrl'>;
+  /** Without `limits`: the default limits (config/limits.ts). */
+  config: Pick<AppConfig, 'bodyLimitBytes' | 'publicBaseUrl'> & Partial<Pick<AppConfig, 'limits'>>;
   logger: Logger;
   verifier: TokenVerifier;
   /** Named dependency checks behind `GET /ready`. */
@@ -59,7 +61,11 @@ export function createApp(deps: AppDeps): App {
     }));
 
   const router = new Router<AppState>();
-  mountRoutes(router, routes, { verifier: deps.verifier, bodyLimitBytes: deps.config.bodyLimitBytes });
+  mountRoutes(router, routes, {
+    verifier: deps.verifier,
+    bodyLimitBytes: deps.config.bodyLimitBytes,
+    bodyMaxDepth: (deps.config.limits ?? DEFAULT_LIMITS).maxBodyDepth,
+  });
 
   const koa = new Koa<AppState>({ proxy: true });
   // Koa's default error listener prints to stderr; every error is already logged by our handler.

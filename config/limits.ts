@@ -108,6 +108,13 @@ export const LIMIT_SETTINGS = {
     max: 30 * 86_400,
     doc: 'seconds a signal delivery idempotencyKey is remembered (a repeat within them delivers nothing)',
   },
+  maxBodyDepth: {
+    env: 'BODY_MAX_DEPTH',
+    default: 64,
+    min: 8,
+    max: 1000,
+    doc: 'levels of nesting in a request body (objects and arrays; a user JSON Schema, at most 24 levels, fits inside any body with room to spare)',
+  },
   maxStreamsPerOrganization: {
     env: 'EVENTS_MAX_STREAMS_PER_ORGANIZATION',
     default: 50,

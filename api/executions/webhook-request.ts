@@ -5,16 +5,30 @@
  */
 import type { AppContext } from '../http/route';
 
-/** Headers that carry credentials or signing material: never stored, never logged. */
+/**
+ * Headers that carry credentials or signing material: never stored, never logged. The
+ * well-known ones only (a sender's own header names cannot be guessed): generic credentials,
+ * session and CSRF tokens, cloud session tokens, and the secrets or signatures of the
+ * common webhook senders (GitHub, GitLab, Stripe, Slack). The README's "What is never
+ * stored or logged" lists the same names.
+ */
 export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
   'authorization',
   'proxy-authorization',
   'cookie',
   'set-cookie',
   'x-api-key',
+  'x-auth-token',
+  'x-csrf-token',
+  'x-xsrf-token',
+  'x-amz-security-token',
   'x-webhook-signature',
   'x-webhook-timestamp',
+  'x-hub-signature',
   'x-hub-signature-256',
+  'x-gitlab-token',
+  'stripe-signature',
+  'x-slack-signature',
 ]);
 
 export type WebhookRequestPayload = {

@@ -1,13 +1,22 @@
 /**
  * Reads and parses request bodies for routes that declare one: a size limit
  * enforced while streaming (413), JSON (and YAML where the route allows it)
- * by content type (415 otherwise), and 400 for malformed documents.
+ * by content type (415 otherwise), 400 for malformed documents and for
+ * documents nested deeper than the limit (body-depth.ts). Every body from
+ * outside (webhooks and callbacks included) is read here.
  */
 import type { Context } from 'koa';
 import YAML from 'yaml';
-import { HttpError, badRequest } from './errors';
+import { bodyDepthIssue } from './body-depth';
+import { HttpError, badRequest, validationFailed } from './errors';
 
 export type BodyFormat = 'json' | 'yaml';
+
+/** The size (BODY_LIMIT_BYTES) and nesting (BODY_MAX_DEPTH) a body may have. */
+export interface BodyLimits {
+  bytes: number;
+  depth: number;
+}
 
 const YAML_TYPES = new Set(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
 
@@ -27,7 +36,7 @@ export function hasBody(ctx: Context): boolean {
 }
 
 /** The parsed body; the raw text is kept on `ctx.state.rawBody` for routes that verify signatures over it. */
-export async function readBody(ctx: Context, limit: number, formats: BodyFormat[]): Promise<unknown> {
+export async function readBody(ctx: Context, limits: BodyLimits, formats: BodyFormat[]): Promise<unknown> {
   if (!hasBody(ctx)) return undefined;
   const type = mediaType(ctx);
   const format: BodyFormat | undefined = isJson(type) ? 'json' : YAML_TYPES.has(type) ? 'yaml' : undefined;
@@ -35,11 +44,24 @@ export async function readBody(ctx: Context, limit: number, formats: BodyFormat[
     const accepted = formats.map((f) => (f === 'json' ? 'application/json' : 'application/yaml')).join(' or ');
     throw new HttpError(415, 'unsupported_media_type', `Content-Type must be ${accepted} (got "${type || 'none'}").`);
   }
-  const text = await readText(ctx, limit);
+  const text = await readText(ctx, limits.bytes);
   (ctx.state as { rawBody?: string }).rawBody = text;
   if (text.trim() === '') return undefined;
+  const body = parse(text, format);
+  const tooDeep = bodyDepthIssue(body, limits.depth);
+  if (tooDeep)
+    throw validationFailed(
+      [tooDeep],
+      `The request body is nested deeper than ${limits.depth} levels at "${tooDeep.path}" (BODY_MAX_DEPTH).`,
+      'body_too_deep',
+    );
+  return body;
+}
+
+function parse(text: string, format: BodyFormat): unknown {
   if (format === 'json') {
     try {
+      // V8 parses JSON without recursion: any depth parses, and the depth check follows.
       return JSON.parse(text) as unknown;
     } catch (error) {
       throw badRequest(`The request body is not valid JSON: ${(error as Error).message}`, 'invalid_json');
@@ -48,6 +70,7 @@ export async function readBody(ctx: Context, limit: number, formats: BodyFormat[
   try {
     return YAML.parse(text, { maxAliasCount: 100 }) as unknown;
   } catch (error) {
+    // A document too deep for the YAML parser's own recursion lands here too (a 400, never a 500).
     throw badRequest(`The request body is not valid YAML: ${(error as Error).message.split('\n')[0]}`, 'invalid_yaml');
   }
 }

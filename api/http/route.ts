@@ -113,6 +113,8 @@ export function koaPath(openApiPath: string): string {
 export interface MountOptions {
   verifier: TokenVerifier;
   bodyLimitBytes: number;
+  /** BODY_MAX_DEPTH (config/limits.ts). */
+  bodyMaxDepth: number;
 }
 
 export function mountRoutes(router: Router<AppState>, routes: RouteDefinition[], options: MountOptions): void {
@@ -169,7 +171,7 @@ function createHandler(route: RouteDefinition, options: MountOptions) {
 
     let body: unknown;
     if (route.body) {
-      body = await readBody(ctx, options.bodyLimitBytes, formats);
+      body = await readBody(ctx, { bytes: options.bodyLimitBytes, depth: options.bodyMaxDepth }, formats);
       if (body === undefined && !route.bodyOptional) errors.push({ path: '', message: 'a request body is required' });
       else if (body !== undefined && validateBody) errors.push(...validateBody(body));
     }

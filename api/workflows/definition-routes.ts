@@ -8,7 +8,7 @@ import { accessOf, loadAccess, type Access } from '../access/access';
 import { canonicalNrn, organizationNrn } from '../access/nrn';
 import { RecentAccess } from '../access/recent-access';
 import type { AuthContext, UserType } from '../http/auth';
-import { HttpError, conflict, validationFailed, type FieldError } from '../http/errors';
+import { HttpError, conflict, forbidden, validationFailed, type FieldError } from '../http/errors';
 import type { Permission } from '../http/permissions';
 import { defineRoute, type HandlerResult, type RouteDefinition } from '../http/route';
 import { activate } from './activation';
@@ -119,6 +119,17 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
     );
   };
   const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
+  /**
+   * A POST whose key another workflow holds: 409 to a caller who may read that workflow
+   * (as today); 403 to one who may not, as a PUT of the key refuses them, without the
+   * workflow's details (its NRN). Decided on grants read afresh, on this rare path only.
+   */
+  const keyTaken = async (auth: AuthContext, key: string | null): Promise<HttpError> => {
+    const existing = key === null ? undefined : await workflows.findByRef(auth.organizationId, key);
+    if (existing && !(await loadAccess(deps.dataSource, auth)).can('workflow:read', workflowNrn(existing)))
+      return forbidden(`The key "${key}" cannot be used: you do not have permission on the workflow that holds it.`);
+    return conflict(`A workflow with key "${key}" already exists.`, 'workflow-key-conflict');
+  };
 
   return [
     defineRoute({
@@ -145,7 +156,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           recentAccess.remember(access);
           published = result;
         } catch (error) {
-          if (isUniqueViolation(error)) throw conflict(`A workflow with key "${prepared.key}" already exists.`, 'workflow-key-conflict');
+          if (isUniqueViolation(error)) throw await keyTaken(auth, prepared.key);
           throw error;
         }
         const warnings = await publishWarnings(deps.dataSource, auth.organizationId, id, prepared);

@@ -168,6 +168,24 @@ describe('engine authorization: grants', () => {
       assert.equal((await post(token, 'narrow', { nrn: `organization=${org}:account=7` })).status, 201);
     });
 
+    it('a POST onto a key held by a workflow the caller cannot read answers 403 without its details; one who can read it gets 409', async () => {
+      const db = await testDataSource();
+      await publish('hidden-key', { nrn: `organization=${org}:account=8` });
+      const { userId } = await grantRole(db, org, 'developer', `organization=${org}:account=7`);
+      const outsider = await t.token({ organizationId: org, userId });
+      const refused = await post(outsider, 'hidden-key', { nrn: `organization=${org}:account=7` });
+      assertDialect('problem', refused, 403);
+      assert.doesNotMatch(refused.text, /account=8|already exists/, 'nothing about the workflow that holds the key');
+      // PUT of the same key refuses this caller too (it needs workflow:write on the NRN the workflow had).
+      assertDialect('problem', await put(outsider, 'hidden-key'), 403);
+
+      await grantRole(db, org, 'viewer', `organization=${org}:account=8`, userId);
+      const conflicted = await post(outsider, 'hidden-key', { nrn: `organization=${org}:account=7` });
+      assertDialect('problem', conflicted, 409);
+      assert.match(conflicted.body.type, /\/workflow-key-conflict$/);
+      assert.match(conflicted.body.detail, /A workflow with key "hidden-key" already exists\./);
+    });
+
     it('a refusal is decided on grants read afresh: a grant given after a 403 lets the next publish through', async () => {
       const db = await testDataSource();
       const { userId } = await grantRole(db, org, 'viewer');

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
+import { domainToASCII } from 'node:url';
 import fc from 'fast-check';
 import { REDACTED, Scrubber } from '../../activities/secrets/scrubber';
+
+/** Each character in its own lower or upper case (how a URL host or code changes the case of a secret). */
+const perCharacter = (text: string, change: (char: string) => string): string =>
+  [...text].map((char) => (change(char).length === char.length ? change(char) : char)).join('');
+/** Whether `scrubbed` still holds `form` (a form of four characters or more that the marker itself does not spell). */
+const leaks = (scrubbed: string, form: string, context: string): boolean =>
+  form.length >= 4 && !context.includes(form) && scrubbed.includes(form);
 
 describe('secret scrubber', () => {
   const canary = 'canary-s3cr3t/value+"quoted"';
@@ -15,6 +23,62 @@ describe('secret scrubber', () => {
       JSON.stringify(canary).slice(1, -1),
     ];
     for (const form of forms) assert.equal(scrubber.text(`before ${form} after`), `before ${REDACTED} after`, form);
+  });
+
+  describe('the forms a secret takes in URLs, headers and JSON', () => {
+    const redacts = (secret: string, form: string) => {
+      const scrubbed = new Scrubber([secret]).text(`before ${form} after`);
+      assert.equal(scrubbed, `before ${REDACTED} after`, `${JSON.stringify(form)} of ${JSON.stringify(secret)}`);
+    };
+
+    it('lower-cased (a URL host) and upper-cased', () => {
+      const secret = 'Tok3n-MixedCase-Ünïcode';
+      redacts(secret, secret.toLowerCase());
+      redacts(secret, secret.toUpperCase());
+      const host = new URL(`https://Tok3nMixedCase.example.com/`).hostname;
+      assert.equal(new Scrubber(['Tok3nMixedCase']).text(`getaddrinfo ENOTFOUND ${host}`), `getaddrinfo ENOTFOUND ${REDACTED}.example.com`);
+    });
+
+    it('percent-encoded: encodeURIComponent, encodeURI, a URL path, query and user info, form encoding, either hex case', () => {
+      const secret = 'p@ss word/with:odd&chars=é+%';
+      redacts(secret, encodeURIComponent(secret));
+      redacts(secret, encodeURIComponent(secret).toLowerCase());
+      redacts(secret, encodeURI(secret));
+      redacts(secret, new URLSearchParams({ q: secret }).toString().slice(2));
+      const url = new URL('https://example.com/');
+      url.pathname = `/${secret}`;
+      url.search = `?q=${secret}`;
+      url.username = secret;
+      const scrubbed = new Scrubber([secret]).text(url.href);
+      assert.equal(scrubbed, `https://${REDACTED}@example.com/${REDACTED}?q=${REDACTED}`, url.href);
+    });
+
+    it('the IDNA (punycode) form of a secret used as a host label', () => {
+      const secret = 'séçrét-hôst';
+      const host = new URL(`https://${secret}.example.com/`).hostname;
+      assert.match(host, /^xn--/);
+      assert.equal(domainToASCII(secret), host.replace('.example.com', ''));
+      assert.equal(new Scrubber([secret]).text(`no route to ${host}`), `no route to ${REDACTED}.example.com`);
+    });
+
+    it('JSON-escaped: short escapes, and \\u escapes of any character other than letters and digits', () => {
+      const secret = 'quote"back\\slash/new\nline<tag>&é';
+      redacts(secret, JSON.stringify(secret).slice(1, -1));
+      redacts(secret, JSON.stringify(secret).slice(1, -1).replace(/</g, '\\u003c').replace(/>/g, '\\u003E').replace(/&/g, '\\u0026'));
+      redacts(secret, JSON.stringify(secret).slice(1, -1).replace(/é/g, '\\u00e9').replace(/\//g, '\\/'));
+    });
+
+    it('base64 of Basic credentials and other tokens built around it, at every alignment, in both alphabets', () => {
+      const secret = 'b4sic-p4ss?>~';
+      for (const user of ['', 'a', 'ab', 'abc', 'user', 'admin']) {
+        for (const encoding of ['base64', 'base64url'] as const) {
+          const header = `Basic ${Buffer.from(`${user}:${secret}`).toString(encoding)}`;
+          const scrubbed = new Scrubber([secret]).text(header);
+          assert.notEqual(scrubbed, header, header);
+          assert.ok(!Buffer.from(scrubbed.slice(6), encoding).toString('utf8').includes(secret.slice(0, 6)), `${header} → ${scrubbed}`);
+        }
+      }
+    });
   });
 
   it('redacts deep inside values, keys included, without touching the original', () => {
@@ -32,24 +96,32 @@ describe('secret scrubber', () => {
   });
 
   it('never lets a secret through in any of its forms (property)', () => {
+    const secrets = fc.oneof(
+      fc.string({ unit: 'grapheme-ascii', minLength: 4, maxLength: 40 }),
+      fc.string({ unit: 'grapheme', minLength: 4, maxLength: 24 }),
+    );
     fc.assert(
-      fc.property(
-        fc.string({ minLength: 4, maxLength: 40 }),
-        fc.string({ maxLength: 20 }),
-        fc.string({ maxLength: 20 }),
-        (secret, prefix, suffix) => {
-          const s = new Scrubber([secret]);
-          for (const form of [
-            secret,
-            Buffer.from(secret).toString('base64'),
-            encodeURIComponent(secret),
-            JSON.stringify(secret).slice(1, -1),
-          ]) {
-            if (form.length < 4 || (prefix + REDACTED + suffix).includes(form)) continue; // the marker itself could spell it
-            assert.ok(!s.text(prefix + form + suffix).includes(form));
-          }
-        },
-      ),
+      fc.property(secrets, fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }), (secret, prefix, suffix) => {
+        const s = new Scrubber([secret]);
+        const context = prefix + REDACTED + suffix;
+        const forms = [
+          secret,
+          perCharacter(secret, (char) => char.toLowerCase()),
+          perCharacter(secret, (char) => char.toUpperCase()),
+          encodeURIComponent(secret),
+          encodeURI(secret),
+          new URLSearchParams({ q: secret }).toString().slice(2),
+          JSON.stringify(secret).slice(1, -1),
+          Buffer.from(secret).toString('base64'),
+          Buffer.from(secret).toString('base64url'),
+        ];
+        if (!secret.includes('%') && domainToASCII(secret) !== '') forms.push(domainToASCII(secret));
+        for (const form of forms) assert.ok(!leaks(s.text(prefix + form + suffix), form, context), JSON.stringify(form));
+        // Inside longer base64 (Basic credentials): what remains decodes to no part of the secret's middle.
+        const encoded = Buffer.from(`${prefix}:${secret}${suffix}`).toString('base64');
+        const middle = secret.slice(1, -1);
+        if (Buffer.byteLength(middle) >= 4) assert.ok(!Buffer.from(s.text(encoded), 'base64').toString('utf8').includes(middle), encoded);
+      }),
       { numRuns: 300 },
     );
   });

@@ -21,6 +21,13 @@ describe('executions API: a secret canary never leaks', function () {
   before(async () => {
     // Echoes the Authorization header back in its body and a response header: the worst case for redaction.
     server = createServer((req, res) => {
+      if (req.url?.startsWith('/echo-url/')) {
+        // Refuses the request, echoing the URL it was sent to (where a secret in the path arrives percent-encoded).
+        res.statusCode = 400;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ url: req.url }));
+        return;
+      }
       received.push(req.headers);
       res.setHeader('content-type', 'application/json');
       res.setHeader('x-echo', String(req.headers.authorization ?? ''));
@@ -153,6 +160,60 @@ describe('executions API: a secret canary never leaks', function () {
     assert.equal(history.includes(canary), false, 'the Temporal history leaks the secret');
     for (const line of allCapturedLines) assert.equal(line.includes(canary), false, 'a service log line leaks the secret');
   });
+  /**
+   * The forms a secret takes in a URL: a host is lower-cased by the URL parser (and comes back so in
+   * the DNS error), a path is percent-encoded (and comes back so from a server that echoes it). Neither
+   * form reaches the execution record, the step records or the Temporal history.
+   */
+  it('redacts a secret lower-cased in a URL host and percent-encoded in a URL path, in records and history', async () => {
+    const hex = randomBytes(12).toString('hex');
+    const secrets = { HOST_TOKEN: `Canary-Host-${hex}`, PATH_TOKEN: `canary path:${hex}` };
+    for (const [name, value] of Object.entries(secrets)) {
+      const created = await c.auth(x.t.request.post('/workflows/config')).send({ name, value, secret: true, path: '/' });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+    }
+    const once = { retry_policy: { max_attempts: 1 } };
+    const run = async (key: string, url: string) => {
+      await publish(x, c, {
+        name: key,
+        key,
+        steps: [
+          { id: 'start', type: 'trigger', pluginType: 'manual' },
+          { id: 'call', type: 'module', pluginType: 'http-request', config: { url }, depends_on: ['start'], error_handling: once },
+        ],
+      });
+      const id = await execute(x, c, key);
+      const done = await waitFor(x, c, id, finished);
+      assert.equal(done.status, 'failed', JSON.stringify(done));
+      return { id, done };
+    };
+    const host = await run('secret-in-host', 'http://${{ secrets.HOST_TOKEN }}.invalid/');
+    assert.match(JSON.stringify(host.done.error), /ENOTFOUND <redacted>\.invalid/, 'the DNS error named the host, redacted');
+    const path = await run('secret-in-path', `${baseUrl}/echo-url/\${{ secrets.PATH_TOKEN }}`);
+    // The failure's details (the response, with the echoed URL) travel in the activity failure in history.
+    assert.match(await readableHistory(path.id), /\/echo-url\/<redacted>/, 'the echoed URL reached history, redacted');
+
+    for (const { id } of [host, path]) {
+      const texts: Array<{ where: string; text: string }> = [];
+      for (const suffix of ['', '/state', '/steps', '/steps/call', '/logs', '/events'])
+        texts.push({
+          where: suffix || 'the execution',
+          text: (await c.auth(x.t.request.get(`/workflows/executions/${id}${suffix}`))).text,
+        });
+      const rows = await x.db.query<Array<{ text: string }>>(
+        `SELECT row_to_json(e)::text AS text FROM executions e WHERE id = $1
+         UNION ALL SELECT row_to_json(s)::text FROM execution_steps s WHERE execution_id = $1
+         UNION ALL SELECT row_to_json(l)::text FROM execution_logs l WHERE execution_id = $1
+         UNION ALL SELECT row_to_json(v)::text FROM execution_events v WHERE execution_id = $1`,
+        [id],
+      );
+      texts.push(...rows.map((row) => ({ where: 'a stored row', text: row.text })));
+      texts.push({ where: 'the Temporal history', text: await readableHistory(id) });
+      // Every form ends in the random part: none of it may remain anywhere.
+      for (const { where, text } of texts) assert.equal(text.toLowerCase().includes(hex), false, `${where} leaks a secret: ${text}`);
+    }
+  });
+
   it('evaluates in the activity an expression that mixes a variable, a step output and a secret', async () => {
     const canary = `canary-${randomBytes(16).toString('hex')}`;
     for (const entry of [

@@ -20,6 +20,14 @@ const SENSITIVE = {
   Cookie: 'session=sensitive-3',
   'Set-Cookie': 'session=sensitive-4',
   'X-Api-Key': 'sensitive-5',
+  'X-Gitlab-Token': 'sensitive-6',
+  'Stripe-Signature': 't=1700000000,v1=sensitive-7',
+  'X-Auth-Token': 'sensitive-8',
+  'X-Csrf-Token': 'sensitive-9',
+  'X-Xsrf-Token': 'sensitive-10',
+  'X-Amz-Security-Token': 'sensitive-11',
+  'X-Hub-Signature': 'sha1=sensitive-12',
+  'X-Slack-Signature': 'v0=sensitive-13',
 };
 
 /** Another API replica on the same database and Temporal (with its own key when given). */
@@ -207,6 +215,7 @@ describe('executions API: webhook security', function () {
     const outputs = done.outputs as { headers: Record<string, string>; via: string };
     assert.equal(outputs.headers['x-kept'], 'visible');
     for (const name of Object.keys(SENSITIVE)) assert.equal(outputs.headers[name.toLowerCase()], undefined, name);
+    assert.doesNotMatch(JSON.stringify(outputs), /sensitive-/);
     assert.equal(new URL(outputs.via).pathname, path);
   });
 });

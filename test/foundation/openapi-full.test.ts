@@ -90,6 +90,7 @@ describe('OpenAPI document of the whole service', () => {
           mountRoutes(new Router(), [route], {
             verifier: createTokenVerifier({ kind: 'hs256', secret: new Uint8Array(32) }),
             bodyLimitBytes: 1024,
+            bodyMaxDepth: 64,
           }),
         /declares no access/,
       );
