@@ -69,8 +69,11 @@ export interface RunningWorker {
  * Worker options every execution worker uses (tests' workers too). Heartbeats
  * carry cancellation to running activities; they are throttled to one a
  * second so a cancelled code-exec or HTTP call stops within about a second.
+ * Both settings are needed: the default applies to activities without a
+ * heartbeat timeout, and every plugin call has one (15 s), for which the SDK
+ * throttles to 80% of it (12 s) unless the maximum is lower.
  */
-export const EXECUTION_WORKER_TUNING = { defaultHeartbeatThrottleInterval: '1 second' } as const;
+export const EXECUTION_WORKER_TUNING = { defaultHeartbeatThrottleInterval: '1 second', maxHeartbeatThrottleInterval: '1 second' } as const;
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const codeExecPool = new CodeExecPool(options.codeExec);

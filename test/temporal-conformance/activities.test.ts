@@ -45,7 +45,11 @@ describe('temporal conformance: activities', function () {
   });
 
   it('times out schedule-to-close across retries', async () => {
-    assert.equal(await run(wf.activityTimeout, ['scheduleToClose', 'sched2close']), 'SCHEDULE_TO_CLOSE:TIMEOUT');
+    const [timeoutType, retryState] = (await run(wf.activityTimeout, ['scheduleToClose', 'sched2close'])).split(':');
+    assert.equal(timeoutType, 'SCHEDULE_TO_CLOSE');
+    // The real server answers TIMEOUT when a failed attempt's retry would pass the deadline, and
+    // NON_RETRYABLE_FAILURE when the schedule-to-close timer fires during an attempt (seen on a loaded machine).
+    assert.ok(retryState === 'TIMEOUT' || retryState === 'NON_RETRYABLE_FAILURE', retryState);
     assert.ok((probe.attempts['sched2close'] ?? 0) >= 2);
   });
 
