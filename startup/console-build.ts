@@ -11,17 +11,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { FAVICON_FILE } from '../api/console/static-assets';
-
-/** The repository (or image) root: the nearest folder above this file with a package.json. */
-function projectRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('cannot find the project root (package.json) above ' + __dirname);
-    dir = parent;
-  }
-  return dir;
-}
+import { projectRoot } from '../config/project-root';
 
 const root = projectRoot();
 export const CONSOLE_SOURCE_DIR = path.join(root, 'console', 'src');
