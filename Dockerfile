@@ -13,6 +13,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# docs/errors.md: the pages problem+json `type` URIs name (GET /errors/{type}).
+COPY --from=build /app/docs ./docs
 USER node
 EXPOSE 8080
 # API by default; the worker service overrides the command with dist/bin/start-worker.js.

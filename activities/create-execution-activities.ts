@@ -198,7 +198,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
     callPlugin: (call: ActivityCall): Promise<PluginResult> => runPlugin(call, Context.current()),
 
     /**
-     * A light step (a local activity, README "Light steps"): the call, unless it completed before (a
+     * A light step (a local activity, docs/architecture.md, "Light steps"): the call, unless it completed before (a
      * worker lost before Temporal recorded the result: then its stored result), then the step records the
      * workflow batched before it, written with the call's stored result in one statement. The database is
      * not the step's to fail on: without it the call is made (not checked against a stored result), and

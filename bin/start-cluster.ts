@@ -1,5 +1,5 @@
 /**
- * `npm run start:cluster`: the production shape on one machine (README, "Running in
+ * `npm run start:cluster`: the production shape on one machine (docs/operations.md, "Running in
  * production"): PostgreSQL, the Temporal server on it, its Web UI, API_REPLICAS API
  * processes, WORKERS worker processes and a front on PORT. Ctrl-C stops everything.
  *

@@ -1,6 +1,6 @@
 /**
  * Every resource limit an operator may tune: its environment variable, its
- * default and its bounds, in one table. The README's "Limits" section lists
+ * default and its bounds, in one table. docs/limits.md lists
  * the same table; the parts of the system that enforce a limit receive this
  * object (or the slice they need) and name the variable in their error.
  */

@@ -1,6 +1,6 @@
 /**
  * The few helpers hand-written SQL needs, in one place. The data-access decision
- * (README, Architecture): the entity is the row. Simple reads and writes go through
+ * (docs/architecture.md): the entity is the row. Simple reads and writes go through
  * repositories (`class XRepository extends Repository<XEntity>`); the statements
  * that earn hand-written SQL (CTEs, ON CONFLICT, jsonb comparisons, keyset pages)
  * select `selectColumns(...)` and return the entity type, so a column change

@@ -6,24 +6,18 @@
  * newer than the last build (a fraction of a second); `npm run build` builds for
  * production, where the sources may be absent and the built files are served.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-
-/** The repository (or image) root: the nearest folder above this file with a package.json. */
-function projectRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('cannot find the project root (package.json) above ' + __dirname);
-    dir = parent;
-  }
-  return dir;
-}
+import { FAVICON_FILE } from '../api/console/static-assets';
+import { projectRoot } from '../config/project-root';
 
 const root = projectRoot();
 export const CONSOLE_SOURCE_DIR = path.join(root, 'console', 'src');
 export const CONSOLE_ASSETS_DIR = path.join(root, 'dist', 'console');
+/** The console's icon: linked from the page under a hashed name, and kept unhashed for `/favicon.ico`. */
+const FAVICON_SOURCE = path.join(root, 'console', 'favicon.svg');
 
 /** Builds when the sources exist and are newer than the build; answers whether it built. */
 export async function ensureConsoleBuilt(): Promise<boolean> {
@@ -54,7 +48,11 @@ export async function buildConsole(): Promise<void> {
   const script = outputs.find((f) => f.endsWith('.js'));
   const style = outputs.find((f) => f.endsWith('.css'));
   if (!script || !style) throw new Error('the console build produced no script or style sheet');
-  await writeFile(path.join(staging, 'index.html'), indexHtml(script, style));
+  const favicon = await readFile(FAVICON_SOURCE);
+  const icon = `favicon-${createHash('sha256').update(favicon).digest('hex').slice(0, 8)}.svg`;
+  await writeFile(path.join(staging, 'assets', icon), favicon);
+  await writeFile(path.join(staging, FAVICON_FILE), favicon);
+  await writeFile(path.join(staging, 'index.html'), indexHtml(script, style, icon));
   await mkdir(path.dirname(CONSOLE_ASSETS_DIR), { recursive: true });
   const old = `${CONSOLE_ASSETS_DIR}.old.${process.pid}.${Date.now()}`;
   if (existsSync(CONSOLE_ASSETS_DIR)) await rename(CONSOLE_ASSETS_DIR, old);
@@ -62,13 +60,14 @@ export async function buildConsole(): Promise<void> {
   await rm(old, { recursive: true, force: true });
 }
 
-function indexHtml(script: string, style: string): string {
+function indexHtml(script: string, style: string, icon: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Platform console</title>
+<link rel="icon" type="image/svg+xml" href="/console/assets/${icon}">
 <link rel="stylesheet" href="/console/assets/${style}">
 <script type="module" src="/console/assets/${script}"></script>
 </head>

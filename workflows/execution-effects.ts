@@ -78,8 +78,8 @@ const HEARTBEAT_BEFORE_BACKSTOP_MS = 1_000;
  * is not a failure of the step: the lost attempt runs again on another worker, whatever the step's
  * retry policy, this many times at most. With a policy, Temporal retries a lost attempt as one
  * of the policy's; the last one lost is replaced by one more attempt. Calls are at least once,
- * as every Temporal activity: a call the lost worker had already made is made again (README,
- * "Running in production").
+ * as every Temporal activity: a call the lost worker had already made is made again (docs/faults.md,
+ * "Calls are at least once").
  */
 const LOST_WORKER_RERUNS = 5;
 
@@ -105,7 +105,7 @@ function retryOf(call: ActivityCall): RetryPolicy {
 }
 
 /**
- * A light step (README, "Light steps"): a local activity runs in this worker within the workflow task,
+ * A light step (docs/architecture.md, "Light steps"): a local activity runs in this worker within the workflow task,
  * so a chain of them costs no task dispatch per step; it runs in the run's lane (one local activity at a
  * time: local-activity-lane.ts) and writes the step records batched before it along with its result. Temporal records its result when the workflow task completes; a worker
  * lost before that makes another worker run the step again, and the activity answers from the result it

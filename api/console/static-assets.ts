@@ -4,7 +4,8 @@
  * other console path, revalidated on each load, so a deep link such as
  * /console/executions/exec_… opens the right view. Every answer carries a strict
  * content security policy: scripts and styles from this origin only, no inline
- * code, no framing.
+ * code, no framing. The console's icon is also served at /favicon.ico, where
+ * browsers look for one on pages that link none.
  *
  * Files are read once from the build directory and kept in memory (the build is
  * a few hundred kilobytes); names are matched against a strict pattern, so no
@@ -16,6 +17,8 @@ import type { Middleware } from 'koa';
 import type { AppState } from '../http/route';
 
 export const CONSOLE_PREFIX = '/console';
+/** The icon's unhashed copy in the build, served at `/favicon.ico` for pages that link none (the console's page links its hashed copy). */
+export const FAVICON_FILE = 'favicon.svg';
 
 export const CONSOLE_CSP = [
   "default-src 'none'",
@@ -61,6 +64,18 @@ export function consoleAssets(assetsDir: string): Middleware<AppState> {
   };
 
   return async (ctx, next) => {
+    if (ctx.path === '/favicon.ico' && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+      const icon = await load(FAVICON_FILE, 'image/svg+xml');
+      if (!icon) {
+        await next();
+        return;
+      }
+      // Browsers take an SVG icon by its content type whatever the name; a day's cache, since the name is not hashed.
+      ctx.set({ 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' });
+      ctx.type = icon.type;
+      ctx.body = icon.body;
+      return;
+    }
     const inConsole = ctx.path === CONSOLE_PREFIX || ctx.path.startsWith(`${CONSOLE_PREFIX}/`);
     if (!inConsole || ctx.path.startsWith(`${CONSOLE_PREFIX}/session`) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) {
       await next();

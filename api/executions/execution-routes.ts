@@ -42,7 +42,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       query: ExecutionQuery,
       responses: { 200: { description: 'A page of executions', schema: ExecutionPage } },
       async handler({ query, auth, permission }) {
-        // Listing needs the permission on the whole organization (README, "Permissions").
+        // Listing needs the permission on the whole organization (docs/security.md, "Permissions").
         await authorizeInOrganization(deps.dataSource, auth, permission);
         const page = query.page ?? 1;
         const limit = query.limit ?? 50;

@@ -9,8 +9,8 @@ import type { AppContext } from '../http/route';
  * Headers that carry credentials or signing material: never stored, never logged. The
  * well-known ones only (a sender's own header names cannot be guessed): generic credentials,
  * session and CSRF tokens, cloud session tokens, and the secrets or signatures of the
- * common webhook senders (GitHub, GitLab, Stripe, Slack). The README's "What is never
- * stored or logged" lists the same names.
+ * common webhook senders (GitHub, GitLab, Stripe, Slack). docs/security.md, "What is never
+ * stored or logged", lists the same names.
  */
 export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
   'authorization',

@@ -1,6 +1,7 @@
 /**
  * Operational endpoints, all anonymous: liveness, readiness, Prometheus
- * metrics, the OpenAPI document and the API reference page.
+ * metrics, the OpenAPI document, the API reference page and the pages problem
+ * `type` URIs name.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -8,6 +9,7 @@ import { Type } from '@sinclair/typebox';
 import type { Logger } from '../../config/logger';
 import { notFound } from '../http/errors';
 import { defineRoute, type HandlerResult, type RouteDefinition } from '../http/route';
+import { ERROR_PAGE_HEADERS, errorCatalog, errorIndexPage, errorPage } from './error-pages';
 import type { HttpMetrics } from './metrics';
 
 /** A dependency check; `kind` says which implementation answers (for Temporal: `cli`, `stand-in` or `configured`). */
@@ -159,6 +161,32 @@ export function opsRoutes(deps: OpsDeps): RouteDefinition[] {
           body: await readFile(path.join(swaggerUiDir, params.file)),
           headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' },
         };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/errors',
+      operationId: 'listProblemTypes',
+      summary: 'Every problem type the API answers with, each linking its page.',
+      tags: ['operations'],
+      access: { public: 'documentation of the error types, the same text as docs/errors.md' },
+      responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+      handler: async () => ({ status: 200, body: errorIndexPage(await errorCatalog()), headers: ERROR_PAGE_HEADERS }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/errors/{type}',
+      operationId: 'getProblemType',
+      summary: 'The page a problem+json `type` URI names: what the error means and what to do.',
+      tags: ['operations'],
+      access: { public: 'documentation of one error type, the same text as docs/errors.md' },
+      params: Type.Object({ type: Type.String({ pattern: '^[a-z0-9-]{1,64}$' }) }),
+      responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+      errors: [404],
+      handler: async ({ params }): Promise<HandlerResult> => {
+        const entry = (await errorCatalog()).entries.get(params.type);
+        if (entry === undefined) throw notFound(`No problem type named "${params.type}"; GET /errors lists them.`);
+        return { status: 200, body: errorPage(params.type, entry), headers: ERROR_PAGE_HEADERS };
       },
     }),
   ];

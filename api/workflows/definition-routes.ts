@@ -282,7 +282,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       }),
       responses: { 200: { description: 'A page of workflows', schema: page(Workflow) } },
       async handler({ query, auth, permission }) {
-        // Listing needs the permission on the whole organization (README, "Permissions").
+        // Listing needs the permission on the whole organization (docs/security.md, "Permissions").
         await authorizeInOrganization(deps.dataSource, auth, permission);
         const pageNumber = query.page ?? 1;
         const limit = query.limit ?? 50;

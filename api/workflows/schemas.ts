@@ -10,7 +10,7 @@ export const AliasParams = Type.Object({
   alias: Type.String({ minLength: 1, maxLength: 63 }),
 });
 export const RevisionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }), n: Type.Integer({ minimum: 1 }) });
-/** Engine list paging (README, "Limits"): above either maximum the request answers 400. */
+/** Engine list paging (docs/security.md, "Paging maxima"): above either maximum the request answers 400. */
 export const MAX_PAGE = 10_000;
 export const MAX_PAGE_LIMIT = 200;
 export const Paging = {

@@ -44,7 +44,7 @@ export function triggerRoutes(deps: WorkflowDeps): RouteDefinition[] {
         },
       },
       async handler({ query, auth, permission }) {
-        // Listing needs the permission on the whole organization (README, "Permissions").
+        // Listing needs the permission on the whole organization (docs/security.md, "Permissions").
         await authorizeInOrganization(deps.dataSource, auth, permission);
         let workflowId: string | undefined;
         if (query.workflowId !== undefined) {

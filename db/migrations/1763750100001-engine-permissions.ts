@@ -1,6 +1,6 @@
 /**
  * The workflow engine's permissions in the roles catalog (the matrix is in the
- * README, "Security" → "Permissions"). Roles are data owned by the platform:
+ * docs/security.md, "Permissions"). Roles are data owned by the platform:
  * migrations are their only writers, so this one sets each role's whole list.
  * `admin` holds `*` and `viewer` `*:read` already (reading definitions,
  * executions and config entries; secret values are never returned).

@@ -71,6 +71,21 @@ describe('console: serving and session cookie', function () {
     await t.request.get('/console/assets/../index.html').expect(404);
   });
 
+  it('has an icon: the page links a hashed SVG the CSP allows, and /favicon.ico answers it', async () => {
+    const page = await t.request.get('/console/').expect(200);
+    const icon = /<link rel="icon" type="image\/svg\+xml" href="(\/console\/assets\/favicon-[0-9a-f]{8}\.svg)">/.exec(page.text)?.[1];
+    assert.ok(icon, page.text);
+    assert.match(CONSOLE_CSP, /img-src 'self'/); // an icon is an image: same origin is allowed
+    const linked = await t.request.get(icon).buffer(true).expect(200);
+    assert.equal(linked.headers['content-type'], 'image/svg+xml');
+    assert.equal(linked.headers['cache-control'], 'public, max-age=31536000, immutable');
+    const root = await t.request.get('/favicon.ico').buffer(true).expect(200);
+    assert.equal(root.headers['content-type'], 'image/svg+xml');
+    assert.match(String(root.body), /^<svg /);
+    assert.deepEqual(root.body, linked.body);
+    await t.request.head('/favicon.ico').expect(200);
+  });
+
   it('signs in with a token: HttpOnly SameSite=Strict cookie; bad tokens and missing console header are refused', async () => {
     await t.request.post('/console/session').send({ token: adminToken }).expect(403);
     const bad = await t.request.post('/console/session').set(HEADER).send({ token: 'not.a.token' }).expect(401);

@@ -6,7 +6,7 @@ import { runDefinition as run } from '../support/engine-run';
 
 /**
  * Templates inside code-exec `code` are bound as values, never pasted into
- * the script (README, "Templates are code, data is data"). The plan is run
+ * the script (docs/security.md, "Templates are code, data is data"). The plan is run
  * here in Node with the two functions the sandbox binds (same source, same
  * texts), so a property can try many values quickly; the QuickJS sandbox is
  * exercised in test/execution/code-exec-templates.test.ts.

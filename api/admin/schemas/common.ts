@@ -18,7 +18,7 @@ export const UuidParams = Type.Object({ id: Uuid });
 
 export const DEFAULT_PAGE_SIZE = 30;
 export const MAX_PAGE_SIZE = 200;
-/** Administration list paging (README, "Limits"): above either maximum the request answers 400. */
+/** Administration list paging (docs/security.md, "Paging maxima"): above either maximum the request answers 400. */
 export const MAX_OFFSET = 1_000_000_000;
 export const PagingQuery = {
   offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 }),

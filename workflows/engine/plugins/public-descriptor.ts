@@ -21,7 +21,7 @@ export interface PublicPluginDescriptor {
   executeMode: 'each' | 'all';
   executeModeFrom?: PluginDescriptor['executeModeFrom'];
   inline: boolean;
-  /** Runs as a light step (a local activity) when the step's timeout is short (README, "Light steps"). */
+  /** Runs as a light step (a local activity) when the step's timeout is short (docs/architecture.md, "Light steps"). */
   light: boolean;
   inputPorts: string[];
   outputPorts: string[];

@@ -254,7 +254,7 @@ export function activityTimeoutMs(step: StepDefinition): number {
 
 /**
  * A light step: a built-in short network call whose timeout is at most the run's light-step ceiling, made
- * once by its activation. It runs as a local activity (README, "Light steps"); a longer timeout, a heavy
+ * once by its activation. It runs as a local activity (docs/architecture.md, "Light steps"); a longer timeout, a heavy
  * plugin (code-exec), an operator's plugin and the calls of a fan-out, forEach or loop (which run side by
  * side) run as ordinary activities.
  */
