@@ -1,13 +1,14 @@
 # Production image of the platform API: one image, two roles (API and worker),
 # chosen by the command. Build: docker build -t platform-api .
-FROM node:20.19-bookworm-slim AS build
+# Node 24 LTS, the minor scripts/install-node pins for CI's test run (keep the two in step).
+FROM node:24.21-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY . .
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20.19-bookworm-slim
+FROM node:24.21-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/package.json ./
