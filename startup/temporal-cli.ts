@@ -7,17 +7,21 @@
  *  4. the copy `@temporalio/testing` downloaded earlier into the temp folder;
  *  5. on a machine that can reach Temporal's download site, a fresh download
  *     through `@temporalio/testing` (bounded: an unreachable site is noticed
- *     within seconds, a slow download gives up after a few minutes).
+ *     within seconds, a slow download gives up after a few minutes);
+ *  6. on a machine with Go, a build of the pinned release by `scripts/install-temporal-cli`
+ *     (minutes, once: the binary lands in `.tools/`, where step 3 finds it next time).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 
 /** The release `scripts/install-temporal-cli` builds (Server 1.29.1, Web UI 2.42.1). */
 export const PINNED_CLI_VERSION = 'v1.5.1';
 const PROJECT_TOOLS = path.resolve(__dirname, '../.tools');
+const INSTALL_SCRIPT = path.resolve(__dirname, '../scripts/install-temporal-cli');
 const DOWNLOAD_HOST = 'temporal.download';
 
 /** The pinned CLI in `.tools/` if built, else any other version built there. */
@@ -43,9 +47,9 @@ function sdkDownloadedCliPath(): string | undefined {
   }
 }
 
-function onPath(): Promise<string | undefined> {
+function onPath(command = 'temporal'): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile('sh', ['-c', 'command -v temporal'], (error, stdout) => resolve(error ? undefined : stdout.trim() || undefined));
+    execFile('sh', ['-c', `command -v ${command}`], (error, stdout) => resolve(error ? undefined : stdout.trim() || undefined));
   });
 }
 
@@ -88,6 +92,50 @@ export async function downloadTemporalCli(options: DownloadOptions = {}): Promis
   if (outcome) await outcome.teardown();
   else void started.then((env) => env.teardown()).catch(() => undefined);
   return outcome && existsSync(target) ? target : undefined;
+}
+
+export interface BuildOptions {
+  /** Each line the build prints (its progress), as it comes. */
+  onProgress?: (message: string) => void;
+  /** Stops the build (the service is asked to stop while it starts). */
+  signal?: AbortSignal;
+  /** The script to run (tests give another `.tools` target through its environment). */
+  script?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Step 6: builds the pinned CLI from its Go module with `scripts/install-temporal-cli` and
+ * resolves the binary's path (the script's last line); `undefined` without Go or when the
+ * build fails (its last lines go to `onProgress`). Rejects when `signal` aborts it.
+ */
+export async function buildTemporalCli(options: BuildOptions = {}): Promise<string | undefined> {
+  if (!(await onPath('go'))) return undefined;
+  const child = spawn(options.script ?? INSTALL_SCRIPT, [], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: options.env, // unset: ours
+    signal: options.signal,
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const lines = createInterface({ input: child.stderr });
+  // Go names every module it downloads (hundreds): only the script's own lines are progress.
+  lines.on('line', (line) => {
+    if (!line.startsWith('go: downloading')) options.onProgress?.(line.trim());
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
+  const binary = stdout.trim().split('\n').pop();
+  return code === 0 && binary && existsSync(binary) ? binary : undefined;
+}
+
+/** What the binary says of its version (`temporal version 1.5.1 (Server 1.29.1, UI 2.42.1)`), or undefined. */
+export function cliVersion(binary: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(binary, ['--version'], { timeout: 10_000 }, (error, stdout) => resolve(error ? undefined : stdout.trim() || undefined));
+  });
 }
 
 async function resolvesWithin(host: string, timeoutMs: number): Promise<boolean> {

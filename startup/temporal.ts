@@ -2,19 +2,19 @@
  * Resolves the Temporal the app (and tests) talk to:
  *  1. `address` (TEMPORAL_ADDRESS) when configured;
  *  2. else the real Temporal CLI development server (see temporal-cli.ts for where a
- *     binary is found or downloaded), with its Web UI and SQLite persistence when asked;
+ *     binary is found, downloaded or built), with its Web UI and SQLite persistence when asked;
  *  3. else the in-memory stand-in (test/temporal-server), launched through its
  *     executable, with a warning: its executions do not survive a restart.
  * `server: 'stand-in'` (TEMPORAL_SERVER) skips step 2; `server: 'cli'` makes a missing
  * CLI an error instead of a fall-back. Local servers are child processes; `stop()` ends them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, realpathSync } from 'node:fs';
+import { mkdirSync, openSync, closeSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { removePidFile, stopOrphan, writePidFile } from './orphan-process';
-import { downloadTemporalCli, findTemporalCli } from './temporal-cli';
+import { buildTemporalCli, downloadTemporalCli, findTemporalCli } from './temporal-cli';
 
 export type TemporalKind = 'configured' | 'cli' | 'stand-in';
 /** TEMPORAL_SERVER: which local server to use when no address is configured. */
@@ -28,6 +28,10 @@ export interface TemporalEndpoint {
   uiUrl?: string;
   /** The server process we started, if any. */
   pid?: number;
+  /** The CLI binary that runs it (kind `cli`). */
+  binary?: string;
+  /** Where the server's own output goes (kind `cli` with a `dbFilename`). */
+  logFile?: string;
   /** stops what we started; no-op for configured */
   stop(): Promise<void>;
 }
@@ -43,8 +47,10 @@ export interface ResolveTemporalOptions {
   preferredPort?: number;
   /** SQLite file for the CLI dev server, so executions survive a restart. Unset: in memory. */
   dbFilename?: string;
-  /** Try `@temporalio/testing`'s download when no CLI is on this machine (default true). */
+  /** When no CLI is on this machine, try `@temporalio/testing`'s download, then a build with Go (default true). */
   download?: boolean;
+  /** Aborts a download or build under way (the service was asked to stop while starting). */
+  signal?: AbortSignal;
   onWarning?: (message: string) => void;
   onProgress?: (message: string) => void;
 }
@@ -58,6 +64,9 @@ export interface ResolveTemporalOptions {
  */
 export const DEV_SERVER_DYNAMIC_CONFIG = ['--dynamic-config-value', 'system.enableActivityEagerExecution=true'];
 
+export const STAND_IN_WARNING =
+  'No TEMPORAL_ADDRESS and no Temporal CLI found: using the in-memory Temporal stand-in. Workflow executions will not survive a restart. Run scripts/install-temporal-cli (needs Go) or set TEMPORAL_CLI_PATH for the real server and its Web UI.';
+
 /** The stand-in's executables (Temporal CLI dev server and time-skipping test server look-alikes). */
 export const STAND_IN_DEV_SERVER = path.resolve(__dirname, '../test/temporal-server/bin/temporal');
 export const STAND_IN_TEST_SERVER = path.resolve(__dirname, '../test/temporal-server/bin/temporal-test-server');
@@ -68,14 +77,13 @@ export async function resolveTemporal(options: ResolveTemporalOptions): Promise<
   }
   const choice = options.server ?? 'auto';
   if (choice !== 'stand-in') {
-    const cli = await locateCli(options);
+    const cli = await obtainTemporalCli(options);
     if (cli) return startCliDevServer(cli, options);
     if (choice === 'cli') {
       throw new Error('TEMPORAL_SERVER=cli but no Temporal CLI was found: run scripts/install-temporal-cli or set TEMPORAL_CLI_PATH');
     }
-    options.onWarning?.(
-      'No TEMPORAL_ADDRESS and no Temporal CLI found: using the in-memory Temporal stand-in. Workflow executions will not survive a restart. Run scripts/install-temporal-cli for the real server and its Web UI.',
-    );
+    // `npm start` also frames this in its banner (startup/banner.ts).
+    options.onWarning?.(STAND_IN_WARNING);
   }
   return startDevServer(STAND_IN_DEV_SERVER, options.namespace, 'stand-in');
 }
@@ -86,10 +94,15 @@ export async function findRealTemporalCli(cliPath?: string): Promise<string | un
   return found && realpathSync(found) !== realpathSync(STAND_IN_DEV_SERVER) ? found : undefined;
 }
 
-async function locateCli(options: ResolveTemporalOptions): Promise<string | undefined> {
+/** A real CLI: on this machine, else downloaded, else built with Go (both once, into caches the next start finds). */
+export async function obtainTemporalCli(
+  options: Pick<ResolveTemporalOptions, 'cliPath' | 'download' | 'onProgress' | 'signal'>,
+): Promise<string | undefined> {
   const found = await findRealTemporalCli(options.cliPath);
   if (found || options.download === false) return found;
-  return downloadTemporalCli({ onProgress: options.onProgress });
+  const downloaded = await downloadTemporalCli({ onProgress: options.onProgress });
+  options.signal?.throwIfAborted();
+  return downloaded ?? buildTemporalCli({ onProgress: options.onProgress, signal: options.signal });
 }
 
 async function startCliDevServer(cli: string, options: ResolveTemporalOptions): Promise<TemporalEndpoint> {
@@ -116,7 +129,9 @@ async function startCliDevServer(cli: string, options: ResolveTemporalOptions): 
     extraArgs.push('--headless');
   }
   const port = options.preferredPort !== undefined && (await isPortFree(options.preferredPort)) ? options.preferredPort : undefined;
-  const endpoint = await startDevServer(cli, options.namespace, 'cli', { extraArgs, port });
+  // Its own output (plain text, some of it noise such as "Failed to lock task queue" at shutdown) goes to a file beside its data.
+  const logFile = options.dbFilename ? `${options.dbFilename.replace(/\.sqlite$/, '')}.log` : undefined;
+  const endpoint = { ...(await startDevServer(cli, options.namespace, 'cli', { extraArgs, port, logFile })), binary: cli, logFile };
   if (!pidFile) return { ...endpoint, uiUrl };
   writePidFile(pidFile, endpoint.pid);
   return {
@@ -146,7 +161,7 @@ export async function startDevServer(
   executable: string,
   namespace: string,
   kind: 'cli' | 'stand-in',
-  options: { extraArgs?: string[]; port?: number } = {},
+  options: { extraArgs?: string[]; port?: number; logFile?: string } = {},
 ): Promise<TemporalEndpoint> {
   const port = options.port ?? (await freePort());
   const args = [
@@ -165,7 +180,9 @@ export async function startDevServer(
   ];
   // Its own process group: the CLI signals its whole group when it stops, and a Ctrl-C meant for us
   // must reach us first, so that we stop the server last, in order.
-  const child = spawn(executable, args, { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  const log = options.logFile ? openSync(options.logFile, 'a') : undefined;
+  const child = spawn(executable, args, { stdio: ['ignore', log ?? 'ignore', log ?? 'inherit'], detached: true });
+  if (log !== undefined) closeSync(log); // the child holds its own descriptor
   const address = `127.0.0.1:${port}`;
   try {
     await waitUntilServing(address, child, kind === 'cli' ? 30_000 : 10_000);
