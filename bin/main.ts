@@ -4,7 +4,7 @@
  * stop on signals.
  */
 import { ConfigError, loadConfig, type AppConfig } from '../config/config';
-import { createLogger } from '../config/logger';
+import { createProcessLogger } from '../config/logger';
 import type { ServiceParts } from '../startup/service';
 
 export function loadConfigOrExit(): AppConfig {
@@ -21,13 +21,18 @@ export function loadConfigOrExit(): AppConfig {
 
 export function runService(parts: ServiceParts): void {
   const config = loadConfigOrExit();
-  const logger = createLogger(config.logLevel);
+  const logger = createProcessLogger(config);
+  const starting = new AbortController();
   // Loaded after the configuration is known to be valid, so a bad variable is reported at once.
   import('../startup/service.js')
     .then(async (service: typeof import('../startup/service.js')) => {
-      service.stopOnSignals(await service.startService(config, logger, parts), logger);
+      const running = service.startService(config, logger, parts, starting.signal);
+      // Listening from the start: a signal during a long start (a Temporal CLI build) stops it too.
+      service.stopOnSignals(running, logger, starting);
+      await running;
     })
     .catch((error: unknown) => {
+      if (starting.signal.aborted) return; // asked to stop while starting: stopOnSignals ends the process
       if (error instanceof Error && error.name === 'PluginLoadError') {
         // An operator's mistake, like a bad variable: one plain line naming the plugin (the class is not imported
         // here, so a bad variable is still reported before the service's modules load).

@@ -13,7 +13,8 @@ import { bootstrapAdmins } from '../api/admin/bootstrap';
 import { workflowReach } from '../api/access/workflow-reach';
 import { createTokenVerifier } from '../api/http/auth';
 import { SignInCodes } from '../api/console/sign-in-codes';
-import { consoleOptions, printSignInLink } from './console';
+import { startBanner } from './banner';
+import { consoleOptions, signInLink } from './console';
 import { ExecutionEventHub } from '../api/executions';
 import { buildAreaRoutes } from '../api/routes';
 import type { AppConfig } from '../config/config';
@@ -22,10 +23,12 @@ import { leaveShutdownSignalsToCaller } from '../db/embedded-postgres';
 import { startWorker, installTemporalRuntime, type RunningWorker } from '../worker/worker';
 import { startExecutionReconciler } from './execution-reconciler';
 import { closeGracefully, listen, portOf } from './http-server';
+import { watchParent } from './parent-watch';
 import type { Logger } from '../config/logger';
 import { resolveServiceSecrets } from './service-secrets';
 import { ShutdownSequence } from './shutdown-sequence';
 import { resolveTemporal, type TemporalEndpoint } from './temporal';
+import { cliVersion } from './temporal-cli';
 
 export interface ServiceParts {
   api: boolean;
@@ -39,7 +42,8 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function startService(config: AppConfig, logger: Logger, parts: ServiceParts): Promise<RunningService> {
+/** `signal` aborts a start under way (a stop asked for while a Temporal CLI downloads or builds). */
+export async function startService(config: AppConfig, logger: Logger, parts: ServiceParts, signal?: AbortSignal): Promise<RunningService> {
   // Stopped in reverse order of start: start reconciler and HTTP first, then worker, Temporal client, database, Temporal server.
   const cleanups = new ShutdownSequence(logger);
   const stopAll = () => cleanups.stopAll();
@@ -71,11 +75,15 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
         : {}),
       onWarning: (message) => logger.warn(message),
       onProgress: (message) => logger.info(message),
+      signal,
     });
     cleanups.push({ name: 'temporal server', run: () => temporal.stop() });
     const temporalUiUrl = config.temporalUiUrl ?? temporal.uiUrl;
-    logger.info({ address: temporal.address, namespace: temporal.namespace, kind: temporal.kind, ui: temporalUiUrl }, 'Temporal resolved');
-    if (temporal.uiUrl) logger.info(`Temporal Web UI: ${temporal.uiUrl}`);
+    const temporalVersion = temporal.binary ? await cliVersion(temporal.binary) : undefined;
+    logger.info(
+      { address: temporal.address, namespace: temporal.namespace, kind: temporal.kind, ui: temporalUiUrl, version: temporalVersion },
+      'Temporal resolved',
+    );
 
     const connection = await Connection.connect({ address: temporal.address });
     cleanups.push({ name: 'temporal client', run: () => connection.close() });
@@ -147,7 +155,6 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
       // Runs before the server closes (cleanups run in reverse): open event streams end instead of holding the shutdown.
       cleanups.push({ name: 'event streams', run: () => eventHub.close() });
       logger.info({ port, host: config.host, publicBaseUrl: config.publicBaseUrl }, 'API listening');
-      if (signInCodes) printSignInLink(signInCodes, config, logger);
       // Repairs executions whose start a crashed API process lost (every API replica sweeps; that is safe).
       const reconciler = startExecutionReconciler({
         dataSource: database.dataSource,
@@ -159,6 +166,26 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
         reach: workflowReach,
       });
       cleanups.push({ name: 'execution start reconciler', run: () => reconciler.stop() });
+      if (parts.worker) {
+        // `npm start`: what a newcomer needs, once, in plain text (also when logs are JSON).
+        const banner = startBanner({
+          apiUrl: config.publicBaseUrl,
+          consoleLink: signInCodes ? signInLink(signInCodes, config) : undefined,
+          temporal: {
+            kind: temporal.kind,
+            address: temporal.address,
+            uiUrl: temporalUiUrl,
+            version: temporalVersion,
+            logFile: temporal.logFile,
+            standInReason: config.temporalServer === 'stand-in' ? 'TEMPORAL_SERVER=stand-in asks for it' : undefined,
+          },
+          dataDir: config.dataDir,
+          embeddedDatabase: database.embedded,
+        });
+        // After the log lines written so far (pino's JSON destination writes asynchronously).
+        await new Promise<void>((resolve) => (logger.flush ? logger.flush(() => resolve()) : resolve()));
+        process.stdout.write(`\n${banner}\n\n`);
+      }
     }
     return { port, stop: stopAll };
   } catch (error) {
@@ -167,26 +194,44 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
   }
 }
 
-/** Runs `stop` once on the first SIGTERM or SIGINT, then exits 0 (1 if stopping failed). */
-export function stopOnSignals(service: RunningService, logger: Logger): void {
+/**
+ * Stops the service once, on the first SIGTERM, SIGINT or SIGHUP or when the process that started us
+ * exits (startup/parent-watch.ts), then exits 0 (1 if stopping failed). Set up before start-up
+ * ends: a stop asked for while starting aborts what is under way (`starting`), then stops what
+ * had started.
+ */
+export function stopOnSignals(service: RunningService | Promise<RunningService>, logger: Logger, starting?: AbortController): void {
   leaveShutdownSignalsToCaller();
   let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
+  const stop = (reason: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    service.stop().then(
-      () => {
-        logger.info('stopped');
-        logger.flush?.();
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    logger.info({ reason }, 'shutting down');
+    starting?.abort(new Error(`stopped while starting (${reason})`));
+    Promise.resolve(service)
+      .then((running) => running.stop())
+      .then(
+        () => {
+          logger.info('stopped');
+          logger.flush?.();
+          process.exit(0);
+        },
+        (error: unknown) => {
+          // A start that was aborted has already stopped what it had started (startService's clean-up).
+          if (starting?.signal.aborted) process.exit(0);
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  // The terminal closed: stop as on SIGTERM (by default SIGHUP kills us at once, leaving the Temporal
+  // server running), without writing to the terminal that is gone.
+  process.on('SIGHUP', () => {
+    logger.level = 'silent';
+    stop('SIGHUP');
+  });
+  // A parent killed without passing a signal on (npm under SIGKILL) must not leave the service serving.
+  watchParent(() => stop('the parent process exited'));
 }
