@@ -1,11 +1,11 @@
 /** `npm run migrate`: applies pending migrations to the configured (or embedded) database and exits. */
 import { openDatabase } from '../db/database';
-import { createLogger } from '../config/logger';
+import { createProcessLogger } from '../config/logger';
 import { loadConfigOrExit } from './main';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  const logger = createLogger(config.logLevel);
+  const logger = createProcessLogger(config);
   const database = await openDatabase({ ...config, migrateOnStart: true }, logger);
   const pending = await database.dataSource.showMigrations();
   await database.close();

@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import { childProcessEnvironment } from '../config/config';
-import { createLogger } from '../config/logger';
+import { createProcessLogger } from '../config/logger';
 import { startCluster } from '../startup/cluster/cluster';
 import { resolveServiceSecrets } from '../startup/service-secrets';
 import { stopOnSignals } from '../startup/service';
@@ -18,7 +18,7 @@ import { loadConfigOrExit } from './main';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  const logger = createLogger(config.logLevel);
+  const logger = createProcessLogger(config);
   const { apiReplicas, workers, temporalPort } = config.cluster;
   // Generated development secrets are written once here, so every process reads the same ones.
   await resolveServiceSecrets(config, logger);

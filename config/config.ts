@@ -13,6 +13,9 @@ import { readLimits, type Limits } from './limits';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+/** `auto`: readable lines on a terminal, JSON lines otherwise (a file, a pipe, a log collector). */
+export type LogFormat = 'auto' | 'json' | 'pretty';
+const LOG_FORMATS: readonly LogFormat[] = ['auto', 'json', 'pretty'];
 
 export interface AppConfig {
   port: number;
@@ -47,6 +50,8 @@ export interface AppConfig {
   /** 32-byte key (base64 or hex) for AES-256-GCM of secret config values. Unset: development key. */
   configEncryptionKey?: string;
   logLevel: LogLevel;
+  /** How log lines are written (`LOG_FORMAT`: auto, json or pretty; default auto). */
+  logFormat: LogFormat;
   /** Request body limit in bytes (`BODY_LIMIT_BYTES`, default 1 MB). */
   bodyLimitBytes: number;
   /** Grace time for in-flight work on shutdown (`SHUTDOWN_GRACE_MS`, default 10 s). */
@@ -200,6 +205,8 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
 
   const logLevel = (read('LOG_LEVEL') ?? 'info').toLowerCase() as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  const logFormat = (read('LOG_FORMAT') ?? 'auto').toLowerCase() as LogFormat;
+  if (!LOG_FORMATS.includes(logFormat)) problems.push(`LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')} (got "${logFormat}")`);
 
   const bootstrapAdmins: AppConfig['bootstrapAdmins'] = [];
   for (const pair of (read('BOOTSTRAP_ADMINS') ?? '')
@@ -264,6 +271,7 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     authJwtIssuer: read('AUTH_JWT_ISSUER'),
     configEncryptionKey,
     logLevel,
+    logFormat,
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10_000, 0, 10 * 60_000),
     bootstrapAdmins,

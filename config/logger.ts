@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
-import type { LogLevel } from './config';
+import pretty from 'pino-pretty';
+import type { LogFormat, LogLevel } from './config';
 
 export type { Logger };
 
@@ -20,5 +21,26 @@ export function createLogger(level: LogLevel, destination?: pino.DestinationStre
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     destination,
+  );
+}
+
+/**
+ * The logger of a start command: JSON lines for collectors, or, on a terminal (`LOG_FORMAT=auto`)
+ * or when asked (`pretty`), one readable line per entry. The pretty stream writes synchronously,
+ * so its lines keep their order with the plain-text banner printed beside them.
+ */
+export function createProcessLogger(config: { logLevel: LogLevel; logFormat: LogFormat }, stdout = process.stdout): Logger {
+  const readable = config.logFormat === 'pretty' || (config.logFormat === 'auto' && stdout.isTTY === true);
+  if (!readable) return createLogger(config.logLevel);
+  return createLogger(
+    config.logLevel,
+    pretty({
+      destination: stdout.fd,
+      sync: true,
+      colorize: stdout.isTTY === true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname,service',
+      singleLine: true,
+    }),
   );
 }

@@ -43,12 +43,19 @@ export async function consoleOptions(
   };
 }
 
-export function printSignInLink(codes: SignInCodes, config: Pick<AppConfig, 'publicBaseUrl' | 'bootstrapAdmins'>, logger: Logger): void {
-  // The administrator `npm start` made (user 1 of organization 1) unless BOOTSTRAP_ADMINS names one.
+/** A one-time console sign-in link for the first administrator (user 1 of organization 1 unless BOOTSTRAP_ADMINS names one). */
+export function signInLink(
+  codes: SignInCodes,
+  config: Pick<AppConfig, 'publicBaseUrl' | 'bootstrapAdmins'>,
+): { url: string; validMinutes: number; userId: string; organizationId: string } {
   const admin = config.bootstrapAdmins[0] ?? DEFAULT_FIRST_ADMIN;
-  const code = codes.issue({ userId: String(admin.userId), organizationId: String(admin.organizationId) });
-  const minutes = Math.round(SIGN_IN_CODE_TTL_MS / 60_000);
-  logger.info(
-    `Console: ${config.publicBaseUrl}/console/#code=${code} (one-time sign-in link for user ${admin.userId} of organization ${admin.organizationId}, valid ${minutes} minutes)`,
-  );
+  const userId = String(admin.userId);
+  const organizationId = String(admin.organizationId);
+  const code = codes.issue({ userId, organizationId });
+  return {
+    url: `${config.publicBaseUrl}/console/#code=${code}`,
+    validMinutes: Math.round(SIGN_IN_CODE_TTL_MS / 60_000),
+    userId,
+    organizationId,
+  };
 }
