@@ -52,9 +52,15 @@ export type SandboxErrorType =
 
 export type CodeOutcome = { ok: true; value: unknown } | { ok: false; type: SandboxErrorType; message: string; retryable?: boolean };
 
+/**
+ * A wait shorter than this is the hand-over to a thread itself (a millisecond or two on a busy
+ * machine), not a queue: the message does not blame it.
+ */
+export const NOTABLE_THREAD_WAIT_MS = 50;
+
 /** The message of a run stopped at its deadline (by the thread's interrupt handler or, failing that, by the pool). */
 export function timeoutMessage(timeoutMs: number, waitedMs: number): string {
-  return waitedMs === 0
+  return waitedMs < NOTABLE_THREAD_WAIT_MS
     ? `the code ran longer than ${timeoutMs} ms`
     : `the code ran past its ${timeoutMs} ms timeout, ${waitedMs} ms of which it waited for a code-exec thread`;
 }
