@@ -10,7 +10,8 @@
  * events (LISTEN/NOTIFY), and on a slow timer besides; it sends a heartbeat
  * comment, ends after EVENTS_STREAM_IDLE_SECONDS without an event, and an
  * organization may hold EVENTS_MAX_STREAMS_PER_ORGANIZATION per replica, one
- * user EVENTS_MAX_STREAMS_PER_USER of them (429 above, with Retry-After). It
+ * user EVENTS_MAX_STREAMS_PER_USER of them (429 above, with Retry-After; reads
+ * that wait for the end take the same slots, see stream-slot.ts). It
  * ends when a re-check of the caller's grants (every
  * EVENTS_ACCESS_CHECK_SECONDS, api/access/access-watch.ts) finds that the caller
  * no longer holds workflow:read on the execution's workflow.
