@@ -54,7 +54,7 @@ export async function waitForEnd(
     woken = true;
     interrupt();
   };
-  // Followed before the first read: an end committed between the route's read and this one still wakes it.
+  // Followed before the first read, so no end committed after a read can slip past the nap that follows it.
   const unfollow = hub.follow(execution.id, wake);
   response.once('close', wake);
   try {
