@@ -143,6 +143,13 @@ export const LIMIT_SETTINGS = {
     max: 86_400,
     doc: 'seconds an event stream stays open without an event (the client resumes with Last-Event-ID)',
   },
+  executionWaitMaxSeconds: {
+    env: 'EXECUTION_WAIT_MAX_SECONDS',
+    default: 60,
+    min: 1,
+    max: 900,
+    doc: 'longest `wait` a read of one execution may ask for (GET /workflows/executions/{id}?wait=30s holds the request until the execution ends or the time passes)',
+  },
 } as const;
 
 export type LimitName = keyof typeof LIMIT_SETTINGS;

@@ -15,6 +15,8 @@ import type { Pool, PoolClient } from 'pg';
 import type { DataSource } from 'typeorm';
 
 const CHANNEL = 'execution_events';
+/** How often a follower re-reads without a notification: the safety net, the most a lost notification costs. */
+export const EVENT_FALLBACK_POLL_MS = 5_000;
 
 /** Whose stream it is: users are keyed by (organization, id). */
 export interface StreamOwner {

@@ -10,7 +10,8 @@
  * events (LISTEN/NOTIFY), and on a slow timer besides; it sends a heartbeat
  * comment, ends after EVENTS_STREAM_IDLE_SECONDS without an event, and an
  * organization may hold EVENTS_MAX_STREAMS_PER_ORGANIZATION per replica, one
- * user EVENTS_MAX_STREAMS_PER_USER of them (429 above, with Retry-After). It
+ * user EVENTS_MAX_STREAMS_PER_USER of them (429 above, with Retry-After; reads
+ * that wait for the end take the same slots, see stream-slot.ts). It
  * ends when a re-check of the caller's grants (every
  * EVENTS_ACCESS_CHECK_SECONDS, api/access/access-watch.ts) finds that the caller
  * no longer holds workflow:read on the execution's workflow.
@@ -19,15 +20,15 @@ import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
 import { AccessWatch } from '../access/access-watch';
-import { tooManyRequests } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
+import { EVENT_FALLBACK_POLL_MS } from './event-hub';
 import { authorizedExecution, executionNrns } from './live';
 import { ExecutionRef } from './schemas';
+import { takeStreamSlot } from './stream-slot';
 
 const tags = ['Workflow executions'];
-/** How often a stream re-reads without a notification (a safety net), and how often it proves it is alive. */
-export const EVENT_FALLBACK_POLL_MS = 5_000;
+/** How often a stream proves it is alive. */
 const HEARTBEAT_MS = 15_000;
 
 export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
@@ -52,21 +53,7 @@ export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
         const row = await authorizedExecution(deps, auth, params.id, permission);
         const { eventHub: hub, limits } = deps;
         const owner = { organizationId: auth.organizationId, userId: auth.userId };
-        const opened = hub.openStream(owner, { perOrganization: limits.maxStreamsPerOrganization, perUser: limits.maxStreamsPerUser });
-        if (opened === 'organization-full') {
-          throw tooManyRequests(
-            `This organization already has ${limits.maxStreamsPerOrganization} open event streams on this server (EVENTS_MAX_STREAMS_PER_ORGANIZATION).`,
-            5,
-            'too-many-streams',
-          );
-        }
-        if (opened === 'user-full') {
-          throw tooManyRequests(
-            `You already have ${limits.maxStreamsPerUser} open event streams on this server (EVENTS_MAX_STREAMS_PER_USER).`,
-            5,
-            'too-many-streams',
-          );
-        }
+        takeStreamSlot(deps, owner);
         const header = ctx.get('last-event-id');
         // Event ids are the events' positions (0, 1, 2, …): resume right after the last one seen.
         let lastSeq = /^[0-9]{1,9}$/.test(header) ? Number(header) : (query.lastEventId ?? -1);

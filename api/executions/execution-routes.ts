@@ -11,9 +11,21 @@ import type { ExecutionDeps } from './deps';
 import { executionFinished, executorUnavailable } from './errors';
 import { executionHandle, isFinished, liveState, authorizedExecution } from './live';
 import { cancelReasonSignal } from '../../workflows/messages';
-import { Execution, ExecutionPage, ExecutionQuery, ExecutionRef, ExecutionState, PendingWait, ReasonBody, StepParams } from './schemas';
+import {
+  Execution,
+  ExecutionPage,
+  ExecutionQuery,
+  ExecutionReadQuery,
+  ExecutionRef,
+  ExecutionState,
+  PendingWait,
+  ReasonBody,
+  StepParams,
+} from './schemas';
 import { cappedRecord, executionJson, latestRecords } from './serialize';
 import { PageFields, Paging } from '../workflows/schemas';
+import { waitForEnd } from './wait-for-end';
+import { waitMilliseconds } from './wait-parameter';
 
 const tags = ['Workflow executions'];
 const Json = Type.Record(Type.String(), Type.Unknown());
@@ -70,11 +82,24 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       summary: 'Get an execution',
       tags,
       access: { permission: 'workflow:read' },
-      description: 'status is waiting while every running step is parked on a signal (read live from the workflow).',
+      description:
+        'status is waiting while every running step is parked on a signal (read live from the workflow). With `wait` (`?wait=30s`), the request is held until the execution has ended or that time has passed, then answered as it would be without it: one request instead of polling for the result.',
       params: ExecutionRef,
+      query: ExecutionReadQuery,
+      errors: [429],
       responses: { 200: { description: 'The execution', schema: Execution } },
-      async handler({ params, auth, permission }) {
-        const row = await authorizedExecution(deps, auth, params.id, permission);
+      async handler({ params, query, auth, permission, ctx }) {
+        const waitMs = waitMilliseconds(query.wait, deps.limits.executionWaitMaxSeconds);
+        let row = await authorizedExecution(deps, auth, params.id, permission);
+        if (waitMs > 0 && !isFinished(row)) {
+          await waitForEnd(deps, row, {
+            owner: { organizationId: auth.organizationId, userId: auth.userId },
+            ms: waitMs,
+            response: ctx.res,
+          });
+          // Answered as a read without `wait` would be now: authorized again, as the caller's grants may have changed meanwhile.
+          row = await authorizedExecution(deps, auth, params.id, permission);
+        }
         const state = await liveState(deps, row);
         return { status: 200, body: executionJson(row, deps.temporalUiUrl, state?.status === 'waiting' ? 'waiting' : row.status) };
       },

@@ -20,7 +20,7 @@ import { withSignedCallback } from './callback-token';
 import type { ExecutionDeps } from './deps';
 import { executionNotFound } from './errors';
 
-export const isFinished = (row: ExecutionEntity): boolean => row.status !== 'running' && row.status !== 'waiting';
+export const isFinished = (row: Pick<ExecutionEntity, 'status'>): boolean => row.status !== 'running' && row.status !== 'waiting';
 
 /**
  * The execution `id` of the caller's organization, once the caller holds

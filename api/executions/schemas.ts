@@ -9,6 +9,18 @@ export const EXECUTION_STATUSES = ['running', 'waiting', 'completed', 'failed', 
 export const ExecutionStatus = Type.Union(EXECUTION_STATUSES.map((status) => Type.Literal(status)));
 
 export const ExecutionRef = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128, description: 'Execution id (exec_…)' }) });
+/** The query of GET /workflows/executions/{id}; wait-parameter.ts reads `wait` (its grammar is the step timeouts'). */
+export const ExecutionReadQuery = Type.Object({
+  wait: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 32,
+      description:
+        "Hold the request until the execution ends or this time passes, then answer as without it: a duration as step timeouts write it (`500ms`, `30s`, `2m`, `PT30S`) or a plain number of seconds, at most EXECUTION_WAIT_MAX_SECONDS (60 s by default). Takes one of the caller's event-stream slots while it waits (429 `too-many-streams` when they are all held).",
+      examples: ['30s'],
+    }),
+  ),
+});
 export const StepParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 128 }),
   stepId: Type.String({ minLength: 1, maxLength: 128 }),

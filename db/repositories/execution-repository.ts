@@ -124,6 +124,11 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     return (await this.findOneBy({ organizationId, id })) ?? undefined;
   }
 
+  /** The status alone: a read that waits for the end re-reads it on every event of the execution, and the outputs may be large. */
+  async statusInOrganization(organizationId: string, id: string): Promise<ExecutionStatus | undefined> {
+    return (await this.findOne({ select: { id: true, status: true }, where: { organizationId, id } }))?.status;
+  }
+
   /** By id alone, for anonymous callbacks that carry the execution id and an unguessable token. */
   async findAnywhere(id: string): Promise<ExecutionEntity | undefined> {
     return (await this.findOneBy({ id })) ?? undefined;

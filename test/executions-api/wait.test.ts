@@ -1,0 +1,250 @@
+/**
+ * GET /workflows/executions/{id}?wait=…: one request holds until the execution
+ * ends (or the time passes, the client leaves, the API shuts down) and answers
+ * what the read without `wait` answers then; it is authorized first, refuses
+ * malformed or too long waits, and takes one of the caller's stream slots.
+ *
+ *   start ─▶ approval (signal-wait "go") ─▶ after (log)      outputs.by = the signal's payload.by
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { ExecutionEventHub, executionRoutes } from '../../api/executions';
+import { closeGracefully, listen, portOf } from '../../startup/http-server';
+import { createTestApp } from '../support/app';
+import { chain, step, trigger } from '../support/definitions';
+import { assertDialect } from '../support/dialects';
+import { grantRole } from '../support/grants';
+import { execute, finished, publish, useExecEnv, waitFor } from './support';
+
+const parkedSteps = chain(trigger(), step('approval', 'signal-wait', { signalName: 'go' }), step('after', 'log', { message: 'done' }));
+
+describe('executions API: waiting for the end in one request', function () {
+  // Every wait below that must not hold asks for 60 s: only an answer that comes without waiting fits in this timeout.
+  this.timeout(45_000);
+  // A user may hold two streams (or waits) here.
+  const { x, c } = useExecEnv({ limits: { maxStreamsPerUser: 2 } });
+
+  let keys = 0;
+  /** A new execution parked on its signal wait. */
+  async function parked(): Promise<string> {
+    keys += 1;
+    const workflowId = await publish(x, c, {
+      name: `Parked ${keys}`,
+      key: `parked-${keys}`,
+      steps: parkedSteps,
+      outputs: { by: '${{ steps.approval.outputs.payload.by }}' },
+    });
+    const id = await execute(x, c, workflowId);
+    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    return id;
+  }
+
+  const read = (id: string, query = '') => c.auth(x.t.request.get(`/workflows/executions/${id}${query}`));
+  const signal = (id: string, payload: Record<string, unknown>) =>
+    c
+      .auth(x.t.request.post(`/workflows/executions/${id}/signals/go`))
+      .send(payload)
+      .expect(200);
+
+  /** The execution routes on a hub of the test's own, which counts its slots; closed after the test. */
+  let hubs: CountingHub[] = [];
+  afterEach(async () => {
+    await Promise.all(hubs.map((hub) => hub.close()));
+    hubs = [];
+  });
+  function ownHub() {
+    const hub = new CountingHub(x.db);
+    hubs.push(hub);
+    const api = createTestApp({ routes: executionRoutes({ ...x.deps, eventHub: hub }), secret: x.t.secret });
+    const get = (path: string) => api.request.get(path).set('Authorization', `Bearer ${c.token}`);
+    return { hub, api, get };
+  }
+
+  it('answers completed, with the outputs, once the signal the execution waited on ends it', async () => {
+    const id = await parked();
+    const { hub, get } = ownHub();
+    let answered = false;
+    const held = get(`/workflows/executions/${id}?wait=60s`).then((res) => {
+      answered = true;
+      return res;
+    });
+    // The signal is sent once the read waits (holds its slot).
+    await until(() => (hub.open === 1 ? true : undefined), 'the read never started waiting');
+    assert.equal(answered, false, 'the read held while the execution waited');
+    await signal(id, { by: 'ana' });
+    const res = await held;
+    assert.equal(res.status, 200);
+    assert.equal(res.body.id, id);
+    assert.equal(res.body.status, 'completed');
+    assert.deepEqual(res.body.outputs, { by: 'ana' });
+  });
+
+  it('answers the current state when the time passes first (a duration, or a number of seconds)', async () => {
+    const id = await parked();
+    for (const wait of ['1500ms', '1']) {
+      const started = Date.now();
+      const res = await read(id, `?wait=${wait}`);
+      assert.equal(res.status, 200);
+      assert.equal(res.body.status, 'waiting', wait);
+      assert.equal(res.body.outputs, undefined);
+      // Only a lower bound: a busy machine may answer late, never early.
+      assert.ok(Date.now() - started >= 900, `${wait} held the request for the time asked`);
+    }
+    await signal(id, { by: 'bo' });
+  });
+
+  it('answers at once for an execution that has already ended, exactly as without wait', async () => {
+    const id = await parked();
+    await signal(id, { by: 'cy' });
+    await waitFor(x, c, id, finished);
+    const [plain, waited] = await Promise.all([read(id), read(id, '?wait=60s')]);
+    assert.equal(waited.status, 200);
+    assert.equal(waited.body.status, 'completed');
+    assert.deepEqual(waited.body.outputs, { by: 'cy' });
+    assert.deepEqual(waited.body, plain.body);
+  });
+
+  it('refuses a malformed or too long wait with 400 problem+json naming the parameter', async () => {
+    const id = await parked();
+    const malformed = ['soon', '30x', '-1s', '1s;drop', ''];
+    const tooLong = ['61s', '2m', '61', 'PT1H', '1d'];
+    for (const wait of [...malformed, ...tooLong]) {
+      const res = await read(id, `?wait=${encodeURIComponent(wait)}`);
+      assertDialect('problem', res, 400);
+      assert.match(res.body.type, /\/errors\/validation-failed$/);
+      assert.equal(res.body.errors[0].path, '/query/wait', wait);
+      if (tooLong.includes(wait)) assert.match(res.body.detail, /at most 60s \(EXECUTION_WAIT_MAX_SECONDS\)/, wait);
+    }
+    const twice = await read(id, '?wait=1s&wait=2s');
+    assertDialect('problem', twice, 400);
+    await signal(id, { by: 'di' });
+  });
+
+  it('authorizes before waiting: another organization’s execution is 404, a caller without workflow:read is refused', async () => {
+    const id = await parked();
+    const foreign = await c.otherAuth(x.t.request.get(`/workflows/executions/${id}?wait=60s`));
+    assertDialect('problem', foreign, 404);
+    assert.match(foreign.body.type, /\/errors\/execution-not-found$/);
+    const missing = await read('exec_missing', '?wait=60s');
+    assertDialect('problem', missing, 404);
+    // `ops` manages services and providers: it holds nothing of the workflow engine.
+    const { userId } = await grantRole(x.db, c.org, 'ops');
+    const ops = await x.t.token({ organizationId: c.org, userId });
+    const refused = await x.t.request.get(`/workflows/executions/${id}?wait=60s`).set('Authorization', `Bearer ${ops}`);
+    assertDialect('problem', refused, 403);
+    const body = await waitFor(x, c, id, () => true);
+    assert.equal(body.status, 'waiting', 'nothing ended the execution: the refusals came before any waiting');
+    await signal(id, { by: 'ed' });
+  });
+
+  it('gives the slot back when the client goes away mid-wait', async () => {
+    const id = await parked();
+    const { hub, api, get } = ownHub();
+    const server = await listen(api.app.koa.callback(), 0, '127.0.0.1');
+    try {
+      const path = `/workflows/executions/${id}?wait=60s`;
+      const probe = () => get(`/workflows/executions/${id}?wait=1ms`);
+      const holding = [holdOpen(server, path, c.token), holdOpen(server, path, c.token)];
+      await until(() => (hub.open === 2 ? true : undefined), 'the two waits never held their slots');
+      const full = await probe();
+      assertDialect('problem', full, 429);
+      assert.match(full.body.type, /\/errors\/too-many-streams$/);
+      assert.equal(full.headers['retry-after'], '5');
+      assert.match(full.body.detail, /You already have 2 open event streams on this server \(EVENTS_MAX_STREAMS_PER_USER\)/);
+
+      holding[0].abort();
+      await assert.rejects(holding[0].done);
+      const accepted = await until(async () => {
+        const res = await probe();
+        return res.status === 200 ? res : undefined;
+      }, 'the slot of the aborted wait was never given back');
+      assert.equal(accepted.body.status, 'waiting');
+
+      await signal(id, { by: 'flo' });
+      const last = await holding[1].done;
+      assert.equal(last.status, 200);
+      assert.equal((JSON.parse(last.text) as { status: string }).status, 'completed');
+      assert.equal(hub.open, 0, 'every slot was given back');
+    } finally {
+      await closeGracefully(server, 1000);
+    }
+  });
+
+  it('answers the current state when the API shuts down (the event hub closes)', async () => {
+    const id = await parked();
+    const { hub, get } = ownHub();
+    const path = `/workflows/executions/${id}?wait=60s`;
+    const held = get(path).then((res) => res);
+    await until(() => (hub.open === 1 ? true : undefined), 'the read never started waiting');
+    await hub.close();
+    const res = await held;
+    assert.equal(res.status, 200);
+    assert.equal(res.body.status, 'waiting');
+    assert.equal(hub.open, 0);
+    // A wait asked after the close answers at once too.
+    const after = await get(path);
+    assert.equal(after.status, 200);
+    assert.equal(after.body.status, 'waiting');
+    await signal(id, { by: 'gil' });
+  });
+
+  it('lists the wait parameter of getExecution in /openapi.json', async () => {
+    const document = (await x.t.request.get('/openapi.json').expect(200)).body as {
+      paths: Record<string, Record<string, { operationId: string; parameters: Array<{ name: string; in: string; description?: string }> }>>;
+    };
+    const operation = document.paths['/workflows/executions/{id}'].get;
+    assert.equal(operation.operationId, 'getExecution');
+    const wait = operation.parameters.find((p) => p.name === 'wait');
+    assert.equal(wait?.in, 'query');
+    assert.match(wait?.description ?? '', /EXECUTION_WAIT_MAX_SECONDS/);
+  });
+});
+
+/** A GET held open on a connection of its own, which `abort` cuts as a client that goes away does. */
+function holdOpen(
+  server: http.Server,
+  path: string,
+  token: string,
+): { done: Promise<{ status: number; text: string }>; abort: () => void } {
+  let request!: http.ClientRequest;
+  const done = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    request = http.get(
+      { host: '127.0.0.1', port: portOf(server), path, agent: false, headers: { Authorization: `Bearer ${token}` } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+  });
+  return { done, abort: () => request.destroy() };
+}
+
+/** The event hub, counting the slots it has given out (how a test knows that waits are in place, and that none leaked). */
+class CountingHub extends ExecutionEventHub {
+  open = 0;
+
+  override openStream(...args: Parameters<ExecutionEventHub['openStream']>): ReturnType<ExecutionEventHub['openStream']> {
+    const opened = super.openStream(...args);
+    if (opened === 'opened') this.open += 1;
+    return opened;
+  }
+
+  override closeStream(...args: Parameters<ExecutionEventHub['closeStream']>): void {
+    super.closeStream(...args);
+    this.open -= 1;
+  }
+}
+
+/** Retries `attempt` until it answers something (at most about 15 s, generous for a busy machine). */
+async function until<T>(attempt: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
+  for (let i = 0; i < 150; i++) {
+    const answer = await attempt();
+    if (answer !== undefined) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(what);
+}
