@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../startup/temporal';
@@ -57,6 +57,8 @@ describe('the first ten minutes: a fresh clone, npm start, the README walk-throu
     // The real server needs a CLI obtainable here (CI builds one with Go first); the stand-in lane has none.
     if ((await testTemporalKind()) !== 'cli') this.skip();
     clone = mkdtempSync(path.join(os.tmpdir(), 'platform-clone-'));
+    // mkdtemp makes it 0700; a clone is 0755 as git makes it (as root, the embedded PostgreSQL runs as `postgres`, which must pass through).
+    chmodSync(clone, 0o755);
     execFileSync('git', ['clone', '--quiet', ROOT, clone]);
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(clone, 'node_modules'));
     assert.equal(existsSync(path.join(clone, '.tools')), false);
