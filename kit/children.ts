@@ -38,7 +38,8 @@ export function definitionFiles(target: string): string[] {
   return files;
 }
 
-export function keyOf(definition: WorkflowDefinition | undefined, file: string): string {
+/** The workflow key of a definition (normalized, or a document as written) read from a file: its `key`, else the file name. */
+export function keyOf(definition: { key?: unknown } | undefined, file: string): string {
   return typeof definition?.key === 'string' && definition.key !== ''
     ? definition.key
     : path.basename(file).replace(/\.(ya?ml|json)$/i, '');

@@ -31,11 +31,26 @@ export function looksLikePath(textOrPath: string): boolean {
   return !textOrPath.includes('\n') && /\.(ya?ml|json)$/i.test(textOrPath.trim()) && existsSync(textOrPath.trim());
 }
 
-/** Parses, normalizes and validates a YAML or JSON definition (text, or a path to a file). */
-export function loadDefinition(textOrPath: string, options: KitValidationOptions = {}): LoadedDefinition {
+/**
+ * A YAML or JSON document as read, before validation: its value (absent when
+ * it does not parse), its syntax errors, and where a JSON pointer lands in it,
+ * so that problems found later (by the validator here, or by a server) point
+ * at a line of the file.
+ */
+export interface ParsedDocument {
+  value?: unknown;
+  errors: DefinitionError[];
+  locate(pointer: string): { line?: number; column?: number };
+  /** The file read, when a path was given. */
+  file?: string;
+}
+
+/** Reads a YAML or JSON document (text, or a path to a file) without validating it. */
+export function parseDocument(textOrPath: string): ParsedDocument {
   const file = looksLikePath(textOrPath) ? textOrPath.trim() : undefined;
+  const nowhere = { ...(file ? { file } : {}), locate: () => ({}) };
   if (!file && /^[^\n]*\.(ya?ml|json)\s*$/i.test(textOrPath) && !/[:{[]/.test(textOrPath))
-    return { errors: [{ path: '', message: `no such file: ${textOrPath.trim()}` }], warnings: [], file: textOrPath.trim() };
+    return { ...nowhere, errors: [{ path: '', message: `no such file: ${textOrPath.trim()}` }], file: textOrPath.trim() };
   const text = file ? readFileSync(file, 'utf8') : textOrPath;
   const lines = new LineCounter();
   const document = YAML.parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
@@ -44,19 +59,29 @@ export function loadDefinition(textOrPath: string, options: KitValidationOptions
     const position = lines.linePos(offset);
     return { line: position.line, column: position.col };
   };
-  if (document.errors.length > 0) {
+  if (document.errors.length > 0)
     return {
+      ...nowhere,
       errors: document.errors.map((error) => ({ path: '', message: error.message.split('\n')[0], ...at(error.pos[0]) })),
-      warnings: [],
-      ...(file ? { file } : {}),
     };
-  }
-  let value: unknown;
   try {
-    value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    return {
+      ...nowhere,
+      value: document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }),
+      errors: [],
+      locate: (pointer) => at(offsetOf(document, pointer)),
+    };
   } catch (error) {
-    return { errors: [{ path: '', message: (error as Error).message }], warnings: [], ...(file ? { file } : {}) };
+    return { ...nowhere, errors: [{ path: '', message: (error as Error).message }] };
   }
+}
+
+/** Parses, normalizes and validates a YAML or JSON definition (text, or a path to a file). */
+export function loadDefinition(textOrPath: string, options: KitValidationOptions = {}): LoadedDefinition {
+  const parsed = parseDocument(textOrPath);
+  const file = parsed.file ? { file: parsed.file } : {};
+  if (parsed.errors.length > 0) return { errors: parsed.errors, warnings: [], ...file };
+  const { value } = parsed;
   const result = validateDefinition(value, options);
   const definition =
     result.definition ??
@@ -65,9 +90,9 @@ export function loadDefinition(textOrPath: string, options: KitValidationOptions
       : undefined);
   return {
     definition,
-    errors: result.errors.map((error) => ({ ...error, ...at(offsetOf(document, error.path)) })),
+    errors: result.errors.map((error) => ({ ...error, ...parsed.locate(error.path) })),
     warnings: result.warnings,
-    ...(file ? { file } : {}),
+    ...file,
   };
 }
 

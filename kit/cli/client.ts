@@ -47,14 +47,28 @@ export function createClient(url: string | undefined, token: string | undefined)
   };
 }
 
-/** Any of the API's three error dialects, as one line (plus field errors). */
-function apiError(method: string, path: string, status: number, body: unknown): CliError {
+/** The server's answer to a refused request: its status, its message and its field errors, as one line (plus field errors). */
+export class ApiRefusal extends CliError {
+  constructor(
+    readonly request: string,
+    readonly status: number,
+    readonly reason: string,
+    readonly fieldErrors: Array<{ path: string; message: string }>,
+  ) {
+    const exitCode = status === 401 || status === 403 ? EXIT.unauthorized : status === 409 ? EXIT.conflict : EXIT.failed;
+    const hint = status === 401 ? ' (check --token or PLATFORM_API_TOKEN)' : '';
+    const fields = fieldErrors.map((e) => `\n  ${e.path}: ${e.message}`).join('');
+    super(`${request}: ${status} ${reason}${hint}${fields}`, exitCode);
+    this.name = 'ApiRefusal';
+  }
+}
+
+/** Any of the API's three error dialects. */
+function apiError(method: string, path: string, status: number, body: unknown): ApiRefusal {
   const value = (body ?? {}) as Record<string, unknown>;
   const message = [value.detail, value.message, value.error, value.title].find((field) => typeof field === 'string') ?? `HTTP ${status}`;
   const fields = Array.isArray(value.errors)
-    ? (value.errors as Array<{ path?: string; message?: string }>).map((e) => `\n  ${e.path ?? ''}: ${e.message ?? ''}`).join('')
-    : '';
-  const exitCode = status === 401 || status === 403 ? EXIT.unauthorized : status === 409 ? EXIT.conflict : EXIT.failed;
-  const hint = status === 401 ? ' (check --token or PLATFORM_API_TOKEN)' : '';
-  return Object.assign(new CliError(`${method.toUpperCase()} ${path}: ${status} ${message}${hint}${fields}`, exitCode), { status });
+    ? (value.errors as Array<{ path?: string; message?: string }>).map((e) => ({ path: e.path ?? '', message: e.message ?? '' }))
+    : [];
+  return new ApiRefusal(`${method.toUpperCase()} ${path}`, status, message, fields);
 }

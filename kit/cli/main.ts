@@ -15,7 +15,8 @@ import { createClient } from './client';
 import { cliEnvironment } from './environment';
 import { runCommand, validateCommand } from './local-commands';
 import { CliError, EXIT, createOutput, type Output } from './output';
-import { configCommand, executeCommand, logsCommand, publishCommand, signalCommand } from './remote-commands';
+import { publishCommand } from './publish-command';
+import { configCommand, executeCommand, logsCommand, signalCommand } from './remote-commands';
 
 const USAGE = `usage: platform-workflow <command> [options]
 

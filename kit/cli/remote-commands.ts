@@ -1,61 +1,10 @@
-/** Commands against a running server: publish, execute, logs, signal, config. */
-import { readFileSync } from 'node:fs';
-import { keyOf } from '../children';
-import { loadDefinition } from '../load';
+/** Commands against a running server: execute, logs, signal, config (publish: ./publish-command.ts). */
 import type { ApiClient } from './client';
-import { filesOf, formatError } from './local-commands';
 import { CliError, EXIT, type Output } from './output';
 import { jsonObject } from './values';
-import YAML from 'yaml';
 
 const FINISHED = new Set(['completed', 'failed', 'cancelled', 'terminated', 'timed_out']);
 const POLL_MS = 500;
-
-/** GitOps upsert: every file by its key (PUT), then the alias moved to the new revision and activated; stops at the first error. */
-export async function publishCommand(
-  api: ApiClient,
-  targets: string[],
-  options: { alias?: string; activate?: boolean },
-  io: Output,
-): Promise<number> {
-  if (targets.length === 0) throw new CliError('publish needs files or folders', EXIT.usage);
-  if (options.alias === 'latest') throw new CliError('--alias latest is maintained by the server; name another alias', EXIT.usage);
-  for (const target of targets) {
-    for (const file of filesOf(target)) {
-      // Checked here first, so an error points at the line of the file rather than a pointer into the request.
-      const loaded = loadDefinition(file);
-      if (loaded.errors.length > 0 || !loaded.definition) {
-        for (const error of loaded.errors) io.err(formatError(file, error));
-        return EXIT.failed;
-      }
-      const key = keyOf(loaded.definition, file);
-      const document = YAML.parse(readFileSync(file, 'utf8'), { maxAliasCount: 100 }) as Record<string, unknown>;
-      let published: Record<string, unknown>;
-      try {
-        published = (await api.request('put', `/workflows/definitions/${encodeURIComponent(key)}`, { ...document, key })).body;
-      } catch (error) {
-        if (error instanceof CliError) throw new CliError(`${file}: ${error.message}`, error.exitCode);
-        throw error;
-      }
-      const revision = (published.revision as { revision?: number } | undefined)?.revision;
-      io.out(`${io.green(text(published.mode) ?? 'published')} ${key} revision ${revision} (${file})`);
-      for (const warning of (published.warnings as Array<{ name?: string; kind?: string }> | undefined) ?? [])
-        io.out(`${io.yellow('warn')} ${key}: ${warning.kind} ${warning.name} has no value yet`);
-      if (options.alias) {
-        await api.request('put', `/workflows/definitions/${encodeURIComponent(key)}/aliases/${encodeURIComponent(options.alias)}`, {
-          revision,
-        });
-        io.out(`  alias ${options.alias} → revision ${revision}`);
-      }
-      if (options.activate) {
-        const alias = options.alias ?? 'latest';
-        await api.request('post', `/workflows/definitions/${encodeURIComponent(key)}/aliases/${encodeURIComponent(alias)}/activate`, {});
-        io.out(`  alias ${alias} activated`);
-      }
-    }
-  }
-  return EXIT.ok;
-}
 
 export async function executeCommand(
   api: ApiClient,

@@ -118,31 +118,99 @@ describe('platform-workflow: against the API', function () {
     );
     const first = await cli(['publish', path.join(dir, 'flows'), '--activate'], env());
     assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stdout, /created cli-approval revision 1/);
-    assert.match(first.stdout, /created cli-hello revision 1/);
+    assert.match(first.stdout, /published +\S*flows\/approval\.yaml: cli-approval revision 1 \(created\)/);
+    assert.match(first.stdout, /published +\S*flows\/hello\.yaml: cli-hello revision 1 \(created\)/);
     assert.match(first.stdout, /alias latest activated/);
+    assert.match(first.stdout, /2 published, 0 unchanged, 0 refused/);
     const latest = await c.auth(x.t.request.get('/workflows/definitions/cli-hello/aliases'));
     assert.equal(latest.body.data.find((alias: { name: string }) => alias.name === 'latest').active, true);
 
     const again = await cli(['publish', path.join(dir, 'flows', 'approval.yaml')], env());
-    assert.match(again.stdout, /overwritten cli-approval revision 1/);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /unchanged +\S*\/approval\.yaml: cli-approval revision 1 \(the newest revision has this content\)/);
 
     writeFileSync(path.join(dir, 'flows', 'approval.yaml'), APPROVAL.replace('KEY', 'cli-approval').replace('approve ', 'please approve '));
     const changed = await cli(['publish', path.join(dir, 'flows', 'approval.yaml'), '--alias', 'prod', '--activate'], env());
     assert.equal(changed.code, 0, changed.stderr);
-    assert.match(changed.stdout, /new-revision cli-approval revision 2/);
+    assert.match(changed.stdout, /published +\S*\/approval\.yaml: cli-approval revision 2 \(new-revision\)/);
     assert.match(changed.stdout, /alias prod → revision 2/);
     assert.match(changed.stdout, /alias prod activated/);
     const aliases = await c.auth(x.t.request.get('/workflows/definitions/cli-approval/aliases'));
     const prod = aliases.body.data.find((alias: { name: string }) => alias.name === 'prod');
     assert.equal(prod.revision, 2);
     assert.equal(prod.active, true);
+  });
 
-    // An invalid file stops the publish at its first error, located in the file, before anything is sent.
-    writeFileSync(path.join(dir, 'clash.yaml'), APPROVAL.replace('KEY', 'cli-hello').replace('path: /kit-cli', 'path: not-a-path'));
-    const refused = await cli(['publish', path.join(dir, 'clash.yaml')], env());
-    assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /clash\.yaml:\d+:\d+ \/path: must be an absolute folder path/);
+  it("publish of a folder publishes every file it can and refuses each other one with the server's reason, located in the file", async () => {
+    const folder = path.join(dir, 'mixed');
+    mkdirSync(folder);
+    writeFileSync(path.join(folder, 'a-good.yaml'), APPROVAL.replace('KEY', 'cli-mixed-good'));
+    writeFileSync(
+      path.join(folder, 'b-bad-path.yaml'),
+      APPROVAL.replace('KEY', 'cli-mixed-path').replace('path: /kit-cli', 'path: not-a-path'),
+    );
+    writeFileSync(path.join(folder, 'c-broken.yaml'), 'name: [unclosed\n');
+    // The kit does not know acme-deploy and neither does this server: the server says so.
+    writeFileSync(
+      path.join(folder, 'd-vendor.yaml'),
+      APPROVAL.replace('KEY', 'cli-mixed-vendor').replace('pluginType: log', 'pluginType: acme-deploy'),
+    );
+    writeFileSync(path.join(folder, 'e-good.yaml'), APPROVAL.replace('KEY', 'cli-mixed-later'));
+    const result = await cli(['publish', folder], env());
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stdout, /published +\S*\/a-good\.yaml: cli-mixed-good revision 1 \(created\)/);
+    assert.match(result.stdout, /published +\S*\/e-good\.yaml: cli-mixed-later revision 1 \(created\)/);
+    assert.match(result.stderr, /refused +\S*\/b-bad-path\.yaml: cli-mixed-path: 400 .*must be an absolute folder path/);
+    assert.match(result.stderr, /b-bad-path\.yaml:3:7 \/path: must be an absolute folder path/);
+    assert.match(result.stderr, /refused +\S*\/c-broken\.yaml: does not parse as YAML or JSON; nothing was sent/);
+    assert.match(result.stderr, /c-broken\.yaml:\d+:\d+ /);
+    assert.match(result.stderr, /refused +\S*\/d-vendor\.yaml: cli-mixed-vendor: 400 .*Unknown plugin type: acme-deploy/);
+    assert.match(result.stderr, /d-vendor\.yaml:10:17 \/steps\/1\/pluginType: Unknown plugin type: acme-deploy/);
+    assert.match(result.stdout, /2 published, 0 unchanged, 3 refused/);
+
+    // The file published, its alias did not: both said, and the exit code says the publish did not all happen.
+    const alias = await cli(['publish', path.join(folder, 'a-good.yaml'), '--alias', 'Not Valid'], env());
+    assert.equal(alias.code, 1, alias.stderr);
+    assert.match(alias.stdout, /unchanged +\S*\/a-good\.yaml: cli-mixed-good revision 1/);
+    assert.match(
+      alias.stderr,
+      /refused +\S*\/a-good\.yaml: cli-mixed-good: PUT \/workflows\/definitions\/cli-mixed-good\/aliases\/Not%20Valid: 400 /,
+    );
+    assert.match(alias.stdout, /0 published, 0 unchanged, 1 refused/);
+    for (const [key, status] of [
+      ['cli-mixed-good', 200],
+      ['cli-mixed-later', 200],
+      ['cli-mixed-path', 404],
+      ['cli-mixed-vendor', 404],
+    ] as const)
+      assert.equal((await c.auth(x.t.request.get(`/workflows/definitions/${key}`))).status, status, key);
+  });
+
+  it('publish examples/ publishes every shipped example this server can run and refuses the approval for its vendor plugin', async () => {
+    const result = await cli(['publish', 'examples/'], env());
+    assert.equal(result.code, 1, result.stderr);
+    const lines = `${result.stdout}\n${result.stderr}`.split('\n');
+    const statusOf = (file: string) => lines.find((line) => line.includes(` ${file}: `))?.split(' ')[0];
+    assert.deepEqual(
+      Object.fromEntries(
+        [
+          'examples/access-request/access-request.yaml',
+          'examples/approval/deploy-approval.yaml',
+          'examples/paginated-fan-out/provision-user.yaml',
+          'examples/paginated-fan-out/sync-users.yaml',
+          'examples/webhook-to-api/order-webhook.yaml',
+        ].map((file) => [file, statusOf(file)]),
+      ),
+      {
+        'examples/access-request/access-request.yaml': 'published',
+        'examples/approval/deploy-approval.yaml': 'refused',
+        'examples/paginated-fan-out/provision-user.yaml': 'published',
+        'examples/paginated-fan-out/sync-users.yaml': 'published',
+        'examples/webhook-to-api/order-webhook.yaml': 'published',
+      },
+    );
+    assert.match(result.stderr, /deploy-approval: 400 .*Unknown plugin type: acme-deploy/);
+    assert.match(result.stdout, /4 published, 0 unchanged, 1 refused/);
   });
 
   it('execute --follow streams logs to the end; signal answers 409 as exit 5 until the run waits on that name; logs --follow', async () => {
@@ -198,6 +266,11 @@ describe('platform-workflow: against the API', function () {
     const refused = await cli(['execute', 'cli-hello', '--url', url, '--token', 'not-a-token']);
     assert.equal(refused.code, 4, refused.stderr);
     assert.match(refused.stderr, /401/);
+    // A refused token would refuse every file alike: publish stops at the first.
+    const unauthorized = await cli(['publish', path.join(dir, 'mixed'), '--url', url, '--token', 'not-a-token']);
+    assert.equal(unauthorized.code, 4, unauthorized.stderr);
+    assert.match(unauthorized.stderr, /a-good\.yaml: PUT \/workflows\/definitions\/cli-mixed-good: 401/);
+    assert.doesNotMatch(`${unauthorized.stdout}${unauthorized.stderr}`, /b-bad-path|refused/);
     const noServer = await cli(['execute', 'cli-hello']);
     assert.equal(noServer.code, 2);
     assert.match(noServer.stderr, /PLATFORM_API_URL/);

@@ -1,0 +1,99 @@
+/**
+ * `publish`: GitOps upsert of every definition file found (PUT by key), each
+ * file on its own. One line per file says what became of it: published (a new
+ * workflow or a new revision), unchanged (the newest revision already has this
+ * content), or refused with the server's reason, its problems located in the
+ * file. A refused file does not stop the others; the exit code says whether
+ * any was refused.
+ *
+ * The server judges the definitions, not the kit: it knows the operator
+ * plugins it loaded (the kit does not), so a definition that uses one
+ * publishes, and one that uses a plugin the server lacks is refused with that
+ * reason. Only what would refuse every file alike (an unreachable server, a
+ * refused token) stops the run.
+ */
+import { keyOf } from '../children';
+import { formatDefinitionError } from '../errors';
+import { parseDocument } from '../load';
+import { ApiRefusal, type ApiClient } from './client';
+import { filesOf } from './local-commands';
+import { CliError, EXIT, type Output } from './output';
+
+export interface PublishOptions {
+  alias?: string;
+  activate?: boolean;
+}
+
+/** What became of one file: counted in the summary; a refusal carries its exit code. */
+type Outcome = { status: 'published' | 'unchanged' } | { status: 'refused'; exitCode: number };
+
+const STATUS_WIDTH = 'published'.length;
+
+export async function publishCommand(api: ApiClient, targets: string[], options: PublishOptions, io: Output): Promise<number> {
+  if (targets.length === 0) throw new CliError('publish needs files or folders', EXIT.usage);
+  if (options.alias === 'latest') throw new CliError('--alias latest is maintained by the server; name another alias', EXIT.usage);
+  const files = targets.flatMap(filesOf);
+  const counts = { published: 0, unchanged: 0, refused: 0 };
+  let exitCode: number = EXIT.ok;
+  for (const file of files) {
+    const outcome = await publishFile(api, file, options, io);
+    counts[outcome.status] += 1;
+    if (outcome.status === 'refused' && exitCode === EXIT.ok) exitCode = outcome.exitCode;
+  }
+  io.out(`${counts.published} published, ${counts.unchanged} unchanged, ${counts.refused} refused`);
+  return exitCode;
+}
+
+async function publishFile(api: ApiClient, file: string, options: PublishOptions, io: Output): Promise<Outcome> {
+  const line = (status: Outcome['status'], text: string) => {
+    const painted = status === 'published' ? io.green(status) : status === 'refused' ? io.red(status) : status;
+    return `${painted}${' '.repeat(STATUS_WIDTH + 1 - status.length)}${file}: ${text}`;
+  };
+  const document = parseDocument(file);
+  const value = document.value;
+  if (document.errors.length > 0 || value === null || typeof value !== 'object' || Array.isArray(value)) {
+    // Nothing a server could read: refused here, without a request.
+    const why = document.errors.length > 0 ? 'does not parse as YAML or JSON' : 'is not a definition (a YAML or JSON object)';
+    io.err(line('refused', `${why}; nothing was sent`));
+    for (const error of document.errors) io.err(`  ${formatDefinitionError(error, file)}`);
+    return { status: 'refused', exitCode: EXIT.failed };
+  }
+  const key = keyOf(value, file);
+  const workflow = `/workflows/definitions/${encodeURIComponent(key)}`;
+  try {
+    const published = (await api.request('put', workflow, { ...value, key })).body;
+    const revision = (published.revision as { revision?: number } | undefined)?.revision;
+    const unchanged = published.mode === 'overwritten';
+    io.out(
+      unchanged
+        ? line('unchanged', `${key} revision ${revision} (the newest revision has this content)`)
+        : line('published', `${key} revision ${revision} (${typeof published.mode === 'string' ? published.mode : 'created'})`),
+    );
+    for (const warning of (published.warnings as Array<{ name?: string; kind?: string }> | undefined) ?? [])
+      io.out(`  ${io.yellow('warn')} ${warning.kind} ${warning.name} has no value yet`);
+    if (options.alias) {
+      await api.request('put', `${workflow}/aliases/${encodeURIComponent(options.alias)}`, { revision });
+      io.out(`  alias ${options.alias} → revision ${revision}`);
+    }
+    if (options.activate) {
+      const alias = options.alias ?? 'latest';
+      await api.request('post', `${workflow}/aliases/${encodeURIComponent(alias)}/activate`, {});
+      io.out(`  alias ${alias} activated`);
+    }
+    return { status: unchanged ? 'unchanged' : 'published' };
+  } catch (error) {
+    if (!(error instanceof ApiRefusal) || error.status === 401) {
+      if (error instanceof CliError) throw new CliError(`${file}: ${error.message}`, error.exitCode);
+      throw error;
+    }
+    // A refused alias move or activation names its request (the revision itself was published, as said above);
+    // only the definition's own problems point into the file.
+    const ofDefinition = error.request === `PUT ${workflow}`;
+    io.err(line('refused', `${key}: ${ofDefinition ? '' : `${error.request}: `}${error.status} ${error.reason}`));
+    for (const problem of error.fieldErrors)
+      io.err(
+        `  ${ofDefinition ? formatDefinitionError({ ...problem, ...document.locate(problem.path) }, file) : formatDefinitionError(problem)}`,
+      );
+    return { status: 'refused', exitCode: error.exitCode };
+  }
+}
