@@ -24,7 +24,7 @@ import {
 } from './schemas';
 import { cappedRecord, executionJson, latestRecords } from './serialize';
 import { PageFields, Paging } from '../workflows/schemas';
-import { waitForEnd } from './wait-for-end';
+import { waitWhileRunning } from './wait-while-running';
 import { waitMilliseconds } from './wait-parameter';
 
 const tags = ['Workflow executions'];
@@ -83,7 +83,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       tags,
       access: { permission: 'workflow:read' },
       description:
-        'status is waiting while every running step is parked on a signal (read live from the workflow). With `wait` (`?wait=30s`), the request is held until the execution has ended or that time has passed, then answered as it would be without it: one request instead of polling for the result.',
+        'status is waiting while every running step is parked on a signal (read live from the workflow). With `wait` (`?wait=30s`), the request is held while the execution runs: until it has ended or waits on a signal, or that time has passed; then it is answered as it would be without it: one request instead of polling for the result.',
       params: ExecutionRef,
       query: ExecutionReadQuery,
       errors: [429],
@@ -91,8 +91,8 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       async handler({ params, query, auth, permission, ctx }) {
         const waitMs = waitMilliseconds(query.wait, deps.limits.executionWaitMaxSeconds);
         let row = await authorizedExecution(deps, auth, params.id, permission);
-        if (waitMs > 0 && !isFinished(row)) {
-          await waitForEnd(deps, row, {
+        if (waitMs > 0 && row.status === 'running') {
+          await waitWhileRunning(deps, row, {
             owner: { organizationId: auth.organizationId, userId: auth.userId },
             ms: waitMs,
             response: ctx.res,

@@ -16,7 +16,7 @@ export const ExecutionReadQuery = Type.Object({
       minLength: 1,
       maxLength: 32,
       description:
-        "Hold the request until the execution ends or this time passes, then answer as without it: a duration as step timeouts write it (`500ms`, `30s`, `2m`, `PT30S`) or a plain number of seconds, at most EXECUTION_WAIT_MAX_SECONDS (60 s by default). Takes one of the caller's event-stream slots while it waits (429 `too-many-streams` when they are all held).",
+        "Hold the request while the execution runs (until it ends or waits on a signal) or until this time passes, then answer as without it: a duration as step timeouts write it (`500ms`, `30s`, `2m`, `PT30S`) or a plain number of seconds, at most EXECUTION_WAIT_MAX_SECONDS (60 s by default). Takes one of the caller's event-stream slots while it waits (429 `too-many-streams` when they are all held).",
       examples: ['30s'],
     }),
   ),

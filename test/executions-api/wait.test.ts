@@ -1,10 +1,12 @@
 /**
- * GET /workflows/executions/{id}?wait=…: one request holds until the execution
- * ends (or the time passes, the client leaves, the API shuts down) and answers
- * what the read without `wait` answers then; it is authorized first, refuses
- * malformed or too long waits, and takes one of the caller's stream slots.
+ * GET /workflows/executions/{id}?wait=…: one request holds while the execution
+ * runs (until it ends or waits on a signal, the time passes, the client leaves,
+ * the API shuts down) and answers what the read without `wait` answers then; it
+ * is authorized first, refuses malformed or too long waits, and takes one of the
+ * caller's stream slots.
  *
- *   start ─▶ approval (signal-wait "go") ─▶ after (log)      outputs.by = the signal's payload.by
+ *   held:   start ─▶ call (http-request, answered when the test releases it)        outputs.by = the answer's by
+ *   parked: start ─▶ call (held) ─▶ approval (signal-wait "go")                        outputs.by = the signal's payload.by
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -14,27 +16,46 @@ import { createTestApp } from '../support/app';
 import { chain, step, trigger } from '../support/definitions';
 import { assertDialect } from '../support/dialects';
 import { grantRole } from '../support/grants';
+import { useLocalServer } from '../support/local-server';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
-const parkedSteps = chain(trigger(), step('approval', 'signal-wait', { signalName: 'go' }), step('after', 'log', { message: 'done' }));
-
-describe('executions API: waiting for the end in one request', function () {
+describe('executions API: waiting for the result in one request', function () {
   // Every wait below that must not hold asks for 60 s: only an answer that comes without waiting fits in this timeout.
   this.timeout(45_000);
   // A user may hold two streams (or waits) here.
   const { x, c } = useExecEnv({ limits: { maxStreamsPerUser: 2 } });
 
+  /** Calls the runs make, held until the test answers them (`release`). */
+  const held = new Map<string, (by: string) => void>();
+  const arrived = new Map<string, () => void>();
+  const server = useLocalServer((req, res) => {
+    const name = String(req.url).split('/').pop()!;
+    held.set(name, (by) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ by })));
+    arrived.get(name)?.();
+  });
+
   let keys = 0;
-  /** A new execution parked on its signal wait. */
-  async function parked(): Promise<string> {
+  /** A new execution whose `call` step is in flight (status running), and the function that answers the call. */
+  async function running(withApproval = false): Promise<{ id: string; release: (by: string) => void }> {
     keys += 1;
+    const name = `call-${keys}`;
+    const called = new Promise<void>((resolve) => arrived.set(name, resolve));
+    const call = step('call', 'http-request', { url: `${server.base}/${name}` });
     const workflowId = await publish(x, c, {
-      name: `Parked ${keys}`,
-      key: `parked-${keys}`,
-      steps: parkedSteps,
-      outputs: { by: '${{ steps.approval.outputs.payload.by }}' },
+      name: `Held ${keys}`,
+      key: `held-${keys}`,
+      steps: withApproval ? chain(trigger(), call, step('approval', 'signal-wait', { signalName: 'go' })) : chain(trigger(), call),
+      outputs: { by: withApproval ? '${{ steps.approval.outputs.payload.by }}' : '${{ steps.call.outputs.body.by }}' },
     });
     const id = await execute(x, c, workflowId);
+    await called;
+    return { id, release: (by) => held.get(name)!(by) };
+  }
+
+  /** A new execution parked on its signal wait (status waiting). */
+  async function parked(): Promise<string> {
+    const { id, release } = await running(true);
+    release('the call');
     await waitFor(x, c, id, (body) => body.status === 'waiting');
     return id;
   }
@@ -60,50 +81,74 @@ describe('executions API: waiting for the end in one request', function () {
     return { hub, api, get };
   }
 
-  it('answers completed, with the outputs, once the signal the execution waited on ends it', async () => {
-    const id = await parked();
-    const { hub, get } = ownHub();
-    let answered = false;
-    const held = get(`/workflows/executions/${id}?wait=60s`).then((res) => {
-      answered = true;
+  /** A GET that records whether it has been answered. */
+  function pending(request: PromiseLike<{ status: number; body: Record<string, unknown> }>) {
+    const state = { answered: false };
+    const response = Promise.resolve(request).then((res) => {
+      state.answered = true;
       return res;
     });
-    // The signal is sent once the read waits (holds its slot).
+    return { state, response };
+  }
+
+  it('answers completed, with the outputs, once the running execution ends', async () => {
+    const run = await running();
+    const { hub, get } = ownHub();
+    const { state, response } = pending(get(`/workflows/executions/${run.id}?wait=60s`));
     await until(() => (hub.open === 1 ? true : undefined), 'the read never started waiting');
-    assert.equal(answered, false, 'the read held while the execution waited');
-    await signal(id, { by: 'ana' });
-    const res = await held;
+    assert.equal(state.answered, false, 'the read held while the execution ran');
+    run.release('ana');
+    const res = await response;
     assert.equal(res.status, 200);
-    assert.equal(res.body.id, id);
+    assert.equal(res.body.id, run.id);
     assert.equal(res.body.status, 'completed');
     assert.deepEqual(res.body.outputs, { by: 'ana' });
   });
 
+  it('answers waiting once the execution parks on a signal (someone must act), and completed after the signal', async () => {
+    const run = await running(true);
+    const { hub, get } = ownHub();
+    const { state, response } = pending(get(`/workflows/executions/${run.id}?wait=60s`));
+    await until(() => (hub.open === 1 ? true : undefined), 'the read never started waiting');
+    assert.equal(state.answered, false, 'the read held while the execution ran');
+    run.release('the call');
+    const res = await response;
+    assert.equal(res.status, 200);
+    assert.equal(res.body.status, 'waiting');
+    assert.equal(res.body.outputs, undefined);
+    await signal(run.id, { by: 'bea' });
+    const ended = await get(`/workflows/executions/${run.id}?wait=60s`);
+    assert.equal(ended.body.status, 'completed');
+    assert.deepEqual(ended.body.outputs, { by: 'bea' });
+  });
+
   it('answers the current state when the time passes first (a duration, or a number of seconds)', async () => {
-    const id = await parked();
+    const run = await running();
     for (const wait of ['1500ms', '1']) {
       const started = Date.now();
-      const res = await read(id, `?wait=${wait}`);
+      const res = await read(run.id, `?wait=${wait}`);
       assert.equal(res.status, 200);
-      assert.equal(res.body.status, 'waiting', wait);
+      assert.equal(res.body.status, 'running', wait);
       assert.equal(res.body.outputs, undefined);
       // Only a lower bound: a busy machine may answer late, never early.
       assert.ok(Date.now() - started >= 900, `${wait} held the request for the time asked`);
     }
-    await signal(id, { by: 'bo' });
+    run.release('bo');
   });
 
-  it('answers at once for an execution that has already ended, exactly as without wait', async () => {
-    const id = await parked();
-    await signal(id, { by: 'cy' });
-    await waitFor(x, c, id, finished);
-    const [plain, waited] = await Promise.all([read(id), read(id, '?wait=60s')]);
+  it('answers at once for an execution that has ended or waits, exactly as without wait', async () => {
+    const waiting = await parked();
+    const [plainWaiting, waitedWaiting] = await Promise.all([read(waiting), read(waiting, '?wait=60s')]);
+    assert.equal(waitedWaiting.body.status, 'waiting');
+    assert.deepEqual(waitedWaiting.body, plainWaiting.body);
+    await signal(waiting, { by: 'cy' });
+    await waitFor(x, c, waiting, finished);
+    const [plain, waited] = await Promise.all([read(waiting), read(waiting, '?wait=60s')]);
     assert.equal(waited.status, 200);
     assert.equal(waited.body.status, 'completed');
     assert.deepEqual(waited.body.outputs, { by: 'cy' });
     assert.deepEqual(waited.body, plain.body);
   });
-
   it('refuses a malformed or too long wait with 400 problem+json naming the parameter', async () => {
     const id = await parked();
     const malformed = ['soon', '30x', '-1s', '1s;drop', ''];
@@ -138,7 +183,8 @@ describe('executions API: waiting for the end in one request', function () {
   });
 
   it('gives the slot back when the client goes away mid-wait', async () => {
-    const id = await parked();
+    const run = await running();
+    const id = run.id;
     const { hub, api, get } = ownHub();
     const server = await listen(api.app.koa.callback(), 0, '127.0.0.1');
     try {
@@ -158,9 +204,9 @@ describe('executions API: waiting for the end in one request', function () {
         const res = await probe();
         return res.status === 200 ? res : undefined;
       }, 'the slot of the aborted wait was never given back');
-      assert.equal(accepted.body.status, 'waiting');
+      assert.equal(accepted.body.status, 'running');
 
-      await signal(id, { by: 'flo' });
+      run.release('flo');
       const last = await holding[1].done;
       assert.equal(last.status, 200);
       assert.equal((JSON.parse(last.text) as { status: string }).status, 'completed');
@@ -171,7 +217,8 @@ describe('executions API: waiting for the end in one request', function () {
   });
 
   it('answers the current state when the API shuts down (the event hub closes)', async () => {
-    const id = await parked();
+    const run = await running();
+    const id = run.id;
     const { hub, get } = ownHub();
     const path = `/workflows/executions/${id}?wait=60s`;
     const held = get(path).then((res) => res);
@@ -179,13 +226,13 @@ describe('executions API: waiting for the end in one request', function () {
     await hub.close();
     const res = await held;
     assert.equal(res.status, 200);
-    assert.equal(res.body.status, 'waiting');
+    assert.equal(res.body.status, 'running');
     assert.equal(hub.open, 0);
     // A wait asked after the close answers at once too.
     const after = await get(path);
     assert.equal(after.status, 200);
-    assert.equal(after.body.status, 'waiting');
-    await signal(id, { by: 'gil' });
+    assert.equal(after.body.status, 'running');
+    run.release('gil');
   });
 
   it('lists the wait parameter of getExecution in /openapi.json', async () => {

@@ -1,13 +1,16 @@
 /**
  * The wait behind GET /workflows/executions/{id}?wait=30s: a client that
  * started an execution gets its result in one request instead of a loop of
- * reads. It holds the request until the execution's row says it ended, the
- * time passes, the client goes away or the API shuts down (the hub closes);
- * the route then answers what a read without `wait` answers at that moment.
+ * reads. It holds the request while the execution's row says `running`: until
+ * it ended, or it waits on a signal (`waiting`: nothing changes until someone
+ * acts, so holding on would only delay the one who must act), or the time
+ * passes, the client goes away or the API shuts down (the hub closes); the
+ * route then answers what a read without `wait` answers at that moment.
  *
  * It reads PostgreSQL only, never Temporal: the event hub wakes it on every
  * new event of the execution (the end event is inserted by the very statement
- * that writes the final status, so once it is notified the row says so), and a
+ * that writes the final status, and a wait's opening event is written with the
+ * status that says `waiting`, so once it is notified the row says so), and a
  * slow re-read besides, so a lost notification costs at most that interval. It
  * holds a connection as an event stream does, so it takes one of the caller's
  * stream slots (stream-slot.ts) for as long as it waits.
@@ -17,7 +20,6 @@ import type { ExecutionEntity } from '../../db/entities/execution';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import type { ExecutionDeps } from './deps';
 import { EVENT_FALLBACK_POLL_MS, type StreamOwner } from './event-hub';
-import { isFinished } from './live';
 import { takeStreamSlot } from './stream-slot';
 
 export interface EndWait {
@@ -33,11 +35,11 @@ export interface EndWait {
 }
 
 /**
- * Resolves once the execution has ended (or is gone), `ms` passed, the client left or the hub
- * closed; throws the 429 of stream-slot.ts when the caller's share is full. The caller has
- * authorized the read already.
+ * Resolves once the execution is no longer running (ended, waiting on a signal, or gone), `ms`
+ * passed, the client left or the hub closed; throws the 429 of stream-slot.ts when the caller's
+ * share is full. The caller has authorized the read already.
  */
-export async function waitForEnd(
+export async function waitWhileRunning(
   deps: Pick<ExecutionDeps, 'dataSource' | 'eventHub' | 'limits'>,
   execution: Pick<ExecutionEntity, 'id' | 'organizationId'>,
   { owner, ms, response }: EndWait,
@@ -61,7 +63,7 @@ export async function waitForEnd(
     while (!hub.isClosed && !response.destroyed && Date.now() < deadline) {
       woken = false;
       const status = await executions.statusInOrganization(execution.organizationId, execution.id);
-      if (status === undefined || isFinished({ status })) return;
+      if (status !== 'running') return;
       if (!woken) await nap(Math.min(EVENT_FALLBACK_POLL_MS, deadline - Date.now()), (stop) => (interrupt = stop));
     }
   } finally {
