@@ -102,7 +102,8 @@ describe('the first ten minutes: a fresh clone, npm start, the README walk-throu
     const transcript = execFileSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: clone, env, encoding: 'utf8', timeout: 120_000 });
     assert.match(transcript, /"status":"completed"/, transcript);
     assert.match(transcript, /"greeting":"hello world"/, transcript);
-    assert.match(transcript, /hello world/);
+    assert.match(transcript, /"status":"waiting"/, transcript);
+    assert.match(transcript, /"outputs":\{"decision":"approved","risk":"high","decidedBy":"ann"/, transcript);
 
     // SIGTERM to npm (a process manager, a closing terminal) stops everything it started.
     npm.kill('SIGTERM');
