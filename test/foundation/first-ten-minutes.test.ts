@@ -103,7 +103,7 @@ describe('the first ten minutes: a fresh clone, npm start, the README walk-throu
     assert.match(transcript, /"status":"completed"/, transcript);
     assert.match(transcript, /"greeting":"hello world"/, transcript);
     assert.match(transcript, /"status":"waiting"/, transcript);
-    assert.match(transcript, /"outputs":\{"decision":"approved","risk":"high","decidedBy":"ann"/, transcript);
+    assert.match(transcript, /"outputs":\{"risk":"high","decision":"approved","decidedBy":"ann","expiresAt":"[^"]+"\}/, transcript);
 
     // SIGTERM to npm (a process manager, a closing terminal) stops everything it started.
     npm.kill('SIGTERM');
