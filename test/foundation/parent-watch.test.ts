@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { isAlive } from '../../startup/orphan-process';
 import { ROOT } from '../support/process';
 
 const WATCHER = `
@@ -13,15 +14,6 @@ const WATCHER = `
   console.log('watching ' + process.pid);
   setInterval(() => {}, 1000);
 `;
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('startup/parent-watch', function () {
   this.timeout(60_000);
