@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { isAlive } from '../../startup/orphan-process';
+import { watchParent } from '../../startup/parent-watch';
 import { ROOT } from '../support/process';
 
 const WATCHER = `
@@ -43,7 +44,6 @@ describe('startup/parent-watch', function () {
   });
 
   it('stays quiet while the parent lives', async () => {
-    const { watchParent } = await import('../../startup/parent-watch');
     // Mocha's parent is alive: the watch never fires within a few checks.
     let fired = false;
     const stop = watchParent(() => (fired = true), 10);
