@@ -262,7 +262,9 @@ describe('code-exec thread pool', function () {
 
     it('counts the wait for a thread in the timeout: a script that cannot start in time fails without running', async () => {
       const threads = pool({ threads: 1 });
-      await spin(threads, 'a', 1_000);
+      // Held until aborted below, not by its own timeout: on a loaded machine the thread's start-up could eat most of a
+      // short one, and the thread would come free before the 200 ms job's deadline.
+      await spin(threads, 'a');
       const never = failure(run(threads, 'return 1', { timeoutMs: 200 }).result);
       const late = failure(run(threads, 'while (true) {}', { timeoutMs: 3_000, organizationId: 'b' }).result);
       const timedOut = await never;
@@ -270,6 +272,8 @@ describe('code-exec thread pool', function () {
         [timedOut.type, timedOut.nonRetryable, timedOut.message],
         ['SANDBOX_TIMEOUT', true, 'the code waited 200 ms for a code-exec thread and did not start'],
       );
+      // The thread comes free: the late script starts, having waited at least as long as the 200 ms one did.
+      spinning[0].controller.abort();
       const overran = await late;
       assert.equal(overran.type, 'SANDBOX_TIMEOUT');
       assert.match(overran.message, /^the code ran past its 3000 ms timeout, \d+ ms of which it waited for a code-exec thread$/);
