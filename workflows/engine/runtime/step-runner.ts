@@ -234,6 +234,7 @@ export async function callPlugin(
     retryPolicy: toTemporalRetryPolicy(engineRetries ? undefined : retryPolicy),
     nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
     ...outputLimit(runLimitsOf(ctx.input).maxStepOutputBytes),
+    ...(extras.returnValue ? { returnValue: true } : {}),
     ...(deferred.length > 0 ? { deferred } : {}),
     ...(deferredScope ? { scope: deferredScope } : {}),
     ...(deferred.length > 0 ? bindingsOf(ctx.input.definition) : {}),
