@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { runWorkflow } from '../../kit';
-import { step, trigger } from '../support/definitions';
+import { connections, step, trigger } from '../support/definitions';
 
 function doc(steps: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { name: 'compat', path: '/compat', steps, ...extra };
@@ -78,6 +78,33 @@ describe('compatible engine: items, fan-out and forEach', () => {
         inputs: { words: ['a', 'b'] },
       });
       assert.deepEqual(run.steps.count.outputs.result, { n: 2, last: 'b' });
+    });
+  });
+
+  describe('split-in-batches', () => {
+    it('splits the items of a {items: [...]} result from code-exec, without arrayPath', async () => {
+      //   start ─▶ load ─▶ split ─loop─▶ work ─┐
+      //                      ▲─────────────────┘
+      //                      └─done─▶ finish
+      const run = await runWorkflow({
+        definition: doc(
+          [
+            trigger(),
+            step('load', 'code-exec', { code: 'return { items: [1, 2, 3, 4, 5].map((n) => ({ n })) };' }, { dependsOn: ['start'] }),
+            step('split', 'split-in-batches', { batchSize: 2 }, { dependsOn: ['load'] }),
+            step('work', 'set-variable', { path: 'seen', value: '${{ concat(variables.seen, $items) }}' }),
+            step('finish', 'no-op'),
+          ],
+          {
+            variables: { seen: { initialValue: [] } },
+            connections: connections('split:loop->work', 'work->split', 'split:done->finish'),
+          },
+        ),
+      });
+      assert.equal(run.status, 'completed');
+      assert.deepEqual(run.variables.seen, [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }, { n: 5 }]);
+      assert.equal(run.steps.split.runs, 4);
+      assert.deepEqual(run.steps.finish.items, [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }, { n: 5 }]);
     });
   });
 });
