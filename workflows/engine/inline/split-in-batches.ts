@@ -68,6 +68,7 @@ export const splitInBatchesPlugin: InlinePlugin = {
     description: 'Sends batches around a loop, then everything to done.',
     executeMode: 'all',
     inline: true,
+    nodeState: true,
     inputPorts: ['default'],
     outputPorts: ['loop', 'done'],
     configSchema: { properties: { batchSize: int(undefined, 1), reset: bool(), arrayPath: str() } },
