@@ -149,6 +149,26 @@ describe('compatible engine: items, fan-out and forEach', () => {
       });
       assert.deepEqual(run.steps.count.outputs.result, { n: 2, last: 'b' });
     });
+
+    it('warns that reduce has no effect in parallel (it runs only sequentially)', () => {
+      const parallel = validateDefinition(
+        doc([
+          trigger(),
+          step(
+            'sum',
+            'code-exec',
+            { code: 'return 1;' },
+            { dependsOn: ['start'], forEach: { expression: 'variables.l', parallel: true, reduce: { accumulator: 'total' } } },
+          ),
+        ]),
+      );
+      assert.deepEqual(parallel.errors, []);
+      assert.deepEqual(
+        parallel.warnings.map((w) => [w.code, w.path]),
+        [['DEFINITION_KEY_IGNORED', '/steps/1/forEach/reduce']],
+      );
+      assert.match(parallel.warnings[0].message, /only sequentially/);
+    });
   });
 
   describe('forEach with a declared inputs map', () => {
@@ -324,6 +344,40 @@ describe('compatible engine: items, fan-out and forEach', () => {
       assert.deepEqual(run.variables.seen, [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }, { n: 5 }]);
       assert.equal(run.steps.split.runs, 4);
       assert.deepEqual(run.steps.finish.items, [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }, { n: 5 }]);
+    });
+  });
+
+  describe('validation parity: forEach and fan-out settings the runtime reads', () => {
+    const withForEach = (forEach: Record<string, unknown>, metadata?: Record<string, unknown>, config: Record<string, unknown> = {}) =>
+      doc([
+        trigger(),
+        step('each', 'no-op', config, {
+          dependsOn: ['start'],
+          forEach: { expression: 'variables.l', ...forEach },
+          ...(metadata ? { metadata } : {}),
+        }),
+      ]);
+    const fanOut = (metadata: Record<string, unknown>, config: Record<string, unknown> = {}) =>
+      doc([trigger(), step('each', 'no-op', config, { dependsOn: ['start'], metadata })]);
+
+    it('refuses values the runtime would read differently than written', () => {
+      const cases: Array<[Record<string, unknown>, RegExp]> = [
+        [withForEach({ parallel: 'false' }), /\/steps\/1\/forEach\/parallel: must be a boolean/],
+        [withForEach({ spreadItem: 'yes' }), /\/steps\/1\/forEach\/spreadItem: must be a boolean/],
+        [withForEach({ maxConcurrency: '${{ variables.n }}' }), /\/steps\/1\/forEach\/maxConcurrency: must be an integer >= 1/],
+        [withForEach({ maxConcurrency: 0 }), /\/steps\/1\/forEach\/maxConcurrency: must be an integer >= 1/],
+        [withForEach({ itemVariable: 'the item' }), /\/steps\/1\/forEach\/itemVariable: must be a variable name/],
+        [withForEach({ indexVariable: 7 }), /\/steps\/1\/forEach\/indexVariable: must be a variable name/],
+        [fanOut({ fanOutPerItem: 'true' }), /\/steps\/1\/metadata\/fanOutPerItem: must be a boolean/],
+        [fanOut({ maxParallelism: 'lots' }), /\/steps\/1\/metadata\/maxParallelism: must be an integer >= 1/],
+        [fanOut({}, { maxParallelism: '${{ variables.n }}' }), /\/steps\/1\/config\/maxParallelism: must be an integer >= 1/],
+      ];
+      for (const [definition, expected] of cases) assert.match(problems(definition).join('\n'), expected);
+      assert.deepEqual(
+        problems(withForEach({ parallel: true, maxConcurrency: 3, itemVariable: 'user', indexVariable: 'at', spreadItem: false })),
+        [],
+      );
+      assert.deepEqual(problems(fanOut({ fanOutPerItem: true, maxParallelism: 2 }, { maxParallelism: 4 })), []);
     });
   });
 });

@@ -14,10 +14,13 @@
  *   item, not the element, and in its inputs (resolved once, before the first
  *   iteration) `$itemIndex` is 0: the element is `inputs.<itemVariable>` /
  *   `variables.<itemVariable>` (its keys with `spreadItem`), its index
- *   `variables.<indexVariable>`.
+ *   `variables.<indexVariable>`;
+ * - the `forEach` options and fan-out settings the runtime reads as written
+ *   (`parallel`, `spreadItem`, `maxConcurrency`, the variable names,
+ *   `metadata.fanOutPerItem`, `maxParallelism`) must have the types it reads.
  */
 import { parse } from 'acorn';
-import { STEP_TYPES, type DefinitionIssue, type StepDefinition } from './definition';
+import { RESERVED_STEP_IDS, STEP_ID_PATTERN, STEP_TYPES, type DefinitionIssue, type StepDefinition } from './definition';
 import { itemRootUses, stepItemMode, type ItemRoot, type StepItemMode } from './item-scope';
 import { isObject, type StepSource } from './normalize';
 import { scriptProperties, type PluginDescriptor } from './plugins/descriptor';
@@ -29,6 +32,7 @@ export function checkItemScope(
   source: StepSource,
   issues: DefinitionIssue[],
 ): void {
+  checkFanOutSettings(step, source, issues);
   // Triggers and passthrough steps call no plugin: nothing in them is resolved per item or per batch.
   if (step.type === 'trigger' || step.type === 'passthrough' || !(STEP_TYPES as readonly unknown[]).includes(step.type)) return;
   const at = (path: Array<string | number>) => fieldPath(source, String(path[0]), ...path.slice(1));
@@ -120,6 +124,33 @@ function notTheElement(step: StepDefinition, root: ItemRoot): string {
       (forEach ? ', or set forEach.spreadItem: true and read its keys as inputs.<key>' : '')
     );
   return `in the inputs of a ${kind} step (resolved once, before the first iteration), $itemIndex is always 0: read the element's index as inputs.${index} or variables.${index}`;
+}
+
+/** The `forEach` options and fan-out settings the step runner reads as they are written (never through templates). */
+function checkFanOutSettings(step: StepDefinition, source: StepSource, issues: DefinitionIssue[]): void {
+  const positive = (value: unknown) => Number.isInteger(value) && (value as number) >= 1;
+  const literal = 'must be an integer >= 1 (the engine reads it as written: templates are not evaluated there)';
+  if (isObject(step.forEach)) {
+    const forEach = step.forEach;
+    for (const key of ['parallel', 'spreadItem'] as const)
+      if (forEach[key] !== undefined && typeof forEach[key] !== 'boolean')
+        issues.push({ path: fieldPath(source, 'forEach', key), message: 'must be a boolean' });
+    if (forEach.maxConcurrency !== undefined && !positive(forEach.maxConcurrency))
+      issues.push({ path: fieldPath(source, 'forEach', 'maxConcurrency'), message: literal });
+    for (const key of ['itemVariable', 'indexVariable'] as const) {
+      const name = forEach[key];
+      if (name !== undefined && !(typeof name === 'string' && STEP_ID_PATTERN.test(name) && !RESERVED_STEP_IDS.has(name)))
+        issues.push({ path: fieldPath(source, 'forEach', key), message: 'must be a variable name matching ^[A-Za-z_][A-Za-z0-9_]*$' });
+    }
+  }
+  if (isObject(step.metadata)) {
+    if (step.metadata.fanOutPerItem !== undefined && typeof step.metadata.fanOutPerItem !== 'boolean')
+      issues.push({ path: fieldPath(source, 'metadata', 'fanOutPerItem'), message: 'must be a boolean' });
+    if (step.metadata.maxParallelism !== undefined && !positive(step.metadata.maxParallelism))
+      issues.push({ path: fieldPath(source, 'metadata', 'maxParallelism'), message: literal });
+  }
+  if (isObject(step.config) && step.config.maxParallelism !== undefined && !positive(step.config.maxParallelism))
+    issues.push({ path: fieldPath(source, 'config', 'maxParallelism'), message: literal });
 }
 
 type Node = { type: string } & Record<string, unknown>;
