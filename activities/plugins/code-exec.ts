@@ -7,7 +7,9 @@
  * limits and caps) is ./code-exec-sandbox.ts.
  *
  * The returned value becomes the output: an object as is, an array as items,
- * anything else as `{result}`, undefined as `{}`.
+ * anything else as `{result}`, undefined as `{}`. A `forEach.reduce`
+ * iteration also gets the array or other value itself (`value`): the
+ * accumulator takes what the script returned.
  *
  * Templates in the code are never pasted into it: the sandbox compiles the
  * engine's plan of the code (each template replaced by a call) and the
@@ -53,7 +55,7 @@ export async function codeExec({ call, config, inputs, bound, log, signal, egres
       ? ApplicationFailure.retryable(outcome.message, outcome.type)
       : ApplicationFailure.nonRetryable(outcome.message, outcome.type);
   }
-  return toResult(outcome.value);
+  return toResult(outcome.value, call.returnValue === true);
 }
 
 /**
@@ -104,16 +106,19 @@ function allowedHostsOf(network: unknown): string[] | undefined {
   return hosts.length > 0 ? (hosts as string[]) : undefined;
 }
 
-function toResult(value: unknown): PluginResult {
+/** The step's result; a value the output wraps (a list as items, anything else as `{result}`) also as `value` when asked (a reduce). */
+function toResult(value: unknown, returnValue: boolean): PluginResult {
   if (value === undefined || value === null) return { status: 'success', outputs: {} };
+  const returned = returnValue ? { value } : {};
   if (Array.isArray(value)) {
     return {
       status: 'success',
       items: value.map((entry) =>
         entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? (entry as Item) : { result: entry },
       ),
+      ...returned,
     };
   }
   if (typeof value === 'object') return { status: 'success', outputs: value as Item };
-  return { status: 'success', outputs: { result: value } };
+  return { status: 'success', outputs: { result: value }, ...returned };
 }

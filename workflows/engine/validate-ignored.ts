@@ -13,6 +13,7 @@
  * - `webhook` `path`: webhook URLs end in a token minted at activation.
  * - `code-exec` `executionConfig` / `runtime` (deprecated upstream): the
  *   sandbox limits are the operator's.
+ * - `forEach.reduce` with `parallel: true`: reduce runs only sequentially.
  */
 import type { DefinitionWarning, StepDefinition, WorkflowDefinition } from './definition';
 import { isObject, type StepSource } from './normalize';
@@ -108,6 +109,11 @@ export function ignoredKeyWarnings(
       if (timeoutGiven) warn(fieldPath(source, 'timeout'), `timeout ${why} (waits take config.timeout)`);
       if (executionTimeoutGiven) warn(fieldPath(source, 'metadata', 'executionTimeoutMs'), `metadata.executionTimeoutMs ${why}`);
     }
+    if (isObject(step.forEach) && step.forEach.parallel === true && step.forEach.reduce !== undefined)
+      warn(
+        fieldPath(source, 'forEach', 'reduce'),
+        `forEach.reduce has no effect on step "${id}": reduce runs only sequentially, and this forEach is parallel (drop parallel: true to reduce)`,
+      );
     const retry = isObject(step.errorHandling) ? step.errorHandling.retryPolicy : undefined;
     if (retry !== undefined && (step.type === 'trigger' || step.type === 'passthrough'))
       warn(

@@ -20,6 +20,7 @@ import { checkInputDeclarations, checkSecretDeclarations } from './validate-decl
 import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
 import { fieldPath, stepPlugin, validateStep } from './validate-step';
 import { ignoredKeyWarnings } from './validate-ignored';
+import { checkItemScope } from './validate-items';
 
 export interface ValidationResult {
   errors: DefinitionIssue[];
@@ -110,7 +111,10 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): V
   }
 
   const stepIds = new Set(normalized.steps.keys());
-  for (const [id, source] of normalized.steps) validateStep(def.steps[id], source, stepIds, issues, context);
+  for (const [id, source] of normalized.steps) {
+    validateStep(def.steps[id], source, stepIds, issues, context);
+    checkItemScope(def.steps[id], stepPlugin(def.steps[id]), source, issues);
+  }
   if (limits) {
     for (const [id, source] of normalized.steps) {
       const problem = scheduleTooFrequent(def.steps[id], limits.minCronIntervalSeconds);

@@ -3,6 +3,8 @@
  * `loop`; each re-entry (through a back-edge) collects the processed items and
  * sends the next batch; when nothing remains, everything processed goes to
  * `done`. State lives in the step's node context for the whole execution.
+ * What it splits: the list at `arrayPath` in the first item; without
+ * `arrayPath`, its items, or the list of a sole `{items: [...]}` item.
  */
 import { readPath } from '../runtime/paths';
 import type { Item } from '../runtime/types';
@@ -20,7 +22,7 @@ const splitInBatches: InlineRun = ({ step, config, items, ctx, reentered }) => {
   const batchSize = typeof config.batchSize === 'number' && config.batchSize >= 1 ? Math.floor(config.batchSize) : 1;
   let state = ctx.nodeContext[step.id] as unknown as BatchState | undefined;
   if (!state || !reentered || config.reset === true) {
-    const source = typeof config.arrayPath === 'string' ? readPath(items[0] ?? {}, config.arrayPath) : items;
+    const source = typeof config.arrayPath === 'string' ? readPath(items[0] ?? {}, config.arrayPath) : itemsToSplit(items);
     const all = (Array.isArray(source) ? source : []).map((entry) =>
       entry !== null && typeof entry === 'object' ? (entry as Item) : { value: entry },
     );
@@ -50,6 +52,15 @@ const splitInBatches: InlineRun = ({ step, config, items, ctx, reentered }) => {
   };
 };
 
+/**
+ * Without `arrayPath`: the items, or the list inside a sole `{items: [...]}` item (what a code-exec script
+ * returning `{items: [...]}` gives), which the compatible engine splits item by item.
+ */
+function itemsToSplit(items: Item[]): unknown {
+  const envelope = items.length === 1 ? items[0].items : undefined;
+  return Array.isArray(envelope) ? envelope : items;
+}
+
 export const splitInBatchesPlugin: InlinePlugin = {
   descriptor: {
     name: 'split-in-batches',
@@ -57,6 +68,7 @@ export const splitInBatchesPlugin: InlinePlugin = {
     description: 'Sends batches around a loop, then everything to done.',
     executeMode: 'all',
     inline: true,
+    nodeState: true,
     inputPorts: ['default'],
     outputPorts: ['loop', 'done'],
     configSchema: { properties: { batchSize: int(undefined, 1), reset: bool(), arrayPath: str() } },

@@ -23,6 +23,11 @@ export interface PluginDescriptor {
    * (RunLimits.lightStepMaxTimeoutMs): no heavy CPU, nothing that needs heartbeats. Built-ins only.
    */
   light?: boolean;
+  /**
+   * Keeps its place for the node across loop re-entries (split-in-batches' batches, paginated-fetch's pages): one
+   * call per activation, so a step of it never runs per item because it reads `$item` (../item-scope.ts). Built-ins only.
+   */
+  nodeState?: boolean;
   inputPorts: string[];
   outputPorts: string[];
   /** Output ports named by config (e.g. `case` ports); see `outputPortsOf`. */

@@ -12,6 +12,7 @@ export const paginatedFetchDescriptor: PluginDescriptor = {
   name: 'paginated-fetch',
   kind: 'module',
   light: true,
+  nodeState: true,
   description: 'Fetches pages, accumulating or streaming (one fetch per activation, whatever the batch).',
   executeMode: 'all',
   inline: false,

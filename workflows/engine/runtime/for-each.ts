@@ -14,8 +14,10 @@
  *
  * `reduce` (sequential only): `accumulator` names a run variable. It starts at
  * `initialValue`, each iteration reads it as `variables.<name>` and
- * `inputs.<name>`, and the iteration's output replaces it; the final value is
- * the step's `result` and stays in `variables.<name>`.
+ * `inputs.<name>`, and the iteration's value replaces it: what the plugin
+ * returned (a code-exec script's `6` or `[2, 4]`, not the `{result: 6}` or the
+ * items its output wraps them in), else its output. The final value is the
+ * step's `result` and stays in `variables.<name>`.
  */
 import type { StepDefinition } from '../definition';
 import { evaluateExpression } from '../evaluate';
@@ -97,6 +99,7 @@ export async function runForEach(
       signal,
       extraVariables: { [itemVariable]: element, [indexVariable]: index },
       extraInputs: iterationInputs(base, { [itemVariable]: element, [indexVariable]: index, ...accumulator, ...spread }),
+      ...(accumulatorName === undefined ? {} : { returnValue: true }),
     });
   };
 
@@ -124,7 +127,8 @@ export async function runForEach(
     }
     const value = result.outputs ?? result.items?.[0] ?? {};
     outputs.push(value);
-    if (accumulatorName !== undefined) env.ctx.variables[accumulatorName] = value;
+    // The iteration's value: what the plugin returned (a code-exec number or list, not its {result} or items), else its output.
+    if (accumulatorName !== undefined) env.ctx.variables[accumulatorName] = 'value' in result ? result.value : value;
   }
   const output: Item = { items: outputs, count: elements.length, failed };
   if (options.reduce) output.result = accumulatorName === undefined ? null : (env.ctx.variables[accumulatorName] ?? null);

@@ -10,7 +10,8 @@ import { parseDuration } from '../durations';
 import { ExpressionError, evaluateExpression, isTruthy, type EvaluationScope } from '../evaluate';
 import { unwrapRaw } from '../expressions';
 import type { Activation, StepOutcome } from '../graph/walker';
-import { executeModeOf, findPlugin, inlinePluginFor, isBuiltInPlugin, pinnedPluginOf } from '../plugins';
+import { findPlugin, inlinePluginFor, isBuiltInPlugin, pinnedPluginOf } from '../plugins';
+import { stepItemMode } from '../item-scope';
 import { resolveInputs, resolveScript, resolveTemplates, scopeForDeferred, type DeferredTemplate } from '../templates';
 import { scriptProperties } from '../plugins/descriptor';
 import { RUN_LIMIT_SETTINGS, runLimitsOf } from '../limits';
@@ -110,24 +111,15 @@ async function runItems(env: StepEnv, step: StepDefinition, activation: Activati
     env.effects.hostPlugin?.(step.pluginType ?? '') ??
     findPlugin(step.pluginType ?? '') ??
     pinnedPluginOf(env.ctx.input.definition, step.pluginType);
-  const fanOut = step.metadata?.fanOutPerItem;
-  const mode =
-    fanOut === true
-      ? 'each'
-      : fanOut === false
-        ? 'all'
-        : step.type === 'passthrough'
-          ? 'all'
-          : plugin
-            ? executeModeOf(plugin, step.config ?? {})
-            : 'each';
+  // `fanOutPerItem`, a mode in config, the plugin's mode, or a batch plugin reading `$item` (../item-scope.ts).
+  const { mode, perItemEvenJoined } = stepItemMode(step, plugin);
   const items = activation.items;
   // Single-producer rule (engine-reference §2): implicit fan-out only when one edge carries the items; a join
   // of several edges is one call on the concatenated items, unless the step asks for per-item calls itself.
   const producers = Object.entries(activation.via).filter(
     ([edgeId, state]) => state === 'taken' || env.topology.edges[edgeId]?.kind === 'error',
   ).length;
-  const joined = fanOut !== true && producers > 1;
+  const joined = !perItemEvenJoined && producers > 1;
   if (mode === 'all' || joined || items.length <= 1) {
     const item = mode === 'each' && !joined ? items[0] : undefined;
     return callPlugin(env, step, activation, { items, item, itemIndex: 0, signal, soleCall: true });
@@ -234,6 +226,7 @@ export async function callPlugin(
     retryPolicy: toTemporalRetryPolicy(engineRetries ? undefined : retryPolicy),
     nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
     ...outputLimit(runLimitsOf(ctx.input).maxStepOutputBytes),
+    ...(extras.returnValue ? { returnValue: true } : {}),
     ...(deferred.length > 0 ? { deferred } : {}),
     ...(deferredScope ? { scope: deferredScope } : {}),
     ...(deferred.length > 0 ? bindingsOf(ctx.input.definition) : {}),

@@ -143,6 +143,12 @@ export interface PluginResult {
   nodeState?: Record<string, unknown> | null;
   /** Log lines an activity plugin emitted (already scrubbed); the workflow records them in order. */
   logs?: Array<{ level: 'debug' | 'info' | 'warn' | 'error'; message: string }>;
+  /**
+   * What the plugin returned, when its `outputs` or `items` wrap it (a code-exec script's number, string,
+   * boolean or array), and only when the call asked (`ActivityCall.returnValue`): a `forEach.reduce`
+   * iteration's value, which the accumulator receives as is.
+   */
+  value?: unknown;
 }
 
 /** Key of the failure detail in which a failed activity plugin returns its log lines. */
@@ -182,6 +188,8 @@ export interface ActivityCall {
   retryPolicy?: TemporalRetryPolicy;
   /** Bytes the plugin's result may have as JSON (the run's maxStepOutputBytes): refused in the worker, before it reaches history. */
   maxOutputBytes?: number;
+  /** A `forEach.reduce` iteration: the plugin also returns what it wrapped as `PluginResult.value`. */
+  returnValue?: boolean;
   /**
    * Per script property (code-exec `code`, sent as written), the text of each of its templates in order:
    * the sandbox reads them as values, never as source. A template that reads a secret is empty here and
@@ -293,5 +301,7 @@ export type PluginCall = (
     extraInputs?: ResolvedInputs;
     /** The activation's only call (no fan-out, forEach or loop element): it may run as a light step. */
     soleCall?: boolean;
+    /** A `forEach.reduce` iteration: ask the plugin for `PluginResult.value`. */
+    returnValue?: boolean;
   },
 ) => Promise<PluginResult>;
