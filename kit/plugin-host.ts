@@ -53,10 +53,12 @@ export class StepCallFailure extends Error {
 export function createPluginHost(options: PluginHostOptions): (call: ActivityCall) => Promise<PluginResult> {
   return async (call) => {
     const policy = call.retryPolicy ?? { maximumAttempts: 1, initialIntervalMs: 1000, backoffCoefficient: 2 };
+    // The engine numbers the attempts it runs itself (a policy with jitter); the host's own count on from there.
+    const first = call.attempt ?? 1;
     for (let attempt = 1; ; attempt += 1) {
       let outcome: { result: PluginResult } | { failure: StepCallFailure };
       try {
-        outcome = { result: await callOnce(options, call, attempt) };
+        outcome = { result: await callOnce(options, call, first + attempt - 1) };
       } catch (error) {
         outcome = { failure: error as StepCallFailure };
       }
