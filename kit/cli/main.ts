@@ -4,7 +4,7 @@
  *
  *   validate <files|dirs…>                    every definition, errors as file:line:col message
  *   run <file> [--inputs JSON|@file] …        a local run through the kit (stubs, vars, secrets, signals)
- *   publish <files|dirs…> [--alias A] [--activate]
+ *   publish <files|dirs…> [--alias A [--no-activate]] [--activate]
  *   execute <key> [--inputs …] [--follow]     logs <executionId> [--follow]
  *   signal <executionId> <name> [--payload …] config set|list
  *
@@ -27,7 +27,9 @@ local (no server):
              [--trigger STEP] [--clock instant|real] [--json]
 
 against a server (--url/--token or PLATFORM_API_URL/PLATFORM_API_TOKEN):
-  publish <files|dirs…> [--alias NAME] [--activate]
+  publish <files|dirs…> [--alias NAME [--no-activate]] [--activate]
+             (--alias moves NAME to the new revision and activates it;
+              --activate alone activates latest)
   execute <key> [--inputs JSON|@file] [--alias NAME] [--follow] [--json]
   logs <executionId> [--follow]
   signal <executionId> <name> [--payload JSON|@file]
@@ -63,7 +65,7 @@ const OPTIONS = {
 export async function main(argv: string[], io: Output): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, allowNegative: true, strict: true });
   } catch (error) {
     throw new CliError(`${(error as Error).message}\n\n${USAGE}`, EXIT.usage);
   }
