@@ -1,7 +1,8 @@
 /**
  * The publish loop of the compatible engine's scripts, with `platform-workflow`
  * against a real app (PostgreSQL, Temporal, a worker): `publish FILE --alias
- * live` makes the revision, moves the alias and activates it in one command.
+ * live` makes the revision, moves the alias and activates it in one command;
+ * `run KEY --inputs JSON` executes on the server and waits for the end.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -9,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runScript, type ScriptResult } from '../support/process';
+import { collect, runScript, spawnScript, type ScriptResult } from '../support/process';
 import { useExecEnv } from '../executions-api/support';
 
 const CLI = 'kit/cli/main.ts';
@@ -31,6 +32,48 @@ steps:
     pluginType: log
     dependsOn: [received]
     config: { message: "MESSAGE" }
+`;
+
+const ASK = `name: Ask
+key: cli-loop-ask
+path: /kit-cli
+steps:
+  - id: start
+    type: trigger
+    pluginType: manual
+  - id: hello
+    type: module
+    pluginType: log
+    dependsOn: [start]
+    config: { message: "asking about \${{ workflow.inputs.what }}" }
+  - id: approval
+    type: wait
+    dependsOn: [hello]
+    config: { signalName: approve, timeout: 1h }
+outputs:
+  approvedBy: "\${{ steps.approval.outputs.payload.by }}"
+`;
+
+const GREET = `name: Greet
+key: cli-loop-greet
+path: /kit-cli
+steps:
+  - id: start
+    type: trigger
+    pluginType: manual
+  - id: hello
+    type: module
+    pluginType: log
+    dependsOn: [start]
+    config: { message: "hello \${{ workflow.inputs.who }}" }
+  - id: refuse
+    type: module
+    pluginType: fail
+    dependsOn: [hello]
+    condition: "workflow.inputs.who == 'mallory'"
+    config: { message: "not you", code: NOT_YOU }
+outputs:
+  greeted: "\${{ workflow.inputs.who }}"
 `;
 
 describe('platform-workflow: the publish loop', function () {
@@ -93,5 +136,69 @@ describe('platform-workflow: the publish loop', function () {
     assert.match(latest.stdout, /alias latest activated/);
     assert.equal((await alias('cli-loop-quiet', 'latest'))?.active, true);
     assert.equal((await alias('cli-loop-quiet', 'staging'))?.active, false);
+  });
+
+  it('run <key> executes on the server and waits for the end: its logs, then its outputs; --json prints the execution', async () => {
+    writeFileSync(path.join(dir, 'greet.yaml'), GREET);
+    assert.equal((await cli(['publish', path.join(dir, 'greet.yaml')], env())).code, 0);
+
+    const run = await cli(['run', 'cli-loop-greet', '--inputs', '{"who":"ann"}'], env());
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /execution exec_\S+\n/);
+    assert.match(run.stdout, /hello: hello ann/);
+    assert.match(run.stdout, /completed outputs: \{"greeted":"ann"\}/);
+
+    const json = await cli(['run', 'cli-loop-greet', '--inputs', '{"who":"bo"}', '--json'], env());
+    assert.equal(json.code, 0, json.stderr);
+    const execution = JSON.parse(json.stdout);
+    assert.equal(execution.status, 'completed');
+    assert.deepEqual(execution.outputs, { greeted: 'bo' });
+
+    const failed = await cli(['run', 'cli-loop-greet', '--inputs', '{"who":"mallory"}'], env());
+    assert.equal(failed.code, 1, failed.stderr);
+    assert.match(failed.stderr, /failed .*NOT_YOU/);
+  });
+
+  it('run <key> says what a waiting run waits on and how to signal it, then goes on to the end once signalled', async () => {
+    writeFileSync(path.join(dir, 'ask.yaml'), ASK);
+    assert.equal((await cli(['publish', path.join(dir, 'ask.yaml')], env())).code, 0);
+    const child = spawnScript(CLI, {
+      args: ['run', 'cli-loop-ask', '--inputs', '{"what":"lunch"}'],
+      env: { NO_COLOR: '1', ...env() },
+    });
+    const done = collect(child, 90_000);
+    // The command names the execution and the signal on stderr: answer it as a person would.
+    const announced = new Promise<string>((resolve) => {
+      let seen = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        const match = /step approval waits on signal approve: platform-workflow signal (exec_\S+) approve --payload/.exec(seen);
+        if (match) resolve(match[1]);
+      });
+    });
+    const executionId = await Promise.race([
+      announced,
+      done.then((ended) => Promise.reject(new Error(`run ended before it announced the wait: ${ended.stdout}${ended.stderr}`))),
+    ]);
+    const signal = await c.auth(x.t.request.post(`/workflows/executions/${executionId}/signals/approve`)).send({ by: 'ann' });
+    assert.equal(signal.status, 200, JSON.stringify(signal.body));
+    const result = await done;
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /hello: asking about lunch/);
+    assert.match(result.stdout, /completed outputs: \{"approvedBy":"ann"\}/);
+    // Announced once, however often it read the execution while it waited.
+    assert.equal(result.stderr.match(/waits on signal approve/g)?.length, 1);
+  });
+
+  it('run refuses options that do not fit where it runs: a local option with a key, --alias with a file', async () => {
+    const remote = await cli(['run', 'cli-loop-greet', '--stub', 'log=x.js', '--vars', '{}'], env());
+    assert.equal(remote.code, 2);
+    assert.match(
+      remote.stderr,
+      /--stub, --vars: only a local run of a file takes these; "cli-loop-greet" is a workflow key, run on the server/,
+    );
+    const local = await cli(['run', path.join(dir, 'greet.yaml'), '--alias', 'live'], env());
+    assert.equal(local.code, 2);
+    assert.match(local.stderr, /--alias is for a run on the server \(run <key>\)/);
   });
 });
