@@ -53,10 +53,12 @@ export class StepCallFailure extends Error {
 export function createPluginHost(options: PluginHostOptions): (call: ActivityCall) => Promise<PluginResult> {
   return async (call) => {
     const policy = call.retryPolicy ?? { maximumAttempts: 1, initialIntervalMs: 1000, backoffCoefficient: 2 };
+    // The engine numbers the attempts it runs itself (a policy with jitter); the host's own count on from there.
+    const first = call.attempt ?? 1;
     for (let attempt = 1; ; attempt += 1) {
       let outcome: { result: PluginResult } | { failure: StepCallFailure };
       try {
-        outcome = { result: await callOnce(options, call, attempt) };
+        outcome = { result: await callOnce(options, call, first + attempt - 1) };
       } catch (error) {
         outcome = { failure: error as StepCallFailure };
       }
@@ -106,9 +108,13 @@ async function callStub(
   attempt: number,
 ): Promise<PluginResult> {
   // Fresh copies: a handler that mutates what it got cannot change the run's state or a later call.
+  const step = options.stepOf(call.stepId);
   const context: StubContext = structuredClone({
+    id: call.stepId,
+    type: step.type,
+    pluginType: call.pluginType,
     stepId: call.stepId,
-    step: options.stepOf(call.stepId),
+    step,
     inputs: resolved.inputs,
     config: resolved.config,
     items: call.items,
@@ -119,26 +125,32 @@ async function callStub(
     executionId: call.executionId,
     workflowId: call.workflowId,
   });
-  const returned = await stub.handler!(context);
+  // One object as both arguments: `(ctx) => …` and the compatible engine's `(step, ctx) => …` read the same call.
+  const returned = await stub.handler!(context, context);
   return toPluginResult(call.stepId, returned);
 }
 
-/** A plain object is a success with those outputs; an object with a `status` is a result. */
+/** The statuses that make a returned object a result rather than the outputs. */
+const STATUSES = new Set<unknown>(['success', 'failure', 'skipped']);
+
+/** What a handler returned, read as `StubReturn` says (kit/stubs.ts). */
 function toPluginResult(stepId: string, returned: unknown): PluginResult {
   if (returned === undefined || returned === null) return { status: 'success', outputs: {} };
+  const invalid = (what: string) => new StepCallFailure('STUB_INVALID_RESULT', `the stub of step "${stepId}" returned ${what}`, true);
   if (typeof returned !== 'object' || Array.isArray(returned))
-    throw new StepCallFailure(
-      'STUB_INVALID_RESULT',
-      `the stub of step "${stepId}" returned ${Array.isArray(returned) ? 'an array' : typeof returned}; return an object`,
-      true,
-    );
+    throw invalid(`${Array.isArray(returned) ? 'an array' : typeof returned}; return an object`);
   const value = returned as StubResult;
-  if (value.status !== 'success' && value.status !== 'failure')
+  if (!STATUSES.has(value.status)) {
+    // `{ outputs: {…} }` and nothing else: the compatible engine's result shape, not outputs named `outputs`.
+    if (isOutputsOnly(value)) return { status: 'success', outputs: structuredClone(value.outputs) };
+    // Any other object (`{ status: 200, body }` too) is the outputs.
     return { status: 'success', outputs: structuredClone(returned as Record<string, unknown>) };
+  }
   const result: PluginResult = { status: value.status };
   if (value.outputs !== undefined) result.outputs = structuredClone(value.outputs);
   if (value.items !== undefined) result.items = structuredClone(value.items);
   if (value.activePorts !== undefined) result.activePorts = [...value.activePorts];
+  // `metadata` is accepted and not kept: no expression reads it, and the engine's own (per-item ports) must not be forged.
   if (value.status === 'failure') {
     result.error = {
       message: value.error?.message ?? `step "${stepId}" failed`,
@@ -175,6 +187,11 @@ async function callRealPlugin(
     maxPages: options.maxPages,
     log,
   });
+}
+
+function isOutputsOnly(value: object): value is { outputs: Record<string, unknown> } {
+  const outputs = (value as { outputs?: unknown }).outputs;
+  return Object.keys(value).length === 1 && outputs !== null && typeof outputs === 'object' && !Array.isArray(outputs);
 }
 
 function checkOutputSize(result: PluginResult, maxBytes: number | undefined): void {

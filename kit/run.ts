@@ -62,8 +62,11 @@ export interface StepResult {
   items: Array<Record<string, unknown>>;
   activePorts: string[];
   error?: StepRecord['error'];
-  /** How many times the step ran. */
+  /** How many times the step ran (0: skipped without running, on a path not taken). */
   runs: number;
+  /** When its latest run started and settled (the run's clock). */
+  startedAt?: string;
+  completedAt?: string;
 }
 
 export interface RunResult {
@@ -178,6 +181,8 @@ async function execute(session: Session, definition: WorkflowDefinition, start: 
       activePorts: record.activePorts,
       ...(record.error ? { error: record.error } : {}),
       runs: record.run,
+      ...(record.startedAt ? { startedAt: record.startedAt } : {}),
+      ...(record.completedAt ? { completedAt: record.completedAt } : {}),
     };
   }
   const failed = outcome.status === 'failed';

@@ -6,9 +6,21 @@
  */
 import { findPlugin, type PluginDescriptor, type StepDefinition } from '../workflows/engine';
 
-/** What a stub handler receives for one call (one item in `each` mode, the batch in `all` mode). */
+/**
+ * What a stub handler receives for one call (one item in `each` mode, the batch in `all` mode).
+ *
+ * It is also the step: `id`, `type` and `pluginType` sit beside the call's values, so a handler
+ * written as the compatible engine's guide writes them, `async (step, ctx) => …`, works as one
+ * written `(ctx) => …`: every handler is called with this object as both of its arguments.
+ */
 export interface StubContext {
+  /** The step's id (as `stepId`): the first argument of a `(step, ctx)` handler is this object too. */
+  id: string;
+  /** The step's type and plugin type, as normalized (`module`, `decider`…; `acme-deploy`). */
+  type: StepDefinition['type'];
+  pluginType: string;
   stepId: string;
+  /** The step as defined (templates unresolved). */
   step: StepDefinition;
   /** The step's declared inputs resolved (with `forEach`, the element merged in), a fresh copy per call. */
   inputs: Record<string, unknown>;
@@ -24,18 +36,31 @@ export interface StubContext {
   workflowId: string;
 }
 
+/** A step result, as the compatible engine's plugins return it (`status` says it is one). */
 export interface StubResult {
-  status: 'success' | 'failure';
+  status: 'success' | 'failure' | 'skipped';
   outputs?: Record<string, unknown>;
+  /** The step's items (wins over `outputs`, whose default is `items[0]`). */
   items?: Array<Record<string, unknown>>;
   activePorts?: string[];
   error?: { message: string; code?: string; retryable?: boolean };
+  /** Accepted and not kept (no expression reads a step's metadata). */
+  metadata?: Record<string, unknown>;
 }
 
-/** A plain object is a success with those outputs; a `StubResult` (it has `status`) is taken as is; a throw is a failure. */
-export type StubHandler = (
-  ctx: StubContext,
-) => StubResult | Record<string, unknown> | void | Promise<StubResult | Record<string, unknown> | void>;
+/**
+ * What a handler returns, read in this order:
+ * - an object whose `status` is `success`, `failure` or `skipped` is a `StubResult`, taken as is;
+ * - an object whose only key is `outputs` (an object) is the compatible engine's result shape: a success with those outputs;
+ * - any other object is a success with that object as the outputs (`{ statusCode: 200 }`, `{ status: 200, body }`);
+ * - nothing is a success with no outputs.
+ * A throw is a failure (retried under the step's retry policy).
+ * So a step whose outputs really are `{ outputs: … }` and nothing else returns `{ status: 'success', outputs: { outputs: … } }`.
+ */
+export type StubReturn = StubResult | Record<string, unknown> | void;
+
+/** Called as `handler(ctx, ctx)`: write it `(ctx) => …` or, as the compatible engine's guide does, `(step, ctx) => …`. */
+export type StubHandler = (ctx: StubContext, sameCtx: StubContext) => StubReturn | Promise<StubReturn>;
 
 export interface StubSpec {
   handler?: StubHandler;

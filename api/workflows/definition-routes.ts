@@ -17,6 +17,7 @@ import { workflowNotFound } from './errors';
 import { newWorkflowId } from './ids';
 import { authorizeInOrganization, authorizedWorkflow, organizationNotFound, workflowNrn } from './authorize';
 import { declaredSchemaErrors } from './declared-schemas';
+import { refuseEnvelope } from './definition-envelope';
 import { WORKFLOW_LEVEL_KEYS, boundReferences, configWarnings, prepare, publishWarnings, type PublishWarning } from './publish';
 import { deleteWorkflow, publishOnExisting } from './workflow-writes';
 import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
@@ -144,6 +145,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       responses: { 201: { description: 'Created', schema: PublishResult } },
       errors: [409],
       async handler({ body, auth, permission }) {
+        refuseEnvelope(body);
         const prepared = prepare(body, auth, deps.limits, deps.plugins);
         const decide = (access: Access) => requirePublish(access, permission, prepared.fields.nrn);
         const id = newWorkflowId();
@@ -177,6 +179,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       bodyFormats: ['json', 'yaml'],
       responses: { 200: { description: 'Updated', schema: PublishResult }, 201: { description: 'Created', schema: PublishResult } },
       async handler({ params, body, auth, permission }) {
+        refuseEnvelope(body);
         if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'key' in body && body.key !== params.key) {
           throw validationFailed(
             [{ path: '/key', message: `must equal the key in the URL ("${params.key}")` }],
@@ -246,6 +249,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       responses: { 200: { description: 'Validation report (the same errors and warnings as publishing)', schema: ValidationReport } },
       async handler({ body, auth, permission }) {
         await authorizeInOrganization(deps.dataSource, auth, permission);
+        refuseEnvelope(body);
         const key = typeof body === 'object' && body !== null && typeof body.key === 'string' ? body.key : undefined;
         const existing = key ? await workflows.findByRef(auth.organizationId, key) : undefined;
         return { status: 200, body: await validationReport(deps, body, auth.organizationId, existing?.id ?? null) };
@@ -265,6 +269,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       responses: { 200: { description: 'Validation report', schema: ValidationReport } },
       async handler({ params, body, auth, permission }) {
         const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
+        refuseEnvelope(body);
         return { status: 200, body: await validationReport(deps, body, auth.organizationId, workflow.id) };
       },
     }),

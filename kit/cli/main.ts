@@ -4,7 +4,8 @@
  *
  *   validate <files|dirs…>                    every definition, errors as file:line:col message
  *   run <file> [--inputs JSON|@file] …        a local run through the kit (stubs, vars, secrets, signals)
- *   publish <files|dirs…> [--alias A] [--activate]
+ *   run <key> [--inputs …] [--alias A]        a run on the server, waited for to its end
+ *   publish <files|dirs…> [--alias A [--no-activate]] [--activate]
  *   execute <key> [--inputs …] [--follow]     logs <executionId> [--follow]
  *   signal <executionId> <name> [--payload …] config set|list
  *
@@ -17,6 +18,7 @@ import { runCommand, validateCommand } from './local-commands';
 import { CliError, EXIT, createOutput, type Output } from './output';
 import { publishCommand } from './publish-command';
 import { configCommand, executeCommand, logsCommand, signalCommand } from './remote-commands';
+import { checkRunOptions, isWorkflowFile, remoteRunCommand } from './remote-run';
 
 const USAGE = `usage: platform-workflow <command> [options]
 
@@ -27,7 +29,11 @@ local (no server):
              [--trigger STEP] [--clock instant|real] [--json]
 
 against a server (--url/--token or PLATFORM_API_URL/PLATFORM_API_TOKEN):
-  publish <files|dirs…> [--alias NAME] [--activate]
+  run <key> [--inputs JSON|@file] [--alias NAME] [--json]
+             (a key, not a file: executes on the server and waits for the end)
+  publish <files|dirs…> [--alias NAME [--no-activate]] [--activate]
+             (--alias moves NAME to the new revision and activates it;
+              --activate alone activates latest)
   execute <key> [--inputs JSON|@file] [--alias NAME] [--follow] [--json]
   logs <executionId> [--follow]
   signal <executionId> <name> [--payload JSON|@file]
@@ -63,7 +69,7 @@ const OPTIONS = {
 export async function main(argv: string[], io: Output): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, allowNegative: true, strict: true });
   } catch (error) {
     throw new CliError(`${(error as Error).message}\n\n${USAGE}`, EXIT.usage);
   }
@@ -79,7 +85,11 @@ export async function main(argv: string[], io: Output): Promise<number> {
     case 'validate':
       return validateCommand(args, values, io);
     case 'run':
-      return runCommand(args[0], values, io);
+      // A file (.yaml, .yml, .json, or a path) runs locally; a workflow key runs on the server.
+      if (args[0] !== undefined) checkRunOptions(args[0], values);
+      return args[0] === undefined || isWorkflowFile(args[0])
+        ? runCommand(args[0], values, io)
+        : remoteRunCommand(api(), args[0], values, io);
     case 'publish':
       return publishCommand(api(), args, values, io);
     case 'execute':

@@ -11,6 +11,14 @@
  * publishes, and one that uses a plugin the server lacks is refused with that
  * reason. Only what would refuse every file alike (an unreachable server, a
  * refused token) stops the run.
+ *
+ * `--alias NAME` moves that alias to the published revision and activates it,
+ * as the compatible engine's `publish --alias` and its upload scripts do
+ * (`--no-activate` only moves it); `--activate` alone activates `latest`. An
+ * alias already active on that revision is not activated again: repointing
+ * an active alias has moved its trigger registrations to the new revision
+ * already (the server does it atomically), and activating it again would
+ * only register them a second time.
  */
 import { keyOf } from '../children';
 import { formatDefinitionError } from '../errors';
@@ -21,7 +29,14 @@ import { CliError, EXIT, type Output } from './output';
 
 export interface PublishOptions {
   alias?: string;
+  /** Default: true with --alias, false without; --no-activate says false. */
   activate?: boolean;
+}
+
+interface AliasState {
+  name?: string;
+  revision?: number;
+  active?: boolean;
 }
 
 /** What became of one file: counted in the summary; a refusal carries its exit code. */
@@ -71,14 +86,19 @@ async function publishFile(api: ApiClient, file: string, options: PublishOptions
     );
     for (const warning of (published.warnings as Array<{ name?: string; kind?: string }> | undefined) ?? [])
       io.out(`  ${io.yellow('warn')} ${warning.kind} ${warning.name} has no value yet`);
+    let alias = published.latestAlias as AliasState | undefined;
     if (options.alias) {
-      await api.request('put', `${workflow}/aliases/${encodeURIComponent(options.alias)}`, { revision });
+      alias = (await api.request<AliasState>('put', `${workflow}/aliases/${encodeURIComponent(options.alias)}`, { revision })).body;
       io.out(`  alias ${options.alias} → revision ${revision}`);
     }
-    if (options.activate) {
-      const alias = options.alias ?? 'latest';
-      await api.request('post', `${workflow}/aliases/${encodeURIComponent(alias)}/activate`, {});
-      io.out(`  alias ${alias} activated`);
+    if (options.activate ?? options.alias !== undefined) {
+      const name = options.alias ?? 'latest';
+      if (alias?.active === true && alias.revision === revision) {
+        io.out(`  alias ${name} is active (its triggers are on revision ${revision})`);
+      } else {
+        await api.request('post', `${workflow}/aliases/${encodeURIComponent(name)}/activate`, {});
+        io.out(`  alias ${name} activated`);
+      }
     }
     return { status: unchanged ? 'unchanged' : 'published' };
   } catch (error) {

@@ -3,7 +3,7 @@ import type { ApiClient } from './client';
 import { CliError, EXIT, type Output } from './output';
 import { jsonObject } from './values';
 
-const FINISHED = new Set(['completed', 'failed', 'cancelled', 'terminated', 'timed_out']);
+export const FINISHED = new Set(['completed', 'failed', 'cancelled', 'terminated', 'timed_out']);
 const POLL_MS = 500;
 
 export async function executeCommand(
@@ -80,7 +80,7 @@ export async function configCommand(
   throw new CliError('config takes set <name> <value> [--secret] [--path /folder [--nrn NRN] | --workflow key], or list', EXIT.usage);
 }
 
-interface LogEntry {
+export interface LogEntry {
   id: string;
   stepId: string;
   level: string;
@@ -88,13 +88,13 @@ interface LogEntry {
   timestamp: string;
 }
 
-function formatLog(io: Output, entry: LogEntry): string {
+export function formatLog(io: Output, entry: LogEntry): string {
   const level = entry.level === 'error' ? io.red(entry.level) : entry.level === 'warn' ? io.yellow(entry.level) : entry.level;
   return `${io.dim(entry.timestamp)} ${level.padEnd(5)} ${entry.stepId}: ${entry.message}`;
 }
 
 /** Every log entry, oldest first (the API pages newest window first, backwards). */
-async function allLogs(api: ApiClient, executionId: string): Promise<LogEntry[]> {
+export async function allLogs(api: ApiClient, executionId: string): Promise<LogEntry[]> {
   const windows: LogEntry[][] = [];
   let cursor: number | undefined;
   do {
@@ -124,14 +124,17 @@ async function follow(api: ApiClient, executionId: string, io: Output, options: 
         io.out(formatLog(io, entry));
       }
     }
-    if (done) {
-      if (options.json) io.out(JSON.stringify(execution));
-      else if (execution.status === 'completed') io.out(`${io.green('completed')} outputs: ${JSON.stringify(execution.outputs ?? {})}`);
-      else io.err(`${io.red(String(execution.status))} ${JSON.stringify(execution.error ?? {})}`);
-      return execution.status === 'completed' ? EXIT.ok : EXIT.failed;
-    }
+    if (done) return printEnd(io, execution, options);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+}
+
+/** The last line of an ended execution (or the execution as JSON); exit 1 unless it completed. */
+export function printEnd(io: Output, execution: Record<string, unknown>, options: { json?: boolean }): number {
+  if (options.json) io.out(JSON.stringify(execution));
+  else if (execution.status === 'completed') io.out(`${io.green('completed')} outputs: ${JSON.stringify(execution.outputs ?? {})}`);
+  else io.err(`${io.red(String(execution.status))} ${JSON.stringify(execution.error ?? {})}`);
+  return execution.status === 'completed' ? EXIT.ok : EXIT.failed;
 }
 
 function text(value: unknown): string | undefined {

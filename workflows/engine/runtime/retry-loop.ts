@@ -39,15 +39,16 @@ function random(effects: Pick<RuntimeEffects, 'uuid'>): number {
 export async function withRetries(
   policy: RetryPolicy | undefined,
   effects: Pick<RuntimeEffects, 'sleep' | 'uuid'>,
-  attempt: () => PluginResult | Promise<PluginResult>,
+  /** One attempt; `attemptNumber` is 1 on the first and counts up on each retry. */
+  attempt: (attemptNumber: number) => PluginResult | Promise<PluginResult>,
 ): Promise<PluginResult> {
-  if (!policy) return attempt();
+  if (!policy) return attempt(1);
   const { maximumAttempts, initialIntervalMs, backoffCoefficient, maximumIntervalMs } = toTemporalRetryPolicy(policy);
   const jitter = jitterOf(policy);
   let interval = initialIntervalMs;
   for (let attemptNumber = 1; ; attemptNumber += 1) {
     try {
-      return await attempt();
+      return await attempt(attemptNumber);
     } catch (error) {
       if (attemptNumber >= maximumAttempts || !retryable(error)) throw error;
       const factor = jitter > 0 ? 1 + jitter * (2 * random(effects) - 1) : 1;

@@ -231,7 +231,10 @@ export async function callPlugin(
     ...(deferredScope ? { scope: deferredScope } : {}),
     ...(deferred.length > 0 ? bindingsOf(ctx.input.definition) : {}),
   };
-  const result = await withRetries(engineRetries ? retryPolicy : undefined, effects, () => effects.callActivity(activityCall));
+  // Each engine-run attempt says which it is (the host's own retries count from there: the kit's stubs see it).
+  const result = await withRetries(engineRetries ? retryPolicy : undefined, effects, (attempt) =>
+    effects.callActivity(engineRetries ? { ...activityCall, attempt } : activityCall),
+  );
   if (result.nodeState === null) delete ctx.nodeContext[step.id];
   else if (result.nodeState !== undefined) ctx.nodeContext[step.id] = result.nodeState;
   for (const line of result.logs ?? [])

@@ -186,6 +186,11 @@ export interface ActivityCall {
   /** State the plugin left on its previous call in this loop (paging position); absent on a fresh entry. */
   nodeState?: Record<string, unknown>;
   retryPolicy?: TemporalRetryPolicy;
+  /**
+   * Set when the engine runs the step's retries itself (a policy with `jitter`): which attempt this call is, from 1.
+   * The call then has no retry policy of its own; absent otherwise (the host counts its own attempts).
+   */
+  attempt?: number;
   /** Bytes the plugin's result may have as JSON (the run's maxStepOutputBytes): refused in the worker, before it reaches history. */
   maxOutputBytes?: number;
   /** A `forEach.reduce` iteration: the plugin also returns what it wrapped as `PluginResult.value`. */
