@@ -1,0 +1,127 @@
+/**
+ * Coming from the compatible engine: plugin outputs and settings
+ * (docs/definitions.md, "Plugins: outputs and settings"). A definition
+ * written for that engine with its generic plugins saves, validates and runs
+ * here unchanged, or is refused at publish saying what to write instead.
+ * Pure engine with fake effects; the worker's side (a real signal, a real
+ * sandbox, a real secret) is test/executions-api/compat-plugins.test.ts.
+ */
+import assert from 'node:assert/strict';
+import type { WaitResult } from '../../workflows/engine';
+import { connections, step, trigger } from '../support/definitions';
+import { runDefinition as run } from '../support/engine-run';
+
+const arrived = (payload: unknown): WaitResult => ({
+  timedOut: false,
+  name: 'approve',
+  payload,
+  receivedAt: '2026-01-01T00:01:00Z',
+  signalId: 'sig_1',
+});
+
+describe('coming from the compatible engine: plugins (engine)', () => {
+  describe('signal-wait outputs', () => {
+    //   start ─▶ w ─▶ ok ─true─▶ yes
+    //                    └false─▶ no
+    const approval = (expression: string) => ({
+      steps: [
+        trigger(),
+        step('w', 'signal-wait', { signalName: 'approve' }, { type: 'wait', dependsOn: ['start'] }),
+        step('ok', 'conditional', { expression }, { dependsOn: ['w'] }),
+        step('yes', 'no-op'),
+        step('no', 'no-op'),
+      ],
+      connections: connections('ok:true->yes', 'ok:false->no'),
+      outputs: { by: '${{ steps.w.outputs.by }}', alsoBy: '${{ steps.w.outputs.payload.by }}' },
+    });
+
+    it("a decider reads the waking payload's keys as the step's outputs (steps.w.outputs.approved)", async () => {
+      const { outcome, ctx } = await run(
+        approval('steps.w.outputs.approved == true'),
+        {},
+        {
+          signals: () => arrived({ approved: true, by: 'ana' }),
+        },
+      );
+      assert.equal(outcome.status, 'completed');
+      assert.deepEqual([ctx.steps.yes.status, ctx.steps.no.status], ['completed', 'skipped']);
+      assert.deepEqual(outcome.outputs, { by: 'ana', alsoBy: 'ana' });
+      // This project's form reads the same payload.
+      const { ctx: ours } = await run(
+        approval('steps.w.outputs.payload.approved == true'),
+        {},
+        {
+          signals: () => arrived({ approved: true, by: 'ana' }),
+        },
+      );
+      assert.deepEqual([ours.steps.yes.status, ours.steps.no.status], ['completed', 'skipped']);
+    });
+
+    it('keeps the wait metadata (name, payload, receivedAt, signalId, timedOut) beside the payload keys', async () => {
+      const { ctx } = await run(approval('true'), {}, { signals: () => arrived({ approved: true }) });
+      assert.deepEqual(ctx.steps.w.outputs, {
+        name: 'approve',
+        payload: { approved: true },
+        receivedAt: '2026-01-01T00:01:00Z',
+        signalId: 'sig_1',
+        timedOut: false,
+        approved: true,
+      });
+    });
+
+    it('on a key collision the metadata wins, and a warning names the payload key and where to read it', async () => {
+      const { ctx, logs } = await run(
+        approval('true'),
+        {},
+        {
+          signals: () => arrived({ name: 'Ana', timedOut: true, approved: true }),
+        },
+      );
+      assert.equal(ctx.steps.w.outputs.name, 'approve');
+      assert.equal(ctx.steps.w.outputs.timedOut, false, 'a payload cannot pretend the wait timed out');
+      assert.equal(ctx.steps.w.outputs.approved, true);
+      assert.deepEqual(ctx.steps.w.outputs.payload, { name: 'Ana', timedOut: true, approved: true });
+      const warning = logs.find((line) => line.stepId === 'w' && line.level === 'warn');
+      assert.ok(warning, 'the shadowed keys are reported');
+      assert.match(warning.message, /"name", "timedOut"/);
+      assert.match(warning.message, /steps\.w\.outputs\.payload\.name, steps\.w\.outputs\.payload\.timedOut/);
+    });
+
+    it('a payload that is not a plain object is only under payload; a __proto__ key stays an own key', async () => {
+      const { ctx, logs } = await run(approval('true'), {}, { signals: () => arrived(['a', 'b']) });
+      assert.deepEqual(ctx.steps.w.outputs.payload, ['a', 'b']);
+      assert.equal(Object.hasOwn(ctx.steps.w.outputs, '0'), false);
+      assert.equal(
+        logs.some((line) => line.level === 'warn'),
+        false,
+      );
+      const hostile = JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}') as Record<string, unknown>;
+      const { ctx: second } = await run(approval('true'), {}, { signals: () => arrived(hostile) });
+      assert.equal(second.steps.w.outputs.ok, 1);
+      assert.equal(Object.hasOwn(second.steps.w.outputs, '__proto__'), true);
+      assert.equal((second.steps.w.outputs as { polluted?: unknown }).polluted, undefined);
+    });
+
+    it('onTimeout continue: defaultValue stands for the payload, its keys read the same way', async () => {
+      const { ctx } = await run({
+        steps: [
+          trigger(),
+          step(
+            'w',
+            'signal-wait',
+            { signalName: 'approve', timeout: '1m', onTimeout: 'continue', defaultValue: { approved: false } },
+            { type: 'wait', dependsOn: ['start'] },
+          ),
+        ],
+      });
+      assert.deepEqual(ctx.steps.w.outputs, {
+        name: null,
+        payload: { approved: false },
+        receivedAt: null,
+        signalId: null,
+        timedOut: true,
+        approved: false,
+      });
+    });
+  });
+});
