@@ -6,8 +6,11 @@
  * into the step's result or a failure. The sandbox itself (globals, `fetch`,
  * limits and caps) is ./code-exec-sandbox.ts.
  *
- * The returned value becomes the output: an object as is, an array as items,
- * anything else as `{result}`, undefined as `{}`.
+ * The returned value becomes the output as the compatible engine documents:
+ * a plain object as is, undefined (or null) as `{}`, anything else (an array,
+ * a string, a number…) as `{result}`. With `returns: items` the code returns
+ * an array instead, and each element becomes one item (a non-object element
+ * `{result: element}`); any other value fails the step.
  *
  * Templates in the code are never pasted into it: the sandbox compiles the
  * engine's plan of the code (each template replaced by a call) and the
@@ -53,7 +56,7 @@ export async function codeExec({ call, config, inputs, bound, log, signal, egres
       ? ApplicationFailure.retryable(outcome.message, outcome.type)
       : ApplicationFailure.nonRetryable(outcome.message, outcome.type);
   }
-  return toResult(outcome.value);
+  return config.returns === 'items' ? toItems(outcome.value) : toOutput(outcome.value);
 }
 
 /**
@@ -104,16 +107,26 @@ function allowedHostsOf(network: unknown): string[] | undefined {
   return hosts.length > 0 ? (hosts as string[]) : undefined;
 }
 
-function toResult(value: unknown): PluginResult {
+/** The default: one output. An object as is, nothing as `{}`, any other value (an array too) as `{result}`. */
+function toOutput(value: unknown): PluginResult {
   if (value === undefined || value === null) return { status: 'success', outputs: {} };
-  if (Array.isArray(value)) {
-    return {
-      status: 'success',
-      items: value.map((entry) =>
-        entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? (entry as Item) : { result: entry },
-      ),
-    };
-  }
-  if (typeof value === 'object') return { status: 'success', outputs: value as Item };
+  if (typeof value === 'object' && !Array.isArray(value)) return { status: 'success', outputs: value as Item };
   return { status: 'success', outputs: { result: value } };
+}
+
+/** `returns: items`: the returned array's elements are the step's items. */
+function toItems(value: unknown): PluginResult {
+  if (!Array.isArray(value)) {
+    const got = value === null ? 'null' : typeof value;
+    throw ApplicationFailure.nonRetryable(
+      `code-exec has returns: items, so the code must return an array (it returned ${got}); return a list, or remove returns: items to make what it returns the step's output`,
+      'PLUGIN_RESULT_INVALID',
+    );
+  }
+  return {
+    status: 'success',
+    items: value.map((entry) =>
+      entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? (entry as Item) : { result: entry },
+    ),
+  };
 }

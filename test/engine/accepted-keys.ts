@@ -201,6 +201,10 @@ export const SHOWN: Record<string, Shown> = {
     'fetches from an allowed host and refuses one that is not listed',
   ),
   'code-exec.config.libraries': t(ENGINE, 'refuses code-exec libraries at publish: the sandbox installs no packages'),
+  'code-exec.config.returns': t(
+    'test/executions-api/compat-plugins.test.ts',
+    'code-exec: a returned array or scalar becomes {result}, nothing becomes {}, and returns: items makes items',
+  ),
   // Step fields shown by the engine and graph tests
   id: DESCRIPTIVE,
   type: DESCRIPTIVE,

@@ -7,7 +7,7 @@
  * sandbox, a real secret) is test/executions-api/compat-plugins.test.ts.
  */
 import assert from 'node:assert/strict';
-import type { WaitResult } from '../../workflows/engine';
+import { CODE_RETURNS_ARRAY, validateDefinition, type WaitResult } from '../../workflows/engine';
 import { connections, step, trigger } from '../support/definitions';
 import { runDefinition as run } from '../support/engine-run';
 
@@ -122,6 +122,41 @@ describe('coming from the compatible engine: plugins (engine)', () => {
         timedOut: true,
         approved: false,
       });
+    });
+  });
+
+  describe('code-exec result', () => {
+    const warningsFor = (config: Record<string, unknown>) =>
+      validateDefinition({ name: 'x', steps: [trigger(), step('c', 'code-exec', config, { dependsOn: ['start'] })] }).warnings;
+
+    it('warns at publish when the code visibly returns an array and returns is not set, naming the fix', () => {
+      for (const code of [
+        'return [1, 2]',
+        'const list = inputs.rows;\nif (list) { return list.map((r) => ({ id: r.id })); }\nreturn [];',
+        'return await Array.from({ length: 2 })',
+        'return (Array.of(1))',
+        "return ['${{ workflow.inputs.who }}']",
+      ]) {
+        const warnings = warningsFor({ code });
+        assert.deepEqual(
+          warnings.map((w) => [w.code, w.path]),
+          [[CODE_RETURNS_ARRAY, '/steps/1/config/code']],
+          code,
+        );
+        assert.match(warnings[0].message, /\{result: \[\.\.\.\]\}.*returns: items/);
+      }
+    });
+
+    it('does not warn for an object, a return inside a function, returns set either way, or code that does not parse', () => {
+      for (const config of [
+        { code: 'return { items: [1, 2] }' },
+        { code: 'const f = () => { return [1]; };\nreturn { n: f().length };' },
+        { code: 'function g() { return [1]; }\nreturn g;' },
+        { code: 'return [1, 2]', returns: 'items' },
+        { code: 'return [1, 2]', returns: 'output' },
+        { code: 'return [1, 2' },
+      ])
+        assert.deepEqual(warningsFor(config), [], JSON.stringify(config));
     });
   });
 });

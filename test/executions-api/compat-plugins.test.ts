@@ -48,4 +48,55 @@ describe('executions API: coming from the compatible engine (plugins)', function
     assert.equal(record.body.record.outputs.approved, true);
     assert.equal(record.body.record.outputs.signalId, sent.body.signalId);
   });
+
+  it('code-exec: a returned array or scalar becomes {result}, nothing becomes {}, and returns: items makes items', async () => {
+    //   start ─▶ list ─▶ count      (one call: the array is one output)
+    //        ├─▶ word
+    //        ├─▶ nothing
+    //        └─▶ split ─▶ each     (returns: items: one call per element)
+    const code = (source: string, extra: Record<string, unknown> = {}) => ({
+      type: 'module',
+      pluginType: 'code-exec',
+      config: { code: source, ...extra },
+    });
+    await publish(x, c, {
+      name: 'Compat results',
+      key: 'compat-results',
+      steps: {
+        start: { type: 'trigger', pluginType: 'manual' },
+        list: code('return [1, 2, 3]'),
+        count: code('return { n: $items.length, got: inputs.result }'),
+        word: code('return "hi"'),
+        nothing: code('const unused = 1;'),
+        split: code('return [{ n: 1 }, { n: 2 }, 3]', { returns: 'items' }),
+        each: code('return { doubled: ($item.n ?? $item.result) * 2 }', { mode: 'each' }),
+      },
+      connections: [
+        { from: 'start', to: 'list' },
+        { from: 'list', to: 'count' },
+        { from: 'start', to: 'word' },
+        { from: 'start', to: 'nothing' },
+        { from: 'start', to: 'split' },
+        { from: 'split', to: 'each' },
+      ],
+      outputs: {
+        list: '${{ steps.list.outputs.result }}',
+        count: '${{ steps.count.outputs }}',
+        word: '${{ steps.word.outputs }}',
+        nothing: '${{ steps.nothing.outputs }}',
+        split: '${{ steps.split.items }}',
+        each: '${{ steps.each.items }}',
+      },
+    });
+    const done = await waitFor(x, c, await execute(x, c, 'compat-results'), finished);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.deepEqual(done.outputs, {
+      list: [1, 2, 3],
+      count: { n: 1, got: [1, 2, 3] },
+      word: { result: 'hi' },
+      nothing: {},
+      split: [{ n: 1 }, { n: 2 }, { result: 3 }],
+      each: [{ doubled: 2 }, { doubled: 4 }, { doubled: 6 }],
+    });
+  });
 });

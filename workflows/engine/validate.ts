@@ -20,6 +20,7 @@ import { checkInputDeclarations, checkSecretDeclarations } from './validate-decl
 import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
 import { fieldPath, stepPlugin, validateStep } from './validate-step';
 import { ignoredKeyWarnings } from './validate-ignored';
+import { codeResultWarnings } from './validate-code-result';
 
 export interface ValidationResult {
   errors: DefinitionIssue[];
@@ -121,7 +122,10 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): V
 
   const errors = dedupe(issues);
   // Only a valid definition has steps sound enough to reason about what each key does.
-  if (errors.length === 0) warnings.push(...ignoredKeyWarnings(def, normalized.steps, (key) => top(key)));
+  if (errors.length === 0) {
+    warnings.push(...ignoredKeyWarnings(def, normalized.steps, (key) => top(key)));
+    warnings.push(...codeResultWarnings(def, normalized.steps));
+  }
   const references = dedupeReferences(context.references);
   return errors.length > 0 ? { errors, warnings, references } : { errors, warnings, definition: def, references };
 }
