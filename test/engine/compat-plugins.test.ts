@@ -7,7 +7,7 @@
  * sandbox, a real secret) is test/executions-api/compat-plugins.test.ts.
  */
 import assert from 'node:assert/strict';
-import { CODE_RETURNS_ARRAY, validateDefinition, type WaitResult } from '../../workflows/engine';
+import { CODE_RETURNS_ARRAY, SETTING_SHADOWED, validateDefinition, type ActivityCall, type WaitResult } from '../../workflows/engine';
 import { connections, step, trigger } from '../support/definitions';
 import { runDefinition as run } from '../support/engine-run';
 
@@ -157,6 +157,135 @@ describe('coming from the compatible engine: plugins (engine)', () => {
         { code: 'return [1, 2' },
       ])
         assert.deepEqual(warningsFor(config), [], JSON.stringify(config));
+    });
+  });
+
+  describe('plugin settings in a step inputs map', () => {
+    const validate = (doc: Record<string, unknown>) => validateDefinition({ name: 'x', ...doc });
+    const echo = (call: ActivityCall) => ({ status: 'success' as const, outputs: { config: call.config, inputs: call.inputs } });
+
+    it('runs the quick-start form: url, method, message and code written under inputs are read as config', async () => {
+      //   start ─▶ fetch ─▶ note ─▶ calc
+      const doc = {
+        steps: [
+          trigger(),
+          {
+            id: 'fetch',
+            type: 'module',
+            pluginType: 'http-request',
+            inputs: { url: 'https://api.test/${{ workflow.inputs.id }}', method: 'POST', ticket: '${{ workflow.inputs.id }}' },
+            dependsOn: ['start'],
+          },
+          { id: 'note', type: 'module', pluginType: 'log', inputs: { message: 'fetched ${{ workflow.inputs.id }}' }, dependsOn: ['fetch'] },
+          {
+            id: 'calc',
+            type: 'module',
+            pluginType: 'code-exec',
+            inputs: { code: 'return { n: inputs.n + 1 }', n: 1 },
+            dependsOn: ['note'],
+          },
+        ],
+      };
+      const validated = validate(doc);
+      assert.deepEqual([validated.errors, validated.warnings], [[], []]);
+      // Stored as read: the settings in config (kept in inputs too), a script only in config.
+      assert.deepEqual(validated.definition!.steps.fetch.config, { url: 'https://api.test/${{ workflow.inputs.id }}', method: 'POST' });
+      assert.deepEqual(validated.definition!.steps.calc.config, { code: 'return { n: inputs.n + 1 }' });
+      assert.deepEqual(validated.definition!.steps.calc.inputs, { n: 1 });
+
+      const { outcome, calls, logs } = await run(doc, { id: 7 }, { activities: { 'http-request': echo, 'code-exec': echo } });
+      assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
+      const [fetch, calc] = calls;
+      assert.deepEqual(fetch.config, { url: 'https://api.test/7', method: 'POST' });
+      assert.deepEqual(fetch.inputs, { url: 'https://api.test/7', method: 'POST', ticket: 7 });
+      assert.equal(calc.config.code, 'return { n: inputs.n + 1 }');
+      assert.deepEqual(calc.inputs, { n: 1 });
+      assert.deepEqual(
+        logs.filter((line) => line.stepId === 'note').map((line) => line.message),
+        ['fetched 7'],
+      );
+      // Publishing the stored form again changes nothing and warns about nothing.
+      const { triggers: _rebuilt, ...stored } = validated.definition!;
+      const again = validate(stored);
+      assert.deepEqual([again.errors, again.warnings], [[], []]);
+      assert.deepEqual(again.definition!.steps, validated.definition!.steps);
+    });
+
+    it('checks a setting written under inputs like config, naming the inputs path', () => {
+      const { errors } = validate({
+        steps: [
+          trigger(),
+          { id: 'fetch', type: 'module', pluginType: 'http-request', inputs: { url: 'https://x', method: 'FETCH' }, dependsOn: ['start'] },
+        ],
+      });
+      assert.deepEqual(
+        errors.map((e) => e.path),
+        ['/steps/1/inputs/method'],
+      );
+      const missing = validate({
+        steps: [trigger(), { id: 'note', type: 'module', pluginType: 'log', inputs: { text: 'hi' }, dependsOn: ['start'] }],
+      });
+      assert.deepEqual(missing.errors, [{ path: '/steps/1/config/message', message: 'is required' }]);
+    });
+
+    it('reads either spelling (on_timeout) and a wait step without pluginType', () => {
+      const { errors, definition } = validate({
+        steps: [
+          trigger(),
+          { id: 'w', type: 'wait', inputs: { signal_name: 'go', timeout: '1h', on_timeout: 'continue' }, dependsOn: ['start'] },
+        ],
+      });
+      assert.deepEqual(errors, []);
+      assert.deepEqual(definition!.steps.w.config, { signalName: 'go', timeout: '1h', onTimeout: 'continue' });
+    });
+
+    it('config wins over the same setting in inputs; a different value draws SETTING_IN_INPUTS_SHADOWED', async () => {
+      const doc = (inputsCode: string) => ({
+        steps: [
+          trigger(),
+          {
+            id: 'calc',
+            type: 'module',
+            pluginType: 'code-exec',
+            // A country code as data for the script, beside the script itself: config.code is the setting.
+            inputs: { code: inputsCode },
+            config: { code: 'return { country: inputs.code }' },
+            dependsOn: ['start'],
+          },
+        ],
+      });
+      const shadowed = validate(doc('UY'));
+      assert.deepEqual(shadowed.errors, []);
+      assert.deepEqual(
+        shadowed.warnings.map((w) => [w.code, w.path]),
+        [[SETTING_SHADOWED, '/steps/1/inputs/code']],
+      );
+      assert.match(shadowed.warnings[0].message, /config\.code is the setting, and inputs\.code is data only/);
+      const { calls } = await run(doc('UY'), {}, { activities: { 'code-exec': echo } });
+      assert.deepEqual([calls[0].config.code, calls[0].inputs.code], ['return { country: inputs.code }', 'UY']);
+      assert.deepEqual(validate(doc('return { country: inputs.code }')).warnings, []);
+    });
+
+    it("never reads a predecessor's output as settings: only the definition's own inputs map counts", async () => {
+      //   start ─▶ source(returns {url}) ─▶ fetch (no inputs map)
+      const { calls } = await run(
+        {
+          steps: [
+            trigger(),
+            { id: 'source', type: 'module', pluginType: 'code-exec', config: { code: 'return {}' }, dependsOn: ['start'] },
+            { id: 'fetch', type: 'module', pluginType: 'http-request', config: { url: 'https://safe.test' }, dependsOn: ['source'] },
+          ],
+        },
+        {},
+        {
+          activities: {
+            'code-exec': () => ({ status: 'success', outputs: { url: 'https://evil.test', method: 'DELETE' } }),
+            'http-request': echo,
+          },
+        },
+      );
+      assert.deepEqual(calls[1].config, { url: 'https://safe.test' });
+      assert.equal(calls[1].inputs.url, 'https://evil.test', 'the item is data the plugin receives, nothing more');
     });
   });
 });

@@ -14,6 +14,7 @@ export { validateDefinition, type ValidationOptions, type ValidationResult } fro
 export { checkInputs, manualTrigger } from './run-inputs';
 export { ACCEPTED_FIELDS, KEY_IGNORED } from './validate-ignored';
 export { CODE_RETURNS_ARRAY } from './validate-code-result';
+export { SETTING_SHADOWED } from './settings-from-inputs';
 export { createLimiter } from './runtime/concurrency';
 export { truncateUtf8, utf8Length } from './runtime/sizes';
 export {
