@@ -288,4 +288,43 @@ describe('coming from the compatible engine: plugins (engine)', () => {
       assert.equal(calls[1].inputs.url, 'https://evil.test', 'the item is data the plugin receives, nothing more');
     });
   });
+
+  describe('set-variable name and value (an older documented form)', () => {
+    it('writes the variable named by name, written under config or under inputs', async () => {
+      //   start ─▶ one ─▶ two
+      const { outcome, ctx } = await run(
+        {
+          variables: { approved: { initialValue: false } },
+          steps: [
+            trigger(),
+            step('one', 'set-variable', { name: 'approved', value: '${{ workflow.inputs.ok }}' }, { dependsOn: ['start'] }),
+            { id: 'two', type: 'module', pluginType: 'set-variable', inputs: { name: 'count', value: 3 }, dependsOn: ['one'] },
+          ],
+          outputs: { approved: '${{ variables.approved }}', count: '${{ variables.count }}' },
+        },
+        { ok: true },
+      );
+      assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
+      assert.deepEqual(outcome.outputs, { approved: true, count: 3 });
+      assert.deepEqual(ctx.steps.one.outputs, { name: 'approved', value: true });
+      assert.deepEqual(ctx.steps.two.outputs, { name: 'count', value: 3 });
+    });
+
+    it('refuses at publish both path and name, and a dotted name, saying what to write', () => {
+      const errorsOf = (where: 'config' | 'inputs', values: Record<string, unknown>) =>
+        validateDefinition({
+          name: 'x',
+          steps: [trigger(), { id: 's', type: 'module', pluginType: 'set-variable', [where]: values, dependsOn: ['start'] }],
+        }).errors;
+      assert.deepEqual(errorsOf('config', { path: 'a', name: 'a', value: 1 }), [
+        { path: '/steps/1/config/name', message: 'set-variable takes path or name (its older spelling), not both: keep one' },
+      ]);
+      const dotted = errorsOf('inputs', { name: 'user.role', value: 1 });
+      assert.deepEqual(
+        dotted.map((e) => e.path),
+        ['/steps/1/inputs/name'],
+      );
+      assert.match(dotted[0].message, /without dots.*write path: a\.b/);
+    });
+  });
 });
