@@ -327,4 +327,47 @@ describe('coming from the compatible engine: plugins (engine)', () => {
       assert.match(dotted[0].message, /without dots.*write path: a\.b/);
     });
   });
+
+  describe('log mixing data and a secret', () => {
+    it('renders the data and shows each segment that reads a secret as <redacted>, loading no secret', async () => {
+      //   start ─▶ note(log)
+      const { outcome, calls, logs, ctx } = await run(
+        {
+          steps: [
+            trigger(),
+            step(
+              'note',
+              'log',
+              {
+                message:
+                  'user ${{ workflow.inputs.user }} uses key ${{ secrets.API_KEY }} (${{ len(secrets.API_KEY) }} chars) at ${{ vars.REGION }}',
+                metadata: { token: '${{ secrets.API_KEY }}', who: '${{ workflow.inputs.user }}', mixed: 'k=${{ secrets.API_KEY }}' },
+              },
+              { dependsOn: ['start'] },
+            ),
+          ],
+        },
+        { user: 'ana' },
+      );
+      assert.equal(outcome.status, 'completed');
+      assert.equal(calls.length, 0, 'no activity: nothing resolved a secret');
+      const line = logs.find((entry) => entry.stepId === 'note');
+      assert.equal(line?.message, 'user ana uses key <redacted> (<redacted> chars) at eu');
+      assert.deepEqual(line?.metadata, { token: '<redacted>', who: 'ana', mixed: 'k=<redacted>' });
+      assert.equal(ctx.steps.note.outputs.message, 'user ana uses key <redacted> (<redacted> chars) at eu');
+    });
+
+    it('masks a secret in a log message written under inputs too', async () => {
+      const { logs } = await run(
+        {
+          steps: [
+            trigger(),
+            { id: 'note', type: 'module', pluginType: 'log', inputs: { message: '${{ secrets.API_KEY }}' }, dependsOn: ['start'] },
+          ],
+        },
+        {},
+      );
+      assert.equal(logs.find((entry) => entry.stepId === 'note')?.message, '<redacted>');
+    });
+  });
 });

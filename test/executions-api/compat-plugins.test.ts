@@ -5,6 +5,8 @@
  * The pure rules are test/engine/compat-plugins.test.ts.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { allCapturedLines } from '../support/logger';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 const waiting = (body: Record<string, unknown>): boolean => body.status === 'waiting';
@@ -98,5 +100,62 @@ describe('executions API: coming from the compatible engine (plugins)', function
       split: [{ n: 1 }, { n: 2 }, { result: 3 }],
       each: [{ doubled: 2 }, { doubled: 4 }, { doubled: 6 }],
     });
+  });
+
+  it('log: a message mixing data and a secret renders the data and masks the secret, which reaches no record, log or history', async () => {
+    const canary = `canary-${randomBytes(16).toString('hex')}`;
+    const created = await c.auth(x.t.request.post('/workflows/config')).send({ name: 'LOG_KEY', value: canary, secret: true, path: '/' });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    //   start ─▶ note(log)
+    await publish(x, c, {
+      name: 'Compat log',
+      key: 'compat-log',
+      steps: [
+        { id: 'start', type: 'trigger', pluginType: 'manual' },
+        {
+          id: 'note',
+          type: 'module',
+          pluginType: 'log',
+          config: {
+            message: 'user ${{ workflow.inputs.user }} calls with ${{ secrets.LOG_KEY }} (${{ len(secrets.LOG_KEY) }} chars)',
+            metadata: { key: '${{ secrets.LOG_KEY }}', user: '${{ workflow.inputs.user }}' },
+          },
+          dependsOn: ['start'],
+        },
+      ],
+      outputs: { said: '${{ steps.note.outputs.message }}' },
+    });
+    const id = await execute(x, c, 'compat-log', { inputs: { user: 'ana' } });
+    const done = await waitFor(x, c, id, finished);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.deepEqual(done.outputs, { said: 'user ana calls with <redacted> (<redacted> chars)' });
+    const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
+    assert.deepEqual(
+      logs.body.data.map((line: { message: string; metadata?: unknown }) => [line.message, line.metadata]),
+      [['user ana calls with <redacted> (<redacted> chars)', { key: '<redacted>', user: 'ana' }]],
+    );
+
+    // The secret was never loaded: the worker decrypted nothing for this run.
+    assert.deepEqual(
+      x.workerLog.entries().filter((entry) => entry.msg === 'secrets decrypted for a step' && entry.executionId === id),
+      [],
+    );
+    for (const path of ['', '/state', '/steps', '/steps/note', '/logs', '/events']) {
+      const res = await c.auth(x.t.request.get(`/workflows/executions/${id}${path}`));
+      assert.equal(res.text.includes(canary), false, `${path} leaks the secret`);
+    }
+    const rows = await x.db.query<Array<{ text: string }>>(
+      `SELECT row_to_json(e)::text AS text FROM executions e WHERE id = $1
+       UNION ALL SELECT row_to_json(s)::text FROM execution_steps s WHERE execution_id = $1
+       UNION ALL SELECT row_to_json(l)::text FROM execution_logs l WHERE execution_id = $1`,
+      [id],
+    );
+    for (const row of rows) assert.equal(row.text.includes(canary), false, `a stored row leaks the secret: ${row.text}`);
+    const history = JSON.stringify(await x.env.client.workflow.getHandle(id).fetchHistory(), (key, value: unknown) =>
+      key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
+    );
+    assert.ok(history.includes('calls with <redacted>'), 'the rendered message is readable in the decoded history');
+    assert.equal(history.includes(canary), false, 'the Temporal history leaks the secret');
+    for (const line of allCapturedLines) assert.equal(line.includes(canary), false, 'a service log line leaks the secret');
   });
 });

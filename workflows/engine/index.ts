@@ -61,6 +61,7 @@ export {
   deferredSecretNames,
   resolveTemplates,
   scopeForDeferred,
+  SECRET_MASK,
   type CallValues,
   type DeferredTemplate,
 } from './templates';
