@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { allCapturedLines } from '../support/logger';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
@@ -14,6 +16,24 @@ const waiting = (body: Record<string, unknown>): boolean => body.status === 'wai
 describe('executions API: coming from the compatible engine (plugins)', function () {
   this.timeout(60_000);
   const { x, c } = useExecEnv();
+  let server: Server;
+  let baseUrl: string;
+  const received: Array<{ method?: string; body: string }> = [];
+
+  before(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push({ method: req.method, body });
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ ok: true, echoed: body === '' ? null : (JSON.parse(body) as unknown) }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
   it("signal-wait: a decider reads the waking payload's keys as the step's outputs, through a real signal", async () => {
     //   start ─▶ w ─▶ ok ─true─▶ yes
@@ -157,5 +177,56 @@ describe('executions API: coming from the compatible engine (plugins)', function
     assert.ok(history.includes('calls with <redacted>'), 'the rendered message is readable in the decoded history');
     assert.equal(history.includes(canary), false, 'the Temporal history leaks the secret');
     for (const line of allCapturedLines) assert.equal(line.includes(canary), false, 'a service log line leaks the secret');
+  });
+
+  it('settings under inputs: the quick-start form (url, method, body, message, code, name and value under inputs) runs unchanged', async () => {
+    //   start ─▶ fetch ─▶ note ─▶ calc ─▶ keep
+    await publish(x, c, {
+      name: 'Compat quick start',
+      key: 'compat-quick-start',
+      steps: [
+        { id: 'start', type: 'trigger', pluginType: 'manual' },
+        {
+          id: 'fetch',
+          type: 'module',
+          pluginType: 'http-request',
+          inputs: { url: `${baseUrl}/tickets`, method: 'POST', body: { ticket: '${{ workflow.inputs.ticket }}' } },
+          dependsOn: ['start'],
+        },
+        {
+          id: 'note',
+          type: 'module',
+          pluginType: 'log',
+          inputs: { message: 'ticket ${{ workflow.inputs.ticket }} answered ${{ steps.fetch.outputs.statusCode }}' },
+          dependsOn: ['fetch'],
+        },
+        {
+          id: 'calc',
+          type: 'module',
+          pluginType: 'code-exec',
+          inputs: { code: 'return { label: inputs.prefix + "-" + ${{ workflow.inputs.ticket }} }', prefix: 'T' },
+          dependsOn: ['note'],
+        },
+        {
+          id: 'keep',
+          type: 'module',
+          pluginType: 'set-variable',
+          inputs: { name: 'label', value: '${{ steps.calc.outputs.label }}' },
+          dependsOn: ['calc'],
+        },
+      ],
+      outputs: { echoed: '${{ steps.fetch.outputs.body.echoed }}', label: '${{ variables.label }}' },
+    });
+    received.length = 0;
+    const id = await execute(x, c, 'compat-quick-start', { inputs: { ticket: 42 } });
+    const done = await waitFor(x, c, id, finished);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.deepEqual(received, [{ method: 'POST', body: JSON.stringify({ ticket: 42 }) }]);
+    assert.deepEqual(done.outputs, { echoed: { ticket: 42 }, label: 'T-42' });
+    const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
+    assert.deepEqual(
+      logs.body.data.map((line: { message: string }) => line.message),
+      ['ticket 42 answered 200'],
+    );
   });
 });
