@@ -6,10 +6,13 @@
  * into the step's result or a failure. The sandbox itself (globals, `fetch`,
  * limits and caps) is ./code-exec-sandbox.ts.
  *
- * The returned value becomes the output: an object as is, an array as items,
- * anything else as `{result}`, undefined as `{}`. A `forEach.reduce`
- * iteration also gets the array or other value itself (`value`): the
- * accumulator takes what the script returned.
+ * The returned value becomes the output as the compatible engine documents:
+ * a plain object as is, undefined (or null) as `{}`, anything else (an array,
+ * a string, a number…) as `{result}`. With `returns: items` the code returns
+ * an array instead, and each element becomes one item (a non-object element
+ * `{result: element}`); any other value fails the step. A `forEach.reduce`
+ * iteration also gets a wrapped value itself (`value`): the accumulator takes
+ * what the script returned, not the `{result}` around it.
  *
  * Templates in the code are never pasted into it: the sandbox compiles the
  * engine's plan of the code (each template replaced by a call) and the
@@ -55,7 +58,8 @@ export async function codeExec({ call, config, inputs, bound, log, signal, egres
       ? ApplicationFailure.retryable(outcome.message, outcome.type)
       : ApplicationFailure.nonRetryable(outcome.message, outcome.type);
   }
-  return toResult(outcome.value, call.returnValue === true);
+  const result = config.returns === 'items' ? toItems(outcome.value) : toOutput(outcome.value);
+  return call.returnValue === true && isWrapped(outcome.value) ? { ...result, value: outcome.value } : result;
 }
 
 /**
@@ -106,19 +110,31 @@ function allowedHostsOf(network: unknown): string[] | undefined {
   return hosts.length > 0 ? (hosts as string[]) : undefined;
 }
 
-/** The step's result; a value the output wraps (a list as items, anything else as `{result}`) also as `value` when asked (a reduce). */
-function toResult(value: unknown, returnValue: boolean): PluginResult {
+/** The default: one output. An object as is, nothing as `{}`, any other value (an array too) as `{result}`. */
+function toOutput(value: unknown): PluginResult {
   if (value === undefined || value === null) return { status: 'success', outputs: {} };
-  const returned = returnValue ? { value } : {};
-  if (Array.isArray(value)) {
-    return {
-      status: 'success',
-      items: value.map((entry) =>
-        entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? (entry as Item) : { result: entry },
-      ),
-      ...returned,
-    };
+  if (typeof value === 'object' && !Array.isArray(value)) return { status: 'success', outputs: value as Item };
+  return { status: 'success', outputs: { result: value } };
+}
+
+/** A value the output does not hold as it is (a list, a string, a number…): a reduce's accumulator asks for it (`value`). */
+function isWrapped(value: unknown): boolean {
+  return value !== undefined && value !== null && (typeof value !== 'object' || Array.isArray(value));
+}
+
+/** `returns: items`: the returned array's elements are the step's items. */
+function toItems(value: unknown): PluginResult {
+  if (!Array.isArray(value)) {
+    const got = value === null ? 'null' : typeof value;
+    throw ApplicationFailure.nonRetryable(
+      `code-exec has returns: items, so the code must return an array (it returned ${got}); return a list, or remove returns: items to make what it returns the step's output`,
+      'PLUGIN_RESULT_INVALID',
+    );
   }
-  if (typeof value === 'object') return { status: 'success', outputs: value as Item };
-  return { status: 'success', outputs: { result: value }, ...returned };
+  return {
+    status: 'success',
+    items: value.map((entry) =>
+      entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? (entry as Item) : { result: entry },
+    ),
+  };
 }

@@ -16,8 +16,10 @@
  * are not matched: they would redact ordinary text without protecting anything.
  */
 import { domainToASCII } from 'node:url';
+import { SECRET_MASK } from '../../workflows/engine';
 
-export const REDACTED = '<redacted>';
+/** The same mark the engine shows where it never resolves a secret (a log message). */
+export const REDACTED = SECRET_MASK;
 const MIN_LENGTH = 4;
 
 /** Characters no URL encoder escapes, and JSON never does. */

@@ -415,7 +415,15 @@ describe('accepted keys take effect (plugin config and step fields)', () => {
         ),
       ],
     });
-    assert.deepEqual(ctx.steps.wait.outputs, { name: null, payload: { approved: false }, receivedAt: null, timedOut: true });
+    // Its keys are also the step's own outputs, as a payload's are (test/engine/compat-plugins.test.ts).
+    assert.deepEqual(ctx.steps.wait.outputs, {
+      name: null,
+      payload: { approved: false },
+      receivedAt: null,
+      signalId: null,
+      timedOut: true,
+      approved: false,
+    });
   });
 
   it('webhook-wait takes its timeout, onTimeout and urlPrefix', async () => {

@@ -172,6 +172,10 @@ export const SHOWN: Record<string, Shown> = {
   'delay.config.duration': t(PLUGINS_HTTP, 'waits on a durable delay timer before going on'),
   'set-variable.config.path': t(RUNTIME, 'runs inline steps in the workflow and resolves outputs'),
   'set-variable.config.value': t(RUNTIME, 'runs inline steps in the workflow and resolves outputs'),
+  'set-variable.config.name': t(
+    'test/engine/compat-plugins.test.ts',
+    'writes the variable named by name, written under config or under inputs',
+  ),
   'set-variable.config.assignments': t(PLUGINS_HTTP, 'sends batches around a split-in-batches loop, then everything to done'),
   'signal-wait.config.signalName': t(RUNTIME, 'waits for a signal; the next step reads signal.payload'),
   'signal-wait.config.correlationKey': t(RUNTIME, 'waits for a signal; the next step reads signal.payload'),
@@ -201,6 +205,10 @@ export const SHOWN: Record<string, Shown> = {
     'fetches from an allowed host and refuses one that is not listed',
   ),
   'code-exec.config.libraries': t(ENGINE, 'refuses code-exec libraries at publish: the sandbox installs no packages'),
+  'code-exec.config.returns': t(
+    'test/executions-api/compat-plugins.test.ts',
+    'code-exec: a returned array or scalar becomes {result}, nothing becomes {}, and returns: items makes items',
+  ),
   // Step fields shown by the engine and graph tests
   id: DESCRIPTIVE,
   type: DESCRIPTIVE,

@@ -55,7 +55,13 @@ describe('execution runtime (pure, fake effects)', () => {
       {
         steps: [
           manual,
-          { id: 'list', type: 'module', pluginType: 'code-exec', config: { code: 'return [1,2,3]' }, dependsOn: ['start'] },
+          {
+            id: 'list',
+            type: 'module',
+            pluginType: 'code-exec',
+            config: { code: 'return [1,2,3]', returns: 'items' },
+            dependsOn: ['start'],
+          },
           { id: 'fetch', type: 'module', pluginType: 'http-request', config: { url: 'https://x/${{ $item.id }}' }, dependsOn: ['list'] },
         ],
         outputs: { urls: '${{ steps.fetch.items }}' },
@@ -84,7 +90,7 @@ describe('execution runtime (pure, fake effects)', () => {
       {
         steps: [
           manual,
-          { id: 'list', type: 'module', pluginType: 'code-exec', config: { code: 'return [1,2]' }, dependsOn: ['start'] },
+          { id: 'list', type: 'module', pluginType: 'code-exec', config: { code: 'return [1,2]', returns: 'items' }, dependsOn: ['start'] },
           { id: 'each', type: 'module', pluginType: 'code-exec', config: { code: 'return $item', mode: 'each' }, dependsOn: ['list'] },
           { id: 'all', type: 'module', pluginType: 'code-exec', config: { code: 'return $items' }, dependsOn: ['list'] },
         ],

@@ -104,13 +104,24 @@ describe('plugin: code-exec', () => {
     assert.deepEqual(lines, [['info', 'sum 5']]);
   });
 
-  it('supports top-level await, and maps arrays to items and scalars to {result}', async () => {
-    assert.deepEqual((await codeExec(context({ code: 'const v = await Promise.resolve(2); return [{ v }, 3];' }).ctx)).items, [
-      { v: 2 },
-      { result: 3 },
-    ]);
+  it('supports top-level await; an array or a scalar becomes {result}, nothing {} (as the compatible engine documents)', async () => {
+    const array = await codeExec(context({ code: 'const v = await Promise.resolve(2); return [{ v }, 3];' }).ctx);
+    assert.deepEqual(array, { status: 'success', outputs: { result: [{ v: 2 }, 3] } });
     assert.deepEqual((await codeExec(context({ code: 'return 42' }).ctx)).outputs, { result: 42 });
+    assert.deepEqual((await codeExec(context({ code: 'return "hi"' }).ctx)).outputs, { result: 'hi' });
+    assert.deepEqual((await codeExec(context({ code: 'return { items: [1, 2] }' }).ctx)).outputs, { items: [1, 2] });
     assert.deepEqual((await codeExec(context({ code: 'const x = 1;' }).ctx)).outputs, {});
+    assert.deepEqual((await codeExec(context({ code: 'return null' }).ctx)).outputs, {});
+  });
+
+  it('returns: items makes each element of the returned array an item; any other value fails the step', async () => {
+    const items = await codeExec(context({ code: 'return [{ v: 1 }, 3];', returns: 'items' }).ctx);
+    assert.deepEqual(items, { status: 'success', items: [{ v: 1 }, { result: 3 }] });
+    assert.deepEqual((await codeExec(context({ code: 'return [];', returns: 'items' }).ctx)).items, []);
+    const refused = await failure(codeExec(context({ code: 'return { v: 1 };', returns: 'items' }).ctx));
+    assert.equal(refused.type, 'PLUGIN_RESULT_INVALID');
+    assert.equal(refused.nonRetryable, true);
+    assert.match(refused.message, /must return an array \(it returned object\)/);
   });
 
   it('has no require, process, fetch or timers', async () => {
@@ -301,10 +312,9 @@ describe('plugin: code-exec', () => {
           try { await (await fetch(base + path)).text(); out.push('read'); } catch (error) { out.push(error.message); }
         }
         return out;`);
-      assert.deepEqual(result.items, [
-        { result: 'fetch: response body over 5242880 bytes' },
-        { result: 'fetch: response body over 5242880 bytes' },
-      ]);
+      assert.deepEqual(result.outputs, {
+        result: ['fetch: response body over 5242880 bytes', 'fetch: response body over 5242880 bytes'],
+      });
     });
 
     it('caps the number of fetch calls per run at 50', async () => {

@@ -113,7 +113,13 @@ describe('executions API: run limits', function () {
       key: 'many-children',
       steps: [
         trigger(),
-        { id: 'items', type: 'module', pluginType: 'code-exec', config: { code: 'return [{}, {}, {}, {}]' }, dependsOn: ['start'] },
+        {
+          id: 'items',
+          type: 'module',
+          pluginType: 'code-exec',
+          config: { code: 'return [{}, {}, {}, {}]', returns: 'items' },
+          dependsOn: ['start'],
+        },
         {
           id: 'children',
           type: 'module',
@@ -208,7 +214,13 @@ describe('executions API: run limits', function () {
       key: 'fan-out-calls',
       steps: [
         trigger(),
-        { id: 'items', type: 'module', pluginType: 'code-exec', config: { code: 'return [{}, {}, {}, {}]' }, dependsOn: ['start'] },
+        {
+          id: 'items',
+          type: 'module',
+          pluginType: 'code-exec',
+          config: { code: 'return [{}, {}, {}, {}]', returns: 'items' },
+          dependsOn: ['start'],
+        },
         {
           id: 'calls',
           type: 'module',
@@ -236,7 +248,13 @@ describe('executions API: the parallelism ceiling', function () {
       key: 'wide-fan-out',
       steps: [
         trigger(),
-        { id: 'items', type: 'module', pluginType: 'code-exec', config: { code: 'return [{}, {}, {}, {}, {}, {}]' }, dependsOn: ['start'] },
+        {
+          id: 'items',
+          type: 'module',
+          pluginType: 'code-exec',
+          config: { code: 'return [{}, {}, {}, {}, {}, {}]', returns: 'items' },
+          dependsOn: ['start'],
+        },
         {
           id: 'calls',
           type: 'module',

@@ -44,7 +44,7 @@ describe('executions API: sub-workflows', function () {
           id: 'items',
           type: 'module',
           pluginType: 'code-exec',
-          config: { code: 'return [{ n: 1 }, { n: 2 }, { n: 3 }]' },
+          config: { code: 'return [{ n: 1 }, { n: 2 }, { n: 3 }]', returns: 'items' },
           dependsOn: ['start'],
         },
         {
@@ -103,7 +103,7 @@ describe('executions API: sub-workflows', function () {
           id: 'items',
           type: 'module',
           pluginType: 'code-exec',
-          config: { code: 'return [{ n: 1 }, { n: 2 }, { n: 3 }]' },
+          config: { code: 'return [{ n: 1 }, { n: 2 }, { n: 3 }]', returns: 'items' },
           dependsOn: ['start'],
         },
         {
@@ -149,7 +149,13 @@ describe('executions API: sub-workflows', function () {
       key: 'fan-self',
       steps: [
         trigger(),
-        { id: 'items', type: 'module', pluginType: 'code-exec', config: { code: 'return [{}, {}, {}]' }, dependsOn: ['start'] },
+        {
+          id: 'items',
+          type: 'module',
+          pluginType: 'code-exec',
+          config: { code: 'return [{}, {}, {}]', returns: 'items' },
+          dependsOn: ['start'],
+        },
         { id: 'again', type: 'module', pluginType: 'sub-workflow', config: { workflowId: 'fan-self' }, dependsOn: ['items'] },
       ],
     });

@@ -462,7 +462,7 @@ describe('kit library: runWorkflow', () => {
     const definition = doc(
       ...chain(
         trigger(),
-        step('split', 'code-exec', { code: 'return [{ n: 1 }, { n: 2 }, { n: 3 }];' }),
+        step('split', 'code-exec', { code: 'return [{ n: 1 }, { n: 2 }, { n: 3 }];', returns: 'items' }),
         step('batch', 'acme-batch'),
         step('nap', 'delay', { duration: '60ms' }),
       ),

@@ -6,6 +6,9 @@
 export const STEP_TYPES = ['module', 'decider', 'trigger', 'passthrough', 'subworkflow', 'wait', 'observer'] as const;
 export type StepType = (typeof STEP_TYPES)[number];
 
+/** The plugin a step of these types runs when it names none. */
+export const DEFAULT_PLUGIN_OF_TYPE: Readonly<Record<string, string>> = { wait: 'signal-wait', subworkflow: 'sub-workflow' };
+
 export const JOIN_STRATEGIES = ['all', 'any', 'allSettled', 'count'] as const;
 export type JoinStrategy = (typeof JOIN_STRATEGIES)[number];
 

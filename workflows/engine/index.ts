@@ -13,6 +13,8 @@ export { normalizeDefinition, normalizeFolderPath } from './normalize';
 export { validateDefinition, type ValidationOptions, type ValidationResult } from './validate';
 export { checkInputs, manualTrigger } from './run-inputs';
 export { ACCEPTED_FIELDS, KEY_IGNORED } from './validate-ignored';
+export { CODE_RETURNS_ARRAY } from './validate-code-result';
+export { SETTING_SHADOWED } from './settings-from-inputs';
 export { createLimiter } from './runtime/concurrency';
 export { truncateUtf8, utf8Length } from './runtime/sizes';
 export {
@@ -59,6 +61,7 @@ export {
   deferredSecretNames,
   resolveTemplates,
   scopeForDeferred,
+  SECRET_MASK,
   type CallValues,
   type DeferredTemplate,
 } from './templates';

@@ -5,9 +5,17 @@
  * client `triggers` value is discarded). Records where each part came from so
  * validation can name the offending field of the document the client sent.
  */
-import type { ConnectionDefinition, DefinitionIssue, StepDefinition, TriggerDefinition, WorkflowDefinition } from './definition';
+import {
+  DEFAULT_PLUGIN_OF_TYPE,
+  type ConnectionDefinition,
+  type DefinitionIssue,
+  type StepDefinition,
+  type TriggerDefinition,
+  type WorkflowDefinition,
+} from './definition';
 import { findPlugin } from './plugins';
 import { join } from './pointer';
+import { readSettingsFromInputs, type SettingsFromInputs } from './settings-from-inputs';
 
 export type Json = Record<string, unknown>;
 
@@ -18,6 +26,8 @@ export interface StepSource {
   keys?: Map<string, string>;
   /** Whether the step object carried its own `id` field. */
   hasId: boolean;
+  /** Plugin settings read from the step's `inputs:` map (./settings-from-inputs.ts), when it names any. */
+  settings?: SettingsFromInputs;
 }
 
 export interface NormalizeResult {
@@ -97,8 +107,7 @@ function camelDeep(value: unknown): unknown {
 }
 
 /** Config keys are renamed only when the camelCase form is a property the plugin declares. */
-function normalizeConfig(config: Json, pluginType: unknown): Json {
-  const plugin = typeof pluginType === 'string' ? findPlugin(pluginType) : undefined;
+function normalizeConfig(config: Json, plugin: ReturnType<typeof findPlugin>): Json {
   if (!plugin) return config;
   if (!hasSnakeKey(config)) return shallowCopy(config);
   const out: Json = {};
@@ -113,8 +122,21 @@ function normalizeConfig(config: Json, pluginType: unknown): Json {
 function normalizeStep(raw: Json, id: string, source: StepSource): StepDefinition {
   if (hasSnakeKey(raw)) source.keys = new Map();
   const step = camelKeys(raw, source.keys);
-  if (isObject(step.config)) step.config = normalizeConfig(step.config, step.pluginType);
+  // The plugin the step runs: the one it names, else its type's default (a `wait` runs signal-wait).
+  const pluginName =
+    typeof step.pluginType === 'string'
+      ? step.pluginType
+      : typeof step.type === 'string' && hasOwn(DEFAULT_PLUGIN_OF_TYPE, step.type)
+        ? DEFAULT_PLUGIN_OF_TYPE[step.type]
+        : undefined;
+  const plugin = pluginName === undefined ? undefined : findPlugin(pluginName);
+  if (isObject(step.config)) step.config = normalizeConfig(step.config, plugin);
   else if (step.config === undefined || step.config === null) step.config = {};
+  // Settings written in `inputs:` (the compatible engine's quick-start form) are read as config; triggers and passthrough run no plugin.
+  if (plugin && step.type !== 'trigger' && step.type !== 'passthrough' && isObject(step.config) && isObject(step.inputs)) {
+    const settings = readSettingsFromInputs(step as StepDefinition, plugin);
+    if (settings) source.settings = settings;
+  }
   if (isObject(step.errorHandling)) step.errorHandling = camelDeep(step.errorHandling);
   for (const block of ['forEach', 'loop', 'metadata'] as const) {
     if (isObject(step[block])) step[block] = camelKeys(step[block]);

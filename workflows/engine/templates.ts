@@ -13,7 +13,11 @@
  * workflow, so secret values never enter workflow state or Temporal history.
  * They are reported as {@link DeferredTemplate}s (their place and their
  * definition source) for the activity, which evaluates exactly those and
- * nothing else ({@link applyDeferred}).
+ * nothing else ({@link applyDeferred}). A plugin that runs inside the
+ * workflow and only shows text (`log`) has them rendered masked instead
+ * ({@link TemplateOptions.mask}): every other segment is evaluated, each one
+ * that reads a secret becomes {@link SECRET_MASK}, and the secret is never
+ * loaded at all.
  */
 import { evaluateExpression, stringify, type EvaluationScope } from './evaluate';
 import { collectReferences, parseExpression, templateSources, type ConfigReference } from './expressions';
@@ -33,11 +37,19 @@ export interface DeferredTemplate {
   template: string;
 }
 
+/** What a secret (or anything computed from one) shows as where it is never resolved: the scrubber's mark too. */
+export const SECRET_MASK = '<redacted>';
+
 export interface TemplateOptions {
   /** Roots whose strings stay unresolved (default: `secrets`). */
   deferredRoots?: ReadonlySet<string>;
   /** Told about each string left unresolved: its path in the value and its definition source. */
   onDeferred?: (path: PathKey[], template: string) => void;
+  /**
+   * Render strings that read a deferred root instead of leaving them: each segment that reads one becomes
+   * this text (whatever it computes), the others are evaluated. Nothing is reported through `onDeferred`.
+   */
+  mask?: string;
 }
 
 const DEFAULT_DEFERRED: ReadonlySet<string> = new Set(['secrets']);
@@ -53,6 +65,7 @@ export function resolveTemplates(value: unknown, scope: EvaluationScope, options
     if (typeof node === 'string') {
       if (!node.includes('${{')) return node;
       if (readsDeferred(node, deferred)) {
+        if (options.mask !== undefined) return resolveMasked(node, scope, deferred, options.mask);
         options.onDeferred?.(path, node);
         return node;
       }
@@ -103,6 +116,15 @@ function resolveString(text: string, scope: EvaluationScope): unknown {
   const whole = WHOLE.exec(text);
   if (whole && !whole[1].includes('}}')) return evaluateExpression(whole[1], scope);
   return text.replace(SEGMENT, (_segment, source: string) => stringify(evaluateExpression(source, scope)));
+}
+
+/** A definition string that reads a deferred root, each segment reading one shown as `mask`, the others evaluated as text. */
+function resolveMasked(text: string, scope: EvaluationScope, deferred: ReadonlySet<string>, mask: string): string {
+  const whole = WHOLE.exec(text);
+  if (whole && !whole[1].includes('}}')) return mask;
+  return text.replace(SEGMENT, (segment, source: string) =>
+    readsDeferred(segment, deferred) ? mask : stringify(evaluateExpression(source, scope)),
+  );
 }
 
 /** What a plugin call carries that templates fill: its config, its inputs, and its scripts' template texts. */

@@ -4,7 +4,15 @@
  * its config and inputs.
  */
 import { validateObject } from './config-schema';
-import { JOIN_STRATEGIES, RESERVED_STEP_IDS, STEP_ID_PATTERN, STEP_TYPES, type DefinitionIssue, type StepDefinition } from './definition';
+import {
+  DEFAULT_PLUGIN_OF_TYPE,
+  JOIN_STRATEGIES,
+  RESERVED_STEP_IDS,
+  STEP_ID_PATTERN,
+  STEP_TYPES,
+  type DefinitionIssue,
+  type StepDefinition,
+} from './definition';
 import { isDuration } from './durations';
 import { checkInputDeclarations, checkPayloadSchema } from './validate-declarations';
 import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
@@ -18,7 +26,6 @@ import { refuseUnsupportedConfig } from './validate-unsupported';
 
 /** Step types whose plugins are modules (wait and subworkflow are module plugins run specially). */
 const MODULE_TYPES = new Set(['module', 'wait', 'subworkflow', 'observer', 'passthrough']);
-const DEFAULT_PLUGIN: Record<string, string> = { wait: 'signal-wait', subworkflow: 'sub-workflow' };
 
 const expressionPropertyCache = new WeakMap<PluginDescriptor, string[]>();
 
@@ -39,8 +46,8 @@ export function stepPlugin(step: StepDefinition): PluginDescriptor | undefined {
   const name =
     typeof step.pluginType === 'string'
       ? step.pluginType
-      : typeof step.type === 'string' && Object.hasOwn(DEFAULT_PLUGIN, step.type)
-        ? DEFAULT_PLUGIN[step.type]
+      : typeof step.type === 'string' && Object.hasOwn(DEFAULT_PLUGIN_OF_TYPE, step.type)
+        ? DEFAULT_PLUGIN_OF_TYPE[step.type]
         : undefined;
   return name === undefined ? undefined : findPlugin(name);
 }
@@ -86,6 +93,7 @@ export function validateStep(
   }
 
   const configPath = fieldPath(source, 'config');
+  const configIssuesFrom = issues.length;
   if (!isObject(step.config)) {
     issues.push({ path: configPath, message: 'must be an object' });
   } else {
@@ -104,6 +112,8 @@ export function validateStep(
       }
     }
     checkTemplates(step.config, configPath, expressions);
+    // A setting read from `inputs:` is reported where the client wrote it.
+    if (source.settings) pointAtInputs(issues, configIssuesFrom, configPath, fieldPath(source, 'inputs'), source.settings.read);
   }
   if (step.inputs !== undefined) {
     if (!isObject(step.inputs)) issues.push({ path: fieldPath(source, 'inputs'), message: 'must be an object' });
@@ -144,6 +154,18 @@ export function validateStep(
     issues.push({ path: fieldPath(source, 'metadata', 'executionTimeoutMs'), message: 'must be an integer >= 1 (milliseconds)' });
   validateErrorHandling(step, source, stepIds, issues);
   validateIteration(step, source, issues, expressions);
+}
+
+/** Rewrites the paths of issues (from index `from`) under a config key that was read from `inputs:` to that inputs key. */
+function pointAtInputs(issues: DefinitionIssue[], from: number, configPath: string, inputsPath: string, read: Map<string, string>): void {
+  for (const [setting, key] of read) {
+    const under = join(configPath, setting);
+    for (let index = from; index < issues.length; index += 1) {
+      const { path } = issues[index];
+      if (path === under || path.startsWith(`${under}/`))
+        issues[index] = { ...issues[index], path: join(inputsPath, key) + path.slice(under.length) };
+    }
+  }
 }
 
 /** Pointer of a step field as the client spelled it (snake_case keys keep their spelling). */

@@ -4,12 +4,16 @@
  * time, or not at all):
  * - `code-exec` `libraries` (non-empty): the sandbox installs no packages;
  * - `code-exec` `language: ts`: the sandbox runs JavaScript only;
- * - `http-request` `verifySsl: false`: certificates are always verified.
+ * - `http-request` `verifySsl: false`: certificates are always verified;
+ * - `set-variable` with both `path` and `name` (its older spelling), or a
+ *   `name` with a dot (one engine could read it as a nested path, the other
+ *   as one variable's name: write `path` for a nested one).
  * A template is not refused: its value is known only at run time, where the
  * plugin refuses it the same way.
  */
 import type { DefinitionIssue } from './definition';
 import { join } from './pointer';
+import { isPlainName, PLAIN_NAME_RULE } from './inline/set-variable';
 
 export function refuseUnsupportedConfig(
   plugin: string,
@@ -17,6 +21,7 @@ export function refuseUnsupportedConfig(
   configPath: string,
   issues: DefinitionIssue[],
 ): void {
+  if (plugin === 'set-variable') return refuseSetVariable(config, configPath, issues);
   if (plugin !== 'code-exec' && plugin !== 'http-request') return;
   const refuse = (key: string, message: string) => issues.push({ path: join(configPath, key), message });
   if (plugin === 'code-exec') {
@@ -30,4 +35,11 @@ export function refuseUnsupportedConfig(
   }
   if (plugin === 'http-request' && config.verifySsl === false)
     refuse('verifySsl', 'verifySsl: false is not supported: certificates are always verified');
+}
+
+function refuseSetVariable(config: Record<string, unknown>, configPath: string, issues: DefinitionIssue[]): void {
+  if (config.path !== undefined && config.name !== undefined)
+    issues.push({ path: join(configPath, 'name'), message: 'set-variable takes path or name (its older spelling), not both: keep one' });
+  else if (typeof config.name === 'string' && !config.name.includes('${{') && !isPlainName(config.name))
+    issues.push({ path: join(configPath, 'name'), message: PLAIN_NAME_RULE });
 }

@@ -21,6 +21,8 @@ import { checkRaw, checkTemplates, type ExpressionContext } from './validate-exp
 import { fieldPath, stepPlugin, validateStep } from './validate-step';
 import { ignoredKeyWarnings } from './validate-ignored';
 import { checkItemScope } from './validate-items';
+import { codeResultWarnings } from './validate-code-result';
+import { shadowedSettingWarnings } from './settings-from-inputs';
 
 export interface ValidationResult {
   errors: DefinitionIssue[];
@@ -125,7 +127,15 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): V
 
   const errors = dedupe(issues);
   // Only a valid definition has steps sound enough to reason about what each key does.
-  if (errors.length === 0) warnings.push(...ignoredKeyWarnings(def, normalized.steps, (key) => top(key)));
+  if (errors.length === 0) {
+    warnings.push(...ignoredKeyWarnings(def, normalized.steps, (key) => top(key)));
+    warnings.push(...codeResultWarnings(def, normalized.steps));
+    for (const [id, source] of normalized.steps) {
+      const step = def.steps[id];
+      if (source.settings)
+        warnings.push(...shadowedSettingWarnings(source.settings, step.pluginType ?? step.type, fieldPath(source, 'inputs')));
+    }
+  }
   const references = dedupeReferences(context.references);
   return errors.length > 0 ? { errors, warnings, references } : { errors, warnings, definition: def, references };
 }

@@ -1,4 +1,9 @@
-/** `log`: writes one execution log entry and passes its items on. Never fails. */
+/**
+ * `log`: writes one execution log entry and passes its items on. Never fails.
+ * A message (or metadata) mixing data and `${{ secrets.X }}` is rendered with
+ * each segment that reads a secret shown as `<redacted>`: the log runs inside
+ * the workflow, and the secret is never loaded there (descriptor `masksSecrets`).
+ */
 import { stringify } from '../evaluate';
 import type { InlinePlugin, InlineRun } from './inline-plugin';
 import { str, obj } from '../plugins/schema';
@@ -23,6 +28,7 @@ export const logPlugin: InlinePlugin = {
     description: 'Writes a log entry; never fails.',
     executeMode: 'all',
     inline: true,
+    masksSecrets: true,
     inputPorts: ['default'],
     outputPorts: ['default'],
     configSchema: {

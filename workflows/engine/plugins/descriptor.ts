@@ -19,6 +19,12 @@ export interface PluginDescriptor {
   /** Runs inside the workflow (no activity round trip). */
   inline: boolean;
   /**
+   * An inline plugin that only shows its config as text (`log`): a template segment in it that reads a
+   * secret is shown as `<redacted>` and the secret is never loaded. Other inline plugins receive such a
+   * string unresolved.
+   */
+  masksSecrets?: boolean;
+  /**
    * A short network call that may run as a light step (a local activity) when the step's timeout is short
    * (RunLimits.lightStepMaxTimeoutMs): no heavy CPU, nothing that needs heartbeats. Built-ins only.
    */

@@ -78,6 +78,11 @@ export const codeExecDescriptor: PluginDescriptor = {
       code: str(undefined, { minLength: 1, format: 'script' }),
       language: str(undefined, { enum: ['js', 'ts', 'javascript', 'typescript'] }),
       mode: str(undefined, { enum: ['each', 'all'] }),
+      // What the returned value becomes: `output` (the default, as the compatible engine does: an object is the output,
+      // any other value `{result}`, undefined `{}`) or `items` (a returned array, one item per element).
+      returns: str("`items`: the returned array becomes the step's items, one per element (default `output`: one output)", {
+        enum: ['output', 'items'],
+      }),
       network: { type: 'object', properties: { allowedHosts: { type: 'array', items: str() } } },
       libraries: { type: 'array', items: str() },
       executionConfig: obj(),

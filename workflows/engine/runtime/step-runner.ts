@@ -12,7 +12,7 @@ import { unwrapRaw } from '../expressions';
 import type { Activation, StepOutcome } from '../graph/walker';
 import { findPlugin, inlinePluginFor, isBuiltInPlugin, pinnedPluginOf } from '../plugins';
 import { stepItemMode } from '../item-scope';
-import { resolveInputs, resolveScript, resolveTemplates, scopeForDeferred, type DeferredTemplate } from '../templates';
+import { SECRET_MASK, resolveInputs, resolveScript, resolveTemplates, scopeForDeferred, type DeferredTemplate } from '../templates';
 import { scriptProperties } from '../plugins/descriptor';
 import { RUN_LIMIT_SETTINGS, runLimitsOf } from '../limits';
 import { mapLimit } from './concurrency';
@@ -167,6 +167,10 @@ export async function callPlugin(
   scope = { ...scope, inputs };
   const raw = RAW_KEYS[pluginType] ?? [];
   const scripts = scriptProperties(findPlugin(pluginType));
+  // A plugin the host runs itself (a kit stub) replaces the built-in one of that name.
+  const inline = effects.hostPlugin?.(pluginType) ? undefined : inlinePluginFor(pluginType);
+  // An inline plugin that shows text (log) renders a segment reading a secret as <redacted>, never loading the secret.
+  const mask = inline && findPlugin(pluginType)?.masksSecrets === true ? SECRET_MASK : undefined;
   const config: Record<string, unknown> = {};
   // A script stays as written; its templates' texts travel apart, and the sandbox reads them as values.
   const bound: Record<string, string[]> = {};
@@ -180,13 +184,12 @@ export async function callPlugin(
     config[key] = raw.includes(key)
       ? value
       : resolveTemplates(value, scope, {
+          mask,
           onDeferred: (path, template) => deferred.push({ target: 'config', path: [key, ...path], template }),
         });
   }
 
   const reentered = Object.keys(activation.via).some((edgeId) => env.topology.edges[edgeId]?.kind === 'back');
-  // A plugin the host runs itself (a kit stub) replaces the built-in one of that name.
-  const inline = effects.hostPlugin?.(pluginType) ? undefined : inlinePluginFor(pluginType);
   if (inline) {
     const inlineCall: InlineCall = {
       step,
