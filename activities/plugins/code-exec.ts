@@ -58,7 +58,10 @@ export async function codeExec({ call, config, inputs, bound, log, signal, egres
       ? ApplicationFailure.retryable(outcome.message, outcome.type)
       : ApplicationFailure.nonRetryable(outcome.message, outcome.type);
   }
-  const result = config.returns === 'items' ? toItems(outcome.value) : toOutput(outcome.value);
+  // No `returns` at all: a revision published before it existed (the validator writes one into every newer revision),
+  // run as it was then: a returned array is the step's items.
+  const legacyItems = config.returns === undefined && Array.isArray(outcome.value);
+  const result = config.returns === 'items' || legacyItems ? toItems(outcome.value) : toOutput(outcome.value);
   return call.returnValue === true && isWrapped(outcome.value) ? { ...result, value: outcome.value } : result;
 }
 

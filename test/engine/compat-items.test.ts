@@ -23,8 +23,13 @@ function problems(definition: Record<string, unknown>): string[] {
   return engine;
 }
 
-/** A code-exec step returning three people as three items. */
-const people = step('people', 'code-exec', { code: "return [{ name: 'ana' }, { name: 'bo' }, { name: 'cy' }];" }, { dependsOn: ['start'] });
+/** A code-exec step returning three people as three items (`returns: items`). */
+const people = step(
+  'people',
+  'code-exec',
+  { code: "return [{ name: 'ana' }, { name: 'bo' }, { name: 'cy' }];", returns: 'items' },
+  { dependsOn: ['start'] },
+);
 
 describe('compatible engine: items, fan-out and forEach', () => {
   describe('$item in a step whose plugin runs once per batch', () => {

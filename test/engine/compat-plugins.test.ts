@@ -188,9 +188,10 @@ describe('coming from the compatible engine: plugins (engine)', () => {
       };
       const validated = validate(doc);
       assert.deepEqual([validated.errors, validated.warnings], [[], []]);
-      // Stored as read: the settings in config (kept in inputs too), a script only in config.
+      // Stored as read: the settings in config (kept in inputs too), a script only in config (and what its result
+      // means, stamped into every newer revision).
       assert.deepEqual(validated.definition!.steps.fetch.config, { url: 'https://api.test/${{ workflow.inputs.id }}', method: 'POST' });
-      assert.deepEqual(validated.definition!.steps.calc.config, { code: 'return { n: inputs.n + 1 }' });
+      assert.deepEqual(validated.definition!.steps.calc.config, { code: 'return { n: inputs.n + 1 }', returns: 'output' });
       assert.deepEqual(validated.definition!.steps.calc.inputs, { n: 1 });
 
       const { outcome, calls, logs } = await run(doc, { id: 7 }, { activities: { 'http-request': echo, 'code-exec': echo } });

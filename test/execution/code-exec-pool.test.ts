@@ -22,7 +22,7 @@ interface RunOptions {
 function run(pool: CodeExecPool, code: string, options: RunOptions = {}) {
   const lines: string[] = [];
   const { ctx } = pluginContext(
-    { code, network: options.network },
+    { code, network: options.network, returns: 'output' },
     { pluginType: 'code-exec', timeoutMs: options.timeoutMs ?? 5_000, organizationId: options.organizationId ?? '1' },
   );
   const result = codeExec({

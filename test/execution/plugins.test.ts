@@ -105,13 +105,20 @@ describe('plugin: code-exec', () => {
   });
 
   it('supports top-level await; an array or a scalar becomes {result}, nothing {} (as the compatible engine documents)', async () => {
-    const array = await codeExec(context({ code: 'const v = await Promise.resolve(2); return [{ v }, 3];' }).ctx);
+    // `returns: output` is what the validator writes into every code-exec step published without `returns`.
+    const array = await codeExec(context({ code: 'const v = await Promise.resolve(2); return [{ v }, 3];', returns: 'output' }).ctx);
     assert.deepEqual(array, { status: 'success', outputs: { result: [{ v: 2 }, 3] } });
     assert.deepEqual((await codeExec(context({ code: 'return 42' }).ctx)).outputs, { result: 42 });
     assert.deepEqual((await codeExec(context({ code: 'return "hi"' }).ctx)).outputs, { result: 'hi' });
     assert.deepEqual((await codeExec(context({ code: 'return { items: [1, 2] }' }).ctx)).outputs, { items: [1, 2] });
     assert.deepEqual((await codeExec(context({ code: 'const x = 1;' }).ctx)).outputs, {});
     assert.deepEqual((await codeExec(context({ code: 'return null' }).ctx)).outputs, {});
+  });
+
+  it('keeps a revision published before returns existed (no returns key) as it ran then: a returned array is items', async () => {
+    const legacy = await codeExec(context({ code: 'return [{ v: 1 }, 3];' }).ctx);
+    assert.deepEqual(legacy, { status: 'success', items: [{ v: 1 }, { result: 3 }] });
+    assert.deepEqual((await codeExec(context({ code: 'return 42' }).ctx)).outputs, { result: 42 });
   });
 
   it('returns: items makes each element of the returned array an item; any other value fails the step', async () => {
@@ -208,7 +215,7 @@ describe('plugin: code-exec', () => {
       network: unknown = allowLocal,
       extra: Parameters<typeof context>[1] = {},
       egress?: Parameters<typeof context>[2],
-    ) => codeExec(context({ code: `const base = ${JSON.stringify(base)};\n${code}`, network }, extra, egress).ctx);
+    ) => codeExec(context({ code: `const base = ${JSON.stringify(base)};\n${code}`, network, returns: 'output' }, extra, egress).ctx);
 
     it('fetches JSON and text from an allowed host, and disposes cleanly', async () => {
       const result = await run(`

@@ -17,6 +17,17 @@ import { fieldPath } from './validate-step';
 
 export const CODE_RETURNS_ARRAY = 'CODE_EXEC_RETURNS_ARRAY';
 
+/**
+ * Writes `returns: output` into every published `code-exec` step that says nothing, so that the
+ * revision states the meaning it was published under. A revision stored before `returns`
+ * existed has no such key, and the activity keeps its meaning then: a returned array is the
+ * step's items, as it was when that revision was published (nothing changes meaning silently).
+ */
+export function stampCodeResults(def: WorkflowDefinition): void {
+  for (const step of Object.values(def.steps))
+    if (step.pluginType === 'code-exec' && isObject(step.config) && step.config.returns === undefined) step.config.returns = 'output';
+}
+
 type AnyNode = { type: string } & Record<string, unknown>;
 
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression', 'ClassDeclaration', 'ClassExpression']);

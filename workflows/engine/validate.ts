@@ -21,7 +21,7 @@ import { checkRaw, checkTemplates, type ExpressionContext } from './validate-exp
 import { fieldPath, stepPlugin, validateStep } from './validate-step';
 import { ignoredKeyWarnings } from './validate-ignored';
 import { checkItemScope } from './validate-items';
-import { codeResultWarnings } from './validate-code-result';
+import { codeResultWarnings, stampCodeResults } from './validate-code-result';
 import { shadowedSettingWarnings } from './settings-from-inputs';
 
 export interface ValidationResult {
@@ -47,7 +47,10 @@ export function validateDefinition(input: unknown, options: ValidationOptions = 
       if (tooLarge.length > 0) return { errors: tooLarge, warnings: [], references: [] };
     }
     const result = withPluginCatalog(options.plugins, () => validateUnsafe(input, options.limits));
-    if (result.definition) pinPlugins(result.definition, options.plugins);
+    if (result.definition) {
+      pinPlugins(result.definition, options.plugins);
+      stampCodeResults(result.definition);
+    }
     return result;
   } catch (error) {
     // A bug in the validator must not turn into a 5xx or a crashed workflow task.
