@@ -6,6 +6,8 @@
  */
 import {
   ActivityFailure,
+  CancellationScope,
+  CancelledFailure,
   TimeoutFailure,
   patched,
   proxyActivities,
@@ -118,11 +120,16 @@ async function callLightStep(call: ActivityCall, batcher: EventBatcher): Promise
     startToCloseTimeout: (call.timeoutMs ?? 0) + ACTIVITY_TIMEOUT_GRACE_MS,
     retry: retryOf(call),
   });
+  // A cancelled run starts no further light step (its turn in the lane may come after the cancel request).
+  if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the execution was cancelled');
   // The step records batched so far ride along (one local activity per light step, not two).
   const batch = batcher.take();
   let outcome: LightStepOutcome;
   try {
-    outcome = await viaLocalActivity({ call, batch });
+    // Never cancelled in flight: a cancel that met a local activity in a workflow task the SDK was heartbeating failed
+    // that task with "[TMPRL1100] Nondeterminism error: Invalid transition in state machine", on every retry, and the
+    // run never ended. A light call is short (LIGHT_STEP_MAX_TIMEOUT_MS): the cancel waits for it, then the run ends.
+    outcome = await CancellationScope.nonCancellable(() => viaLocalActivity({ call, batch }));
   } catch (error) {
     // The call failed, perhaps before the batch was written: write it (again; records are idempotent).
     if (batch) await batcher.writeAgain(batch);
