@@ -202,27 +202,33 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
  */
 export function stopOnSignals(service: RunningService | Promise<RunningService>, logger: Logger, starting?: AbortController): void {
   leaveShutdownSignalsToCaller();
+  let started = false;
+  void Promise.resolve(service).then(
+    () => (started = true),
+    () => undefined, // a start that fails is reported by its caller
+  );
   let stopping = false;
   const stop = (reason: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ reason }, 'shutting down');
-    starting?.abort(new Error(`stopped while starting (${reason})`));
-    Promise.resolve(service)
-      .then((running) => running.stop())
-      .then(
-        () => {
-          logger.info('stopped');
-          logger.flush?.();
-          process.exit(0);
-        },
-        (error: unknown) => {
-          // A start that was aborted has already stopped what it had started (startService's clean-up).
-          if (starting?.signal.aborted) process.exit(0);
-          logger.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
+    if (!started) starting?.abort(new Error(`stopped while starting (${reason})`));
+    Promise.resolve(service).then(
+      (running) =>
+        running.stop().then(
+          () => {
+            logger.info('stopped');
+            logger.flush?.();
+            process.exit(0);
+          },
+          (error: unknown) => {
+            logger.error({ err: error }, 'shutdown failed');
+            process.exit(1);
+          },
+        ),
+      // The start was aborted (or failed): it has stopped what it had started (startService's clean-up).
+      () => process.exit(starting?.signal.aborted ? 0 : 1),
+    );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
