@@ -111,11 +111,13 @@ export interface BuildOptions {
  */
 export async function buildTemporalCli(options: BuildOptions = {}): Promise<string | undefined> {
   if (!(await onPath('go'))) return undefined;
-  const child = spawn(options.script ?? INSTALL_SCRIPT, [], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: options.env, // unset: ours
-    signal: options.signal,
-  });
+  options.signal?.throwIfAborted();
+  // Its own process group, so that a stop ends the whole build (the script, go and its compilers), not the script alone.
+  const child = spawn(options.script ?? INSTALL_SCRIPT, [], { stdio: ['ignore', 'pipe', 'pipe'], env: options.env, detached: true });
+  const stopBuild = () => {
+    if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+  };
+  options.signal?.addEventListener('abort', stopBuild, { once: true });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const lines = createInterface({ input: child.stderr });
@@ -126,7 +128,8 @@ export async function buildTemporalCli(options: BuildOptions = {}): Promise<stri
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', resolve);
-  });
+  }).finally(() => options.signal?.removeEventListener('abort', stopBuild));
+  options.signal?.throwIfAborted();
   const binary = stdout.trim().split('\n').pop();
   return code === 0 && binary && existsSync(binary) ? binary : undefined;
 }
