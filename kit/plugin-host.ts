@@ -15,6 +15,7 @@ import {
   deferredSecretNames,
   type ActivityCall,
   type CallValues,
+  type PluginDescriptor,
   type PluginResult,
   type StepDefinition,
 } from '../workflows/engine';
@@ -127,19 +128,22 @@ async function callStub(
   });
   // One object as both arguments: `(ctx) => …` and the compatible engine's `(step, ctx) => …` read the same call.
   const returned = await stub.handler!(context, context);
-  return toPluginResult(call.stepId, returned);
+  return toPluginResult(call.stepId, returned, stub.descriptor);
 }
 
 /** The statuses that make a returned object a result rather than the outputs. */
 const STATUSES = new Set<unknown>(['success', 'failure', 'skipped']);
 
 /** What a handler returned, read as `StubReturn` says (kit/stubs.ts). */
-function toPluginResult(stepId: string, returned: unknown): PluginResult {
+function toPluginResult(stepId: string, returned: unknown, descriptor: PluginDescriptor): PluginResult {
   if (returned === undefined || returned === null) return { status: 'success', outputs: {} };
   const invalid = (what: string) => new StepCallFailure('STUB_INVALID_RESULT', `the stub of step "${stepId}" returned ${what}`, true);
   if (typeof returned !== 'object' || Array.isArray(returned))
     throw invalid(`${Array.isArray(returned) ? 'an array' : typeof returned}; return an object`);
   const value = returned as StubResult;
+  // A stub of a kind reads what its kind returns without `status`: a decider's `{ activePorts, outputs? }`.
+  if (value.status === undefined && isKindResult(value, descriptor))
+    return toPluginResult(stepId, { ...value, status: 'success' }, descriptor);
   if (!STATUSES.has(value.status)) {
     // `{ outputs: {…} }` and nothing else: the compatible engine's result shape, not outputs named `outputs`.
     if (isOutputsOnly(value)) return { status: 'success', outputs: structuredClone(value.outputs) };
@@ -187,6 +191,12 @@ async function callRealPlugin(
     maxPages: options.maxPages,
     log,
   });
+}
+
+/** An object without `status` that is what a stub of its kind returns (a decider's `activePorts`, with `outputs` at most). */
+function isKindResult(value: object, descriptor: PluginDescriptor): boolean {
+  const keys = Object.keys(value);
+  return descriptor.kind === 'decider' && keys.includes('activePorts') && keys.every((key) => key === 'activePorts' || key === 'outputs');
 }
 
 function isOutputsOnly(value: object): value is { outputs: Record<string, unknown> } {

@@ -51,6 +51,7 @@ export interface StubResult {
 /**
  * What a handler returns, read in this order:
  * - an object whose `status` is `success`, `failure` or `skipped` is a `StubResult`, taken as is;
+ * - for a stub of `kind: 'decider'`, an object with `activePorts` (and `outputs` at most) is a success routed so;
  * - an object whose only key is `outputs` (an object) is the compatible engine's result shape: a success with those outputs;
  * - any other object is a success with that object as the outputs (`{ statusCode: 200 }`, `{ status: 200, body }`);
  * - nothing is a success with no outputs.

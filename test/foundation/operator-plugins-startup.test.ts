@@ -57,6 +57,16 @@ describe('operator plugins: the PLUGINS setting and start-up', () => {
       const two = await plugin('two.cjs', valid('twin'));
       await refused([one, two], /is named "twin", like plugin ".*one.cjs"/);
     });
+    it('a decider that declares no port to route to', async () =>
+      refused(
+        [await plugin('d.cjs', valid('gatekeeper').replace("kind: 'module'", "kind: 'decider'"))],
+        /plugin ".*d.cjs" has an invalid descriptor: a decider declares the ports it routes to: outputPorts must name at least one besides "default"/,
+      ));
+    it('a kind that does not exist', async () =>
+      refused(
+        [await plugin('k.cjs', valid('kinder').replace("kind: 'module'", "kind: 'observer'"))],
+        /\/kind must be one of "module", "decider"/,
+      ));
     it('no execute function', async () =>
       refused([await plugin('x.cjs', valid('lazy').replace(/exports\.execute.*/, ''))], /does not export an execute function/));
   });

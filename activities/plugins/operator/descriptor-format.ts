@@ -10,6 +10,11 @@ import Ajv, { type ErrorObject } from 'ajv';
 import { isSemver, type PluginDescriptor } from '../../../workflows/engine';
 import type { PluginDescriptorExport, PluginPropertySchema } from './plugin-api';
 
+/** A string among `values` (an `enum`, so a wrong value is reported as one, naming the allowed ones). */
+function oneOf<const T extends readonly string[]>(values: T) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+}
+
 const ValueType = Type.Union(['string', 'number', 'integer', 'boolean', 'object', 'array'].map((type) => Type.Literal(type)));
 const PortList = Type.Array(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_-]{0,63}$' }), { maxItems: 32, uniqueItems: true });
 
@@ -38,10 +43,10 @@ export const DescriptorExport = Type.Object(
   {
     name: Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$' }),
     version: Type.String({ minLength: 5, maxLength: 64 }),
-    kind: Type.Literal('module'),
+    kind: oneOf(['module', 'decider']),
     description: Type.String({ minLength: 1, maxLength: 500 }),
     category: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    executeMode: Type.Optional(Type.Union([Type.Literal('each'), Type.Literal('all')])),
+    executeMode: Type.Optional(oneOf(['each', 'all'])),
     inputPorts: Type.Optional(PortList),
     outputPorts: Type.Optional(PortList),
     configSchema: Type.Object(
@@ -71,26 +76,40 @@ const validate = new Ajv({ allErrors: true, strict: false }).compile(DescriptorE
 
 /** Problems with an exported descriptor, each naming where (empty when it is valid). */
 export function descriptorProblems(value: unknown): string[] {
-  if (validate(value)) {
-    const descriptor = value as PluginDescriptorExport;
-    return isSemver(descriptor.version) ? [] : [`version "${descriptor.version}" is not a semantic version (such as 1.2.0)`];
+  if (!validate(value)) return (validate.errors ?? []).map(describeError);
+  const descriptor = value as PluginDescriptorExport;
+  return [
+    ...(isSemver(descriptor.version) ? [] : [`version "${descriptor.version}" is not a semantic version (such as 1.2.0)`]),
+    ...kindProblems(descriptor),
+  ];
+}
+
+/** What a kind asks of the rest of the descriptor (docs/plugins.md, one section per kind). */
+function kindProblems(descriptor: PluginDescriptorExport): string[] {
+  const problems: string[] = [];
+  if (descriptor.kind === 'decider') {
+    const ports = (descriptor.outputPorts ?? []).filter((port) => port !== 'default');
+    if (ports.length === 0)
+      problems.push('a decider declares the ports it routes to: outputPorts must name at least one besides "default"');
   }
-  return (validate.errors ?? []).map(describeError);
+  return problems;
 }
 
 function describeError(error: ErrorObject): string {
   const at = error.instancePath === '' ? 'the descriptor' : error.instancePath;
   if (error.keyword === 'additionalProperties')
     return `${at} has "${String(error.params.additionalProperty)}", which plugin descriptors do not support`;
+  if (error.keyword === 'enum' && Array.isArray(error.params.allowedValues))
+    return `${at} must be one of ${(error.params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
   return `${at} ${error.message ?? 'is invalid'}`;
 }
 
-/** The engine's descriptor of a valid export (an operator plugin always runs as an activity). */
+/** The engine's descriptor of a valid export (an operator plugin's calls always run as activities). */
 export function engineDescriptor(descriptor: PluginDescriptorExport): PluginDescriptor {
   return {
     name: descriptor.name,
     version: descriptor.version,
-    kind: 'module',
+    kind: descriptor.kind,
     description: descriptor.description,
     executeMode: descriptor.executeMode ?? 'each',
     inline: false,

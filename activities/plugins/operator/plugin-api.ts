@@ -30,15 +30,18 @@ export interface PluginDescriptorExport {
   name: string;
   /** Semantic version; a revision records it, and a worker runs the revision's steps only with a compatible one. */
   version: string;
-  /** Operator plugins are modules (effectful steps run by the worker). */
-  kind: 'module';
+  /**
+   * `module`: a step that does something (run by the worker); `decider`: a step that answers which of its
+   * `outputPorts` its items go to (its call runs in the worker too).
+   */
+  kind: 'module' | 'decider';
   description: string;
   category?: string;
   /** `each` (default): one call per item; `all`: one call with the whole batch. */
   executeMode?: 'each' | 'all';
   /** Default `['default']`. */
   inputPorts?: string[];
-  /** Default `['default']`; a result's `activePorts` picks among them. */
+  /** Default `['default']`; a result's `activePorts` picks among them. A decider declares at least one besides `default`. */
   outputPorts?: string[];
   configSchema: { type: 'object'; properties: Record<string, PluginPropertySchema>; required?: string[] };
   outputSchema?: Record<string, unknown>;
@@ -72,7 +75,10 @@ export interface PluginExecuteContext {
   step: { executionId: string; organizationId: string; workflowId: string; stepId: string };
 }
 
-/** What `execute` returns: outputs (one item), or items; optionally the output ports to follow. */
+/**
+ * What `execute` returns: outputs (one item), or items; optionally the output ports to follow.
+ * A decider returns `activePorts` (one or more) and optionally `outputs`: its step passes the items it got to those ports.
+ */
 export interface PluginExecuteResult {
   outputs?: Record<string, unknown>;
   items?: Array<Record<string, unknown>>;

@@ -120,6 +120,12 @@ function checkedResult(plugin: OperatorPlugin, result: PluginExecuteResult | und
   const ports = new Set(['default', ...plugin.descriptor.outputPorts]);
   if (activePorts !== undefined && !(Array.isArray(activePorts) && activePorts.every((port) => ports.has(port as string))))
     throw invalid(`activePorts outside its output ports (${[...ports].join(', ')})`);
+  if (plugin.descriptor.kind === 'decider') {
+    // The engine passes the step's items to the ports named (../../../workflows/engine/runtime/operator-kinds.ts).
+    if (!Array.isArray(activePorts) || activePorts.length === 0)
+      throw invalid('no activePorts: a decider names the port(s) its items go to');
+    if (items !== undefined) throw invalid('items: a decider routes the items it got (return outputs and activePorts)');
+  }
   return {
     status: 'success',
     ...(outputs !== undefined ? { outputs } : {}),

@@ -1,0 +1,151 @@
+/**
+ * Operator plugins of every kind (the examples under examples/plugins/,
+ * loaded as PLUGINS loads them) end to end through the HTTP API on Temporal:
+ * listed with their kind, published and pinned, and run by the worker.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadOperatorPlugins, type OperatorPlugins } from '../../activities/plugins/operator/load-plugins';
+import { ROOT } from '../support/process';
+import { execute, finished, publish, startExecEnv, orgContext, waitFor, type ExecEnv, type OrgContext } from './support';
+
+/** A local stand-in for the team's own systems: each test says how a path answers. */
+type Handler = (req: IncomingMessage, body: unknown, res: ServerResponse) => void;
+
+describe('executions API: operator plugins of every kind', function () {
+  this.timeout(90_000);
+  let plugins: OperatorPlugins;
+  let x: ExecEnv;
+  let c: OrgContext;
+  let server: Server;
+  let baseUrl: string;
+  const routes = new Map<string, Handler>();
+  const received: Array<{ method: string; url: string; body: unknown }> = [];
+
+  before(async () => {
+    plugins = await loadOperatorPlugins(['./examples/plugins/policy-gate'], ROOT);
+    x = await startExecEnv({ operatorPlugins: plugins });
+    c = await orgContext(x);
+    server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      req.on('end', () => {
+        const body: unknown = text === '' ? null : JSON.parse(text);
+        received.push({ method: req.method ?? '', url: req.url ?? '', body });
+        const handler = routes.get(new URL(req.url ?? '/', 'http://x').pathname);
+        if (handler) return handler(req, body, res);
+        res.statusCode = 404;
+        res.end('no such route');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await x?.stop();
+  });
+
+  const json = (res: ServerResponse, value: unknown, status = 200) => {
+    res.statusCode = status;
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify(value));
+  };
+
+  describe('decider (policy-gate)', () => {
+    //   start ─▶ changes (code-exec: 3 items) ─▶ gate ─allow──▶ deploy
+    //                                              ├─review─▶ review
+    //                                              └─deny───▶ refuse
+    const gated = (key: string) => ({
+      key,
+      name: 'Gated changes',
+      steps: {
+        start: { type: 'trigger', pluginType: 'manual' },
+        changes: {
+          type: 'module',
+          pluginType: 'code-exec',
+          config: {
+            code: "return [{service: 'api', environment: 'staging'}, {service: 'db', environment: 'production'}, {service: 'forbidden', environment: 'staging'}]",
+            returns: 'items',
+          },
+        },
+        gate: { type: 'decider', pluginType: 'policy-gate', config: { url: `${baseUrl}/policy` } },
+        deploy: { type: 'module', pluginType: 'no-op' },
+        review: { type: 'module', pluginType: 'no-op' },
+        refuse: { type: 'module', pluginType: 'no-op' },
+      },
+      connections: [
+        { from: 'start', to: 'changes' },
+        { from: 'changes', to: 'gate' },
+        { from: 'gate', sourcePort: 'allow', to: 'deploy' },
+        { from: 'gate', sourcePort: 'review', to: 'review' },
+        { from: 'gate', sourcePort: 'deny', to: 'refuse' },
+      ],
+    });
+
+    before(() => {
+      routes.set('/policy', (_req, body, res) => {
+        const { subject } = body as { subject: { service: string; environment: string } };
+        const decision = subject.service === 'forbidden' ? 'deny' : subject.environment === 'production' ? 'review' : 'allow';
+        json(res, { decision, reason: `${subject.service} in ${subject.environment}` });
+      });
+    });
+
+    it('is listed as a decider with its ports', async () => {
+      const one = await c.auth(x.t.request.get('/workflows/plugins/policy-gate')).expect(200);
+      assert.equal(one.body.kind, 'decider');
+      assert.equal(one.body.pluginType, 'decider');
+      assert.deepEqual(one.body.outputPorts, ['allow', 'deny', 'review']);
+      const deciders = await c.auth(x.t.request.get('/workflows/plugins')).query({ type: 'decider' }).expect(200);
+      assert.deepEqual(
+        deciders.body.data.map((plugin: { name: string }) => plugin.name),
+        ['case', 'conditional', 'policy-gate'],
+      );
+    });
+
+    it('publishes with its kind pinned; refuses a port it does not declare and a step of type module', async () => {
+      const res = await c.auth(x.t.request.post('/workflows/definitions')).send(gated('gated-pinned'));
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const revision = await c.auth(x.t.request.get(`/workflows/definitions/${res.body.workflow.id}/revisions/1`)).expect(200);
+      assert.deepEqual(revision.body.definition.pinnedPlugins, {
+        'policy-gate': { version: '1.0.0', executeMode: 'each', kind: 'decider' },
+      });
+
+      const doc = gated('gated-bad');
+      const badPort = await c
+        .auth(x.t.request.post('/workflows/definitions'))
+        .send({ ...doc, connections: [...doc.connections.slice(0, 2), { from: 'gate', sourcePort: 'maybe', to: 'deploy' }] });
+      assert.equal(badPort.status, 400);
+      assert.match(JSON.stringify(badPort.body.errors), /maybe/);
+      const asModule = await c
+        .auth(x.t.request.post('/workflows/definitions'))
+        .send({ ...doc, steps: { ...doc.steps, gate: { ...doc.steps.gate, type: 'module' } } });
+      assert.equal(asModule.status, 400);
+      assert.match(JSON.stringify(asModule.body.errors), /plugin policy-gate is a decider; it cannot run in a step of type module/);
+    });
+
+    it('runs on Temporal: each item goes to the port the policy service decided', async () => {
+      await publish(x, c, gated('gated-run'));
+      const id = await execute(x, c, 'gated-run');
+      const done = await waitFor(x, c, id, finished);
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      const steps = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps`)).expect(200);
+      const record = (stepId: string) =>
+        (steps.body.data as Array<{ stepId: string; status: string; items?: unknown[] }>).find((s) => s.stepId === stepId);
+      const gate = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps/gate`)).expect(200);
+      assert.equal(gate.body.record.items.length, 3, 'the decider passes its items on');
+      const items = async (stepId: string): Promise<unknown[]> =>
+        (
+          (await c.auth(x.t.request.get(`/workflows/executions/${id}/steps/${stepId}`)).expect(200)).body as {
+            record: { items: unknown[] };
+          }
+        ).record.items;
+      assert.deepEqual(await items('deploy'), [{ service: 'api', environment: 'staging' }]);
+      assert.deepEqual(await items('review'), [{ service: 'db', environment: 'production' }]);
+      assert.deepEqual(await items('refuse'), [{ service: 'forbidden', environment: 'staging' }]);
+      assert.equal(record('deploy')?.status, 'completed');
+      assert.equal(received.filter((r) => r.url === '/policy').length >= 3, true, 'one call per item (each mode)');
+    });
+  });
+});
