@@ -154,6 +154,8 @@ function toPluginResult(stepId: string, returned: unknown, descriptor: PluginDes
   if (value.outputs !== undefined) result.outputs = structuredClone(value.outputs);
   if (value.items !== undefined) result.items = structuredClone(value.items);
   if (value.activePorts !== undefined) result.activePorts = [...value.activePorts];
+  // Checked by the engine before it waits (workflows/engine/runtime/operator-kinds.ts), as on the server.
+  if (value.wait !== undefined && descriptor.twoPhaseWait === true) result.wait = structuredClone(value.wait);
   // `metadata` is accepted and not kept: no expression reads it, and the engine's own (per-item ports) must not be forged.
   if (value.status === 'failure') {
     result.error = {
@@ -193,10 +195,11 @@ async function callRealPlugin(
   });
 }
 
-/** An object without `status` that is what a stub of its kind returns (a decider's `activePorts`, with `outputs` at most). */
+/** An object without `status` that is what a stub of its kind returns: a decider's `activePorts`, a two-phase wait's `wait` (with `outputs` at most). */
 function isKindResult(value: object, descriptor: PluginDescriptor): boolean {
   const keys = Object.keys(value);
-  return descriptor.kind === 'decider' && keys.includes('activePorts') && keys.every((key) => key === 'activePorts' || key === 'outputs');
+  const key = descriptor.kind === 'decider' ? 'activePorts' : descriptor.twoPhaseWait === true ? 'wait' : undefined;
+  return key !== undefined && keys.includes(key) && keys.every((name) => name === key || name === 'outputs');
 }
 
 function isOutputsOnly(value: object): value is { outputs: Record<string, unknown> } {

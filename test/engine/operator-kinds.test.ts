@@ -4,7 +4,7 @@
  * by the workflow's runtime knowing them only by their pins.
  */
 import assert from 'node:assert/strict';
-import { PINNED_PLUGINS_KEY, validateDefinition, type PluginDescriptor } from '../../workflows/engine';
+import { PINNED_PLUGINS_KEY, TWO_PHASE_WAIT_SETTINGS, validateDefinition, type PluginDescriptor } from '../../workflows/engine';
 import { connections, trigger } from '../support/definitions';
 import { runDefinition as run } from '../support/engine-run';
 
@@ -17,6 +17,17 @@ const gate: PluginDescriptor = {
   kind: 'decider',
   executeMode: 'each',
   outputPorts: ['go', 'stop'],
+};
+
+const ask: PluginDescriptor = {
+  ...base,
+  name: 'ask',
+  version: '2.0.0',
+  kind: 'module',
+  executeMode: 'each',
+  twoPhaseWait: true,
+  outputPorts: ['default', 'timeout'],
+  configSchema: { properties: { question: { type: 'string' }, ...TWO_PHASE_WAIT_SETTINGS } },
 };
 
 const manual = trigger();
@@ -88,6 +99,126 @@ describe('engine: operator plugin kinds', () => {
       assert.equal(outcome.status, 'failed');
       assert.equal(ctx.steps.gate.error?.code, 'PLUGIN_RESULT_INVALID');
       assert.match(ctx.steps.gate.error?.message ?? '', /decider "gate" answered no port/);
+    });
+  });
+
+  describe('two-phase wait', () => {
+    //   start ─▶ q ─default─▶ after (reads signal.payload)
+    //             └timeout─▶ late
+    const asking = (config: Record<string, unknown>) => ({
+      steps: [
+        manual,
+        { id: 'q', type: 'module', pluginType: 'ask', config: { question: 'go?', ...config }, dependsOn: ['start'] },
+        { id: 'after', type: 'module', pluginType: 'set-variable', config: { path: 'answer', value: '${{ signal.payload.answer }}' } },
+        { id: 'late', type: 'module', pluginType: 'no-op', config: {} },
+      ],
+      connections: connections('q:default->after', 'q:timeout->late'),
+      outputs: { answer: '${{ variables.answer }}' },
+    });
+    const sideEffect = {
+      ask: () => ({
+        status: 'success' as const,
+        outputs: { messageId: 'm-1', answer: 'unset' },
+        wait: { signalName: 'answered', correlationKey: 'k-1' },
+      }),
+    };
+
+    it('is pinned as a two-phase wait', () => {
+      const ok = validateDefinition({ name: 'n', ...asking({ timeout: '1h' }) }, { plugins: { ask } });
+      assert.deepEqual(ok.errors, []);
+      assert.deepEqual(ok.definition?.[PINNED_PLUGINS_KEY], { ask: { version: '2.0.0', executeMode: 'each', twoPhaseWait: true } });
+      // As the compatible engine's published waits are written: type wait, or type module.
+      const doc = asking({ timeout: '1h' });
+      const asWait = { ...doc, steps: doc.steps.map((s) => (s.id === 'q' ? { ...s, type: 'wait' } : s)) };
+      assert.deepEqual(validateDefinition({ name: 'n', ...asWait }, { plugins: { ask } }).errors, []);
+    });
+
+    it('runs in a step of type wait too', async () => {
+      const doc = asking({ timeout: '1h' });
+      const { outcome, waits } = await run(
+        { ...doc, steps: doc.steps.map((s) => (s.id === 'q' ? { ...s, type: 'wait' } : s)) },
+        {},
+        { plugins: { ask }, activities: sideEffect, signals: () => ({ timedOut: false, name: 'answered', payload: { answer: 'ok' } }) },
+      );
+      assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+      assert.deepEqual(outcome.outputs, { answer: 'ok' });
+      assert.equal(waits[0].correlationKey, 'k-1');
+    });
+
+    it('parks after its side effect on the signal the call named; the output is the answer over what the call returned', async () => {
+      const { outcome, ctx, calls, waits, logs } = await run(
+        asking({ timeout: '2h' }),
+        {},
+        {
+          plugins: { ask },
+          activities: sideEffect,
+          signals: () => ({
+            timedOut: false,
+            name: 'answered',
+            payload: { answer: 'yes' },
+            receivedAt: '2026-01-01T00:01:00Z',
+            signalId: 'sig_1',
+          }),
+        },
+      );
+      assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+      assert.equal(calls.length, 1);
+      assert.deepEqual(waits, [{ stepId: 'q', signalNames: ['answered'], correlationKey: 'k-1', timeoutMs: 7_200_000 }]);
+      assert.deepEqual(ctx.steps.q.outputs, {
+        name: 'answered',
+        payload: { answer: 'yes' },
+        receivedAt: '2026-01-01T00:01:00Z',
+        signalId: 'sig_1',
+        timedOut: false,
+        messageId: 'm-1',
+        answer: 'unset',
+      });
+      assert.deepEqual(outcome.outputs, { answer: 'yes' }, 'the next step reads signal.payload');
+      // The payload's `answer` is hidden by the side effect's: said on the step's log, with where to read it.
+      assert.ok(
+        logs.some((line) => line.level === 'warn' && line.message.includes('steps.q.outputs.payload.answer')),
+        JSON.stringify(logs),
+      );
+      assert.equal(ctx.steps.late.status, 'skipped');
+    });
+
+    it('times out as signal-wait does: SIGNAL_WAIT_TIMEOUT by default, through the timeout port with onTimeout continue', async () => {
+      const failing = await run(asking({ timeout: '1s' }), {}, { plugins: { ask }, activities: sideEffect });
+      assert.equal(failing.outcome.status, 'failed');
+      assert.equal(failing.ctx.steps.q.error?.code, 'SIGNAL_WAIT_TIMEOUT');
+      const routed = await run(
+        asking({ timeout: '1s', onTimeout: 'continue', defaultValue: { answer: 'no' } }),
+        {},
+        { plugins: { ask }, activities: sideEffect },
+      );
+      assert.equal(routed.outcome.status, 'completed', JSON.stringify(routed.outcome));
+      assert.equal(routed.ctx.steps.late.status, 'completed');
+      assert.equal(routed.ctx.steps.after.status, 'skipped');
+      assert.deepEqual(routed.ctx.steps.q.outputs, {
+        name: null,
+        payload: { answer: 'no' },
+        receivedAt: null,
+        signalId: null,
+        timedOut: true,
+        messageId: 'm-1',
+        answer: 'unset',
+      });
+    });
+
+    it('fails PLUGIN_RESULT_INVALID, without waiting, when the call names no signal or a bad one', async () => {
+      for (const wait of [undefined, { signalName: '' }, { signalName: 'x'.repeat(201) }, { signalName: 'ok', correlationKey: 7 }]) {
+        const { outcome, ctx, waits } = await run(
+          asking({}),
+          {},
+          {
+            plugins: { ask },
+            activities: { ask: () => ({ status: 'success', outputs: {}, ...(wait ? { wait: wait as never } : {}) }) },
+          },
+        );
+        assert.equal(outcome.status, 'failed', JSON.stringify(wait));
+        assert.equal(ctx.steps.q.error?.code, 'PLUGIN_RESULT_INVALID');
+        assert.deepEqual(waits, []);
+      }
     });
   });
 });

@@ -24,7 +24,7 @@ describe('executions API: operator plugins of every kind', function () {
   const received: Array<{ method: string; url: string; body: unknown }> = [];
 
   before(async () => {
-    plugins = await loadOperatorPlugins(['./examples/plugins/policy-gate'], ROOT);
+    plugins = await loadOperatorPlugins(['./examples/plugins/policy-gate', './examples/plugins/chat-ask'], ROOT);
     x = await startExecEnv({ operatorPlugins: plugins });
     c = await orgContext(x);
     server = createServer((req, res) => {
@@ -46,6 +46,11 @@ describe('executions API: operator plugins of every kind', function () {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     await x?.stop();
   });
+
+  async function secret(name: string, value: string): Promise<void> {
+    const created = await c.auth(x.t.request.post('/workflows/config')).send({ name, value, secret: true, path: '/' });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+  }
 
   const json = (res: ServerResponse, value: unknown, status = 200) => {
     res.statusCode = status;
@@ -146,6 +151,97 @@ describe('executions API: operator plugins of every kind', function () {
       assert.deepEqual(await items('refuse'), [{ service: 'forbidden', environment: 'staging' }]);
       assert.equal(record('deploy')?.status, 'completed');
       assert.equal(received.filter((r) => r.url === '/policy').length >= 3, true, 'one call per item (each mode)');
+    });
+  });
+
+  describe('two-phase wait (chat-ask)', () => {
+    //   start ─▶ ask ─default─▶ after (set-variable answer)
+    //              └timeout─▶ late
+    const asking = (key: string, config: Record<string, unknown>) => ({
+      key,
+      name: 'Ask in chat',
+      steps: {
+        start: { type: 'trigger', pluginType: 'manual' },
+        ask: {
+          type: 'module',
+          pluginType: 'chat-ask',
+          config: { webhookUrl: '${{ secrets.CHAT_ASK_URL }}', question: 'Deploy ${{ workflow.inputs.service }}?', ...config },
+        },
+        after: { type: 'module', pluginType: 'set-variable', config: { path: 'answer', value: '${{ steps.ask.outputs.answer }}' } },
+        late: { type: 'module', pluginType: 'no-op' },
+      },
+      connections: [
+        { from: 'start', to: 'ask' },
+        { from: 'ask', to: 'after' },
+        { from: 'ask', sourcePort: 'timeout', to: 'late' },
+      ],
+      variables: { answer: { initialValue: null } },
+      outputs: { answer: '${{ variables.answer }}', question: '${{ steps.ask.outputs.question }}' },
+    });
+    const asked: Array<{ text: string; ask: { signalName: string; correlationKey: string } }> = [];
+
+    before(async () => {
+      routes.set('/chat', (_req, body, res) => {
+        asked.push(body as (typeof asked)[number]);
+        res.end('ok');
+      });
+      await secret('CHAT_ASK_URL', `${baseUrl}/chat`);
+    });
+
+    it('is listed as a two-phase wait, with a timeout port and the wait settings in its config', async () => {
+      const one = await c.auth(x.t.request.get('/workflows/plugins/chat-ask')).expect(200);
+      assert.equal(one.body.kind, 'module');
+      assert.equal(one.body.twoPhaseWait, true);
+      assert.equal(one.body.nodeState, false);
+      assert.deepEqual(one.body.outputPorts, ['default', 'timeout']);
+      assert.deepEqual(one.body.configSchema.properties.onTimeout.enum, ['error', 'continue']);
+    });
+
+    it('runs on Temporal: posts the question, parks until the answer comes by correlation key, and outputs both', async () => {
+      const workflowId = await publish(x, c, asking('ask-run', { timeout: '1h' }));
+      const revision = await c.auth(x.t.request.get(`/workflows/definitions/${workflowId}/revisions/1`)).expect(200);
+      assert.deepEqual(revision.body.definition.pinnedPlugins, {
+        'chat-ask': { version: '1.0.0', executeMode: 'each', twoPhaseWait: true },
+      });
+      const before = asked.length;
+      const id = await execute(x, c, 'ask-run', { inputs: { service: 'api' } });
+      const state = await waitFor(x, c, id, (body) => Array.isArray(body.pendingWaits) && body.pendingWaits.length === 1, '/state');
+      assert.equal(asked.length, before + 1, 'the question was posted once');
+      const { signalName, correlationKey } = asked.at(-1)!.ask;
+      assert.equal(asked.at(-1)!.text, 'Deploy api?');
+      const [wait] = state.pendingWaits as Array<{ stepId: string; signalNames: string[]; correlationKey: string; timeoutAt?: string }>;
+      assert.deepEqual([wait.stepId, wait.signalNames, wait.correlationKey], ['ask', ['chat-answer'], correlationKey]);
+      assert.ok(wait.timeoutAt, 'the wait has its timeout');
+
+      // Only the key the question carries releases it.
+      const wrong = await c.auth(x.t.request.post(`/workflows/signals/${signalName}`)).send({ correlationKey: 'ask:other', payload: {} });
+      assert.equal(wrong.status, 409);
+      const answered = await c
+        .auth(x.t.request.post(`/workflows/signals/${signalName}`))
+        .send({ correlationKey, payload: { answer: 'yes', user: 'ana' } });
+      assert.equal(answered.status, 200, JSON.stringify(answered.body));
+      const done = await waitFor(x, c, id, finished);
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      assert.deepEqual(done.outputs, { answer: 'yes', question: 'Deploy api?' });
+      const step = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps/ask`)).expect(200);
+      assert.equal(step.body.record.outputs.correlationKey, correlationKey);
+      assert.equal(step.body.record.outputs.user, 'ana');
+      assert.equal(step.body.record.outputs.timedOut, false);
+      assert.deepEqual(step.body.record.outputs.payload, { answer: 'yes', user: 'ana' });
+    });
+
+    it('times out through its timeout port with onTimeout continue', async () => {
+      await publish(x, c, asking('ask-late', { timeout: '1s', onTimeout: 'continue' }));
+      const id = await execute(x, c, 'ask-late', { inputs: { service: 'db' } });
+      const done = await waitFor(x, c, id, finished);
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      const steps = (await c.auth(x.t.request.get(`/workflows/executions/${id}/steps`)).expect(200)).body.data as Array<{
+        stepId: string;
+        status: string;
+      }>;
+      const status = (stepId: string) => steps.find((s) => s.stepId === stepId)?.status;
+      assert.equal(status('late'), 'completed');
+      assert.notEqual(status('after'), 'completed');
     });
   });
 });

@@ -62,6 +62,17 @@ describe('operator plugins: the PLUGINS setting and start-up', () => {
         [await plugin('d.cjs', valid('gatekeeper').replace("kind: 'module'", "kind: 'decider'"))],
         /plugin ".*d.cjs" has an invalid descriptor: a decider declares the ports it routes to: outputPorts must name at least one besides "default"/,
       ));
+    it("a two-phase wait that declares the wait's own settings, or that is not a module", async () => {
+      const waits = valid('asker').replace("kind: 'module',", "kind: 'module', twoPhaseWait: true,");
+      await refused(
+        [await plugin('w1.cjs', waits.replace('properties: {}', "properties: { timeout: { type: 'string' } }"))],
+        /\/configSchema\/properties declares "timeout", which a two-phase wait's step takes for its wait \(the engine adds them\)/,
+      );
+      await refused(
+        [await plugin('w2.cjs', waits.replace("kind: 'module'", "kind: 'decider', outputPorts: ['a']"))],
+        /twoPhaseWait is for modules, and this plugin is a decider/,
+      );
+    });
     it('a kind that does not exist', async () =>
       refused(
         [await plugin('k.cjs', valid('kinder').replace("kind: 'module'", "kind: 'observer'"))],

@@ -40,4 +40,52 @@ describe('kit: operator plugin kinds with stubs', () => {
     assert.deepEqual(result.steps.deploy.items, [{ service: 'api' }]);
     assert.deepEqual(result.steps.gate.outputs, { decision: 'allow', matchedPort: 'allow', activePorts: ['allow'] });
   });
+
+  it('a two-phase wait stub does its side effect, then the step waits on the signal it names (answered by signals)', async () => {
+    //   start ─▶ ask ─default─▶ after
+    //              └timeout─▶ late
+    const definition = doc(
+      [
+        trigger(),
+        { id: 'ask', type: 'module', pluginType: 'chat-ask', config: { question: 'go?', timeout: '1h' }, dependsOn: ['start'] },
+        { id: 'after', type: 'module', pluginType: 'no-op' },
+        { id: 'late', type: 'module', pluginType: 'no-op' },
+      ],
+      ['ask:default->after', 'ask:timeout->late'],
+    );
+    const stubs = {
+      'chat-ask': {
+        twoPhaseWait: true,
+        handler: () => ({ outputs: { posted: true }, wait: { signalName: 'chat-answer', correlationKey: 'q-1' } }),
+      },
+    };
+    const seen: Array<{ name: string; correlationKey?: string; timeoutMs?: number }> = [];
+    const answered = await runWorkflow({
+      definition,
+      stubs,
+      signals: (wait) => {
+        seen.push({ name: wait.name, correlationKey: wait.correlationKey, timeoutMs: wait.timeoutMs });
+        return { payload: { answer: 'yes' } };
+      },
+    });
+    assert.equal(answered.status, 'completed', JSON.stringify(answered.error));
+    assert.deepEqual(seen, [{ name: 'chat-answer', correlationKey: 'q-1', timeoutMs: 3_600_000 }]);
+    assert.equal(answered.steps.ask.outputs.posted, true);
+    assert.equal(answered.steps.ask.outputs.answer, 'yes');
+    assert.equal(answered.steps.after.status, 'completed');
+
+    const late = await runWorkflow({
+      definition: {
+        ...definition,
+        steps: (definition.steps as Array<Record<string, unknown>>).map((s) =>
+          s.id === 'ask' ? { ...s, config: { question: 'go?', timeout: '1h', onTimeout: 'continue' } } : s,
+        ),
+      },
+      stubs,
+      signals: () => 'timeout',
+    });
+    assert.equal(late.status, 'completed', JSON.stringify(late.error));
+    assert.equal(late.steps.late.status, 'completed');
+    assert.equal(late.steps.after.status, 'skipped');
+  });
 });

@@ -45,6 +45,7 @@ export {
   toJsonSchema,
   withPluginCatalog,
   PINNED_PLUGINS_KEY,
+  TWO_PHASE_WAIT_SETTINGS,
   type PinnedPlugin,
   type PluginCatalog,
   type PluginDescriptor,

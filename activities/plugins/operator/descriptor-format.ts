@@ -7,7 +7,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import Ajv, { type ErrorObject } from 'ajv';
-import { isSemver, type PluginDescriptor } from '../../../workflows/engine';
+import { TWO_PHASE_WAIT_SETTINGS, isSemver, type PluginDescriptor } from '../../../workflows/engine';
 import type { PluginDescriptorExport, PluginPropertySchema } from './plugin-api';
 
 /** A string among `values` (an `enum`, so a wrong value is reported as one, naming the allowed ones). */
@@ -47,6 +47,7 @@ export const DescriptorExport = Type.Object(
     description: Type.String({ minLength: 1, maxLength: 500 }),
     category: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     executeMode: Type.Optional(oneOf(['each', 'all'])),
+    twoPhaseWait: Type.Optional(Type.Boolean()),
     inputPorts: Type.Optional(PortList),
     outputPorts: Type.Optional(PortList),
     configSchema: Type.Object(
@@ -92,6 +93,15 @@ function kindProblems(descriptor: PluginDescriptorExport): string[] {
     if (ports.length === 0)
       problems.push('a decider declares the ports it routes to: outputPorts must name at least one besides "default"');
   }
+  if (descriptor.twoPhaseWait === true) {
+    if (descriptor.kind !== 'module') problems.push(`twoPhaseWait is for modules, and this plugin is a ${descriptor.kind}`);
+    const taken = Object.keys(TWO_PHASE_WAIT_SETTINGS).filter((name) => Object.hasOwn(descriptor.configSchema.properties, name));
+    if (taken.length > 0)
+      problems.push(
+        `/configSchema/properties declares ${taken.map((name) => `"${name}"`).join(', ')}, which a two-phase wait's step takes ` +
+          "for its wait (the engine adds them): rename the plugin's own",
+      );
+  }
   return problems;
 }
 
@@ -106,6 +116,11 @@ function describeError(error: ErrorObject): string {
 
 /** The engine's descriptor of a valid export (an operator plugin's calls always run as activities). */
 export function engineDescriptor(descriptor: PluginDescriptorExport): PluginDescriptor {
+  const waits = descriptor.twoPhaseWait === true;
+  const outputPorts = descriptor.outputPorts ?? ['default'];
+  const properties = Object.fromEntries(
+    Object.entries(descriptor.configSchema.properties).map(([name, schema]) => [name, property(schema)]),
+  );
   return {
     name: descriptor.name,
     version: descriptor.version,
@@ -114,11 +129,13 @@ export function engineDescriptor(descriptor: PluginDescriptorExport): PluginDesc
     executeMode: descriptor.executeMode ?? 'each',
     inline: false,
     inputPorts: descriptor.inputPorts ?? ['default'],
-    outputPorts: descriptor.outputPorts ?? ['default'],
+    // A two-phase wait leaves through `timeout` when it times out with onTimeout: continue (as signal-wait).
+    outputPorts: waits && !outputPorts.includes('timeout') ? [...outputPorts, 'timeout'] : outputPorts,
     configSchema: {
-      properties: Object.fromEntries(Object.entries(descriptor.configSchema.properties).map(([name, schema]) => [name, property(schema)])),
+      properties: waits ? { ...properties, ...TWO_PHASE_WAIT_SETTINGS } : properties,
       ...(descriptor.configSchema.required ? { required: descriptor.configSchema.required } : {}),
     },
+    ...(waits ? { twoPhaseWait: true } : {}),
     ...(descriptor.category ? { category: descriptor.category } : {}),
     ...(descriptor.outputSchema ? { outputSchema: descriptor.outputSchema } : {}),
     ...(descriptor.examples ? { examples: descriptor.examples } : {}),

@@ -39,6 +39,12 @@ export interface PluginDescriptorExport {
   category?: string;
   /** `each` (default): one call per item; `all`: one call with the whole batch. */
   executeMode?: 'each' | 'all';
+  /**
+   * A two-phase wait (a module): `execute` does its side effect and returns `wait: {signalName, correlationKey?}`;
+   * the step then parks on that signal in the workflow, as `signal-wait` does. Its step config also takes `timeout`,
+   * `onTimeout` and `defaultValue` (added to `configSchema`, which may not declare them), and it has a `timeout` port.
+   */
+  twoPhaseWait?: boolean;
   /** Default `['default']`. */
   inputPorts?: string[];
   /** Default `['default']`; a result's `activePorts` picks among them. A decider declares at least one besides `default`. */
@@ -83,6 +89,12 @@ export interface PluginExecuteResult {
   outputs?: Record<string, unknown>;
   items?: Array<Record<string, unknown>>;
   activePorts?: string[];
+  /**
+   * A two-phase wait's (only): the signal its step now waits for, and the correlation key it must carry (a name of
+   * 1 to 200 characters, or a list of up to 16; a key of 1 to 500). The step's output is then the wait's (signal
+   * metadata and payload keys) over `outputs`.
+   */
+  wait?: { signalName: string | string[]; correlationKey?: string };
 }
 
 /**

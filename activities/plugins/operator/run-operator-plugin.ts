@@ -114,7 +114,7 @@ function checkedResult(plugin: OperatorPlugin, result: PluginExecuteResult | und
     ApplicationFailure.nonRetryable(`plugin "${plugin.descriptor.name}" returned ${problem}`, 'PLUGIN_RESULT_INVALID');
   const value: unknown = result ?? {};
   if (!isRecord(value)) throw invalid('something other than an object');
-  const { outputs, items, activePorts } = value;
+  const { outputs, items, activePorts, wait } = value;
   if (outputs !== undefined && !isRecord(outputs)) throw invalid('outputs that are not an object');
   if (items !== undefined && !(Array.isArray(items) && items.every(isRecord))) throw invalid('items that are not an array of objects');
   const ports = new Set(['default', ...plugin.descriptor.outputPorts]);
@@ -126,11 +126,18 @@ function checkedResult(plugin: OperatorPlugin, result: PluginExecuteResult | und
       throw invalid('no activePorts: a decider names the port(s) its items go to');
     if (items !== undefined) throw invalid('items: a decider routes the items it got (return outputs and activePorts)');
   }
+  if (plugin.descriptor.twoPhaseWait === true) {
+    // The engine parks on it in the workflow, and checks what it names (../../../workflows/engine/runtime/operator-kinds.ts).
+    if (!isRecord(wait)) throw invalid('no wait: a two-phase wait returns wait: {signalName, correlationKey?} (and its outputs)');
+    if (items !== undefined || activePorts !== undefined)
+      throw invalid("items or activePorts: a two-phase wait returns outputs and wait (its port is the wait's: default or timeout)");
+  } else if (wait !== undefined) throw invalid('a wait, but its descriptor does not say twoPhaseWait: true');
   return {
     status: 'success',
     ...(outputs !== undefined ? { outputs } : {}),
     ...(items !== undefined ? { items } : {}),
     ...(activePorts !== undefined ? { activePorts: activePorts as string[] } : {}),
+    ...(wait !== undefined ? { wait: wait as NonNullable<PluginResult['wait']> } : {}),
   };
 }
 

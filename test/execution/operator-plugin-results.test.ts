@@ -1,0 +1,83 @@
+/**
+ * What the worker accepts from an operator plugin's `execute`, by kind: a
+ * decider names its ports, a two-phase wait names its signal, and a plugin
+ * that is not of that kind may not return what the kind returns. Anything
+ * else fails the step with PLUGIN_RESULT_INVALID, without retries.
+ */
+import assert from 'node:assert/strict';
+import { engineDescriptor } from '../../activities/plugins/operator/descriptor-format';
+import type { OperatorPlugins } from '../../activities/plugins/operator/load-plugins';
+import type { PluginDescriptorExport, PluginExecute, PluginExecuteResult } from '../../activities/plugins/operator/plugin-api';
+import { operatorPluginRun } from '../../activities/plugins/operator/run-operator-plugin';
+import { failure, pluginContext } from '../support/plugin-calls';
+
+const exported = (extra: Partial<PluginDescriptorExport>): PluginDescriptorExport => ({
+  name: 'p',
+  version: '1.0.0',
+  kind: 'module',
+  description: 'd',
+  configSchema: { type: 'object', properties: {} },
+  ...extra,
+});
+
+/** One plugin returning `result`; the context it was called with lands in `seen`. */
+function loaded(extra: Partial<PluginDescriptorExport>, result: PluginExecuteResult | (() => PluginExecuteResult)) {
+  const seen: Array<Parameters<PluginExecute>[0]> = [];
+  const execute: PluginExecute = (context) => {
+    seen.push(context);
+    return typeof result === 'function' ? result() : result;
+  };
+  const descriptor = engineDescriptor(exported(extra));
+  const plugins: OperatorPlugins = { catalog: { p: descriptor }, byName: new Map([['p', { entry: './p', descriptor, execute }]]) };
+  const call = (extraCall: Parameters<typeof pluginContext>[1] = {}) => {
+    const { ctx } = pluginContext({}, { pluginType: 'p', pluginVersion: '1.0.0', ...extraCall });
+    return operatorPluginRun(plugins, ctx.call)!(ctx);
+  };
+  return { call, seen };
+}
+
+async function invalid(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
+  const refused = await failure(promise);
+  assert.equal(refused.type, 'PLUGIN_RESULT_INVALID');
+  assert.equal(refused.nonRetryable, true);
+  assert.match(refused.message, pattern);
+}
+
+describe('operator plugins: results by kind', () => {
+  describe('decider', () => {
+    const decider = { kind: 'decider' as const, outputPorts: ['yes', 'no'] };
+
+    it('returns activePorts among its ports, with outputs', async () => {
+      assert.deepEqual(await loaded(decider, { activePorts: ['no'], outputs: { why: 'x' } }).call(), {
+        status: 'success',
+        outputs: { why: 'x' },
+        activePorts: ['no'],
+      });
+    });
+
+    it('is refused without a port, with a port it does not declare, or with items', async () => {
+      await invalid(loaded(decider, { outputs: {} }).call(), /no activePorts: a decider names the port\(s\) its items go to/);
+      await invalid(loaded(decider, { activePorts: [] }).call(), /no activePorts/);
+      await invalid(loaded(decider, { activePorts: ['maybe'] }).call(), /activePorts outside its output ports \(default, yes, no\)/);
+      await invalid(loaded(decider, { activePorts: ['yes'], items: [{}] }).call(), /items: a decider routes the items it got/);
+    });
+  });
+
+  describe('two-phase wait', () => {
+    const waits = { twoPhaseWait: true };
+
+    it('returns its outputs and the wait', async () => {
+      assert.deepEqual(await loaded(waits, { outputs: { id: 1 }, wait: { signalName: 's', correlationKey: 'k' } }).call(), {
+        status: 'success',
+        outputs: { id: 1 },
+        wait: { signalName: 's', correlationKey: 'k' },
+      });
+    });
+
+    it('is refused without a wait, or with items or activePorts; a plain module may not return a wait', async () => {
+      await invalid(loaded(waits, { outputs: {} }).call(), /no wait: a two-phase wait returns wait: \{signalName, correlationKey\?\}/);
+      await invalid(loaded(waits, { wait: { signalName: 's' }, activePorts: ['timeout'] }).call(), /items or activePorts/);
+      await invalid(loaded({}, { wait: { signalName: 's' } }).call(), /a wait, but its descriptor does not say twoPhaseWait: true/);
+    });
+  });
+});
