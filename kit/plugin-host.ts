@@ -125,6 +125,7 @@ async function callStub(
     attempt,
     executionId: call.executionId,
     workflowId: call.workflowId,
+    ...(stub.descriptor.nodeState === true && call.nodeState !== undefined ? { state: call.nodeState } : {}),
   });
   // One object as both arguments: `(ctx) => …` and the compatible engine's `(step, ctx) => …` read the same call.
   const returned = await stub.handler!(context, context);
@@ -156,6 +157,7 @@ function toPluginResult(stepId: string, returned: unknown, descriptor: PluginDes
   if (value.activePorts !== undefined) result.activePorts = [...value.activePorts];
   // Checked by the engine before it waits (workflows/engine/runtime/operator-kinds.ts), as on the server.
   if (value.wait !== undefined && descriptor.twoPhaseWait === true) result.wait = structuredClone(value.wait);
+  if (value.state !== undefined && descriptor.nodeState === true) result.nodeState = structuredClone(value.state);
   // `metadata` is accepted and not kept: no expression reads it, and the engine's own (per-item ports) must not be forged.
   if (value.status === 'failure') {
     result.error = {
@@ -195,11 +197,18 @@ async function callRealPlugin(
   });
 }
 
-/** An object without `status` that is what a stub of its kind returns: a decider's `activePorts`, a two-phase wait's `wait` (with `outputs` at most). */
+/**
+ * An object without `status` that is what a stub of its kind returns: a decider's `activePorts`, a two-phase
+ * wait's `wait`, a stateful stub's `state` (each with `outputs`; a stateful one also with `items` and its `wait`).
+ */
 function isKindResult(value: object, descriptor: PluginDescriptor): boolean {
+  const own = [
+    ...(descriptor.kind === 'decider' ? ['activePorts'] : []),
+    ...(descriptor.twoPhaseWait === true ? ['wait'] : []),
+    ...(descriptor.nodeState === true ? ['state', 'items'] : []),
+  ];
   const keys = Object.keys(value);
-  const key = descriptor.kind === 'decider' ? 'activePorts' : descriptor.twoPhaseWait === true ? 'wait' : undefined;
-  return key !== undefined && keys.includes(key) && keys.every((name) => name === key || name === 'outputs');
+  return keys.some((key) => own.includes(key) && key !== 'items') && keys.every((key) => key === 'outputs' || own.includes(key));
 }
 
 function isOutputsOnly(value: object): value is { outputs: Record<string, unknown> } {

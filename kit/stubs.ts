@@ -30,6 +30,8 @@ export interface StubContext {
   item?: Record<string, unknown>;
   itemIndex?: number;
   variables: Record<string, unknown>;
+  /** A stub with `nodeState`: the `state` its step's previous call in the run returned (absent on the first). */
+  state?: Record<string, unknown>;
   /** 1 on the first attempt; retries (the step's retry policy) count up. */
   attempt: number;
   executionId: string;
@@ -45,6 +47,8 @@ export interface StubResult {
   activePorts?: string[];
   /** A two-phase wait's stub: the signal its step then waits on (answered by the run's `signals`). */
   wait?: { signalName: string | string[]; correlationKey?: string };
+  /** A stub with `nodeState`: the state its step's next call gets (`null` clears it; absent keeps it). */
+  state?: Record<string, unknown> | null;
   error?: { message: string; code?: string; retryable?: boolean };
   /** Accepted and not kept (no expression reads a step's metadata). */
   metadata?: Record<string, unknown>;
@@ -55,6 +59,7 @@ export interface StubResult {
  * - an object whose `status` is `success`, `failure` or `skipped` is a `StubResult`, taken as is;
  * - for a stub of `kind: 'decider'`, an object with `activePorts` (and `outputs` at most) is a success routed so;
  * - for a stub with `twoPhaseWait`, an object with `wait` (and `outputs` at most) is a success that then waits;
+ * - for a stub with `nodeState`, an object with `state` (and `outputs`, `items`, `wait` at most) is a success keeping it;
  * - an object whose only key is `outputs` (an object) is the compatible engine's result shape: a success with those outputs;
  * - any other object is a success with that object as the outputs (`{ statusCode: 200 }`, `{ status: 200, body }`);
  * - nothing is a success with no outputs.
@@ -72,6 +77,8 @@ export interface StubSpec {
   kind?: 'module' | 'decider' | 'trigger';
   /** A two-phase wait (docs/plugins.md): the handler returns `{ outputs, wait }`, then the step waits on that signal. */
   twoPhaseWait?: boolean;
+  /** Per-step state (docs/plugins.md): the handler gets `ctx.state` and returns the next `state`; one call per activation (`all`). */
+  nodeState?: boolean;
   ports?: { inputs?: Array<{ name: string; reentry?: boolean }>; outputs?: Array<{ name: string }> };
 }
 
@@ -102,7 +109,7 @@ export function resolveStubs(stubs: Stubs = {}): Map<string, ResolvedStub> {
       name,
       kind,
       description: base?.description ?? `stub of ${name}`,
-      executeMode: spec.executeMode ?? base?.executeMode ?? 'each',
+      executeMode: spec.executeMode ?? base?.executeMode ?? (spec.nodeState === true ? 'all' : 'each'),
       ...(spec.executeMode === undefined && base?.executeModeFrom ? { executeModeFrom: base.executeModeFrom } : {}),
       // Run by the kit's host, never inside the engine.
       inline: false,
@@ -114,6 +121,7 @@ export function resolveStubs(stubs: Stubs = {}): Map<string, ResolvedStub> {
         ? { ...base?.configSchema, properties: { ...base?.configSchema.properties, ...TWO_PHASE_WAIT_SETTINGS } }
         : (base?.configSchema ?? { properties: {} }),
       ...(waits ? { twoPhaseWait: true } : {}),
+      ...(spec.nodeState === true ? { nodeState: true } : {}),
     };
     resolved.set(name, { descriptor, handler: spec.handler });
   }

@@ -30,6 +30,17 @@ const ask: PluginDescriptor = {
   configSchema: { properties: { question: { type: 'string' }, ...TWO_PHASE_WAIT_SETTINGS } },
 };
 
+const feed: PluginDescriptor = {
+  ...base,
+  name: 'feed',
+  version: '0.3.0',
+  kind: 'module',
+  executeMode: 'all',
+  nodeState: true,
+  inputPorts: ['default', 'callback'],
+  outputPorts: ['default'],
+};
+
 const manual = trigger();
 
 describe('engine: operator plugin kinds', () => {
@@ -219,6 +230,98 @@ describe('engine: operator plugin kinds', () => {
         assert.equal(ctx.steps.q.error?.code, 'PLUGIN_RESULT_INVALID');
         assert.deepEqual(waits, []);
       }
+    });
+  });
+
+  describe('per-step state (nodeState)', () => {
+    it('is pinned with its state', () => {
+      const ok = validateDefinition(
+        { name: 'n', steps: [manual, { id: 'f', type: 'module', pluginType: 'feed', config: {}, dependsOn: ['start'] }] },
+        { plugins: { feed } },
+      );
+      assert.deepEqual(ok.definition?.[PINNED_PLUGINS_KEY], { feed: { version: '0.3.0', executeMode: 'all', nodeState: true } });
+    });
+
+    it('hands every call of the step the state the previous one returned, however it came in (here: not by a back-edge)', async () => {
+      //   start ─▶ count ─▶ f ─▶ more ─true─▶ count (back-edge): f runs again each round through a forward edge
+      const loop = (calls: number) => ({
+        variables: { i: { initialValue: 0 } },
+        steps: [
+          manual,
+          {
+            id: 'count',
+            type: 'module',
+            pluginType: 'set-variable',
+            config: { path: 'i', value: '${{ variables.i + 1 }}' },
+            dependsOn: ['start'],
+          },
+          { id: 'f', type: 'module', pluginType: 'feed', config: {}, dependsOn: ['count'] },
+          { id: 'more', type: 'decider', pluginType: 'conditional', config: { expression: `variables.i < ${calls}` }, dependsOn: ['f'] },
+        ],
+        connections: connections('more:true->count'),
+      });
+      const counting = (call: { nodeState?: Record<string, unknown> }) => {
+        const n = typeof call.nodeState?.n === 'number' ? call.nodeState.n + 1 : 1;
+        return { status: 'success' as const, outputs: { n }, nodeState: { n } };
+      };
+      const { outcome, calls, ctx } = await run(loop(3), {}, { plugins: { feed }, activities: { feed: counting } });
+      assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+      assert.deepEqual(
+        calls.map((call) => call.nodeState ?? null),
+        [null, { n: 1 }, { n: 2 }],
+      );
+      assert.deepEqual(ctx.steps.f.outputs, { n: 3 });
+      assert.deepEqual(ctx.nodeContext.f, { n: 3 });
+
+      // A built-in with state (paginated-fetch) keeps its place only across re-entries through a back-edge: unchanged.
+      const builtIn = loop(2);
+      builtIn.steps[2] = {
+        id: 'f',
+        type: 'module',
+        pluginType: 'paginated-fetch',
+        config: { url: 'https://x.test' },
+        dependsOn: ['count'],
+      };
+      const pages = await run(
+        builtIn,
+        {},
+        { activities: { 'paginated-fetch': () => ({ status: 'success', outputs: {}, nodeState: { page: 2 } }) } },
+      );
+      assert.deepEqual(
+        pages.calls.map((call) => call.nodeState ?? null),
+        [null, null],
+      );
+    });
+
+    it('clears the state when a call returns null', async () => {
+      //   start ─▶ f ─▶ count ─▶ more ─true─▶ f:callback (back-edge); the second call clears
+      let runs = 0;
+      const { calls } = await run(
+        {
+          variables: { i: { initialValue: 0 } },
+          steps: [
+            manual,
+            { id: 'f', type: 'module', pluginType: 'feed', config: {}, dependsOn: ['start'] },
+            { id: 'count', type: 'module', pluginType: 'set-variable', config: { path: 'i', value: '${{ variables.i + 1 }}' } },
+            { id: 'more', type: 'decider', pluginType: 'conditional', config: { expression: 'variables.i < 3' } },
+          ],
+          connections: connections('f->count', 'count->more', 'more:true->f:callback'),
+        },
+        {},
+        {
+          plugins: { feed },
+          activities: {
+            feed: () => {
+              runs += 1;
+              return { status: 'success', outputs: {}, nodeState: runs === 2 ? null : { run: runs } };
+            },
+          },
+        },
+      );
+      assert.deepEqual(
+        calls.map((call) => call.nodeState ?? null),
+        [null, { run: 1 }, null],
+      );
     });
   });
 });

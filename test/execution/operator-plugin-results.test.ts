@@ -80,4 +80,30 @@ describe('operator plugins: results by kind', () => {
       await invalid(loaded({}, { wait: { signalName: 's' } }).call(), /a wait, but its descriptor does not say twoPhaseWait: true/);
     });
   });
+
+  describe('per-step state', () => {
+    const stateful = { nodeState: true };
+
+    it('gets a copy of the state its step left, and returns the next as the nodeState the engine keeps', async () => {
+      const { call, seen } = loaded(stateful, { outputs: {}, state: { cursor: 'c2' } });
+      const previous = { cursor: 'c1', nested: { n: 1 } };
+      assert.deepEqual(await call({ nodeState: previous }), { status: 'success', outputs: {}, nodeState: { cursor: 'c2' } });
+      assert.deepEqual(seen[0].state, previous);
+      assert.notEqual(seen[0].state, previous, 'a copy');
+      assert.deepEqual(await loaded(stateful, { state: null }).call(), { status: 'success', nodeState: null });
+      const first = loaded(stateful, {});
+      assert.deepEqual(await first.call(), { status: 'success' });
+      assert.equal('state' in first.seen[0], false, 'no state on the first call');
+    });
+
+    it('is refused when not an object, over the step output cap, or from a plugin without nodeState (which never gets one)', async () => {
+      await invalid(loaded(stateful, { state: [1] as never }).call(), /a state that is neither an object nor null/);
+      const big = await failure(loaded(stateful, { state: { text: 'x'.repeat(100) } }).call({ maxOutputBytes: 50 }));
+      assert.equal(big.type, 'PLUGIN_STATE_TOO_LARGE');
+      assert.equal(big.nonRetryable, true);
+      const plain = loaded({}, { state: {} });
+      await invalid(plain.call({ nodeState: { x: 1 } }), /a state, but its descriptor does not say nodeState: true/);
+      assert.equal('state' in plain.seen[0], false);
+    });
+  });
 });

@@ -24,7 +24,10 @@ describe('executions API: operator plugins of every kind', function () {
   const received: Array<{ method: string; url: string; body: unknown }> = [];
 
   before(async () => {
-    plugins = await loadOperatorPlugins(['./examples/plugins/policy-gate', './examples/plugins/chat-ask'], ROOT);
+    plugins = await loadOperatorPlugins(
+      ['./examples/plugins/policy-gate', './examples/plugins/chat-ask', './examples/plugins/change-feed'],
+      ROOT,
+    );
     x = await startExecEnv({ operatorPlugins: plugins });
     c = await orgContext(x);
     server = createServer((req, res) => {
@@ -242,6 +245,79 @@ describe('executions API: operator plugins of every kind', function () {
       const status = (stepId: string) => steps.find((s) => s.stepId === stepId)?.status;
       assert.equal(status('late'), 'completed');
       assert.notEqual(status('after'), 'completed');
+    });
+  });
+
+  describe('per-step state (change-feed)', () => {
+    //   start ─▶ feed ─▶ more ─true──▶ collect ─▶ feed:callback (back-edge)
+    //                       └false─▶ done
+    const draining = (key: string) => ({
+      key,
+      name: 'Drain the feed',
+      variables: { all: { initialValue: [] } },
+      steps: {
+        start: { type: 'trigger', pluginType: 'manual' },
+        feed: {
+          type: 'module',
+          pluginType: 'change-feed',
+          config: { url: `${baseUrl}/feed`, token: '${{ secrets.FEED_TOKEN }}', limit: 2 },
+        },
+        more: { type: 'decider', pluginType: 'conditional', config: { expression: 'steps.feed.outputs.count > 0' } },
+        collect: {
+          type: 'module',
+          pluginType: 'set-variable',
+          config: { path: 'all', value: '${{ concat(variables.all, steps.feed.outputs.entries) }}' },
+        },
+        done: { type: 'module', pluginType: 'no-op' },
+      },
+      connections: [
+        { from: 'start', to: 'feed' },
+        { from: 'feed', to: 'more' },
+        { from: 'more', sourcePort: 'true', to: 'collect' },
+        { from: 'collect', to: 'feed', targetPort: 'callback' },
+        { from: 'more', sourcePort: 'false', to: 'done' },
+      ],
+      outputs: { all: '${{ variables.all }}', pages: '${{ steps.feed.outputs.pages }}' },
+    });
+    const CHANGES = ['c1', 'c2', 'c3', 'c4', 'c5'].map((id) => ({ id }));
+    const feedAsked: Array<{ search: string; authorization?: string }> = [];
+
+    before(async () => {
+      routes.set('/feed', (req, _body, res) => {
+        const url = new URL(req.url ?? '/', 'http://feed');
+        feedAsked.push({ search: url.search, authorization: req.headers.authorization });
+        const after = url.searchParams.get('after');
+        const start = after === null ? 0 : CHANGES.findIndex((change) => change.id === after) + 1;
+        const entries = CHANGES.slice(start, start + Number(url.searchParams.get('limit')));
+        json(res, { entries, ...(entries.length > 0 ? { next: entries.at(-1)!.id } : {}) });
+      });
+      await secret('FEED_TOKEN', 'feed-t0ken-s3cret');
+    });
+
+    it('is listed with its state', async () => {
+      const one = await c.auth(x.t.request.get('/workflows/plugins/change-feed')).expect(200);
+      assert.equal(one.body.nodeState, true);
+      assert.equal(one.body.executeMode, 'all');
+    });
+
+    it('runs on Temporal: each run of the step goes on from the cursor the previous one left, and a new execution starts afresh', async () => {
+      const workflowId = await publish(x, c, draining('feed-run'));
+      const revision = await c.auth(x.t.request.get(`/workflows/definitions/${workflowId}/revisions/1`)).expect(200);
+      assert.deepEqual(revision.body.definition.pinnedPlugins, {
+        'change-feed': { version: '1.0.0', executeMode: 'all', nodeState: true },
+      });
+      for (const round of [1, 2]) {
+        const before = feedAsked.length;
+        const id = await execute(x, c, 'feed-run');
+        const done = await waitFor(x, c, id, finished);
+        assert.equal(done.status, 'completed', JSON.stringify(done));
+        assert.deepEqual(done.outputs, { all: CHANGES, pages: 4 }, `execution ${round}`);
+        assert.deepEqual(
+          feedAsked.slice(before).map((asked) => asked.search),
+          ['?limit=2', '?after=c2&limit=2', '?after=c4&limit=2', '?after=c5&limit=2'],
+        );
+        assert.ok(feedAsked.slice(before).every((asked) => asked.authorization === 'Bearer feed-t0ken-s3cret'));
+      }
     });
   });
 });

@@ -73,6 +73,11 @@ describe('operator plugins: the PLUGINS setting and start-up', () => {
         /twoPhaseWait is for modules, and this plugin is a decider/,
       );
     });
+    it('state on a plugin that runs per item', async () =>
+      refused(
+        [await plugin('s.cjs', valid('keeper').replace("kind: 'module',", "kind: 'module', nodeState: true, executeMode: 'each',"))],
+        /a plugin with nodeState runs once per activation \(its state is the step's\): executeMode must be "all"/,
+      ));
     it('a kind that does not exist', async () =>
       refused(
         [await plugin('k.cjs', valid('kinder').replace("kind: 'module'", "kind: 'observer'"))],

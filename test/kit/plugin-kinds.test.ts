@@ -88,4 +88,42 @@ describe('kit: operator plugin kinds with stubs', () => {
     assert.equal(late.steps.late.status, 'completed');
     assert.equal(late.steps.after.status, 'skipped');
   });
+
+  it('a stub with nodeState gets the state its previous call returned, each round', async () => {
+    //   start ─▶ count ─▶ feed ─▶ more ─true─▶ count (back-edge)
+    const seen: unknown[] = [];
+    const result = await runWorkflow({
+      definition: {
+        ...doc(
+          [
+            trigger(),
+            {
+              id: 'count',
+              type: 'module',
+              pluginType: 'set-variable',
+              config: { path: 'i', value: '${{ variables.i + 1 }}' },
+              dependsOn: ['start'],
+            },
+            { id: 'feed', type: 'module', pluginType: 'change-feed', config: { url: 'https://feed.test' }, dependsOn: ['count'] },
+            { id: 'more', type: 'decider', pluginType: 'conditional', config: { expression: 'variables.i < 3' }, dependsOn: ['feed'] },
+          ],
+          ['more:true->count'],
+        ),
+        variables: { i: { initialValue: 0 } },
+      },
+      stubs: {
+        'change-feed': {
+          nodeState: true,
+          handler: (ctx) => {
+            seen.push(ctx.state ?? null);
+            const page = typeof ctx.state?.page === 'number' ? ctx.state.page + 1 : 1;
+            return { outputs: { page }, state: { page } };
+          },
+        },
+      },
+    });
+    assert.equal(result.status, 'completed', JSON.stringify(result.error));
+    assert.deepEqual(seen, [null, { page: 1 }, { page: 2 }]);
+    assert.deepEqual(result.steps.feed.outputs, { page: 3 });
+  });
 });

@@ -48,6 +48,7 @@ export const DescriptorExport = Type.Object(
     category: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     executeMode: Type.Optional(oneOf(['each', 'all'])),
     twoPhaseWait: Type.Optional(Type.Boolean()),
+    nodeState: Type.Optional(Type.Boolean()),
     inputPorts: Type.Optional(PortList),
     outputPorts: Type.Optional(PortList),
     configSchema: Type.Object(
@@ -102,6 +103,11 @@ function kindProblems(descriptor: PluginDescriptorExport): string[] {
           "for its wait (the engine adds them): rename the plugin's own",
       );
   }
+  if (descriptor.nodeState === true) {
+    if (descriptor.kind !== 'module') problems.push(`nodeState is for modules, and this plugin is a ${descriptor.kind}`);
+    if (descriptor.executeMode === 'each')
+      problems.push('a plugin with nodeState runs once per activation (its state is the step\'s): executeMode must be "all" (its default)');
+  }
   return problems;
 }
 
@@ -126,7 +132,8 @@ export function engineDescriptor(descriptor: PluginDescriptorExport): PluginDesc
     version: descriptor.version,
     kind: descriptor.kind,
     description: descriptor.description,
-    executeMode: descriptor.executeMode ?? 'each',
+    // A step with state runs once per activation, on the batch.
+    executeMode: descriptor.executeMode ?? (descriptor.nodeState === true ? 'all' : 'each'),
     inline: false,
     inputPorts: descriptor.inputPorts ?? ['default'],
     // A two-phase wait leaves through `timeout` when it times out with onTimeout: continue (as signal-wait).
@@ -136,6 +143,7 @@ export function engineDescriptor(descriptor: PluginDescriptorExport): PluginDesc
       ...(descriptor.configSchema.required ? { required: descriptor.configSchema.required } : {}),
     },
     ...(waits ? { twoPhaseWait: true } : {}),
+    ...(descriptor.nodeState === true ? { nodeState: true } : {}),
     ...(descriptor.category ? { category: descriptor.category } : {}),
     ...(descriptor.outputSchema ? { outputSchema: descriptor.outputSchema } : {}),
     ...(descriptor.examples ? { examples: descriptor.examples } : {}),

@@ -45,6 +45,12 @@ export interface PluginDescriptorExport {
    * `onTimeout` and `defaultValue` (added to `configSchema`, which may not declare them), and it has a `timeout` port.
    */
   twoPhaseWait?: boolean;
+  /**
+   * Per-step state (a module): every call of a step gets, as `state`, what the step's previous call in the
+   * execution returned as `state` (the compatible engine's `nodeContext`: streaming fetchers, resumable agents).
+   * Runs once per activation: `executeMode` is `all` (its default here).
+   */
+  nodeState?: boolean;
   /** Default `['default']`. */
   inputPorts?: string[];
   /** Default `['default']`; a result's `activePorts` picks among them. A decider declares at least one besides `default`. */
@@ -79,6 +85,8 @@ export interface PluginExecuteContext {
   /** fetch through the worker's egress policy (every address and every redirect checked). */
   fetch: (url: string | URL, init?: RequestInit) => Promise<Response>;
   step: { executionId: string; organizationId: string; workflowId: string; stepId: string };
+  /** A `nodeState` plugin's: the `state` its step's previous call in this execution returned (absent on the first, or once cleared). */
+  state?: Record<string, unknown>;
 }
 
 /**
@@ -95,6 +103,11 @@ export interface PluginExecuteResult {
    * metadata and payload keys) over `outputs`.
    */
   wait?: { signalName: string | string[]; correlationKey?: string };
+  /**
+   * A `nodeState` plugin's (only): the state its step's next call gets (a JSON object, at most the step output cap);
+   * `null` clears it; absent keeps what it got.
+   */
+  state?: Record<string, unknown> | null;
 }
 
 /**

@@ -68,9 +68,11 @@ async function runOperatorPlugin(plugin: OperatorPlugin, context: PluginContext)
             throw error;
           }),
         step: { executionId: call.executionId, organizationId: call.organizationId, workflowId: call.workflowId, stepId: call.stepId },
+        // A copy: what the plugin does to it is not its next state unless it returns it.
+        ...(plugin.descriptor.nodeState === true && call.nodeState !== undefined ? { state: structuredClone(call.nodeState) } : {}),
       }),
     );
-    return checkedResult(plugin, result);
+    return checkedResult(plugin, result, call.maxOutputBytes);
   } catch (error) {
     throw pluginFailure(plugin, error, context.signal, timeoutMs, denials[0]);
   }
@@ -109,12 +111,12 @@ function limitedLogger(log: PluginContext['log']): PluginLogger {
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The plugin's result as the engine's, refused (without retries) when it is not the documented shape. */
-function checkedResult(plugin: OperatorPlugin, result: PluginExecuteResult | undefined): PluginResult {
+function checkedResult(plugin: OperatorPlugin, result: PluginExecuteResult | undefined, maxStateBytes?: number): PluginResult {
   const invalid = (problem: string) =>
     ApplicationFailure.nonRetryable(`plugin "${plugin.descriptor.name}" returned ${problem}`, 'PLUGIN_RESULT_INVALID');
   const value: unknown = result ?? {};
   if (!isRecord(value)) throw invalid('something other than an object');
-  const { outputs, items, activePorts, wait } = value;
+  const { outputs, items, activePorts, wait, state } = value;
   if (outputs !== undefined && !isRecord(outputs)) throw invalid('outputs that are not an object');
   if (items !== undefined && !(Array.isArray(items) && items.every(isRecord))) throw invalid('items that are not an array of objects');
   const ports = new Set(['default', ...plugin.descriptor.outputPorts]);
@@ -132,12 +134,23 @@ function checkedResult(plugin: OperatorPlugin, result: PluginExecuteResult | und
     if (items !== undefined || activePorts !== undefined)
       throw invalid("items or activePorts: a two-phase wait returns outputs and wait (its port is the wait's: default or timeout)");
   } else if (wait !== undefined) throw invalid('a wait, but its descriptor does not say twoPhaseWait: true');
+  if (state !== undefined) {
+    if (plugin.descriptor.nodeState !== true) throw invalid('a state, but its descriptor does not say nodeState: true');
+    if (state !== null && !isRecord(state)) throw invalid('a state that is neither an object nor null');
+    const size = state === null ? 0 : Buffer.byteLength(JSON.stringify(state));
+    if (maxStateBytes !== undefined && size > maxStateBytes)
+      throw ApplicationFailure.nonRetryable(
+        `plugin "${plugin.descriptor.name}" returned a state of ${size} bytes; at most ${maxStateBytes} are allowed (the step output cap)`,
+        'PLUGIN_STATE_TOO_LARGE',
+      );
+  }
   return {
     status: 'success',
     ...(outputs !== undefined ? { outputs } : {}),
     ...(items !== undefined ? { items } : {}),
     ...(activePorts !== undefined ? { activePorts: activePorts as string[] } : {}),
     ...(wait !== undefined ? { wait: wait as NonNullable<PluginResult['wait']> } : {}),
+    ...(state !== undefined ? { nodeState: state } : {}),
   };
 }
 
