@@ -7,8 +7,15 @@
 import assert from 'node:assert/strict';
 import { engineDescriptor } from '../../activities/plugins/operator/descriptor-format';
 import type { OperatorPlugins } from '../../activities/plugins/operator/load-plugins';
-import type { PluginDescriptorExport, PluginExecute, PluginExecuteResult } from '../../activities/plugins/operator/plugin-api';
+import type {
+  PluginActivate,
+  PluginDescriptorExport,
+  PluginExecute,
+  PluginExecuteResult,
+} from '../../activities/plugins/operator/plugin-api';
+import { TEST_EGRESS } from '../support/egress';
 import { operatorPluginRun } from '../../activities/plugins/operator/run-operator-plugin';
+import { runTriggerPlugin } from '../../activities/plugins/operator/run-trigger-plugin';
 import { failure, pluginContext } from '../support/plugin-calls';
 
 const exported = (extra: Partial<PluginDescriptorExport>): PluginDescriptorExport => ({
@@ -104,6 +111,53 @@ describe('operator plugins: results by kind', () => {
       const plain = loaded({}, { state: {} });
       await invalid(plain.call({ nodeState: { x: 1 } }), /a state, but its descriptor does not say nodeState: true/);
       assert.equal('state' in plain.seen[0], false);
+    });
+  });
+
+  describe('trigger', () => {
+    const activated = (activate: PluginActivate, deactivate?: () => void) => {
+      const descriptor = engineDescriptor(exported({ kind: 'trigger' }));
+      return (phase: 'activate' | 'deactivate', state?: Record<string, unknown>) =>
+        runTriggerPlugin({
+          plugin: { entry: './t', descriptor, trigger: { activate, deactivate } },
+          request: {
+            phase,
+            organizationId: '1',
+            workflowId: 'wf_1',
+            aliasName: 'live',
+            revision: 1,
+            triggerId: 't',
+            pluginType: 'p',
+            startUrl: 'https://api.test/workflows/webhooks/tok',
+            ...(state ? { state } : {}),
+          },
+          config: { a: 1 },
+          secrets: {},
+          egress: TEST_EGRESS,
+          signal: new AbortController().signal,
+          log: () => undefined,
+        });
+    };
+
+    it('activate gets the config and the start URL, and may keep a small state; deactivate gets it back', async () => {
+      const seen: unknown[] = [];
+      const run = activated(
+        (context) => {
+          seen.push([context.config, context.startUrl, context.trigger.aliasName]);
+          return { state: { id: 's-1' } };
+        },
+        () => undefined,
+      );
+      assert.deepEqual(await run('activate'), { state: { id: 's-1' } });
+      assert.deepEqual(seen, [[{ a: 1 }, 'https://api.test/workflows/webhooks/tok', 'live']]);
+      assert.deepEqual(await run('deactivate', { id: 's-1' }), {});
+      assert.deepEqual(await activated(() => undefined)('deactivate'), {}, 'no deactivate: nothing to undo');
+    });
+
+    it('refuses what activate returns unless it is nothing or {state} of at most 16 KiB', async () => {
+      await invalid(activated(() => ({ state: 'x' }) as never)('activate'), /a state that is not an object from activate/);
+      await invalid(activated(() => ({ other: 1 }) as never)('activate'), /something other than \{state\?\}/);
+      await invalid(activated(() => ({ state: { text: 'x'.repeat(17_000) } }))('activate'), /a state of \d+ bytes \(at most 16384\)/);
     });
   });
 });

@@ -25,7 +25,12 @@ describe('executions API: operator plugins of every kind', function () {
 
   before(async () => {
     plugins = await loadOperatorPlugins(
-      ['./examples/plugins/policy-gate', './examples/plugins/chat-ask', './examples/plugins/change-feed'],
+      [
+        './examples/plugins/policy-gate',
+        './examples/plugins/chat-ask',
+        './examples/plugins/change-feed',
+        './examples/plugins/ticket-events',
+      ],
       ROOT,
     );
     x = await startExecEnv({ operatorPlugins: plugins });
@@ -318,6 +323,117 @@ describe('executions API: operator plugins of every kind', function () {
         );
         assert.ok(feedAsked.slice(before).every((asked) => asked.authorization === 'Bearer feed-t0ken-s3cret'));
       }
+    });
+  });
+
+  describe('trigger (ticket-events)', () => {
+    //   events (ticket-events trigger) ─▶ note (set-variable issue from the event)
+    const ticketed = (key: string, apiPath: string) => ({
+      key,
+      name: 'On ticket events',
+      variables: { issue: { initialValue: null } },
+      steps: {
+        events: {
+          type: 'trigger',
+          pluginType: 'ticket-events',
+          config: {
+            apiUrl: `${baseUrl}${apiPath}`,
+            token: '${{ secrets.TICKETS_TOKEN }}',
+            events: ['issue.transitioned'],
+            project: '${{ vars.TICKETS_PROJECT }}',
+          },
+        },
+        note: { type: 'module', pluginType: 'set-variable', config: { path: 'issue', value: '${{ steps.events.outputs.body.issue }}' } },
+      },
+      connections: [{ from: 'events', to: 'note' }],
+      outputs: { issue: '${{ variables.issue }}' },
+    });
+    const TOKEN = 'tickets-t0ken-s3cret';
+    const subscriptions = new Map<string, { url: string; events: string[] }>();
+    const deleted: string[] = [];
+    let next = 0;
+
+    before(async () => {
+      routes.set('/tickets/subscriptions', (req, body, res) => {
+        if (req.headers.authorization !== `Bearer ${TOKEN}`) return json(res, { error: 'bad token' }, 401);
+        const id = `sub-${++next}`;
+        subscriptions.set(id, body as { url: string; events: string[] });
+        json(res, { id });
+      });
+      routes.set('/locked/subscriptions', (_req, _body, res) => json(res, { error: 'project locked' }, 403));
+      await secret('TICKETS_TOKEN', TOKEN);
+      const variable = await c.auth(x.t.request.post('/workflows/config')).send({ name: 'TICKETS_PROJECT', value: 'OPS', path: '/' });
+      assert.equal(variable.status, 201, JSON.stringify(variable.body));
+    });
+    // DELETE /tickets/subscriptions/{id}: a path per id, answered here.
+    beforeEach(() => {
+      for (const id of ['sub-1', 'sub-2', 'sub-3'])
+        routes.set(`/tickets/subscriptions/${id}`, (_req, _body, res) => {
+          deleted.push(id);
+          subscriptions.delete(id);
+          res.statusCode = 204;
+          res.end();
+        });
+    });
+
+    it('is listed as a trigger', async () => {
+      const one = await c.auth(x.t.request.get('/workflows/plugins/ticket-events')).expect(200);
+      assert.equal(one.body.kind, 'trigger');
+      assert.deepEqual(one.body.inputPorts, []);
+      const triggers = await c.auth(x.t.request.get('/workflows/plugins')).query({ type: 'trigger' }).expect(200);
+      assert.ok(triggers.body.data.some((plugin: { name: string }) => plugin.name === 'ticket-events'));
+    });
+
+    it('activation subscribes its start URL; each event starts a run; deactivation unsubscribes and the URL stops working', async () => {
+      const workflowId = await publish(x, c, ticketed('ticket-run', '/tickets'));
+      const revision = await c.auth(x.t.request.get(`/workflows/definitions/${workflowId}/revisions/1`)).expect(200);
+      assert.deepEqual(revision.body.definition.pinnedPlugins, {
+        'ticket-events': { version: '1.0.0', executeMode: 'each', kind: 'trigger' },
+      });
+      assert.equal(subscriptions.size, 0, 'saving has no side effect');
+
+      const activated = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
+      assert.equal(activated.status, 200, JSON.stringify(activated.body));
+      const state = activated.body.alias.triggerStates.events;
+      assert.equal(state.status, 'live');
+      const startUrl = state.runtimeMetadata.webhookUrl as string;
+      assert.match(startUrl, /^http:\/\/api\.test\/workflows\/webhooks\/[A-Za-z0-9_-]{32,}$/);
+      const [subscriptionId, subscription] = [...subscriptions.entries()].at(-1)!;
+      assert.deepEqual(subscription, { url: startUrl, events: ['issue.transitioned'], project: 'OPS' });
+      assert.deepEqual(state.runtimeMetadata.pluginState, { subscriptionId });
+      assert.equal(JSON.stringify(activated.body).includes(TOKEN), false, 'the secret never leaves the worker');
+
+      // The ticket system sends an event to the URL it was given.
+      const path = new URL(startUrl).pathname;
+      const sent = await x.t.request.post(path).send({ type: 'issue.transitioned', issue: 'OPS-12' });
+      assert.equal(sent.status, 202, JSON.stringify(sent.body));
+      const list = await c.auth(x.t.request.get(`/workflows/executions?workflowId=${workflowId}`)).expect(200);
+      assert.equal(list.body.data.length, 1);
+      const done = await waitFor(x, c, list.body.data[0].id as string, finished);
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      assert.deepEqual(done.outputs, { issue: 'OPS-12' });
+      // A link preview's GET starts nothing.
+      assert.equal((await x.t.request.get(path)).status, 405);
+
+      const off = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/deactivate`));
+      assert.equal(off.status, 200, JSON.stringify(off.body));
+      assert.equal('deactivateError' in off.body, false, JSON.stringify(off.body));
+      assert.ok(deleted.includes(subscriptionId), 'the plugin deleted its subscription');
+      assert.equal((await x.t.request.post(path).send({ issue: 'OPS-13' })).status, 404);
+    });
+
+    it('a refusal by the plugin rolls the activation back, with its code, and nothing is subscribed', async () => {
+      const workflowId = await publish(x, c, ticketed('ticket-locked', '/locked'));
+      const before = subscriptions.size;
+      const res = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
+      assert.equal(res.status, 502, JSON.stringify(res.body));
+      assert.match(res.body.detail ?? res.body.message ?? JSON.stringify(res.body), /TICKETS_REJECTED/);
+      const alias = await c.auth(x.t.request.get(`/workflows/definitions/${workflowId}/aliases/latest`)).expect(200);
+      assert.equal(alias.body.active, false);
+      assert.equal(alias.body.triggerStates.events.status, 'failed');
+      assert.equal(alias.body.triggerStates.events.lastError.code, 'TICKETS_REJECTED');
+      assert.match(alias.body.triggerStates.events.lastError.message, /answered 403 to POST/);
+      assert.equal(subscriptions.size, before);
     });
   });
 });

@@ -78,10 +78,30 @@ describe('operator plugins: the PLUGINS setting and start-up', () => {
         [await plugin('s.cjs', valid('keeper').replace("kind: 'module',", "kind: 'module', nodeState: true, executeMode: 'each',"))],
         /a plugin with nodeState runs once per activation \(its state is the step's\): executeMode must be "all"/,
       ));
+    it('a trigger without activate, with execute, with input ports or with a step feature', async () => {
+      const trigger = (extra = '') =>
+        `exports.descriptor = { name: 'hooky', version: '1.0.0', kind: 'trigger', description: 'd', configSchema: { type: 'object', properties: {} }${extra} };\n`;
+      await refused(
+        [await plugin('t1.cjs', trigger())],
+        /plugin ".*t1.cjs" \(hooky\) is a trigger and does not export an activate function/,
+      );
+      await refused(
+        [await plugin('t2.cjs', `${trigger()}exports.activate = () => ({});\nexports.execute = () => ({});\n`)],
+        /\(hooky\) is a trigger: its steps run nothing, so it exports activate and deactivate, not execute/,
+      );
+      await refused(
+        [await plugin('t3.cjs', `${trigger(", inputPorts: ['default'], nodeState: true")}exports.activate = () => ({});\n`)],
+        /inputPorts must be empty \(or absent\); a trigger runs no step call: "nodeState" does not apply to it/,
+      );
+      await refused(
+        [await plugin('t4.cjs', `${valid('moddy')}exports.activate = () => ({});\n`)],
+        /exports activate or deactivate, which only a trigger has \(its kind is module\)/,
+      );
+    });
     it('a kind that does not exist', async () =>
       refused(
         [await plugin('k.cjs', valid('kinder').replace("kind: 'module'", "kind: 'observer'"))],
-        /\/kind must be one of "module", "decider"/,
+        /\/kind must be one of "module", "decider", "trigger"/,
       ));
     it('no execute function', async () =>
       refused([await plugin('x.cjs', valid('lazy').replace(/exports\.execute.*/, ''))], /does not export an execute function/));

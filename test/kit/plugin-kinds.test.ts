@@ -126,4 +126,30 @@ describe('kit: operator plugin kinds with stubs', () => {
     assert.deepEqual(seen, [null, { page: 1 }, { page: 2 }]);
     assert.deepEqual(result.steps.feed.outputs, { page: 3 });
   });
+
+  it('a trigger stub declares an operator trigger: the run starts from it with the event as its output', async () => {
+    //   events (ticket-events trigger) ─▶ note
+    const result = await runWorkflow({
+      definition: doc([
+        {
+          id: 'events',
+          type: 'trigger',
+          pluginType: 'ticket-events',
+          config: { apiUrl: 'https://tickets.test', events: ['issue.created'] },
+        },
+        {
+          id: 'note',
+          type: 'module',
+          pluginType: 'set-variable',
+          config: { path: 'issue', value: '${{ steps.events.outputs.body.issue }}' },
+          dependsOn: ['events'],
+        },
+      ]),
+      trigger: 'events',
+      inputs: { method: 'POST', body: { issue: 'OPS-1' } },
+      stubs: { 'ticket-events': { kind: 'trigger' } },
+    });
+    assert.equal(result.status, 'completed', JSON.stringify(result.error));
+    assert.equal(result.variables.issue, 'OPS-1');
+  });
 });

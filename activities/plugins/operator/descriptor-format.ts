@@ -43,7 +43,7 @@ export const DescriptorExport = Type.Object(
   {
     name: Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$' }),
     version: Type.String({ minLength: 5, maxLength: 64 }),
-    kind: oneOf(['module', 'decider']),
+    kind: oneOf(['module', 'decider', 'trigger']),
     description: Type.String({ minLength: 1, maxLength: 500 }),
     category: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     executeMode: Type.Optional(oneOf(['each', 'all'])),
@@ -94,6 +94,11 @@ function kindProblems(descriptor: PluginDescriptorExport): string[] {
     if (ports.length === 0)
       problems.push('a decider declares the ports it routes to: outputPorts must name at least one besides "default"');
   }
+  if (descriptor.kind === 'trigger') {
+    if ((descriptor.inputPorts ?? []).length > 0) problems.push('a trigger starts its workflow: inputPorts must be empty (or absent)');
+    for (const feature of ['twoPhaseWait', 'nodeState', 'executeMode'] as const)
+      if (descriptor[feature] !== undefined) problems.push(`a trigger runs no step call: "${feature}" does not apply to it`);
+  }
   if (descriptor.twoPhaseWait === true) {
     if (descriptor.kind !== 'module') problems.push(`twoPhaseWait is for modules, and this plugin is a ${descriptor.kind}`);
     const taken = Object.keys(TWO_PHASE_WAIT_SETTINGS).filter((name) => Object.hasOwn(descriptor.configSchema.properties, name));
@@ -134,8 +139,9 @@ export function engineDescriptor(descriptor: PluginDescriptorExport): PluginDesc
     description: descriptor.description,
     // A step with state runs once per activation, on the batch.
     executeMode: descriptor.executeMode ?? (descriptor.nodeState === true ? 'all' : 'each'),
-    inline: false,
-    inputPorts: descriptor.inputPorts ?? ['default'],
+    // A trigger step runs nothing (its payload is its output), as the built-in triggers, which say inline.
+    inline: descriptor.kind === 'trigger',
+    inputPorts: descriptor.inputPorts ?? (descriptor.kind === 'trigger' ? [] : ['default']),
     // A two-phase wait leaves through `timeout` when it times out with onTimeout: continue (as signal-wait).
     outputPorts: waits && !outputPorts.includes('timeout') ? [...outputPorts, 'timeout'] : outputPorts,
     configSchema: {

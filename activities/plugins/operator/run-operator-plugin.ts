@@ -14,7 +14,7 @@ import { RedirectRefused, egressFetchFollowing } from '../../egress/redirects';
 import { withDeadline } from '../deadline';
 import type { PluginContext, PluginRun } from '../plugin-context';
 import type { OperatorPlugin, OperatorPlugins } from './load-plugins';
-import type { PluginExecuteResult, PluginLogger } from './plugin-api';
+import type { PluginExecute, PluginExecuteResult, PluginLogger } from './plugin-api';
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 /** Log lines one call keeps (they travel back in the activity result): past this, one notice and silence. */
@@ -37,6 +37,11 @@ export function operatorPluginRun(plugins: OperatorPlugins | undefined, call: Ac
       'PLUGIN_NOT_AVAILABLE',
     );
   }
+  if (!plugin.execute)
+    throw ApplicationFailure.nonRetryable(
+      `plugin "${call.pluginType}" is a ${plugin.descriptor.kind}: its steps run no call`,
+      'PLUGIN_NOT_AVAILABLE',
+    );
   const available = plugin.descriptor.version ?? '0.0.0';
   if (pinned === undefined || !isCompatibleVersion(pinned, available))
     throw ApplicationFailure.nonRetryable(
@@ -44,17 +49,18 @@ export function operatorPluginRun(plugins: OperatorPlugins | undefined, call: Ac
         `version ${pinned ?? '(none)'}: run a worker with a compatible version, or publish the workflow again`,
       'PLUGIN_VERSION_MISMATCH',
     );
-  return (context) => runOperatorPlugin(plugin, context);
+  const execute = plugin.execute;
+  return (context) => runOperatorPlugin(plugin, execute, context);
 }
 
-async function runOperatorPlugin(plugin: OperatorPlugin, context: PluginContext): Promise<PluginResult> {
+async function runOperatorPlugin(plugin: OperatorPlugin, execute: PluginExecute, context: PluginContext): Promise<PluginResult> {
   const { call } = context;
   const timeoutMs = call.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // A denial is reported as such even when the plugin wraps the error it got in one of its own.
   const denials: EgressDenied[] = [];
   try {
     const result = await withDeadline(context.signal, timeoutMs, async (deadline) =>
-      plugin.execute({
+      execute({
         config: context.config,
         inputs: context.inputs,
         items: call.item ? [call.item] : call.items,
@@ -83,7 +89,12 @@ async function runOperatorPlugin(plugin: OperatorPlugin, context: PluginContext)
  * redirects are followed by ../../egress/redirects.ts (each hop checked,
  * credentials kept to their origin); `redirect: 'manual'` and `'error'` keep their meaning.
  */
-async function checkedFetch(policy: EgressPolicy, deadline: AbortSignal, input: string | URL, init: RequestInit = {}): Promise<Response> {
+export async function checkedFetch(
+  policy: EgressPolicy,
+  deadline: AbortSignal,
+  input: string | URL,
+  init: RequestInit = {},
+): Promise<Response> {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars -- a caller's dispatcher would bypass the checks
   const { dispatcher, redirect, signal, ...rest } = init;
   const request = { ...rest, signal: signal ? AbortSignal.any([deadline, signal]) : deadline };
@@ -96,7 +107,7 @@ async function checkedFetch(policy: EgressPolicy, deadline: AbortSignal, input: 
   }
 }
 
-function limitedLogger(log: PluginContext['log']): PluginLogger {
+export function limitedLogger(log: PluginContext['log']): PluginLogger {
   let lines = 0;
   const write = (level: 'debug' | 'info' | 'warn' | 'error') => (message: string) => {
     lines += 1;
@@ -155,7 +166,13 @@ function checkedResult(plugin: OperatorPlugin, result: PluginExecuteResult | und
 }
 
 /** A thrown error as the step's failure: its own `code` and `retryable`, egress denials and timeouts as the built-ins report them. */
-function pluginFailure(plugin: OperatorPlugin, error: unknown, cancelled: AbortSignal, timeoutMs: number, denial?: EgressDenied): unknown {
+export function pluginFailure(
+  plugin: OperatorPlugin,
+  error: unknown,
+  cancelled: AbortSignal,
+  timeoutMs: number,
+  denial?: EgressDenied,
+): unknown {
   if (error instanceof ApplicationFailure) return error;
   const denied = egressDenial(error) ?? denial;
   if (denied) return ApplicationFailure.nonRetryable(denied.message, 'PLUGIN_EGRESS_DENIED');

@@ -16,3 +16,4 @@ export {
   type PluginRegistry,
   type RegisteredPlugin,
 } from './registry';
+export { MAX_TRIGGER_STATE_BYTES, type TriggerLifecycleRequest, type TriggerLifecycleResult } from './trigger-lifecycle';
