@@ -9,11 +9,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { dispatchFailure, type WorkflowReach } from '../executions';
-import { decryptSecret } from '../db/config-crypto';
-import { ConfigEntryRepository, folderChain, type OutOfReach, type ReachingPlace } from '../db/repositories/config-entry-repository';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
 import { LightStepResultRepository } from '../db/repositories/light-step-result-repository';
-import { WorkflowRepository } from '../db/repositories/workflow-repository';
 import {
   ExpressionError,
   PLUGIN_LOGS_DETAIL,
@@ -44,6 +41,7 @@ import { effectfulPluginFor } from './plugins/registry';
 import type { OperatorPlugins } from './plugins/operator/load-plugins';
 import { operatorPluginRun } from './plugins/operator/run-operator-plugin';
 import { Scrubber } from './secrets/scrubber';
+import { configEntryAccess } from './config-entry-access';
 
 /** How long the worker tries to start a failure's recovery runs before leaving them to the sweep. */
 const RECOVERY_DEADLINE_MS = 10_000;
@@ -82,7 +80,6 @@ export type ExecutionActivities = ReturnType<typeof createExecutionActivities>;
 
 export function createExecutionActivities(deps: ExecutionActivityDeps) {
   const { dataSource } = deps;
-  const configEntries = new ConfigEntryRepository(dataSource.manager);
   const lightResults = new LightStepResultRepository(dataSource.manager);
   const prepareDeps = {
     dataSource,
@@ -92,47 +89,19 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
     reach: deps.reach,
   };
 
-  /**
-   * Where a workflow's entries are looked for, and which folder entries it may use: those whose NRN
-   * its own (as it is now, read with its path) reaches. A workflow gone meanwhile reaches none.
-   */
-  const placeOf = async (organizationId: string, workflowId: string): Promise<ReachingPlace & { workflowNrn: string }> => {
-    const workflow = await new WorkflowRepository(dataSource.manager).findOne({
-      select: { path: true, nrn: true, organizationId: true },
-      where: { organizationId, id: workflowId },
-    });
-    const workflowNrn = workflow ? deps.reach.nrnOf(workflow) : '';
-    return {
-      workflowId,
-      paths: folderChain(workflow?.path ?? '/'),
-      workflowNrn,
-      reaches: (nrn) => workflow !== null && deps.reach.reaches(workflowNrn, nrn),
-    };
-  };
-  /** Why names found only out of reach have no value: where each exists. */
-  const outOfReachMessage = (kind: string, outside: OutOfReach[], workflowNrn: string) =>
-    outside.map((o) => `${kind} ${o.name} exists at ${o.nrn}, outside the workflow's NRN ${workflowNrn}`).join('; ');
-
-  /** Decrypts the named secrets for one step call (the one place the worker decrypts), each use logged by name. */
-  const loadSecrets = async (call: ActivityCall, names: string[]): Promise<Record<string, string>> => {
-    if (names.length === 0) return {};
-    // A `secrets:` binding makes `secrets.NAME` read the entry it names (own keys only: a name is data).
-    const storedName = (name: string) =>
-      call.secretBindings && Object.hasOwn(call.secretBindings, name) ? call.secretBindings[name] : name;
-    const stored = [...new Set(names.map(storedName))];
-    const place = await placeOf(call.organizationId, call.workflowId);
-    const { entries, outOfReach } = await configEntries.effective(call.organizationId, place, stored, true);
-    if (outOfReach.length > 0)
-      throw ApplicationFailure.nonRetryable(outOfReachMessage('secret', outOfReach, place.workflowNrn), 'CONFIG_ENTRY_UNRESOLVED');
-    const missing = stored.filter((name) => !entries.some((entry) => entry.name === name));
-    if (missing.length > 0)
-      throw ApplicationFailure.nonRetryable(`secret ${missing.join(', ')} has no value for this workflow`, 'CONFIG_ENTRY_UNRESOLVED');
-    deps.logger.info({ executionId: call.executionId, stepId: call.stepId, secrets: stored }, 'secrets decrypted for a step');
-    const values = new Map(
-      entries.map((entry) => [entry.name, decryptSecret(deps.encryptionKey, entry.encryptedValue!, call.organizationId)]),
+  const { configEntries, placeOf, outOfReachMessage, loadSecrets: loadSecretsFor } = configEntryAccess(deps);
+  /** Decrypts the named secrets for one step call, each use logged by name. */
+  const loadSecrets = (call: ActivityCall, names: string[]): Promise<Record<string, string>> =>
+    loadSecretsFor(
+      {
+        organizationId: call.organizationId,
+        workflowId: call.workflowId,
+        secretBindings: call.secretBindings,
+        logged: { executionId: call.executionId, stepId: call.stepId },
+        purpose: 'a step',
+      },
+      names,
     );
-    return Object.fromEntries(names.map((name) => [name, values.get(storedName(name))!]));
-  };
 
   /** Starts the recovery runs of a failure just recorded; a problem is logged and left to the API's failure sweep. */
   const startRecoveryRuns = async (executionId: string): Promise<void> => {

@@ -7,6 +7,7 @@ import type { WorkflowReach } from '../executions';
 import type { Limits } from '../config/limits';
 import type { Logger } from '../config/logger';
 import { createExecutionActivities, type RecoveryStarts } from './create-execution-activities';
+import { createTriggerActivities } from './create-trigger-activities';
 import type { CodeExecPool } from './plugins/code-exec-pool';
 import type { EgressPolicy } from './egress/policy';
 import type { OperatorPlugins } from './plugins/operator/load-plugins';
@@ -35,7 +36,7 @@ export interface ActivityDeps {
 }
 
 export function createActivities(deps: ActivityDeps) {
-  return { ...createExecutionActivities(deps) };
+  return { ...createExecutionActivities(deps), ...createTriggerActivities(deps) };
 }
 
 /** Every activity the worker registers, as workflow code proxies them (`import type` only). */

@@ -15,6 +15,7 @@ import {
   deferredSecretNames,
   type ActivityCall,
   type CallValues,
+  type PluginDescriptor,
   type PluginResult,
   type StepDefinition,
 } from '../workflows/engine';
@@ -124,22 +125,26 @@ async function callStub(
     attempt,
     executionId: call.executionId,
     workflowId: call.workflowId,
+    ...(stub.descriptor.nodeState === true && call.nodeState !== undefined ? { state: call.nodeState } : {}),
   });
   // One object as both arguments: `(ctx) => …` and the compatible engine's `(step, ctx) => …` read the same call.
   const returned = await stub.handler!(context, context);
-  return toPluginResult(call.stepId, returned);
+  return toPluginResult(call.stepId, returned, stub.descriptor);
 }
 
 /** The statuses that make a returned object a result rather than the outputs. */
 const STATUSES = new Set<unknown>(['success', 'failure', 'skipped']);
 
 /** What a handler returned, read as `StubReturn` says (kit/stubs.ts). */
-function toPluginResult(stepId: string, returned: unknown): PluginResult {
+function toPluginResult(stepId: string, returned: unknown, descriptor: PluginDescriptor): PluginResult {
   if (returned === undefined || returned === null) return { status: 'success', outputs: {} };
   const invalid = (what: string) => new StepCallFailure('STUB_INVALID_RESULT', `the stub of step "${stepId}" returned ${what}`, true);
   if (typeof returned !== 'object' || Array.isArray(returned))
     throw invalid(`${Array.isArray(returned) ? 'an array' : typeof returned}; return an object`);
   const value = returned as StubResult;
+  // A stub of a kind reads what its kind returns without `status`: a decider's `{ activePorts, outputs? }`.
+  if (value.status === undefined && isKindResult(value, descriptor))
+    return toPluginResult(stepId, { ...value, status: 'success' }, descriptor);
   if (!STATUSES.has(value.status)) {
     // `{ outputs: {…} }` and nothing else: the compatible engine's result shape, not outputs named `outputs`.
     if (isOutputsOnly(value)) return { status: 'success', outputs: structuredClone(value.outputs) };
@@ -150,6 +155,9 @@ function toPluginResult(stepId: string, returned: unknown): PluginResult {
   if (value.outputs !== undefined) result.outputs = structuredClone(value.outputs);
   if (value.items !== undefined) result.items = structuredClone(value.items);
   if (value.activePorts !== undefined) result.activePorts = [...value.activePorts];
+  // Checked by the engine before it waits (workflows/engine/runtime/operator-kinds.ts), as on the server.
+  if (value.wait !== undefined && descriptor.twoPhaseWait === true) result.wait = structuredClone(value.wait);
+  if (value.state !== undefined && descriptor.nodeState === true) result.nodeState = structuredClone(value.state);
   // `metadata` is accepted and not kept: no expression reads it, and the engine's own (per-item ports) must not be forged.
   if (value.status === 'failure') {
     result.error = {
@@ -187,6 +195,20 @@ async function callRealPlugin(
     maxPages: options.maxPages,
     log,
   });
+}
+
+/**
+ * An object without `status` that is what a stub of its kind returns: a decider's `activePorts`, a two-phase
+ * wait's `wait`, a stateful stub's `state` (each with `outputs`; a stateful one also with `items` and its `wait`).
+ */
+function isKindResult(value: object, descriptor: PluginDescriptor): boolean {
+  const own = [
+    ...(descriptor.kind === 'decider' ? ['activePorts'] : []),
+    ...(descriptor.twoPhaseWait === true ? ['wait'] : []),
+    ...(descriptor.nodeState === true ? ['state', 'items'] : []),
+  ];
+  const keys = Object.keys(value);
+  return keys.some((key) => own.includes(key) && key !== 'items') && keys.every((key) => key === 'outputs' || own.includes(key));
 }
 
 function isOutputsOnly(value: object): value is { outputs: Record<string, unknown> } {

@@ -4,3 +4,4 @@
  * Temporal's deterministic sandbox (see the lint rules for workflows/).
  */
 export { runWorkflowExecution } from './execution';
+export { runTriggerLifecycle } from './trigger-lifecycle';

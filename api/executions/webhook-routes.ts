@@ -15,6 +15,9 @@
  *   409 for a replay.
  * - Rate budgets per token (webhook-budgets.ts): accepted requests spend the
  *   trigger's, refused ones (404, 405, 401, 409) a separate one.
+ * - The start URL of an operator's trigger plugin (given to its `activate`)
+ *   is a token of the same kind: it starts an execution on POST, PUT, PATCH
+ *   or DELETE, with no other setting (the trigger's config is the plugin's).
  * Answers 202 without an execution id (the sender is not a client of the API).
  */
 import { Type } from '@sinclair/typebox';
@@ -122,11 +125,12 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
     async handler({ params, body, ctx }) {
       budgets.admit(params.token, ctx);
       // Only a request that proved it may use the trigger spends its budget: a stranger's refused ones spend their own.
-      const { binding, runnable } = await admitted(deps, params.token, ctx).catch((error: unknown) => budgets.refuse(params.token, error));
+      const { binding, runnable, config } = await admitted(deps, params.token, ctx).catch((error: unknown) =>
+        budgets.refuse(params.token, error),
+      );
       budgets.accept(params.token);
-      const config = runnable.definition.steps[binding.triggerId]?.config ?? {};
 
-      const invalid = payloadSchemaErrors(runnable.definition, binding.triggerId, body);
+      const invalid = config.payloadSchema === undefined ? [] : payloadSchemaErrors(runnable.definition, binding.triggerId, body);
       if (invalid.length > 0)
         throw new HttpError(
           422,
@@ -176,22 +180,33 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
   });
 }
 
-/** The live trigger `token` routes to, once the request proved it may use it: 404 unknown token, 405 method, 401 unsigned, 409 replayed. */
+/**
+ * The live trigger `token` routes to, once the request proved it may use it: 404 unknown token, 405 method, 401 unsigned,
+ * 409 replayed. With it, the webhook settings it is read with: a `webhook` trigger's config; for an operator's trigger
+ * plugin (its start URL: the config is the plugin's, not these settings) none, so it starts a run on POST, PUT, PATCH
+ * or DELETE, unsigned (the token is the capability).
+ */
 async function admitted(deps: WebhookDeps, token: string, ctx: AppContext) {
   const binding = await new TriggerBindingRepository(deps.dataSource.manager).findLiveByWebhookToken(token);
-  if (!binding || binding.pluginType !== 'webhook') throw unknownToken();
+  const byPlugin = binding !== undefined && isTriggerPlugin(deps, binding.pluginType);
+  if (!binding || !(binding.pluginType === 'webhook' || byPlugin)) throw unknownToken();
   const runnable = await new WorkflowRevisionRepository(deps.dataSource.manager).findRunnable(binding.organizationId, binding.workflowId, {
     revision: binding.revision,
   });
   if (typeof runnable === 'string') throw unknownToken();
-  const config = runnable.definition.steps[binding.triggerId]?.config ?? {};
+  const config: Record<string, unknown> = byPlugin ? {} : (runnable.definition.steps[binding.triggerId]?.config ?? {});
   // The method first: a signed request sent with the wrong one is refused before its signature is remembered.
   checkMethod(config, ctx.method);
   const secret = config.secret;
   if (typeof secret === 'string' && secret !== '') {
     await verifySignedRequest(deps.dataSource, ctx, await webhookSecret(deps, binding.organizationId, runnable.workflow, secret));
   }
-  return { binding, runnable };
+  return { binding, runnable, config };
+}
+
+/** Whether `pluginType` is one of the operator's trigger plugins (its bindings hold a start URL's token). */
+function isTriggerPlugin(deps: WebhookDeps, pluginType: string): boolean {
+  return deps.plugins !== undefined && Object.hasOwn(deps.plugins, pluginType) && deps.plugins[pluginType].kind === 'trigger';
 }
 
 /** Longest `Idempotency-Key` header accepted at webhook ingress. */

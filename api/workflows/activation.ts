@@ -77,7 +77,11 @@ async function registerAll(
         registration: await registrar.register({ organizationId, workflowId, aliasName, revision, trigger, activationId }),
       });
     } catch (error) {
-      await Promise.allSettled(done.map(({ trigger: t, registration }) => deps.registrars[t.pluginType].unregister(registration)));
+      await Promise.allSettled(
+        done.map(({ trigger: t, registration }) =>
+          deps.registrars[t.pluginType].unregister(registration, { organizationId, workflowId, aliasName, revision, triggerId: t.id }),
+        ),
+      );
       const code = error instanceof TriggerRegistrationError ? error.code : 'TRIGGER_REGISTRATION_FAILED';
       const message = error instanceof Error ? error.message : 'registration failed';
       const failures: Failure[] = triggers.map((t) =>
@@ -131,8 +135,20 @@ async function teardown(deps: WorkflowDeps, bindings: TriggerBindingEntity[]): P
   const results = await Promise.allSettled(
     bindings.map(
       (b) =>
-        deps.registrars[b.pluginType]?.unregister({ scheduleId: b.scheduleId ?? undefined, webhookToken: b.webhookToken ?? undefined }) ??
-        Promise.resolve(),
+        deps.registrars[b.pluginType]?.unregister(
+          {
+            scheduleId: b.scheduleId ?? undefined,
+            webhookToken: b.webhookToken ?? undefined,
+            runtimeMetadata: b.runtimeMetadata ?? undefined,
+          },
+          {
+            organizationId: b.organizationId,
+            workflowId: b.workflowId,
+            aliasName: b.aliasName,
+            revision: b.revision,
+            triggerId: b.triggerId,
+          },
+        ) ?? Promise.resolve(),
     ),
   );
   return results.flatMap((r, i) =>

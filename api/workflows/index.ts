@@ -5,6 +5,7 @@ import { aliasRoutes } from './alias-routes';
 import { configRoutes } from './config-routes';
 import { definitionRoutes } from './definition-routes';
 import type { WorkflowDeps } from './deps';
+import { pluginTriggerRegistrars } from './plugin-trigger-registrar';
 import { defaultRegistrars, type TriggerRegistrars } from './registrars';
 import { triggerRoutes } from './trigger-routes';
 
@@ -14,7 +15,10 @@ export interface WorkflowRouteOptions {
 }
 
 export function workflowRoutes(deps: AreaDeps, options: WorkflowRouteOptions = {}): RouteDefinition[] {
-  const registrars = { ...defaultRegistrars(deps.temporal, deps.config.temporalTaskQueue) };
+  const registrars = {
+    ...defaultRegistrars(deps.temporal, deps.config.temporalTaskQueue),
+    ...pluginTriggerRegistrars(deps.temporal, deps.config.temporalTaskQueue, deps.config.publicBaseUrl, deps.plugins),
+  };
   for (const [kind, registrar] of Object.entries(options.registrars ?? {})) if (registrar) registrars[kind] = registrar;
   const workflowDeps: WorkflowDeps = {
     dataSource: deps.dataSource,

@@ -1,5 +1,6 @@
 /**
- * One registrar per trigger kind. Activation calls `register` for every
+ * One registrar per trigger kind (an operator's trigger plugins: one each,
+ * ./plugin-trigger-registrar.ts). Activation calls `register` for every
  * trigger of the revision and `unregister` to tear one down; registrars hold
  * no state (everything they need to undo is returned and stored in the
  * binding row), so any API replica can deactivate what another activated.
@@ -24,9 +25,18 @@ export interface Registration {
   runtimeMetadata?: Record<string, unknown>;
 }
 
+/** The binding a registration belongs to, for a registrar that needs more than what it returned to undo it. */
+export interface BindingContext {
+  organizationId: string;
+  workflowId: string;
+  aliasName: string;
+  revision: number;
+  triggerId: string;
+}
+
 export interface TriggerRegistrar {
   register(context: RegistrationContext): Promise<Registration>;
-  unregister(registration: Registration): Promise<void>;
+  unregister(registration: Registration, binding: BindingContext): Promise<void>;
 }
 
 export type TriggerRegistrars = Record<string, TriggerRegistrar>;

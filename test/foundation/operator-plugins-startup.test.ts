@@ -57,6 +57,52 @@ describe('operator plugins: the PLUGINS setting and start-up', () => {
       const two = await plugin('two.cjs', valid('twin'));
       await refused([one, two], /is named "twin", like plugin ".*one.cjs"/);
     });
+    it('a decider that declares no port to route to', async () =>
+      refused(
+        [await plugin('d.cjs', valid('gatekeeper').replace("kind: 'module'", "kind: 'decider'"))],
+        /plugin ".*d.cjs" has an invalid descriptor: a decider declares the ports it routes to: outputPorts must name at least one besides "default"/,
+      ));
+    it("a two-phase wait that declares the wait's own settings, or that is not a module", async () => {
+      const waits = valid('asker').replace("kind: 'module',", "kind: 'module', twoPhaseWait: true,");
+      await refused(
+        [await plugin('w1.cjs', waits.replace('properties: {}', "properties: { timeout: { type: 'string' } }"))],
+        /\/configSchema\/properties declares "timeout", which a two-phase wait's step takes for its wait \(the engine adds them\)/,
+      );
+      await refused(
+        [await plugin('w2.cjs', waits.replace("kind: 'module'", "kind: 'decider', outputPorts: ['a']"))],
+        /twoPhaseWait is for modules, and this plugin is a decider/,
+      );
+    });
+    it('state on a plugin that runs per item', async () =>
+      refused(
+        [await plugin('s.cjs', valid('keeper').replace("kind: 'module',", "kind: 'module', nodeState: true, executeMode: 'each',"))],
+        /a plugin with nodeState runs once per activation \(its state is the step's\): executeMode must be "all"/,
+      ));
+    it('a trigger without activate, with execute, with input ports or with a step feature', async () => {
+      const trigger = (extra = '') =>
+        `exports.descriptor = { name: 'hooky', version: '1.0.0', kind: 'trigger', description: 'd', configSchema: { type: 'object', properties: {} }${extra} };\n`;
+      await refused(
+        [await plugin('t1.cjs', trigger())],
+        /plugin ".*t1.cjs" \(hooky\) is a trigger and does not export an activate function/,
+      );
+      await refused(
+        [await plugin('t2.cjs', `${trigger()}exports.activate = () => ({});\nexports.execute = () => ({});\n`)],
+        /\(hooky\) is a trigger: its steps run nothing, so it exports activate and deactivate, not execute/,
+      );
+      await refused(
+        [await plugin('t3.cjs', `${trigger(", inputPorts: ['default'], nodeState: true")}exports.activate = () => ({});\n`)],
+        /inputPorts must be empty \(or absent\); a trigger runs no step call: "nodeState" does not apply to it/,
+      );
+      await refused(
+        [await plugin('t4.cjs', `${valid('moddy')}exports.activate = () => ({});\n`)],
+        /exports activate or deactivate, which only a trigger has \(its kind is module\)/,
+      );
+    });
+    it('a kind that does not exist', async () =>
+      refused(
+        [await plugin('k.cjs', valid('kinder').replace("kind: 'module'", "kind: 'observer'"))],
+        /\/kind must be one of "module", "decider", "trigger"/,
+      ));
     it('no execute function', async () =>
       refused([await plugin('x.cjs', valid('lazy').replace(/exports\.execute.*/, ''))], /does not export an execute function/));
   });

@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { findPlugin, validateDefinition, type ExecutionInput, type WorkflowDefinition } from '../../workflows/engine';
+import { findPlugin, validateDefinition, type ExecutionInput, type PluginCatalog, type WorkflowDefinition } from '../../workflows/engine';
 
 export type StepDoc = { id: string } & Record<string, unknown>;
 
@@ -40,9 +40,9 @@ export function connections(...edges: string[]): Array<{ from: string; to: strin
 }
 
 /** The normalized definition of `doc` (named `test` unless it says), failing with the validator's errors. */
-export function validDefinition(doc: Record<string, unknown>): WorkflowDefinition {
-  // The same validator the API uses: what a test runs would also save.
-  const validated = validateDefinition({ name: 'test', ...doc });
+export function validDefinition(doc: Record<string, unknown>, plugins?: PluginCatalog): WorkflowDefinition {
+  // The same validator the API uses (with the operator plugins it loaded): what a test runs would also save.
+  const validated = validateDefinition({ name: 'test', ...doc }, { plugins });
   assert.deepEqual(validated.errors, []);
   return validated.definition!;
 }
@@ -53,6 +53,8 @@ export interface InputOptions {
   organizationId?: string;
   workflowId?: string;
   receivedAt?: string;
+  /** Operator plugins the definition uses (validated and pinned as the API does). */
+  plugins?: PluginCatalog;
 }
 
 /** The workflow input of a manual run of `doc` (validated), as the API builds it. */
@@ -63,7 +65,7 @@ export function executionInput(doc: Record<string, unknown>, options: InputOptio
     organizationId: options.organizationId ?? '1',
     workflowId: options.workflowId ?? 'wf_test',
     revision: 1,
-    definition: validDefinition(doc),
+    definition: validDefinition(doc, options.plugins),
     inputs,
     trigger: { source: 'manual', payload: inputs, receivedAt: options.receivedAt ?? new Date().toISOString() },
   };

@@ -10,6 +10,7 @@ import {
   type ChildResult,
   type ExecutionInput,
   type LogEntryDraft,
+  type PluginCatalog,
   type PluginDescriptor,
   type PluginResult,
   type RuntimeEffects,
@@ -26,6 +27,8 @@ export interface Fakes {
   children?: (request: ChildRequest) => ChildResult | Promise<ChildResult>;
   /** Plugins the host runs itself (as the kit's stubs do). */
   hostPlugins?: Record<string, PluginDescriptor>;
+  /** Operator plugins the definition uses (validated and pinned as the API does). */
+  plugins?: PluginCatalog;
 }
 
 export async function runDefinition(
@@ -66,7 +69,13 @@ export async function runDefinition(
     ...(fakes.hostPlugins ? { hostPlugin: (name: string) => fakes.hostPlugins![name] } : {}),
   };
   const input = {
-    ...executionInput(doc, { inputs, executionId: 'exec_1', workflowId: 'wf_1', receivedAt: '2026-01-01T00:00:00Z' }),
+    ...executionInput(doc, {
+      inputs,
+      executionId: 'exec_1',
+      workflowId: 'wf_1',
+      receivedAt: '2026-01-01T00:00:00Z',
+      plugins: fakes.plugins,
+    }),
     ...overrides,
   };
   const execution = startExecution(input, { REGION: 'eu' }, effects);

@@ -26,7 +26,7 @@ export {
   type DefinitionLimits,
   type RunLimits,
 } from './limits';
-export { EXECUTION_WORKFLOW_TYPE, ENGINE_VERSION } from './workflow-types';
+export { EXECUTION_WORKFLOW_TYPE, ENGINE_VERSION, TRIGGER_LIFECYCLE_WORKFLOW_TYPE } from './workflow-types';
 
 // Plugins described as data, registered in one place; the inline plugins' signal names.
 export {
@@ -42,14 +42,19 @@ export {
   isBuiltInPlugin,
   isCompatibleVersion,
   isSemver,
+  pinnedPluginOf,
+  MAX_TRIGGER_STATE_BYTES,
   toJsonSchema,
   withPluginCatalog,
   PINNED_PLUGINS_KEY,
+  TWO_PHASE_WAIT_SETTINGS,
   type PinnedPlugin,
   type PluginCatalog,
   type PluginDescriptor,
   type PublicPluginDescriptor,
   type RegisteredPlugin,
+  type TriggerLifecycleRequest,
+  type TriggerLifecycleResult,
 } from './plugins';
 export { webhookSignalName } from './inline/webhook-wait';
 

@@ -7,8 +7,13 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import Ajv, { type ErrorObject } from 'ajv';
-import { isSemver, type PluginDescriptor } from '../../../workflows/engine';
+import { TWO_PHASE_WAIT_SETTINGS, isSemver, type PluginDescriptor } from '../../../workflows/engine';
 import type { PluginDescriptorExport, PluginPropertySchema } from './plugin-api';
+
+/** A string among `values` (an `enum`, so a wrong value is reported as one, naming the allowed ones). */
+function oneOf<const T extends readonly string[]>(values: T) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+}
 
 const ValueType = Type.Union(['string', 'number', 'integer', 'boolean', 'object', 'array'].map((type) => Type.Literal(type)));
 const PortList = Type.Array(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_-]{0,63}$' }), { maxItems: 32, uniqueItems: true });
@@ -38,10 +43,12 @@ export const DescriptorExport = Type.Object(
   {
     name: Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$' }),
     version: Type.String({ minLength: 5, maxLength: 64 }),
-    kind: Type.Literal('module'),
+    kind: oneOf(['module', 'decider', 'trigger']),
     description: Type.String({ minLength: 1, maxLength: 500 }),
     category: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    executeMode: Type.Optional(Type.Union([Type.Literal('each'), Type.Literal('all')])),
+    executeMode: Type.Optional(oneOf(['each', 'all'])),
+    twoPhaseWait: Type.Optional(Type.Boolean()),
+    nodeState: Type.Optional(Type.Boolean()),
     inputPorts: Type.Optional(PortList),
     outputPorts: Type.Optional(PortList),
     configSchema: Type.Object(
@@ -71,35 +78,78 @@ const validate = new Ajv({ allErrors: true, strict: false }).compile(DescriptorE
 
 /** Problems with an exported descriptor, each naming where (empty when it is valid). */
 export function descriptorProblems(value: unknown): string[] {
-  if (validate(value)) {
-    const descriptor = value as PluginDescriptorExport;
-    return isSemver(descriptor.version) ? [] : [`version "${descriptor.version}" is not a semantic version (such as 1.2.0)`];
+  if (!validate(value)) return (validate.errors ?? []).map(describeError);
+  const descriptor = value as PluginDescriptorExport;
+  return [
+    ...(isSemver(descriptor.version) ? [] : [`version "${descriptor.version}" is not a semantic version (such as 1.2.0)`]),
+    ...kindProblems(descriptor),
+  ];
+}
+
+/** What a kind asks of the rest of the descriptor (docs/plugins.md, one section per kind). */
+function kindProblems(descriptor: PluginDescriptorExport): string[] {
+  const problems: string[] = [];
+  if (descriptor.kind === 'decider') {
+    const ports = (descriptor.outputPorts ?? []).filter((port) => port !== 'default');
+    if (ports.length === 0)
+      problems.push('a decider declares the ports it routes to: outputPorts must name at least one besides "default"');
   }
-  return (validate.errors ?? []).map(describeError);
+  if (descriptor.kind === 'trigger') {
+    if ((descriptor.inputPorts ?? []).length > 0) problems.push('a trigger starts its workflow: inputPorts must be empty (or absent)');
+    for (const feature of ['twoPhaseWait', 'nodeState', 'executeMode'] as const)
+      if (descriptor[feature] !== undefined) problems.push(`a trigger runs no step call: "${feature}" does not apply to it`);
+  }
+  if (descriptor.twoPhaseWait === true) {
+    if (descriptor.kind !== 'module') problems.push(`twoPhaseWait is for modules, and this plugin is a ${descriptor.kind}`);
+    const taken = Object.keys(TWO_PHASE_WAIT_SETTINGS).filter((name) => Object.hasOwn(descriptor.configSchema.properties, name));
+    if (taken.length > 0)
+      problems.push(
+        `/configSchema/properties declares ${taken.map((name) => `"${name}"`).join(', ')}, which a two-phase wait's step takes ` +
+          "for its wait (the engine adds them): rename the plugin's own",
+      );
+  }
+  if (descriptor.nodeState === true) {
+    if (descriptor.kind !== 'module') problems.push(`nodeState is for modules, and this plugin is a ${descriptor.kind}`);
+    if (descriptor.executeMode === 'each')
+      problems.push('a plugin with nodeState runs once per activation (its state is the step\'s): executeMode must be "all" (its default)');
+  }
+  return problems;
 }
 
 function describeError(error: ErrorObject): string {
   const at = error.instancePath === '' ? 'the descriptor' : error.instancePath;
   if (error.keyword === 'additionalProperties')
     return `${at} has "${String(error.params.additionalProperty)}", which plugin descriptors do not support`;
+  if (error.keyword === 'enum' && Array.isArray(error.params.allowedValues))
+    return `${at} must be one of ${(error.params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
   return `${at} ${error.message ?? 'is invalid'}`;
 }
 
-/** The engine's descriptor of a valid export (an operator plugin always runs as an activity). */
+/** The engine's descriptor of a valid export (an operator plugin's calls always run as activities). */
 export function engineDescriptor(descriptor: PluginDescriptorExport): PluginDescriptor {
+  const waits = descriptor.twoPhaseWait === true;
+  const outputPorts = descriptor.outputPorts ?? ['default'];
+  const properties = Object.fromEntries(
+    Object.entries(descriptor.configSchema.properties).map(([name, schema]) => [name, property(schema)]),
+  );
   return {
     name: descriptor.name,
     version: descriptor.version,
-    kind: 'module',
+    kind: descriptor.kind,
     description: descriptor.description,
-    executeMode: descriptor.executeMode ?? 'each',
-    inline: false,
-    inputPorts: descriptor.inputPorts ?? ['default'],
-    outputPorts: descriptor.outputPorts ?? ['default'],
+    // A step with state runs once per activation, on the batch.
+    executeMode: descriptor.executeMode ?? (descriptor.nodeState === true ? 'all' : 'each'),
+    // A trigger step runs nothing (its payload is its output), as the built-in triggers, which say inline.
+    inline: descriptor.kind === 'trigger',
+    inputPorts: descriptor.inputPorts ?? (descriptor.kind === 'trigger' ? [] : ['default']),
+    // A two-phase wait leaves through `timeout` when it times out with onTimeout: continue (as signal-wait).
+    outputPorts: waits && !outputPorts.includes('timeout') ? [...outputPorts, 'timeout'] : outputPorts,
     configSchema: {
-      properties: Object.fromEntries(Object.entries(descriptor.configSchema.properties).map(([name, schema]) => [name, property(schema)])),
+      properties: waits ? { ...properties, ...TWO_PHASE_WAIT_SETTINGS } : properties,
       ...(descriptor.configSchema.required ? { required: descriptor.configSchema.required } : {}),
     },
+    ...(waits ? { twoPhaseWait: true } : {}),
+    ...(descriptor.nodeState === true ? { nodeState: true } : {}),
     ...(descriptor.category ? { category: descriptor.category } : {}),
     ...(descriptor.outputSchema ? { outputSchema: descriptor.outputSchema } : {}),
     ...(descriptor.examples ? { examples: descriptor.examples } : {}),

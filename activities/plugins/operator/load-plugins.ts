@@ -11,7 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isBuiltInPlugin, type PluginCatalog, type PluginDescriptor } from '../../../workflows/engine';
 import { descriptorProblems, engineDescriptor } from './descriptor-format';
-import type { PluginDescriptorExport, PluginExecute } from './plugin-api';
+import type { PluginActivate, PluginDeactivate, PluginDescriptorExport, PluginExecute } from './plugin-api';
 
 export class PluginLoadError extends Error {
   override readonly name = 'PluginLoadError';
@@ -21,7 +21,10 @@ export interface OperatorPlugin {
   /** The PLUGINS entry it was loaded from. */
   entry: string;
   descriptor: PluginDescriptor;
-  execute: PluginExecute;
+  /** A module's or a decider's. */
+  execute?: PluginExecute;
+  /** A trigger's: told when its trigger is activated on an alias, and deactivated. */
+  trigger?: { activate: PluginActivate; deactivate?: PluginDeactivate };
 }
 
 export interface OperatorPlugins {
@@ -52,13 +55,29 @@ async function loadOne(entry: string, cwd: string): Promise<OperatorPlugin> {
   } catch (error) {
     throw new PluginLoadError(`plugin "${entry}" could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const { descriptor, execute } = pluginExports(loaded);
+  const { descriptor, execute, activate, deactivate } = pluginExports(loaded);
   const problems = descriptorProblems(descriptor);
   if (problems.length > 0) throw new PluginLoadError(`plugin "${entry}" has an invalid descriptor: ${problems.join('; ')}`);
   const valid = descriptor as PluginDescriptorExport;
   if (isBuiltInPlugin(valid.name)) throw new PluginLoadError(`plugin "${entry}" is named "${valid.name}", which is a built-in plugin`);
-  if (typeof execute !== 'function') throw new PluginLoadError(`plugin "${entry}" (${valid.name}) does not export an execute function`);
-  return { entry, descriptor: Object.freeze(engineDescriptor(valid)), execute: execute as PluginExecute };
+  const engine = Object.freeze(engineDescriptor(valid));
+  const named = `plugin "${entry}" (${valid.name})`;
+  if (valid.kind === 'trigger') {
+    if (typeof activate !== 'function') throw new PluginLoadError(`${named} is a trigger and does not export an activate function`);
+    if (deactivate !== undefined && typeof deactivate !== 'function')
+      throw new PluginLoadError(`${named} exports a deactivate that is not a function`);
+    if (execute !== undefined)
+      throw new PluginLoadError(`${named} is a trigger: its steps run nothing, so it exports activate and deactivate, not execute`);
+    return {
+      entry,
+      descriptor: engine,
+      trigger: { activate: activate as PluginActivate, deactivate: deactivate as PluginDeactivate | undefined },
+    };
+  }
+  if (typeof execute !== 'function') throw new PluginLoadError(`${named} does not export an execute function`);
+  if (activate !== undefined || deactivate !== undefined)
+    throw new PluginLoadError(`${named} exports activate or deactivate, which only a trigger has (its kind is ${valid.kind})`);
+  return { entry, descriptor: engine, execute: execute as PluginExecute };
 }
 
 /** A path (starting with `.` or `/`) from `cwd`; else a package, resolved as `cwd`'s own dependencies are. */
@@ -67,9 +86,8 @@ function resolveEntry(entry: string, cwd: string): string {
   return require.resolve(entry.startsWith('.') || path.isAbsolute(entry) ? path.resolve(cwd, entry) : entry);
 }
 
-/** `descriptor` and `execute` as named exports, or as members of the default export (CommonJS modules land there too). */
-function pluginExports(loaded: Record<string, unknown>): { descriptor: unknown; execute: unknown } {
-  if (loaded.descriptor !== undefined) return { descriptor: loaded.descriptor, execute: loaded.execute };
-  const fallback = loaded.default as Record<string, unknown> | undefined;
-  return { descriptor: fallback?.descriptor, execute: fallback?.execute };
+/** `descriptor` and its functions as named exports, or as members of the default export (CommonJS modules land there too). */
+function pluginExports(loaded: Record<string, unknown>): { descriptor: unknown; execute: unknown; activate: unknown; deactivate: unknown } {
+  const from = loaded.descriptor !== undefined ? loaded : ((loaded.default as Record<string, unknown> | undefined) ?? {});
+  return { descriptor: from.descriptor, execute: from.execute, activate: from.activate, deactivate: from.deactivate };
 }

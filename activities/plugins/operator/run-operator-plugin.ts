@@ -14,7 +14,7 @@ import { RedirectRefused, egressFetchFollowing } from '../../egress/redirects';
 import { withDeadline } from '../deadline';
 import type { PluginContext, PluginRun } from '../plugin-context';
 import type { OperatorPlugin, OperatorPlugins } from './load-plugins';
-import type { PluginExecuteResult, PluginLogger } from './plugin-api';
+import type { PluginExecute, PluginExecuteResult, PluginLogger } from './plugin-api';
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 /** Log lines one call keeps (they travel back in the activity result): past this, one notice and silence. */
@@ -37,6 +37,11 @@ export function operatorPluginRun(plugins: OperatorPlugins | undefined, call: Ac
       'PLUGIN_NOT_AVAILABLE',
     );
   }
+  if (!plugin.execute)
+    throw ApplicationFailure.nonRetryable(
+      `plugin "${call.pluginType}" is a ${plugin.descriptor.kind}: its steps run no call`,
+      'PLUGIN_NOT_AVAILABLE',
+    );
   const available = plugin.descriptor.version ?? '0.0.0';
   if (pinned === undefined || !isCompatibleVersion(pinned, available))
     throw ApplicationFailure.nonRetryable(
@@ -44,17 +49,18 @@ export function operatorPluginRun(plugins: OperatorPlugins | undefined, call: Ac
         `version ${pinned ?? '(none)'}: run a worker with a compatible version, or publish the workflow again`,
       'PLUGIN_VERSION_MISMATCH',
     );
-  return (context) => runOperatorPlugin(plugin, context);
+  const execute = plugin.execute;
+  return (context) => runOperatorPlugin(plugin, execute, context);
 }
 
-async function runOperatorPlugin(plugin: OperatorPlugin, context: PluginContext): Promise<PluginResult> {
+async function runOperatorPlugin(plugin: OperatorPlugin, execute: PluginExecute, context: PluginContext): Promise<PluginResult> {
   const { call } = context;
   const timeoutMs = call.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // A denial is reported as such even when the plugin wraps the error it got in one of its own.
   const denials: EgressDenied[] = [];
   try {
     const result = await withDeadline(context.signal, timeoutMs, async (deadline) =>
-      plugin.execute({
+      execute({
         config: context.config,
         inputs: context.inputs,
         items: call.item ? [call.item] : call.items,
@@ -68,9 +74,11 @@ async function runOperatorPlugin(plugin: OperatorPlugin, context: PluginContext)
             throw error;
           }),
         step: { executionId: call.executionId, organizationId: call.organizationId, workflowId: call.workflowId, stepId: call.stepId },
+        // A copy: what the plugin does to it is not its next state unless it returns it.
+        ...(plugin.descriptor.nodeState === true && call.nodeState !== undefined ? { state: structuredClone(call.nodeState) } : {}),
       }),
     );
-    return checkedResult(plugin, result);
+    return checkedResult(plugin, result, call.maxOutputBytes);
   } catch (error) {
     throw pluginFailure(plugin, error, context.signal, timeoutMs, denials[0]);
   }
@@ -81,7 +89,12 @@ async function runOperatorPlugin(plugin: OperatorPlugin, context: PluginContext)
  * redirects are followed by ../../egress/redirects.ts (each hop checked,
  * credentials kept to their origin); `redirect: 'manual'` and `'error'` keep their meaning.
  */
-async function checkedFetch(policy: EgressPolicy, deadline: AbortSignal, input: string | URL, init: RequestInit = {}): Promise<Response> {
+export async function checkedFetch(
+  policy: EgressPolicy,
+  deadline: AbortSignal,
+  input: string | URL,
+  init: RequestInit = {},
+): Promise<Response> {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars -- a caller's dispatcher would bypass the checks
   const { dispatcher, redirect, signal, ...rest } = init;
   const request = { ...rest, signal: signal ? AbortSignal.any([deadline, signal]) : deadline };
@@ -94,7 +107,7 @@ async function checkedFetch(policy: EgressPolicy, deadline: AbortSignal, input: 
   }
 }
 
-function limitedLogger(log: PluginContext['log']): PluginLogger {
+export function limitedLogger(log: PluginContext['log']): PluginLogger {
   let lines = 0;
   const write = (level: 'debug' | 'info' | 'warn' | 'error') => (message: string) => {
     lines += 1;
@@ -109,27 +122,57 @@ function limitedLogger(log: PluginContext['log']): PluginLogger {
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The plugin's result as the engine's, refused (without retries) when it is not the documented shape. */
-function checkedResult(plugin: OperatorPlugin, result: PluginExecuteResult | undefined): PluginResult {
+function checkedResult(plugin: OperatorPlugin, result: PluginExecuteResult | undefined, maxStateBytes?: number): PluginResult {
   const invalid = (problem: string) =>
     ApplicationFailure.nonRetryable(`plugin "${plugin.descriptor.name}" returned ${problem}`, 'PLUGIN_RESULT_INVALID');
   const value: unknown = result ?? {};
   if (!isRecord(value)) throw invalid('something other than an object');
-  const { outputs, items, activePorts } = value;
+  const { outputs, items, activePorts, wait, state } = value;
   if (outputs !== undefined && !isRecord(outputs)) throw invalid('outputs that are not an object');
   if (items !== undefined && !(Array.isArray(items) && items.every(isRecord))) throw invalid('items that are not an array of objects');
   const ports = new Set(['default', ...plugin.descriptor.outputPorts]);
   if (activePorts !== undefined && !(Array.isArray(activePorts) && activePorts.every((port) => ports.has(port as string))))
     throw invalid(`activePorts outside its output ports (${[...ports].join(', ')})`);
+  if (plugin.descriptor.kind === 'decider') {
+    // The engine passes the step's items to the ports named (../../../workflows/engine/runtime/operator-kinds.ts).
+    if (!Array.isArray(activePorts) || activePorts.length === 0)
+      throw invalid('no activePorts: a decider names the port(s) its items go to');
+    if (items !== undefined) throw invalid('items: a decider routes the items it got (return outputs and activePorts)');
+  }
+  if (plugin.descriptor.twoPhaseWait === true) {
+    // The engine parks on it in the workflow, and checks what it names (../../../workflows/engine/runtime/operator-kinds.ts).
+    if (!isRecord(wait)) throw invalid('no wait: a two-phase wait returns wait: {signalName, correlationKey?} (and its outputs)');
+    if (items !== undefined || activePorts !== undefined)
+      throw invalid("items or activePorts: a two-phase wait returns outputs and wait (its port is the wait's: default or timeout)");
+  } else if (wait !== undefined) throw invalid('a wait, but its descriptor does not say twoPhaseWait: true');
+  if (state !== undefined) {
+    if (plugin.descriptor.nodeState !== true) throw invalid('a state, but its descriptor does not say nodeState: true');
+    if (state !== null && !isRecord(state)) throw invalid('a state that is neither an object nor null');
+    const size = state === null ? 0 : Buffer.byteLength(JSON.stringify(state));
+    if (maxStateBytes !== undefined && size > maxStateBytes)
+      throw ApplicationFailure.nonRetryable(
+        `plugin "${plugin.descriptor.name}" returned a state of ${size} bytes; at most ${maxStateBytes} are allowed (the step output cap)`,
+        'PLUGIN_STATE_TOO_LARGE',
+      );
+  }
   return {
     status: 'success',
     ...(outputs !== undefined ? { outputs } : {}),
     ...(items !== undefined ? { items } : {}),
     ...(activePorts !== undefined ? { activePorts: activePorts as string[] } : {}),
+    ...(wait !== undefined ? { wait: wait as NonNullable<PluginResult['wait']> } : {}),
+    ...(state !== undefined ? { nodeState: state } : {}),
   };
 }
 
 /** A thrown error as the step's failure: its own `code` and `retryable`, egress denials and timeouts as the built-ins report them. */
-function pluginFailure(plugin: OperatorPlugin, error: unknown, cancelled: AbortSignal, timeoutMs: number, denial?: EgressDenied): unknown {
+export function pluginFailure(
+  plugin: OperatorPlugin,
+  error: unknown,
+  cancelled: AbortSignal,
+  timeoutMs: number,
+  denial?: EgressDenied,
+): unknown {
   if (error instanceof ApplicationFailure) return error;
   const denied = egressDenial(error) ?? denial;
   if (denied) return ApplicationFailure.nonRetryable(denied.message, 'PLUGIN_EGRESS_DENIED');

@@ -15,26 +15,52 @@
  * `SIGNAL_WAIT_TIMEOUT`; `continue` leaves through the `timeout` port when it
  * is wired, else through `default`, with `timedOut: true` and `defaultValue`
  * standing for the payload.
+ *
+ * An operator's two-phase wait parks the same way after its side effect
+ * (`parkOnSignal`, from ../runtime/operator-kinds.ts), its output also
+ * carrying what the side effect returned.
  */
 import { stringify } from '../evaluate';
 import { parseDuration } from '../durations';
-import type { Item, RuntimeEffects } from '../runtime/types';
-import { failure, type InlinePlugin, type InlineRun } from './inline-plugin';
+import type { Item, PluginResult, RuntimeEffects } from '../runtime/types';
+import { failure, type InlineCall, type InlinePlugin, type InlineRun } from './inline-plugin';
 import { str, duration, onTimeout } from '../plugins/schema';
 
 const signalWait: InlineRun = async ({ step, config, ctx, effects, hasPortEdge }) => {
   const names = (Array.isArray(config.signalName) ? config.signalName : [config.signalName]).map(stringify).filter((name) => name !== '');
   if (names.length === 0) return failure('PLUGIN_CONFIG_INVALID', 'signal-wait needs a "signalName"');
+  const correlationKey =
+    config.correlationKey === undefined || config.correlationKey === null ? undefined : stringify(config.correlationKey);
+  return parkOnSignal({ plugin: 'signal-wait', stepId: step.id, names, correlationKey, config }, { ctx, effects, hasPortEdge });
+};
+
+/** One wait: on these names (and correlation key), with the step's `timeout`, `onTimeout` and `defaultValue`. */
+export interface Park {
+  /** The plugin, as messages name it. */
+  plugin: string;
+  stepId: string;
+  names: string[];
+  correlationKey?: string;
+  /** The step's config, for `timeout` (or the older `timeoutMs`), `onTimeout` and `defaultValue`. */
+  config: Record<string, unknown>;
+  /** What the output carries beside the wait's own keys (a two-phase wait's side effect: ../runtime/operator-kinds.ts). */
+  base?: Item;
+}
+
+/** Parks the step until a signal releases it or its timeout fires, and gives its output (see the file comment). */
+export async function parkOnSignal(
+  park: Park,
+  { ctx, effects, hasPortEdge }: Pick<InlineCall, 'ctx' | 'effects' | 'hasPortEdge'>,
+): Promise<PluginResult> {
+  const { config, names } = park;
   // `timeoutMs` is the older spelling (a number of milliseconds); `timeout` wins when both are set.
   const timeout = config.timeout ?? config.timeoutMs;
   const timeoutMs = timeout === undefined || timeout === null ? undefined : parseDuration(timeout);
   if (timeout !== undefined && timeout !== null && timeoutMs === undefined) {
-    return failure('PLUGIN_CONFIG_INVALID', 'signal-wait "timeout" is not a duration');
+    return failure('PLUGIN_CONFIG_INVALID', `${park.plugin} "timeout" is not a duration`);
   }
-  const correlationKey =
-    config.correlationKey === undefined || config.correlationKey === null ? undefined : stringify(config.correlationKey);
-  const result = await effects.waitForSignal({ stepId: step.id, signalNames: names, correlationKey, timeoutMs });
-  ctx.signals[step.id] = result;
+  const result = await effects.waitForSignal({ stepId: park.stepId, signalNames: names, correlationKey: park.correlationKey, timeoutMs });
+  ctx.signals[park.stepId] = result;
 
   if (!result.timedOut) {
     const metadata = {
@@ -44,7 +70,7 @@ const signalWait: InlineRun = async ({ step, config, ctx, effects, hasPortEdge }
       signalId: result.signalId ?? null,
       timedOut: false,
     };
-    return { status: 'success', items: [waitOutputs(metadata, step.id, effects)] };
+    return { status: 'success', items: [waitOutputs(metadata, park, effects)] };
   }
   if (config.onTimeout !== 'continue') {
     return failure('SIGNAL_WAIT_TIMEOUT', `no signal ${names.map((n) => `"${n}"`).join(' or ')} arrived within ${stringify(timeout)}`);
@@ -52,38 +78,51 @@ const signalWait: InlineRun = async ({ step, config, ctx, effects, hasPortEdge }
   const metadata = { name: null, payload: config.defaultValue ?? null, receivedAt: null, signalId: null, timedOut: true };
   return {
     status: 'success',
-    items: [waitOutputs(metadata, step.id, effects)],
+    items: [waitOutputs(metadata, park, effects)],
     activePorts: [hasPortEdge('timeout') ? 'timeout' : 'default'],
   };
-};
+}
 
 /**
- * The step's output: the wait's metadata, then each key of a plain-object payload that the metadata does
- * not use. A payload key the metadata shadows is named in a warning on the step's log, so the difference
- * from the compatible engine (where `outputs.<key>` would be the payload's) is never silent.
+ * The step's output: the wait's metadata, then each key of `base` (a side effect's outputs) the metadata does not
+ * use, then each key of a plain-object payload that neither uses. A payload key shadowed so is named in a warning
+ * on the step's log, so the difference from the compatible engine (where `outputs.<key>` would be the payload's)
+ * is never silent.
  */
-function waitOutputs(metadata: Item & { payload: unknown }, stepId: string, effects: RuntimeEffects): Item {
+function waitOutputs(metadata: Item & { payload: unknown }, park: Park, effects: RuntimeEffects): Item {
   const outputs: Item = { ...metadata };
+  const { stepId, base } = park;
+  for (const [key, value] of Object.entries(base ?? {})) if (!Object.hasOwn(metadata, key)) defineOwn(outputs, key, value);
   const { payload } = metadata;
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return outputs;
   const shadowed: string[] = [];
+  const taken: string[] = [];
   for (const [key, value] of Object.entries(payload as Record<string, unknown>)) {
     if (Object.hasOwn(metadata, key)) shadowed.push(key);
+    else if (Object.hasOwn(outputs, key)) taken.push(key);
     // A payload is data: a `__proto__` key is an own key here, never the prototype.
-    else Object.defineProperty(outputs, key, { value, enumerable: true, writable: true, configurable: true });
+    else defineOwn(outputs, key, value);
   }
+  const warn = (message: string) => effects.log({ stepId, level: 'warn', message, timestamp: new Date(effects.now()).toISOString() });
   if (shadowed.length > 0) {
-    effects.log({
-      stepId,
-      level: 'warn',
-      message:
-        `the signal payload's ${shadowed.map((key) => `"${key}"`).join(', ')} ${shadowed.length === 1 ? 'is' : 'are'} not at ` +
+    warn(
+      `the signal payload's ${shadowed.map((key) => `"${key}"`).join(', ')} ${shadowed.length === 1 ? 'is' : 'are'} not at ` +
         `steps.${stepId}.outputs.<key>, which holds the wait's own ${shadowed.join(', ')}: read ` +
         shadowed.map((key) => `steps.${stepId}.outputs.payload.${key}`).join(', '),
-      timestamp: new Date(effects.now()).toISOString(),
-    });
+    );
+  }
+  if (taken.length > 0) {
+    warn(
+      `the signal payload's ${taken.map((key) => `"${key}"`).join(', ')} ${taken.length === 1 ? 'is' : 'are'} not at ` +
+        `steps.${stepId}.outputs.<key>, which holds what the step's side effect returned: read ` +
+        taken.map((key) => `steps.${stepId}.outputs.payload.${key}`).join(', '),
+    );
   }
   return outputs;
+}
+
+function defineOwn(target: Item, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 export const signalWaitPlugin: InlinePlugin = {

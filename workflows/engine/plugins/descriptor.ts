@@ -30,10 +30,18 @@ export interface PluginDescriptor {
    */
   light?: boolean;
   /**
-   * Keeps its place for the node across loop re-entries (split-in-batches' batches, paginated-fetch's pages): one
-   * call per activation, so a step of it never runs per item because it reads `$item` (../item-scope.ts). Built-ins only.
+   * Keeps state for the node: one call per activation, so a step of it never runs per item because it reads `$item`
+   * (../item-scope.ts). A built-in keeps its place across loop re-entries (split-in-batches' batches, paginated-fetch's
+   * pages); an operator's plugin gets the state it returned on its previous run in the execution, whatever the way in
+   * (`nodeContext`: streaming fetchers, resumable agents).
    */
   nodeState?: boolean;
+  /**
+   * An operator's two-phase wait: its call (an activity) does a side effect and names the signal to wait for, then
+   * the step parks on it in the workflow as `signal-wait` does (config `timeout`, `onTimeout`, `defaultValue`; a
+   * `timeout` port). See ../runtime/operator-kinds.ts.
+   */
+  twoPhaseWait?: boolean;
   inputPorts: string[];
   outputPorts: string[];
   /** Output ports named by config (e.g. `case` ports); see `outputPortsOf`. */

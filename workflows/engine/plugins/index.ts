@@ -2,6 +2,7 @@
 export { executeModeOf, type PluginDescriptor, type PluginKind } from './descriptor';
 export { codeExecDescriptor, httpRequestDescriptor, paginatedFetchDescriptor } from './effectful';
 export { outputPortsOf } from './ports';
+export { TWO_PHASE_WAIT_SETTINGS } from './schema';
 export { isCompatibleVersion, isSemver, pinPlugins, pinnedPluginOf, PINNED_PLUGINS_KEY, type PinnedPlugin } from './pinned';
 export { describePlugin, toJsonSchema, type PublicPluginDescriptor } from './public-descriptor';
 export {
@@ -15,3 +16,4 @@ export {
   type PluginRegistry,
   type RegisteredPlugin,
 } from './registry';
+export { MAX_TRIGGER_STATE_BYTES, type TriggerLifecycleRequest, type TriggerLifecycleResult } from './trigger-lifecycle';

@@ -11,7 +11,17 @@ import type { PluginCatalog } from './registry';
 
 export const PINNED_PLUGINS_KEY = 'pinnedPlugins';
 
-export type PinnedPlugin = Pick<PluginDescriptor, 'executeMode' | 'executeModeFrom'> & { version: string };
+/**
+ * A pin. `kind` (a decider or a trigger; absent: a module), `nodeState` and `twoPhaseWait` are written only when
+ * the plugin declares them, so a module's pin is what it always was: the workflow needs them to route a decider's
+ * items, hand a step its state and park a two-phase wait.
+ */
+export type PinnedPlugin = Pick<PluginDescriptor, 'executeMode' | 'executeModeFrom'> & {
+  version: string;
+  kind?: 'decider' | 'trigger';
+  nodeState?: true;
+  twoPhaseWait?: true;
+};
 
 /** Records in `definition` the operator plugins its steps use (and drops whatever a client sent under that key). */
 export function pinPlugins(definition: WorkflowDefinition, plugins: PluginCatalog | undefined): void {
@@ -20,8 +30,15 @@ export function pinPlugins(definition: WorkflowDefinition, plugins: PluginCatalo
     for (const step of Object.values(definition.steps)) {
       const name = step.pluginType;
       if (typeof name !== 'string' || !Object.hasOwn(plugins, name)) continue;
-      const { version, executeMode, executeModeFrom } = plugins[name];
-      pinned[name] = { version: version ?? '0.0.0', executeMode, ...(executeModeFrom ? { executeModeFrom } : {}) };
+      const { version, executeMode, executeModeFrom, kind, nodeState, twoPhaseWait } = plugins[name];
+      pinned[name] = {
+        version: version ?? '0.0.0',
+        executeMode,
+        ...(executeModeFrom ? { executeModeFrom } : {}),
+        ...(kind !== 'module' ? { kind } : {}),
+        ...(nodeState === true ? { nodeState: true as const } : {}),
+        ...(twoPhaseWait === true ? { twoPhaseWait: true as const } : {}),
+      };
     }
   }
   // A client's own value is dropped (only when there is one: `delete` makes V8 reshape the object, and it is serialized next).

@@ -23,6 +23,10 @@ export interface PublicPluginDescriptor {
   inline: boolean;
   /** Runs as a light step (a local activity) when the step's timeout is short (docs/architecture.md, "Light steps"). */
   light: boolean;
+  /** Keeps state for its step across the execution (docs/plugins.md, "Per-step state"). */
+  nodeState: boolean;
+  /** Does a side effect, then parks its step on a signal (docs/plugins.md, "Two-phase wait"). */
+  twoPhaseWait: boolean;
   inputPorts: string[];
   outputPorts: string[];
   dynamicPorts: boolean;
@@ -45,6 +49,8 @@ export function describePlugin(plugin: PluginDescriptor, source: PublicPluginDes
     ...(plugin.executeModeFrom ? { executeModeFrom: plugin.executeModeFrom } : {}),
     inline: plugin.inline,
     light: plugin.light === true,
+    nodeState: plugin.nodeState === true,
+    twoPhaseWait: plugin.twoPhaseWait === true,
     inputPorts: plugin.inputPorts,
     outputPorts: plugin.outputPorts,
     dynamicPorts: plugin.dynamicPorts === true,

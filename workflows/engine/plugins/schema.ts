@@ -11,3 +11,13 @@ export const int = (description?: string, minimum?: number): PropertySchema => (
 export const duration = (description?: string): PropertySchema => ({ type: ['string', 'number'], format: 'duration', description });
 export const obj = (description?: string): PropertySchema => ({ type: 'object', description });
 export const onTimeout: PropertySchema = { type: 'string', enum: ['error', 'continue'] };
+
+/**
+ * The config a two-phase wait's step also takes, read by the engine as `signal-wait` reads it (an operator's
+ * plugin with `twoPhaseWait` gets these added to its config schema, and may not declare them itself).
+ */
+export const TWO_PHASE_WAIT_SETTINGS: Readonly<Record<string, PropertySchema>> = Object.freeze({
+  timeout: duration('how long to wait for the signal after the side effect (absent: no limit)'),
+  onTimeout: { ...onTimeout, description: 'error (default): fail with SIGNAL_WAIT_TIMEOUT; continue: leave through timeout, else default' },
+  defaultValue: { type: 'any', description: 'what stands for the payload after a timeout with onTimeout: continue' },
+});

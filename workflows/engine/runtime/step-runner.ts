@@ -35,6 +35,7 @@ import {
   type StepRecord,
 } from './types';
 import { runForEach } from './for-each';
+import { deciderResult, operatorTraitsOf, parkAfterSideEffect } from './operator-kinds';
 import { runLoop } from './loop';
 
 export const DEFAULT_PARALLELISM = 5;
@@ -190,6 +191,8 @@ export async function callPlugin(
   }
 
   const reentered = Object.keys(activation.via).some((edgeId) => env.topology.edges[edgeId]?.kind === 'back');
+  // A kind or feature an operator's plugin declares (its pin; a kit stub's descriptor): ./operator-kinds.ts.
+  const traits = inline ? undefined : operatorTraitsOf(env, pluginType);
   if (inline) {
     const inlineCall: InlineCall = {
       step,
@@ -227,7 +230,7 @@ export async function callPlugin(
     timeoutMs,
     ...(extras.soleCall && isLight(pluginType, timeoutMs, ctx.input) ? { light: { callKey: `${step.id}#${activation.run}` } } : {}),
     retryPolicy: toTemporalRetryPolicy(engineRetries ? undefined : retryPolicy),
-    nodeState: reentered ? ctx.nodeContext[step.id] : undefined,
+    nodeState: reentered || traits?.nodeState === true ? ctx.nodeContext[step.id] : undefined,
     ...outputLimit(runLimitsOf(ctx.input).maxStepOutputBytes),
     ...(extras.returnValue ? { returnValue: true } : {}),
     ...(deferred.length > 0 ? { deferred } : {}),
@@ -242,7 +245,10 @@ export async function callPlugin(
   else if (result.nodeState !== undefined) ctx.nodeContext[step.id] = result.nodeState;
   for (const line of result.logs ?? [])
     effects.log({ stepId: step.id, level: line.level, message: line.message, timestamp: new Date(effects.now()).toISOString() });
-  return { ...result, logs: undefined, nodeState: undefined };
+  const settled: PluginResult = { ...result, logs: undefined, nodeState: undefined, wait: undefined };
+  if (traits?.kind === 'decider') return deciderResult(pluginType, settled, extras.item ? [extras.item] : extras.items);
+  if (traits?.twoPhaseWait) return parkAfterSideEffect(env, step, pluginType, config, { ...settled, wait: result.wait });
+  return settled;
 }
 
 /** The step's `timeout`, else its `metadata.executionTimeoutMs` (the older spelling), else the default. */

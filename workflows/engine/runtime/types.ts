@@ -139,8 +139,13 @@ export interface PluginResult {
   activePorts?: string[];
   error?: StepError;
   metadata?: Record<string, unknown>;
-  /** State to hand to this step's next call on loop re-entry; null clears it. */
+  /** State to hand to this step's next call (on loop re-entry; every call for an operator's `nodeState` plugin); null clears it. */
   nodeState?: Record<string, unknown> | null;
+  /**
+   * What an operator's two-phase wait set up with its side effect: the signal the step now waits on, in the
+   * workflow. The plugin's data: checked before use (./operator-kinds.ts), never evaluated.
+   */
+  wait?: { signalName: string | string[]; correlationKey?: string };
   /** Log lines an activity plugin emitted (already scrubbed); the workflow records them in order. */
   logs?: Array<{ level: 'debug' | 'info' | 'warn' | 'error'; message: string }>;
   /**
@@ -183,7 +188,10 @@ export interface ActivityCall {
    * under this key (the step and its activation), which names the call the same way when it is run again.
    */
   light?: { callKey: string };
-  /** State the plugin left on its previous call in this loop (paging position); absent on a fresh entry. */
+  /**
+   * State the plugin left on its previous call: in this loop (paging position; absent on a fresh entry), or, for an
+   * operator's `nodeState` plugin, anywhere in the execution (absent on its first).
+   */
   nodeState?: Record<string, unknown>;
   retryPolicy?: TemporalRetryPolicy;
   /**
