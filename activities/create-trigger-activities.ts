@@ -16,15 +16,11 @@ import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision
 import {
   ExpressionError,
   applyDeferred,
-  collectReferences,
   deferredSecretNames,
-  isCompatibleVersion,
-  parseExpression,
   pinnedPluginOf,
   renamingBindings,
   resolveTemplates,
-  templateSources,
-  type ConfigReference,
+  varReferences,
   type DeferredTemplate,
   type TriggerLifecycleRequest,
   type TriggerLifecycleResult,
@@ -32,6 +28,7 @@ import {
 import { configEntryAccess } from './config-entry-access';
 import { DEFAULT_EGRESS, type EgressPolicy } from './egress/policy';
 import type { OperatorPlugins } from './plugins/operator/load-plugins';
+import { requireCompatibleVersion } from './plugins/operator/run-operator-plugin';
 import { runTriggerPlugin } from './plugins/operator/run-trigger-plugin';
 import { Scrubber } from './secrets/scrubber';
 
@@ -65,14 +62,7 @@ export function createTriggerActivities(deps: TriggerActivityDeps) {
           'TRIGGER_NOT_FOUND',
         );
       const { definition } = runnable;
-      const pinned = pinnedPluginOf(definition, pluginType)?.version;
-      const available = plugin.descriptor.version ?? '0.0.0';
-      if (pinned === undefined || !isCompatibleVersion(pinned, available))
-        throw ApplicationFailure.nonRetryable(
-          `plugin "${pluginType}" is at version ${available} in this worker, which cannot run triggers validated against ` +
-            `version ${pinned ?? '(none)'}: run a worker with a compatible version, or publish the workflow again`,
-          'PLUGIN_VERSION_MISMATCH',
-        );
+      requireCompatibleVersion(pluginType, plugin, pinnedPluginOf(definition, pluginType)?.version, 'triggers');
 
       const logged = { workflowId, aliasName: request.aliasName, triggerId, phase: request.phase };
       // The definition's templates only, evaluated once: `vars.*` here, those reading a secret after it is loaded.
@@ -81,7 +71,7 @@ export function createTriggerActivities(deps: TriggerActivityDeps) {
       let config: Record<string, unknown>;
       let secrets: Record<string, string>;
       try {
-        const vars = await access.loadVars(organizationId, workflowId, varNames(rawConfig));
+        const vars = await access.loadVars(organizationId, workflowId, varReferences([rawConfig], { bareExpressions: false }));
         const resolved = resolveTemplates(
           rawConfig,
           { vars },
@@ -121,26 +111,6 @@ export function createTriggerActivities(deps: TriggerActivityDeps) {
       }
     },
   };
-}
-
-/** `vars.X` names the config's templates read (the definition's strings only). */
-function varNames(config: unknown): string[] {
-  const names = new Set<string>();
-  const visit = (value: unknown): void => {
-    if (typeof value === 'string') {
-      if (!value.includes('${{')) return;
-      for (const source of templateSources(value).sources) {
-        const parsed = parseExpression(source);
-        if (!parsed.ast) continue;
-        const references: ConfigReference[] = [];
-        collectReferences(parsed.ast, references);
-        for (const reference of references) if (reference.kind === 'var') names.add(reference.name);
-      }
-    } else if (Array.isArray(value)) value.forEach(visit);
-    else if (value !== null && typeof value === 'object') Object.values(value).forEach(visit);
-  };
-  visit(config);
-  return [...names].sort();
 }
 
 /** A failure rebuilt with every secret form removed from its message and type (its cause chain and stack stay here). */

@@ -1,31 +1,14 @@
 /** The `vars.*` an execution reads: found in its definition, resolved once at start (with a check of its declared `secrets:`). */
 import { ApplicationFailure } from '@temporalio/workflow';
-import { collectReferences, parseExpression, secretBindings, templateSources, type ConfigReference, type ExecutionInput } from './engine';
+import { secretBindings, varReferences, type ExecutionInput } from './engine';
 import type { RunState } from './execution-handlers';
 import { persistence } from './execution-persistence';
 
 /** `vars.X` names referenced anywhere in the definition (resolved once, at start). */
 export function referencedVars(input: ExecutionInput): string[] {
-  const names = new Set<string>();
-  const visit = (value: unknown): void => {
-    if (typeof value === 'string') {
-      const sources = value.includes('${{') ? templateSources(value).sources : [value];
-      for (const source of sources) {
-        const parsed = parseExpression(source);
-        if (!parsed.ast) continue;
-        const references: ConfigReference[] = [];
-        collectReferences(parsed.ast, references);
-        for (const reference of references) if (reference.kind === 'var') names.add(reference.name);
-      }
-    } else if (Array.isArray(value)) value.forEach(visit);
-    else if (value !== null && typeof value === 'object') Object.values(value).forEach(visit);
-  };
-  visit(input.definition.steps);
-  visit(input.definition.connections);
-  visit(input.definition.outputs);
+  const { steps, connections, outputs, variables } = input.definition;
   // Variables' initialValue templates are resolved at start, and may read vars.
-  visit(input.definition.variables);
-  return [...names].sort();
+  return varReferences([steps, connections, outputs, variables], { bareExpressions: true });
 }
 
 /**

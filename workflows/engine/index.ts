@@ -89,6 +89,7 @@ export {
 export { startExecution, type ExecutionOutcome, type ExecutionRun, type RunOptions } from './runtime/graph-runner';
 export { readPath } from './runtime/paths';
 export { renamingBindings, secretBindings } from './secret-bindings';
+export { varReferences } from './var-references';
 export { NON_RETRYABLE_ERROR_TYPES } from './runtime/retry';
 export {
   PLUGIN_LOGS_DETAIL,

@@ -42,13 +42,7 @@ export function operatorPluginRun(plugins: OperatorPlugins | undefined, call: Ac
       `plugin "${call.pluginType}" is a ${plugin.descriptor.kind}: its steps run no call`,
       'PLUGIN_NOT_AVAILABLE',
     );
-  const available = plugin.descriptor.version ?? '0.0.0';
-  if (pinned === undefined || !isCompatibleVersion(pinned, available))
-    throw ApplicationFailure.nonRetryable(
-      `plugin "${call.pluginType}" is at version ${available} in this worker, which cannot run steps validated against ` +
-        `version ${pinned ?? '(none)'}: run a worker with a compatible version, or publish the workflow again`,
-      'PLUGIN_VERSION_MISMATCH',
-    );
+  requireCompatibleVersion(call.pluginType, plugin, pinned, 'steps');
   const execute = plugin.execute;
   return (context) => runOperatorPlugin(plugin, execute, context);
 }
@@ -185,4 +179,23 @@ export function pluginFailure(
     if (retryable === false) return ApplicationFailure.create({ message: error.message, type: 'PLUGIN_ERROR', nonRetryable: true });
   }
   return error;
+}
+
+/**
+ * Fails without retries (PLUGIN_VERSION_MISMATCH) unless the loaded plugin can run what was validated against
+ * `pinned` (its steps, or its triggers' activation).
+ */
+export function requireCompatibleVersion(
+  name: string,
+  plugin: OperatorPlugin,
+  pinned: string | undefined,
+  what: 'steps' | 'triggers',
+): void {
+  const available = plugin.descriptor.version ?? '0.0.0';
+  if (pinned !== undefined && isCompatibleVersion(pinned, available)) return;
+  throw ApplicationFailure.nonRetryable(
+    `plugin "${name}" is at version ${available} in this worker, which cannot run ${what} validated against ` +
+      `version ${pinned ?? '(none)'}: run a worker with a compatible version, or publish the workflow again`,
+    'PLUGIN_VERSION_MISMATCH',
+  );
 }
