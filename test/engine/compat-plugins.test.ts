@@ -371,4 +371,52 @@ describe('coming from the compatible engine: plugins (engine)', () => {
       assert.equal(logs.find((entry) => entry.stepId === 'note')?.message, '<redacted>');
     });
   });
+
+  describe('secrets in other steps that run inside the workflow', () => {
+    it('refuses at publish a secret read by set-variable, a decider or a signal-wait (it would reach them as raw text), naming what to do', () => {
+      const errorsOf = (steps: unknown[]) => validateDefinition({ name: 'x', steps: [trigger(), ...steps] }).errors;
+      const refused = [
+        step('keep', 'set-variable', { path: 'token', value: '${{ secrets.API_KEY }}' }, { dependsOn: ['start'] }),
+        {
+          id: 'route',
+          type: 'decider',
+          pluginType: 'conditional',
+          config: { expression: 'secrets.API_KEY == "x"' },
+          dependsOn: ['start'],
+        },
+        step('wait', 'signal-wait', { signalName: 'go', correlationKey: '${{ secrets.TICKET }}' }, { dependsOn: ['start'] }),
+      ];
+      for (const [index, refusedStep] of refused.entries()) {
+        const errors = errorsOf([refusedStep]);
+        assert.deepEqual(
+          errors.map((e) => e.path),
+          ['/steps/1/config'],
+          JSON.stringify(errors),
+        );
+        assert.match(
+          errors[0].message,
+          /runs inside the workflow, where secrets are never loaded: it cannot read secrets\.(API_KEY|TICKET)/,
+          String(index),
+        );
+        assert.match(errors[0].message, /http-request, code-exec/);
+      }
+    });
+
+    it('accepts a secret where it is loaded (an activity step, a webhook trigger) or masked (log)', () => {
+      const errors = validateDefinition({
+        name: 'x',
+        steps: [
+          { id: 'start', type: 'trigger', pluginType: 'webhook', config: { secret: '${{ secrets.HOOK }}' } },
+          step(
+            'call',
+            'http-request',
+            { url: 'https://api.test/', headers: { Authorization: '${{ secrets.API_KEY }}' } },
+            { dependsOn: ['start'] },
+          ),
+          step('note', 'log', { message: 'key ${{ secrets.API_KEY }}' }, { dependsOn: ['call'] }),
+        ],
+      }).errors;
+      assert.deepEqual(errors, []);
+    });
+  });
 });

@@ -20,6 +20,7 @@ import { isObject, type StepSource } from './normalize';
 import { findPlugin, type PluginDescriptor } from './plugins';
 import { scriptProperties } from './plugins/descriptor';
 import { checkScript } from './validate-script';
+import type { ConfigReference } from './expressions';
 import { join } from './pointer';
 import { MAX_LOOP_ITERATIONS } from './runtime/loop';
 import { refuseUnsupportedConfig } from './validate-unsupported';
@@ -94,6 +95,7 @@ export function validateStep(
 
   const configPath = fieldPath(source, 'config');
   const configIssuesFrom = issues.length;
+  const referencesFrom = expressions.references.length;
   if (!isObject(step.config)) {
     issues.push({ path: configPath, message: 'must be an object' });
   } else {
@@ -119,6 +121,7 @@ export function validateStep(
     if (!isObject(step.inputs)) issues.push({ path: fieldPath(source, 'inputs'), message: 'must be an object' });
     else checkTemplates(step.inputs, fieldPath(source, 'inputs'), expressions);
   }
+  refuseSecretsInWorkflow(step, plugin, expressions.references.slice(referencesFrom), fieldPath(source, 'config'), issues);
 
   if (step.joinStrategy !== undefined && !(JOIN_STRATEGIES as readonly unknown[]).includes(step.joinStrategy)) {
     issues.push({ path: fieldPath(source, 'joinStrategy'), message: `must be one of ${JOIN_STRATEGIES.join(', ')}` });
@@ -262,4 +265,28 @@ function validateIteration(step: StepDefinition, source: StepSource, issues: Def
 /** A `forEach.reduce.accumulator`: a plain variable name (the documented form), never an expression. */
 function isVariableName(value: unknown): boolean {
   return typeof value === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(value) && !['__proto__', 'prototype', 'constructor'].includes(value);
+}
+
+/**
+ * A plugin that runs inside the workflow never loads a secret (no secret value enters Temporal history), so a
+ * template reading one would reach it as its raw text: refused here, saying what to write instead. `log` shows such a
+ * part as <redacted> itself (`masksSecrets`); a trigger's secrets are read where requests arrive, not in the workflow.
+ */
+function refuseSecretsInWorkflow(
+  step: StepDefinition,
+  plugin: PluginDescriptor | undefined,
+  references: ConfigReference[],
+  configPath: string,
+  issues: DefinitionIssue[],
+): void {
+  if (!plugin?.inline || plugin.kind === 'trigger' || plugin.masksSecrets) return;
+  const secrets = [...new Set(references.filter((reference) => reference.kind === 'secret').map((reference) => reference.name))];
+  if (secrets.length === 0) return;
+  issues.push({
+    path: configPath,
+    message:
+      `step "${step.id}" (${plugin.name}) runs inside the workflow, where secrets are never loaded: it cannot read ` +
+      `${secrets.map((name) => `secrets.${name}`).join(', ')}. Read a secret in a step that runs as an activity ` +
+      '(http-request, code-exec, an operator plugin), or use a variable (vars.*) for a value that is not secret',
+  });
 }
