@@ -5,6 +5,7 @@
  */
 import type { ActivityCall, LogEntryDraft, PluginResult, ScheduledStart, StepEvent } from '../workflows/engine';
 import type { ChildRunRequest } from '../executions';
+import type { RunProgress } from '../db/repositories/execution-repository';
 
 export interface ResolveVarsRequest {
   executionId: string;
@@ -25,6 +26,8 @@ export interface EventBatch {
   events: StepEvent[];
   /** Numbered densely by the workflow, per execution (`seq`) and per step (`stepSeq`): a retried batch writes nothing twice. */
   logs: NumberedLog[];
+  /** The run's variables and waiting status, each when it changed since the previous batch (batches are written in order). */
+  progress?: RunProgress;
 }
 
 /** A light step's local activity: the call, and the step records batched since the last write (written with its result). */

@@ -1,7 +1,7 @@
 /**
- * Persists one batch of a workflow's step events and log lines atomically: one
- * statement, or a transaction when the batch opens or closes a wait (the
- * execution's waiting status is recomputed after the writes). Replaying a
+ * Persists one batch of a workflow's step events and log lines, with what it
+ * reports of the run (variables, waiting), atomically: one statement, or a
+ * transaction when the batch opens or closes a wait. Replaying a
  * batch changes nothing (every write is keyed by the workflow's sequence numbers).
  */
 import type { DataSource } from 'typeorm';
@@ -56,6 +56,8 @@ export async function recordEventBatch(
         signalNames: event.signalNames,
         correlationKey: event.correlationKey ?? null,
         since: event.at,
+        timeoutAt: event.timeoutAt ?? null,
+        callbackUrl: event.callbackUrl ?? null,
       });
     } else if (!opened.delete(event.waitId)) closed.push(event.waitId);
   }
@@ -68,6 +70,7 @@ export async function recordEventBatch(
       events: events.map(streamEvent),
       records,
       logs,
+      progress: batch.progress,
       lightResult,
     });
     return;
@@ -79,7 +82,7 @@ export async function recordEventBatch(
     await waits.closeAll(executionId, closed);
     await new ExecutionStepRepository(manager).upsertRecords(executionId, records);
     await new ExecutionLogRepository(manager).insertBatch(executionId, logs);
-    await new ExecutionRepository(manager).refreshWaiting(executionId);
+    if (batch.progress) await new ExecutionRepository(manager).recordProgress(executionId, batch.progress);
     if (lightResult)
       await new LightStepResultRepository(manager).remember(lightResult.workflowRunId, lightResult.callKey, lightResult.result);
   });

@@ -35,7 +35,9 @@ export function selectColumns<T extends ObjectLiteral>(manager: EntityManager, e
   let list = selectListCache.get(key);
   if (list === undefined) {
     const prefix = alias ? `${alias}.` : '';
+    // A column declared `select: false` (a large document read on its own) is left out, as TypeORM's finds do.
     list = metadata.columns
+      .filter((column) => column.isSelect)
       .map((column) => {
         const cast = column.transformer === bigintAsNumber ? '::float8' : '';
         return `${prefix}"${column.databaseName}"${cast} AS "${column.propertyName}"`;

@@ -60,10 +60,15 @@ export function recordCancelReason(run: RunState): (reason: string) => void {
   };
 }
 
-/** State query: waiting when every step still running is parked on a signal. */
+/** Every step still running is parked on an open wait (a signal or a webhook's callback). */
+export function isWaiting(run: RunState, waits: OpenWaits): boolean {
+  return run.phase === 'running' && waits.size > 0 && run.execution?.walker.running.length === waits.size;
+}
+
+/** State query (Temporal UI and CLI; the API reads what the run recorded): waiting when every step still running is parked. */
 export function currentState(run: RunState, waits: OpenWaits): () => ExecutionState {
   return () => ({
-    status: run.phase === 'running' && waits.size > 0 && run.execution?.walker.running.length === waits.size ? 'waiting' : run.phase,
+    status: isWaiting(run, waits) ? 'waiting' : run.phase,
     steps: run.execution?.ctx.steps ?? {},
     variables: run.execution?.ctx.variables ?? {},
     currentSteps: [...(run.execution?.walker.running ?? [])],

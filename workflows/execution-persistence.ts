@@ -9,6 +9,7 @@
 import { CancellationScope, condition, isCancellation, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { EventBatch, NumberedLog } from '../activities/execution-activity-types';
+import type { RunProgress } from '../db/repositories/execution-repository';
 import type { ContinuedRun, ExecutionInput, LogEntryDraft, StepEvent } from './engine';
 import type { LocalActivityLane } from './local-activity-lane';
 
@@ -28,6 +29,11 @@ export class EventBatcher {
   /** Step events are numbered densely; the number is the event stream's id. */
   private nextEventSeq: number;
   private finished = false;
+  /** What a batch reports of the run, and what was last written of it (a batch carries only what changed). */
+  private progress?: () => { variables: Record<string, unknown>; waiting: boolean };
+  /** A run starts recorded as running with no variables (`{}` on read); a continued run ended its previous one running. */
+  private writtenVariables = '{}';
+  private writtenWaiting = false;
 
   constructor(
     private readonly input: ExecutionInput,
@@ -41,6 +47,11 @@ export class EventBatcher {
   /** Position of the next event (the end event's, once the walk is over). */
   get eventSeq(): number {
     return this.nextEventSeq;
+  }
+
+  /** Reports the run's variables and waiting status with the batches (reads of the execution answer from them). */
+  reportProgress(progress: () => { variables: Record<string, unknown>; waiting: boolean }): void {
+    this.progress = progress;
   }
 
   event(event: StepEvent): void {
@@ -76,7 +87,30 @@ export class EventBatcher {
     const events = this.pendingEvents.splice(0);
     const firstEventSeq = this.nextEventSeq;
     this.nextEventSeq += events.length;
-    return { executionId: this.input.executionId, organizationId: this.input.organizationId, firstEventSeq, events, logs };
+    return {
+      executionId: this.input.executionId,
+      organizationId: this.input.organizationId,
+      firstEventSeq,
+      events,
+      logs,
+      ...this.changedProgress(),
+    };
+  }
+
+  /**
+   * The run's variables and waiting status, each when it changed since the last batch: only steps change
+   * them, and every step adds events, so a batch is taken whenever they change.
+   */
+  private changedProgress(): { progress?: RunProgress } {
+    if (!this.progress) return {};
+    const { variables, waiting } = this.progress();
+    const progress: RunProgress = {};
+    const json = JSON.stringify(variables);
+    if (json !== this.writtenVariables) progress.variables = variables;
+    if (waiting !== this.writtenWaiting) progress.waiting = waiting;
+    this.writtenVariables = json;
+    this.writtenWaiting = waiting;
+    return progress.variables !== undefined || progress.waiting !== undefined ? { progress } : {};
   }
 
   /** Writes a batch a light step took when its call failed before writing it (idempotent: written at most once in effect). */

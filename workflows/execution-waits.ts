@@ -2,7 +2,8 @@
  * The open waits of an execution: steps parked on a signal (or a webhook's
  * callback), each released once, by the first matching signal or its timer.
  * Opening and releasing a wait is recorded as a step event, so
- * POST /workflows/signals/{name} can find the execution by correlation key.
+ * POST /workflows/signals/{name} can find the execution by correlation key and
+ * reads of the execution show its open waits without asking the workflow.
  */
 import { condition, uuid4 } from '@temporalio/workflow';
 import type { StepEvent, WaitRequest, WaitResult } from './engine';
@@ -75,7 +76,7 @@ export class OpenWaits {
       },
     };
     this.waits.push(wait);
-    // Recorded (by the flusher) so POST /workflows/signals/{name} can find this execution by correlation key.
+    // Recorded (by the flusher): for POST /workflows/signals/{name} by correlation key, and for reads of the execution.
     this.onEvent({
       type: 'wait.started',
       stepId: wait.stepId,
@@ -83,6 +84,8 @@ export class OpenWaits {
       signalNames: wait.signalNames,
       correlationKey: wait.correlationKey,
       at: wait.since,
+      timeoutAt: wait.timeoutAt,
+      callbackUrl: wait.callbackUrl,
     });
     const early = this.buffered.findIndex(
       (signal) =>

@@ -22,6 +22,7 @@ import { temporalEffects } from './execution-effects';
 import {
   currentState,
   deliverSignal,
+  isWaiting,
   recordCancelReason,
   releaseByPlainSignal,
   requireWaitingOn,
@@ -59,6 +60,7 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
     carried: input.continued?.state,
     shouldContinueAsNew: () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= historyLimit,
   }));
+  batcher.reportProgress(() => ({ variables: execution.ctx.variables, waiting: isWaiting(run, waits) }));
   const flusher = batcher.flushUntilFinished();
 
   let outcome: ExecutionOutcome;

@@ -9,7 +9,8 @@ import { defineRoute, type RouteDefinition } from '../http/route';
 import { authorizeInOrganization } from '../workflows/authorize';
 import type { ExecutionDeps } from './deps';
 import { executionFinished, executorUnavailable } from './errors';
-import { executionHandle, isFinished, liveState, authorizedExecution } from './live';
+import { executionHandle, isFinished, authorizedExecution } from './live';
+import { openWaits, recordedState } from './recorded-state';
 import { cancelReasonSignal } from '../../workflows/messages';
 import {
   Execution,
@@ -22,7 +23,7 @@ import {
   ReasonBody,
   StepParams,
 } from './schemas';
-import { cappedRecord, executionJson, latestRecords } from './serialize';
+import { cappedRecord, executionJson } from './serialize';
 import { PageFields, Paging } from '../workflows/schemas';
 import { waitWhileRunning } from './wait-while-running';
 import { waitMilliseconds } from './wait-parameter';
@@ -83,7 +84,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       tags,
       access: { permission: 'workflow:read' },
       description:
-        'status is waiting while every running step is parked on a signal (read live from the workflow). With `wait` (`?wait=30s`), the request is held while the execution runs: until it has ended or waits on a signal, or that time has passed; then it is answered as it would be without it: one request instead of polling for the result.',
+        'status is waiting while every running step is parked on a signal. Read from PostgreSQL as the workflow last recorded it (never a query to Temporal). With `wait` (`?wait=30s`), the request is held while the execution runs: until it has ended or waits on a signal, or that time has passed; then it is answered as it would be without it: one request instead of polling for the result.',
       params: ExecutionRef,
       query: ExecutionReadQuery,
       errors: [429],
@@ -100,28 +101,21 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           // Answered as a read without `wait` would be now: authorized again, as the caller's grants may have changed meanwhile.
           row = await authorizedExecution(deps, auth, params.id, permission);
         }
-        const state = await liveState(deps, row);
-        return { status: 200, body: executionJson(row, deps.temporalUiUrl, state?.status === 'waiting' ? 'waiting' : row.status) };
+        return { status: 200, body: executionJson(row, deps.temporalUiUrl) };
       },
     }),
     defineRoute({
       method: 'get',
       path: '/workflows/executions/{id}/state',
       operationId: 'getExecutionState',
-      summary: 'Live state while running; recorded steps once finished',
+      summary: 'Recorded state: steps, variables, running steps and open waits',
       tags,
       access: { permission: 'workflow:read' },
       params: ExecutionRef,
       responses: { 200: { description: 'The state', schema: ExecutionState } },
       async handler({ params, auth, permission }) {
         const row = await authorizedExecution(deps, auth, params.id, permission);
-        const state = await liveState(deps, row);
-        if (state) {
-          const steps = Object.fromEntries(Object.entries(state.steps).map(([id, record]) => [id, cappedRecord(record)]));
-          return { status: 200, body: { ...state, steps, live: true } };
-        }
-        const steps = latestRecords(await stepRecords.listOf(row.id));
-        return { status: 200, body: { status: row.status, steps, variables: {}, currentSteps: [], pendingWaits: [], live: false } };
+        return { status: 200, body: await recordedState(deps, row) };
       },
     }),
     defineRoute({
@@ -181,7 +175,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       responses: { 200: { description: 'Open waits', schema: Type.Object({ data: Type.Array(PendingWait) }) } },
       async handler({ params, auth, permission }) {
         const row = await authorizedExecution(deps, auth, params.id, permission);
-        return { status: 200, body: { data: (await liveState(deps, row))?.pendingWaits ?? [] } };
+        return { status: 200, body: { data: await openWaits(deps, row) } };
       },
     }),
     defineRoute({

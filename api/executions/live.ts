@@ -1,22 +1,20 @@
 /**
- * Reads of the running workflow: the row of the caller's organization, and
- * the live state query. A query that fails (not yet picked up by a worker,
- * just finished, Temporal down) answers undefined and callers fall back to
- * what PostgreSQL recorded.
+ * An execution as the caller may see it: its row in the caller's organization,
+ * once the caller holds the permission on its workflow's NRN, and the Temporal
+ * handle that cancel and terminate act on. Reads of its state come from
+ * PostgreSQL only (./recorded-state.ts).
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import { In } from 'typeorm';
 import type { ExecutionEntity } from '../../db/entities/execution';
 import type { WorkflowEntity } from '../../db/entities/workflow';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
-import { stateQuery, type ExecutionState } from '../../workflows/messages';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { authorize } from '../access/access';
 import { organizationNrn } from '../access/nrn';
 import type { AuthContext } from '../http/auth';
 import type { Permission } from '../http/permissions';
 import { workflowNrn } from '../workflows/authorize';
-import { withSignedCallback } from './callback-token';
 import type { ExecutionDeps } from './deps';
 import { executionNotFound } from './errors';
 
@@ -63,7 +61,6 @@ export async function executionNrns(
   return new Map(workflowIds.map((id) => [id, executionNrn(organizationId, byId.get(id) ?? null)]));
 }
 
-/** A query waits for a worker to answer it; a read must not hang when no worker polls (the recorded state answers instead). */
 /**
  * The execution's workflow, whichever run is current: an execution continues as
  * new on long runs, and the execution id (the workflow id) is never reused, so
@@ -71,17 +68,4 @@ export async function executionNrns(
  */
 export function executionHandle(deps: ExecutionDeps, row: ExecutionEntity): WorkflowHandle {
   return deps.temporal.workflow.getHandle(row.id, undefined, { firstExecutionRunId: row.temporalRunId ?? undefined });
-}
-
-export const STATE_QUERY_DEADLINE_MS = 3000;
-
-export async function liveState(deps: ExecutionDeps, row: ExecutionEntity): Promise<ExecutionState | undefined> {
-  if (isFinished(row)) return undefined;
-  try {
-    const handle = executionHandle(deps, row);
-    const state = await deps.temporal.withDeadline(Date.now() + STATE_QUERY_DEADLINE_MS, () => handle.query(stateQuery));
-    return { ...state, pendingWaits: state.pendingWaits.map((wait) => withSignedCallback(deps.callbackKey, row.id, wait)) };
-  } catch {
-    return undefined;
-  }
 }

@@ -113,7 +113,7 @@ export const ExecutionState = Type.Object({
   variables: Json,
   currentSteps: Type.Array(Type.String()),
   pendingWaits: Type.Array(PendingWait),
-  live: Type.Boolean({ description: 'true when read from the running workflow, false when from the recorded steps' }),
+  live: Type.Boolean({ description: 'true while the execution runs (the state may still change), false once it has ended' }),
 });
 
 export const ReasonBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false });

@@ -1,4 +1,7 @@
-/** An open signal wait the workflow reported: a hint for delivery by correlation key (the update's validator decides). */
+/**
+ * An open signal wait the workflow reported: what reads of the execution show, and a hint for delivery by
+ * correlation key (the update's validator decides).
+ */
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 @Entity({ name: 'execution_waits' })
@@ -9,4 +12,7 @@ export class ExecutionWaitEntity {
   @Column({ name: 'signal_names', type: 'text', array: true }) signalNames!: string[];
   @Column({ name: 'correlation_key', type: 'text', nullable: true }) correlationKey!: string | null;
   @Column({ type: 'timestamptz' }) since!: Date;
+  @Column({ name: 'timeout_at', type: 'timestamptz', nullable: true }) timeoutAt!: Date | null;
+  /** A webhook wait's callback URL as the workflow made it (unsigned: the API adds the MAC when it shows it). */
+  @Column({ name: 'callback_url', type: 'text', nullable: true }) callbackUrl!: string | null;
 }

@@ -22,6 +22,8 @@ export class ExecutionEntity {
   @Column({ name: 'parent_execution_id', type: 'text', nullable: true }) parentExecutionId!: string | null;
   @Column({ name: 'temporal_run_id', type: 'text', nullable: true }) temporalRunId!: string | null;
   @Column({ name: 'temporal_namespace', type: 'text' }) temporalNamespace!: string;
+  /** The run's variables as of its last recorded step (null until then); read on its own (`/state`), never with the row. */
+  @Column({ type: 'jsonb', nullable: true, select: false }) variables?: Record<string, unknown> | null;
   @Column({ name: 'vars_used', type: 'jsonb', nullable: true }) varsUsed!: Record<string, unknown> | null;
   @Column({ name: 'created_by', type: 'text', nullable: true }) createdBy!: string | null;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;

@@ -22,6 +22,7 @@ import { SignalDeliveries1763760200001 } from './1763760200001-signal-deliveries
 import { LightStepResults1763770000000 } from './1763770000000-light-step-results';
 import { ExecutionTrees1763780000000 } from './1763780000000-execution-trees';
 import { ConfigEntryNrn1763780000030 } from './1763780000030-config-entry-nrn';
+import { RecordedRunState1763790000000 } from './1763790000000-recorded-run-state';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -55,4 +56,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   ExecutionTrees1763780000000,
   // Folder config entries guarded and bounded by an NRN.
   ConfigEntryNrn1763780000030,
+  // Reads of a running execution from PostgreSQL only: its variables, its waits' timeouts and callback URLs.
+  RecordedRunState1763790000000,
 ];

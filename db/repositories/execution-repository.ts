@@ -288,16 +288,55 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     );
   }
 
-  /** Waiting when every step still running is parked on an open wait (lists and filters can then say so), else running. */
-  async refreshWaiting(executionId: string): Promise<void> {
-    await this.manager.query(
-      `UPDATE executions e SET updated_at = now(), status = CASE
-         WHEN EXISTS (SELECT 1 FROM execution_waits w WHERE w.execution_id = e.id)
-          AND NOT EXISTS (SELECT 1 FROM execution_steps s WHERE s.execution_id = e.id AND s.status = 'running'
-                          AND NOT EXISTS (SELECT 1 FROM execution_waits w WHERE w.execution_id = e.id AND w.step_id = s.step_id))
-         THEN 'waiting' ELSE 'running' END
-       WHERE e.id = $1 AND e.status IN ('running', 'waiting')`,
+  /** Records what a batch reports of the run (`recordProgressSql`) outside a batch's single statement. */
+  async recordProgress(executionId: string, progress: RunProgress): Promise<void> {
+    if (progress.variables === undefined && progress.waiting === undefined) return;
+    const params: unknown[] = [executionId];
+    const sql = recordProgressSql('$1', progressParams(progress, (value) => `$${params.push(value)}`));
+    await this.manager.query(sql, params);
+  }
+
+  /** The variables the run recorded last (`{}` before its first record). */
+  async variablesOf(executionId: string): Promise<Record<string, unknown>> {
+    const rows = await rowsOf<{ variables: Record<string, unknown> | null }>(
+      this.manager,
+      `SELECT variables FROM executions WHERE id = $1`,
       [executionId],
     );
+    return rows[0]?.variables ?? {};
   }
+}
+
+/** What the workflow reports of its run with a batch, when it changed since the previous batch. */
+export interface RunProgress {
+  variables?: Record<string, unknown>;
+  /** Every step still running is parked on an open wait. */
+  waiting?: boolean;
+}
+
+/** The parameters of `recordProgressSql` for a run's progress, named by `param`. */
+export function progressParams(
+  progress: RunProgress,
+  param: (value: unknown) => string,
+): { variablesParam?: string; waitingParam?: string } {
+  return {
+    ...(progress.variables !== undefined ? { variablesParam: param(JSON.stringify(progress.variables)) } : {}),
+    ...(progress.waiting !== undefined ? { waitingParam: param(progress.waiting) } : {}),
+  };
+}
+
+/**
+ * What a batch writes on the execution's row, as SQL (also a part of a step batch's single statement): the
+ * run's variables and whether it waits (the workflow decides: every step still running is parked on a
+ * wait), each when it changed. One UPDATE, as a statement must not update a row twice. A finished
+ * execution is left as it is.
+ */
+export function recordProgressSql(executionIdParam: string, params: { variablesParam?: string; waitingParam?: string }): string {
+  const sets = [
+    ...(params.variablesParam !== undefined ? [`variables = ${params.variablesParam}::jsonb`] : []),
+    ...(params.waitingParam !== undefined
+      ? [`status = CASE WHEN ${params.waitingParam}::boolean THEN 'waiting' ELSE 'running' END`, 'updated_at = now()']
+      : []),
+  ];
+  return `UPDATE executions SET ${sets.join(', ')} WHERE id = ${executionIdParam} AND status IN ('running', 'waiting')`;
 }

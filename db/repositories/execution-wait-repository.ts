@@ -1,16 +1,16 @@
 /**
  * The `execution_waits` table: the open signal waits the workflow reported, so a
- * signal by correlation key finds its execution with one index lookup. A row is
- * a hint (the delivering update's validator decides); finished executions are
- * filtered by status.
+ * signal by correlation key finds its execution with one index lookup, and reads
+ * of the execution show them without a Temporal query. A row is a hint (the
+ * delivering update's validator decides); finished executions are filtered by status.
  */
 import { In, Repository, type EntityManager } from 'typeorm';
 import type { ExecutionEntity } from '../entities/execution';
 import { ExecutionWaitEntity } from '../entities/execution-wait';
 import { rowsOf } from '../sql';
 
-/** A wait as the workflow reports it (`since` as an ISO string). */
-export type WaitWrite = Omit<ExecutionWaitEntity, 'executionId' | 'since'> & { since: string };
+/** A wait as the workflow reports it (times as ISO strings). */
+export type WaitWrite = Omit<ExecutionWaitEntity, 'executionId' | 'since' | 'timeoutAt'> & { since: string; timeoutAt: string | null };
 
 export class ExecutionWaitRepository extends Repository<ExecutionWaitEntity> {
   constructor(manager: EntityManager) {
@@ -21,12 +21,18 @@ export class ExecutionWaitRepository extends Repository<ExecutionWaitEntity> {
   async openAll(executionId: string, waits: WaitWrite[]): Promise<void> {
     if (waits.length === 0) return;
     await this.manager.query(
-      `INSERT INTO execution_waits (execution_id, wait_id, step_id, signal_names, correlation_key, since)
-       SELECT $1, w->>'waitId', w->>'stepId', ARRAY(SELECT jsonb_array_elements_text(w->'signalNames')), w->>'correlationKey', (w->>'since')::timestamptz
+      `INSERT INTO execution_waits (execution_id, wait_id, step_id, signal_names, correlation_key, since, timeout_at, callback_url)
+       SELECT $1, w->>'waitId', w->>'stepId', ARRAY(SELECT jsonb_array_elements_text(w->'signalNames')), w->>'correlationKey',
+              (w->>'since')::timestamptz, (w->>'timeoutAt')::timestamptz, w->>'callbackUrl'
        FROM jsonb_array_elements($2::jsonb) AS w
        ON CONFLICT DO NOTHING`,
       [executionId, JSON.stringify(waits)],
     );
+  }
+
+  /** The open waits of an execution, oldest first (what its reads show). */
+  openOf(executionId: string): Promise<ExecutionWaitEntity[]> {
+    return this.find({ where: { executionId }, order: { since: 'ASC', waitId: 'ASC' } });
   }
 
   async closeAll(executionId: string, waitIds: string[]): Promise<void> {

@@ -1,12 +1,12 @@
 /**
  * A batch of a run's step records in ONE statement: its events, step records,
- * log lines and (for a light step) the call's stored result, each table's
- * insert (written once, in its repository) as a data-modifying CTE. One round
- * trip and one commit instead of a transaction of five: this is on the path of
- * every light step. Atomic like the transaction it replaces, and as idempotent
- * (every insert is keyed by the workflow's sequence numbers). Waits are not
- * part of it: opening or closing one also recomputes the execution's status,
- * which must see the rows written first (a statement sees one snapshot).
+ * log lines, the run's variables and waiting status when they changed, and (for
+ * a light step) the call's stored result, each table's write (written once, in
+ * its repository) as a data-modifying CTE. One round trip and one commit instead
+ * of a transaction of five: this is on the path of every light step. Atomic like
+ * the transaction it replaces, and as idempotent (every insert is keyed by the
+ * workflow's sequence numbers). A batch that opens or closes a wait is written
+ * in a transaction instead (activities/record-event-batch.ts).
  */
 import type { EntityManager } from 'typeorm';
 import { poolQuery } from '../sql';
@@ -15,6 +15,7 @@ import type { LogWrite } from './execution-log-repository';
 import { insertLogsSql } from './execution-log-repository';
 import { upsertStepsSql } from './execution-step-repository';
 import { insertLightResultSql } from './light-step-result-repository';
+import { progressParams, recordProgressSql, type RunProgress } from './execution-repository';
 import type { ExecutionEventEntity } from '../entities/execution-event';
 import type { ExecutionStepEntity } from '../entities/execution-step';
 import type { PluginResult } from '../../workflows/engine';
@@ -25,6 +26,8 @@ export interface StepBatchWrite {
   events: Array<Pick<ExecutionEventEntity, 'type' | 'data'>>;
   records: Array<ExecutionStepEntity['record']>;
   logs: LogWrite[];
+  /** The run's variables and waiting status, each when it changed since the last batch. */
+  progress?: RunProgress;
   lightResult?: { workflowRunId: string; callKey: string; result: PluginResult };
 }
 
@@ -37,11 +40,13 @@ export async function writeStepBatch(manager: EntityManager, batch: StepBatchWri
   if (batch.events.length > 0) parts.push(insertEventsSql(executionId(), param(batch.firstEventSeq), param(JSON.stringify(batch.events))));
   if (batch.records.length > 0) parts.push(upsertStepsSql(executionId(), param(JSON.stringify(batch.records))));
   if (batch.logs.length > 0) parts.push(insertLogsSql(executionId(), param(JSON.stringify(batch.logs))));
+  const progress = batch.progress !== undefined && (batch.progress.variables !== undefined || batch.progress.waiting !== undefined);
+  if (progress) parts.push(recordProgressSql(executionId(), progressParams(batch.progress!, param)));
   const light = batch.lightResult;
   if (light) parts.push(insertLightResultSql(param(light.workflowRunId), param(light.callKey), param(JSON.stringify(light.result))));
   if (parts.length === 0) return;
   const ctes = parts.map((sql, i) => `w${i} AS (${sql})`).join(',\n');
   // Named by its shape, so each shape is prepared once per connection.
-  const shape = `step-batch-${batch.events.length > 0 ? 'e' : ''}${batch.records.length > 0 ? 's' : ''}${batch.logs.length > 0 ? 'l' : ''}${light ? 'r' : ''}`;
+  const shape = `step-batch-${batch.events.length > 0 ? 'e' : ''}${batch.records.length > 0 ? 's' : ''}${batch.logs.length > 0 ? 'l' : ''}${progress ? `p${batch.progress!.variables ? 'v' : ''}${batch.progress!.waiting !== undefined ? 'w' : ''}` : ''}${light ? 'r' : ''}`;
   await poolQuery(manager, shape, `WITH ${ctes} SELECT 1`, params);
 }

@@ -264,7 +264,17 @@ export type StepEvent =
   | { type: 'step.failed'; stepId: string; run: number; at: string; record: StepRecord }
   | { type: 'step.skipped'; stepId: string; at: string }
   /** Open waits are persisted so a signal by correlation key can find its execution without asking every running workflow. */
-  | { type: 'wait.started'; stepId: string; waitId: string; signalNames: string[]; correlationKey?: string; at: string }
+  | {
+      type: 'wait.started';
+      stepId: string;
+      waitId: string;
+      signalNames: string[];
+      correlationKey?: string;
+      at: string;
+      timeoutAt?: string;
+      /** A webhook wait's callback URL, unsigned (the API signs it when it shows the wait). */
+      callbackUrl?: string;
+    }
   | { type: 'wait.ended'; stepId: string; waitId: string; at: string };
 
 /** Everything the runtime needs from its host (the Temporal workflow, or a test). */

@@ -1,0 +1,123 @@
+/**
+ * Reads of a running execution answer from PostgreSQL alone: GET, `/state` and
+ * `/pending-signals` send no query to Temporal (a query wakes a worker and may
+ * replay the run). The API under test gets a Temporal client that counts the
+ * queries it sends; the counter is shown to count by one query of its own.
+ */
+import assert from 'node:assert/strict';
+import { Client } from '@temporalio/client';
+import { executionRoutes } from '../../api/executions';
+import { workflowRoutes } from '../../api/workflows';
+import { loadConfig } from '../../config/config';
+import { stateQuery } from '../../workflows/messages';
+import { createTestApp } from '../support/app';
+import { execute, finished, publish, useExecEnv, waitFor } from './support';
+
+/**
+ * start ─▶ note (set-variable) ─▶ approval (signal-wait, 2 days)
+ *       └▶ pause (delay) ─▶ after_pause (log)
+ * While `pause` runs, a step runs that waits on nothing: running. Once it is done, only the wait is left: waiting.
+ */
+const parked = (key: string, pause: string) => ({
+  name: 'Parked',
+  key,
+  variables: { stage: { initialValue: 'new' } },
+  steps: {
+    start: { type: 'trigger', pluginType: 'manual' },
+    note: { type: 'module', pluginType: 'set-variable', config: { path: 'stage', value: 'asked' } },
+    approval: { type: 'wait', pluginType: 'signal-wait', config: { signalName: 'approve', correlationKey: 'req-7', timeout: '2d' } },
+    pause: { type: 'module', pluginType: 'delay', config: { duration: pause } },
+    'after_pause': { type: 'module', pluginType: 'log', config: { message: 'paused' } },
+  },
+  connections: [
+    { from: 'start', to: 'note' },
+    { from: 'note', to: 'approval' },
+    { from: 'start', to: 'pause' },
+    { from: 'pause', to: 'after_pause' },
+  ],
+  outputs: { stage: '${{ variables.stage }}' },
+});
+
+describe('executions API: reads of a running execution come from PostgreSQL, never a Temporal query', function () {
+  this.timeout(60_000);
+  const { x, c } = useExecEnv();
+  let queries = 0;
+  let temporal: Client;
+  let reader: ReturnType<typeof createTestApp>;
+  let readerToken: string;
+  const read = (path: string) => reader.request.get(path).set('Authorization', `Bearer ${readerToken}`);
+
+  before(async () => {
+    // The same API, on a client that counts the queries it sends.
+    temporal = new Client({
+      connection: x.env.client.connection,
+      namespace: x.env.namespace ?? 'default',
+      interceptors: {
+        workflow: [
+          {
+            async query(input, next) {
+              queries += 1;
+              return next(input);
+            },
+          },
+        ],
+      },
+    });
+    const deps = {
+      config: { ...loadConfig(), publicBaseUrl: 'http://api.test', temporalTaskQueue: x.taskQueue },
+      dataSource: x.db,
+      temporal,
+      encryptionKey: x.encryptionKey,
+    };
+    reader = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
+    readerToken = await reader.token({ organizationId: c.org, userId: c.userId });
+  });
+
+  it('shows running while a branch runs without a wait, then waiting with the open wait, the running steps and the variables', async () => {
+    await publish(x, c, parked('parked', '1s'));
+    const id = await execute(x, c, 'parked');
+    queries = 0;
+
+    // The delay runs beside the open wait: running, though a wait is open.
+    const running = await waitFor(x, c, id, (body) => Array.isArray(body.pendingWaits) && body.pendingWaits.length === 1, '/state');
+    assert.equal(running.status, (running.currentSteps as string[]).includes('pause') ? 'running' : 'waiting');
+
+    const waiting = await waitFor(x, c, id, (body) => body.status === 'waiting');
+    assert.equal(waiting.id, id);
+    const state = (await read(`/workflows/executions/${id}/state`).expect(200)).body;
+    assert.equal(state.status, 'waiting');
+    assert.equal(state.live, true);
+    assert.deepEqual(state.currentSteps, ['approval']);
+    assert.deepEqual(state.variables, { stage: 'asked' });
+    assert.deepEqual(Object.keys(state.steps).sort(), ['after_pause', 'approval', 'note', 'pause', 'start']);
+    assert.equal(state.steps.approval.status, 'running');
+    assert.equal(state.steps.pause.status, 'completed');
+    assert.equal(state.pendingWaits.length, 1);
+    const [wait] = state.pendingWaits;
+    assert.deepEqual(
+      { stepId: wait.stepId, signalNames: wait.signalNames, correlationKey: wait.correlationKey },
+      { stepId: 'approval', signalNames: ['approve'], correlationKey: 'req-7' },
+    );
+    const days = (Date.parse(wait.timeoutAt) - Date.parse(wait.since)) / 86_400_000;
+    assert.equal(days, 2, 'the wait times out two days after it opened');
+    const pending = (await read(`/workflows/executions/${id}/pending-signals`).expect(200)).body;
+    assert.deepEqual(pending, { data: state.pendingWaits });
+    assert.equal((await read(`/workflows/executions/${id}`).expect(200)).body.status, 'waiting');
+    assert.equal(queries, 0, 'no read sent a query to Temporal');
+
+    // The counter counts: the workflow still answers a query (Temporal UI, CLI) sent through the same client.
+    assert.equal((await temporal.workflow.getHandle(id).query(stateQuery)).status, 'waiting');
+    assert.equal(queries, 1);
+
+    const delivered = await c.auth(x.t.request.post(`/workflows/executions/${id}/signals/approve`)).send({ by: 'ada' });
+    assert.equal(delivered.status, 200, JSON.stringify(delivered.body));
+    const done = await waitFor(x, c, id, finished);
+    assert.deepEqual({ status: done.status, outputs: done.outputs }, { status: 'completed', outputs: { stage: 'asked' } });
+    const ended = (await read(`/workflows/executions/${id}/state`).expect(200)).body;
+    assert.deepEqual(
+      { status: ended.status, live: ended.live, currentSteps: ended.currentSteps, pendingWaits: ended.pendingWaits, variables: ended.variables },
+      { status: 'completed', live: false, currentSteps: [], pendingWaits: [], variables: { stage: 'asked' } },
+    );
+    assert.deepEqual((await read(`/workflows/executions/${id}/pending-signals`).expect(200)).body, { data: [] });
+  });
+});
