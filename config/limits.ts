@@ -74,10 +74,10 @@ export const LIMIT_SETTINGS = {
   },
   lightStepMaxTimeoutMs: {
     env: 'LIGHT_STEP_MAX_TIMEOUT_MS',
-    default: 10_000,
+    default: 30_000,
     min: 0,
     max: 60_000,
-    doc: 'an http-request or paginated-fetch step whose timeout is at most this runs as a light step (a local activity); 0: none does',
+    doc: "an http-request or paginated-fetch step whose timeout (without one: an http-request's own call timeout, default 30 s) is at most this runs as a light step (a local activity); 0: none does",
   },
   maxPages: { env: 'WORKFLOW_MAX_PAGES', default: 1000, min: 1, max: 100_000, doc: 'ceiling on paginated-fetch maxPages' },
   maxActionMessages: {

@@ -29,7 +29,7 @@ export async function httpRequest({ config, signal, egress }: PluginContext): Pr
   const method = (typeof config.method === 'string' ? config.method : 'GET').toUpperCase();
   if (!METHODS.has(method)) throw ApplicationFailure.nonRetryable(`unsupported method "${method}"`, 'HTTP_INVALID_METHOD');
   const url = parseUrl(config.url);
-  const timeoutMs = parseDuration(config.timeout) ?? 30_000;
+  const timeoutMs = parseDuration(config.timeout) ?? httpRequestDescriptor.callTimeout!.defaultMs;
   if (config.verifySsl === false) throw ApplicationFailure.nonRetryable('verifySsl: false is not supported', 'PLUGIN_CONFIG_INVALID');
   const headers = stringHeaders(config.headers);
   const body = encodeBody(config.body, headers, method);

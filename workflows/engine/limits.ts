@@ -102,10 +102,19 @@ export interface RunLimits {
    * Absent in inputs of runs started before light steps (they keep running their steps as activities).
    */
   lightStepMaxTimeoutMs?: number;
+  /**
+   * How a step without a `timeout` of its own compares with `lightStepMaxTimeoutMs`: `call-timeout`, by the
+   * plugin's own bound on its call (http-request: its config `timeout`, default 30 s), so a default step is
+   * light. Absent in inputs of runs started before (such a step compared by the 5-minute default: never light).
+   */
+  lightStepRule?: 'call-timeout';
 }
 
+/** The limits that are settings (the rule a run follows is the code's, not the operator's). */
+type RunLimitSetting = Exclude<keyof RunLimits, 'lightStepRule'>;
+
 /** The environment variable that sets each run limit, named in the errors. */
-export const RUN_LIMIT_SETTINGS: Record<keyof RunLimits, string> = {
+export const RUN_LIMIT_SETTINGS: Record<RunLimitSetting, string> = {
   maxSubWorkflowDepth: 'WORKFLOW_MAX_SUBWORKFLOW_DEPTH',
   maxChildrenPerExecution: 'WORKFLOW_MAX_CHILDREN_PER_EXECUTION',
   maxExecutionsPerTree: 'WORKFLOW_MAX_EXECUTIONS_PER_TREE',
@@ -118,8 +127,9 @@ export const RUN_LIMIT_SETTINGS: Record<keyof RunLimits, string> = {
 };
 
 /** Just the run limits of a larger set of settings (the service's whole limits table), for the execution input. */
-export function runLimitsFrom(values: RunLimits): RunLimits {
-  return Object.fromEntries(Object.keys(RUN_LIMIT_SETTINGS).map((key) => [key, values[key as keyof RunLimits]])) as unknown as RunLimits;
+export function runLimitsFrom(values: Omit<RunLimits, 'lightStepRule'>): RunLimits {
+  const settings = Object.fromEntries(Object.keys(RUN_LIMIT_SETTINGS).map((key) => [key, values[key as RunLimitSetting]]));
+  return { ...(settings as unknown as RunLimits), lightStepRule: 'call-timeout' };
 }
 
 const UNLIMITED: RunLimits = {

@@ -25,10 +25,15 @@ export interface PluginDescriptor {
    */
   masksSecrets?: boolean;
   /**
-   * A short network call that may run as a light step (a local activity) when the step's timeout is short
-   * (RunLimits.lightStepMaxTimeoutMs): no heavy CPU, nothing that needs heartbeats. Built-ins only.
+   * A short network call that may run as a light step (a local activity) when the step's timeout (else its
+   * `callTimeout`) is short (RunLimits.lightStepMaxTimeoutMs): no heavy CPU, nothing that needs heartbeats. Built-ins only.
    */
   light?: boolean;
+  /**
+   * The plugin bounds its own call: by the duration in config `property`, else `defaultMs`. A light plugin's
+   * step without a `timeout` of its own is light when this bound is short enough (RunLimits.lightStepRule).
+   */
+  callTimeout?: { property: string; defaultMs: number };
   /**
    * Keeps state for the node: one call per activation, so a step of it never runs per item because it reads `$item`
    * (../item-scope.ts). A built-in keeps its place across loop re-entries (split-in-batches' batches, paginated-fetch's

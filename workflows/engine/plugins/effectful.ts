@@ -44,6 +44,7 @@ export const httpRequestDescriptor: PluginDescriptor = {
   name: 'http-request',
   kind: 'module',
   light: true,
+  callTimeout: { property: 'timeout', defaultMs: 30_000 },
   description: 'HTTP call.',
   executeMode: 'each',
   inline: false,

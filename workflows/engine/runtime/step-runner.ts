@@ -228,7 +228,7 @@ export async function callPlugin(
     item: extras.item,
     itemIndex: extras.itemIndex,
     timeoutMs,
-    ...(extras.soleCall && isLight(pluginType, timeoutMs, ctx.input) ? { light: { callKey: `${step.id}#${activation.run}` } } : {}),
+    ...(extras.soleCall && isLight(step, pluginType, config, ctx.input) ? { light: { callKey: `${step.id}#${activation.run}` } } : {}),
     retryPolicy: toTemporalRetryPolicy(engineRetries ? undefined : retryPolicy),
     nodeState: reentered || traits?.nodeState === true ? ctx.nodeContext[step.id] : undefined,
     ...outputLimit(runLimitsOf(ctx.input).maxStepOutputBytes),
@@ -253,19 +253,31 @@ export async function callPlugin(
 
 /** The step's `timeout`, else its `metadata.executionTimeoutMs` (the older spelling), else the default. */
 export function activityTimeoutMs(step: StepDefinition): number {
+  return ownTimeoutMs(step) ?? DEFAULT_STEP_TIMEOUT_MS;
+}
+
+/** How long the step says it may take, when it says so (`timeout`, or the older `metadata.executionTimeoutMs`). */
+function ownTimeoutMs(step: StepDefinition): number | undefined {
   const legacy = step.metadata?.executionTimeoutMs;
-  return parseDuration(step.timeout) ?? (typeof legacy === 'number' && legacy > 0 ? legacy : DEFAULT_STEP_TIMEOUT_MS);
+  return parseDuration(step.timeout) ?? (typeof legacy === 'number' && legacy > 0 ? legacy : undefined);
 }
 
 /**
- * A light step: a built-in short network call whose timeout is at most the run's light-step ceiling, made
- * once by its activation. It runs as a local activity (docs/architecture.md, "Light steps"); a longer timeout, a heavy
+ * A light step: a built-in short network call bounded by at most the run's light-step ceiling, made once by
+ * its activation. It runs as a local activity (docs/architecture.md, "Light steps"); a longer bound, a heavy
  * plugin (code-exec), an operator's plugin and the calls of a fan-out, forEach or loop (which run side by
- * side) run as ordinary activities.
+ * side) run as ordinary activities. The bound is the step's own `timeout` when it has one (the author's say),
+ * else the plugin's bound on its call (an http-request's config `timeout`, default 30 s), so a step written
+ * without a timeout is light; runs started before that rule compare the 5-minute default (never light).
  */
-function isLight(pluginType: string, timeoutMs: number, input: StepEnv['ctx']['input']): boolean {
-  const ceiling = runLimitsOf(input).lightStepMaxTimeoutMs ?? 0;
-  return timeoutMs <= ceiling && isBuiltInPlugin(pluginType) && findPlugin(pluginType)?.light === true;
+function isLight(step: StepDefinition, pluginType: string, config: Record<string, unknown>, input: StepEnv['ctx']['input']): boolean {
+  const limits = runLimitsOf(input);
+  const plugin = findPlugin(pluginType);
+  if (!isBuiltInPlugin(pluginType) || plugin?.light !== true) return false;
+  const callTimeout = limits.lightStepRule === 'call-timeout' ? plugin.callTimeout : undefined;
+  const boundMs =
+    ownTimeoutMs(step) ?? (callTimeout ? (parseDuration(config[callTimeout.property]) ?? callTimeout.defaultMs) : DEFAULT_STEP_TIMEOUT_MS);
+  return boundMs <= (limits.lightStepMaxTimeoutMs ?? 0);
 }
 
 /** The `secrets:` bindings that rename, when the definition has any (the activity loads the bound entries). */
