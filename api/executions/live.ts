@@ -10,7 +10,7 @@ import type { ExecutionEntity } from '../../db/entities/execution';
 import type { WorkflowEntity } from '../../db/entities/workflow';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
-import { authorize } from '../access/access';
+import { loadAccess } from '../access/access';
 import { organizationNrn } from '../access/nrn';
 import type { AuthContext } from '../http/auth';
 import type { Permission } from '../http/permissions';
@@ -32,14 +32,15 @@ export async function authorizedExecution(
   id: string,
   permission: Permission,
 ): Promise<ExecutionEntity> {
-  const row = await new ExecutionRepository(deps.dataSource.manager).findInOrganization(auth.organizationId, id);
-  if (!row) throw executionNotFound(id);
-  const workflow = await new WorkflowRepository(deps.dataSource.manager).findOneBy({
-    organizationId: auth.organizationId,
-    id: row.workflowId,
-  });
-  await authorize(deps.dataSource, auth, permission, executionNrn(auth.organizationId, workflow), () => executionNotFound(id));
-  return row;
+  // Two reads side by side (the caller's grants do not depend on the row): a polling client pays one round trip.
+  const [found, access] = await Promise.all([
+    new ExecutionRepository(deps.dataSource.manager).findWithWorkflowNrn(auth.organizationId, id),
+    loadAccess(deps.dataSource, auth),
+  ]);
+  if (!found) throw executionNotFound(id);
+  const workflow = found.workflow && { nrn: found.workflow.nrn, organizationId: auth.organizationId };
+  access.require(permission, executionNrn(auth.organizationId, workflow), () => executionNotFound(id));
+  return found.row;
 }
 
 /** What guards an execution: its workflow's NRN, or the organization's once the workflow was deleted. */

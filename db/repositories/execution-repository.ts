@@ -124,6 +124,26 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     return (await this.findOneBy({ organizationId, id })) ?? undefined;
   }
 
+  /**
+   * The execution with the NRN of its workflow (null once the workflow was deleted), in one round trip: what
+   * guards a read of it, which clients may repeat every few milliseconds.
+   */
+  async findWithWorkflowNrn(
+    organizationId: string,
+    id: string,
+  ): Promise<{ row: ExecutionEntity; workflow: { nrn: string | null } | null } | undefined> {
+    const [found] = await rowsOf<ExecutionEntity & { workflowFound: boolean; workflowNrn: string | null }>(
+      this.manager,
+      `SELECT ${selectColumns(this.manager, ExecutionEntity, 'e')}, w.id IS NOT NULL AS "workflowFound", w.nrn AS "workflowNrn"
+       FROM executions e LEFT JOIN workflows w ON w.organization_id = e.organization_id AND w.id = e.workflow_id
+       WHERE e.organization_id = $1 AND e.id = $2`,
+      [organizationId, id],
+    );
+    if (!found) return undefined;
+    const { workflowFound, workflowNrn, ...row } = found;
+    return { row: row as ExecutionEntity, workflow: workflowFound ? { nrn: workflowNrn } : null };
+  }
+
   /** The status alone: a read that waits for the end re-reads it on every event of the execution, and the outputs may be large. */
   async statusInOrganization(organizationId: string, id: string): Promise<ExecutionStatus | undefined> {
     return (await this.findOne({ select: { id: true, status: true }, where: { organizationId, id } }))?.status;
