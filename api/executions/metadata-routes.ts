@@ -27,7 +27,10 @@ const Descriptor = Type.Object(
     executeMode: Type.Union([Type.Literal('each'), Type.Literal('all')]),
     executeModeFrom: Type.Optional(JsonObject),
     inline: Type.Boolean({ description: 'runs inside the workflow rather than as an activity' }),
-    light: Type.Boolean({ description: 'runs as a local activity when the step timeout is at most LIGHT_STEP_MAX_TIMEOUT_MS' }),
+    light: Type.Boolean({
+      description:
+        "runs as a local activity when the step timeout (without one: an http-request's call timeout, default 30 s) is at most LIGHT_STEP_MAX_TIMEOUT_MS",
+    }),
     nodeState: Type.Boolean({ description: 'keeps state for its step across the execution (calls get what the previous one left)' }),
     twoPhaseWait: Type.Boolean({ description: 'does a side effect, then parks its step on a signal (timeout, onTimeout; a timeout port)' }),
     inputPorts: Type.Array(Type.String()),

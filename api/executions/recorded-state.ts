@@ -37,7 +37,9 @@ export async function recordedState(deps: ExecutionDeps, row: ExecutionEntity): 
   ]);
   const steps = latestRecords(runs);
   const live = !isFinished(row);
-  const currentSteps = live ? runs.filter((run) => run.status === 'running' && steps[run.stepId]?.run === run.run).map((run) => run.stepId) : [];
+  const currentSteps = live
+    ? runs.filter((run) => run.status === 'running' && steps[run.stepId]?.run === run.run).map((run) => run.stepId)
+    : [];
   return { status: row.status, steps, variables, currentSteps, pendingWaits, live };
 }
 

@@ -312,7 +312,10 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
   async recordProgress(executionId: string, progress: RunProgress): Promise<void> {
     if (progress.variables === undefined && progress.waiting === undefined) return;
     const params: unknown[] = [executionId];
-    const sql = recordProgressSql('$1', progressParams(progress, (value) => `$${params.push(value)}`));
+    const sql = recordProgressSql(
+      '$1',
+      progressParams(progress, (value) => `$${params.push(value)}`),
+    );
     await this.manager.query(sql, params);
   }
 

@@ -64,10 +64,13 @@ describe('engine: light steps', () => {
     // A run started before this rule compared the 5-minute default: its steps replay as the activities they were.
     const { lightStepRule, ...before } = limits;
     assert.equal(lightStepRule, 'call-timeout');
-    assert.deepEqual(await lightness({ ...before, lightStepMaxTimeoutMs: 10_000 }, calling('byDefault', undefined), calling('shortCall', '5s')), {
-      byDefault: false,
-      shortCall: false,
-    });
+    assert.deepEqual(
+      await lightness({ ...before, lightStepMaxTimeoutMs: 10_000 }, calling('byDefault', undefined), calling('shortCall', '5s')),
+      {
+        byDefault: false,
+        shortCall: false,
+      },
+    );
   });
 
   it('names each light call by its step and activation, and runs the calls of a forEach as activities', async () => {

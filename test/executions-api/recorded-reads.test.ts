@@ -27,7 +27,7 @@ const parked = (key: string, pause: string) => ({
     note: { type: 'module', pluginType: 'set-variable', config: { path: 'stage', value: 'asked' } },
     approval: { type: 'wait', pluginType: 'signal-wait', config: { signalName: 'approve', correlationKey: 'req-7', timeout: '2d' } },
     pause: { type: 'module', pluginType: 'delay', config: { duration: pause } },
-    'after_pause': { type: 'module', pluginType: 'log', config: { message: 'paused' } },
+    after_pause: { type: 'module', pluginType: 'log', config: { message: 'paused' } },
   },
   connections: [
     { from: 'start', to: 'note' },
@@ -115,7 +115,13 @@ describe('executions API: reads of a running execution come from PostgreSQL, nev
     assert.deepEqual({ status: done.status, outputs: done.outputs }, { status: 'completed', outputs: { stage: 'asked' } });
     const ended = (await read(`/workflows/executions/${id}/state`).expect(200)).body;
     assert.deepEqual(
-      { status: ended.status, live: ended.live, currentSteps: ended.currentSteps, pendingWaits: ended.pendingWaits, variables: ended.variables },
+      {
+        status: ended.status,
+        live: ended.live,
+        currentSteps: ended.currentSteps,
+        pendingWaits: ended.pendingWaits,
+        variables: ended.variables,
+      },
       { status: 'completed', live: false, currentSteps: [], pendingWaits: [], variables: { stage: 'asked' } },
     );
     assert.deepEqual((await read(`/workflows/executions/${id}/pending-signals`).expect(200)).body, { data: [] });

@@ -21,7 +21,7 @@ export interface PublicPluginDescriptor {
   executeMode: 'each' | 'all';
   executeModeFrom?: PluginDescriptor['executeModeFrom'];
   inline: boolean;
-  /** Runs as a light step (a local activity) when the step's timeout is short (docs/architecture.md, "Light steps"). */
+  /** Runs as a light step (a local activity) when its step's call is short (docs/architecture.md, "Light steps"). */
   light: boolean;
   /** Keeps state for its step across the execution (docs/plugins.md, "Per-step state"). */
   nodeState: boolean;
