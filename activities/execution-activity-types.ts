@@ -7,6 +7,8 @@ import type { ActivityCall, LogEntryDraft, PluginResult, ScheduledStart, StepEve
 import type { ChildRunRequest } from '../executions';
 import type { RunProgress } from '../db/repositories/execution-repository';
 
+export type { RunProgress };
+
 export interface ResolveVarsRequest {
   executionId: string;
   organizationId: string;

@@ -8,8 +8,7 @@
  */
 import { CancellationScope, condition, isCancellation, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { EventBatch, NumberedLog } from '../activities/execution-activity-types';
-import type { RunProgress } from '../db/repositories/execution-repository';
+import type { EventBatch, NumberedLog, RunProgress } from '../activities/execution-activity-types';
 import type { ContinuedRun, ExecutionInput, LogEntryDraft, StepEvent } from './engine';
 import type { LocalActivityLane } from './local-activity-lane';
 

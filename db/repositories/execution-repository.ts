@@ -141,7 +141,7 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     );
     if (!found) return undefined;
     const { workflowFound, workflowNrn, ...row } = found;
-    return { row: row as ExecutionEntity, workflow: workflowFound ? { nrn: workflowNrn } : null };
+    return { row, workflow: workflowFound ? { nrn: workflowNrn } : null };
   }
 
   /** The status alone: a read that waits for the end re-reads it on every event of the execution, and the outputs may be large. */
