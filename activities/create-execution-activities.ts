@@ -238,6 +238,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
 
     /** Writes the final status, outputs and error of the execution record. */
     async finishExecution(request: FinishRequest): Promise<void> {
+      if (request.batch) await recordEventBatch(dataSource, request.batch);
       const executions = new ExecutionRepository(dataSource.manager);
       await executions.finish(request.executionId, request.status, request.outputs, request.error ?? null, request.eventSeq);
       if (request.status === 'failed') await startRecoveryRuns(request.executionId);

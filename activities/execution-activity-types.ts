@@ -52,6 +52,8 @@ export interface FinishRequest {
   eventSeq: number;
   outputs: Record<string, unknown>;
   error?: { type: string; message: string; stepId?: string };
+  /** The run's last batch of records, written first (one local activity for both). */
+  batch?: EventBatch;
 }
 
 /** The prepareChild activity's request: the execution module's child run request. */

@@ -28,6 +28,7 @@ export class EventBatcher {
   /** Step events are numbered densely; the number is the event stream's id. */
   private nextEventSeq: number;
   private finished = false;
+  private keepLast = false;
   /** What a batch reports of the run, and what was last written of it (a batch carries only what changed). */
   private progress?: () => { variables: Record<string, unknown>; waiting: boolean };
   /** A run starts recorded as running with no variables (`{}` on read); a continued run ended its previous one running. */
@@ -118,7 +119,7 @@ export class EventBatcher {
   }
 
   /**
-   * Flushes whenever something is pending, until `finish` (then once more).
+   * Flushes whenever something is pending, until `finish` (then once more, unless the last batch is kept).
    * Resolves when the last flush is done; on cancellation it stops quietly and
    * the caller makes the final flush in a non-cancellable scope.
    */
@@ -126,15 +127,18 @@ export class EventBatcher {
     try {
       while (!this.finished) {
         await condition(() => this.pendingEvents.length > 0 || this.pendingLogs.length > 0 || this.finished);
+        if (this.finished && this.keepLast) return;
         await this.flush();
       }
-      await this.flush();
+      if (!this.keepLast) await this.flush();
     } catch (error) {
       if (!isCancellation(error)) throw error;
     }
   }
 
-  finish(): void {
+  /** Ends the flushing; with `keepLast`, what is still pending stays for the caller to `take` (written with the end). */
+  finish(options: { keepLast?: boolean } = {}): void {
     this.finished = true;
+    this.keepLast = options.keepLast ?? false;
   }
 }

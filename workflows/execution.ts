@@ -13,6 +13,7 @@ import {
   CancellationScope,
   continueAsNew,
   isCancellation,
+  patched,
   setDefaultSignalHandler,
   setHandler,
   workflowInfo,
@@ -33,6 +34,9 @@ import { resolveVarsOrFail } from './execution-vars';
 import { LocalActivityLane } from './local-activity-lane';
 import { OpenWaits } from './execution-waits';
 import { cancelReasonSignal, deliverSignalUpdate, stateQuery } from './messages';
+
+/** Runs started before this wrote their last batch of records with a local activity of its own, then the end. */
+export const LAST_BATCH_WITH_END_PATCH = 'last-batch-with-end';
 
 /** Below Temporal's 10,240-event warning, with room for the steps in flight when it is checked. */
 export const DEFAULT_HISTORY_EVENT_LIMIT = 8_000;
@@ -85,14 +89,18 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
     });
     throw error;
   }
-  batcher.finish();
+  const continuing = outcome.status === 'continue' && outcome.carried !== undefined;
+  // The last batch of records goes with the final write: one local activity instead of two (runs started before wrote it apart).
+  const lastBatchWithEnd = !continuing && patched(LAST_BATCH_WITH_END_PATCH);
+  batcher.finish({ keepLast: lastBatchWithEnd });
   await flusher;
-  if (outcome.status === 'continue' && outcome.carried) {
+  if (continuing) {
     // History is long: go on in a fresh run with the same workflow id, carrying the walk (no step is in flight).
-    return continueAsNew<typeof runWorkflowExecution>({ ...input, continued: { state: outcome.carried, vars, ...batcher.numbering() } });
+    return continueAsNew<typeof runWorkflowExecution>({ ...input, continued: { state: outcome.carried!, vars, ...batcher.numbering() } });
   }
   const status = outcome.status === 'failed' ? 'failed' : 'completed';
   run.phase = status;
+  const lastBatch = lastBatchWithEnd ? batcher.take() : undefined;
   await persistence.finishExecution({
     executionId: input.executionId,
     organizationId: input.organizationId,
@@ -100,6 +108,7 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
     eventSeq: batcher.eventSeq,
     outputs: outcome.outputs,
     error: outcome.error,
+    ...(lastBatch ? { batch: lastBatch } : {}),
   });
   if (status === 'failed') {
     const error = outcome.error ?? { type: 'EXECUTION_FAILED', message: 'the execution failed' };

@@ -1,0 +1,36 @@
+/**
+ * Histories written by earlier releases of the execution workflow replay against today's bundle without
+ * non-determinism: runs in flight during an upgrade go on. `test/fixtures/histories/` holds one binary
+ * History (temporal.api.history.v1) per file, recorded before issue 27 changed the workflow (a run that reads
+ * nothing skips the variables' local activity, the last batch is written with the end, an http-request
+ * step without a timeout is light): a 1-step light run, a 1-step http-request without a timeout (an
+ * activity then), pure steps that set a variable, and a run that waited on a signal and then failed. Add a
+ * history here whenever the workflow's commands change behind a patch or a field of the run's input.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { workflowBundle } from '../../worker/worker';
+
+const DIR = path.join(__dirname, '../fixtures/histories');
+
+describe('execution workflow: histories of earlier releases replay', function () {
+  this.timeout(120_000);
+
+  it('replays every recorded history without non-determinism', async () => {
+    const files = readdirSync(DIR).filter((file) => file.endsWith('.history.bin'));
+    assert.ok(files.length >= 4, `histories found: ${files.join(', ')}`);
+    const histories = files.map((file) => ({
+      workflowId: file,
+      history: temporal.api.history.v1.History.decode(readFileSync(path.join(DIR, file))),
+    }));
+    const replayed: string[] = [];
+    for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
+      assert.equal(result.error, undefined, `${result.workflowId} does not replay: ${String(result.error)}`);
+      replayed.push(result.workflowId);
+    }
+    assert.deepEqual(replayed.sort(), files.sort());
+  });
+});
