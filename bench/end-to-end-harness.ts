@@ -1,5 +1,5 @@
 /**
- * The end-to-end bench's plumbing (end-to-end.bench.ts):
+ * The end-to-end bench's plumbing (end-to-end.bench.ts and end-to-end-server-limit.ts):
  * the server CPU meter, the bare Temporal worker, the client process, and definitions
  * published through the API.
  */
@@ -48,7 +48,7 @@ export function serverCpuMs(exceptPid: number | undefined): number {
   return ticks * 10; // USER_HZ is 100 on Linux
 }
 
-export type BareWorkflow = 'sequentialActivities' | 'sequentialLocalActivities' | 'oneActivity';
+export type BareWorkflow = 'sequentialActivities' | 'sequentialLocalActivities' | 'oneActivity' | 'trivialWorkflow';
 
 /** Bare Temporal: a worker with a no-op activity on its own task queue of the same server. */
 export async function bareWorker(env: TestWorkflowEnvironment) {

@@ -14,8 +14,10 @@
  * - latency p50/p99 at concurrency 1: start-to-result against execute-to-completed;
  * - control: the 40-step workflow with `timeout: '60s'` steps (long steps stay ordinary
  *   activities).
+ * - issue 27's "at the server's limit" (end-to-end-server-limit.ts): bare trivial workflows
+ *   beside 3-step pure and 3-step default http-request executions.
  * Targets: 40 light steps <= 500 ms; 1-step executions/s >= 0.8 x bare workflows/s; issue
- * 27's "reads cost nothing extra" (polling against the stream, below).
+ * 27's "reads cost nothing extra" (polling against the stream, below) and its server-limit ones.
  *
  * The client runs in a process of its own (end-to-end-client.ts, keep-alive node:http).
  * How it sees `completed`: the execution's event stream (SSE, `…/events`, until its
@@ -47,6 +49,7 @@ import { closeTestDataSource, newOrganizationId } from '../test/support/database
 import { grantAdmin } from '../test/support/grants';
 import type { Completion } from './end-to-end-client';
 import { bareWorker, chainOf, mean, publish, serverCpuMs, startClient } from './end-to-end-harness';
+import { measureServerLimit } from './end-to-end-server-limit';
 import { atConcurrency, percentile, round, type BenchReport } from './report';
 import { pureStep } from './step-shapes';
 
@@ -169,6 +172,15 @@ export async function run(): Promise<BenchReport> {
     const projectLatencies = (await client.round({ workflowId: one, total: LATENCY_SAMPLES, concurrency: 1, completion: COMPLETION }))
       .latencies;
 
+    // Issue 27's "at the server's limit": bare trivial workflows beside 3-step executions, in rounds of their own.
+    const limit = await measureServerLimit({
+      runBareTrivial: () => runBare('trivialWorkflow'),
+      client,
+      completion: COMPLETION,
+      publishChain,
+      url,
+    });
+
     const executions = ROUNDS * PER_ROUND;
     const sides: { bare: Side; project: Side } = {
       bare: {
@@ -210,6 +222,7 @@ export async function run(): Promise<BenchReport> {
         'bare: server CPU ms per one-activity workflow': round(cpu.bare / executions, 1),
         'executions/s project / bare (per round)': roundRatios.map((value) => round(value, 2)).join(' '),
         'executions/s polling / stream (per round)': rates.poll.map((rate, i) => round(rate / rates.sse[i], 2)).join(' '),
+        ...limit.figures,
       },
       table: {
         columns: ['bare Temporal (TS SDK, no engine)', 'this project (through the HTTP API)'],
@@ -220,6 +233,7 @@ export async function run(): Promise<BenchReport> {
           ['latency p50 ms (c=1): start→result | execute→completed', both((side) => percentile(side.latencies, 50))],
           ['latency p99 ms (c=1): start→result | execute→completed', both((side) => percentile(side.latencies, 99))],
           [`${STEPS} long steps (timeout 60s, control): ms per run`, ['—', round(longMs, 1)]],
+          ...limit.rows,
         ],
       },
       targets: [
@@ -236,6 +250,7 @@ export async function run(): Promise<BenchReport> {
           label: `project: 1-step executions/s polling >= 0.9 x with the event stream (median of rounds ${round(pollRateRatio, 2)} x)`,
           met: pollRateRatio >= 0.9,
         },
+        ...(limit.targets ?? []),
       ],
     };
   } finally {
