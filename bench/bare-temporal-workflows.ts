@@ -21,6 +21,9 @@ export async function sequentialLocalActivities(count: number): Promise<void> {
   for (let i = 0; i < count; i++) await local.noop();
 }
 
+/** Nothing at all: one workflow task and the result, the least a workflow costs the server. */
+export async function trivialWorkflow(): Promise<void> {}
+
 /** One ordinary activity: the bare counterpart of a 1-step execution. */
 export async function oneActivity(): Promise<void> {
   await ordinary.noop();

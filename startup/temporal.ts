@@ -64,6 +64,21 @@ export interface ResolveTemporalOptions {
  */
 export const DEV_SERVER_DYNAMIC_CONFIG = ['--dynamic-config-value', 'system.enableActivityEagerExecution=true'];
 
+/**
+ * SQLite pragmas for the CLI dev server's database file (`npm start`'s `--db-filename`; the in-memory
+ * server has no file to tune). With SQLite's defaults (rollback journal, `synchronous=FULL`) each commit
+ * of the server's one connection waits for several fsyncs; write-ahead logging with `synchronous=NORMAL`
+ * syncs only at checkpoints. Bare Temporal on this 2-core machine (no-op worker, concurrency 20, the
+ * pragma sets in alternating rounds on servers side by side, three runs, a neighbour's load in all):
+ * trivial workflows/s 1.4-2.2x the defaults' (e.g. 11 → 24), one-activity workflows/s 1.6-2.6x (7 → 19),
+ * server CPU per workflow two thirds (trivial 40 → 29 ms, one activity 72 → 48 ms). `synchronous=OFF`
+ * measured within the noise of NORMAL (1.8x / 1.8x in the paired run), not worth its risk.
+ * Safe for a dev server: WAL with NORMAL never corrupts the database; a power loss (not a crash or a
+ * kill of the server: the OS holds its commits) may lose the last transactions before it.
+ * The CLI passes each pragma to SQLite as is, which ignores a name it does not know.
+ */
+export const DEV_SERVER_SQLITE_PRAGMAS = ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
+
 export const STAND_IN_WARNING =
   'No TEMPORAL_ADDRESS and no Temporal CLI found: using the in-memory Temporal stand-in. Workflow executions will not survive a restart. Run scripts/install-temporal-cli (needs Go) or set TEMPORAL_CLI_PATH for the real server and its Web UI.';
 
@@ -113,7 +128,7 @@ async function startCliDevServer(cli: string, options: ResolveTemporalOptions): 
     // A dev server that a killed `npm start` left running still holds this database and the ports.
     if (await stopOrphan(pidFile, options.dbFilename))
       options.onWarning?.(`stopped a Temporal dev server left running on ${options.dbFilename}`);
-    extraArgs.push('--db-filename', options.dbFilename);
+    extraArgs.push('--db-filename', options.dbFilename, ...DEV_SERVER_SQLITE_PRAGMAS);
   }
   let uiUrl: string | undefined;
   if (options.uiPort !== undefined) {

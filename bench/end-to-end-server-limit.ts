@@ -1,0 +1,105 @@
+/**
+ * Issue 27's "at the server's limit", measured inside the end-to-end bench's run (the same
+ * dev server, API, worker and client): bare Temporal running a trivial workflow (one
+ * workflow task, no activity: the least a workflow costs the server) beside, through the
+ * API, a 3-step pure workflow (bench/step-shapes.ts pureStep) and a 3-step "default http"
+ * workflow (three http-request steps with no `timeout`, to the local answering server).
+ * - executions/s at concurrency 20: rounds of the three alternate, the targets read the
+ *   median of the per-round ratios to the bare trivial workflows/s of the same round;
+ * - latency p50 at concurrency 1 (start→result against execute→completed, the client seeing
+ *   the end as the bench's table does), samples taken in alternating rounds too;
+ * - server CPU per execution (as end-to-end.bench.ts measures it), to tell where time goes.
+ * Targets: each project workflow >= 0.8x the bare trivial workflows/s, p50 <= 1.5x its p50.
+ */
+import type { Completion } from './end-to-end-client';
+import { mean, serverCpuMs, type BenchClient } from './end-to-end-harness';
+import { atConcurrency, percentile, round, type BenchReport } from './report';
+import { pureStep } from './step-shapes';
+
+const CONCURRENCY = 20;
+const ROUNDS = 3;
+const PER_ROUND = 60;
+/** Latency samples per side and round (concurrency 1), after a few warm-up runs. */
+const LATENCY_PER_ROUND = 15;
+const MIN_RATE_RATIO = 0.8;
+const MAX_P50_RATIO = 1.5;
+
+export interface ServerLimitInputs {
+  /** Runs one bare trivial workflow to its result. */
+  runBareTrivial: () => Promise<unknown>;
+  client: BenchClient;
+  completion: Completion;
+  /** Publishes start ──▶ s1 ──▶ … ──▶ s<count> through the API; resolves with the definition's id. */
+  publishChain: (count: number, step: (i: number) => Record<string, unknown>) => Promise<string>;
+  /** The local server that answers at once. */
+  url: string;
+}
+
+type Row = NonNullable<BenchReport['table']>['rows'][number];
+
+export async function measureServerLimit(inputs: ServerLimitInputs): Promise<Pick<BenchReport, 'figures' | 'targets'> & { rows: Row[] }> {
+  const { client, completion } = inputs;
+  const projects = {
+    '3 pure steps': await inputs.publishChain(3, pureStep),
+    '3 default http steps': await inputs.publishChain(3, () => ({
+      type: 'module',
+      pluginType: 'http-request',
+      config: { url: inputs.url },
+    })),
+  };
+  type Name = 'bare' | keyof typeof projects;
+  const names: Name[] = ['bare', ...(Object.keys(projects) as Array<keyof typeof projects>)];
+  const atC = (name: Name, total: number, concurrency: number) =>
+    name === 'bare'
+      ? atConcurrency(total, concurrency, inputs.runBareTrivial)
+      : client.round({ workflowId: projects[name], total, concurrency, completion });
+
+  for (const name of names) await atC(name, CONCURRENCY, CONCURRENCY);
+  const each = <T>(make: () => T) => Object.fromEntries(names.map((name) => [name, make()])) as Record<Name, T>;
+  const rates = each((): number[] => []);
+  const cpu = each(() => 0);
+  const latencies = each((): number[] => []);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const name of names) {
+      const before = serverCpuMs(client.pid);
+      rates[name].push((await atC(name, PER_ROUND, CONCURRENCY)).perSecond);
+      cpu[name] += serverCpuMs(client.pid) - before;
+    }
+  }
+  for (const name of names) await atC(name, 3, 1);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const name of names) latencies[name].push(...(await atC(name, LATENCY_PER_ROUND, 1)).latencies);
+  }
+
+  const p50 = (name: Name) => percentile(latencies[name], 50);
+  const executions = ROUNDS * PER_ROUND;
+  const rows: Row[] = [];
+  const targets: NonNullable<BenchReport['targets']> = [];
+  const ratios: string[] = [];
+  for (const name of Object.keys(projects) as Array<keyof typeof projects>) {
+    const roundRatios = rates[name].map((rate, i) => rate / rates.bare[i]);
+    const rateRatio = percentile(roundRatios, 50);
+    const p50Ratio = p50(name) / p50('bare');
+    rows.push([`trivial wf / ${name}: per s (c=${CONCURRENCY})`, [round(mean(rates.bare), 1), round(mean(rates[name]), 1)]]);
+    rows.push([`trivial wf / ${name}: p50 ms (c=1)`, [round(p50('bare'), 1), round(p50(name), 1)]]);
+    ratios.push(roundRatios.map((value) => round(value, 2)).join(' '));
+    targets.push(
+      {
+        label: `project: ${name} executions/s >= ${MIN_RATE_RATIO} x bare trivial workflows/s (median of rounds ${round(rateRatio, 2)} x)`,
+        met: rateRatio >= MIN_RATE_RATIO,
+      },
+      {
+        label: `project: ${name} p50 <= ${MAX_P50_RATIO} x bare trivial p50 (${round(p50(name), 0)} / ${round(p50('bare'), 0)} ms = ${round(p50Ratio, 2)} x)`,
+        met: p50Ratio <= MAX_P50_RATIO,
+      },
+    );
+  }
+  return {
+    figures: {
+      'per round / bare trivial: 3 pure | 3 http': ratios.join(' | '),
+      'server CPU ms per execution: trivial|pure|http': names.map((name) => round(cpu[name] / executions, 1)).join(' | '),
+    },
+    rows,
+    targets,
+  };
+}
