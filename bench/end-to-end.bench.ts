@@ -30,7 +30,7 @@
  *
  * Without a real Temporal CLI (scripts/install-temporal-cli) the bench says so and skips.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -46,7 +46,8 @@ import { startExecEnv, type ExecEnv } from '../test/executions-api/support';
 import { closeTestDataSource, newOrganizationId } from '../test/support/database';
 import { chain, trigger } from '../test/support/definitions';
 import { grantAdmin } from '../test/support/grants';
-import type { ClientResult, ClientRound, Completion } from './end-to-end-client';
+import type { Completion } from './end-to-end-client';
+import { startClient } from './client-process';
 import type { BareActivities } from './bare-temporal-workflows';
 import { atConcurrency, percentile, round, type BenchReport } from './report';
 import { pureStep } from './step-shapes';
@@ -129,33 +130,6 @@ async function bareWorker(env: TestWorkflowEnvironment) {
       await running;
     },
   };
-}
-
-/** The project's client process (end-to-end-client.ts), aimed at the API by `target`; one round at a time. */
-function startClient() {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'end-to-end-client.ts')], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const client = {
-    pid: child.pid,
-    target: undefined as { port: number; token: string } | undefined,
-    round(round: Omit<ClientRound, 'port' | 'token'>): Promise<ClientResult> {
-      if (!client.target) throw new Error('the client has no target');
-      const message: ClientRound = { ...round, ...client.target };
-      return new Promise((resolve, reject) => {
-        const exited = (code: number | null) => reject(new Error(`the bench client exited (${code})`));
-        child.once('exit', exited);
-        child.once('message', (result: ClientResult) => {
-          child.off('exit', exited);
-          if (result.error) reject(new Error(result.error));
-          else resolve(result);
-        });
-        child.send(message);
-      });
-    },
-    stop: () => child.connected && child.disconnect(),
-  };
-  return client;
 }
 
 /** start ──▶ s1 ──▶ … ──▶ s<count>, as published through the API. */
