@@ -1,6 +1,7 @@
 /**
  * Bare Temporal workflows (TS SDK, no engine) for the end-to-end bench's baseline column:
- * the same shapes as the project's rows, with activities that do nothing.
+ * the same shapes as the project's rows, with activities that do nothing (the scale-out
+ * bench runs them too).
  */
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 
@@ -27,4 +28,9 @@ export async function trivialWorkflow(): Promise<void> {}
 /** One ordinary activity: the bare counterpart of a 1-step execution. */
 export async function oneActivity(): Promise<void> {
   await ordinary.noop();
+}
+
+/** `count` no-op activities started at once and awaited together: the bare counterpart of a 400-wide fan-out. */
+export async function parallelActivities(count: number): Promise<void> {
+  await Promise.all(Array.from({ length: count }, () => ordinary.noop()));
 }

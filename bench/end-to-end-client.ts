@@ -1,15 +1,18 @@
 /**
  * The end-to-end bench's HTTP client, in a process of its own (as real clients run
  * elsewhere: the measured process then spends its CPU on the server's work only).
- * Started by end-to-end.bench.ts with an IPC channel; each message is a round of jobs:
- * `POST /workflows/definitions/{id}/execute`, then wait until the execution reads
- * `completed` through the API, either on its event stream (SSE, `…/events`, until the
- * `execution.*` end event) or by polling `GET /workflows/executions/{id}`. Keep-alive
- * node:http, `concurrency` jobs in flight; answers with jobs/s and each job's latency.
+ * Started by end-to-end.bench.ts (and scale-out.bench.ts) with an IPC channel; each
+ * message is a round of jobs: `POST /workflows/definitions/{id}/execute`, then wait until
+ * the execution reads `completed` through the API, either on its event stream (SSE,
+ * `…/events`, until the `execution.*` end event), by polling `GET /workflows/executions/{id}`,
+ * or by one held read `GET /workflows/executions/{id}?wait=…` (asked again while it still
+ * runs). Keep-alive node:http, `concurrency` jobs in flight (of which at most
+ * `startConcurrency` in their execute call); answers with jobs/s, the round's seconds and
+ * each job's latency.
  */
 import http from 'node:http';
 
-export type Completion = { kind: 'sse' } | { kind: 'poll'; intervalMs: number };
+export type Completion = { kind: 'sse' } | { kind: 'poll'; intervalMs: number } | { kind: 'wait'; seconds: number };
 
 export interface ClientRound {
   port: number;
@@ -17,11 +20,17 @@ export interface ClientRound {
   workflowId: string;
   total: number;
   concurrency: number;
+  /** At most this many execute calls in flight (jobs past theirs wait for the end apart); unset: `concurrency`. */
+  startConcurrency?: number;
   completion: Completion;
 }
 
 export interface ClientResult {
   perSecond: number;
+  /** Wall time of the round: from its first execute call to its last completion seen. */
+  seconds: number;
+  /** Seconds from the round's start until its last execute call was answered. */
+  startsSeconds: number;
   /** ms from the execute call to the completion seen, one per job. */
   latencies: number[];
   /** HTTP requests made (execute calls included). */
@@ -29,7 +38,8 @@ export interface ClientResult {
   error?: string;
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+// A round holds one socket per job waiting for its end (scale-out: 400), plus the execute calls.
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
 
 function call(round: ClientRound, method: 'GET' | 'POST', path: string, body?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -94,28 +104,61 @@ async function endByPolling(round: ClientRound, executionId: string, intervalMs:
   }
 }
 
+/** Holds `GET …?wait=` until the execution is no longer running; resolves with its status and the GETs made. */
+async function endByWaiting(round: ClientRound, executionId: string, seconds: number): Promise<{ status: string; gets: number }> {
+  for (let gets = 1; ; gets++) {
+    const res = await call(round, 'GET', `/workflows/executions/${executionId}?wait=${seconds}s`);
+    if (res.status !== 200) throw new Error(`GET execution?wait: ${res.status} ${res.body.slice(0, 300)}`);
+    const status = String((JSON.parse(res.body) as { status?: unknown }).status);
+    if (status !== 'running') return { status, gets };
+  }
+}
+
+/** At most `limit` calls of the returned function run at once; the others queue in order. */
+function limiter(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const queue: Array<() => void> = [];
+  return async (work) => {
+    if (active >= limit) await new Promise<void>((resolve) => queue.push(resolve));
+    else active += 1;
+    try {
+      return await work();
+    } finally {
+      const wake = queue.shift();
+      if (wake) wake();
+      else active -= 1;
+    }
+  };
+}
+
 async function runRound(round: ClientRound): Promise<ClientResult> {
   let next = 0;
   let requests = 0;
   const latencies: number[] = [];
+  const starting = limiter(round.startConcurrency ?? round.concurrency);
+  const started = process.hrtime.bigint();
+  let startsSeconds = 0;
   const job = async () => {
     const t0 = process.hrtime.bigint();
-    const res = await call(round, 'POST', `/workflows/definitions/${round.workflowId}/execute`, '{}');
+    const res = await starting(() => call(round, 'POST', `/workflows/definitions/${round.workflowId}/execute`, '{}'));
     if (res.status !== 202) throw new Error(`execute: ${res.status} ${res.body.slice(0, 300)}`);
+    startsSeconds = Math.max(startsSeconds, Number(process.hrtime.bigint() - started) / 1e9);
     const { executionId } = JSON.parse(res.body) as { executionId: string };
     let status: string;
     if (round.completion.kind === 'sse') {
       status = await endOnEventStream(round, executionId);
       requests += 2;
     } else {
-      const polled = await endByPolling(round, executionId, round.completion.intervalMs);
+      const polled =
+        round.completion.kind === 'poll'
+          ? await endByPolling(round, executionId, round.completion.intervalMs)
+          : await endByWaiting(round, executionId, round.completion.seconds);
       status = polled.status;
       requests += 1 + polled.gets;
     }
     latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
     if (status !== 'completed') throw new Error(`execution ${executionId} ended ${status}`);
   };
-  const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: round.concurrency }, async () => {
       while (next < round.total) {
@@ -125,13 +168,21 @@ async function runRound(round: ClientRound): Promise<ClientResult> {
     }),
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return { perSecond: round.total / seconds, latencies, requests };
+  return { perSecond: round.total / seconds, seconds, startsSeconds, latencies, requests };
 }
 
 process.on('message', (round: ClientRound) => {
   runRound(round).then(
     (result) => process.send?.(result),
-    (error: unknown) => process.send?.({ perSecond: 0, latencies: [], requests: 0, error: String((error as Error)?.message ?? error) }),
+    (error: unknown) =>
+      process.send?.({
+        perSecond: 0,
+        seconds: 0,
+        startsSeconds: 0,
+        latencies: [],
+        requests: 0,
+        error: String((error as Error)?.message ?? error),
+      }),
   );
 });
 process.on('disconnect', () => {

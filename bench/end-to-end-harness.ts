@@ -3,7 +3,6 @@
  * the server CPU meter, the bare Temporal worker, the client process, and definitions
  * published through the API.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -11,7 +10,6 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { ExecEnv } from '../test/executions-api/support';
 import { chain, trigger } from '../test/support/definitions';
-import type { ClientResult, ClientRound } from './end-to-end-client';
 import type { BareActivities } from './bare-temporal-workflows';
 
 export const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -74,35 +72,6 @@ export async function bareWorker(env: TestWorkflowEnvironment) {
       await running;
     },
   };
-}
-
-export type BenchClient = ReturnType<typeof startClient>;
-
-/** The project's client process (end-to-end-client.ts), aimed at the API by `target`; one round at a time. */
-export function startClient() {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'end-to-end-client.ts')], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const client = {
-    pid: child.pid,
-    target: undefined as { port: number; token: string } | undefined,
-    round(round: Omit<ClientRound, 'port' | 'token'>): Promise<ClientResult> {
-      if (!client.target) throw new Error('the client has no target');
-      const message: ClientRound = { ...round, ...client.target };
-      return new Promise((resolve, reject) => {
-        const exited = (code: number | null) => reject(new Error(`the bench client exited (${code})`));
-        child.once('exit', exited);
-        child.once('message', (result: ClientResult) => {
-          child.off('exit', exited);
-          if (result.error) reject(new Error(result.error));
-          else resolve(result);
-        });
-        child.send(message);
-      });
-    },
-    stop: () => child.connected && child.disconnect(),
-  };
-  return client;
 }
 
 /** start ──▶ s1 ──▶ … ──▶ s<count>, as published through the API. */

@@ -12,7 +12,8 @@
  * Targets: each project workflow >= 0.8x the bare trivial workflows/s, p50 <= 1.5x its p50.
  */
 import type { Completion } from './end-to-end-client';
-import { mean, serverCpuMs, type BenchClient } from './end-to-end-harness';
+import type { ClientProcess } from './client-process';
+import { mean, serverCpuMs } from './end-to-end-harness';
 import { atConcurrency, percentile, round, type BenchReport } from './report';
 import { pureStep } from './step-shapes';
 
@@ -27,7 +28,7 @@ const MAX_P50_RATIO = 1.5;
 export interface ServerLimitInputs {
   /** Runs one bare trivial workflow to its result. */
   runBareTrivial: () => Promise<unknown>;
-  client: BenchClient;
+  client: ClientProcess;
   completion: Completion;
   /** Publishes start ──▶ s1 ──▶ … ──▶ s<count> through the API; resolves with the definition's id. */
   publishChain: (count: number, step: (i: number) => Record<string, unknown>) => Promise<string>;

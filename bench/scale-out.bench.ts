@@ -1,0 +1,450 @@
+/**
+ * Issue 27's scale-out target, from one run of the production shape (startup/cluster, what
+ * `npm run start:cluster` starts: embedded PostgreSQL, the production Temporal server on it,
+ * API replicas behind the front, 3 worker processes; headless, no Web UI) in a temp dir:
+ * 400 light tasks finish in at most the time bare Temporal needs for 400 activities on the
+ * same server, in two shapes:
+ * (a) one execution fanning out 400 calls: a definition whose single http-request step has
+ *     `forEach` over 400 elements, `parallel: true, maxConcurrency: 400` (a fan-out's calls are
+ *     ordinary activities, side by side: docs/architecture.md, "Light steps"), against one bare
+ *     workflow starting 400 no-op activities at once and awaiting them all;
+ * (b) 400 one-step executions (an http-request step without a timeout: a light step, i.e. a
+ *     local activity) against 400 one-activity workflows; both sides start them 50 at a time
+ *     and each run's end is awaited apart (bare: the handle's result; project: one held
+ *     `GET /workflows/executions/{id}?wait=30s` per execution).
+ * Each figure is the time from the first start to the last result. The calls go to a local
+ * server that answers `{"ok":true}` at once.
+ *
+ * Fairness: the bare side runs on the same server and namespace, on its own task queue, with
+ * 3 worker processes of its own (scale-out-bare-worker.ts, TS SDK defaults, the workflow
+ * bundle built once here), as the project has 3 worker processes: separate processes is how
+ * either would scale out, and each side's workers then compete for the 2 cores the same way.
+ * The bare client starts from this process (a gRPC client, no HTTP), the project's client is
+ * a process of its own (end-to-end-client.ts) talking to the front. Both sides' workers stay
+ * up the whole run, idle while the other side is measured. One warm-up of each shape on each
+ * side first (WARM_UP wide / runs: the project's workers bundle their workflow code at start,
+ * and the first runs fill caches and pools), then ROUNDS rounds of the four measurements, bare
+ * first in one round and the project first in the next, so background load on this shared
+ * machine hits both sides alike; the targets read the sums over the rounds. Beside the times
+ * the bench prints the CPU each component spent per run (Temporal server, PostgreSQL, each
+ * side's workers, the API replicas, …, from /proc): where the time goes.
+ *
+ * Settings given to the cluster (appEnv), each the operator's to set:
+ * - WORKFLOW_MAX_PARALLELISM=400 and WORKFLOW_MAX_ACTIVITIES_IN_FLIGHT=400: the defaults (50 and
+ *   20) would cap the fan-out's width below the bare workflow's 400 at once; both allow up to
+ *   10,000, so 400 is allowed and the fan-out runs as wide as the bare side.
+ * - EVENTS_MAX_STREAMS_PER_USER / _PER_ORGANIZATION=1000: one user holds 400 waiting reads at
+ *   once (each takes a stream slot; defaults 10 and 50 per replica), a fairness cap this bench
+ *   does not measure.
+ * - EGRESS_ALLOW_CIDRS=127.0.0.1/32: the calls go to loopback, closed by default.
+ *
+ * Without the production Temporal server (scripts/install-temporal-server) the bench says so
+ * and skips.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { writeFile, mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { mintToken } from '../api/http/auth';
+import { childProcessEnvironment } from '../config/config';
+import { createLogger } from '../config/logger';
+import { startCluster, type Cluster } from '../startup/cluster/cluster';
+import { temporalServerTools } from '../startup/cluster/temporal-server';
+import { chain, step, trigger } from '../test/support/definitions';
+import { startClient } from './client-process';
+import type { Completion } from './end-to-end-client';
+import { round, type BenchReport } from './report';
+
+const NAME = 'scale out on the production shape (start:cluster, 3 workers): 400 light tasks, bare Temporal beside this project';
+const TASKS = 400;
+const WORKERS = 3;
+/**
+ * 2 API replicas: what `npm run start:cluster` starts by default (API_REPLICAS), the shape the
+ * target names. On 2 cores a second replica adds no CPU, but the 400 executes and 400 waiting
+ * reads of (b) are spread over two event loops, as a load balancer would spread them.
+ */
+const API_REPLICAS = 2;
+/** Starts in flight at once, on both sides (the rest queue); each run's end is awaited apart. */
+const START_CONCURRENCY = 50;
+/** Measured rounds (after one warm-up); each round runs the four measurements once. */
+const ROUNDS = 2;
+/** Size of the warm-up runs (the fan-out's width, the number of one-step runs): enough to fill pools and caches. */
+const WARM_UP = 40;
+const WAIT: Completion = { kind: 'wait', seconds: 30 };
+const PUBLISHED =
+  "Windmill's published multi-worker scenario, 400 lightweight tasks: Windmill 19.7 s, Hatchet 35.8 s, Temporal 39.0 s (their hardware and setup, not this machine)";
+
+const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);
+const seconds = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e9;
+
+/** Who spends the CPU: the processes of this run, by what they are. */
+const COMPONENTS = [
+  'Temporal server',
+  'PostgreSQL',
+  'project workers',
+  'API replicas',
+  'project client',
+  'bare workers',
+  'this process (front, bare client)',
+] as const;
+type Component = (typeof COMPONENTS)[number];
+
+function componentOf(pid: number, cmdline: string): Component | undefined {
+  if (pid === process.pid) return 'this process (front, bare client)';
+  if (cmdline.includes('temporal-server')) return 'Temporal server';
+  if (cmdline.includes('start-worker')) return 'project workers';
+  if (cmdline.includes('start-api')) return 'API replicas';
+  if (cmdline.includes('end-to-end-client')) return 'project client';
+  if (cmdline.includes('scale-out-bare-worker')) return 'bare workers';
+  if (cmdline.includes('postgres')) return 'PostgreSQL';
+  return undefined;
+}
+
+/**
+ * CPU ms (user + system, with reaped children's) of every process descending from this one, by
+ * component (a helper process such as tsx's esbuild counts for the component it serves). Linux
+ * /proc; empty elsewhere.
+ */
+function cpuByComponent(): Map<Component, number> {
+  const totals = new Map<Component, number>();
+  if (!existsSync('/proc/self/stat')) return totals;
+  const processes = new Map<number, { ppid: number; ticks: number; component?: Component }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // After the command: state, ppid, …; utime, stime, cutime, cstime are fields 14-17 of stat(5).
+      const ticks = [11, 12, 13, 14].reduce((total, i) => total + Number(fields[i]), 0);
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      processes.set(Number(entry), { ppid: Number(fields[1]), ticks, component: componentOf(Number(entry), cmdline) });
+    } catch {
+      // the process ended while we listed it
+    }
+  }
+  for (const [pid, { ticks }] of processes) {
+    // The nearest component on the way up to this process; processes outside its tree do not count.
+    let found: Component | undefined;
+    let inTree = false;
+    for (let at = pid, hops = 0; at > 1 && hops < 64; at = processes.get(at)?.ppid ?? 0, hops++) {
+      found ??= processes.get(at)?.component;
+      if (at === process.pid) {
+        inTree = true;
+        break;
+      }
+    }
+    if (inTree && found) totals.set(found, (totals.get(found) ?? 0) + ticks * 10); // USER_HZ is 100 on Linux
+  }
+  return totals;
+}
+
+/** Runs `work` and says how many CPU seconds each component spent meanwhile. */
+async function withCpu<T>(work: () => Promise<T>): Promise<{ result: T; cpu: Map<Component, number> }> {
+  const before = cpuByComponent();
+  const result = await work();
+  const after = cpuByComponent();
+  const cpu = new Map<Component, number>();
+  for (const component of COMPONENTS) cpu.set(component, ((after.get(component) ?? 0) - (before.get(component) ?? 0)) / 1000);
+  return { result, cpu };
+}
+
+/** `total = component s, …` per run (the sums over `runs`; components that spent at least 0.05 s). */
+const cpuLine = (cpu: Map<Component, number>, runs: number): string =>
+  `${round(sum([...cpu.values()]) / runs, 1)} = ` +
+  COMPONENTS.filter((component) => (cpu.get(component) ?? 0) / runs >= 0.05)
+    .map((component) => `${component} ${round((cpu.get(component) ?? 0) / runs, 1)}`)
+    .join(', ');
+
+/** At most `limit` calls at once; the others queue in order. */
+function limiter(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const queue: Array<() => void> = [];
+  return async (work) => {
+    if (active >= limit) await new Promise<void>((resolve) => queue.push(resolve));
+    else active += 1;
+    try {
+      return await work();
+    } finally {
+      const wake = queue.shift();
+      if (wake) wake();
+      else active -= 1;
+    }
+  };
+}
+
+/** The server the calls go to: answers `{"ok":true}` at once. */
+async function answeringServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end('{"ok":true}');
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Bare Temporal: WORKERS worker processes on a task queue of their own, and a client in this process. */
+async function bareSide(address: string, namespace: string, dir: string) {
+  const taskQueue = `bare-scale-${randomUUID().slice(0, 8)}`;
+  const noop = (): void => {};
+  const logger = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
+  const { code } = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'bare-temporal-workflows.ts'), logger });
+  const codePath = path.join(dir, 'bare-workflows.js');
+  await writeFile(codePath, code);
+  const children: ChildProcess[] = [];
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection, namespace });
+  const stop = async () => {
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+            child.once('exit', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+    await connection.close();
+  };
+  try {
+    for (let i = 0; i < WORKERS; i++) {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', path.join(__dirname, 'scale-out-bare-worker.ts'), address, namespace, taskQueue, codePath],
+        { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
+      );
+      children.push(child);
+    }
+    await Promise.all(
+      children.map(
+        (child, i) =>
+          new Promise<void>((resolve, reject) => {
+            child.once('message', () => resolve());
+            child.once('exit', (exitCode) => reject(new Error(`bare worker ${i + 1} exited (${exitCode}) before it was ready`)));
+          }),
+      ),
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const workflowId = () => `${taskQueue}-${randomUUID()}`;
+  return {
+    /** (a): one workflow, `count` activities at once; seconds from its start to its result. */
+    async fanOut(count: number): Promise<number> {
+      const t0 = process.hrtime.bigint();
+      await client.workflow.execute('parallelActivities', { taskQueue, workflowId: workflowId(), args: [count] });
+      return seconds(t0);
+    },
+    /** (b): `count` one-activity workflows, START_CONCURRENCY starts at a time; seconds from the first start to the last result. */
+    async oneEach(count: number): Promise<{ seconds: number; startsSeconds: number }> {
+      const starting = limiter(START_CONCURRENCY);
+      const t0 = process.hrtime.bigint();
+      let startsSeconds = 0;
+      await Promise.all(
+        Array.from({ length: count }, async () => {
+          const handle = await starting(() => client.workflow.start('oneActivity', { taskQueue, workflowId: workflowId() }));
+          startsSeconds = Math.max(startsSeconds, seconds(t0));
+          await handle.result();
+        }),
+      );
+      return { seconds: seconds(t0), startsSeconds };
+    },
+    stop,
+  };
+}
+
+export async function run(): Promise<BenchReport> {
+  try {
+    temporalServerTools();
+  } catch (error) {
+    return { name: NAME, figures: { skipped: (error as Error).message } };
+  }
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-scale-out-'));
+  const target = await answeringServer();
+  const client = startClient();
+  const secret = randomBytes(32).toString('hex');
+  let cluster: Cluster | undefined;
+  let bare: Awaited<ReturnType<typeof bareSide>> | undefined;
+  const clusterStarted = process.hrtime.bigint();
+  try {
+    cluster = await startCluster({
+      // The temp dir itself: as root, embedded PostgreSQL opens this folder (not its parents) to the postgres user.
+      dir,
+      apiReplicas: API_REPLICAS,
+      workers: WORKERS,
+      port: 0,
+      temporalPort: 0,
+      namespace: 'default',
+      maxBodyBytes: 1024 * 1024,
+      logger: createLogger('error'),
+      appEnv: {
+        ...childProcessEnvironment(),
+        DATA_DIR: dir,
+        AUTH_JWT_SECRET: secret,
+        CONFIG_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        BOOTSTRAP_ADMINS: '1:1',
+        LOG_LEVEL: 'warn',
+        EGRESS_ALLOW_CIDRS: '127.0.0.1/32',
+        WORKFLOW_MAX_PARALLELISM: String(TASKS),
+        WORKFLOW_MAX_ACTIVITIES_IN_FLIGHT: String(TASKS),
+        EVENTS_MAX_STREAMS_PER_USER: '1000',
+        EVENTS_MAX_STREAMS_PER_ORGANIZATION: '1000',
+      },
+    });
+    const clusterSeconds = seconds(clusterStarted);
+    const front = new URL(cluster.frontUrl);
+    const token = await mintToken({ userId: '1', organizationId: '1', userType: 'person', secret: Buffer.from(secret) });
+    client.target = { port: Number(front.port), token };
+    const publish = async (key: string, doc: Record<string, unknown>) => {
+      const res = await fetch(`${cluster!.frontUrl}/workflows/definitions/${key}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: key, path: '/bench', ...doc }),
+      });
+      if (res.status !== 200 && res.status !== 201) throw new Error(`publish ${key}: ${res.status} ${await res.text()}`);
+      return key;
+    };
+    // (a) start ──▶ call (forEach over `width` elements, all at once); (b) start ──▶ call (one light call).
+    const fanOutOf = (width: number) =>
+      publish(`scale-fan-out-${width}`, {
+        variables: { list: { initialValue: Array.from({ length: width }, (_, i) => i) } },
+        steps: chain(
+          trigger(),
+          step(
+            'call',
+            'http-request',
+            { url: target.url },
+            { forEach: { expression: '${{ variables.list }}', parallel: true, maxConcurrency: width } },
+          ),
+        ),
+      });
+    const fanOut: Record<number, string> = { [WARM_UP]: await fanOutOf(WARM_UP), [TASKS]: await fanOutOf(TASKS) };
+    const one = await publish('scale-one', { steps: chain(trigger(), step('call', 'http-request', { url: target.url })) });
+
+    bare = await bareSide(cluster.temporalAddress, 'default', dir);
+    const projectFanOut = async (width: number) =>
+      (await client.round({ workflowId: fanOut[width], total: 1, concurrency: 1, completion: WAIT })).seconds;
+    const projectOneEach = async (count: number) => {
+      const result = await client.round({
+        workflowId: one,
+        total: count,
+        concurrency: count,
+        startConcurrency: START_CONCURRENCY,
+        completion: WAIT,
+      });
+      return { seconds: result.seconds, startsSeconds: result.startsSeconds };
+    };
+
+    // One warm-up of each shape on each side (the project's workers are ready once its first run ends).
+    const warmUpStarted = process.hrtime.bigint();
+    await projectFanOut(WARM_UP);
+    await projectOneEach(WARM_UP);
+    await bare.fanOut(WARM_UP);
+    await bare.oneEach(WARM_UP);
+    const warmUpSeconds = seconds(warmUpStarted);
+
+    const measured = { bareA: [] as number[], projectA: [] as number[], bareB: [] as number[], projectB: [] as number[] };
+    const starts = { bare: [] as number[], project: [] as number[] };
+    const cpu = {} as Record<keyof typeof measured, Map<Component, number>>;
+    const load = [os.loadavg()[0]];
+    const sideBare = bare;
+    const cpuOf = async <T>(into: keyof typeof measured, work: () => Promise<T>): Promise<T> => {
+      const { result, cpu: spent } = await withCpu(work);
+      for (const [component, value] of spent) spent.set(component, value + (cpu[into]?.get(component) ?? 0));
+      cpu[into] = spent;
+      return result;
+    };
+    const measurements = {
+      bareA: async () => measured.bareA.push(await cpuOf('bareA', () => sideBare.fanOut(TASKS))),
+      projectA: async () => measured.projectA.push(await cpuOf('projectA', () => projectFanOut(TASKS))),
+      bareB: async () => {
+        const result = await cpuOf('bareB', () => sideBare.oneEach(TASKS));
+        measured.bareB.push(result.seconds);
+        starts.bare.push(result.startsSeconds);
+      },
+      projectB: async () => {
+        const result = await cpuOf('projectB', () => projectOneEach(TASKS));
+        measured.projectB.push(result.seconds);
+        starts.project.push(result.startsSeconds);
+      },
+    };
+    for (let r = 0; r < ROUNDS; r++) {
+      // Bare first in even rounds, the project first in odd ones: neither side always runs after the other.
+      const order: Array<keyof typeof measured> =
+        r % 2 === 0 ? ['bareA', 'projectA', 'bareB', 'projectB'] : ['projectA', 'bareA', 'projectB', 'bareB'];
+      for (const name of order) await measurements[name]();
+    }
+    load.push(os.loadavg()[0]);
+
+    const a = { bare: sum(measured.bareA), project: sum(measured.projectA) };
+    const b = { bare: sum(measured.bareB), project: sum(measured.projectB) };
+    const list = (values: number[]) => values.map((value) => round(value, 2)).join(' ');
+    const ratio = (side: { bare: number; project: number }) => round(side.project / side.bare, 2);
+    return {
+      name: NAME,
+      figures: {
+        shape: `production Temporal server ${path.basename(path.dirname(temporalServerTools().server))} on embedded PostgreSQL, ${API_REPLICAS} API replicas behind the front, ${WORKERS} worker processes (bare: ${WORKERS} worker processes of its own)`,
+        'cluster start s | warm-up s': `${round(clusterSeconds, 1)} | ${round(warmUpSeconds, 1)}`,
+        ...(ROUNDS > 1
+          ? {
+              '(a) per round s: bare | project': `${list(measured.bareA)} | ${list(measured.projectA)}`,
+              '(b) per round s: bare | project': `${list(measured.bareB)} | ${list(measured.projectB)}`,
+            }
+          : {}),
+        [`(b) last start accepted after s: bare | project`]: `${list(starts.bare)} | ${list(starts.project)}`,
+        [`CPU s per run of (a), bare`]: cpuLine(cpu.bareA, ROUNDS),
+        [`CPU s per run of (a), project`]: cpuLine(cpu.projectA, ROUNDS),
+        [`CPU s per run of (b), bare`]: cpuLine(cpu.bareB, ROUNDS),
+        [`CPU s per run of (b), project`]: cpuLine(cpu.projectB, ROUNDS),
+        'machine load (1-min average, 2 cores): before | after': load.map((value) => round(value, 1)).join(' | '),
+        published: PUBLISHED,
+      },
+      table: {
+        columns: ['bare Temporal s', 'this project s', 'project / bare'],
+        // Means per run over the rounds; the ratio is of the sums.
+        rows: [
+          [`(a) one run fanning out ${TASKS} calls`, [round(a.bare / ROUNDS, 2), round(a.project / ROUNDS, 2), ratio(a)]],
+          [
+            `(b) ${TASKS} one-step runs (${START_CONCURRENCY} starts at a time)`,
+            [round(b.bare / ROUNDS, 2), round(b.project / ROUNDS, 2), ratio(b)],
+          ],
+        ],
+      },
+      targets: [
+        {
+          label: `(a) one execution fanning out ${TASKS} calls <= bare one workflow with ${TASKS} activities (${round(a.project / ROUNDS, 2)} s vs ${round(a.bare / ROUNDS, 2)} s)`,
+          met: a.project <= a.bare,
+        },
+        {
+          label: `(b) ${TASKS} one-step executions <= bare ${TASKS} one-activity workflows (${round(b.project / ROUNDS, 2)} s vs ${round(b.bare / ROUNDS, 2)} s)`,
+          met: b.project <= b.bare,
+        },
+      ],
+    };
+  } finally {
+    client.stop();
+    await bare?.stop();
+    await cluster?.stop();
+    await target.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
