@@ -25,7 +25,8 @@
  * The values themselves (their text: `stringify`, as embedding would give)
  * reach the sandbox as data, bound to VALUE/TEXT by the activity.
  */
-import { parse, type Comment } from 'acorn';
+import type { Comment } from 'acorn';
+import { parseJs } from './js-parser';
 import { templateSpans, type TemplateSpan } from './expressions';
 
 /** How the script reads one template's value. */
@@ -131,7 +132,7 @@ function computePlan(code: string): ScriptPlanning {
   const comments: Comment[] = [];
   let program: AnyNode;
   try {
-    program = parse(substituted, { ...PARSE_OPTIONS, onComment: comments }) as unknown as AnyNode;
+    program = parseJs(substituted, { ...PARSE_OPTIONS, onComment: comments }) as unknown as AnyNode;
   } catch (error) {
     return { error: parseProblem(code, error, toCode) };
   }
@@ -204,7 +205,7 @@ function computePlan(code: string): ScriptPlanning {
   for (const edit of edits.sort((a, b) => b.start - a.start))
     rewritten = rewritten.slice(0, edit.start) + edit.text + rewritten.slice(edit.end);
   try {
-    parse(rewritten, PARSE_OPTIONS);
+    parseJs(rewritten, PARSE_OPTIONS);
   } catch (error) {
     // The placeholder parsed as a name; as a value it does not: it declared, assigned or named something.
     const position = (error as { pos?: number }).pos ?? 0;

@@ -9,7 +9,7 @@
  * function) of an array literal, of `Array.from(…)`/`Array.of(…)`, or of a
  * `.map`, `.filter` or `.flatMap` call, awaited or not.
  */
-import { parse } from 'acorn';
+import { parseJs } from './js-parser';
 import type { DefinitionWarning, WorkflowDefinition } from './definition';
 import { isObject, type StepSource } from './normalize';
 import { planScript } from './script-templates';
@@ -58,7 +58,7 @@ export function visiblyReturnsArray(code: string): boolean {
   if (!plan) return false;
   let program: AnyNode;
   try {
-    program = parse(plan.source, {
+    program = parseJs(plan.source, {
       ecmaVersion: 'latest',
       sourceType: 'script',
       allowReturnOutsideFunction: true,

@@ -19,7 +19,7 @@
  *   (`parallel`, `spreadItem`, `maxConcurrency`, the variable names,
  *   `metadata.fanOutPerItem`, `maxParallelism`) must have the types it reads.
  */
-import { parse } from 'acorn';
+import { parseJs } from './js-parser';
 import { RESERVED_STEP_IDS, STEP_ID_PATTERN, STEP_TYPES, type DefinitionIssue, type StepDefinition } from './definition';
 import { itemRootUses, stepItemMode, type ItemRoot, type StepItemMode } from './item-scope';
 import { isObject, type StepSource } from './normalize';
@@ -165,7 +165,7 @@ function readsGlobal(code: string, name: string): boolean {
   let program: Node;
   try {
     const source = `(async () => {\n${code.replace(/\$\{\{[\s\S]*?\}\}/g, '__template')}\n})()`;
-    program = parse(source, { ecmaVersion: 'latest', sourceType: 'script' }) as unknown as Node;
+    program = parseJs(source, { ecmaVersion: 'latest', sourceType: 'script' }) as unknown as Node;
   } catch {
     return false;
   }
