@@ -7,7 +7,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { NewExecution } from '../db/repositories/execution-repository';
 import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
-import { runLimitsFrom, type ExecutionInput, type RunLimits, type WorkflowDefinition } from '../workflows/engine';
+import { ENGINE_RULES, runLimitsFrom, type ExecutionInput, type RunLimits, type WorkflowDefinition } from '../workflows/engine';
 
 /** The recorded fields of an execution its workflow input is built from: what recording wrote, less the bookkeeping. */
 export type RecordedRun = Omit<NewExecution, 'temporalNamespace' | 'createdBy'>;
@@ -42,6 +42,7 @@ export function executionInput(run: RecordedRun, definition: WorkflowDefinition,
     limits: runLimitsFrom(settings.limits),
     ...(settings.depth ? { depth: settings.depth } : {}),
     ...(settings.rootExecutionId ? { rootExecutionId: settings.rootExecutionId } : {}),
+    engineRules: ENGINE_RULES,
   };
 }
 

@@ -1,5 +1,5 @@
 /** The `vars.*` an execution reads: found in its definition, resolved once at start (with a check of its declared `secrets:`). */
-import { ApplicationFailure, patched } from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
 import { secretBindings, varReferences, type ExecutionInput } from './engine';
 import type { RunState } from './execution-handlers';
 import { persistence } from './execution-persistence';
@@ -12,12 +12,6 @@ export function referencedVars(input: ExecutionInput): string[] {
 }
 
 /**
- * Runs started before this skipped nothing: their histories hold the local activity's marker even when the
- * definition reads no variables and declares no secrets, and replay schedules it again.
- */
-export const NOTHING_TO_RESOLVE_PATCH = 'vars-nothing-to-resolve';
-
-/**
  * Resolves the referenced variables by local activity. Variables that cannot be
  * read at all (the config store failing past its retries) fail the run before
  * any step, with the cause on the record. A variable without a value is no
@@ -26,8 +20,8 @@ export const NOTHING_TO_RESOLVE_PATCH = 'vars-nothing-to-resolve';
 export async function resolveVarsOrFail(input: ExecutionInput, run: RunState, eventSeq: number): Promise<Record<string, unknown>> {
   const names = referencedVars(input);
   const secrets = [...new Set(Object.values(secretBindings(input.definition)))].sort();
-  // Nothing to resolve: no local activity (one round trip fewer per run). patched() last: only such runs carry its marker.
-  if (names.length === 0 && secrets.length === 0 && patched(NOTHING_TO_RESOLVE_PATCH)) return {};
+  // Nothing to resolve: no local activity (one round trip fewer per run); runs under rules 1 made the call anyway.
+  if (names.length === 0 && secrets.length === 0 && (input.engineRules ?? 1) >= 2) return {};
   try {
     return await persistence.resolveVars({
       executionId: input.executionId,

@@ -13,7 +13,6 @@ import {
   CancellationScope,
   continueAsNew,
   isCancellation,
-  patched,
   setDefaultSignalHandler,
   setHandler,
   workflowInfo,
@@ -34,9 +33,6 @@ import { resolveVarsOrFail } from './execution-vars';
 import { LocalActivityLane } from './local-activity-lane';
 import { OpenWaits } from './execution-waits';
 import { cancelReasonSignal, deliverSignalUpdate, stateQuery } from './messages';
-
-/** Runs started before this wrote their last batch of records with a local activity of its own, then the end. */
-export const LAST_BATCH_WITH_END_PATCH = 'last-batch-with-end';
 
 /** Below Temporal's 10,240-event warning, with room for the steps in flight when it is checked. */
 export const DEFAULT_HISTORY_EVENT_LIMIT = 8_000;
@@ -90,8 +86,8 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
     throw error;
   }
   const continuing = outcome.status === 'continue' && outcome.carried !== undefined;
-  // The last batch of records goes with the final write: one local activity instead of two (runs started before wrote it apart).
-  const lastBatchWithEnd = !continuing && patched(LAST_BATCH_WITH_END_PATCH);
+  // The last batch of records goes with the final write: one local activity instead of two (rules 1 wrote it apart).
+  const lastBatchWithEnd = !continuing && (input.engineRules ?? 1) >= 2;
   batcher.finish({ keepLast: lastBatchWithEnd });
   await flusher;
   if (continuing) {

@@ -92,6 +92,7 @@ export { renamingBindings, secretBindings } from './secret-bindings';
 export { varReferences } from './var-references';
 export { NON_RETRYABLE_ERROR_TYPES } from './runtime/retry';
 export {
+  ENGINE_RULES,
   PLUGIN_LOGS_DETAIL,
   type ActivityCall,
   type ChildRequest,

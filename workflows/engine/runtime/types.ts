@@ -51,7 +51,17 @@ export interface ExecutionInput {
   depth?: number;
   /** A child's root: the execution started otherwise whose tree it belongs to (the tree budget is counted on its row). Absent on a root. */
   rootExecutionId?: string;
+  /**
+   * The rules of the execution workflow the run started under, so its history replays as it ran (a field of
+   * the input costs nothing, where a Temporal patch adds a marker and a search attribute write to every run).
+   * Absent: rules 1. 2 ({@link ENGINE_RULES} now): no local activity resolving variables when the definition
+   * reads none and declares no secret; the run's last batch of records is written with its end.
+   */
+  engineRules?: number;
 }
+
+/** The rules a run started now follows (ExecutionInput.engineRules). */
+export const ENGINE_RULES = 2;
 
 /** What a continued-as-new run inherits from the previous one. */
 export interface ContinuedRun {
