@@ -11,6 +11,7 @@
  * each job's latency.
  */
 import http from 'node:http';
+import { limiter } from './report';
 
 export type Completion = { kind: 'sse' } | { kind: 'poll'; intervalMs: number } | { kind: 'wait'; seconds: number };
 
@@ -112,23 +113,6 @@ async function endByWaiting(round: ClientRound, executionId: string, seconds: nu
     const status = String((JSON.parse(res.body) as { status?: unknown }).status);
     if (status !== 'running') return { status, gets };
   }
-}
-
-/** At most `limit` calls of the returned function run at once; the others queue in order. */
-function limiter(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const queue: Array<() => void> = [];
-  return async (work) => {
-    if (active >= limit) await new Promise<void>((resolve) => queue.push(resolve));
-    else active += 1;
-    try {
-      return await work();
-    } finally {
-      const wake = queue.shift();
-      if (wake) wake();
-      else active -= 1;
-    }
-  };
 }
 
 async function runRound(round: ClientRound): Promise<ClientResult> {

@@ -45,3 +45,20 @@ export async function atConcurrency(
   );
   return { perSecond: total / (Number(process.hrtime.bigint() - started) / 1e9), latencies };
 }
+
+/** At most `limit` calls of the returned function run at once; the others queue in order. */
+export function limiter(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const queue: Array<() => void> = [];
+  return async (work) => {
+    if (active >= limit) await new Promise<void>((resolve) => queue.push(resolve));
+    else active += 1;
+    try {
+      return await work();
+    } finally {
+      const wake = queue.shift();
+      if (wake) wake();
+      else active -= 1;
+    }
+  };
+}

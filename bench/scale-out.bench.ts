@@ -59,7 +59,7 @@ import { temporalServerTools } from '../startup/cluster/temporal-server';
 import { chain, step, trigger } from '../test/support/definitions';
 import { startClient } from './client-process';
 import type { Completion } from './end-to-end-client';
-import { round, type BenchReport } from './report';
+import { limiter, round, type BenchReport } from './report';
 
 const NAME = 'scale out on the production shape (start:cluster, 3 workers): 400 light tasks, bare Temporal beside this project';
 const TASKS = 400;
@@ -160,23 +160,6 @@ const cpuLine = (cpu: Map<Component, number>, runs: number): string =>
   COMPONENTS.filter((component) => (cpu.get(component) ?? 0) / runs >= 0.05)
     .map((component) => `${component} ${round((cpu.get(component) ?? 0) / runs, 1)}`)
     .join(', ');
-
-/** At most `limit` calls at once; the others queue in order. */
-function limiter(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const queue: Array<() => void> = [];
-  return async (work) => {
-    if (active >= limit) await new Promise<void>((resolve) => queue.push(resolve));
-    else active += 1;
-    try {
-      return await work();
-    } finally {
-      const wake = queue.shift();
-      if (wake) wake();
-      else active -= 1;
-    }
-  };
-}
 
 /** The server the calls go to: answers `{"ok":true}` at once. */
 async function answeringServer(): Promise<{ url: string; close(): Promise<void> }> {
