@@ -41,8 +41,14 @@ describe('executions API: a secret canary never leaks', function () {
   });
 
   /** The run's Temporal history as text, payload bytes (base64 `data` strings) decoded so a search sees what payloads carry. */
+  /**
+   * The run's whole history, once Temporal has closed it: the row reads finished a moment before (the run records its
+   * end, then completes), and a light step's call reaches history (a marker) only when that last workflow task completes.
+   */
   async function readableHistory(id: string): Promise<string> {
-    return JSON.stringify(await x.env.client.workflow.getHandle(id).fetchHistory(), (key, value: unknown) =>
+    const handle = x.env.client.workflow.getHandle(id);
+    await handle.result().catch(() => undefined);
+    return JSON.stringify(await handle.fetchHistory(), (key, value: unknown) =>
       key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
     );
   }
