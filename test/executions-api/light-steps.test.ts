@@ -15,8 +15,10 @@ async function recordedCalls(
   x: ReturnType<typeof useExecEnv>['x'],
   executionId: string,
 ): Promise<{ activityTasks: number; localMarkers: number }> {
-  const history = await x.env.client.workflow.getHandle(executionId).fetchHistory();
-  const events = history.events ?? [];
+  // Once Temporal has closed the run: its last workflow task's markers land a moment after the row reads finished.
+  const handle = x.env.client.workflow.getHandle(executionId);
+  await handle.result().catch(() => undefined);
+  const events = (await handle.fetchHistory()).events ?? [];
   return {
     activityTasks: events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callPlugin').length,
     localMarkers: events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity').length,
