@@ -61,12 +61,7 @@ async function runOperatorPlugin(plugin: OperatorPlugin, execute: PluginExecute,
         secrets: Object.freeze({ ...context.secrets }),
         log: limitedLogger(context.log),
         signal: deadline,
-        fetch: (url, init) =>
-          checkedFetch(context.egress, deadline, url, init).catch((error: unknown) => {
-            const denied = egressDenial(error);
-            if (denied) denials.push(denied);
-            throw error;
-          }),
+        fetch: denialRecordingFetch(context.egress, deadline, denials),
         step: { executionId: call.executionId, organizationId: call.organizationId, workflowId: call.workflowId, stepId: call.stepId },
         // A copy: what the plugin does to it is not its next state unless it returns it.
         ...(plugin.descriptor.nodeState === true && call.nodeState !== undefined ? { state: structuredClone(call.nodeState) } : {}),
@@ -99,6 +94,20 @@ export async function checkedFetch(
     if (error instanceof RedirectRefused) throw new TypeError(`fetch: ${error.message}`, { cause: error });
     throw error;
   }
+}
+
+/** The fetch a plugin receives: `checkedFetch`, keeping each egress denial for the step's failure (the plugin may catch it). */
+export function denialRecordingFetch(
+  policy: EgressPolicy,
+  deadline: AbortSignal,
+  denials: EgressDenied[],
+): (input: string | URL, init?: RequestInit) => Promise<Response> {
+  return (url, init) =>
+    checkedFetch(policy, deadline, url, init).catch((error: unknown) => {
+      const denied = egressDenial(error);
+      if (denied) denials.push(denied);
+      throw error;
+    });
 }
 
 export function limitedLogger(log: PluginContext['log']): PluginLogger {

@@ -9,13 +9,12 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { MAX_TRIGGER_STATE_BYTES, type TriggerLifecycleRequest, type TriggerLifecycleResult } from '../../../workflows/engine';
-import { egressDenial } from '../../egress/egress-fetch';
 import type { EgressDenied, EgressPolicy } from '../../egress/policy';
 import { withDeadline } from '../deadline';
 import type { PluginContext } from '../plugin-context';
 import type { OperatorPlugin } from './load-plugins';
 import type { PluginTriggerContext } from './plugin-api';
-import { checkedFetch, limitedLogger, pluginFailure } from './run-operator-plugin';
+import { denialRecordingFetch, limitedLogger, pluginFailure } from './run-operator-plugin';
 
 /** How long `activate` or `deactivate` may take (the trigger activity's own timeout is a little longer). */
 export const TRIGGER_HOOK_TIMEOUT_MS = 30_000;
@@ -45,12 +44,7 @@ export async function runTriggerPlugin(call: TriggerPluginCall): Promise<Trigger
         secrets: Object.freeze({ ...call.secrets }),
         log: limitedLogger(call.log),
         signal: deadline,
-        fetch: (url, init) =>
-          checkedFetch(call.egress, deadline, url, init).catch((error: unknown) => {
-            const denied = egressDenial(error);
-            if (denied) denials.push(denied);
-            throw error;
-          }),
+        fetch: denialRecordingFetch(call.egress, deadline, denials),
         trigger: {
           organizationId: request.organizationId,
           workflowId: request.workflowId,
