@@ -25,6 +25,7 @@ import type { ExecutionDeps } from './deps';
 import { EVENT_FALLBACK_POLL_MS } from './event-hub';
 import { authorizedExecution, executionNrns } from './live';
 import { ExecutionRef } from './schemas';
+import { eventData } from './serialize';
 import { takeStreamSlot } from './stream-slot';
 
 const tags = ['Workflow executions'];
@@ -117,7 +118,7 @@ export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
             for (const event of batch) {
               // Closed while the read was in flight (a failed access check, the client gone): nothing more is sent.
               if (!open) return;
-              stream.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify({ executionId: row.id, ...event.data })}\n\n`);
+              stream.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(eventData(row.id, event))}\n\n`);
               lastSeq = event.seq;
               if (event.type.startsWith('execution.')) return close();
             }

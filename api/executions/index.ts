@@ -1,4 +1,4 @@
-/** Routes of the execution area: execute, executions, signals, logs, engine metadata and plugins, webhook ingress. */
+/** Routes of the execution area: execute, executions, signals, logs, export, engine metadata and plugins, webhook ingress. */
 import { withDialect, type RouteDefinition } from '../http/route';
 import type { AreaDeps } from '../area-deps';
 import { callbackKey } from './callback-token';
@@ -7,6 +7,7 @@ import { ExecutionEventHub } from './event-hub';
 import { eventRoutes } from './event-routes';
 import { executeRoutes } from './execute';
 import { executionReadRoutes } from './execution-routes';
+import { exportRoutes } from './export-routes';
 import { logRoutes } from './log-routes';
 import { metadataRoutes } from './metadata-routes';
 import { signalRoutes } from './signal-routes';
@@ -31,6 +32,7 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
     ...executionReadRoutes(executionDeps),
     ...signalRoutes(executionDeps),
     ...logRoutes(executionDeps),
+    ...exportRoutes(executionDeps),
     ...eventRoutes(executionDeps),
     ...metadataRoutes(executionDeps),
     ...webhookRoutes({ ...executionDeps, encryptionKey: deps.encryptionKey }),

@@ -181,3 +181,29 @@ export const LogWindow = Type.Object({
   limit: Type.Integer(),
   nextCursor: Type.Optional(Type.Integer()),
 });
+
+/** An event as the events stream sends it: its position (the SSE id), type and data. */
+export const ExecutionEventJson = Type.Object({ id: Type.Integer(), type: Type.String(), data: Json });
+
+/** GET /workflows/executions/{id}/export (api/executions/export-document.ts writes it; kit/replay.ts reads it). */
+export const ExecutionExport = Type.Object({
+  format: Type.Literal('platform-execution-export'),
+  version: Type.Literal(1),
+  exportedAt: DateTime,
+  execution: Execution,
+  workflow: Type.Object({
+    id: Type.String(),
+    key: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+    nrn: Type.Optional(Type.String()),
+    revision: Type.Integer(),
+    alias: Type.Optional(Type.String()),
+  }),
+  definition: Type.Union([Json, Type.Null()], { description: 'The revision as published (normalized), null if it is gone' }),
+  inputs: Json,
+  trigger: Json,
+  steps: Type.Array(Json, { description: 'Every run of every step, in start order, in full (as GET …/steps/{stepId} returns runs)' }),
+  children: Type.Array(Type.String(), { description: 'Ids of the sub-workflow executions its steps started' }),
+  logs: Type.Array(LogEntry),
+  events: Type.Array(ExecutionEventJson),
+});
