@@ -13,6 +13,17 @@ export {
   type ValidationWarning,
 } from './validate';
 export { runWorkflow, type RunOptions, type RunResult, type StepResult } from './run';
+export {
+  replayExport,
+  readExport,
+  recordedStubs,
+  ExportInvalid,
+  type Divergence,
+  type DivergenceKind,
+  type ExecutionExport,
+  type ReplayOptions,
+  type ReplayResult,
+} from './replay';
 export type { StubContext, StubHandler, StubResult, StubSpec, Stubs } from './stubs';
 export type { SignalAnswer, SignalResponder, SignalWait } from './local-effects';
 export type { WorkflowSource } from './children';

@@ -37,6 +37,10 @@ export interface RunOptions {
   trigger?: string;
   /** The port the fired trigger activates (default `default`). */
   triggerPort?: string;
+  /** What the trigger received (`trigger.payload`; default: the inputs), as a recorded webhook or cron run had it. */
+  triggerPayload?: Record<string, unknown>;
+  /** The run's correlation key (`execution.correlationKey`). */
+  correlationKey?: string;
   stubs?: Stubs;
   vars?: Record<string, unknown>;
   secrets?: Record<string, string>;
@@ -104,6 +108,8 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
     inputs: options.inputs ?? {},
     triggerStep: options.trigger,
     triggerPort: options.triggerPort,
+    triggerPayload: options.triggerPayload,
+    correlationKey: options.correlationKey,
     depth: 0,
   });
   if (result.status === 'failed' && options.throwOnFailure) throw new WorkflowRunFailed(result.error!, result);
@@ -125,6 +131,7 @@ interface Start {
   inputs: Record<string, unknown>;
   triggerStep?: string;
   triggerPort?: string;
+  triggerPayload?: Record<string, unknown>;
   source?: TriggerInfo['source'];
   depth: number;
   rootExecutionId?: string;
@@ -224,7 +231,7 @@ function executionInput(definition: WorkflowDefinition, start: Start, clock: Clo
     trigger: {
       ...(fired ? { stepId: fired.id } : {}),
       source,
-      payload: start.inputs,
+      payload: start.triggerPayload ?? start.inputs,
       receivedAt: new Date(clock.now()).toISOString(),
       ...(start.triggerPort && start.triggerPort !== 'default' ? { port: start.triggerPort } : {}),
     },

@@ -105,7 +105,8 @@ function showEvent(io: Output, event: StepEvent, _executionId: string, started: 
   else if (event.type === 'wait.started') io.out(`${at} ${io.yellow('…')} ${event.stepId} waits on ${event.signalNames.join(' or ')}`);
 }
 
-function summarize(io: Output, result: RunResult, live: boolean): void {
+/** The steps (unless the live view showed them), the logs and the outcome of a local run. */
+export function summarize(io: Output, result: RunResult, live: boolean): void {
   if (!live) {
     for (const [id, step] of Object.entries(result.steps)) {
       const mark =

@@ -4,6 +4,7 @@
  *
  *   validate <files|dirs…>                    every definition, errors as file:line:col message
  *   run <file> [--inputs JSON|@file] …        a local run through the kit (stubs, vars, secrets, signals)
+ *   run --from-export FILE                    an execution export replayed locally and compared with the recorded run
  *   run <key> [--inputs …] [--alias A]        a run on the server, waited for to its end
  *   publish <files|dirs…> [--alias A [--no-activate]] [--activate]
  *   execute <key> [--inputs …] [--follow]     logs <executionId> [--follow]
@@ -17,6 +18,7 @@ import { cliEnvironment } from './environment';
 import { runCommand, validateCommand } from './local-commands';
 import { CliError, EXIT, createOutput, type Output } from './output';
 import { publishCommand } from './publish-command';
+import { replayCommand } from './replay-command';
 import { configCommand, executeCommand, logsCommand, signalCommand } from './remote-commands';
 import { checkRunOptions, isWorkflowFile, remoteRunCommand } from './remote-run';
 
@@ -27,6 +29,11 @@ local (no server):
   run <file> [--inputs JSON|@file] [--vars JSON|@file] [--secrets JSON|@file]
              [--signals JSON|@file] [--stub type=module.js]… [--workflows DIR]
              [--trigger STEP] [--clock instant|real] [--json]
+  run --from-export EXPORT [--vars JSON|@file] [--json]
+             (replays an execution export (GET /workflows/executions/{id}/export):
+              effectful steps answer from the recording; exit 1 on a divergence)
+  run <file> --stub-from-export EXPORT
+             (your changed definition, run against the export's recorded inputs and responses)
 
 against a server (--url/--token or PLATFORM_API_URL/PLATFORM_API_TOKEN):
   run <key> [--inputs JSON|@file] [--alias NAME] [--json]
@@ -50,6 +57,8 @@ const OPTIONS = {
   secrets: { type: 'string' },
   signals: { type: 'string' },
   stub: { type: 'string', multiple: true },
+  'from-export': { type: 'string' },
+  'stub-from-export': { type: 'string' },
   workflows: { type: 'string' },
   trigger: { type: 'string' },
   clock: { type: 'string' },
@@ -85,6 +94,7 @@ export async function main(argv: string[], io: Output): Promise<number> {
     case 'validate':
       return validateCommand(args, values, io);
     case 'run':
+      if (values['from-export'] !== undefined || values['stub-from-export'] !== undefined) return replayCommand(args[0], values, io);
       // A file (.yaml, .yml, .json, or a path) runs locally; a workflow key runs on the server.
       if (args[0] !== undefined) checkRunOptions(args[0], values);
       return args[0] === undefined || isWorkflowFile(args[0])

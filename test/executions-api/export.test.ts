@@ -1,0 +1,234 @@
+/**
+ * GET /workflows/executions/{id}/export: one JSON document of a real run
+ * (an http-request to a local server with a secret in a header, a pure
+ * set-variable step, a log step), whose parts equal what the execution, steps
+ * and logs endpoints answer, without the secret; and its round trip into the
+ * kit: `platform-workflow run --from-export` and `replayExport` replay it to
+ * the recorded outcome, and name the step where a tampered recording or a
+ * changed definition parts from it.
+ *
+ *   start ─▶ call (http-request, Authorization: secret) ─▶ shape (set-variable) ─▶ note (log)
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { exportDocument } from '../../api/executions/export-document';
+import { ExecutionRepository } from '../../db/repositories/execution-repository';
+import { WorkflowRepository } from '../../db/repositories/workflow-repository';
+import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
+import { replayExport, type ExecutionExport } from '../../kit';
+import { runScript, type ScriptResult } from '../support/process';
+import { TEMPORAL_UI, execute, finished, publish, useExecEnv, waitFor } from './support';
+
+const CLI = 'kit/cli/main.ts';
+
+function cli(args: string[]): Promise<ScriptResult> {
+  return runScript(CLI, { args, env: { NO_COLOR: '1', PLATFORM_API_URL: '', PLATFORM_API_TOKEN: '' }, timeoutMs: 60_000 });
+}
+
+describe('executions API: export, and its replay in the kit', function () {
+  this.timeout(120_000);
+  const { x, c } = useExecEnv();
+  const dir = mkdtempSync(path.join(tmpdir(), 'export-'));
+  const canary = `canary-${randomBytes(16).toString('hex')}`;
+  let server: Server;
+  let baseUrl: string;
+  let key: string;
+  /** The export of a completed run and of a failed one, as the API sent them. */
+  let completedText: string;
+  let failedText: string;
+
+  before(async () => {
+    // Greets by name and echoes the Authorization header (the worst case: the secret comes back); "fail" is refused.
+    server = createServer((req, res) => {
+      const name = decodeURIComponent(req.url?.split('/').pop() ?? '');
+      res.setHeader('content-type', 'application/json');
+      if (name === 'fail') res.statusCode = 400;
+      res.end(JSON.stringify({ greeting: name === 'fail' ? 'no' : 'hello', seen: req.headers.authorization ?? null }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const secret = await c
+      .auth(x.t.request.post('/workflows/config'))
+      .send({ name: 'EXPORT_TOKEN', value: canary, secret: true, path: '/' });
+    assert.equal(secret.status, 201, JSON.stringify(secret.body));
+    key = `export-${randomBytes(4).toString('hex')}`;
+    await publish(x, c, definition(key, baseUrl));
+  });
+  after(async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  });
+
+  async function exportOf(id: string) {
+    const res = await c.auth(x.t.request.get(`/workflows/executions/${id}/export`));
+    assert.equal(res.status, 200, res.text);
+    return res;
+  }
+
+  it('exports a completed run: the endpoints’ shapes, every step, log and event, and no secret', async () => {
+    const id = await execute(x, c, key, { inputs: { name: 'Ada' } });
+    await waitFor(x, c, id, finished);
+    const res = await exportOf(id);
+    assert.match(String(res.headers['content-type']), /^application\/json/);
+    assert.equal(res.headers['content-disposition'], `attachment; filename="${id}.json"`);
+    completedText = res.text;
+    assert.ok(!completedText.includes(canary), 'the secret value is not in the export');
+    const doc = JSON.parse(completedText) as ExecutionExport;
+
+    assert.equal(doc.format, 'platform-execution-export');
+    assert.equal(doc.version, 1);
+    assert.ok(!Number.isNaN(Date.parse(doc.exportedAt)));
+    const execution = await c.auth(x.t.request.get(`/workflows/executions/${id}`));
+    assert.deepEqual(doc.execution, execution.body);
+    assert.equal(doc.execution.status, 'completed');
+    assert.deepEqual(doc.execution.outputs, { greeting: 'hello, Ada' });
+    assert.deepEqual(doc.inputs, { name: 'Ada' });
+    assert.equal(doc.trigger.source, 'manual');
+    assert.equal(doc.workflow.id, execution.body.workflowId);
+    assert.equal(doc.workflow.key, key);
+    assert.equal(doc.workflow.name, 'Export me');
+    assert.equal(doc.workflow.revision, 1);
+    assert.equal(doc.workflow.alias, 'latest');
+    assert.ok(doc.workflow.nrn);
+    const revision = await c.auth(x.t.request.get(`/workflows/definitions/${key}/revisions/1`));
+    assert.equal(revision.status, 200, JSON.stringify(revision.body));
+    assert.deepEqual(doc.definition, revision.body.definition);
+    assert.deepEqual(Object.keys((doc.definition as { steps: object }).steps).sort(), ['call', 'note', 'shape', 'start']);
+
+    const steps = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps?limit=100`));
+    assert.deepEqual(doc.steps, steps.body.data);
+    assert.deepEqual(doc.steps.map((step) => step.stepId).sort(), ['call', 'note', 'shape', 'start']);
+    // The echoed secret came back redacted.
+    assert.equal((doc.steps.find((step) => step.stepId === 'call')!.outputs.body as { seen: string }).seen, 'Bearer <redacted>');
+    const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs?limit=1000`));
+    assert.deepEqual(doc.logs, logs.body.data);
+    assert.ok(doc.logs.some((log) => log.message === 'said hello, Ada'));
+    assert.deepEqual(doc.children, []);
+    assert.deepEqual(
+      doc.events.map((event) => event.id),
+      doc.events.map((_, index) => index),
+    );
+    assert.equal(doc.events.at(-1)?.type, 'execution.completed');
+    assert.ok(doc.events.every((event) => event.data.executionId === id));
+
+    // Read one row per query, the document is the same: the batches join without a gap or a repeat.
+    const row = (await new ExecutionRepository(x.db.manager).findInOrganization(c.org, id))!;
+    const sources = {
+      row,
+      workflow: await new WorkflowRepository(x.db.manager).findOneBy({ id: row.workflowId }),
+      revision: await new WorkflowRevisionRepository(x.db.manager).findRevision(row.workflowId, row.revision),
+    };
+    let text = '';
+    for await (const chunk of exportDocument({ dataSource: x.db, temporalUiUrl: TEMPORAL_UI }, sources, 1)) text += chunk;
+    assert.deepEqual({ ...JSON.parse(text), exportedAt: doc.exportedAt }, doc);
+  });
+
+  it('exports a failed run with its error, and answers 404 for another organization or an unknown id', async () => {
+    const id = await execute(x, c, key, { inputs: { name: 'fail' } });
+    await waitFor(x, c, id, finished);
+    const res = await exportOf(id);
+    failedText = res.text;
+    const doc = JSON.parse(failedText) as ExecutionExport;
+    assert.equal(doc.execution.status, 'failed');
+    assert.equal(doc.execution.error?.stepId, 'call');
+    assert.equal(doc.steps.find((step) => step.stepId === 'call')?.status, 'failed');
+    assert.equal(doc.events.at(-1)?.type, 'execution.failed');
+    assert.ok(!failedText.includes(canary));
+
+    const foreign = await c.otherAuth(x.t.request.get(`/workflows/executions/${id}/export`));
+    assert.equal(foreign.status, 404);
+    assert.match(String(foreign.headers['content-type']), /application\/problem\+json/);
+    const unknown = await c.auth(x.t.request.get('/workflows/executions/exec_does_not_exist/export'));
+    assert.equal(unknown.status, 404);
+    assert.match(String(unknown.headers['content-type']), /application\/problem\+json/);
+  });
+
+  it('round trip: run --from-export matches the recorded run, completed or failed (and so does replayExport)', async () => {
+    const completed = path.join(dir, 'completed.json');
+    const failed = path.join(dir, 'failed.json');
+    writeFileSync(completed, completedText);
+    writeFileSync(failed, failedText);
+
+    const ok = await cli(['run', '--from-export', completed]);
+    assert.equal(ok.code, 0, ok.stderr + ok.stdout);
+    assert.match(ok.stdout, /matches the recorded run exec_\S+ \(completed\)/);
+    assert.match(ok.stdout, /completed outputs: \{"greeting":"hello, Ada"\}/);
+
+    const again = await cli(['run', '--from-export', failed]);
+    assert.equal(again.code, 0, again.stderr + again.stdout);
+    assert.match(again.stdout, /matches the recorded run exec_\S+ \(failed\)/);
+
+    const replay = await replayExport(completed);
+    assert.equal(replay.matches, true, JSON.stringify(replay.divergences));
+    assert.equal(replay.run.status, 'completed');
+    assert.deepEqual(replay.run.outputs, { greeting: 'hello, Ada' });
+    const failure = await replayExport(failedText);
+    assert.equal(failure.matches, true, JSON.stringify(failure.divergences));
+    assert.equal(failure.run.status, 'failed');
+    assert.equal(failure.run.error?.stepId, 'call');
+  });
+
+  it('diverges, naming the step, when the recording is tampered with or the definition changed', async () => {
+    const doc = JSON.parse(completedText) as ExecutionExport;
+    // The server "said" something else: the pure step computed from it parts first.
+    const tampered = structuredClone(doc);
+    const call = tampered.steps.find((step) => step.stepId === 'call')!;
+    (call.items[0].body as { greeting: string }).greeting = 'howdy';
+    call.outputs = call.items[0];
+    const tamperedFile = path.join(dir, 'tampered.json');
+    writeFileSync(tamperedFile, JSON.stringify(tampered));
+    const run = await cli(['run', '--from-export', tamperedFile]);
+    assert.equal(run.code, 1, run.stdout);
+    assert.match(run.stderr, /DIVERGES from the recorded run/);
+    assert.match(run.stderr, /first divergence: step "shape": output differs/);
+    assert.match(run.stderr, /execution outputs differ: recorded \{"greeting":"hello, Ada"\}, local \{"greeting":"howdy, Ada"\}/);
+
+    // The definition changed: the set step writes something else.
+    const changed = structuredClone(doc);
+    const steps = (changed.definition as { steps: Record<string, { config: Record<string, unknown> }> }).steps;
+    steps.shape.config.value = '${{ steps.call.outputs.body.greeting }} there';
+    const replay = await replayExport(changed);
+    assert.equal(replay.matches, false);
+    assert.equal(replay.divergences[0].stepId, 'shape');
+    assert.equal(replay.divergences[0].kind, 'step-output');
+
+    // A changed file run against the recording (--stub-from-export): differences shown, exit code the run's.
+    const file = path.join(dir, 'changed.json');
+    writeFileSync(file, JSON.stringify(changed.definition));
+    const stubbed = await cli(['run', file, '--stub-from-export', path.join(dir, 'completed.json')]);
+    assert.equal(stubbed.code, 0, stubbed.stderr + stubbed.stdout);
+    assert.match(stubbed.stdout, /completed outputs: \{"greeting":"hello there"\}/);
+    assert.match(stubbed.stdout, /differs from the recorded run[\s\S]*first divergence: step "shape"/);
+  });
+});
+
+function definition(key: string, baseUrl: string): Record<string, unknown> {
+  return {
+    name: 'Export me',
+    key,
+    steps: {
+      start: { type: 'trigger', pluginType: 'manual' },
+      call: {
+        type: 'module',
+        pluginType: 'http-request',
+        config: { url: `${baseUrl}/greet/\${{ workflow.inputs.name }}`, headers: { Authorization: 'Bearer ${{ secrets.EXPORT_TOKEN }}' } },
+      },
+      shape: {
+        type: 'module',
+        pluginType: 'set-variable',
+        config: { path: 'greeting', value: '${{ steps.call.outputs.body.greeting }}, ${{ workflow.inputs.name }}' },
+      },
+      note: { type: 'module', pluginType: 'log', config: { message: 'said ${{ variables.greeting }}' } },
+    },
+    connections: [
+      { from: 'start', to: 'call' },
+      { from: 'call', to: 'shape' },
+      { from: 'shape', to: 'note' },
+    ],
+    outputs: { greeting: '${{ variables.greeting }}' },
+  };
+}
