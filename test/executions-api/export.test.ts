@@ -147,6 +147,50 @@ describe('executions API: export, and its replay in the kit', function () {
     assert.match(String(unknown.headers['content-type']), /application\/problem\+json/);
   });
 
+  it('exports a waiting run (its status says so) with the ids of its children; its replay stops at the unfinished step', async () => {
+    const childKey = `${key}-child`;
+    await publish(x, c, {
+      name: 'Export child',
+      key: childKey,
+      steps: {
+        start: { type: 'trigger', pluginType: 'manual' },
+        done: { type: 'module', pluginType: 'set-variable', config: { path: 'done', value: true } },
+      },
+      connections: [{ from: 'start', to: 'done' }],
+    });
+    const parentKey = `${key}-parent`;
+    await publish(x, c, {
+      name: 'Export parent',
+      key: parentKey,
+      steps: {
+        start: { type: 'trigger', pluginType: 'manual' },
+        child: { type: 'module', pluginType: 'sub-workflow', config: { workflowId: childKey } },
+        hold: { type: 'wait', config: { signalName: 'go', timeout: '1h' } },
+      },
+      connections: [
+        { from: 'start', to: 'child' },
+        { from: 'child', to: 'hold' },
+      ],
+    });
+    const id = await execute(x, c, parentKey, {});
+    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    const doc = JSON.parse((await exportOf(id)).text) as ExecutionExport;
+    assert.equal(doc.execution.status, 'waiting');
+    const children = await c.auth(x.t.request.get(`/workflows/executions?workflowId=${childKey}`));
+    assert.equal(children.body.data.length, 1);
+    assert.deepEqual(doc.children, [children.body.data[0].id]);
+    assert.equal(children.body.data[0].parentExecutionId, id);
+
+    // The child step answers from the recording (no child runs locally); the wait was not over when exported.
+    const replay = await replayExport(doc);
+    assert.equal(replay.matches, false);
+    assert.equal(replay.run.steps.child.status, 'completed');
+    assert.equal(replay.run.steps.hold.error?.code, 'REPLAY_NOT_RECORDED');
+    assert.equal(replay.divergences[0].stepId, 'hold');
+    await c.auth(x.t.request.post(`/workflows/executions/${id}/signals/go`)).send({});
+    await waitFor(x, c, id, finished);
+  });
+
   it('round trip: run --from-export matches the recorded run, completed or failed (and so does replayExport)', async () => {
     const completed = path.join(dir, 'completed.json');
     const failed = path.join(dir, 'failed.json');
