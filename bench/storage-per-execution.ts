@@ -160,8 +160,9 @@ async function rowSum(x: ExecEnv, table: string, ids: string[]): Promise<number>
       : table === 'light_step_results'
         ? `workflow_run_id IN (SELECT temporal_run_id FROM executions WHERE id = ANY($1::text[]))`
         : `execution_id = ANY($1::text[])`;
-  const [row] = await x.db.query<Array<{ bytes: string | null }>>(`SELECT sum(pg_column_size(t.*)) AS bytes FROM ${table} t WHERE ${where}`, [
-    ids,
-  ]);
+  const [row] = await x.db.query<Array<{ bytes: string | null }>>(
+    `SELECT sum(pg_column_size(t.*)) AS bytes FROM ${table} t WHERE ${where}`,
+    [ids],
+  );
   return Number(row.bytes ?? 0);
 }

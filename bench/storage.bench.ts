@@ -38,7 +38,11 @@ export async function run(): Promise<BenchReport> {
     const total = sum(measured.totalBytes);
     return {
       name: NAME,
-      figures: { executions: measured.runs, 'total bytes (heap, TOAST, indexes)': total, 'total bytes (rows only)': sum(measured.rowBytes) },
+      figures: {
+        executions: measured.runs,
+        'total bytes (heap, TOAST, indexes)': total,
+        'total bytes (rows only)': sum(measured.rowBytes),
+      },
       table: {
         columns: ['heap+TOAST+indexes', 'rows'],
         rows: tables.map((table) => [table, [measured.totalBytes[table], measured.rowBytes[table]]]),
