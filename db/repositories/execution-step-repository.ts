@@ -2,24 +2,25 @@
  * The `execution_steps` table: the latest record of each step run, upserted by (execution, step, run) so a
  * replayed batch changes nothing. Records are stored compact and read whole (docs/architecture.md, "Step
  * records"): `stepId`, `run`, `status` and the timestamps are the row's columns, so the stored record leaves
- * them out; items longer than PAYLOAD_MIN_BYTES are stored once per execution in `execution_step_payloads`
+ * them out, and `activePorts` when it is `["default"]`; items longer than PAYLOAD_MIN_BYTES are stored once per execution in `execution_step_payloads`
  * and named by hash (a response passed on by the steps after it is stored once); `outputs` equal to the first
  * item is left out. Rows written before migration 1763800000300 hold the whole record and read as they are.
  */
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionStepEntity } from '../entities/execution-step';
-import { rowsOf, selectColumns } from '../sql';
+import { isoSql, rowsOf, selectColumns } from '../sql';
 import { insertPayloadsSql, payloadHashSql, storedApartSql } from './execution-step-payload-repository';
 
-/** A timestamptz as the workflow writes it (JavaScript's toISOString). */
-const isoSql = (timestamp: string): string => `to_char(${timestamp} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** The ports of most records, left out of the stored record. */
+export const DEFAULT_PORTS = `'["default"]'::jsonb`;
 
 /** The keys of a record (the jsonb `r`) that the row holds otherwise: a timestamp only when its column gives its text back. */
 function keysLeftOut(r: string): string {
   const stamp = (key: string) => `CASE WHEN ${isoSql(`(${r}->>'${key}')::timestamptz`)} = ${r}->>'${key}' THEN '${key}' ELSE '' END`;
   return `ARRAY['stepId', 'run', 'status', ${stamp('startedAt')}, ${stamp('completedAt')},
     CASE WHEN ${storedApartSql(`${r}->'items'`)} THEN 'items' ELSE '' END,
-    CASE WHEN ${r}->'outputs' = ${r}->'items'->0 THEN 'outputs' ELSE '' END]`;
+    CASE WHEN ${r}->'outputs' = ${r}->'items'->0 THEN 'outputs' ELSE '' END,
+    CASE WHEN ${r}->'activePorts' = ${DEFAULT_PORTS} THEN 'activePorts' ELSE '' END]`;
 }
 
 /**
@@ -50,6 +51,7 @@ export function upsertStepsSql(executionId: string, recordsJson: string): string
 /** The whole record of the row `s` (its payload `p` joined), as the workflow wrote it, but for an `outputs` left out (added by the read). */
 const WHOLE_RECORD_SQL = `(s.record || jsonb_build_object('stepId', s.step_id, 'run', s.run, 'status', s.status)
     || CASE WHEN s.items_hash IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('items', p.items) END
+    || CASE WHEN s.record ? 'activePorts' THEN '{}'::jsonb ELSE jsonb_build_object('activePorts', ${DEFAULT_PORTS}) END
     || CASE WHEN s.record ? 'startedAt' OR s.started_at IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('startedAt', ${isoSql('s.started_at')}) END
     || CASE WHEN s.record ? 'completedAt' OR s.completed_at IS NULL THEN '{}'::jsonb
        ELSE jsonb_build_object('completedAt', ${isoSql('s.completed_at')}) END)

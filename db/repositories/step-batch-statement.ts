@@ -10,7 +10,7 @@
  */
 import type { EntityManager } from 'typeorm';
 import { poolQuery } from '../sql';
-import { insertEventsSql } from './execution-event-repository';
+import { encodeEvents, insertEventsSql } from './execution-event-repository';
 import type { LogWrite } from './execution-log-repository';
 import { insertLogsSql } from './execution-log-repository';
 import { upsertStepsSql } from './execution-step-repository';
@@ -37,7 +37,7 @@ export async function writeStepBatch(manager: EntityManager, batch: StepBatchWri
   let executionIdParam: string | undefined;
   const executionId = () => (executionIdParam ??= param(batch.executionId));
   const parts: string[] = [];
-  if (batch.events.length > 0) parts.push(insertEventsSql(executionId(), param(batch.firstEventSeq), param(JSON.stringify(batch.events))));
+  if (batch.events.length > 0) parts.push(insertEventsSql(executionId(), param(batch.firstEventSeq), param(encodeEvents(batch.events))));
   if (batch.records.length > 0) {
     const recordsJson = param(JSON.stringify(batch.records));
     parts.push(...upsertStepsSql(executionId(), recordsJson));
