@@ -125,9 +125,8 @@ describe('compact step records and events', function () {
 
   async function readBack(id: string) {
     const steps = await new ExecutionStepRepository(db.manager).listOf(id);
-    const byKey = (r: { stepId: string; run: number }) => `${r.stepId}#${r.run}`;
-    const sorted = (list: Array<Record<string, unknown>>) =>
-      [...list].sort((x, y) => byKey(x as StepRecord).localeCompare(byKey(y as StepRecord)));
+    const byKey = (r: Record<string, unknown>) => `${r.stepId as string}#${r.run as number}`;
+    const sorted = (list: Array<Record<string, unknown>>) => [...list].sort((x, y) => byKey(x).localeCompare(byKey(y)));
     const events = await new ExecutionEventRepository(db.manager).after(id, -1);
     return {
       records: sorted(steps.map((row) => row.record as unknown as Record<string, unknown>)),
