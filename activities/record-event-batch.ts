@@ -12,6 +12,7 @@ import { ExecutionStepRepository } from '../db/repositories/execution-step-repos
 import { ExecutionWaitRepository, type WaitWrite } from '../db/repositories/execution-wait-repository';
 import { LightStepResultRepository } from '../db/repositories/light-step-result-repository';
 import { writeStepBatch, type StepBatchWrite } from '../db/repositories/step-batch-statement';
+import type { StreamEventData } from '../db/entities/execution-event';
 import type { StepEvent, StepRecord } from '../workflows/engine';
 import type { EventBatch } from './execution-activity-types';
 
@@ -67,7 +68,7 @@ export async function recordEventBatch(
     await writeStepBatch(dataSource.manager, {
       executionId,
       firstEventSeq: batch.firstEventSeq,
-      events: events.map(streamEvent),
+      events: events.map((event) => streamEvent(event, latest)),
       records,
       logs,
       progress: batch.progress,
@@ -76,7 +77,11 @@ export async function recordEventBatch(
     return;
   }
   await dataSource.transaction(async (manager) => {
-    await new ExecutionEventRepository(manager).insertBatch(executionId, batch.firstEventSeq, events.map(streamEvent));
+    await new ExecutionEventRepository(manager).insertBatch(
+      executionId,
+      batch.firstEventSeq,
+      events.map((event) => streamEvent(event, latest)),
+    );
     const waits = new ExecutionWaitRepository(manager);
     await waits.openAll(executionId, [...opened.values()]);
     await waits.closeAll(executionId, closed);
@@ -88,9 +93,14 @@ export async function recordEventBatch(
   });
 }
 
-/** What the event stream shows of a step event: small, never the step's items. */
-function streamEvent(event: StepEvent): { type: string; data: Record<string, unknown> } {
+/**
+ * What the event stream shows of a step event: small, never the step's items. A step event whose data the
+ * step run's row (written in this batch) gives back exactly is marked `fromStep`, and stored as a reference to it.
+ */
+function streamEvent(event: StepEvent, latest: Map<string, StepRecord>): StreamEventData {
   switch (event.type) {
+    case 'step.started':
+      return { type: event.type, data: { stepId: event.stepId, run: event.run, at: event.at }, fromStep: isoText(event.at) };
     case 'step.completed':
     case 'step.failed':
       return {
@@ -103,6 +113,9 @@ function streamEvent(event: StepEvent): { type: string; data: Record<string, unk
           activePorts: event.record.activePorts,
           error: event.record.error ?? null,
         },
+        // The run's row holds this record (no later event of the run in the batch) and its end time.
+        fromStep:
+          latest.get(`${event.stepId}\u0000${event.run}`) === event.record && event.record.completedAt === event.at && isoText(event.at),
       };
     case 'wait.started':
       return {
@@ -114,4 +127,10 @@ function streamEvent(event: StepEvent): { type: string; data: Record<string, unk
       return { type, data };
     }
   }
+}
+
+/** Whether a timestamp column gives `at` back as the same text (the workflow writes toISOString's). */
+function isoText(at: string): boolean {
+  const ms = Date.parse(at);
+  return Number.isFinite(ms) && new Date(ms).toISOString() === at;
 }

@@ -49,6 +49,9 @@ export function selectColumns<T extends ObjectLiteral>(manager: EntityManager, e
 }
 const selectListCache = new Map<string, string>();
 
+/** A timestamptz expression as the text JavaScript's toISOString gives (what the workflow writes). */
+export const isoSql = (timestamp: string): string => `to_char(${timestamp} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 /**
  * `query` that always yields the row array: TypeORM answers UPDATE and DELETE with
  * `[rows, rowCount]` but everything else with the rows alone.

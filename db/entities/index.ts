@@ -6,6 +6,7 @@ import { ExecutionEntity } from './execution';
 import { ExecutionEventEntity } from './execution-event';
 import { ExecutionLogEntity } from './execution-log';
 import { ExecutionStepEntity } from './execution-step';
+import { ExecutionStepPayloadEntity } from './execution-step-payload';
 import { ExecutionWaitEntity } from './execution-wait';
 import { GrantEntity } from './grant';
 import { LightStepResultEntity } from './light-step-result';
@@ -34,6 +35,7 @@ export const ENTITIES: Array<new (...args: never[]) => unknown> = [
   // Executions.
   ExecutionEntity,
   ExecutionStepEntity,
+  ExecutionStepPayloadEntity,
   ExecutionLogEntity,
   ExecutionEventEntity,
   ExecutionWaitEntity,

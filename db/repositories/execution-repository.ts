@@ -6,6 +6,7 @@
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionEntity, type ExecutionStatus } from '../entities/execution';
 import { rowsOf, selectColumns } from '../sql';
+import { NEXT_EVENT_SEQ_SQL } from './execution-event-repository';
 
 /** What recording a run writes; the rest comes from column defaults. */
 export type NewExecution = Pick<
@@ -294,7 +295,7 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
          WHERE id = $1 AND status IN ('running', 'waiting') RETURNING id
        )
        INSERT INTO execution_events (execution_id, seq, type, data)
-       SELECT id, COALESCE($5::int, (SELECT COALESCE(max(seq) + 1, 0) FROM execution_events WHERE execution_id = $1)),
+       SELECT id, COALESCE($5::int, ${NEXT_EVENT_SEQ_SQL}),
               'execution.' || $2, jsonb_build_object('status', $2::text, 'error', $4::jsonb)
        FROM finished
        ON CONFLICT DO NOTHING`,

@@ -1,27 +1,82 @@
-/** The `execution_steps` table: the latest record of each step run, upserted by (execution, step, run) so a replayed batch changes nothing. */
+/**
+ * The `execution_steps` table: the latest record of each step run, upserted by (execution, step, run) so a
+ * replayed batch changes nothing. Records are stored compact and read whole (docs/architecture.md, "Step
+ * records"): `stepId`, `run`, `status` and the timestamps are the row's columns, so the stored record leaves
+ * them out, and `activePorts` when it is `["default"]`; items longer than PAYLOAD_MIN_BYTES are stored once per execution in `execution_step_payloads`
+ * and named by hash (a response passed on by the steps after it is stored once); `outputs` equal to the first
+ * item is left out. Rows written before migration 1763800000300 hold the whole record and read as they are.
+ */
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionStepEntity } from '../entities/execution-step';
-import { rowsOf, selectColumns } from '../sql';
+import { isoSql, rowsOf, selectColumns } from '../sql';
+import { insertPayloadsSql, payloadHashSql, storedApartSql } from './execution-step-payload-repository';
 
-/** The multi-row upsert, with its parameters' placeholders (also one part of a step batch: step-batch-statement.ts). */
-export function upsertStepsSql(executionId: string, recordsJson: string): string {
-  return `INSERT INTO execution_steps (execution_id, step_id, run, status, record, started_at, completed_at)
-    SELECT ${executionId}, r->>'stepId', (r->>'run')::int, r->>'status', r, (r->>'startedAt')::timestamptz, (r->>'completedAt')::timestamptz
+/** The ports of most records, left out of the stored record. */
+export const DEFAULT_PORTS = `'["default"]'::jsonb`;
+
+/** The keys of a record (the jsonb `r`) that the row holds otherwise: a timestamp only when its column gives its text back. */
+function keysLeftOut(r: string): string {
+  const stamp = (key: string) => `CASE WHEN ${isoSql(`(${r}->>'${key}')::timestamptz`)} = ${r}->>'${key}' THEN '${key}' ELSE '' END`;
+  return `ARRAY['stepId', 'run', 'status', ${stamp('startedAt')}, ${stamp('completedAt')},
+    CASE WHEN ${storedApartSql(`${r}->'items'`)} THEN 'items' ELSE '' END,
+    CASE WHEN ${r}->'outputs' = ${r}->'items'->0 THEN 'outputs' ELSE '' END,
+    CASE WHEN ${r}->'activePorts' = ${DEFAULT_PORTS} THEN 'activePorts' ELSE '' END]`;
+}
+
+/**
+ * The writes of a batch of step records, with their parameters' placeholders: the large items, then the
+ * multi-row upsert (each also one part of a step batch: step-batch-statement.ts). A step's first start time
+ * is kept; when it is not the record's, the record keeps its own (`null` when it had none).
+ */
+export function upsertStepsSql(executionId: string, recordsJson: string): string[] {
+  return [
+    insertPayloadsSql(executionId, recordsJson),
+    `INSERT INTO execution_steps (execution_id, step_id, run, status, record, items_hash, started_at, completed_at)
+    SELECT ${executionId}, r->>'stepId', (r->>'run')::int, r->>'status', r - ${keysLeftOut('r')},
+      CASE WHEN ${storedApartSql("r->'items'")} THEN ${payloadHashSql("r->'items'")} END,
+      (r->>'startedAt')::timestamptz, (r->>'completedAt')::timestamptz
     FROM jsonb_array_elements(${recordsJson}::jsonb) AS r
     ON CONFLICT (execution_id, step_id, run) DO UPDATE
-      SET status = EXCLUDED.status, record = EXCLUDED.record,
-          started_at = COALESCE(execution_steps.started_at, EXCLUDED.started_at), completed_at = EXCLUDED.completed_at`;
+      SET status = EXCLUDED.status, items_hash = EXCLUDED.items_hash,
+          record = CASE
+            WHEN execution_steps.started_at IS NULL OR EXCLUDED.record ? 'startedAt' THEN EXCLUDED.record
+            WHEN EXCLUDED.started_at IS NULL THEN EXCLUDED.record || '{"startedAt": null}'::jsonb
+            WHEN execution_steps.started_at <> EXCLUDED.started_at
+              THEN EXCLUDED.record || jsonb_build_object('startedAt', ${isoSql('EXCLUDED.started_at')})
+            ELSE EXCLUDED.record END,
+          started_at = COALESCE(execution_steps.started_at, EXCLUDED.started_at), completed_at = EXCLUDED.completed_at`,
+  ];
 }
+
+/** The whole record of the row `s` (its payload `p` joined), as the workflow wrote it, but for an `outputs` left out (added by the read). */
+const WHOLE_RECORD_SQL = `(s.record || jsonb_build_object('stepId', s.step_id, 'run', s.run, 'status', s.status)
+    || CASE WHEN s.items_hash IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('items', p.items) END
+    || CASE WHEN s.record ? 'activePorts' THEN '{}'::jsonb ELSE jsonb_build_object('activePorts', ${DEFAULT_PORTS}) END
+    || CASE WHEN s.record ? 'startedAt' OR s.started_at IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('startedAt', ${isoSql('s.started_at')}) END
+    || CASE WHEN s.record ? 'completedAt' OR s.completed_at IS NULL THEN '{}'::jsonb
+       ELSE jsonb_build_object('completedAt', ${isoSql('s.completed_at')}) END)
+    - CASE WHEN s.record->'startedAt' = 'null'::jsonb THEN 'startedAt' ELSE '' END`;
 
 export class ExecutionStepRepository extends Repository<ExecutionStepEntity> {
   constructor(manager: EntityManager) {
     super(ExecutionStepEntity, manager);
   }
 
-  /** One multi-row upsert; a step's first start time is kept. */
+  /** The rows' columns with each record whole: the FROM clause of every read. */
+  private selectWhole(): string {
+    const columns = selectColumns(this.manager, ExecutionStepEntity, 's');
+    const record = `s."record" AS "record"`;
+    if (!columns.includes(record)) throw new Error('execution_steps: the record column moved');
+    return `SELECT ${columns.replace(record, `CASE WHEN b.whole ? 'outputs' THEN b.whole ELSE b.whole || jsonb_build_object('outputs', b.whole->'items'->0) END AS "record"`)}
+      FROM execution_steps s
+      LEFT JOIN execution_step_payloads p ON p.execution_id = s.execution_id AND p.hash = s.items_hash
+      CROSS JOIN LATERAL (SELECT ${WHOLE_RECORD_SQL} AS whole) b`;
+  }
+
+  /** The large items and the multi-row upsert; a step's first start time is kept. */
   async upsertRecords(executionId: string, records: Array<ExecutionStepEntity['record']>): Promise<void> {
     if (records.length === 0) return;
-    await this.manager.query(upsertStepsSql('$1', '$2'), [executionId, JSON.stringify(records)]);
+    for (const sql of upsertStepsSql('$1', '$2')) await this.manager.query(sql, [executionId, JSON.stringify(records)]);
   }
 
   /** One page of the runs of every step (or of one step), in start order, and how many there are. */
@@ -35,8 +90,8 @@ export class ExecutionStepRepository extends Repository<ExecutionStepEntity> {
     const [rows, [count]] = await Promise.all([
       rowsOf<ExecutionStepEntity>(
         this.manager,
-        `SELECT ${selectColumns(this.manager, ExecutionStepEntity)} FROM execution_steps ${where}
-         ORDER BY started_at NULLS LAST, step_id, run LIMIT $3 OFFSET $4`,
+        `${this.selectWhole()} WHERE s.execution_id = $1 AND ($2::text IS NULL OR s.step_id = $2)
+         ORDER BY s.started_at NULLS LAST, s.step_id, s.run LIMIT $3 OFFSET $4`,
         [executionId, stepId ?? null, limit, (page - 1) * limit],
       ),
       rowsOf<{ total: number }>(this.manager, `SELECT count(*)::int AS total FROM execution_steps ${where}`, [executionId, stepId ?? null]),
@@ -48,8 +103,7 @@ export class ExecutionStepRepository extends Repository<ExecutionStepEntity> {
   async latestOf(executionId: string, stepId: string): Promise<ExecutionStepEntity | undefined> {
     const [row] = await rowsOf<ExecutionStepEntity>(
       this.manager,
-      `SELECT ${selectColumns(this.manager, ExecutionStepEntity)} FROM execution_steps
-       WHERE execution_id = $1 AND step_id = $2 ORDER BY run DESC LIMIT 1`,
+      `${this.selectWhole()} WHERE s.execution_id = $1 AND s.step_id = $2 ORDER BY s.run DESC LIMIT 1`,
       [executionId, stepId],
     );
     return row;
@@ -59,8 +113,8 @@ export class ExecutionStepRepository extends Repository<ExecutionStepEntity> {
   async listOf(executionId: string, stepId?: string): Promise<ExecutionStepEntity[]> {
     return rowsOf<ExecutionStepEntity>(
       this.manager,
-      `SELECT ${selectColumns(this.manager, ExecutionStepEntity)} FROM execution_steps
-       WHERE execution_id = $1 AND ($2::text IS NULL OR step_id = $2) ORDER BY started_at NULLS LAST, step_id, run`,
+      `${this.selectWhole()} WHERE s.execution_id = $1 AND ($2::text IS NULL OR s.step_id = $2)
+       ORDER BY s.started_at NULLS LAST, s.step_id, s.run`,
       [executionId, stepId ?? null],
     );
   }

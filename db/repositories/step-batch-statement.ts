@@ -10,20 +10,20 @@
  */
 import type { EntityManager } from 'typeorm';
 import { poolQuery } from '../sql';
-import { insertEventsSql } from './execution-event-repository';
+import { encodeEvents, insertEventsSql } from './execution-event-repository';
 import type { LogWrite } from './execution-log-repository';
 import { insertLogsSql } from './execution-log-repository';
 import { upsertStepsSql } from './execution-step-repository';
 import { insertLightResultSql } from './light-step-result-repository';
 import { progressParams, recordProgressSql, type RunProgress } from './execution-repository';
-import type { ExecutionEventEntity } from '../entities/execution-event';
+import type { StreamEventData } from '../entities/execution-event';
 import type { ExecutionStepEntity } from '../entities/execution-step';
 import type { PluginResult } from '../../workflows/engine';
 
 export interface StepBatchWrite {
   executionId: string;
   firstEventSeq: number;
-  events: Array<Pick<ExecutionEventEntity, 'type' | 'data'>>;
+  events: StreamEventData[];
   records: Array<ExecutionStepEntity['record']>;
   logs: LogWrite[];
   /** The run's variables and waiting status, each when it changed since the last batch. */
@@ -37,8 +37,11 @@ export async function writeStepBatch(manager: EntityManager, batch: StepBatchWri
   let executionIdParam: string | undefined;
   const executionId = () => (executionIdParam ??= param(batch.executionId));
   const parts: string[] = [];
-  if (batch.events.length > 0) parts.push(insertEventsSql(executionId(), param(batch.firstEventSeq), param(JSON.stringify(batch.events))));
-  if (batch.records.length > 0) parts.push(upsertStepsSql(executionId(), param(JSON.stringify(batch.records))));
+  if (batch.events.length > 0) parts.push(insertEventsSql(executionId(), param(batch.firstEventSeq), param(encodeEvents(batch.events))));
+  if (batch.records.length > 0) {
+    const recordsJson = param(JSON.stringify(batch.records));
+    parts.push(...upsertStepsSql(executionId(), recordsJson));
+  }
   if (batch.logs.length > 0) parts.push(insertLogsSql(executionId(), param(JSON.stringify(batch.logs))));
   const progress = batch.progress !== undefined && (batch.progress.variables !== undefined || batch.progress.waiting !== undefined);
   if (progress) parts.push(recordProgressSql(executionId(), progressParams(batch.progress!, param)));
