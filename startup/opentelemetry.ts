@@ -44,7 +44,6 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-
 export function startOpenTelemetry(options: { endpoint: string; serviceName: string; logger: Logger }): Tracing {
   const log = options.logger.child({ component: 'opentelemetry' });
   // Export failures are the SDK's to report: warnings and errors reach the service log.

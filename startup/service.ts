@@ -101,7 +101,8 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
     let temporalSdkMetricsUrl: string | undefined;
     if (parts.worker) {
       const { metricsAddress } = installTemporalRuntime(logger, await temporalMetricsAddress(config, parts));
-      if (metricsAddress && parts.api) temporalSdkMetricsUrl = `http://${metricsAddress.replace(/^(0\.0\.0\.0|\[?::\]?):/, '127.0.0.1:')}/metrics`;
+      if (metricsAddress && parts.api)
+        temporalSdkMetricsUrl = `http://${metricsAddress.replace(/^(0\.0\.0\.0|\[?::\]?):/, '127.0.0.1:')}/metrics`;
       worker = await startWorker({
         address: temporal.address,
         namespace: temporal.namespace,

@@ -64,7 +64,9 @@ export function installTemporalRuntime(logger: Logger, metricsAddress?: string):
     ...(metricsAddress
       ? {
           telemetryOptions: {
-            metrics: { prometheus: { bindAddress: metricsAddress, useSecondsForDurations: true, unitSuffix: true, countersTotalSuffix: true } },
+            metrics: {
+              prometheus: { bindAddress: metricsAddress, useSecondsForDurations: true, unitSuffix: true, countersTotalSuffix: true },
+            },
           },
         }
       : {}),

@@ -8,7 +8,7 @@
  * port are recorded: paths and queries of plugin calls may carry secrets.
  */
 import { SpanKind, SpanStatusCode, context, propagation, type Tracer } from '@opentelemetry/api';
-import { Headers, type HeadersInit } from 'undici';
+import { Headers } from 'undici';
 import type { EgressTracer } from './egress-fetch';
 
 export function egressSpans(tracer: Tracer): EgressTracer {
@@ -21,8 +21,9 @@ export function egressSpans(tracer: Tracer): EgressTracer {
       'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
     };
     return tracer.startActiveSpan(`HTTP ${method}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
-      const headers = new Headers(init.headers as HeadersInit | undefined);
-      if (!headers.has('traceparent')) propagation.inject(context.active(), headers, { set: (carrier, key, value) => carrier.set(key, value) });
+      const headers = new Headers(init.headers);
+      if (!headers.has('traceparent'))
+        propagation.inject(context.active(), headers, { set: (carrier, key, value) => carrier.set(key, value) });
       try {
         const response = await send({ ...init, headers });
         span.setAttribute('http.status_code', response.status);

@@ -12,14 +12,19 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
 import { mintToken } from '../../api/http/auth';
 import { freePort } from '../../startup/temporal';
+import { workflowBundle } from '../../worker/worker';
 import { chain, step, trigger } from '../support/definitions';
 import { useLocalServer } from '../support/local-server';
+import { captureLogger } from '../support/logger';
 import { spawnScript } from '../support/process';
 import { useExecEnv } from '../executions-api/support';
 
@@ -77,7 +82,7 @@ describe('traces and Temporal SDK metrics on npm start', function () {
   before(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'platform-traces-'));
   });
-  afterEach(async () => {
+  afterEach(() => {
     if (service && service.child.exitCode === null) service.child.kill('SIGKILL');
     service = undefined;
   });
@@ -225,7 +230,14 @@ describe('traces and Temporal SDK metrics on npm start', function () {
       const activity = name === 'light' ? 'callLightStep' : 'callPlugin';
       assert.deepEqual(
         ancestry(client).map((spanName) => spanName.replace(/^HTTP POST \/.*/, 'HTTP POST <route>')),
-        ['HTTP GET', `RunActivity:${activity}`, `StartActivity:${activity}`, 'RunWorkflow:runWorkflowExecution', 'StartWorkflow:runWorkflowExecution', 'HTTP POST <route>'],
+        [
+          'HTTP GET',
+          `RunActivity:${activity}`,
+          `StartActivity:${activity}`,
+          'RunWorkflow:runWorkflowExecution',
+          'StartWorkflow:runWorkflowExecution',
+          'HTTP POST <route>',
+        ],
       );
     }
   });
@@ -240,5 +252,37 @@ describe('traces and Temporal SDK metrics on npm start', function () {
     assert.deepEqual(offCalls.map((entry) => entry.path).sort(), ['/off/heavy', '/off/light']);
     for (const call of offCalls) assert.equal(call.headers.traceparent, undefined, call.path);
     assert.equal(exported.length, before, 'nothing reached the receiver');
+  });
+});
+
+describe('traces: histories of earlier releases replay with tracing on', function () {
+  this.timeout(120_000);
+
+  it("replays every recorded history against the bundle with the SDK's OpenTelemetry workflow interceptors", async () => {
+    const dir = path.join(__dirname, '../fixtures/histories');
+    const files = readdirSync(dir).filter((file) => file.endsWith('.history.bin'));
+    assert.ok(files.length >= 4, `histories found: ${files.join(', ')}`);
+    const histories = files.map((file) => ({
+      workflowId: file,
+      history: temporal.api.history.v1.History.decode(readFileSync(path.join(dir, file))),
+    }));
+    // Loaded here, not at the top: the file's other tests check what a service without tracing loads.
+    const { startOpenTelemetry } = await import('../../startup/opentelemetry.js');
+    const tracing = startOpenTelemetry({ endpoint: 'http://127.0.0.1:9', serviceName: 'replay', logger: captureLogger().logger });
+    try {
+      const replayed: string[] = [];
+      const options = {
+        workflowBundle: await workflowBundle(tracing.worker.workflowInterceptorModules),
+        interceptors: tracing.worker.interceptors,
+        sinks: tracing.worker.sinks,
+      };
+      for await (const result of Worker.runReplayHistories(options, histories)) {
+        assert.equal(result.error, undefined, `${result.workflowId} does not replay: ${String(result.error)}`);
+        replayed.push(result.workflowId);
+      }
+      assert.deepEqual(replayed.sort(), files.sort());
+    } finally {
+      await tracing.shutdown();
+    }
   });
 });
