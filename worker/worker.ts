@@ -45,7 +45,8 @@ let runtimeMetricsAddress: string | undefined;
  * Routes the Temporal SDK's own log lines through the service logger (once per process; a later call answers
  * what the first installed). With `metricsAddress`
  * (host:port), the SDK's core serves its metrics (workflow task latencies, activity schedule-to-start, sticky cache…)
- * there in the Prometheus text format at `/metrics`, durations in seconds.
+ * there in the Prometheus text format at `/metrics`, durations in seconds (counters keep the SDK's names, without a
+ * `_total` suffix: some already end in `_total`).
  */
 export function installTemporalRuntime(logger: Logger, metricsAddress?: string): { metricsAddress?: string } {
   if (runtimeInstalled) return { metricsAddress: runtimeMetricsAddress };
@@ -65,7 +66,7 @@ export function installTemporalRuntime(logger: Logger, metricsAddress?: string):
       ? {
           telemetryOptions: {
             metrics: {
-              prometheus: { bindAddress: metricsAddress, useSecondsForDurations: true, unitSuffix: true, countersTotalSuffix: true },
+              prometheus: { bindAddress: metricsAddress, useSecondsForDurations: true, unitSuffix: true },
             },
           },
         }

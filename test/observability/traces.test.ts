@@ -186,6 +186,7 @@ describe('traces and Temporal SDK metrics on npm start', function () {
       /^temporal_workflow_task_execution_latency_seconds_bucket\{/m,
       /^temporal_activity_schedule_to_start_latency_seconds_bucket\{/m,
       /^temporal_sticky_cache_size\{/m,
+      /^temporal_sticky_cache_hit\{/m,
     ])
       assert.match(text, name);
   };
