@@ -4,7 +4,7 @@
  * is served.
  */
 import Router from '@koa/router';
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import type { AppConfig } from '../config/config';
 import { DEFAULT_LIMITS } from '../config/limits';
 import type { Logger } from '../config/logger';
@@ -31,6 +31,10 @@ export interface AppDeps {
   routes: RouteDefinition[];
   /** The web console under /console: its built files and what its sign-in needs. */
   console?: { assetsDir: string } & Omit<ConsoleSessionDeps, 'verifier'>;
+  /** When tracing is on: one span per request (startup/tracing.ts). */
+  requestSpans?: Middleware<AppState>;
+  /** When this process runs a worker: where its Temporal SDK metrics are served, appended to `/metrics`. */
+  temporalSdkMetricsUrl?: string;
 }
 
 export interface App {
@@ -42,7 +46,7 @@ export interface App {
 }
 
 export function createApp(deps: AppDeps): App {
-  const metrics = createHttpMetrics();
+  const metrics = createHttpMetrics(deps.temporalSdkMetricsUrl);
   let document: Record<string, unknown> | undefined;
   const routes: RouteDefinition[] = [
     ...withDialect(
@@ -71,6 +75,7 @@ export function createApp(deps: AppDeps): App {
   // Koa's default error listener prints to stderr; every error is already logged by our handler.
   koa.silent = true;
   koa.use(requestContext(deps.logger, metrics));
+  if (deps.requestSpans) koa.use(deps.requestSpans);
   koa.use(errorHandler(deps.logger, `${deps.config.publicBaseUrl}/errors`));
   if (deps.console) koa.use(consoleAssets(deps.console.assetsDir));
   koa.use(router.routes());

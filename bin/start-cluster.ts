@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     uiPort: config.temporalUiPort,
     namespace: config.temporalNamespace,
     maxBodyBytes: config.bodyLimitBytes,
+    workerMetricsPort: config.telemetry.workerMetricsPort,
     logger,
     appEnv: {
       ...childProcessEnvironment(),

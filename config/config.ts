@@ -71,6 +71,21 @@ export interface AppConfig {
   plugins: string[];
   /** The production shape on one machine (`npm run start:cluster`). */
   cluster: ClusterSettings;
+  /** Traces and the Temporal SDK's metrics (docs/operations.md, "Traces and metrics"). */
+  telemetry: TelemetrySettings;
+}
+
+/** Traces over OTLP (off unless an endpoint is set) and where the worker's Temporal SDK metrics are served. */
+export interface TelemetrySettings {
+  /** OTLP/HTTP base URL spans go to, `/v1/traces` appended (`OTEL_EXPORTER_OTLP_ENDPOINT`; unset: tracing off, nothing of OpenTelemetry loaded). */
+  otlpEndpoint?: string;
+  /** `service.name` on every span (`OTEL_SERVICE_NAME`, default platform-api). */
+  serviceName: string;
+  /**
+   * Port of the worker's Temporal SDK metrics, served at `HOST:port/metrics` (`WORKER_METRICS_PORT`). Unset: a
+   * free loopback port that only this process's API `/metrics` reads (a worker without an API serves none).
+   */
+  workerMetricsPort?: number;
 }
 
 /** `npm run start:cluster`: how many of each process, and the Temporal server's port. */
@@ -293,6 +308,11 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
       apiReplicas: integer('API_REPLICAS', 2, 1, 16),
       workers: integer('WORKERS', 3, 1, 32),
       temporalPort: integer('TEMPORAL_PORT', 7233, 1300, 32000),
+    },
+    telemetry: {
+      otlpEndpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+      serviceName: read('OTEL_SERVICE_NAME') ?? 'platform-api',
+      workerMetricsPort: read('WORKER_METRICS_PORT') === undefined ? undefined : integer('WORKER_METRICS_PORT', 0, 1, 65535),
     },
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -27,7 +27,8 @@ import { watchParent } from './parent-watch';
 import type { Logger } from '../config/logger';
 import { resolveServiceSecrets } from './service-secrets';
 import { ShutdownSequence } from './shutdown-sequence';
-import { resolveTemporal, type TemporalEndpoint } from './temporal';
+import { freePort, resolveTemporal, type TemporalEndpoint } from './temporal';
+import { startTracing } from './tracing';
 import { cliVersion } from './temporal-cli';
 
 export interface ServiceParts {
@@ -56,6 +57,9 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
         { plugins: [...operatorPlugins.byName.values()].map(({ descriptor }) => `${descriptor.name}@${descriptor.version}`) },
         'operator plugins loaded',
       );
+    // Started first, so it stops last: the spans of everything else's shutdown are exported too.
+    const tracing = await startTracing(config.telemetry, logger);
+    if (tracing) cleanups.push({ name: 'traces', run: () => tracing.shutdown() });
     const secrets = await resolveServiceSecrets(config, logger);
     const database: Database = await openDatabase(config, logger);
     cleanups.push({ name: 'database', run: () => database.close() });
@@ -87,17 +91,25 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
 
     const connection = await Connection.connect({ address: temporal.address });
     cleanups.push({ name: 'temporal client', run: () => connection.close() });
-    const client = new Client({ connection, namespace: temporal.namespace });
+    const client = new Client({
+      connection,
+      namespace: temporal.namespace,
+      ...(tracing ? { interceptors: { workflow: tracing.clientInterceptors } } : {}),
+    });
 
     let worker: RunningWorker | undefined;
+    let temporalSdkMetricsUrl: string | undefined;
     if (parts.worker) {
-      installTemporalRuntime(logger);
+      const { metricsAddress } = installTemporalRuntime(logger, await temporalMetricsAddress(config, parts));
+      if (metricsAddress && parts.api)
+        temporalSdkMetricsUrl = `http://${metricsAddress.replace(/^(0\.0\.0\.0|\[?::\]?):/, '127.0.0.1:')}/metrics`;
       worker = await startWorker({
         address: temporal.address,
         namespace: temporal.namespace,
         taskQueue: config.temporalTaskQueue,
         shutdownGraceMs: config.shutdownGraceMs,
         codeExec: config.codeExec,
+        tracing: tracing?.worker,
         activityDeps: {
           dataSource: database.dataSource,
           logger,
@@ -141,6 +153,8 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
           eventHub,
           plugins: operatorPlugins.catalog,
         }),
+        requestSpans: tracing?.requestSpans,
+        temporalSdkMetricsUrl,
         console: await consoleOptions(
           database.dataSource,
           secrets.auth,
@@ -192,6 +206,16 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
     await stopAll();
     throw error;
   }
+}
+
+/**
+ * Where the worker's Temporal SDK serves its metrics: WORKER_METRICS_PORT on HOST when set; else, when this
+ * process answers `/metrics` too, a free loopback port only it reads; else nowhere (a worker alone, unasked).
+ */
+async function temporalMetricsAddress(config: AppConfig, parts: ServiceParts): Promise<string | undefined> {
+  const port = config.telemetry.workerMetricsPort;
+  if (port !== undefined) return `${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  return parts.api ? `127.0.0.1:${await freePort()}` : undefined;
 }
 
 /**

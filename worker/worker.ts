@@ -10,6 +10,8 @@ import {
   Worker,
   bundleWorkflowCode,
   type LogLevel,
+  type WorkerInterceptors,
+  type WorkerOptions as TemporalWorkerOptions,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
@@ -20,20 +22,36 @@ import type { Logger } from '../config/logger';
 /** Resolves to the TypeScript source under tsx and to the compiled file in dist/. */
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
-/** Webpack bundling takes seconds: do it once per process and share it between workers. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+/**
+ * Webpack bundling takes seconds: do it once per process and share it between workers. Extra workflow
+ * interceptor modules (tracing's, when on) make another bundle; without them the bundle is the one it always was.
+ */
+export function workflowBundle(workflowInterceptorModules: string[] = []): Promise<WorkflowBundleWithSourceMap> {
+  const key = workflowInterceptorModules.join('\n');
+  let bundle = bundles.get(key);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules, logger: new DefaultLogger('WARN') });
+    bundles.set(key, bundle);
+  }
   return bundle;
 }
 
 let runtimeInstalled = false;
+let runtimeMetricsAddress: string | undefined;
 
-/** Routes the Temporal SDK's own log lines through the service logger (once per process). */
-export function installTemporalRuntime(logger: Logger): void {
-  if (runtimeInstalled) return;
+/**
+ * Routes the Temporal SDK's own log lines through the service logger (once per process; a later call answers
+ * what the first installed). With `metricsAddress`
+ * (host:port), the SDK's core serves its metrics (workflow task latencies, activity schedule-to-start, sticky cache…)
+ * there in the Prometheus text format at `/metrics`, durations in seconds (counters keep the SDK's names, without a
+ * `_total` suffix: some already end in `_total`).
+ */
+export function installTemporalRuntime(logger: Logger, metricsAddress?: string): { metricsAddress?: string } {
+  if (runtimeInstalled) return { metricsAddress: runtimeMetricsAddress };
   runtimeInstalled = true;
+  runtimeMetricsAddress = metricsAddress;
   const sdkLogger = logger.child({ component: 'temporal-sdk' });
   const levels: Record<LogLevel, (meta: object, message: string) => void> = {
     TRACE: (meta, message) => sdkLogger.trace(meta, message),
@@ -44,7 +62,25 @@ export function installTemporalRuntime(logger: Logger): void {
   };
   Runtime.install({
     logger: new DefaultLogger('INFO', (entry) => levels[entry.level]({ ...entry.meta }, entry.message)),
+    ...(metricsAddress
+      ? {
+          telemetryOptions: {
+            metrics: {
+              prometheus: { bindAddress: metricsAddress, useSecondsForDurations: true, unitSuffix: true },
+            },
+          },
+        }
+      : {}),
   });
+  return { metricsAddress };
+}
+
+/** What the worker adds when tracing is on (startup/tracing.ts makes it). */
+export interface WorkerTracing {
+  interceptors: WorkerInterceptors;
+  sinks: NonNullable<TemporalWorkerOptions['sinks']>;
+  /** Bundled into the workflow code (the SDK's own OpenTelemetry workflow interceptors). */
+  workflowInterceptorModules: string[];
 }
 
 export interface WorkerOptions {
@@ -55,6 +91,8 @@ export interface WorkerOptions {
   activityDeps: ActivityDeps;
   /** The worker's code-exec threads and caps (default: CODE_EXEC_DEFAULTS). */
   codeExec?: CodeExecSettings;
+  /** Tracing's interceptors, span sink and workflow interceptor module (startup/tracing.ts); unset: none. */
+  tracing?: WorkerTracing;
 }
 
 export interface RunningWorker {
@@ -85,8 +123,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       connection,
       namespace: options.namespace,
       taskQueue: options.taskQueue,
-      workflowBundle: await workflowBundle(),
+      workflowBundle: await workflowBundle(options.tracing?.workflowInterceptorModules),
       activities: createActivities({ ...options.activityDeps, codeExecPool }),
+      ...(options.tracing ? { interceptors: options.tracing.interceptors, sinks: options.tracing.sinks } : {}),
       shutdownGraceTime: options.shutdownGraceMs,
       ...EXECUTION_WORKER_TUNING,
     });

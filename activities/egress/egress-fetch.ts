@@ -15,11 +15,22 @@ const agents = new WeakMap<EgressPolicy, Agent>();
 
 export type EgressRequestInit = Omit<RequestInit, 'dispatcher' | 'redirect'>;
 
+/** Wraps every request, sending it with `send` (the tracing's client span and `traceparent`: ./egress-spans.ts). */
+export type EgressTracer = (url: URL, init: EgressRequestInit, send: (init: EgressRequestInit) => Promise<Response>) => Promise<Response>;
+
+let tracer: EgressTracer | undefined;
+
+/** Installed by startup/opentelemetry.ts while tracing is on (process-wide, as OpenTelemetry's own registration is). */
+export function traceEgress(next: EgressTracer | undefined): void {
+  tracer = next;
+}
+
 /** One request (redirects not followed): the host and every address it resolves to checked. */
 export async function egressFetch(policy: EgressPolicy, url: URL, init: EgressRequestInit): Promise<Response> {
   checkHost(policy, url.hostname);
+  const send = (sent: EgressRequestInit) => fetch(url, { ...sent, redirect: 'manual', dispatcher: agentFor(policy) });
   try {
-    return await fetch(url, { ...init, redirect: 'manual', dispatcher: agentFor(policy) });
+    return await (tracer ? tracer(url, init, send) : send(init));
   } catch (error) {
     throw egressDenial(error) ?? error;
   }

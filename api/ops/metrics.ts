@@ -1,12 +1,22 @@
-/** Prometheus metrics: one registry per app, so several apps in one process (tests) do not collide. */
+/**
+ * Prometheus metrics: one registry per app, so several apps in one process (tests) do not collide. In a
+ * process that runs a worker too, the Temporal SDK's own metrics (served by its core on a loopback port)
+ * follow the app's in the same answer.
+ */
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface HttpMetrics {
   registry: Registry;
   observe(method: string, route: string, status: number, seconds: number): void;
+  /** The text `/metrics` answers: this registry's metrics, then the Temporal SDK's when the process has them. */
+  text(): Promise<string>;
 }
 
-export function createHttpMetrics(): HttpMetrics {
+/** How long `/metrics` waits for the Temporal SDK's metrics before answering without them. */
+const TEMPORAL_SDK_SCRAPE_TIMEOUT_MS = 2000;
+
+/** `temporalSdkMetricsUrl`: where this process's Temporal SDK serves its Prometheus metrics (worker/worker.ts). */
+export function createHttpMetrics(temporalSdkMetricsUrl?: string): HttpMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const labelNames = ['method', 'route', 'status'] as const;
@@ -38,5 +48,24 @@ export function createHttpMetrics(): HttpMetrics {
       child.count.inc();
       child.latency.observe(seconds);
     },
+    async text() {
+      const own = await registry.metrics();
+      return temporalSdkMetricsUrl ? `${own}\n${await temporalSdkMetrics(temporalSdkMetricsUrl)}` : own;
+    },
   };
+}
+
+/** The Temporal SDK's metrics text; when they cannot be had, a comment line saying why (the app's metrics still answer). */
+async function temporalSdkMetrics(url: string): Promise<string> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(TEMPORAL_SDK_SCRAPE_TIMEOUT_MS) });
+    if (!response.ok) {
+      await response.body?.cancel();
+      return `# Temporal SDK metrics unavailable: HTTP ${response.status}\n`;
+    }
+    return await response.text();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return `# Temporal SDK metrics unavailable: ${reason.replace(/\s+/g, ' ')}\n`;
+  }
 }

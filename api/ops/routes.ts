@@ -116,7 +116,7 @@ export function opsRoutes(deps: OpsDeps): RouteDefinition[] {
       responses: { 200: { description: 'Prometheus text exposition format', contentType: 'text/plain' } },
       handler: async () => ({
         status: 200,
-        body: await deps.metrics.registry.metrics(),
+        body: await deps.metrics.text(),
         headers: { 'Content-Type': deps.metrics.registry.contentType },
       }),
     }),

@@ -48,6 +48,8 @@ export interface ClusterOptions {
   appEnv: NodeJS.ProcessEnv;
   logger: Logger;
   maxBodyBytes: number;
+  /** WORKER_METRICS_PORT: worker i serves its Temporal SDK metrics on this port + i (unset: the workers serve none). */
+  workerMetricsPort?: number;
 }
 
 export interface Cluster {
@@ -171,7 +173,15 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       return child;
     };
     const startWorkerProcess = (index: number) =>
-      startChild({ name: `worker-${index + 1}`, ...CHILD_ENTRY('start-worker'), env: appEnv({}) }, logDir, onUnexpectedExit);
+      startChild(
+        {
+          name: `worker-${index + 1}`,
+          ...CHILD_ENTRY('start-worker'),
+          env: appEnv(options.workerMetricsPort === undefined ? {} : { WORKER_METRICS_PORT: String(options.workerMetricsPort + index) }),
+        },
+        logDir,
+        onUnexpectedExit,
+      );
 
     // The first replica migrates the database alone; the others then find nothing to do.
     const apis: RunningChild[] = [await startApi(0)];
