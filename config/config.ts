@@ -6,7 +6,7 @@
  * `ConfigError` naming every invalid variable, so start-up fails with a
  * message an operator can act on.
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import path from 'node:path';
 import { parseCidr } from './cidr';
 import { readLimits, type Limits } from './limits';
@@ -71,6 +71,15 @@ export interface AppConfig {
   plugins: string[];
   /** The production shape on one machine (`npm run start:cluster`). */
   cluster: ClusterSettings;
+  /** This process's name in the audit trail (`REPLICA_ID`, default `<hostname>:<pid>`). */
+  replicaId: string;
+  /** Days an audit event is kept (`AUDIT_RETENTION_DAYS`, default 365). */
+  auditRetentionDays: number;
+}
+
+/** The process's name in the audit trail when `REPLICA_ID` is unset. */
+export function defaultReplicaId(): string {
+  return `${hostname()}:${process.pid}`;
 }
 
 /** `npm run start:cluster`: how many of each process, and the Temporal server's port. */
@@ -294,6 +303,8 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
       workers: integer('WORKERS', 3, 1, 32),
       temporalPort: integer('TEMPORAL_PORT', 7233, 1300, 32000),
     },
+    replicaId: read('REPLICA_ID') ?? defaultReplicaId(),
+    auditRetentionDays: integer('AUDIT_RETENTION_DAYS', 365, 1, 36_500),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

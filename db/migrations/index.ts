@@ -23,6 +23,7 @@ import { LightStepResults1763770000000 } from './1763770000000-light-step-result
 import { ExecutionTrees1763780000000 } from './1763780000000-execution-trees';
 import { ConfigEntryNrn1763780000030 } from './1763780000030-config-entry-nrn';
 import { RecordedRunState1763790000000 } from './1763790000000-recorded-run-state';
+import { AuditEvents1763800000000 } from './1763800000000-audit-events';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -58,4 +59,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   ConfigEntryNrn1763780000030,
   // Reads of a running execution from PostgreSQL only: its variables, its waits' timeouts and callback URLs.
   RecordedRunState1763790000000,
+  // The audit trail of writes through the API (and audit:read outside the viewer role).
+  AuditEvents1763800000000,
 ];
