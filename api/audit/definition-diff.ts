@@ -15,10 +15,20 @@ export interface DefinitionDiff {
 const stepsOf = (definition: Definition): Record<string, unknown> =>
   typeof definition.steps === 'object' && definition.steps !== null ? (definition.steps as Record<string, unknown>) : {};
 const connectionCount = (definition: Definition): number => (Array.isArray(definition.connections) ? definition.connections.length : 0);
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+/** Equal as JSON, whatever the order of keys (a stored definition comes back from jsonb with its keys reordered). */
+const same = (a: unknown, b: unknown): boolean => canonical(a) === canonical(b);
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+
+const NOT_FIELDS = new Set(['steps', 'connections', 'triggers']);
 
 export function definitionDiff(before: Definition, after: Definition): DefinitionDiff {
-  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => key !== 'steps' && key !== 'connections');
+  // `triggers` is rebuilt from the trigger steps: a change to it is a change of those steps.
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => !NOT_FIELDS.has(key));
   const fields = keys.filter((key) => !same(before[key], after[key])).sort();
   const was = stepsOf(before);
   const is = stepsOf(after);
