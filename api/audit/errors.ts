@@ -2,5 +2,4 @@
 import { notFound, validationFailed } from '../http/errors';
 
 export const organizationNotFound = (id: string) => () => notFound(`Organization ${id} not found.`, 'ORGANIZATION.NOT_FOUND');
-export const cursorInvalid = () =>
-  validationFailed([{ path: '/query/cursor', message: 'must be a nextCursor this endpoint returned' }], undefined, 'AUDIT.CURSOR_INVALID');
+export const cursorInvalid = () => validationFailed([{ path: '/query/cursor', message: 'must be a nextCursor this endpoint returned' }]);
