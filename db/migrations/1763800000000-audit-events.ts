@@ -44,6 +44,7 @@ export class AuditEvents1763800000000 implements MigrationInterface {
     // Pages of one organization, newest first; the filters narrow within it.
     await q.query(`CREATE INDEX audit_events_page ON audit_events (organization_id, id DESC)`);
     await q.query(`CREATE INDEX audit_events_target ON audit_events (organization_id, target_id, id DESC) WHERE target_id IS NOT NULL`);
+    await q.query(`CREATE INDEX audit_events_action ON audit_events (organization_id, action, id DESC)`);
     await q.query(`CREATE INDEX audit_events_nrn ON audit_events (organization_id, target_nrn text_pattern_ops, id DESC)`);
     // Retention deletes by age.
     await q.query(`CREATE INDEX audit_events_age ON audit_events (occurred_at)`);

@@ -72,9 +72,9 @@ export class AuditEventRepository extends Repository<AuditEventEntity> {
     };
     if (filter.nrnPrefix !== undefined) {
       // The NRN itself, or one beneath it (`…:account=2` covers `…:account=2:namespace=3`, not `…:account=21`).
-      params.push(filter.nrnPrefix);
-      const n = `$${params.length}`;
-      where.push(`(target_nrn = ${n} OR starts_with(target_nrn, ${n} || ':'))`);
+      // NRNs hold no LIKE wildcards (`%`, `_`): the prefix pattern is literal, and the text_pattern_ops index serves it.
+      params.push(filter.nrnPrefix, `${filter.nrnPrefix}:%`);
+      where.push(`(target_nrn = $${params.length - 1} OR target_nrn LIKE $${params.length})`);
     }
     if (filter.action !== undefined) add((n) => `action = ${n}`, filter.action);
     if (filter.actorId !== undefined) add((n) => `actor_id = ${n}`, filter.actorId);
