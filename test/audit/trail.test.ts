@@ -9,9 +9,8 @@
 import assert from 'node:assert/strict';
 import { AuditEventRepository } from '../../db/repositories/audit-event-repository';
 import { assertDialect } from '../support/dialects';
-import { grantRole } from '../support/grants';
 import { newOrganizationId } from '../support/database';
-import { grantAdmin } from '../support/grants';
+import { grantAdmin, grantRole } from '../support/grants';
 import { eventsOfRequest, executionWhere, newRequestId, useAuditEnv } from './support';
 
 const CANARY = 'canary-f00d';
@@ -143,6 +142,28 @@ describe('audit trail: what is recorded and how it is read', function () {
     );
     const read = await events('?action=config.entry.rotate');
     assert.deepEqual(read.body.data[0].details, { name: 'API_KEY', secret: true, path: '/' });
+  });
+
+  it('names a service account as a service token', async () => {
+    const userId = String(Math.floor(Math.random() * 1e9) + 1);
+    const registered = await org
+      .as(env.t.request.post('/user'))
+      .send({ id: Number(userId), organization_id: Number(org.org), type: 'service_account' });
+    assert.equal(registered.status, 201, JSON.stringify(registered.body));
+    const granted = await org
+      .as(env.t.request.post(`/user/${userId}/grant`))
+      .send([{ nrn: `organization=${org.org}`, role_slug: 'admin' }]);
+    assert.equal(granted.status, 201, JSON.stringify(granted.body));
+    const token = await env.t.token({ organizationId: org.org, userId, userType: 'service_account' });
+    const requestId = newRequestId();
+    const res = await env.t.request
+      .post('/workflows/config')
+      .set('Authorization', `Bearer ${token}`)
+      .set('X-Request-Id', requestId)
+      .send({ name: 'FROM_CI', value: 'v', path: '/' });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const [event] = await eventsOfRequest(env.x.db, requestId);
+    assert.deepEqual([event.actor_kind, event.actor_id, event.action], ['service_token', userId, 'config.entry.put']);
   });
 
   it('answers 403 to a caller without audit:read (a viewer), in the administration dialect', async () => {
