@@ -5,7 +5,7 @@
  */
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
-import type { AppConfig } from '../config/config';
+import { defaultReplicaId, type AppConfig } from '../config/config';
 import { DEFAULT_LIMITS } from '../config/limits';
 import type { Logger } from '../config/logger';
 import type { TokenVerifier } from './http/auth';
@@ -22,7 +22,7 @@ export const API_VERSION = '0.1.0';
 
 export interface AppDeps {
   /** Without `limits`: the default limits (config/limits.ts). */
-  config: Pick<AppConfig, 'bodyLimitBytes' | 'publicBaseUrl'> & Partial<Pick<AppConfig, 'limits'>>;
+  config: Pick<AppConfig, 'bodyLimitBytes' | 'publicBaseUrl'> & Partial<Pick<AppConfig, 'limits' | 'replicaId'>>;
   logger: Logger;
   verifier: TokenVerifier;
   /** Named dependency checks behind `GET /ready`. */
@@ -69,6 +69,7 @@ export function createApp(deps: AppDeps): App {
     verifier: deps.verifier,
     bodyLimitBytes: deps.config.bodyLimitBytes,
     bodyMaxDepth: (deps.config.limits ?? DEFAULT_LIMITS).maxBodyDepth,
+    replica: deps.config.replicaId ?? defaultReplicaId(),
   });
 
   const koa = new Koa<AppState>({ proxy: true });

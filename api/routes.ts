@@ -7,9 +7,15 @@ import type { RouteDefinition } from './http/route';
 import { workflowRoutes } from './workflows';
 import { adminRoutes } from './admin';
 import { executionRoutes } from './executions';
+import { auditRoutes } from './audit';
 
 export type { AreaDeps };
 
 export function buildAreaRoutes(deps: AreaDeps): RouteDefinition[] {
-  return [...adminRoutes({ dataSource: deps.dataSource, limits: deps.config.limits }), ...workflowRoutes(deps), ...executionRoutes(deps)];
+  return [
+    ...adminRoutes({ dataSource: deps.dataSource, limits: deps.config.limits }),
+    ...workflowRoutes(deps),
+    ...executionRoutes(deps),
+    ...auditRoutes({ dataSource: deps.dataSource }),
+  ];
 }

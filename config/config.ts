@@ -6,7 +6,7 @@
  * `ConfigError` naming every invalid variable, so start-up fails with a
  * message an operator can act on.
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import path from 'node:path';
 import { parseCidr } from './cidr';
 import { readLimits, type Limits } from './limits';
@@ -73,6 +73,10 @@ export interface AppConfig {
   cluster: ClusterSettings;
   /** Traces and the Temporal SDK's metrics (docs/operations.md, "Traces and metrics"). */
   telemetry: TelemetrySettings;
+  /** This process's name in the audit trail (`REPLICA_ID`, default `<hostname>:<pid>`). */
+  replicaId: string;
+  /** Days an audit event is kept (`AUDIT_RETENTION_DAYS`, default 365). */
+  auditRetentionDays: number;
 }
 
 /** Traces over OTLP (off unless an endpoint is set) and where the worker's Temporal SDK metrics are served. */
@@ -86,6 +90,11 @@ export interface TelemetrySettings {
    * free loopback port that only this process's API `/metrics` reads (a worker without an API serves none).
    */
   workerMetricsPort?: number;
+}
+
+/** The process's name in the audit trail when `REPLICA_ID` is unset. */
+export function defaultReplicaId(): string {
+  return `${hostname()}:${process.pid}`;
 }
 
 /** `npm run start:cluster`: how many of each process, and the Temporal server's port. */
@@ -314,6 +323,8 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
       serviceName: read('OTEL_SERVICE_NAME') ?? 'platform-api',
       workerMetricsPort: read('WORKER_METRICS_PORT') === undefined ? undefined : integer('WORKER_METRICS_PORT', 0, 1, 65535),
     },
+    replicaId: read('REPLICA_ID') ?? defaultReplicaId(),
+    auditRetentionDays: integer('AUDIT_RETENTION_DAYS', 365, 1, 36_500),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

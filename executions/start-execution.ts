@@ -7,7 +7,9 @@
  * workflow the same way through startExecutionWorkflow.
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { ExecutionEntity } from '../db/entities/execution';
+import { AuditEventRepository } from '../db/repositories/audit-event-repository';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
 import type { Runnable } from '../db/repositories/workflow-revision-repository';
 import type { TriggerInfo } from '../workflows/engine';
@@ -25,23 +27,39 @@ export interface StartRequest {
   correlationKey?: string;
   idempotencyKey?: string;
   createdBy: string | null;
+  /**
+   * Records the start in the audit trail with the manager of the transaction that inserts the execution row
+   * (called only when the row is new); its event id. A start Temporal refused removes the row and marks the
+   * event `outcome: failed` in one transaction.
+   */
+  audit?: (manager: EntityManager, row: ExecutionEntity) => Promise<number>;
 }
 
 /** Records and starts an execution; `created: false` when the idempotency key names an existing one. Throws ExecutorUnavailable. */
 export async function startExecution(deps: StartDeps, request: StartRequest): Promise<{ row: ExecutionEntity; created: boolean }> {
   const executions = new ExecutionRepository(deps.dataSource.manager);
-  const { row, created, input } = await recordRun(deps.dataSource, {
-    id: newExecutionId(),
-    organizationId: request.organizationId,
-    runnable: request.runnable,
-    inputs: request.inputs,
-    trigger: request.trigger,
-    correlationKey: request.correlationKey,
-    idempotencyKey: request.idempotencyKey,
-    createdBy: request.createdBy,
-    temporalNamespace: deps.temporal.options.namespace,
-    settings: { publicBaseUrl: deps.publicBaseUrl, limits: deps.limits },
-  });
+  const run = (db: DataSource | EntityManager) =>
+    recordRun(db, {
+      id: newExecutionId(),
+      organizationId: request.organizationId,
+      runnable: request.runnable,
+      inputs: request.inputs,
+      trigger: request.trigger,
+      correlationKey: request.correlationKey,
+      idempotencyKey: request.idempotencyKey,
+      createdBy: request.createdBy,
+      temporalNamespace: deps.temporal.options.namespace,
+      settings: { publicBaseUrl: deps.publicBaseUrl, limits: deps.limits },
+    });
+  let auditId: number | undefined;
+  const audit = request.audit;
+  const { row, created, input } = audit
+    ? await deps.dataSource.transaction(async (m) => {
+        const recorded = await run(m);
+        if (recorded.created) auditId = await audit(m, recorded.row);
+        return recorded;
+      })
+    : await run(deps.dataSource);
   if (!created) return { row, created };
 
   let runId: string | undefined;
@@ -55,7 +73,10 @@ export async function startExecution(deps: StartDeps, request: StartRequest): Pr
     }
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
       // Nothing half-written: the row goes, so a retry with the same idempotency key starts afresh.
-      await executions.delete({ id: row.id });
+      await deps.dataSource.transaction(async (m) => {
+        await new ExecutionRepository(m).delete({ id: row.id });
+        if (auditId !== undefined) await new AuditEventRepository(m).addDetails(auditId, { outcome: 'failed' });
+      });
       throw new ExecutorUnavailable(error);
     }
     // The start reconciler got there first (this start outlived its grace period): the run exists, so the row

@@ -8,6 +8,7 @@ import type { MetadataEntryEntity } from '../../db/entities/metadata-entry';
 import { AccountRepository } from '../../db/repositories/account-repository';
 import { MetadataEntryRepository, type MetadataFields } from '../../db/repositories/metadata-entry-repository';
 import { loadAccess, type Access } from '../access/access';
+import type { AuditTrail } from '../audit/trail';
 import type { AdminDeps } from './deps';
 import { accountNrn, organizationNrn } from '../access/nrn';
 import {
@@ -88,7 +89,7 @@ async function accessibleAccount(
   return found;
 }
 
-async function create(dataSource: DataSource, body: Static<typeof CreateAccountBody>): Promise<number> {
+async function create(dataSource: DataSource, body: Static<typeof CreateAccountBody>, audit: AuditTrail): Promise<number> {
   const base = body.slug ?? slugify(body.name, ACCOUNT_SLUG_MAX, 'account');
   for (let attempt = 1; attempt <= 5; attempt += 1) {
     let slug = base;
@@ -105,6 +106,12 @@ async function create(dataSource: DataSource, body: Static<typeof CreateAccountB
           status: body.status ?? 'active',
         });
         if (body.metadata) await MetadataEntryRepository.of(manager).put(ACCOUNT, id, metadataFields(body.metadata));
+        await audit.record(manager, {
+          organizationId: String(body.organization_id),
+          nrn: accountNrn(body.organization_id, id),
+          id,
+          details: { name: body.name, slug, status: body.status ?? 'active' },
+        });
         return id;
       });
     } catch (error) {
@@ -125,13 +132,14 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       summary: 'Create an account in an organization; the slug is generated from the name when omitted.',
       tags: ['accounts'],
       access: { permission: 'account:write' },
+      audit: { action: 'account.create' },
       body: CreateAccountBody,
       responses: { 201: { description: 'The account', schema: Account } },
       errors: [...ADMIN_ERRORS, 409],
-      handler: async ({ body, auth }) => {
+      handler: async ({ body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
         access.require('account:write', organizationNrn(body.organization_id), organizationNotFound(body.organization_id));
-        const id = await create(dataSource, body);
+        const id = await create(dataSource, body, audit);
         const { account, metadata } = (await findWithMetadata(dataSource, id))!;
         return { status: 201, body: accountOut(account, metadata, { include: ['schemas', 'tags'] }) };
       },
@@ -192,17 +200,25 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       summary: 'Update the name, slug, status (active or inactive) or metadata of an account.',
       tags: ['accounts'],
       access: { permission: 'account:write' },
+      audit: { action: 'account.update' },
       params: IdParams,
       body: UpdateAccountBody,
       responses: { 200: { description: 'The account', schema: Account } },
       errors: [...ADMIN_ERRORS, 409],
-      handler: async ({ params, body, auth }) => {
+      handler: async ({ params, body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
-        await accessibleAccount(dataSource, access, params.id, 'account:write');
+        const { account: before } = await accessibleAccount(dataSource, access, params.id, 'account:write');
         try {
           await dataSource.transaction(async (manager) => {
             await AccountRepository.of(manager).updateLive(params.id, body);
             if (body.metadata) await MetadataEntryRepository.of(manager).put(ACCOUNT, params.id, metadataFields(body.metadata));
+            await audit.record(manager, {
+              organizationId: String(before.organizationId),
+              nrn: accountNrn(before.organizationId, before.id),
+              id: before.id,
+              // Undefined fields are left out of the jsonb.
+              details: { changed: Object.keys(body), name: body.name, slug: body.slug, status: body.status },
+            });
           });
         } catch (error) {
           if (isUniqueViolation(error)) throw accountSlugTaken(body.slug ?? '');
@@ -219,13 +235,21 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       summary: 'Soft-delete an account: status becomes deleted and deleted_at is set.',
       tags: ['accounts'],
       access: { permission: 'account:write' },
+      audit: { action: 'account.delete' },
       params: IdParams,
       responses: { 204: { description: 'Deleted' } },
       errors: ADMIN_ERRORS,
-      handler: async ({ params, auth }) => {
+      handler: async ({ params, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
-        await accessibleAccount(dataSource, access, params.id, 'account:write');
-        if (!(await AccountRepository.of(dataSource.manager).softDeleteLive(params.id))) throw accountNotFound(params.id)();
+        const { account } = await accessibleAccount(dataSource, access, params.id, 'account:write');
+        await dataSource.transaction(async (manager) => {
+          if (!(await AccountRepository.of(manager).softDeleteLive(params.id))) throw accountNotFound(params.id)();
+          await audit.record(manager, {
+            organizationId: String(account.organizationId),
+            nrn: accountNrn(account.organizationId, account.id),
+            id: account.id,
+          });
+        });
         return { status: 204 };
       },
     }),

@@ -3,7 +3,7 @@
  * schemas of the action specification (the desired one when set).
  */
 import type { Static } from '@sinclair/typebox';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ActionSpecificationEntity } from '../../db/entities/action-specification';
@@ -12,6 +12,7 @@ import type { ServiceActionEntity } from '../../db/entities/service-action';
 import { ActionSpecificationRepository } from '../../db/repositories/action-specification-repository';
 import { ServiceActionRepository } from '../../db/repositories/service-action-repository';
 import { loadAccess } from '../access/access';
+import type { AuditTrail } from '../audit/trail';
 import type { AdminDeps } from './deps';
 import { ADMIN_ERRORS, Paged, UuidParams } from './schemas/common';
 import { Action, ActionParams, CreateActionBody, ListActionsQuery, UpdateActionBody, type Message } from './schemas/services';
@@ -66,6 +67,22 @@ function checkAgainst(schema: Record<string, unknown>, value: Record<string, unk
   }
 }
 
+/** An action's write in the audit trail: its service's NRN, the action and its status (parameters and results are the action's data). */
+function recordAction(
+  manager: EntityManager,
+  audit: AuditTrail,
+  service: ServiceEntity,
+  action: ServiceActionEntity,
+  details: Record<string, unknown>,
+) {
+  return audit.record(manager, {
+    organizationId: String(service.organizationId),
+    nrn: service.entityNrn,
+    id: action.id,
+    details: { ...details, serviceId: service.id, name: action.name, status: action.status },
+  });
+}
+
 const stamped = (messages: Array<Static<typeof Message>>) =>
   messages.map((m) => ({ level: m.level ?? 'info', message: m.message, timestamp: m.timestamp ?? Date.now() }));
 
@@ -78,25 +95,30 @@ export function actionRoutes({ dataSource, limits = DEFAULT_LIMITS }: AdminDeps)
       summary: 'Start an action on a service.',
       tags: ['services'],
       access: { permission: 'action:write' },
+      audit: { action: 'action.create' },
       params: UuidParams,
       body: CreateActionBody,
       responses: { 201: { description: 'The action', schema: Action } },
       errors: ADMIN_ERRORS,
-      handler: async ({ params, body, auth }) => {
+      handler: async ({ params, body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
         const service = await accessibleService(dataSource, access, params.id, 'action:write');
         const spec = await actionSpecOf(dataSource, service, body.specification_id, 'specification_id');
         const parameters = body.parameters ?? {};
         checkAgainst(spec.parameters, parameters, 'parameters');
         const name = body.name ?? spec.name;
-        const action = await ServiceActionRepository.of(dataSource.manager).insertAction({
-          serviceId: service.id,
-          name,
-          slug: slugify(name, 255, 'action'),
-          specificationId: spec.id,
-          status: 'pending',
-          parameters,
-          createdBy: access.caller.subject,
+        const action = await dataSource.transaction(async (manager) => {
+          const row = await ServiceActionRepository.of(manager).insertAction({
+            serviceId: service.id,
+            name,
+            slug: slugify(name, 255, 'action'),
+            specificationId: spec.id,
+            status: 'pending',
+            parameters,
+            createdBy: access.caller.subject,
+          });
+          await recordAction(manager, audit, service, row, {});
+          return row;
         });
         return { status: 201, body: actionOut(action) };
       },
@@ -145,11 +167,12 @@ export function actionRoutes({ dataSource, limits = DEFAULT_LIMITS }: AdminDeps)
       summary: 'Update an action: any status, new messages (appended), parameters and results checked against its specification.',
       tags: ['services'],
       access: { permission: 'action:write' },
+      audit: { action: 'action.update' },
       params: ActionParams,
       body: UpdateActionBody,
       responses: { 200: { description: 'The action', schema: Action } },
       errors: ADMIN_ERRORS,
-      handler: async ({ params, body, auth }) => {
+      handler: async ({ params, body, auth, audit }) => {
         const service = await accessibleService(dataSource, await loadAccess(dataSource, auth), params.serviceId, 'action:write');
         const actions = ServiceActionRepository.of(dataSource.manager);
         const action = await actions.findOneBy({ serviceId: service.id, id: params.id });
@@ -163,19 +186,23 @@ export function actionRoutes({ dataSource, limits = DEFAULT_LIMITS }: AdminDeps)
         );
         if (body.parameters) checkAgainst(spec.parameters, body.parameters, 'parameters');
         if (body.results) checkAgainst(spec.results, body.results, 'results');
-        const updated = await actions.change(
-          action.id,
-          {
-            name: body.name,
-            slug: body.name === undefined ? undefined : slugify(body.name, 255, 'action'),
-            desiredSpecificationId: body.desired_specification_id,
-            status: body.status,
-            parameters: body.parameters,
-            results: body.results,
-            messages: body.messages && stamped(body.messages),
-          },
-          limits.maxActionMessages,
-        );
+        const updated = await dataSource.transaction(async (manager) => {
+          const row = await ServiceActionRepository.of(manager).change(
+            action.id,
+            {
+              name: body.name,
+              slug: body.name === undefined ? undefined : slugify(body.name, 255, 'action'),
+              desiredSpecificationId: body.desired_specification_id,
+              status: body.status,
+              parameters: body.parameters,
+              results: body.results,
+              messages: body.messages && stamped(body.messages),
+            },
+            limits.maxActionMessages,
+          );
+          if (row) await recordAction(manager, audit, service, row, { changed: Object.keys(body) });
+          return row;
+        });
         if (!updated) {
           if (!(await actions.existsBy({ id: action.id }))) throw actionNotFound(params.id);
           throw tooManyActionMessages(limits.maxActionMessages);

@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../../db/sql';
 import type { ActionSpecificationEntity } from '../../db/entities/action-specification';
 import { ActionSpecificationRepository } from '../../db/repositories/action-specification-repository';
 import { loadAccess } from '../access/access';
+import { organizationNrn } from '../access/nrn';
 import type { AdminDeps } from './deps';
 import { ADMIN_ERRORS, Uuid, UuidParams } from './schemas/common';
 import { ActionSpecification, CreateActionSpecificationBody } from './schemas/service-specifications';
@@ -72,11 +73,12 @@ export function actionSpecificationRoutes({ dataSource }: AdminDeps): RouteDefin
       summary: 'Add a custom action specification with JSON Schemas for its parameters and results.',
       tags: ['service specifications'],
       access: { permission: 'service_specification:write' },
+      audit: { action: 'action_specification.create' },
       params: UuidParams,
       body: CreateActionSpecificationBody,
       responses: { 201: { description: 'The action specification', schema: ActionSpecification } },
       errors: [...ADMIN_ERRORS, 409],
-      handler: async ({ params, body, auth }) => {
+      handler: async ({ params, body, auth, audit }) => {
         const spec = await visibleSpec(dataSource, await loadAccess(dataSource, auth), params.id, true);
         const parameters = body.parameters ?? { type: 'object' };
         const results = body.results ?? { type: 'object' };
@@ -84,12 +86,21 @@ export function actionSpecificationRoutes({ dataSource }: AdminDeps): RouteDefin
         compileUserSchema(results, 'service', '/results');
         const slug = slugify(body.name, 255, 'action');
         try {
-          const created = await ActionSpecificationRepository.of(dataSource.manager).insertCustom(spec.id, {
-            name: body.name,
-            slug,
-            type: 'custom',
-            parameters,
-            results,
+          const created = await dataSource.transaction(async (manager) => {
+            const row = await ActionSpecificationRepository.of(manager).insertCustom(spec.id, {
+              name: body.name,
+              slug,
+              type: 'custom',
+              parameters,
+              results,
+            });
+            await audit.record(manager, {
+              organizationId: String(spec.organizationId),
+              nrn: organizationNrn(spec.organizationId),
+              id: row.id,
+              details: { serviceSpecificationId: spec.id, name: row.name, slug: row.slug },
+            });
+            return row;
           });
           return { status: 201, body: actionSpecOut(created) };
         } catch (error) {

@@ -14,6 +14,7 @@ import type { UserEntity } from '../../db/entities/user';
 import { GrantRepository, type NewGrant } from '../../db/repositories/grant-repository';
 import { RoleRepository } from '../../db/repositories/role-repository';
 import type { Access } from '../access/access';
+import type { AuditTrail } from '../audit/trail';
 import { canonicalNrn, parseNrn } from '../access/nrn';
 import { GrantItem } from './schemas/grants';
 
@@ -58,10 +59,24 @@ export interface CreatedGrant {
   role: RoleEntity;
 }
 
-export async function bulkGrant(dataSource: DataSource, access: Access, user: UserEntity, items: unknown[]): Promise<CreatedGrant[]> {
+/** The audit details of a grant: who holds which role, never more. */
+export const grantDetails = (grant: Pick<GrantEntity, 'userId' | 'status'>, role: Pick<RoleEntity, 'slug'>) => ({
+  userId: String(grant.userId),
+  role: role.slug,
+  status: grant.status,
+});
+
+/** Creates the grants; each is recorded in the audit trail (`audit`) in the transaction that inserts them. */
+export async function bulkGrant(
+  dataSource: DataSource,
+  access: Access,
+  user: UserEntity,
+  items: unknown[],
+  audit: AuditTrail,
+): Promise<CreatedGrant[]> {
   try {
     const resolved = await resolveItems(dataSource, access, user, items);
-    return await insertAll(dataSource, access, user, resolved);
+    return await insertAll(dataSource, access, user, resolved, audit);
   } catch (error) {
     if (error instanceof GrantFailure) throw bulkFailed(error);
     throw error;
@@ -114,7 +129,13 @@ async function resolveItems(dataSource: DataSource, access: Access, user: UserEn
 
 const MAX_ATTEMPTS = 3;
 
-async function insertAll(dataSource: DataSource, access: Access, user: UserEntity, resolved: Resolved[]): Promise<CreatedGrant[]> {
+async function insertAll(
+  dataSource: DataSource,
+  access: Access,
+  user: UserEntity,
+  resolved: Resolved[],
+  audit: AuditTrail,
+): Promise<CreatedGrant[]> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await dataSource.transaction(async (manager) => {
@@ -127,7 +148,10 @@ async function insertAll(dataSource: DataSource, access: Access, user: UserEntit
         // A concurrent request committed one of ours between the check and the insert.
         const lost = resolved.find((g) => !byKey.has(grantKey(g.nrn, g.roleId)));
         if (lost) throw duplicateOf(lost);
-        return resolved.map((g) => ({ grant: byKey.get(grantKey(g.nrn, g.roleId))!, role: g.role }));
+        const created = resolved.map((g) => ({ grant: byKey.get(grantKey(g.nrn, g.roleId))!, role: g.role }));
+        for (const { grant, role } of created)
+          await audit.record(manager, { nrn: grant.nrn, id: grant.id, details: grantDetails(grant, role) });
+        return created;
       });
     } catch (error) {
       // Overlapping concurrent inserts can still deadlock on the index; retrying is safe (nothing was kept).

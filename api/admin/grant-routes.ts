@@ -7,7 +7,7 @@ import { GrantRepository } from '../../db/repositories/grant-repository';
 import { RoleRepository } from '../../db/repositories/role-repository';
 import { loadAccess, type Access } from '../access/access';
 import type { AdminDeps } from './deps';
-import { bulkGrant } from './bulk-grants';
+import { bulkGrant, grantDetails } from './bulk-grants';
 import { ADMIN_ERRORS, IdParams } from './schemas/common';
 import { BulkGrantBody, Grant, GrantParams, Role } from './schemas/grants';
 import { grantOut, roleOut } from './serialize';
@@ -40,15 +40,16 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
         'Each item is `{nrn, role_slug}` or `{nrn, role_id}`. A failing item answers 400 `RESOURCE_GRANTS.BULK_CREATE_FAILED` with `cause {code, detail, index}` and nothing is created.',
       tags: ['grants'],
       access: { permission: 'grant:write' },
+      audit: { action: 'grant.create' },
       params: IdParams,
       body: BulkGrantBody,
       responses: { 201: { description: 'The created grants, in request order', schema: Type.Array(Grant) } },
       errors: ADMIN_ERRORS,
-      handler: async ({ params, body, auth }) => {
+      handler: async ({ params, body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
         const user = await visibleUser(dataSource, access, params.id);
         access.requireSomewhere('grant:write', user.organizationId, userNotFound(params.id));
-        const grants = await bulkGrant(dataSource, access, user, body);
+        const grants = await bulkGrant(dataSource, access, user, body, audit);
         return { status: 201, body: grants.map(({ grant, role }) => grantOut(grant, role)) };
       },
     }),
@@ -82,13 +83,17 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       summary: 'Revoke a grant.',
       tags: ['grants'],
       access: { permission: 'grant:write' },
+      audit: { action: 'grant.delete' },
       params: GrantParams,
       responses: { 204: { description: 'Revoked' } },
       errors: ADMIN_ERRORS,
-      handler: async ({ params, auth }) => {
+      handler: async ({ params, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
-        const { grant } = await manageableGrant(dataSource, access, params.id, params.grantId);
-        await GrantRepository.of(dataSource.manager).delete({ id: grant.id });
+        const { grant, role } = await manageableGrant(dataSource, access, params.id, params.grantId);
+        await dataSource.transaction(async (manager) => {
+          await GrantRepository.of(manager).delete({ id: grant.id });
+          await audit.record(manager, { nrn: grant.nrn, id: grant.id, details: grantDetails(grant, role) });
+        });
         return { status: 204 };
       },
     }),
@@ -99,15 +104,19 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       summary: 'Approve a pending grant (roles that require approval start pending).',
       tags: ['grants'],
       access: { permission: 'grant:write' },
+      audit: { action: 'grant.approve' },
       params: GrantParams,
       responses: { 200: { description: 'The approved grant', schema: Grant } },
       errors: [...ADMIN_ERRORS, 409],
-      handler: async ({ params, auth }) => {
+      handler: async ({ params, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
         const { grant, role } = await manageableGrant(dataSource, access, params.id, params.grantId);
         if (grant.userId === access.caller.userId) throw forbidden('A grant cannot be approved by the user who holds it.');
         if (grant.status !== 'pending') throw new HttpError(409, 'RESOURCE_GRANTS.NOT_PENDING', `Grant ${grant.id} is already active.`);
-        await GrantRepository.of(dataSource.manager).update({ id: grant.id }, { status: 'active' });
+        await dataSource.transaction(async (manager) => {
+          await GrantRepository.of(manager).update({ id: grant.id }, { status: 'active' });
+          await audit.record(manager, { nrn: grant.nrn, id: grant.id, details: grantDetails(grant, role) });
+        });
         return { status: 200, body: grantOut({ ...grant, status: 'active' }, role) };
       },
     }),

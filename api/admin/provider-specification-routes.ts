@@ -4,7 +4,7 @@
  * the platform and are read-only here.
  */
 import type { Static } from '@sinclair/typebox';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { HttpError, forbidden } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { isUniqueViolation } from '../../db/sql';
@@ -12,6 +12,8 @@ import type { ProviderSpecificationEntity } from '../../db/entities/provider-spe
 import { ProviderCategoryRepository } from '../../db/repositories/provider-category-repository';
 import { ProviderSpecificationRepository, type ProviderSpecificationFields } from '../../db/repositories/provider-specification-repository';
 import { loadAccess, type Access } from '../access/access';
+import { organizationNrn } from '../access/nrn';
+import type { AuditTrail } from '../audit/trail';
 import type { AdminDeps } from './deps';
 import { ADMIN_ERRORS, Paged, UuidParams } from './schemas/common';
 import {
@@ -68,20 +70,38 @@ async function categoriesFor(dataSource: DataSource, slug: string | undefined, c
 type Body = Static<typeof UpdateProviderSpecificationBody>;
 
 /** Saves with a slug generated from the name (global uniqueness; a lost race picks the next one). */
-async function saveNew(dataSource: DataSource, fields: Omit<ProviderSpecificationFields, 'slug'>): Promise<ProviderSpecificationEntity> {
-  const specs = ProviderSpecificationRepository.of(dataSource.manager);
+async function saveNew(
+  dataSource: DataSource,
+  fields: Omit<ProviderSpecificationFields, 'slug'>,
+  audit: AuditTrail,
+): Promise<ProviderSpecificationEntity> {
   const base = slugify(fields.name, 240, 'provider');
   for (let attempt = 0; attempt < 5; attempt += 1) {
-    const taken = await specs.slugsLike(base);
+    const taken = await ProviderSpecificationRepository.of(dataSource.manager).slugsLike(base);
     let slug = base;
     for (let n = 1; taken.has((slug = slugCandidate(base, n, 255))); n += 1);
     try {
-      return await specs.insertSpecification({ ...fields, slug });
+      return await dataSource.transaction(async (manager) => {
+        const spec = await ProviderSpecificationRepository.of(manager).insertSpecification({ ...fields, slug });
+        await recordSpec(manager, audit, spec);
+        return spec;
+      });
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
     }
   }
   throw new HttpError(409, 'PROVIDER_SPECIFICATION.SLUG_TAKEN', 'Could not pick a free slug; retry.');
+}
+
+/** A provider specification's write in the audit trail (an organization's: global ones are not written through the API). */
+function recordSpec(manager: EntityManager, audit: AuditTrail, spec: ProviderSpecificationEntity, details: Record<string, unknown> = {}) {
+  const organizationId = String(spec.organizationId);
+  return audit.record(manager, {
+    organizationId,
+    nrn: organizationNrn(organizationId),
+    id: spec.id,
+    details: { ...details, name: spec.name, slug: spec.slug, visibleTo: spec.visibleTo },
+  });
 }
 
 function checkSchema(body: Body): void {
@@ -97,25 +117,30 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
       summary: 'Create a provider specification of an organization.',
       tags: ['provider specifications'],
       access: { permission: 'provider_specification:write' },
+      audit: { action: 'provider_specification.create' },
       body: CreateProviderSpecificationBody,
       responses: { 201: { description: 'The provider specification', schema: ProviderSpecification } },
       errors: ADMIN_ERRORS,
-      handler: async ({ body, auth }) => {
+      handler: async ({ body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
         const owner = ownerOf(body.visible_to, INVALID_VISIBILITY);
         access.requireAll('provider_specification:write', owner.visibleTo, () => organizationNotFound(owner.organizationId)());
         checkSchema(body);
-        const spec = await saveNew(dataSource, {
-          organizationId: owner.organizationId,
-          name: body.name,
-          icon: body.icon ?? null,
-          description: body.description ?? null,
-          visibleTo: owner.visibleTo,
-          schema: body.schema,
-          allowDimensions: body.allow_dimensions ?? false,
-          defaultDimensions: body.default_dimensions ?? {},
-          categories: await categoriesFor(dataSource, body.category, []),
-        });
+        const spec = await saveNew(
+          dataSource,
+          {
+            organizationId: owner.organizationId,
+            name: body.name,
+            icon: body.icon ?? null,
+            description: body.description ?? null,
+            visibleTo: owner.visibleTo,
+            schema: body.schema,
+            allowDimensions: body.allow_dimensions ?? false,
+            defaultDimensions: body.default_dimensions ?? {},
+            categories: await categoriesFor(dataSource, body.category, []),
+          },
+          audit,
+        );
         return { status: 201, body: providerOut(spec) };
       },
     }),
@@ -162,11 +187,12 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
       summary: 'Update a provider specification of an organization.',
       tags: ['provider specifications'],
       access: { permission: 'provider_specification:write' },
+      audit: { action: 'provider_specification.update' },
       params: UuidParams,
       body: UpdateProviderSpecificationBody,
       responses: { 200: { description: 'The provider specification', schema: ProviderSpecification } },
       errors: ADMIN_ERRORS,
-      handler: async ({ params, body, auth }) => {
+      handler: async ({ params, body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
         const spec = await visibleProvider(dataSource, access, params.id, true);
         let visibleTo = spec.visibleTo;
@@ -178,17 +204,22 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
           visibleTo = owner.visibleTo;
         }
         checkSchema(body);
-        const updated = await ProviderSpecificationRepository.of(dataSource.manager).updateSpecification(spec.id, {
-          organizationId: spec.organizationId,
-          slug: spec.slug,
-          name: body.name ?? spec.name,
-          icon: body.icon ?? spec.icon,
-          description: body.description ?? spec.description,
-          visibleTo,
-          schema: body.schema ?? spec.schema,
-          allowDimensions: body.allow_dimensions ?? spec.allowDimensions,
-          defaultDimensions: body.default_dimensions ?? spec.defaultDimensions,
-          categories: await categoriesFor(dataSource, body.category, spec.categories),
+        const categories = await categoriesFor(dataSource, body.category, spec.categories);
+        const updated = await dataSource.transaction(async (manager) => {
+          const row = await ProviderSpecificationRepository.of(manager).updateSpecification(spec.id, {
+            organizationId: spec.organizationId,
+            slug: spec.slug,
+            name: body.name ?? spec.name,
+            icon: body.icon ?? spec.icon,
+            description: body.description ?? spec.description,
+            visibleTo,
+            schema: body.schema ?? spec.schema,
+            allowDimensions: body.allow_dimensions ?? spec.allowDimensions,
+            defaultDimensions: body.default_dimensions ?? spec.defaultDimensions,
+            categories,
+          });
+          if (row) await recordSpec(manager, audit, row, { changed: Object.keys(body) });
+          return row;
         });
         if (!updated) throw providerSpecificationNotFound(params.id)();
         return { status: 200, body: providerOut(updated) };
@@ -201,12 +232,16 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
       summary: 'Delete a provider specification of an organization.',
       tags: ['provider specifications'],
       access: { permission: 'provider_specification:write' },
+      audit: { action: 'provider_specification.delete' },
       params: UuidParams,
       responses: { 204: { description: 'Deleted' } },
       errors: ADMIN_ERRORS,
-      handler: async ({ params, auth }) => {
+      handler: async ({ params, auth, audit }) => {
         const spec = await visibleProvider(dataSource, await loadAccess(dataSource, auth), params.id, true);
-        await ProviderSpecificationRepository.of(dataSource.manager).delete({ id: spec.id });
+        await dataSource.transaction(async (manager) => {
+          await ProviderSpecificationRepository.of(manager).delete({ id: spec.id });
+          await recordSpec(manager, audit, spec);
+        });
         return { status: 204 };
       },
     }),

@@ -76,10 +76,11 @@ export function serviceRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       summary: 'Create a service from a specification visible at its NRN; attributes are validated against the specification schema.',
       tags: ['services'],
       access: { permission: 'service:write' },
+      audit: { action: 'service.create' },
       body: CreateServiceBody,
       responses: { 201: { description: 'The service', schema: Service } },
       errors: ADMIN_ERRORS,
-      handler: async ({ body, auth }) => {
+      handler: async ({ body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
         const entityNrn = canonicalNrn(body.entity_nrn)!;
         const nrn = parseNrn(entityNrn)!;
@@ -108,16 +109,26 @@ export function serviceRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
         const dimensions = body.dimensions ?? {};
         checkDimensions(spec, dimensions);
         const name = nameFor(spec, body.name, attributes);
-        const service = await ServiceRepository.of(dataSource.manager).insertService({
-          organizationId: spec.organizationId,
-          name,
-          slug: slugify(name, 255, 'service'),
-          specificationId: spec.id,
-          entityNrn,
-          status: 'active',
-          attributes,
-          dimensions,
-          createdBy: access.caller.subject,
+        const service = await dataSource.transaction(async (manager) => {
+          const row = await ServiceRepository.of(manager).insertService({
+            organizationId: spec.organizationId,
+            name,
+            slug: slugify(name, 255, 'service'),
+            specificationId: spec.id,
+            entityNrn,
+            status: 'active',
+            attributes,
+            dimensions,
+            createdBy: access.caller.subject,
+          });
+          // Attribute values are the service's data: the event names the service, not its contents.
+          await audit.record(manager, {
+            organizationId: String(spec.organizationId),
+            nrn: entityNrn,
+            id: row.id,
+            details: { name: row.name, specificationId: spec.id },
+          });
+          return row;
         });
         return { status: 201, body: serviceOut(service) };
       },

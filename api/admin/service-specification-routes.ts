@@ -7,6 +7,7 @@ import type { ServiceSpecificationEntity } from '../../db/entities/service-speci
 import { ActionSpecificationRepository } from '../../db/repositories/action-specification-repository';
 import { ServiceRepository } from '../../db/repositories/service-repository';
 import { ServiceSpecificationRepository, type ServiceSpecificationFields } from '../../db/repositories/service-specification-repository';
+import type { AuditTrail } from '../audit/trail';
 import { loadAccess, type Access } from '../access/access';
 import type { AdminDeps } from './deps';
 import { canonicalNrn, containingNrns, organizationNrn, parseNrn } from '../access/nrn';
@@ -53,8 +54,14 @@ export async function visibleSpec(dataSource: DataSource, access: Access, id: st
   return spec;
 }
 
-/** Writes the specification and keeps its default action specifications in step, in one transaction. */
-async function save(dataSource: DataSource, fields: ServiceSpecificationFields, id?: string): Promise<ServiceSpecificationEntity> {
+/** Writes the specification and keeps its default action specifications in step, in one transaction with its audit event. */
+async function save(
+  dataSource: DataSource,
+  fields: ServiceSpecificationFields,
+  audit: AuditTrail,
+  details: Record<string, unknown>,
+  id?: string,
+): Promise<ServiceSpecificationEntity> {
   return dataSource.transaction(async (manager) => {
     const specs = ServiceSpecificationRepository.of(manager);
     const actionSpecs = ActionSpecificationRepository.of(manager);
@@ -62,18 +69,28 @@ async function save(dataSource: DataSource, fields: ServiceSpecificationFields, 
     if (!spec) throw serviceSpecificationNotFound(id!)();
     if (spec.useDefaultActions) await actionSpecs.upsertDefaults(spec.id, defaultActionSpecs(spec));
     else await actionSpecs.removeUnusedDefaults(spec.id);
+    await audit.record(manager, {
+      organizationId: String(spec.organizationId),
+      nrn: organizationNrn(spec.organizationId),
+      id: spec.id,
+      details: { ...details, name: spec.name, slug: spec.slug, visibleTo: spec.visibleTo },
+    });
     return spec;
   });
 }
 
-async function create(dataSource: DataSource, fields: Omit<ServiceSpecificationFields, 'slug'>): Promise<ServiceSpecificationEntity> {
+async function create(
+  dataSource: DataSource,
+  fields: Omit<ServiceSpecificationFields, 'slug'>,
+  audit: AuditTrail,
+): Promise<ServiceSpecificationEntity> {
   const base = slugify(fields.name, 240, 'specification');
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const taken = await ServiceSpecificationRepository.of(dataSource.manager).slugsLike(fields.organizationId, base);
     let slug = base;
     for (let n = 1; taken.has((slug = slugCandidate(base, n, 255))); n += 1);
     try {
-      return await save(dataSource, { ...fields, slug });
+      return await save(dataSource, { ...fields, slug }, audit, {});
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
     }
@@ -90,17 +107,18 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
       summary: 'Create a service specification.',
       tags: ['service specifications'],
       access: { permission: 'service_specification:write' },
+      audit: { action: 'service_specification.create' },
       body: CreateServiceSpecificationBody,
       responses: { 201: { description: 'The specification', schema: ServiceSpecification } },
       errors: ADMIN_ERRORS,
-      handler: async ({ body, auth }) => {
+      handler: async ({ body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
         const owner = ownerOf(body.visible_to);
         access.requireAll('service_specification:write', owner.visibleTo, () => organizationNotFound(owner.organizationId)());
         const fields = withDefaults(body, owner);
         checkAttributes(fields.attributes);
         await checkScopes(dataSource.manager, owner.organizationId, fields.scopes);
-        return { status: 201, body: specOut(await create(dataSource, fields)) };
+        return { status: 201, body: specOut(await create(dataSource, fields, audit)) };
       },
     }),
     defineRoute({
@@ -161,11 +179,12 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
       summary: 'Update a service specification; package_id cannot change while an instance is bound to a package revision.',
       tags: ['service specifications'],
       access: { permission: 'service_specification:write' },
+      audit: { action: 'service_specification.update' },
       params: UuidParams,
       body: UpdateServiceSpecificationBody,
       responses: { 200: { description: 'The specification', schema: ServiceSpecification } },
       errors: [...ADMIN_ERRORS, 409],
-      handler: async ({ params, body, auth }) => {
+      handler: async ({ params, body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
         const spec = await visibleSpec(dataSource, access, params.id, true);
         let visibleTo = spec.visibleTo;
@@ -208,7 +227,7 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
             );
           }
         }
-        return { status: 200, body: specOut(await save(dataSource, fields, spec.id)) };
+        return { status: 200, body: specOut(await save(dataSource, fields, audit, { changed: Object.keys(body) }, spec.id)) };
       },
     }),
     defineRoute({
@@ -218,16 +237,25 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
       summary: 'Delete a service specification that has no services.',
       tags: ['service specifications'],
       access: { permission: 'service_specification:write' },
+      audit: { action: 'service_specification.delete' },
       params: UuidParams,
       responses: { 204: { description: 'Deleted' } },
       errors: [...ADMIN_ERRORS, 409],
-      handler: async ({ params, auth }) => {
+      handler: async ({ params, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
         const spec = await visibleSpec(dataSource, access, params.id, true);
         const { services } = await ServiceRepository.of(dataSource.manager).countsOfSpecification(spec.id);
         if (services > 0) throw new HttpError(409, 'SERVICE_SPECIFICATION.IN_USE', `${services} service(s) use this specification.`);
         try {
-          await ServiceSpecificationRepository.of(dataSource.manager).delete({ id: spec.id });
+          await dataSource.transaction(async (manager) => {
+            await ServiceSpecificationRepository.of(manager).delete({ id: spec.id });
+            await audit.record(manager, {
+              organizationId: String(spec.organizationId),
+              nrn: organizationNrn(spec.organizationId),
+              id: spec.id,
+              details: { name: spec.name, slug: spec.slug },
+            });
+          });
         } catch (error) {
           // A service created since the count: the foreign key refuses.
           if ((error as { code?: unknown }).code === '23503')

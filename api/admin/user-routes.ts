@@ -35,19 +35,30 @@ export function userRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       summary: 'Register a user of an organization so that roles can be granted to it.',
       tags: ['users'],
       access: { permission: 'user:write' },
+      audit: { action: 'user.create' },
       body: CreateUserBody,
       responses: { 201: { description: 'The user', schema: User } },
       errors: [...ADMIN_ERRORS, 409],
-      handler: async ({ body, auth }) => {
+      handler: async ({ body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
         const org = body.organization_id;
         access.require('user:write', organizationNrn(org), organizationNotFound(org));
-        const user = await UserRepository.of(dataSource.manager).register({
-          id: body.id,
-          organizationId: org,
-          type: body.type ?? 'person',
-          email: body.email,
-          name: body.name,
+        const user = await dataSource.transaction(async (manager) => {
+          const registered = await UserRepository.of(manager).register({
+            id: body.id,
+            organizationId: org,
+            type: body.type ?? 'person',
+            email: body.email,
+            name: body.name,
+          });
+          if (registered)
+            await audit.record(manager, {
+              organizationId: String(org),
+              nrn: organizationNrn(org),
+              id: registered.id,
+              details: { type: registered.type },
+            });
+          return registered;
         });
         if (!user) throw conflict(`User ${body.id} already exists in organization ${org}.`, 'USER.ALREADY_EXISTS');
         return { status: 201, body: userOut(user) };

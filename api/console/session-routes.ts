@@ -56,6 +56,7 @@ export function consoleSessionRoutes(deps: ConsoleSessionDeps): RouteDefinition[
         'Body {token} or {code}. Sets an HttpOnly, SameSite=Strict session cookie that authenticates later requests like the token. Needs the x-console-request: 1 header.',
       tags,
       access: { public: 'sign-in: the body carries the credential (a token, or a one-time code printed by npm start)' },
+      audit: { none: "sets the caller's own session cookie: nothing is stored on the server" },
       body: Type.Object(
         {
           token: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_COOKIE_TOKEN_LENGTH })),
@@ -105,6 +106,7 @@ export function consoleSessionRoutes(deps: ConsoleSessionDeps): RouteDefinition[
       summary: 'Sign out of the console (clears the session cookie)',
       tags,
       access: { public: 'only clears the caller’s own cookie' },
+      audit: { none: "clears the caller's own session cookie: nothing is stored on the server" },
       responses: { 204: { description: 'Signed out' } },
       handler({ ctx }) {
         assertSameOriginWrite(ctx);

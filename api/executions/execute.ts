@@ -14,6 +14,7 @@ import { workflowNotFound } from '../workflows/errors';
 import { WorkflowRef } from '../workflows/schemas';
 import type { ExecutionDeps } from './deps';
 import { declaredInputs, inputSchemaErrors } from '../workflows/declared-schemas';
+import { recordStart } from '../audit/execution-start';
 import { asProblem } from './errors';
 import { ExecuteBody, ExecuteResult, RevisionChoice } from './schemas';
 
@@ -30,6 +31,7 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
         'alias/revision may come in the body or the query (the body wins); an explicit revision wins over an alias; default alias latest. A repeated idempotencyKey answers 200 with the same execution and deduplicated: true.',
       tags,
       access: { permission: 'workflow:execute' },
+      audit: { action: 'execution.start' },
       params: WorkflowRef,
       query: Type.Object(RevisionChoice),
       body: ExecuteBody,
@@ -39,7 +41,7 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
         200: { description: 'Deduplicated by idempotencyKey', schema: ExecuteResult },
       },
       errors: [404, 503],
-      async handler({ params, query, body, auth, permission }) {
+      async handler({ params, query, body, auth, permission, audit }) {
         await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const request = body ?? {};
         const alias = request.alias ?? query.alias;
@@ -69,6 +71,7 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
           correlationKey: request.correlationKey,
           idempotencyKey: request.idempotencyKey,
           createdBy: auth.userId,
+          audit: recordStart(audit, runnable.workflow, 'manual'),
         }).catch(asProblem);
         const result = { executionId: row.id, workflowId: row.workflowId, revision: row.revision, alias: row.alias };
         if (!created) return { status: 200, body: { ...result, status: row.status, deduplicated: true } };

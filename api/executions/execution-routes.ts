@@ -9,7 +9,7 @@ import { defineRoute, type RouteDefinition } from '../http/route';
 import { authorizeInOrganization } from '../workflows/authorize';
 import type { ExecutionDeps } from './deps';
 import { executionFinished, executorUnavailable } from './errors';
-import { executionHandle, isFinished, authorizedExecution } from './live';
+import { executionHandle, isFinished, authorizedExecution, guardedExecution } from './live';
 import { openWaits, recordedState } from './recorded-state';
 import { cancelReasonSignal } from '../../workflows/messages';
 import {
@@ -185,6 +185,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       summary: 'Request cancellation (the workflow records it)',
       tags,
       access: { permission: 'execution:cancel' },
+      audit: { action: 'execution.cancel' },
       params: ExecutionRef,
       body: ReasonBody,
       bodyOptional: true,
@@ -195,14 +196,21 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           schema: Type.Object({ executionId: Type.String(), cancelRequested: Type.Literal(true) }),
         },
       },
-      async handler({ params, body, auth, permission }) {
-        const row = await authorizedExecution(deps, auth, params.id, permission);
+      async handler({ params, body, auth, permission, audit }) {
+        const { row, nrn } = await guardedExecution(deps, auth, params.id, permission);
         if (isFinished(row)) throw executionFinished(row.id, row.status);
         // The workflow itself writes `cancelled` (and flushes its logs) when the request reaches it;
         // the reason goes first, as a signal, because a Temporal cancel request carries none the workflow can read.
         const handle = executionHandle(deps, row);
-        if (body?.reason) await temporalCall(row, () => handle.signal(cancelReasonSignal, body.reason as string));
-        await temporalCall(row, () => handle.cancel());
+        // Temporal holds the change: recorded before the calls, with their outcome (docs/security.md, "Audit trail").
+        await audit.around(
+          deps.dataSource.manager,
+          { nrn, id: row.id, details: { workflowId: row.workflowId, reason: body?.reason } },
+          async () => {
+            if (body?.reason) await temporalCall(row, () => handle.signal(cancelReasonSignal, body.reason as string));
+            await temporalCall(row, () => handle.cancel());
+          },
+        );
         return { status: 202, body: { executionId: row.id, cancelRequested: true } };
       },
     }),
@@ -213,16 +221,19 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       summary: 'Terminate at once (no workflow code runs)',
       tags,
       access: { permission: 'execution:cancel' },
+      audit: { action: 'execution.terminate' },
       params: ExecutionRef,
       body: ReasonBody,
       bodyOptional: true,
       errors: [409, 503],
       responses: { 200: { description: 'Terminated', schema: Execution } },
-      async handler({ params, body, auth, permission }) {
-        const row = await authorizedExecution(deps, auth, params.id, permission);
+      async handler({ params, body, auth, permission, audit }) {
+        const { row, nrn } = await guardedExecution(deps, auth, params.id, permission);
         if (isFinished(row)) throw executionFinished(row.id, row.status);
         const reason = body?.reason ?? 'terminated through the API';
-        await temporalCall(row, () => executionHandle(deps, row).terminate(reason));
+        await audit.around(deps.dataSource.manager, { nrn, id: row.id, details: { workflowId: row.workflowId, reason } }, () =>
+          temporalCall(row, () => executionHandle(deps, row).terminate(reason)),
+        );
         // Termination runs no workflow code, so the record is finished here, after Temporal accepted it.
         await executions.finish(row.id, 'terminated', null, { type: 'TERMINATED', message: reason });
         const finished = await executions.findInOrganization(auth.organizationId, row.id);

@@ -32,6 +32,16 @@ export async function authorizedExecution(
   id: string,
   permission: Permission,
 ): Promise<ExecutionEntity> {
+  return (await guardedExecution(deps, auth, id, permission)).row;
+}
+
+/** As authorizedExecution, with the NRN that guards the execution (what its audit events are about). */
+export async function guardedExecution(
+  deps: ExecutionDeps,
+  auth: AuthContext,
+  id: string,
+  permission: Permission,
+): Promise<{ row: ExecutionEntity; nrn: string }> {
   // Two reads side by side (the caller's grants do not depend on the row): a polling client pays one round trip.
   const [found, access] = await Promise.all([
     new ExecutionRepository(deps.dataSource.manager).findWithWorkflowNrn(auth.organizationId, id),
@@ -39,8 +49,9 @@ export async function authorizedExecution(
   ]);
   if (!found) throw executionNotFound(id);
   const workflow = found.workflow && { nrn: found.workflow.nrn, organizationId: auth.organizationId };
-  access.require(permission, executionNrn(auth.organizationId, workflow), () => executionNotFound(id));
-  return found.row;
+  const nrn = executionNrn(auth.organizationId, workflow);
+  access.require(permission, nrn, () => executionNotFound(id));
+  return { row: found.row, nrn };
 }
 
 /** What guards an execution: its workflow's NRN, or the organization's once the workflow was deleted. */

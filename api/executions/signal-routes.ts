@@ -13,11 +13,12 @@ import { deliver, deliverByCorrelation } from '../../executions';
 import { badRequest } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { authorize } from '../access/access';
+import { organizationNrn } from '../access/nrn';
 import { authorizeInOrganization, organizationNotFound, workflowNrn } from '../workflows/authorize';
 import type { ExecutionDeps } from './deps';
 import { asProblem, notWaiting } from './errors';
 import { deliverOnce } from './idempotent-signal';
-import { isFinished, authorizedExecution } from './live';
+import { isFinished, guardedExecution } from './live';
 import { startForSignal } from './signal-start';
 import { CorrelatedSignalBody, CorrelatedSignalResult, SignalParams, SignalPayload, SignalQuery, SignalResult } from './schemas';
 
@@ -34,25 +35,30 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
         'The body is passed verbatim as the signal payload. 409 when the execution is not waiting on that signal name. With `idempotencyKey`, a repeat delivers nothing and answers 200 with the first signalId (and deduplicated: true).',
       tags,
       access: { permission: 'execution:signal' },
+      audit: { action: 'execution.signal' },
       params: SignalParams,
       query: SignalQuery,
       body: SignalPayload,
       bodyOptional: true,
       errors: [409, 503],
       responses: { 200: { description: 'Delivered', schema: SignalResult } },
-      async handler({ params, query, body, auth, permission }) {
-        const row = await authorizedExecution(deps, auth, params.id, permission);
+      async handler({ params, query, body, auth, permission, audit }) {
+        const { row, nrn } = await guardedExecution(deps, auth, params.id, permission);
         const answer = await deliverOnce(
           deps,
           { organizationId: auth.organizationId, idempotencyKey: query.idempotencyKey, target: `execution:${row.id}:${params.name}` },
           async (signalId) => {
             if (isFinished(row)) throw notWaiting(params.name);
-            const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, {
-              name: params.name,
-              payload: body ?? {},
-              signalId,
-            }).catch(asProblem);
-            if (outcome === 'not-waiting') throw notWaiting(params.name);
+            // The payload is the caller's data: the event names the signal, never what it carried.
+            const event = { nrn, id: row.id, details: { name: params.name, signalId, idempotencyKey: query.idempotencyKey } };
+            await audit.around(deps.dataSource.manager, event, async () => {
+              const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, {
+                name: params.name,
+                payload: body ?? {},
+                signalId,
+              }).catch(asProblem);
+              if (outcome === 'not-waiting') throw notWaiting(params.name);
+            });
             return { signalId, executionId: row.id, started: false };
           },
         );
@@ -71,11 +77,12 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
         'Releases the oldest open wait declared with this signal name and correlation key (optionally within one workflow); 409 when none waits, unless `startIfNotWaiting` asks for an execution of `workflowId` to be started (signal-with-start; needs workflow:execute too). With `idempotencyKey`, a repeat delivers (and starts) nothing and answers as the first did.',
       tags,
       access: { permission: 'execution:signal' },
+      audit: { action: 'execution.signal' },
       params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }),
       body: CorrelatedSignalBody,
       errors: [400, 403, 404, 409, 503],
       responses: { 200: { description: 'Delivered', schema: CorrelatedSignalResult } },
-      async handler({ params, body, auth, permission }) {
+      async handler({ params, body, auth, permission, audit }) {
         if (body.startIfNotWaiting === true && body.workflowId === undefined)
           throw badRequest('startIfNotWaiting needs workflowId: the workflow to start when no execution waits.', 'validation_failed');
         // Narrowed to one workflow: its NRN guards the delivery; else any waiting execution of the organization may receive it.
@@ -95,26 +102,43 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
           deps,
           { organizationId: auth.organizationId, idempotencyKey: body.idempotencyKey, target },
           async (signalId) => {
-            const delivered = await deliverByCorrelation(deps, {
-              organizationId: auth.organizationId,
-              name: params.name,
-              correlationKey: body.correlationKey,
-              payload: body.payload ?? {},
-              signalId,
-              workflowId: workflow?.id,
-            }).catch(asProblem);
-            if (delivered) return { signalId, executionId: delivered.executionId, started: false };
-            if (body.startIfNotWaiting !== true || workflow === undefined) throw notWaiting(params.name);
-            const executionId = await startForSignal(deps, auth, workflow, {
-              name: params.name,
-              signalId,
-              correlationKey: body.correlationKey,
-              payload: body.payload ?? {},
-              inputs: body.inputs ?? {},
-              alias: body.alias,
-              idempotencyKey: body.idempotencyKey,
-            });
-            return { signalId, executionId, started: true };
+            const event = {
+              nrn: workflow ? workflowNrn(workflow) : organizationNrn(auth.organizationId),
+              id: null,
+              details: {
+                name: params.name,
+                correlationKey: body.correlationKey,
+                signalId,
+                idempotencyKey: body.idempotencyKey,
+                ...(workflow ? { workflowId: workflow.id } : {}),
+              },
+            };
+            const deliverOrStart = async () => {
+              const delivered = await deliverByCorrelation(deps, {
+                organizationId: auth.organizationId,
+                name: params.name,
+                correlationKey: body.correlationKey,
+                payload: body.payload ?? {},
+                signalId,
+                workflowId: workflow?.id,
+              }).catch(asProblem);
+              if (delivered) return { signalId, executionId: delivered.executionId, started: false };
+              if (body.startIfNotWaiting !== true || workflow === undefined) throw notWaiting(params.name);
+              const executionId = await startForSignal(deps, auth, workflow, {
+                name: params.name,
+                signalId,
+                correlationKey: body.correlationKey,
+                payload: body.payload ?? {},
+                inputs: body.inputs ?? {},
+                alias: body.alias,
+                idempotencyKey: body.idempotencyKey,
+              });
+              return { signalId, executionId, started: true };
+            };
+            return audit.around(deps.dataSource.manager, event, deliverOrStart, (answer) => ({
+              executionId: answer.executionId,
+              started: answer.started,
+            }));
           },
         );
         return {

@@ -23,9 +23,13 @@
 import { Type } from '@sinclair/typebox';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-repository';
+import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import { deliver, deliverByCorrelation, startExecution } from '../../executions';
 import { readPath, webhookSignalName } from '../../workflows/engine';
+import { organizationNrn } from '../access/nrn';
+import { workflowNrn } from '../access/workflow-reach';
+import { recordStart } from '../audit/execution-start';
 import { HttpError, describeFieldErrors, notFound } from '../http/errors';
 import { payloadSchemaErrors } from '../workflows/declared-schemas';
 import { defineRoute, type AppContext, type HttpMethod, type RouteDefinition } from '../http/route';
@@ -75,6 +79,7 @@ function callbackRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBu
     summary: 'Release a webhook-wait step with this request',
     tags,
     access: { public: 'the one-time callback token in the URL is the capability' },
+    audit: { action: 'execution.signal' },
     params: Type.Object({
       ...(shape === 'prefixed' ? { prefix: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' }) } : {}),
       executionId: Type.String({ minLength: 1, maxLength: 128 }),
@@ -83,7 +88,7 @@ function callbackRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBu
     ...(method === 'get' ? {} : { body: Type.Unknown(), bodyOptional: true }),
     responses: { 202: { description: 'Delivered to the waiting step', schema: Type.Object({ accepted: Type.Literal(true) }) } },
     errors: [404, 429, 503],
-    async handler({ params, body, ctx }) {
+    async handler({ params, body, ctx, audit }) {
       budgets.throttle(params.token);
       // A forged token is refused before any lookup: only the API (holding the key) can complete a nonce.
       const nonce = callbackNonce(deps.callbackKey, params.executionId, params.token);
@@ -91,12 +96,27 @@ function callbackRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBu
       const row = await new ExecutionRepository(deps.dataSource.manager).findAnywhere(params.executionId);
       if (!row || (row.status !== 'running' && row.status !== 'waiting')) throw unknownCallback();
       const payload = { ...webhookRequestPayload(ctx, body), callbackToken: params.token };
-      const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, {
-        name: webhookSignalName(nonce),
-        payload,
-        signalId: newSignalId(),
-      }).catch(asProblem);
-      if (outcome !== 'delivered') throw unknownCallback();
+      const signalId = newSignalId();
+      const workflow = await new WorkflowRepository(deps.dataSource.manager).findOneBy({
+        organizationId: row.organizationId,
+        id: row.workflowId,
+      });
+      // The caller is anonymous: the actor is the callback of the waiting step (never its token, which is the capability).
+      const event = {
+        organizationId: row.organizationId,
+        nrn: workflow ? workflowNrn(workflow) : organizationNrn(row.organizationId),
+        id: row.id,
+        actor: { kind: 'webhook' as const, id: `callback:${row.id}` },
+        details: { name: 'webhook-callback', signalId, method: ctx.method },
+      };
+      await audit.around(deps.dataSource.manager, event, async () => {
+        const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, {
+          name: webhookSignalName(nonce),
+          payload,
+          signalId,
+        }).catch(asProblem);
+        if (outcome !== 'delivered') throw unknownCallback();
+      });
       return { status: 202, body: { accepted: true } };
     },
   });
@@ -112,6 +132,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
     summary: 'Webhook ingress: start an execution or signal a waiting one',
     tags,
     access: { public: 'the webhook token in the URL is the capability (checked in constant time; HMAC-signed when the trigger says so)' },
+    audit: { action: 'execution.start', also: ['execution.signal'] },
     params: Type.Object({ token: Type.String({ minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }) }),
     ...(method === 'get' ? {} : { body: Type.Unknown(), bodyOptional: true }),
     responses: {
@@ -122,7 +143,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
       },
     },
     errors: [400, 401, 404, 405, 409, 422, 429, 503],
-    async handler({ params, body, ctx }) {
+    async handler({ params, body, ctx, audit }) {
       budgets.admit(params.token, ctx);
       // Only a request that proved it may use the trigger spends its budget: a stranger's refused ones spend their own.
       const { binding, runnable, config } = await admitted(deps, params.token, ctx).catch((error: unknown) =>
@@ -142,6 +163,8 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
         );
       const payload = webhookRequestPayload(ctx, body);
       const receivedAt = new Date().toISOString();
+      // Anonymous callers: the actor is the trigger whose token they held (never the token itself).
+      const actor = { kind: 'webhook' as const, id: `${binding.workflowId}/${binding.triggerId}` };
       if (config.mode === 'signal') {
         const name = typeof config.signalName === 'string' ? config.signalName : '';
         const found = typeof config.correlationKeyPath === 'string' ? readPath(payload, config.correlationKeyPath) : undefined;
@@ -153,16 +176,34 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
             'The webhook payload names no waiting execution (signal name or correlation key missing).',
           );
         }
-        const delivered = await deliverByCorrelation(deps, {
+        const signalId = newSignalId();
+        const event = {
+          action: 'execution.signal',
           organizationId: binding.organizationId,
-          // A webhook is its workflow's entry point: it may not release another workflow's waits.
-          workflowId: binding.workflowId,
-          name,
-          correlationKey: key,
-          payload,
-          signalId: newSignalId(),
-        }).catch(asProblem);
-        if (!delivered) throw new HttpError(409, 'signal-not-waiting', `No execution waits on signal "${name}" with that correlation key.`);
+          nrn: workflowNrn(runnable.workflow),
+          id: null,
+          actor,
+          details: { name, correlationKey: key, signalId, workflowId: binding.workflowId },
+        };
+        await audit.around(
+          deps.dataSource.manager,
+          event,
+          async () => {
+            const delivered = await deliverByCorrelation(deps, {
+              organizationId: binding.organizationId,
+              // A webhook is its workflow's entry point: it may not release another workflow's waits.
+              workflowId: binding.workflowId,
+              name,
+              correlationKey: key,
+              payload,
+              signalId,
+            }).catch(asProblem);
+            if (!delivered)
+              throw new HttpError(409, 'signal-not-waiting', `No execution waits on signal "${name}" with that correlation key.`);
+            return delivered;
+          },
+          (reached) => ({ executionId: reached.executionId }),
+        );
         return { status: 202, body: { accepted: true } };
       }
       const idempotencyKey = webhookIdempotencyKey(ctx.get('idempotency-key'), binding.triggerId);
@@ -173,6 +214,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
         trigger: { stepId: binding.triggerId, source: 'webhook', payload, receivedAt },
         idempotencyKey,
         createdBy: null,
+        audit: recordStart(audit, runnable.workflow, 'webhook', actor),
       }).catch(asProblem);
       // As execute: a repeated key starts nothing and says so (still no execution id: the caller is anonymous).
       return created ? { status: 202, body: { accepted: true } } : { status: 200, body: { accepted: true, deduplicated: true } };

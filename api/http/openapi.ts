@@ -59,6 +59,7 @@ function operation(route: RouteDefinition): JsonObject {
   if (route.description) op.description = route.description;
   op.security = needsToken(route) ? [{ bearerAuth: [] }] : [];
   if ('permission' in route.access) op['x-permission'] = route.access.permission;
+  if (route.audit && 'action' in route.audit) op['x-audit-action'] = route.audit.action;
 
   const parameters = [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')];
   if (parameters.length > 0) op.parameters = parameters;

@@ -15,7 +15,9 @@ export type Resource =
   // The workflow engine: definitions, their executions, and secrets and variables.
   | 'workflow'
   | 'execution'
-  | 'config';
+  | 'config'
+  // The audit trail (read only: it is written by the routes themselves).
+  | 'audit';
 export type Verb = 'read' | 'write' | 'execute' | 'signal' | 'cancel';
 export type Permission = `${Resource}:${Verb}`;
 

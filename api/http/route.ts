@@ -7,6 +7,7 @@
 import type Router from '@koa/router';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { ParameterizedContext } from 'koa';
+import { AuditTrail, type AuditActor } from '../audit/trail';
 import { bearerToken, type AuthContext, type TokenVerifier } from './auth';
 import { readBody, type BodyFormat } from './body';
 import { sessionToken } from './session-cookie';
@@ -25,6 +26,13 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
  * the capability, …).
  */
 export type RouteAccess = { permission: Permission } | { public: string };
+
+/**
+ * What a route's write is, in the audit trail (docs/security.md, "Audit trail"): the `action` it records
+ * (dotted, e.g. `workflow.definition.create`), or why it records nothing (`none`: validation only, the
+ * console's own session, …). Required on every route that is not a GET: mounting one without it fails.
+ */
+export type RouteAudit = { action: string; also?: string[] } | { none: string };
 
 export function needsToken(route: Pick<RouteDefinition, 'access'>): boolean {
   return 'permission' in route.access;
@@ -55,6 +63,8 @@ export interface HandlerInput<P, Q, B> {
   auth: AuthContext;
   /** The permission the route declares (present with `auth`): what the handler checks on its target. */
   permission: Permission;
+  /** The request's audit trail: records the route's declared action in the change's transaction (api/audit/trail.ts). */
+  audit: AuditTrail;
   ctx: AppContext;
 }
 
@@ -80,6 +90,8 @@ export interface RouteDefinition<
   tags: string[];
   /** Who may call it: a token holding a permission, or anyone, for a stated reason. Required: mounting a route without it fails. */
   access: RouteAccess;
+  /** What the route records in the audit trail. Required unless the method is GET. */
+  audit?: RouteAudit;
   /** The error dialect of its route family, stamped by the area that owns it (`withDialect`). */
   dialect?: Dialect;
   params?: P;
@@ -115,10 +127,13 @@ export interface MountOptions {
   bodyLimitBytes: number;
   /** BODY_MAX_DEPTH (config/limits.ts). */
   bodyMaxDepth: number;
+  /** This process's name in the audit trail (REPLICA_ID). */
+  replica: string;
 }
 
 export function mountRoutes(router: Router<AppState>, routes: RouteDefinition[], options: MountOptions): void {
   for (const route of routes) assertAccessDeclared(route);
+  for (const route of routes) assertAuditDeclared(route);
   for (const route of routes) {
     router.register(koaPath(route.path), [route.method.toUpperCase()], createHandler(route, options), {
       name: route.operationId,
@@ -139,6 +154,28 @@ export function assertAccessDeclared(route: RouteDefinition): void {
       `route ${route.method.toUpperCase()} ${route.path} (${route.operationId}) declares no access: name its permission or why it is public`,
     );
   }
+}
+
+/** Auditing is structural too: a write route that names neither its audit action nor why it records nothing is refused at start-up. */
+export function assertAuditDeclared(route: RouteDefinition): void {
+  const audit = route.audit as Partial<{ action: unknown; also: unknown; none: unknown }> | undefined;
+  if (audit === undefined && route.method === 'get') return;
+  const dotted = (action: unknown) => typeof action === 'string' && /^[a-z_]+(\.[a-z_]+)+$/.test(action);
+  const named =
+    audit !== undefined &&
+    (audit.action !== undefined
+      ? dotted(audit.action) && (audit.also === undefined || (Array.isArray(audit.also) && audit.also.every(dotted)))
+      : typeof audit.none === 'string' && audit.none.trim() !== '');
+  if (!named) {
+    throw new Error(
+      `route ${route.method.toUpperCase()} ${route.path} (${route.operationId}) declares no audit: name the action it records or why it records nothing`,
+    );
+  }
+}
+
+/** The audit actor of a token: a person or a service account. */
+export function tokenActor(auth: AuthContext): AuditActor {
+  return { kind: auth.userType === 'service_account' ? 'service_token' : 'user', id: auth.userId };
 }
 
 /** Stamps the error dialect of a route family on its declarations. */
@@ -178,7 +215,15 @@ function createHandler(route: RouteDefinition, options: MountOptions) {
     if (errors.length > 0) throw validationFailed(errors);
 
     const permission = ('permission' in route.access ? route.access.permission : undefined) as Permission;
-    const result = await route.handler({ params, query, body, auth: auth as AuthContext, permission, ctx });
+    const audit = new AuditTrail({
+      action: route.audit && 'action' in route.audit ? route.audit.action : undefined,
+      also: route.audit && 'action' in route.audit ? route.audit.also : undefined,
+      requestId: ctx.state.requestId,
+      replica: options.replica,
+      actor: auth && tokenActor(auth),
+      organizationId: auth?.organizationId,
+    });
+    const result = await route.handler({ params, query, body, auth: auth as AuthContext, permission, audit, ctx });
     if (result) {
       ctx.status = result.status;
       if (result.headers) ctx.set(result.headers);

@@ -6,6 +6,7 @@
  * torn down before anything is stored.
  */
 import { randomBytes } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
 import type { TriggerBindingEntity } from '../../db/entities/trigger-binding';
 import type { WorkflowAliasEntity } from '../../db/entities/workflow-alias';
 import { TriggerBindingRepository, type BindingWrite } from '../../db/repositories/trigger-binding-repository';
@@ -13,7 +14,9 @@ import { WorkflowAliasRepository } from '../../db/repositories/workflow-alias-re
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import type { TriggerDefinition } from '../../workflows/engine';
+import type { AuditTrail } from '../audit/trail';
 import { HttpError, badRequest, conflict, notFound } from '../http/errors';
+import { workflowNrn } from './authorize';
 import type { WorkflowDeps } from './deps';
 import { workflowNotFound } from './errors';
 import { TriggerRegistrationError, type Registration } from './registrars';
@@ -26,6 +29,9 @@ export interface AliasState {
 /** The repositories of one locked transaction (bound to its manager). */
 interface Locked {
   workflowId: string;
+  /** The transaction's manager (the audit event is written with it). */
+  manager: EntityManager;
+  nrn: string;
   aliases: WorkflowAliasRepository;
   bindings: TriggerBindingRepository;
   revisions: WorkflowRevisionRepository;
@@ -43,6 +49,8 @@ async function locked<T>(deps: WorkflowDeps, organizationId: string, ref: string
     if (!workflow) throw workflowNotFound(ref);
     return work({
       workflowId: workflow.id,
+      manager: m,
+      nrn: workflowNrn(workflow),
       aliases: new WorkflowAliasRepository(m),
       bindings: new TriggerBindingRepository(m),
       revisions: new WorkflowRevisionRepository(m),
@@ -173,9 +181,11 @@ export async function activate(
   auth: { organizationId: string; userId: string },
   ref: string,
   name: string,
+  /** The request's trail, when the activation is the request's own write (not a publish moving `latest`). */
+  audit?: AuditTrail,
 ): Promise<AliasState> {
   let failure: Failure[] | undefined;
-  const state = await locked(deps, auth.organizationId, ref, async ({ workflowId, aliases, bindings, revisions }) => {
+  const state = await locked(deps, auth.organizationId, ref, async ({ workflowId, manager, nrn, aliases, bindings, revisions }) => {
     const alias = await aliases.findAlias(workflowId, name);
     if (!alias) throw aliasNotFound(name);
     const previous = (await bindings.ofAliases(workflowId, [name])).filter((b) => b.status === 'live');
@@ -195,6 +205,11 @@ export async function activate(
     }
     await teardown(deps, previous);
     await bindings.replaceAll(workflowId, name, outcome.bindings);
+    await audit?.record(manager, {
+      nrn,
+      id: workflowId,
+      details: { alias: name, revision: alias.revision, triggers: outcome.bindings.map((b) => b.triggerId) },
+    });
     return { alias: await aliases.setActive(workflowId, name, true, auth.userId), bindings: await bindings.ofAliases(workflowId, [name]) };
   });
   if (failure) throw activationFailed(failure);
@@ -206,8 +221,9 @@ export async function deactivate(
   auth: { organizationId: string; userId: string },
   ref: string,
   name: string,
+  audit: AuditTrail,
 ): Promise<AliasState & { deactivatedTriggers: string[]; deactivateError?: string }> {
-  return locked(deps, auth.organizationId, ref, async ({ workflowId, aliases, bindings }) => {
+  return locked(deps, auth.organizationId, ref, async ({ workflowId, manager, nrn, aliases, bindings }) => {
     const alias = await aliases.findAlias(workflowId, name);
     if (!alias) throw aliasNotFound(name);
     if (!alias.active) return { alias, bindings: await bindings.ofAliases(workflowId, [name]), deactivatedTriggers: [] };
@@ -215,6 +231,11 @@ export async function deactivate(
     const errors = await teardown(deps, live);
     await bindings.deactivateAll(workflowId, name);
     const updated = await aliases.setActive(workflowId, name, false, auth.userId);
+    await audit.record(manager, {
+      nrn,
+      id: workflowId,
+      details: { alias: name, revision: alias.revision, triggers: live.map((b) => b.triggerId), teardownFailed: errors.length > 0 },
+    });
     return {
       alias: updated,
       bindings: await bindings.ofAliases(workflowId, [name]),
@@ -231,10 +252,11 @@ export async function putAlias(
   ref: string,
   name: string,
   body: { revision: number; metadata?: Record<string, unknown> | null },
+  audit: AuditTrail,
   createOnly = false,
 ): Promise<AliasState & { created: boolean }> {
   if (name === LATEST) throw badRequest('The alias "latest" is maintained automatically and cannot be set.', 'alias-reserved');
-  return locked(deps, auth.organizationId, ref, async ({ workflowId, aliases, bindings, revisions }) => {
+  return locked(deps, auth.organizationId, ref, async ({ workflowId, manager, nrn, aliases, bindings, revisions }) => {
     if (!(await revisions.findRevision(workflowId, body.revision))) {
       throw new HttpError(400, 'revision-not-found', `Revision ${body.revision} does not exist.`, {
         errors: [{ path: '/revision', message: 'no such revision' }],
@@ -262,16 +284,28 @@ export async function putAlias(
       await bindings.replaceAll(workflowId, name, []);
     }
     const alias = await aliases.upsertAlias({ workflowId, name, revision: body.revision, metadata: body.metadata, updatedBy: auth.userId });
+    await audit.record(manager, {
+      nrn,
+      id: workflowId,
+      details: { alias: name, revision: body.revision, previousRevision: existing?.revision ?? null, active: alias.active },
+    });
     return { alias, bindings: await bindings.ofAliases(workflowId, [name]), created: !existing };
   });
 }
 
-export async function removeAlias(deps: WorkflowDeps, auth: { organizationId: string }, ref: string, name: string): Promise<void> {
+export async function removeAlias(
+  deps: WorkflowDeps,
+  auth: { organizationId: string },
+  ref: string,
+  name: string,
+  audit: AuditTrail,
+): Promise<void> {
   if (name === LATEST) throw badRequest('The alias "latest" is maintained automatically and cannot be deleted.', 'alias-reserved');
-  await locked(deps, auth.organizationId, ref, async ({ workflowId, aliases }) => {
+  await locked(deps, auth.organizationId, ref, async ({ workflowId, manager, nrn, aliases }) => {
     const alias = await aliases.findAlias(workflowId, name);
     if (!alias) throw aliasNotFound(name);
     if (alias.active) throw conflict(`Deactivate alias "${name}" before deleting it.`, 'alias-active');
     await aliases.delete({ workflowId, name });
+    await audit.record(manager, { nrn, id: workflowId, details: { alias: name, revision: alias.revision } });
   });
 }

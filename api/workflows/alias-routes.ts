@@ -114,6 +114,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       description: '`latest` is reserved. Repointing an active alias moves its trigger registrations to the new revision atomically.',
       tags,
       access: { permission: 'workflow:write' },
+      audit: { action: 'workflow.alias.put' },
       params: AliasParams,
       body: Type.Object(
         {
@@ -124,10 +125,10 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       ),
       responses: { 200: { description: 'Repointed', schema: Alias }, 201: { description: 'Created', schema: Alias } },
       errors: [409, 502],
-      async handler({ params, body, auth, permission }) {
+      async handler({ params, body, auth, permission, audit }) {
         checkAliasName(params.alias);
         await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
-        const state = await putAlias(deps, auth, params.id, params.alias, body);
+        const state = await putAlias(deps, auth, params.id, params.alias, body, audit);
         return { status: state.created ? 201 : 200, body: await json(state) };
       },
     }),
@@ -138,6 +139,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       summary: 'Create an alias (409 when it exists)',
       tags,
       access: { permission: 'workflow:write' },
+      audit: { action: 'workflow.alias.create' },
       params: WorkflowRef,
       body: Type.Object(
         {
@@ -149,10 +151,10 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       ),
       responses: { 201: { description: 'Created', schema: Alias } },
       errors: [409],
-      async handler({ params, body, auth, permission }) {
+      async handler({ params, body, auth, permission, audit }) {
         checkAliasName(body.name, '/name');
         await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
-        const state = await putAlias(deps, auth, params.id, body.name, { revision: body.revision, metadata: body.metadata }, true);
+        const state = await putAlias(deps, auth, params.id, body.name, { revision: body.revision, metadata: body.metadata }, audit, true);
         return { status: 201, body: await json(state) };
       },
     }),
@@ -165,14 +167,15 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
         'All or nothing: if one trigger fails to register, the others are torn down, the alias stays inactive and each trigger state is failed.',
       tags,
       access: { permission: 'workflow:write' },
+      audit: { action: 'workflow.alias.activate' },
       params: AliasParams,
       body: Type.Object({}, { additionalProperties: true }),
       bodyOptional: true,
       responses: { 200: { description: 'Activated', schema: Type.Object({ alias: Alias }) } },
       errors: [502],
-      async handler({ params, auth, permission }) {
+      async handler({ params, auth, permission, audit }) {
         await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
-        return { status: 200, body: { alias: await json(await activate(deps, auth, params.id, params.alias)) } };
+        return { status: 200, body: { alias: await json(await activate(deps, auth, params.id, params.alias, audit)) } };
       },
     }),
     defineRoute({
@@ -182,6 +185,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       summary: 'Tear down the alias triggers (best effort)',
       tags,
       access: { permission: 'workflow:write' },
+      audit: { action: 'workflow.alias.deactivate' },
       params: AliasParams,
       body: Type.Object({}, { additionalProperties: true }),
       bodyOptional: true,
@@ -195,9 +199,9 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
           }),
         },
       },
-      async handler({ params, auth, permission }) {
+      async handler({ params, auth, permission, audit }) {
         await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
-        const result = await deactivate(deps, auth, params.id, params.alias);
+        const result = await deactivate(deps, auth, params.id, params.alias, audit);
         return {
           status: 200,
           body: {
@@ -215,12 +219,13 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       summary: 'Delete an alias (409 while active)',
       tags,
       access: { permission: 'workflow:write' },
+      audit: { action: 'workflow.alias.delete' },
       params: AliasParams,
       responses: { 204: { description: 'Deleted' } },
       errors: [409],
-      async handler({ params, auth, permission }) {
+      async handler({ params, auth, permission, audit }) {
         await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
-        await removeAlias(deps, auth, params.id, params.alias);
+        await removeAlias(deps, auth, params.id, params.alias, audit);
         return { status: 204 };
       },
     }),

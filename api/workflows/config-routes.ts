@@ -64,6 +64,11 @@ function entryJson(row: ConfigEntryView, extra: Record<string, unknown> = {}): R
   };
 }
 
+/** What the audit trail holds of an entry: its name, place and secret flag. Never its value (of either kind). */
+function auditDetails(row: ConfigEntryView, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name: row.name, secret: row.secret, ...(row.path !== null ? { path: row.path } : { workflow: row.workflowId }), ...extra };
+}
+
 function checkValue(value: unknown): string {
   if (typeof value !== 'string') throw fail(400, 'invalid_value', 'value must be a string.');
   if (Buffer.byteLength(value) > MAX_VALUE_BYTES) throw fail(400, 'invalid_value', `value may be at most ${MAX_VALUE_BYTES} bytes.`);
@@ -127,10 +132,11 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
         'Body: {name, value, secret?, path | workflow, nrn?}. `nrn` (folder entries only, default the organization) guards the entry and bounds which workflows use it. 201 mode created, or 200 mode updated with the same id.',
       tags,
       access: { permission: 'config:write' },
+      audit: { action: 'config.entry.put' },
       body: Loose,
       responses: { 200: { description: 'Updated', schema: Entry }, 201: { description: 'Created', schema: Entry } },
       errors: [404, 409],
-      async handler({ body, auth, permission }) {
+      async handler({ body, auth, permission, audit }) {
         const input = body as Record<string, unknown>;
         if (typeof input.name !== 'string' || !NAME.test(input.name))
           throw fail(400, 'invalid_name', 'name must match ^[A-Za-z_][A-Za-z0-9_]{0,127}$.');
@@ -146,17 +152,24 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
           fail(409, 'nrn_immutable', `"${name}" exists at ${where.path} with nrn ${nrn}; the nrn of an entry cannot change.`);
         if (where.nrn !== undefined && nrn !== where.nrn) throw nrnDiffers();
         const secret = input.secret === true;
-        const result = await entries.upsertEntry({
-          id: newConfigEntryId(),
-          organizationId: auth.organizationId,
-          name: input.name,
-          secret,
-          path: where.path,
-          workflowId: where.workflowId,
-          value: secret ? null : value,
-          encryptedValue: secret ? encryptSecret(deps.encryptionKey, value, auth.organizationId) : null,
-          createdBy: auth.userId,
-          nrn,
+        const result = await deps.dataSource.transaction(async (m) => {
+          const written = await new ConfigEntryRepository(m).upsertEntry({
+            id: newConfigEntryId(),
+            organizationId: auth.organizationId,
+            name,
+            secret,
+            path: where.path,
+            workflowId: where.workflowId,
+            value: secret ? null : value,
+            encryptedValue: secret ? encryptSecret(deps.encryptionKey, value, auth.organizationId) : null,
+            createdBy: auth.userId,
+            nrn,
+          });
+          if (typeof written !== 'string') {
+            const mode = written.created ? 'created' : 'updated';
+            await audit.record(m, { nrn: where.workflowNrn ?? nrn, id: written.row.id, details: auditDetails(written.row, { mode }) });
+          }
+          return written;
         });
         if (result === 'nrn-differs') throw nrnDiffers();
         if (result === 'secret-flag-differs')
@@ -226,11 +239,12 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       summary: 'Rotate the value in place',
       tags,
       access: { permission: 'config:write' },
+      audit: { action: 'config.entry.rotate' },
       params: IdParams,
       body: Loose,
       responses: { 200: { description: 'Rotated', schema: Entry } },
       errors: [404, 409],
-      async handler({ params, body, auth, permission }) {
+      async handler({ params, body, auth, permission, audit }) {
         const input = body as Record<string, unknown>;
         const current = await authorizedEntry(auth, params.id, permission);
         if (input.name !== undefined && input.name !== current.name) throw fail(400, 'invalid_name', 'name is immutable.');
@@ -240,9 +254,14 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
           throw fail(400, 'invalid_place', 'The place of an entry cannot change.');
         if (input.nrn !== undefined && input.nrn !== current.nrn) throw fail(409, 'nrn_immutable', 'The nrn of an entry cannot change.');
         const value = checkValue(input.value);
-        const row = await entries.rotate(auth.organizationId, params.id, {
-          value: current.secret ? null : value,
-          encryptedValue: current.secret ? encryptSecret(deps.encryptionKey, value, auth.organizationId) : null,
+        const guard = await entryNrn(auth.organizationId, current);
+        const row = await deps.dataSource.transaction(async (m) => {
+          const rotated = await new ConfigEntryRepository(m).rotate(auth.organizationId, params.id, {
+            value: current.secret ? null : value,
+            encryptedValue: current.secret ? encryptSecret(deps.encryptionKey, value, auth.organizationId) : null,
+          });
+          if (rotated) await audit.record(m, { nrn: guard, id: rotated.id, details: auditDetails(rotated) });
+          return rotated;
         });
         if (!row) throw entryNotFound(params.id)();
         return { status: 200, body: entryJson(row, { mode: 'updated' }) };
@@ -255,11 +274,16 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       summary: 'Delete an entry',
       tags,
       access: { permission: 'config:write' },
+      audit: { action: 'config.entry.delete' },
       params: IdParams,
       responses: { 204: { description: 'Deleted' } },
-      async handler({ params, auth, permission }) {
-        await authorizedEntry(auth, params.id, permission);
-        if (!(await entries.deleteEntry(auth.organizationId, params.id))) throw entryNotFound(params.id)();
+      async handler({ params, auth, permission, audit }) {
+        const current = await authorizedEntry(auth, params.id, permission);
+        const guard = await entryNrn(auth.organizationId, current);
+        await deps.dataSource.transaction(async (m) => {
+          if (!(await new ConfigEntryRepository(m).deleteEntry(auth.organizationId, params.id))) throw entryNotFound(params.id)();
+          await audit.record(m, { nrn: guard, id: current.id, details: auditDetails(current) });
+        });
         return { status: 204 };
       },
     }),

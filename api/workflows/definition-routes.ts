@@ -1,5 +1,6 @@
 /** POST/PUT/GET/PATCH/DELETE /workflows/definitions and POST /workflows/definitions/validate. */
 import { Type } from '@sinclair/typebox';
+import type { DataSource } from 'typeorm';
 import type { WorkflowEntity } from '../../db/entities/workflow';
 import { WorkflowRepository, type PublishNewOutcome, type Published } from '../../db/repositories/workflow-repository';
 import { isUniqueViolation } from '../../db/sql';
@@ -11,6 +12,8 @@ import type { AuthContext, UserType } from '../http/auth';
 import { HttpError, conflict, forbidden, validationFailed, type FieldError } from '../http/errors';
 import type { Permission } from '../http/permissions';
 import { defineRoute, type HandlerResult, type RouteDefinition } from '../http/route';
+import { definitionSummary } from '../audit/definition-diff';
+import type { AuditTrail } from '../audit/trail';
 import { activate } from './activation';
 import type { WorkflowDeps } from './deps';
 import { workflowNotFound } from './errors';
@@ -55,6 +58,34 @@ async function publishUnderGrants(
     if (round === PUBLISH_GRANT_ROUNDS) throw conflict('Your grants changed while publishing; retry the request.', 'publish-conflict');
     access = accessOf(access.caller, result.grantsNow);
   }
+}
+
+/**
+ * A new workflow's insert (one statement) and its audit event, in one transaction. The event holds what
+ * revision 1 is (its steps and connections), never values; a publish that wrote nothing records nothing.
+ */
+function publishNewRecorded(
+  dataSource: DataSource,
+  audit: AuditTrail,
+  insert: (workflows: WorkflowRepository) => Promise<PublishNewOutcome>,
+): Promise<PublishNewOutcome> {
+  return dataSource.transaction(async (m) => {
+    const result = await insert(new WorkflowRepository(m));
+    if (result.outcome === 'published') {
+      const { workflow, revision } = result;
+      await audit.record(m, {
+        nrn: workflowNrn(workflow),
+        id: workflow.id,
+        details: {
+          key: workflow.key,
+          mode: 'created',
+          revision: revision.revision,
+          ...definitionSummary(revision.definition),
+        },
+      });
+    }
+    return result;
+  });
 }
 
 /** Whether `decide` lets the access through. */
@@ -140,11 +171,12 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       summary: 'Create a workflow (revision 1, alias latest)',
       tags,
       access: { permission: 'workflow:write' },
+      audit: { action: 'workflow.definition.create' },
       body: DefinitionBody,
       bodyFormats: ['json', 'yaml'],
       responses: { 201: { description: 'Created', schema: PublishResult } },
       errors: [409],
-      async handler({ body, auth, permission }) {
+      async handler({ body, auth, permission, audit }) {
         refuseEnvelope(body);
         const prepared = prepare(body, auth, deps.limits, deps.plugins);
         const decide = (access: Access) => requirePublish(access, permission, prepared.fields.nrn);
@@ -152,7 +184,9 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
         let published;
         try {
           const { result, access } = await publishUnderGrants(await publishAccess(auth, decide), decide, (under) =>
-            workflows.publishNew({ id, organizationId: auth.organizationId, key: prepared.key }, prepared.fields, prepared.revision, under),
+            publishNewRecorded(deps.dataSource, audit, (w) =>
+              w.publishNew({ id, organizationId: auth.organizationId, key: prepared.key }, prepared.fields, prepared.revision, under),
+            ),
           );
           if (result.outcome !== 'published') throw new Error('workflow insert returned no row');
           recentAccess.remember(access);
@@ -178,7 +212,8 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       body: DefinitionBody,
       bodyFormats: ['json', 'yaml'],
       responses: { 200: { description: 'Updated', schema: PublishResult }, 201: { description: 'Created', schema: PublishResult } },
-      async handler({ params, body, auth, permission }) {
+      audit: { action: 'workflow.definition.publish' },
+      async handler({ params, body, auth, permission, audit }) {
         refuseEnvelope(body);
         if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'key' in body && body.key !== params.key) {
           throw validationFailed(
@@ -193,12 +228,8 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
         const id = newWorkflowId();
         // Try to create first (one statement); an existing key falls through to the locked update path.
         const { result: created, access } = await publishUnderGrants(await publishAccess(auth, decide), decide, (under) =>
-          workflows.publishNew(
-            { id, organizationId: auth.organizationId, key: params.key },
-            prepared.fields,
-            prepared.revision,
-            under,
-            true,
+          publishNewRecorded(deps.dataSource, audit, (w) =>
+            w.publishNew({ id, organizationId: auth.organizationId, key: params.key }, prepared.fields, prepared.revision, under, true),
           ),
         );
         recentAccess.remember(access);
@@ -213,6 +244,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
           prepared.fields,
           prepared.revision,
           WORKFLOW_LEVEL_KEYS,
+          audit,
         );
         if (!outcome) throw conflict('The workflow changed while publishing; retry the request.', 'publish-conflict');
         if (outcome.mode === 'new-revision' && outcome.latestAlias.active) {
@@ -244,6 +276,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       summary: 'Validate a definition without saving it',
       tags,
       access: { permission: 'workflow:read' },
+      audit: { none: 'validation only: nothing is written' },
       body: DefinitionBody,
       bodyFormats: ['json', 'yaml'],
       responses: { 200: { description: 'Validation report (the same errors and warnings as publishing)', schema: ValidationReport } },
@@ -263,6 +296,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       description: 'Config warnings consider the entries of that workflow as well as its folders.',
       tags,
       access: { permission: 'workflow:read' },
+      audit: { none: 'validation only: nothing is written' },
       params: WorkflowRef,
       body: DefinitionBody,
       bodyFormats: ['json', 'yaml'],
@@ -325,6 +359,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       summary: 'Update workflow-level fields (no new revision)',
       tags,
       access: { permission: 'workflow:write' },
+      audit: { action: 'workflow.definition.update' },
       params: WorkflowRef,
       body: Type.Object(
         {
@@ -336,7 +371,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
         { additionalProperties: false },
       ),
       responses: { 200: { description: 'The workflow', schema: Workflow } },
-      async handler({ params, body, auth, permission }) {
+      async handler({ params, body, auth, permission, audit }) {
         const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const errors: FieldError[] = [];
         let path: string | undefined;
@@ -347,7 +382,12 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
         if (body.name !== undefined && body.name.trim() === '') errors.push({ path: '/name', message: 'must be a non-empty string' });
         if (errors.length > 0) throw validationFailed(errors);
         const changes = { ...body, ...(path !== undefined ? { path } : {}) };
-        return { status: 200, body: workflowJson(await workflows.updateFields(workflow.id, changes)) };
+        const updated = await deps.dataSource.transaction(async (m) => {
+          const row = await new WorkflowRepository(m).updateFields(workflow.id, changes);
+          await audit.record(m, { nrn: workflowNrn(row), id: row.id, details: { key: row.key, changed: Object.keys(changes).sort() } });
+          return row;
+        });
+        return { status: 200, body: workflowJson(updated) };
       },
     }),
     defineRoute({
@@ -357,12 +397,13 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       summary: 'Delete a workflow (409 while an alias is active)',
       tags,
       access: { permission: 'workflow:write' },
+      audit: { action: 'workflow.definition.delete' },
       params: WorkflowRef,
       responses: { 204: { description: 'Deleted' } },
       errors: [409],
-      async handler({ params, auth, permission }) {
+      async handler({ params, auth, permission, audit }) {
         await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
-        const outcome = await deleteWorkflow(deps.dataSource, auth.organizationId, params.id);
+        const outcome = await deleteWorkflow(deps.dataSource, auth.organizationId, params.id, audit);
         if (outcome === 'not-found') throw workflowNotFound(params.id);
         if (outcome === 'active')
           throw conflict('Deactivate every active alias before deleting the workflow.', 'workflow-has-active-alias');

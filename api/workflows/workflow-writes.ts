@@ -4,6 +4,9 @@
  * serialize with each other and with alias activation (which locks it too).
  */
 import type { DataSource } from 'typeorm';
+import { definitionDiff } from '../audit/definition-diff';
+import type { AuditTrail } from '../audit/trail';
+import { workflowNrn } from './authorize';
 import { WorkflowAliasRepository } from '../../db/repositories/workflow-alias-repository';
 import { WorkflowRepository, type NewRevision, type Published, type WorkflowFields } from '../../db/repositories/workflow-repository';
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
@@ -14,6 +17,7 @@ export type UpsertOutcome = Published & { mode: 'overwritten' | 'new-revision' }
  * Publishes onto an existing keyed workflow: a new revision when the content
  * differs from the newest one (numbered right after it, under the row lock), else
  * only the workflow-level fields change. Undefined when no workflow has that key.
+ * Recorded in the audit trail in the same transaction, with the diff from the newest revision.
  */
 export async function publishOnExisting(
   dataSource: DataSource,
@@ -23,6 +27,7 @@ export async function publishOnExisting(
   revision: NewRevision,
   /** Top-level keys that are not content (changing only them overwrites). */
   workflowLevelKeys: string[],
+  audit: AuditTrail,
 ): Promise<UpsertOutcome | undefined> {
   return dataSource.transaction(async (m) => {
     const workflows = new WorkflowRepository(m);
@@ -30,13 +35,22 @@ export async function publishOnExisting(
     const current = await workflows.lockByRef(organizationId, key);
     if (!current || current.key !== key) return undefined;
     const newest = await revisions.compareWith(current.id, current.latestRevision, revision.definitionJson, workflowLevelKeys);
+    const diff = definitionDiff(newest.revision.definition, revision.definition);
+    let outcome: UpsertOutcome;
     if (newest.same) {
       const workflow = await workflows.updateFields(current.id, fields);
       const latestAlias = await new WorkflowAliasRepository(m).findAlias(current.id, 'latest');
       if (!latestAlias) throw new Error(`workflow ${current.id} has no latest alias`);
-      return { mode: 'overwritten' as const, workflow, revision: newest.revision, latestAlias };
+      outcome = { mode: 'overwritten' as const, workflow, revision: newest.revision, latestAlias };
+    } else {
+      outcome = { mode: 'new-revision' as const, ...(await revisions.append(current.id, current.latestRevision + 1, fields, revision)) };
     }
-    return { mode: 'new-revision' as const, ...(await revisions.append(current.id, current.latestRevision + 1, fields, revision)) };
+    await audit.record(m, {
+      nrn: workflowNrn(outcome.workflow),
+      id: current.id,
+      details: { key, mode: outcome.mode, revision: outcome.revision.revision, previousRevision: newest.revision.revision, diff },
+    });
+    return outcome;
   });
 }
 
@@ -45,6 +59,7 @@ export async function deleteWorkflow(
   dataSource: DataSource,
   organizationId: string,
   ref: string,
+  audit: AuditTrail,
 ): Promise<'deleted' | 'not-found' | 'active'> {
   return dataSource.transaction(async (m) => {
     const workflows = new WorkflowRepository(m);
@@ -53,6 +68,7 @@ export async function deleteWorkflow(
     if (!target) return 'not-found';
     if (await new WorkflowAliasRepository(m).anyActive(target.id)) return 'active';
     await workflows.delete({ id: target.id });
+    await audit.record(m, { nrn: workflowNrn(target), id: target.id, details: { key: target.key, revisions: target.latestRevision } });
     return 'deleted';
   });
 }

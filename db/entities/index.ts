@@ -1,6 +1,7 @@
 /** Every TypeORM entity of the service. */
 import { AccountEntity } from './account';
 import { ActionSpecificationEntity } from './action-specification';
+import { AuditEventEntity } from './audit-event';
 import { ConfigEntryEntity } from './config-entry';
 import { ExecutionEntity } from './execution';
 import { ExecutionEventEntity } from './execution-event';
@@ -43,6 +44,8 @@ export const ENTITIES: Array<new (...args: never[]) => unknown> = [
   LightStepResultEntity,
   // Webhook ingress.
   WebhookReplayEntity,
+  // The audit trail.
+  AuditEventEntity,
   // Platform administration.
   UserEntity,
   RoleEntity,

@@ -24,6 +24,7 @@ import { ExecutionTrees1763780000000 } from './1763780000000-execution-trees';
 import { ConfigEntryNrn1763780000030 } from './1763780000030-config-entry-nrn';
 import { RecordedRunState1763790000000 } from './1763790000000-recorded-run-state';
 import { CompactExecutionRecords1763800000300 } from './1763800000300-compact-execution-records';
+import { AuditEvents1763800000000 } from './1763800000000-audit-events';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -61,4 +62,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   RecordedRunState1763790000000,
   // Fewer bytes per execution: event batches in one row, small rows compressed.
   CompactExecutionRecords1763800000300,
+  // The audit trail of writes through the API (and audit:read outside the viewer role).
+  AuditEvents1763800000000,
 ];

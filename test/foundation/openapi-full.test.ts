@@ -91,6 +91,7 @@ describe('OpenAPI document of the whole service', () => {
             verifier: createTokenVerifier({ kind: 'hs256', secret: new Uint8Array(32) }),
             bodyLimitBytes: 1024,
             bodyMaxDepth: 64,
+            replica: 'test',
           }),
         /declares no access/,
       );

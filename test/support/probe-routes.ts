@@ -28,6 +28,7 @@ export function probeRoutes(hooks: { onWrite?: (body: unknown) => void; waitFor?
         summary: 'Test probe: echoes a validated body.',
         tags: ['probe'],
         access: { permission: 'workflow:read' },
+        audit: { none: 'test probe: echoes its body, writes nothing' },
         body: ProbeBody,
         bodyFormats: ['json', 'yaml'],
         responses: { 201: { description: 'Echo', schema: ProbeBody } },

@@ -1,0 +1,48 @@
+/** GET /audit/events: the organization's audit trail, newest first, filtered, in cursor pages; needs audit:read. */
+import { AuditEventRepository } from '../../db/repositories/audit-event-repository';
+import { authorize } from '../access/access';
+import { canonicalNrn, organizationNrn } from '../access/nrn';
+import { defineRoute, type RouteDefinition } from '../http/route';
+import type { AuditDeps } from './deps';
+import { cursorInvalid, organizationNotFound } from './errors';
+import { AuditPage, AuditQuery } from './schemas';
+import { auditEventJson, decodeCursor, encodeCursor } from './serialize';
+
+export function auditEventRoutes(deps: AuditDeps): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/audit/events',
+      operationId: 'listAuditEvents',
+      summary: 'Read the audit trail of the organization (every write through the API), newest first.',
+      description:
+        'Filters: nrn (the target NRN or beneath it), action, actor, targetId, from/to (occurredAt). Pages: pass nextCursor as cursor until it is null. Needs audit:read on the organization.',
+      tags: ['audit'],
+      access: { permission: 'audit:read' },
+      query: AuditQuery,
+      responses: { 200: { description: 'A page of audit events', schema: AuditPage } },
+      errors: [403, 404],
+      async handler({ query, auth, permission }) {
+        await authorize(deps.dataSource, auth, permission, organizationNrn(auth.organizationId), organizationNotFound(auth.organizationId));
+        const beforeId = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+        if (query.cursor !== undefined && beforeId === undefined) throw cursorInvalid();
+        const rows = await new AuditEventRepository(deps.dataSource.manager).page(
+          auth.organizationId,
+          {
+            nrnPrefix: query.nrn === undefined ? undefined : (canonicalNrn(query.nrn) ?? query.nrn),
+            action: query.action,
+            actorId: query.actor,
+            targetId: query.targetId,
+            from: query.from === undefined ? undefined : new Date(query.from),
+            to: query.to === undefined ? undefined : new Date(query.to),
+            beforeId,
+          },
+          query.limit + 1,
+        );
+        const page = rows.slice(0, query.limit);
+        const nextCursor = rows.length > query.limit ? encodeCursor(page[page.length - 1].id) : null;
+        return { status: 200, body: { data: page.map(auditEventJson), nextCursor } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,25 @@
+/** The audit event of an execution start, written in the transaction that inserts the execution row. */
+import type { EntityManager } from 'typeorm';
+import type { ExecutionEntity } from '../../db/entities/execution';
+import type { WorkflowEntity } from '../../db/entities/workflow';
+import { workflowNrn } from '../access/workflow-reach';
+import type { AuditActor, AuditTrail } from './trail';
+
+/** What StartRequest.audit calls: the start's event, under the workflow's NRN, naming the run (never its inputs). */
+export function recordStart(audit: AuditTrail, workflow: WorkflowEntity, source: string, actor?: AuditActor) {
+  return (manager: EntityManager, row: ExecutionEntity): Promise<number> =>
+    audit.record(manager, {
+      organizationId: row.organizationId,
+      nrn: workflowNrn(workflow),
+      id: row.id,
+      actor,
+      details: {
+        workflowId: row.workflowId,
+        revision: row.revision,
+        alias: row.alias,
+        source,
+        ...(row.idempotencyKey !== null ? { idempotencyKey: row.idempotencyKey } : {}),
+        ...(row.correlationKey !== null ? { correlationKey: row.correlationKey } : {}),
+      },
+    });
+}

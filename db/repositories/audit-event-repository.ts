@@ -1,0 +1,105 @@
+/**
+ * The `audit_events` table: one row per write through the API, inserted with
+ * the change's own entity manager (so it commits or rolls back with it), read
+ * in keyset pages newest first, and deleted by age in bounded batches.
+ */
+import { Repository, type EntityManager } from 'typeorm';
+import { AuditEventEntity, type AuditActorKind } from '../entities/audit-event';
+import { rowsOf, selectColumns } from '../sql';
+
+export interface NewAuditEvent {
+  organizationId: string;
+  actorKind: AuditActorKind;
+  actorId: string;
+  action: string;
+  targetNrn: string | null;
+  targetId: string | null;
+  requestId: string;
+  replica: string;
+  details: Record<string, unknown>;
+}
+
+export interface AuditFilter {
+  /** Events whose target NRN equals this one or lies beneath it. */
+  nrnPrefix?: string;
+  action?: string;
+  actorId?: string;
+  targetId?: string;
+  from?: Date;
+  to?: Date;
+  /** Only events older than this id (the previous page's last). */
+  beforeId?: number;
+}
+
+export class AuditEventRepository extends Repository<AuditEventEntity> {
+  constructor(manager: EntityManager) {
+    super(AuditEventEntity, manager);
+  }
+
+  /** Inserts one event; its id. */
+  async record(event: NewAuditEvent): Promise<number> {
+    const [row] = await rowsOf<{ id: number }>(
+      this.manager,
+      `INSERT INTO audit_events (organization_id, actor_kind, actor_id, action, target_nrn, target_id, request_id, replica, details)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb) RETURNING id::float8 AS id`,
+      [
+        event.organizationId,
+        event.actorKind,
+        event.actorId,
+        event.action,
+        event.targetNrn,
+        event.targetId,
+        event.requestId,
+        event.replica,
+        JSON.stringify(event.details),
+      ],
+    );
+    return row.id;
+  }
+
+  /** Merges `fields` into an event's details (the outcome of a call that is not a database write). */
+  async addDetails(id: number, fields: Record<string, unknown>): Promise<void> {
+    await this.manager.query(`UPDATE audit_events SET details = details || $2::jsonb WHERE id = $1`, [id, JSON.stringify(fields)]);
+  }
+
+  /** Up to `limit` events of the organization matching `filter`, newest first. */
+  async page(organizationId: string, filter: AuditFilter, limit: number): Promise<AuditEventEntity[]> {
+    const where = ['organization_id = $1'];
+    const params: unknown[] = [organizationId];
+    const add = (clause: (n: string) => string, value: unknown) => {
+      params.push(value);
+      where.push(clause(`$${params.length}`));
+    };
+    if (filter.nrnPrefix !== undefined) {
+      // The NRN itself, or one beneath it (`…:account=2` covers `…:account=2:namespace=3`, not `…:account=21`).
+      // NRNs hold no LIKE wildcards (`%`, `_`): the prefix pattern is literal, and the text_pattern_ops index serves it.
+      params.push(filter.nrnPrefix, `${filter.nrnPrefix}:%`);
+      where.push(`(target_nrn = $${params.length - 1} OR target_nrn LIKE $${params.length})`);
+    }
+    if (filter.action !== undefined) add((n) => `action = ${n}`, filter.action);
+    if (filter.actorId !== undefined) add((n) => `actor_id = ${n}`, filter.actorId);
+    if (filter.targetId !== undefined) add((n) => `target_id = ${n}`, filter.targetId);
+    if (filter.from !== undefined) add((n) => `occurred_at >= ${n}`, filter.from);
+    if (filter.to !== undefined) add((n) => `occurred_at < ${n}`, filter.to);
+    if (filter.beforeId !== undefined) add((n) => `id < ${n}`, filter.beforeId);
+    params.push(limit);
+    return rowsOf<AuditEventEntity>(
+      this.manager,
+      `SELECT ${selectColumns(this.manager, AuditEventEntity)} FROM audit_events
+       WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`,
+      params,
+    );
+  }
+
+  /** Deletes up to `limit` events that occurred before `cutoff` (oldest first); how many went. Retention calls it until 0. */
+  async deleteOlderThan(cutoff: Date, limit: number): Promise<number> {
+    const deleted = await rowsOf<unknown>(
+      this.manager,
+      `DELETE FROM audit_events WHERE id IN (
+         SELECT id FROM audit_events WHERE occurred_at < $1 ORDER BY occurred_at LIMIT $2
+       ) RETURNING 1`,
+      [cutoff, limit],
+    );
+    return deleted.length;
+  }
+}
