@@ -1,6 +1,6 @@
 /** Execution, step and log entities to API shapes: optional fields omitted rather than null, ISO timestamps. */
 import type { ExecutionEntity, ExecutionStatus } from '../../db/entities/execution';
-import type { ExecutionEventEntity } from '../../db/entities/execution-event';
+import type { ExecutionEvent } from '../../db/repositories/execution-event-repository';
 import type { ExecutionLogEntity } from '../../db/entities/execution-log';
 import type { ExecutionStepEntity } from '../../db/entities/execution-step';
 import type { StepRecord } from '../../workflows/engine';
@@ -71,6 +71,6 @@ export function logEntryJson(executionId: string, row: ExecutionLogEntity): Reco
 }
 
 /** An event's data as the events stream sends it (the `data:` line), with its execution id. */
-export function eventData(executionId: string, event: ExecutionEventEntity): Record<string, unknown> {
+export function eventData(executionId: string, event: Pick<ExecutionEvent, 'data'>): Record<string, unknown> {
   return { executionId, ...event.data };
 }
