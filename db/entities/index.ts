@@ -5,6 +5,7 @@ import { ConfigEntryEntity } from './config-entry';
 import { ExecutionEntity } from './execution';
 import { ExecutionEventEntity } from './execution-event';
 import { ExecutionLogEntity } from './execution-log';
+import { ExecutionRetentionEntity } from './execution-retention';
 import { ExecutionStepEntity } from './execution-step';
 import { ExecutionWaitEntity } from './execution-wait';
 import { GrantEntity } from './grant';
@@ -39,6 +40,7 @@ export const ENTITIES: Array<new (...args: never[]) => unknown> = [
   ExecutionWaitEntity,
   SignalDeliveryEntity,
   LightStepResultEntity,
+  ExecutionRetentionEntity,
   // Webhook ingress.
   WebhookReplayEntity,
   // Platform administration.

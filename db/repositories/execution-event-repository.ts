@@ -6,7 +6,7 @@
  */
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionEventEntity } from '../entities/execution-event';
-import { rowsOf, selectColumns } from '../sql';
+import { deletedCount, rowsOf, selectColumns } from '../sql';
 
 /** The batch insert, with its parameters' placeholders (also one part of a step batch: step-batch-statement.ts). */
 export function insertEventsSql(executionId: string, firstSeq: string, eventsJson: string): string {
@@ -18,6 +18,11 @@ export function insertEventsSql(executionId: string, firstSeq: string, eventsJso
 export class ExecutionEventRepository extends Repository<ExecutionEventEntity> {
   constructor(manager: EntityManager) {
     super(ExecutionEventEntity, manager);
+  }
+
+  /** Removes the rows of these executions (the retention sweep, inside its batch's transaction); answers how many. */
+  async deleteOfExecutions(executionIds: string[]): Promise<number> {
+    return deletedCount(this.manager, `DELETE FROM execution_events WHERE execution_id = ANY($1::text[])`, [executionIds]);
   }
 
   /** Events numbered from `firstSeq` in the given order, one multi-row insert; positions already there are left alone. */

@@ -5,7 +5,7 @@
  */
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionEntity, type ExecutionStatus } from '../entities/execution';
-import { rowsOf, selectColumns } from '../sql';
+import { deletedCount, rowsOf, selectColumns } from '../sql';
 
 /** What recording a run writes; the rest comes from column defaults. */
 export type NewExecution = Pick<
@@ -242,6 +242,46 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     await this.manager.query(`UPDATE executions SET failure_dispatched_at = now() WHERE id = $1 AND failure_dispatched_at IS NULL`, [
       executionId,
     ]);
+  }
+
+  /**
+   * Locks and answers up to `limit` ended executions past their retention at `now`, oldest end first: the
+   * retention sweep's batch (executions/retention-sweep.ts), inside its transaction. An execution keeps
+   * its workflow's days, else its organization's (execution_retention), else `defaultDays` (null: kept
+   * forever). Never a running or waiting one, nor one with a child still open (the children sweep needs
+   * the parent's row), nor one below an open ancestor. `SKIP LOCKED`: replicas sweeping at once take
+   * different rows and never wait on each other or on a writer. The scan runs over executions_ended and
+   * stops at the shortest retention in effect.
+   */
+  async claimExpired(now: Date, defaultDays: number | null, limit: number): Promise<Array<{ id: string }>> {
+    return rowsOf<{ id: string }>(
+      this.manager,
+      `SELECT e.id FROM executions e
+       LEFT JOIN execution_retention w ON w.organization_id = e.organization_id AND w.workflow_id = e.workflow_id
+       LEFT JOIN execution_retention o ON o.organization_id = e.organization_id AND o.workflow_id = ''
+       WHERE e.status NOT IN ('running', 'waiting')
+         AND e.completed_at < $1::timestamptz - make_interval(days => (
+           SELECT min(days) FROM (SELECT retention_days AS days FROM execution_retention UNION ALL SELECT $2::int) shortest))
+         AND e.completed_at < $1::timestamptz - make_interval(days => COALESCE(w.retention_days, o.retention_days, $2::int))
+         AND NOT EXISTS (SELECT 1 FROM executions c WHERE c.parent_execution_id = e.id AND c.status IN ('running', 'waiting'))
+         AND (e.parent_execution_id IS NULL OR NOT EXISTS (
+           WITH RECURSIVE up (id, depth) AS (
+             SELECT e.parent_execution_id, 1
+             UNION ALL
+             SELECT a.parent_execution_id, up.depth + 1 FROM up JOIN executions a ON a.id = up.id
+             WHERE a.parent_execution_id IS NOT NULL AND up.depth < 1000
+           )
+           SELECT 1 FROM up JOIN executions a ON a.id = up.id WHERE a.status IN ('running', 'waiting')))
+       ORDER BY e.completed_at, e.id
+       LIMIT $3
+       FOR UPDATE OF e SKIP LOCKED`,
+      [now, defaultDays, limit],
+    );
+  }
+
+  /** Removes these executions' rows (their steps, logs, events and waits first: see the retention sweep); answers how many. */
+  async deleteByIds(ids: string[]): Promise<number> {
+    return deletedCount(this.manager, `DELETE FROM executions WHERE id = ANY($1::text[])`, [ids]);
   }
 
   /** Newest first, paged; `total` counts the filtered rows. */

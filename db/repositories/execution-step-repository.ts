@@ -1,7 +1,7 @@
 /** The `execution_steps` table: the latest record of each step run, upserted by (execution, step, run) so a replayed batch changes nothing. */
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionStepEntity } from '../entities/execution-step';
-import { rowsOf, selectColumns } from '../sql';
+import { deletedCount, rowsOf, selectColumns } from '../sql';
 
 /** The multi-row upsert, with its parameters' placeholders (also one part of a step batch: step-batch-statement.ts). */
 export function upsertStepsSql(executionId: string, recordsJson: string): string {
@@ -16,6 +16,11 @@ export function upsertStepsSql(executionId: string, recordsJson: string): string
 export class ExecutionStepRepository extends Repository<ExecutionStepEntity> {
   constructor(manager: EntityManager) {
     super(ExecutionStepEntity, manager);
+  }
+
+  /** Removes the rows of these executions (the retention sweep, inside its batch's transaction); answers how many. */
+  async deleteOfExecutions(executionIds: string[]): Promise<number> {
+    return deletedCount(this.manager, `DELETE FROM execution_steps WHERE execution_id = ANY($1::text[])`, [executionIds]);
   }
 
   /** One multi-row upsert; a step's first start time is kept. */
