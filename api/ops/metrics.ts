@@ -4,6 +4,8 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 export interface HttpMetrics {
   registry: Registry;
   observe(method: string, route: string, status: number, seconds: number): void;
+  /** Counts rows the retention sweep removed, by table (the sweep's totals; `batches` is not a table). */
+  retentionRemoved(rowsByTable: Record<string, number>): void;
 }
 
 export function createHttpMetrics(): HttpMetrics {
@@ -23,6 +25,12 @@ export function createHttpMetrics(): HttpMetrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  const retention = new Counter({
+    name: 'retention_removed_rows_total',
+    help: 'Rows the retention sweep removed, by table (executions, steps, logs, events, waits, signalDeliveries, …).',
+    labelNames: ['table'] as const,
+    registers: [registry],
+  });
   // Label children are looked up once per (method, route, status): route patterns keep the set small,
   // and prom-client would otherwise hash the labels on every request.
   const children = new Map<string, { count: { inc(): void }; latency: { observe(value: number): void } }>();
@@ -37,6 +45,9 @@ export function createHttpMetrics(): HttpMetrics {
       }
       child.count.inc();
       child.latency.observe(seconds);
+    },
+    retentionRemoved(rowsByTable) {
+      for (const [table, rows] of Object.entries(rowsByTable)) if (table !== 'batches' && rows > 0) retention.labels(table).inc(rows);
     },
   };
 }
