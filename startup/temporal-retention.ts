@@ -32,7 +32,10 @@ export async function applyNamespaceRetention(
       namespace,
       config: { workflowExecutionRetentionTtl: msToTs(days * DAY_MS) },
     });
-    logger.info({ namespace, retentionDays: days, previousDays: currentMs === undefined ? undefined : currentMs / DAY_MS }, 'Temporal namespace retention set');
+    logger.info(
+      { namespace, retentionDays: days, previousDays: currentMs === undefined ? undefined : currentMs / DAY_MS },
+      'Temporal namespace retention set',
+    );
     return days;
   } catch (error) {
     logger.warn(

@@ -27,7 +27,8 @@ export function executionJson(
   const { temporalUiUrl, temporalRetentionDays } = links;
   // Temporal deletes a closed run's history once its namespace's retention has passed: say so rather than link to nothing.
   const endedDaysAgo = row.completedAt !== null ? (now.getTime() - row.completedAt.getTime()) / DAY_MS : undefined;
-  const historyGone = temporalRetentionDays !== undefined && temporalRetentionDays > 0 && endedDaysAgo !== undefined && endedDaysAgo > temporalRetentionDays;
+  const historyGone =
+    temporalRetentionDays !== undefined && temporalRetentionDays > 0 && endedDaysAgo !== undefined && endedDaysAgo > temporalRetentionDays;
   const uiUrl =
     temporalUiUrl && !historyGone
       ? `${temporalUiUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(row.temporalNamespace)}/workflows/${encodeURIComponent(row.id)}${row.temporalRunId ? `/${row.temporalRunId}` : ''}`

@@ -31,7 +31,12 @@ export function workflowRoutes(deps: AreaDeps, options: WorkflowRouteOptions = {
     plugins: deps.plugins,
   };
   return [
-    ...withDialect('problem', [...definitionRoutes(workflowDeps), ...aliasRoutes(workflowDeps), ...triggerRoutes(workflowDeps), ...retentionRoutes(workflowDeps)]),
+    ...withDialect('problem', [
+      ...definitionRoutes(workflowDeps),
+      ...aliasRoutes(workflowDeps),
+      ...triggerRoutes(workflowDeps),
+      ...retentionRoutes(workflowDeps),
+    ]),
     ...withDialect('config', configRoutes(workflowDeps)),
   ];
 }

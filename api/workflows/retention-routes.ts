@@ -74,7 +74,10 @@ export function retentionRoutes(deps: WorkflowDeps): RouteDefinition[] {
     return retentionJson({ organizationId, own, organizationDays: own?.retentionDays }, deps.executionRetentionDays);
   };
   const workflowView = async (organizationId: string, workflowId: string) => {
-    const [own, both] = await Promise.all([settings.settingOf(organizationId, workflowId), settings.settingsFor(organizationId, workflowId)]);
+    const [own, both] = await Promise.all([
+      settings.settingOf(organizationId, workflowId),
+      settings.settingsFor(organizationId, workflowId),
+    ]);
     return retentionJson(
       { organizationId, workflowId, own, workflowDays: both.workflow, organizationDays: both.organization },
       deps.executionRetentionDays,

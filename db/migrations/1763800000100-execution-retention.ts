@@ -27,9 +27,7 @@ export class ExecutionRetention1763800000100 implements MigrationInterface {
         updated_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (organization_id, workflow_id)
       )`);
-    await runner.query(
-      `CREATE INDEX executions_ended ON executions (completed_at, id) WHERE status NOT IN ('running', 'waiting')`,
-    );
+    await runner.query(`CREATE INDEX executions_ended ON executions (completed_at, id) WHERE status NOT IN ('running', 'waiting')`);
     await runner.query(`CREATE INDEX executions_parent ON executions (parent_execution_id) WHERE parent_execution_id IS NOT NULL`);
     await runner.query(`CREATE INDEX signal_deliveries_execution ON signal_deliveries (execution_id) WHERE execution_id IS NOT NULL`);
   }
