@@ -19,7 +19,7 @@
 import type { DataSource } from 'typeorm';
 import { ExecutionEventRepository } from '../db/repositories/execution-event-repository';
 import { ExecutionLogRepository } from '../db/repositories/execution-log-repository';
-import { ExecutionRepository } from '../db/repositories/execution-repository';
+import { ExecutionRepository, type ExpiredPosition } from '../db/repositories/execution-repository';
 import { ExecutionStepRepository } from '../db/repositories/execution-step-repository';
 import { ExecutionWaitRepository } from '../db/repositories/execution-wait-repository';
 import { SignalDeliveryRepository } from '../db/repositories/signal-delivery-repository';
@@ -34,14 +34,18 @@ export interface RetentionSweepStep {
   deleteOlderThan(cutoff: Date, limit: number): Promise<number>;
 }
 
-/** Rows one sweep removed, by table (sweep steps by their name), and the batches it took. */
-export interface RetentionCounts {
+/** Rows removed with the executions, by table. */
+export interface ExecutionRowCounts {
   executions: number;
   steps: number;
   logs: number;
   events: number;
   waits: number;
   signalDeliveries: number;
+}
+
+/** Rows one sweep removed, by table (sweep steps by their name), and the batches it took. */
+export interface RetentionCounts extends ExecutionRowCounts {
   batches: number;
   [step: string]: number;
 }
@@ -73,8 +77,10 @@ export class RetentionSweeper {
   async sweepOnce(now: Date = new Date()): Promise<RetentionCounts> {
     const totals = emptyCounts();
     const { batchSize, pauseMs = 50 } = this.options;
+    let after: ExpiredPosition | undefined;
     for (;;) {
-      const batch = await this.sweepBatch(now);
+      const { removed: batch, last } = await this.sweepBatch(now, after);
+      after = last;
       totals.batches += 1;
       for (const [table, rows] of Object.entries(batch)) totals[table] = (totals[table] ?? 0) + rows;
       if (batch.executions < batchSize || this.stopping) break;
@@ -93,20 +99,25 @@ export class RetentionSweeper {
     return totals;
   }
 
-  /** One batch, in one transaction: the expired executions' dependent rows, then the executions. */
-  async sweepBatch(now: Date = new Date()): Promise<Omit<RetentionCounts, 'batches'>> {
+  /**
+   * One batch, in one transaction: the expired executions' dependent rows, then the executions. `after`:
+   * where the previous batch of the same sweep stopped (`last`), so a batch never scans again what one before it skipped.
+   */
+  async sweepBatch(now: Date = new Date(), after?: ExpiredPosition): Promise<{ removed: ExecutionRowCounts; last?: ExpiredPosition }> {
     const { dataSource, defaultDays, batchSize } = this.options;
     return dataSource.transaction(async (manager) => {
       const executions = new ExecutionRepository(manager);
-      const ids = (await executions.claimExpired(now, defaultDays > 0 ? defaultDays : null, batchSize)).map((row) => row.id);
-      if (ids.length === 0) return { executions: 0, steps: 0, logs: 0, events: 0, waits: 0, signalDeliveries: 0 };
+      const claimed = await executions.claimExpired(now, defaultDays > 0 ? defaultDays : null, batchSize, after);
+      const ids = claimed.map((row) => row.id);
+      if (ids.length === 0) return { removed: { executions: 0, steps: 0, logs: 0, events: 0, waits: 0, signalDeliveries: 0 } };
       // Explicit deletes (not the foreign keys' cascade): each an index range scan, counted for the sweep's totals.
       const steps = await new ExecutionStepRepository(manager).deleteOfExecutions(ids);
       const logs = await new ExecutionLogRepository(manager).deleteOfExecutions(ids);
       const events = await new ExecutionEventRepository(manager).deleteOfExecutions(ids);
       const waits = await new ExecutionWaitRepository(manager).deleteOfExecutions(ids);
       const signalDeliveries = await new SignalDeliveryRepository(manager).deleteOfExecutions(ids);
-      return { executions: await executions.deleteByIds(ids), steps, logs, events, waits, signalDeliveries };
+      const removed = { executions: await executions.deleteByIds(ids), steps, logs, events, waits, signalDeliveries };
+      return { removed, last: claimed[claimed.length - 1] };
     });
   }
 }

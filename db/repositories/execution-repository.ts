@@ -50,6 +50,12 @@ function insertParams(execution: NewExecution): unknown[] {
   ];
 }
 
+/** Where the retention sweep's scan of ended executions stands: the last execution a batch took. */
+export interface ExpiredPosition {
+  id: string;
+  completedAt: Date;
+}
+
 export interface ExecutionFilter {
   workflowId?: string;
   alias?: string;
@@ -251,12 +257,14 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
    * forever). Never a running or waiting one, nor one with a child still open (the children sweep needs
    * the parent's row), nor one below an open ancestor. `SKIP LOCKED`: replicas sweeping at once take
    * different rows and never wait on each other or on a writer. The scan runs over executions_ended and
-   * stops at the shortest retention in effect.
+   * stops at the shortest retention in effect; `after` (the last row of the previous batch) starts it past
+   * the rows a sweep has already looked at, so rows kept by a longer retention are scanned once per sweep,
+   * not once per batch.
    */
-  async claimExpired(now: Date, defaultDays: number | null, limit: number): Promise<Array<{ id: string }>> {
-    return rowsOf<{ id: string }>(
+  async claimExpired(now: Date, defaultDays: number | null, limit: number, after?: ExpiredPosition): Promise<ExpiredPosition[]> {
+    return rowsOf<ExpiredPosition>(
       this.manager,
-      `SELECT e.id FROM executions e
+      `SELECT e.id, e.completed_at AS "completedAt" FROM executions e
        LEFT JOIN execution_retention w ON w.organization_id = e.organization_id AND w.workflow_id = e.workflow_id
        LEFT JOIN execution_retention o ON o.organization_id = e.organization_id AND o.workflow_id = ''
        WHERE e.status NOT IN ('running', 'waiting')
@@ -272,10 +280,11 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
              WHERE a.parent_execution_id IS NOT NULL AND up.depth < 1000
            )
            SELECT 1 FROM up JOIN executions a ON a.id = up.id WHERE a.status IN ('running', 'waiting')))
+         AND ($4::timestamptz IS NULL OR (e.completed_at, e.id) > ($4::timestamptz, $5::text))
        ORDER BY e.completed_at, e.id
        LIMIT $3
        FOR UPDATE OF e SKIP LOCKED`,
-      [now, defaultDays, limit],
+      [now, defaultDays, limit, after?.completedAt ?? null, after?.id ?? null],
     );
   }
 
