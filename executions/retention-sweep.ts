@@ -82,7 +82,7 @@ export class RetentionSweeper {
       const { removed: batch, last } = await this.sweepBatch(now, after);
       after = last;
       totals.batches += 1;
-      for (const [table, rows] of Object.entries(batch)) totals[table] = (totals[table] ?? 0) + rows;
+      for (const [table, rows] of Object.entries(batch) as Array<[string, number]>) totals[table] = (totals[table] ?? 0) + rows;
       if (batch.executions < batchSize || this.stopping) break;
       await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }

@@ -96,7 +96,7 @@ async function seed(db: DataSource, organizationId: string, options: Seed): Prom
 
 /** How many rows each table holds for the execution (all zero once it is removed). */
 async function rowsOf(db: DataSource, id: string): Promise<Record<string, number>> {
-  const [row] = (await db.query(
+  const [row] = await db.query<Array<Record<string, number>>>(
     `SELECT (SELECT count(*) FROM executions WHERE id = $1)::int AS executions,
             (SELECT count(*) FROM execution_steps WHERE execution_id = $1)::int AS steps,
             (SELECT count(*) FROM execution_logs WHERE execution_id = $1)::int AS logs,
@@ -104,7 +104,7 @@ async function rowsOf(db: DataSource, id: string): Promise<Record<string, number
             (SELECT count(*) FROM execution_waits WHERE execution_id = $1)::int AS waits,
             (SELECT count(*) FROM signal_deliveries WHERE execution_id = $1)::int AS "signalDeliveries"`,
     [id],
-  )) as Array<Record<string, number>>;
+  );
   return row;
 }
 
@@ -208,11 +208,11 @@ describe('execution retention', function () {
       let left = 5;
       const step: RetentionSweepStep = {
         name: 'auditEntries',
-        async deleteOlderThan(cutoff, limit) {
+        deleteOlderThan(cutoff, limit) {
           calls.push({ cutoff, limit });
           const removed = Math.min(left, limit);
           left -= removed;
-          return removed;
+          return Promise.resolve(removed);
         },
       };
       const now = new Date('2030-01-31T00:00:00Z');
