@@ -6,7 +6,10 @@
  *   A few rows per organization; the sweep joins it, so a change applies to
  *   executions that ended before it.
  * - `executions_ended`: ended executions by end time, the sweep's candidates
- *   oldest first (running and waiting rows stay out of it).
+ *   past the default, oldest first (running and waiting rows stay out of it).
+ * - `executions_ended_org`: the same within one organization, for the
+ *   settings shorter than the default (a short setting never walks the rows of
+ *   other organizations).
  * - `executions_parent`: the children of an execution, so the sweep keeps a
  *   parent while a child of it is open (and finds open ancestors cheaply).
  * - `signal_deliveries_execution`: the idempotent deliveries to an execution,
@@ -28,6 +31,9 @@ export class ExecutionRetention1763800000100 implements MigrationInterface {
         PRIMARY KEY (organization_id, workflow_id)
       )`);
     await runner.query(`CREATE INDEX executions_ended ON executions (completed_at, id) WHERE status NOT IN ('running', 'waiting')`);
+    await runner.query(
+      `CREATE INDEX executions_ended_org ON executions (organization_id, completed_at, id) WHERE status NOT IN ('running', 'waiting')`,
+    );
     await runner.query(`CREATE INDEX executions_parent ON executions (parent_execution_id) WHERE parent_execution_id IS NOT NULL`);
     await runner.query(`CREATE INDEX signal_deliveries_execution ON signal_deliveries (execution_id) WHERE execution_id IS NOT NULL`);
   }
@@ -35,6 +41,7 @@ export class ExecutionRetention1763800000100 implements MigrationInterface {
   async down(runner: QueryRunner): Promise<void> {
     await runner.query('DROP INDEX signal_deliveries_execution');
     await runner.query('DROP INDEX executions_parent');
+    await runner.query('DROP INDEX executions_ended_org');
     await runner.query('DROP INDEX executions_ended');
     await runner.query('DROP TABLE execution_retention');
   }
