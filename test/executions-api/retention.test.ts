@@ -203,6 +203,26 @@ describe('execution retention', function () {
       assert.ok(results.reduce((sum, counts) => sum + counts.executions, 0) >= ids.length, JSON.stringify(results));
     });
 
+    it('skips a row another replica holds instead of waiting for it, and takes it at a later sweep', async () => {
+      const held = await seed(x.db, c.org, { status: 'completed', endedDaysAgo: 50 });
+      const free = await seed(x.db, c.org, { status: 'completed', endedDaysAgo: 50 });
+      const other = x.db.createQueryRunner();
+      await other.connect();
+      await other.startTransaction();
+      try {
+        await other.query(`SELECT id FROM executions WHERE id = $1 FOR UPDATE`, [held]);
+        // Would hang (and time out) if the sweep waited for the lock.
+        await sweeper().sweepOnce();
+        assert.deepEqual(await rowsOf(x.db, free), GONE);
+        assert.deepEqual(await rowsOf(x.db, held), KEPT);
+      } finally {
+        await other.rollbackTransaction();
+        await other.release();
+      }
+      await sweeper().sweepOnce();
+      assert.deepEqual(await rowsOf(x.db, held), GONE);
+    });
+
     it('runs extra sweep steps at the default cutoff, until one removes fewer than a batch', async () => {
       const calls: Array<{ cutoff: Date; limit: number }> = [];
       let left = 5;
