@@ -15,7 +15,7 @@ import { errorHandler } from './http/error-handler';
 import { buildOpenApiDocument } from './http/openapi';
 import { requestContext } from './http/request-context';
 import { mountRoutes, withDialect, type AppState, type RouteDefinition } from './http/route';
-import { createHttpMetrics } from './ops/metrics';
+import { createHttpMetrics, type HttpMetrics } from './ops/metrics';
 import { opsRoutes, type ReadinessChecks } from './ops/routes';
 
 export const API_VERSION = '0.1.0';
@@ -43,6 +43,8 @@ export interface App {
   /** Every route declaration, in mount order. */
   routes: RouteDefinition[];
   openApiDocument(): Record<string, unknown>;
+  /** What `/metrics` serves (start-up code counts its sweeps there). */
+  metrics: HttpMetrics;
 }
 
 export function createApp(deps: AppDeps): App {
@@ -81,5 +83,5 @@ export function createApp(deps: AppDeps): App {
   if (deps.console) koa.use(consoleAssets(deps.console.assetsDir));
   koa.use(router.routes());
   koa.use(router.allowedMethods());
-  return { koa, router, routes, openApiDocument };
+  return { koa, router, routes, openApiDocument, metrics };
 }

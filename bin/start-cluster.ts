@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     temporalPort,
     uiPort: config.temporalUiPort,
     namespace: config.temporalNamespace,
+    retentionDays: config.temporalRetentionDays || undefined,
     maxBodyBytes: config.bodyLimitBytes,
     workerMetricsPort: config.telemetry.workerMetricsPort,
     logger,

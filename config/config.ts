@@ -39,6 +39,12 @@ export interface AppConfig {
   temporalUiPort: number;
   /** Temporal Web UI base URL, used to build links to executions. Unset: the local dev server's UI, when one runs. */
   temporalUiUrl?: string;
+  /**
+   * Days Temporal keeps a closed run's history in the namespace (`TEMPORAL_RETENTION_DAYS`; default: the execution
+   * retention, 30 days when that keeps executions forever; at least 1, as Temporal requires). Set on the namespace at
+   * start-up; 0 leaves the namespace's retention as it is.
+   */
+  temporalRetentionDays: number;
   /** HS256 key. Unset together with `authJwksUrl`: a development key is generated under `dataDir`. */
   authJwtSecret?: string;
   /** When set, tokens are RS256 verified against this JWKS (and HS256 is off). */
@@ -274,6 +280,7 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
   for (const entry of plugins)
     if (/\s/.test(entry)) problems.push(`PLUGINS entries are package names or paths without spaces (got "${entry}")`);
 
+  const limits = readLimits(integer);
   const codeExecThreads = integer('CODE_EXEC_THREADS', CODE_EXEC_DEFAULTS.threads, 1, 256);
   const config: AppConfig = {
     port,
@@ -289,6 +296,7 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     temporalServer,
     temporalUiPort: integer('TEMPORAL_UI_PORT', 8233, 1, 65535),
     temporalUiUrl: url('TEMPORAL_UI_URL', ['http:', 'https:']),
+    temporalRetentionDays: integer('TEMPORAL_RETENTION_DAYS', defaultTemporalRetentionDays(limits.executionRetentionDays), 0, 3650),
     authJwtSecret,
     authJwksUrl,
     authJwtAudience: read('AUTH_JWT_AUDIENCE'),
@@ -302,7 +310,7 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     egressAllowHosts: hostList('EGRESS_ALLOW_HOSTS'),
     egressDenyHosts: hostList('EGRESS_DENY_HOSTS'),
     egressAllowCidrs,
-    limits: readLimits(integer),
+    limits,
     codeExec: {
       threads: codeExecThreads,
       threadsPerOrganization: integer('CODE_EXEC_THREADS_PER_ORGANIZATION', Math.ceil(codeExecThreads / 2), 1, 256),
@@ -328,6 +336,11 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** Temporal keeps history as long as we keep executions (at least its minimum of 1 day); 30 days when executions are kept forever. */
+export function defaultTemporalRetentionDays(executionRetentionDays: number): number {
+  return executionRetentionDays === 0 ? 30 : executionRetentionDays;
 }
 
 /** A 32-byte key from 64 hex characters or base64; undefined when it is neither. */

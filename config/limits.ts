@@ -150,6 +150,27 @@ export const LIMIT_SETTINGS = {
     max: 900,
     doc: 'longest `wait` a read of one execution may ask for (GET /workflows/executions/{id}?wait=30s holds the request until the execution ends or the time passes)',
   },
+  executionRetentionDays: {
+    env: 'EXECUTION_RETENTION_DAYS',
+    default: 30,
+    min: 0,
+    max: 3650,
+    doc: 'days an ended execution (with its steps, logs, events and waits) is kept after it ended, unless its organization or workflow sets its own; 0: kept forever',
+  },
+  retentionSweepIntervalSeconds: {
+    env: 'RETENTION_SWEEP_INTERVAL_SECONDS',
+    default: 60,
+    min: 1,
+    max: 86_400,
+    doc: 'seconds between two retention sweeps of one API replica',
+  },
+  retentionSweepBatch: {
+    env: 'RETENTION_SWEEP_BATCH',
+    default: 500,
+    min: 1,
+    max: 100_000,
+    doc: 'executions one retention batch removes, in one short transaction (a sweep runs batches until one comes back short)',
+  },
 } as const;
 
 export type LimitName = keyof typeof LIMIT_SETTINGS;

@@ -78,3 +78,13 @@ export async function poolQuery<T>(manager: EntityManager, name: string, sql: st
   if (manager.queryRunner !== undefined || !pool || typeof pool.query !== 'function') return rowsOf<T>(manager, sql, params);
   return (await pool.query({ name, text: sql, values: params })).rows as T[];
 }
+
+/** Runs a `DELETE … RETURNING 1` and answers how many rows it removed. */
+export async function deletedCount(manager: Pick<EntityManager, 'query'>, deleteSql: string, params: unknown[]): Promise<number> {
+  const [row] = await rowsOf<{ n: number }>(
+    manager,
+    `WITH deleted AS (${deleteSql} RETURNING 1) SELECT count(*)::int AS n FROM deleted`,
+    params,
+  );
+  return row.n;
+}

@@ -22,6 +22,13 @@ export { prepareChildRun, type ChildRunRequest, type PrepareDeps } from './prepa
 export { prepareScheduledRun, type ScheduledRunRequest } from './prepare-scheduled';
 export { DEFAULT_GRACE_MS, sweepOnce, type ReconcilerDeps, type SweepOptions, type SweepResult } from './reconcile-starts';
 export { recordRun, type NewRun } from './record-run';
+export {
+  RetentionSweeper,
+  type ExecutionRowCounts,
+  type RetentionCounts,
+  type RetentionSweepOptions,
+  type RetentionSweepStep,
+} from './retention-sweep';
 export { settleChildren, type ChildrenSweepResult } from './settle-children';
 export { startExecution, type StartRequest } from './start-execution';
 export { firstRunId, startExecutionWorkflow } from './start-workflow';

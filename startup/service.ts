@@ -22,6 +22,7 @@ import { openDatabase, type Database } from '../db/database';
 import { leaveShutdownSignalsToCaller } from '../db/embedded-postgres';
 import { startWorker, installTemporalRuntime, type RunningWorker } from '../worker/worker';
 import { startExecutionReconciler } from './execution-reconciler';
+import { startRetentionSweeper } from './retention-sweeper';
 import { closeGracefully, listen, portOf } from './http-server';
 import { watchParent } from './parent-watch';
 import type { Logger } from '../config/logger';
@@ -29,6 +30,7 @@ import { resolveServiceSecrets } from './service-secrets';
 import { ShutdownSequence } from './shutdown-sequence';
 import { freePort, resolveTemporal, type TemporalEndpoint } from './temporal';
 import { startTracing } from './tracing';
+import { applyNamespaceRetention } from './temporal-retention';
 import { cliVersion } from './temporal-cli';
 
 export interface ServiceParts {
@@ -96,6 +98,10 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
       namespace: temporal.namespace,
       ...(tracing ? { interceptors: { workflow: tracing.clientInterceptors } } : {}),
     });
+    // Temporal keeps closed runs as long as we keep executions (TEMPORAL_RETENTION_DAYS); links honour what it keeps.
+    const temporalRetentionDays =
+      (await applyNamespaceRetention(connection.workflowService, temporal.namespace, config.temporalRetentionDays, logger)) ??
+      config.temporalRetentionDays;
 
     let worker: RunningWorker | undefined;
     let temporalSdkMetricsUrl: string | undefined;
@@ -146,7 +152,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
           temporal: Object.assign(async () => void (await connection.workflowService.getSystemInfo({})), { kind: temporal.kind }),
         },
         routes: buildAreaRoutes({
-          config: { ...config, temporalUiUrl },
+          config: { ...config, temporalUiUrl, temporalRetentionDays },
           dataSource: database.dataSource,
           temporal: client,
           encryptionKey: secrets.encryptionKey,
@@ -180,6 +186,16 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
         reach: workflowReach,
       });
       cleanups.push({ name: 'execution start reconciler', run: () => reconciler.stop() });
+      // Removes ended executions past their retention, in bounded batches (every API replica sweeps; SKIP LOCKED keeps them apart).
+      const retention = startRetentionSweeper({
+        dataSource: database.dataSource,
+        defaultDays: config.limits.executionRetentionDays,
+        batchSize: config.limits.retentionSweepBatch,
+        intervalMs: config.limits.retentionSweepIntervalSeconds * 1000,
+        logger,
+        onSwept: (counts) => app.metrics.retentionRemoved(counts),
+      });
+      cleanups.push({ name: 'retention sweeper', run: () => retention.stop() });
       if (parts.worker) {
         // `npm start`: what a newcomer needs, once, in plain text (also when logs are JSON).
         const banner = startBanner({

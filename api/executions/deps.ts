@@ -12,6 +12,8 @@ export interface ExecutionDeps {
   taskQueue: string;
   /** Temporal Web UI base URL; links to executions are built from it when set. */
   temporalUiUrl?: string;
+  /** Days Temporal keeps a closed run's history (0 or unset: unknown); older executions say so instead of linking. */
+  temporalRetentionDays?: number;
   /** The API's public base URL (callback URLs of webhook waits). */
   publicBaseUrl: string;
   /** Wakes event streams when their execution's events are committed. */

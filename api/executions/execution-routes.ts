@@ -73,7 +73,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           to: query.to !== undefined ? new Date(query.to) : undefined,
         };
         const { rows, total } = await executions.listPage(auth.organizationId, filter, { page, limit });
-        return { status: 200, body: { data: rows.map((row) => executionJson(row, deps.temporalUiUrl)), page, limit, total } };
+        return { status: 200, body: { data: rows.map((row) => executionJson(row, deps)), page, limit, total } };
       },
     }),
     defineRoute({
@@ -101,7 +101,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           // Answered as a read without `wait` would be now: authorized again, as the caller's grants may have changed meanwhile.
           row = await authorizedExecution(deps, auth, params.id, permission);
         }
-        return { status: 200, body: executionJson(row, deps.temporalUiUrl) };
+        return { status: 200, body: executionJson(row, deps) };
       },
     }),
     defineRoute({
@@ -237,7 +237,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
         // Termination runs no workflow code, so the record is finished here, after Temporal accepted it.
         await executions.finish(row.id, 'terminated', null, { type: 'TERMINATED', message: reason });
         const finished = await executions.findInOrganization(auth.organizationId, row.id);
-        return { status: 200, body: executionJson(finished ?? row, deps.temporalUiUrl) };
+        return { status: 200, body: executionJson(finished ?? row, deps) };
       },
     }),
   ];

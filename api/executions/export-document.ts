@@ -37,7 +37,7 @@ export interface ExportSources {
 
 /** The document as a sequence of JSON text chunks (one per batch), for a response stream. */
 export async function* exportDocument(
-  deps: Pick<ExecutionDeps, 'dataSource' | 'temporalUiUrl'>,
+  deps: Pick<ExecutionDeps, 'dataSource' | 'temporalUiUrl' | 'temporalRetentionDays'>,
   sources: ExportSources,
   batch = EXPORT_BATCH_ROWS,
 ): AsyncGenerator<string> {
@@ -46,7 +46,7 @@ export async function* exportDocument(
     format: EXPORT_FORMAT,
     version: EXPORT_VERSION,
     exportedAt: new Date().toISOString(),
-    execution: executionJson(row, deps.temporalUiUrl),
+    execution: executionJson(row, deps),
     workflow: {
       id: row.workflowId,
       ...(row.workflowKey !== null ? { key: row.workflowKey } : {}),

@@ -21,6 +21,7 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
     temporal: deps.temporal,
     taskQueue: deps.config.temporalTaskQueue,
     temporalUiUrl: deps.config.temporalUiUrl,
+    temporalRetentionDays: deps.config.temporalRetentionDays,
     publicBaseUrl: deps.config.publicBaseUrl,
     eventHub: deps.eventHub ?? new ExecutionEventHub(deps.dataSource),
     limits: deps.config.limits,

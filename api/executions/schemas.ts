@@ -77,6 +77,10 @@ export const Execution = Type.Object({
     runId: Type.Optional(Type.String()),
     namespace: Type.String(),
     uiUrl: Type.Optional(Type.String()),
+    historyAvailable: Type.Optional(
+      Type.Literal(false, { description: "present when Temporal's retention has deleted the run's history (then no uiUrl)" }),
+    ),
+    reason: Type.Optional(Type.String({ description: 'why the history is not available' })),
   }),
 });
 

@@ -9,14 +9,31 @@ import { iso } from '../http/iso-date';
 /** Larger step records are replaced by a marker so a state read never ships megabytes (engine-reference §8.4). */
 export const STEP_RECORD_CAP_BYTES = 64 * 1024;
 
+/** Where an execution's Temporal history is shown, and how long Temporal keeps a closed run's history. */
+export interface TemporalLinks {
+  /** Temporal Web UI base URL; links to executions are built from it when set. */
+  temporalUiUrl?: string;
+  /** Days the namespace keeps a closed run (unset or 0: unknown, links are always given). */
+  temporalRetentionDays?: number;
+}
+
+const DAY_MS = 86_400_000;
+
 export function executionJson(
   row: ExecutionEntity,
-  temporalUiUrl: string | undefined,
+  links: TemporalLinks,
   status: ExecutionStatus = row.status,
+  now: Date = new Date(),
 ): Record<string, unknown> {
-  const uiUrl = temporalUiUrl
-    ? `${temporalUiUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(row.temporalNamespace)}/workflows/${encodeURIComponent(row.id)}${row.temporalRunId ? `/${row.temporalRunId}` : ''}`
-    : undefined;
+  const { temporalUiUrl, temporalRetentionDays } = links;
+  // Temporal deletes a closed run's history once its namespace's retention has passed: say so rather than link to nothing.
+  const endedDaysAgo = row.completedAt !== null ? (now.getTime() - row.completedAt.getTime()) / DAY_MS : undefined;
+  const historyGone =
+    temporalRetentionDays !== undefined && temporalRetentionDays > 0 && endedDaysAgo !== undefined && endedDaysAgo > temporalRetentionDays;
+  const uiUrl =
+    temporalUiUrl && !historyGone
+      ? `${temporalUiUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(row.temporalNamespace)}/workflows/${encodeURIComponent(row.id)}${row.temporalRunId ? `/${row.temporalRunId}` : ''}`
+      : undefined;
   return {
     id: row.id,
     workflowId: row.workflowId,
@@ -40,9 +57,17 @@ export function executionJson(
       ...(row.temporalRunId !== null ? { runId: row.temporalRunId } : {}),
       namespace: row.temporalNamespace,
       ...(uiUrl ? { uiUrl } : {}),
+      ...(historyGone
+        ? {
+            historyAvailable: false,
+            reason: `Temporal keeps a run's history for ${plural(temporalRetentionDays, 'day')} after it closes; this execution ended ${plural(Math.floor(endedDaysAgo), 'day')} ago.`,
+          }
+        : {}),
     },
   };
 }
+
+const plural = (count: number, unit: string) => `${count} ${unit}${count === 1 ? '' : 's'}`;
 
 export function cappedRecord(record: StepRecord | Record<string, unknown>): Record<string, unknown> {
   const bytes = Buffer.byteLength(JSON.stringify(record));

@@ -10,6 +10,8 @@ export interface HttpMetrics {
   observe(method: string, route: string, status: number, seconds: number): void;
   /** The text `/metrics` answers: this registry's metrics, then the Temporal SDK's when the process has them. */
   text(): Promise<string>;
+  /** Counts rows the retention sweep removed, by table (the sweep's totals; `batches` is not a table). */
+  retentionRemoved(rowsByTable: Record<string, number>): void;
 }
 
 /** How long `/metrics` waits for the Temporal SDK's metrics before answering without them. */
@@ -33,6 +35,12 @@ export function createHttpMetrics(temporalSdkMetricsUrl?: string): HttpMetrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  const retention = new Counter({
+    name: 'retention_removed_rows_total',
+    help: 'Rows the retention sweep removed, by table (executions, steps, logs, events, waits, signalDeliveries, …).',
+    labelNames: ['table'] as const,
+    registers: [registry],
+  });
   // Label children are looked up once per (method, route, status): route patterns keep the set small,
   // and prom-client would otherwise hash the labels on every request.
   const children = new Map<string, { count: { inc(): void }; latency: { observe(value: number): void } }>();
@@ -51,6 +59,9 @@ export function createHttpMetrics(temporalSdkMetricsUrl?: string): HttpMetrics {
     async text() {
       const own = await registry.metrics();
       return temporalSdkMetricsUrl ? `${own}\n${await temporalSdkMetrics(temporalSdkMetricsUrl)}` : own;
+    },
+    retentionRemoved(rowsByTable) {
+      for (const [table, rows] of Object.entries(rowsByTable)) if (table !== 'batches' && rows > 0) retention.labels(table).inc(rows);
     },
   };
 }

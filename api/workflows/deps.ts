@@ -11,6 +11,8 @@ export interface WorkflowDeps {
   registrars: TriggerRegistrars;
   /** Publish-time ceilings on a definition (WORKFLOW_MAX_*). */
   limits: DefinitionLimits;
+  /** Days ended executions are kept without an organization or workflow setting (EXECUTION_RETENTION_DAYS; 0: forever). */
+  executionRetentionDays: number;
   /** The operator's own plugins, known to the validator beside the built-ins. */
   plugins?: PluginCatalog;
 }

@@ -7,6 +7,7 @@ import { definitionRoutes } from './definition-routes';
 import type { WorkflowDeps } from './deps';
 import { pluginTriggerRegistrars } from './plugin-trigger-registrar';
 import { defaultRegistrars, type TriggerRegistrars } from './registrars';
+import { retentionRoutes } from './retention-routes';
 import { triggerRoutes } from './trigger-routes';
 
 export interface WorkflowRouteOptions {
@@ -26,10 +27,16 @@ export function workflowRoutes(deps: AreaDeps, options: WorkflowRouteOptions = {
     encryptionKey: deps.encryptionKey,
     registrars,
     limits: deps.config.limits,
+    executionRetentionDays: deps.config.limits.executionRetentionDays,
     plugins: deps.plugins,
   };
   return [
-    ...withDialect('problem', [...definitionRoutes(workflowDeps), ...aliasRoutes(workflowDeps), ...triggerRoutes(workflowDeps)]),
+    ...withDialect('problem', [
+      ...definitionRoutes(workflowDeps),
+      ...aliasRoutes(workflowDeps),
+      ...triggerRoutes(workflowDeps),
+      ...retentionRoutes(workflowDeps),
+    ]),
     ...withDialect('config', configRoutes(workflowDeps)),
   ];
 }

@@ -6,6 +6,7 @@ import { ConfigEntryEntity } from './config-entry';
 import { ExecutionEntity } from './execution';
 import { ExecutionEventEntity } from './execution-event';
 import { ExecutionLogEntity } from './execution-log';
+import { ExecutionRetentionEntity } from './execution-retention';
 import { ExecutionStepEntity } from './execution-step';
 import { ExecutionStepPayloadEntity } from './execution-step-payload';
 import { ExecutionWaitEntity } from './execution-wait';
@@ -42,6 +43,7 @@ export const ENTITIES: Array<new (...args: never[]) => unknown> = [
   ExecutionWaitEntity,
   SignalDeliveryEntity,
   LightStepResultEntity,
+  ExecutionRetentionEntity,
   // Webhook ingress.
   WebhookReplayEntity,
   // The audit trail.

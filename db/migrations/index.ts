@@ -23,8 +23,9 @@ import { LightStepResults1763770000000 } from './1763770000000-light-step-result
 import { ExecutionTrees1763780000000 } from './1763780000000-execution-trees';
 import { ConfigEntryNrn1763780000030 } from './1763780000030-config-entry-nrn';
 import { RecordedRunState1763790000000 } from './1763790000000-recorded-run-state';
-import { CompactExecutionRecords1763800000300 } from './1763800000300-compact-execution-records';
 import { AuditEvents1763800000000 } from './1763800000000-audit-events';
+import { ExecutionRetention1763800000100 } from './1763800000100-execution-retention';
+import { CompactExecutionRecords1763800000300 } from './1763800000300-compact-execution-records';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -60,8 +61,10 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   ConfigEntryNrn1763780000030,
   // Reads of a running execution from PostgreSQL only: its variables, its waits' timeouts and callback URLs.
   RecordedRunState1763790000000,
-  // Fewer bytes per execution: event batches in one row, small rows compressed.
-  CompactExecutionRecords1763800000300,
   // The audit trail of writes through the API (and audit:read outside the viewer role).
   AuditEvents1763800000000,
+  // Retention: overrides per organization and workflow; the indexes the sweep of ended executions reads.
+  ExecutionRetention1763800000100,
+  // Fewer bytes per execution: event batches in one row, small step records, large items once.
+  CompactExecutionRecords1763800000300,
 ];

@@ -9,7 +9,7 @@
  */
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionEventEntity, type StreamEventData } from '../entities/execution-event';
-import { isoSql } from '../sql';
+import { deletedCount, isoSql } from '../sql';
 import { DEFAULT_PORTS } from './execution-step-repository';
 
 /** One event of the stream, as read (the rows' batches taken apart, references to step rows resolved). */
@@ -49,6 +49,11 @@ const STEP_EVENT_DATA_SQL = `CASE WHEN ev.event->>0 = 'step.started'
 export class ExecutionEventRepository extends Repository<ExecutionEventEntity> {
   constructor(manager: EntityManager) {
     super(ExecutionEventEntity, manager);
+  }
+
+  /** Removes the rows of these executions (the retention sweep, inside its batch's transaction); answers how many. */
+  async deleteOfExecutions(executionIds: string[]): Promise<number> {
+    return deletedCount(this.manager, `DELETE FROM execution_events WHERE execution_id = ANY($1::text[])`, [executionIds]);
   }
 
   /** Events numbered from `firstSeq` in the given order, one row; a batch already there is left alone. */

@@ -5,7 +5,7 @@
  */
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionLogEntity } from '../entities/execution-log';
-import { rowsOf, selectColumns } from '../sql';
+import { deletedCount, rowsOf, selectColumns } from '../sql';
 
 /** A log line as the workflow reports it (positions assigned by the workflow). */
 export interface LogWrite {
@@ -29,6 +29,11 @@ export function insertLogsSql(executionId: string, logsJson: string): string {
 export class ExecutionLogRepository extends Repository<ExecutionLogEntity> {
   constructor(manager: EntityManager) {
     super(ExecutionLogEntity, manager);
+  }
+
+  /** Removes the rows of these executions (the retention sweep, inside its batch's transaction); answers how many. */
+  async deleteOfExecutions(executionIds: string[]): Promise<number> {
+    return deletedCount(this.manager, `DELETE FROM execution_logs WHERE execution_id = ANY($1::text[])`, [executionIds]);
   }
 
   /** One multi-row insert by position; lines already there (a replayed batch) are left alone. */

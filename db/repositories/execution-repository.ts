@@ -5,7 +5,7 @@
  */
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionEntity, type ExecutionStatus } from '../entities/execution';
-import { rowsOf, selectColumns } from '../sql';
+import { deletedCount, rowsOf, selectColumns } from '../sql';
 import { NEXT_EVENT_SEQ_SQL } from './execution-event-repository';
 
 /** What recording a run writes; the rest comes from column defaults. */
@@ -49,6 +49,12 @@ function insertParams(execution: NewExecution): unknown[] {
     execution.temporalNamespace,
     execution.createdBy,
   ];
+}
+
+/** Where the retention sweep's scan of ended executions stands: the last execution a batch took. */
+export interface ExpiredPosition {
+  id: string;
+  completedAt: Date;
 }
 
 export interface ExecutionFilter {
@@ -243,6 +249,68 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     await this.manager.query(`UPDATE executions SET failure_dispatched_at = now() WHERE id = $1 AND failure_dispatched_at IS NULL`, [
       executionId,
     ]);
+  }
+
+  /**
+   * Locks and answers up to `limit` ended executions past their retention at `now`, oldest end first: the
+   * retention sweep's batch (executions/retention-sweep.ts), inside its transaction. An execution keeps
+   * its workflow's days, else its organization's (execution_retention), else `defaultDays` (null: kept
+   * forever). Never a running or waiting one, nor one with a child still open (the children sweep needs
+   * the parent's row), nor one below an open ancestor.
+   *
+   * Two statements. The first finds candidates without locking: past the default, by executions_ended
+   * (rows a longer setting keeps are skipped there); past each setting shorter than the default, by
+   * executions_ended_org within its organization, so a short setting never walks other organizations'
+   * rows. `after` (the last row of the previous batch) starts both past what the sweep already looked at.
+   * The second locks them `SKIP LOCKED`: replicas sweeping at once take different rows and never wait on
+   * each other or on a writer. Candidates stay valid between the two: an ended execution never reopens,
+   * and ancestors and children only end.
+   */
+  async claimExpired(now: Date, defaultDays: number | null, limit: number, after?: ExpiredPosition): Promise<ExpiredPosition[]> {
+    const expired = (e: string) => `${e}.status NOT IN ('running', 'waiting')
+      AND ${e}.completed_at < $1::timestamptz - make_interval(days => COALESCE(
+        (SELECT r.retention_days FROM execution_retention r WHERE r.organization_id = ${e}.organization_id AND r.workflow_id = ${e}.workflow_id),
+        (SELECT r.retention_days FROM execution_retention r WHERE r.organization_id = ${e}.organization_id AND r.workflow_id = ''),
+        $2::int))
+      AND NOT EXISTS (SELECT 1 FROM executions c WHERE c.parent_execution_id = ${e}.id AND c.status IN ('running', 'waiting'))
+      AND (${e}.parent_execution_id IS NULL OR NOT EXISTS (
+        WITH RECURSIVE up (id, depth) AS (
+          SELECT ${e}.parent_execution_id, 1
+          UNION ALL
+          SELECT a.parent_execution_id, up.depth + 1 FROM up JOIN executions a ON a.id = up.id
+          WHERE a.parent_execution_id IS NOT NULL AND up.depth < 1000
+        )
+        SELECT 1 FROM up JOIN executions a ON a.id = up.id WHERE a.status IN ('running', 'waiting')))
+      AND ($4::timestamptz IS NULL OR (${e}.completed_at, ${e}.id) > ($4::timestamptz, $5::text))`;
+    const candidates = await rowsOf<{ id: string }>(
+      this.manager,
+      `SELECT id FROM (
+         (SELECT e.id, e.completed_at FROM executions e
+          WHERE e.status NOT IN ('running', 'waiting') AND e.completed_at < $1::timestamptz - make_interval(days => $2::int) AND ${expired('e')}
+          ORDER BY e.completed_at, e.id LIMIT $3)
+         UNION
+         (SELECT x.id, x.completed_at FROM execution_retention s CROSS JOIN LATERAL (
+            SELECT e.id, e.completed_at FROM executions e
+            WHERE e.organization_id = s.organization_id AND (s.workflow_id = '' OR e.workflow_id = s.workflow_id)
+              AND e.status NOT IN ('running', 'waiting') AND e.completed_at < $1::timestamptz - make_interval(days => s.retention_days)
+              AND ${expired('e')}
+            ORDER BY e.completed_at, e.id LIMIT $3) x
+          WHERE $2::int IS NULL OR s.retention_days < $2::int)
+       ) found ORDER BY completed_at, id LIMIT $3`,
+      [now, defaultDays, limit, after?.completedAt ?? null, after?.id ?? null],
+    );
+    if (candidates.length === 0) return [];
+    return rowsOf<ExpiredPosition>(
+      this.manager,
+      `SELECT id, completed_at AS "completedAt" FROM executions WHERE id = ANY($1::text[])
+       ORDER BY completed_at, id FOR UPDATE SKIP LOCKED`,
+      [candidates.map((row) => row.id)],
+    );
+  }
+
+  /** Removes these executions' rows (their steps, logs, events and waits first: see the retention sweep); answers how many. */
+  async deleteByIds(ids: string[]): Promise<number> {
+    return deletedCount(this.manager, `DELETE FROM executions WHERE id = ANY($1::text[])`, [ids]);
   }
 
   /** Newest first, paged; `total` counts the filtered rows. */

@@ -8,7 +8,7 @@
  */
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionStepEntity } from '../entities/execution-step';
-import { isoSql, rowsOf, selectColumns } from '../sql';
+import { deletedCount, isoSql, rowsOf, selectColumns } from '../sql';
 import { insertPayloadsSql, payloadHashSql, storedApartSql } from './execution-step-payload-repository';
 
 /** The ports of most records, left out of the stored record. */
@@ -60,6 +60,11 @@ const WHOLE_RECORD_SQL = `(s.record || jsonb_build_object('stepId', s.step_id, '
 export class ExecutionStepRepository extends Repository<ExecutionStepEntity> {
   constructor(manager: EntityManager) {
     super(ExecutionStepEntity, manager);
+  }
+
+  /** Removes the rows of these executions (the retention sweep, inside its batch's transaction); answers how many. */
+  async deleteOfExecutions(executionIds: string[]): Promise<number> {
+    return deletedCount(this.manager, `DELETE FROM execution_steps WHERE execution_id = ANY($1::text[])`, [executionIds]);
   }
 
   /** The rows' columns with each record whole: the FROM clause of every read. */

@@ -7,7 +7,7 @@
 import { In, Repository, type EntityManager } from 'typeorm';
 import type { ExecutionEntity } from '../entities/execution';
 import { ExecutionWaitEntity } from '../entities/execution-wait';
-import { rowsOf } from '../sql';
+import { deletedCount, rowsOf } from '../sql';
 
 /** A wait as the workflow reports it (times as ISO strings). */
 export type WaitWrite = Omit<ExecutionWaitEntity, 'executionId' | 'since' | 'timeoutAt'> & { since: string; timeoutAt: string | null };
@@ -15,6 +15,11 @@ export type WaitWrite = Omit<ExecutionWaitEntity, 'executionId' | 'since' | 'tim
 export class ExecutionWaitRepository extends Repository<ExecutionWaitEntity> {
   constructor(manager: EntityManager) {
     super(ExecutionWaitEntity, manager);
+  }
+
+  /** Removes the rows of these executions (the retention sweep, inside its batch's transaction); answers how many. */
+  async deleteOfExecutions(executionIds: string[]): Promise<number> {
+    return deletedCount(this.manager, `DELETE FROM execution_waits WHERE execution_id = ANY($1::text[])`, [executionIds]);
   }
 
   /** One multi-row insert; waits already recorded (a replayed batch) are left alone. */

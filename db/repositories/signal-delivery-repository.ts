@@ -5,11 +5,16 @@
  */
 import { Repository, type EntityManager } from 'typeorm';
 import { SignalDeliveryEntity } from '../entities/signal-delivery';
-import { rowsOf, selectColumns } from '../sql';
+import { deletedCount, rowsOf, selectColumns } from '../sql';
 
 export class SignalDeliveryRepository extends Repository<SignalDeliveryEntity> {
   constructor(manager: EntityManager) {
     super(SignalDeliveryEntity, manager);
+  }
+
+  /** Forgets the deliveries to these executions (the retention sweep, inside its batch's transaction); answers how many. */
+  async deleteOfExecutions(executionIds: string[]): Promise<number> {
+    return deletedCount(this.manager, `DELETE FROM signal_deliveries WHERE execution_id = ANY($1::text[])`, [executionIds]);
   }
 
   /**

@@ -44,6 +44,11 @@ export interface ClusterOptions {
   /** The Web UI's port (0: a free one; undefined: no UI). */
   uiPort?: number;
   namespace: string;
+  /**
+   * Days the namespace keeps closed runs when the cluster registers it (default 3; the API replicas then
+   * set TEMPORAL_RETENTION_DAYS on it at start, also on a namespace registered before).
+   */
+  retentionDays?: number;
   /** Environment given to every API and worker process (secrets, limits, log level, …). */
   appEnv: NodeJS.ProcessEnv;
   logger: Logger;
@@ -128,7 +133,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     };
     let temporal = startTemporalServer(serverOptions);
     stops.push({ name: 'temporal server', run: () => temporal.stop() });
-    await awaitNamespace(temporalAddress, options.namespace, temporal);
+    await awaitNamespace(temporalAddress, options.namespace, temporal, options.retentionDays);
     logger.info({ address: temporalAddress, log: temporal.logFile }, 'Temporal server on PostgreSQL ready');
 
     // 3. The Web UI.
@@ -218,7 +223,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         await (kill ? temporal.kill() : temporal.stop());
         await sleep(downMs);
         temporal = startTemporalServer(serverOptions);
-        await awaitNamespace(temporalAddress, options.namespace, temporal);
+        await awaitNamespace(temporalAddress, options.namespace, temporal, options.retentionDays);
       },
       async restartPostgres({ downMs = 0 } = {}) {
         if (!embedded) throw new Error('restartPostgres needs the embedded database (DATABASE_URL is set)');

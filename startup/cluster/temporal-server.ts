@@ -222,11 +222,17 @@ export function startTemporalServer(options: TemporalServerOptions): RunningChil
 }
 
 /**
- * Waits until the frontend answers, registers the namespace (once; an existing
- * one is kept) and waits until the frontend's namespace cache knows it, so
+ * Waits until the frontend answers, registers the namespace with `retentionDays`
+ * (once; an existing one is kept, and its retention set by the API replicas) and waits until the frontend's namespace cache knows it, so
  * workers and clients started next do not see "namespace not found".
  */
-export async function awaitNamespace(address: string, namespace: string, server: RunningChild, timeoutMs = 90_000): Promise<void> {
+export async function awaitNamespace(
+  address: string,
+  namespace: string,
+  server: RunningChild,
+  retentionDays = 3,
+  timeoutMs = 90_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   let registered = false;
@@ -238,7 +244,7 @@ export async function awaitNamespace(address: string, namespace: string, server:
       try {
         if (!registered) {
           await connection.workflowService
-            .registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('3 days') })
+            .registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(`${Math.max(1, retentionDays)} days`) })
             .catch((error: { code?: number }) => {
               if (error.code !== 6) throw error; // ALREADY_EXISTS
             });

@@ -353,6 +353,25 @@ export const WRITE_SCENARIOS: Record<string, Row> = {
     await aliasOf(s, id);
     return { res: ok(await s.write(s.org.as(s.env.t.request.delete(`/workflows/definitions/${id}/aliases/stable`))), 204), targetId: id };
   },
+  putOrganizationRetention: async (s) => ({
+    res: ok(await s.write(s.org.as(s.env.t.request.put('/workflows/retention'))).send({ retentionDays: 90 }), 201),
+    targetId: s.org.org,
+  }),
+  deleteOrganizationRetention: async (s) => ({
+    res: ok(await s.write(s.org.as(s.env.t.request.delete('/workflows/retention'))), 204),
+    targetId: s.org.org,
+  }),
+  putWorkflowRetention: async (s) => {
+    const id = await publishOf(s, logDefinition(newKey('retained')));
+    return {
+      res: ok(await s.write(s.org.as(s.env.t.request.put(`/workflows/definitions/${id}/retention`))).send({ retentionDays: 7 }), 201),
+      targetId: id,
+    };
+  },
+  deleteWorkflowRetention: async (s) => {
+    const id = await publishOf(s, logDefinition(newKey('unretained')));
+    return { res: ok(await s.write(s.org.as(s.env.t.request.delete(`/workflows/definitions/${id}/retention`))), 204), targetId: id };
+  },
   upsertConfigEntry: async (s) => {
     const res = ok(
       await s.write(s.org.as(s.env.t.request.post('/workflows/config'))).send({ name: 'TOKEN', value: 'v', secret: true, path: '/' }),

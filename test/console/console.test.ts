@@ -196,6 +196,17 @@ describe('web console in a real browser', function () {
     assert.equal(await page.evaluate(() => window.notReloaded), true);
   });
 
+  it("shows why an execution older than Temporal's retention has no Temporal link", async () => {
+    const id = await execute(x, c, 'alpha', { inputs: { who: 'old' } });
+    await waitFor(x, c, id, finished);
+    const days = x.deps.config.temporalRetentionDays + 5;
+    await x.db.query(`UPDATE executions SET completed_at = now() - make_interval(days => $2) WHERE id = $1`, [id, days]);
+    await page.goto(`${base}/console/executions/${id}`);
+    const reason = (await page.textContent('#temporal-history-gone', { timeout: 10_000 })) ?? '';
+    assert.match(reason, new RegExp(`this execution ended ${days} days ago`), reason);
+    assert.equal(await page.$('a:text("Open in Temporal UI")'), null);
+  });
+
   it('delivers a signal to a waiting run (showing the 409 for a name nothing waits on) and follows it to the end', async () => {
     await publish(x, c, approval('approve'));
     const id = await execute(x, c, 'approve');

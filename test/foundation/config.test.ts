@@ -124,6 +124,31 @@ describe('configuration', () => {
     });
   }
 
+  it("reads the retention settings; Temporal's retention follows the execution retention unless set", () => {
+    const defaults = parseConfig({});
+    assert.equal(defaults.limits.executionRetentionDays, 30);
+    assert.equal(defaults.limits.retentionSweepIntervalSeconds, 60);
+    assert.equal(defaults.limits.retentionSweepBatch, 500);
+    assert.equal(defaults.temporalRetentionDays, 30);
+    assert.equal(parseConfig({ EXECUTION_RETENTION_DAYS: '7' }).temporalRetentionDays, 7);
+    // Executions kept forever: Temporal cannot keep history forever; 30 days.
+    assert.equal(parseConfig({ EXECUTION_RETENTION_DAYS: '0' }).temporalRetentionDays, 30);
+    assert.equal(parseConfig({ EXECUTION_RETENTION_DAYS: '7', TEMPORAL_RETENTION_DAYS: '0' }).temporalRetentionDays, 0);
+    for (const [name, value] of [
+      ['EXECUTION_RETENTION_DAYS', '-1'],
+      ['EXECUTION_RETENTION_DAYS', '3651'],
+      ['TEMPORAL_RETENTION_DAYS', '1.5'],
+      ['RETENTION_SWEEP_BATCH', '0'],
+      ['RETENTION_SWEEP_INTERVAL_SECONDS', 'often'],
+    ]) {
+      assert.throws(
+        () => parseConfig({ [name]: value }),
+        (error: unknown) => error instanceof ConfigError && error.problems.some((problem) => problem.startsWith(name)),
+        `${name}=${value}`,
+      );
+    }
+  });
+
   it('reads the start:cluster settings, with their defaults and bounds', () => {
     assert.deepEqual(parseConfig({}).cluster, { apiReplicas: 2, workers: 3, temporalPort: 7233 });
     assert.deepEqual(parseConfig({ API_REPLICAS: '4', WORKERS: '1', TEMPORAL_PORT: '17233' }).cluster, {

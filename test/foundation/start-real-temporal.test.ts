@@ -9,6 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import { Connection } from '@temporalio/client';
+import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { freePort } from '../../startup/temporal';
 import { runScript, spawnScript } from '../support/process';
 import { testTemporalKind } from '../support/temporal';
@@ -60,7 +62,14 @@ describe('npm start on the real Temporal dev server', function () {
     const port = await freePort();
     uiPort = await freePort();
     base = `http://127.0.0.1:${port}`;
-    env = { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', TEMPORAL_UI_PORT: String(uiPort), TEMPORAL_SERVER: 'cli' };
+    env = {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      TEMPORAL_UI_PORT: String(uiPort),
+      TEMPORAL_SERVER: 'cli',
+      TEMPORAL_RETENTION_DAYS: '9',
+    };
     service = await startService(env);
     const minted = await runScript('bin/token.ts', { env: { DATA_DIR: dataDir }, args: ['--user', '1', '--org', '1'] });
     token = minted.stdout.trim();
@@ -131,5 +140,17 @@ describe('npm start on the real Temporal dev server', function () {
     }
     assert.equal(status, 'completed');
     assert.deepEqual(outputs, { got: { payload: { after: 'restart' } } });
+  });
+
+  it("sets the namespace's retention to TEMPORAL_RETENTION_DAYS at start", async () => {
+    const address = /"address":"([^"]+)"[^\n]*"Temporal resolved"/.exec(service?.output() ?? '')?.[1];
+    assert.ok(address, 'the start-up log names the Temporal address');
+    const connection = await Connection.connect({ address });
+    try {
+      const described = await connection.workflowService.describeNamespace({ namespace: 'default' });
+      assert.equal(optionalTsToMs(described.config?.workflowExecutionRetentionTtl), 9 * 86_400_000);
+    } finally {
+      await connection.close();
+    }
   });
 });

@@ -4,7 +4,7 @@ import type { Engine } from './engine';
 import type { CallContext, Handler } from './grpc-server';
 import { ServiceError, invalidArgument, notFound } from './errors';
 import { status as grpcStatus } from '@grpc/grpc-js';
-import { api, dur, enums, packAny, ts } from './proto';
+import { api, dur, enums, ms, packAny, ts } from './proto';
 import { requestCancelRun, signalRun, startWorkflow, terminate, signalAttrs } from './lifecycle';
 import { respondWorkflowTaskCompleted, respondWorkflowTaskFailed, startWorkflowTask } from './workflow-tasks';
 import { activityById, activityFromToken, heartbeatActivity, startActivityTask } from './activities';
@@ -70,6 +70,14 @@ export function workflowServiceHandlers(engine: Engine, options: ServiceOptions)
       const info = req.id ? engine.namespaces.list().find((n) => n.id === req.id) : engine.namespaces.get(req.namespace ?? '');
       if (!info) throw notFound(`Namespace ${req.id ?? ''} is not found.`);
       return namespaceDescription(info);
+    },
+    // Only the retention changes (what the service sets at start-up); the rest of the request is ignored.
+    UpdateNamespace: (req: wf.IUpdateNamespaceRequest): wf.IUpdateNamespaceResponse => {
+      const info = engine.namespaces.get(req.namespace ?? '');
+      const retention = req.config?.workflowExecutionRetentionTtl;
+      if (retention) info.retentionDays = ms(retention) / 86_400_000;
+      const { namespaceInfo, config } = namespaceDescription(info);
+      return { namespaceInfo, config, isGlobalNamespace: false };
     },
     ListNamespaces: (): wf.IListNamespacesResponse => ({ namespaces: engine.namespaces.list().map(namespaceDescription) }),
     RegisterNamespace: (req: wf.IRegisterNamespaceRequest): wf.IRegisterNamespaceResponse => {

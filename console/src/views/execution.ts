@@ -73,7 +73,9 @@ export const executionView: View = async (main, [id]) => {
         execution.completedAt ? ` · finished ${formatTime(execution.completedAt)}` : '',
         typeof temporal?.uiUrl === 'string'
           ? h('span', {}, ' · ', h('a', { href: temporal.uiUrl, target: '_blank', rel: 'noopener noreferrer' }, 'Open in Temporal UI'))
-          : null,
+          : temporal?.historyAvailable === false
+            ? h('span', { id: 'temporal-history-gone' }, ` · ${text(temporal.reason ?? 'Temporal no longer keeps this run')}`)
+            : null,
       ),
       execution.error ? h('pre', { class: 'error-text' }, json(execution.error)) : null,
       !finished && mayCancel
