@@ -13,8 +13,8 @@
  * executions are never removed, nor an ended one with an open child or an open
  * ancestor.
  *
- * Other tables with their own retention plug in as sweep steps
- * (`deleteOlderThan(cutoff, limit)`, called until it removes fewer than `limit`).
+ * Other tables with their own retention plug in as sweep steps (`days`, and
+ * `deleteOlderThan(cutoff, limit)`, called until it removes fewer than `limit`).
  */
 import type { DataSource } from 'typeorm';
 import { ExecutionEventRepository } from '../db/repositories/execution-event-repository';
@@ -26,10 +26,12 @@ import { SignalDeliveryRepository } from '../db/repositories/signal-delivery-rep
 
 const DAY_MS = 86_400_000;
 
-/** Another table swept with the executions, at the default retention's cutoff. */
+/** Another table swept with the executions, by its own retention (the audit trail's AUDIT_RETENTION_DAYS). */
 export interface RetentionSweepStep {
   /** Names its count in the sweep's totals. */
   name: string;
+  /** Days its rows are kept. */
+  days: number;
   /** Removes up to `limit` rows older than `cutoff`; answers how many. */
   deleteOlderThan(cutoff: Date, limit: number): Promise<number>;
 }
@@ -86,16 +88,15 @@ export class RetentionSweeper {
       if (batch.executions < batchSize || this.stopping) break;
       await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
-    if (this.options.defaultDays > 0)
-      for (const step of this.options.steps ?? []) {
-        const cutoff = new Date(now.getTime() - this.options.defaultDays * DAY_MS);
-        let removed = batchSize;
-        while (removed === batchSize && !this.stopping) {
-          removed = await step.deleteOlderThan(cutoff, batchSize);
-          totals[step.name] = (totals[step.name] ?? 0) + removed;
-          if (removed === batchSize) await new Promise((resolve) => setTimeout(resolve, pauseMs));
-        }
+    for (const step of this.options.steps ?? []) {
+      const cutoff = new Date(now.getTime() - step.days * DAY_MS);
+      let removed = batchSize;
+      while (removed === batchSize && !this.stopping) {
+        removed = await step.deleteOlderThan(cutoff, batchSize);
+        totals[step.name] = (totals[step.name] ?? 0) + removed;
+        if (removed === batchSize) await new Promise((resolve) => setTimeout(resolve, pauseMs));
       }
+    }
     return totals;
   }
 

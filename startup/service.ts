@@ -23,6 +23,7 @@ import { leaveShutdownSignalsToCaller } from '../db/embedded-postgres';
 import { startWorker, installTemporalRuntime, type RunningWorker } from '../worker/worker';
 import { startExecutionReconciler } from './execution-reconciler';
 import { startRetentionSweeper } from './retention-sweeper';
+import { AuditEventRepository } from '../db/repositories/audit-event-repository';
 import { closeGracefully, listen, portOf } from './http-server';
 import { watchParent } from './parent-watch';
 import type { Logger } from '../config/logger';
@@ -193,6 +194,14 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
         batchSize: config.limits.retentionSweepBatch,
         intervalMs: config.limits.retentionSweepIntervalSeconds * 1000,
         logger,
+        // The audit trail is kept by its own retention (AUDIT_RETENTION_DAYS), swept with the executions.
+        steps: [
+          {
+            name: 'auditEvents',
+            days: config.auditRetentionDays,
+            deleteOlderThan: (cutoff, limit) => new AuditEventRepository(database.dataSource.manager).deleteOlderThan(cutoff, limit),
+          },
+        ],
         onSwept: (counts) => app.metrics.retentionRemoved(counts),
       });
       cleanups.push({ name: 'retention sweeper', run: () => retention.stop() });

@@ -223,11 +223,12 @@ describe('execution retention', function () {
       assert.deepEqual(await rowsOf(x.db, held), GONE);
     });
 
-    it('runs extra sweep steps at the default cutoff, until one removes fewer than a batch', async () => {
+    it('runs extra sweep steps at their own cutoff, until one removes fewer than a batch', async () => {
       const calls: Array<{ cutoff: Date; limit: number }> = [];
       let left = 5;
       const step: RetentionSweepStep = {
         name: 'auditEntries',
+        days: 30,
         deleteOlderThan(cutoff, limit) {
           calls.push({ cutoff, limit });
           const removed = Math.min(left, limit);
@@ -236,7 +237,7 @@ describe('execution retention', function () {
         },
       };
       const now = new Date('2030-01-31T00:00:00Z');
-      const counts = await sweeper({ defaultDays: 30, batchSize: 2, steps: [step] }).sweepOnce(now);
+      const counts = await sweeper({ defaultDays: 0, batchSize: 2, steps: [step] }).sweepOnce(now);
       assert.equal(counts.auditEntries, 5);
       assert.equal(calls.length, 3);
       assert.equal(calls[0].cutoff.toISOString(), '2030-01-01T00:00:00.000Z');
