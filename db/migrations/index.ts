@@ -23,6 +23,7 @@ import { LightStepResults1763770000000 } from './1763770000000-light-step-result
 import { ExecutionTrees1763780000000 } from './1763780000000-execution-trees';
 import { ConfigEntryNrn1763780000030 } from './1763780000030-config-entry-nrn';
 import { RecordedRunState1763790000000 } from './1763790000000-recorded-run-state';
+import { ExecutionListIndexes1763800000200 } from './1763800000200-execution-list-indexes';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -58,4 +59,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   ConfigEntryNrn1763780000030,
   // Reads of a running execution from PostgreSQL only: its variables, its waits' timeouts and callback URLs.
   RecordedRunState1763790000000,
+  // The executions list at millions of rows (status filters, cursor paging) and HOT updates of executions.
+  ExecutionListIndexes1763800000200,
 ];
