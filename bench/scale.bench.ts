@@ -247,7 +247,7 @@ async function tableSizes(db: DataSource): Promise<Record<string, string>> {
  * three progress records (variables), the end. Each kind's updates and how many were HOT, counted by
  * PostgreSQL on one connection (its statistics flushed after each kind).
  */
-async function hotUpdates({ db }: ScaleContext): Promise<ScaleSection> {
+export async function hotUpdates({ db }: ScaleContext): Promise<ScaleSection> {
   const runner = db.createQueryRunner();
   await runner.connect();
   const executions = new ExecutionRepository(runner.manager);
