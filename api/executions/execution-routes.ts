@@ -53,7 +53,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       operationId: 'listExecutions',
       summary: 'List executions, newest first',
       description:
-        "Paged by `page` or, at any depth, by `cursor` (the previous page's `nextCursor`, with the same filters). `total` counts matching executions up to 10,000 (or to the requested page's end); `totalCapped` is true when more match.",
+        "Paged by `page` or, at any depth, by `cursor` (the previous page's `nextCursor`, with the same filters). `total` counts matching executions up to 1,000 (or to the requested page's end); `totalCapped` is true when more match.",
       tags,
       access: { permission: 'workflow:read' },
       query: ExecutionQuery,

@@ -98,7 +98,7 @@ export const ExecutionQuery = Type.Object({
 });
 
 /** `total` counts matching executions up to this many (or up to the requested page's end, when deeper). */
-export const EXECUTION_COUNT_CAP = 10_000;
+export const EXECUTION_COUNT_CAP = 1_000;
 
 export const ExecutionPage = Type.Object({
   data: Type.Array(Execution),

@@ -170,25 +170,25 @@ describe('executions list paging', function () {
     assert.equal((await list('limit=1')).data.length, 1);
   });
 
-  it('counts up to 10,000 matching executions, and says when more match', async () => {
+  it('counts up to 1,000 matching executions, and says when more match', async () => {
     const big = newOrganizationId();
     const bigAuth = `Bearer ${await t.token({ organizationId: big, userId: await grantAdmin(db, big) })}`;
-    await insertExecutions(db, big, 'exec_many', 10_050);
+    await insertExecutions(db, big, 'exec_many', 1_050);
     const get = async (query: string) => {
       const res = await t.request.get(`/workflows/executions?${query}`).set('authorization', bigAuth);
       assert.equal(res.status, 200, JSON.stringify(res.body));
       return res.body as ListBody;
     };
     const first = await get('limit=50');
-    assert.equal(first.total, 10_000);
+    assert.equal(first.total, 1_000);
     assert.equal(first.totalCapped, true);
     // A filter under the cap is counted exactly (every third is failed).
     const failed = await get('limit=50&status=failed');
-    assert.equal(failed.total, 3350);
+    assert.equal(failed.total, 350);
     assert.equal(failed.totalCapped, false);
     // An offset page past the cap counts to its own end: its page number and total stay exact.
-    const deep = await get('limit=50&page=201');
-    assert.equal(deep.total, 10_050);
+    const deep = await get('limit=50&page=21');
+    assert.equal(deep.total, 1_050);
     assert.equal(deep.totalCapped, false);
     assert.equal(deep.data.length, 50);
     assert.equal(deep.nextCursor, null);
@@ -199,8 +199,8 @@ describe('executions list paging', function () {
       page = await get(`limit=50&cursor=${encodeURIComponent(page.nextCursor)}`);
       pages += 1;
     }
-    assert.equal(pages, 201);
-    assert.equal(page.page, 201);
+    assert.equal(pages, 21);
+    assert.equal(page.page, 21);
     assert.deepEqual(page.data, deep.data);
   });
 });

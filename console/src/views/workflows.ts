@@ -84,7 +84,7 @@ function folderLinks(workflows: Json[], current: string, searched: string): HTML
   });
 }
 
-/** `totalCapped` (the executions list): more match than `total` counted, so the count reads "10000+" and Next stays. */
+/** `totalCapped` (the executions list): more match than `total` counted, so the count reads "1000+" and Next stays. */
 export function pager(
   result: { page: number; limit: number; total: number; totalCapped?: boolean },
   href: (page: number) => string,
