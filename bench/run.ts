@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- name-filter]`: runs every `bench/*.bench.ts` (or those whose
- * file name contains the filter) one after the other and prints their figures.
+ * `npm run bench [-- name-filter]`: runs every `bench/*.bench.ts` (or the one named
+ * `<filter>.bench.ts`, else those whose file name contains the filter) one after the
+ * other and prints their figures.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -13,9 +14,9 @@ installTemporalRuntime(createLogger('error'));
 
 async function main(): Promise<void> {
   const filter = process.argv[2] ?? '';
-  const files = readdirSync(__dirname)
-    .filter((file) => file.endsWith('.bench.ts') && file.includes(filter))
-    .sort();
+  const benches = readdirSync(__dirname).filter((file) => file.endsWith('.bench.ts'));
+  // A filter that names a bench exactly runs that one alone (`scale` is not also `scale-out`).
+  const files = benches.includes(`${filter}.bench.ts`) ? [`${filter}.bench.ts`] : benches.filter((file) => file.includes(filter)).sort();
   let failed = 0;
   for (const file of files) {
     const mod = (await import(path.join(__dirname, file))) as BenchModule;

@@ -14,6 +14,7 @@ import { openWaits, recordedState } from './recorded-state';
 import { cancelReasonSignal } from '../../workflows/messages';
 import {
   Execution,
+  EXECUTION_COUNT_CAP,
   ExecutionPage,
   ExecutionQuery,
   ExecutionReadQuery,
@@ -24,6 +25,7 @@ import {
   StepParams,
 } from './schemas';
 import { cappedRecord, executionJson } from './serialize';
+import { decodeCursor, encodeCursor, filterDigest } from './list-cursor';
 import { PageFields, Paging } from '../workflows/schemas';
 import { waitWhileRunning } from './wait-while-running';
 import { waitMilliseconds } from './wait-parameter';
@@ -50,6 +52,8 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       path: '/workflows/executions',
       operationId: 'listExecutions',
       summary: 'List executions, newest first',
+      description:
+        "Paged by `page` or, at any depth, by `cursor` (the previous page's `nextCursor`, with the same filters). `total` counts matching executions up to 1,000 (or to the requested page's end); `totalCapped` is true when more match.",
       tags,
       access: { permission: 'workflow:read' },
       query: ExecutionQuery,
@@ -57,8 +61,19 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       async handler({ query, auth, permission }) {
         // Listing needs the permission on the whole organization (docs/security.md, "Permissions").
         await authorizeInOrganization(deps.dataSource, auth, permission);
-        const page = query.page ?? 1;
         const limit = query.limit ?? 50;
+        // A cursor continues the list with the filters it was made for; `page` is then ignored.
+        const digest = filterDigest({
+          workflowId: query.workflowId,
+          alias: query.alias,
+          status: query.status,
+          correlationKey: query.correlationKey,
+          from: query.from,
+          to: query.to,
+        });
+        const after = query.cursor !== undefined ? decodeCursor(query.cursor, digest) : undefined;
+        const offset = after ? 0 : ((query.page ?? 1) - 1) * limit;
+        const before = after ? after.before : offset;
         let workflowId = query.workflowId;
         if (workflowId !== undefined) {
           // A key is translated to the id; an unknown reference simply matches nothing.
@@ -72,8 +87,25 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           from: query.from !== undefined ? new Date(query.from) : undefined,
           to: query.to !== undefined ? new Date(query.to) : undefined,
         };
-        const { rows, total } = await executions.listPage(auth.organizationId, filter, { page, limit });
-        return { status: 200, body: { data: rows.map((row) => executionJson(row, deps)), page, limit, total } };
+        const { rows, next, total, totalCapped } = await executions.listPage(auth.organizationId, filter, {
+          limit,
+          offset,
+          after,
+          // Deeper offset pages count as far as they read anyway, so their page numbers stay exact.
+          countCap: Math.max(EXECUTION_COUNT_CAP, offset + limit),
+        });
+        const nextCursor = next ? encodeCursor({ ...next, before: before + rows.length }, digest) : null;
+        return {
+          status: 200,
+          body: {
+            data: rows.map((row) => executionJson(row, deps)),
+            page: Math.floor(before / limit) + 1,
+            limit,
+            total,
+            totalCapped,
+            nextCursor,
+          },
+        };
       },
     }),
     defineRoute({

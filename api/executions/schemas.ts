@@ -92,13 +92,25 @@ export const ExecutionQuery = Type.Object({
   from: Type.Optional(Type.String({ format: 'date-time', description: 'created at or after' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'created before' })),
   ...Paging,
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 512,
+      description: 'nextCursor of the previous page (with the same filters): the next page, however deep, instead of `page`',
+    }),
+  ),
 });
+
+/** `total` counts matching executions up to this many (or up to the requested page's end, when deeper). */
+export const EXECUTION_COUNT_CAP = 1_000;
 
 export const ExecutionPage = Type.Object({
   data: Type.Array(Execution),
   page: Type.Integer(),
   limit: Type.Integer(),
-  total: Type.Integer(),
+  total: Type.Integer({ description: `matching executions, counted up to ${EXECUTION_COUNT_CAP} (see totalCapped)` }),
+  totalCapped: Type.Boolean({ description: 'true: more executions match than total says (the count stopped there)' }),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as cursor for the next page; null on the last page' }),
 });
 
 export const PendingWait = Type.Object({

@@ -25,6 +25,7 @@ import { ConfigEntryNrn1763780000030 } from './1763780000030-config-entry-nrn';
 import { RecordedRunState1763790000000 } from './1763790000000-recorded-run-state';
 import { AuditEvents1763800000000 } from './1763800000000-audit-events';
 import { ExecutionRetention1763800000100 } from './1763800000100-execution-retention';
+import { ExecutionListIndexes1763800000200 } from './1763800000200-execution-list-indexes';
 import { CompactExecutionRecords1763800000300 } from './1763800000300-compact-execution-records';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -65,6 +66,8 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   AuditEvents1763800000000,
   // Retention: overrides per organization and workflow; the indexes the sweep of ended executions reads.
   ExecutionRetention1763800000100,
+  // The executions list at millions of rows (status filters, cursor paging) and HOT updates of executions.
+  ExecutionListIndexes1763800000200,
   // Fewer bytes per execution: event batches in one row, small step records, large items once.
   CompactExecutionRecords1763800000300,
 ];

@@ -169,8 +169,8 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
    * Top-level executions recorded but never linked to a Temporal run, older than
    * `graceMs`, oldest first: the candidates of the start reconciler
    * (executions/reconcile-starts.ts). One statement over the partial index
-   * executions_unstarted; rows of other namespaces are left to the deployment
-   * that owns them.
+   * executions_unstarted (never-started executions only, however many others
+   * wait); rows of other namespaces are left to the deployment that owns them.
    *
    * - `parent_execution_id IS NULL`: a sub-workflow child is recorded by its
    *   parent's prepareChild activity and started by the parent workflow as a
@@ -204,7 +204,8 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
   /**
    * Sub-workflow children still `running` or `waiting` whose parent ended more than `graceMs` ago,
    * least recently updated first: the candidates of the children sweep (executions/settle-children.ts),
-   * over the partial index executions_children_live. A child the sweep found still running is touched
+   * over the partial index executions_children_live (live children only; keyed by creation, so touching one stays a HOT
+   * update, and its few rows are sorted here by updated_at). A child the sweep found still running is touched
    * ({@link touch}), so it waits `graceMs` before it is looked at again and the others get their turn.
    */
   async findLiveChildrenOfEnded(options: {
@@ -313,17 +314,21 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     return deletedCount(this.manager, `DELETE FROM executions WHERE id = ANY($1::text[])`, [ids]);
   }
 
-  /** Newest first, paged; `total` counts the filtered rows. */
+  /**
+   * Newest first (created_at DESC, id DESC), a page of `limit` rows after `offset` rows or, keyset,
+   * after the row `after` names (an index range scan however deep). `next` names the page's last row
+   * when more rows follow. `total` counts the filtered rows up to `countCap` (an index scan of at
+   * most that many entries, never the whole organization); `totalCapped` says more rows match.
+   */
   async listPage(
     organizationId: string,
     filter: ExecutionFilter,
-    page: { page: number; limit: number },
-  ): Promise<{ rows: ExecutionEntity[]; total: number }> {
+    page: { limit: number; offset: number; after?: { createdAt: string; id: string }; countCap: number },
+  ): Promise<{ rows: ExecutionEntity[]; next?: { createdAt: string; id: string }; total: number; totalCapped: boolean }> {
     const where = ['organization_id = $1'];
     const params: unknown[] = [organizationId];
-    const add = (clause: string, value: unknown) => {
-      params.push(value);
-      where.push(clause.replace('?', `$${params.length}`));
+    const add = (clause: string, ...values: unknown[]) => {
+      where.push(clause.replace(/\?/g, () => `$${params.push(values.shift())}`));
     };
     if (filter.workflowId) add('workflow_id = ?', filter.workflowId);
     if (filter.alias) add('alias = ?', filter.alias);
@@ -331,18 +336,32 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     if (filter.correlationKey) add('correlation_key = ?', filter.correlationKey);
     if (filter.from) add('created_at >= ?', filter.from);
     if (filter.to) add('created_at < ?', filter.to);
-    const condition = where.join(' AND ');
-    const offset = (page.page - 1) * page.limit;
-    const [rows, counted] = await Promise.all([
-      rowsOf<ExecutionEntity>(
+    const counted = where.join(' AND ');
+    if (page.after) add('(created_at, id) < (?::timestamptz, ?::text)', page.after.createdAt, page.after.id);
+    const [rows, [count]] = await Promise.all([
+      rowsOf<ExecutionEntity & { __position: string }>(
         this.manager,
-        `SELECT ${selectColumns(this.manager, ExecutionEntity)} FROM executions WHERE ${condition}
-         ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${offset}`,
+        `SELECT ${selectColumns(this.manager, ExecutionEntity)},
+           to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "__position"
+         FROM executions WHERE ${where.join(' AND ')}
+         ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`,
         params,
       ),
-      rowsOf<{ total: number }>(this.manager, `SELECT count(*)::int AS total FROM executions WHERE ${condition}`, params),
+      rowsOf<{ total: number }>(
+        this.manager,
+        `SELECT count(*)::int AS total FROM (SELECT 1 FROM executions WHERE ${counted} LIMIT ${page.countCap + 1}) matching`,
+        params.slice(0, page.after ? -2 : undefined),
+      ),
     ]);
-    return { rows, total: counted[0].total };
+    const more = rows.length > page.limit;
+    const kept = rows.slice(0, page.limit).map(({ __position, ...row }) => ({ row, position: __position }));
+    const last = kept[kept.length - 1];
+    return {
+      rows: kept.map(({ row }) => row),
+      ...(more ? { next: { createdAt: last.position, id: last.row.id } } : {}),
+      total: Math.min(count.total, page.countCap),
+      totalCapped: count.total > page.countCap,
+    };
   }
 
   /**

@@ -315,4 +315,25 @@ describe('web console in a real browser', function () {
     await page.waitForSelector('#execution-status [data-status=cancelled]', { timeout: 30_000 });
     assert.equal(await page.$('[data-action=cancel]'), null);
   });
+  it('pages executions past the counted total (1000+), by the next link', async () => {
+    // More than the list counts: rows inserted directly, of a workflow of their own (the list reads PostgreSQL only).
+    await x.db.query(
+      `INSERT INTO executions (id, organization_id, workflow_id, revision, status, trigger, temporal_namespace, created_at)
+       SELECT 'exec_console_many_' || g, $1, 'wf_console_many', 1, 'completed', '{"source": "manual", "payload": {}}'::jsonb, 'default',
+         timestamptz '2020-01-01' + g * interval '1 second'
+       FROM generate_series(1, 1030) AS g`,
+      [c.org],
+    );
+    try {
+      await page.goto(`${base}/console/executions?workflowId=wf_console_many`);
+      await page.waitForSelector('table.executions');
+      assert.match((await page.textContent('.pager')) ?? '', /page 1 of 40\+ \(1000\+\)/);
+      await page.click('.pager a:text("Next")');
+      await page.waitForURL(/page=2/);
+      await page.waitForFunction(() => /page 2 of/.test(document.querySelector('.pager')?.textContent ?? ''));
+      assert.equal(await page.$$eval('table.executions tbody tr', (rows) => rows.length), 25);
+    } finally {
+      await x.db.query(`DELETE FROM executions WHERE organization_id = $1 AND workflow_id = 'wf_console_many'`, [c.org]);
+    }
+  });
 });

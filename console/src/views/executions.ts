@@ -32,9 +32,9 @@ export const executionsView: View = async (main, _params, query) => {
   });
   const list = h('section', {}, loading());
   mount(main, h('h1', {}, 'Executions'), form, list);
-  let result: Page<Json>;
+  let result: Page<Json> & { totalCapped?: boolean };
   try {
-    result = await api<Page<Json>>(`/workflows/executions${q({ status, workflowId, page, limit: PAGE_SIZE })}`);
+    result = await api<Page<Json> & { totalCapped?: boolean }>(`/workflows/executions${q({ status, workflowId, page, limit: PAGE_SIZE })}`);
   } catch (error) {
     return mount(list, errorState(error));
   }

@@ -84,13 +84,18 @@ function folderLinks(workflows: Json[], current: string, searched: string): HTML
   });
 }
 
-export function pager(result: { page: number; limit: number; total: number }, href: (page: number) => string): HTMLElement {
+/** `totalCapped` (the executions list): more match than `total` counted, so the count reads "1000+" and Next stays. */
+export function pager(
+  result: { page: number; limit: number; total: number; totalCapped?: boolean },
+  href: (page: number) => string,
+): HTMLElement {
   const pages = Math.max(1, Math.ceil(result.total / result.limit));
+  const more = result.totalCapped === true;
   return h(
     'div',
     { class: 'pager' },
     result.page > 1 ? link(href(result.page - 1), '← Previous') : null,
-    h('span', {}, ` page ${result.page} of ${pages} (${result.total}) `),
-    result.page < pages ? link(href(result.page + 1), 'Next →') : null,
+    h('span', {}, more ? ` page ${result.page} of ${pages}+ (${result.total}+) ` : ` page ${result.page} of ${pages} (${result.total}) `),
+    result.page < pages || more ? link(href(result.page + 1), 'Next →') : null,
   );
 }
