@@ -13,8 +13,8 @@
  *   Targets (issue #28): every read under 20 ms p99 at c=1 and 50 ms p99 at c=8.
  * - Updates: execution lifecycles written by the repositories (run id, progress, end) on the
  *   loaded table; the share of HOT updates (pg_stat_user_tables.n_tup_hot_upd) per kind.
- * - Further sections (bytes per execution, the retention sweep) add their figures through
- *   `SECTIONS`, each given the loaded database.
+ * - Bytes per execution of a 10-step workflow, by table, and the retention sweep's rows per
+ *   second and its effect on reads: the storage and retention benches, folded in (`SECTIONS`).
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -30,7 +30,9 @@ import { ExecutionRepository } from '../db/repositories/execution-repository';
 import { createTestApp } from '../test/support/app';
 import { grantAdmin } from '../test/support/grants';
 import { captureLogger } from '../test/support/logger';
-import { percentile, round, type BenchReport } from './report';
+import { percentile, round, type BenchModule, type BenchReport } from './report';
+import * as retentionBench from './retention.bench';
+import * as storageBench from './storage.bench';
 import { BIG_EXECUTION, TARGET_ORG, clearDataset, loadDataset, loadedMatches, workflowIdOf, type ScaleDataset } from './scale-data';
 
 const C1_SAMPLES = 200;
@@ -55,10 +57,28 @@ export interface ScaleSection {
 }
 
 /**
- * Sections run after the reads, in order, on the loaded data set. Bytes per execution and the
- * retention sweep's figures are added here.
+ * Another bench's report as a section of this one, its figures, table rows and targets prefixed
+ * with `prefix`. Bytes per execution (storage.bench.ts: 100 runs of a 10-step workflow on the real
+ * Temporal dev server) and the retention sweep (retention.bench.ts: its own 370,000 rows, so the
+ * loaded data set stays reusable) measure on data of their own.
  */
-const SECTIONS: Array<(context: ScaleContext) => Promise<ScaleSection>> = [hotUpdates];
+function folded(prefix: string, bench: BenchModule): () => Promise<ScaleSection> {
+  return async () => {
+    const report = await bench.run();
+    const figures: Record<string, number | string> = {};
+    for (const [label, value] of Object.entries(report.figures)) figures[`${prefix}: ${label}`] = value;
+    for (const [label, values] of report.table?.rows ?? [])
+      figures[`${prefix}: ${label}`] = values.map((value, i) => `${value} ${report.table?.columns[i] ?? ''}`.trim()).join(', ');
+    return { figures, targets: (report.targets ?? []).map(({ label, met }) => ({ label: `${prefix}: ${label}`, met })) };
+  };
+}
+
+/** Sections run after the reads, in order. */
+const SECTIONS: Array<(context: ScaleContext) => Promise<ScaleSection>> = [
+  hotUpdates,
+  folded('bytes per execution', storageBench),
+  folded('retention sweep', retentionBench),
+];
 
 function option(name: string): string | undefined {
   const at = process.argv.indexOf(`--${name}`);
