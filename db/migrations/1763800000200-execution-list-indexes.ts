@@ -13,10 +13,8 @@
  *   predicate names `temporal_run_id`, so recording the run id (once per
  *   execution) is not HOT: one index write, against a scan of every live
  *   execution on every reconciler tick without it.
- * - `fillfactor = 85`: rows inserted from now on leave room on their page, so an
- *   update that changes no indexed column (run id, variables, progress, descendants)
- *   is written as a heap-only tuple, with no new index entry. A status change
- *   (waiting, the end) writes the status indexes and cannot be HOT.
+ * - No lower fillfactor: measured, it kept progress updates no more HOT (97% at the
+ *   default already) and, in a burst of runs, left the heap twice as large.
  */
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
@@ -35,11 +33,9 @@ export class ExecutionListIndexes1763800000200 implements MigrationInterface {
       `CREATE INDEX executions_children_live ON executions (created_at, id)
        WHERE parent_execution_id IS NOT NULL AND status IN ('running', 'waiting')`,
     );
-    await runner.query('ALTER TABLE executions SET (fillfactor = 85)');
   }
 
   async down(runner: QueryRunner): Promise<void> {
-    await runner.query('ALTER TABLE executions RESET (fillfactor)');
     await runner.query('DROP INDEX executions_children_live');
     await runner.query(
       `CREATE INDEX executions_children_live ON executions (updated_at, id)
