@@ -8,38 +8,17 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { Connection } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { freePort } from '../../startup/temporal';
-import { runScript, spawnScript } from '../support/process';
+import { runScript, startListening, type ListeningService } from '../support/process';
 import { testTemporalKind } from '../support/temporal';
 
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
+type Started = ListeningService;
 
 /** Starts `bin/start.ts` and resolves once the API listens. */
 async function startService(env: Record<string, string>): Promise<Started> {
-  const child = spawnScript('bin/start.ts', { env });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not listen within 60 s:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('"API listening"')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    void exited.then((code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
-  });
-  return { child, output: () => output, exited };
+  return startListening('bin/start.ts', env, 60_000);
 }
 
 async function stop(service: Started): Promise<number | null> {

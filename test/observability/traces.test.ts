@@ -10,7 +10,6 @@
  *   start ──▶ light (http-request, a local activity) ──▶ heavy (http-request, timeout 60s: an activity)
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -25,7 +24,7 @@ import { workflowBundle } from '../../worker/worker';
 import { chain, step, trigger } from '../support/definitions';
 import { useLocalServer } from '../support/local-server';
 import { captureLogger } from '../support/logger';
-import { spawnScript } from '../support/process';
+import { startListening, type ListeningService } from '../support/process';
 import { useExecEnv } from '../executions-api/support';
 
 /** A span as the OTLP/HTTP JSON exporter sends it (the fields read here). */
@@ -42,11 +41,8 @@ const SERVER_KIND = 2;
 const CLIENT_KIND = 3;
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
 
-interface Service {
-  child: ChildProcess;
+interface Service extends ListeningService {
   base: string;
-  output: () => string;
-  exited: Promise<number | null>;
 }
 
 describe('traces and Temporal SDK metrics on npm start', function () {
@@ -93,8 +89,9 @@ describe('traces and Temporal SDK metrics on npm start', function () {
   /** `npm start` on the file's services; resolves once the API listens. */
   const start = async (env: Record<string, string>): Promise<Service> => {
     const port = await freePort();
-    const child = spawnScript('bin/start.ts', {
-      env: {
+    const running = await startListening(
+      'bin/start.ts',
+      {
         DATABASE_URL: (x.db.options as { url: string }).url,
         TEMPORAL_ADDRESS: x.env.address,
         TEMPORAL_NAMESPACE: x.env.namespace ?? 'default',
@@ -110,23 +107,9 @@ describe('traces and Temporal SDK metrics on npm start', function () {
         NODE_OPTIONS: `--require ${path.join(__dirname, 'loaded-modules.cjs')}`,
         ...env,
       },
-    });
-    let output = '';
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`npm start did not listen within 90 s:\n${output}`)), 90_000);
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('"API listening"')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      child.stdout?.on('data', onData);
-      child.stderr?.on('data', onData);
-      void exited.then((code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
-    });
-    return { child, base: `http://127.0.0.1:${port}`, output: () => output, exited };
+      90_000,
+    );
+    return { ...running, base: `http://127.0.0.1:${port}` };
   };
 
   /** SIGTERM (the graceful shutdown flushes the spans); the number of OpenTelemetry SDK modules the process had loaded (loaded-modules.cjs). */

@@ -21,6 +21,35 @@ export function spawnScript(script: string, options: { env?: Record<string, stri
   });
 }
 
+/** A service started as a child process (`bin/start.ts` and friends), once it logged "API listening". */
+export interface ListeningService {
+  child: ChildProcess;
+  /** Everything it wrote to stdout and stderr so far. */
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `script` and waits until it logs "API listening" (rejects with its output when it exits or `timeoutMs` passes first). */
+export async function startListening(script: string, env: Record<string, string>, timeoutMs: number): Promise<ListeningService> {
+  const child = spawnScript(script, { env });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not listen within ${timeoutMs / 1000} s:\n${output}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('"API listening"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then((code) => reject(new Error(`${script} exited with ${code}:\n${output}`)));
+  });
+  return { child, output: () => output, exited };
+}
+
 export interface ScriptResult {
   code: number | null;
   signal: NodeJS.Signals | null;
