@@ -36,19 +36,16 @@
  * Without a real Temporal CLI (scripts/install-temporal-cli) the bench says so and skips.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { loadConfig } from '../config/config';
-import { findRealTemporalCli, resolveTemporal } from '../startup/temporal';
 import { startExecEnv, type ExecEnv } from '../test/executions-api/support';
 import { closeTestDataSource, newOrganizationId } from '../test/support/database';
 import { grantAdmin } from '../test/support/grants';
 import type { Completion } from './end-to-end-client';
 import { startClient } from './client-process';
+import { startBenchDevServer } from './dev-server';
 import { bareWorker, chainOf, mean, publish, serverCpuMs } from './end-to-end-harness';
 import { measureServerLimit } from './end-to-end-server-limit';
 import { atConcurrency, percentile, round, type BenchReport } from './report';
@@ -75,19 +72,11 @@ interface Side {
 }
 
 export async function run(): Promise<BenchReport> {
-  const config = loadConfig();
-  const cli = await findRealTemporalCli(config.temporalCliPath);
-  if (!cli) return { name: NAME, figures: { skipped: 'no real Temporal CLI found (run scripts/install-temporal-cli)' } };
-
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-end-to-end-'));
   // As `npm start` starts it (startup/service.ts), headless: the dynamic config flags and a SQLite file.
-  const temporal = await resolveTemporal({
-    namespace: config.temporalNamespace,
-    cliPath: cli,
-    server: 'cli',
-    download: false,
-    dbFilename: path.join(dir, 'dev-server.sqlite'),
-  });
+  const server = await startBenchDevServer('end-to-end');
+  if (!server) return { name: NAME, figures: { skipped: 'no real Temporal CLI found (run scripts/install-temporal-cli)' } };
+  const { temporal, cli } = server;
+
   const answering = http.createServer((_req, res) => {
     res.setHeader('content-type', 'application/json');
     res.end('{"ok":true}');
@@ -265,8 +254,7 @@ export async function run(): Promise<BenchReport> {
       await x.db.query(`DELETE FROM workflows WHERE organization_id = $1`, [org]);
     }
     await x?.stop();
-    await temporal.stop();
-    await rm(dir, { recursive: true, force: true });
+    await server.stop();
     await closeTestDataSource();
   }
 }

@@ -7,13 +7,9 @@
  * bench measured 16,589 bytes kept (17,408 with the light step results); see
  * docs/benchmarks.md. Without a real Temporal CLI the bench says so and skips.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { loadConfig } from '../config/config';
-import { findRealTemporalCli, resolveTemporal } from '../startup/temporal';
 import { closeTestDataSource } from '../test/support/database';
+import { startBenchDevServer } from './dev-server';
 import type { BenchReport } from './report';
 import { measureStoragePerExecution } from './storage-per-execution';
 
@@ -24,17 +20,9 @@ const TARGET_BYTES = 18.4 * 1024 * 0.5;
 const TRANSIENT = 'light_step_results';
 
 export async function run(): Promise<BenchReport> {
-  const config = loadConfig();
-  const cli = await findRealTemporalCli(config.temporalCliPath);
-  if (!cli) return { name: NAME, figures: { skipped: 'no real Temporal CLI found (run scripts/install-temporal-cli)' } };
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-storage-'));
-  const temporal = await resolveTemporal({
-    namespace: config.temporalNamespace,
-    cliPath: cli,
-    server: 'cli',
-    download: false,
-    dbFilename: path.join(dir, 'dev-server.sqlite'),
-  });
+  const server = await startBenchDevServer('storage');
+  if (!server) return { name: NAME, figures: { skipped: 'no real Temporal CLI found (run scripts/install-temporal-cli)' } };
+  const { temporal } = server;
   try {
     const env = await TestWorkflowEnvironment.createFromExistingServer({ address: temporal.address, namespace: temporal.namespace });
     const measured = await measureStoragePerExecution({ temporal: env });
@@ -57,8 +45,7 @@ export async function run(): Promise<BenchReport> {
       targets: [{ label: `kept: heap, TOAST and indexes <= ${Math.round(TARGET_BYTES)} bytes per execution`, met: total <= TARGET_BYTES }],
     };
   } finally {
-    await temporal.stop();
-    await rm(dir, { recursive: true, force: true });
+    await server.stop();
     await closeTestDataSource();
   }
 }

@@ -8,6 +8,7 @@
  */
 import { LightStepResultRepository } from '../db/repositories/light-step-result-repository';
 import { settleChildren, sweepFailures, sweepOnce, type DispatchDeps, type ReconcilerDeps, type SweepOptions } from '../executions';
+import { repeatEvery } from './repeating-timer';
 
 export const DEFAULT_INTERVAL_MS = 30_000;
 
@@ -22,56 +23,32 @@ export interface RunningReconciler {
   stop(): Promise<void>;
 }
 
-/**
- * Sweeps every `intervalMs` (first sweep one interval after start) on an
- * unref'd timer, so it never holds the process open. The next sweep is
- * scheduled only when the previous one has ended: never two at once.
- */
+/** Sweeps every `intervalMs` (first sweep one interval after start) on a repeating timer: never two at once. */
 export function startExecutionReconciler(
   deps: ReconcilerDeps & DispatchDeps,
   options: SweepOptions & { intervalMs?: number } = {},
 ): RunningReconciler {
-  const intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let sweeping: Promise<void> | undefined;
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      sweeping = sweepOnce(deps, options)
-        .then(
-          () => undefined,
-          (error: unknown) => deps.logger.warn({ err: error }, 'execution start sweep failed; the next sweep retries'),
-        )
-        // Failures whose recovery runs nobody started (the recording worker died first, or a start failed).
-        .then(() => sweepFailures(deps, options))
-        .then(
-          () => undefined,
-          (error: unknown) => deps.logger.warn({ err: error }, 'failure sweep failed; the next sweep retries'),
-        )
-        .then(() => settleChildren(deps, options))
-        .then(
-          () => undefined,
-          (error: unknown) => deps.logger.warn({ err: error }, 'children sweep failed; the next sweep retries'),
-        )
-        .then(() => new LightStepResultRepository(deps.dataSource.manager).prune(new Date(Date.now() - LIGHT_STEP_RESULT_RETENTION_MS)))
-        .then(
-          () => undefined,
-          (error: unknown) => deps.logger.warn({ err: error }, 'pruning light step results failed; the next sweep retries'),
-        )
-        .finally(() => {
-          sweeping = undefined;
-          schedule();
-        });
-    }, intervalMs);
-    timer.unref();
-  };
-  schedule();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await sweeping;
-    },
-  };
+  return repeatEvery(options.intervalMs ?? DEFAULT_INTERVAL_MS, () =>
+    sweepOnce(deps, options)
+      .then(
+        () => undefined,
+        (error: unknown) => deps.logger.warn({ err: error }, 'execution start sweep failed; the next sweep retries'),
+      )
+      // Failures whose recovery runs nobody started (the recording worker died first, or a start failed).
+      .then(() => sweepFailures(deps, options))
+      .then(
+        () => undefined,
+        (error: unknown) => deps.logger.warn({ err: error }, 'failure sweep failed; the next sweep retries'),
+      )
+      .then(() => settleChildren(deps, options))
+      .then(
+        () => undefined,
+        (error: unknown) => deps.logger.warn({ err: error }, 'children sweep failed; the next sweep retries'),
+      )
+      .then(() => new LightStepResultRepository(deps.dataSource.manager).prune(new Date(Date.now() - LIGHT_STEP_RESULT_RETENTION_MS)))
+      .then(
+        () => undefined,
+        (error: unknown) => deps.logger.warn({ err: error }, 'pruning light step results failed; the next sweep retries'),
+      ),
+  );
 }

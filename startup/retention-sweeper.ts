@@ -7,6 +7,7 @@
  */
 import type { Logger } from '../config/logger';
 import { RetentionSweeper, type RetentionCounts, type RetentionSweepOptions } from '../executions';
+import { repeatEvery } from './repeating-timer';
 
 export interface RunningRetentionSweeper {
   /** Stops the timer and waits for a sweep in flight (which ends after its current batch). */
@@ -17,37 +18,22 @@ export function startRetentionSweeper(
   options: RetentionSweepOptions & { intervalMs: number; logger: Logger; onSwept?: (counts: RetentionCounts) => void },
 ): RunningRetentionSweeper {
   const sweeper = new RetentionSweeper(options);
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let sweeping: Promise<void> | undefined;
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      const started = Date.now();
-      sweeping = sweeper
-        .sweepOnce(new Date())
-        .then(
-          (counts) => {
-            options.onSwept?.(counts);
-            if (Object.entries(counts).some(([name, rows]) => name !== 'batches' && rows > 0))
-              options.logger.info({ ...counts, ms: Date.now() - started }, 'retention sweep removed expired rows');
-          },
-          (error: unknown) => options.logger.warn({ err: error }, 'retention sweep failed; the next sweep retries'),
-        )
-        .finally(() => {
-          sweeping = undefined;
-          schedule();
-        });
-    }, options.intervalMs);
-    timer.unref();
-  };
-  schedule();
+  const timer = repeatEvery(options.intervalMs, async () => {
+    const started = Date.now();
+    try {
+      const counts = await sweeper.sweepOnce(new Date());
+      options.onSwept?.(counts);
+      if (Object.entries(counts).some(([name, rows]) => name !== 'batches' && rows > 0))
+        options.logger.info({ ...counts, ms: Date.now() - started }, 'retention sweep removed expired rows');
+    } catch (error) {
+      options.logger.warn({ err: error }, 'retention sweep failed; the next sweep retries');
+    }
+  });
   return {
     async stop() {
-      stopped = true;
+      // A sweep under way ends after its current batch.
       sweeper.stop();
-      clearTimeout(timer);
-      await sweeping;
+      await timer.stop();
     },
   };
 }
