@@ -8,26 +8,11 @@
  *   start ─▶ approval (signal-wait "approve") ─▶ after (log)
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { SignInCodes } from '../../api/console/sign-in-codes';
-import { execute, finished, publish, TEMPORAL_UI, useExecEnv, waitFor } from '../executions-api/support';
-import { keepScreenshot, launchBrowser, type TestBrowser } from '../support/browser';
+import { execute, finished, publish, TEMPORAL_UI, waitFor } from '../executions-api/support';
+import { launchBrowser } from '../support/browser';
 import { grantRole } from '../support/grants';
-
-/** The few browser globals the page callbacks below use (this test program has no DOM library). */
-interface PageElement {
-  getAttribute(name: string): string | null;
-  textContent: string | null;
-  value?: string;
-}
-declare const document: {
-  cookie: string;
-  querySelector(selector: string): PageElement | null;
-  querySelectorAll(selector: string): { length: number };
-};
-declare const window: Record<string, unknown>;
+import { useConsole } from './support';
 
 const approval = (key: string, path = '/') => ({
   name: `Approval ${key}`,
@@ -69,27 +54,13 @@ const twoHundredSteps = () => ({
 
 describe('web console in a real browser', function () {
   this.timeout(120_000);
-  const codes = new SignInCodes();
-  const { x, c } = useExecEnv({ console: { signInCodes: codes } });
-  let server: Server;
+  const ui = useConsole();
+  const { x, c, codes } = ui;
   let base: string;
-  let browser: TestBrowser;
+  let browser: ReturnType<typeof useConsole>['browser'];
   let page: Page;
-
-  before(async () => {
-    server = createServer(x.t.app.koa.callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchBrowser();
-    page = browser.page;
-  });
-  after(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
-  });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page)
-      console.log(`    screenshot kept: ${await keepScreenshot(page, this.currentTest.fullTitle())}`);
+  before(() => {
+    ({ base, browser, page } = ui);
   });
 
   const nodeStatuses = (p: Page) =>
@@ -107,6 +78,9 @@ describe('web console in a real browser', function () {
     );
 
   it('signs in through a one-time link, which leaves the address bar and cannot be used twice', async () => {
+    // Signed out, on a fresh document (the harness signed this page in already).
+    await browser.context.clearCookies();
+    await page.goto('about:blank');
     const code = codes.issue({ userId: c.userId, organizationId: c.org });
     await page.goto(`${base}/console/#code=${code}`);
     await page.waitForSelector('#app[data-ready]');

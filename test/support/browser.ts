@@ -1,7 +1,8 @@
 /**
  * A real browser for the console tests: Debian's Chromium (never a downloaded
  * one) driven by playwright-core, headless, with a fresh profile per launch.
- * A failed test keeps a screenshot under test-artifacts/screenshots (git-ignored).
+ * A failed test keeps a screenshot under test-artifacts/screenshots (git-ignored);
+ * pages the README shows are kept under test-artifacts/console (test/console/support.ts).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
