@@ -25,7 +25,12 @@ export interface ConsoleSessionDeps {
 
 const RESOURCES: Resource[] = ['workflow', 'execution', 'config'];
 const VERBS: Verb[] = ['read', 'write', 'execute', 'signal', 'cancel'];
-const CONSOLE_PERMISSIONS = RESOURCES.flatMap((r) => VERBS.map((v): Permission => `${r}:${v}`));
+/** What the administration pages ask about (show the Administration link, the grant form, revoke, save values). */
+const ADMIN_RESOURCES: Resource[] = ['account', 'user', 'grant', 'role', 'service_specification', 'provider_specification'];
+const CONSOLE_PERMISSIONS = [
+  ...RESOURCES.flatMap((r) => VERBS.map((v): Permission => `${r}:${v}`)),
+  ...ADMIN_RESOURCES.flatMap((r) => (['read', 'write'] as const).map((v): Permission => `${r}:${v}`)),
+];
 
 /** Browsers drop cookies above about 4 KB: a longer token is refused here instead of silently signing nobody in. */
 export const MAX_COOKIE_TOKEN_LENGTH = 3800;
@@ -118,7 +123,7 @@ export function consoleSessionRoutes(deps: ConsoleSessionDeps): RouteDefinition[
       method: 'get',
       path: '/console/session/permissions',
       operationId: 'getConsolePermissions',
-      summary: 'The engine permissions the caller holds on one NRN',
+      summary: 'The engine and administration permissions the caller holds on one NRN',
       description: 'Lets the console hide actions the caller may not take; the API still checks every request.',
       tags,
       access: { public: 'answers only about the caller’s own grants, after verifying its credential (401 without one)' },

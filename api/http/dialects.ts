@@ -27,7 +27,15 @@ export function renderError(error: HttpError, dialect: Dialect, instance: string
   if (dialect === 'admin') {
     return {
       contentType: 'application/json',
-      body: { statusCode: error.status, error: error.title, message: error.message, code: error.code, ...error.extra },
+      body: {
+        statusCode: error.status,
+        error: error.title,
+        message: error.message,
+        code: error.code,
+        // One entry per offending field, when the failure has them (as problem details carry them).
+        ...(error.errors ? { errors: error.errors } : {}),
+        ...error.extra,
+      },
     };
   }
   if (dialect === 'config' && error.status < 500) {

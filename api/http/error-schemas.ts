@@ -32,6 +32,7 @@ export const AdminErrorSchema = Type.Object(
     error: Type.String({ description: 'Status phrase' }),
     message: Type.String(),
     code: Type.Optional(Type.String({ description: 'Machine-readable code, e.g. bad_request' })),
+    errors: Type.Optional(Type.Array(FieldErrorSchema, { description: 'One entry per offending field, on validation failures' })),
   },
   { description: 'Error body of the administration endpoints.', additionalProperties: true },
 );

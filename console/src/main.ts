@@ -6,7 +6,7 @@
  */
 import { h, link, mount } from './dom';
 import { navigate, setRenderer, type Cleanup, type View } from './nav';
-import { loadSession, session, signIn, signOut } from './session';
+import { can, loadSession, session, signIn, signOut } from './session';
 import { errorState } from './states';
 import { configView } from './views/config';
 import { executionView } from './views/execution';
@@ -14,6 +14,12 @@ import { executionsView } from './views/executions';
 import { signInView } from './views/sign-in';
 import { workflowView } from './views/workflow';
 import { workflowsView } from './views/workflows';
+import { accountView } from './views/account';
+import { accountsView } from './views/accounts';
+import { specificationView } from './views/specification';
+import { specificationsView } from './views/specifications';
+import { userView } from './views/user';
+import { usersView } from './views/users';
 
 const routes: Array<[RegExp, View]> = [
   [/^\/console\/?$/, workflowsView],
@@ -22,6 +28,12 @@ const routes: Array<[RegExp, View]> = [
   [/^\/console\/executions\/?$/, executionsView],
   [/^\/console\/executions\/([^/]+)$/, executionView],
   [/^\/console\/config\/?$/, configView],
+  [/^\/console\/admin(?:\/accounts)?\/?$/, accountsView],
+  [/^\/console\/admin\/accounts\/([^/]+)$/, accountView],
+  [/^\/console\/admin\/users\/?$/, usersView],
+  [/^\/console\/admin\/users\/([^/]+)$/, userView],
+  [/^\/console\/admin\/specifications\/?$/, specificationsView],
+  [/^\/console\/admin\/specifications\/(service|provider)\/([^/]+)$/, specificationView],
 ];
 
 const root = document.getElementById('app')!;
@@ -77,6 +89,7 @@ function header(): HTMLElement {
           link('/console/workflows', 'Workflows'),
           link('/console/executions', 'Executions'),
           link('/console/config', 'Config entries'),
+          adminLink(),
         )
       : null,
     who
@@ -92,6 +105,16 @@ function header(): HTMLElement {
         )
       : null,
   );
+}
+
+/** "Administration", once the permissions say the caller may read the organization's accounts (`data-admin` says when known). */
+function adminLink(): HTMLElement {
+  const slot = h('span', { class: 'admin-link' });
+  void can('account:read').then((may) => {
+    slot.setAttribute('data-admin', may ? 'yes' : 'no');
+    if (may) slot.append(link('/console/admin', 'Administration'));
+  });
+  return slot;
 }
 
 document.addEventListener('click', (event) => {

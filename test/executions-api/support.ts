@@ -14,6 +14,7 @@ import type { SignInCodes } from '../../api/console/sign-in-codes';
 import { workflowReach } from '../../api/access/workflow-reach';
 import { mintToken } from '../../api/http/auth';
 import { CONSOLE_ASSETS_DIR, ensureConsoleBuilt } from '../../startup/console-build';
+import { adminRoutes } from '../../api/admin';
 import { executionRoutes } from '../../api/executions';
 import type { AreaDeps } from '../../api/routes';
 import { workflowRoutes } from '../../api/workflows';
@@ -124,7 +125,8 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
   const secret = randomBytes(32);
   const signInCodes = options.console?.signInCodes;
   const t = createTestApp({
-    routes: [...workflowRoutes(deps), ...executionRoutes(deps)],
+    // The console is a client of the whole API: its administration pages call the admin routes.
+    routes: [...workflowRoutes(deps), ...executionRoutes(deps), ...(options.console ? adminRoutes({ dataSource: db }) : [])],
     secret,
     console: options.console && {
       assetsDir: CONSOLE_ASSETS_DIR,

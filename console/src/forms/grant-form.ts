@@ -1,0 +1,173 @@
+/**
+ * The bulk grant form: rows of (role, NRN) sent together as `POST /user/{id}/grant`.
+ * The API grants all or nothing and names the first failing item (`cause.index`):
+ * that row shows the cause, the others say they were not created, and one button
+ * sends them again without the failing row. After a success every row shows its grant.
+ */
+import { api, ApiError, enc, type Json } from '../api';
+import { h, mount, text } from '../dom';
+import { errorState } from '../states';
+
+export interface RoleOption {
+  slug: string;
+  name: string;
+}
+
+interface Row {
+  element: HTMLElement;
+  role: HTMLSelectElement | HTMLInputElement;
+  nrn: HTMLInputElement;
+  result: HTMLElement;
+}
+
+export function grantForm(userId: string, roles: RoleOption[], defaultNrn: string, onGranted: () => void): HTMLElement {
+  const rows: Row[] = [];
+  const body = h('tbody', {});
+  const problem = h('div', { class: 'problem' });
+  const after = h('div', { class: 'grant-after' });
+  let counter = 0;
+
+  const addRow = (nrn = defaultNrn, role = '') => {
+    counter += 1;
+    const roleControl =
+      roles.length > 0
+        ? h(
+            'select',
+            { name: 'role_slug', id: `grant-role-${counter}`, 'aria-label': `Role of item ${counter}`, required: true },
+            h('option', { value: '' }, 'Choose a role…'),
+            ...roles.map((r) => h('option', { value: r.slug, selected: r.slug === role }, `${r.name} (${r.slug})`)),
+          )
+        : h('input', {
+            type: 'text',
+            name: 'role_slug',
+            value: role,
+            placeholder: 'role slug',
+            'aria-label': `Role of item ${counter}`,
+            required: true,
+          });
+    const nrnInput = h('input', {
+      type: 'text',
+      name: 'nrn',
+      value: nrn,
+      placeholder: 'organization=1:account=2',
+      'aria-label': `NRN of item ${counter}`,
+      required: true,
+      size: 36,
+    });
+    const result = h('td', { class: 'grant-result', 'aria-live': 'polite' });
+    const row: Row = { element: h('tr', { class: 'grant-item' }), role: roleControl, nrn: nrnInput, result };
+    const remove = h(
+      'button',
+      {
+        type: 'button',
+        class: 'link',
+        'data-action': 'remove-item',
+        onclick: () => {
+          rows.splice(rows.indexOf(row), 1);
+          row.element.remove();
+          renumber();
+        },
+      },
+      'Remove',
+    );
+    row.element.append(h('td', { class: 'index' }), h('td', {}, roleControl), h('td', {}, nrnInput), result, h('td', {}, remove));
+    rows.push(row);
+    body.append(row.element);
+    renumber();
+  };
+  const renumber = () =>
+    rows.forEach((row, i) => {
+      row.element.setAttribute('data-item', String(i));
+      row.element.firstElementChild!.textContent = String(i + 1);
+    });
+
+  const clearResults = () => {
+    mount(problem);
+    mount(after);
+    for (const row of rows) {
+      mount(row.result);
+      row.element.removeAttribute('data-result');
+    }
+  };
+  const setResult = (row: Row, result: 'granted' | 'failed' | 'not-created', ...content: Array<Node | string>) => {
+    row.element.setAttribute('data-result', result);
+    mount(row.result, ...content);
+  };
+
+  const submit = async () => {
+    clearResults();
+    const items = rows.map((row) => ({ nrn: row.nrn.value.trim(), role_slug: row.role.value }));
+    try {
+      const grants = await api<Json[]>(`/user/${enc(userId)}/grant`, { method: 'POST', body: items });
+      grants.forEach((grant, i) =>
+        setResult(
+          rows[i],
+          'granted',
+          h('span', { class: 'badge status-completed' }, text(grant.status) === 'pending' ? 'granted, pending approval' : 'granted'),
+          ` #${text(grant.id)}`,
+        ),
+      );
+      onGranted();
+    } catch (error) {
+      const cause =
+        error instanceof ApiError ? (error.body?.cause as { code?: string; detail?: string; index?: number } | undefined) : undefined;
+      const failed = typeof cause?.index === 'number' ? rows[cause.index] : undefined;
+      if (!failed) return mount(problem, errorState(error));
+      for (const row of rows) {
+        if (row === failed)
+          setResult(
+            row,
+            'failed',
+            h('span', { class: 'error-text', 'data-code': cause!.code ?? '' }, cause!.detail ?? 'failed'),
+            ' ',
+            h('code', {}, cause!.code ?? ''),
+          );
+        else setResult(row, 'not-created', h('span', { class: 'meta' }, 'not created: the request is all or nothing'));
+      }
+      if (rows.length > 1)
+        mount(
+          after,
+          h(
+            'button',
+            {
+              type: 'button',
+              'data-action': 'grant-others',
+              onclick: () => {
+                rows.splice(rows.indexOf(failed), 1);
+                failed.element.remove();
+                renumber();
+                void submit();
+              },
+            },
+            `Grant the other ${rows.length - 1} item${rows.length - 1 === 1 ? '' : 's'}`,
+          ),
+        );
+    }
+  };
+
+  addRow();
+  const form = h(
+    'form',
+    { class: 'grant-form', 'aria-label': 'Grant roles' },
+    h(
+      'table',
+      { class: 'grant-items' },
+      h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, 'Role'), h('th', {}, 'NRN'), h('th', {}, 'Result'), h('th', {}, ''))),
+      body,
+    ),
+    h(
+      'p',
+      {},
+      h('button', { type: 'button', 'data-action': 'add-item', onclick: () => addRow(rows.at(-1)?.nrn.value ?? defaultNrn) }, 'Add item'),
+      ' ',
+      h('button', { type: 'submit', class: 'primary', 'data-action': 'grant' }, 'Grant'),
+    ),
+    after,
+    problem,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void submit();
+  });
+  return form;
+}
