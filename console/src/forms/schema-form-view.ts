@@ -80,8 +80,11 @@ export function schemaForm(schema: Schema, initial: unknown, options: { id: stri
       const properties = node.properties as Record<string, Schema>;
       const requiredNames = Array.isArray(node.required) ? (node.required as string[]) : [];
       const current = isObject(value) ? value : {};
+      // Required properties first (in `required` order): stored schemas (jsonb) do not keep the author's key order.
+      const rank = (key: string) => (requiredNames.includes(key) ? requiredNames.indexOf(key) : requiredNames.length);
       const children = Object.entries(properties)
         .filter(([, child]) => isObject(child))
+        .sort(([a], [b]) => rank(a) - rank(b))
         .map(([key, child]) => ({ key, built: build(child, current[key], [...tokens, key], key, requiredNames.includes(key)) }));
       const fieldset = h(
         'fieldset',
@@ -101,14 +104,19 @@ export function schemaForm(schema: Schema, initial: unknown, options: { id: stri
             if (v === undefined) delete out[key];
             else out[key] = v;
           }
-          return out;
+          // An optional object nobody filled in stays absent.
+          return !isObject(value) && tokens.length > 0 && Object.keys(out).length === 0 ? undefined : out;
         },
       };
     }
     const id = nextId();
     if (type === 'boolean') {
       const box = h('input', { type: 'checkbox', id, name, checked: value === true, disabled });
-      return { element: field(tokens, node, label, required, box), read: () => box.checked };
+      // Unticked and absent before stays absent (the schema's default applies), rather than becoming false.
+      return {
+        element: field(tokens, node, label, required, box),
+        read: () => (box.checked ? true : value === undefined ? undefined : false),
+      };
     }
     if (Array.isArray(node.enum)) {
       const select = h(
@@ -195,7 +203,8 @@ export function schemaForm(schema: Schema, initial: unknown, options: { id: stri
         target.element.classList.add('invalid');
         target.control?.setAttribute('aria-invalid', 'true');
         const prefix = target.pointer === issue.path ? '' : `${issue.path.slice(target.pointer.length + 1)}: `;
-        target.message.append(h('span', {}, `${prefix}${issue.message}`), ' ');
+        if (target.message.childNodes.length > 0) target.message.append('; ');
+        target.message.append(h('span', {}, `${prefix}${issue.message}`));
       }
     },
   };
