@@ -1,7 +1,8 @@
 /**
  * `POST /user/{id}/grant`: 1 to 100 grants, all or nothing. Every item is
  * checked before anything is written; the first failing item (lowest index)
- * is named in the 400. The insert itself runs in one transaction, with the
+ * is named in the 400 (`cause`), and every failing item in `causes` (so a
+ * client can mark each one at once). The insert itself runs in one transaction, with the
  * unique index as the last word on duplicates, so concurrent requests with
  * overlapping items can never leave two copies of a grant.
  */
@@ -30,19 +31,29 @@ export const GRANT_CAUSES = {
 
 const validateItem = compileValidator(GrantItem);
 
-class GrantFailure extends Error {
+/** Why one item cannot be granted. */
+class GrantFailure {
   constructor(
     readonly code: string,
     readonly detail: string,
     readonly index: number,
-  ) {
-    super(detail);
+  ) {}
+}
+
+/** Every failing item of one request (at least one). */
+class GrantFailures extends Error {
+  constructor(readonly failures: GrantFailure[]) {
+    super(failures[0].detail);
   }
 }
 
-function bulkFailed(failure: GrantFailure): HttpError {
-  return new HttpError(400, BULK_CREATE_FAILED, `The grants could not be created: ${failure.detail}`, {
-    extra: { cause: { code: failure.code, detail: failure.detail, index: failure.index } },
+const causeOf = (f: GrantFailure) => ({ code: f.code, detail: f.detail, index: f.index });
+
+function bulkFailed(failures: GrantFailure[]): HttpError {
+  const sorted = [...failures].sort((a, b) => a.index - b.index);
+  const first = sorted[0];
+  return new HttpError(400, BULK_CREATE_FAILED, `The grants could not be created: ${first.detail}`, {
+    extra: { cause: causeOf(first), causes: sorted.map(causeOf) },
   });
 }
 
@@ -78,7 +89,7 @@ export async function bulkGrant(
     const resolved = await resolveItems(dataSource, access, user, items);
     return await insertAll(dataSource, access, user, resolved, audit);
   } catch (error) {
-    if (error instanceof GrantFailure) throw bulkFailed(error);
+    if (error instanceof GrantFailures) throw bulkFailed(error.failures);
     throw error;
   }
 }
@@ -122,8 +133,14 @@ async function resolveItems(dataSource: DataSource, access: Access, user: UserEn
     seen.set(key, index);
     resolved.push({ index, nrn, roleId: role.id, role, status: role.requiresApproval ? 'pending' : 'active' });
   });
-  const firstFailure = failures.sort((a, b) => a.index - b.index)[0];
-  if (firstFailure) throw firstFailure;
+  if (failures.length > 0) {
+    // Failing anyway: name the valid items that already exist too (the insert's own check stays the last word).
+    const existing = new Set(
+      (await GrantRepository.of(dataSource.manager).existingPairs(user, resolved)).map((row) => grantKey(row.nrn, row.roleId)),
+    );
+    for (const g of resolved) if (existing.has(grantKey(g.nrn, g.roleId))) failures.push(duplicateOf(g));
+    throw new GrantFailures(failures);
+  }
   return resolved;
 }
 
@@ -141,13 +158,13 @@ async function insertAll(
       return await dataSource.transaction(async (manager) => {
         const grants = GrantRepository.of(manager);
         const existing = new Set((await grants.existingPairs(user, resolved)).map((row) => grantKey(row.nrn, row.roleId)));
-        const clash = resolved.find((g) => existing.has(grantKey(g.nrn, g.roleId)));
-        if (clash) throw duplicateOf(clash);
+        const clashes = resolved.filter((g) => existing.has(grantKey(g.nrn, g.roleId)));
+        if (clashes.length > 0) throw new GrantFailures(clashes.map(duplicateOf));
         const inserted = await grants.insertMany(user, resolved, access.caller.userId);
         const byKey = new Map(inserted.map((row) => [grantKey(row.nrn, row.roleId), row]));
         // A concurrent request committed one of ours between the check and the insert.
         const lost = resolved.find((g) => !byKey.has(grantKey(g.nrn, g.roleId)));
-        if (lost) throw duplicateOf(lost);
+        if (lost) throw new GrantFailures([duplicateOf(lost)]);
         const created = resolved.map((g) => ({ grant: byKey.get(grantKey(g.nrn, g.roleId))!, role: g.role }));
         for (const { grant, role } of created)
           await audit.record(manager, { nrn: grant.nrn, id: grant.id, details: grantDetails(grant, role) });

@@ -37,7 +37,7 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'createUserGrants',
       summary: 'Grant roles to a user on NRNs: 1 to 100 items, additive, all or nothing.',
       description:
-        'Each item is `{nrn, role_slug}` or `{nrn, role_id}`. A failing item answers 400 `RESOURCE_GRANTS.BULK_CREATE_FAILED` with `cause {code, detail, index}` and nothing is created.',
+        'Each item is `{nrn, role_slug}` or `{nrn, role_id}`. A failing item answers 400 `RESOURCE_GRANTS.BULK_CREATE_FAILED` with `cause {code, detail, index}` (the first failing item) and `causes` (every failing item, by index), and nothing is created.',
       tags: ['grants'],
       access: { permission: 'grant:write' },
       audit: { action: 'grant.create' },

@@ -116,6 +116,38 @@ describe('admin: bulk grants, users and roles', () => {
     assert.equal(await grantCount(user), 1);
   });
 
+  it('lists every failing item in causes, by index, with the first one as cause', async () => {
+    const user = await newUser();
+    assert.equal((await post(user, [{ nrn: `organization=${org.id}:account=3`, role_slug: 'viewer' }])).status, 201);
+    const res = await post(user, [
+      { nrn: `organization=${org.id}:account=1`, role_slug: 'viewer' },
+      { nrn: `organization=${org.id}`, role_slug: 'ci' },
+      { nrn: `organization=${org.id}:account=2`, role_slug: 'developer' },
+      { nrn: `organization=${org.id}:account=3`, role_slug: 'viewer' },
+      { nrn: `organization=${org.id}`, role_slug: 'no-such-role' },
+    ]);
+    assertAdminError(res, 400, 'RESOURCE_GRANTS.BULK_CREATE_FAILED');
+    assert.deepEqual(
+      res.body.causes.map((c: { code: string; index: number }) => [c.index, c.code]),
+      [
+        [1, 'RESOURCE_GRANTS.ROLE_USER_TYPE_RESTRICTED'],
+        [3, 'RESOURCE_GRANTS.DUPLICATE_GRANT'],
+        [4, 'RESOURCE_GRANTS.ROLE_NOT_FOUND'],
+      ],
+    );
+    assert.deepEqual(res.body.cause, res.body.causes[0]);
+    assert.equal(await grantCount(user), 1);
+    // Only an existing grant: the insert's check names it the same way.
+    const dup = await post(user, [
+      { nrn: `organization=${org.id}:account=4`, role_slug: 'viewer' },
+      { nrn: `organization=${org.id}:account=3`, role_slug: 'viewer' },
+    ]);
+    assert.deepEqual(
+      dup.body.causes.map((c: { code: string; index: number }) => [c.index, c.code]),
+      [[1, 'RESOURCE_GRANTS.DUPLICATE_GRANT']],
+    );
+  });
+
   it('grants service-account roles to service accounts only', async () => {
     const robot = await newUser('service_account');
     assert.equal((await post(robot, [{ nrn: `organization=${org.id}`, role_slug: 'ci' }])).status, 201);

@@ -1,8 +1,8 @@
 /**
  * The bulk grant form: rows of (role, NRN) sent together as `POST /user/{id}/grant`.
- * The API grants all or nothing and names the first failing item (`cause.index`):
- * that row shows the cause, the others say they were not created, and one button
- * sends them again without the failing row. After a success every row shows its grant.
+ * The API grants all or nothing and names every failing item (`causes`, by index):
+ * those rows show their cause, the others say they were not created, and one
+ * button sends them again without the failing rows. After a success every row shows its grant.
  */
 import { api, ApiError, enc, type Json } from '../api';
 import { h, mount, text } from '../dom';
@@ -11,6 +11,12 @@ import { errorState } from '../states';
 export interface RoleOption {
   slug: string;
   name: string;
+}
+
+interface Cause {
+  code?: string;
+  detail?: string;
+  index?: number;
 }
 
 interface Row {
@@ -109,22 +115,25 @@ export function grantForm(userId: string, roles: RoleOption[], defaultNrn: strin
       );
       onGranted();
     } catch (error) {
-      const cause =
-        error instanceof ApiError ? (error.body?.cause as { code?: string; detail?: string; index?: number } | undefined) : undefined;
-      const failed = typeof cause?.index === 'number' ? rows[cause.index] : undefined;
-      if (!failed) return mount(problem, errorState(error));
+      // Every failing item (`causes`), or the first one (`cause`) from an API that names only that.
+      const body = error instanceof ApiError ? error.body : undefined;
+      const causes = (Array.isArray(body?.causes) ? body.causes : body?.cause ? [body.cause] : []) as Cause[];
+      const failed = new Map(causes.filter((c) => typeof c.index === 'number' && rows[c.index]).map((c) => [rows[c.index!], c]));
+      if (failed.size === 0) return mount(problem, errorState(error));
       for (const row of rows) {
-        if (row === failed)
+        const cause = failed.get(row);
+        if (cause)
           setResult(
             row,
             'failed',
-            h('span', { class: 'error-text', 'data-code': cause!.code ?? '' }, cause!.detail ?? 'failed'),
+            h('span', { class: 'error-text', 'data-code': cause.code ?? '' }, cause.detail ?? 'failed'),
             ' ',
-            h('code', {}, cause!.code ?? ''),
+            h('code', {}, cause.code ?? ''),
           );
         else setResult(row, 'not-created', h('span', { class: 'meta' }, 'not created: the request is all or nothing'));
       }
-      if (rows.length > 1)
+      const others = rows.length - failed.size;
+      if (others > 0)
         mount(
           after,
           h(
@@ -133,13 +142,15 @@ export function grantForm(userId: string, roles: RoleOption[], defaultNrn: strin
               type: 'button',
               'data-action': 'grant-others',
               onclick: () => {
-                rows.splice(rows.indexOf(failed), 1);
-                failed.element.remove();
+                for (const row of failed.keys()) {
+                  rows.splice(rows.indexOf(row), 1);
+                  row.element.remove();
+                }
                 renumber();
                 void submit();
               },
             },
-            `Grant the other ${rows.length - 1} item${rows.length - 1 === 1 ? '' : 's'}`,
+            `Grant the other ${others} item${others === 1 ? '' : 's'}`,
           ),
         );
     }
