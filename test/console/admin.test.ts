@@ -210,5 +210,37 @@ describe('console administration pages in a real browser', function () {
     await page.waitForSelector('.save-status .saved');
     const saved = await c.auth(x.t.request.get(`/service_specification/${id}`));
     assert.deepEqual(saved.body.attributes.values, { minReplicas: 3, maxReplicas: 6, size: 'medium', regions: ['us-east-1'] });
+    // Its default actions' parameter schemas are rendered too (create, update, delete).
+    assert.equal(await page.$$eval('details.action-specification', (d) => d.length), 3);
+  });
+
+  it('renders a provider specification’s settings schema: secrets as password fields, $data lengths in words', async () => {
+    const created = await c.auth(x.t.request.post('/provider_specification')).send({
+      name: 'Private registry',
+      visible_to: [`organization=${c.org}`],
+      schema: {
+        type: 'object',
+        required: ['url', 'token'],
+        properties: {
+          url: { type: 'string', pattern: '^https://' },
+          token: { type: 'string', secret: true, minLength: { $data: '1/tokenLength' } },
+          tokenLength: { type: 'integer', minimum: 8 },
+        },
+      },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    await page.goto(`${base}/console/admin/specifications`);
+    await page.click(`tr[data-provider-specification="${created.body.id as string}"] a`);
+    const token = '#settings-form .field[data-path="/token"]';
+    await page.waitForSelector(`${token} input[type=password]`);
+    assert.equal(await page.textContent(`${token} [data-constraints]`), 'length ≥ value of tokenLength');
+    await page.fill('#settings-form .field[data-path="/tokenLength"] input', '10');
+    await page.fill(`${token} input`, 'short');
+    await page.fill('#settings-form .field[data-path="/url"] input', 'http://registry');
+    await page.waitForSelector(`${token}.invalid`);
+    assert.equal(await page.textContent(`${token} .field-error`), 'length must be ≥ value of tokenLength (10)');
+    assert.equal(await page.textContent('#settings-form .field[data-path="/url"] .field-error'), 'must match ^https://');
+    // Nothing to save: a provider specification holds no values.
+    assert.equal(await page.$('[data-action=save-values]'), null);
   });
 });
