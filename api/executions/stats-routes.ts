@@ -17,7 +17,8 @@ const HOUR_MS = 3_600_000;
 const BUCKET_MS = { hour: HOUR_MS, day: 24 * HOUR_MS } as const;
 
 /** The start of the (UTC) bucket holding `date`. */
-const bucketStart = (date: Date, bucket: 'hour' | 'day'): Date => new Date(Math.floor(date.getTime() / BUCKET_MS[bucket]) * BUCKET_MS[bucket]);
+const bucketStart = (date: Date, bucket: 'hour' | 'day'): Date =>
+  new Date(Math.floor(date.getTime() / BUCKET_MS[bucket]) * BUCKET_MS[bucket]);
 
 const windowInvalid = (message: string): HttpError => new HttpError(400, 'stats-window-invalid', message);
 

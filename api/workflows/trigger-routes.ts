@@ -66,7 +66,9 @@ export function triggerRoutes(deps: WorkflowDeps): RouteDefinition[] {
                 revision: Type.Integer(),
                 status: Type.String(),
                 runtimeMetadata: Type.Record(Type.String(), Type.Unknown()),
-                nextRunAt: Type.Optional(Type.String({ format: 'date-time', description: 'with includeNextRun: when the schedule starts its next run' })),
+                nextRunAt: Type.Optional(
+                  Type.String({ format: 'date-time', description: 'with includeNextRun: when the schedule starts its next run' }),
+                ),
               }),
             ),
           }),
