@@ -23,7 +23,7 @@ const NEXT_RUN_READS_AT_ONCE = 8;
 /** The next run of each live binding whose registrar knows one (Temporal's answer; a failed read leaves the binding out). */
 async function nextRunsOf(deps: WorkflowDeps, rows: TriggerBindingEntity[]): Promise<Map<TriggerBindingEntity, Date>> {
   const found = new Map<TriggerBindingEntity, Date>();
-  const pending = rows.filter((row) => row.status === 'live' && deps.registrars[row.pluginType]?.nextRun);
+  const pending = rows.filter((row) => row.status === 'live' && deps.registrars[row.pluginType]?.nextRun !== undefined);
   const readNext = async (): Promise<void> => {
     for (let row = pending.shift(); row; row = pending.shift()) {
       try {

@@ -99,8 +99,8 @@ describe('console: home, executions list and triggers', function () {
     await page.waitForSelector('.home-waiting table, .home-waiting .state');
     await page.waitForSelector('.home-scheduled table, .home-scheduled .state');
     console.log(`    home page with its five reads: ${Date.now() - started} ms`);
-    const totals = await page.$$eval('.totals li', (items: PageElement[]) =>
-      Object.fromEntries(items.map((li) => [li.getAttribute('data-total'), li.getAttribute('data-count')])),
+    const totals = await page.$$eval('.totals li', (items: PageElement[]): Record<string, string | null> =>
+      Object.fromEntries(items.map((li) => [li.getAttribute('data-total') ?? '', li.getAttribute('data-count')])),
     );
     assert.deepEqual(totals, { running: '1', waiting: '1', completed: '4', failed: '4', cancelled: '1', terminated: '0' });
     // The chart: 24 or 25 hourly bars whose counts add up to the 11 executions.
