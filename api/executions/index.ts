@@ -11,6 +11,7 @@ import { exportRoutes } from './export-routes';
 import { logRoutes } from './log-routes';
 import { metadataRoutes } from './metadata-routes';
 import { signalRoutes } from './signal-routes';
+import { executionStatsRoutes } from './stats-routes';
 import { webhookRoutes } from './webhook-routes';
 
 export { ExecutionEventHub };
@@ -30,6 +31,8 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
   };
   return withDialect('problem', [
     ...executeRoutes(executionDeps),
+    // Before GET /workflows/executions/{id}, which `stats` would match.
+    ...executionStatsRoutes(executionDeps),
     ...executionReadRoutes(executionDeps),
     ...signalRoutes(executionDeps),
     ...logRoutes(executionDeps),

@@ -223,3 +223,35 @@ export const ExecutionExport = Type.Object({
   logs: Type.Array(LogEntry),
   events: Type.Array(ExecutionEventJson),
 });
+
+/** The widest window `GET /workflows/executions/stats` counts (168 hourly buckets). */
+export const EXECUTION_STATS_MAX_WINDOW_HOURS = 168;
+/** How many failing workflows the stats name. */
+export const EXECUTION_STATS_FAILING_LIMIT = 10;
+
+export const ExecutionStatsQuery = Type.Object({
+  from: Type.Optional(
+    Type.String({ format: 'date-time', description: 'created at or after (rounded down to the bucket); default: `to` minus 24 hours' }),
+  ),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'created before; default: now' })),
+  bucket: Type.Optional(Type.Union([Type.Literal('hour'), Type.Literal('day')], { description: 'bucket size, in UTC; default hour' })),
+});
+
+const StatusCounts = Type.Record(Type.String(), Type.Integer(), { description: 'executions by current status' });
+
+export const ExecutionStats = Type.Object({
+  from: DateTime,
+  to: DateTime,
+  bucket: Type.String(),
+  totals: StatusCounts,
+  buckets: Type.Array(Type.Object({ start: DateTime, counts: StatusCounts }), { description: 'every bucket of the window, oldest first' }),
+  failingWorkflows: Type.Array(
+    Type.Object({
+      workflowId: Type.String(),
+      workflowKey: Type.Optional(Type.String()),
+      failed: Type.Integer(),
+      lastFailedAt: DateTime,
+    }),
+    { description: `the ${EXECUTION_STATS_FAILING_LIMIT} workflows with the most failed executions in the window, most first` },
+  ),
+});

@@ -37,6 +37,8 @@ export interface BindingContext {
 export interface TriggerRegistrar {
   register(context: RegistrationContext): Promise<Registration>;
   unregister(registration: Registration, binding: BindingContext): Promise<void>;
+  /** When a live registration next starts a run, as the executor says (kinds that schedule runs only). */
+  nextRun?(registration: Registration): Promise<Date | undefined>;
 }
 
 export type TriggerRegistrars = Record<string, TriggerRegistrar>;
@@ -127,6 +129,12 @@ export function cronRegistrar(client: Client, taskQueue: string): TriggerRegistr
       } catch (error) {
         if (!(error instanceof ScheduleNotFoundError)) throw error;
       }
+    },
+    // Temporal's own answer (its cron dialect, time zone and pauses), never a second cron reading of ours.
+    async nextRun(registration) {
+      if (!registration.scheduleId) return undefined;
+      const description = await client.schedule.getHandle(registration.scheduleId).describe();
+      return description.info.nextActionTimes[0];
     },
   };
 }

@@ -1,6 +1,8 @@
 /** GET /workflows/triggers: trigger bindings across aliases. */
 import { Type } from '@sinclair/typebox';
+import type { TriggerBindingEntity } from '../../db/entities/trigger-binding';
 import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-repository';
+import { iso } from '../http/iso-date';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { authorizeInOrganization } from './authorize';
@@ -15,6 +17,27 @@ const Status = Type.Union([
   Type.Literal('active'),
 ]);
 
+/** Temporal reads of `includeNextRun` in flight at once. */
+const NEXT_RUN_READS_AT_ONCE = 8;
+
+/** The next run of each live binding whose registrar knows one (Temporal's answer; a failed read leaves the binding out). */
+async function nextRunsOf(deps: WorkflowDeps, rows: TriggerBindingEntity[]): Promise<Map<TriggerBindingEntity, Date>> {
+  const found = new Map<TriggerBindingEntity, Date>();
+  const pending = rows.filter((row) => row.status === 'live' && deps.registrars[row.pluginType]?.nextRun !== undefined);
+  const readNext = async (): Promise<void> => {
+    for (let row = pending.shift(); row; row = pending.shift()) {
+      try {
+        const next = await deps.registrars[row.pluginType].nextRun!({ scheduleId: row.scheduleId ?? undefined });
+        if (next) found.set(row, next);
+      } catch {
+        // Temporal unreachable, or the schedule gone: the binding is listed without a next run.
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: NEXT_RUN_READS_AT_ONCE }, readNext));
+  return found;
+}
+
 export function triggerRoutes(deps: WorkflowDeps): RouteDefinition[] {
   return [
     defineRoute({
@@ -24,7 +47,12 @@ export function triggerRoutes(deps: WorkflowDeps): RouteDefinition[] {
       summary: 'List trigger bindings across aliases',
       tags: ['Workflow triggers'],
       access: { permission: 'workflow:read' },
-      query: Type.Object({ workflowId: Type.Optional(Type.String({ minLength: 1 })), status: Type.Optional(Status) }),
+      description: `With \`includeNextRun=true\`, each live binding of a kind that schedules runs (cron) carries \`nextRunAt\`, as Temporal's schedule says: one Temporal read per such binding, ${NEXT_RUN_READS_AT_ONCE} at a time; a binding Temporal does not answer for is listed without it.`,
+      query: Type.Object({
+        workflowId: Type.Optional(Type.String({ minLength: 1 })),
+        status: Type.Optional(Status),
+        includeNextRun: Type.Optional(Type.Boolean({ default: false })),
+      }),
       responses: {
         200: {
           description: 'Bindings',
@@ -38,6 +66,9 @@ export function triggerRoutes(deps: WorkflowDeps): RouteDefinition[] {
                 revision: Type.Integer(),
                 status: Type.String(),
                 runtimeMetadata: Type.Record(Type.String(), Type.Unknown()),
+                nextRunAt: Type.Optional(
+                  Type.String({ format: 'date-time', description: 'with includeNextRun: when the schedule starts its next run' }),
+                ),
               }),
             ),
           }),
@@ -58,12 +89,21 @@ export function triggerRoutes(deps: WorkflowDeps): RouteDefinition[] {
           workflowId,
           status,
         });
+        const nextRuns = query.includeNextRun ? await nextRunsOf(deps, rows) : new Map<TriggerBindingEntity, Date>();
         return {
           status: 200,
           body: {
             data: rows.map((row) => {
               const state = triggerStateJson(row, deps.publicBaseUrl);
-              return { triggerId: row.triggerId, workflowId: row.workflowId, aliasName: row.aliasName, revision: row.revision, ...state };
+              const nextRun = nextRuns.get(row);
+              return {
+                triggerId: row.triggerId,
+                workflowId: row.workflowId,
+                aliasName: row.aliasName,
+                revision: row.revision,
+                ...state,
+                ...(nextRun ? { nextRunAt: iso(nextRun) } : {}),
+              };
             }),
           },
         };

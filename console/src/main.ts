@@ -11,7 +11,9 @@ import { errorState } from './states';
 import { configView } from './views/config';
 import { executionView } from './views/execution';
 import { executionsView } from './views/executions';
+import { homeView } from './views/home';
 import { signInView } from './views/sign-in';
+import { triggersView } from './views/triggers';
 import { workflowView } from './views/workflow';
 import { workflowsView } from './views/workflows';
 import { accountView } from './views/account';
@@ -22,7 +24,7 @@ import { userView } from './views/user';
 import { usersView } from './views/users';
 
 const routes: Array<[RegExp, View]> = [
-  [/^\/console\/?$/, workflowsView],
+  [/^\/console\/?$/, homeView],
   [/^\/console\/workflows\/?$/, workflowsView],
   [/^\/console\/workflows\/([^/]+)$/, workflowView],
   [/^\/console\/executions\/?$/, executionsView],
@@ -34,6 +36,7 @@ const routes: Array<[RegExp, View]> = [
   [/^\/console\/admin\/users\/([^/]+)$/, userView],
   [/^\/console\/admin\/specifications\/?$/, specificationsView],
   [/^\/console\/admin\/specifications\/(service|provider)\/([^/]+)$/, specificationView],
+  [/^\/console\/triggers\/?$/, triggersView],
 ];
 
 const root = document.getElementById('app')!;
@@ -55,7 +58,7 @@ async function render(): Promise<void> {
   mount(root, header(), main);
   const match = routes.map(([pattern, view]) => [pattern.exec(location.pathname), view] as const).find(([m]) => m);
   if (!match) {
-    mount(main, h('h1', {}, 'Not found'), h('p', {}, 'No console page here. ', link('/console/', 'Go to the workflows')));
+    mount(main, h('h1', {}, 'Not found'), h('p', {}, 'No console page here. ', link('/console/', 'Go home')));
     return ready();
   }
   const [found, view] = match;
@@ -86,8 +89,10 @@ function header(): HTMLElement {
       ? h(
           'nav',
           {},
+          link('/console/', 'Home'),
           link('/console/workflows', 'Workflows'),
           link('/console/executions', 'Executions'),
+          link('/console/triggers', 'Triggers'),
           link('/console/config', 'Config entries'),
           adminLink(),
         )

@@ -365,6 +365,42 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
   }
 
   /**
+   * Executions created in [from, to) counted by `bucket` (hour or day, UTC) and current status,
+   * and the workflows with the most failed ones among them. Both read the
+   * `(organization_id, status, created_at)` index: the count by an index-only range scan per
+   * status (`statuses` names every one, so the index's second column is bound), the failures by
+   * the range of `failed` alone.
+   */
+  async countsByBucket(
+    organizationId: string,
+    range: { from: Date; to: Date; bucket: 'hour' | 'day'; statuses: readonly ExecutionStatus[]; failingLimit: number },
+  ): Promise<{
+    counts: Array<{ bucket: Date; status: ExecutionStatus; count: number }>;
+    failing: Array<{ workflowId: string; workflowKey: string | null; failed: number; lastFailedAt: Date }>;
+  }> {
+    const params = [organizationId, range.statuses, range.from, range.to];
+    const [counts, failing] = await Promise.all([
+      rowsOf<{ bucket: Date; status: ExecutionStatus; count: number }>(
+        this.manager,
+        `SELECT date_trunc('${range.bucket}', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS bucket, status, count(*)::int AS count
+         FROM executions
+         WHERE organization_id = $1 AND status = ANY($2::text[]) AND created_at >= $3 AND created_at < $4
+         GROUP BY 1, 2 ORDER BY 1, 2`,
+        params,
+      ),
+      rowsOf<{ workflowId: string; workflowKey: string | null; failed: number; lastFailedAt: Date }>(
+        this.manager,
+        `SELECT workflow_id AS "workflowId", max(workflow_key) AS "workflowKey", count(*)::int AS failed, max(created_at) AS "lastFailedAt"
+         FROM executions
+         WHERE organization_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < $3
+         GROUP BY workflow_id ORDER BY failed DESC, "lastFailedAt" DESC, workflow_id LIMIT ${range.failingLimit}`,
+        [organizationId, range.from, range.to],
+      ),
+    ]);
+    return { counts, failing };
+  }
+
+  /**
    * Writes the final state over a running (or waiting) execution, with its end
    * event for the event stream, in one statement; a finished one is left as it is.
    */

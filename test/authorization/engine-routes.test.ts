@@ -144,6 +144,7 @@ const TABLE: Record<string, Row> = {
     allowed: READERS,
     other: 200,
   },
+  'get /workflows/executions/stats': { call: () => ({ url: '/workflows/executions/stats' }), ok: 200, allowed: READERS, other: 200 },
   'get /workflows/executions/{id}': { call: (f) => ({ url: `/workflows/executions/${f.executionId}` }), ok: 200, allowed: READERS },
   'get /workflows/executions/{id}/state': {
     call: (f) => ({ url: `/workflows/executions/${f.executionId}/state` }),

@@ -69,4 +69,37 @@ describe('workflows API: cron triggers on Temporal schedules', function () {
       assert.equal(Number(described.policies.catchupWindow), window);
     }
   });
+  it('lists when a live schedule runs next (includeNextRun), as Temporal says, in its time zone', async () => {
+    const body = definition('Yearly', {
+      steps: {
+        tick: { type: 'trigger', pluginType: 'cron', config: { schedule: '0 0 1 1 *', timezone: 'Asia/Tokyo' } },
+        hook: { type: 'trigger', pluginType: 'webhook', config: {} },
+        work: { type: 'module', pluginType: 'no-op' },
+      },
+      connections: [
+        { from: 'tick', to: 'work' },
+        { from: 'hook', to: 'work' },
+      ],
+    });
+    await c.auth(c.t.request.put('/workflows/definitions/yearly')).send(body).expect(201);
+    const on = await c.auth(c.t.request.post('/workflows/definitions/yearly/aliases/latest/activate'));
+    assert.equal(on.status, 200, JSON.stringify(on.body));
+    // Midnight of the next January 1st in Tokyo (UTC+9, no daylight saving): 15:00 UTC on December 31st.
+    const now = new Date();
+    let expected = Date.UTC(now.getUTCFullYear(), 11, 31, 15);
+    if (expected <= now.getTime()) expected = Date.UTC(now.getUTCFullYear() + 1, 11, 31, 15);
+
+    const listed = await c.auth(c.t.request.get('/workflows/triggers?workflowId=yearly&includeNextRun=true')).expect(200);
+    const byId = Object.fromEntries((listed.body.data as Array<Record<string, unknown>>).map((row) => [row.triggerId, row]));
+    assert.equal(byId.tick.nextRunAt, new Date(expected).toISOString());
+    assert.equal(byId.hook.nextRunAt, undefined);
+    assert.match(String((byId.hook.runtimeMetadata as Record<string, unknown>).webhookUrl), /\/workflows\/webhooks\//);
+    // Without asking, no Temporal read and no next run.
+    const plain = await c.auth(c.t.request.get('/workflows/triggers?workflowId=yearly')).expect(200);
+    assert.ok((plain.body.data as Array<Record<string, unknown>>).every((row) => row.nextRunAt === undefined));
+    // A deactivated schedule has none.
+    await c.auth(c.t.request.post('/workflows/definitions/yearly/aliases/latest/deactivate')).expect(200);
+    const off = await c.auth(c.t.request.get('/workflows/triggers?workflowId=yearly&includeNextRun=true')).expect(200);
+    assert.ok((off.body.data as Array<Record<string, unknown>>).every((row) => row.nextRunAt === undefined));
+  });
 });
