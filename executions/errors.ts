@@ -58,3 +58,14 @@ export class ChildOutOfReach extends Error {
     this.name = 'ChildOutOfReach';
   }
 }
+
+/** A retry of an execution that did not fail (running, waiting, completed, cancelled, terminated): nothing was started. */
+export class ExecutionNotRetryable extends Error {
+  constructor(
+    readonly executionId: string,
+    readonly status: string,
+  ) {
+    super(`execution ${executionId} is ${status}; only a failed execution can be retried from its failed step`);
+    this.name = 'ExecutionNotRetryable';
+  }
+}

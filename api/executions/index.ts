@@ -10,6 +10,7 @@ import { executionReadRoutes } from './execution-routes';
 import { exportRoutes } from './export-routes';
 import { logRoutes } from './log-routes';
 import { metadataRoutes } from './metadata-routes';
+import { rerunRoutes } from './rerun-routes';
 import { signalRoutes } from './signal-routes';
 import { webhookRoutes } from './webhook-routes';
 
@@ -31,6 +32,7 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
   return withDialect('problem', [
     ...executeRoutes(executionDeps),
     ...executionReadRoutes(executionDeps),
+    ...rerunRoutes(executionDeps),
     ...signalRoutes(executionDeps),
     ...logRoutes(executionDeps),
     ...exportRoutes(executionDeps),

@@ -69,6 +69,12 @@ export const Execution = Type.Object({
   idempotencyKey: Type.Optional(Type.String()),
   parentExecutionId: Type.Optional(Type.String()),
   createdBy: Type.Optional(Type.String()),
+  rerunOf: Type.Optional(Type.String({ description: 'the execution this one runs again (POST …/rerun or …/retry)' })),
+  rerunKind: Type.Optional(
+    Type.Union([Type.Literal('rerun'), Type.Literal('retry')], {
+      description: 'rerun: every step ran again; retry: the steps that completed in rerunOf were reused',
+    }),
+  ),
   createdAt: DateTime,
   updatedAt: DateTime,
   completedAt: Type.Optional(DateTime),

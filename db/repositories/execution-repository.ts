@@ -24,13 +24,14 @@ export type NewExecution = Pick<
   | 'parentExecutionId'
   | 'temporalNamespace'
   | 'createdBy'
->;
+> &
+  Partial<Pick<ExecutionEntity, 'rerunOf' | 'rerunKind'>>;
 
 const INSERT_COLUMNS = `id, organization_id, workflow_id, workflow_key, revision, alias, status, inputs, trigger, correlation_key,
-  idempotency_key, parent_execution_id, temporal_namespace, created_by`;
+  idempotency_key, parent_execution_id, temporal_namespace, created_by, rerun_of, rerun_kind`;
 // Typed, as they are also selected (insertCounted), where PostgreSQL cannot infer a parameter's type from its column.
 const INSERT_VALUES = `$1::text, $2::text, $3::text, $4::text, $5::integer, $6::text, 'running', $7::jsonb, $8::jsonb, $9::text,
-  $10::text, $11::text, $12::text, $13::text`;
+  $10::text, $11::text, $12::text, $13::text, $14::text, $15::text`;
 const ON_KEY_CONFLICT = 'ON CONFLICT (organization_id, workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING';
 
 function insertParams(execution: NewExecution): unknown[] {
@@ -48,6 +49,8 @@ function insertParams(execution: NewExecution): unknown[] {
     execution.parentExecutionId,
     execution.temporalNamespace,
     execution.createdBy,
+    execution.rerunOf ?? null,
+    execution.rerunKind ?? null,
   ];
 }
 
@@ -104,7 +107,7 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
       this.manager,
       `WITH counted AS (
          UPDATE executions SET descendants = descendants + 1
-         WHERE id = $14 AND descendants < $15
+         WHERE id = $16 AND descendants < $17
            AND NOT EXISTS (SELECT 1 FROM executions WHERE organization_id = $2 AND workflow_id = $3 AND idempotency_key = $10)
          RETURNING id
        )
