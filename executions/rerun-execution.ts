@@ -22,9 +22,13 @@ export interface RerunRequest {
 export async function rerunExecution(deps: StartDeps, request: RerunRequest): Promise<ExecutionEntity> {
   const { original, kind } = request;
   if (kind === 'retry' && original.status !== 'failed') throw new ExecutionNotRetryable(original.id, original.status);
-  const runnable = await new WorkflowRevisionRepository(deps.dataSource.manager).findRunnable(original.organizationId, original.workflowId, {
-    revision: original.revision,
-  });
+  const runnable = await new WorkflowRevisionRepository(deps.dataSource.manager).findRunnable(
+    original.organizationId,
+    original.workflowId,
+    {
+      revision: original.revision,
+    },
+  );
   if (typeof runnable === 'string') throw new RevisionNotRunnable(runnable);
   const reuse = kind === 'retry' ? await retrySeed(deps.dataSource.manager, original.id) : undefined;
   // The signal a signal-with-start run was started for was delivered to it: the new run waits for its own.

@@ -7,7 +7,14 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { NewExecution } from '../db/repositories/execution-repository';
 import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
-import { ENGINE_RULES, runLimitsFrom, type ExecutionInput, type ReusedSteps, type RunLimits, type WorkflowDefinition } from '../workflows/engine';
+import {
+  ENGINE_RULES,
+  runLimitsFrom,
+  type ExecutionInput,
+  type ReusedSteps,
+  type RunLimits,
+  type WorkflowDefinition,
+} from '../workflows/engine';
 import { retrySeed } from './retry-seed';
 
 /** The recorded fields of an execution its workflow input is built from: what recording wrote, less the bookkeeping. */

@@ -55,7 +55,13 @@ export function rerunRoutes(deps: ExecutionDeps): RouteDefinition[] {
         }).catch(rerunProblem);
         return {
           status: 202,
-          body: { executionId: started.id, workflowId: started.workflowId, revision: started.revision, alias: started.alias, status: 'running' },
+          body: {
+            executionId: started.id,
+            workflowId: started.workflowId,
+            revision: started.revision,
+            alias: started.alias,
+            status: 'running',
+          },
         };
       },
     }),
