@@ -3,9 +3,10 @@
  *
  *   start ─▶ count (http, counted) ─▶ remember (set-variable) ─▶ note (log) ─▶ flaky (http: 500 on the first call) ─▶ after (log)
  *
- * The first run fails at `flaky`; its retry reuses start, count, remember and note (count's server is called once
- * across both runs, note's log line is written once) and runs flaky and after, which read count's reused outputs
- * and the variable remember set. A re-run runs every step again.
+ * The first run fails at `flaky`; its retry reuses start, count and note (count's server is called once across
+ * both runs, note's log line is written once), runs remember again (set-variable is pure: it rebuilds the
+ * variable from count's reused outputs), then flaky and after, which read count's reused outputs. A re-run runs
+ * every step again.
  */
 import assert from 'node:assert/strict';
 import { assertDialect } from '../support/dialects';
@@ -87,7 +88,7 @@ describe('executions API: re-run and retry from the failed step', function () {
     assert.equal(done.rerunOf, first);
     assert.equal(done.rerunKind, 'retry');
     assert.deepEqual(done.inputs, { who: 'ada' });
-    // count's outputs and the variable remember set reach the steps that ran; count's server was called once in all.
+    // count's reused outputs reach the steps that ran (remember's variable among them); count's server was called once in all.
     assert.deepEqual(done.outputs, { count: 1, counted: 1, flaky: 2, who: 'ada' });
     assert.deepEqual(hits, { '/count': 1, '/flaky': 2 });
     // note's log line was written by the first run only; after's by the retry.
@@ -101,8 +102,8 @@ describe('executions API: re-run and retry from the failed step', function () {
     // The reused steps say where their record comes from; the steps that ran do not.
     const steps = await c.auth(x.t.request.get(`/workflows/executions/${retry}/steps`)).expect(200);
     const byId = Object.fromEntries((steps.body.data as Array<{ stepId: string; reusedFrom?: string }>).map((s) => [s.stepId, s]));
-    for (const id of ['start', 'count', 'remember', 'note']) assert.equal(byId[id].reusedFrom, first, id);
-    for (const id of ['flaky', 'after']) assert.equal(byId[id].reusedFrom, undefined, id);
+    for (const id of ['start', 'count', 'note']) assert.equal(byId[id].reusedFrom, first, id);
+    for (const id of ['remember', 'flaky', 'after']) assert.equal(byId[id].reusedFrom, undefined, id);
     const count = await c.auth(x.t.request.get(`/workflows/executions/${retry}/steps/count`)).expect(200);
     assert.equal((count.body.record as { outputs: { body: { n: number } } }).outputs.body.n, 1);
 
@@ -129,14 +130,12 @@ describe('executions API: re-run and retry from the failed step', function () {
     });
     const first = await execute(x, c, 'versioned', { inputs: { n: 7 } });
     assert.equal((await waitFor(x, c, first, finished)).status, 'completed');
-    const put = await c
-      .auth(x.t.request.put('/workflows/definitions/versioned'))
-      .send({
-        name: 'Versioned',
-        key: 'versioned',
-        steps: [{ id: 'start', type: 'trigger', pluginType: 'manual', config: {} }],
-        outputs: { v: 2 },
-      });
+    const put = await c.auth(x.t.request.put('/workflows/definitions/versioned')).send({
+      name: 'Versioned',
+      key: 'versioned',
+      steps: [{ id: 'start', type: 'trigger', pluginType: 'manual', config: {} }],
+      outputs: { v: 2 },
+    });
     assert.ok(put.status < 300, JSON.stringify(put.body));
     const res = await c.auth(x.t.request.post(`/workflows/executions/${first}/rerun`)).expect(202);
     assert.equal(res.body.revision, 1);

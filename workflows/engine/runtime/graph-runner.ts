@@ -56,8 +56,6 @@ export function startExecution(
   const env: StepEnv = { ctx, effects, topology };
   // A variable whose initialValue cannot be evaluated ends the run at its first transition, like a bad condition.
   let conditionError: ExecutionError | undefined = carried ? undefined : seedVariables(ctx);
-  // A retry starts with the variables of the run it retries: the steps that set them are not run again (./reuse.ts).
-  if (!carried && input.reuse?.variables) Object.assign(ctx.variables, input.reuse.variables);
 
   const condition = (edge: Edge): boolean => {
     const source = ctx.steps[edge.from];

@@ -69,10 +69,8 @@ export interface ExecutionInput {
 export interface ReusedSteps {
   /** The failed execution. */
   from: string;
-  /** The latest record of each step that completed there (a step that ran once; whole records, never capped). */
+  /** The latest record of each step that completed there (whole records, never capped). */
   steps: Record<string, StepRecord>;
-  /** Its run variables as last recorded (what the steps it reuses had set). */
-  variables?: Record<string, unknown>;
 }
 
 /** The rules a run started now follows (ExecutionInput.engineRules). */
