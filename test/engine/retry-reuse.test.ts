@@ -126,7 +126,7 @@ describe('retry from the failed step (pure engine)', () => {
     let sums = 0;
     const fakes = {
       activities: {
-        'code-exec': (call: ActivityCall): PluginResult => ({ status: 'success', outputs: { result: (sums += 1) }, value: sums }),
+        'code-exec': (): PluginResult => ({ status: 'success', outputs: { result: (sums += 1) }, value: sums }),
         'http-request': (call: ActivityCall) => (fail ? broken : ok({ url: call.config.url })),
       },
     };

@@ -9,7 +9,11 @@
  * every step again.
  */
 import assert from 'node:assert/strict';
+import { ExecutionRepository } from '../../db/repositories/execution-repository';
+import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
+import { newExecutionId, recordRun, sweepOnce } from '../../executions';
 import { assertDialect } from '../support/dialects';
+import { captureLogger } from '../support/logger';
 import { grantRole } from '../support/grants';
 import { useLocalServer } from '../support/local-server';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
@@ -22,19 +26,19 @@ describe('executions API: re-run and retry from the failed step', function () {
     const path = req.url ?? '/';
     hits[path] = (hits[path] ?? 0) + 1;
     res.setHeader('content-type', 'application/json');
-    if (path === '/flaky' && hits[path] === 1) {
+    if (path.startsWith('/flaky') && hits[path] === 1) {
       res.statusCode = 500;
       return void res.end(JSON.stringify({ error: 'first call fails' }));
     }
     res.end(JSON.stringify({ n: hits[path] }));
   });
 
-  const definition = (key: string) => ({
+  const definition = (key: string, suffix = '') => ({
     name: 'Retried',
     key,
     steps: [
       { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
-      { id: 'count', type: 'module', pluginType: 'http-request', config: { url: `${server.base}/count` }, dependsOn: ['start'] },
+      { id: 'count', type: 'module', pluginType: 'http-request', config: { url: `${server.base}/count${suffix}` }, dependsOn: ['start'] },
       {
         id: 'remember',
         type: 'module',
@@ -43,7 +47,7 @@ describe('executions API: re-run and retry from the failed step', function () {
         dependsOn: ['count'],
       },
       { id: 'note', type: 'module', pluginType: 'log', config: { message: 'noted ${{ workflow.inputs.who }}' }, dependsOn: ['remember'] },
-      { id: 'flaky', type: 'module', pluginType: 'http-request', config: { url: `${server.base}/flaky` }, dependsOn: ['note'] },
+      { id: 'flaky', type: 'module', pluginType: 'http-request', config: { url: `${server.base}/flaky${suffix}` }, dependsOn: ['note'] },
       {
         id: 'after',
         type: 'module',
@@ -119,6 +123,43 @@ describe('executions API: re-run and retry from the failed step', function () {
     assert.deepEqual(rerun.outputs, { count: 2, counted: 2, flaky: 3, who: 'ada' });
     assert.deepEqual(hits, { '/count': 2, '/flaky': 3 });
     assert.ok((await logsOf(rerun.id as string)).includes('noted ada'));
+  });
+
+  it('starts a retry whose start was lost through the start reconciler, reusing the same steps', async () => {
+    await publish(x, c, definition('retried-lost', '-lost'));
+    const first = await execute(x, c, 'retried-lost', { inputs: { who: 'bo' } });
+    assert.equal((await waitFor(x, c, first, finished)).status, 'failed');
+    const original = (await new ExecutionRepository(x.db.manager).findInOrganization(c.org, first))!;
+    const runnable = await new WorkflowRevisionRepository(x.db.manager).findRunnable(c.org, 'retried-lost', { revision: 1 });
+    assert.ok(typeof runnable !== 'string');
+    // Recorded as the retry route records it, then "crashed" before the Temporal start.
+    const { row } = await recordRun(x.db, {
+      id: newExecutionId(),
+      organizationId: c.org,
+      runnable,
+      inputs: original.inputs,
+      trigger: original.trigger,
+      createdBy: c.userId,
+      temporalNamespace: x.env.client.options.namespace,
+      settings: { limits: x.limits },
+      rerun: { of: first, kind: 'retry' },
+    });
+    const swept = await sweepOnce(
+      {
+        dataSource: x.db,
+        temporal: x.env.client,
+        taskQueue: x.taskQueue,
+        publicBaseUrl: 'http://api.test',
+        limits: x.limits,
+        logger: captureLogger().logger,
+      },
+      { graceMs: 0, organizationId: c.org },
+    );
+    assert.deepEqual(swept.started, [row.id]);
+    const done = await waitFor(x, c, row.id, finished);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.deepEqual(done.outputs, { count: 1, counted: 1, flaky: 2, who: 'bo' });
+    assert.equal(hits['/count-lost'], 1);
   });
 
   it('re-runs the revision the first ran, not the one its alias names now', async () => {
