@@ -69,3 +69,15 @@ export class ExecutionNotRetryable extends Error {
     this.name = 'ExecutionNotRetryable';
   }
 }
+
+/** A retry whose reused step records would make its workflow input larger than Temporal takes: nothing was started. */
+export class RetryTooLarge extends Error {
+  constructor(
+    readonly executionId: string,
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(`the completed steps of execution ${executionId} recorded ${bytes} bytes; a retry carries at most ${limit}`);
+    this.name = 'RetryTooLarge';
+  }
+}

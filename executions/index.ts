@@ -21,6 +21,7 @@ export {
   DuplicateTick,
   ExecutionNotRetryable,
   ExecutorUnavailable,
+  RetryTooLarge,
   RevisionNotRunnable,
   TreeBudgetExceeded,
 } from './errors';
@@ -29,7 +30,7 @@ export { prepareChildRun, type ChildRunRequest, type PrepareDeps } from './prepa
 export { prepareScheduledRun, type ScheduledRunRequest } from './prepare-scheduled';
 export { DEFAULT_GRACE_MS, sweepOnce, type ReconcilerDeps, type SweepOptions, type SweepResult } from './reconcile-starts';
 export { recordRun, type NewRun } from './record-run';
-export { rerunExecution, type RerunRequest } from './rerun-execution';
+export { RETRY_SEED_MAX_BYTES, rerunExecution, type RerunRequest } from './rerun-execution';
 export {
   RetentionSweeper,
   type ExecutionRowCounts,

@@ -7,9 +7,15 @@
 import type { ExecutionEntity, RerunKind } from '../db/entities/execution';
 import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
 import type { StartDeps } from './deps';
-import { ExecutionNotRetryable, RevisionNotRunnable } from './errors';
+import { ExecutionNotRetryable, RetryTooLarge, RevisionNotRunnable } from './errors';
 import { retrySeed } from './retry-seed';
 import { startExecution, type StartRequest } from './start-execution';
+
+/**
+ * The reused records travel in the retry's workflow input, which Temporal refuses over 2 MB: at most this many
+ * bytes of them (as JSON), room left for the definition and inputs.
+ */
+export const RETRY_SEED_MAX_BYTES = 1536 * 1024;
 
 export interface RerunRequest {
   original: ExecutionEntity;
@@ -18,7 +24,7 @@ export interface RerunRequest {
   audit?: StartRequest['audit'];
 }
 
-/** Records and starts the new execution. Throws ExecutionNotRetryable, RevisionNotRunnable, ExecutorUnavailable. */
+/** Records and starts the new execution. Throws ExecutionNotRetryable, RetryTooLarge, RevisionNotRunnable, ExecutorUnavailable. */
 export async function rerunExecution(deps: StartDeps, request: RerunRequest): Promise<ExecutionEntity> {
   const { original, kind } = request;
   if (kind === 'retry' && original.status !== 'failed') throw new ExecutionNotRetryable(original.id, original.status);
@@ -31,6 +37,8 @@ export async function rerunExecution(deps: StartDeps, request: RerunRequest): Pr
   );
   if (typeof runnable === 'string') throw new RevisionNotRunnable(runnable);
   const reuse = kind === 'retry' ? await retrySeed(deps.dataSource.manager, original.id) : undefined;
+  const bytes = reuse ? Buffer.byteLength(JSON.stringify(reuse.steps)) : 0;
+  if (bytes > RETRY_SEED_MAX_BYTES) throw new RetryTooLarge(original.id, bytes, RETRY_SEED_MAX_BYTES);
   // The signal a signal-with-start run was started for was delivered to it: the new run waits for its own.
   const { signal: _delivered, ...trigger } = original.trigger;
   const { row } = await startExecution(deps, {

@@ -3,7 +3,7 @@
  * linked to the first (executions/rerun-execution.ts). A retry starts only from a failed execution and reuses
  * the steps that completed in it; a re-run runs every step again.
  */
-import { ExecutionNotRetryable, RevisionNotRunnable, rerunExecution } from '../../executions';
+import { ExecutionNotRetryable, RetryTooLarge, RevisionNotRunnable, rerunExecution } from '../../executions';
 import type { RerunKind } from '../../db/entities/execution';
 import { authorize } from '../access/access';
 import { recordRerun } from '../audit/execution-start';
@@ -74,6 +74,12 @@ function rerunProblem(error: unknown): never {
       409,
       'execution-not-retryable',
       `Execution "${error.executionId}" is ${error.status}: only a failed execution can be retried from its failed step.`,
+    );
+  if (error instanceof RetryTooLarge)
+    throw new HttpError(
+      409,
+      'retry-too-large',
+      `The completed steps of execution "${error.executionId}" recorded ${error.bytes} bytes of outputs; a retry carries at most ${error.limit} (Temporal refuses larger inputs). Re-run it instead.`,
     );
   if (error instanceof RevisionNotRunnable)
     throw new HttpError(404, error.miss, `The workflow revision execution ran no longer exists (${error.miss}); it cannot run again.`);

@@ -30,6 +30,7 @@ describe('executions API: re-run and retry from the failed step', function () {
       res.statusCode = 500;
       return void res.end(JSON.stringify({ error: 'first call fails' }));
     }
+    if (path === '/big') return void res.end(JSON.stringify({ s: 'x'.repeat(800_000) }));
     res.end(JSON.stringify({ n: hits[path] }));
   });
 
@@ -208,6 +209,25 @@ describe('executions API: re-run and retry from the failed step', function () {
     const notFailed = await c.auth(x.t.request.post(`/workflows/executions/${completed}/retry`));
     assertDialect('problem', notFailed, 409);
     assert.match(JSON.stringify(notFailed.body), /only a failed execution can be retried/);
+
+    // Reused outputs over what a Temporal input takes: refused, nothing started.
+    await publish(x, c, {
+      name: 'Big',
+      key: 'big-outputs',
+      steps: [
+        { id: 'start', type: 'trigger', pluginType: 'manual', config: {} },
+        { id: 'one', type: 'module', pluginType: 'http-request', config: { url: `${server.base}/big` }, dependsOn: ['start'] },
+        { id: 'two', type: 'module', pluginType: 'http-request', config: { url: `${server.base}/big` }, dependsOn: ['one'] },
+        { id: 'stop', type: 'module', pluginType: 'fail', config: { message: 'stop here' }, dependsOn: ['two'] },
+      ],
+    });
+    const big = await execute(x, c, 'big-outputs');
+    assert.equal((await waitFor(x, c, big, finished)).status, 'failed');
+    const tooLarge = await c.auth(x.t.request.post(`/workflows/executions/${big}/retry`));
+    assertDialect('problem', tooLarge, 409);
+    assert.match(JSON.stringify(tooLarge.body), /retry-too-large/);
+    const bigList = await c.auth(x.t.request.get('/workflows/executions?workflowId=big-outputs')).expect(200);
+    assert.equal(bigList.body.total, 1);
 
     const { userId } = await grantRole(x.db, c.org, 'viewer');
     const viewer = await x.t.token({ organizationId: c.org, userId });
