@@ -182,7 +182,8 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
    *   already running Temporal run (prepareScheduledExecution, with the run's
    *   workflow id as execution id), which records its run id in the same
    *   activity and retries until it has. That run owns it; starting it again
-   *   would run the tick twice.
+   *   would run the tick twice. A re-run or retry of a tick (`rerun_of`) is started by the API like any
+   *   other execution, so it is a candidate.
    * - `waiting` as well as `running`: only a workflow writes `waiting`, so such a
    *   row always has a run; the reconciler finds it and records its id.
    */
@@ -196,7 +197,7 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
       this.manager,
       `SELECT ${selectColumns(this.manager, ExecutionEntity)} FROM executions
        WHERE temporal_run_id IS NULL AND parent_execution_id IS NULL AND status IN ('running', 'waiting')
-         AND trigger->>'source' IS DISTINCT FROM 'cron'
+         AND (trigger->>'source' IS DISTINCT FROM 'cron' OR rerun_of IS NOT NULL)
          AND temporal_namespace = $1 AND created_at <= now() - $2::double precision * interval '1 millisecond'
          AND ($3::text IS NULL OR organization_id = $3)
        ORDER BY created_at, id LIMIT $4`,
