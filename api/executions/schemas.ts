@@ -95,6 +95,7 @@ export const ExecutionQuery = Type.Object({
   alias: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
   status: Type.Optional(ExecutionStatus),
   correlationKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  rerunOf: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'only the re-runs and retries of this execution' })),
   from: Type.Optional(Type.String({ format: 'date-time', description: 'created at or after' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'created before' })),
   ...Paging,

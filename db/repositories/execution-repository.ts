@@ -65,6 +65,8 @@ export interface ExecutionFilter {
   alias?: string;
   status?: ExecutionStatus;
   correlationKey?: string;
+  /** Re-runs and retries of this execution. */
+  rerunOf?: string;
   from?: Date;
   to?: Date;
 }
@@ -338,6 +340,7 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     if (filter.alias) add('alias = ?', filter.alias);
     if (filter.status) add('status = ?', filter.status);
     if (filter.correlationKey) add('correlation_key = ?', filter.correlationKey);
+    if (filter.rerunOf) add('rerun_of = ?', filter.rerunOf);
     if (filter.from) add('created_at >= ?', filter.from);
     if (filter.to) add('created_at < ?', filter.to);
     const counted = where.join(' AND ');

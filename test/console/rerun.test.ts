@@ -89,8 +89,13 @@ describe('web console: re-run and retry from the failed step', function () {
     assert.equal(again.rerunKind, 'rerun');
     assert.deepEqual(again.inputs, { day: '2026-11-27' });
     assert.deepEqual(hits, { '/count': 2, '/flaky': 3 });
-    // The link goes back to the execution it re-ran.
+    // The link goes back to the execution it re-ran, which links its re-run.
     await page.click('[data-rerun-of] a');
     await page.waitForURL((url) => url.pathname.endsWith(retry));
+    await page.waitForSelector(`[data-reruns="${rerun}"]`);
+    // And the first links its retry.
+    await page.goto(`${base}/console/executions/${first}`);
+    await page.waitForSelector(`[data-reruns="${retry}"]`);
+    assert.match((await page.textContent('[data-reruns]')) ?? '', /\(retry, completed\)/);
   });
 });

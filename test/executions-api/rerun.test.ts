@@ -124,6 +124,15 @@ describe('executions API: re-run and retry from the failed step', function () {
     assert.deepEqual(rerun.outputs, { count: 2, counted: 2, flaky: 3, who: 'ada' });
     assert.deepEqual(hits, { '/count': 2, '/flaky': 3 });
     assert.ok((await logsOf(rerun.id as string)).includes('noted ada'));
+    // The first's re-runs and retries, newest first.
+    const runs = await c.auth(x.t.request.get(`/workflows/executions?rerunOf=${first}`)).expect(200);
+    assert.deepEqual(
+      (runs.body.data as Array<{ id: string; rerunKind: string }>).map((r) => [r.id, r.rerunKind]),
+      [
+        [rerun.id, 'rerun'],
+        [retry, 'retry'],
+      ],
+    );
   });
 
   it('starts a retry whose start was lost through the start reconciler, reusing the same steps', async () => {

@@ -1,10 +1,10 @@
 /**
  * The execution page's re-run part (issue 29): "re-run of" / "retry of" the execution this one runs again,
- * with the steps a retry reused; "Re-run" (a new execution of the same revision and inputs) for a caller who
+ * with the steps a retry reused, and the re-runs and retries of this one; "Re-run" (a new execution of the same revision and inputs) for a caller who
  * may execute the workflow, and "Retry from failed step" on a failed execution. Each opens the new execution.
  * The API checks every request; hiding the buttons is a courtesy.
  */
-import { api, enc, type Json, type Page } from '../api';
+import { api, enc, q, type Json, type Page } from '../api';
 import { h, link, mount, text } from '../dom';
 import { navigate } from '../nav';
 import { can } from '../session';
@@ -14,9 +14,11 @@ import { errorState } from '../states';
 export function rerunActions(execution: Json, workflowNrn: string | undefined): HTMLElement {
   const id = text(execution.id);
   const origin = h('p', { class: 'meta rerun-origin' });
+  const later = h('p', { class: 'meta rerun-later' });
   const buttons = h('div', { class: 'actions rerun-actions' });
   const problem = h('div', { class: 'problem' });
-  const element = h('div', { class: 'rerun', 'data-rerun': id }, origin, buttons, problem);
+  const element = h('div', { class: 'rerun', 'data-rerun': id }, origin, later, buttons, problem);
+  void showLater(later, id);
 
   if (typeof execution.rerunOf === 'string') {
     const of = execution.rerunOf;
@@ -92,5 +94,29 @@ async function showReused(origin: HTMLElement, id: string, of: string): Promise<
     );
   } catch {
     // The link above stays; the list of reused steps is a detail.
+  }
+}
+
+/** The newest re-runs and retries of this execution, linked. */
+async function showLater(later: HTMLElement, id: string): Promise<void> {
+  try {
+    const runs = await api<Page<Json>>(`/workflows/executions${q({ rerunOf: id, limit: 5 })}`);
+    if (runs.data.length === 0) return;
+    mount(
+      later,
+      h(
+        'span',
+        { 'data-reruns': runs.data.map((run) => text(run.id)).join(',') },
+        'Run again as ',
+        ...runs.data.flatMap((run, index) => [
+          index > 0 ? ', ' : '',
+          link(`/console/executions/${enc(text(run.id))}`, h('code', {}, text(run.id))),
+          ` (${run.rerunKind === 'retry' ? 'retry' : 're-run'}, ${text(run.status)})`,
+        ]),
+        runs.total > runs.data.length ? ` and ${runs.total - runs.data.length} more` : '',
+      ),
+    );
+  } catch {
+    // A detail: the page works without it.
   }
 }
