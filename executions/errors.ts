@@ -58,3 +58,26 @@ export class ChildOutOfReach extends Error {
     this.name = 'ChildOutOfReach';
   }
 }
+
+/** A retry of an execution that did not fail (running, waiting, completed, cancelled, terminated): nothing was started. */
+export class ExecutionNotRetryable extends Error {
+  constructor(
+    readonly executionId: string,
+    readonly status: string,
+  ) {
+    super(`execution ${executionId} is ${status}; only a failed execution can be retried from its failed step`);
+    this.name = 'ExecutionNotRetryable';
+  }
+}
+
+/** A retry whose reused step records would make its workflow input larger than Temporal takes: nothing was started. */
+export class RetryTooLarge extends Error {
+  constructor(
+    readonly executionId: string,
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(`the completed steps of execution ${executionId} recorded ${bytes} bytes; a retry carries at most ${limit}`);
+    this.name = 'RetryTooLarge';
+  }
+}

@@ -16,12 +16,21 @@ export {
   type FailurePayload,
   type FailureSweepOptions,
 } from './dispatch-failure';
-export { ChildOutOfReach, DuplicateTick, ExecutorUnavailable, RevisionNotRunnable, TreeBudgetExceeded } from './errors';
+export {
+  ChildOutOfReach,
+  DuplicateTick,
+  ExecutionNotRetryable,
+  ExecutorUnavailable,
+  RetryTooLarge,
+  RevisionNotRunnable,
+  TreeBudgetExceeded,
+} from './errors';
 export { newExecutionId } from './ids';
 export { prepareChildRun, type ChildRunRequest, type PrepareDeps } from './prepare-child';
 export { prepareScheduledRun, type ScheduledRunRequest } from './prepare-scheduled';
 export { DEFAULT_GRACE_MS, sweepOnce, type ReconcilerDeps, type SweepOptions, type SweepResult } from './reconcile-starts';
 export { recordRun, type NewRun } from './record-run';
+export { RETRY_SEED_MAX_BYTES, rerunExecution, type RerunRequest } from './rerun-execution';
 export {
   RetentionSweeper,
   type ExecutionRowCounts,

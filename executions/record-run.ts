@@ -5,7 +5,7 @@
  * sub-workflow.
  */
 import type { DataSource, EntityManager } from 'typeorm';
-import type { ExecutionEntity } from '../db/entities/execution';
+import type { ExecutionEntity, RerunKind } from '../db/entities/execution';
 import { ExecutionRepository, type NewExecution } from '../db/repositories/execution-repository';
 import type { Runnable } from '../db/repositories/workflow-revision-repository';
 import type { ExecutionInput, TriggerInfo } from '../workflows/engine';
@@ -24,6 +24,8 @@ export interface NewRun {
   createdBy: string | null;
   temporalNamespace: string;
   settings: InputSettings;
+  /** A re-run or retry: the execution it runs again, and how. */
+  rerun?: { of: string; kind: RerunKind };
 }
 
 export async function recordRun(
@@ -45,6 +47,8 @@ export async function recordRun(
     parentExecutionId: run.parentExecutionId ?? null,
     temporalNamespace: run.temporalNamespace,
     createdBy: run.createdBy,
+    rerunOf: run.rerun?.of ?? null,
+    rerunKind: run.rerun?.kind ?? null,
   };
   const executions = new ExecutionRepository('manager' in db ? db.manager : db);
   const { row, created } = await recordCounted(executions, execution, run.settings);

@@ -8,11 +8,11 @@
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { ExecutionEntity } from '../db/entities/execution';
+import type { ExecutionEntity, RerunKind } from '../db/entities/execution';
 import { AuditEventRepository } from '../db/repositories/audit-event-repository';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
 import type { Runnable } from '../db/repositories/workflow-revision-repository';
-import type { TriggerInfo } from '../workflows/engine';
+import type { ReusedSteps, TriggerInfo } from '../workflows/engine';
 import type { StartDeps } from './deps';
 import { ExecutorUnavailable } from './errors';
 import { newExecutionId } from './ids';
@@ -27,6 +27,8 @@ export interface StartRequest {
   correlationKey?: string;
   idempotencyKey?: string;
   createdBy: string | null;
+  /** A re-run or retry (./rerun-execution.ts): the execution it runs again, how, and what a retry reuses. */
+  rerun?: { of: string; kind: RerunKind; reuse?: ReusedSteps };
   /**
    * Records the start in the audit trail with the manager of the transaction that inserts the execution row
    * (called only when the row is new); its event id. A start Temporal refused removes the row and marks the
@@ -49,7 +51,8 @@ export async function startExecution(deps: StartDeps, request: StartRequest): Pr
       idempotencyKey: request.idempotencyKey,
       createdBy: request.createdBy,
       temporalNamespace: deps.temporal.options.namespace,
-      settings: { publicBaseUrl: deps.publicBaseUrl, limits: deps.limits },
+      settings: { publicBaseUrl: deps.publicBaseUrl, limits: deps.limits, ...(request.rerun?.reuse ? { reuse: request.rerun.reuse } : {}) },
+      ...(request.rerun ? { rerun: { of: request.rerun.of, kind: request.rerun.kind } } : {}),
     });
   let auditId: number | undefined;
   const audit = request.audit;

@@ -7,7 +7,15 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { NewExecution } from '../db/repositories/execution-repository';
 import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
-import { ENGINE_RULES, runLimitsFrom, type ExecutionInput, type RunLimits, type WorkflowDefinition } from '../workflows/engine';
+import {
+  ENGINE_RULES,
+  runLimitsFrom,
+  type ExecutionInput,
+  type ReusedSteps,
+  type RunLimits,
+  type WorkflowDefinition,
+} from '../workflows/engine';
+import { retrySeed } from './retry-seed';
 
 /** The recorded fields of an execution its workflow input is built from: what recording wrote, less the bookkeeping. */
 export type RecordedRun = Omit<NewExecution, 'temporalNamespace' | 'createdBy'>;
@@ -22,6 +30,8 @@ export interface InputSettings {
   depth?: number;
   /** A child's root execution, whose row counts the tree against its budget (absent: the run is a root). */
   rootExecutionId?: string;
+  /** A retry: the steps that completed in the execution it retries (./retry-seed.ts). */
+  reuse?: ReusedSteps;
 }
 
 export function executionInput(run: RecordedRun, definition: WorkflowDefinition, settings: InputSettings): ExecutionInput {
@@ -42,6 +52,7 @@ export function executionInput(run: RecordedRun, definition: WorkflowDefinition,
     limits: runLimitsFrom(settings.limits),
     ...(settings.depth ? { depth: settings.depth } : {}),
     ...(settings.rootExecutionId ? { rootExecutionId: settings.rootExecutionId } : {}),
+    ...(settings.reuse ? { reuse: settings.reuse } : {}),
     engineRules: ENGINE_RULES,
   };
 }
@@ -56,7 +67,10 @@ export async function recordedRunInput(
   row: RecordedRun,
   settings: InputSettings,
 ): Promise<ExecutionInput | undefined> {
-  const revision = await new WorkflowRevisionRepository('manager' in db ? db.manager : db).findRevision(row.workflowId, row.revision);
+  const manager = 'manager' in db ? db.manager : db;
+  const revision = await new WorkflowRevisionRepository(manager).findRevision(row.workflowId, row.revision);
   if (!revision) return undefined;
-  return executionInput(row, revision.definition, settings);
+  // A retry reuses what completed in the execution it retries, read again from its records.
+  const reuse = row.rerunKind === 'retry' && row.rerunOf ? await retrySeed(manager, row.rerunOf) : undefined;
+  return executionInput(row, revision.definition, reuse ? { ...settings, reuse } : settings);
 }

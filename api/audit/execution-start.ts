@@ -23,3 +23,14 @@ export function recordStart(audit: AuditTrail, workflow: WorkflowEntity, source:
       },
     });
 }
+
+/** The start of a re-run or retry (StartRequest.audit): under the NRN that guards the first execution, naming both runs. */
+export function recordRerun(audit: AuditTrail, nrn: string, kind: 'rerun' | 'retry', rerunOf: string) {
+  return (manager: EntityManager, row: ExecutionEntity): Promise<number> =>
+    audit.record(manager, {
+      organizationId: row.organizationId,
+      nrn,
+      id: row.id,
+      details: { workflowId: row.workflowId, revision: row.revision, alias: row.alias, source: kind, rerunOf },
+    });
+}

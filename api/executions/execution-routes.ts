@@ -68,6 +68,8 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           alias: query.alias,
           status: query.status,
           correlationKey: query.correlationKey,
+          // Only when given: the cursors of lists without it stay what they were.
+          ...(query.rerunOf !== undefined ? { rerunOf: query.rerunOf } : {}),
           from: query.from,
           to: query.to,
         });
@@ -84,6 +86,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           alias: query.alias,
           status: query.status,
           correlationKey: query.correlationKey,
+          rerunOf: query.rerunOf,
           from: query.from !== undefined ? new Date(query.from) : undefined,
           to: query.to !== undefined ? new Date(query.to) : undefined,
         };

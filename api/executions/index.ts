@@ -10,6 +10,7 @@ import { executionReadRoutes } from './execution-routes';
 import { exportRoutes } from './export-routes';
 import { logRoutes } from './log-routes';
 import { metadataRoutes } from './metadata-routes';
+import { rerunRoutes } from './rerun-routes';
 import { signalRoutes } from './signal-routes';
 import { executionStatsRoutes } from './stats-routes';
 import { webhookRoutes } from './webhook-routes';
@@ -34,6 +35,7 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
     // Before GET /workflows/executions/{id}, which `stats` would match.
     ...executionStatsRoutes(executionDeps),
     ...executionReadRoutes(executionDeps),
+    ...rerunRoutes(executionDeps),
     ...signalRoutes(executionDeps),
     ...logRoutes(executionDeps),
     ...exportRoutes(executionDeps),

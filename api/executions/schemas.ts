@@ -69,6 +69,12 @@ export const Execution = Type.Object({
   idempotencyKey: Type.Optional(Type.String()),
   parentExecutionId: Type.Optional(Type.String()),
   createdBy: Type.Optional(Type.String()),
+  rerunOf: Type.Optional(Type.String({ description: 'the execution this one runs again (POST …/rerun or …/retry)' })),
+  rerunKind: Type.Optional(
+    Type.Union([Type.Literal('rerun'), Type.Literal('retry')], {
+      description: 'rerun: every step ran again; retry: the steps that completed in rerunOf were reused',
+    }),
+  ),
   createdAt: DateTime,
   updatedAt: DateTime,
   completedAt: Type.Optional(DateTime),
@@ -89,6 +95,7 @@ export const ExecutionQuery = Type.Object({
   alias: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
   status: Type.Optional(ExecutionStatus),
   correlationKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  rerunOf: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'only the re-runs and retries of this execution' })),
   from: Type.Optional(Type.String({ format: 'date-time', description: 'created at or after' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'created before' })),
   ...Paging,

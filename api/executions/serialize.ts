@@ -49,6 +49,8 @@ export function executionJson(
     ...(row.idempotencyKey !== null ? { idempotencyKey: row.idempotencyKey } : {}),
     ...(row.parentExecutionId !== null ? { parentExecutionId: row.parentExecutionId } : {}),
     ...(row.createdBy !== null ? { createdBy: row.createdBy } : {}),
+    ...(row.rerunOf !== null ? { rerunOf: row.rerunOf } : {}),
+    ...(row.rerunKind !== null ? { rerunKind: row.rerunKind } : {}),
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
     ...(row.completedAt !== null ? { completedAt: iso(row.completedAt) } : {}),

@@ -2,6 +2,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { TriggerInfo } from '../../workflows/engine';
 
+/** How an execution runs another again: every step (`rerun`), or reusing the steps that completed (`retry`). */
+export type RerunKind = 'rerun' | 'retry';
+
 export type ExecutionStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled' | 'terminated';
 
 @Entity({ name: 'executions' })
@@ -20,6 +23,9 @@ export class ExecutionEntity {
   @Column({ name: 'correlation_key', type: 'text', nullable: true }) correlationKey!: string | null;
   @Column({ name: 'idempotency_key', type: 'text', nullable: true }) idempotencyKey!: string | null;
   @Column({ name: 'parent_execution_id', type: 'text', nullable: true }) parentExecutionId!: string | null;
+  /** The execution this one runs again (POST …/rerun or …/retry), with how. */
+  @Column({ name: 'rerun_of', type: 'text', nullable: true }) rerunOf!: string | null;
+  @Column({ name: 'rerun_kind', type: 'text', nullable: true }) rerunKind!: RerunKind | null;
   @Column({ name: 'temporal_run_id', type: 'text', nullable: true }) temporalRunId!: string | null;
   @Column({ name: 'temporal_namespace', type: 'text' }) temporalNamespace!: string;
   /** The run's variables as of its last recorded step (null until then); read on its own (`/state`), never with the row. */

@@ -27,6 +27,7 @@ import { AuditEvents1763800000000 } from './1763800000000-audit-events';
 import { ExecutionRetention1763800000100 } from './1763800000100-execution-retention';
 import { ExecutionListIndexes1763800000200 } from './1763800000200-execution-list-indexes';
 import { CompactExecutionRecords1763800000300 } from './1763800000300-compact-execution-records';
+import { ExecutionReruns1763900000000 } from './1763900000000-execution-reruns';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -70,4 +71,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   ExecutionListIndexes1763800000200,
   // Fewer bytes per execution: event batches in one row, small step records, large items once.
   CompactExecutionRecords1763800000300,
+  // Re-runs and retries name the execution they run again.
+  ExecutionReruns1763900000000,
 ];

@@ -24,13 +24,14 @@ export type NewExecution = Pick<
   | 'parentExecutionId'
   | 'temporalNamespace'
   | 'createdBy'
->;
+> &
+  Partial<Pick<ExecutionEntity, 'rerunOf' | 'rerunKind'>>;
 
 const INSERT_COLUMNS = `id, organization_id, workflow_id, workflow_key, revision, alias, status, inputs, trigger, correlation_key,
-  idempotency_key, parent_execution_id, temporal_namespace, created_by`;
+  idempotency_key, parent_execution_id, temporal_namespace, created_by, rerun_of, rerun_kind`;
 // Typed, as they are also selected (insertCounted), where PostgreSQL cannot infer a parameter's type from its column.
 const INSERT_VALUES = `$1::text, $2::text, $3::text, $4::text, $5::integer, $6::text, 'running', $7::jsonb, $8::jsonb, $9::text,
-  $10::text, $11::text, $12::text, $13::text`;
+  $10::text, $11::text, $12::text, $13::text, $14::text, $15::text`;
 const ON_KEY_CONFLICT = 'ON CONFLICT (organization_id, workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING';
 
 function insertParams(execution: NewExecution): unknown[] {
@@ -48,6 +49,8 @@ function insertParams(execution: NewExecution): unknown[] {
     execution.parentExecutionId,
     execution.temporalNamespace,
     execution.createdBy,
+    execution.rerunOf ?? null,
+    execution.rerunKind ?? null,
   ];
 }
 
@@ -62,6 +65,8 @@ export interface ExecutionFilter {
   alias?: string;
   status?: ExecutionStatus;
   correlationKey?: string;
+  /** Re-runs and retries of this execution. */
+  rerunOf?: string;
   from?: Date;
   to?: Date;
 }
@@ -104,7 +109,7 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
       this.manager,
       `WITH counted AS (
          UPDATE executions SET descendants = descendants + 1
-         WHERE id = $14 AND descendants < $15
+         WHERE id = $16 AND descendants < $17
            AND NOT EXISTS (SELECT 1 FROM executions WHERE organization_id = $2 AND workflow_id = $3 AND idempotency_key = $10)
          RETURNING id
        )
@@ -179,7 +184,8 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
    *   already running Temporal run (prepareScheduledExecution, with the run's
    *   workflow id as execution id), which records its run id in the same
    *   activity and retries until it has. That run owns it; starting it again
-   *   would run the tick twice.
+   *   would run the tick twice. A re-run or retry of a tick (`rerun_of`) is started by the API like any
+   *   other execution, so it is a candidate.
    * - `waiting` as well as `running`: only a workflow writes `waiting`, so such a
    *   row always has a run; the reconciler finds it and records its id.
    */
@@ -193,7 +199,7 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
       this.manager,
       `SELECT ${selectColumns(this.manager, ExecutionEntity)} FROM executions
        WHERE temporal_run_id IS NULL AND parent_execution_id IS NULL AND status IN ('running', 'waiting')
-         AND trigger->>'source' IS DISTINCT FROM 'cron'
+         AND (trigger->>'source' IS DISTINCT FROM 'cron' OR rerun_of IS NOT NULL)
          AND temporal_namespace = $1 AND created_at <= now() - $2::double precision * interval '1 millisecond'
          AND ($3::text IS NULL OR organization_id = $3)
        ORDER BY created_at, id LIMIT $4`,
@@ -334,6 +340,7 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     if (filter.alias) add('alias = ?', filter.alias);
     if (filter.status) add('status = ?', filter.status);
     if (filter.correlationKey) add('correlation_key = ?', filter.correlationKey);
+    if (filter.rerunOf) add('rerun_of = ?', filter.rerunOf);
     if (filter.from) add('created_at >= ?', filter.from);
     if (filter.to) add('created_at < ?', filter.to);
     const counted = where.join(' AND ');

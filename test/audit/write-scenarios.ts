@@ -395,6 +395,31 @@ export const WRITE_SCENARIOS: Record<string, Row> = {
     const res = ok(await s.write(s.org.as(s.env.t.request.post(`/workflows/definitions/${key}/execute`))).send({}), 202);
     return { res, targetId: res.body.executionId };
   },
+  rerunExecution: async (s) => {
+    const key = newKey('rerun');
+    await publishOf(s, logDefinition(key));
+    const first = ok(await s.org.as(s.env.t.request.post(`/workflows/definitions/${key}/execute`)).send({}), 202).body
+      .executionId as string;
+    const res = ok(await s.write(s.org.as(s.env.t.request.post(`/workflows/executions/${first}/rerun`))), 202);
+    return { res, targetId: res.body.executionId };
+  },
+  retryExecution: async (s) => {
+    const key = newKey('retried');
+    await publishOf(
+      s,
+      logDefinition(key, {
+        steps: {
+          start: { type: 'trigger', pluginType: 'manual' },
+          note: { type: 'module', pluginType: 'fail', config: { message: 'no' } },
+        },
+      }),
+    );
+    const first = ok(await s.org.as(s.env.t.request.post(`/workflows/definitions/${key}/execute`)).send({}), 202).body
+      .executionId as string;
+    await executionWhere(s.env, s.org, first, (body) => body.status === 'failed');
+    const res = ok(await s.write(s.org.as(s.env.t.request.post(`/workflows/executions/${first}/retry`))), 202);
+    return { res, targetId: res.body.executionId };
+  },
   cancelExecution: async (s) => {
     const { id } = await waitingExecution(s);
     return {

@@ -102,6 +102,7 @@ export {
   type Item,
   type LogEntryDraft,
   type PluginResult,
+  type ReusedSteps,
   type RuntimeEffects,
   type ScheduledStart,
   type StepEvent,

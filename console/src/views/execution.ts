@@ -13,6 +13,7 @@ import { can } from '../session';
 import { empty, errorState, loading } from '../states';
 import { statusBadge } from './executions';
 import { logWindow } from './logs';
+import { rerunActions } from './rerun-actions';
 import { signalsPanel } from './signals';
 
 const STEP_EVENT_STATUS: Record<string, string> = {
@@ -78,6 +79,7 @@ export const executionView: View = async (main, [id]) => {
             : null,
       ),
       execution.error ? h('pre', { class: 'error-text' }, json(execution.error)) : null,
+      rerunActions(execution, nrn),
       !finished && mayCancel
         ? h(
             'div',

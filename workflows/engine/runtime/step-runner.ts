@@ -37,6 +37,7 @@ import {
 import { runForEach } from './for-each';
 import { deciderResult, operatorTraitsOf, parkAfterSideEffect } from './operator-kinds';
 import { runLoop } from './loop';
+import { reusedRecord, takeOver } from './reuse';
 
 export const DEFAULT_PARALLELISM = 5;
 export const DEFAULT_STEP_TIMEOUT_MS = 5 * 60_000;
@@ -46,6 +47,9 @@ const RAW_KEYS: Record<string, string[]> = { conditional: ['expression'], case: 
 export async function runStep(env: StepEnv, activation: Activation): Promise<{ record: StepRecord; outcome: StepOutcome }> {
   const { ctx, effects } = env;
   const step = ctx.input.definition.steps[activation.stepId];
+  // A retry takes over what completed in the run it retries (./reuse.ts).
+  const reused = reusedRecord(env, activation);
+  if (reused) return takeOver(env, activation, reused);
   const startedAt = iso(effects.now());
   const record: StepRecord = {
     stepId: step.id,

@@ -58,6 +58,19 @@ export interface ExecutionInput {
    * reads none and declares no secret; the run's last batch of records is written with its end.
    */
   engineRules?: number;
+  /**
+   * A retry of a failed execution (POST /workflows/executions/{id}/retry): the steps that completed in it, whose
+   * recorded outputs this run reuses instead of running them again (./reuse.ts).
+   */
+  reuse?: ReusedSteps;
+}
+
+/** What a retry takes over from the failed execution it retries (plain data, built by executions/retry-seed.ts). */
+export interface ReusedSteps {
+  /** The failed execution. */
+  from: string;
+  /** The latest record of each step that completed there (whole records, never capped). */
+  steps: Record<string, StepRecord>;
 }
 
 /** The rules a run started now follows (ExecutionInput.engineRules). */
@@ -138,6 +151,8 @@ export interface StepRecord {
   startedAt?: string;
   completedAt?: string;
   metadata?: { fanOut?: { done: number; total: number; failed: number } } & Record<string, unknown>;
+  /** Set on a step a retry did not run: its record is the one of the execution named here (ExecutionInput.reuse). */
+  reusedFrom?: string;
 }
 
 /** What a plugin call returns (inline or activity). `items` wins over `outputs`. */
