@@ -15,9 +15,17 @@ import { signInView } from './views/sign-in';
 import { workflowView } from './views/workflow';
 import { workflowsView } from './views/workflows';
 
+/** The definition editor and the revision diff load CodeMirror: their own chunk, fetched on first use. */
+const editor = () => import('./editor/pages');
+const editView: View = async (...args) => (await editor()).editView(...args);
+const diffView: View = async (...args) => (await editor()).diffView(...args);
+
 const routes: Array<[RegExp, View]> = [
   [/^\/console\/?$/, workflowsView],
   [/^\/console\/workflows\/?$/, workflowsView],
+  [/^\/console\/workflows\/new$/, editView],
+  [/^\/console\/workflows\/([^/]+)\/edit$/, editView],
+  [/^\/console\/workflows\/([^/]+)\/diff$/, diffView],
   [/^\/console\/workflows\/([^/]+)$/, workflowView],
   [/^\/console\/executions\/?$/, executionsView],
   [/^\/console\/executions\/([^/]+)$/, executionView],
