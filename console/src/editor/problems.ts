@@ -11,12 +11,20 @@ import type { EditorView } from '@codemirror/view';
 import { api, ApiError, type Json } from '../api';
 import { parseDefinition, type Format, type Parsed, type TextRange } from './definition-text';
 
+/** An error or warning of the validate (or publish) answer: `{path, message}`, or a config warning `{code, name, kind}`. */
 export interface Problem {
   path?: string;
-  message: string;
+  message?: string;
   code?: string;
   name?: string;
+  kind?: string;
 }
+
+const describe = (problem: Problem): string =>
+  problem.message ??
+  (problem.code === 'CONFIG_ENTRY_UNRESOLVED'
+    ? `No ${problem.kind === 'secret' ? 'secret' : 'variable'} ${problem.name ?? ''} is visible to this workflow yet (it publishes; a run reading it fails).`
+    : String(problem.code));
 
 export interface ProblemsOptions {
   /** Where validation is posted: /workflows/definitions/validate, or …/{id}/validate for a new revision. */
@@ -60,21 +68,13 @@ export function problemChecker(view: () => EditorView, options: ProblemsOptions)
     const at = (problem: Problem): TextRange => {
       if (problem.path !== undefined) return parsed.locate(problem.path);
       // A config warning names an entry, not a path: mark where the text reads it.
-      const reference = problem.name ? new RegExp(`\\b(?:secrets|vars)\\.${problem.name}\\b`).exec(text) : null;
+      const name = problem.name?.replace(/[^A-Za-z0-9_]/g, '');
+      const reference = name ? new RegExp(`\\b(?:secrets|vars)\\.${name}\\b`).exec(text) : null;
       return reference ? { from: reference.index, to: reference.index + reference[0].length } : parsed.locate('');
     };
-    const describe = (problem: Problem) =>
-      problem.message ?? (problem.code === 'CONFIG_ENTRY_UNRESOLVED' ? `No ${problem.name} ${problem.code}` : String(problem.code));
     return [
       ...errors.map((e) => ({ ...at(e), severity: 'error' as const, message: describe(e), source: e.path })),
-      ...warnings.map((w) => ({
-        ...at(w),
-        severity: 'warning' as const,
-        message:
-          w.message ??
-          (w.code === 'CONFIG_ENTRY_UNRESOLVED' ? `No config entry ${w.name} is visible here yet (a warning).` : String(w.code)),
-        source: w.path,
-      })),
+      ...warnings.map((w) => ({ ...at(w), severity: 'warning' as const, message: describe(w), source: w.path })),
     ];
   };
 
