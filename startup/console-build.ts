@@ -1,6 +1,7 @@
 /**
  * Builds the web console (console/src) into dist/console with esbuild: one
- * bundled script and one style sheet with content hashes in their names, and an
+ * bundled script and one style sheet with content hashes in their names (plus
+ * chunks the script imports on demand: the definition editor), and an
  * index.html that loads them (no inline code, so the content security policy
  * can forbid it). `npm start` and the browser tests build when the sources are
  * newer than the last build (a fraction of a second); `npm run build` builds for
@@ -38,15 +39,18 @@ export async function buildConsole(): Promise<void> {
     minify: true,
     sourcemap: true,
     format: 'esm',
+    // Dynamic imports (the editor and CodeMirror) become chunks of their own, loaded when first used.
+    splitting: true,
     target: ['es2022'],
     outdir: path.join(staging, 'assets'),
     entryNames: '[name]-[hash]',
+    chunkNames: 'chunk-[hash]',
     metafile: true,
     logLevel: 'warning',
   });
-  const outputs = Object.keys(result.metafile.outputs).map((file) => path.basename(file));
-  const script = outputs.find((f) => f.endsWith('.js'));
-  const style = outputs.find((f) => f.endsWith('.css'));
+  const entries = Object.entries(result.metafile.outputs).filter(([, output]) => output.entryPoint !== undefined);
+  const script = entries.map(([file]) => path.basename(file)).find((f) => f.endsWith('.js'));
+  const style = entries.map(([file]) => path.basename(file)).find((f) => f.endsWith('.css'));
   if (!script || !style) throw new Error('the console build produced no script or style sheet');
   const favicon = await readFile(FAVICON_SOURCE);
   const icon = `favicon-${createHash('sha256').update(favicon).digest('hex').slice(0, 8)}.svg`;

@@ -23,9 +23,17 @@ import { specificationsView } from './views/specifications';
 import { userView } from './views/user';
 import { usersView } from './views/users';
 
+/** The definition editor and the revision diff load CodeMirror: their own chunk, fetched on first use. */
+const editor = () => import('./editor/pages');
+const editView: View = async (...args) => (await editor()).editView(...args);
+const diffView: View = async (...args) => (await editor()).diffView(...args);
+
 const routes: Array<[RegExp, View]> = [
   [/^\/console\/?$/, homeView],
   [/^\/console\/workflows\/?$/, workflowsView],
+  [/^\/console\/workflows\/new$/, editView],
+  [/^\/console\/workflows\/([^/]+)\/edit$/, editView],
+  [/^\/console\/workflows\/([^/]+)\/diff$/, diffView],
   [/^\/console\/workflows\/([^/]+)$/, workflowView],
   [/^\/console\/executions\/?$/, executionsView],
   [/^\/console\/executions\/([^/]+)$/, executionView],

@@ -70,6 +70,13 @@ export const workflowView: View = async (main, [id], query) => {
       { class: 'actions' },
       link(`/console/executions${q({ workflowId: text(workflow.id) })}`, 'Executions'),
       link(`/console/config${q({ workflow: text(workflow.id) })}`, 'Config entries'),
+      link(`/console/workflows/${ref}/edit${q({ revision: chosen })}`, mayWrite ? 'Edit definition' : 'View definition'),
+      numbers.length > 1
+        ? link(
+            `/console/workflows/${ref}/diff${q(chosen === numbers[numbers.length - 1] ? { from: chosen, to: numbers[0] } : { from: numbers.find((n) => n < chosen), to: chosen })}`,
+            'Compare revisions',
+          )
+        : null,
     ),
     runForm,
     problem,

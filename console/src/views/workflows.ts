@@ -17,7 +17,13 @@ export const workflowsView: View = async (main, _params, query) => {
     placeholder: 'Search by name or key',
     'aria-label': 'Search workflows',
   });
-  const form = h('form', { class: 'filters', role: 'search' }, search, h('button', { type: 'submit' }, 'Search'));
+  const form = h(
+    'form',
+    { class: 'filters', role: 'search' },
+    search,
+    h('button', { type: 'submit' }, 'Search'),
+    link('/console/workflows/new', 'New workflow'),
+  );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     navigate(`/console/workflows${q({ path: folder, text: search.value.trim() })}`);

@@ -1,0 +1,251 @@
+/**
+ * The definition editor (/console/workflows/{id}/edit[?revision=N] and
+ * /console/workflows/new): the definition as YAML or JSON with highlighting,
+ * completion from the plugin descriptors, problems underlined as you type and
+ * the graph redrawn beside it; Publish (or Ctrl/Cmd-S) sends it with release
+ * notes as a new revision through the same routes as any client, and opens the
+ * workflow at that revision. Leaving with unpublished changes asks first.
+ */
+import type { Diagnostic } from '@codemirror/lint';
+import { EditorSelection } from '@codemirror/state';
+import { api, ApiError, enc, q, type Json, type Page } from '../api';
+import { h, link, mount, text } from '../dom';
+import { graphOf } from '../graph/model';
+import { graphView } from '../graph/view';
+import { navigate, type View } from '../nav';
+import { can } from '../session';
+import { errorState, loading } from '../states';
+import { codeEditor, type CodeEditor } from './code-editor';
+import { definitionCompletion, type PluginDescriptor } from './completion';
+import { convert, definitionText, parseDefinition, type Format } from './definition-text';
+import { problemChecker, type Problem } from './problems';
+
+/** What a new workflow starts from. */
+const STARTER = {
+  name: 'New workflow',
+  key: 'new-workflow',
+  steps: {
+    start: { type: 'trigger', pluginType: 'manual', config: {} },
+    hello: { type: 'module', pluginType: 'log', config: { message: 'hello' }, dependsOn: ['start'] },
+  },
+};
+
+/** Release notes longer than this are refused before sending (the column is text; this keeps them notes). */
+export const RELEASE_NOTES_MAX = 2000;
+
+export const editView: View = async (main, [id], query) => {
+  mount(main, loading());
+  const ref = id === undefined ? undefined : enc(id);
+  const [workflow, revisions, plugins] = await Promise.all([
+    ref ? api<Json>(`/workflows/definitions/${ref}`) : Promise.resolve(undefined),
+    ref ? api<Page<Json>>(`/workflows/definitions/${ref}/revisions${q({ limit: 100 })}`) : Promise.resolve(undefined),
+    api<{ data: PluginDescriptor[] }>('/workflows/plugins'),
+  ]);
+  const nrn = typeof workflow?.nrn === 'string' ? workflow.nrn : undefined;
+  const mayWrite = await can('workflow:write', nrn);
+  const numbers = (revisions?.data ?? []).map((r) => Number(r.revision)).sort((a, b) => b - a);
+  const base = Number(query.get('revision')) || numbers[0];
+  const revision = ref && base ? await api<Json>(`/workflows/definitions/${ref}/revisions/${base}`) : undefined;
+  const key = typeof workflow?.key === 'string' ? workflow.key : undefined;
+
+  let format: Format = query.get('format') === 'json' ? 'json' : 'yaml';
+  const startText = definitionText((revision?.definition as Json | null) ?? STARTER, format);
+  let saved = startText;
+
+  const graphSlot = h('div', { class: 'editor-graph' });
+  const problemList = h('ul', { class: 'problem-list', 'aria-live': 'polite' });
+  const status = h('span', { class: 'editor-status', role: 'status', 'data-lint': 'pending' }, 'Checking…');
+  const outcome = h('div', { class: 'problem' });
+  const notes = h('textarea', { id: 'release-notes', name: 'releaseNotes', rows: 2, maxlength: RELEASE_NOTES_MAX });
+  const host = h('div', { class: 'editor-code' });
+  const publishButton = h('button', { type: 'button', class: 'primary', 'data-action': 'publish' }, 'Publish');
+  const formatButtons = (['yaml', 'json'] as const).map((f) =>
+    h('button', { type: 'button', 'data-format': f, 'aria-pressed': String(f === format) }, f.toUpperCase()),
+  );
+  const cannotPublish = !mayWrite
+    ? 'You may not publish this workflow.'
+    : ref && !key
+      ? 'This workflow has no key: the API adds revisions by key (PUT /workflows/definitions/{key}), so it can be read here but not published.'
+      : undefined;
+
+  let lastGraph = '';
+  let editedAt = performance.now();
+  const checker = problemChecker(() => editor.view, {
+    endpoint: ref ? `/workflows/definitions/${ref}/validate` : '/workflows/definitions/validate',
+    format: () => format,
+    extra: () => (key ? { key } : {}),
+    onParsed(value) {
+      const graph = graphOf(value);
+      const drawn = JSON.stringify(graph);
+      if (drawn === lastGraph) return;
+      lastGraph = drawn;
+      mount(graphSlot, graphView(graph).element);
+    },
+    onState(state, diagnostics, detail) {
+      status.setAttribute('data-lint', state);
+      status.setAttribute('data-lines', String(editor.view.state.doc.lines));
+      if (state !== 'pending') status.setAttribute('data-lint-ms', (performance.now() - editedAt).toFixed(1));
+      const errors = diagnostics.filter((d) => d.severity === 'error').length;
+      const warnings = diagnostics.length - errors;
+      status.textContent =
+        state === 'pending'
+          ? 'Checking…'
+          : state === 'clean'
+            ? warnings > 0
+              ? `Valid, ${warnings} warning${warnings === 1 ? '' : 's'}`
+              : 'Valid'
+            : state === 'syntax'
+              ? `Not valid ${format.toUpperCase()}`
+              : state === 'unavailable'
+                ? `Not checked: ${detail ?? ''}`
+                : `${errors} problem${errors === 1 ? '' : 's'}`;
+      if (state !== 'pending') listProblems(diagnostics);
+    },
+  });
+
+  const listProblems = (diagnostics: readonly Diagnostic[]) => {
+    const doc = editor.view.state.doc;
+    mount(
+      problemList,
+      ...diagnostics.map((d) => {
+        const line = doc.lineAt(Math.min(d.from, doc.length)).number;
+        return h(
+          'li',
+          { class: `severity-${d.severity}`, 'data-line': line },
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'link',
+              onclick: () => {
+                editor.view.dispatch({ selection: EditorSelection.cursor(d.from), scrollIntoView: true });
+                editor.view.focus();
+              },
+            },
+            `line ${line}`,
+          ),
+          ` ${d.severity}: ${d.message}`,
+        );
+      }),
+    );
+  };
+
+  const dirty = () => editor.view.state.doc.toString() !== saved || notes.value.trim() !== '';
+  const publish = async () => {
+    mount(outcome);
+    if (cannotPublish) return mount(outcome, h('p', { class: 'error-text' }, cannotPublish));
+    const parsed = parseDefinition(editor.view.state.doc.toString(), format);
+    if (!parsed.ok) return mount(outcome, h('p', { class: 'error-text' }, 'Fix the syntax errors first.'));
+    const releaseNotes = notes.value.trim();
+    const body: Json = { ...parsed.value, ...(key ? { key } : {}), ...(releaseNotes ? { releaseNotes } : {}) };
+    publishButton.disabled = true;
+    try {
+      const result = await api<Json>(key && ref ? `/workflows/definitions/${enc(key)}` : '/workflows/definitions', {
+        method: key && ref ? 'PUT' : 'POST',
+        body,
+      });
+      saved = editor.view.state.doc.toString();
+      notes.value = '';
+      const published = result.workflow as Json;
+      const number = Number((result.revision as Json).revision);
+      navigate(`/console/workflows/${enc(text(published.key ?? published.id))}${q({ revision: number })}`);
+    } catch (error) {
+      mount(outcome, errorState(error));
+      if (error instanceof ApiError && Array.isArray(error.body?.errors)) checker.show(error.body.errors as Problem[]);
+    } finally {
+      publishButton.disabled = false;
+    }
+  };
+  publishButton.addEventListener('click', () => void publish());
+
+  const editor: CodeEditor = codeEditor(host, startText, {
+    format,
+    completion: definitionCompletion(() => plugins.data),
+    onChange: () => {
+      editedAt = performance.now();
+      checker.changed();
+    },
+    onSave: () => void publish(),
+  });
+  for (const button of formatButtons) {
+    button.addEventListener('click', () => {
+      const to = button.getAttribute('data-format') as Format;
+      if (to === format) return;
+      const next = convert(editor.view.state.doc.toString(), to);
+      if (next === undefined) return mount(outcome, h('p', { class: 'error-text' }, `Fix the syntax errors before switching to ${to}.`));
+      const unchanged = editor.view.state.doc.toString() === saved;
+      format = to;
+      if (unchanged) saved = next;
+      editor.setFormat(to, next);
+      for (const b of formatButtons) b.setAttribute('aria-pressed', String(b === button));
+    });
+  }
+
+  const title = workflow ? `Edit ${text(workflow.name)}` : 'New workflow';
+  mount(
+    main,
+    h('h1', {}, title),
+    h(
+      'p',
+      { class: 'meta' },
+      ...(workflow
+        ? [
+            `Based on revision ${base} of `,
+            link(`/console/workflows/${ref}${q({ revision: base })}`, text(workflow.key ?? workflow.id)),
+            numbers.length > 1 ? ' · ' : null,
+            numbers.length > 1
+              ? link(`/console/workflows/${ref}/diff${q({ from: numbers[1], to: numbers[0] })}`, 'Compare revisions')
+              : null,
+          ]
+        : ['Published as revision 1 with the alias latest.']),
+    ),
+    h(
+      'div',
+      { class: 'editor-toolbar' },
+      h('span', { class: 'format-toggle', role: 'group', 'aria-label': 'Format' }, ...formatButtons),
+      h('label', { for: 'release-notes' }, 'Release notes'),
+      notes,
+      publishButton,
+      status,
+    ),
+    cannotPublish ? h('p', { class: 'state empty' }, cannotPublish) : null,
+    outcome,
+    h(
+      'div',
+      { class: 'editor-layout' },
+      host,
+      h(
+        'aside',
+        { class: 'editor-side' },
+        h('h2', {}, 'Graph'),
+        graphSlot,
+        h('h2', {}, 'Problems'),
+        problemList,
+        h('p', { class: 'hint' }, 'Ctrl/Cmd-Space completes; Ctrl/Cmd-S publishes.'),
+      ),
+    ),
+  );
+  checker.changed();
+  editor.view.focus();
+
+  // Unpublished work is not lost by a click or a closed tab without asking.
+  const beforeUnload = (event: BeforeUnloadEvent) => {
+    if (dirty()) event.preventDefault();
+  };
+  const guardLinks = (event: MouseEvent) => {
+    const anchor = (event.target as Element).closest?.('a[href]');
+    if (!anchor || !dirty()) return;
+    if (!confirm('Leave the editor? Your changes are not published.')) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    } else saved = editor.view.state.doc.toString();
+  };
+  window.addEventListener('beforeunload', beforeUnload);
+  document.addEventListener('click', guardLinks, true);
+  return () => {
+    window.removeEventListener('beforeunload', beforeUnload);
+    document.removeEventListener('click', guardLinks, true);
+    checker.dispose();
+    editor.view.destroy();
+  };
+};

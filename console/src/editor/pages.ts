@@ -1,0 +1,3 @@
+/** The editor's pages, loaded together as one chunk (main.ts imports this lazily). */
+export { diffView } from './diff-page';
+export { editView } from './edit-page';
