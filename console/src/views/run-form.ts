@@ -63,7 +63,7 @@ export function runForm(
 ): RunForm {
   const fields: Shown[] = specs.map((spec) => field(spec));
   const json = h('textarea', { name: 'inputs', rows: 6, 'aria-label': 'Inputs (JSON object)', spellcheck: 'false' });
-  const jsonBox = h('div', { class: 'field', hidden: true }, h('span', { class: 'hint' }, 'All inputs as one JSON object'), json);
+  const jsonBox = h('div', { class: 'field json-box', hidden: true }, h('span', { class: 'hint' }, 'All inputs as one JSON object'), json);
   const fieldset = h(
     'fieldset',
     {},
@@ -211,7 +211,7 @@ function field(spec: InputSpec): Shown {
   } else if (spec.type === 'number' || spec.type === 'integer') {
     control = h('input', { ...common, type: 'number', step: spec.type === 'integer' ? '1' : 'any', placeholder: spec.placeholder || undefined });
   } else if (spec.type === 'object' || spec.type === 'array') {
-    control = h('textarea', { ...common, rows: 3, spellcheck: 'false', placeholder: spec.placeholder || (spec.type === 'array' ? '[ ]' : '{ }') });
+    control = h('textarea', { ...common, rows: 1, spellcheck: 'false', placeholder: spec.placeholder || (spec.type === 'array' ? '[ ]' : '{ }') });
   } else {
     control = h('input', { ...common, type: 'text', placeholder: spec.placeholder || undefined, autocomplete: 'off' });
   }

@@ -25,6 +25,7 @@ export const workflowView: View = async (main, [id], query) => {
 
   // Run: a form of the declared inputs, built once the revision is read.
   const runSlot = mayExecute ? h('section', { class: 'run-slot' }, loading('Reading the declared inputs…')) : null;
+  const runProblem = h('div', { class: 'problem' });
   const run = async (inputs: Json, form: RunForm) => {
     try {
       const started = await api<Json>(`/workflows/definitions/${ref}/execute`, {
@@ -33,7 +34,7 @@ export const workflowView: View = async (main, [id], query) => {
       });
       navigate(`/console/executions/${enc(text(started.executionId))}`);
     } catch (error) {
-      mount(problem, errorState(error));
+      mount(runProblem, errorState(error));
       form.showApiErrors(error);
     }
   };
@@ -55,8 +56,12 @@ export const workflowView: View = async (main, [id], query) => {
       link(`/console/executions${q({ workflowId: text(workflow.id) })}`, 'Executions'),
       link(`/console/config${q({ workflow: text(workflow.id) })}`, 'Config entries'),
     ),
-    runSlot,
     problem,
+    h('h2', {}, `Graph of revision ${chosen}`),
+    h('div', { class: 'workflow-body' }, graphSlot, stepPanel),
+    runSlot ? h('h2', {}, `Run revision ${chosen}`) : null,
+    runSlot,
+    runProblem,
     h(
       'div',
       { class: 'columns' },
@@ -79,8 +84,6 @@ export const workflowView: View = async (main, [id], query) => {
       ),
       h('section', { class: 'aliases' }, h('h2', {}, 'Aliases'), aliasTable(ref, aliases.data, mayWrite, problem, numbers[0])),
     ),
-    h('h2', {}, `Graph of revision ${chosen}`),
-    h('div', { class: 'workflow-body' }, graphSlot, stepPanel),
   );
 
   try {
@@ -101,7 +104,7 @@ export const workflowView: View = async (main, [id], query) => {
     if (runSlot) {
       const form = runForm(declaredInputs(definition), {
         label: `Run revision ${chosen}`,
-        problem,
+        problem: runProblem,
         submit: (inputs) => run(inputs, form),
       });
       mount(runSlot, form.element);
