@@ -237,10 +237,19 @@ describe('console: the workflow page, its graph and the config page', function (
     assert.match((await page.evaluate(() => document.activeElement?.getAttribute('data-step') ?? null)) ?? '', /^s[123]$/);
   });
 
-  it('lists the workflows by folder', async () => {
+  it('lists the workflows by folder, with counts', async () => {
     const page = ui.page;
+    for (const [key, path] of [
+      ['invoices', '/team/payments'],
+      ['refunds', '/team/payments'],
+      ['nightly-report', '/ops'],
+    ]) {
+      await publish(x, c, { ...tour(key), name: key.replace(/-/g, ' ').replace(/^./, (ch) => ch.toUpperCase()), path });
+    }
     await page.goto(`${ui.base}/console/workflows`);
     await page.waitForSelector('table.workflows tr[data-workflow]');
+    assert.equal(await page.textContent('.folders a:text("team")'), 'team(3)');
+    assert.equal(await page.textContent('.folders a:text("All folders")'), 'All folders(5)');
     await showcase(page, 'workflows');
   });
 

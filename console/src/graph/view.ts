@@ -185,7 +185,7 @@ export function graphView(graph: StepGraph, options: GraphOptions = {}): GraphVi
     const box = svg.getBoundingClientRect();
     if (box.width === 0 || placed.width === 0) return;
     const scale = Math.min(MAX_SCALE, Math.max(MIN_SCALE, Math.min(box.width / placed.width, box.height / placed.height, maxFit)));
-    view = { x: compact ? 0 : (box.width - placed.width * scale) / 2, y: (box.height - placed.height * scale) / 2, scale };
+    view = { x: (box.width - placed.width * scale) / 2, y: (box.height - placed.height * scale) / 2, scale };
     apply();
   };
   /** First view: the whole graph when it fits readably, else readable size from its left edge (the triggers), centred vertically. */
