@@ -189,7 +189,9 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
         workflow: Type.Optional(Type.String()),
         ancestors: Type.Optional(Type.Boolean()),
         descendants: Type.Optional(
-          Type.Boolean({ description: 'With path: the entries of the folder and of every folder beneath it, by folder (each with its path).' }),
+          Type.Boolean({
+            description: 'With path: the entries of the folder and of every folder beneath it, by folder (each with its path).',
+          }),
         ),
       }),
       responses: { 200: { description: 'Entries', schema: Type.Object({ data: Type.Array(Entry) }) } },

@@ -81,7 +81,9 @@ describe('console: the workflow page, its graph and the config page', function (
   before(async () => {
     deployId = await publish(x, c, tour('deploy'));
     // The secret exists with a value: the page must show the reference, never this value.
-    const set = await c.auth(x.t.request.post('/workflows/config')).send({ name: 'DEPLOY_TOKEN', value: SECRET_VALUE, secret: true, path: '/' });
+    const set = await c
+      .auth(x.t.request.post('/workflows/config'))
+      .send({ name: 'DEPLOY_TOKEN', value: SECRET_VALUE, secret: true, path: '/' });
     assert.equal(set.status, 201, set.text);
   });
 
@@ -99,7 +101,10 @@ describe('console: the workflow page, its graph and the config page', function (
     assert.deepEqual(icons, ['call:globe', 'hold:bell', 'note:lines', 'start:play']);
     assert.match((await page.getAttribute('.graph', 'class')) ?? '', /\bcompact\b/);
     // Every node says what it is and its state to assistive technology.
-    assert.equal(await page.getAttribute('.graph .node[data-step=call]', 'aria-label'), 'Step call (Call the deploy API), module http-request, status none');
+    assert.equal(
+      await page.getAttribute('.graph .node[data-step=call]', 'aria-label'),
+      'Step call (Call the deploy API), module http-request, status none',
+    );
   });
 
   it("opens a step's definition from the graph: templates and the secret reference as written, never the secret", async () => {
@@ -138,7 +143,7 @@ describe('console: the workflow page, its graph and the config page', function (
     assert.ok(next === 'call' || next === 'note', String(next));
     // ↑/↓ move within the column (call and note both follow start).
     const sibling = async (from: string) => ((await press('ArrowDown')) !== from ? focused() : press('ArrowUp'));
-    const other = await sibling(next!);
+    const other = await sibling(String(next));
     assert.equal(other, next === 'call' ? 'note' : 'call');
     if (other === 'call') {
       // No step follows call: → stays.
@@ -164,7 +169,7 @@ describe('console: the workflow page, its graph and the config page', function (
     await page.goto(`${ui.base}/console/workflows/deploy`);
     await page.waitForSelector('[data-action=run]');
     assert.equal(await page.inputValue('input[name="input.count"]'), '2');
-    assert.equal(await page.$eval('input[name="input.who"]', (e) => e.getAttribute('aria-required')), 'true');
+    assert.equal(await page.getAttribute('input[name="input.who"]', 'aria-required'), 'true');
     assert.deepEqual(await page.$$eval('select[name="input.color"] option', (els: PageElement[]) => els.map((e) => e.textContent)), [
       '—',
       'red',

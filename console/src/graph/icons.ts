@@ -49,13 +49,14 @@ const path = (d: string, filled = false): Shape => s('path', { d, class: filled 
 const DRAW: Record<string, () => Shape[]> = {
   play: () => [s('circle', { cx: 10, cy: 10, r: 8 }), path('M 8 6 L 14 10 L 8 14 Z', true)],
   clock: () => [s('circle', { cx: 10, cy: 10, r: 8 }), path('M 10 5 L 10 10 L 14 12')],
-  link: () => [
-    s('rect', { x: 2, y: 7, width: 9, height: 6, rx: 3 }),
-    s('rect', { x: 9, y: 7, width: 9, height: 6, rx: 3 }),
-  ],
+  link: () => [s('rect', { x: 2, y: 7, width: 9, height: 6, rx: 3 }), s('rect', { x: 9, y: 7, width: 9, height: 6, rx: 3 })],
   alert: () => [path('M 10 2 L 18.5 17 L 1.5 17 Z'), line(10, 7, 10, 12), s('circle', { cx: 10, cy: 14.5, r: 0.8, class: 'filled' })],
   bolt: () => [path('M 11 1.5 L 4 11 L 9.5 11 L 8.5 18.5 L 16 8.5 L 10.5 8.5 Z', true)],
-  branch: () => [path('M 10 2 L 18 10 L 10 18 L 2 10 Z'), path('M 8 8 Q 8 6 10 6 Q 12 6 12 8 Q 12 9.5 10 10.5 L 10 12'), s('circle', { cx: 10, cy: 14, r: 0.8, class: 'filled' })],
+  branch: () => [
+    path('M 10 2 L 18 10 L 10 18 L 2 10 Z'),
+    path('M 8 8 Q 8 6 10 6 Q 12 6 12 8 Q 12 9.5 10 10.5 L 10 12'),
+    s('circle', { cx: 10, cy: 14, r: 0.8, class: 'filled' }),
+  ],
   globe: () => [s('circle', { cx: 10, cy: 10, r: 8 }), s('ellipse', { cx: 10, cy: 10, rx: 3.5, ry: 8 }), line(2, 10, 18, 10)],
   lines: () => [s('rect', { x: 3, y: 2, width: 14, height: 16, rx: 2 }), line(6, 7, 14, 7), line(6, 10, 14, 10), line(6, 13, 11, 13)],
   code: () => [path('M 7 5 L 2 10 L 7 15'), path('M 13 5 L 18 10 L 13 15'), line(11, 4, 9, 16)],
@@ -63,7 +64,11 @@ const DRAW: Record<string, () => Shape[]> = {
   hourglass: () => [path('M 5 2 L 15 2 L 10 10 L 15 18 L 5 18 L 10 10 Z'), path('M 7.5 16.5 L 12.5 16.5 L 10 13.5 Z', true)],
   nested: () => [s('rect', { x: 2, y: 2, width: 16, height: 16, rx: 2 }), s('rect', { x: 6, y: 6, width: 8, height: 8, rx: 1 })],
   equals: () => [s('rect', { x: 2, y: 3, width: 16, height: 14, rx: 2 }), line(6, 8, 14, 8), line(6, 12, 14, 12)],
-  stack: () => [s('rect', { x: 3, y: 3, width: 14, height: 4, rx: 1 }), s('rect', { x: 3, y: 8, width: 14, height: 4, rx: 1 }), s('rect', { x: 3, y: 13, width: 14, height: 4, rx: 1 })],
+  stack: () => [
+    s('rect', { x: 3, y: 3, width: 14, height: 4, rx: 1 }),
+    s('rect', { x: 3, y: 8, width: 14, height: 4, rx: 1 }),
+    s('rect', { x: 3, y: 13, width: 14, height: 4, rx: 1 }),
+  ],
   ring: () => [s('circle', { cx: 10, cy: 10, r: 7 })],
   cross: () => [s('circle', { cx: 10, cy: 10, r: 8 }), line(6.5, 6.5, 13.5, 13.5), line(13.5, 6.5, 6.5, 13.5)],
   eye: () => [path('M 1.5 10 Q 10 2 18.5 10 Q 10 18 1.5 10 Z'), s('circle', { cx: 10, cy: 10, r: 2.5, class: 'filled' })],
@@ -73,5 +78,9 @@ const DRAW: Record<string, () => Shape[]> = {
 /** The icon of a step at (x, y), its top left corner; `data-icon` names it. */
 export function icon(kind: string, plugin: string, x: number, y: number): SVGGElement {
   const name = iconName(kind, plugin);
-  return s('g', { class: `icon kind-${kind || 'unknown'}`, 'data-icon': name, transform: `translate(${x} ${y})`, 'aria-hidden': 'true' }, ...DRAW[name]());
+  return s(
+    'g',
+    { class: `icon kind-${kind || 'unknown'}`, 'data-icon': name, transform: `translate(${x} ${y})`, 'aria-hidden': 'true' },
+    ...DRAW[name](),
+  );
 }

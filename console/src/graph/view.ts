@@ -73,7 +73,9 @@ export function graphView(graph: StepGraph, options: GraphOptions = {}): GraphVi
   viewport.append(edgeLayer, nodeLayer);
   for (const edge of placed.edges) {
     if (edge.points.length === 0) continue;
-    edgeLayer.append(s('path', { class: 'edge', d: curve(edge.points), 'marker-end': 'url(#arrow)', 'data-from': edge.from, 'data-to': edge.to }));
+    edgeLayer.append(
+      s('path', { class: 'edge', d: curve(edge.points), 'marker-end': 'url(#arrow)', 'data-from': edge.from, 'data-to': edge.to }),
+    );
     if (edge.labelAt)
       edgeLayer.append(s('text', { class: 'edge-label', x: edge.labelAt.x, y: edge.labelAt.y, 'text-anchor': 'middle' }, edge.label));
   }

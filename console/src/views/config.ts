@@ -155,7 +155,11 @@ function folderLinks(path: string, beneath: Json[]): HTMLElement[] {
     }
   }
   const to = (folder: string, label: string, depth: number, count?: number) => {
-    const a = link(`/console/config${q({ path: folder })}`, label, count !== undefined ? h('span', { class: 'count' }, `(${count})`) : null);
+    const a = link(
+      `/console/config${q({ path: folder })}`,
+      label,
+      count !== undefined ? h('span', { class: 'count' }, `(${count})`) : null,
+    );
     a.className = `folder depth-${Math.min(depth, 6)}${folder === path ? ' current' : ''}`;
     a.setAttribute('data-folder', folder);
     return a;
@@ -173,7 +177,11 @@ function beneathTable(entries: Json[]): HTMLElement {
   return h(
     'table',
     { class: 'config beneath' },
-    h('thead', {}, h('tr', {}, h('th', {}, 'Folder'), h('th', {}, 'Name'), h('th', {}, 'Kind'), h('th', {}, 'Value'), h('th', {}, 'Updated'))),
+    h(
+      'thead',
+      {},
+      h('tr', {}, h('th', {}, 'Folder'), h('th', {}, 'Name'), h('th', {}, 'Kind'), h('th', {}, 'Value'), h('th', {}, 'Updated')),
+    ),
     h(
       'tbody',
       {},

@@ -183,7 +183,10 @@ export function runForm(
     showApiErrors(error) {
       if (!(error instanceof ApiError) || !Array.isArray(error.body?.errors)) return;
       for (const problem of error.body.errors as Array<{ path?: string; message?: string }>) {
-        const name = /^\/inputs\/([^/]+)/.exec(problem.path ?? '')?.[1]?.replace(/~1/g, '/').replace(/~0/g, '~');
+        const name = /^\/inputs\/([^/]+)/
+          .exec(problem.path ?? '')?.[1]
+          ?.replace(/~1/g, '/')
+          .replace(/~0/g, '~');
         const f = fields.find((candidate) => candidate.spec.name === name);
         if (f) setError(f, `${f.spec.name} ${problem.message ?? 'is not valid'}.`);
       }
@@ -197,7 +200,12 @@ function field(spec: InputSpec): Shown {
   const id = `input-${spec.name.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   const name = `input.${spec.name}`;
   const error = h('span', { class: 'field-error', id: `${id}-error`, 'aria-live': 'polite' });
-  const common = { id, name, 'aria-describedby': `${id}-error${spec.description ? ` ${id}-hint` : ''}`, 'aria-required': spec.required ? 'true' : undefined };
+  const common = {
+    id,
+    name,
+    'aria-describedby': `${id}-error${spec.description ? ` ${id}-hint` : ''}`,
+    'aria-required': spec.required ? 'true' : undefined,
+  };
   let control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
   if (spec.options) {
     control = h(
@@ -209,9 +217,19 @@ function field(spec: InputSpec): Shown {
   } else if (spec.type === 'boolean') {
     control = h('input', { ...common, type: 'checkbox' });
   } else if (spec.type === 'number' || spec.type === 'integer') {
-    control = h('input', { ...common, type: 'number', step: spec.type === 'integer' ? '1' : 'any', placeholder: spec.placeholder || undefined });
+    control = h('input', {
+      ...common,
+      type: 'number',
+      step: spec.type === 'integer' ? '1' : 'any',
+      placeholder: spec.placeholder || undefined,
+    });
   } else if (spec.type === 'object' || spec.type === 'array') {
-    control = h('textarea', { ...common, rows: 1, spellcheck: 'false', placeholder: spec.placeholder || (spec.type === 'array' ? '[ ]' : '{ }') });
+    control = h('textarea', {
+      ...common,
+      rows: 1,
+      spellcheck: 'false',
+      placeholder: spec.placeholder || (spec.type === 'array' ? '[ ]' : '{ }'),
+    });
   } else {
     control = h('input', { ...common, type: 'text', placeholder: spec.placeholder || undefined, autocomplete: 'off' });
   }

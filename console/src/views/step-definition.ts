@@ -29,7 +29,8 @@ function pluginDescription(name: string): Promise<string> {
 export function stepDefinition(definition: Json | null, stepId: string): HTMLElement {
   const steps = (definition?.steps ?? {}) as Record<string, Json>;
   const step = Object.hasOwn(steps, stepId) ? steps[stepId] : undefined;
-  if (!step) return h('div', { 'data-step-definition': stepId }, h('h2', {}, stepId), h('p', { class: 'meta' }, 'No such step in this revision.'));
+  if (!step)
+    return h('div', { 'data-step-definition': stepId }, h('h2', {}, stepId), h('p', { class: 'meta' }, 'No such step in this revision.'));
   const type = text(step.type);
   const plugin = text(step.pluginType ?? step.plugin_type);
   const connections = Array.isArray(definition?.connections) ? (definition.connections as Json[]) : [];
@@ -39,7 +40,13 @@ export function stepDefinition(definition: Json | null, stepId: string): HTMLEle
   return h(
     'div',
     { 'data-step-definition': stepId },
-    h('h2', {}, text(step.name) || stepId, ' ', h('span', { class: 'badge', 'data-icon': iconName(type, plugin) }, [type, plugin].filter(Boolean).join(' · '))),
+    h(
+      'h2',
+      {},
+      text(step.name) || stepId,
+      ' ',
+      h('span', { class: 'badge', 'data-icon': iconName(type, plugin) }, [type, plugin].filter(Boolean).join(' · ')),
+    ),
     about,
     h(
       'dl',
@@ -53,9 +60,23 @@ export function stepDefinition(definition: Json | null, stepId: string): HTMLEle
       step.description ? h('dt', {}, 'Description') : null,
       step.description ? h('dd', {}, text(step.description)) : null,
       h('dt', {}, 'Depends on'),
-      h('dd', { 'data-field': 'dependsOn' }, links(connections.filter((c) => c.to === stepId), 'from')),
+      h(
+        'dd',
+        { 'data-field': 'dependsOn' },
+        links(
+          connections.filter((c) => c.to === stepId),
+          'from',
+        ),
+      ),
       h('dt', {}, 'Feeds'),
-      h('dd', {}, links(connections.filter((c) => c.from === stepId), 'to')),
+      h(
+        'dd',
+        {},
+        links(
+          connections.filter((c) => c.from === stepId),
+          'to',
+        ),
+      ),
     ),
     section('Config', step.config, 'config'),
     section('Inputs', step.inputs, 'inputs'),
@@ -114,7 +135,11 @@ function written(value: unknown): HTMLElement {
   for (const match of source.matchAll(SECRET_REFERENCE)) {
     out.append(source.slice(last, match.index));
     out.append(
-      h('span', { class: 'secret-ref', title: 'A secret reference: the step resolves it when it runs; its value is never shown' }, match[0]),
+      h(
+        'span',
+        { class: 'secret-ref', title: 'A secret reference: the step resolves it when it runs; its value is never shown' },
+        match[0],
+      ),
     );
     last = match.index + match[0].length;
   }

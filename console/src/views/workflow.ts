@@ -40,7 +40,11 @@ export const workflowView: View = async (main, [id], query) => {
   };
 
   const graphSlot = h('section', { class: 'graph-slot' }, loading('Drawing the graph…'));
-  const stepPanel = h('aside', { class: 'step-panel' }, empty('Select a step in the graph (click, or arrow keys and Enter) to see its definition.'));
+  const stepPanel = h(
+    'aside',
+    { class: 'step-panel' },
+    empty('Select a step in the graph (click, or arrow keys and Enter) to see its definition.'),
+  );
   mount(
     main,
     h('h1', {}, text(workflow.name)),
