@@ -17,7 +17,7 @@ import { showcase, useConsole } from './support';
 const SECRET_VALUE = 'sk-live-workflow-page-canary-41f7';
 
 const tour = (key: string) => ({
-  name: `Deploy ${key}`,
+  name: key === 'deploy' ? 'Deploy a service' : `Deploy ${key}`,
   key,
   path: '/team/deploys',
   steps: {
