@@ -152,6 +152,12 @@ describe('console: the workflow page, its graph and the config page', function (
     }
     assert.equal(await press('ArrowRight'), 'hold');
     assert.equal(await press('ArrowLeft'), 'note');
+    // Keyboard focus shows the ring (on the focused step).
+    assert.ok(await page.evaluate(() => document.querySelector('.graph-svg:has(.node:focus-visible)') !== null));
+    assert.equal(
+      await page.getAttribute('.graph .focus-ring', 'transform'),
+      await page.getAttribute('.graph .node[data-step=note]', 'transform'),
+    );
     await page.keyboard.press('Enter');
     await page.waitForSelector('[data-step-definition=note]');
     assert.match((await page.textContent('[data-step-definition=note]')) ?? '', /deploying for \$\{\{ workflow\.inputs\.who \}\}/);

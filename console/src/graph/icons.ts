@@ -1,7 +1,10 @@
 /**
  * Small inline SVG icons for graph nodes, one per step kind and per common
  * plugin, drawn in a 20×20 box from plain shapes (no font, no markup strings).
- * `iconName` picks the icon; `icon` draws it as a group carrying `data-icon`.
+ * `iconName` picks the icon; each icon a graph uses is drawn once as a
+ * `<symbol>` (`iconSymbols`) and each node shows it with one `<use>` carrying
+ * `data-icon` (`icon`): a 1,000-step graph draws 1,000 elements for its icons,
+ * not 4,000. Shapes stroke or fill with `currentColor`: the node's kind sets it.
  */
 import { s } from '../dom';
 
@@ -44,18 +47,18 @@ export function iconName(kind: string, plugin: string): string {
 }
 
 const line = (x1: number, y1: number, x2: number, y2: number): Shape => s('line', { x1, y1, x2, y2 });
-const path = (d: string, filled = false): Shape => s('path', { d, class: filled ? 'filled' : undefined });
+const path = (d: string, filled = false): Shape => s('path', { d, fill: filled ? 'currentColor' : undefined });
 
 const DRAW: Record<string, () => Shape[]> = {
   play: () => [s('circle', { cx: 10, cy: 10, r: 8 }), path('M 8 6 L 14 10 L 8 14 Z', true)],
   clock: () => [s('circle', { cx: 10, cy: 10, r: 8 }), path('M 10 5 L 10 10 L 14 12')],
   link: () => [s('rect', { x: 2, y: 7, width: 9, height: 6, rx: 3 }), s('rect', { x: 9, y: 7, width: 9, height: 6, rx: 3 })],
-  alert: () => [path('M 10 2 L 18.5 17 L 1.5 17 Z'), line(10, 7, 10, 12), s('circle', { cx: 10, cy: 14.5, r: 0.8, class: 'filled' })],
+  alert: () => [path('M 10 2 L 18.5 17 L 1.5 17 Z'), line(10, 7, 10, 12), s('circle', { cx: 10, cy: 14.5, r: 0.8, fill: 'currentColor' })],
   bolt: () => [path('M 11 1.5 L 4 11 L 9.5 11 L 8.5 18.5 L 16 8.5 L 10.5 8.5 Z', true)],
   branch: () => [
     path('M 10 2 L 18 10 L 10 18 L 2 10 Z'),
     path('M 8 8 Q 8 6 10 6 Q 12 6 12 8 Q 12 9.5 10 10.5 L 10 12'),
-    s('circle', { cx: 10, cy: 14, r: 0.8, class: 'filled' }),
+    s('circle', { cx: 10, cy: 14, r: 0.8, fill: 'currentColor' }),
   ],
   globe: () => [s('circle', { cx: 10, cy: 10, r: 8 }), s('ellipse', { cx: 10, cy: 10, rx: 3.5, ry: 8 }), line(2, 10, 18, 10)],
   lines: () => [s('rect', { x: 3, y: 2, width: 14, height: 16, rx: 2 }), line(6, 7, 14, 7), line(6, 10, 14, 10), line(6, 13, 11, 13)],
@@ -71,16 +74,42 @@ const DRAW: Record<string, () => Shape[]> = {
   ],
   ring: () => [s('circle', { cx: 10, cy: 10, r: 7 })],
   cross: () => [s('circle', { cx: 10, cy: 10, r: 8 }), line(6.5, 6.5, 13.5, 13.5), line(13.5, 6.5, 6.5, 13.5)],
-  eye: () => [path('M 1.5 10 Q 10 2 18.5 10 Q 10 18 1.5 10 Z'), s('circle', { cx: 10, cy: 10, r: 2.5, class: 'filled' })],
+  eye: () => [path('M 1.5 10 Q 10 2 18.5 10 Q 10 18 1.5 10 Z'), s('circle', { cx: 10, cy: 10, r: 2.5, fill: 'currentColor' })],
   cube: () => [path('M 10 2 L 17 6 L 17 14 L 10 18 L 3 14 L 3 6 Z'), path('M 3 6 L 10 10 L 17 6'), line(10, 10, 10, 18)],
 };
 
+/** One `<symbol>` per icon name (ids `icon-<name>`), for a graph's `<defs>`. */
+export function iconSymbols(names: Iterable<string>): SVGSymbolElement[] {
+  return [...new Set(names)]
+    .filter((name) => Object.hasOwn(DRAW, name))
+    .map((name) =>
+      s(
+        'symbol',
+        {
+          id: `icon-${name}`,
+          viewBox: '0 0 20 20',
+          fill: 'none',
+          stroke: 'currentColor',
+          'stroke-width': 1.6,
+          'stroke-linecap': 'round',
+          'stroke-linejoin': 'round',
+        },
+        ...DRAW[name](),
+      ),
+    );
+}
+
 /** The icon of a step at (x, y), its top left corner; `data-icon` names it. */
-export function icon(kind: string, plugin: string, x: number, y: number): SVGGElement {
+export function icon(kind: string, plugin: string, x: number, y: number): SVGUseElement {
   const name = iconName(kind, plugin);
-  return s(
-    'g',
-    { class: `icon kind-${kind || 'unknown'}`, 'data-icon': name, transform: `translate(${x} ${y})`, 'aria-hidden': 'true' },
-    ...DRAW[name](),
-  );
+  return s('use', {
+    href: `#icon-${name}`,
+    class: `icon kind-${kind || 'unknown'}`,
+    'data-icon': name,
+    x,
+    y,
+    width: 20,
+    height: 20,
+    'aria-hidden': 'true',
+  });
 }

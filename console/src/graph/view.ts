@@ -12,7 +12,7 @@
  * `data-draw-ms`) for the browser tests to report.
  */
 import { h, s } from '../dom';
-import { icon } from './icons';
+import { icon, iconName, iconSymbols } from './icons';
 import { COMPACT, layoutGraph, REGULAR } from './layout';
 import type { StepGraph } from './model';
 
@@ -65,12 +65,15 @@ export function graphView(graph: StepGraph, options: GraphOptions = {}): GraphVi
         { id: 'arrow', viewBox: '0 0 10 10', refX: 10, refY: 5, markerWidth: 8, markerHeight: 8, orient: 'auto-start-reverse' },
         s('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head' }),
       ),
+      ...iconSymbols(graph.nodes.map((node) => iconName(node.type, node.plugin))),
     ),
     viewport,
   );
   const edgeLayer = s('g', { class: 'edges' });
   const nodeLayer = s('g', { class: 'nodes' });
-  viewport.append(edgeLayer, nodeLayer);
+  // One focus ring, moved to the focused step (shown for keyboard focus only, by CSS).
+  const ring = s('rect', { class: 'focus-ring', x: -4, y: -4, width: width + 8, height: height + 8, rx: 11, visibility: 'hidden' });
+  viewport.append(edgeLayer, nodeLayer, ring);
   for (const edge of placed.edges) {
     if (edge.points.length === 0) continue;
     edgeLayer.append(
@@ -108,7 +111,6 @@ export function graphView(graph: StepGraph, options: GraphOptions = {}): GraphVi
         'aria-label': labelOf(node.id),
       },
       s('title', {}, `${node.id}${node.name ? ` (${node.name})` : ''}\n${subtitle}`),
-      s('rect', { class: 'focus-ring', x: -4, y: -4, width: width + 8, height: height + 8, rx: 11 }),
       s('rect', { class: 'box', width, height, rx: 8 }),
       icon(node.type, node.plugin, 9, height / 2 - 10),
       s('text', { class: 'node-title', x: 36, y: height / 2 - 4 }, clip(title, titleChars)),
@@ -154,6 +156,13 @@ export function graphView(graph: StepGraph, options: GraphOptions = {}): GraphVi
     ensureVisible(stepId);
     node.focus({ preventScroll: true });
   };
+  svg.addEventListener('focusin', (event) => {
+    const node = (event.target as Element).closest?.('.node');
+    if (!node) return;
+    ring.setAttribute('transform', node.getAttribute('transform') ?? '');
+    ring.setAttribute('visibility', 'visible');
+  });
+  svg.addEventListener('focusout', () => ring.setAttribute('visibility', 'hidden'));
   svg.addEventListener('keydown', (event) => {
     const node = (event.target as Element).closest?.('.node');
     const stepId = node?.getAttribute('data-step');
