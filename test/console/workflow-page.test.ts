@@ -197,7 +197,9 @@ describe('console: the workflow page, its graph and the config page', function (
     await page.fill('textarea[name="input.extra"]', '{"ticket": 7}');
     await page.selectOption('select[name="input.color"]', { label: 'blue' });
     await page.check('input[name="input.loud"]');
+    assert.equal(await page.isHidden('textarea[name=inputs]'), true);
     await page.click('[data-action=inputs-json]');
+    assert.equal(await page.isHidden('input[name="input.who"]'), true);
     assert.deepEqual(JSON.parse(await page.inputValue('textarea[name=inputs]')), {
       who: 'ada',
       count: 2,
