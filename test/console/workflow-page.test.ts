@@ -7,7 +7,8 @@
  * starts nothing), what the aliases' state means, and the config page finding
  * entries kept in sub-folders.
  *
- *   start (manual: who*, count, loud, color, extra) ─▶ call (http-request, secret header)
+ *   start (manual: who*, count, loud, color, extra) ─▶ call (http-request, secret header) ─▶ check ─true─▶ ship
+ *                                                    │                                              └false─▶ rollback
  *                                                    └▶ note (log) ─▶ hold (signal-wait)
  */
 import assert from 'node:assert/strict';
@@ -47,9 +48,22 @@ const tour = (key: string) => ({
       errorHandling: { retryPolicy: { maxRetries: 2 } },
       dependsOn: ['start'],
     },
+    check: {
+      type: 'decider',
+      pluginType: 'conditional',
+      name: 'Healthy?',
+      config: { expression: 'steps.call.outputs.status == 200' },
+      dependsOn: ['call'],
+    },
+    ship: { type: 'module', pluginType: 'sub-workflow', config: { workflowId: 'announce' } },
+    rollback: { type: 'module', pluginType: 'code-exec', config: { code: 'return { rolledBack: true };' } },
     note: { type: 'module', pluginType: 'log', config: { message: 'deploying for ${{ workflow.inputs.who }}' }, dependsOn: ['start'] },
     hold: { type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go', timeout: '1h' }, dependsOn: ['note'] },
   },
+  connections: [
+    { from: 'check', to: 'ship', sourcePort: 'true' },
+    { from: 'check', to: 'rollback', sourcePort: 'false' },
+  ],
 });
 
 /** 1,000 steps: a tree of three children per step, and every tenth step also joins its predecessor (long edges). */
@@ -94,11 +108,23 @@ describe('console: the workflow page, its graph and the config page', function (
     const nodes = await page.$$eval('.graph .node', (els: PageElement[]) =>
       els.map((n) => [n.getAttribute('data-step'), n.getAttribute('data-kind'), n.getAttribute('data-plugin')].join(' ')),
     );
-    assert.deepEqual(nodes.sort(), ['call module http-request', 'hold wait signal-wait', 'note module log', 'start trigger manual']);
+    assert.deepEqual(nodes.sort(), [
+      'call module http-request',
+      'check decider conditional',
+      'hold wait signal-wait',
+      'note module log',
+      'rollback module code-exec',
+      'ship module sub-workflow',
+      'start trigger manual',
+    ]);
     const icons: string[] = [];
-    for (const step of ['call', 'hold', 'note', 'start'])
+    for (const step of ['call', 'check', 'hold', 'note', 'rollback', 'ship', 'start'])
       icons.push(`${step}:${await page.getAttribute(`.graph .node[data-step=${step}] .icon`, 'data-icon')}`);
-    assert.deepEqual(icons, ['call:globe', 'hold:bell', 'note:lines', 'start:play']);
+    assert.deepEqual(icons, ['call:globe', 'check:branch', 'hold:bell', 'note:lines', 'rollback:code', 'ship:nested', 'start:play']);
+    assert.deepEqual(await page.$$eval('.graph .edge-label', (els: PageElement[]) => els.map((e) => e.textContent).sort()), [
+      'false',
+      'true',
+    ]);
     assert.match((await page.getAttribute('.graph', 'class')) ?? '', /\bcompact\b/);
     // Every node says what it is and its state to assistive technology.
     assert.equal(
@@ -145,11 +171,9 @@ describe('console: the workflow page, its graph and the config page', function (
     const sibling = async (from: string) => ((await press('ArrowDown')) !== from ? focused() : press('ArrowUp'));
     const other = await sibling(String(next));
     assert.equal(other, next === 'call' ? 'note' : 'call');
-    if (other === 'call') {
-      // No step follows call: → stays.
-      assert.equal(await press('ArrowRight'), 'call');
-      assert.equal(await sibling('call'), 'note');
-    }
+    if (other === 'call') assert.equal(await sibling('call'), 'note');
+    assert.equal(await press('ArrowRight'), 'hold');
+    // Nothing follows hold: → stays.
     assert.equal(await press('ArrowRight'), 'hold');
     assert.equal(await press('ArrowLeft'), 'note');
     // Keyboard focus shows the ring (on the focused step).
