@@ -1,7 +1,8 @@
 /**
  * The console's graph layout (pure, no DOM): columns follow the edges, boxes of
  * one column never overlap, loops and self-edges are drawn, and 1,000 steps of
- * any shape lay out in time about linear in the size of the graph (printed).
+ * any shape lay out in time about linear in the size of the graph (printed);
+ * and where the arrow keys go from a step.
  *
  *   a ─▶ b ─▶ c ─▶ d        (d ─▶ b: a loop; c ─▶ c: a self-edge)
  *        └───────▶ d
@@ -9,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { COMPACT, isotonic, layoutGraph, REGULAR, type Placed } from '../../console/src/graph/layout';
 import { graphOf } from '../../console/src/graph/model';
+import { navigator } from '../../console/src/graph/navigation';
 
 const node = (id: string, dependsOn: string[] = []) => [id, { type: dependsOn.length ? 'module' : 'trigger', dependsOn }] as const;
 
@@ -69,5 +71,28 @@ describe('console graph layout', () => {
       assertNoOverlap(placed);
       for (const edge of graph.edges) assert.ok(placed.ranks.get(edge.from)! < placed.ranks.get(edge.to)!, `${edge.from}->${edge.to}`);
     }
+  });
+});
+
+describe('console graph keyboard navigation', () => {
+  it('moves along edges (the nearest in height of several), within columns, and Home to the first step', () => {
+    //   a ─▶ b ─▶ d
+    //   └──▶ c ─┘
+    const graph = graphOf({ steps: Object.fromEntries([node('a'), node('b', ['a']), node('c', ['a']), node('d', ['b', 'c'])]) });
+    const placed = layoutGraph(graph);
+    const keys = navigator(graph, placed);
+    assert.equal(keys.first, 'a');
+    const [upper, lower] = ['b', 'c'].sort((p, q) => placed.nodes.get(p)!.y - placed.nodes.get(q)!.y);
+    assert.ok([upper, lower].includes(keys.next('a', 'ArrowRight')!));
+    assert.equal(keys.next(upper, 'ArrowDown'), lower);
+    assert.equal(keys.next(lower, 'ArrowUp'), upper);
+    assert.equal(keys.next(upper, 'ArrowUp'), undefined);
+    assert.equal(keys.next(lower, 'ArrowDown'), undefined);
+    assert.equal(keys.next(upper, 'ArrowRight'), 'd');
+    assert.ok([upper, lower].includes(keys.next('d', 'ArrowLeft')!));
+    assert.equal(keys.next('a', 'ArrowLeft'), undefined);
+    assert.equal(keys.next('d', 'ArrowRight'), undefined);
+    assert.equal(keys.next('d', 'Home'), 'a');
+    assert.equal(keys.next('d', 'x'), undefined);
   });
 });

@@ -15,6 +15,7 @@ import { h, s } from '../dom';
 import { icon, iconName, iconSymbols } from './icons';
 import { COMPACT, layoutGraph, REGULAR } from './layout';
 import type { StepGraph } from './model';
+import { navigator } from './navigation';
 
 export interface GraphView {
   element: HTMLElement;
@@ -121,32 +122,9 @@ export function graphView(graph: StepGraph, options: GraphOptions = {}): GraphVi
   }
 
   // Keyboard: one tab stop (roving tabindex), arrows along edges and within columns.
-  const successors = new Map<string, string[]>();
-  const predecessors = new Map<string, string[]>();
-  for (const edge of graph.edges) {
-    if (edge.from === edge.to) continue;
-    successors.set(edge.from, [...(successors.get(edge.from) ?? []), edge.to]);
-    predecessors.set(edge.to, [...(predecessors.get(edge.to) ?? []), edge.from]);
-  }
-  const columns = new Map<number, string[]>();
-  for (const [id, rank] of placed.ranks) columns.set(rank, [...(columns.get(rank) ?? []), id]);
-  for (const column of columns.values()) column.sort((a, b) => placed.nodes.get(a)!.y - placed.nodes.get(b)!.y);
-  let tabStop = [...placed.nodes.entries()].sort(([, a], [, b]) => a.x - b.x || a.y - b.y)[0]?.[0];
+  const keys = navigator(graph, placed);
+  let tabStop = keys.first;
   if (tabStop) nodeElements.get(tabStop)?.setAttribute('tabindex', '0');
-  const nearest = (from: string, candidates: string[]) => {
-    const y = placed.nodes.get(from)!.y;
-    return candidates.reduce((best, c) => (Math.abs(placed.nodes.get(c)!.y - y) < Math.abs(placed.nodes.get(best)!.y - y) ? c : best));
-  };
-  const target = (from: string, key: string): string | undefined => {
-    if (key === 'ArrowRight') return successors.has(from) ? nearest(from, successors.get(from)!) : undefined;
-    if (key === 'ArrowLeft') return predecessors.has(from) ? nearest(from, predecessors.get(from)!) : undefined;
-    const column = columns.get(placed.ranks.get(from) ?? -1) ?? [];
-    const i = column.indexOf(from);
-    if (key === 'ArrowUp') return i > 0 ? column[i - 1] : undefined;
-    if (key === 'ArrowDown') return i >= 0 && i < column.length - 1 ? column[i + 1] : undefined;
-    if (key === 'Home') return [...placed.nodes.entries()].sort(([, a], [, b]) => a.x - b.x || a.y - b.y)[0]?.[0];
-    return undefined;
-  };
   const focusStep = (stepId: string) => {
     const node = nodeElements.get(stepId);
     if (!node) return;
@@ -172,7 +150,7 @@ export function graphView(graph: StepGraph, options: GraphOptions = {}): GraphVi
       options.onSelect?.(stepId);
       return;
     }
-    const next = target(stepId, event.key);
+    const next = keys.next(stepId, event.key);
     if (event.key.startsWith('Arrow') || event.key === 'Home') event.preventDefault();
     if (next) focusStep(next);
   });
