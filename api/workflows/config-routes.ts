@@ -181,13 +181,18 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       method: 'get',
       path: '/workflows/config',
       operationId: 'listConfigEntries',
-      summary: 'List entries at a place (ancestors=true: the whole visible chain)',
+      summary: 'List entries at a place (ancestors=true: the whole visible chain; descendants=true: the folder and every folder beneath)',
       tags,
       access: { permission: 'config:read' },
       query: Type.Object({
         path: Type.Optional(Type.String()),
         workflow: Type.Optional(Type.String()),
         ancestors: Type.Optional(Type.Boolean()),
+        descendants: Type.Optional(
+          Type.Boolean({
+            description: 'With path: the entries of the folder and of every folder beneath it, by folder (each with its path).',
+          }),
+        ),
       }),
       responses: { 200: { description: 'Entries', schema: Type.Object({ data: Type.Array(Entry) }) } },
       async handler({ query, auth, permission }) {
@@ -198,8 +203,12 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
           access = await loadAccess(deps.dataSource, auth);
           access.requireSomewhere(permission, auth.organizationId, placeNotFound);
         }
+        if (query.descendants && (where.path === null || query.ancestors))
+          throw fail(400, 'invalid_place', 'descendants applies to a folder path, without ancestors.');
         const paths = query.ancestors ? folderChain(where.path ?? where.workflowPath ?? '/') : where.path ? [where.path] : [];
-        const all = await entries.listAt(auth.organizationId, { workflowId: where.workflowId, paths });
+        const all = query.descendants
+          ? await entries.listUnder(auth.organizationId, where.path!)
+          : await entries.listAt(auth.organizationId, { workflowId: where.workflowId, paths });
         // Folder entries only where the caller may read them (the workflow's own are guarded by the check above).
         const rows = all.filter(
           (row) => row.workflowId !== null || access.can(permission, row.nrn ?? organizationNrn(auth.organizationId)),

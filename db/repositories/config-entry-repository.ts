@@ -175,6 +175,18 @@ export class ConfigEntryRepository extends Repository<ConfigEntryEntity> {
     );
   }
 
+  /** Folder entries at `path` and in every folder beneath it, by folder then name (`/` is every folder). */
+  async listUnder(organizationId: string, path: string): Promise<ConfigEntryView[]> {
+    const prefix = path === '/' ? '/' : `${path}/`;
+    return rowsOf<ConfigEntryView>(
+      this.manager,
+      `SELECT ${this.visible} FROM config_entries
+       WHERE organization_id = $1 AND path IS NOT NULL AND (path = $2 OR left(path, length($3)) = $3)
+       ORDER BY path, name, secret`,
+      [organizationId, path, prefix],
+    );
+  }
+
   /** Which of the given names have an entry (of which kind) the workflow may use, somewhere it looks. */
   async visibleNames(
     organizationId: string,

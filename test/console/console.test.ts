@@ -158,9 +158,8 @@ describe('web console in a real browser', function () {
   it('starts an execution and watches its nodes turn completed without reloading', async () => {
     await page.goto(`${base}/console/workflows/alpha`);
     await page.waitForSelector('[data-action=run]');
-    // The inputs are prefilled from the trigger's declared inputs.
-    await page.waitForFunction(() => document.querySelector('textarea[name=inputs]')?.value?.includes('"who"'));
-    await page.fill('textarea[name=inputs]', '{"who": "console"}');
+    // The run form has one field per input the trigger declares.
+    await page.fill('input[name="input.who"]', 'console');
     await page.evaluate(() => (window.notReloaded = true));
     await page.click('[data-action=run]');
     await page.waitForURL(/\/console\/executions\/exec_/);

@@ -6,6 +6,8 @@ import { graphView } from '../graph/view';
 import { navigate, type View } from '../nav';
 import { can } from '../session';
 import { empty, errorState, loading } from '../states';
+import { declaredInputs, runForm, type RunForm } from './run-form';
+import { stepDefinition } from './step-definition';
 
 export const workflowView: View = async (main, [id], query) => {
   mount(main, loading());
@@ -21,41 +23,28 @@ export const workflowView: View = async (main, [id], query) => {
   const chosen = Number(query.get('revision')) || numbers[0];
   const problem = h('div', { class: 'problem' });
 
-  // Run: the inputs as JSON, prefilled from the manual trigger's declared inputs once the revision is read.
-  const inputs = h('textarea', { name: 'inputs', rows: 3, 'aria-label': 'Inputs (JSON object)' }, '{}');
-  const runForm = mayExecute
-    ? h(
-        'form',
-        { class: 'run-form' },
-        h('label', {}, 'Inputs (JSON)'),
-        inputs,
-        h('button', { type: 'submit', class: 'primary', 'data-action': 'run' }, `Run revision ${chosen}`),
-      )
-    : null;
-  runForm?.addEventListener('submit', (event) => {
-    event.preventDefault();
-    void run();
-  });
-  const run = async () => {
-    mount(problem);
-    let body: unknown;
-    try {
-      body = JSON.parse(inputs.value || '{}');
-    } catch {
-      return mount(problem, h('p', { class: 'error-text' }, 'The inputs are not valid JSON.'));
-    }
+  // Run: a form of the declared inputs, built once the revision is read.
+  const runSlot = mayExecute ? h('section', { class: 'run-slot' }, loading('Reading the declared inputs…')) : null;
+  const runProblem = h('div', { class: 'problem' });
+  const run = async (inputs: Json, form: RunForm) => {
     try {
       const started = await api<Json>(`/workflows/definitions/${ref}/execute`, {
         method: 'POST',
-        body: { revision: chosen, inputs: body },
+        body: { revision: chosen, inputs },
       });
       navigate(`/console/executions/${enc(text(started.executionId))}`);
     } catch (error) {
-      mount(problem, errorState(error));
+      mount(runProblem, errorState(error));
+      form.showApiErrors(error);
     }
   };
 
   const graphSlot = h('section', { class: 'graph-slot' }, loading('Drawing the graph…'));
+  const stepPanel = h(
+    'aside',
+    { class: 'step-panel' },
+    empty('Select a step in the graph (click, or arrow keys and Enter) to see its definition.'),
+  );
   mount(
     main,
     h('h1', {}, text(workflow.name)),
@@ -78,8 +67,12 @@ export const workflowView: View = async (main, [id], query) => {
           )
         : null,
     ),
-    runForm,
     problem,
+    h('h2', {}, `Graph of revision ${chosen}`),
+    h('div', { class: 'workflow-body' }, graphSlot, stepPanel),
+    runSlot ? h('h2', {}, `Run revision ${chosen}`) : null,
+    runSlot,
+    runProblem,
     h(
       'div',
       { class: 'columns' },
@@ -100,23 +93,45 @@ export const workflowView: View = async (main, [id], query) => {
           ),
         ),
       ),
-      h('section', { class: 'aliases' }, h('h2', {}, 'Aliases'), aliasTable(ref, aliases.data, mayWrite, problem)),
+      h('section', { class: 'aliases' }, h('h2', {}, 'Aliases'), aliasTable(ref, aliases.data, mayWrite, problem, numbers[0])),
     ),
-    h('h2', {}, `Graph of revision ${chosen}`),
-    graphSlot,
   );
 
   try {
     const revision = await api<Json>(`/workflows/definitions/${ref}/revisions/${chosen}`);
     const definition = revision.definition as Json | null;
-    mount(graphSlot, graphView(graphOf(definition)).element);
-    if (inputs.value === '{}') inputs.value = inputsTemplate(definition);
+    const showStep = (stepId: string) => {
+      graph.select(stepId);
+      mount(stepPanel, stepDefinition(definition, stepId));
+      // The open step stays in the address (a link to it), without a new history entry or a re-render.
+      const url = new URL(location.href);
+      url.searchParams.set('step', stepId);
+      history.replaceState(null, '', url.pathname + url.search);
+    };
+    const graph = graphView(graphOf(definition), { onSelect: showStep });
+    mount(graphSlot, graph.element);
+    const opened = query.get('step');
+    if (opened) showStep(opened);
+    if (runSlot) {
+      const form = runForm(declaredInputs(definition), {
+        label: `Run revision ${chosen}`,
+        problem: runProblem,
+        submit: (inputs) => run(inputs, form),
+      });
+      mount(runSlot, form.element);
+    }
   } catch (error) {
     mount(graphSlot, errorState(error));
   }
 };
 
-function aliasTable(ref: string, aliases: Json[], mayWrite: boolean, problem: HTMLElement): HTMLElement {
+/**
+ * Aliases with what their state means: `active` says the alias's triggers (webhook, cron…) are
+ * registered, nothing more: a manual run (the form above, POST …/execute) runs any revision
+ * whatever the state, so `latest`, which publishing never activates, still runs. `latest` is
+ * marked as following the newest revision, and a manual trigger reads "runs on request".
+ */
+function aliasTable(ref: string, aliases: Json[], mayWrite: boolean, problem: HTMLElement, newest: number | undefined): HTMLElement {
   if (aliases.length === 0) return empty('No aliases.');
   const toggle = async (alias: string, action: 'activate' | 'deactivate') => {
     mount(problem);
@@ -128,7 +143,7 @@ function aliasTable(ref: string, aliases: Json[], mayWrite: boolean, problem: HT
       if (error instanceof ApiError && error.status === 401) navigate('/console/sign-in');
     }
   };
-  return h(
+  const table = h(
     'table',
     {},
     h(
@@ -145,9 +160,30 @@ function aliasTable(ref: string, aliases: Json[], mayWrite: boolean, problem: HT
         return h(
           'tr',
           { 'data-alias': name },
-          h('td', {}, name),
+          h(
+            'td',
+            {},
+            name,
+            name === 'latest'
+              ? h('div', { class: 'alias-note', 'data-note': 'latest' }, `follows the newest revision${newest ? ` (#${newest})` : ''}`)
+              : null,
+          ),
           h('td', {}, `#${Number(alias.revision)}`),
-          h('td', {}, h('span', { class: `badge ${alias.active ? 'on' : 'off'}` }, alias.active ? 'active' : 'inactive')),
+          h(
+            'td',
+            {},
+            h(
+              'span',
+              {
+                class: `badge ${alias.active ? 'on' : 'off'}`,
+                'data-state': alias.active ? 'active' : 'inactive',
+                title: alias.active
+                  ? 'Its triggers are registered: webhooks answer, schedules fire.'
+                  : 'Its webhook and cron triggers are not registered. Manual runs work anyway.',
+              },
+              alias.active ? 'triggers active' : 'triggers inactive',
+            ),
+          ),
           h(
             'td',
             {},
@@ -159,10 +195,11 @@ function aliasTable(ref: string, aliases: Json[], mayWrite: boolean, problem: HT
                   ...states.map(([trigger, state]) => {
                     const url = (state.runtimeMetadata as Json | undefined)?.webhookUrl;
                     const error = (state.lastError as Json | undefined)?.message;
+                    const manual = state.pluginType === 'manual';
                     return h(
                       'li',
-                      {},
-                      `${trigger}: ${text(state.status)}`,
+                      { 'data-trigger': trigger },
+                      manual && !alias.active ? `${trigger} (manual): runs on request` : `${trigger}: ${text(state.status)}`,
                       typeof url === 'string' ? h('div', {}, h('code', { class: 'webhook' }, url)) : null,
                       typeof error === 'string' ? h('div', { class: 'error-text' }, error) : null,
                     );
@@ -182,20 +219,16 @@ function aliasTable(ref: string, aliases: Json[], mayWrite: boolean, problem: HT
       }),
     ),
   );
-}
-
-/** `{}` with the declared inputs of the manual triggers, each with an empty value of its type, to fill in. */
-function inputsTemplate(definition: Json | null): string {
-  const steps = Object.values((definition?.steps ?? {}) as Record<string, Json>);
-  const template: Json = {};
-  for (const step of steps) {
-    if (step.type !== 'trigger') continue;
-    const declared = ((step.config as Json | undefined)?.inputs ?? {}) as Record<string, Json>;
-    for (const [name, spec] of Object.entries(declared)) {
-      const type = spec?.type;
-      template[name] =
-        type === 'integer' || type === 'number' ? 0 : type === 'boolean' ? false : type === 'object' ? {} : type === 'array' ? [] : '';
-    }
-  }
-  return Object.keys(template).length === 0 ? '{}' : JSON.stringify(template, null, 2);
+  return h(
+    'div',
+    {},
+    table,
+    h(
+      'p',
+      { class: 'alias-note', 'data-note': 'state' },
+      'Active means the alias’s webhook and cron triggers are registered. Running from this page (or POST …/execute) works whatever the state; ',
+      h('code', {}, 'latest'),
+      ' follows the newest revision and is active only once activated.',
+    ),
+  );
 }

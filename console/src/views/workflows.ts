@@ -37,7 +37,8 @@ export const workflowsView: View = async (main, _params, query) => {
     api<Page<Json>>(`/workflows/definitions${q({ path: folder, text: searched, page, limit: PAGE_SIZE })}`),
     api<Page<Json>>(`/workflows/definitions${q({ limit: 200 })}`),
   ]);
-  if (all.status === 'fulfilled') mount(folders, ...folderLinks(all.value.data, folder, searched));
+  if (all.status === 'fulfilled')
+    mount(folders, ...folderLinks(all.value.data, folder, searched, all.value.total <= all.value.data.length));
   if (pageResult.status === 'rejected') return mount(list, errorState(pageResult.reason));
   const result = pageResult.value;
   if (result.data.length === 0) {
@@ -71,19 +72,25 @@ export const workflowsView: View = async (main, _params, query) => {
   );
 };
 
-function folderLinks(workflows: Json[], current: string, searched: string): HTMLElement[] {
-  const paths = new Set<string>(['/']);
+/** Folders from the workflows' paths, each with the number of workflows in it and beneath it (when every workflow was read). */
+function folderLinks(workflows: Json[], current: string, searched: string, complete: boolean): HTMLElement[] {
+  const counts = new Map<string, number>([['/', workflows.length]]);
   for (const wf of workflows) {
     const parts = text(wf.path ?? '/')
       .split('/')
       .filter(Boolean);
-    for (let i = 1; i <= parts.length; i++) paths.add(`/${parts.slice(0, i).join('/')}`);
+    for (let i = 1; i <= parts.length; i++) {
+      const folder = `/${parts.slice(0, i).join('/')}`;
+      counts.set(folder, (counts.get(folder) ?? 0) + 1);
+    }
   }
+  const paths = counts.keys();
   return [...paths].sort().map((path) => {
     const depth = path === '/' ? 0 : path.split('/').length - 1;
     const a = link(
       `/console/workflows${q({ path: path === '/' ? '' : path, text: searched })}`,
       path === '/' ? 'All folders' : path.split('/').pop()!,
+      complete ? h('span', { class: 'count' }, `(${counts.get(path)})`) : null,
     );
     a.className = `folder depth-${Math.min(depth, 6)}${(current || '/') === path ? ' current' : ''}`;
     return a;
