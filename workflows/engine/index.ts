@@ -93,6 +93,7 @@ export { varReferences } from './var-references';
 export { NON_RETRYABLE_ERROR_TYPES } from './runtime/retry';
 export {
   ENGINE_RULES,
+  PLUGIN_ATTEMPT_DETAIL,
   PLUGIN_LOGS_DETAIL,
   type ActivityCall,
   type ChildRequest,
@@ -105,6 +106,7 @@ export {
   type RuntimeEffects,
   type ScheduledStart,
   type StepEvent,
+  type StepAttempt,
   type StepRecord,
   type TriggerInfo,
   type WaitRequest,
