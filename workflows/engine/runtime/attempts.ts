@@ -14,7 +14,8 @@ export const RECORDED_CONFIG_MAX_BYTES = 16 * 1024;
 
 /** The config as the call got it, with each string that reads a secret masked where the activity would resolve it. */
 export function recordedConfig(config: Record<string, unknown>, deferred: DeferredTemplate[], scope: EvaluationScope): Record<string, unknown> {
-  const copy = structuredClone(config);
+  // A JSON copy: structuredClone is absent from the workflow sandbox, and a config is JSON anyway.
+  const copy = JSON.parse(JSON.stringify(config)) as Record<string, unknown>;
   for (const { target, path, template } of deferred) {
     if (target !== 'config' || path.length === 0) continue;
     let parent: unknown = copy;
