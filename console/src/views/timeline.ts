@@ -116,7 +116,7 @@ export function timeline(base: string, onSelect: (stepId: string, run: number) =
           s('svg', { viewBox: `0 0 ${WIDTH} 20`, preserveAspectRatio: 'none', class: 'bar-track', 'aria-hidden': 'true' }, bar),
         ),
       );
-      row = { key, stepId, run, status: 'pending', start: Number.NaN, end: Number.NaN, tr, bar, statusCell, took, attempts: [] };
+      row = { key, stepId, run, status: 'pending', start: ms(record.startedAt), end: ms(record.completedAt), tr, bar, statusCell, took, attempts: [] };
       rows.set(key, row);
       insertInOrder(row);
       if (run >= (latestRun.get(stepId) ?? 0)) latestRun.set(stepId, run);
@@ -129,14 +129,15 @@ export function timeline(base: string, onSelect: (stepId: string, run: number) =
     return row;
   };
 
-  // Rows by start time (a row without one goes last); new rows mostly arrive last, so search from the end.
+  // Rows by start time, then end time (a row without one goes last); new rows mostly arrive last, so search from the end.
+  const time = (t: number) => (Number.isFinite(t) ? t : Number.POSITIVE_INFINITY);
+  const laterThan = (a: Row, b: Row) => time(a.start) > time(b.start) || (time(a.start) === time(b.start) && time(a.end) > time(b.end));
   const insertInOrder = (row: Row) => {
-    const start = (r: Row) => (Number.isFinite(r.start) ? r.start : Number.POSITIVE_INFINITY);
     let before: Element | null = null;
     for (let el = body.lastElementChild; el; el = el.previousElementSibling) {
       const other = rows.get(el.getAttribute('data-timeline-row') ?? '');
       if (!other) continue;
-      if (start(other) <= start(row)) break;
+      if (!laterThan(other, row)) break;
       before = other.tr;
     }
     body.insertBefore(row.tr, before);
