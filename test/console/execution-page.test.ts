@@ -56,7 +56,10 @@ describe('console: the execution page', function () {
         call: {
           type: 'module',
           pluginType: 'http-request',
-          config: { url: `${server.base}/hello?who=\${{ workflow.inputs.who }}`, headers: { Authorization: 'Bearer ${{ secrets.EXEC_PAGE_TOKEN }}' } },
+          config: {
+            url: `${server.base}/hello?who=\${{ workflow.inputs.who }}`,
+            headers: { Authorization: 'Bearer ${{ secrets.EXEC_PAGE_TOKEN }}' },
+          },
           dependsOn: ['start'],
         },
         flaky: {

@@ -39,7 +39,9 @@ describe('executions API: step records carry their resolved config, attempts and
   };
 
   it('records the resolved config (secret masked) and the attempts of retried calls', async () => {
-    const created = await c.auth(x.t.request.post('/workflows/config')).send({ name: 'RECORDS_TOKEN', value: canary, secret: true, path: '/' });
+    const created = await c
+      .auth(x.t.request.post('/workflows/config'))
+      .send({ name: 'RECORDS_TOKEN', value: canary, secret: true, path: '/' });
     assert.equal(created.status, 201);
     const retry = { maxAttempts: 3, initialInterval: '50ms', backoffStrategy: 'fixed' };
     await publish(x, c, {
@@ -50,7 +52,10 @@ describe('executions API: step records carry their resolved config, attempts and
         call: {
           type: 'module',
           pluginType: 'http-request',
-          config: { url: `${server.base}/hello?n=\${{ workflow.inputs.n }}`, headers: { Authorization: 'Bearer ${{ secrets.RECORDS_TOKEN }}' } },
+          config: {
+            url: `${server.base}/hello?n=\${{ workflow.inputs.n }}`,
+            headers: { Authorization: 'Bearer ${{ secrets.RECORDS_TOKEN }}' },
+          },
           dependsOn: ['start'],
         },
         engine: {

@@ -23,9 +23,7 @@ export function executionFacts(): ExecutionFacts {
   const tick = () => {
     const start = ms(current.createdAt);
     const end = ms(current.completedAt);
-    took.textContent = Number.isFinite(end)
-      ? duration(end - start)
-      : `${duration(Date.now() - start)} so far`;
+    took.textContent = Number.isFinite(end) ? duration(end - start) : `${duration(Date.now() - start)} so far`;
   };
   const fact = (name: string, label: string, ...value: Array<Node | string | null>) =>
     h('div', { class: 'fact', 'data-fact': name }, h('dt', {}, label), h('dd', {}, ...value));
@@ -44,19 +42,20 @@ export function executionFacts(): ExecutionFacts {
         { class: 'facts' },
         fact('duration', 'Duration', took),
         fact('trigger', 'Trigger', ...triggerText(trigger, payload)),
-        fact(
-          'revision',
-          'Revision',
-          `${Number(execution.revision)}`,
-          execution.alias ? ` (alias ${text(execution.alias)})` : '',
-        ),
+        fact('revision', 'Revision', `${Number(execution.revision)}`, execution.alias ? ` (alias ${text(execution.alias)})` : ''),
         fact('created-by', 'Started by', execution.createdBy ? `user ${text(execution.createdBy)}` : 'the platform (no user)'),
         execution.parentExecutionId
-          ? fact('parent', 'Parent', link(`/console/executions/${enc(text(execution.parentExecutionId))}`, text(execution.parentExecutionId)))
+          ? fact(
+              'parent',
+              'Parent',
+              link(`/console/executions/${enc(text(execution.parentExecutionId))}`, text(execution.parentExecutionId)),
+            )
           : null,
         execution.correlationKey ? fact('correlation-key', 'Correlation key', h('code', {}, text(execution.correlationKey))) : null,
       ),
-      execution.error ? h('div', { class: 'fact-block', 'data-fact': 'error' }, h('h2', {}, 'Error'), readableError(execution.error)) : null,
+      execution.error
+        ? h('div', { class: 'fact-block', 'data-fact': 'error' }, h('h2', {}, 'Error'), readableError(execution.error))
+        : null,
       h(
         'div',
         { class: 'io' },
@@ -88,7 +87,8 @@ function triggerText(trigger: Json, payload: Json): string[] {
   const parts = [text(trigger.source) || 'unknown'];
   if (trigger.stepId) parts.push(` (trigger step ${text(trigger.stepId)})`);
   if (trigger.source === 'cron') {
-    if (payload.schedule !== undefined) parts.push(` · schedule ${typeof payload.schedule === 'string' ? payload.schedule : JSON.stringify(payload.schedule)}`);
+    if (payload.schedule !== undefined)
+      parts.push(` · schedule ${typeof payload.schedule === 'string' ? payload.schedule : JSON.stringify(payload.schedule)}`);
     if (payload.firedAt) parts.push(` · fired ${formatTime(payload.firedAt)}`);
   } else if (trigger.source === 'webhook') {
     if (payload.method) parts.push(` · ${text(payload.method)} request`);

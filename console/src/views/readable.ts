@@ -13,7 +13,8 @@ export function maskedJson(value: unknown): HTMLElement {
   const parts = json(value).split(SECRET_MASK);
   const pre = h('pre', {});
   parts.forEach((part, index) => {
-    if (index > 0) pre.append(h('mark', { class: 'secret-mask', title: 'A secret was used here; its value is never shown' }, '•••• secret'));
+    if (index > 0)
+      pre.append(h('mark', { class: 'secret-mask', title: 'A secret was used here; its value is never shown' }, '•••• secret'));
     pre.append(part);
   });
   return pre;

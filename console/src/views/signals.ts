@@ -49,7 +49,8 @@ export function signalsPanel(
   const reload = async () => {
     try {
       const waits = (await api<{ data: Json[] }>(`${base}/pending-signals`)).data;
-      if (waits.length === 0) return mount(list, empty(running ? 'Nothing waits for a signal.' : 'The run has ended: nothing waits for a signal.'));
+      if (waits.length === 0)
+        return mount(list, empty(running ? 'Nothing waits for a signal.' : 'The run has ended: nothing waits for a signal.'));
       mount(
         list,
         h(

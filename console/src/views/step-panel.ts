@@ -19,7 +19,11 @@ export interface StepPanel {
 }
 
 export function stepPanel(base: string, definition: Json | null, onSelect: (stepId: string) => void): StepPanel {
-  const element = h('aside', { class: 'step-panel' }, empty('Select a step in the graph or on the timeline to see its config, inputs, outputs and logs.'));
+  const element = h(
+    'aside',
+    { class: 'step-panel' },
+    empty('Select a step in the graph or on the timeline to see its config, inputs, outputs and logs.'),
+  );
   const steps = (definition?.steps ?? {}) as Record<string, Json>;
 
   const show = async (stepId: string, run?: number) => {
@@ -94,7 +98,9 @@ function details(
       : null,
     has(record.inputs) ? section('Inputs', keyValues(record.inputs)) : null,
     outputs && Object.keys(outputs).length > 0 ? section('Outputs', keyValues(outputs)) : null,
-    Array.isArray(record.items) && record.items.length > 1 ? section(`Items (${record.items.length})`, maskedJson(record.items), false) : null,
+    Array.isArray(record.items) && record.items.length > 1
+      ? section(`Items (${record.items.length})`, maskedJson(record.items), false)
+      : null,
     attempts.length > 0 ? section(`Attempts (${attempts.length})`, attemptsTable(attempts)) : null,
     runs.length > 1 ? section(`Runs (${totalRuns})`, runsList(stepId, runs, Number(record.run), show), false) : null,
     section(`Logs of this step (${logs.total})`, stepLogs(logs, record)),

@@ -62,7 +62,14 @@ export function timeline(base: string, onSelect: (stepId: string, run: number) =
     h(
       'thead',
       {},
-      h('tr', {}, h('th', { scope: 'col' }, 'Step'), h('th', { scope: 'col' }, 'Status'), h('th', { scope: 'col' }, 'Took'), h('th', { scope: 'col', class: 'bar-head' }, 'Timeline ', axis)),
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'col' }, 'Step'),
+        h('th', { scope: 'col' }, 'Status'),
+        h('th', { scope: 'col' }, 'Took'),
+        h('th', { scope: 'col', class: 'bar-head' }, 'Timeline ', axis),
+      ),
     ),
     body,
   );
@@ -116,7 +123,19 @@ export function timeline(base: string, onSelect: (stepId: string, run: number) =
           s('svg', { viewBox: `0 0 ${WIDTH} 20`, preserveAspectRatio: 'none', class: 'bar-track', 'aria-hidden': 'true' }, bar),
         ),
       );
-      row = { key, stepId, run, status: 'pending', start: ms(record.startedAt), end: ms(record.completedAt), tr, bar, statusCell, took, attempts: [] };
+      row = {
+        key,
+        stepId,
+        run,
+        status: 'pending',
+        start: ms(record.startedAt),
+        end: ms(record.completedAt),
+        tr,
+        bar,
+        statusCell,
+        took,
+        attempts: [],
+      };
       rows.set(key, row);
       insertInOrder(row);
       if (run >= (latestRun.get(stepId) ?? 0)) latestRun.set(stepId, run);

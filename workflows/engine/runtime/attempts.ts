@@ -7,20 +7,33 @@
 import type { EvaluationScope } from '../evaluate';
 import { maskedTemplate, type DeferredTemplate } from '../templates';
 import { utf8Length } from './sizes';
-import { PLUGIN_ATTEMPT_DETAIL, PLUGIN_LOGS_DETAIL, type PluginResult, type RuntimeEffects, type StepAttempt, type StepError, type StepRecord } from './types';
+import {
+  PLUGIN_ATTEMPT_DETAIL,
+  PLUGIN_LOGS_DETAIL,
+  type PluginResult,
+  type RuntimeEffects,
+  type StepAttempt,
+  type StepError,
+  type StepRecord,
+} from './types';
 
 /** A recorded config over this many bytes (as JSON) is replaced by a marker: records stay small. */
 export const RECORDED_CONFIG_MAX_BYTES = 16 * 1024;
 
 /** The config as the call got it, with each string that reads a secret masked where the activity would resolve it. */
-export function recordedConfig(config: Record<string, unknown>, deferred: DeferredTemplate[], scope: EvaluationScope): Record<string, unknown> {
+export function recordedConfig(
+  config: Record<string, unknown>,
+  deferred: DeferredTemplate[],
+  scope: EvaluationScope,
+): Record<string, unknown> {
   // A JSON copy: structuredClone is absent from the workflow sandbox, and a config is JSON anyway.
   const copy = JSON.parse(JSON.stringify(config)) as Record<string, unknown>;
   for (const { target, path, template } of deferred) {
     if (target !== 'config' || path.length === 0) continue;
     let parent: unknown = copy;
     for (const key of path.slice(0, -1)) parent = (parent as Record<string | number, unknown> | undefined)?.[key];
-    if (parent !== null && typeof parent === 'object') (parent as Record<string | number, unknown>)[path[path.length - 1]] = maskedTemplate(template, scope);
+    if (parent !== null && typeof parent === 'object')
+      (parent as Record<string | number, unknown>)[path[path.length - 1]] = maskedTemplate(template, scope);
   }
   const bytes = utf8Length(JSON.stringify(copy));
   return bytes <= RECORDED_CONFIG_MAX_BYTES ? copy : { _truncated: true, configBytes: bytes };
