@@ -187,6 +187,36 @@ describe('console: the execution page', function () {
     assert.equal(await page.$('[data-action=deliver-signal]'), null);
   });
 
+  it('follows a live run: an open bar while it waits, the duration ticking, then closed bars and no signal form', async () => {
+    await publish(x, c, {
+      name: 'Live wait',
+      key: 'exec-page-wait',
+      steps: {
+        start: { type: 'trigger', pluginType: 'manual', config: {} },
+        approval: { type: 'wait', pluginType: 'signal-wait', config: { signalName: 'approve', timeout: '2d' }, dependsOn: ['start'] },
+        after: { type: 'module', pluginType: 'log', config: { message: 'approved' }, dependsOn: ['approval'] },
+      },
+    });
+    const id = await execute(x, c, 'exec-page-wait');
+    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    await open(id);
+    await page.waitForSelector('tr.step-row[data-step=approval][data-status=waiting] rect.bar.open');
+    assert.match(await factText('duration'), /so far$/);
+    assert.match(await factText('outputs'), /not ended/);
+    await page.waitForSelector('form.signal-form');
+    // It ticks.
+    const shown = await page.textContent('[data-fact=duration] dd');
+    await page.waitForFunction((was) => document.querySelector('[data-fact=duration] dd')?.textContent !== was, shown);
+
+    const sent = await c.auth(x.t.request.post(`/workflows/executions/${id}/signals/approve`)).send({ by: 'test' });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    await page.waitForSelector('tr.step-row[data-step=after][data-status=completed]');
+    await page.waitForSelector('tr.step-row[data-step=approval][data-status=completed] rect.bar:not(.open)');
+    await page.waitForSelector('#execution-status [data-status=completed]');
+    await page.waitForFunction(() => document.querySelector('form.signal-form') === null);
+    assert.doesNotMatch(await factText('duration'), /so far/);
+  });
+
   it('keeps a 200-step timeline quick (times reported)', async () => {
     await publish(x, c, {
       name: 'Long chain',
