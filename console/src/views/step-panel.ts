@@ -96,7 +96,19 @@ function details(
           ),
         )
       : null,
-    has(record.inputs) ? section('Inputs', keyValues(record.inputs)) : null,
+    has(record.inputs)
+      ? section('Inputs', keyValues(record.inputs))
+      : has(definition?.inputs)
+        ? section(
+            'Inputs',
+            h(
+              'div',
+              { 'data-inputs': 'as-written' },
+              h('p', { class: 'meta' }, 'As the revision declares them.'),
+              maskedJson(definition?.inputs),
+            ),
+          )
+        : null,
     outputs && Object.keys(outputs).length > 0 ? section('Outputs', keyValues(outputs)) : null,
     Array.isArray(record.items) && record.items.length > 1
       ? section(`Items (${record.items.length})`, maskedJson(record.items), false)
