@@ -77,7 +77,9 @@ export function timeline(base: string, onSelect: (stepId: string, run: number) =
   let spanEnd: number | undefined;
 
   const axisEnd = () => spanEnd ?? Date.now();
-  const place = (bar: SVGRectElement, start: number, end: number | undefined) => {
+  const place = (bar: SVGRectElement, begin: number, end: number | undefined) => {
+    // A run known only by its end (a skipped step) is a sliver there.
+    const start = Number.isFinite(begin) ? begin : (end ?? Number.NaN);
     const t0 = spanStart;
     const total = Math.max(axisEnd() - t0, 1);
     const from = Number.isFinite(start) ? Math.min(Math.max(start - t0, 0), total) : 0;
@@ -89,9 +91,12 @@ export function timeline(base: string, onSelect: (stepId: string, run: number) =
   const open = (status: string) => status === 'running' || status === 'waiting';
   const paint = (row: Row) => {
     const ended = Number.isFinite(row.end);
-    row.tr.setAttribute('data-status', row.status);
+    // Only what changed is touched: a live run repaints every row each second.
+    if (row.tr.getAttribute('data-status') !== row.status) {
+      row.tr.setAttribute('data-status', row.status);
+      mount(row.statusCell, statusBadge(row.status));
+    }
     row.bar.setAttribute('class', `bar status-${row.status}${open(row.status) || !ended ? ' open' : ''}`);
-    mount(row.statusCell, statusBadge(row.status));
     row.took.textContent = Number.isFinite(row.start) ? duration((ended ? row.end : Date.now()) - row.start) : '';
     place(row.bar, row.start, ended ? row.end : undefined);
     for (const attempt of row.attempts) if (attempt.bar) place(attempt.bar, attempt.start, attempt.end);
