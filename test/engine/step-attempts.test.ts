@@ -8,8 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { ApplicationFailure } from '@temporalio/common';
-import { PLUGIN_ATTEMPT_DETAIL, PLUGIN_LOGS_DETAIL, type ActivityCall } from '../../workflows/engine';
-import { RECORDED_CONFIG_MAX_BYTES } from '../../workflows/engine/runtime/attempts';
+import { PLUGIN_ATTEMPT_DETAIL, PLUGIN_LOGS_DETAIL, RECORDED_CONFIG_MAX_BYTES, type ActivityCall } from '../../workflows/engine';
 import { chain, step, trigger } from '../support/definitions';
 import { runDefinition as run } from '../support/engine-run';
 
