@@ -13,6 +13,7 @@ import { ExecutionRepository } from '../db/repositories/execution-repository';
 import { LightStepResultRepository } from '../db/repositories/light-step-result-repository';
 import {
   ExpressionError,
+  PLUGIN_ATTEMPT_DETAIL,
   PLUGIN_LOGS_DETAIL,
   RUN_LIMIT_SETTINGS,
   applyDeferred,
@@ -155,9 +156,11 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
         log: (level, message) => lines.push({ level, message }),
       });
       checkOutputSize(result, call.maxOutputBytes);
-      return scrubber.value({ ...result, logs: lines });
+      // Temporal's attempt, when it retried the call: the step record lists the attempts (workflows/engine/runtime/attempts.ts).
+      const attempt = context.info.attempt > 1 ? { attempt: context.info.attempt } : {};
+      return scrubber.value({ ...result, logs: lines, ...attempt });
     } catch (error) {
-      throw scrubFailure(error, scrubber, lines);
+      throw scrubFailure(error, scrubber, lines, context.info.attempt);
     } finally {
       clearInterval(heartbeat);
     }
@@ -266,11 +269,12 @@ function checkOutputSize(result: PluginResult, maxBytes: number | undefined): vo
 /**
  * Rebuilds a failure with every secret form removed from its message, type and
  * details, carrying the plugin's log lines (PLUGIN_LOGS_DETAIL) so a failed
- * step's logs are recorded too. The failure is new: the original's `cause`
+ * step's logs are recorded too, and Temporal's attempt number that failed
+ * (PLUGIN_ATTEMPT_DETAIL, for the step's attempts). The failure is new: the original's `cause`
  * chain and stack (which scrubbing does not reach) never leave the worker.
  */
-function scrubFailure(error: unknown, scrubber: Scrubber, logs: NonNullable<PluginResult['logs']>): ApplicationFailure {
-  const logDetail = { [PLUGIN_LOGS_DETAIL]: scrubber.value(logs) };
+function scrubFailure(error: unknown, scrubber: Scrubber, logs: NonNullable<PluginResult['logs']>, attempt: number): ApplicationFailure {
+  const logDetail = { [PLUGIN_LOGS_DETAIL]: scrubber.value(logs), [PLUGIN_ATTEMPT_DETAIL]: attempt };
   if (error instanceof ApplicationFailure) {
     return ApplicationFailure.create({
       message: scrubber.text(error.message),

@@ -91,8 +91,10 @@ export { readPath } from './runtime/paths';
 export { renamingBindings, secretBindings } from './secret-bindings';
 export { varReferences } from './var-references';
 export { NON_RETRYABLE_ERROR_TYPES } from './runtime/retry';
+export { RECORDED_CONFIG_MAX_BYTES } from './runtime/attempts';
 export {
   ENGINE_RULES,
+  PLUGIN_ATTEMPT_DETAIL,
   PLUGIN_LOGS_DETAIL,
   type ActivityCall,
   type ChildRequest,
@@ -106,6 +108,7 @@ export {
   type RuntimeEffects,
   type ScheduledStart,
   type StepEvent,
+  type StepAttempt,
   type StepRecord,
   type TriggerInfo,
   type WaitRequest,

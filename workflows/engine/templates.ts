@@ -118,6 +118,18 @@ function resolveString(text: string, scope: EvaluationScope): unknown {
   return text.replace(SEGMENT, (_segment, source: string) => stringify(evaluateExpression(source, scope)));
 }
 
+/**
+ * A definition string that reads a secret as a reader may see it: each segment that reads one shown as
+ * {@link SECRET_MASK}, the others evaluated (the whole string masked when one of those fails to evaluate).
+ */
+export function maskedTemplate(text: string, scope: EvaluationScope): string {
+  try {
+    return resolveMasked(text, scope, DEFAULT_DEFERRED, SECRET_MASK);
+  } catch {
+    return SECRET_MASK;
+  }
+}
+
 /** A definition string that reads a deferred root, each segment reading one shown as `mask`, the others evaluated as text. */
 function resolveMasked(text: string, scope: EvaluationScope, deferred: ReadonlySet<string>, mask: string): string {
   const whole = WHOLE.exec(text);

@@ -1,20 +1,26 @@
 /**
- * One execution: its graph coloured by step status and kept current from the
- * execution's event stream (SSE, authenticated by the session cookie), a step
- * panel, the log window paged backwards, pending signals with a delivery form,
- * cancel and terminate, and a link to the run in the Temporal UI.
+ * One execution: its facts (duration, trigger, revision, who started it,
+ * inputs, outputs, error), its graph coloured by step status and its timeline of
+ * step runs, both kept current from the execution's event stream (SSE,
+ * authenticated by the session cookie), a step panel, the log window paged
+ * backwards, pending signals with a delivery form while it runs, cancel and
+ * terminate, and a link to the run in the Temporal UI.
  */
 import { api, enc, q, type Json } from '../api';
-import { formatTime, h, json, link, mount, text } from '../dom';
+import { formatTime, h, link, mount, text } from '../dom';
 import { graphOf } from '../graph/model';
 import { graphView, type GraphView } from '../graph/view';
 import type { View } from '../nav';
 import { can } from '../session';
-import { empty, errorState, loading } from '../states';
+import { errorState, loading } from '../states';
+import { executionFacts } from './execution-facts';
 import { statusBadge } from './executions';
 import { logWindow } from './logs';
+import { ms } from './readable';
 import { rerunActions } from './rerun-actions';
 import { signalsPanel } from './signals';
+import { stepPanel } from './step-panel';
+import { timeline } from './timeline';
 
 const STEP_EVENT_STATUS: Record<string, string> = {
   'step.started': 'running',
@@ -41,10 +47,16 @@ export const executionView: View = async (main, [id]) => {
 
   const header = h('div', { class: 'execution-header' });
   const problem = h('div', { class: 'problem' });
-  const stepPanel = h('aside', { class: 'step-panel' }, empty('Select a step in the graph to see its inputs, outputs and runs.'));
-  const signals = signalsPanel(base, maySignal);
-  const logs = logWindow(base);
-  const graph: GraphView = graphView(graphOf(revision.definition as Json | null), { onSelect: (stepId) => void showStep(stepId) });
+  const finishedAtStart = FINISHED.has(text(execution.status));
+  const facts = executionFacts();
+  const signals = signalsPanel(base, maySignal, !finishedAtStart);
+  const logs = logWindow(base, () => text(execution.status));
+  const panel = stepPanel(base, (revision.definition as Json | null) ?? null, (stepId) => {
+    graph.select(stepId);
+    steps.select(stepId);
+  });
+  const graph: GraphView = graphView(graphOf(revision.definition as Json | null), { onSelect: (stepId) => void panel.show(stepId) });
+  const steps = timeline(base, (stepId, run) => void panel.show(stepId, run));
   for (const [stepId, record] of Object.entries((state.steps ?? {}) as Record<string, Json>)) {
     if (typeof record.status === 'string') graph.setStatus(stepId, record.status);
   }
@@ -78,7 +90,6 @@ export const executionView: View = async (main, [id]) => {
             ? h('span', { id: 'temporal-history-gone' }, ` · ${text(temporal.reason ?? 'Temporal no longer keeps this run')}`)
             : null,
       ),
-      execution.error ? h('pre', { class: 'error-text' }, json(execution.error)) : null,
       rerunActions(execution, nrn),
       !finished && mayCancel
         ? h(
@@ -98,6 +109,9 @@ export const executionView: View = async (main, [id]) => {
     try {
       execution = await api<Json>(base);
       renderHeader();
+      facts.render(execution);
+      steps.setSpan(ms(execution.createdAt), FINISHED.has(text(execution.status)) ? ms(execution.completedAt) : undefined);
+      steps.redraw();
     } catch (error) {
       mount(problem, errorState(error));
     }
@@ -112,28 +126,23 @@ export const executionView: View = async (main, [id]) => {
       mount(problem, errorState(error));
     }
   };
-  const showStep = async (stepId: string) => {
-    graph.select(stepId);
-    mount(stepPanel, loading());
-    try {
-      const step = await api<Json>(`${base}/steps/${enc(stepId)}`);
-      mount(stepPanel, stepDetails(step));
-    } catch (error) {
-      mount(stepPanel, h('h2', {}, stepId), errorState(error));
-    }
-  };
 
   renderHeader();
+  facts.render(execution);
+  steps.setSpan(ms(execution.createdAt), finishedAtStart ? ms(execution.completedAt) : undefined);
+  await steps.load();
   mount(
     main,
     header,
     problem,
-    h('div', { class: 'execution-body' }, h('section', { class: 'graph-slot' }, graph.element), stepPanel),
+    facts.element,
+    h('div', { class: 'execution-body' }, h('section', { class: 'graph-slot' }, graph.element), panel.element),
+    steps.element,
     h('div', { class: 'columns' }, signals.element, logs.element),
   );
 
   // Live: the stream replays every event from the start, so nothing between the reads above and now is missed.
-  if (FINISHED.has(text(execution.status))) return;
+  if (finishedAtStart) return;
   const stream = new EventSource(`${base}/events`);
   const live = h('span', { class: 'live', role: 'status' }, '● live');
   header.querySelector('h1')?.append(' ', live);
@@ -145,39 +154,27 @@ export const executionView: View = async (main, [id]) => {
     const data = JSON.parse(event.data) as Json;
     const status = typeof data.status === 'string' && event.type !== 'step.started' ? data.status : STEP_EVENT_STATUS[event.type];
     if (typeof data.stepId === 'string' && status) graph.setStatus(data.stepId, status);
+    steps.event(event.type, data);
     if (event.type.startsWith('wait.')) void signals.reload();
   };
+  // The duration and the open bars grow with time while the run is live.
+  const ticker = window.setInterval(() => {
+    facts.tick();
+    steps.redraw();
+  }, 1000);
   for (const type of Object.keys(STEP_EVENT_STATUS).concat('wait.ended')) stream.addEventListener(type, onStep);
   const onEnd = () => {
     stream.close();
+    window.clearInterval(ticker);
     live.remove();
-    void refresh();
+    signals.ended();
+    void refresh().then(() => Promise.all([logs.reload(), steps.load()]));
     void signals.reload();
-    void logs.reload();
   };
   for (const type of ['execution.completed', 'execution.failed', 'execution.cancelled', 'execution.terminated'])
     stream.addEventListener(type, onEnd);
-  return () => stream.close();
+  return () => {
+    stream.close();
+    window.clearInterval(ticker);
+  };
 };
-
-function stepDetails(step: Json): HTMLElement {
-  const record = (step.record ?? {}) as Json;
-  const runs = Array.isArray(step.runs) ? (step.runs as Json[]) : [];
-  const section = (title: string, value: unknown) =>
-    value === undefined || value === null ? null : h('details', { open: true }, h('summary', {}, title), h('pre', {}, json(value)));
-  return h(
-    'div',
-    { 'data-step-panel': text(step.stepId) },
-    h('h2', {}, text(step.stepId), ' ', statusBadge(text(record.status ?? 'unknown'))),
-    h(
-      'p',
-      { class: 'meta' },
-      `started ${formatTime(record.startedAt)}${record.completedAt ? ` · finished ${formatTime(record.completedAt)}` : ''}`,
-    ),
-    section('Inputs', record.inputs),
-    section('Outputs', record.outputs),
-    section('Items', record.items),
-    section('Error', record.error),
-    runs.length > 1 ? h('details', {}, h('summary', {}, `Runs (${Number(step.total ?? runs.length)})`), h('pre', {}, json(runs))) : null,
-  );
-}

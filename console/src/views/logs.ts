@@ -5,9 +5,10 @@ import { empty, errorState, loading } from '../states';
 
 export const LOG_WINDOW = 100;
 
-export function logWindow(base: string): { element: HTMLElement; reload: () => Promise<void> } {
+/** `status` gives the execution's current status, so an empty log says why when the run failed. */
+export function logWindow(base: string, status: () => string): { element: HTMLElement; reload: () => Promise<void> } {
   const rows = h('tbody', {});
-  const status = h('div', { class: 'log-status' });
+  const state = h('div', { class: 'log-status' });
   const older = h('button', { type: 'button', 'data-action': 'older-logs', hidden: true }, 'Load older entries');
   const table = h(
     'table',
@@ -27,7 +28,7 @@ export function logWindow(base: string): { element: HTMLElement; reload: () => P
       h('td', {}, text(entry.message)),
     );
   const load = async (fresh: boolean) => {
-    mount(status, loading('Loading logs…'));
+    mount(state, loading('Loading logs…'));
     try {
       const window = await api<{ data: Json[]; total: number; nextCursor?: number }>(
         `${base}/logs${q({ limit: LOG_WINDOW, cursor: fresh ? undefined : cursor })}`,
@@ -39,13 +40,13 @@ export function logWindow(base: string): { element: HTMLElement; reload: () => P
       cursor = window.nextCursor;
       older.hidden = cursor === undefined;
       mount(
-        status,
+        state,
         window.total === 0
-          ? empty('No log entries yet.')
+          ? empty(emptyText(status()))
           : h('span', { class: 'meta' }, `${rows.children.length} of ${window.total} entries`),
       );
     } catch (error) {
-      mount(status, errorState(error));
+      mount(state, errorState(error));
     }
   };
   older.addEventListener('click', () => void load(false));
@@ -55,8 +56,17 @@ export function logWindow(base: string): { element: HTMLElement; reload: () => P
     h('h2', {}, 'Logs ', h('button', { type: 'button', class: 'link', onclick: () => void load(true) }, 'Refresh')),
     older,
     table,
-    status,
+    state,
   );
   void load(true);
   return { element, reload: () => load(true) };
+}
+
+/** Why the log is empty, by the run's status. */
+function emptyText(status: string): string {
+  if (status === 'failed')
+    return 'No log entries: the run failed before any step wrote one (see the error above and the failed step on the timeline).';
+  if (status === 'cancelled' || status === 'terminated') return `No log entries: the run was ${status} before any step wrote one.`;
+  if (status === 'completed') return 'No log entries: no step of this run writes any.';
+  return 'No log entries yet.';
 }

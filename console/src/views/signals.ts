@@ -1,9 +1,16 @@
-/** Pending signals of an execution, and a form that delivers one (showing the 409 when nothing waits on that name). */
+/**
+ * Pending signals of an execution, and, while it runs, a form that delivers one (showing the 409 when nothing
+ * waits on that name). An ended run shows no form: nothing can wait on a signal any more.
+ */
 import { api, enc, type Json } from '../api';
 import { formatTime, h, mount, text } from '../dom';
 import { empty, errorState, loading } from '../states';
 
-export function signalsPanel(base: string, maySignal: boolean): { element: HTMLElement; reload: () => Promise<void> } {
+export function signalsPanel(
+  base: string,
+  maySignal: boolean,
+  running: boolean,
+): { element: HTMLElement; reload: () => Promise<void>; ended: () => void } {
   const list = h('div', {}, loading());
   const result = h('div', { class: 'signal-result' });
   const name = h('input', { type: 'text', name: 'signal', placeholder: 'Signal name', 'aria-label': 'Signal name', required: true });
@@ -42,7 +49,8 @@ export function signalsPanel(base: string, maySignal: boolean): { element: HTMLE
   const reload = async () => {
     try {
       const waits = (await api<{ data: Json[] }>(`${base}/pending-signals`)).data;
-      if (waits.length === 0) return mount(list, empty('Nothing waits for a signal.'));
+      if (waits.length === 0)
+        return mount(list, empty(running ? 'Nothing waits for a signal.' : 'The run has ended: nothing waits for a signal.'));
       mount(
         list,
         h(
@@ -72,6 +80,14 @@ export function signalsPanel(base: string, maySignal: boolean): { element: HTMLE
       mount(list, errorState(error));
     }
   };
+  const ended = () => {
+    running = false;
+    form.remove();
+  };
   void reload();
-  return { element: h('section', { class: 'signals' }, h('h2', {}, 'Pending signals'), list, maySignal ? form : null, result), reload };
+  return {
+    element: h('section', { class: 'signals' }, h('h2', {}, 'Pending signals'), list, maySignal && running ? form : null, result),
+    reload,
+    ended,
+  };
 }

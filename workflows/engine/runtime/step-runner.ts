@@ -30,6 +30,7 @@ import {
   type PluginCall,
   type PluginResult,
   type ScopeExtras,
+  type StepAttempt,
   type StepEnv,
   type StepError,
   type StepRecord,
@@ -38,6 +39,7 @@ import { runForEach } from './for-each';
 import { deciderResult, operatorTraitsOf, parkAfterSideEffect } from './operator-kinds';
 import { runLoop } from './loop';
 import { reusedRecord, takeOver } from './reuse';
+import { keepAttempts, recordedConfig, trackedAttempt } from './attempts';
 
 export const DEFAULT_PARALLELISM = 5;
 export const DEFAULT_STEP_TIMEOUT_MS = 5 * 60_000;
@@ -194,6 +196,13 @@ export async function callPlugin(
         });
   }
 
+  // What a reader sees of the call: the first call of the run, secrets masked (./attempts.ts).
+  const record = ctx.steps[step.id] as StepRecord | undefined;
+  if (record && record.run === activation.run && record.config === undefined) record.config = recordedConfig(config, deferred, scope);
+  // Attempts are noted per call; the record keeps them when there was more than one.
+  const attempts: StepAttempt[] = [];
+  const itemIndex = extras.soleCall ? undefined : extras.itemIndex;
+
   const reentered = Object.keys(activation.via).some((edgeId) => env.topology.edges[edgeId]?.kind === 'back');
   // A kind or feature an operator's plugin declares (its pin; a kit stub's descriptor): ./operator-kinds.ts.
   const traits = inline ? undefined : operatorTraitsOf(env, pluginType);
@@ -210,7 +219,13 @@ export async function callPlugin(
       hasPortEdge: (port) => env.topology.outgoing[step.id].some((edgeId) => env.topology.edges[edgeId].sourcePort === port),
       reentered,
     };
-    return withRetries(step.errorHandling?.retryPolicy, effects, () => inline(inlineCall));
+    try {
+      return await withRetries(step.errorHandling?.retryPolicy, effects, () =>
+        trackedAttempt(effects, attempts, itemIndex, async () => inline(inlineCall), toStepError),
+      );
+    } finally {
+      keepAttempts(record, attempts);
+    }
   }
   // Templates that read a secret are evaluated by the activity; it gets the other roots they read.
   const deferredScope = scopeForDeferred(deferred, scope);
@@ -242,14 +257,25 @@ export async function callPlugin(
     ...(deferred.length > 0 ? bindingsOf(ctx.input.definition) : {}),
   };
   // Each engine-run attempt says which it is (the host's own retries count from there: the kit's stubs see it).
-  const result = await withRetries(engineRetries ? retryPolicy : undefined, effects, (attempt) =>
-    effects.callActivity(engineRetries ? { ...activityCall, attempt } : activityCall),
-  );
+  let result: PluginResult;
+  try {
+    result = await withRetries(engineRetries ? retryPolicy : undefined, effects, (attempt) =>
+      trackedAttempt(
+        effects,
+        attempts,
+        itemIndex,
+        () => effects.callActivity(engineRetries ? { ...activityCall, attempt } : activityCall),
+        toStepError,
+      ),
+    );
+  } finally {
+    keepAttempts(record, attempts);
+  }
   if (result.nodeState === null) delete ctx.nodeContext[step.id];
   else if (result.nodeState !== undefined) ctx.nodeContext[step.id] = result.nodeState;
   for (const line of result.logs ?? [])
     effects.log({ stepId: step.id, level: line.level, message: line.message, timestamp: new Date(effects.now()).toISOString() });
-  const settled: PluginResult = { ...result, logs: undefined, nodeState: undefined, wait: undefined };
+  const settled: PluginResult = { ...result, logs: undefined, nodeState: undefined, wait: undefined, attempt: undefined };
   if (traits?.kind === 'decider') return deciderResult(pluginType, settled, extras.item ? [extras.item] : extras.items);
   if (traits?.twoPhaseWait) return parkAfterSideEffect(env, step, pluginType, config, { ...settled, wait: result.wait });
   return settled;
@@ -322,6 +348,8 @@ function finish(
       record.items = itemsOf(result);
       record.outputs = record.items[0] ?? {};
     }
+    // The run's log says why (the message is scrubbed of secrets where a secret was loaded: the activity's failure).
+    env.effects.log({ stepId: step.id, level: 'error', message: `${record.error.code}: ${record.error.message}`, timestamp: at });
     env.effects.onEvent({ type: 'step.failed', stepId: step.id, run: activation.run, at, record });
     return { record, outcome: { status: 'failed', inputItems: activation.items } };
   }

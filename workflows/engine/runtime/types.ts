@@ -153,6 +153,27 @@ export interface StepRecord {
   metadata?: { fanOut?: { done: number; total: number; failed: number } } & Record<string, unknown>;
   /** Set on a step a retry did not run: its record is the one of the execution named here (ExecutionInput.reuse). */
   reusedFrom?: string;
+  /**
+   * The plugin config of this run's (first) call as resolved, every template that reads a secret shown
+   * masked (`<redacted>`, the templates' SECRET_MASK): never a secret value. A marker when over its cap (./attempts.ts).
+   */
+  config?: Record<string, unknown>;
+  /** The attempts of this run's plugin calls, when there was more than one (./attempts.ts). */
+  attempts?: StepAttempt[];
+}
+
+/**
+ * One attempt of a step's plugin call. Attempts the engine ran (a jitter policy, an inline plugin's retries)
+ * carry their times and error; earlier attempts Temporal retried by itself are known by number only.
+ */
+export interface StepAttempt {
+  attempt: number;
+  status: 'completed' | 'failed';
+  /** The call's item, in a fan-out (several calls per run). */
+  itemIndex?: number;
+  error?: StepError;
+  startedAt?: string;
+  completedAt?: string;
 }
 
 /** What a plugin call returns (inline or activity). `items` wins over `outputs`. */
@@ -171,6 +192,8 @@ export interface PluginResult {
    * workflow. The plugin's data: checked before use (./operator-kinds.ts), never evaluated.
    */
   wait?: { signalName: string | string[]; correlationKey?: string };
+  /** The host's attempt that produced this result, when it retried the call itself (Temporal's attempt number). */
+  attempt?: number;
   /** Log lines an activity plugin emitted (already scrubbed); the workflow records them in order. */
   logs?: Array<{ level: 'debug' | 'info' | 'warn' | 'error'; message: string }>;
   /**
@@ -183,6 +206,8 @@ export interface PluginResult {
 
 /** Key of the failure detail in which a failed activity plugin returns its log lines. */
 export const PLUGIN_LOGS_DETAIL = 'pluginLogs';
+/** Key, in that same detail, of the host's attempt number that failed (Temporal's attempt). */
+export const PLUGIN_ATTEMPT_DETAIL = 'attempt';
 
 export interface LogEntryDraft {
   stepId: string;
