@@ -66,6 +66,9 @@ describe('web console: re-run and retry from the failed step', function () {
     const reused = (await attribute(page, '[data-reused-steps]', 'data-reused-steps'))?.split(',').sort();
     assert.deepEqual(reused, ['count', 'note', 'start']);
     assert.deepEqual(hits, { '/count': 1, '/flaky': 2 });
+    // The step panel of a reused step says where its record comes from.
+    await page.click('.graph .node[data-step=count]');
+    assert.equal(await attribute(page, '[data-step-panel=count] [data-reused-from]', 'data-reused-from'), first);
     const record = await waitFor(x, c, retry, finished);
     assert.equal(record.rerunOf, first);
     assert.equal(record.rerunKind, 'retry');

@@ -6,7 +6,7 @@
  * error, attempts, its other runs, and the log entries of that step only.
  */
 import { api, enc, q, type Json } from '../api';
-import { formatTime, h, mount, text } from '../dom';
+import { formatTime, h, link, mount, text } from '../dom';
 import { empty, errorState, loading } from '../states';
 import { statusBadge } from './executions';
 import { duration, keyValues, maskedJson, ms, readableError } from './readable';
@@ -78,6 +78,15 @@ function details(
         .filter(Boolean)
         .join(' · '),
     ),
+    // A retry took this step's record over from the failed run instead of running it (POST …/retry).
+    typeof record.reusedFrom === 'string'
+      ? h(
+          'p',
+          { class: 'meta', 'data-reused-from': record.reusedFrom },
+          'Reused, not run again: recorded by ',
+          link(`/console/executions/${enc(record.reusedFrom)}`, record.reusedFrom),
+        )
+      : null,
     has(record.error) ? section('Error', readableError(record.error)) : null,
     has(config)
       ? section(
