@@ -27,7 +27,7 @@ const described: Record<RerunKind, { operationId: string; summary: string; descr
     operationId: 'retryExecution',
     summary: 'Retry a failed execution from its failed step',
     description:
-      'Only for a failed execution (409 otherwise). Starts a new execution of the same revision with the same inputs in which every step that completed in the failed one (and ran once) is not run again: its recorded outputs are reused (its step record says `reusedFrom`), so the run starts at the failed step(s) and whatever depends on them. The run variables start as the failed run last recorded them. The new execution shows `rerunOf` and `rerunKind: retry`.',
+      'Only for a failed execution (409 otherwise). Starts a new execution of the same revision with the same inputs in which every step that completed in the failed one (and ran once) is not run again: its recorded outputs are reused (its step record says `reusedFrom`), so the run starts at the failed step(s) and whatever depends on them. Steps that set run variables run again, so the variables are rebuilt as the failed run built them. The new execution shows `rerunOf` and `rerunKind: retry`.',
   },
 };
 
