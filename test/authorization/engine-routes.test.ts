@@ -177,6 +177,17 @@ const TABLE: Record<string, Row> = {
     ok: 409,
     allowed: WRITERS,
   },
+  // A re-run starts a new execution: 503 here, as execute (no Temporal); a retry of a completed run answers 409.
+  'post /workflows/executions/{id}/rerun': {
+    call: (f) => ({ url: `/workflows/executions/${f.executionId}/rerun` }),
+    ok: 503,
+    allowed: WRITERS,
+  },
+  'post /workflows/executions/{id}/retry': {
+    call: (f) => ({ url: `/workflows/executions/${f.executionId}/retry` }),
+    ok: 409,
+    allowed: WRITERS,
+  },
   'post /workflows/executions/{id}/signals/{name}': {
     call: (f) => ({ url: `/workflows/executions/${f.executionId}/signals/approve`, body: {} }),
     ok: 409,
