@@ -5,14 +5,11 @@
  * organization's executions never counted). Rows are inserted directly (no Temporal).
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
-import { executionRoutes } from '../../api/executions';
-import { loadConfig } from '../../config/config';
-import { createTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
 import { assertDialect } from '../support/dialects';
+import { executionReadsApp } from './reads-app';
 import { grantAdmin, grantRole } from '../support/grants';
 
 interface StatsBody {
@@ -50,15 +47,7 @@ describe('execution stats', function () {
 
   before(async () => {
     db = await testDataSource();
-    const unreachable = { options: { namespace: 'default' } } as unknown as Client;
-    t = createTestApp({
-      routes: executionRoutes({
-        config: { ...loadConfig(), publicBaseUrl: 'http://api.test' },
-        dataSource: db,
-        temporal: unreachable,
-        encryptionKey: randomBytes(32),
-      }),
-    });
+    t = executionReadsApp(db);
     org = newOrganizationId();
     auth = `Bearer ${await t.token({ organizationId: org, userId: await grantAdmin(db, org) })}`;
     await insert(db, org, [
