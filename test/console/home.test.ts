@@ -165,8 +165,8 @@ describe('console: home, executions list and triggers', function () {
     // Trigger source and duration (ended: 90 s; running: since it started, 10 minutes ago).
     const running = `tr[data-execution="exec_home_running_${c.org}"]`;
     assert.equal(await page.textContent(`${running} td.trigger`), 'webhook');
-    assert.match((await page.textContent(`${running} td.duration`)) ?? '', /^1\dm \d+s$/);
-    assert.equal(await page.textContent(`tr[data-execution="exec_home_steady0_${c.org}"] td.duration`), '1m 30s');
+    assert.match((await page.textContent(`${running} td.duration`)) ?? '', /^1\d min \d+ s$/);
+    assert.equal(await page.textContent(`tr[data-execution="exec_home_steady0_${c.org}"] td.duration`), '1 min 30 s');
     assert.equal(await page.textContent(`tr[data-execution="exec_home_steady0_${c.org}"] td.trigger`), 'manual');
 
     await page.selectOption('select[name=range]', '24h');

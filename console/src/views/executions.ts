@@ -7,6 +7,7 @@ import { api, ApiError, enc, q, type Json, type Page } from '../api';
 import { formatTime, h, link, mount, text } from '../dom';
 import { navigate, type View } from '../nav';
 import { empty, errorState, loading } from '../states';
+import { duration } from './readable';
 
 export const STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled', 'terminated'];
 const PAGE_SIZE = 25;
@@ -266,17 +267,7 @@ export function durationOf(run: Json): string {
   const start = Date.parse(text(run.createdAt));
   const end = run.completedAt !== undefined ? Date.parse(text(run.completedAt)) : Date.now();
   if (Number.isNaN(start) || Number.isNaN(end)) return '';
-  return formatDuration(end - start);
-}
-
-export function formatDuration(ms: number): string {
-  const seconds = Math.max(0, Math.floor(ms / 1000));
-  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
-  if (seconds < 60) return `${(ms / 1000).toFixed(1)} s`;
-  const [d, hh, mm, ss] = [Math.floor(seconds / 86_400), Math.floor(seconds / 3600) % 24, Math.floor(seconds / 60) % 60, seconds % 60];
-  if (d > 0) return `${d}d ${hh}h`;
-  if (hh > 0) return `${hh}h ${mm}m`;
-  return `${mm}m ${ss}s`;
+  return duration(end - start);
 }
 
 export const statusBadge = (status: string): HTMLElement => h('span', { class: `badge status-${status}`, 'data-status': status }, status);
