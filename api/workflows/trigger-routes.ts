@@ -19,11 +19,15 @@ const Status = Type.Union([
 
 /** Temporal reads of `includeNextRun` in flight at once. */
 const NEXT_RUN_READS_AT_ONCE = 8;
+/** Temporal reads of `includeNextRun` per request at most, so one list cannot send thousands (docs/limits.md). */
+export const NEXT_RUN_READS_MAX = 100;
 
 /** The next run of each live binding whose registrar knows one (Temporal's answer; a failed read leaves the binding out). */
-async function nextRunsOf(deps: WorkflowDeps, rows: TriggerBindingEntity[]): Promise<Map<TriggerBindingEntity, Date>> {
+export async function nextRunsOf(deps: WorkflowDeps, rows: TriggerBindingEntity[]): Promise<Map<TriggerBindingEntity, Date>> {
   const found = new Map<TriggerBindingEntity, Date>();
-  const pending = rows.filter((row) => row.status === 'live' && deps.registrars[row.pluginType]?.nextRun !== undefined);
+  const pending = rows
+    .filter((row) => row.status === 'live' && deps.registrars[row.pluginType]?.nextRun !== undefined)
+    .slice(0, NEXT_RUN_READS_MAX);
   const readNext = async (): Promise<void> => {
     for (let row = pending.shift(); row; row = pending.shift()) {
       try {
@@ -47,7 +51,7 @@ export function triggerRoutes(deps: WorkflowDeps): RouteDefinition[] {
       summary: 'List trigger bindings across aliases',
       tags: ['Workflow triggers'],
       access: { permission: 'workflow:read' },
-      description: `With \`includeNextRun=true\`, each live binding of a kind that schedules runs (cron) carries \`nextRunAt\`, as Temporal's schedule says: one Temporal read per such binding, ${NEXT_RUN_READS_AT_ONCE} at a time; a binding Temporal does not answer for is listed without it.`,
+      description: `With \`includeNextRun=true\`, each live binding of a kind that schedules runs (cron) carries \`nextRunAt\`, as Temporal's schedule says: one Temporal read per such binding, ${NEXT_RUN_READS_AT_ONCE} at a time and ${NEXT_RUN_READS_MAX} at most (the bindings beyond them, and one Temporal does not answer for, are listed without it).`,
       query: Type.Object({
         workflowId: Type.Optional(Type.String({ minLength: 1 })),
         status: Type.Optional(Status),
