@@ -71,5 +71,7 @@ describe('workflows API: config entries beneath a folder', () => {
       assertDialect('config', res, 400);
       assert.equal(res.body.error, 'invalid_place', res.text);
     }
+    // A flag that is not a boolean is refused, not read as false.
+    assertDialect('config', await list('?path=/team&descendants=maybe'), 400);
   });
 });

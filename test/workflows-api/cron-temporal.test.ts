@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { EXECUTION_WORKFLOW_TYPE } from '../../workflows/engine';
+import { assertDialect } from '../support/dialects';
 import { createTestTemporalEnv } from '../support/temporal';
 import { definition, wfContext, type WfContext } from './support';
 
@@ -96,6 +97,9 @@ describe('workflows API: cron triggers on Temporal schedules', function () {
     assert.match(String((byId.hook.runtimeMetadata as Record<string, unknown>).webhookUrl), /\/workflows\/webhooks\//);
     // Without asking, no Temporal read and no next run.
     const plain = await c.auth(c.t.request.get('/workflows/triggers?workflowId=yearly')).expect(200);
+    // A flag that is not a boolean is refused (problem details), not read as false.
+    const bad = await c.auth(c.t.request.get('/workflows/triggers?workflowId=yearly&includeNextRun=maybe'));
+    assertDialect('problem', bad, 400);
     assert.ok((plain.body.data as Array<Record<string, unknown>>).every((row) => row.nextRunAt === undefined));
     // A deactivated schedule has none.
     await c.auth(c.t.request.post('/workflows/definitions/yearly/aliases/latest/deactivate')).expect(200);
