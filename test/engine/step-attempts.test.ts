@@ -8,7 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { ApplicationFailure } from '@temporalio/common';
-import { PLUGIN_ATTEMPT_DETAIL, PLUGIN_LOGS_DETAIL, RECORDED_CONFIG_MAX_BYTES, type ActivityCall } from '../../workflows/engine';
+import {
+  PLUGIN_ATTEMPT_DETAIL,
+  PLUGIN_LOGS_DETAIL,
+  RECORDED_ATTEMPTS_MAX,
+  RECORDED_CONFIG_MAX_BYTES,
+  type ActivityCall,
+} from '../../workflows/engine';
 import { chain, step, trigger } from '../support/definitions';
 import { runDefinition as run } from '../support/engine-run';
 
@@ -106,6 +112,21 @@ describe('step records: resolved config and attempts (pure, fake effects)', () =
         [3, 'completed', true],
       ],
     );
+  });
+
+  it(`lists at most ${RECORDED_ATTEMPTS_MAX} attempts of one run, counting the others`, async () => {
+    // Each item's call answers on Temporal's third attempt: three attempts per item, listed until the cap.
+    const items = 40;
+    const { ctx, outcome } = await run(
+      {
+        steps: chain(manual, step('each', 'http-request', { url: 'https://x/each' }, { forEach: { expression: 'workflow.inputs.list' } })),
+      },
+      { list: Array.from({ length: items }, (_, i) => i) },
+      { activities: { 'http-request': () => ({ status: 'success', outputs: {}, attempt: 3 }) } },
+    );
+    assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+    assert.equal(ctx.steps.each.attempts?.length, RECORDED_ATTEMPTS_MAX);
+    assert.equal(ctx.steps.each.attemptsOmitted, items * 3 - RECORDED_ATTEMPTS_MAX);
   });
 
   it('writes an error log line for a failed step, with the attempt Temporal reported', async () => {

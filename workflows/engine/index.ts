@@ -91,7 +91,7 @@ export { readPath } from './runtime/paths';
 export { renamingBindings, secretBindings } from './secret-bindings';
 export { varReferences } from './var-references';
 export { NON_RETRYABLE_ERROR_TYPES } from './runtime/retry';
-export { RECORDED_CONFIG_MAX_BYTES } from './runtime/attempts';
+export { RECORDED_ATTEMPTS_MAX, RECORDED_CONFIG_MAX_BYTES } from './runtime/attempts';
 export {
   ENGINE_RULES,
   PLUGIN_ATTEMPT_DETAIL,

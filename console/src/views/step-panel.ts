@@ -58,6 +58,8 @@ function details(
   const started = ms(record.startedAt);
   const ended = ms(record.completedAt);
   const attempts = Array.isArray(record.attempts) ? (record.attempts as Json[]) : [];
+  // Past the engine's cap on listed attempts (workflows/engine/runtime/attempts.ts), the rest are a count.
+  const omitted = Number(record.attemptsOmitted) || 0;
   const recordedConfig = record.config !== undefined && record.config !== null;
   const config = recordedConfig ? record.config : definition?.config;
   const has = (value: unknown) => value !== undefined && value !== null;
@@ -122,7 +124,17 @@ function details(
     Array.isArray(record.items) && record.items.length > 1
       ? section(`Items (${record.items.length})`, maskedJson(record.items), false)
       : null,
-    attempts.length > 0 ? section(`Attempts (${attempts.length})`, attemptsTable(attempts)) : null,
+    attempts.length > 0
+      ? section(
+          `Attempts (${attempts.length + omitted})`,
+          h(
+            'div',
+            {},
+            attemptsTable(attempts),
+            omitted > 0 ? h('p', { class: 'meta' }, `${omitted} more attempts are counted, not listed.`) : null,
+          ),
+        )
+      : null,
     runs.length > 1 ? section(`Runs (${totalRuns})`, runsList(stepId, runs, Number(record.run), show), false) : null,
     section(`Logs of this step (${logs.total})`, stepLogs(logs, record)),
   );

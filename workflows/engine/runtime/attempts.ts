@@ -74,10 +74,19 @@ export async function trackedAttempt(
   }
 }
 
-/** Records the attempts on the run's record when there was more than one. */
+/**
+ * Attempts one run's record lists at most: a fan-out of thousands of retried calls would otherwise grow the
+ * record (and the history it travels in) without bound. The others are counted in `attemptsOmitted`.
+ */
+export const RECORDED_ATTEMPTS_MAX = 100;
+
+/** Records the attempts on the run's record when there was more than one, up to RECORDED_ATTEMPTS_MAX. */
 export function keepAttempts(record: StepRecord | undefined, attempts: StepAttempt[]): void {
   if (!record || attempts.length <= 1) return;
-  record.attempts = [...(record.attempts ?? []), ...attempts];
+  const kept = record.attempts ?? [];
+  const room = Math.max(0, RECORDED_ATTEMPTS_MAX - kept.length);
+  record.attempts = [...kept, ...attempts.slice(0, room)];
+  if (attempts.length > room) record.attemptsOmitted = (record.attemptsOmitted ?? 0) + attempts.length - room;
 }
 
 /** The host's attempt number a failed activity reported in its details (see PLUGIN_ATTEMPT_DETAIL). */

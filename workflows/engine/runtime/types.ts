@@ -160,6 +160,8 @@ export interface StepRecord {
   config?: Record<string, unknown>;
   /** The attempts of this run's plugin calls, when there was more than one (./attempts.ts). */
   attempts?: StepAttempt[];
+  /** Attempts not listed in `attempts`, past its cap (./attempts.ts RECORDED_ATTEMPTS_MAX). */
+  attemptsOmitted?: number;
 }
 
 /**
