@@ -8,7 +8,13 @@ import type { DataSource } from 'typeorm';
 import type { AuthContext } from '../http/auth';
 import { forbidden, unauthorized, type HttpError } from '../http/errors';
 import type { RoleEntity } from '../../db/entities/role';
-import { GrantRepository, type HeldGrants } from '../../db/repositories/grant-repository';
+import {
+  GrantRepository,
+  type CallerGrants,
+  type CallerGrantsRead,
+  type CallerKey,
+  type HeldGrants,
+} from '../../db/repositories/grant-repository';
 import { nrnContains, parseNrn, type Nrn } from './nrn';
 import { permits, type Permission } from '../http/permissions';
 
@@ -130,12 +136,26 @@ export function callerFrom(auth: AuthContext): Caller {
  * read at all (GrantRepository's heldGrantsSql).
  */
 export async function loadAccess(dataSource: DataSource, auth: AuthContext): Promise<Access> {
+  return checkedAccess(auth, await GrantRepository.of(dataSource.manager).activeOfCaller(callerKeyOf(auth)));
+}
+
+/**
+ * As {@link loadAccess}, from the caller's grants read by the statement that
+ * read the request's rows (GrantRepository's callerGrantsColumns): the same
+ * grants at the same instant, one round trip fewer.
+ */
+export async function accessFromRead(dataSource: DataSource, auth: AuthContext, read: CallerGrantsRead): Promise<Access> {
+  return checkedAccess(auth, await GrantRepository.of(dataSource.manager).callerGrantsOf(read, callerKeyOf(auth)));
+}
+
+/** The caller's ids and token type, as the grant statements take them. */
+export function callerKeyOf(auth: AuthContext): CallerKey {
+  return { id: auth.userId, organizationId: auth.organizationId, type: auth.userType };
+}
+
+/** The access the grants give, once the token's user type is the one the user is recorded with. */
+function checkedAccess(auth: AuthContext, held: CallerGrants): Access {
   const caller = callerFrom(auth);
-  const held = await GrantRepository.of(dataSource.manager).activeOfCaller({
-    id: caller.userId,
-    organizationId: caller.organizationId,
-    type: caller.userType,
-  });
   if (held.userType !== caller.userType) {
     throw unauthorized(
       `The bearer token's "user_type" claim is ${caller.userType}, but user ${caller.userId} of organization ${caller.organizationId} is a ${held.userType}.`,

@@ -10,7 +10,7 @@ import type { ExecutionEntity } from '../../db/entities/execution';
 import type { WorkflowEntity } from '../../db/entities/workflow';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
-import { loadAccess } from '../access/access';
+import { accessFromRead, callerKeyOf } from '../access/access';
 import { organizationNrn } from '../access/nrn';
 import type { AuthContext } from '../http/auth';
 import type { Permission } from '../http/permissions';
@@ -42,11 +42,9 @@ export async function guardedExecution(
   id: string,
   permission: Permission,
 ): Promise<{ row: ExecutionEntity; nrn: string }> {
-  // Two reads side by side (the caller's grants do not depend on the row): a polling client pays one round trip.
-  const [found, access] = await Promise.all([
-    new ExecutionRepository(deps.dataSource.manager).findWithWorkflowNrn(auth.organizationId, id),
-    loadAccess(deps.dataSource, auth),
-  ]);
+  // The row and the caller's grants in one statement: a polling client pays one round trip per read.
+  const { grants, found } = await new ExecutionRepository(deps.dataSource.manager).findWithWorkflowNrnAndGrants(callerKeyOf(auth), id);
+  const access = await accessFromRead(deps.dataSource, auth, grants);
   if (!found) throw executionNotFound(id);
   const workflow = found.workflow && { nrn: found.workflow.nrn, organizationId: auth.organizationId };
   const nrn = executionNrn(auth.organizationId, workflow);
