@@ -18,7 +18,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
+import { EVENTS_PAGE, ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
 import { AccessWatch } from '../access/access-watch';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
@@ -124,7 +124,9 @@ export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
             }
             if (batch.length > 0) idleUntil = Date.now() + limits.streamIdleSeconds * 1000;
             else if (Date.now() >= idleUntil) return close();
-            else if (!notified) await nextWake(idleUntil);
+            // Read again at once only when a page was full or a notification came during the read: any later commit
+            // notifies (and a batch that ended the read short at a gap notifies when it commits).
+            if (batch.length < EVENTS_PAGE && !notified) await nextWake(idleUntil);
           }
           close();
         };

@@ -9,7 +9,7 @@
  */
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionEventEntity, type StreamEventData } from '../entities/execution-event';
-import { deletedCount, isoSql } from '../sql';
+import { deletedCount, isoSql, poolQuery } from '../sql';
 import { DEFAULT_PORTS } from './execution-step-repository';
 
 /** One event of the stream, as read (the rows' batches taken apart, references to step rows resolved). */
@@ -46,6 +46,9 @@ const STEP_EVENT_DATA_SQL = `CASE WHEN ev.event->>0 = 'step.started'
       ELSE jsonb_build_object('stepId', s.step_id, 'run', s.run, 'at', ${isoSql('s.completed_at')}, 'status', s.status,
         'activePorts', COALESCE(s.record->'activePorts', ${DEFAULT_PORTS}), 'error', COALESCE(s.record->'error', 'null'::jsonb)) END`;
 
+/** Events a read answers at most ({@link ExecutionEventRepository.after}); a full page may have more behind it. */
+export const EVENTS_PAGE = 500;
+
 export class ExecutionEventRepository extends Repository<ExecutionEventEntity> {
   constructor(manager: EntityManager) {
     super(ExecutionEventEntity, manager);
@@ -66,13 +69,16 @@ export class ExecutionEventRepository extends Repository<ExecutionEventEntity> {
    * The events right after `afterSeq`, in order and without gaps: a batch that
    * has not committed yet ends the list, so a reader never skips past it.
    */
-  async after(executionId: string, afterSeq: number, limit = 500): Promise<ExecutionEvent[]> {
-    // The row holding `afterSeq` (its batch may go on past it), then the rows after it, taken apart.
-    const rows = await this.manager.query<Array<{ seq: number; type: string; data: Record<string, unknown>; createdAt: Date }>>(
+  async after(executionId: string, afterSeq: number, limit = EVENTS_PAGE): Promise<ExecutionEvent[]> {
+    // The row holding `afterSeq` (its batch may go on past it), then the rows after it, taken apart. On the pool, as a
+    // prepared statement: an event stream runs it on every notification.
+    const rows = await poolQuery<{ seq: number; type: string; data: Record<string, unknown>; createdAt: Date }>(
+      this.manager,
+      'events-after',
       `WITH batches AS (
          (SELECT * FROM execution_events WHERE execution_id = $1 AND seq <= $2 ORDER BY seq DESC LIMIT 1)
          UNION ALL
-         (SELECT * FROM execution_events WHERE execution_id = $1 AND seq > $2 ORDER BY seq LIMIT ${limit})
+         (SELECT * FROM execution_events WHERE execution_id = $1 AND seq > $2 ORDER BY seq LIMIT $3)
        ),
        ev AS (
          SELECT b.seq + e.n::int - 1 AS seq, b.created_at, e.event
@@ -90,7 +96,7 @@ export class ExecutionEventRepository extends Repository<ExecutionEventEntity> {
          ON jsonb_typeof(ev.event) = 'array' AND s.execution_id = $1 AND s.step_id = ev.event->>1 AND s.run = (ev.event->>2)::int
        WHERE ev.seq > $2
        ORDER BY ev.seq`,
-      [executionId, afterSeq],
+      [executionId, afterSeq, limit],
     );
     const contiguous: ExecutionEvent[] = [];
     for (const row of rows) {
