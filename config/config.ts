@@ -96,6 +96,12 @@ export interface TelemetrySettings {
    * free loopback port that only this process's API `/metrics` reads (a worker without an API serves none).
    */
   workerMetricsPort?: number;
+  /**
+   * Stack traces inside workflow runs (`WORKFLOW_STACK_TRACES`, default false): with them the Temporal UI's "Stack
+   * Trace" tab shows where a run's code waits, at the cost of a captured and source-mapped stack for every promise
+   * a run creates (a third of the workflow thread's CPU; workflows/no-stack-traces.ts).
+   */
+  workflowStackTraces: boolean;
 }
 
 /** The process's name in the audit trail when `REPLICA_ID` is unset. */
@@ -330,6 +336,7 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
       otlpEndpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
       serviceName: read('OTEL_SERVICE_NAME') ?? 'platform-api',
       workerMetricsPort: read('WORKER_METRICS_PORT') === undefined ? undefined : integer('WORKER_METRICS_PORT', 0, 1, 65535),
+      workflowStackTraces: boolean('WORKFLOW_STACK_TRACES', false),
     },
     replicaId: read('REPLICA_ID') ?? defaultReplicaId(),
     auditRetentionDays: integer('AUDIT_RETENTION_DAYS', 365, 1, 36_500),

@@ -117,6 +117,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
         shutdownGraceMs: config.shutdownGraceMs,
         codeExec: config.codeExec,
         tracing: tracing?.worker,
+        stackTraces: config.telemetry.workflowStackTraces,
         activityDeps: {
           dataSource: database.dataSource,
           logger,

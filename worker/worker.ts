@@ -22,17 +22,26 @@ import type { Logger } from '../config/logger';
 /** Resolves to the TypeScript source under tsx and to the compiled file in dist/. */
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
+/** Loaded once per worker thread, before any run: stack traces off inside runs (unless WORKFLOW_STACK_TRACES). */
+export const NO_STACK_TRACES_MODULE = require.resolve('../workflows/no-stack-traces');
+
 const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
 /**
  * Webpack bundling takes seconds: do it once per process and share it between workers. Extra workflow
- * interceptor modules (tracing's, when on) make another bundle; without them the bundle is the one it always was.
+ * interceptor modules (tracing's, when on) make another bundle, and so do stack traces turned on
+ * (`WORKFLOW_STACK_TRACES`); the default bundle preloads workflows/no-stack-traces.ts.
  */
-export function workflowBundle(workflowInterceptorModules: string[] = []): Promise<WorkflowBundleWithSourceMap> {
-  const key = workflowInterceptorModules.join('\n');
+export function workflowBundle(workflowInterceptorModules: string[] = [], stackTraces = false): Promise<WorkflowBundleWithSourceMap> {
+  const key = `${stackTraces}\n${workflowInterceptorModules.join('\n')}`;
   let bundle = bundles.get(key);
   if (!bundle) {
-    bundle = bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules, logger: new DefaultLogger('WARN') });
+    bundle = bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      workflowInterceptorModules,
+      preloadModules: stackTraces ? [] : [NO_STACK_TRACES_MODULE],
+      logger: new DefaultLogger('WARN'),
+    });
     bundles.set(key, bundle);
   }
   return bundle;
@@ -93,6 +102,8 @@ export interface WorkerOptions {
   codeExec?: CodeExecSettings;
   /** Tracing's interceptors, span sink and workflow interceptor module (startup/tracing.ts); unset: none. */
   tracing?: WorkerTracing;
+  /** Stack traces inside runs (`WORKFLOW_STACK_TRACES`; default off: workflows/no-stack-traces.ts). */
+  stackTraces?: boolean;
 }
 
 export interface RunningWorker {
@@ -123,7 +134,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       connection,
       namespace: options.namespace,
       taskQueue: options.taskQueue,
-      workflowBundle: await workflowBundle(options.tracing?.workflowInterceptorModules),
+      workflowBundle: await workflowBundle(options.tracing?.workflowInterceptorModules, options.stackTraces),
       activities: createActivities({ ...options.activityDeps, codeExecPool }),
       ...(options.tracing ? { interceptors: options.tracing.interceptors, sinks: options.tracing.sinks } : {}),
       shutdownGraceTime: options.shutdownGraceMs,

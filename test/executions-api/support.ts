@@ -70,6 +70,8 @@ export interface ExecEnvOptions {
   operatorPlugins?: OperatorPlugins;
   /** Serve the web console (built first when its sources changed), with these sign-in codes for one-time links. */
   console?: { signInCodes?: SignInCodes };
+  /** The worker's workflow bundle with stack traces inside runs (WORKFLOW_STACK_TRACES=true); default off, as the service runs. */
+  stackTraces?: boolean;
   /** A Temporal environment the caller started (a bench starts the dev server as `npm start` does); default createTestTemporalEnv('local'). stop() tears it down. */
   temporal?: TestWorkflowEnvironment;
 }
@@ -90,7 +92,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
       connection: env.nativeConnection,
       namespace,
       taskQueue,
-      workflowBundle: await workflowBundle(),
+      workflowBundle: await workflowBundle([], options.stackTraces),
       ...EXECUTION_WORKER_TUNING,
       activities: createActivities({
         dataSource: db,
