@@ -17,6 +17,10 @@ export const persistence = proxyLocalActivities<Activities>({
   retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 20 },
 });
 
+/** At most this many passes of a run's conditions, or events and log lines, go by before pending records are written. */
+const MAX_PASSES_BEFORE_WRITE = 50;
+const MAX_PENDING_BEFORE_WRITE = 200;
+
 /** The numbering a continued-as-new run carries on from. */
 export type Numbering = Pick<ContinuedRun, 'logSeq' | 'stepSeqs' | 'eventSeq'>;
 
@@ -127,12 +131,28 @@ export class EventBatcher {
     try {
       while (!this.finished) {
         await condition(() => this.pendingEvents.length > 0 || this.pendingLogs.length > 0 || this.finished);
+        if ((this.input.engineRules ?? 1) >= 3) await this.blocked();
         if (this.finished && this.keepLast) return;
         await this.flush();
       }
       if (!this.keepLast) await this.flush();
     } catch (error) {
       if (!isCancellation(error)) throw error;
+    }
+  }
+
+  /**
+   * Resolves once a pass of the run's conditions leaves what is pending unchanged: the run waits on something
+   * outside it (a timer, an activity, a signal), not between two of its own steps, whose progress spans
+   * several passes. Without it, a graph of pure steps was written at its first pass and again with its end: two
+   * local activities instead of one (rules 3). Bounded, so a long run of pure steps is still written as it goes.
+   */
+  private async blocked(): Promise<void> {
+    for (let passes = 0, seen = -1; !this.finished && passes < MAX_PASSES_BEFORE_WRITE; passes++) {
+      const pending = this.pendingEvents.length + this.pendingLogs.length;
+      if (pending === seen || pending >= MAX_PENDING_BEFORE_WRITE) return;
+      seen = pending;
+      await condition(() => true);
     }
   }
 

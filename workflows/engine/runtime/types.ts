@@ -54,8 +54,10 @@ export interface ExecutionInput {
   /**
    * The rules of the execution workflow the run started under, so its history replays as it ran (a field of
    * the input costs nothing, where a Temporal patch adds a marker and a search attribute write to every run).
-   * Absent: rules 1. 2 ({@link ENGINE_RULES} now): no local activity resolving variables when the definition
-   * reads none and declares no secret; the run's last batch of records is written with its end.
+   * Absent: rules 1. 2: no local activity resolving variables when the definition reads none and declares no
+   * secret; the run's last batch of records is written with its end. 3 ({@link ENGINE_RULES} now): records are
+   * written once the run is blocked, not at the first pass of its conditions (a graph of pure steps that spans
+   * several passes writes its records once, with its end).
    */
   engineRules?: number;
   /**
@@ -74,7 +76,7 @@ export interface ReusedSteps {
 }
 
 /** The rules a run started now follows (ExecutionInput.engineRules). */
-export const ENGINE_RULES = 2;
+export const ENGINE_RULES = 3;
 
 /** What a continued-as-new run inherits from the previous one. */
 export interface ContinuedRun {
