@@ -25,12 +25,22 @@ export const WORKFLOWS_PATH = require.resolve('../workflows');
 /** Loaded once per worker thread, before any run: stack traces off inside runs (unless WORKFLOW_STACK_TRACES). */
 export const NO_STACK_TRACES_MODULE = require.resolve('../workflows/no-stack-traces');
 
+/**
+ * Modules each worker thread evaluates once, before any workflow run, and shares (deep-frozen) with every run;
+ * the rest of the bundle is evaluated afresh per run. The engine is pure: its module scope holds constants and
+ * bounded caches of pure results (a parse by its source), never per-run state. Rule for code under workflows/:
+ * no per-run state at module scope (per-run data lives in the run's context); an exported object is frozen, and a
+ * module-scope cache may only hold values that are a function of their key and that no caller mutates.
+ * docs/architecture.md ("Shared engine modules") says why this is safe.
+ */
+export const PRELOADED_WORKFLOW_MODULES: readonly string[] = [require.resolve('../workflows/engine')];
+
 const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
 /**
  * Webpack bundling takes seconds: do it once per process and share it between workers. Extra workflow
  * interceptor modules (tracing's, when on) make another bundle, and so do stack traces turned on
- * (`WORKFLOW_STACK_TRACES`); the default bundle preloads workflows/no-stack-traces.ts.
+ * (`WORKFLOW_STACK_TRACES`). Every bundle preloads the engine; the default one also workflows/no-stack-traces.ts.
  */
 export function workflowBundle(workflowInterceptorModules: string[] = [], stackTraces = false): Promise<WorkflowBundleWithSourceMap> {
   const key = `${stackTraces}\n${workflowInterceptorModules.join('\n')}`;
@@ -39,7 +49,7 @@ export function workflowBundle(workflowInterceptorModules: string[] = [], stackT
     bundle = bundleWorkflowCode({
       workflowsPath: WORKFLOWS_PATH,
       workflowInterceptorModules,
-      preloadModules: stackTraces ? [] : [NO_STACK_TRACES_MODULE],
+      preloadModules: [...(stackTraces ? [] : [NO_STACK_TRACES_MODULE]), ...PRELOADED_WORKFLOW_MODULES],
       logger: new DefaultLogger('WARN'),
     });
     bundles.set(key, bundle);
