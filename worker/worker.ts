@@ -26,12 +26,13 @@ export const WORKFLOWS_PATH = require.resolve('../workflows');
 export const NO_STACK_TRACES_MODULE = require.resolve('../workflows/no-stack-traces');
 
 /**
- * Modules each worker thread evaluates once, before any workflow run, and shares (deep-frozen) with every run;
- * the rest of the bundle is evaluated afresh per run. The engine is pure: its module scope holds constants and
- * bounded caches of pure results (a parse by its source), never per-run state. Rule for code under workflows/:
- * no per-run state at module scope (per-run data lives in the run's context); an exported object is frozen, and a
- * module-scope cache may only hold values that are a function of their key and that no caller mutates.
- * docs/architecture.md ("Shared engine modules") says why this is safe.
+ * Modules each workflow thread evaluates once, before any workflow run, and shares (deep-frozen) with every run;
+ * the rest of the bundle is evaluated afresh per run. The engine (its index and everything it imports: all of
+ * workflows/engine/, jsep, acorn) is pure, so it is shared. Rule for code under workflows/: no per-run state at
+ * module scope. Per-run data lives in the run's context or in arguments; an exported object is frozen (a write
+ * throws); a module-scope cache may hold only values that are a function of their key and that no caller mutates;
+ * a module-scope counter or binding is set and cleared within one synchronous call. docs/architecture.md
+ * ("Shared engine modules") says why this is safe.
  */
 export const PRELOADED_WORKFLOW_MODULES: readonly string[] = [require.resolve('../workflows/engine')];
 
