@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { relative } from 'node:path';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import vm from 'node:vm';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -77,6 +78,26 @@ describe('engine modules shared across workflow runs', function () {
       'no engine module is evaluated per run',
     );
     assert.equal(engineExportsFrozen, true);
+  });
+
+  it('the engine declares no module-scope variable beyond the reviewed ones (no per-run state at module scope)', () => {
+    // Each is set and read within one synchronous call, or is a bounded cache's bookkeeping (docs/architecture.md).
+    const reviewed = [
+      'workflows/engine/evaluate.ts: let operations = 0;',
+      'workflows/engine/plugins/registry.ts: let catalog: PluginCatalog | undefined;',
+      'workflows/engine/script-templates.ts: let cachedChars = 0;',
+    ];
+    const engine = join(__dirname, '../../workflows/engine');
+    const found = (readdirSync(engine, { recursive: true }) as string[])
+      .filter((file) => file.endsWith('.ts'))
+      .flatMap((file) =>
+        readFileSync(join(engine, file), 'utf8')
+          .split('\n')
+          .filter((line) => /^(export )?(let|var) /.test(line))
+          .map((line) => `workflows/engine/${file}: ${line}`),
+      )
+      .sort();
+    assert.deepEqual(found, reviewed);
   });
 
   describe('concurrent runs of different definitions on one worker', () => {
