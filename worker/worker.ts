@@ -25,12 +25,23 @@ export const WORKFLOWS_PATH = require.resolve('../workflows');
 /** Loaded once per worker thread, before any run: stack traces off inside runs (unless WORKFLOW_STACK_TRACES). */
 export const NO_STACK_TRACES_MODULE = require.resolve('../workflows/no-stack-traces');
 
+/**
+ * Modules each workflow thread evaluates once, before any workflow run, and shares (deep-frozen) with every run;
+ * the rest of the bundle is evaluated afresh per run. The engine (its index and everything it imports: all of
+ * workflows/engine/, jsep, acorn) is pure, so it is shared. Rule for code under workflows/: no per-run state at
+ * module scope. Per-run data lives in the run's context or in arguments; an exported object is frozen (a write
+ * throws); a module-scope cache may hold only values that are a function of their key and that no caller mutates;
+ * a module-scope counter or binding is set and cleared within one synchronous call. docs/architecture.md
+ * ("Shared engine modules") says why this is safe.
+ */
+export const PRELOADED_WORKFLOW_MODULES: readonly string[] = [require.resolve('../workflows/engine')];
+
 const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
 /**
  * Webpack bundling takes seconds: do it once per process and share it between workers. Extra workflow
  * interceptor modules (tracing's, when on) make another bundle, and so do stack traces turned on
- * (`WORKFLOW_STACK_TRACES`); the default bundle preloads workflows/no-stack-traces.ts.
+ * (`WORKFLOW_STACK_TRACES`). Every bundle preloads the engine; the default one also workflows/no-stack-traces.ts.
  */
 export function workflowBundle(workflowInterceptorModules: string[] = [], stackTraces = false): Promise<WorkflowBundleWithSourceMap> {
   const key = `${stackTraces}\n${workflowInterceptorModules.join('\n')}`;
@@ -39,7 +50,7 @@ export function workflowBundle(workflowInterceptorModules: string[] = [], stackT
     bundle = bundleWorkflowCode({
       workflowsPath: WORKFLOWS_PATH,
       workflowInterceptorModules,
-      preloadModules: stackTraces ? [] : [NO_STACK_TRACES_MODULE],
+      preloadModules: [...(stackTraces ? [] : [NO_STACK_TRACES_MODULE]), ...PRELOADED_WORKFLOW_MODULES],
       logger: new DefaultLogger('WARN'),
     });
     bundles.set(key, bundle);

@@ -1,15 +1,10 @@
 /**
- * acorn's `parse`, loading acorn on first use. Temporal evaluates the modules of the workflow bundle
- * afresh for every workflow run (each run gets a fresh module cache, even in a reused V8 context), and
- * acorn's start-up (its keyword tables and regular expressions) cost about 4 ms of worker CPU per run,
- * while most runs never parse a script.
+ * acorn's `parse`, the one parser of scripts in the engine. acorn's start-up (its keyword tables and regular
+ * expressions) costs about 4 ms: the worker evaluates it once per worker thread, with the rest of the engine
+ * (PRELOADED_WORKFLOW_MODULES in worker/worker.ts), not once per workflow run.
  */
-import type * as Acorn from 'acorn';
+import { parse } from 'acorn';
 
-let acorn: typeof Acorn | undefined;
-
-export function parseJs(...args: Parameters<typeof Acorn.parse>): ReturnType<typeof Acorn.parse> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  acorn ??= require('acorn') as typeof Acorn;
-  return acorn.parse(...args);
+export function parseJs(...args: Parameters<typeof parse>): ReturnType<typeof parse> {
+  return parse(...args);
 }
