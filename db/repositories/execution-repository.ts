@@ -168,7 +168,14 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
 
   /** The status alone: a read that waits for the end re-reads it on every event of the execution, and the outputs may be large. */
   async statusInOrganization(organizationId: string, id: string): Promise<ExecutionStatus | undefined> {
-    return (await this.findOne({ select: { id: true, status: true }, where: { organizationId, id } }))?.status;
+    // On the pool, as a prepared statement: a held read runs it on every event of the execution.
+    const [row] = await poolQuery<Pick<ExecutionEntity, 'status'>>(
+      this.manager,
+      'execution-status',
+      `SELECT status FROM executions WHERE organization_id = $1 AND id = $2`,
+      [organizationId, id],
+    );
+    return row?.status;
   }
 
   /** By id alone, for anonymous callbacks that carry the execution id and an unguessable token. */
