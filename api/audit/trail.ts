@@ -2,7 +2,8 @@
  * The one recorder of the audit trail. The route layer hands each handler a
  * trail bound to the request (its declared action, actor, request id and
  * replica); the handler records with the entity manager of the transaction
- * that makes the change, so the event commits or rolls back with it. A change
+ * that makes the change, so the event commits or rolls back with it (an
+ * execution start writes it in its own INSERT statement: `row`). A change
  * made outside the database (a Temporal start, cancel, terminate or signal)
  * is recorded `around` the call: before it, with the outcome written after.
  */
