@@ -185,7 +185,10 @@ type RunnableRow = WorkflowEntity & {
   fromOrganizationId: string | null;
 };
 
-/** The statement of findRunnable; `withGrants` adds the caller's grants (callerGrantsColumns, the caller's id, organization and type as $6 to $8: the organization again, as users key it by bigint where workflows hold text). */
+/**
+ * The statement of findRunnable; `withGrants` adds the caller's grants (callerGrantsColumns: the caller's id,
+ * organization and type as $6 to $8, the organization again as users key it by bigint where workflows hold text).
+ */
 function runnableSql(manager: EntityManager, withGrants: boolean): string {
   return `SELECT ${selectColumns(manager, WorkflowEntity, 'w')}, a.revision AS "aliasRevision", r.definition AS "definitionFound",
          fw.nrn AS "fromNrn", fw.organization_id AS "fromOrganizationId"${withGrants ? `, ${callerGrantsColumns('$6', '$7', '$8')}` : ''}
