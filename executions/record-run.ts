@@ -6,6 +6,7 @@
  */
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ExecutionEntity, RerunKind } from '../db/entities/execution';
+import type { NewAuditEvent } from '../db/repositories/audit-event-repository';
 import { ExecutionRepository, type NewExecution } from '../db/repositories/execution-repository';
 import type { Runnable } from '../db/repositories/workflow-revision-repository';
 import type { ExecutionInput, TriggerInfo } from '../workflows/engine';
@@ -26,12 +27,14 @@ export interface NewRun {
   settings: InputSettings;
   /** A re-run or retry: the execution it runs again, and how. */
   rerun?: { of: string; kind: RerunKind };
+  /** The run's audit event, written by the statement that records the run, only when it does (never a sub-workflow child's). */
+  audit?: (execution: NewExecution) => NewAuditEvent;
 }
 
 export async function recordRun(
   db: DataSource | EntityManager,
   run: NewRun,
-): Promise<{ row: ExecutionEntity; created: boolean; input: ExecutionInput }> {
+): Promise<{ row: ExecutionEntity; created: boolean; input: ExecutionInput; auditId?: number }> {
   const { runnable } = run;
   const execution: NewExecution = {
     id: run.id,
@@ -51,10 +54,10 @@ export async function recordRun(
     rerunKind: run.rerun?.kind ?? null,
   };
   const executions = new ExecutionRepository('manager' in db ? db.manager : db);
-  const { row, created } = await recordCounted(executions, execution, run.settings);
+  const { row, created, auditId } = await recordCounted(executions, execution, run.settings, run.audit?.(execution));
   // Built from what this call asked for (an existing row under the same key is only reused by id).
   const input = executionInput({ ...execution, id: row.id }, runnable.definition, run.settings);
-  return { row, created, input };
+  return { row, created, input, ...(auditId !== undefined ? { auditId } : {}) };
 }
 
 /**
@@ -66,10 +69,14 @@ async function recordCounted(
   executions: ExecutionRepository,
   execution: NewExecution,
   settings: InputSettings,
-): Promise<{ row: ExecutionEntity; created: boolean }> {
+  audit: NewAuditEvent | undefined,
+): Promise<{ row: ExecutionEntity; created: boolean; auditId?: number }> {
   const budget = settings.limits.maxExecutionsPerTree;
   const rootExecutionId = settings.rootExecutionId;
-  if (rootExecutionId === undefined || budget === undefined || !Number.isFinite(budget)) return executions.insertIdempotent(execution);
+  if (rootExecutionId === undefined || budget === undefined || !Number.isFinite(budget))
+    return executions.insertIdempotent(execution, audit);
+  // Only the API's starts are audited, and they are roots: a counted child has no event to write.
+  if (audit !== undefined) throw new Error('a counted sub-workflow child records no audit event');
   const recorded = await executions.insertCounted(execution, { rootExecutionId, budget });
   if (!recorded) throw new TreeBudgetExceeded(rootExecutionId, budget);
   return recorded;

@@ -7,7 +7,6 @@
  * workflow the same way through startExecutionWorkflow.
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { DataSource, EntityManager } from 'typeorm';
 import type { ExecutionEntity, RerunKind } from '../db/entities/execution';
 import { AuditEventRepository } from '../db/repositories/audit-event-repository';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
@@ -16,7 +15,7 @@ import type { ReusedSteps, TriggerInfo } from '../workflows/engine';
 import type { StartDeps } from './deps';
 import { ExecutorUnavailable } from './errors';
 import { newExecutionId } from './ids';
-import { recordRun } from './record-run';
+import { recordRun, type NewRun } from './record-run';
 import { firstRunId, startExecutionWorkflow, startOutcomeUnknown } from './start-workflow';
 
 export interface StartRequest {
@@ -30,39 +29,30 @@ export interface StartRequest {
   /** A re-run or retry (./rerun-execution.ts): the execution it runs again, how, and what a retry reuses. */
   rerun?: { of: string; kind: RerunKind; reuse?: ReusedSteps };
   /**
-   * Records the start in the audit trail with the manager of the transaction that inserts the execution row
-   * (called only when the row is new); its event id. A start Temporal refused removes the row and marks the
-   * event `outcome: failed` in one transaction.
+   * The start's audit event, written by the statement that inserts the execution row, only when that row is new
+   * (ExecutionRepository.insertIdempotent: both or neither). A start Temporal refused removes the row and marks
+   * the event `outcome: failed` in one transaction.
    */
-  audit?: (manager: EntityManager, row: ExecutionEntity) => Promise<number>;
+  audit?: NewRun['audit'];
 }
 
 /** Records and starts an execution; `created: false` when the idempotency key names an existing one. Throws ExecutorUnavailable. */
 export async function startExecution(deps: StartDeps, request: StartRequest): Promise<{ row: ExecutionEntity; created: boolean }> {
   const executions = new ExecutionRepository(deps.dataSource.manager);
-  const run = (db: DataSource | EntityManager) =>
-    recordRun(db, {
-      id: newExecutionId(),
-      organizationId: request.organizationId,
-      runnable: request.runnable,
-      inputs: request.inputs,
-      trigger: request.trigger,
-      correlationKey: request.correlationKey,
-      idempotencyKey: request.idempotencyKey,
-      createdBy: request.createdBy,
-      temporalNamespace: deps.temporal.options.namespace,
-      settings: { publicBaseUrl: deps.publicBaseUrl, limits: deps.limits, ...(request.rerun?.reuse ? { reuse: request.rerun.reuse } : {}) },
-      ...(request.rerun ? { rerun: { of: request.rerun.of, kind: request.rerun.kind } } : {}),
-    });
-  let auditId: number | undefined;
-  const audit = request.audit;
-  const { row, created, input } = audit
-    ? await deps.dataSource.transaction(async (m) => {
-        const recorded = await run(m);
-        if (recorded.created) auditId = await audit(m, recorded.row);
-        return recorded;
-      })
-    : await run(deps.dataSource);
+  const { row, created, input, auditId } = await recordRun(deps.dataSource, {
+    id: newExecutionId(),
+    organizationId: request.organizationId,
+    runnable: request.runnable,
+    inputs: request.inputs,
+    trigger: request.trigger,
+    correlationKey: request.correlationKey,
+    idempotencyKey: request.idempotencyKey,
+    createdBy: request.createdBy,
+    temporalNamespace: deps.temporal.options.namespace,
+    settings: { publicBaseUrl: deps.publicBaseUrl, limits: deps.limits, ...(request.rerun?.reuse ? { reuse: request.rerun.reuse } : {}) },
+    ...(request.rerun ? { rerun: { of: request.rerun.of, kind: request.rerun.kind } } : {}),
+    audit: request.audit,
+  });
   if (!created) return { row, created };
 
   let runId: string | undefined;

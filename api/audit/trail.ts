@@ -2,13 +2,14 @@
  * The one recorder of the audit trail. The route layer hands each handler a
  * trail bound to the request (its declared action, actor, request id and
  * replica); the handler records with the entity manager of the transaction
- * that makes the change, so the event commits or rolls back with it. A change
+ * that makes the change, so the event commits or rolls back with it (an
+ * execution start writes it in its own INSERT statement: `row`). A change
  * made outside the database (a Temporal start, cancel, terminate or signal)
  * is recorded `around` the call: before it, with the outcome written after.
  */
 import type { EntityManager } from 'typeorm';
 import type { AuditActorKind } from '../../db/entities/audit-event';
-import { AuditEventRepository } from '../../db/repositories/audit-event-repository';
+import { AuditEventRepository, type NewAuditEvent } from '../../db/repositories/audit-event-repository';
 
 export interface AuditActor {
   kind: AuditActorKind;
@@ -40,17 +41,18 @@ export interface AuditRequest {
 }
 
 export class AuditTrail {
-  private count = 0;
-
   constructor(readonly request: AuditRequest) {}
-
-  /** How many events this request recorded. */
-  get recorded(): number {
-    return this.count;
-  }
 
   /** Records one event with `manager`: the transaction of the change it describes. Its id. */
   async record(manager: EntityManager, event: AuditRecord): Promise<number> {
+    return new AuditEventRepository(manager).record(this.row(event));
+  }
+
+  /**
+   * One event as the row to write, for a change whose own statement writes it too (both or neither: an execution
+   * start, ExecutionRepository.insertIdempotent); checked as {@link record} checks it.
+   */
+  row(event: AuditRecord): NewAuditEvent {
     const { requestId, replica } = this.request;
     const action = event.action ?? this.request.action;
     if (action === undefined) throw new Error('this route declares no audit action');
@@ -59,7 +61,7 @@ export class AuditTrail {
     const actor = event.actor ?? this.request.actor;
     const organizationId = event.organizationId ?? this.request.organizationId;
     if (actor === undefined || organizationId === undefined) throw new Error(`audit ${action}: no actor or organization`);
-    const id = await new AuditEventRepository(manager).record({
+    return {
       organizationId,
       actorKind: actor.kind,
       actorId: actor.id,
@@ -69,9 +71,7 @@ export class AuditTrail {
       requestId,
       replica,
       details: event.details ?? {},
-    });
-    this.count += 1;
-    return id;
+    };
   }
 
   /**

@@ -4,13 +4,11 @@
  * start, nothing half-written on failure).
  */
 import { Type } from '@sinclair/typebox';
-import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import { checkInputs, manualTrigger, type TriggerInfo } from '../../workflows/engine';
 import { startExecution } from '../../executions';
 import { HttpError, validationFailed } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { authorizedWorkflow } from '../workflows/authorize';
-import { workflowNotFound } from '../workflows/errors';
+import { authorizedRunnable } from '../workflows/authorize';
 import { WorkflowRef } from '../workflows/schemas';
 import type { ExecutionDeps } from './deps';
 import { declaredInputs, inputSchemaErrors } from '../workflows/declared-schemas';
@@ -42,15 +40,10 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
       },
       errors: [404, 503],
       async handler({ params, query, body, auth, permission, audit }) {
-        await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const request = body ?? {};
         const alias = request.alias ?? query.alias;
         const revision = request.revision ?? query.revision;
-        const runnable = await new WorkflowRevisionRepository(deps.dataSource.manager).findRunnable(auth.organizationId, params.id, {
-          alias,
-          revision,
-        });
-        if (runnable === 'workflow-not-found') throw workflowNotFound(params.id);
+        const runnable = await authorizedRunnable(deps.dataSource, auth, params.id, permission, { alias, revision });
         if (runnable === 'alias-not-found')
           throw new HttpError(404, 'alias-not-found', `Workflow "${params.id}" has no alias "${alias ?? 'latest'}".`);
         if (runnable === 'revision-not-found')

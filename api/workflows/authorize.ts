@@ -15,7 +15,8 @@
 import type { DataSource } from 'typeorm';
 import type { WorkflowEntity } from '../../db/entities/workflow';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
-import { authorize } from '../access/access';
+import { WorkflowRevisionRepository, type Runnable, type RunnableMiss } from '../../db/repositories/workflow-revision-repository';
+import { accessFromRead, authorize, callerKeyOf } from '../access/access';
 import { organizationNrn } from '../access/nrn';
 import { workflowNrn } from '../access/workflow-reach';
 import type { AuthContext } from '../http/auth';
@@ -40,6 +41,25 @@ export async function authorizedWorkflow(
   if (!workflow) throw workflowNotFound(ref);
   await authorize(dataSource, auth, permission, workflowNrn(workflow), () => workflowNotFound(ref));
   return workflow;
+}
+
+/**
+ * The revision an execution of workflow `ref` runs ({@link WorkflowRevisionRepository.findRunnable}), once the
+ * caller holds `permission` on the workflow's NRN: the answers of authorizedWorkflow then findRunnable (not found,
+ * 401, 403, then an alias or revision miss), from one statement that reads the workflow, its revision and the
+ * caller's grants (a start's reads cost one round trip).
+ */
+export async function authorizedRunnable(
+  dataSource: DataSource,
+  auth: AuthContext,
+  ref: string,
+  permission: Permission,
+  choice: { alias?: string; revision?: number },
+): Promise<Runnable | Exclude<RunnableMiss, 'workflow-not-found'>> {
+  const read = await new WorkflowRevisionRepository(dataSource.manager).findRunnableWithGrants(callerKeyOf(auth), ref, choice);
+  if (!read) throw workflowNotFound(ref);
+  (await accessFromRead(dataSource, auth, read.grants)).require(permission, workflowNrn(read.workflow), () => workflowNotFound(ref));
+  return read.found;
 }
 
 /** Requires `permission` on the caller's whole organization (operations with no narrower target). */

@@ -19,6 +19,28 @@ export interface NewAuditEvent {
   details: Record<string, unknown>;
 }
 
+/**
+ * The INSERT of one event, its values named by `param` (which collects them): also a part of the statement of
+ * the change it describes (a data-modifying CTE, ExecutionRepository.insertIdempotent), so that one statement
+ * writes both or neither. `from` (a CTE's name) writes the event once per row it yields, none when it is empty.
+ */
+export function auditInsertSql(event: NewAuditEvent, param: (value: unknown) => string, from?: string): string {
+  // Typed, as a selected parameter's type is not inferred from its column.
+  const text = [
+    event.organizationId,
+    event.actorKind,
+    event.actorId,
+    event.action,
+    event.targetNrn,
+    event.targetId,
+    event.requestId,
+    event.replica,
+  ];
+  const values = [...text.map((value) => `${param(value)}::text`), `${param(JSON.stringify(event.details))}::jsonb`].join(', ');
+  return `INSERT INTO audit_events (organization_id, actor_kind, actor_id, action, target_nrn, target_id, request_id, replica, details)
+       ${from === undefined ? `VALUES (${values})` : `SELECT ${values} FROM ${from}`}`;
+}
+
 export interface AuditFilter {
   /** Events whose target NRN equals this one or lies beneath it. */
   nrnPrefix?: string;
@@ -38,21 +60,11 @@ export class AuditEventRepository extends Repository<AuditEventEntity> {
 
   /** Inserts one event; its id. */
   async record(event: NewAuditEvent): Promise<number> {
+    const params: unknown[] = [];
     const [row] = await rowsOf<{ id: number }>(
       this.manager,
-      `INSERT INTO audit_events (organization_id, actor_kind, actor_id, action, target_nrn, target_id, request_id, replica, details)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb) RETURNING id::float8 AS id`,
-      [
-        event.organizationId,
-        event.actorKind,
-        event.actorId,
-        event.action,
-        event.targetNrn,
-        event.targetId,
-        event.requestId,
-        event.replica,
-        JSON.stringify(event.details),
-      ],
+      `${auditInsertSql(event, (value) => `$${params.push(value)}`)} RETURNING id::float8 AS id`,
+      params,
     );
     return row.id;
   }

@@ -6,6 +6,7 @@
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionEntity, type ExecutionStatus } from '../entities/execution';
 import { deletedCount, poolQuery, rowsOf, selectColumns } from '../sql';
+import { auditInsertSql, type NewAuditEvent } from './audit-event-repository';
 import { callerGrantsColumns, type CallerGrantsRead, type CallerKey } from './grant-repository';
 import { NEXT_EVENT_SEQ_SQL } from './execution-event-repository';
 
@@ -80,15 +81,25 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
   /**
    * Inserts a running execution. With an idempotency key already used for the
    * workflow, nothing is inserted and the existing execution comes back with
-   * `created: false`.
+   * `created: false`. With `audit`, the same statement writes that event exactly
+   * when it writes the row (both or neither: one statement, no transaction), and
+   * answers its id.
    */
-  async insertIdempotent(execution: NewExecution): Promise<{ row: ExecutionEntity; created: boolean }> {
-    const inserted = await rowsOf<ExecutionEntity>(
-      this.manager,
-      `INSERT INTO executions (${INSERT_COLUMNS}) VALUES (${INSERT_VALUES}) ${ON_KEY_CONFLICT} RETURNING ${selectColumns(this.manager, ExecutionEntity)}`,
-      insertParams(execution),
-    );
-    return inserted.length > 0 ? { row: inserted[0], created: true } : { row: await this.existing(execution), created: false };
+  async insertIdempotent(
+    execution: NewExecution,
+    audit?: NewAuditEvent,
+  ): Promise<{ row: ExecutionEntity; created: boolean; auditId?: number }> {
+    const params = insertParams(execution);
+    const insert = `INSERT INTO executions (${INSERT_COLUMNS}) VALUES (${INSERT_VALUES}) ${ON_KEY_CONFLICT} RETURNING ${selectColumns(this.manager, ExecutionEntity)}`;
+    const sql =
+      audit === undefined
+        ? insert
+        : `WITH e AS (${insert}), a AS (${auditInsertSql(audit, (value) => `$${params.push(value)}`, 'e')} RETURNING id::float8 AS id)
+           SELECT e.*, a.id AS "__auditId" FROM e, a`;
+    const [inserted] = await rowsOf<ExecutionEntity & { __auditId?: number }>(this.manager, sql, params);
+    if (!inserted) return { row: await this.existing(execution), created: false };
+    const { __auditId: auditId, ...row } = inserted;
+    return { row, created: true, ...(auditId !== undefined ? { auditId } : {}) };
   }
 
   /**

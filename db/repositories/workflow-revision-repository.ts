@@ -8,7 +8,8 @@ import { Repository, type EntityManager } from 'typeorm';
 import { WorkflowEntity } from '../entities/workflow';
 import { WorkflowAliasEntity } from '../entities/workflow-alias';
 import { WorkflowRevisionEntity } from '../entities/workflow-revision';
-import { rowsOf, selectColumns } from '../sql';
+import { poolQuery, rowsOf, selectColumns } from '../sql';
+import { callerGrantsColumns, type CallerGrantsRead, type CallerKey } from './grant-repository';
 import { selectColumnsExcept } from './select-except';
 import type { NewRevision, Published, WorkflowFields } from './workflow-repository';
 
@@ -50,34 +51,34 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
     ref: string,
     choice: { alias?: string; revision?: number; reachFrom?: string },
   ): Promise<Runnable | RunnableMiss> {
-    const alias = choice.revision === undefined ? (choice.alias ?? 'latest') : null;
-    const [row] = await rowsOf<
-      WorkflowEntity & {
-        aliasRevision: number | null;
-        definitionFound: WorkflowRevisionEntity['definition'] | null;
-        fromNrn: string | null;
-        fromOrganizationId: string | null;
-      }
-    >(
-      this.manager,
-      `SELECT ${selectColumns(this.manager, WorkflowEntity, 'w')}, a.revision AS "aliasRevision", r.definition AS "definitionFound",
-         fw.nrn AS "fromNrn", fw.organization_id AS "fromOrganizationId"
-       FROM workflows w
-       LEFT JOIN workflow_aliases a ON a.workflow_id = w.id AND a.name = $3
-       LEFT JOIN workflow_revisions r ON r.workflow_id = w.id AND r.revision = COALESCE($4::int, a.revision)
-       LEFT JOIN executions fe ON fe.id = $5::text
-       LEFT JOIN workflows fw ON fw.id = fe.workflow_id
-       WHERE w.organization_id = $1 AND (w.id = $2 OR w.key = $2)`,
-      [organizationId, ref, alias, choice.revision ?? null, choice.reachFrom ?? null],
-    );
+    const [row] = await rowsOf<RunnableRow>(this.manager, runnableSql(this.manager, false), runnableParams(organizationId, ref, choice));
     if (!row) return 'workflow-not-found';
-    const { aliasRevision, definitionFound, fromNrn, fromOrganizationId, ...workflow } = row;
-    if (alias !== null && aliasRevision === null) return 'alias-not-found';
-    if (definitionFound === null) return 'revision-not-found';
-    const runnable: Runnable = { workflow, revision: choice.revision ?? (aliasRevision as number), alias, definition: definitionFound };
-    if (choice.reachFrom !== undefined)
-      runnable.reachFrom = fromOrganizationId === null ? null : { nrn: fromNrn, organizationId: fromOrganizationId };
-    return runnable;
+    return runnableOf(row, choice).found;
+  }
+
+  /**
+   * {@link findRunnable} and, in the same statement, the caller's grants as access checks read them
+   * (callerGrantsColumns): all a start needs before it is authorized, in one round trip. Undefined: no such workflow
+   * (its grants are not read, as a missing workflow answers not found before they are looked at). An alias or
+   * revision miss comes with the workflow, whose NRN decides whether the caller may learn of it.
+   */
+  async findRunnableWithGrants(
+    caller: CallerKey,
+    ref: string,
+    choice: { alias?: string; revision?: number },
+  ): Promise<
+    { workflow: WorkflowEntity; found: Runnable | Exclude<RunnableMiss, 'workflow-not-found'>; grants: CallerGrantsRead } | undefined
+  > {
+    // Straight on the pool, as a prepared statement (as GrantRepository.activeOfCaller reads the grants).
+    const [row] = await poolQuery<RunnableRow & CallerGrantsRead>(this.manager, 'runnable-with-grants', runnableSql(this.manager, true), [
+      ...runnableParams(caller.organizationId, ref, choice),
+      caller.id,
+      caller.organizationId,
+      caller.type,
+    ]);
+    if (!row) return undefined;
+    const { held, userType, ...runnable } = row;
+    return { ...runnableOf(runnable, choice), grants: { held, userType } };
   }
 
   /** Newest first, paged; the definitions only with `includeDefinition` (they are large). */
@@ -175,4 +176,48 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
     );
     return new Map(rows.map((row) => [row.revision, row.triggers]));
   }
+}
+
+type RunnableRow = WorkflowEntity & {
+  aliasRevision: number | null;
+  definitionFound: WorkflowRevisionEntity['definition'] | null;
+  fromNrn: string | null;
+  fromOrganizationId: string | null;
+};
+
+/**
+ * The statement of findRunnable; `withGrants` adds the caller's grants (callerGrantsColumns: the caller's id,
+ * organization and type as $6 to $8, the organization again as users key it by bigint where workflows hold text).
+ */
+function runnableSql(manager: EntityManager, withGrants: boolean): string {
+  return `SELECT ${selectColumns(manager, WorkflowEntity, 'w')}, a.revision AS "aliasRevision", r.definition AS "definitionFound",
+         fw.nrn AS "fromNrn", fw.organization_id AS "fromOrganizationId"${withGrants ? `, ${callerGrantsColumns('$6', '$7', '$8')}` : ''}
+       FROM workflows w
+       LEFT JOIN workflow_aliases a ON a.workflow_id = w.id AND a.name = $3
+       LEFT JOIN workflow_revisions r ON r.workflow_id = w.id AND r.revision = COALESCE($4::int, a.revision)
+       LEFT JOIN executions fe ON fe.id = $5::text
+       LEFT JOIN workflows fw ON fw.id = fe.workflow_id
+       WHERE w.organization_id = $1 AND (w.id = $2 OR w.key = $2)`;
+}
+
+/** An explicit revision wins, else the named alias (default `latest`). */
+const aliasOf = (choice: { alias?: string; revision?: number }): string | null =>
+  choice.revision === undefined ? (choice.alias ?? 'latest') : null;
+
+function runnableParams(organizationId: string, ref: string, choice: { alias?: string; revision?: number; reachFrom?: string }): unknown[] {
+  return [organizationId, ref, aliasOf(choice), choice.revision ?? null, choice.reachFrom ?? null];
+}
+
+function runnableOf(
+  row: RunnableRow,
+  choice: { alias?: string; revision?: number; reachFrom?: string },
+): { workflow: WorkflowEntity; found: Runnable | Exclude<RunnableMiss, 'workflow-not-found'> } {
+  const { aliasRevision, definitionFound, fromNrn, fromOrganizationId, ...workflow } = row;
+  const alias = aliasOf(choice);
+  if (alias !== null && aliasRevision === null) return { workflow, found: 'alias-not-found' };
+  if (definitionFound === null) return { workflow, found: 'revision-not-found' };
+  const runnable: Runnable = { workflow, revision: choice.revision ?? (aliasRevision as number), alias, definition: definitionFound };
+  if (choice.reachFrom !== undefined)
+    runnable.reachFrom = fromOrganizationId === null ? null : { nrn: fromNrn, organizationId: fromOrganizationId };
+  return { workflow, found: runnable };
 }

@@ -87,6 +87,56 @@ describe('audit trail: what is recorded and how it is read', function () {
     );
   });
 
+  it('writes an execution start and its event together: neither when the event cannot be written, one per new execution', async () => {
+    const published = await org.as(env.t.request.post('/workflows/definitions')).send({
+      name: 'Audited start',
+      steps: { start: { type: 'trigger', pluginType: 'manual' }, note: { type: 'module', pluginType: 'log', config: { message: 'hi' } } },
+      connections: [{ from: 'start', to: 'note' }],
+    });
+    assert.equal(published.status, 201, JSON.stringify(published.body));
+    const id = published.body.workflow.id as string;
+    const execute = (requestId: string) =>
+      org.as(env.t.request.post(`/workflows/definitions/${id}/execute`).set('X-Request-Id', requestId)).send({ idempotencyKey: 'once' });
+    const executions = async () =>
+      (await env.x.db.query(`SELECT count(*)::int AS n FROM executions WHERE workflow_id = $1`, [id]))[0].n as number;
+
+    await env.x.db.query(
+      `CREATE OR REPLACE FUNCTION audit_test_refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql`,
+    );
+    const unrecordable = `audit_test_unstartable_${id}`;
+    await env.x.db.query(
+      `CREATE TRIGGER ${unrecordable} BEFORE INSERT ON audit_events FOR EACH ROW WHEN (NEW.details->>'workflowId' = '${id}') EXECUTE FUNCTION audit_test_refuse()`,
+    );
+    try {
+      const refusedId = newRequestId();
+      assert.equal((await execute(refusedId)).status, 500);
+      assert.deepEqual(await eventsOfRequest(env.x.db, refusedId), []);
+    } finally {
+      await env.x.db.query(`DROP TRIGGER ${unrecordable} ON audit_events`);
+    }
+    assert.equal(await executions(), 0, 'no execution without its event');
+
+    // The key is still free: the next start is new, with one event naming it.
+    const firstId = newRequestId();
+    const first = await execute(firstId);
+    assert.equal(first.status, 202, JSON.stringify(first.body));
+    const [event, ...more] = await eventsOfRequest(env.x.db, firstId);
+    assert.deepEqual(more, []);
+    assert.deepEqual(
+      [event.action, event.target_id, event.details.workflowId, event.details.idempotencyKey, event.details.source],
+      ['execution.start', first.body.executionId, id, 'once', 'manual'],
+    );
+    // A repeated key answers the same execution and records no second start.
+    const againId = newRequestId();
+    const again = await execute(againId);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.executionId, first.body.executionId);
+    assert.equal(again.body.deduplicated, true);
+    assert.deepEqual(await eventsOfRequest(env.x.db, againId), []);
+    assert.equal(await executions(), 1);
+    await executionWhere(env, org, first.body.executionId, (body) => body.status === 'completed');
+  });
+
   it('never records a config value, a literal webhook secret or a signal payload; definitions carry a diff', async () => {
     const created = await org
       .as(env.t.request.post('/workflows/config'))

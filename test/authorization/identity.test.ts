@@ -182,6 +182,42 @@ describe('identity: the token’s user type and the roles’ user types', () => 
     assertDialect('problem', await t.request.get('/workflows/definitions').set('Authorization', await as(newcomer, 'person')), 401);
   });
 
+  it('checks the caller on execute as on every route (its grants are read with the workflow): 401, first sight, 404 then 403', async () => {
+    const admin = await grantAdmin(db, org);
+    const published = await t.request
+      .post('/workflows/definitions')
+      .set('Authorization', await as(admin, 'person'))
+      .send(definition('identity-execute'));
+    assert.equal(published.status, 201, published.text);
+    const execute = async (auth: string, ref = 'identity-execute') =>
+      t.request.post(`/workflows/definitions/${ref}/execute`).set('Authorization', auth).send({});
+    const typeOf = async (id: string) =>
+      (await db.query<Array<{ type: string }>>(`SELECT type FROM users WHERE organization_id = $1 AND id = $2`, [org, id]))[0]?.type;
+
+    // A token of another type than the recorded user's: 401, however many grants the user holds.
+    const asRobot = await execute(await as(admin, 'service_account'));
+    assertDialect('problem', asRobot, 401);
+    assert.equal(
+      asRobot.body.detail,
+      `The bearer token's "user_type" claim is service_account, but user ${admin} of organization ${org} is a person.`,
+    );
+    // A missing workflow answers 404 before the caller is looked at (nor recorded).
+    const stranger = String(newUserId());
+    assertDialect('problem', await execute(await as(stranger, 'service_account'), 'no-such-workflow'), 404);
+    assert.equal(await typeOf(stranger), undefined);
+    // A caller seen for the first time holds nothing (404) and is recorded with its token's type, which binds it.
+    assertDialect('problem', await execute(await as(stranger, 'service_account')), 404);
+    assert.equal(await typeOf(stranger), 'service_account');
+    assertDialect('problem', await execute(await as(stranger, 'person')), 401);
+    // A viewer is refused the permission (403); the admin gets past authorization (Temporal refuses starts here: 503).
+    const { userId: viewer } = await grantRole(db, org, 'viewer');
+    const refused = await execute(await as(viewer, 'person'));
+    assertDialect('problem', refused, 403);
+    assert.match(refused.body.detail, /workflow:execute/);
+    assertDialect('problem', await execute(await as(viewer, 'person'), 'no-such-workflow'), 404);
+    assert.equal((await execute(await as(admin, 'person'))).status, 503);
+  });
+
   it('does not honour a grant of a role the user’s type may not hold (the bulk grant route refuses to make one)', async () => {
     const admin = await as(await grantAdmin(db, org), 'person');
     const { userId: person } = await grantRole(db, org, 'viewer');

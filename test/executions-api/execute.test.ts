@@ -247,13 +247,21 @@ describe('executions API: execute, read, list, logs', function () {
   it('answers 503 executor-unavailable when Temporal refuses the start, leaving no row', async () => {
     await publish(x, c, chain('down'));
     const { app, token } = await appWhoseStartFails(new Error('connection refused'));
+    const requestId = `refused-start-${c.org}`;
     const res = await app.request
       .post('/workflows/definitions/down/execute')
       .set('Authorization', `Bearer ${token}`)
+      .set('X-Request-Id', requestId)
       .send({ inputs: { name: 'a' }, idempotencyKey: 'retry-me' });
     assertDialect('problem', res, 503);
     assert.match(res.body.type, /\/executor-unavailable$/);
     assert.equal(await countExecutions(x.db, c.org), 0);
+    // The start's event stays, saying the start failed.
+    const events = await x.db.query(`SELECT action, details FROM audit_events WHERE request_id = $1`, [requestId]);
+    assert.deepEqual(
+      events.map((e: { action: string; details: Record<string, unknown> }) => [e.action, e.details.outcome, e.details.idempotencyKey]),
+      [['execution.start', 'failed', 'retry-me']],
+    );
     // The key is free again: a retry against a working executor starts the execution.
     const retried = await c
       .auth(x.t.request.post('/workflows/definitions/down/execute'))
