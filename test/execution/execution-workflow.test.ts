@@ -6,104 +6,16 @@
  * the state query, and clean replays of every history.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import {
-  WorkflowFailedError,
-  WorkflowUpdateFailedError,
-  type WorkflowHandle,
-  type WorkflowHandleWithFirstExecutionRunId,
-} from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import type { ExecutionActivities } from '../../activities/create-execution-activities';
-import type { EventBatch, FinishRequest } from '../../activities/execution-activity-types';
-import { type ExecutionInput, type PluginResult } from '../../workflows/engine';
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { type ExecutionInput } from '../../workflows/engine';
 import { deliverSignalUpdate, stateQuery } from '../../workflows/messages';
-import { workflowBundle } from '../../worker/worker';
 import { executionInput, trigger } from '../support/definitions';
-import { createTestTemporalEnv } from '../support/temporal';
-
-interface Recorded {
-  batches: EventBatch[];
-  finished: FinishRequest[];
-}
-
-function fakeActivities(recorded: Recorded): ExecutionActivities {
-  return {
-    callPlugin: (call) => Promise.resolve<PluginResult>({ status: 'success', outputs: { echoed: call.config.url ?? null } }),
-    callLightStep: ({ call, batch }) => {
-      if (batch) recorded.batches.push(batch);
-      return Promise.resolve({ result: { status: 'success', outputs: { echoed: call.config.url ?? null } }, batchWritten: true });
-    },
-    // Like the real activity: names without a value are simply absent.
-    resolveVars: ({ names }) =>
-      Promise.resolve(Object.fromEntries(names.filter((name) => !name.startsWith('MISSING')).map((name) => [name, `value-of-${name}`]))),
-    recordEvents: (batch) => {
-      recorded.batches.push(batch);
-      return Promise.resolve();
-    },
-    // Like the real activity: the run's last batch of records comes with the end.
-    finishExecution: (request) => {
-      if (request.batch) recorded.batches.push(request.batch);
-      recorded.finished.push(request);
-      return Promise.resolve();
-    },
-    prepareChild: () => Promise.reject(new Error('not used here')),
-    prepareScheduledExecution: () => Promise.reject(new Error('not used here')),
-  };
-}
+import { useExecutionWorker } from './execution-worker';
 
 const inputFor = (doc: Record<string, unknown>, inputs: Record<string, unknown> = {}): ExecutionInput =>
   executionInput({ name: 'e2e', ...doc }, { inputs });
 
 const manual = trigger();
-
-/** One Temporal environment and worker for a describe block; every history it produced must replay. */
-function useExecutionWorker(kind: 'local' | 'time-skipping') {
-  const suite = {
-    env: undefined as unknown as TestWorkflowEnvironment,
-    recorded: { batches: [], finished: [] } as Recorded,
-    start: async (input: ExecutionInput): Promise<WorkflowHandleWithFirstExecutionRunId> => {
-      const handle = await suite.env.client.workflow.start('runWorkflowExecution', {
-        taskQueue,
-        workflowId: input.executionId,
-        args: [input],
-      });
-      handles.push(handle);
-      return handle;
-    },
-  };
-  let worker: Worker;
-  let running: Promise<void>;
-  const taskQueue = `exec-${randomUUID().slice(0, 8)}`;
-  const handles: WorkflowHandle[] = [];
-
-  before(async () => {
-    suite.env = await createTestTemporalEnv(kind);
-    worker = await Worker.create({
-      connection: suite.env.nativeConnection,
-      namespace: suite.env.namespace ?? 'default',
-      taskQueue,
-      workflowBundle: await workflowBundle(),
-      activities: fakeActivities(suite.recorded),
-    });
-    running = worker.run();
-  });
-
-  after(async () => {
-    worker?.shutdown();
-    await running;
-    // Every history this suite produced replays without non-determinism.
-    const histories = await Promise.all(
-      handles.map(async (handle) => ({ workflowId: handle.workflowId, history: await handle.fetchHistory() })),
-    );
-    for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
-      assert.equal(result.error, undefined, `${result.workflowId} does not replay: ${String(result.error)}`);
-    }
-    await suite.env?.teardown();
-  });
-  return suite;
-}
 
 describe('execution workflow on Temporal (time skipping)', function () {
   this.timeout(120_000);

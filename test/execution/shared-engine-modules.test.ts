@@ -5,20 +5,15 @@
  * frozen, and concurrent runs of different definitions on one worker stay isolated and replay.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import vm from 'node:vm';
-import type { WorkflowHandle } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { parseWorkflowCode } from '@temporalio/worker/lib/worker';
 import { ReusableVMWorkflowCreator } from '@temporalio/worker/lib/workflow/reusable-vm';
-import type { ExecutionActivities } from '../../activities/create-execution-activities';
-import type { ExecutionInput, PluginResult } from '../../workflows/engine';
+import type { ExecutionInput } from '../../workflows/engine';
 import { PRELOADED_WORKFLOW_MODULES, workflowBundle } from '../../worker/worker';
 import { executionInput, trigger } from '../support/definitions';
-import { createTestTemporalEnv } from '../support/temporal';
+import { useExecutionWorker } from './execution-worker';
 
 /** Webpack's module ids are paths relative to the project root (`./workflows/engine/index.ts`). */
 const ENGINE_MODULE = /^\.\/workflows\/engine\//;
@@ -101,46 +96,7 @@ describe('engine modules shared across workflow runs', function () {
   });
 
   describe('concurrent runs of different definitions on one worker', () => {
-    let env: TestWorkflowEnvironment;
-    let worker: Worker;
-    let running: Promise<void>;
-    const taskQueue = `shared-${randomUUID().slice(0, 8)}`;
-    const handles: WorkflowHandle[] = [];
-
-    const activities: ExecutionActivities = {
-      callPlugin: (call) => Promise.resolve<PluginResult>({ status: 'success', outputs: { echoed: call.config.url ?? null } }),
-      callLightStep: ({ call }) =>
-        Promise.resolve({ result: { status: 'success', outputs: { echoed: call.config.url ?? null } }, batchWritten: true }),
-      resolveVars: ({ names }) => Promise.resolve(Object.fromEntries(names.map((name) => [name, `value-of-${name}`]))),
-      recordEvents: () => Promise.resolve(),
-      finishExecution: () => Promise.resolve(),
-      prepareChild: () => Promise.reject(new Error('not used here')),
-      prepareScheduledExecution: () => Promise.reject(new Error('not used here')),
-    };
-
-    before(async () => {
-      env = await createTestTemporalEnv('local');
-      worker = await Worker.create({
-        connection: env.nativeConnection,
-        namespace: env.namespace ?? 'default',
-        taskQueue,
-        workflowBundle: await workflowBundle(),
-        activities,
-      });
-      running = worker.run();
-    });
-
-    after(async () => {
-      worker?.shutdown();
-      await running;
-      const histories = await Promise.all(
-        handles.map(async (handle) => ({ workflowId: handle.workflowId, history: await handle.fetchHistory() })),
-      );
-      for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
-        assert.equal(result.error, undefined, `${result.workflowId} does not replay: ${String(result.error)}`);
-      }
-      await env?.teardown();
-    });
+    const { start } = useExecutionWorker('local');
 
     /** Run `index`: its own variable, loop and timer, and expressions both shared with the others (same source) and its own. */
     const definitionOf = (index: number): ExecutionInput =>
@@ -176,12 +132,7 @@ describe('engine modules shared across workflow runs', function () {
 
     it('each run sees only its own definition, variables and results', async () => {
       const inputs = [0, 1, 2, 3, 4, 5].map(definitionOf);
-      const started = await Promise.all(
-        inputs.map((input) =>
-          env.client.workflow.start('runWorkflowExecution', { taskQueue, workflowId: input.executionId, args: [input] }),
-        ),
-      );
-      handles.push(...started);
+      const started = await Promise.all(inputs.map((input) => start(input)));
       const results = await Promise.all(started.map((handle) => handle.result()));
       results.forEach((result, index) => {
         assert.deepEqual(result, {
