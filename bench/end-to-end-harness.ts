@@ -3,7 +3,7 @@
  * the server CPU meter, the bare Temporal worker, the client process, and definitions
  * published through the API.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -11,6 +11,7 @@ import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { ExecEnv } from '../test/executions-api/support';
 import { chain, trigger } from '../test/support/definitions';
 import type { BareActivities } from './bare-temporal-workflows';
+import { cpuByComponent } from './cpu-meter';
 
 export const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
 
@@ -21,29 +22,7 @@ export const mean = (values: number[]): number => values.reduce((sum, value) => 
  */
 export function serverCpuMs(exceptPid: number | undefined): number {
   if (!existsSync('/proc/self/stat')) return NaN;
-  const processes = new Map<number, { ppid: number; ticks: number }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // After the command: state, ppid, …; utime, stime, cutime, cstime are fields 14-17 of stat(5).
-      const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
-      processes.set(Number(entry), { ppid: Number(fields[1]), ticks });
-    } catch {
-      // the process ended while we listed it
-    }
-  }
-  const inTree = (pid: number): boolean => {
-    for (let at = pid; at > 1; at = processes.get(at)?.ppid ?? 0) {
-      if (at === exceptPid) return false;
-      if (at === process.pid) return true;
-    }
-    return false;
-  };
-  let ticks = 0;
-  for (const [pid, { ticks: own }] of processes) if (inTree(pid)) ticks += own;
-  return ticks * 10; // USER_HZ is 100 on Linux
+  return cpuByComponent(() => 'server' as const, exceptPid).get('server') ?? 0;
 }
 
 export type BareWorkflow = 'sequentialActivities' | 'sequentialLocalActivities' | 'oneActivity' | 'trivialWorkflow';

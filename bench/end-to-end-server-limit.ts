@@ -8,11 +8,15 @@
  *   median of the per-round ratios to the bare trivial workflows/s of the same round;
  * - latency p50 at concurrency 1 (start→result against execute→completed, the client seeing
  *   the end as the bench's table does), samples taken in alternating rounds too;
- * - server CPU per execution (as end-to-end.bench.ts measures it), to tell where time goes.
+ * - server CPU per execution (as end-to-end.bench.ts measures it), and by part (cpu-meter.ts): the
+ *   Temporal server, PostgreSQL, and this process's threads (the API and the worker's activities on
+ *   the main thread, workflows on the SDK's worker thread, V8's and the SDK core's helpers), to tell
+ *   where the time goes.
  * Targets: each project workflow >= 0.8x the bare trivial workflows/s, p50 <= 1.5x its p50.
  */
 import type { Completion } from './end-to-end-client';
 import type { ClientProcess } from './client-process';
+import { cpuByComponent, spent, threadCpuMs } from './cpu-meter';
 import { mean, serverCpuMs } from './end-to-end-harness';
 import { atConcurrency, percentile, round, type BenchReport } from './report';
 import { pureStep } from './step-shapes';
@@ -60,11 +64,14 @@ export async function measureServerLimit(inputs: ServerLimitInputs): Promise<Pic
   const rates = each((): number[] => []);
   const cpu = each(() => 0);
   const latencies = each((): number[] => []);
+  const parts = each(() => new Map<string, number>());
   for (let r = 0; r < ROUNDS; r++) {
     for (const name of names) {
       const before = serverCpuMs(client.pid);
+      const partsBefore = cpuParts();
       rates[name].push((await atC(name, PER_ROUND, CONCURRENCY)).perSecond);
       cpu[name] += serverCpuMs(client.pid) - before;
+      for (const [part, ms] of spent(partsBefore, cpuParts())) parts[name].set(part, (parts[name].get(part) ?? 0) + ms);
     }
   }
   for (const name of names) await atC(name, 3, 1);
@@ -99,8 +106,45 @@ export async function measureServerLimit(inputs: ServerLimitInputs): Promise<Pic
     figures: {
       'per round / bare trivial: 3 pure | 3 http': ratios.join(' | '),
       'server CPU ms per execution: trivial|pure|http': names.map((name) => round(cpu[name] / executions, 1)).join(' | '),
+      ...Object.fromEntries(names.map((name) => [`CPU ms per execution by part: ${name}`, partsLine(parts[name], executions)])),
     },
     rows,
     targets,
   };
+}
+
+/** The parts of this process's tree that spend the CPU: the processes it started, and its own threads by what runs there. */
+function cpuParts(): Map<string, number> {
+  const processes = cpuByComponent((pid, cmdline) =>
+    pid === process.pid
+      ? undefined
+      : cmdline.includes('temporal')
+        ? 'Temporal server'
+        : cmdline.includes('postgres')
+          ? 'PostgreSQL'
+          : undefined,
+  );
+  const parts = new Map<string, number>(processes);
+  for (const [thread, ms] of threadCpuMs()) {
+    const part =
+      thread === 'MainThread'
+        ? 'main thread (API, activities)'
+        : thread === 'WorkerThread'
+          ? 'workflow thread'
+          : thread.startsWith('tokio')
+            ? 'SDK core'
+            : 'V8 and other threads';
+    parts.set(part, (parts.get(part) ?? 0) + ms);
+  }
+  return parts;
+}
+
+/** `part ms, …` per execution, largest first (parts under 0.5 ms left out). */
+function partsLine(parts: Map<string, number>, executions: number): string {
+  return [...parts]
+    .map(([part, ms]) => [part, ms / executions] as const)
+    .filter(([, ms]) => ms >= 0.5)
+    .sort((a, b) => b[1] - a[1])
+    .map(([part, ms]) => `${part} ${round(ms, 1)}`)
+    .join(', ');
 }

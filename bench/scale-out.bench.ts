@@ -43,7 +43,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { writeFile, mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -58,6 +57,7 @@ import { startCluster, type Cluster } from '../startup/cluster/cluster';
 import { temporalServerTools } from '../startup/cluster/temporal-server';
 import { chain, step, trigger } from '../test/support/definitions';
 import { startClient } from './client-process';
+import { cpuByComponent } from './cpu-meter';
 import type { Completion } from './end-to-end-client';
 import { limiter, round, type BenchReport } from './report';
 
@@ -106,49 +106,11 @@ function componentOf(pid: number, cmdline: string): Component | undefined {
   return undefined;
 }
 
-/**
- * CPU ms (user + system, with reaped children's) of every process descending from this one, by
- * component (a helper process such as tsx's esbuild counts for the component it serves). Linux
- * /proc; empty elsewhere.
- */
-function cpuByComponent(): Map<Component, number> {
-  const totals = new Map<Component, number>();
-  if (!existsSync('/proc/self/stat')) return totals;
-  const processes = new Map<number, { ppid: number; ticks: number; component?: Component }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // After the command: state, ppid, …; utime, stime, cutime, cstime are fields 14-17 of stat(5).
-      const ticks = [11, 12, 13, 14].reduce((total, i) => total + Number(fields[i]), 0);
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      processes.set(Number(entry), { ppid: Number(fields[1]), ticks, component: componentOf(Number(entry), cmdline) });
-    } catch {
-      // the process ended while we listed it
-    }
-  }
-  for (const [pid, { ticks }] of processes) {
-    // The nearest component on the way up to this process; processes outside its tree do not count.
-    let found: Component | undefined;
-    let inTree = false;
-    for (let at = pid, hops = 0; at > 1 && hops < 64; at = processes.get(at)?.ppid ?? 0, hops++) {
-      found ??= processes.get(at)?.component;
-      if (at === process.pid) {
-        inTree = true;
-        break;
-      }
-    }
-    if (inTree && found) totals.set(found, (totals.get(found) ?? 0) + ticks * 10); // USER_HZ is 100 on Linux
-  }
-  return totals;
-}
-
 /** Runs `work` and says how many CPU seconds each component spent meanwhile. */
 async function withCpu<T>(work: () => Promise<T>): Promise<{ result: T; cpu: Map<Component, number> }> {
-  const before = cpuByComponent();
+  const before = cpuByComponent(componentOf);
   const result = await work();
-  const after = cpuByComponent();
+  const after = cpuByComponent(componentOf);
   const cpu = new Map<Component, number>();
   for (const component of COMPONENTS) cpu.set(component, ((after.get(component) ?? 0) - (before.get(component) ?? 0)) / 1000);
   return { result, cpu };
