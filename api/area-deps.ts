@@ -9,6 +9,8 @@ export interface AreaDeps {
   config: AppConfig;
   dataSource: DataSource;
   temporal: Client;
+  /** A client on the connection of this process's worker, when one polls the execution task queue: starts are eager through it. */
+  eagerStarts?: Client;
   encryptionKey: Buffer;
   /** The process's one listener for execution events (closed on shutdown); a fresh one when absent. */
   eventHub?: ExecutionEventHub;

@@ -6,6 +6,13 @@ import type { RunLimits } from '../workflows/engine';
 export interface StartDeps {
   dataSource: DataSource;
   temporal: Client;
+  /**
+   * A client on the connection of a worker in this process that polls `taskQueue` (`npm start`: the API
+   * and the worker in one process). Starts go through it with eager workflow start: Temporal hands the
+   * run's first workflow task back in the start's reply, to that worker, instead of through its matching
+   * queue (a trivial run's start to result: about 50 → 20 ms on the dev server). Absent: plain starts.
+   */
+  eagerStarts?: Client;
   /** Task queue the execution workflows are started on (the worker polls it). */
   taskQueue: string;
   /** The API's public base URL (callback URLs of webhook waits). */

@@ -34,14 +34,17 @@ export function startOutcomeUnknown(error: unknown): boolean {
 const GRPC_DEADLINE_EXCEEDED = 4;
 
 export async function startExecutionWorkflow(
-  deps: Pick<StartDeps, 'temporal' | 'taskQueue'>,
+  deps: Pick<StartDeps, 'temporal' | 'eagerStarts' | 'taskQueue'>,
   row: ExecutionEntity,
   input: ExecutionInput,
 ): Promise<string> {
+  const starter = deps.eagerStarts ?? deps.temporal;
   // Bounded: with Temporal down the client would otherwise retry until it is back, and the caller would wait.
-  const handle = await deps.temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-    deps.temporal.workflow.start(EXECUTION_WORKFLOW_TYPE, {
+  const handle = await starter.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+    starter.workflow.start(EXECUTION_WORKFLOW_TYPE, {
       taskQueue: deps.taskQueue,
+      // Only asked of a worker in this process; without a free workflow task slot there the SDK starts it plainly.
+      requestEagerStart: deps.eagerStarts !== undefined,
       workflowId: row.id,
       args: [input],
       workflowIdReusePolicy: 'REJECT_DUPLICATE',

@@ -140,6 +140,17 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
       logger.info({ taskQueue: config.temporalTaskQueue }, 'worker started');
     }
 
+    // `npm start` (the API and the worker in one process): starts hand the run's first workflow task
+    // straight to this worker (eager workflow start), which saves a trip through Temporal's matching.
+    const eagerStarts =
+      worker && parts.api
+        ? new Client({
+            connection: worker.connection,
+            namespace: temporal.namespace,
+            ...(tracing ? { interceptors: { workflow: tracing.clientInterceptors } } : {}),
+          })
+        : undefined;
+
     let port: number | undefined;
     if (parts.api) {
       const eventHub = new ExecutionEventHub(database.dataSource);
@@ -157,6 +168,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
           config: { ...config, temporalUiUrl, temporalRetentionDays },
           dataSource: database.dataSource,
           temporal: client,
+          eagerStarts,
           encryptionKey: secrets.encryptionKey,
           eventHub,
           plugins: operatorPlugins.catalog,

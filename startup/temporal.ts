@@ -60,9 +60,17 @@ export interface ResolveTemporalOptions {
  * so they run as operators do). Eager activity execution: the server hands a workflow task's new
  * activity straight back to the worker that completed the task, instead of through the matching
  * queue; it halves the time of an effectful step (40 sequential http-request steps: 4.1 s → 2.1 s
- * in `npm run bench`). The production server reads the same setting from deploy/temporal/dynamicconfig.yaml.
+ * in `npm run bench`). Eager workflow start: a start from a process whose worker polls the task queue
+ * gets the run's first workflow task in its reply (executions/deps.ts eagerStarts; server 1.29's default
+ * already, set so an older server behaves the same). The production server reads the same settings from
+ * deploy/temporal/dynamicconfig.yaml.
  */
-export const DEV_SERVER_DYNAMIC_CONFIG = ['--dynamic-config-value', 'system.enableActivityEagerExecution=true'];
+export const DEV_SERVER_DYNAMIC_CONFIG = [
+  '--dynamic-config-value',
+  'system.enableActivityEagerExecution=true',
+  '--dynamic-config-value',
+  'system.enableEagerWorkflowStart=true',
+];
 
 /**
  * SQLite pragmas for the CLI dev server's database file (`npm start`'s `--db-filename`; the in-memory

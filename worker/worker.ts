@@ -119,6 +119,8 @@ export interface WorkerOptions {
 
 export interface RunningWorker {
   worker: Worker;
+  /** The worker's connection: a client on it can start runs eagerly, their first workflow task handed to this worker. */
+  connection: NativeConnection;
   /** Resolves when the worker has stopped (after `shutdown`). */
   done: Promise<void>;
   /** Stops polling, lets in-flight tasks finish within the grace time, then closes the connection. */
@@ -160,6 +162,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const done = worker.run();
   return {
     worker,
+    connection: open,
     done,
     async shutdown() {
       if (worker.getState() === 'RUNNING') worker.shutdown();

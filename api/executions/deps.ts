@@ -8,6 +8,8 @@ import type { ExecutionEventHub } from './event-hub';
 export interface ExecutionDeps {
   dataSource: DataSource;
   temporal: Client;
+  /** Starts with eager workflow start through the worker in this process (executions/deps.ts StartDeps). */
+  eagerStarts?: Client;
   /** Task queue the execution workflows are started on (the worker polls it). */
   taskQueue: string;
   /** Temporal Web UI base URL; links to executions are built from it when set. */

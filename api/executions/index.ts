@@ -21,6 +21,7 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
   const executionDeps: ExecutionDeps = {
     dataSource: deps.dataSource,
     temporal: deps.temporal,
+    eagerStarts: deps.eagerStarts,
     taskQueue: deps.config.temporalTaskQueue,
     temporalUiUrl: deps.config.temporalUiUrl,
     temporalRetentionDays: deps.config.temporalRetentionDays,

@@ -5,6 +5,7 @@
  * the file's own task queue.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { DataSource } from 'typeorm';
@@ -72,6 +73,8 @@ export interface ExecEnvOptions {
   console?: { signInCodes?: SignInCodes };
   /** The worker's workflow bundle with stack traces inside runs (WORKFLOW_STACK_TRACES=true); default off, as the service runs. */
   stackTraces?: boolean;
+  /** Start runs through a client on the worker's connection with eager workflow start, as `npm start` does; default true when a worker runs. */
+  eagerStarts?: boolean;
   /** A Temporal environment the caller started (a bench starts the dev server as `npm start` does); default createTestTemporalEnv('local'). stop() tears it down. */
   temporal?: TestWorkflowEnvironment;
 }
@@ -120,6 +123,9 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
     },
     dataSource: db,
     temporal: env.client,
+    ...(worker && options.eagerStarts !== false
+      ? { eagerStarts: new Client({ connection: env.nativeConnection, namespace }) }
+      : {}),
     encryptionKey,
     plugins: options.operatorPlugins?.catalog,
   };
