@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { ExecEnv } from '../test/executions-api/support';
@@ -44,8 +45,13 @@ export async function bareWorker(env: TestWorkflowEnvironment) {
   const running = worker.run();
   const execute = (workflow: BareWorkflow, args: unknown[] = []) =>
     env.client.workflow.execute(workflow, { taskQueue, workflowId: `${taskQueue}-${randomUUID()}`, args });
+  // The same with eager workflow start (a client on the worker's connection), as the project starts its runs.
+  const eagerClient = new Client({ connection: env.nativeConnection, namespace: env.namespace ?? 'default' });
+  const executeEager = (workflow: BareWorkflow) =>
+    eagerClient.workflow.execute(workflow, { taskQueue, workflowId: `${taskQueue}-${randomUUID()}`, requestEagerStart: true });
   return {
     execute,
+    executeEager,
     async stop() {
       worker.shutdown();
       await running;

@@ -165,6 +165,7 @@ export async function run(): Promise<BenchReport> {
     // Issue 27's "at the server's limit": bare trivial workflows beside 3-step executions, in rounds of their own.
     const limit = await measureServerLimit({
       runBareTrivial: () => runBare('trivialWorkflow'),
+      runBareTrivialEager: () => bare!.executeEager('trivialWorkflow'),
       client,
       completion: COMPLETION,
       publishChain,

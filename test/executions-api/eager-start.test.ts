@@ -25,7 +25,7 @@ const oneLog = (key: string) => ({
 
 /** Whether the run's first workflow task was started in the start's transaction (handed over eagerly). */
 async function firstTaskStartedWithTheStart(env: TestWorkflowEnvironment, id: string): Promise<boolean> {
-  const { events = [] } = await env.client.workflow.getHandle(id).fetchHistory();
+  const events = (await env.client.workflow.getHandle(id).fetchHistory()).events ?? [];
   const [started, scheduled, taskStarted] = events;
   assert.equal(started?.eventType, 1, 'event 1: WorkflowExecutionStarted');
   assert.equal(scheduled?.eventType, 5, 'event 2: WorkflowTaskScheduled');
