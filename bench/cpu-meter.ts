@@ -93,3 +93,16 @@ export function spent<K>(before: Map<K, number>, after: Map<K, number>): Map<K, 
   for (const key of new Set([...before.keys(), ...after.keys()])) result.set(key, (after.get(key) ?? 0) - (before.get(key) ?? 0));
   return result;
 }
+
+/**
+ * The machine's CPU time so far, in ms summed over its cores: `stolen` is what the hypervisor gave
+ * other guests while this one wanted to run (/proc/stat's steal column; 0 on bare metal), `all`
+ * every column. A run whose `stolen` share is high ran on a busy host: its figures swing.
+ */
+export function machineCpuMs(): { stolen: number; all: number } {
+  if (!existsSync('/proc/stat')) return { stolen: Number.NaN, all: Number.NaN };
+  const columns = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal guest guest_nice: guest time is counted in user already.
+  const all = columns.slice(0, 8).reduce((total, value) => total + value, 0);
+  return { stolen: (columns[7] ?? 0) * TICK_MS, all: all * TICK_MS };
+}

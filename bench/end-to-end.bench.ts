@@ -46,6 +46,7 @@ import { grantAdmin } from '../test/support/grants';
 import type { Completion } from './end-to-end-client';
 import { startClient } from './client-process';
 import { startBenchDevServer } from './dev-server';
+import { machineCpuMs } from './cpu-meter';
 import { bareWorker, chainOf, mean, publish, serverCpuMs } from './end-to-end-harness';
 import { measureServerLimit } from './end-to-end-server-limit';
 import { atConcurrency, percentile, round, type BenchReport } from './report';
@@ -83,6 +84,7 @@ export async function run(): Promise<BenchReport> {
   });
   await new Promise<void>((resolve) => answering.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(answering.address() as AddressInfo).port}/`;
+  const machineAtStart = machineCpuMs();
   const client = startClient();
   let x: ExecEnv | undefined;
   let api: http.Server | undefined;
@@ -211,6 +213,7 @@ export async function run(): Promise<BenchReport> {
         'server CPU ms per execution: stream | polling': `${round(cpu.sse / executions, 1)} | ${round(cpu.poll / executions, 1)}`,
         'HTTP requests per execution: stream | polling': `${round(requests.sse / executions, 1)} | ${round(requests.poll / executions, 1)}`,
         'bare: server CPU ms per one-activity workflow': round(cpu.bare / executions, 1),
+        'CPU stolen by the host during the run (% of the machine)': round(stolenPercent(machineAtStart), 1),
         'executions/s project / bare (per round)': roundRatios.map((value) => round(value, 2)).join(' '),
         'executions/s polling / stream (per round)': rates.poll.map((rate, i) => round(rate / rates.sse[i], 2)).join(' '),
         ...limit.figures,
@@ -258,4 +261,10 @@ export async function run(): Promise<BenchReport> {
     await server.stop();
     await closeTestDataSource();
   }
+}
+
+/** The share of the machine's CPU time since `start` that the hypervisor gave to other guests. */
+function stolenPercent(start: { stolen: number; all: number }): number {
+  const now = machineCpuMs();
+  return (100 * (now.stolen - start.stolen)) / (now.all - start.all);
 }
