@@ -123,9 +123,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
     },
     dataSource: db,
     temporal: env.client,
-    ...(worker && options.eagerStarts !== false
-      ? { eagerStarts: new Client({ connection: env.nativeConnection, namespace }) }
-      : {}),
+    ...(worker && options.eagerStarts !== false ? { eagerStarts: new Client({ connection: env.nativeConnection, namespace }) } : {}),
     encryptionKey,
     plugins: options.operatorPlugins?.catalog,
   };
