@@ -3,13 +3,11 @@
  * environment here unless told otherwise), a start asks Temporal to hand the run's first workflow
  * task back in the start's reply, to that worker, instead of through its matching queue.
  *
- * Seen in the run's history: Temporal writes an eagerly handed task's WorkflowTaskStarted in the
- * start's own transaction, so events 1 to 3 carry consecutive task ids. A task dispatched through
- * matching is started in a later transaction, after the start's transfer task took ids of its own.
- * The in-memory stand-in has no eager start (the tests skip there).
+ * Seen in the run's history (test/support/eager-start.ts). The in-memory stand-in has no eager
+ * start (the tests skip there).
  */
 import assert from 'node:assert/strict';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { firstTaskStartedWithTheStart } from '../support/eager-start';
 import { testTemporalKind } from '../support/temporal';
 import { execute, finished, publish, useExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
 
@@ -22,16 +20,6 @@ const oneLog = (key: string) => ({
   },
   connections: [{ from: 'start', to: 'say' }],
 });
-
-/** Whether the run's first workflow task was started in the start's transaction (handed over eagerly). */
-async function firstTaskStartedWithTheStart(env: TestWorkflowEnvironment, id: string): Promise<boolean> {
-  const events = (await env.client.workflow.getHandle(id).fetchHistory()).events ?? [];
-  const [started, scheduled, taskStarted] = events;
-  assert.equal(started?.eventType, 1, 'event 1: WorkflowExecutionStarted');
-  assert.equal(scheduled?.eventType, 5, 'event 2: WorkflowTaskScheduled');
-  assert.equal(taskStarted?.eventType, 6, 'event 3: WorkflowTaskStarted');
-  return Number(taskStarted.taskId) === Number(scheduled.taskId) + 1 && Number(scheduled.taskId) === Number(started.taskId) + 1;
-}
 
 async function runOne(x: ExecEnv, c: OrgContext, key: string): Promise<string> {
   const id = await execute(x, c, await publish(x, c, oneLog(key)));
@@ -49,7 +37,7 @@ describe('execute: eager workflow start through the worker in this process', fun
 
   it("hands the run's first workflow task to the worker in the start's reply", async () => {
     const id = await runOne(x, c, 'eager');
-    assert.equal(await firstTaskStartedWithTheStart(x.env, id), true);
+    assert.equal(await firstTaskStartedWithTheStart(x.env.client, id), true);
   });
 });
 
@@ -62,6 +50,6 @@ describe('execute: a plain start when no worker runs beside the API (the control
 
   it('leaves the first workflow task to matching', async () => {
     const id = await runOne(x, c, 'plain');
-    assert.equal(await firstTaskStartedWithTheStart(x.env, id), false);
+    assert.equal(await firstTaskStartedWithTheStart(x.env.client, id), false);
   });
 });

@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { freePort } from '../../startup/temporal';
+import { firstTaskStartedWithTheStart } from '../support/eager-start';
 import { runScript, startListening, type ListeningService } from '../support/process';
 import { testTemporalKind } from '../support/temporal';
 
@@ -121,15 +122,31 @@ describe('npm start on the real Temporal dev server', function () {
     assert.deepEqual(outputs, { got: { payload: { after: 'restart' } } });
   });
 
-  it("sets the namespace's retention to TEMPORAL_RETENTION_DAYS at start", async () => {
+  /** A client of the Temporal the service resolved (its address from the start-up log). */
+  const withTemporal = async <T>(use: (client: Client) => Promise<T>): Promise<T> => {
     const address = /"address":"([^"]+)"[^\n]*"Temporal resolved"/.exec(service?.output() ?? '')?.[1];
     assert.ok(address, 'the start-up log names the Temporal address');
     const connection = await Connection.connect({ address });
     try {
-      const described = await connection.workflowService.describeNamespace({ namespace: 'default' });
-      assert.equal(optionalTsToMs(described.config?.workflowExecutionRetentionTtl), 9 * 86_400_000);
+      return await use(new Client({ connection }));
     } finally {
       await connection.close();
     }
+  };
+
+  it("sets the namespace's retention to TEMPORAL_RETENTION_DAYS at start", async () => {
+    await withTemporal(async (client) => {
+      const described = await client.workflowService.describeNamespace({ namespace: 'default' });
+      assert.equal(optionalTsToMs(described.config?.workflowExecutionRetentionTtl), 9 * 86_400_000);
+    });
+  });
+
+  it("starts runs eagerly: the first workflow task goes to the process's own worker in the start's reply", async () => {
+    const started = await api('POST', '/workflows/definitions/waiter/execute', {});
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    const executionId = String(started.body.executionId);
+    assert.equal(await withTemporal((client) => firstTaskStartedWithTheStart(client, executionId)), true);
+    const cancelled = await api('POST', `/workflows/executions/${executionId}/cancel`, {});
+    assert.equal(cancelled.status, 202, JSON.stringify(cancelled.body));
   });
 });
