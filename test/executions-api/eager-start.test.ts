@@ -7,19 +7,13 @@
  * start (the tests skip there).
  */
 import assert from 'node:assert/strict';
+import { chain, step, trigger } from '../support/definitions';
 import { firstTaskStartedWithTheStart } from '../support/eager-start';
 import { testTemporalKind } from '../support/temporal';
 import { execute, finished, publish, useExecEnv, waitFor, type ExecEnv, type OrgContext } from './support';
 
-const oneLog = (key: string) => ({
-  name: 'One log',
-  key,
-  steps: {
-    start: { type: 'trigger', pluginType: 'manual' },
-    say: { type: 'module', pluginType: 'log', config: { message: 'hi' } },
-  },
-  connections: [{ from: 'start', to: 'say' }],
-});
+/** start ─▶ say (log) */
+const oneLog = (key: string) => ({ name: 'One log', key, steps: chain(trigger(), step('say', 'log', { message: 'hi' })) });
 
 async function runOne(x: ExecEnv, c: OrgContext, key: string): Promise<string> {
   const id = await execute(x, c, await publish(x, c, oneLog(key)));
