@@ -11,7 +11,7 @@
  * past the rows the override keeps, once per sweep). Targets: everything
  * expired removed, nothing kept removed, reads during the sweep within 2x of idle at p50.
  */
-import { randomUUID } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
 import { ExecutionRetentionRepository } from '../db/repositories/execution-retention-repository';
 import { RetentionSweeper } from '../executions';
@@ -25,7 +25,9 @@ const BATCH = 500;
 
 export async function run(): Promise<BenchReport> {
   const db = await testDataSource();
-  const org = `bench-${randomUUID()}`;
+  // Organization ids are numeric (grants key them as bigint): two fresh ones far from the tests' range.
+  const org = String(2_000_000_000 + randomInt(1_000_000) * 2);
+  const shortOrg = String(Number(org) + 1);
   try {
     const loadStarted = Date.now();
     const insert = (count: number, prefix: string, workflowId: string, endedAgo: string) =>
@@ -40,7 +42,6 @@ export async function run(): Promise<BenchReport> {
     await insert(RECENT, 'exec_bench_new_', 'wf_bench', '5 days');
     await new ExecutionRetentionRepository(db.manager).put(org, 'wf_long', 3650, null);
     // Another organization keeps 1 day: its scan must not walk the 10,000 rows above that the default keeps.
-    const shortOrg = `${org}-short`;
     await db.query(
       `INSERT INTO executions (id, organization_id, workflow_id, revision, status, trigger, temporal_namespace, completed_at)
        SELECT 'exec_bench_short_' || g, $1, 'wf_short', 1, 'completed', '{}'::jsonb, 'default', now() - interval '2 days'
@@ -127,8 +128,8 @@ export async function run(): Promise<BenchReport> {
       ],
     };
   } finally {
-    await db.query(`DELETE FROM executions WHERE organization_id IN ($1, $1 || '-short')`, [org]);
-    await db.query(`DELETE FROM execution_retention WHERE organization_id IN ($1, $1 || '-short')`, [org]);
+    await db.query(`DELETE FROM executions WHERE organization_id IN ($1, $2)`, [org, shortOrg]);
+    await db.query(`DELETE FROM execution_retention WHERE organization_id IN ($1, $2)`, [org, shortOrg]);
     await closeTestDataSource();
   }
 }
