@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { nextRuns, temporalScheduleSpec } from '../../api/workflows/cron-spec';
 import { cronError } from '../../workflows/engine';
-import { createTestTemporalEnv } from '../support/temporal';
+import { createTestTemporalEnv, testTemporalKind } from '../support/temporal';
 import { definition, wfContext } from './support';
 
 const CASES: Array<[string, string]> = [
@@ -49,7 +49,9 @@ describe('workflows API: one cron dialect, as Temporal runs it', function () {
     await env?.teardown();
   });
 
-  it('runs each accepted form at the times the dialect reads (Temporal nextActionTimes)', async () => {
+  it('runs each accepted form at the times the dialect reads (Temporal nextActionTimes)', async function () {
+    // The comparison is with the real server's own reading (the stand-in reports no times for a paused schedule).
+    if ((await testTemporalKind()) === 'stand-in') this.skip();
     const mismatches: string[] = [];
     for (const [index, [expression, timezone]] of CASES.entries()) {
       assert.equal(cronError(expression), undefined, expression);
