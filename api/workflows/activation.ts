@@ -180,16 +180,13 @@ async function teardown(deps: WorkflowDeps, bindings: TriggerBindingEntity[]): P
   const results = await Promise.allSettled(
     bindings.map(
       (b) =>
-        deps.registrars[b.pluginType]?.unregister(
-          registrationOf(b),
-          {
-            organizationId: b.organizationId,
-            workflowId: b.workflowId,
-            aliasName: b.aliasName,
-            revision: b.revision,
-            triggerId: b.triggerId,
-          },
-        ) ?? Promise.resolve(),
+        deps.registrars[b.pluginType]?.unregister(registrationOf(b), {
+          organizationId: b.organizationId,
+          workflowId: b.workflowId,
+          aliasName: b.aliasName,
+          revision: b.revision,
+          triggerId: b.triggerId,
+        }) ?? Promise.resolve(),
     ),
   );
   return results.flatMap((r, i) =>

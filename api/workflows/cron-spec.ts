@@ -60,9 +60,7 @@ export function temporalScheduleSpec(expression: string, timezone: string): Temp
   const weekdayDays = nth ? `${7 * Number(nth[2]) - 6}-${7 * Number(nth[2])}` : '*';
   const line = (days: string, weekdays: string) => [second, minute, hour, days, month, weekdays, '*'].join(' ');
   const cronExpressions =
-    !WILD.has(dom) && !WILD.has(dow)
-      ? [line(dom, '*'), line(weekdayDays, weekday)]
-      : [line(WILD.has(dom) ? weekdayDays : dom, weekday)];
+    !WILD.has(dom) && !WILD.has(dow) ? [line(dom, '*'), line(weekdayDays, weekday)] : [line(WILD.has(dom) ? weekdayDays : dom, weekday)];
   return { cronExpressions, timezone };
 }
 

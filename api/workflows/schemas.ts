@@ -80,7 +80,9 @@ export const TriggerSummary = Type.Object({
   pluginType: Type.String(),
   alias: Type.String(),
   status: TriggerState.properties.status,
-  webhookUrl: Type.Optional(Type.String({ description: 'a live webhook: the alias URL (kept across revisions while the alias is active)' })),
+  webhookUrl: Type.Optional(
+    Type.String({ description: 'a live webhook: the alias URL (kept across revisions while the alias is active)' }),
+  ),
   schedule: Type.Optional(Type.String({ description: 'a cron trigger: its expression' })),
   timezone: Type.Optional(Type.String()),
   nextRuns: Type.Optional(Type.Array(DateTime, { description: 'a cron trigger: its next runs, as the cron dialect reads it' })),

@@ -86,7 +86,9 @@ describe('executions API: cron ticks', function () {
     }
     // No run of either schedule failed (a tick taken for the other alias's duplicate would).
     const failed: string[] = [];
-    for await (const run of x.env.client.workflow.list({ query: `WorkflowType = '${EXECUTION_WORKFLOW_TYPE}' AND ExecutionStatus = 'Failed'` }))
+    for await (const run of x.env.client.workflow.list({
+      query: `WorkflowType = '${EXECUTION_WORKFLOW_TYPE}' AND ExecutionStatus = 'Failed'`,
+    }))
       if (scheduleIds.some((id) => run.workflowId.startsWith(`cron-${id}`))) failed.push(run.workflowId);
     assert.deepEqual(failed, []);
   });
@@ -94,10 +96,14 @@ describe('executions API: cron ticks', function () {
   it('records one run per tick of each alias: the same tick for two aliases is not a duplicate', async () => {
     await c
       .auth(x.t.request.put('/workflows/definitions/tick-keys'))
-      .send({ name: 'Keys', key: 'tick-keys', steps: [
+      .send({
+        name: 'Keys',
+        key: 'tick-keys',
+        steps: [
           { id: 'nightly', type: 'trigger', pluginType: 'cron', config: { schedule: '0 3 * * *' } },
           { id: 'n', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['nightly'] },
-        ] })
+        ],
+      })
       .expect(201);
     const workflowId = (await c.auth(x.t.request.get('/workflows/definitions/tick-keys'))).body.id as string;
     const deps = { dataSource: x.db, temporalNamespace: 'default', limits: x.limits } as unknown as PrepareDeps;
@@ -108,7 +114,13 @@ describe('executions API: cron ticks', function () {
       const executionId = `cron-tick-keys-${alias}-${Date.now()}`;
       ids.push(executionId);
       await prepareScheduledRun(deps, {
-        start: { organizationId: c.org, workflowId, alias, revision: 1, trigger: { id: 'nightly', pluginType: 'cron', schedule: '0 3 * * *' } },
+        start: {
+          organizationId: c.org,
+          workflowId,
+          alias,
+          revision: 1,
+          trigger: { id: 'nightly', pluginType: 'cron', schedule: '0 3 * * *' },
+        },
         executionId,
         runId: 'run',
         firedAt,

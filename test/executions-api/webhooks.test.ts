@@ -129,11 +129,17 @@ describe('executions API: webhook ingress', function () {
     assert.deepEqual(await runThrough(latest).then((r) => [r.revision, r.message]), [2, 'two']);
 
     // A named alias moved to another revision keeps its URL too.
-    await c.auth(x.t.request.put(alias('prod'))).send({ revision: 1 }).expect(201);
+    await c
+      .auth(x.t.request.put(alias('prod')))
+      .send({ revision: 1 })
+      .expect(201);
     const prod = urlOf((await c.auth(x.t.request.post(alias('prod', '/activate'))).expect(200)).body.alias.triggers);
     assert.notEqual(prod, latest);
     assert.deepEqual(await runThrough(prod).then((r) => [r.revision, r.message]), [1, 'one']);
-    const moved = await c.auth(x.t.request.put(alias('prod'))).send({ revision: 2 }).expect(200);
+    const moved = await c
+      .auth(x.t.request.put(alias('prod')))
+      .send({ revision: 2 })
+      .expect(200);
     assert.equal(urlOf(moved.body.triggers), prod);
     assert.deepEqual(await runThrough(prod).then((r) => [r.revision, r.message]), [2, 'two']);
 

@@ -245,11 +245,12 @@ describe('workflows API: aliases, activation and triggers', () => {
     const created = await c.auth(c.t.request.put('/workflows/definitions/summary')).send(triggered());
     assert.equal(created.status, 201);
     // Not active yet: every trigger listed, no URL; the cron trigger's next runs as its dialect reads them (every 5 minutes).
-    const inactive = created.body.triggers as Array<Record<string, unknown>>;
-    assert.deepEqual(
-      inactive.map((t) => `${t.alias}:${t.stepId}:${t.pluginType}:${t.status}`).sort(),
-      ['latest:hook:webhook:inactive', 'latest:manual:manual:inactive', 'latest:tick:cron:inactive'],
-    );
+    const inactive = created.body.triggers as Array<Record<string, string | string[]>>;
+    assert.deepEqual(inactive.map((t) => [t.alias, t.stepId, t.pluginType, t.status].join(':')).sort(), [
+      'latest:hook:webhook:inactive',
+      'latest:manual:manual:inactive',
+      'latest:tick:cron:inactive',
+    ]);
     assert.equal(
       inactive.some((t) => 'webhookUrl' in t),
       false,
@@ -265,9 +266,17 @@ describe('workflows API: aliases, activation and triggers', () => {
     assert.equal(url, on.body.alias.triggerStates.hook.runtimeMetadata.webhookUrl);
 
     // A new revision: the publish answer shows latest's live triggers, the webhook at the URL it had.
-    const published = await c.auth(c.t.request.put('/workflows/definitions/summary')).send(triggered({ variables: { v: { initialValue: 1 } } }));
+    const published = await c
+      .auth(c.t.request.put('/workflows/definitions/summary'))
+      .send(triggered({ variables: { v: { initialValue: 1 } } }));
     assert.equal(published.body.mode, 'new-revision');
-    assert.deepEqual(hookOf(published.body.triggers), { stepId: 'hook', pluginType: 'webhook', alias: 'latest', status: 'live', webhookUrl: url });
+    assert.deepEqual(hookOf(published.body.triggers), {
+      stepId: 'hook',
+      pluginType: 'webhook',
+      alias: 'latest',
+      status: 'live',
+      webhookUrl: url,
+    });
     assert.equal(published.body.latestAlias.triggerStates.hook.runtimeMetadata.webhookUrl, url);
     assert.equal((await new TriggerBindingRepository(c.db.manager).findLiveByWebhookToken(String(url).split('/').pop()!))?.revision, 2);
 

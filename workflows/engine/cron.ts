@@ -67,8 +67,7 @@ export function cronError(expression: unknown): string | undefined {
 }
 
 function fieldError(field: string, spec: FieldSpec): string | undefined {
-  if (/[LW]/.test(field.replace(/[A-Z]{3}/g, '')))
-    return '"L" and "W" forms are not supported (Temporal schedules cannot express them)';
+  if (/[LW]/.test(field.replace(/[A-Z]{3}/g, ''))) return '"L" and "W" forms are not supported (Temporal schedules cannot express them)';
   if (field.includes('#') && !spec.special?.test(field)) return '"n#k" must be the only item of the day-of-week field';
   for (const item of field.split(',')) {
     if (item === '') return 'has an empty list item';
