@@ -81,7 +81,7 @@ async function registerAll(
   aliasName: string,
   revision: number,
   triggers: TriggerDefinition[],
-  /** The alias's live bindings (an active alias moving or activated again): registrars may carry them over. */
+  /** The live bindings of an active alias moving to another revision: registrars may carry them over. */
   previous: TriggerBindingEntity[] = [],
 ): Promise<Outcome> {
   const activationId = randomBytes(4).toString('hex');

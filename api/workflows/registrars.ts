@@ -20,7 +20,8 @@ export interface RegistrationContext {
   activationId: string;
   /**
    * The alias's live registration of the same trigger step (same id, same kind) when an active alias
-   * moves to another revision or is activated again: a registrar may carry it over (`carried: true`).
+   * moves to another revision (a publish moving `latest`, a PUT repointing it): a registrar may carry
+   * it over (`carried: true`). Never set on an explicit activation, which rotates.
    */
   previous?: Registration;
 }
