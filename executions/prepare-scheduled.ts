@@ -1,7 +1,8 @@
 /**
  * A cron tick: resolve the revision the schedule names, record the execution
  * under the run's Temporal workflow id with the idempotency key
- * `cron:<triggerId>:<tick floored to the second>`, and return its input.
+ * `cron:<triggerId>:<tick floored to the second>` (alias `latest`; another
+ * alias appends `@<alias>`), and return its input.
  */
 import { ExecutionRepository } from '../db/repositories/execution-repository';
 import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
@@ -20,6 +21,14 @@ export interface ScheduledRunRequest {
   firedAt: number;
 }
 
+/**
+ * One run per tick of one alias's trigger. `latest` keeps the compatible engine's documented key; any
+ * other alias appends its name, so two active aliases running the same trigger step both run the tick.
+ */
+export function cronIdempotencyKey(alias: string, triggerId: string, firedAt: string): string {
+  return alias === 'latest' ? `cron:${triggerId}:${firedAt}` : `cron:${triggerId}:${firedAt}@${alias}`;
+}
+
 /** Throws RevisionNotRunnable when the revision is gone, DuplicateTick when another run recorded this tick. */
 export async function prepareScheduledRun(deps: PrepareDeps, request: ScheduledRunRequest): Promise<ExecutionInput> {
   const { start } = request;
@@ -34,7 +43,8 @@ export async function prepareScheduledRun(deps: PrepareDeps, request: ScheduledR
     payload: { firedAt, schedule: start.trigger.schedule },
     receivedAt: firedAt,
   };
-  const idempotencyKey = `cron:${start.trigger.id}:${firedAt}`;
+  // Per alias: two active aliases run the same trigger step on the same tick, each its own run.
+  const idempotencyKey = cronIdempotencyKey(start.alias, start.trigger.id, firedAt);
   const { row, created, input } = await recordRun(deps.dataSource, {
     id: request.executionId,
     organizationId: start.organizationId,

@@ -18,7 +18,9 @@
  * - The start URL of an operator's trigger plugin (given to its `activate`)
  *   is a token of the same kind: it starts an execution on POST, PUT, PATCH
  *   or DELETE, with no other setting (the trigger's config is the plugin's).
- * Answers 202 without an execution id (the sender is not a client of the API).
+ * A start answers 202 with the `executionId` it started (200 with `deduplicated:
+ * true` and the first delivery's run for a repeated Idempotency-Key), so a
+ * sender can follow its run; the id alone grants no read (reads need a token).
  */
 import { Type } from '@sinclair/typebox';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
@@ -136,10 +138,13 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
     params: Type.Object({ token: Type.String({ minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }) }),
     ...(method === 'get' ? {} : { body: Type.Unknown(), bodyOptional: true }),
     responses: {
-      202: { description: 'Accepted', schema: Type.Object({ accepted: Type.Literal(true) }) },
+      202: {
+        description: 'Accepted: `executionId` names the run it started (absent in signal mode)',
+        schema: Type.Object({ accepted: Type.Literal(true), executionId: Type.Optional(Type.String()) }),
+      },
       200: {
-        description: 'A repeated Idempotency-Key: nothing new was started',
-        schema: Type.Object({ accepted: Type.Literal(true), deduplicated: Type.Literal(true) }),
+        description: 'A repeated Idempotency-Key: nothing new was started; `executionId` names the run the first delivery started',
+        schema: Type.Object({ accepted: Type.Literal(true), executionId: Type.String(), deduplicated: Type.Literal(true) }),
       },
     },
     errors: [400, 401, 404, 405, 409, 422, 429, 503],
@@ -207,7 +212,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
         return { status: 202, body: { accepted: true } };
       }
       const idempotencyKey = webhookIdempotencyKey(ctx.get('idempotency-key'), binding.triggerId);
-      const { created } = await startExecution(deps, {
+      const { row, created } = await startExecution(deps, {
         organizationId: binding.organizationId,
         runnable: { ...runnable, alias: binding.aliasName },
         inputs: payload,
@@ -216,8 +221,10 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
         createdBy: null,
         audit: recordStart(audit, runnable.workflow, 'webhook', actor),
       }).catch(asProblem);
-      // As execute: a repeated key starts nothing and says so (still no execution id: the caller is anonymous).
-      return created ? { status: 202, body: { accepted: true } } : { status: 200, body: { accepted: true, deduplicated: true } };
+      // As execute: a repeated key starts nothing and says so, naming the run the first delivery started.
+      return created
+        ? { status: 202, body: { accepted: true, executionId: row.id } }
+        : { status: 200, body: { accepted: true, executionId: row.id, deduplicated: true } };
     },
   });
 }

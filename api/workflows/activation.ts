@@ -4,6 +4,13 @@
  * serialize and the final state matches some order of the calls. Triggers
  * register all-or-nothing: when one fails, the ones already registered are
  * torn down before anything is stored.
+ *
+ * Webhook URLs belong to the alias: while it stays active, moving it to another
+ * revision (a publish moving `latest`, a PUT repointing the alias) keeps the
+ * token of every webhook step the new revision still has (same step id) and
+ * re-points it there; a webhook step the new revision drops or renames has its
+ * token retired (404 from then on). An explicit activation (deactivate then
+ * activate, or activate again) mints new tokens: that is how a URL is rotated.
  */
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
@@ -38,7 +45,9 @@ interface Locked {
 }
 
 type Failure = { triggerId: string; code: string; message: string };
-type Outcome = { ok: true; bindings: BindingWrite[] } | { ok: false; failures: Failure[]; bindings: BindingWrite[] };
+type Outcome =
+  | { ok: true; bindings: BindingWrite[]; /** Trigger ids whose previous registration was kept. */ carried: string[] }
+  | { ok: false; failures: Failure[]; bindings: BindingWrite[] };
 
 export const LATEST = 'latest';
 const aliasNotFound = (name: string) => notFound(`No alias "${name}" exists on this workflow.`, 'alias-not-found');
@@ -72,23 +81,37 @@ async function registerAll(
   aliasName: string,
   revision: number,
   triggers: TriggerDefinition[],
+  /** The live bindings of an active alias moving to another revision: registrars may carry them over. */
+  previous: TriggerBindingEntity[] = [],
 ): Promise<Outcome> {
   const activationId = randomBytes(4).toString('hex');
   const done: Array<{ trigger: TriggerDefinition; registration: Registration }> = [];
   for (const trigger of triggers) {
     const registrar = deps.registrars[trigger.pluginType];
+    const before = previous.find((b) => b.triggerId === trigger.id && b.pluginType === trigger.pluginType);
     try {
       if (!registrar)
         throw new TriggerRegistrationError('TRIGGER_KIND_UNSUPPORTED', `No registrar handles ${trigger.pluginType} triggers.`);
       done.push({
         trigger,
-        registration: await registrar.register({ organizationId, workflowId, aliasName, revision, trigger, activationId }),
+        registration: await registrar.register({
+          organizationId,
+          workflowId,
+          aliasName,
+          revision,
+          trigger,
+          activationId,
+          ...(before ? { previous: registrationOf(before) } : {}),
+        }),
       });
     } catch (error) {
+      // A carried registration is the alias's running one: it stays.
       await Promise.allSettled(
-        done.map(({ trigger: t, registration }) =>
-          deps.registrars[t.pluginType].unregister(registration, { organizationId, workflowId, aliasName, revision, triggerId: t.id }),
-        ),
+        done
+          .filter(({ registration }) => registration.carried !== true)
+          .map(({ trigger: t, registration }) =>
+            deps.registrars[t.pluginType].unregister(registration, { organizationId, workflowId, aliasName, revision, triggerId: t.id }),
+          ),
       );
       const code = error instanceof TriggerRegistrationError ? error.code : 'TRIGGER_REGISTRATION_FAILED';
       const message = error instanceof Error ? error.message : 'registration failed';
@@ -106,6 +129,7 @@ async function registerAll(
   }
   return {
     ok: true,
+    carried: done.filter(({ registration }) => registration.carried === true).map(({ trigger }) => trigger.id),
     bindings: done.map(({ trigger, registration }) =>
       binding(organizationId, workflowId, aliasName, revision, trigger, 'live', registration, null),
     ),
@@ -138,25 +162,31 @@ function binding(
   };
 }
 
+function registrationOf(b: TriggerBindingEntity): Registration {
+  return {
+    scheduleId: b.scheduleId ?? undefined,
+    webhookToken: b.webhookToken ?? undefined,
+    runtimeMetadata: b.runtimeMetadata ?? undefined,
+  };
+}
+
+/** The live bindings a new set of registrations replaces (the carried ones stay registered). */
+function replaced(previous: TriggerBindingEntity[], carried: string[]): TriggerBindingEntity[] {
+  return previous.filter((b) => !carried.includes(b.triggerId));
+}
+
 /** Best-effort teardown; returns the messages of the teardowns that failed. */
 async function teardown(deps: WorkflowDeps, bindings: TriggerBindingEntity[]): Promise<string[]> {
   const results = await Promise.allSettled(
     bindings.map(
       (b) =>
-        deps.registrars[b.pluginType]?.unregister(
-          {
-            scheduleId: b.scheduleId ?? undefined,
-            webhookToken: b.webhookToken ?? undefined,
-            runtimeMetadata: b.runtimeMetadata ?? undefined,
-          },
-          {
-            organizationId: b.organizationId,
-            workflowId: b.workflowId,
-            aliasName: b.aliasName,
-            revision: b.revision,
-            triggerId: b.triggerId,
-          },
-        ) ?? Promise.resolve(),
+        deps.registrars[b.pluginType]?.unregister(registrationOf(b), {
+          organizationId: b.organizationId,
+          workflowId: b.workflowId,
+          aliasName: b.aliasName,
+          revision: b.revision,
+          triggerId: b.triggerId,
+        }) ?? Promise.resolve(),
     ),
   );
   return results.flatMap((r, i) =>
@@ -183,6 +213,8 @@ export async function activate(
   name: string,
   /** The request's trail, when the activation is the request's own write (not a publish moving `latest`). */
   audit?: AuditTrail,
+  /** A publish moving an active `latest`: its registrations follow (webhook tokens kept), as a PUT repointing an alias. */
+  follow = false,
 ): Promise<AliasState> {
   let failure: Failure[] | undefined;
   const state = await locked(deps, auth.organizationId, ref, async ({ workflowId, manager, nrn, aliases, bindings, revisions }) => {
@@ -196,6 +228,8 @@ export async function activate(
       name,
       alias.revision,
       await triggersOf(revisions, workflowId, alias.revision),
+      // An explicit activation mints new tokens (rotation); an active alias following a publish keeps them.
+      follow && alias.active ? previous : [],
     );
     if (!outcome.ok) {
       failure = outcome.failures;
@@ -203,7 +237,7 @@ export async function activate(
       if (!alias.active) await bindings.replaceAll(workflowId, name, outcome.bindings);
       return { alias, bindings: await bindings.ofAliases(workflowId, [name]) };
     }
-    await teardown(deps, previous);
+    await teardown(deps, replaced(previous, outcome.carried));
     await bindings.replaceAll(workflowId, name, outcome.bindings);
     await audit?.record(manager, {
       nrn,
@@ -265,6 +299,7 @@ export async function putAlias(
     const existing = await aliases.findAlias(workflowId, name);
     if (existing && createOnly) throw conflict(`Alias "${name}" already exists; use PUT to repoint it.`, 'alias-exists');
     if (existing?.active && existing.revision !== body.revision) {
+      const previous = (await bindings.ofAliases(workflowId, [name])).filter((b) => b.status === 'live');
       const outcome = await registerAll(
         deps,
         auth.organizationId,
@@ -272,12 +307,10 @@ export async function putAlias(
         name,
         body.revision,
         await triggersOf(revisions, workflowId, body.revision),
+        previous,
       );
       if (!outcome.ok) throw activationFailed(outcome.failures);
-      await teardown(
-        deps,
-        (await bindings.ofAliases(workflowId, [name])).filter((b) => b.status === 'live'),
-      );
+      await teardown(deps, replaced(previous, outcome.carried));
       await bindings.replaceAll(workflowId, name, outcome.bindings);
     } else if (existing && !existing.active && existing.revision !== body.revision) {
       // States of an earlier failed or finished activation describe the old revision's triggers.

@@ -12,6 +12,7 @@ import { authorizedWorkflow } from './authorize';
 import type { WorkflowDeps } from './deps';
 import { Alias, AliasParams, Paging, Revision, RevisionParams, WorkflowRef, page } from './schemas';
 import { aliasJson, revisionJson } from './serialize';
+import { triggerSummaries, triggersIn } from './trigger-summary';
 
 const tags = ['Workflow revisions and aliases'];
 const ALIAS_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
@@ -31,6 +32,15 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
   const json = async (state: { alias: WorkflowAliasEntity; bindings: TriggerBindingEntity[] }) => {
     const triggers = await revisions.triggersOf(state.alias.workflowId, [state.alias.revision]);
     return aliasJson(state.alias, state.bindings, deps.publicBaseUrl, triggers.get(state.alias.revision));
+  };
+  /** An alias write's answer: the alias, with where each of its triggers is reached now (`triggers`). */
+  const written = async (state: { alias: WorkflowAliasEntity; bindings: TriggerBindingEntity[] }) => {
+    const row = await revisions.findRevision(state.alias.workflowId, state.alias.revision);
+    const triggers = triggersIn(row?.definition);
+    return {
+      ...aliasJson(state.alias, state.bindings, deps.publicBaseUrl, triggers),
+      triggers: triggerSummaries(state.alias.name, triggers, state.bindings, deps.publicBaseUrl),
+    };
   };
   return [
     defineRoute({
@@ -111,7 +121,8 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       path: '/workflows/definitions/{id}/aliases/{alias}',
       operationId: 'putWorkflowAlias',
       summary: 'Create or repoint an alias',
-      description: '`latest` is reserved. Repointing an active alias moves its trigger registrations to the new revision atomically.',
+      description:
+        '`latest` is reserved. Repointing an active alias moves its trigger registrations to the new revision atomically; its webhook URLs stay (a webhook step the new revision no longer has is retired). `triggers` says where each trigger is reached now.',
       tags,
       access: { permission: 'workflow:write' },
       audit: { action: 'workflow.alias.put' },
@@ -129,7 +140,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
         checkAliasName(params.alias);
         await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const state = await putAlias(deps, auth, params.id, params.alias, body, audit);
-        return { status: state.created ? 201 : 200, body: await json(state) };
+        return { status: state.created ? 201 : 200, body: await written(state) };
       },
     }),
     defineRoute({
@@ -155,7 +166,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
         checkAliasName(body.name, '/name');
         await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const state = await putAlias(deps, auth, params.id, body.name, { revision: body.revision, metadata: body.metadata }, audit, true);
-        return { status: 201, body: await json(state) };
+        return { status: 201, body: await written(state) };
       },
     }),
     defineRoute({
@@ -164,7 +175,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'activateWorkflowAlias',
       summary: 'Register the triggers of the alias revision',
       description:
-        'All or nothing: if one trigger fails to register, the others are torn down, the alias stays inactive and each trigger state is failed.',
+        'All or nothing: if one trigger fails to register, the others are torn down, the alias stays inactive and each trigger state is failed. Activation mints new webhook URLs (rotation); `triggers` lists them.',
       tags,
       access: { permission: 'workflow:write' },
       audit: { action: 'workflow.alias.activate' },
@@ -175,7 +186,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       errors: [502],
       async handler({ params, auth, permission, audit }) {
         await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
-        return { status: 200, body: { alias: await json(await activate(deps, auth, params.id, params.alias, audit)) } };
+        return { status: 200, body: { alias: await written(await activate(deps, auth, params.id, params.alias, audit)) } };
       },
     }),
     defineRoute({

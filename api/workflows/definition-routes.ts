@@ -1,7 +1,9 @@
 /** POST/PUT/GET/PATCH/DELETE /workflows/definitions and POST /workflows/definitions/validate. */
 import { Type } from '@sinclair/typebox';
 import type { DataSource } from 'typeorm';
+import type { TriggerBindingEntity } from '../../db/entities/trigger-binding';
 import type { WorkflowEntity } from '../../db/entities/workflow';
+import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-repository';
 import { WorkflowRepository, type PublishNewOutcome, type Published } from '../../db/repositories/workflow-repository';
 import { isUniqueViolation } from '../../db/sql';
 import { definitionBytesIssue, normalizeFolderPath, validateDefinition } from '../../workflows/engine';
@@ -14,7 +16,7 @@ import type { Permission } from '../http/permissions';
 import { defineRoute, type HandlerResult, type RouteDefinition } from '../http/route';
 import { definitionSummary } from '../audit/definition-diff';
 import type { AuditTrail } from '../audit/trail';
-import { activate } from './activation';
+import { LATEST, activate } from './activation';
 import type { WorkflowDeps } from './deps';
 import { workflowNotFound } from './errors';
 import { newWorkflowId } from './ids';
@@ -25,6 +27,7 @@ import { WORKFLOW_LEVEL_KEYS, boundReferences, configWarnings, prepare, publishW
 import { deleteWorkflow, publishOnExisting } from './workflow-writes';
 import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
 import { aliasJson, revisionJson, workflowJson } from './serialize';
+import { triggerSummaries, triggersIn } from './trigger-summary';
 
 const tags = ['Workflow definitions'];
 
@@ -139,15 +142,19 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
     warnings: PublishWarning[],
     mode?: string,
     definitionJson?: string,
+    /** The bindings of an active `latest` (none otherwise). */
+    bindings: TriggerBindingEntity[] = [],
   ): HandlerResult['body'] => {
-    const latestAlias = aliasJson(published.latestAlias, [], deps.publicBaseUrl, published.revision.definition.triggers);
+    const latestAlias = aliasJson(published.latestAlias, bindings, deps.publicBaseUrl, published.revision.definition.triggers);
+    const triggers = triggerSummaries(LATEST, triggersIn(published.revision.definition), bindings, deps.publicBaseUrl);
     const revision = revisionJson(published.revision);
     if (definitionJson === undefined)
-      return { workflow: workflowJson(published.workflow), revision, latestAlias, ...(mode ? { mode } : {}), warnings };
+      return { workflow: workflowJson(published.workflow), revision, latestAlias, ...(mode ? { mode } : {}), warnings, triggers };
     const { definition: _definition, ...rest } = revision;
     return (
       `{"workflow":${JSON.stringify(workflowJson(published.workflow))},"revision":${JSON.stringify(rest).slice(0, -1)},"definition":${definitionJson}}` +
-      `,"latestAlias":${JSON.stringify(latestAlias)}${mode ? `,"mode":${JSON.stringify(mode)}` : ''},"warnings":${JSON.stringify(warnings)}}`
+      `,"latestAlias":${JSON.stringify(latestAlias)}${mode ? `,"mode":${JSON.stringify(mode)}` : ''},"warnings":${JSON.stringify(warnings)}` +
+      `,"triggers":${JSON.stringify(triggers)}}`
     );
   };
   const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
@@ -250,13 +257,17 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
         if (outcome.mode === 'new-revision' && outcome.latestAlias.active) {
           // An active `latest` follows the new revision: its registrations move too (all or nothing).
           try {
-            outcome.latestAlias = (await activate(deps, auth, outcome.workflow.id, 'latest')).alias;
+            outcome.latestAlias = (await activate(deps, auth, outcome.workflow.id, 'latest', undefined, true)).alias;
           } catch (error) {
             if (!(error instanceof HttpError)) throw error;
             // The revision is published either way; on failure the alias keeps its previous registrations.
           }
         }
         const warnings = await publishWarnings(deps.dataSource, auth.organizationId, outcome.workflow.id, prepared);
+        // An active `latest` answers with its live registrations (its webhook URLs, kept across revisions).
+        const bindings = outcome.latestAlias.active
+          ? await new TriggerBindingRepository(deps.dataSource.manager).ofAliases(outcome.workflow.id, [LATEST])
+          : [];
         return {
           status: 200,
           body: publishResult(
@@ -264,6 +275,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
             warnings,
             outcome.mode,
             outcome.mode === 'new-revision' ? prepared.revision.definitionJson : undefined,
+            bindings,
           ),
           headers: JSON_TYPE,
         };

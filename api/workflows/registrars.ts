@@ -7,6 +7,7 @@
  */
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { EXECUTION_WORKFLOW_TYPE, type ScheduledStart, type TriggerDefinition } from '../../workflows/engine';
+import { temporalScheduleSpec } from './cron-spec';
 import { newWebhookToken } from './ids';
 
 export interface RegistrationContext {
@@ -17,12 +18,20 @@ export interface RegistrationContext {
   trigger: TriggerDefinition;
   /** Unique per activation, so a new registration never collides with the one it replaces. */
   activationId: string;
+  /**
+   * The alias's live registration of the same trigger step (same id, same kind) when an active alias
+   * moves to another revision (a publish moving `latest`, a PUT repointing it): a registrar may carry
+   * it over (`carried: true`). Never set on an explicit activation, which rotates.
+   */
+  previous?: Registration;
 }
 
 export interface Registration {
   webhookToken?: string;
   scheduleId?: string;
   runtimeMetadata?: Record<string, unknown>;
+  /** The previous registration, kept as it is: activation neither tears it down nor rolls it back. */
+  carried?: boolean;
 }
 
 /** The binding a registration belongs to, for a registrar that needs more than what it returned to undo it. */
@@ -59,9 +68,15 @@ export const manualRegistrar: TriggerRegistrar = {
   unregister: () => Promise.resolve(),
 };
 
-/** The token is the capability; the URL is computed from PUBLIC_BASE_URL on every read. */
+/**
+ * The token is the capability; the URL is computed from PUBLIC_BASE_URL on every read. The URL
+ * belongs to the alias: while it stays active, a move to another revision keeps the token of a
+ * webhook step that is still there (same step id). Deactivation retires it; activating again mints
+ * a new one (rotation).
+ */
 export const webhookRegistrar: TriggerRegistrar = {
-  register: () => Promise.resolve({ webhookToken: newWebhookToken() }),
+  register: ({ previous }) =>
+    Promise.resolve(previous?.webhookToken ? { webhookToken: previous.webhookToken, carried: true } : { webhookToken: newWebhookToken() }),
   unregister: () => Promise.resolve(),
 };
 
@@ -86,7 +101,8 @@ export function cronRegistrar(client: Client, taskQueue: string): TriggerRegistr
       try {
         await client.schedule.create({
           scheduleId,
-          spec: { cronExpressions: [String(schedule)], timezone },
+          // The dialect's reading in Temporal's own terms (cron-spec.ts), never the text handed over as it is.
+          spec: temporalScheduleSpec(String(schedule), timezone),
           policies: { overlap: ScheduleOverlapPolicy.SKIP, ...catchUpPolicy(context.trigger.config.catchUpMissed) },
           action: {
             type: 'startWorkflow',
@@ -130,7 +146,7 @@ export function cronRegistrar(client: Client, taskQueue: string): TriggerRegistr
         if (!(error instanceof ScheduleNotFoundError)) throw error;
       }
     },
-    // Temporal's own answer (its cron dialect, time zone and pauses), never a second cron reading of ours.
+    // Temporal's own answer (the spec it was given, its time zone and pauses).
     async nextRun(registration) {
       if (!registration.scheduleId) return undefined;
       const description = await client.schedule.getHandle(registration.scheduleId).describe();

@@ -74,6 +74,20 @@ export const TriggerState = Type.Object({
   runtimeMetadata: Type.Optional(Json),
 });
 
+/** Where a trigger of an alias is reached now (publish and alias-write answers). */
+export const TriggerSummary = Type.Object({
+  stepId: Type.String(),
+  pluginType: Type.String(),
+  alias: Type.String(),
+  status: TriggerState.properties.status,
+  webhookUrl: Type.Optional(
+    Type.String({ description: 'a live webhook: the alias URL (kept across revisions while the alias is active)' }),
+  ),
+  schedule: Type.Optional(Type.String({ description: 'a cron trigger: its expression' })),
+  timezone: Type.Optional(Type.String()),
+  nextRuns: Type.Optional(Type.Array(DateTime, { description: 'a cron trigger: its next runs, as the cron dialect reads it' })),
+});
+
 export const Alias = Type.Object({
   workflowId: Type.String(),
   name: Type.String(),
@@ -83,6 +97,8 @@ export const Alias = Type.Object({
   updatedBy: Type.Optional(Type.String()),
   metadata: Type.Optional(Json),
   triggerStates: Type.Record(Type.String(), TriggerState),
+  /** Alias writes only (create, repoint, activate). */
+  triggers: Type.Optional(Type.Array(TriggerSummary)),
 });
 
 export const ConfigWarning = Type.Object({
@@ -101,6 +117,8 @@ export const PublishResult = Type.Object({
   latestAlias: Type.Union([Alias, Type.Null()]),
   mode: Type.Optional(Type.Union([Type.Literal('created'), Type.Literal('overwritten'), Type.Literal('new-revision')])),
   warnings: Type.Array(PublishWarning),
+  /** The `latest` alias's triggers of the published revision. */
+  triggers: Type.Optional(Type.Array(TriggerSummary)),
 });
 
 export const ValidationReport = Type.Object({

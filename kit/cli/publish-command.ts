@@ -18,7 +18,11 @@
  * alias already active on that revision is not activated again: repointing
  * an active alias has moved its trigger registrations to the new revision
  * already (the server does it atomically), and activating it again would
- * only register them a second time.
+ * only register them a second time (and mint new webhook URLs).
+ *
+ * The alias's live triggers follow, one line each: a webhook's URL (the
+ * alias's, kept across revisions while it stays active) and a schedule's
+ * expression with its next runs.
  */
 import { keyOf } from '../children';
 import { formatDefinitionError } from '../errors';
@@ -37,6 +41,18 @@ interface AliasState {
   name?: string;
   revision?: number;
   active?: boolean;
+  triggers?: TriggerSummary[];
+}
+
+/** Where a trigger of the alias is reached now, as the server's publish and alias answers say. */
+interface TriggerSummary {
+  stepId?: string;
+  pluginType?: string;
+  status?: string;
+  webhookUrl?: string;
+  schedule?: string;
+  timezone?: string;
+  nextRuns?: string[];
 }
 
 /** What became of one file: counted in the summary; a refusal carries its exit code. */
@@ -87,8 +103,10 @@ async function publishFile(api: ApiClient, file: string, options: PublishOptions
     for (const warning of (published.warnings as Array<{ name?: string; kind?: string }> | undefined) ?? [])
       io.out(`  ${io.yellow('warn')} ${warning.kind} ${warning.name} has no value yet`);
     let alias = published.latestAlias as AliasState | undefined;
+    let triggers = published.triggers as TriggerSummary[] | undefined;
     if (options.alias) {
       alias = (await api.request<AliasState>('put', `${workflow}/aliases/${encodeURIComponent(options.alias)}`, { revision })).body;
+      triggers = alias.triggers;
       io.out(`  alias ${options.alias} → revision ${revision}`);
     }
     if (options.activate ?? options.alias !== undefined) {
@@ -96,10 +114,12 @@ async function publishFile(api: ApiClient, file: string, options: PublishOptions
       if (alias?.active === true && alias.revision === revision) {
         io.out(`  alias ${name} is active (its triggers are on revision ${revision})`);
       } else {
-        await api.request('post', `${workflow}/aliases/${encodeURIComponent(name)}/activate`, {});
+        triggers = (await api.request<{ alias?: AliasState }>('post', `${workflow}/aliases/${encodeURIComponent(name)}/activate`, {})).body
+          .alias?.triggers;
         io.out(`  alias ${name} activated`);
       }
     }
+    for (const line of liveTriggerLines(triggers)) io.out(`  ${line}`);
     return { status: unchanged ? 'unchanged' : 'published' };
   } catch (error) {
     if (!(error instanceof ApiRefusal) || error.status === 401) {
@@ -116,4 +136,16 @@ async function publishFile(api: ApiClient, file: string, options: PublishOptions
       );
     return { status: 'refused', exitCode: error.exitCode };
   }
+}
+
+/** One line per live trigger of the alias: a webhook's URL, a schedule's expression and next runs. */
+function liveTriggerLines(triggers: TriggerSummary[] | undefined): string[] {
+  return (triggers ?? [])
+    .filter((t) => t.status === 'live')
+    .flatMap((t) => {
+      if (t.webhookUrl) return [`webhook ${t.stepId}: ${t.webhookUrl}`];
+      if (t.schedule)
+        return [`cron ${t.stepId}: ${t.schedule} (${t.timezone ?? 'UTC'}), next ${(t.nextRuns ?? []).join(', ') || 'unknown'}`];
+      return [];
+    });
 }

@@ -27,8 +27,8 @@ describe('engine: cron expressions', () => {
     '0 0 12 * * ?',
     '@hourly',
     '@every 90s',
-    '0 0 L * *',
     '0 9 * * 1#2',
+    '0 0 12 * JUL WED',
   ]) {
     it(`accepts ${expression}`, () => assert.equal(cronError(expression), undefined));
   }
@@ -42,6 +42,13 @@ describe('engine: cron expressions', () => {
     '@often',
     '@every 10ms',
     '* * * * * * *',
+    // `L` and `W` forms: Temporal schedules cannot express them, so they are refused rather than run otherwise.
+    '0 0 L * *',
+    '0 0 LW * *',
+    '0 0 15W * *',
+    '0 9 * * 5L',
+    '0 9 * * 1#2,3',
+    '@every 1500ms',
   ]) {
     it(`rejects ${JSON.stringify(expression)}`, () => assert.equal(typeof cronError(expression), 'string'));
   }

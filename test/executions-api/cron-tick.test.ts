@@ -5,6 +5,8 @@
  * idempotency key.
  */
 import assert from 'node:assert/strict';
+import { EXECUTION_WORKFLOW_TYPE } from '../../workflows/engine';
+import { prepareScheduledRun, type PrepareDeps } from '../../executions';
 import { finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: cron ticks', function () {
@@ -46,5 +48,89 @@ describe('executions API: cron ticks', function () {
     assert.match(String(execution.idempotencyKey), /^cron:nightly:\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000Z$/);
     const logs = await c.auth(x.t.request.get(`/workflows/executions/${listed.data[0].id}/logs`));
     assert.match(logs.body.data[0].message, /^tick at \d{4}-/);
+  });
+
+  it('two active aliases with the same cron trigger each run their revision on a tick, with no failed workflow', async () => {
+    const nightly = (message: string) => ({
+      name: 'Twice',
+      key: 'twice',
+      steps: [
+        { id: 'nightly', type: 'trigger', pluginType: 'cron', config: { schedule: '0 3 * * *' } },
+        { id: 'note', type: 'module', pluginType: 'log', config: { message }, dependsOn: ['nightly'] },
+      ],
+    });
+    await c.auth(x.t.request.put('/workflows/definitions/twice')).send(nightly('revision one')).expect(201);
+    await c.auth(x.t.request.put('/workflows/definitions/twice')).send(nightly('revision two')).expect(200);
+    await c.auth(x.t.request.put('/workflows/definitions/twice/aliases/prod')).send({ revision: 1 }).expect(201);
+    const scheduleIds: string[] = [];
+    for (const alias of ['latest', 'prod']) {
+      const on = await c.auth(x.t.request.post(`/workflows/definitions/twice/aliases/${alias}/activate`));
+      assert.equal(on.status, 200, JSON.stringify(on.body));
+      scheduleIds.push(on.body.alias.triggerStates.nightly.runtimeMetadata.scheduleId as string);
+    }
+    // One tick on both schedules at once (the same second, as a real tick).
+    await Promise.all(scheduleIds.map((id) => x.env.client.schedule.getHandle(id).trigger()));
+
+    type Listed = { id: string; alias: string; revision: number };
+    let listed: Listed[] = [];
+    for (let i = 0; i < 200 && listed.length < 2; i++) {
+      listed = (await c.auth(x.t.request.get('/workflows/executions?workflowId=twice'))).body.data as Listed[];
+      if (listed.length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.deepEqual(listed.map((e) => `${e.alias}@${e.revision}`).sort(), ['latest@2', 'prod@1']);
+    for (const { id, alias } of listed) {
+      const execution = await waitFor(x, c, id, finished);
+      assert.equal(execution.status, 'completed', JSON.stringify(execution));
+      const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`));
+      assert.equal(logs.body.data[0].message, alias === 'latest' ? 'revision two' : 'revision one');
+    }
+    // No run of either schedule failed (a tick taken for the other alias's duplicate would).
+    const failed: string[] = [];
+    for await (const run of x.env.client.workflow.list({
+      query: `WorkflowType = '${EXECUTION_WORKFLOW_TYPE}' AND ExecutionStatus = 'Failed'`,
+    }))
+      if (scheduleIds.some((id) => run.workflowId.startsWith(`cron-${id}`))) failed.push(run.workflowId);
+    assert.deepEqual(failed, []);
+  });
+
+  it('records one run per tick of each alias: the same tick for two aliases is not a duplicate', async () => {
+    await c
+      .auth(x.t.request.put('/workflows/definitions/tick-keys'))
+      .send({
+        name: 'Keys',
+        key: 'tick-keys',
+        steps: [
+          { id: 'nightly', type: 'trigger', pluginType: 'cron', config: { schedule: '0 3 * * *' } },
+          { id: 'n', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['nightly'] },
+        ],
+      })
+      .expect(201);
+    const workflowId = (await c.auth(x.t.request.get('/workflows/definitions/tick-keys'))).body.id as string;
+    const deps = { dataSource: x.db, temporalNamespace: 'default', limits: x.limits } as unknown as PrepareDeps;
+    const firedAt = Date.UTC(2030, 0, 1, 3);
+    const keys: string[] = [];
+    const ids: string[] = [];
+    for (const alias of ['latest', 'prod']) {
+      const executionId = `cron-tick-keys-${alias}-${Date.now()}`;
+      ids.push(executionId);
+      await prepareScheduledRun(deps, {
+        start: {
+          organizationId: c.org,
+          workflowId,
+          alias,
+          revision: 1,
+          trigger: { id: 'nightly', pluginType: 'cron', schedule: '0 3 * * *' },
+        },
+        executionId,
+        runId: 'run',
+        firedAt,
+      });
+      const [row] = await x.db.query<Array<{ key: string }>>(`SELECT idempotency_key AS key FROM executions WHERE id = $1`, [executionId]);
+      keys.push(row.key);
+    }
+    // Recorded without a Temporal run: removed, so the environment's history replay at the end does not look for one.
+    await x.db.query(`DELETE FROM executions WHERE id = ANY($1::text[])`, [ids]);
+    // `latest` keeps the documented key; another alias appends its name.
+    assert.deepEqual(keys, ['cron:nightly:2030-01-01T03:00:00.000Z', 'cron:nightly:2030-01-01T03:00:00.000Z@prod']);
   });
 });

@@ -114,10 +114,12 @@ describe('executions API: webhook security', function () {
   it('starts one run per Idempotency-Key, on any replica; another key starts another; an over-long key is refused', async () => {
     const { workflowId, path } = await hook({ mode: 'start' });
     const send = (key: string, app = x.t) => app.request.post(path).set('Idempotency-Key', key).send({ n: 1 });
-    assert.equal((await send('delivery-1')).status, 202);
+    const first = await send('delivery-1');
+    assert.equal(first.status, 202);
     const again = await send('delivery-1', replica(x));
     assert.equal(again.status, 200);
-    assert.deepEqual(again.body, { accepted: true, deduplicated: true });
+    // The repeat names the run the first delivery started.
+    assert.deepEqual(again.body, { accepted: true, executionId: first.body.executionId, deduplicated: true });
     assert.equal((await runsOf(workflowId)).length, 1, 'a retried delivery starts nothing');
     assert.equal((await send('delivery-2')).status, 202);
     assert.equal((await runsOf(workflowId)).length, 2);

@@ -60,9 +60,10 @@ describe('executions API: webhook ingress', function () {
       .set('Authorization', 'Bearer should-not-travel')
       .send(body);
     assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
-    assert.deepEqual(accepted.body, { accepted: true });
 
     const [started] = await executionsOf(workflowId);
+    // The answer names the run it started.
+    assert.deepEqual(accepted.body, { accepted: true, executionId: started.id });
     const execution = await waitFor(x, c, started.id, finished);
     assert.equal(execution.status, 'completed', JSON.stringify(execution));
     const trigger = execution.trigger as { source: string; payload: { query: unknown; headers: Record<string, string> } };
@@ -89,6 +90,79 @@ describe('executions API: webhook ingress', function () {
     assert.notEqual(second, first);
     assert.equal((await x.t.request.post(first).send({})).status, 404);
     assert.equal((await x.t.request.post(second).send({ a: 1 })).status, 202);
+  });
+
+  it('keeps a webhook URL while its alias stays active: across a new revision and an alias move; rotation is deactivate+activate', async () => {
+    const hooked = (message: string, hookId = 'hook') => ({
+      name: 'Staying',
+      key: 'staying-hook',
+      steps: [
+        { id: hookId, type: 'trigger', pluginType: 'webhook', config: {} },
+        { id: 'note', type: 'module', pluginType: 'log', config: { message }, dependsOn: [hookId] },
+      ],
+    });
+    const put = (body: Record<string, unknown>) => c.auth(x.t.request.put('/workflows/definitions/staying-hook')).send(body);
+    const alias = (name: string, path = '') => `/workflows/definitions/staying-hook/aliases/${name}${path}`;
+    const urlOf = (triggers: Array<{ stepId: string; webhookUrl?: string }>, stepId = 'hook') =>
+      new URL(String(triggers.find((t) => t.stepId === stepId)?.webhookUrl)).pathname;
+    /** Starts a run through `path`; its revision and log line. */
+    const runThrough = async (path: string, headers: Record<string, string> = {}) => {
+      const res = await x.t.request.post(path).set(headers).send({ n: 1 });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      assert.equal(res.body.accepted, true);
+      const execution = await waitFor(x, c, res.body.executionId as string, finished);
+      assert.equal(execution.status, 'completed', JSON.stringify(execution));
+      const logs = await c.auth(x.t.request.get(`/workflows/executions/${res.body.executionId as string}/logs`));
+      return { revision: execution.revision, message: logs.body.data[0].message as string, executionId: res.body.executionId as string };
+    };
+
+    assert.equal((await put(hooked('one'))).status, 201);
+    const on = await c.auth(x.t.request.post(alias('latest', '/activate'))).expect(200);
+    const latest = urlOf(on.body.alias.triggers);
+    assert.deepEqual(await runThrough(latest).then((r) => [r.revision, r.message]), [1, 'one']);
+
+    // Revision 2: `latest` follows it with the same URL, which the publish answer shows and which now runs revision 2.
+    const second = await put(hooked('two'));
+    assert.equal(second.body.mode, 'new-revision');
+    assert.equal(urlOf(second.body.triggers), latest);
+    assert.equal(second.body.latestAlias.triggerStates.hook.status, 'live');
+    assert.deepEqual(await runThrough(latest).then((r) => [r.revision, r.message]), [2, 'two']);
+
+    // A named alias moved to another revision keeps its URL too.
+    await c
+      .auth(x.t.request.put(alias('prod')))
+      .send({ revision: 1 })
+      .expect(201);
+    const prod = urlOf((await c.auth(x.t.request.post(alias('prod', '/activate'))).expect(200)).body.alias.triggers);
+    assert.notEqual(prod, latest);
+    assert.deepEqual(await runThrough(prod).then((r) => [r.revision, r.message]), [1, 'one']);
+    const moved = await c
+      .auth(x.t.request.put(alias('prod')))
+      .send({ revision: 2 })
+      .expect(200);
+    assert.equal(urlOf(moved.body.triggers), prod);
+    assert.deepEqual(await runThrough(prod).then((r) => [r.revision, r.message]), [2, 'two']);
+
+    // A repeated Idempotency-Key starts nothing and names the run the first delivery started.
+    const first = await runThrough(prod, { 'Idempotency-Key': 'delivery-1' });
+    const again = await x.t.request.post(prod).set('Idempotency-Key', 'delivery-1').send({ n: 1 });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.deepEqual(again.body, { accepted: true, executionId: first.executionId, deduplicated: true });
+
+    // Rotation: deactivate then activate mints a new URL; the old one answers 404.
+    await c.auth(x.t.request.post(alias('prod', '/deactivate'))).expect(200);
+    const rotated = urlOf((await c.auth(x.t.request.post(alias('prod', '/activate'))).expect(200)).body.alias.triggers);
+    assert.notEqual(rotated, prod);
+    assert.equal((await x.t.request.post(prod).send({})).status, 404);
+    assert.deepEqual(await runThrough(rotated).then((r) => [r.revision, r.message]), [2, 'two']);
+
+    // A revision without that webhook step retires its token; the renamed step gets a URL of its own.
+    const third = await put(hooked('three', 'inbound'));
+    assert.equal(third.body.mode, 'new-revision');
+    assert.equal((await x.t.request.post(latest).send({})).status, 404);
+    const inbound = urlOf(third.body.triggers, 'inbound');
+    assert.notEqual(inbound, latest);
+    assert.deepEqual(await runThrough(inbound).then((r) => [r.revision, r.message]), [3, 'three']);
   });
 
   it('signals the execution of its own workflow waiting on the correlation key read from the payload', async () => {

@@ -108,6 +108,8 @@ describe('platform-workflow: the publish loop', function () {
     assert.deepEqual([live?.revision, live?.active], [1, true]);
     assert.equal((live?.triggerStates.received as { status?: string }).status, 'live');
     assert.match(String(webhookUrl(live)), /\/workflows\/webhooks\//);
+    // The command prints the live URL to send requests to.
+    assert.ok(first.stdout.includes(`\n  webhook received: ${webhookUrl(live)}\n`), first.stdout);
 
     writeFileSync(file, HOOK.replace('KEY', 'cli-loop-hook').replace('MESSAGE', 'two'));
     const second = await cli(['publish', file, '--alias', 'live'], env());
@@ -119,6 +121,9 @@ describe('platform-workflow: the publish loop', function () {
     // Repointing the active alias moved its registrations to revision 2 (one registration, not a second activation).
     assert.equal((moved?.triggerStates.received as { status?: string }).status, 'live');
     assert.match(String(webhookUrl(moved)), /\/workflows\/webhooks\//);
+    // The URL belongs to the alias: the new revision is reached where the old one was, and the command says so.
+    assert.equal(webhookUrl(moved), webhookUrl(live));
+    assert.ok(second.stdout.includes(`\n  webhook received: ${webhookUrl(live)}\n`), second.stdout);
   });
 
   it('publish --alias NAME --no-activate only moves the alias; --activate alone activates latest', async () => {

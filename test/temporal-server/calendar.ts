@@ -143,17 +143,7 @@ export function compileCron(input: string): { calendars: Calendar[]; intervals: 
   };
   const domRanges = parseField(dom, 1, 31);
   const dowRanges = parseField(dow, 0, 7, DAYS, 0).flatMap((r) => normaliseSunday(r));
-  if (domRanges.length > 0 && dowRanges.length > 0) {
-    // cron: day-of-month OR day-of-week; calendars AND their fields, so split in two
-    return {
-      calendars: [
-        { ...base, dayOfMonth: domRanges, dayOfWeek: [] },
-        { ...base, dayOfMonth: [], dayOfWeek: dowRanges },
-      ],
-      intervals: [],
-      timeZone,
-    };
-  }
+  // As the real server: both day fields must match (it does not implement classic cron's OR of the two).
   return { calendars: [{ ...base, dayOfMonth: domRanges, dayOfWeek: dowRanges }], intervals: [], timeZone };
 }
 

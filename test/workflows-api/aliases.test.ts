@@ -241,6 +241,55 @@ describe('workflows API: aliases, activation and triggers', () => {
     assert.equal(cron.state.live.size, 1);
   });
 
+  it('publish and alias writes answer where each trigger is reached now: the kept webhook URL, the schedule and its next runs', async () => {
+    const created = await c.auth(c.t.request.put('/workflows/definitions/summary')).send(triggered());
+    assert.equal(created.status, 201);
+    // Not active yet: every trigger listed, no URL; the cron trigger's next runs as its dialect reads them (every 5 minutes).
+    const inactive = created.body.triggers as Array<Record<string, string | string[]>>;
+    assert.deepEqual(inactive.map((t) => [t.alias, t.stepId, t.pluginType, t.status].join(':')).sort(), [
+      'latest:hook:webhook:inactive',
+      'latest:manual:manual:inactive',
+      'latest:tick:cron:inactive',
+    ]);
+    assert.equal(
+      inactive.some((t) => 'webhookUrl' in t),
+      false,
+    );
+    const tick = inactive.find((t) => t.stepId === 'tick') as { schedule: string; timezone: string; nextRuns: string[] };
+    assert.deepEqual([tick.schedule, tick.timezone, tick.nextRuns.length], ['*/5 * * * *', 'Europe/Madrid', 3]);
+    assert.equal(Date.parse(tick.nextRuns[1]) - Date.parse(tick.nextRuns[0]), 300_000);
+
+    const on = await c.auth(c.t.request.post('/workflows/definitions/summary/aliases/latest/activate')).expect(200);
+    const hookOf = (triggers: Array<{ stepId: string; webhookUrl?: string; status: string }>) => triggers.find((t) => t.stepId === 'hook');
+    const url = hookOf(on.body.alias.triggers)?.webhookUrl;
+    assert.match(String(url), /^http:\/\/api\.test\/workflows\/webhooks\/[A-Za-z0-9_-]{32,}$/);
+    assert.equal(url, on.body.alias.triggerStates.hook.runtimeMetadata.webhookUrl);
+
+    // A new revision: the publish answer shows latest's live triggers, the webhook at the URL it had.
+    const published = await c
+      .auth(c.t.request.put('/workflows/definitions/summary'))
+      .send(triggered({ variables: { v: { initialValue: 1 } } }));
+    assert.equal(published.body.mode, 'new-revision');
+    assert.deepEqual(hookOf(published.body.triggers), {
+      stepId: 'hook',
+      pluginType: 'webhook',
+      alias: 'latest',
+      status: 'live',
+      webhookUrl: url,
+    });
+    assert.equal(published.body.latestAlias.triggerStates.hook.runtimeMetadata.webhookUrl, url);
+    assert.equal((await new TriggerBindingRepository(c.db.manager).findLiveByWebhookToken(String(url).split('/').pop()!))?.revision, 2);
+
+    // An alias repointed while active keeps its URL too; the answer says so.
+    await c.auth(c.t.request.put('/workflows/definitions/summary/aliases/prod')).send({ revision: 1 }).expect(201);
+    const prodOn = await c.auth(c.t.request.post('/workflows/definitions/summary/aliases/prod/activate')).expect(200);
+    const prodUrl = hookOf(prodOn.body.alias.triggers)?.webhookUrl;
+    const moved = await c.auth(c.t.request.put('/workflows/definitions/summary/aliases/prod')).send({ revision: 2 }).expect(200);
+    assert.equal(hookOf(moved.body.triggers)?.webhookUrl, prodUrl);
+    assert.notEqual(prodUrl, url);
+    assert.equal(cron.state.live.size, 2);
+  });
+
   it('reports deactivateError when teardown fails, and still deactivates', async () => {
     await c
       .auth(c.t.request.put(url('/aliases/prod')))

@@ -45,6 +45,28 @@ describe('workflows API: cron triggers on Temporal schedules', function () {
     assert.deepEqual(off.body.deactivatedTriggers, ['tick']);
     await assert.rejects(env.client.schedule.getHandle(scheduleId).describe(), ScheduleNotFoundError);
   });
+  it('follows an active latest to a new revision: the schedule runs the new revision, the old one is deleted', async () => {
+    const body = (message: string) =>
+      definition('Following', {
+        steps: {
+          tick: { type: 'trigger', pluginType: 'cron', config: { schedule: '0 3 * * *' } },
+          work: { type: 'module', pluginType: 'log', config: { message } },
+        },
+        connections: [{ from: 'tick', to: 'work' }],
+      });
+    await c.auth(c.t.request.put('/workflows/definitions/following')).send(body('one')).expect(201);
+    const on = await c.auth(c.t.request.post('/workflows/definitions/following/aliases/latest/activate')).expect(200);
+    const before = on.body.alias.triggerStates.tick.runtimeMetadata.scheduleId as string;
+    const published = await c.auth(c.t.request.put('/workflows/definitions/following')).send(body('two')).expect(200);
+    assert.equal(published.body.mode, 'new-revision');
+    const after = published.body.latestAlias.triggerStates.tick.runtimeMetadata.scheduleId as string;
+    assert.notEqual(after, before);
+    const described = await env.client.schedule.getHandle(after).describe();
+    const args = described.action.type === 'startWorkflow' ? (described.action.args as Array<{ revision: number; alias: string }>) : [];
+    assert.deepEqual([args[0]?.alias, args[0]?.revision], ['latest', 2]);
+    await assert.rejects(env.client.schedule.getHandle(before).describe(), ScheduleNotFoundError);
+    await c.auth(c.t.request.post('/workflows/definitions/following/aliases/latest/deactivate')).expect(200);
+  });
   it('sets the schedule catch-up window from catchUpMissed (true: a year, false: the 10 s minimum)', async () => {
     for (const [catchUpMissed, window] of [
       [true, 365 * 86_400_000],

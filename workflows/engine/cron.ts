@@ -1,9 +1,20 @@
 /**
- * Cron expression check for cron triggers: 5 fields (minute precision) or 6
- * (leading seconds), names for months and weekdays, `*`, `?`, lists, ranges,
- * steps, `L`, `W` and `#` forms, and the macros Temporal schedules accept
- * (`@hourly`, `@daily`, …, `@every <duration>`). Hand-written because
- * cron-parser depends on luxon and Intl, which the workflow sandbox lacks.
+ * The cron dialect of cron triggers, checked here and run as written
+ * (api/workflows/cron-spec.ts turns it into Temporal's schedule spec):
+ * - 5 fields: minute hour day-of-month month day-of-week (seconds 0);
+ * - 6 fields: second minute hour day-of-month month day-of-week (seconds first,
+ *   as cron-parser reads them; Temporal's own 6-field form ends with a year
+ *   instead, so the translation never hands it 6 fields);
+ * - `*`, `?`, lists, ranges, steps, month and weekday names, `n#k` (the k-th
+ *   weekday n of the month, alone in its field); when both day fields are
+ *   restricted, a day matching either runs (classic cron);
+ * - macros `@yearly`, `@annually`, `@monthly`, `@weekly`, `@daily`,
+ *   `@midnight`, `@hourly` and `@every <duration>` (whole seconds, counted
+ *   from the Unix epoch as Temporal does);
+ * - the time zone is the trigger's `timezone` (IANA name, default UTC).
+ * `L` and `W` forms are refused: Temporal schedules cannot express them.
+ * Hand-written because cron-parser depends on luxon and Intl, which the
+ * workflow sandbox lacks.
  */
 import { parseDuration } from './durations';
 
@@ -25,9 +36,9 @@ const SECOND: FieldSpec = { name: 'second', min: 0, max: 59 };
 const FIELDS: FieldSpec[] = [
   { name: 'minute', min: 0, max: 59 },
   { name: 'hour', min: 0, max: 23 },
-  { name: 'day of month', min: 1, max: 31, special: /^(L|LW|\d{1,2}W|L-\d{1,2})$/ },
+  { name: 'day of month', min: 1, max: 31 },
   { name: 'month', min: 1, max: 12, names: MONTHS, nameBase: 1 },
-  { name: 'day of week', min: 0, max: 7, names: DAYS, nameBase: 0, special: /^([0-7]|[A-Z]{3})(L|#[1-5])$/ },
+  { name: 'day of week', min: 0, max: 7, names: DAYS, nameBase: 0, special: /^([0-7]|[A-Z]{3})#[1-5]$/ },
 ];
 
 /** Undefined when valid, else a message naming the problem. */
@@ -40,7 +51,8 @@ export function cronError(expression: unknown): string | undefined {
     const every = /^@every\s+(\S+)$/i.exec(text);
     if (every) {
       const ms = parseDuration(every[1]);
-      return ms !== undefined && ms >= 1000 ? undefined : `"${every[1]}" is not a duration of at least 1s`;
+      if (ms === undefined || ms < 1000) return `"${every[1]}" is not a duration of at least 1s`;
+      return ms % 1000 === 0 ? undefined : `"${every[1]}" is not a whole number of seconds`;
     }
     return `unknown cron macro "${text}"`;
   }
@@ -55,6 +67,8 @@ export function cronError(expression: unknown): string | undefined {
 }
 
 function fieldError(field: string, spec: FieldSpec): string | undefined {
+  if (/[LW]/.test(field.replace(/[A-Z]{3}/g, ''))) return '"L" and "W" forms are not supported (Temporal schedules cannot express them)';
+  if (field.includes('#') && !spec.special?.test(field)) return '"n#k" must be the only item of the day-of-week field';
   for (const item of field.split(',')) {
     if (item === '') return 'has an empty list item';
     if (spec.special?.test(item)) continue;
