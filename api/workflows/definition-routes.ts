@@ -21,6 +21,7 @@ import { newWorkflowId } from './ids';
 import { authorizeInOrganization, authorizedWorkflow, organizationNotFound, workflowNrn } from './authorize';
 import { declaredSchemaErrors } from './declared-schemas';
 import { refuseEnvelope } from './definition-envelope';
+import { sentSource } from './revision-source';
 import { WORKFLOW_LEVEL_KEYS, boundReferences, configWarnings, prepare, publishWarnings, type PublishWarning } from './publish';
 import { deleteWorkflow, publishOnExisting } from './workflow-writes';
 import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
@@ -176,9 +177,9 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       bodyFormats: ['json', 'yaml'],
       responses: { 201: { description: 'Created', schema: PublishResult } },
       errors: [409],
-      async handler({ body, auth, permission, audit }) {
+      async handler({ body, auth, permission, audit, ctx }) {
         refuseEnvelope(body);
-        const prepared = prepare(body, auth, deps.limits, deps.plugins);
+        const prepared = prepare(body, auth, deps.limits, deps.plugins, sentSource(ctx));
         const decide = (access: Access) => requirePublish(access, permission, prepared.fields.nrn);
         const id = newWorkflowId();
         let published;
@@ -213,7 +214,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       bodyFormats: ['json', 'yaml'],
       responses: { 200: { description: 'Updated', schema: PublishResult }, 201: { description: 'Created', schema: PublishResult } },
       audit: { action: 'workflow.definition.publish' },
-      async handler({ params, body, auth, permission, audit }) {
+      async handler({ params, body, auth, permission, audit, ctx }) {
         refuseEnvelope(body);
         if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'key' in body && body.key !== params.key) {
           throw validationFailed(
@@ -222,7 +223,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
             'graph-invalid',
           );
         }
-        const prepared = prepare({ ...(body as object), key: params.key }, auth, deps.limits, deps.plugins);
+        const prepared = prepare({ ...(body as object), key: params.key }, auth, deps.limits, deps.plugins, sentSource(ctx));
         const existing = await workflows.findByRef(auth.organizationId, params.key);
         const decide = (access: Access) => requirePublish(access, permission, prepared.fields.nrn, existing);
         const id = newWorkflowId();
