@@ -81,7 +81,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       description:
         'The body of the publish as sent, byte for byte (comments, key order and layout kept), answered with the ' +
         'content type it was sent as: application/yaml, or application/json for a JSON source. A publish that changed only ' +
-        'workflow-level fields or the layout (mode overwritten) replaces the newest revision\'s source. 404 ' +
+        "workflow-level fields or the layout (mode overwritten) replaces the newest revision's source. 404 " +
         'revision-source-not-kept for a revision published before sources were kept: read its definition instead.',
       tags,
       access: { permission: 'workflow:read' },

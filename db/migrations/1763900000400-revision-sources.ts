@@ -10,9 +10,7 @@ export class RevisionSources1763900000400 implements MigrationInterface {
 
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`ALTER TABLE workflow_revisions ADD COLUMN source text NULL`);
-    await runner.query(
-      `ALTER TABLE workflow_revisions ADD COLUMN source_format text NULL CHECK (source_format IN ('yaml', 'json'))`,
-    );
+    await runner.query(`ALTER TABLE workflow_revisions ADD COLUMN source_format text NULL CHECK (source_format IN ('yaml', 'json'))`);
     await runner.query(
       `ALTER TABLE workflow_revisions ADD CONSTRAINT workflow_revisions_source_pair CHECK ((source IS NULL) = (source_format IS NULL))`,
     );

@@ -21,12 +21,16 @@ export interface DiffOptions {
 
 export async function diffCommand(api: ApiClient, file: string | undefined, options: DiffOptions, io: Output): Promise<number> {
   if (file === undefined) throw new CliError('diff needs a definition file', EXIT.usage);
-  if (options.alias !== undefined && options.revision !== undefined) throw new CliError('diff takes --alias or --revision, not both', EXIT.usage);
+  if (options.alias !== undefined && options.revision !== undefined)
+    throw new CliError('diff takes --alias or --revision, not both', EXIT.usage);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new CliError(`${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, EXIT.usage);
+    throw new CliError(
+      `${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      EXIT.usage,
+    );
   }
   const value = parseDocument(text).value;
   // The key as publish takes it: the file's own, else its name (a file that does not parse is still compared as text).
@@ -49,7 +53,13 @@ export async function diffCommand(api: ApiClient, file: string | undefined, opti
     return EXIT.ok;
   }
   for (const line of diff.trimEnd().split('\n'))
-    io.out(line.startsWith('+') && !line.startsWith('+++') ? io.green(line) : line.startsWith('-') && !line.startsWith('---') ? io.red(line) : line);
+    io.out(
+      line.startsWith('+') && !line.startsWith('+++')
+        ? io.green(line)
+        : line.startsWith('-') && !line.startsWith('---')
+          ? io.red(line)
+          : line,
+    );
   return EXIT.failed;
 }
 

@@ -40,7 +40,10 @@ describe('console: the author text is kept (editor and diff)', function () {
   });
 
   const putYaml = (key: string, text: string) =>
-    c.auth(x.t.request.put(`/workflows/definitions/${key}`)).set('Content-Type', 'application/yaml').send(text);
+    c
+      .auth(x.t.request.put(`/workflows/definitions/${key}`))
+      .set('Content-Type', 'application/yaml')
+      .send(text);
   const sourceOf = async (key: string, n: number) =>
     (await c.auth(x.t.request.get(`/workflows/definitions/${key}/revisions/${n}/source`)).buffer(true)).text;
   const settled = (p: Page) => p.waitForSelector('.editor-status:not([data-lint=pending])', { timeout: 20_000 });
@@ -96,8 +99,15 @@ describe('console: the author text is kept (editor and diff)', function () {
     assert.equal(await page.getAttribute('.diff-text', 'data-compared'), 'sources');
     const changed = await page.$$eval('.cm-merge-b .cm-changedLine', (all: PageElement[]) => all.map((line) => line.textContent));
     assert.ok(changed.includes('  # Added in the browser.'), changed.join('|'));
-    assert.ok(changed.some((line) => line?.includes('then paid')), changed.join('|'));
-    assert.ok((await page.$$eval('.cm-merge-a .cm-line', (all: PageElement[]) => all.map((l) => l.textContent))).includes('# Owned by the payments team.'));
+    assert.ok(
+      changed.some((line) => line?.includes('then paid')),
+      changed.join('|'),
+    );
+    assert.ok(
+      (await page.$$eval('.cm-merge-a .cm-line', (all: PageElement[]) => all.map((l) => l.textContent))).includes(
+        '# Owned by the payments team.',
+      ),
+    );
   });
 
   it('a workflow managed from git says so, and asks before a browser edit is published', async () => {

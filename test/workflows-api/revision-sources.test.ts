@@ -65,7 +65,8 @@ describe('workflows API: the source of a revision', () => {
   });
 
   it('a new revision keeps its own text; a publish that only reformats or comments replaces the newest revision source', async () => {
-    const put = (text: string) => c.auth(c.t.request.put('/workflows/definitions/nightly')).set('Content-Type', 'application/yaml').send(text);
+    const put = (text: string) =>
+      c.auth(c.t.request.put('/workflows/definitions/nightly')).set('Content-Type', 'application/yaml').send(text);
     await put(YAML_SOURCE).expect(201);
     const changed = YAML_SOURCE.replace('pluginType: log', 'pluginType: log\n    description: Sends the report');
     const second = await put(changed).expect(200);

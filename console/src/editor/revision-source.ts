@@ -23,7 +23,11 @@ export function hasAuthoredSource(revision: Json | undefined): boolean {
 
 /** `revision` as read from GET …/revisions/{n}; `rendered` is the format a rendering takes. */
 export async function revisionText(workflowRef: string, revision: Json, rendered: Format): Promise<RevisionText> {
-  const render = (): RevisionText => ({ text: definitionText((revision.definition as Json | null) ?? {}, rendered), format: rendered, authored: false });
+  const render = (): RevisionText => ({
+    text: definitionText((revision.definition as Json | null) ?? {}, rendered),
+    format: rendered,
+    authored: false,
+  });
   if (!hasAuthoredSource(revision)) return render();
   const source = await apiText(`/workflows/definitions/${workflowRef}/revisions/${Number(revision.revision)}/source`);
   const format: Format = revision.sourceFormat === 'json' ? 'json' : 'yaml';
