@@ -127,7 +127,7 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
   }
 
   /**
-   * The newest revision, and whether its content equals `definitionJson` apart from
+   * The newest revision (without its source text), and whether its content equals `definitionJson` apart from
    * the workflow-level keys (jsonb equality ignores key order, so a reformatted file
    * with the same content is recognised).
    */
@@ -139,7 +139,9 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
   ): Promise<{ revision: WorkflowRevisionEntity; same: boolean }> {
     const [row] = await rowsOf<WorkflowRevisionEntity & { same: boolean }>(
       this.manager,
-      `SELECT ${selectColumns(this.manager, WorkflowRevisionEntity)}, (definition - $3::text[]) = ($4::jsonb - $3::text[]) AS same
+      // Not its source (up to BODY_LIMIT_BYTES, on every publish): the publish replaces it or leaves it alone.
+      `SELECT ${selectColumnsExcept(this.manager, WorkflowRevisionEntity, ['source'])}, NULL::text AS source,
+         (definition - $3::text[]) = ($4::jsonb - $3::text[]) AS same
        FROM workflow_revisions WHERE workflow_id = $1 AND revision = $2`,
       [workflowId, revision, workflowLevelKeys, definitionJson],
     );
