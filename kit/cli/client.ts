@@ -1,10 +1,12 @@
 /** The command line's HTTP client: the server and token it was given, and errors that say what went wrong. */
 import { CliError, EXIT } from './output';
 
-/** A body sent as written (a definition file's own text), with its content type. */
-export interface TextBody {
-  text: string;
-  contentType: string;
+/** A body sent as written (a definition file's own text), with its content type; any other body is sent as JSON. */
+export class TextBody {
+  constructor(
+    readonly text: string,
+    readonly contentType: string,
+  ) {}
 }
 
 export interface ApiClient {
@@ -12,16 +14,6 @@ export interface ApiClient {
   request<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
   /** A GET whose answer is text (a revision's source): the text and its content type. */
   text(path: string): Promise<{ status: number; text: string; contentType: string }>;
-}
-
-export function isTextBody(body: unknown): body is TextBody {
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    typeof (body as TextBody).text === 'string' &&
-    typeof (body as TextBody).contentType === 'string' &&
-    Object.keys(body).length === 2
-  );
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -36,7 +28,7 @@ export function createClient(url: string | undefined, token: string | undefined)
   }
   const send = async (method: string, path: string, body: unknown, accept: string): Promise<Response> => {
     const target = new URL(path.replace(/^\//, ''), base.href.endsWith('/') ? base.href : `${base.href}/`);
-    const sent = body === undefined ? undefined : isTextBody(body) ? body : { text: JSON.stringify(body), contentType: 'application/json' };
+    const sent = body === undefined ? undefined : body instanceof TextBody ? body : new TextBody(JSON.stringify(body), 'application/json');
     try {
       return await fetch(target, {
         method,

@@ -25,7 +25,7 @@ import { readFileSync } from 'node:fs';
 import { keyOf } from '../children';
 import { formatDefinitionError } from '../errors';
 import { parseDocument } from '../load';
-import { ApiRefusal, type ApiClient, type TextBody } from './client';
+import { ApiRefusal, TextBody, type ApiClient } from './client';
 import { filesOf } from './local-commands';
 import { CliError, EXIT, type Output } from './output';
 
@@ -63,7 +63,7 @@ export async function publishCommand(api: ApiClient, targets: string[], options:
 
 /** A definition file as the server keeps it: its text, as JSON for a `.json` file, else as YAML. */
 export function sourceOf(file: string): TextBody {
-  return { text: readFileSync(file, 'utf8'), contentType: /\.json$/i.test(file) ? 'application/json' : 'application/yaml' };
+  return new TextBody(readFileSync(file, 'utf8'), /\.json$/i.test(file) ? 'application/json' : 'application/yaml');
 }
 
 async function publishFile(api: ApiClient, file: string, options: PublishOptions, io: Output): Promise<Outcome> {
