@@ -10,6 +10,8 @@ import { defineRoute, type RouteDefinition } from '../http/route';
 import { activate, deactivate, putAlias, removeAlias } from './activation';
 import { authorizedWorkflow } from './authorize';
 import type { WorkflowDeps } from './deps';
+import { revisionNotFound, revisionSourceNotKept } from './errors';
+import { SOURCE_CONTENT_TYPES } from './revision-source';
 import { Alias, AliasParams, Paging, Revision, RevisionParams, WorkflowRef, page } from './schemas';
 import { aliasJson, revisionJson } from './serialize';
 import { triggerSummaries, triggersIn } from './trigger-summary';
@@ -79,6 +81,28 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
         const row = await revisions.findRevision(workflow.id, params.n);
         if (!row) throw notFound(`Revision ${params.n} does not exist.`, 'revision-not-found');
         return { status: 200, body: revisionJson(row) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/workflows/definitions/{id}/revisions/{n}/source',
+      operationId: 'getWorkflowRevisionSource',
+      summary: 'Get the text a revision was published from',
+      description:
+        'The body of the publish as sent, byte for byte (comments, key order and layout kept), answered with the ' +
+        'content type it was sent as: application/yaml, or application/json for a JSON source. A publish that changed only ' +
+        "workflow-level fields or the layout (mode overwritten) replaces the newest revision's source. 404 " +
+        'revision-source-not-kept for a revision published before sources were kept: read its definition instead.',
+      tags,
+      access: { permission: 'workflow:read' },
+      params: RevisionParams,
+      responses: { 200: { description: 'The source text (YAML or JSON)', contentType: 'application/yaml', schema: Type.String() } },
+      async handler({ params, auth, permission }) {
+        const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
+        const row = await revisions.findSource(workflow.id, params.n);
+        if (!row) throw revisionNotFound(params.n);
+        if (row.source === null || row.sourceFormat === null) throw revisionSourceNotKept(params.n);
+        return { status: 200, body: row.source, headers: { 'content-type': SOURCE_CONTENT_TYPES[row.sourceFormat] } };
       },
     }),
     defineRoute({

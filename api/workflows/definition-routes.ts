@@ -23,6 +23,7 @@ import { newWorkflowId } from './ids';
 import { authorizeInOrganization, authorizedWorkflow, organizationNotFound, workflowNrn } from './authorize';
 import { declaredSchemaErrors } from './declared-schemas';
 import { refuseEnvelope } from './definition-envelope';
+import { sentSource } from './revision-source';
 import { WORKFLOW_LEVEL_KEYS, boundReferences, configWarnings, prepare, publishWarnings, type PublishWarning } from './publish';
 import { deleteWorkflow, publishOnExisting } from './workflow-writes';
 import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
@@ -121,6 +122,21 @@ async function validationReport(deps: WorkflowDeps, body: unknown, organizationI
   return { valid: true, errors: [], warnings };
 }
 
+/**
+ * Release notes beside the body rather than in it: a body sent as the author wrote it (kept as the
+ * revision's source) stays as written, and the notes of this publish still reach the revision.
+ */
+const PublishQuery = Type.Object({
+  releaseNotes: Type.Optional(
+    Type.String({ maxLength: 2000, description: "the revision's release notes; takes the place of a releaseNotes key in the body" }),
+  ),
+});
+
+function withReleaseNotes(body: unknown, releaseNotes: string | undefined): unknown {
+  if (releaseNotes === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  return { ...body, releaseNotes };
+}
+
 export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
   const workflows = new WorkflowRepository(deps.dataSource.manager);
   const recentAccess = new RecentAccess();
@@ -179,13 +195,14 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       tags,
       access: { permission: 'workflow:write' },
       audit: { action: 'workflow.definition.create' },
+      query: PublishQuery,
       body: DefinitionBody,
       bodyFormats: ['json', 'yaml'],
       responses: { 201: { description: 'Created', schema: PublishResult } },
       errors: [409],
-      async handler({ body, auth, permission, audit }) {
+      async handler({ query, body, auth, permission, audit, ctx }) {
         refuseEnvelope(body);
-        const prepared = prepare(body, auth, deps.limits, deps.plugins);
+        const prepared = prepare(withReleaseNotes(body, query.releaseNotes), auth, deps.limits, deps.plugins, sentSource(ctx));
         const decide = (access: Access) => requirePublish(access, permission, prepared.fields.nrn);
         const id = newWorkflowId();
         let published;
@@ -216,11 +233,12 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       tags,
       access: { permission: 'workflow:write' },
       params: Type.Object({ key: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }) }),
+      query: PublishQuery,
       body: DefinitionBody,
       bodyFormats: ['json', 'yaml'],
       responses: { 200: { description: 'Updated', schema: PublishResult }, 201: { description: 'Created', schema: PublishResult } },
       audit: { action: 'workflow.definition.publish' },
-      async handler({ params, body, auth, permission, audit }) {
+      async handler({ params, query, body, auth, permission, audit, ctx }) {
         refuseEnvelope(body);
         if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'key' in body && body.key !== params.key) {
           throw validationFailed(
@@ -229,7 +247,13 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
             'graph-invalid',
           );
         }
-        const prepared = prepare({ ...(body as object), key: params.key }, auth, deps.limits, deps.plugins);
+        const prepared = prepare(
+          withReleaseNotes({ ...(body as object), key: params.key }, query.releaseNotes),
+          auth,
+          deps.limits,
+          deps.plugins,
+          sentSource(ctx),
+        );
         const existing = await workflows.findByRef(auth.organizationId, params.key);
         const decide = (access: Access) => requirePublish(access, permission, prepared.fields.nrn, existing);
         const id = newWorkflowId();

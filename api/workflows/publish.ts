@@ -23,6 +23,7 @@ import { nrnInOrganization, organizationNrn } from '../access/nrn';
 import { workflowReaches } from '../access/workflow-reach';
 import { HttpError, describeFieldErrors, type FieldError } from '../http/errors';
 import { declaredSchemaErrors } from './declared-schemas';
+import type { RevisionSource } from './revision-source';
 
 export interface ConfigWarning {
   code: 'CONFIG_ENTRY_UNRESOLVED';
@@ -71,6 +72,8 @@ export function prepare(
   auth: { organizationId: string; userId: string },
   limits: DefinitionLimits,
   plugins?: PluginCatalog,
+  /** The text the body was sent as, kept on the revision (revision-source.ts). */
+  source: RevisionSource = { source: null, sourceFormat: null },
 ): Prepared {
   // Operator plugins the definition uses are pinned into it (their versions): a worker runs it only with compatible ones.
   const result = validateDefinition(body, { limits, plugins });
@@ -104,6 +107,7 @@ export function prepare(
       releaseNotes: def.releaseNotes ?? null,
       semanticVersion: def.semanticVersion ?? null,
       engineVersion: ENGINE_VERSION,
+      ...source,
     },
   };
 }

@@ -63,6 +63,11 @@ export const Revision = Type.Object({
   releaseNotes: Type.Optional(Type.String()),
   semanticVersion: Type.Optional(Type.String()),
   engineVersion: Type.String(),
+  sourceFormat: Type.Optional(
+    Type.Union([Type.Literal('yaml'), Type.Literal('json')], {
+      description: 'present when the text it was published from is kept: GET …/revisions/{n}/source',
+    }),
+  ),
 });
 
 export const TriggerState = Type.Object({

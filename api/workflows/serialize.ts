@@ -31,6 +31,8 @@ export function revisionJson(row: ListedRevision): Record<string, unknown> {
     ...(row.releaseNotes !== null ? { releaseNotes: row.releaseNotes } : {}),
     ...(row.semanticVersion !== null ? { semanticVersion: row.semanticVersion } : {}),
     engineVersion: row.engineVersion,
+    // Whether the text it was published from is kept (GET …/revisions/{n}/source), and as what.
+    ...(row.sourceFormat !== null ? { sourceFormat: row.sourceFormat } : {}),
   };
 }
 

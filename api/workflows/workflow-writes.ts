@@ -39,6 +39,12 @@ export async function publishOnExisting(
     let outcome: UpsertOutcome;
     if (newest.same) {
       const workflow = await workflows.updateFields(current.id, fields);
+      if (revision.source && revision.sourceFormat) {
+        // The text last published for this content is the revision's source (comments, layout, workflow-level fields).
+        const source = { source: revision.source, sourceFormat: revision.sourceFormat };
+        await revisions.keepSource(current.id, newest.revision.revision, source);
+        Object.assign(newest.revision, source);
+      }
       const latestAlias = await new WorkflowAliasRepository(m).findAlias(current.id, 'latest');
       if (!latestAlias) throw new Error(`workflow ${current.id} has no latest alias`);
       outcome = { mode: 'overwritten' as const, workflow, revision: newest.revision, latestAlias };

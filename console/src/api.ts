@@ -22,17 +22,25 @@ export interface Page<T> {
 
 export type Json = Record<string, unknown>;
 
-export async function api<T = Json>(path: string, options: { method?: string; body?: unknown } = {}): Promise<T> {
-  const response = await fetch(path, {
+/** A body sent as the author wrote it (a definition's YAML or JSON text), with its content type. */
+export interface TextBody {
+  text: string;
+  contentType: string;
+}
+
+function request(path: string, options: { method?: string; body?: unknown; textBody?: TextBody }, accept: string): Promise<Response> {
+  const sent =
+    options.textBody ?? (options.body !== undefined ? { text: JSON.stringify(options.body), contentType: 'application/json' } : undefined);
+  return fetch(path, {
     method: options.method ?? 'GET',
     credentials: 'same-origin',
-    headers: {
-      accept: 'application/json',
-      'x-console-request': '1',
-      ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
+    headers: { accept, 'x-console-request': '1', ...(sent ? { 'content-type': sent.contentType } : {}) },
+    body: sent?.text,
   });
+}
+
+export async function api<T = Json>(path: string, options: { method?: string; body?: unknown; textBody?: TextBody } = {}): Promise<T> {
+  const response = await request(path, options, 'application/json');
   const text = await response.text();
   let body: unknown;
   try {
@@ -42,6 +50,22 @@ export async function api<T = Json>(path: string, options: { method?: string; bo
   }
   if (!response.ok) throw new ApiError(response.status, describeProblem(response.status, body), body as Json | undefined);
   return body as T;
+}
+
+/** A GET answered with text (a revision's source): the text and its content type. */
+export async function apiText(path: string): Promise<{ text: string; contentType: string }> {
+  const response = await request(path, {}, 'application/yaml, application/json;q=0.9');
+  const text = await response.text();
+  if (!response.ok) {
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    throw new ApiError(response.status, describeProblem(response.status, body), body as Json | undefined);
+  }
+  return { text, contentType: response.headers.get('content-type') ?? '' };
 }
 
 /** The message of any of the API's three error dialects (problem details, config, administration). */

@@ -16,7 +16,9 @@ import { poolQuery, rowsOf, selectColumns } from '../sql';
 export type WorkflowFields = Pick<WorkflowEntity, 'name' | 'description' | 'path' | 'nrn' | 'metadata'>;
 
 /** A revision about to be written: its entity fields plus the definition already serialized (once, by the caller). */
-export type NewRevision = Omit<WorkflowRevisionEntity, 'workflowId' | 'revision' | 'createdAt'> & { definitionJson: string };
+/** A revision to write; without a source (a revision written other than from a request body), none is kept. */
+export type NewRevision = Omit<WorkflowRevisionEntity, 'workflowId' | 'revision' | 'createdAt' | 'source' | 'sourceFormat'> &
+  Partial<Pick<WorkflowRevisionEntity, 'source' | 'sourceFormat'>> & { definitionJson: string };
 
 export interface Published {
   workflow: WorkflowEntity;
@@ -65,8 +67,8 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
          SELECT $1, $2::bigint, $3, $4, $5, $6, $7, $8::jsonb, 1 FROM held WHERE held.now = $16 ${conflict}
          RETURNING created_at
        ), r AS (
-         INSERT INTO workflow_revisions (workflow_id, revision, definition, content_hash, created_by, release_notes, semantic_version, engine_version)
-         SELECT $1, 1, $9::jsonb, $10, $11, $12, $13, $14 FROM w
+         INSERT INTO workflow_revisions (workflow_id, revision, definition, content_hash, created_by, release_notes, semantic_version, engine_version, source, source_format)
+         SELECT $1, 1, $9::jsonb, $10, $11, $12, $13, $14, $18, $19 FROM w
          RETURNING created_at
        ), a AS (
          INSERT INTO workflow_aliases (workflow_id, name, revision, active, updated_by)
@@ -93,15 +95,17 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
         under.userId,
         under.grantsAsOf,
         under.userType,
+        revision.source ?? null,
+        revision.sourceFormat ?? null,
       ],
     );
     if (row.grantsNow !== under.grantsAsOf) return { outcome: 'grants-changed', grantsNow: heldGrantsOf(row.grantsNow) };
     if (row.createdAt === null) return { outcome: 'key-exists' };
-    const { definitionJson: _json, ...revisionFields } = revision;
+    const { definitionJson: _json, source = null, sourceFormat = null, ...revisionFields } = revision;
     return {
       outcome: 'published',
       workflow: { ...ids, ...fields, latestRevision: 1, createdAt: row.createdAt, updatedAt: row.createdAt },
-      revision: { workflowId: ids.id, revision: 1, ...revisionFields, createdAt: row.revisionCreatedAt },
+      revision: { workflowId: ids.id, revision: 1, ...revisionFields, source, sourceFormat, createdAt: row.revisionCreatedAt },
       latestAlias: {
         workflowId: ids.id,
         name: 'latest',

@@ -13,8 +13,10 @@ import { callerGrantsColumns, type CallerGrantsRead, type CallerKey } from './gr
 import { selectColumnsExcept } from './select-except';
 import type { NewRevision, Published, WorkflowFields } from './workflow-repository';
 
-/** A listed revision: the definition only when asked for. */
-export type ListedRevision = Omit<WorkflowRevisionEntity, 'definition'> & { definition: WorkflowRevisionEntity['definition'] | null };
+/** A listed revision: the definition only when asked for; its source text never (it is read on its own, {@link findSource}). */
+export type ListedRevision = Omit<WorkflowRevisionEntity, 'definition' | 'source'> & {
+  definition: WorkflowRevisionEntity['definition'] | null;
+};
 
 /** Which revision an execution runs: an explicit revision number wins, else the named alias (default `latest`). */
 export interface Runnable {
@@ -87,8 +89,8 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
     options: { includeDefinition: boolean; page: number; limit: number },
   ): Promise<{ rows: ListedRevision[]; total: number }> {
     const columns = options.includeDefinition
-      ? selectColumns(this.manager, WorkflowRevisionEntity)
-      : `${selectColumnsExcept(this.manager, WorkflowRevisionEntity, ['definition'])}, NULL::jsonb AS definition`;
+      ? selectColumnsExcept(this.manager, WorkflowRevisionEntity, ['source'])
+      : `${selectColumnsExcept(this.manager, WorkflowRevisionEntity, ['definition', 'source'])}, NULL::jsonb AS definition`;
     const rows = await rowsOf<ListedRevision & { total: string }>(
       this.manager,
       `SELECT ${columns}, count(*) OVER () AS total
@@ -100,8 +102,32 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
     return { rows: rows.map(({ total: _total, ...row }) => row), total };
   }
 
+  /** A revision's source text and its format (both null for a revision published before sources were kept); undefined: no such revision. */
+  async findSource(workflowId: string, revision: number): Promise<Pick<WorkflowRevisionEntity, 'source' | 'sourceFormat'> | undefined> {
+    const [row] = await rowsOf<Pick<WorkflowRevisionEntity, 'source' | 'sourceFormat'>>(
+      this.manager,
+      `SELECT source, source_format AS "sourceFormat" FROM workflow_revisions WHERE workflow_id = $1 AND revision = $2`,
+      [workflowId, revision],
+    );
+    return row;
+  }
+
   /**
-   * The newest revision, and whether its content equals `definitionJson` apart from
+   * Replaces the source of a revision whose content a publish found unchanged (mode `overwritten`: only
+   * workflow-level fields, comments or layout differ), so that the revision's source is the text last
+   * published for it. The definition that runs is never touched. The caller holds the workflow's row lock.
+   */
+  async keepSource(workflowId: string, revision: number, source: { source: string; sourceFormat: 'yaml' | 'json' }): Promise<void> {
+    await this.manager.query(`UPDATE workflow_revisions SET source = $3, source_format = $4 WHERE workflow_id = $1 AND revision = $2`, [
+      workflowId,
+      revision,
+      source.source,
+      source.sourceFormat,
+    ]);
+  }
+
+  /**
+   * The newest revision (without its source text), and whether its content equals `definitionJson` apart from
    * the workflow-level keys (jsonb equality ignores key order, so a reformatted file
    * with the same content is recognised).
    */
@@ -113,7 +139,9 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
   ): Promise<{ revision: WorkflowRevisionEntity; same: boolean }> {
     const [row] = await rowsOf<WorkflowRevisionEntity & { same: boolean }>(
       this.manager,
-      `SELECT ${selectColumns(this.manager, WorkflowRevisionEntity)}, (definition - $3::text[]) = ($4::jsonb - $3::text[]) AS same
+      // Not its source (up to BODY_LIMIT_BYTES, on every publish): the publish replaces it or leaves it alone.
+      `SELECT ${selectColumnsExcept(this.manager, WorkflowRevisionEntity, ['source'])}, NULL::text AS source,
+         (definition - $3::text[]) = ($4::jsonb - $3::text[]) AS same
        FROM workflow_revisions WHERE workflow_id = $1 AND revision = $2`,
       [workflowId, revision, workflowLevelKeys, definitionJson],
     );
@@ -130,8 +158,8 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
     const [row] = await rowsOf<{ workflow: WorkflowEntity; alias: WorkflowAliasEntity; revisionCreatedAt: Date }>(
       this.manager,
       `WITH r AS (
-         INSERT INTO workflow_revisions (workflow_id, revision, definition, content_hash, created_by, release_notes, semantic_version, engine_version)
-         VALUES ($1, $7, $8::jsonb, $9, $10, $11, $12, $13) RETURNING created_at
+         INSERT INTO workflow_revisions (workflow_id, revision, definition, content_hash, created_by, release_notes, semantic_version, engine_version, source, source_format)
+         VALUES ($1, $7, $8::jsonb, $9, $10, $11, $12, $13, $14, $15) RETURNING created_at
        ), a AS (
          UPDATE workflow_aliases SET revision = $7, updated_at = now(), updated_by = $10 WHERE workflow_id = $1 AND name = 'latest'
          RETURNING ${selectColumns(this.manager, WorkflowAliasEntity)}
@@ -154,14 +182,16 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
         revision.releaseNotes,
         revision.semanticVersion,
         revision.engineVersion,
+        revision.source ?? null,
+        revision.sourceFormat ?? null,
       ],
     );
-    const { definitionJson: _json, ...revisionFields } = revision;
+    const { definitionJson: _json, source = null, sourceFormat = null, ...revisionFields } = revision;
     return {
       // row_to_json turns timestamps into strings; bring back Dates.
       workflow: { ...row.workflow, createdAt: new Date(row.workflow.createdAt), updatedAt: new Date(row.workflow.updatedAt) },
       latestAlias: { ...row.alias, updatedAt: new Date(row.alias.updatedAt) },
-      revision: { workflowId, revision: next, ...revisionFields, createdAt: row.revisionCreatedAt },
+      revision: { workflowId, revision: next, ...revisionFields, source, sourceFormat, createdAt: row.revisionCreatedAt },
     };
   }
 

@@ -1,8 +1,19 @@
 /** The command line's HTTP client: the server and token it was given, and errors that say what went wrong. */
 import { CliError, EXIT } from './output';
 
+/** A body sent as written (a definition file's own text), with its content type; any other body is sent as JSON. */
+export class TextBody {
+  constructor(
+    readonly text: string,
+    readonly contentType: string,
+  ) {}
+}
+
 export interface ApiClient {
+  /** JSON in and out; a {@link TextBody} is sent as it is. */
   request<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** A GET whose answer is text (a revision's source): the text and its content type. */
+  text(path: string): Promise<{ status: number; text: string; contentType: string }>;
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -15,32 +26,42 @@ export function createClient(url: string | undefined, token: string | undefined)
   } catch {
     throw new CliError(`--url ${url} is not a URL`, EXIT.usage);
   }
+  const send = async (method: string, path: string, body: unknown, accept: string): Promise<Response> => {
+    const target = new URL(path.replace(/^\//, ''), base.href.endsWith('/') ? base.href : `${base.href}/`);
+    const sent = body === undefined ? undefined : body instanceof TextBody ? body : new TextBody(JSON.stringify(body), 'application/json');
+    try {
+      return await fetch(target, {
+        method,
+        headers: {
+          accept,
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(sent ? { 'content-type': sent.contentType } : {}),
+        },
+        body: sent?.text,
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new CliError(`cannot reach ${base.origin}: ${cause?.code ?? cause?.message ?? (error as Error).message}`, EXIT.unreachable);
+    }
+  };
+  const parsedOf = (text: string): unknown => {
+    try {
+      return text === '' ? undefined : JSON.parse(text);
+    } catch {
+      return { detail: text.slice(0, 500) };
+    }
+  };
   return {
-    async request<T>(method: string, path: string, body?: unknown) {
-      const target = new URL(path.replace(/^\//, ''), base.href.endsWith('/') ? base.href : `${base.href}/`);
-      let response: Response;
-      try {
-        response = await fetch(target, {
-          method,
-          headers: {
-            accept: 'application/json',
-            ...(token ? { authorization: `Bearer ${token}` } : {}),
-            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-          },
-          body: body !== undefined ? JSON.stringify(body) : undefined,
-          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-        });
-      } catch (error) {
-        const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-        throw new CliError(`cannot reach ${base.origin}: ${cause?.code ?? cause?.message ?? (error as Error).message}`, EXIT.unreachable);
-      }
+    async text(path: string) {
+      const response = await send('get', path, undefined, 'application/yaml, application/json;q=0.9, */*;q=0.1');
       const text = await response.text();
-      let parsed: unknown = undefined;
-      try {
-        parsed = text === '' ? undefined : JSON.parse(text);
-      } catch {
-        parsed = { detail: text.slice(0, 500) };
-      }
+      if (response.status >= 400) throw apiError('get', path, response.status, parsedOf(text));
+      return { status: response.status, text, contentType: response.headers.get('content-type') ?? '' };
+    },
+    async request<T>(method: string, path: string, body?: unknown) {
+      const response = await send(method, path, body, 'application/json');
+      const parsed = parsedOf(await response.text());
       if (response.status >= 400) throw apiError(method, path, response.status, parsed);
       return { status: response.status, body: parsed as T };
     },
@@ -54,6 +75,8 @@ export class ApiRefusal extends CliError {
     readonly status: number,
     readonly reason: string,
     readonly fieldErrors: Array<{ path: string; message: string }>,
+    /** The problem type's last segment (`revision-source-not-kept`), when the answer had one. */
+    readonly type?: string,
   ) {
     const exitCode = status === 401 || status === 403 ? EXIT.unauthorized : status === 409 ? EXIT.conflict : EXIT.failed;
     const hint = status === 401 ? ' (check --token or PLATFORM_API_TOKEN)' : '';
@@ -70,5 +93,6 @@ function apiError(method: string, path: string, status: number, body: unknown): 
   const fields = Array.isArray(value.errors)
     ? (value.errors as Array<{ path?: string; message?: string }>).map((e) => ({ path: e.path ?? '', message: e.message ?? '' }))
     : [];
-  return new ApiRefusal(`${method.toUpperCase()} ${path}`, status, message, fields);
+  const type = typeof value.type === 'string' ? value.type.split('/').pop() : undefined;
+  return new ApiRefusal(`${method.toUpperCase()} ${path}`, status, message, fields, type);
 }

@@ -7,6 +7,7 @@
  *   run --from-export FILE                    an execution export replayed locally and compared with the recorded run
  *   run <key> [--inputs …] [--alias A]        a run on the server, waited for to its end
  *   publish <files|dirs…> [--alias A [--no-activate]] [--activate]
+ *   diff <file> [--alias A | --revision N]     the published text against the file: "same" (0) or a unified diff (1)
  *   execute <key> [--inputs …] [--follow]     logs <executionId> [--follow]
  *   signal <executionId> <name> [--payload …] config set|list
  *
@@ -14,6 +15,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createClient } from './client';
+import { diffCommand } from './diff-command';
 import { cliEnvironment } from './environment';
 import { runCommand, validateCommand } from './local-commands';
 import { CliError, EXIT, createOutput, type Output } from './output';
@@ -41,6 +43,10 @@ against a server (--url/--token or PLATFORM_API_URL/PLATFORM_API_TOKEN):
   publish <files|dirs…> [--alias NAME [--no-activate]] [--activate]
              (--alias moves NAME to the new revision and activates it;
               --activate alone activates latest)
+  diff <file> [--alias NAME | --revision N]
+             (the text the revision was published from against the file:
+              prints "same" and exits 0, or a unified diff and exits 1;
+              default: the revision latest points at)
   execute <key> [--inputs JSON|@file] [--alias NAME] [--follow] [--json]
   logs <executionId> [--follow]
   signal <executionId> <name> [--payload JSON|@file]
@@ -72,6 +78,7 @@ const OPTIONS = {
   workflow: { type: 'string' },
   ancestors: { type: 'boolean' },
   nrn: { type: 'string' },
+  revision: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -102,6 +109,8 @@ export async function main(argv: string[], io: Output): Promise<number> {
         : remoteRunCommand(api(), args[0], values, io);
     case 'publish':
       return publishCommand(api(), args, values, io);
+    case 'diff':
+      return diffCommand(api(), args[0], values, io);
     case 'execute':
       return executeCommand(api(), args[0], values, io);
     case 'logs':

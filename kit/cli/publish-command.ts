@@ -1,6 +1,7 @@
 /**
  * `publish`: GitOps upsert of every definition file found (PUT by key), each
- * file on its own. One line per file says what became of it: published (a new
+ * file on its own, sent as written: the server keeps its text (comments and
+ * all) as the revision's source, which `diff` compares with the file later. One line per file says what became of it: published (a new
  * workflow or a new revision), unchanged (the newest revision already has this
  * content), or refused with the server's reason, its problems located in the
  * file. A refused file does not stop the others; the exit code says whether
@@ -24,10 +25,11 @@
  * alias's, kept across revisions while it stays active) and a schedule's
  * expression with its next runs.
  */
+import { readFileSync } from 'node:fs';
 import { keyOf } from '../children';
 import { formatDefinitionError } from '../errors';
 import { parseDocument } from '../load';
-import { ApiRefusal, type ApiClient } from './client';
+import { ApiRefusal, TextBody, type ApiClient } from './client';
 import { filesOf } from './local-commands';
 import { CliError, EXIT, type Output } from './output';
 
@@ -75,6 +77,11 @@ export async function publishCommand(api: ApiClient, targets: string[], options:
   return exitCode;
 }
 
+/** A definition file as the server keeps it: its text, as JSON for a `.json` file, else as YAML. */
+export function sourceOf(file: string): TextBody {
+  return new TextBody(readFileSync(file, 'utf8'), /\.json$/i.test(file) ? 'application/json' : 'application/yaml');
+}
+
 async function publishFile(api: ApiClient, file: string, options: PublishOptions, io: Output): Promise<Outcome> {
   const line = (status: Outcome['status'], text: string) => {
     const painted = status === 'published' ? io.green(status) : status === 'refused' ? io.red(status) : status;
@@ -92,7 +99,8 @@ async function publishFile(api: ApiClient, file: string, options: PublishOptions
   const key = keyOf(value, file);
   const workflow = `/workflows/definitions/${encodeURIComponent(key)}`;
   try {
-    const published = (await api.request('put', workflow, { ...value, key })).body;
+    // The file's own text (comments, order, layout), as the revision's source; the key is the URL's when the file names none.
+    const published = (await api.request('put', workflow, sourceOf(file))).body;
     const revision = (published.revision as { revision?: number } | undefined)?.revision;
     const unchanged = published.mode === 'overwritten';
     io.out(

@@ -1,6 +1,7 @@
 /**
  * Two revisions side by side (/console/workflows/{id}/diff?from=N&to=M): the
- * YAML of each in a read-only merge view (changed lines marked, long unchanged
+ * text of each as its author published it (both rendered from the stored
+ * definitions when either keeps none) in a read-only merge view (changed lines marked, long unchanged
  * stretches collapsed), and the graph of `to` with each step marked
  * `data-diff="added|changed|same"`; steps only `from` had are listed as removed.
  */
@@ -14,6 +15,7 @@ import { empty, errorState, loading } from '../states';
 import { readOnlyExtensions } from './code-editor';
 import { definitionText } from './definition-text';
 import { diffSteps } from './graph-diff';
+import { revisionText } from './revision-source';
 
 export const diffView: View = async (main, [id], query) => {
   mount(main, loading());
@@ -77,13 +79,20 @@ export const diffView: View = async (main, [id], query) => {
 
   let merge: MergeView | undefined;
   try {
-    const [a, b] = await Promise.all(
-      [from, to].map((n) => api<Json>(`/workflows/definitions/${ref}/revisions/${n}`).then((r) => (r.definition as Json | null) ?? {})),
-    );
+    const [revisionA, revisionB] = await Promise.all([from, to].map((n) => api<Json>(`/workflows/definitions/${ref}/revisions/${n}`)));
+    const a = (revisionA.definition as Json | null) ?? {};
+    const b = (revisionB.definition as Json | null) ?? {};
+    // The texts as their authors wrote them when both are kept; else both rendered alike, so that only content differs.
+    let [textA, textB] = await Promise.all([revisionText(ref, revisionA, 'yaml'), revisionText(ref, revisionB, 'yaml')]);
+    if (!textA.authored || !textB.authored) {
+      textA = { text: definitionText(a, 'yaml'), format: 'yaml', authored: false };
+      textB = { text: definitionText(b, 'yaml'), format: 'yaml', authored: false };
+    }
+    textSlot.setAttribute('data-compared', textA.authored ? 'sources' : 'rendered');
     mount(textSlot, h('div', { class: 'merge-labels' }, h('span', {}, `#${from}`), h('span', {}, `#${to}`)));
     merge = new MergeView({
-      a: { doc: definitionText(a, 'yaml'), extensions: readOnlyExtensions('yaml') },
-      b: { doc: definitionText(b, 'yaml'), extensions: readOnlyExtensions('yaml') },
+      a: { doc: textA.text, extensions: readOnlyExtensions(textA.format) },
+      b: { doc: textB.text, extensions: readOnlyExtensions(textB.format) },
       parent: textSlot,
       gutter: true,
       collapseUnchanged: { margin: 3, minSize: 6 },

@@ -2,9 +2,12 @@
  * The definition editor (/console/workflows/{id}/edit[?revision=N] and
  * /console/workflows/new): the definition as YAML or JSON with highlighting,
  * completion from the plugin descriptors, problems underlined as you type and
- * the graph redrawn beside it; Publish (or Ctrl/Cmd-S) sends it with release
- * notes as a new revision through the same routes as any client, and opens the
- * workflow at that revision. Leaving with unpublished changes asks first.
+ * the graph redrawn beside it; Publish (or Ctrl/Cmd-S) sends the text as typed
+ * (kept by the server as the revision's source) with release notes as a new
+ * revision through the same routes as any client, and opens the workflow at
+ * that revision. It opens on the revision's source as written where one is
+ * kept. Leaving with unpublished changes asks first; a workflow managed from
+ * git says so and asks before publishing.
  */
 import type { Diagnostic } from '@codemirror/lint';
 import { EditorSelection } from '@codemirror/state';
@@ -18,7 +21,9 @@ import { errorState, loading } from '../states';
 import { codeEditor, type CodeEditor } from './code-editor';
 import { definitionCompletion, type PluginDescriptor } from './completion';
 import { convert, definitionText, parseDefinition, type Format } from './definition-text';
+import { confirmEditOfManaged, managedBanner, managedFromGit } from './managed';
 import { problemChecker, type Problem } from './problems';
+import { CONTENT_TYPES, revisionText } from './revision-source';
 
 /** What a new workflow starts from. */
 const STARTER = {
@@ -48,9 +53,19 @@ export const editView: View = async (main, [id], query) => {
   const revision = ref && base ? await api<Json>(`/workflows/definitions/${ref}/revisions/${base}`) : undefined;
   const key = typeof workflow?.key === 'string' ? workflow.key : undefined;
 
-  let format: Format = query.get('format') === 'json' ? 'json' : 'yaml';
-  const startText = definitionText((revision?.definition as Json | null) ?? STARTER, format);
+  // The revision's source as the author wrote it when the server kept one (revision-source.ts), else rendered.
+  const asked: Format | undefined = query.get('format') === 'json' ? 'json' : query.get('format') === 'yaml' ? 'yaml' : undefined;
+  const loaded = revision
+    ? await revisionText(ref as string, revision, asked ?? 'yaml')
+    : { text: definitionText(STARTER, asked ?? 'yaml'), format: asked ?? 'yaml', authored: false };
+  let format: Format = loaded.format;
+  let startText = loaded.text;
+  if (asked !== undefined && asked !== format) {
+    startText = convert(startText, asked) ?? startText;
+    format = asked;
+  }
   let saved = startText;
+  const managed = managedFromGit(workflow);
 
   const graphSlot = h('div', { class: 'editor-graph' });
   const problemList = h('ul', { class: 'problem-list', 'aria-live': 'polite' });
@@ -134,17 +149,20 @@ export const editView: View = async (main, [id], query) => {
   const publish = async () => {
     mount(outcome);
     if (cannotPublish) return mount(outcome, h('p', { class: 'error-text' }, cannotPublish));
-    const parsed = parseDefinition(editor.view.state.doc.toString(), format);
+    const typed = editor.view.state.doc.toString();
+    const parsed = parseDefinition(typed, format);
     if (!parsed.ok) return mount(outcome, h('p', { class: 'error-text' }, 'Fix the syntax errors first.'));
+    if (managed && !confirmEditOfManaged(managed)) return;
     const releaseNotes = notes.value.trim();
-    const body: Json = { ...parsed.value, ...(key ? { key } : {}), ...(releaseNotes ? { releaseNotes } : {}) };
     publishButton.disabled = true;
     try {
-      const result = await api<Json>(key && ref ? `/workflows/definitions/${enc(key)}` : '/workflows/definitions', {
+      // What the author typed is sent as it is (the server keeps it as the revision's source); the key is the URL's.
+      const target = key && ref ? `/workflows/definitions/${enc(key)}` : '/workflows/definitions';
+      const result = await api<Json>(`${target}${q({ releaseNotes: releaseNotes || undefined })}`, {
         method: key && ref ? 'PUT' : 'POST',
-        body,
+        textBody: { text: typed, contentType: CONTENT_TYPES[format] },
       });
-      saved = editor.view.state.doc.toString();
+      saved = typed;
       notes.value = '';
       const published = result.workflow as Json;
       const number = Number((result.revision as Json).revision);
@@ -208,6 +226,10 @@ export const editView: View = async (main, [id], query) => {
       publishButton,
       status,
     ),
+    managed ? managedBanner(managed, true) : null,
+    revision && !loaded.authored
+      ? h('p', { class: 'hint', 'data-source': 'rendered' }, `Revision ${base} keeps no text as written: shown as stored.`)
+      : null,
     cannotPublish ? h('p', { class: 'state empty' }, cannotPublish) : null,
     outcome,
     h(

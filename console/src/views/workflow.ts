@@ -4,6 +4,7 @@ import { formatTime, h, link, mount, text } from '../dom';
 import { graphOf } from '../graph/model';
 import { graphView } from '../graph/view';
 import { navigate, type View } from '../nav';
+import { managedBanner, managedFromGit } from '../editor/managed';
 import { can } from '../session';
 import { empty, errorState, loading } from '../states';
 import { declaredInputs, runForm, type RunForm } from './run-form';
@@ -22,6 +23,7 @@ export const workflowView: View = async (main, [id], query) => {
   const numbers = revisions.data.map((r) => Number(r.revision)).sort((a, b) => b - a);
   const chosen = Number(query.get('revision')) || numbers[0];
   const problem = h('div', { class: 'problem' });
+  const managed = managedFromGit(workflow);
 
   // Run: a form of the declared inputs, built once the revision is read.
   const runSlot = mayExecute ? h('section', { class: 'run-slot' }, loading('Reading the declared inputs…')) : null;
@@ -67,6 +69,7 @@ export const workflowView: View = async (main, [id], query) => {
           )
         : null,
     ),
+    managed ? managedBanner(managed, false) : null,
     problem,
     h('h2', {}, `Graph of revision ${chosen}`),
     h('div', { class: 'workflow-body' }, graphSlot, stepPanel),
