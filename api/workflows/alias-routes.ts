@@ -10,7 +10,7 @@ import { defineRoute, type RouteDefinition } from '../http/route';
 import { activate, deactivate, putAlias, removeAlias } from './activation';
 import { authorizedWorkflow } from './authorize';
 import type { WorkflowDeps } from './deps';
-import { Alias, AliasParams, Paging, Revision, RevisionParams, WorkflowRef, page } from './schemas';
+import { Alias, AliasParams, NoFields, Paging, Revision, RevisionParams, WorkflowRef, page } from './schemas';
 import { aliasJson, revisionJson } from './serialize';
 
 const tags = ['Workflow revisions and aliases'];
@@ -169,7 +169,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       access: { permission: 'workflow:write' },
       audit: { action: 'workflow.alias.activate' },
       params: AliasParams,
-      body: Type.Object({}, { additionalProperties: true }),
+      body: NoFields,
       bodyOptional: true,
       responses: { 200: { description: 'Activated', schema: Type.Object({ alias: Alias }) } },
       errors: [502],
@@ -187,7 +187,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       access: { permission: 'workflow:write' },
       audit: { action: 'workflow.alias.deactivate' },
       params: AliasParams,
-      body: Type.Object({}, { additionalProperties: true }),
+      body: NoFields,
       bodyOptional: true,
       responses: {
         200: {
