@@ -14,6 +14,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createClient } from './client';
+import { localEgress } from './egress';
 import { cliEnvironment } from './environment';
 import { runCommand, validateCommand } from './local-commands';
 import { CliError, EXIT, createOutput, type Output } from './output';
@@ -29,6 +30,10 @@ local (no server):
   run <file> [--inputs JSON|@file] [--vars JSON|@file] [--secrets JSON|@file]
              [--signals JSON|@file] [--stub type=module.js]… [--workflows DIR]
              [--trigger STEP] [--clock instant|real] [--json]
+             [--allow-egress CIDR[,CIDR…]]… [--allow-loopback]
+             (the real http-request, paginated-fetch and code-exec keep the server's
+              egress policy, loopback and private ranges closed: these open ranges,
+              as EGRESS_ALLOW_CIDRS does, read from the environment too)
   run --from-export EXPORT [--vars JSON|@file] [--json]
              (replays an execution export (GET /workflows/executions/{id}/export):
               effectful steps answer from the recording; exit 1 on a divergence)
@@ -62,6 +67,8 @@ const OPTIONS = {
   workflows: { type: 'string' },
   trigger: { type: 'string' },
   clock: { type: 'string' },
+  'allow-egress': { type: 'string', multiple: true },
+  'allow-loopback': { type: 'boolean' },
   json: { type: 'boolean' },
   alias: { type: 'string' },
   activate: { type: 'boolean' },
@@ -98,7 +105,7 @@ export async function main(argv: string[], io: Output): Promise<number> {
       // A file (.yaml, .yml, .json, or a path) runs locally; a workflow key runs on the server.
       if (args[0] !== undefined) checkRunOptions(args[0], values);
       return args[0] === undefined || isWorkflowFile(args[0])
-        ? runCommand(args[0], values, io)
+        ? runCommand(args[0], { ...values, egress: localEgress(values, environment) }, io)
         : remoteRunCommand(api(), args[0], values, io);
     case 'publish':
       return publishCommand(api(), args, values, io);
