@@ -6,7 +6,7 @@
  *   run <file> [--inputs JSON|@file] …        a local run through the kit (stubs, vars, secrets, signals)
  *   run --from-export FILE                    an execution export replayed locally and compared with the recorded run
  *   run <key> [--inputs …] [--alias A]        a run on the server, waited for to its end
- *   publish <files|dirs…> [--alias A [--no-activate]] [--activate]
+ *   publish <files|dirs…> [--alias A [--no-activate]] [--activate] [--stub type=module.js]
  *   execute <key> [--inputs …] [--follow]     logs <executionId> [--follow]
  *   signal <executionId> <name> [--payload …] config set|list
  *
@@ -43,9 +43,10 @@ local (no server):
 against a server (--url/--token or PLATFORM_API_URL/PLATFORM_API_TOKEN):
   run <key> [--inputs JSON|@file] [--alias NAME] [--json]
              (a key, not a file: executes on the server and waits for the end)
-  publish <files|dirs…> [--alias NAME [--no-activate]] [--activate]
+  publish <files|dirs…> [--alias NAME [--no-activate]] [--activate] [--stub type=module.js]…
              (--alias moves NAME to the new revision and activates it;
-              --activate alone activates latest)
+              --activate alone activates latest; a file that needs a stubbed
+              plugin the server does not have is skipped, not refused)
   execute <key> [--inputs JSON|@file] [--alias NAME] [--follow] [--json]
   logs <executionId> [--follow]
   signal <executionId> <name> [--payload JSON|@file]
