@@ -38,7 +38,7 @@ const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) 
  * The bodies are described, not enforced, by their schemas: the handler checks each field itself so
  * that each problem answers with its own code (invalid_name, invalid_value, invalid_place, invalid_nrn).
  */
-const described = (description: string) => Type.Unknown({ description });
+const described = (description: string) => Type.Optional(Type.Unknown({ description }));
 const ConfigEntryWrite = Type.Object(
   {
     name: described('string matching ^[A-Za-z_][A-Za-z0-9_]{0,127}$ (else 400 invalid_name)'),
