@@ -227,6 +227,11 @@ function checkOutputSize(result: PluginResult, maxBytes: number | undefined): vo
     );
 }
 
+/** The server's denial names the operator's setting; a local run has its own ways to open a range. */
+const OPERATOR_OPENS = 'operators open it with EGRESS_ALLOW_CIDRS';
+const LOCAL_RUN_OPENS =
+  'a local run opens it with platform-workflow run --allow-egress CIDR (or --allow-loopback, or EGRESS_ALLOW_CIDRS), runWorkflow with egress: { allowCidrs }';
+
 /** Any error as the worker reports it: type and retryability kept (Temporal's ApplicationFailure is read by shape), secrets scrubbed. */
 function toFailure(error: unknown, scrubber: Scrubber, logs: NonNullable<PluginResult['logs']>): StepCallFailure {
   if (error instanceof StepCallFailure)
@@ -234,7 +239,7 @@ function toFailure(error: unknown, scrubber: Scrubber, logs: NonNullable<PluginR
   if (error instanceof ExpressionError) return new StepCallFailure(error.code, scrubber.text(error.message), true, logs);
   const failure = error as { message?: unknown; type?: unknown; code?: unknown; nonRetryable?: unknown; retryable?: unknown };
   const type = typeof failure?.type === 'string' ? failure.type : typeof failure?.code === 'string' ? failure.code : 'PLUGIN_ERROR';
-  const message = error instanceof Error ? error.message : String(failure?.message ?? error);
+  const message = (error instanceof Error ? error.message : String(failure?.message ?? error)).replace(OPERATOR_OPENS, LOCAL_RUN_OPENS);
   const nonRetryable = failure?.nonRetryable === true || failure?.retryable === false || NON_RETRYABLE_TYPES.has(type);
   return new StepCallFailure(type, scrubber.text(message), nonRetryable, logs);
 }

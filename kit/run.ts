@@ -18,7 +18,7 @@ import {
   type TriggerInfo,
   type WorkflowDefinition,
 } from '../workflows/engine';
-import type { EgressPolicy } from '../activities/egress/policy';
+import { DEFAULT_EGRESS, type EgressPolicy } from '../activities/egress/policy';
 import { DEFAULT_LIMITS } from '../config/limits';
 import { childResolver, requireValid, type WorkflowSource } from './children';
 import { createClock, type Clock, type ClockMode } from './clock';
@@ -51,8 +51,12 @@ export interface RunOptions {
   workflows?: Record<string, WorkflowSource> | string;
   clock?: ClockMode;
   throwOnFailure?: boolean;
-  /** Outbound policy of the real http-request, paginated-fetch and code-exec plugins (default: the server's default). */
-  egress?: EgressPolicy;
+  /**
+   * Outbound policy of the real http-request, paginated-fetch and code-exec plugins: the server's default
+   * (loopback and private ranges closed), with what is given here in place of its fields. A local run that
+   * calls a local service opens its range: `egress: { allowCidrs: ['127.0.0.0/8', '::1'] }`.
+   */
+  egress?: Partial<EgressPolicy>;
   /** Run limits (default: the server's defaults, such as a sub-workflow depth of 10 and 100 children per execution). */
   limits?: Partial<RunLimits>;
   /** Every step event as it happens (the command line's live view). */
@@ -152,7 +156,7 @@ async function execute(session: Session, definition: WorkflowDefinition, start: 
     secrets: options.secrets ?? {},
     missingConfig: options.missingConfig ?? 'error',
     clock,
-    egress: options.egress,
+    egress: options.egress && { ...DEFAULT_EGRESS, ...options.egress },
     maxPages: DEFAULT_LIMITS.maxPages,
     stepOf: (stepId) => definition.steps[stepId],
     variables: () => holder.run?.ctx.variables ?? {},

@@ -87,7 +87,7 @@ function callbackRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBu
       executionId: Type.String({ minLength: 1, maxLength: 128 }),
       token: Type.String({ minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9]+$' }),
     }),
-    ...(method === 'get' ? {} : { body: Type.Unknown(), bodyOptional: true }),
+    ...(method === 'get' ? {} : { body: WebhookBody, bodyOptional: true }),
     responses: { 202: { description: 'Delivered to the waiting step', schema: Type.Object({ accepted: Type.Literal(true) }) } },
     errors: [404, 429, 503],
     async handler({ params, body, ctx, audit }) {
@@ -124,6 +124,12 @@ function callbackRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBu
   });
 }
 
+/** Whatever the sender posts: free-form by design, it reaches the workflow as it came. */
+const WebhookBody = Type.Unknown({
+  description:
+    'Any payload the sender posts (free-form): the trigger or waiting step receives it as `body` in `{method, headers, query, body}`; no schema is applied',
+});
+
 const unknownCallback = () => notFound('No step waits for a request at this address.', 'webhook-not-found');
 
 function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBudgets): RouteDefinition {
@@ -136,7 +142,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
     access: { public: 'the webhook token in the URL is the capability (checked in constant time; HMAC-signed when the trigger says so)' },
     audit: { action: 'execution.start', also: ['execution.signal'] },
     params: Type.Object({ token: Type.String({ minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }) }),
-    ...(method === 'get' ? {} : { body: Type.Unknown(), bodyOptional: true }),
+    ...(method === 'get' ? {} : { body: WebhookBody, bodyOptional: true }),
     responses: {
       202: {
         description: 'Accepted: `executionId` names the run it started (absent in signal mode)',

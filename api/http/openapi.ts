@@ -30,6 +30,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: 'A dependency is unavailable.',
 };
 
+/** A response declared by its content type alone (HTML, metrics text, an event stream, a file) is a string of that type. */
+const TEXT_BODY: JsonObject = { type: 'string' };
+
 const ERROR_SCHEMA_NAMES: Record<Dialect, string> = { problem: 'Problem', config: 'ConfigError', admin: 'AdminError' };
 
 export function buildOpenApiDocument(routes: RouteDefinition[], info: OpenApiInfo): JsonObject {
@@ -40,7 +43,12 @@ export function buildOpenApiDocument(routes: RouteDefinition[], info: OpenApiInf
   }
   return {
     openapi: '3.1.0',
-    info: { title: info.title, version: info.version, description: info.description },
+    info: {
+      title: info.title,
+      version: info.version,
+      description: info.description,
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
     servers: [{ url: info.serverUrl }],
     paths,
     components: {
@@ -76,7 +84,7 @@ function operation(route: RouteDefinition): JsonObject {
     responses[status] = {
       description: spec.description,
       ...(spec.schema || spec.contentType
-        ? { content: { [spec.contentType ?? 'application/json']: spec.schema ? { schema: plain(spec.schema) } : {} } }
+        ? { content: { [spec.contentType ?? 'application/json']: { schema: spec.schema ? plain(spec.schema) : TEXT_BODY } } }
         : {}),
     };
   }

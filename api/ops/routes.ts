@@ -127,7 +127,12 @@ export function opsRoutes(deps: OpsDeps): RouteDefinition[] {
       summary: 'The OpenAPI 3.1 document of this API.',
       tags: ['operations'],
       access: { public: 'the public API contract' },
-      responses: { 200: { description: 'OpenAPI document', schema: Type.Object({}, { additionalProperties: true }) } },
+      responses: {
+        200: {
+          description: 'OpenAPI document',
+          schema: Type.Object({}, { additionalProperties: true, description: 'An OpenAPI 3.1 document (this one): free-form here' }),
+        },
+      },
       handler: () => ({ status: 200, body: deps.openApiDocument() }),
     }),
     defineRoute({

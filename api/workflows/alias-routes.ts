@@ -12,7 +12,7 @@ import { authorizedWorkflow } from './authorize';
 import type { WorkflowDeps } from './deps';
 import { revisionNotFound, revisionSourceNotKept } from './errors';
 import { SOURCE_CONTENT_TYPES } from './revision-source';
-import { Alias, AliasParams, Paging, Revision, RevisionParams, WorkflowRef, page } from './schemas';
+import { Alias, AliasParams, NoFields, Paging, Revision, RevisionParams, WorkflowRef, page } from './schemas';
 import { aliasJson, revisionJson } from './serialize';
 import { triggerSummaries, triggersIn } from './trigger-summary';
 
@@ -204,7 +204,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       access: { permission: 'workflow:write' },
       audit: { action: 'workflow.alias.activate' },
       params: AliasParams,
-      body: Type.Object({}, { additionalProperties: true }),
+      body: NoFields,
       bodyOptional: true,
       responses: { 200: { description: 'Activated', schema: Type.Object({ alias: Alias }) } },
       errors: [502],
@@ -222,7 +222,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       access: { permission: 'workflow:write' },
       audit: { action: 'workflow.alias.deactivate' },
       params: AliasParams,
-      body: Type.Object({}, { additionalProperties: true }),
+      body: NoFields,
       bodyOptional: true,
       responses: {
         200: {

@@ -34,7 +34,31 @@ const entryNotFound = (id: string) => () => fail(404, 'not_found', `No config en
 /** Without any grant in the organization, its places answer like a missing one. */
 const placeNotFound = () => fail(404, 'not_found', 'No such place exists in your organization.');
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-const Loose = Type.Object({}, { additionalProperties: true });
+/**
+ * The bodies are described, not enforced, by their schemas: the handler checks each field itself so
+ * that each problem answers with its own code (invalid_name, invalid_value, invalid_place, invalid_nrn).
+ */
+const described = (description: string) => Type.Optional(Type.Unknown({ description }));
+const ConfigEntryWrite = Type.Object(
+  {
+    name: described('string matching ^[A-Za-z_][A-Za-z0-9_]{0,127}$ (else 400 invalid_name)'),
+    value: described('string of at most 64 KiB (else 400 invalid_value); a secret is stored encrypted and never returned'),
+    secret: described('boolean, default false; fixed once the entry exists (409 secret_flag_immutable)'),
+    path: described('absolute folder path such as /team/payments; give exactly one of path and workflow (else 400 invalid_place)'),
+    workflow: described('workflow id (wf_…) or key in your organization; give exactly one of path and workflow'),
+    nrn: described('folder entries only: the NRN that guards the entry (default the organization), e.g. organization=1:account=7'),
+  },
+  { additionalProperties: true, description: 'name and value are required; exactly one of path and workflow' },
+);
+const ConfigEntryRotate = Type.Object(
+  {
+    value: described('the new value: string of at most 64 KiB (else 400 invalid_value)'),
+    name: described('optional; must equal the entry name (it is immutable: 400 invalid_name)'),
+    secret: described('optional; must equal the entry secret flag (409 secret_flag_immutable)'),
+    nrn: described('optional; must equal the entry nrn (409 nrn_immutable)'),
+  },
+  { additionalProperties: true, description: 'value is required; the other fields may only repeat what the entry has' },
+);
 const Entry = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -133,7 +157,7 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       tags,
       access: { permission: 'config:write' },
       audit: { action: 'config.entry.put' },
-      body: Loose,
+      body: ConfigEntryWrite,
       responses: { 200: { description: 'Updated', schema: Entry }, 201: { description: 'Created', schema: Entry } },
       errors: [404, 409],
       async handler({ body, auth, permission, audit }) {
@@ -250,7 +274,7 @@ export function configRoutes(deps: WorkflowDeps): RouteDefinition[] {
       access: { permission: 'config:write' },
       audit: { action: 'config.entry.rotate' },
       params: IdParams,
-      body: Loose,
+      body: ConfigEntryRotate,
       responses: { 200: { description: 'Rotated', schema: Entry } },
       errors: [404, 409],
       async handler({ params, body, auth, permission, audit }) {

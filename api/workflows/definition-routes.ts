@@ -26,7 +26,7 @@ import { refuseEnvelope } from './definition-envelope';
 import { sentSource } from './revision-source';
 import { WORKFLOW_LEVEL_KEYS, boundReferences, configWarnings, prepare, publishWarnings, type PublishWarning } from './publish';
 import { deleteWorkflow, publishOnExisting } from './workflow-writes';
-import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowRef, page } from './schemas';
+import { DefinitionBody, Paging, PublishResult, ValidationReport, Workflow, WorkflowKeyParam, WorkflowRef, page } from './schemas';
 import { aliasJson, revisionJson, workflowJson } from './serialize';
 import { triggerSummaries, triggersIn } from './trigger-summary';
 
@@ -225,14 +225,14 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
     }),
     defineRoute({
       method: 'put',
-      path: '/workflows/definitions/{key}',
+      path: '/workflows/definitions/{id}',
       operationId: 'upsertWorkflowDefinition',
       summary: 'Create or update a workflow by its client key',
       description:
         'mode: created (new workflow), new-revision (content changed), overwritten (content identical to the newest revision; only workflow-level fields change).',
       tags,
       access: { permission: 'workflow:write' },
-      params: Type.Object({ key: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }) }),
+      params: WorkflowKeyParam,
       query: PublishQuery,
       body: DefinitionBody,
       bodyFormats: ['json', 'yaml'],
@@ -240,27 +240,23 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       audit: { action: 'workflow.definition.publish' },
       async handler({ params, query, body, auth, permission, audit, ctx }) {
         refuseEnvelope(body);
-        if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'key' in body && body.key !== params.key) {
-          throw validationFailed(
-            [{ path: '/key', message: `must equal the key in the URL ("${params.key}")` }],
-            undefined,
-            'graph-invalid',
-          );
+        if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'key' in body && body.key !== params.id) {
+          throw validationFailed([{ path: '/key', message: `must equal the key in the URL ("${params.id}")` }], undefined, 'graph-invalid');
         }
         const prepared = prepare(
-          withReleaseNotes({ ...(body as object), key: params.key }, query.releaseNotes),
+          withReleaseNotes({ ...(body as object), key: params.id }, query.releaseNotes),
           auth,
           deps.limits,
           deps.plugins,
           sentSource(ctx),
         );
-        const existing = await workflows.findByRef(auth.organizationId, params.key);
+        const existing = await workflows.findByRef(auth.organizationId, params.id);
         const decide = (access: Access) => requirePublish(access, permission, prepared.fields.nrn, existing);
         const id = newWorkflowId();
         // Try to create first (one statement); an existing key falls through to the locked update path.
         const { result: created, access } = await publishUnderGrants(await publishAccess(auth, decide), decide, (under) =>
           publishNewRecorded(deps.dataSource, audit, (w) =>
-            w.publishNew({ id, organizationId: auth.organizationId, key: params.key }, prepared.fields, prepared.revision, under, true),
+            w.publishNew({ id, organizationId: auth.organizationId, key: params.id }, prepared.fields, prepared.revision, under, true),
           ),
         );
         recentAccess.remember(access);
@@ -271,7 +267,7 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
         const outcome = await publishOnExisting(
           deps.dataSource,
           auth.organizationId,
-          params.key,
+          params.id,
           prepared.fields,
           prepared.revision,
           WORKFLOW_LEVEL_KEYS,

@@ -1,11 +1,15 @@
 /**
  * The command line's one reader of the environment (the service reads its own
- * through config/config.ts): the server, the token, and whether to colour.
+ * through config/config.ts): the server, the token, whether to colour, and the
+ * egress settings a local run honours as the worker does (./egress.ts).
  */
 export interface CliEnvironment {
   url?: string;
   token?: string;
   noColor: boolean;
+  egressAllowCidrs?: string;
+  egressAllowHosts?: string;
+  egressDenyHosts?: string;
 }
 
 export function cliEnvironment(env: NodeJS.ProcessEnv = process.env): CliEnvironment {
@@ -13,5 +17,8 @@ export function cliEnvironment(env: NodeJS.ProcessEnv = process.env): CliEnviron
     url: env.PLATFORM_API_URL || undefined,
     token: env.PLATFORM_API_TOKEN || undefined,
     noColor: env.NO_COLOR !== undefined && env.NO_COLOR !== '',
+    egressAllowCidrs: env.EGRESS_ALLOW_CIDRS || undefined,
+    egressAllowHosts: env.EGRESS_ALLOW_HOSTS || undefined,
+    egressDenyHosts: env.EGRESS_DENY_HOSTS || undefined,
   };
 }

@@ -6,6 +6,7 @@ import { loadDefinition, type DefinitionError } from '../load';
 import { runWorkflow, type RunResult } from '../run';
 import type { StepEvent } from '../../workflows/engine';
 import type { SignalAnswer } from '../local-effects';
+import type { EgressPolicy } from '../../activities/egress/policy';
 import { CliError, EXIT, type Output } from './output';
 import { jsonObject, loadStubs } from './values';
 
@@ -53,6 +54,8 @@ export interface RunCommandOptions {
   trigger?: string;
   clock?: string;
   json?: boolean;
+  /** Over the server's default policy (./egress.ts: --allow-egress, --allow-loopback, EGRESS_* settings). */
+  egress?: Partial<EgressPolicy>;
 }
 
 export async function runCommand(file: string | undefined, options: RunCommandOptions, io: Output): Promise<number> {
@@ -73,6 +76,7 @@ export async function runCommand(file: string | undefined, options: RunCommandOp
       workflows: options.workflows ? path.resolve(options.workflows) : undefined,
       trigger: options.trigger,
       clock: options.clock,
+      egress: options.egress,
       // `--signals '{"approve": {...}}'`: a wait on a listed name gets that payload; any other times out (or fails the step).
       signals: (wait): SignalAnswer => {
         const name = wait.signalNames.find((candidate) => signals && Object.hasOwn(signals, candidate));

@@ -6,7 +6,7 @@
  *   run <file> [--inputs JSON|@file] …        a local run through the kit (stubs, vars, secrets, signals)
  *   run --from-export FILE                    an execution export replayed locally and compared with the recorded run
  *   run <key> [--inputs …] [--alias A]        a run on the server, waited for to its end
- *   publish <files|dirs…> [--alias A [--no-activate]] [--activate]
+ *   publish <files|dirs…> [--alias A [--no-activate]] [--activate] [--stub type=module.js]
  *   diff <file> [--alias A | --revision N]     the published text against the file: "same" (0) or a unified diff (1)
  *   execute <key> [--inputs …] [--follow]     logs <executionId> [--follow]
  *   signal <executionId> <name> [--payload …] config set|list
@@ -16,6 +16,7 @@
 import { parseArgs } from 'node:util';
 import { createClient } from './client';
 import { diffCommand } from './diff-command';
+import { localEgress } from './egress';
 import { cliEnvironment } from './environment';
 import { runCommand, validateCommand } from './local-commands';
 import { CliError, EXIT, createOutput, type Output } from './output';
@@ -31,6 +32,10 @@ local (no server):
   run <file> [--inputs JSON|@file] [--vars JSON|@file] [--secrets JSON|@file]
              [--signals JSON|@file] [--stub type=module.js]… [--workflows DIR]
              [--trigger STEP] [--clock instant|real] [--json]
+             [--allow-egress CIDR[,CIDR…]]… [--allow-loopback]
+             (the real http-request, paginated-fetch and code-exec keep the server's
+              egress policy, loopback and private ranges closed: these open ranges,
+              as EGRESS_ALLOW_CIDRS does, read from the environment too)
   run --from-export EXPORT [--vars JSON|@file] [--json]
              (replays an execution export (GET /workflows/executions/{id}/export):
               effectful steps answer from the recording; exit 1 on a divergence)
@@ -40,9 +45,10 @@ local (no server):
 against a server (--url/--token or PLATFORM_API_URL/PLATFORM_API_TOKEN):
   run <key> [--inputs JSON|@file] [--alias NAME] [--json]
              (a key, not a file: executes on the server and waits for the end)
-  publish <files|dirs…> [--alias NAME [--no-activate]] [--activate]
+  publish <files|dirs…> [--alias NAME [--no-activate]] [--activate] [--stub type=module.js]…
              (--alias moves NAME to the new revision and activates it;
-              --activate alone activates latest)
+              --activate alone activates latest; a file that needs a stubbed
+              plugin the server does not have is skipped, not refused)
   diff <file> [--alias NAME | --revision N]
              (the text the revision was published from against the file:
               prints "same" and exits 0, or a unified diff and exits 1;
@@ -68,6 +74,8 @@ const OPTIONS = {
   workflows: { type: 'string' },
   trigger: { type: 'string' },
   clock: { type: 'string' },
+  'allow-egress': { type: 'string', multiple: true },
+  'allow-loopback': { type: 'boolean' },
   json: { type: 'boolean' },
   alias: { type: 'string' },
   activate: { type: 'boolean' },
@@ -105,7 +113,7 @@ export async function main(argv: string[], io: Output): Promise<number> {
       // A file (.yaml, .yml, .json, or a path) runs locally; a workflow key runs on the server.
       if (args[0] !== undefined) checkRunOptions(args[0], values);
       return args[0] === undefined || isWorkflowFile(args[0])
-        ? runCommand(args[0], values, io)
+        ? runCommand(args[0], { ...values, egress: localEgress(values, environment) }, io)
         : remoteRunCommand(api(), args[0], values, io);
     case 'publish':
       return publishCommand(api(), args, values, io);

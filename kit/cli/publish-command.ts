@@ -13,6 +13,13 @@
  * reason. Only what would refuse every file alike (an unreachable server, a
  * refused token) stops the run.
  *
+ * `--stub type=module.js` says, as it does for `validate` and `run`, that a
+ * plugin type is a stand-in here: a file whose steps use a stubbed type that
+ * the server does not list (GET /workflows/plugins) is skipped, said so on its
+ * own line and counted, and nothing is sent for it; it does not fail the run.
+ * Without `--stub` such a file is refused as before: a missing plugin is an
+ * error unless the caller said it expects one.
+ *
  * `--alias NAME` moves that alias to the published revision and activates it,
  * as the compatible engine's `publish --alias` and its upload scripts do
  * (`--no-activate` only moves it); `--activate` alone activates `latest`. An
@@ -31,10 +38,13 @@ import { formatDefinitionError } from '../errors';
 import { parseDocument } from '../load';
 import { ApiRefusal, TextBody, type ApiClient } from './client';
 import { filesOf } from './local-commands';
+import { stubTypes } from './values';
 import { CliError, EXIT, type Output } from './output';
 
 export interface PublishOptions {
   alias?: string;
+  /** `type=module.js`: plugin types that are stand-ins (only the types are read). */
+  stub?: string[];
   /** Default: true with --alias, false without; --no-activate says false. */
   activate?: boolean;
 }
@@ -58,7 +68,7 @@ interface TriggerSummary {
 }
 
 /** What became of one file: counted in the summary; a refusal carries its exit code. */
-type Outcome = { status: 'published' | 'unchanged' } | { status: 'refused'; exitCode: number };
+type Outcome = { status: 'published' | 'unchanged' | 'skipped' } | { status: 'refused'; exitCode: number };
 
 const STATUS_WIDTH = 'published'.length;
 
@@ -66,14 +76,16 @@ export async function publishCommand(api: ApiClient, targets: string[], options:
   if (targets.length === 0) throw new CliError('publish needs files or folders', EXIT.usage);
   if (options.alias === 'latest') throw new CliError('--alias latest is maintained by the server; name another alias', EXIT.usage);
   const files = targets.flatMap(filesOf);
-  const counts = { published: 0, unchanged: 0, refused: 0 };
+  const missing = missingStubbedPlugins(api, stubTypes(options.stub));
+  const counts = { published: 0, unchanged: 0, refused: 0, skipped: 0 };
   let exitCode: number = EXIT.ok;
   for (const file of files) {
-    const outcome = await publishFile(api, file, options, io);
+    const outcome = await publishFile(api, file, options, io, missing);
     counts[outcome.status] += 1;
     if (outcome.status === 'refused' && exitCode === EXIT.ok) exitCode = outcome.exitCode;
   }
-  io.out(`${counts.published} published, ${counts.unchanged} unchanged, ${counts.refused} refused`);
+  const skipped = counts.skipped > 0 ? `, ${counts.skipped} skipped (stubbed plugins this server does not have)` : '';
+  io.out(`${counts.published} published, ${counts.unchanged} unchanged, ${counts.refused} refused${skipped}`);
   return exitCode;
 }
 
@@ -82,9 +94,42 @@ export function sourceOf(file: string): TextBody {
   return new TextBody(readFileSync(file, 'utf8'), /\.json$/i.test(file) ? 'application/json' : 'application/yaml');
 }
 
-async function publishFile(api: ApiClient, file: string, options: PublishOptions, io: Output): Promise<Outcome> {
+/** Which of a definition's plugin types are stubbed and absent from the server's catalogue (read once, when first needed). */
+type MissingPlugins = (definition: Record<string, unknown>) => Promise<string[]>;
+
+function missingStubbedPlugins(api: ApiClient, stubbed: Set<string>): MissingPlugins {
+  let catalogue: Promise<Set<string> | undefined> | undefined;
+  return async (definition) => {
+    const wanted = pluginTypesOf(definition).filter((type) => stubbed.has(type));
+    if (wanted.length === 0) return [];
+    catalogue ??= api.request<{ data?: Array<{ name?: string }> }>('get', '/workflows/plugins').then(
+      ({ body }) => new Set((body.data ?? []).map((plugin) => String(plugin.name))),
+      (error: unknown) => {
+        // A catalogue the token may not read leaves the judgement to the server (the PUT).
+        if (error instanceof ApiRefusal && error.status !== 401) return undefined;
+        throw error;
+      },
+    );
+    const known = await catalogue;
+    return known ? wanted.filter((type) => !known.has(type)) : [];
+  };
+}
+
+/** The plugin types a definition's steps name (steps as a list or keyed by id). */
+function pluginTypesOf(definition: Record<string, unknown>): string[] {
+  const steps = definition.steps;
+  const list: unknown[] = Array.isArray(steps) ? steps : steps !== null && typeof steps === 'object' ? Object.values(steps) : [];
+  const types = list.flatMap((step) => {
+    const type = (step as { pluginType?: unknown } | null)?.pluginType;
+    return typeof type === 'string' ? [type] : [];
+  });
+  return [...new Set(types)];
+}
+
+async function publishFile(api: ApiClient, file: string, options: PublishOptions, io: Output, missing: MissingPlugins): Promise<Outcome> {
   const line = (status: Outcome['status'], text: string) => {
-    const painted = status === 'published' ? io.green(status) : status === 'refused' ? io.red(status) : status;
+    const painted =
+      status === 'published' ? io.green(status) : status === 'refused' ? io.red(status) : status === 'skipped' ? io.yellow(status) : status;
     return `${painted}${' '.repeat(STATUS_WIDTH + 1 - status.length)}${file}: ${text}`;
   };
   const document = parseDocument(file);
@@ -98,6 +143,17 @@ async function publishFile(api: ApiClient, file: string, options: PublishOptions
   }
   const key = keyOf(value, file);
   const workflow = `/workflows/definitions/${encodeURIComponent(key)}`;
+  const absent = await missing(value as Record<string, unknown>);
+  if (absent.length > 0) {
+    const names = absent.join(', ');
+    io.out(
+      line(
+        'skipped',
+        `${key} needs ${absent.length > 1 ? 'plugins' : 'plugin'} ${names}, which this server does not have (stubbed with --stub); nothing was sent (operators load plugins with PLUGINS)`,
+      ),
+    );
+    return { status: 'skipped' };
+  }
   try {
     // The file's own text (comments, order, layout), as the revision's source; the key is the URL's when the file names none.
     const published = (await api.request('put', workflow, sourceOf(file))).body;

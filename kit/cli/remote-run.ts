@@ -22,7 +22,7 @@ const WAIT_SECONDS = 20;
 const WAITING_RECHECK_MS = 2000;
 
 /** The options only a local run takes, and the one only a run on the server takes. */
-const LOCAL_ONLY = ['stub', 'vars', 'secrets', 'signals', 'workflows', 'trigger', 'clock'] as const;
+const LOCAL_ONLY = ['stub', 'vars', 'secrets', 'signals', 'workflows', 'trigger', 'clock', 'allow-egress', 'allow-loopback'] as const;
 
 export function isWorkflowFile(target: string): boolean {
   return /\.(ya?ml|json)$/i.test(target) || /[\\/]/.test(target);

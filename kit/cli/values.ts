@@ -27,14 +27,23 @@ export function jsonObject(value: string | undefined, option: string): Record<st
   return parsed as Record<string, unknown>;
 }
 
+/** The plugin types of `--stub type=module.js` options, without loading the modules. */
+export function stubTypes(specs: string[] | undefined): Set<string> {
+  return new Set((specs ?? []).map((spec) => stubType(spec)));
+}
+
+function stubType(spec: string): string {
+  const at = spec.indexOf('=');
+  if (at <= 0) throw new CliError(`--stub ${spec}: write --stub <plugin-type>=<module file>`, EXIT.usage);
+  return spec.slice(0, at);
+}
+
 /** `--stub type=module.js`: the module's default export (or `handler`), a handler function or a stub spec. */
 export async function loadStubs(specs: string[] | undefined): Promise<Stubs> {
   const stubs: Stubs = {};
   for (const spec of specs ?? []) {
-    const at = spec.indexOf('=');
-    if (at <= 0) throw new CliError(`--stub ${spec}: write --stub <plugin-type>=<module file>`, EXIT.usage);
-    const type = spec.slice(0, at);
-    const file = path.resolve(spec.slice(at + 1));
+    const type = stubType(spec);
+    const file = path.resolve(spec.slice(type.length + 1));
     let loaded: Record<string, unknown>;
     try {
       loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;

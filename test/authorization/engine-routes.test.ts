@@ -41,7 +41,7 @@ const TABLE: Record<string, Row> = {
     allowed: WRITERS,
     other: 201,
   },
-  'put /workflows/definitions/{key}': {
+  'put /workflows/definitions/{id}': {
     call: (f) => ({ url: `/workflows/definitions/${f.key}`, body: definition(f.key, { name: 'Renamed' }) }),
     ok: 200,
     allowed: WRITERS,

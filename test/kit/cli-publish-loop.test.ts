@@ -195,6 +195,31 @@ describe('platform-workflow: the publish loop', function () {
     assert.equal(result.stderr.match(/waits on signal approve/g)?.length, 1);
   });
 
+  it('publish examples/ --stub acme-deploy=… publishes every example this server can run and skips the one whose plugin is a stand-in', async () => {
+    const stub = ['--stub', 'acme-deploy=examples/approval/acme-deploy-stub.cjs'];
+    const result = await cli(['publish', 'examples', ...stub], env());
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    for (const key of ['access-request', 'order-webhook', 'provision-user', 'sync-users'])
+      assert.match(result.stdout, new RegExp(`published +examples/\\S+\\.yaml: ${key} revision 1 \\(created\\)`));
+    assert.match(
+      result.stdout,
+      /skipped +examples\/approval\/deploy-approval\.yaml: deploy-approval needs plugin acme-deploy, which this server does not have \(stubbed with --stub\); nothing was sent/,
+    );
+    assert.match(result.stdout, /4 published, 0 unchanged, 0 refused, 1 skipped \(stubbed plugins this server does not have\)/);
+    assert.doesNotMatch(result.stderr, /refused/);
+    assert.equal((await c.auth(x.t.request.get('/workflows/definitions/deploy-approval'))).status, 404);
+    assert.equal((await c.auth(x.t.request.get('/workflows/definitions/sync-users'))).status, 200);
+
+    // Without --stub a missing plugin is the server's refusal, as for any other file: exit 1.
+    const bare = await cli(['publish', 'examples'], env());
+    assert.equal(bare.code, 1, bare.stdout);
+    assert.match(
+      bare.stderr,
+      /refused +examples\/approval\/deploy-approval\.yaml: deploy-approval: 400 .*Unknown plugin type: acme-deploy/,
+    );
+    assert.match(bare.stdout, /0 published, 4 unchanged, 1 refused/);
+  });
+
   it('run refuses options that do not fit where it runs: a local option with a key, --alias with a file', async () => {
     const remote = await cli(['run', 'cli-loop-greet', '--stub', 'log=x.js', '--vars', '{}'], env());
     assert.equal(remote.code, 2);

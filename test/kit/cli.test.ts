@@ -39,6 +39,23 @@ outputs:
   approvedBy: "\${{ steps.approval.outputs.payload.by }}"
 `;
 
+const CALL = `name: Call
+key: cli-call
+path: /kit-cli
+steps:
+  - id: start
+    type: trigger
+    pluginType: manual
+  - id: call
+    type: module
+    pluginType: http-request
+    dependsOn: [start]
+    config: { method: GET, url: "\${{ vars.URL }}" }
+outputs:
+  status: "\${{ steps.call.outputs.statusCode }}"
+  up: "\${{ steps.call.outputs.body.up }}"
+`;
+
 describe('platform-workflow: local commands', function () {
   this.timeout(90_000);
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-cli-'));
@@ -89,6 +106,44 @@ describe('platform-workflow: local commands', function () {
     const usage = await cli(['run', file, '--inputs', 'not json']);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--inputs: not valid JSON/);
+  });
+
+  it('run reaches a service on this machine only when the run opens loopback (--allow-egress, --allow-loopback, EGRESS_ALLOW_CIDRS)', async () => {
+    const service = createServer((_request, response) =>
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"up":true}'),
+    );
+    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+    try {
+      const file = path.join(dir, 'call.yaml');
+      writeFileSync(file, CALL);
+      const vars = JSON.stringify({ URL: `http://127.0.0.1:${(service.address() as AddressInfo).port}/status` });
+
+      const closed = await cli(['run', file, '--vars', vars]);
+      assert.equal(closed.code, 1, closed.stdout);
+      assert.match(closed.stderr, /failed at step "call": egress to 127\.0\.0\.1 is not allowed: 127\.0\.0\.0\/8, loopback/);
+      // The message names what opens it for this run, not only the operator's setting.
+      assert.match(closed.stderr, /--allow-egress CIDR/);
+
+      for (const [args, env] of [
+        [['--allow-egress', '127.0.0.0/8,::1'], {}],
+        [['--allow-egress', '10.0.0.0/8', '--allow-egress', '127.0.0.1'], {}],
+        [['--allow-loopback'], {}],
+        [[], { EGRESS_ALLOW_CIDRS: '127.0.0.0/8' }],
+      ] as Array<[string[], Record<string, string>]>) {
+        const open = await cli(['run', file, '--vars', vars, ...args, '--json'], env);
+        assert.equal(open.code, 0, `${args.join(' ')} ${JSON.stringify(env)}: ${open.stderr}`);
+        assert.deepEqual(JSON.parse(open.stdout).outputs, { status: 200, up: true });
+      }
+
+      const bad = await cli(['run', file, '--vars', vars, '--allow-egress', 'localhost']);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /--allow-egress: "localhost" is not an IP address or CIDR range/);
+      const remote = await cli(['run', 'cli-call', '--allow-loopback'], { PLATFORM_API_URL: 'http://127.0.0.1:9' });
+      assert.equal(remote.code, 2);
+      assert.match(remote.stderr, /--allow-loopback: only a local run of a file takes this/);
+    } finally {
+      await new Promise((resolve) => service.close(resolve));
+    }
   });
 });
 

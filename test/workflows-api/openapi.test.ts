@@ -9,7 +9,7 @@ describe('workflows API: OpenAPI', () => {
     await SwaggerParser.validate(structuredClone(document) as never);
     for (const [path, method] of [
       ['/workflows/definitions', 'post'],
-      ['/workflows/definitions/{key}', 'put'],
+      ['/workflows/definitions/{id}', 'put'],
       ['/workflows/definitions/validate', 'post'],
       ['/workflows/definitions/{id}/revisions/{n}', 'get'],
       ['/workflows/definitions/{id}/aliases/{alias}/activate', 'post'],
