@@ -117,7 +117,9 @@ function checkStepReference(def: WorkflowDefinition, reach: Reach, site: ReaderS
     return;
   }
   if (!checkOrder(def, reach, site, id, error, warn)) return;
-  if (part === 'outputs') checkOutputFields(def, id, rest, error);
+  // A step reading itself (a loop's `while`, a cycle) sees its plugin's previous outputs, not the loop's summary: not checked.
+  const self = site.kind === 'step' ? site.stepId : undefined;
+  if (part === 'outputs' && id !== self) checkOutputFields(def, id, rest, error);
 }
 
 /** Whether step `id` has run when `site` reads it; reports when it has not (false: an error was reported). */
@@ -184,7 +186,12 @@ const ITERATION_OUTPUTS: OutputSchema = {
 /** What a step's outputs hold when it is known: a forEach or loop's summary, else its plugin's declared outputs. */
 function stepOutputSchema(def: WorkflowDefinition, id: string): OutputSchema | undefined {
   const step = def.steps[id];
-  if (step.forEach !== undefined || step.loop !== undefined) return ITERATION_OUTPUTS;
+  if (step.loop !== undefined) return ITERATION_OUTPUTS;
+  if (step.forEach !== undefined) {
+    // A reduce adds the accumulator's last value as `result`.
+    if (!isObject(step.forEach) || step.forEach.reduce === undefined) return ITERATION_OUTPUTS;
+    return { ...ITERATION_OUTPUTS, properties: { ...ITERATION_OUTPUTS.properties, result: {} } };
+  }
   if (step.type === 'passthrough') return undefined;
   return stepPlugin(step)?.outputSchema;
 }
