@@ -48,6 +48,7 @@ export {
   withPluginCatalog,
   PINNED_PLUGINS_KEY,
   TWO_PHASE_WAIT_SETTINGS,
+  type OutputSchema,
   type PinnedPlugin,
   type PluginCatalog,
   type PluginDescriptor,
@@ -57,6 +58,8 @@ export {
   type TriggerLifecycleResult,
 } from './plugins';
 export { webhookSignalName } from './inline/webhook-wait';
+export { STEP_FIELDS, TEMPLATE_ROOTS, type TemplateRoot } from './template-roots';
+export { INPUT_UNDECLARED, REFERENCE_MAY_NOT_RESOLVE } from './validate-references';
 
 // Expressions and templates.
 export { collectReferences, parseExpression, templateErrors, templateSources, type ConfigKind, type ConfigReference } from './expressions';
