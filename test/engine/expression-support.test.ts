@@ -66,7 +66,7 @@ const binary = fc.constantFrom(
 );
 
 /** Sources of expressions, by jsep's grammar forms (some parse only with plugins jsep is not given: they are parse errors). */
-const expression: fc.Arbitrary<string> = fc.letrec((tie) => ({
+const expression: fc.Arbitrary<string> = fc.letrec<{ expr: string; member: string; call: string }>((tie) => ({
   expr: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     literal,
