@@ -73,6 +73,46 @@ export const STEP_FIELDS: Readonly<Record<string, string>> = {
   error: 'code and message of its failure, else null',
 };
 
+/** What each way a run starts puts in `workflow.inputs` and `trigger.payload` (`trigger.source` names it). */
+export const RUN_SOURCES: ReadonlyArray<{ source: string; startedBy: string; inputs: string; payload: string }> = [
+  {
+    source: 'manual',
+    startedBy: 'POST /workflows/definitions/{id}/execute, the console, the kit (a manual trigger step)',
+    inputs: "the caller's `inputs`, checked against the manual trigger's `config.inputs` (type, required); undeclared ones pass through",
+    payload: 'the same inputs',
+  },
+  {
+    source: 'cron',
+    startedBy: 'a cron trigger step, on each tick of its schedule',
+    inputs: '`{}` (nothing)',
+    payload: '`{firedAt, schedule}`: the tick (ISO-8601, to the second) and the schedule',
+  },
+  {
+    source: 'webhook',
+    startedBy: 'a request to the webhook trigger URL (mode start)',
+    inputs: '`{method, headers, query, body}`: the request (credential headers removed), the body parsed as JSON when it is JSON',
+    payload: 'the same request',
+  },
+  {
+    source: 'on-error',
+    startedBy: 'an on-error or execution-failed-trigger step, when a watched execution fails',
+    inputs: '`{executionId, workflowId, stepId, error}`: the failure',
+    payload: 'the same failure',
+  },
+  {
+    source: 'sub-workflow',
+    startedBy: "a sub-workflow step of another workflow",
+    inputs: "the parent step's `config.inputs`, else its inputs (with `iterateItems: false`, plus `items`: the batch)",
+    payload: 'the same inputs',
+  },
+  {
+    source: 'signal',
+    startedBy: 'POST /workflows/signals/{name} with a start (signal-with-start)',
+    inputs: "the request's `inputs`, checked as a manual start's",
+    payload: 'the same inputs (the signal itself is delivered to the wait)',
+  },
+];
+
 export const ROOT_NAMES: ReadonlySet<string> = new Set(TEMPLATE_ROOTS.map((root) => root.name));
 
 export function templateRoot(name: string): TemplateRoot | undefined {
