@@ -7,7 +7,7 @@
  * `npm run docs:plugins` writes them; test/engine/docs-reference.test.ts
  * fails when the committed files differ from what this renders.
  */
-import type { PropertySchema } from '../workflows/engine/config-schema';
+type PropertySchema = PluginDescriptor['configSchema']['properties'][string];
 import {
   EVALUATOR_VOCABULARY,
   PLUGINS,
@@ -74,7 +74,9 @@ function exampleStep(plugin: PluginDescriptor): string[] {
   const given = plugin.examples?.[0]?.config;
   const config =
     given ??
-    Object.fromEntries((plugin.configSchema.required ?? []).map((name) => [name, exampleValue(name, plugin.configSchema.properties[name])]));
+    Object.fromEntries(
+      (plugin.configSchema.required ?? []).map((name) => [name, exampleValue(name, plugin.configSchema.properties[name])]),
+    );
   const id = plugin.name.replace(/[^A-Za-z0-9]+/g, '_');
   const lines = ['```yaml', 'steps:', `  ${id}:`, `    type: ${STEP_TYPE[plugin.kind]}`, `    pluginType: ${plugin.name}`];
   const entries = Object.entries(config);
@@ -159,7 +161,7 @@ export function renderTemplateRoots(): string {
     '',
     'What `${{ … }}` templates and raw expressions (deciders, conditions, `forEach`, `loop`) read. Publish checks every ' +
       'reference: an unknown root or field, a step that does not exist or has not run when it is read, and a field its ' +
-      "plugin does not return are errors (with the likely fix); a step that may not have run (an optional branch, a " +
+      'plugin does not return are errors (with the likely fix); a step that may not have run (an optional branch, a ' +
       'parallel one) and an input no trigger declares are warnings ([definitions.md](definitions.md), "References").',
     '',
     '| root | holds | fields |',

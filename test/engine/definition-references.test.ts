@@ -6,12 +6,7 @@
  *   start ─▶ hello(log) ─▶ call(http-request) ─▶ report(log) ─▶ after(log)
  */
 import assert from 'node:assert/strict';
-import {
-  INPUT_UNDECLARED,
-  REFERENCE_MAY_NOT_RESOLVE,
-  validateDefinition,
-  type PluginDescriptor,
-} from '../../workflows/engine';
+import { INPUT_UNDECLARED, REFERENCE_MAY_NOT_RESOLVE, validateDefinition, type PluginDescriptor } from '../../workflows/engine';
 import { chain, connections, step, trigger } from '../support/definitions';
 
 /** The chain above, `report` logging `message`; the manual trigger declares the input `who`. */
@@ -73,10 +68,15 @@ describe('engine: references are checked at publish', () => {
     ]);
     // The same in a raw expression (a decider), and in the workflow outputs.
     const doc = reading('ok', { outputs: { level: '${{ steps.hello.outputs.levle }}' } });
-    (doc.steps as Array<Record<string, unknown>>).push(step('gate', 'conditional', { expression: 'steps.call.outputs.code == 200' }, { dependsOn: ['call'] }));
+    (doc.steps as Array<Record<string, unknown>>).push(
+      step('gate', 'conditional', { expression: 'steps.call.outputs.code == 200' }, { dependsOn: ['call'] }),
+    );
     const errors = errorsOf(doc);
     assert.equal(errors.length, 2, errors.join('\n'));
-    assert.match(errors[0], /^\/outputs\/level the workflow outputs reads .*returns no "levle"; did you mean `steps\.hello\.outputs\.level`\?/);
+    assert.match(
+      errors[0],
+      /^\/outputs\/level the workflow outputs reads .*returns no "levle"; did you mean `steps\.hello\.outputs\.level`\?/,
+    );
     assert.match(errors[1], /^\/steps\/5\/config\/expression step "gate" reads `steps\.call\.outputs\.code == 200`: .*returns no "code"/);
   });
 
@@ -86,7 +86,10 @@ describe('engine: references are checked at publish', () => {
     ]);
     assert.match(errorsOf(reading('self=${{ steps.report.outputs.message }}'))[0], /step "report" has no outputs while it runs/);
     const seeded = errorsOf(reading('ok', { variables: { first: { initialValue: '${{ steps.hello.outputs.message }}' } } }));
-    assert.match(seeded[0], /^\/variables\/first\/initialValue a variable initialValue reads .*seeded when the run starts, before any step has run/);
+    assert.match(
+      seeded[0],
+      /^\/variables\/first\/initialValue a variable initialValue reads .*seeded when the run starts, before any step has run/,
+    );
   });
 
   it('warns, without refusing, when a step is upstream on only some paths (an optional branch) or in a parallel branch', () => {
@@ -98,8 +101,18 @@ describe('engine: references are checked at publish', () => {
         step('gate', 'conditional', { expression: 'workflow.inputs.go' }, { dependsOn: ['start'] }),
         step('fetch', 'http-request', { url: 'https://x.test' }),
         step('side', 'log', { message: 'side' }, { dependsOn: ['start'] }),
-        step('merge', 'log', { message: 'got ${{ steps.fetch.outputs.body }} and ${{ steps.side.outputs.message }}' }, { joinStrategy: 'any' }),
-        step('guarded', 'log', { message: "${{ steps.fetch.status == 'completed' ? steps.fetch.outputs.body : 'none' }}" }, { dependsOn: ['merge'] }),
+        step(
+          'merge',
+          'log',
+          { message: 'got ${{ steps.fetch.outputs.body }} and ${{ steps.side.outputs.message }}' },
+          { joinStrategy: 'any' },
+        ),
+        step(
+          'guarded',
+          'log',
+          { message: "${{ steps.fetch.status == 'completed' ? steps.fetch.outputs.body : 'none' }}" },
+          { dependsOn: ['merge'] },
+        ),
       ],
       connections: connections('gate:true->fetch', 'fetch->merge', 'gate:false->merge'),
     };
@@ -126,7 +139,7 @@ describe('engine: references are checked at publish', () => {
     assert.deepEqual(warningsOf(webhook), []);
   });
 
-  it("refuses a trigger config reading what does not exist when the trigger is activated", () => {
+  it('refuses a trigger config reading what does not exist when the trigger is activated', () => {
     const doc = reading('ok');
     (doc.steps as Array<Record<string, unknown>>)[0] = trigger('start', 'webhook', { path: '${{ workflow.inputs.who }}', mode: 'start' });
     assert.match(errorsOf(doc)[0], /^\/steps\/0\/config\/path step "start" reads .*only vars\.\* and secrets\.\* exist/);
@@ -141,14 +154,10 @@ describe('engine: references are checked at publish', () => {
         step('code', 'code-exec', { code: 'return { anything: 1 }' }),
         step('wait', 'signal-wait', { signalName: 'go' }, { type: 'wait' }),
         step('vendor', 'acme-thing', {}),
-        step(
-          'use',
-          'log',
-          {
-            message:
-              '${{ steps.each.outputs.count }} ${{ steps.code.outputs.anything }} ${{ steps.wait.outputs.approved }} ${{ steps.vendor.outputs.whatever }}',
-          },
-        ),
+        step('use', 'log', {
+          message:
+            '${{ steps.each.outputs.count }} ${{ steps.code.outputs.anything }} ${{ steps.wait.outputs.approved }} ${{ steps.vendor.outputs.whatever }}',
+        }),
       ),
     };
     const vendor: PluginDescriptor = {

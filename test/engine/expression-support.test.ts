@@ -25,7 +25,15 @@ const scope: EvaluationScope = {
   workflow: { inputs: { who: 'ann', n: 2, list: [1, 2, 3] }, variables: { s: 'abc' }, id: 'wf_1', key: null },
   variables: { s: 'abc', list: [1, 2, 3], o: { a: 1 } },
   steps: { start: { outputs: { who: 'ann' }, items: [{ who: 'ann' }], status: 'completed', error: null } },
-  execution: { id: 'exec_1', workflowId: 'wf_1', revision: 1, alias: null, startedAt: '2026-01-01T00:00:00Z', correlationKey: null, organizationId: '1' },
+  execution: {
+    id: 'exec_1',
+    workflowId: 'wf_1',
+    revision: 1,
+    alias: null,
+    startedAt: '2026-01-01T00:00:00Z',
+    correlationKey: null,
+    organizationId: '1',
+  },
   trigger: { source: 'manual', payload: { who: 'ann' }, receivedAt: '2026-01-01T00:00:00Z' },
   signal: null,
   vars: { BASE: 'https://x.test' },
@@ -49,10 +57,50 @@ function evaluationRefusal(expression: string): string | undefined {
   }
 }
 
-const name = fc.constantFrom('workflow', 'variables', 'steps', 'vars', 'inputs', '$item', '$items', 'execution', 'trigger', 'x', 'undefined');
-const field = fc.constantFrom('inputs', 'who', 'list', 's', 'o', 'a', 'start', 'outputs', 'length', 'BASE', 'id', 'constructor', '__proto__');
+const name = fc.constantFrom(
+  'workflow',
+  'variables',
+  'steps',
+  'vars',
+  'inputs',
+  '$item',
+  '$items',
+  'execution',
+  'trigger',
+  'x',
+  'undefined',
+);
+const field = fc.constantFrom(
+  'inputs',
+  'who',
+  'list',
+  's',
+  'o',
+  'a',
+  'start',
+  'outputs',
+  'length',
+  'BASE',
+  'id',
+  'constructor',
+  '__proto__',
+);
 const method = fc.constantFrom('trim', 'toUpperCase', 'includes', 'join', 'slice', 'split', 'map', 'toString', 'filter', 'indexOf');
-const fn = fc.constantFrom('len', 'contains', 'concat', 'keys', 'string', 'number', 'json', 'lower', 'upper', 'trim', 'eval', 'parseInt', 'Date');
+const fn = fc.constantFrom(
+  'len',
+  'contains',
+  'concat',
+  'keys',
+  'string',
+  'number',
+  'json',
+  'lower',
+  'upper',
+  'trim',
+  'eval',
+  'parseInt',
+  'Date',
+);
 const literal = fc.oneof(
   fc.integer({ min: -5, max: 100 }).map(String),
   fc.double({ min: 0, max: 10, noNaN: true }).map((n) => n.toFixed(2)),
@@ -61,8 +109,31 @@ const literal = fc.oneof(
 );
 const unary = fc.constantFrom('!', '-', '+', '~', 'typeof ', 'void ', 'delete ');
 const binary = fc.constantFrom(
-  '+', '-', '*', '/', '%', '**', '==', '!=', '===', '!==', '<', '<=', '>', '>=', '&&', '||', '??',
-  '|', '&', '^', '<<', '>>', '>>>', ' in ', ' instanceof ',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '**',
+  '==',
+  '!=',
+  '===',
+  '!==',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  '&&',
+  '||',
+  '??',
+  '|',
+  '&',
+  '^',
+  '<<',
+  '>>',
+  '>>>',
+  ' in ',
+  ' instanceof ',
 );
 
 /** Sources of expressions, by jsep's grammar forms (some parse only with plugins jsep is not given: they are parse errors). */
@@ -89,7 +160,9 @@ const expression: fc.Arbitrary<string> = fc.letrec<{ expr: string; member: strin
   ),
   call: fc.oneof(
     fc.tuple(fn, fc.array(tie('expr'), { maxLength: 2 })).map(([f, args]) => `${f}(${args.join(', ')})`),
-    fc.tuple(tie('member'), method, fc.array(tie('expr'), { maxLength: 2 })).map(([target, m, args]) => `(${target}).${m}(${args.join(', ')})`),
+    fc
+      .tuple(tie('member'), method, fc.array(tie('expr'), { maxLength: 2 }))
+      .map(([target, m, args]) => `(${target}).${m}(${args.join(', ')})`),
     fc.tuple(tie('expr'), fc.array(tie('expr'), { maxLength: 1 })).map(([callee, args]) => `(${callee})(${args.join(', ')})`),
   ),
 })).expr;
@@ -104,7 +177,10 @@ describe('engine: what validates runs', () => {
     // The same in a template of a step config.
     const inTemplate = validateDefinition({
       name: 't',
-      steps: { start: { type: 'trigger', pluginType: 'manual' }, log: { type: 'module', pluginType: 'log', config: { message: 'n=${{ [1, 2, 3] }}' }, dependsOn: ['start'] } },
+      steps: {
+        start: { type: 'trigger', pluginType: 'manual' },
+        log: { type: 'module', pluginType: 'log', config: { message: 'n=${{ [1, 2, 3] }}' }, dependsOn: ['start'] },
+      },
     });
     assert.deepEqual(inTemplate.errors, [{ path: '/steps/log/config/message', message: `expression "[1, 2, 3]": ${atRunTime}` }]);
   });

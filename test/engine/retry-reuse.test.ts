@@ -41,7 +41,11 @@ describe('retry from the failed step (pure engine)', () => {
       ],
       connections: connections('check:true->use', 'check:false->never'),
       variables: { total: { initialValue: 1 } },
-      outputs: { total: '${{ variables.total }}', used: '${{ steps.use.outputs.body.url }}', who: '${{ steps.approve.outputs.payload.who }}' },
+      outputs: {
+        total: '${{ variables.total }}',
+        used: '${{ steps.use.outputs.body.url }}',
+        who: '${{ steps.approve.outputs.payload.who }}',
+      },
     };
     let failUse = true;
     const http = (call: ActivityCall) => {

@@ -76,7 +76,10 @@ describe('operator plugins: the PLUGINS setting and start-up', () => {
     });
     it('an output schema that is not one (its type, an unknown keyword), and loads a valid one checked at publish', async () => {
       const withOutputs = (schema: string) => valid('reporter').replace('configSchema:', `outputSchema: ${schema}, configSchema:`);
-      await refused([await plugin('o1.cjs', withOutputs("{ type: 'array' }"))], /\/outputSchema describes what a step outputs, always an object/);
+      await refused(
+        [await plugin('o1.cjs', withOutputs("{ type: 'array' }"))],
+        /\/outputSchema describes what a step outputs, always an object/,
+      );
       await refused(
         [await plugin('o2.cjs', withOutputs("{ type: 'object', properties: { ok: { type: 'boolean', pattern: 'x' } } }"))],
         /\/outputSchema\/properties\/ok has "pattern", which plugin descriptors do not support/,
@@ -93,7 +96,10 @@ describe('operator plugins: the PLUGINS setting and start-up', () => {
           log: { type: 'module', pluginType: 'log', config: { message: '${{ steps.report.outputs.okay }}' }, dependsOn: ['report'] },
         },
       };
-      assert.match(validateDefinition(doc, { plugins: loaded.catalog }).errors[0].message, /returns no "okay"; did you mean `steps\.report\.outputs\.ok`\?/);
+      assert.match(
+        validateDefinition(doc, { plugins: loaded.catalog }).errors[0].message,
+        /returns no "okay"; did you mean `steps\.report\.outputs\.ok`\?/,
+      );
     });
     it('state on a plugin that runs per item', async () =>
       refused(

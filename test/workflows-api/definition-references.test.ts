@@ -28,7 +28,9 @@ describe('workflows API: references are checked at publish', () => {
 
   it('answers 400 for a field the plugin does not return, with the fix, and writes nothing', async () => {
     const before = await snapshot(c.db, c.org);
-    const res = await c.auth(c.t.request.post('/workflows/definitions')).send(deployment('deployed (HTTP ${{ steps.deploy.outputs.status }})'));
+    const res = await c
+      .auth(c.t.request.post('/workflows/definitions'))
+      .send(deployment('deployed (HTTP ${{ steps.deploy.outputs.status }})'));
     assertDialect('problem', res, 400);
     assert.match(res.body.type, /\/graph-invalid$/);
     assert.deepEqual(res.body.errors, [

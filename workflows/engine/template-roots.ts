@@ -27,7 +27,7 @@ export const TEMPLATE_ROOTS: readonly TemplateRoot[] = [
   {
     name: 'steps',
     description:
-      '`steps.<id>.outputs` (what the step returned: its plugin\'s outputs, docs/plugin-reference.md), `.items`, `.status` (completed, failed, skipped) and `.error` (`code`, `message`) of a step that has run',
+      "`steps.<id>.outputs` (what the step returned: its plugin's outputs, docs/plugin-reference.md), `.items`, `.status` (completed, failed, skipped) and `.error` (`code`, `message`) of a step that has run",
   },
   {
     name: 'execution',
@@ -101,7 +101,7 @@ export const RUN_SOURCES: ReadonlyArray<{ source: string; startedBy: string; inp
   },
   {
     source: 'sub-workflow',
-    startedBy: "a sub-workflow step of another workflow",
+    startedBy: 'a sub-workflow step of another workflow',
     inputs: "the parent step's `config.inputs`, else its inputs (with `iterateItems: false`, plus `items`: the batch)",
     payload: 'the same inputs',
   },

@@ -7,10 +7,7 @@ import type jsep from 'jsep';
 
 /** Who reads an expression, so its references can be checked against what has run by then (./validate-references.ts). */
 export type ReaderSite =
-  | { kind: 'step'; stepId: string }
-  | { kind: 'connection'; from: string }
-  | { kind: 'outputs' }
-  | { kind: 'variables' };
+  { kind: 'step'; stepId: string } | { kind: 'connection'; from: string } | { kind: 'outputs' } | { kind: 'variables' };
 
 /** One parsed expression: its AST, its source, where it is written and who reads it. */
 export interface ParsedSite {

@@ -53,7 +53,9 @@ export function checkReferences(
     const chains = chainsOf(ast);
     // A step the expression tests (`steps.x.status`, `steps.x.outputs.y ?? …`) is read knowing it may not have run.
     const guardedSteps = new Set(
-      chains.filter((chain) => chain.root === 'steps' && (chain.guarded || chain.names[1] === 'status')).map((chain) => chain.names[0] ?? ''),
+      chains
+        .filter((chain) => chain.root === 'steps' && (chain.guarded || chain.names[1] === 'status'))
+        .map((chain) => chain.names[0] ?? ''),
     );
     for (const chain of chains) {
       if (chain.root === 'undefined') continue;
@@ -75,7 +77,8 @@ export function checkReferences(
         continue;
       }
       if (chain.root === 'workflow' && first === 'inputs') checkRunInput(chain, declaredInputs, warn);
-      if (chain.root === 'steps') checkStepReference(def, reach, site, chain, error, guardedSteps.has(chain.names[0] ?? '') ? () => {} : warn);
+      if (chain.root === 'steps')
+        checkStepReference(def, reach, site, chain, error, guardedSteps.has(chain.names[0] ?? '') ? () => {} : warn);
     }
   }
 }

@@ -183,7 +183,10 @@ function validateConnections(
       }
     }
     if (connection.condition !== undefined) {
-      context.site = typeof connection.from === 'string' && hasOwn(def.steps, connection.from) ? { kind: 'connection', from: connection.from } : undefined;
+      context.site =
+        typeof connection.from === 'string' && hasOwn(def.steps, connection.from)
+          ? { kind: 'connection', from: connection.from }
+          : undefined;
       if (typeof connection.condition === 'string') checkRaw(connection.condition, connectionPath(source, 'condition'), context);
       else if (typeof connection.condition !== 'boolean')
         issues.push({ path: connectionPath(source, 'condition'), message: 'must be an expression string or a boolean' });

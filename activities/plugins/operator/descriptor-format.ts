@@ -7,7 +7,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import Ajv, { type ErrorObject } from 'ajv';
-import { TWO_PHASE_WAIT_SETTINGS, isSemver, type OutputSchema, type PluginDescriptor } from '../../../workflows/engine';
+import { TWO_PHASE_WAIT_SETTINGS, isSemver, type PluginDescriptor } from '../../../workflows/engine';
 import type { PluginDescriptorExport, PluginPropertySchema } from './plugin-api';
 
 /** A string among `values` (an `enum`, so a wrong value is reported as one, naming the allowed ones). */
@@ -182,7 +182,7 @@ export function engineDescriptor(descriptor: PluginDescriptorExport): PluginDesc
     ...(waits ? { twoPhaseWait: true } : {}),
     ...(descriptor.nodeState === true ? { nodeState: true } : {}),
     ...(descriptor.category ? { category: descriptor.category } : {}),
-    ...(descriptor.outputSchema ? { outputSchema: descriptor.outputSchema as OutputSchema } : {}),
+    ...(descriptor.outputSchema ? { outputSchema: descriptor.outputSchema } : {}),
     ...(descriptor.examples ? { examples: descriptor.examples } : {}),
     ...(descriptor.documentation ? { documentation: descriptor.documentation } : {}),
   };

@@ -103,7 +103,7 @@ function dominatorTree(successors: number[][], predecessors: number[][]): number
     }
     return a;
   };
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const node of order) {
       if (node === 0) continue;

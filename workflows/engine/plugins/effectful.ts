@@ -85,9 +85,12 @@ export const codeExecDescriptor: PluginDescriptor = {
   executeModeFrom: { property: 'mode', modes: { each: 'each', all: 'all' } },
   inputPorts: ['default'],
   outputPorts: ['default'],
-  outputSchema: openOutputs('what the code returns: an object as it is, any other value as {result}, nothing as {} (returns: items: one item per element)', {
-    result: field(undefined, 'a returned value that is not an object'),
-  }),
+  outputSchema: openOutputs(
+    'what the code returns: an object as it is, any other value as {result}, nothing as {} (returns: items: one item per element)',
+    {
+      result: field(undefined, 'a returned value that is not an object'),
+    },
+  ),
   configSchema: {
     properties: {
       // A script: its templates are evaluated to values the code reads, never pasted into it (../script-templates.ts).

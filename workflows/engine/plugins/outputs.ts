@@ -35,7 +35,11 @@ export function openOutputs(description: string, properties: Fields = {}): Outpu
   return { type: 'object', description, properties, additionalProperties: true };
 }
 
-export const field = (type: OutputType | OutputType[] | undefined, description: string, extra: Partial<OutputSchema> = {}): OutputSchema => ({
+export const field = (
+  type: OutputType | OutputType[] | undefined,
+  description: string,
+  extra: Partial<OutputSchema> = {},
+): OutputSchema => ({
   ...(type === undefined ? {} : { type }),
   description,
   ...extra,
