@@ -49,6 +49,7 @@ export function analyzeReach(ids: readonly string[], edges: ReadonlyArray<{ from
   };
 
   const idom = dominatorTree(successors, predecessors);
+  const { enter, leave } = treeIntervals(idom);
   return {
     reaches: (from, to) => {
       const a = index.get(from);
@@ -57,15 +58,39 @@ export function analyzeReach(ids: readonly string[], edges: ReadonlyArray<{ from
     },
     dominates: (by, to) => {
       const a = index.get(by);
-      let node = index.get(to);
-      if (a === undefined || node === undefined || idom[node] === -1) return false;
-      while (node !== 0) {
-        if (node === a) return true;
-        node = idom[node];
-      }
-      return false;
+      const b = index.get(to);
+      if (a === undefined || b === undefined || idom[a] === -1 || idom[b] === -1) return false;
+      // `a` is an ancestor of `b` in the dominator tree: b's interval lies inside a's.
+      return enter[a] <= enter[b] && leave[b] <= leave[a];
     },
   };
+}
+
+/** Entry and exit numbers of a depth-first walk of the dominator tree, so "dominates" is two comparisons. */
+function treeIntervals(idom: number[]): { enter: Int32Array; leave: Int32Array } {
+  const children: number[][] = idom.map(() => []);
+  idom.forEach((parent, node) => {
+    if (node !== 0 && parent !== -1) children[parent].push(node);
+  });
+  const enter = new Int32Array(idom.length).fill(-1);
+  const leave = new Int32Array(idom.length).fill(-1);
+  let clock = 0;
+  const stack: Array<[number, number]> = [[0, 0]];
+  enter[0] = clock++;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1];
+    const [node, next] = top;
+    if (next < children[node].length) {
+      top[1] += 1;
+      const child = children[node][next];
+      enter[child] = clock++;
+      stack.push([child, 0]);
+    } else {
+      leave[node] = clock++;
+      stack.pop();
+    }
+  }
+  return { enter, leave };
 }
 
 /** Immediate dominators (node 0 is the root; -1: unreachable). */
