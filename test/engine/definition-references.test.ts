@@ -189,3 +189,39 @@ describe('engine: references are checked at publish', () => {
     assert.deepEqual(result.errors, []);
   });
 });
+
+describe('engine: references on cycles', () => {
+  //   start ─▶ split ─loop▶ body ─▶ split (back-edge)     split ─done▶ after
+  const looping = (bodyMessage: string, afterMessage = 'done') => ({
+    name: 'cycle',
+    steps: [
+      trigger(),
+      step('split', 'split-in-batches', { batchSize: 1, arrayPath: 'list' }, { dependsOn: ['start'], joinStrategy: 'any' }),
+      step('body', 'log', { message: bodyMessage }),
+      step('after', 'log', { message: afterMessage }),
+    ],
+    connections: connections('split:loop->body', 'body->split', 'split:done->after'),
+  });
+
+  it('lets a step on a cycle read the step before it; a step after the loop reading the body is warned about (an empty list skips it)', () => {
+    const result = validateDefinition(
+      looping(
+        'batch ${{ steps.split.outputs.batchIndex }} of ${{ steps.split.outputs.totalBatches }}',
+        '${{ steps.body.outputs.message }}',
+      ),
+    );
+    assert.deepEqual(result.errors, []);
+    assert.deepEqual(
+      result.warnings.map((w) => [w.code, w.path]),
+      [[REFERENCE_MAY_NOT_RESOLVE, '/steps/3/config/message']],
+    );
+    assert.match(result.warnings[0].message, /step "body" is upstream on only some of the paths to "after"/);
+  });
+
+  it('still refuses a field the looping step does not return', () => {
+    assert.match(
+      errorsOf(looping('${{ steps.split.outputs.batch }}'))[0],
+      /returns no "batch"; did you mean `steps\.split\.outputs\.batchIndex`\?/,
+    );
+  });
+});
