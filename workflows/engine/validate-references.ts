@@ -197,7 +197,9 @@ function stepOutputSchema(def: WorkflowDefinition, id: string): OutputSchema | u
     return { ...ITERATION_OUTPUTS, properties: { ...ITERATION_OUTPUTS.properties, result: {} } };
   }
   if (step.type === 'passthrough') return undefined;
-  return stepPlugin(step)?.outputSchema;
+  const plugin = stepPlugin(step);
+  // A two-phase wait's output also carries the wait's fields and the signal payload's keys: open, whatever it declares.
+  return plugin?.twoPhaseWait ? undefined : plugin?.outputSchema;
 }
 
 function stepOutputOwner(def: WorkflowDefinition, id: string): string {
