@@ -15,6 +15,29 @@ export const API_VERSION = '1.0.0';
 const tags = ['Workflow engine'];
 const Kind = Type.Union([Type.Literal('trigger'), Type.Literal('decider'), Type.Literal('module')]);
 const JsonObject = Type.Record(Type.String(), Type.Unknown());
+const OutputField = Type.Object(
+  {
+    type: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+    description: Type.Optional(Type.String()),
+    properties: Type.Optional(JsonObject),
+    additionalProperties: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: true, description: 'one output field: its type (none: any) and description; an object may list its own fields' },
+);
+const OutputSchema = Type.Object(
+  {
+    type: Type.Literal('object'),
+    description: Type.Optional(Type.String()),
+    properties: Type.Optional(Type.Record(Type.String(), OutputField)),
+    additionalProperties: Type.Optional(
+      Type.Unknown({
+        description:
+          'false: the fields listed are all a step outputs, and publish refuses a reference to another (steps.<id>.outputs.<field>); otherwise open-ended (a payload, a script result): the fields are not checked',
+      }),
+    ),
+  },
+  { additionalProperties: true, title: 'PluginOutputSchema', description: 'what a step of the plugin outputs (steps.<id>.outputs)' },
+);
 const Descriptor = Type.Object(
   {
     name: Type.String(),
@@ -37,7 +60,7 @@ const Descriptor = Type.Object(
     outputPorts: Type.Array(Type.String()),
     dynamicPorts: Type.Boolean(),
     configSchema: Type.Unknown({ description: 'JSON Schema of the step config' }),
-    outputSchema: Type.Unknown({ description: 'JSON Schema of the outputs' }),
+    outputSchema: OutputSchema,
     examples: Type.Array(JsonObject),
     documentation: Type.String(),
   },

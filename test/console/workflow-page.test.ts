@@ -52,7 +52,7 @@ const tour = (key: string) => ({
       type: 'decider',
       pluginType: 'conditional',
       name: 'Healthy?',
-      config: { expression: 'steps.call.outputs.status == 200' },
+      config: { expression: 'steps.call.outputs.statusCode == 200' },
       dependsOn: ['call'],
     },
     ship: { type: 'module', pluginType: 'sub-workflow', config: { workflowId: 'announce' } },

@@ -102,14 +102,14 @@ describe('accepted keys take effect (engine)', () => {
         (e) => `${e.path} ${e.message}`,
       );
     assert.deepEqual(at({ maxIterations: 3 }), ['/steps/1/loop needs exactly one of forEach (an array expression) or while (a condition)']);
-    assert.deepEqual(at({ while: 'true', forEach: '[]' }), [
+    assert.deepEqual(at({ while: 'true', forEach: 'variables.list' }), [
       '/steps/1/loop needs exactly one of forEach (an array expression) or while (a condition)',
     ]);
     assert.deepEqual(at({ while: 'true', maxIterations: 1001 }), ['/steps/1/loop/maxIterations must be an integer from 1 to 1000']);
-    assert.deepEqual(at({ forEach: '[]', itemName: 'a-b' }), [
+    assert.deepEqual(at({ forEach: 'variables.list', itemName: 'a-b' }), [
       '/steps/1/loop/itemName must be a variable name matching ^[A-Za-z_][A-Za-z0-9_]*$',
     ]);
-    assert.deepEqual(at({ while: 'true' }, { forEach: { expression: '[]' } }), [
+    assert.deepEqual(at({ while: 'true' }, { forEach: { expression: 'variables.list' } }), [
       '/steps/1/loop cannot be combined with the step-level forEach; use one of them',
     ]);
   });
@@ -709,7 +709,7 @@ describe('accepted keys take effect (plugin config and step fields)', () => {
             dependsOn: ['start'],
           },
         ),
-        step('each', 'no-op', {}, { forEach: { expression: '[]', batch: 2 }, dependsOn: ['call'] }),
+        step('each', 'no-op', {}, { forEach: { expression: 'variables.list', batch: 2 }, dependsOn: ['call'] }),
         step('again', 'no-op', {}, { loop: { while: 'false', until: 'true' }, dependsOn: ['each'] }),
       ],
     });

@@ -31,7 +31,7 @@ describe('retry from the failed step (pure engine)', () => {
           id: 'remember',
           type: 'module',
           pluginType: 'set-variable',
-          config: { path: 'total', value: '${{ variables.total + steps.count.outputs.n }}' },
+          config: { path: 'total', value: '${{ variables.total + steps.count.outputs.body.n }}' },
           dependsOn: ['count'],
         },
         { id: 'approve', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go' }, dependsOn: ['remember'] },
@@ -41,12 +41,16 @@ describe('retry from the failed step (pure engine)', () => {
       ],
       connections: connections('check:true->use', 'check:false->never'),
       variables: { total: { initialValue: 1 } },
-      outputs: { total: '${{ variables.total }}', used: '${{ steps.use.outputs.url }}', who: '${{ steps.approve.outputs.payload.who }}' },
+      outputs: {
+        total: '${{ variables.total }}',
+        used: '${{ steps.use.outputs.body.url }}',
+        who: '${{ steps.approve.outputs.payload.who }}',
+      },
     };
     let failUse = true;
     const http = (call: ActivityCall) => {
       if (String(call.config.url).startsWith('https://x/use') && failUse) return broken;
-      return ok({ n: 9, url: call.config.url });
+      return ok({ statusCode: 200, body: { n: 9, url: call.config.url } });
     };
     const first = await run(
       doc,
@@ -120,14 +124,14 @@ describe('retry from the failed step (pure engine)', () => {
         },
         { id: 'after', type: 'module', pluginType: 'http-request', config: { url: 'https://x/${{ variables.acc }}' }, dependsOn: ['sum'] },
       ],
-      outputs: { url: '${{ steps.after.outputs.url }}' },
+      outputs: { url: '${{ steps.after.outputs.body.url }}' },
     };
     let fail = true;
     let sums = 0;
     const fakes = {
       activities: {
         'code-exec': (): PluginResult => ({ status: 'success', outputs: { result: (sums += 1) }, value: sums }),
-        'http-request': (call: ActivityCall) => (fail ? broken : ok({ url: call.config.url })),
+        'http-request': (call: ActivityCall) => (fail ? broken : ok({ statusCode: 200, body: { url: call.config.url } })),
       },
     };
     const first = await run(doc, { list: [1, 2, 3] }, fakes);

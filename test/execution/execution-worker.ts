@@ -19,12 +19,17 @@ export interface Recorded {
   finished: FinishRequest[];
 }
 
+function echo(url: unknown): Record<string, unknown> {
+  return { statusCode: 200, body: { echoed: url ?? null } };
+}
+
 function fakeActivities(recorded: Recorded): ExecutionActivities {
   return {
-    callPlugin: (call) => Promise.resolve<PluginResult>({ status: 'success', outputs: { echoed: call.config.url ?? null } }),
+    // Shaped as http-request answers (the validator knows its fields): the URL called comes back in the body.
+    callPlugin: (call) => Promise.resolve<PluginResult>({ status: 'success', outputs: echo(call.config.url) }),
     callLightStep: ({ call, batch }) => {
       if (batch) recorded.batches.push(batch);
-      return Promise.resolve({ result: { status: 'success', outputs: { echoed: call.config.url ?? null } }, batchWritten: true });
+      return Promise.resolve({ result: { status: 'success', outputs: echo(call.config.url) }, batchWritten: true });
     },
     // Like the real activity: names without a value are simply absent.
     resolveVars: ({ names }) =>

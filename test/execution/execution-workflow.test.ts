@@ -72,11 +72,11 @@ describe('execution workflow on Temporal', function () {
             id: 'note',
             type: 'module',
             pluginType: 'log',
-            config: { message: 'called ${{ steps.call.outputs.echoed }}' },
+            config: { message: 'called ${{ steps.call.outputs.body.echoed }}' },
             dependsOn: ['call'],
           },
         ],
-        outputs: { url: '${{ steps.call.outputs.echoed }}' },
+        outputs: { url: '${{ steps.call.outputs.body.echoed }}' },
       },
       {},
     );
@@ -252,7 +252,7 @@ describe('execution workflow on Temporal', function () {
         { from: 'check', to: 'body', sourcePort: 'true' },
         { from: 'check', to: 'done', sourcePort: 'false' },
       ],
-      outputs: { i: '${{ variables.i }}', last: '${{ steps.body.outputs.echoed }}' },
+      outputs: { i: '${{ variables.i }}', last: '${{ steps.body.outputs.body.echoed }}' },
     });
     input.historyEventLimit = 40;
     const handle = await start(input);

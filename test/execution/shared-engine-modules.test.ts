@@ -137,7 +137,7 @@ describe('engine modules shared across workflow runs', function () {
       results.forEach((result, index) => {
         assert.deepEqual(result, {
           who: `run-${index}`,
-          calls: [1, 2, 3].map((n) => ({ echoed: `https://example.test/run-${index}/${n * (index + 1)}` })),
+          calls: [1, 2, 3].map((n) => ({ statusCode: 200, body: { echoed: `https://example.test/run-${index}/${n * (index + 1)}` } })),
         });
       });
     });

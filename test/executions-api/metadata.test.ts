@@ -61,6 +61,15 @@ describe('executions API: engine metadata and plugin descriptors', () => {
       assert.equal(descriptor.source, 'built-in');
     }
     assert.equal(http.version, ENGINE_VERSION);
+    // What each step outputs: every built-in declares it; a closed schema (http-request) is what publish checks reads against.
+    for (const descriptor of all.body.data)
+      assert.equal(typeof descriptor.outputSchema.properties, 'object', `${descriptor.name} declares its outputs`);
+    assert.equal(http.outputSchema.additionalProperties, false);
+    assert.deepEqual(Object.keys(http.outputSchema.properties), ['statusCode', 'statusText', 'headers', 'body']);
+    assert.equal(http.outputSchema.properties.statusCode.type, 'integer');
+    assert.match(http.outputSchema.properties.statusCode.description, /status code/);
+    const code = all.body.data.find((d: { name: string }) => d.name === 'code-exec');
+    assert.equal(code.outputSchema.additionalProperties, true, "code-exec's result is open-ended");
     assert.deepEqual(http.configSchema.required, ['url']);
     assert.deepEqual(http.configSchema.properties.body, {}, '`any` is a schema without a type');
     assert.deepEqual(http.configSchema.properties.timeout, { type: ['string', 'number'], format: 'duration' });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { PluginLoadError, loadOperatorPlugins } from '../../activities/plugins/operator/load-plugins';
 import { parseConfig } from '../../config/config';
 import { ROOT, runScript } from '../support/process';
+import { validateDefinition } from '../../workflows/engine';
 
 const EXAMPLE = './examples/plugins/chat-message';
 
@@ -71,6 +72,33 @@ describe('operator plugins: the PLUGINS setting and start-up', () => {
       await refused(
         [await plugin('w2.cjs', waits.replace("kind: 'module'", "kind: 'decider', outputPorts: ['a']"))],
         /twoPhaseWait is for modules, and this plugin is a decider/,
+      );
+    });
+    it('an output schema that is not one (its type, an unknown keyword), and loads a valid one checked at publish', async () => {
+      const withOutputs = (schema: string) => valid('reporter').replace('configSchema:', `outputSchema: ${schema}, configSchema:`);
+      await refused(
+        [await plugin('o1.cjs', withOutputs("{ type: 'array' }"))],
+        /\/outputSchema describes what a step outputs, always an object/,
+      );
+      await refused(
+        [await plugin('o2.cjs', withOutputs("{ type: 'object', properties: { ok: { type: 'boolean', pattern: 'x' } } }"))],
+        /\/outputSchema\/properties\/ok has "pattern", which plugin descriptors do not support/,
+      );
+      const loaded = await loadOperatorPlugins(
+        [await plugin('o3.cjs', withOutputs("{ type: 'object', properties: { ok: { type: 'boolean' } }, additionalProperties: false }"))],
+        ROOT,
+      );
+      const doc = {
+        name: 'reads',
+        steps: {
+          start: { type: 'trigger', pluginType: 'manual' },
+          report: { type: 'module', pluginType: 'reporter', dependsOn: ['start'] },
+          log: { type: 'module', pluginType: 'log', config: { message: '${{ steps.report.outputs.okay }}' }, dependsOn: ['report'] },
+        },
+      };
+      assert.match(
+        validateDefinition(doc, { plugins: loaded.catalog }).errors[0].message,
+        /returns no "okay"; did you mean `steps\.report\.outputs\.ok`\?/,
       );
     });
     it('state on a plugin that runs per item', async () =>

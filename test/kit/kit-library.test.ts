@@ -156,7 +156,7 @@ describe('kit library: runWorkflow', () => {
             { url: '${{ vars.BASE }}/users/${{ inputs.user }}' },
             { dependsOn: ['start'], inputs: { user: '${{ workflow.inputs.user }}' } },
           ),
-          step('remember', 'set-variable', { path: 'score', value: '${{ steps.lookup.outputs.score }}' }, { dependsOn: ['lookup'] }),
+          step('remember', 'set-variable', { path: 'score', value: '${{ steps.lookup.outputs.body.score }}' }, { dependsOn: ['lookup'] }),
           step('check', 'conditional', { expression: 'variables.score > 10' }, { dependsOn: ['remember'] }),
           step('big', 'log', { message: 'big ${{ variables.score }}' }),
           step('small', 'log', { message: 'small' }),
@@ -170,7 +170,8 @@ describe('kit library: runWorkflow', () => {
       stubs: {
         'http-request': (ctx) => {
           seen.push({ inputs: ctx.inputs, url: ctx.config.url, attempt: ctx.attempt, stepId: ctx.stepId, variables: ctx.variables });
-          return { score: 42 };
+          // A stub of a built-in answers in its shape (http-request: statusCode, body…), which the validator checks reads against.
+          return { statusCode: 200, body: { score: 42 } };
         },
       },
     });
@@ -183,7 +184,7 @@ describe('kit library: runWorkflow', () => {
     assert.equal(result.steps.big.status, 'completed');
     assert.equal(result.steps.small.status, 'skipped');
     assert.deepEqual(result.steps.lookup.inputs, { user: 'ann' });
-    assert.deepEqual(result.steps.lookup.outputs, { score: 42 });
+    assert.deepEqual(result.steps.lookup.outputs, { statusCode: 200, body: { score: 42 } });
     assert.deepEqual(result.steps.check.activePorts, ['true']);
     assert.equal(result.steps.lookup.runs, 1);
     assert.deepEqual(

@@ -370,3 +370,12 @@ function evaluateCall(node: jsep.CallExpression, scope: EvaluationScope): unknow
   }
   throw new ExpressionError('only named functions and string or array methods can be called');
 }
+
+/** What the evaluator knows by name, for the validator to refuse the rest at publish (./expression-support.ts). */
+export const EVALUATOR_VOCABULARY = {
+  functions: new Set(Object.keys(FUNCTIONS)),
+  methods: new Set([...Object.keys(STRING_METHODS), ...Object.keys(ARRAY_METHODS)]),
+  unaryOperators: new Set(['!', '-', '+']),
+  binaryOperators: new Set(['&&', '||', '??', '+', '-', '*', '/', '%', '==', '!=', '===', '!==', '<', '<=', '>', '>=']),
+  forbiddenKeys: FORBIDDEN_KEYS as ReadonlySet<string>,
+};

@@ -40,14 +40,17 @@ export {
   paginatedFetchDescriptor,
   describePlugin,
   isBuiltInPlugin,
+  isClosedObject,
   isCompatibleVersion,
   isSemver,
   pinnedPluginOf,
   MAX_TRIGGER_STATE_BYTES,
   toJsonSchema,
+  typeText,
   withPluginCatalog,
   PINNED_PLUGINS_KEY,
   TWO_PHASE_WAIT_SETTINGS,
+  type OutputSchema,
   type PinnedPlugin,
   type PluginCatalog,
   type PluginDescriptor,
@@ -57,10 +60,12 @@ export {
   type TriggerLifecycleResult,
 } from './plugins';
 export { webhookSignalName } from './inline/webhook-wait';
+export { RUN_SOURCES, STEP_FIELDS, TEMPLATE_ROOTS, type TemplateRoot } from './template-roots';
+export { INPUT_UNDECLARED, REFERENCE_MAY_NOT_RESOLVE } from './validate-references';
 
 // Expressions and templates.
 export { collectReferences, parseExpression, templateErrors, templateSources, type ConfigKind, type ConfigReference } from './expressions';
-export { ExpressionError, evaluateExpression, isTruthy, type EvaluationScope } from './evaluate';
+export { EVALUATOR_VOCABULARY, ExpressionError, evaluateExpression, isTruthy, type EvaluationScope } from './evaluate';
 export {
   applyDeferred,
   deferredSecretNames,

@@ -2,12 +2,29 @@
 import type { DefinitionIssue } from './definition';
 import { parseExpression, referencesOf, templateSources, unwrapRaw, type ConfigReference } from './expressions';
 import { join } from './pointer';
+import { unsupportedIn } from './expression-support';
+import type jsep from 'jsep';
+
+/** Who reads an expression, so its references can be checked against what has run by then (./validate-references.ts). */
+export type ReaderSite =
+  { kind: 'step'; stepId: string } | { kind: 'connection'; from: string } | { kind: 'outputs' } | { kind: 'variables' };
+
+/** One parsed expression: its AST, its source, where it is written and who reads it. */
+export interface ParsedSite {
+  ast: jsep.Expression;
+  source: string;
+  path: string;
+  site: ReaderSite;
+}
 
 export interface ExpressionContext {
   issues: DefinitionIssue[];
   references: ConfigReference[];
   /** Longest expression accepted (WORKFLOW_MAX_EXPRESSION_LENGTH), when publishing. */
   maxExpressionLength?: number;
+  /** The reader of the expressions being checked now; with it, each parsed one is kept in `parsed`. */
+  site?: ReaderSite;
+  parsed?: ParsedSite[];
 }
 
 /** Parses one expression source unless it is over the length limit; records the problem either way. */
@@ -22,6 +39,14 @@ function parseChecked(source: string, path: string, context: ExpressionContext, 
   }
   const parsed = parseExpression(source);
   if (parsed.error) context.issues.push({ path, message: describe(parsed.error) });
+  if (!parsed.ast) return undefined;
+  // What the evaluator would refuse whatever the data is refused now, in its words.
+  const refused = unsupportedIn(parsed.ast);
+  if (refused !== undefined) {
+    context.issues.push({ path, message: `expression "${source.trim()}": ${refused}` });
+    return undefined;
+  }
+  if (context.site && context.parsed) context.parsed.push({ ast: parsed.ast, source, path, site: context.site });
   return parsed.ast;
 }
 

@@ -18,6 +18,7 @@ import { scheduleTooFrequent, sizeIssues, type DefinitionLimits } from './limits
 import { join } from './pointer';
 import { checkInputDeclarations, checkSecretDeclarations } from './validate-declarations';
 import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
+import { checkReferences } from './validate-references';
 import { fieldPath, stepPlugin, validateStep } from './validate-step';
 import { ignoredKeyWarnings } from './validate-ignored';
 import { checkItemScope } from './validate-items';
@@ -65,7 +66,7 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): V
   const { definition: def, topKeys } = normalized;
   const issues: DefinitionIssue[] = [...normalized.issues];
   const warnings: DefinitionWarning[] = [];
-  const context: ExpressionContext = { issues, references: [], maxExpressionLength: limits?.maxExpressionLength };
+  const context: ExpressionContext = { issues, references: [], maxExpressionLength: limits?.maxExpressionLength, parsed: [] };
   const top = (key: string, ...rest: Array<string | number>) => join('', topKeys.get(key) ?? key, ...rest);
 
   if (typeof def.name !== 'string' || def.name.trim() === '')
@@ -93,6 +94,7 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): V
         issues.push({ path: top('variables', name), message: 'a variable must be an object (with optional initialValue)' });
       else if (variable.initialValue !== undefined) {
         const before = context.references.length;
+        context.site = { kind: 'variables' };
         checkTemplates(variable.initialValue, top('variables', name, 'initialValue'), context);
         // Variables are persisted and served by /state, so a secret may not seed one.
         if (context.references.slice(before).some((r) => r.kind === 'secret')) {
@@ -103,6 +105,7 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): V
   }
   if (isObject(def.secrets)) checkSecretDeclarations(def.secrets, top('secrets'), issues);
   checkInputDeclarations(def.inputs, top('inputs'), issues);
+  context.site = { kind: 'outputs' };
   if (isObject(def.outputs)) checkTemplates(def.outputs, top('outputs'), context);
   if (def.steps === undefined || input.steps === undefined) issues.push({ path: top('steps'), message: 'is required' });
   else if (normalized.steps.size === 0 && normalized.issues.length === 0)
@@ -117,6 +120,7 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): V
 
   const stepIds = new Set(normalized.steps.keys());
   for (const [id, source] of normalized.steps) {
+    context.site = { kind: 'step', stepId: id };
     validateStep(def.steps[id], source, stepIds, issues, context);
     checkItemScope(def.steps[id], stepPlugin(def.steps[id]), source, issues);
   }
@@ -127,6 +131,8 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): V
     }
   }
   validateConnections(def, normalized.connections, issues, context);
+  context.site = undefined;
+  checkReferences(def, context.parsed ?? [], issues, warnings);
 
   const errors = dedupe(issues);
   // Only a valid definition has steps sound enough to reason about what each key does.
@@ -177,6 +183,10 @@ function validateConnections(
       }
     }
     if (connection.condition !== undefined) {
+      context.site =
+        typeof connection.from === 'string' && hasOwn(def.steps, connection.from)
+          ? { kind: 'connection', from: connection.from }
+          : undefined;
       if (typeof connection.condition === 'string') checkRaw(connection.condition, connectionPath(source, 'condition'), context);
       else if (typeof connection.condition !== 'boolean')
         issues.push({ path: connectionPath(source, 'condition'), message: 'must be an expression string or a boolean' });

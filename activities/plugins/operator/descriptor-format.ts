@@ -39,6 +39,34 @@ const Property: TSchema = Type.Recursive(
   { $id: 'PluginProperty' },
 );
 
+const OutputType = Type.Union(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'].map((type) => Type.Literal(type)));
+
+/**
+ * What a step of the plugin outputs (the engine's OutputSchema): names, types and descriptions. With
+ * `additionalProperties: false` the validator refuses a reference to a field the schema does not name;
+ * otherwise (JSON Schema's default) the fields are listed for authors and completion, never checked.
+ */
+const OutputProperty: TSchema = Type.Recursive(
+  (Self) =>
+    Type.Object(
+      {
+        type: Type.Optional(Type.Union([OutputType, Type.Array(OutputType, { minItems: 1 })])),
+        title: Type.Optional(Type.String()),
+        description: Type.Optional(Type.String()),
+        enum: Type.Optional(Type.Array(Type.Unknown(), { minItems: 1 })),
+        format: Type.Optional(Type.String()),
+        default: Type.Optional(Type.Unknown()),
+        examples: Type.Optional(Type.Array(Type.Unknown())),
+        items: Type.Optional(Self),
+        properties: Type.Optional(Type.Record(Type.String(), Self)),
+        required: Type.Optional(Type.Array(Type.String())),
+        additionalProperties: Type.Optional(Type.Union([Type.Boolean(), Self])),
+      },
+      { additionalProperties: false },
+    ),
+  { $id: 'PluginOutputProperty' },
+);
+
 export const DescriptorExport = Type.Object(
   {
     name: Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$' }),
@@ -59,7 +87,7 @@ export const DescriptorExport = Type.Object(
       },
       { additionalProperties: false },
     ),
-    outputSchema: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    outputSchema: Type.Optional(OutputProperty),
     examples: Type.Optional(
       Type.Array(
         Type.Object({
@@ -83,6 +111,9 @@ export function descriptorProblems(value: unknown): string[] {
   return [
     ...(isSemver(descriptor.version) ? [] : [`version "${descriptor.version}" is not a semantic version (such as 1.2.0)`]),
     ...kindProblems(descriptor),
+    ...(descriptor.outputSchema && descriptor.outputSchema.type !== undefined && descriptor.outputSchema.type !== 'object'
+      ? ['/outputSchema describes what a step outputs, always an object: its type must be "object"']
+      : []),
   ];
 }
 

@@ -58,6 +58,10 @@ export interface PluginDescriptorExport {
   /** Default `['default']`; a result's `activePorts` picks among them. A decider declares at least one besides `default`. */
   outputPorts?: string[];
   configSchema: { type: 'object'; properties: Record<string, PluginPropertySchema>; required?: string[] };
+  /**
+   * What a step outputs (`steps.<id>.outputs`): `{type: 'object', properties: {name: {type, description}}}`. Add
+   * `additionalProperties: false` to have publish refuse references to fields it does not name (docs/plugins.md).
+   */
   outputSchema?: Record<string, unknown>;
   examples?: Array<{ title?: string; config: Record<string, unknown>; inputs?: Record<string, unknown> }>;
   /** Markdown. */

@@ -13,6 +13,8 @@ export interface PluginDescriptor {
   kind: string;
   description: string;
   configSchema?: { properties?: Record<string, { description?: string; type?: unknown }>; required?: string[] };
+  /** What a step of the plugin outputs (`steps.<id>.outputs.<field>`); `additionalProperties: false`: these fields only. */
+  outputSchema?: { properties?: Record<string, { description?: string; type?: unknown }>; additionalProperties?: unknown };
 }
 
 /** The step types the engine accepts (docs/definitions.md, "Steps: ids, types and plugins"). */
@@ -89,6 +91,42 @@ function siblingValue(doc: Text, lineNo: number, indent: number, key: string): s
   return undefined;
 }
 
+/** The `pluginType` of step `id`: in its block under `steps:` (map form `id:`), or beside its `- id: id` (array form). */
+export function stepPluginType(doc: Text, id: string): string | undefined {
+  const header = new RegExp(`^(\\s*)(?:${id}:\\s*$|- id:\\s*["']?${id}["']?\\s*$)`);
+  for (let n = 1; n <= doc.lines; n += 1) {
+    const found = header.exec(doc.line(n).text);
+    if (!found) continue;
+    const indent = found[1].length;
+    const arrayForm = doc.line(n).text.trimStart().startsWith('- ');
+    const sameLine = /(?:pluginType|plugin_type):\s*["']?([\w-]+)/;
+    for (let m = n + 1; m <= doc.lines; m += 1) {
+      const text = doc.line(m).text;
+      if (text.trim() === '') continue;
+      // The block ends at the next line indented as the header or less (the next step, or what follows `steps:`).
+      if (indentOf(text) <= indent) break;
+      const plugin = sameLine.exec(text);
+      if (plugin && indentOf(text) <= indent + (arrayForm ? 2 : 4)) return plugin[1];
+    }
+  }
+  return undefined;
+}
+
+/** Completions for `steps.<id>.outputs.`: the fields the step's plugin declares it outputs. */
+function outputFieldOptions(doc: Text, word: string, plugins: PluginDescriptor[]): Completion[] | undefined {
+  const match = /^steps\.([A-Za-z_]\w*)\.outputs\.\w*$/.exec(word);
+  if (!match) return undefined;
+  const pluginType = stepPluginType(doc, match[1]);
+  const descriptor = plugins.find((plugin) => plugin.name === pluginType);
+  const fields = Object.entries(descriptor?.outputSchema?.properties ?? {});
+  return fields.map(([name, schema]) => ({
+    label: `steps.${match[1]}.outputs.${name}`,
+    detail: typeof schema.type === 'string' ? schema.type : Array.isArray(schema.type) ? schema.type.join(' | ') : 'any',
+    info: schema.description,
+    type: 'property',
+  }));
+}
+
 /** The ids under `steps:` (keys one level in). */
 function stepIds(doc: Text): string[] {
   const ids: string[] = [];
@@ -122,6 +160,8 @@ export function definitionCompletion(plugins: () => PluginDescriptor[]): Complet
     const open = before.lastIndexOf('${{');
     if (open >= 0 && before.indexOf('}}', open) < 0) {
       const word = context.matchBefore(/[\w$.]*$/)!;
+      const fields = outputFieldOptions(context.state.doc, word.text, plugins());
+      if (fields && fields.length > 0) return { from: word.from, options: fields, validFor: /^[\w$.]*$/ };
       const options: Completion[] = [
         ...ROOTS.map(([label, detail]) => ({ label, detail, type: 'variable' })),
         ...stepIds(context.state.doc).flatMap((id) =>

@@ -3,6 +3,7 @@ import { evaluateExpression } from '../evaluate';
 import { unwrapRaw } from '../expressions';
 import type { InlinePlugin, InlineRun } from './inline-plugin';
 import { str } from '../plugins/schema';
+import { closedOutputs, field } from '../plugins/outputs';
 
 const caseDecider: InlineRun = ({ config, items, scope }) => {
   const expression = config.expression;
@@ -23,6 +24,10 @@ export const casePlugin: InlinePlugin = {
     inputPorts: ['default'],
     outputPorts: ['default'],
     dynamicPorts: true,
+    outputSchema: closedOutputs({
+      matchedPort: field('string', 'the port the step left through'),
+      result: field(undefined, 'the value of the expression (null when undefined)'),
+    }),
     configSchema: {
       properties: {
         expression: { type: 'string', format: 'expression' },

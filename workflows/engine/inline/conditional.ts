@@ -3,6 +3,7 @@ import { evaluateExpression, isTruthy } from '../evaluate';
 import { unwrapRaw } from '../expressions';
 import type { InlinePlugin, InlineRun } from './inline-plugin';
 import { str } from '../plugins/schema';
+import { closedOutputs, field } from '../plugins/outputs';
 
 const conditional: InlineRun = ({ config, items, scope }) => {
   const expression = config.expression;
@@ -27,6 +28,10 @@ export const conditionalPlugin: InlinePlugin = {
     inputPorts: ['default'],
     outputPorts: ['true', 'false'],
     dynamicPorts: true,
+    outputSchema: closedOutputs({
+      matchedPort: field('string', 'the port the step left through (truePort or falsePort)'),
+      result: field('boolean', 'the truthiness of the expression'),
+    }),
     configSchema: {
       properties: { expression: { type: ['string', 'boolean'], format: 'expression' }, truePort: str(), falsePort: str() },
       required: ['expression'],

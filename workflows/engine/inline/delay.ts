@@ -2,6 +2,7 @@
 import { parseDuration } from '../durations';
 import { failure, type InlinePlugin, type InlineRun } from './inline-plugin';
 import { duration } from '../plugins/schema';
+import { closedOutputs, field } from '../plugins/outputs';
 
 export const MAX_DELAY_MS = 30 * 86_400_000;
 
@@ -22,6 +23,7 @@ export const delayPlugin: InlinePlugin = {
     inline: true,
     inputPorts: ['default'],
     outputPorts: ['default'],
+    outputSchema: closedOutputs({ delayedMs: field('integer', 'how long the step waited, in milliseconds') }),
     configSchema: { properties: { duration: duration('up to 30 days') }, required: ['duration'] },
   },
   run: delay,

@@ -2,6 +2,7 @@
 import { stringify } from '../evaluate';
 import { failure, type InlinePlugin, type InlineRun } from './inline-plugin';
 import { str, obj } from '../plugins/schema';
+import { closedOutputs } from '../plugins/outputs';
 
 const fail: InlineRun = ({ config }) => {
   const result = failure(
@@ -22,6 +23,7 @@ export const failPlugin: InlinePlugin = {
     inline: true,
     inputPorts: ['default'],
     outputPorts: ['default'],
+    outputSchema: closedOutputs({}, 'none: the step always fails (read steps.<id>.error.message and .code)'),
     configSchema: { properties: { message: str(), code: str(), metadata: obj() }, required: ['message'] },
   },
   run: fail,

@@ -7,6 +7,7 @@
 import { stringify } from '../evaluate';
 import type { InlinePlugin, InlineRun } from './inline-plugin';
 import { str, obj } from '../plugins/schema';
+import { closedOutputs, field } from '../plugins/outputs';
 
 const LEVELS = new Set(['debug', 'info', 'warn', 'error']);
 
@@ -31,6 +32,11 @@ export const logPlugin: InlinePlugin = {
     masksSecrets: true,
     inputPorts: ['default'],
     outputPorts: ['default'],
+    outputSchema: closedOutputs({
+      level: field('string', 'the level written'),
+      message: field('string', 'the message as written to the log'),
+      timestamp: field('string', 'when the entry was written (ISO-8601)'),
+    }),
     configSchema: {
       properties: { level: str(undefined, { enum: ['debug', 'info', 'warn', 'error'] }), message: { type: 'any' }, metadata: obj() },
       required: ['message'],

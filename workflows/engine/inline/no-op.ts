@@ -1,5 +1,6 @@
 /** `no-op`: echoes its inputs (its items, or its declared `inputs` map). */
 import type { InlinePlugin, InlineRun } from './inline-plugin';
+import { openOutputs } from '../plugins/outputs';
 
 const noOp: InlineRun = ({ step, items, inputs }) => ({
   status: 'success',
@@ -15,6 +16,7 @@ export const noOpPlugin: InlinePlugin = {
     inline: true,
     inputPorts: ['default'],
     outputPorts: ['default'],
+    outputSchema: openOutputs('its inputs, echoed: the declared inputs map, else the item it received'),
     configSchema: { properties: {} },
   },
   run: noOp,

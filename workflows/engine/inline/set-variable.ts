@@ -9,6 +9,7 @@
  */
 import { failure, type InlinePlugin, type InlineRun } from './inline-plugin';
 import { str, obj } from '../plugins/schema';
+import { closedOutputs, field } from '../plugins/outputs';
 
 const UNSAFE = new Set(['__proto__', 'prototype', 'constructor']);
 
@@ -59,6 +60,12 @@ export const setVariablePlugin: InlinePlugin = {
     inline: true,
     inputPorts: ['default'],
     outputPorts: ['default'],
+    outputSchema: closedOutputs({
+      path: field('string', 'the variable written (path + value form)'),
+      name: field('string', 'the variable written (name + value form)'),
+      value: field(undefined, 'the value written (path or name form)'),
+      assignments: field('object', 'every variable written, by name (assignments form)'),
+    }),
     configSchema: {
       properties: {
         path: str(),

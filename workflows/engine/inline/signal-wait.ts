@@ -25,6 +25,7 @@ import { parseDuration } from '../durations';
 import type { Item, PluginResult, RuntimeEffects } from '../runtime/types';
 import { failure, type InlineCall, type InlinePlugin, type InlineRun } from './inline-plugin';
 import { str, duration, onTimeout } from '../plugins/schema';
+import { openOutputs, field } from '../plugins/outputs';
 
 const signalWait: InlineRun = async ({ step, config, ctx, effects, hasPortEdge }) => {
   const names = (Array.isArray(config.signalName) ? config.signalName : [config.signalName]).map(stringify).filter((name) => name !== '');
@@ -134,6 +135,13 @@ export const signalWaitPlugin: InlinePlugin = {
     inline: true,
     inputPorts: ['default'],
     outputPorts: ['default', 'timeout'],
+    outputSchema: openOutputs("the wait's fields, then the keys of a plain-object payload (those the wait's own fields do not shadow)", {
+      name: field(['string', 'null'], 'the signal name that arrived (null after a timeout)'),
+      payload: field(undefined, 'the whole signal payload (defaultValue after a timeout)'),
+      receivedAt: field(['string', 'null'], 'when the signal arrived (ISO-8601)'),
+      signalId: field(['string', 'null'], 'the delivery id of the signal'),
+      timedOut: field('boolean', 'true when the timeout fired (onTimeout: continue)'),
+    }),
     configSchema: {
       properties: {
         signalName: { type: ['string', 'array'], items: str() },

@@ -10,6 +10,7 @@ import { readPath } from '../runtime/paths';
 import type { Item } from '../runtime/types';
 import type { InlinePlugin, InlineRun } from './inline-plugin';
 import { str, bool, int } from '../plugins/schema';
+import { closedOutputs, field } from '../plugins/outputs';
 
 interface BatchState {
   remaining: Item[];
@@ -71,6 +72,12 @@ export const splitInBatchesPlugin: InlinePlugin = {
     nodeState: true,
     inputPorts: ['default'],
     outputPorts: ['loop', 'done'],
+    outputSchema: closedOutputs({
+      items: field('array', 'this batch (on loop), or every processed item (on done)'),
+      batchIndex: field('integer', 'the index of this batch, from 0'),
+      totalBatches: field('integer', 'how many batches the items make'),
+      done: field('boolean', 'true when every batch has been sent (the done port)'),
+    }),
     configSchema: { properties: { batchSize: int(undefined, 1), reset: bool(), arrayPath: str() } },
   },
   run: splitInBatches,

@@ -9,6 +9,7 @@ import { stringify } from '../evaluate';
 import { failure, type InlinePlugin, type InlineRun } from './inline-plugin';
 import { str, bool, int, obj } from '../plugins/schema';
 import { RUN_LIMIT_SETTINGS, runLimitsOf } from '../limits';
+import { closedOutputs, field } from '../plugins/outputs';
 
 const subWorkflow: InlineRun = async ({ step, config, inputs, ctx, effects, item, items }) => {
   const workflowId = stringify(config.workflowId);
@@ -55,6 +56,10 @@ export const subWorkflowPlugin: InlinePlugin = {
     executeModeFrom: { property: 'iterateItems', modes: { true: 'each', false: 'all' } },
     inputPorts: ['default'],
     outputPorts: ['default'],
+    outputSchema: closedOutputs({
+      outputs: field('object', "the child execution's outputs (its definition's outputs block)"),
+      _childExecutionId: field('string', 'the id of the child execution'),
+    }),
     configSchema: {
       properties: {
         workflowId: str(),

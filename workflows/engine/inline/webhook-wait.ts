@@ -19,6 +19,7 @@ import { stringify } from '../evaluate';
 import { failure, type InlinePlugin, type InlineRun } from './inline-plugin';
 import { str, duration, onTimeout } from '../plugins/schema';
 import { isPathSegment } from '../config-schema';
+import { closedOutputs, field } from '../plugins/outputs';
 
 /** The signal name a callback delivers for a wait's nonce. */
 export const webhookSignalName = (nonce: string): string => `webhook:${nonce}`;
@@ -86,6 +87,14 @@ export const webhookWaitPlugin: InlinePlugin = {
     inline: true,
     inputPorts: ['default'],
     outputPorts: ['default', 'timeout'],
+    outputSchema: closedOutputs({
+      waitUrl: field('string', 'the one-time callback URL'),
+      body: field(undefined, 'the body of the request to it'),
+      headers: field('object', 'its headers'),
+      query: field('object', 'its query parameters'),
+      receivedAt: field(['string', 'null'], 'when it arrived (ISO-8601)'),
+      timedOut: field('boolean', 'true when the timeout fired (onTimeout: continue)'),
+    }),
     configSchema: {
       properties: {
         timeout: duration(),

@@ -5,6 +5,7 @@
  * save-time and run-time knowledge cannot drift.
  */
 import type { ConfigSchema } from '../config-schema';
+import type { OutputSchema } from './outputs';
 
 export type PluginKind = 'trigger' | 'decider' | 'module';
 
@@ -56,8 +57,12 @@ export interface PluginDescriptor {
   version?: string;
   /** Free grouping for catalogs (`communication`, `network`, …). */
   category?: string;
-  /** JSON Schema of what the plugin outputs (documentation: outputs are not checked against it). */
-  outputSchema?: Record<string, unknown>;
+  /**
+   * What a step of the plugin outputs (`steps.<id>.outputs`), as a JSON-Schema-like object (./outputs.ts).
+   * Every built-in declares one; with `additionalProperties: false` the validator refuses references to
+   * fields it does not name. The plugin's outputs themselves are not checked against it.
+   */
+  outputSchema?: OutputSchema;
   /** Example step configs, each with an optional title. */
   examples?: Array<{ title?: string; config: Record<string, unknown>; inputs?: Record<string, unknown> }>;
   /** Longer documentation (Markdown). */

@@ -7,6 +7,7 @@
  */
 import type { PluginDescriptor } from './descriptor';
 import { str, bool, int, duration, obj } from './schema';
+import { closedOutputs, field, openOutputs } from './outputs';
 
 export const paginatedFetchDescriptor: PluginDescriptor = {
   name: 'paginated-fetch',
@@ -18,6 +19,11 @@ export const paginatedFetchDescriptor: PluginDescriptor = {
   inline: false,
   inputPorts: ['default', 'callback'],
   outputPorts: ['loop', 'done'],
+  outputSchema: closedOutputs({
+    items: field('array', 'the items fetched (accumulate: every page; stream: this page)'),
+    totalFetched: field('integer', 'items fetched so far'),
+    pages: field('integer', 'pages fetched so far'),
+  }),
   configSchema: {
     properties: {
       url: str(),
@@ -50,6 +56,12 @@ export const httpRequestDescriptor: PluginDescriptor = {
   inline: false,
   inputPorts: ['default'],
   outputPorts: ['default'],
+  outputSchema: closedOutputs({
+    statusCode: field('integer', 'the HTTP status code (200, 404, …)'),
+    statusText: field('string', 'the reason phrase (OK, Not Found, …)'),
+    headers: field('object', 'the response headers, lower-case names'),
+    body: field(undefined, 'the body: parsed JSON when the response says JSON, else text'),
+  }),
   configSchema: {
     properties: {
       url: str(),
@@ -73,6 +85,12 @@ export const codeExecDescriptor: PluginDescriptor = {
   executeModeFrom: { property: 'mode', modes: { each: 'each', all: 'all' } },
   inputPorts: ['default'],
   outputPorts: ['default'],
+  outputSchema: openOutputs(
+    'what the code returns: an object as it is, any other value as {result}, nothing as {} (returns: items: one item per element)',
+    {
+      result: field(undefined, 'a returned value that is not an object'),
+    },
+  ),
   configSchema: {
     properties: {
       // A script: its templates are evaluated to values the code reads, never pasted into it (../script-templates.ts).

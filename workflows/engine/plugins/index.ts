@@ -2,6 +2,7 @@
 export { executeModeOf, type PluginDescriptor, type PluginKind } from './descriptor';
 export { codeExecDescriptor, httpRequestDescriptor, paginatedFetchDescriptor } from './effectful';
 export { outputPortsOf } from './ports';
+export { isClosedObject, lookupField, typeText, type OutputSchema } from './outputs';
 export { TWO_PHASE_WAIT_SETTINGS } from './schema';
 export { isCompatibleVersion, isSemver, pinPlugins, pinnedPluginOf, PINNED_PLUGINS_KEY, type PinnedPlugin } from './pinned';
 export { describePlugin, toJsonSchema, type PublicPluginDescriptor } from './public-descriptor';

@@ -4,6 +4,7 @@
  */
 import type { PluginDescriptor } from './descriptor';
 import { str, bool, obj } from './schema';
+import { field, openOutputs } from './outputs';
 
 const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'ANY'];
 
@@ -15,6 +16,7 @@ export const manualTrigger: PluginDescriptor = {
   inline: true,
   inputPorts: [],
   outputPorts: ['default'],
+  outputSchema: openOutputs('the run inputs as the caller gave them (also workflow.inputs); the fields config.inputs declares'),
   configSchema: { properties: { description: str(), inputs: obj('Run form parameters by name.') } },
 };
 
@@ -26,6 +28,10 @@ export const cronTrigger: PluginDescriptor = {
   inline: true,
   inputPorts: [],
   outputPorts: ['default'],
+  outputSchema: openOutputs('the tick (also trigger.payload; workflow.inputs is empty)', {
+    firedAt: field('string', 'the tick, to the second (ISO-8601)'),
+    schedule: field('string', 'the schedule that fired'),
+  }),
   configSchema: {
     properties: {
       schedule: str('5/6-field cron or @every macro', { format: 'cron' }),
@@ -44,6 +50,12 @@ export const webhookTrigger: PluginDescriptor = {
   inline: true,
   inputPorts: [],
   outputPorts: ['default'],
+  outputSchema: openOutputs('the request (also workflow.inputs and trigger.payload)', {
+    method: field('string', 'the HTTP method'),
+    headers: field('object', 'the request headers (credentials removed)'),
+    query: field('object', 'the query parameters'),
+    body: field(undefined, 'the parsed body (JSON, else text)'),
+  }),
   configSchema: {
     properties: {
       path: str(),
@@ -60,6 +72,14 @@ export const webhookTrigger: PluginDescriptor = {
   },
 };
 
+/** What a recovery run starts with: the failed execution and its error. */
+const FAILURE_FIELDS = {
+  executionId: field('string', 'the failed execution'),
+  workflowId: field('string', 'its workflow'),
+  stepId: field(['string', 'null'], 'the step that failed (null when the run failed otherwise)'),
+  error: field('object', 'the failure: code (type), message, and more'),
+};
+
 /**
  * Recovery triggers: when an execution of the organization fails, each live
  * one starts a run with the failure as payload (`executionId`, `workflowId`,
@@ -73,6 +93,7 @@ export const onErrorTrigger: PluginDescriptor = {
   inline: true,
   inputPorts: [],
   outputPorts: ['default'],
+  outputSchema: openOutputs('the failure (also workflow.inputs and trigger.payload)', FAILURE_FIELDS),
   configSchema: {
     properties: {
       scope: str('workflow (default): every failed execution; step: only failures caused by a step', { enum: ['step', 'workflow'] }),
@@ -89,6 +110,7 @@ export const executionFailedTrigger: PluginDescriptor = {
   inline: true,
   inputPorts: [],
   outputPorts: ['default'],
+  outputSchema: openOutputs('the failure (also workflow.inputs and trigger.payload)', FAILURE_FIELDS),
   configSchema: {
     properties: {
       workflowId: str('the watched workflow: its id (wf_…) or key'),
