@@ -76,6 +76,11 @@ const TABLE: Record<string, Row> = {
     ok: 200,
     allowed: READERS,
   },
+  'get /workflows/definitions/{id}/revisions/{n}/source': {
+    call: (f) => ({ url: `/workflows/definitions/${f.key}/revisions/1/source` }),
+    ok: 200,
+    allowed: READERS,
+  },
   'get /workflows/definitions/{id}/aliases': {
     call: (f) => ({ url: `/workflows/definitions/${f.key}/aliases` }),
     ok: 200,
