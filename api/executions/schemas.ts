@@ -41,6 +41,14 @@ export const ExecuteBody = Type.Object(
     ...RevisionChoice,
     correlationKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
     idempotencyKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    triggerId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'The trigger step to fire. Default: the manual trigger, else the only trigger (a run now: a cron trigger gets the payload a tick would, a webhook trigger a request with these inputs as body); required when there are several others.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
