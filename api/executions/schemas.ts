@@ -86,6 +86,22 @@ export const Execution = Type.Object({
   createdAt: DateTime,
   updatedAt: DateTime,
   completedAt: Type.Optional(DateTime),
+  health: Type.Optional(
+    Type.Object(
+      {
+        workflowTaskFailing: Type.Literal(true),
+        attempts: Type.Integer({ description: 'attempts of the failing workflow task so far' }),
+        since: DateTime,
+        message: Type.String({ description: 'the failure Temporal recorded' }),
+        cause: Type.Optional(Type.String({ description: "Temporal's cause, e.g. WORKFLOW_WORKER_UNHANDLED_FAILURE, NON_DETERMINISTIC_ERROR" })),
+        checkedAt: DateTime,
+      },
+      {
+        description:
+          'Present while the execution is open and its workflow task keeps failing, as the open-runs sweep last saw it in Temporal: the run makes no progress until the cause is fixed (terminate it, or fix and redeploy the worker).',
+      },
+    ),
+  ),
   temporal: Type.Object({
     workflowId: Type.String(),
     runId: Type.Optional(Type.String()),

@@ -28,6 +28,7 @@ import { ExecutionRetention1763800000100 } from './1763800000100-execution-reten
 import { ExecutionListIndexes1763800000200 } from './1763800000200-execution-list-indexes';
 import { CompactExecutionRecords1763800000300 } from './1763800000300-compact-execution-records';
 import { ExecutionReruns1763900000000 } from './1763900000000-execution-reruns';
+import { OpenRunChecks1763910000000 } from './1763910000000-open-run-checks';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -73,4 +74,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   CompactExecutionRecords1763800000300,
   // Re-runs and retries name the execution they run again.
   ExecutionReruns1763900000000,
+  OpenRunChecks1763910000000,
 ];
