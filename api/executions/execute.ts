@@ -5,7 +5,14 @@
  * workflows/engine/hand-run.ts's rule (docs/api.md, "Running by hand").
  */
 import { Type } from '@sinclair/typebox';
-import { checkInputs, handRunPayload, handRunTrigger, type TriggerInfo, type TriggerStep, type WorkflowDefinition } from '../../workflows/engine';
+import {
+  checkInputs,
+  handRunPayload,
+  handRunTrigger,
+  type TriggerInfo,
+  type TriggerStep,
+  type WorkflowDefinition,
+} from '../../workflows/engine';
 import { startExecution } from '../../executions';
 import { HttpError, validationFailed } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';

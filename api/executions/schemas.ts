@@ -93,7 +93,9 @@ export const Execution = Type.Object({
         attempts: Type.Integer({ description: 'attempts of the failing workflow task so far' }),
         since: DateTime,
         message: Type.String({ description: 'the failure Temporal recorded' }),
-        cause: Type.Optional(Type.String({ description: "Temporal's cause, e.g. WORKFLOW_WORKER_UNHANDLED_FAILURE, NON_DETERMINISTIC_ERROR" })),
+        cause: Type.Optional(
+          Type.String({ description: "Temporal's cause, e.g. WORKFLOW_WORKER_UNHANDLED_FAILURE, NON_DETERMINISTIC_ERROR" }),
+        ),
         checkedAt: DateTime,
       },
       {

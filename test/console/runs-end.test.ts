@@ -72,6 +72,9 @@ describe('console: runs that end', function () {
     assert.match(notice, /failed 7 times/);
     assert.match(notice, /Cannot access 'complete' before initialization/);
     assert.match(notice, /WORKFLOW_WORKER_UNHANDLED_FAILURE/);
-    await c.auth(x.t.request.post(`/workflows/executions/${id}/terminate`)).send({}).expect(200);
+    await c
+      .auth(x.t.request.post(`/workflows/executions/${id}/terminate`))
+      .send({})
+      .expect(200);
   });
 });

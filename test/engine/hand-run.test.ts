@@ -66,7 +66,12 @@ describe('engine: starts by hand', () => {
       payload: { firedAt: '2026-01-01T00:00:00.000Z', schedule: '0 * * * *' },
       receivedAt: '2026-01-01T00:00:00Z',
     };
-    const { outcome, ctx } = await runDefinition({ ...cronOnly, outputs: { schedule: '${{ trigger.payload.schedule }}' } }, {}, {}, { trigger });
+    const { outcome, ctx } = await runDefinition(
+      { ...cronOnly, outputs: { schedule: '${{ trigger.payload.schedule }}' } },
+      {},
+      {},
+      { trigger },
+    );
     assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
     assert.deepEqual(outcome.outputs, { schedule: '0 * * * *' });
     assert.equal(ctx.steps.note.status, 'completed');

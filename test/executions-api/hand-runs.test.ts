@@ -37,13 +37,10 @@ describe('executions API: runs by hand of cron and webhook workflows', function 
       { stepId: 'tick', source: 'manual' },
     );
     const steps = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps`)).expect(200);
-    assert.deepEqual(
-      (steps.body.data as Array<{ stepId: string; status: string }>).map((s) => [s.stepId, s.status]).sort(),
-      [
-        ['note', 'completed'],
-        ['tick', 'completed'],
-      ],
-    );
+    assert.deepEqual((steps.body.data as Array<{ stepId: string; status: string }>).map((s) => [s.stepId, s.status]).sort(), [
+      ['note', 'completed'],
+      ['tick', 'completed'],
+    ]);
   });
 
   it('runs a webhook-only workflow now: its trigger gets a request with the inputs as body', async () => {
@@ -76,7 +73,10 @@ describe('executions API: runs by hand of cron and webhook workflows', function 
     assert.match(refused.body.type, /\/trigger-required$/);
     assert.match(refused.body.detail, /tick \(cron\)/);
     assert.match(refused.body.detail, /hook \(webhook\)/);
-    assert.deepEqual(refused.body.errors.map((e: { path: string }) => e.path), ['/triggerId']);
+    assert.deepEqual(
+      refused.body.errors.map((e: { path: string }) => e.path),
+      ['/triggerId'],
+    );
 
     const unknown = await c.auth(x.t.request.post('/workflows/definitions/either/execute')).send({ triggerId: 'note' });
     assert.equal(unknown.status, 400, JSON.stringify(unknown.body));

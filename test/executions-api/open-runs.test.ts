@@ -68,7 +68,10 @@ describe('executions API: open runs brought in line with Temporal', function () 
 
     // A run that ended cancelled in Temporal while its row lost the record (the row put back as open, as a crashed
     // recording would leave it): terminate settles it as cancelled.
-    await c.auth(x.t.request.post(`/workflows/executions/${cancelled}/cancel`)).send({}).expect(202);
+    await c
+      .auth(x.t.request.post(`/workflows/executions/${cancelled}/cancel`))
+      .send({})
+      .expect(202);
     await waitFor(x, c, cancelled, finished);
     await x.db.query(`UPDATE executions SET status = 'running', completed_at = NULL, error = NULL WHERE id = $1`, [cancelled]);
     const late = await c.auth(x.t.request.post(`/workflows/executions/${cancelled}/terminate`)).send({});

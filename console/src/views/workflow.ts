@@ -262,6 +262,6 @@ function triggerPicker(definition: Json | null): { element: HTMLElement; select?
     'select',
     { name: 'triggerId', required: true, 'aria-label': 'Trigger to fire' },
     ...triggers.map((trigger) => h('option', { value: trigger.id }, `${trigger.id} (${trigger.kind})`)),
-  ) as HTMLSelectElement;
+  );
   return { element: h('label', { class: 'field', 'data-run-trigger': 'choose' }, 'Trigger to fire now ', select), select };
 }

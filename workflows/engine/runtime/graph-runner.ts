@@ -170,7 +170,9 @@ function startsFor(input: ExecutionInput, topology: Topology): Record<string, It
 /** Why a run started nothing: the trigger its start names is not one of the revision's trigger steps, or it names none. */
 function noTriggerFired(input: ExecutionInput, topology: Topology): ExecutionError {
   const steps = input.definition.steps;
-  const triggers = topology.entries.filter((id) => steps[id].type === 'trigger').map((id) => `${id} (${steps[id].pluginType ?? 'trigger'})`);
+  const triggers = topology.entries
+    .filter((id) => steps[id].type === 'trigger')
+    .map((id) => `${id} (${steps[id].pluginType ?? 'trigger'})`);
   const named = input.trigger.stepId !== undefined ? `trigger step "${input.trigger.stepId}"` : 'no trigger step';
   return {
     type: 'NO_TRIGGER_FIRED',
