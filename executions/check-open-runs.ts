@@ -137,7 +137,8 @@ async function settle(
   status: ExecutionStatus,
   error: { type: string; message: string } | null,
 ): Promise<OpenRunCheck> {
-  await new ExecutionRepository(deps.dataSource.manager).finish(row.id, status, null, error);
+  // A completed run whose row lost only its status keeps the outputs it recorded.
+  await new ExecutionRepository(deps.dataSource.manager).finish(row.id, status, status === 'completed' ? row.outputs : null, error);
   deps.logger?.warn({ executionId: row.id, status, error }, 'execution closed in Temporal without recording its end: settled');
   return { kind: 'settled', status };
 }
