@@ -40,6 +40,8 @@ export function startExecutionReconciler(
     intervalMs?: number;
     /** Rows looked at in Temporal per pass by the open-runs sweep (default 50). */
     openRunsBatchSize?: number;
+    /** How old an open row is, and how long since it was looked at, before the open-runs sweep looks (default 15 s). */
+    openRunsGraceMs?: number;
     /** After each open-runs pass: what it did, and how many open runs of the namespace have a failing workflow task. */
     onOpenRuns?: (result: OpenRunsSweepResult, taskFailing: number) => void;
   } = {},
@@ -63,7 +65,7 @@ export function startExecutionReconciler(
       )
       // Runs Temporal closed behind the rows' back, and runs whose workflow task keeps failing.
       .then(async () => {
-        const result = await checkOpenRuns(deps, { ...options, batchSize: options.openRunsBatchSize, graceMs: undefined });
+        const result = await checkOpenRuns(deps, { ...options, batchSize: options.openRunsBatchSize, graceMs: options.openRunsGraceMs });
         if (options.onOpenRuns) {
           const failing = await new ExecutionRepository(deps.dataSource.manager).countTaskFailing(deps.temporal.options.namespace);
           options.onOpenRuns(result, failing);

@@ -7,6 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { createHttpMetrics } from '../../api/ops/metrics';
+import { workflowReach } from '../../api/access/workflow-reach';
+import { startExecutionReconciler } from '../../startup/execution-reconciler';
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import { checkOpenRuns, newExecutionId, recordRun, startExecutionWorkflow, type OpenRunsSweepResult } from '../../executions';
 import type { ExecutionInput } from '../../workflows/engine';
@@ -49,6 +51,31 @@ describe('executions API: open runs brought in line with Temporal', function () 
     assert.deepEqual(after.body.error, { type: 'TERMINATED', message: 'pulled by an operator in the Temporal UI' });
     assert.equal(typeof after.body.completedAt, 'string', 'an ended row: retention removes it like any other');
     assert.deepEqual((await sweep()).settled, [], 'an ended row is no candidate');
+  });
+
+  it("is the reconciler's job: its timer settles a run terminated behind the API's back and reports the pass", async () => {
+    await publish(x, c, approval('approval'));
+    const id = await execute(x, c, 'approval');
+    await waitFor(x, c, id, waiting);
+    const passes: Array<{ settled: string[]; taskFailing: number }> = [];
+    const reconciler = startExecutionReconciler(
+      { ...deps(), taskQueue: x.taskQueue, publicBaseUrl: 'http://api.test', limits: x.limits, reach: workflowReach },
+      {
+        intervalMs: 100,
+        organizationId: c.org,
+        openRunsGraceMs: 0,
+        onOpenRuns: (found, taskFailing) => passes.push({ settled: found.settled.map((run) => run.id), taskFailing }),
+      },
+    );
+    try {
+      await x.env.client.workflow.getHandle(id).terminate('from the Temporal CLI');
+      const done = await waitFor(x, c, id, finished, '', 30_000);
+      assert.equal(done.status, 'terminated');
+      assert.ok(passes.some((pass) => pass.settled.includes(id)));
+      assert.equal(typeof passes[0].taskFailing, 'number');
+    } finally {
+      await reconciler.stop();
+    }
   });
 
   it('answers terminate and cancel of a run Temporal already closed with its real status, recording it', async () => {
