@@ -189,7 +189,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
       // Runs before the server closes (cleanups run in reverse): open event streams end instead of holding the shutdown.
       cleanups.push({ name: 'event streams', run: () => eventHub.close() });
       logger.info({ port, host: config.host, publicBaseUrl: config.publicBaseUrl }, 'API listening');
-      // Repairs executions whose start a crashed API process lost (every API replica sweeps; that is safe).
+      // Repairs executions whose start a crashed API process lost, and open runs Temporal closed or cannot progress (every API replica sweeps; that is safe).
       const reconciler = startExecutionReconciler(
         {
           dataSource: database.dataSource,
