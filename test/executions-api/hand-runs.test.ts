@@ -1,7 +1,7 @@
 /**
  * Runs by hand of workflows without a manual trigger (POST …/execute, which the kit's `execute` and the console's run
  * button call): the only trigger fires as a "run now" and the run ends; with several, the caller names one or the
- * start is refused before anything is recorded.
+ * start is refused before anything is recorded. Signal-with-start follows the same rule.
  *
  *   tick (cron) ──▶ note (log)        hook (webhook) ──▶ note (log)        tick (cron) ─┬▶ note (log, any)
  *                                                                          hook (webhook)┘
@@ -55,6 +55,26 @@ describe('executions API: runs by hand of cron and webhook workflows', function 
     const done = await waitFor(x, c, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, { order: 42, method: 'POST' });
+  });
+
+  it('starts a cron-only workflow by signal-with-start: the trigger fires and its wait receives the signal', async () => {
+    await publish(x, c, {
+      name: 'Asked nightly',
+      key: 'asked',
+      steps: {
+        tick,
+        ask: { type: 'wait', pluginType: 'signal-wait', config: { signalName: 'question', correlationKey: 'k-1', timeout: '1h' } },
+      },
+      connections: [{ from: 'tick', to: 'ask' }],
+      outputs: { asked: '${{ steps.ask.outputs.payload.text }}', schedule: '${{ trigger.payload.schedule }}' },
+    });
+    const started = await c
+      .auth(x.t.request.post('/workflows/signals/question'))
+      .send({ correlationKey: 'k-1', payload: { text: 'why?' }, workflowId: 'asked', startIfNotWaiting: true });
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    const done = await waitFor(x, c, String(started.body.executionId), finished);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.deepEqual(done.outputs, { asked: 'why?', schedule: '0 3 * * *' });
   });
 
   it('asks which trigger to fire when there are several and none is manual; runs the one named', async () => {
