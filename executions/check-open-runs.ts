@@ -29,6 +29,8 @@ import type { ReconcilerDeps, SweepOptions } from './reconcile-starts';
 /** Short: a workflow task failing from the run's first task on is reported within a pass or two. */
 export const OPEN_RUNS_GRACE_MS = 15_000;
 const DEFAULT_BATCH_SIZE = 50;
+/** How old a row whose run Temporal does not know must be before it is settled as RUN_LOST. */
+export const RUN_LOST_AFTER_MS = 10 * 60_000;
 /** Newest history events read to find the failure of a workflow task or the close event. */
 const HISTORY_TAIL_EVENTS = 20;
 const MESSAGE_MAX_CHARS = 1_000;
@@ -87,8 +89,11 @@ export async function checkOpenRun(deps: OpenRunDeps, row: ExecutionEntity): Pro
     described = await deps.temporal.workflow.getHandle(row.id).describe();
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
-    // Never started (the start reconciler's), or a child its parent has yet to start (the children sweep's).
-    if (row.temporalRunId === null || row.parentExecutionId !== null) {
+    // Never started (the start reconciler's), or a child its parent has yet to start (the children sweep's). A run
+    // Temporal knew drops out of it only once closed past its retention, or with Temporal's data (a dev server
+    // restarted without its file): a young row is given time, so a passing doubt never ends a live run.
+    const young = Date.now() - row.createdAt.getTime() < RUN_LOST_AFTER_MS;
+    if (row.temporalRunId === null || row.parentExecutionId !== null || young) {
       await executions.markChecked(row.id, row.runHealth);
       return { kind: 'left' };
     }

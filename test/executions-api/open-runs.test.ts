@@ -109,6 +109,39 @@ describe('executions API: open runs brought in line with Temporal', function () 
     assert.equal((read.body.error as { type: string }).type, 'CANCELLED');
   });
 
+  it('settles a run Temporal no longer knows as RUN_LOST once the execution is old enough, not before', async () => {
+    await publish(x, c, approval('approval'));
+    const runnable = await new WorkflowRevisionRepository(x.db.manager).findRunnable(c.org, 'approval', {});
+    if (typeof runnable === 'string') throw new Error(runnable);
+    const lost = async (ageMinutes: number) => {
+      const { row } = await recordRun(x.db, {
+        id: newExecutionId(),
+        organizationId: c.org,
+        runnable,
+        inputs: {},
+        trigger: { stepId: 'start', source: 'manual', payload: {}, receivedAt: new Date().toISOString() },
+        createdBy: c.userId,
+        temporalNamespace: x.env.client.options.namespace,
+        settings: { publicBaseUrl: 'http://api.test', limits: x.limits },
+      });
+      // A run recorded against a Temporal that has since lost it (a dev server restarted without its file).
+      await x.db.query(`UPDATE executions SET temporal_run_id = 'gone', created_at = now() - $2::int * interval '1 minute' WHERE id = $1`, [
+        row.id,
+        ageMinutes,
+      ]);
+      return row.id;
+    };
+    const old = await lost(11);
+    const young = await lost(1);
+    const passed = await sweep();
+    assert.deepEqual(passed.settled, [{ id: old, status: 'terminated' }]);
+    assert.deepEqual(passed.left, [young]);
+    const read = await c.auth(x.t.request.get(`/workflows/executions/${old}`)).expect(200);
+    assert.equal((read.body.error as { type: string }).type, 'RUN_LOST');
+    // No history to replay when the file's environment stops.
+    await x.db.query(`UPDATE executions SET temporal_run_id = NULL WHERE id = ANY($1::text[])`, [[old, young]]);
+  });
+
   it('shows a run whose workflow task keeps failing on GET, with the failure, then settles it once terminated', async () => {
     await publish(x, c, approval('approval'));
     const runnable = await new WorkflowRevisionRepository(x.db.manager).findRunnable(c.org, 'approval', {});
