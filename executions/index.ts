@@ -2,10 +2,18 @@
  * The execution module: the life of an execution. Record a run and build its
  * workflow input, start it in Temporal, reconcile lost starts, prepare
  * sub-workflow children and cron ticks, deliver signals, start the recovery
- * runs of failed executions. Used by api/,
+ * runs of failed executions, bring open runs in line with Temporal. Used by api/,
  * activities/ and the start-up code; uses db/ and workflows/engine. Outside
  * callers import from here, never from the files behind it.
  */
+export {
+  OPEN_RUNS_GRACE_MS,
+  checkOpenRun,
+  checkOpenRuns,
+  type OpenRunCheck,
+  type OpenRunDeps,
+  type OpenRunsSweepResult,
+} from './check-open-runs';
 export { deliver, deliverByCorrelation, DELIVERY_DEADLINE_MS, type Delivery } from './deliver-signal';
 export type { StartDeps, WorkflowReach } from './deps';
 export {

@@ -1,7 +1,7 @@
 /** Resolves a sub-workflow's revision and records the child execution, returning the child's input. */
 import type { DataSource } from 'typeorm';
 import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
-import type { ExecutionInput, RunLimits } from '../workflows/engine';
+import { handRunPayload, handRunTrigger, type ExecutionInput, type RunLimits, type TriggerInfo } from '../workflows/engine';
 import type { WorkflowReach } from './deps';
 import { ChildOutOfReach, RevisionNotRunnable } from './errors';
 import { recordRun } from './record-run';
@@ -48,7 +48,17 @@ export async function prepareChildRun(deps: PrepareDeps, request: ChildRunReques
   const parentNrn = runnable.reachFrom ? deps.reach.nrnOf(runnable.reachFrom) : null;
   const childNrn = deps.reach.nrnOf(runnable.workflow);
   if (parentNrn === null || !deps.reach.reaches(parentNrn, childNrn)) throw new ChildOutOfReach(parentNrn, childNrn);
-  const trigger = { source: 'sub-workflow' as const, payload: request.inputs, receivedAt: new Date().toISOString() };
+  // As a start by hand (workflows/engine/hand-run.ts): the manual trigger, else the only one, fired with a run-now
+  // payload; a child of a workflow with several other triggers names none, and its run fails saying so.
+  const handRun = handRunTrigger(runnable.definition);
+  const fired = handRun.ok ? handRun.step : undefined;
+  const now = new Date();
+  const trigger: TriggerInfo = {
+    ...(fired ? { stepId: fired.id } : {}),
+    source: 'sub-workflow',
+    payload: handRunPayload(runnable.definition, fired, request.inputs, now),
+    receivedAt: now.toISOString(),
+  };
   // The child id is minted by the parent workflow, so a retried activity finds its own row (idempotency key = child id).
   const { input } = await recordRun(deps.dataSource, {
     id: request.childExecutionId,

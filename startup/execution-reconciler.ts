@@ -7,7 +7,17 @@
  * then forgets old light step results, on a timer started and stopped with the service.
  */
 import { LightStepResultRepository } from '../db/repositories/light-step-result-repository';
-import { settleChildren, sweepFailures, sweepOnce, type DispatchDeps, type ReconcilerDeps, type SweepOptions } from '../executions';
+import { ExecutionRepository } from '../db/repositories/execution-repository';
+import {
+  checkOpenRuns,
+  settleChildren,
+  sweepFailures,
+  sweepOnce,
+  type DispatchDeps,
+  type OpenRunsSweepResult,
+  type ReconcilerDeps,
+  type SweepOptions,
+} from '../executions';
 import { repeatEvery } from './repeating-timer';
 
 export const DEFAULT_INTERVAL_MS = 30_000;
@@ -26,7 +36,15 @@ export interface RunningReconciler {
 /** Sweeps every `intervalMs` (first sweep one interval after start) on a repeating timer: never two at once. */
 export function startExecutionReconciler(
   deps: ReconcilerDeps & DispatchDeps,
-  options: SweepOptions & { intervalMs?: number } = {},
+  options: SweepOptions & {
+    intervalMs?: number;
+    /** Rows looked at in Temporal per pass by the open-runs sweep (default 50). */
+    openRunsBatchSize?: number;
+    /** How old an open row is, and how long since it was looked at, before the open-runs sweep looks (default 15 s). */
+    openRunsGraceMs?: number;
+    /** After each open-runs pass: what it did, and how many open runs of the namespace have a failing workflow task. */
+    onOpenRuns?: (result: OpenRunsSweepResult, taskFailing: number) => void;
+  } = {},
 ): RunningReconciler {
   return repeatEvery(options.intervalMs ?? DEFAULT_INTERVAL_MS, () =>
     sweepOnce(deps, options)
@@ -44,6 +62,18 @@ export function startExecutionReconciler(
       .then(
         () => undefined,
         (error: unknown) => deps.logger.warn({ err: error }, 'children sweep failed; the next sweep retries'),
+      )
+      // Runs Temporal closed behind the rows' back, and runs whose workflow task keeps failing.
+      .then(async () => {
+        const result = await checkOpenRuns(deps, { ...options, batchSize: options.openRunsBatchSize, graceMs: options.openRunsGraceMs });
+        if (options.onOpenRuns) {
+          const failing = await new ExecutionRepository(deps.dataSource.manager).countTaskFailing(deps.temporal.options.namespace);
+          options.onOpenRuns(result, failing);
+        }
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => deps.logger.warn({ err: error }, 'open-runs sweep failed; the next sweep retries'),
       )
       .then(() => new LightStepResultRepository(deps.dataSource.manager).prune(new Date(Date.now() - LIGHT_STEP_RESULT_RETENTION_MS)))
       .then(

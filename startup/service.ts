@@ -189,16 +189,19 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
       // Runs before the server closes (cleanups run in reverse): open event streams end instead of holding the shutdown.
       cleanups.push({ name: 'event streams', run: () => eventHub.close() });
       logger.info({ port, host: config.host, publicBaseUrl: config.publicBaseUrl }, 'API listening');
-      // Repairs executions whose start a crashed API process lost (every API replica sweeps; that is safe).
-      const reconciler = startExecutionReconciler({
-        dataSource: database.dataSource,
-        temporal: client,
-        taskQueue: config.temporalTaskQueue,
-        publicBaseUrl: config.publicBaseUrl,
-        limits: config.limits,
-        logger,
-        reach: workflowReach,
-      });
+      // Repairs executions whose start a crashed API process lost, and open runs Temporal closed or cannot progress (every API replica sweeps; that is safe).
+      const reconciler = startExecutionReconciler(
+        {
+          dataSource: database.dataSource,
+          temporal: client,
+          taskQueue: config.temporalTaskQueue,
+          publicBaseUrl: config.publicBaseUrl,
+          limits: config.limits,
+          logger,
+          reach: workflowReach,
+        },
+        { onOpenRuns: (found, taskFailing) => app.metrics.openRunsChecked(found, taskFailing) },
+      );
       cleanups.push({ name: 'execution start reconciler', run: () => reconciler.stop() });
       // Removes ended executions past their retention, in bounded batches (every API replica sweeps; SKIP LOCKED keeps them apart).
       const retention = startRetentionSweeper({

@@ -1,5 +1,6 @@
 /** Problem types of the execution routes (rendered as problem+json under /workflows). */
 import { ExecutorUnavailable } from '../../executions';
+import type { TriggerStep } from '../../workflows/engine';
 import { HttpError } from '../http/errors';
 
 export const executionNotFound = (id: string): HttpError =>
@@ -17,6 +18,26 @@ export const notWaiting = (name: string): HttpError =>
 
 export const executionFinished = (id: string, status: string): HttpError =>
   new HttpError(409, 'execution-finished', `Execution "${id}" has already finished (${status}).`);
+
+const listed = (triggers: TriggerStep[]) => triggers.map((step) => `${step.id} (${step.pluginType})`).join(', ');
+
+/** A start by hand of a workflow with several triggers and no manual one, naming none of them. */
+export const triggerRequired = (workflowId: string, triggers: TriggerStep[]): HttpError =>
+  new HttpError(
+    400,
+    'trigger-required',
+    `Workflow "${workflowId}" has no manual trigger and several others: name the one to fire in triggerId (one of ${listed(triggers)}).`,
+    { errors: [{ path: '/triggerId', message: `is required: one of ${listed(triggers)}` }] },
+  );
+
+/** A start by hand naming a step that is not a trigger step of the revision. */
+export const unknownTrigger = (workflowId: string, triggerId: string, triggers: TriggerStep[]): HttpError =>
+  new HttpError(
+    400,
+    'trigger-not-found',
+    `Revision of workflow "${workflowId}" has no trigger step "${triggerId}" (its triggers: ${listed(triggers) || 'none'}).`,
+    { errors: [{ path: '/triggerId', message: `must name a trigger step: ${listed(triggers) || 'none'}` }] },
+  );
 
 /** Rethrows the execution module's domain errors as this area's problem types: `await startExecution(…).catch(asProblem)`. */
 export function asProblem(error: unknown): never {

@@ -1,19 +1,27 @@
 /**
  * POST /workflows/definitions/{id}/execute: resolve the revision, check the
  * inputs, then start the execution (executions/: idempotent record, Temporal
- * start, nothing half-written on failure).
+ * start, nothing half-written on failure). Which trigger fires is
+ * workflows/engine/hand-run.ts's rule (docs/api.md, "Running by hand").
  */
 import { Type } from '@sinclair/typebox';
-import { checkInputs, manualTrigger, type TriggerInfo } from '../../workflows/engine';
+import {
+  checkInputs,
+  handRunPayload,
+  handRunTrigger,
+  type TriggerInfo,
+  type TriggerStep,
+  type WorkflowDefinition,
+} from '../../workflows/engine';
 import { startExecution } from '../../executions';
 import { HttpError, validationFailed } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { authorizedRunnable } from '../workflows/authorize';
 import { WorkflowRef } from '../workflows/schemas';
 import type { ExecutionDeps } from './deps';
-import { declaredInputs, inputSchemaErrors } from '../workflows/declared-schemas';
+import { declaredInputs, inputSchemaErrors, payloadSchemaErrors } from '../workflows/declared-schemas';
 import { recordStart } from '../audit/execution-start';
-import { asProblem } from './errors';
+import { asProblem, triggerRequired, unknownTrigger } from './errors';
 import { ExecuteBody, ExecuteResult, RevisionChoice } from './schemas';
 
 const tags = ['Workflow executions'];
@@ -50,12 +58,20 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
           throw new HttpError(404, 'revision-not-found', `Workflow "${params.id}" has no revision ${String(revision)}.`);
 
         const inputs = request.inputs ?? {};
-        const trigger = manualTrigger(runnable.definition);
+        const fired = firedTrigger(runnable.definition, params.id, request.triggerId);
         const declared = Object.fromEntries(declaredInputs(runnable.definition).map(({ name, spec }) => [name, spec]));
         const errors = [...checkInputs(declared, inputs), ...inputSchemaErrors(runnable.definition, inputs)];
+        // A webhook trigger run now gets the inputs as its request body: they meet its payloadSchema like a request's body.
+        if (fired?.pluginType === 'webhook') errors.push(...payloadSchemaErrors(runnable.definition, fired.id, inputs));
         if (errors.length > 0) throw validationFailed(errors, undefined, 'inputs-invalid');
 
-        const triggerInfo: TriggerInfo = { stepId: trigger?.id, source: 'manual', payload: inputs, receivedAt: new Date().toISOString() };
+        const now = new Date();
+        const triggerInfo: TriggerInfo = {
+          stepId: fired?.id,
+          source: 'manual',
+          payload: handRunPayload(runnable.definition, fired, inputs, now),
+          receivedAt: now.toISOString(),
+        };
         const { row, created } = await startExecution(deps, {
           organizationId: auth.organizationId,
           runnable,
@@ -72,4 +88,12 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
       },
     }),
   ];
+}
+
+/** The trigger step this start fires (undefined: the revision has none); refuses a start that names none of several. */
+export function firedTrigger(definition: WorkflowDefinition, workflowId: string, triggerId?: string): TriggerStep | undefined {
+  const handRun = handRunTrigger(definition, triggerId);
+  if (handRun.ok) return handRun.step;
+  if (handRun.reason === 'unknown') throw unknownTrigger(workflowId, String(triggerId), handRun.triggers);
+  throw triggerRequired(workflowId, handRun.triggers);
 }

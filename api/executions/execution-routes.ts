@@ -1,6 +1,8 @@
 /** GET /workflows/executions[/{id}[/state|/steps|/pending-signals]] and POST …/cancel, …/terminate. */
 import { Type } from '@sinclair/typebox';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import type { ExecutionEntity } from '../../db/entities/execution';
+import { checkOpenRun } from '../../executions';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { ExecutionStepRepository } from '../../db/repositories/execution-step-repository';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
@@ -36,13 +38,19 @@ const Json = Type.Record(Type.String(), Type.Unknown());
 export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
   const executions = new ExecutionRepository(deps.dataSource.manager);
   const stepRecords = new ExecutionStepRepository(deps.dataSource.manager);
-  /** Temporal refused or is unreachable; a workflow it no longer knows has finished (409). */
-  const temporalCall = async (row: { id: string; status: string }, call: () => Promise<unknown>): Promise<void> => {
+  /**
+   * Temporal refused or is unreachable (503). A run Temporal says is over while its row is open (it was cancelled or
+   * terminated behind the API's back, or its history is gone) is brought in line first, as the open-runs sweep
+   * would, and the answer is 409 with the status it now has.
+   */
+  const temporalCall = async (row: ExecutionEntity, call: () => Promise<unknown>): Promise<void> => {
     try {
       await call();
     } catch (error) {
-      if (error instanceof WorkflowNotFoundError) throw executionFinished(row.id, row.status);
-      throw executorUnavailable();
+      if (!(error instanceof WorkflowNotFoundError)) throw executorUnavailable();
+      await checkOpenRun(deps, row).catch(() => undefined);
+      const status = (await executions.statusInOrganization(row.organizationId, row.id)) ?? row.status;
+      throw executionFinished(row.id, status);
     }
   };
 

@@ -41,6 +41,14 @@ export const ExecuteBody = Type.Object(
     ...RevisionChoice,
     correlationKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
     idempotencyKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    triggerId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'The trigger step to fire. Default: the manual trigger, else the only trigger (a run now: a cron trigger gets the payload a tick would, a webhook trigger a request with these inputs as body); required when there are several others.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -78,6 +86,24 @@ export const Execution = Type.Object({
   createdAt: DateTime,
   updatedAt: DateTime,
   completedAt: Type.Optional(DateTime),
+  health: Type.Optional(
+    Type.Object(
+      {
+        workflowTaskFailing: Type.Literal(true),
+        attempts: Type.Integer({ description: 'attempts of the failing workflow task so far' }),
+        since: DateTime,
+        message: Type.String({ description: 'the failure Temporal recorded' }),
+        cause: Type.Optional(
+          Type.String({ description: "Temporal's cause, e.g. WORKFLOW_WORKER_UNHANDLED_FAILURE, NON_DETERMINISTIC_ERROR" }),
+        ),
+        checkedAt: DateTime,
+      },
+      {
+        description:
+          'Present while the execution is open and its workflow task keeps failing, as the open-runs sweep last saw it in Temporal: the run makes no progress until the cause is fixed (terminate it, or fix and redeploy the worker).',
+      },
+    ),
+  ),
   temporal: Type.Object({
     workflowId: Type.String(),
     runId: Type.Optional(Type.String()),

@@ -54,6 +54,8 @@ export function executionJson(
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
     ...(row.completedAt !== null ? { completedAt: iso(row.completedAt) } : {}),
+    // What the open-runs sweep recorded (executions/check-open-runs.ts): reads never ask Temporal.
+    ...(row.runHealth && (status === 'running' || status === 'waiting') ? { health: row.runHealth } : {}),
     temporal: {
       workflowId: row.id,
       ...(row.temporalRunId !== null ? { runId: row.temporalRunId } : {}),

@@ -9,7 +9,7 @@
 import type { WorkflowEntity } from '../../db/entities/workflow';
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import { startExecution } from '../../executions';
-import { checkInputs, manualTrigger, type TriggerInfo } from '../../workflows/engine';
+import { checkInputs, handRunPayload, manualTrigger, type TriggerInfo } from '../../workflows/engine';
 import { authorize } from '../access/access';
 import type { AuthContext } from '../http/auth';
 import { HttpError, validationFailed } from '../http/errors';
@@ -17,6 +17,7 @@ import { workflowNrn } from '../workflows/authorize';
 import { workflowNotFound } from '../workflows/errors';
 import type { ExecutionDeps } from './deps';
 import { asProblem } from './errors';
+import { firedTrigger } from './execute';
 
 export interface SignalStart {
   name: string;
@@ -44,11 +45,14 @@ export async function startForSignal(
   const trigger = manualTrigger(runnable.definition);
   const errors = trigger ? checkInputs(trigger.inputs, start.inputs) : [];
   if (errors.length > 0) throw validationFailed(errors, undefined, 'inputs-invalid');
+  // Without a manual trigger, the one the execute endpoint would fire (refused when several and none is manual).
+  const fired = firedTrigger(runnable.definition, workflow.id);
+  const now = new Date();
   const triggerInfo: TriggerInfo = {
-    stepId: trigger?.id,
+    stepId: fired?.id,
     source: 'signal',
-    payload: start.inputs,
-    receivedAt: new Date().toISOString(),
+    payload: handRunPayload(runnable.definition, fired, start.inputs, now),
+    receivedAt: now.toISOString(),
     signal: { name: start.name, signalId: start.signalId, correlationKey: start.correlationKey, payload: start.payload },
   };
   const { row } = await startExecution(deps, {

@@ -3,7 +3,7 @@
  * process that runs a worker too, the Temporal SDK's own metrics (served by its core on a loopback port)
  * follow the app's in the same answer.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface HttpMetrics {
   registry: Registry;
@@ -12,6 +12,8 @@ export interface HttpMetrics {
   text(): Promise<string>;
   /** Counts rows the retention sweep removed, by table (the sweep's totals; `batches` is not a table). */
   retentionRemoved(rowsByTable: Record<string, number>): void;
+  /** What a pass of the open-runs sweep found (executions/check-open-runs.ts), and the open runs whose workflow task fails. */
+  openRunsChecked(found: { newlyFailing: string[]; settled: Array<{ status: string }> }, taskFailing: number): void;
 }
 
 /** How long `/metrics` waits for the Temporal SDK's metrics before answering without them. */
@@ -41,6 +43,22 @@ export function createHttpMetrics(temporalSdkMetricsUrl?: string): HttpMetrics {
     labelNames: ['table'] as const,
     registers: [registry],
   });
+  const taskFailing = new Gauge({
+    name: 'executions_workflow_task_failing',
+    help: 'Open executions whose workflow task keeps failing, as the open-runs sweep last saw them (no progress until fixed).',
+    registers: [registry],
+  });
+  const taskFailures = new Counter({
+    name: 'executions_workflow_task_failing_found_total',
+    help: 'Open executions the open-runs sweep found with a failing workflow task (each counted when first found).',
+    registers: [registry],
+  });
+  const settled = new Counter({
+    name: 'executions_settled_from_temporal_total',
+    help: 'Open executions Temporal had closed without a record of their end, settled by the open-runs sweep, by status.',
+    labelNames: ['status'] as const,
+    registers: [registry],
+  });
   // Label children are looked up once per (method, route, status): route patterns keep the set small,
   // and prom-client would otherwise hash the labels on every request.
   const children = new Map<string, { count: { inc(): void }; latency: { observe(value: number): void } }>();
@@ -59,6 +77,11 @@ export function createHttpMetrics(temporalSdkMetricsUrl?: string): HttpMetrics {
     async text() {
       const own = await registry.metrics();
       return temporalSdkMetricsUrl ? `${own}\n${await temporalSdkMetrics(temporalSdkMetricsUrl)}` : own;
+    },
+    openRunsChecked(found, failing) {
+      taskFailing.set(failing);
+      if (found.newlyFailing.length > 0) taskFailures.inc(found.newlyFailing.length);
+      for (const run of found.settled) settled.labels(run.status).inc();
     },
     retentionRemoved(rowsByTable) {
       for (const [table, rows] of Object.entries(rowsByTable)) if (table !== 'batches' && rows > 0) retention.labels(table).inc(rows);

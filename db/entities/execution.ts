@@ -5,6 +5,21 @@ import type { TriggerInfo } from '../../workflows/engine';
 /** How an execution runs another again: every step (`rerun`), or reusing the steps that completed (`retry`). */
 export type RerunKind = 'rerun' | 'retry';
 
+/** What the open-runs sweep last saw of a run in Temporal, when it was not well (executions/check-open-runs.ts). */
+export interface RunHealth {
+  /** The run's workflow task fails on every attempt: the run makes no progress until that is fixed. */
+  workflowTaskFailing: true;
+  /** Attempts of the failing workflow task so far. */
+  attempts: number;
+  /** When the first failing attempt was scheduled (ISO). */
+  since: string;
+  /** The failure's message as Temporal recorded it (its first failure), and its cause. */
+  message: string;
+  cause?: string;
+  /** When the sweep saw it (ISO). */
+  checkedAt: string;
+}
+
 export type ExecutionStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled' | 'terminated';
 
 @Entity({ name: 'executions' })
@@ -39,4 +54,8 @@ export class ExecutionEntity {
   /** On a root: the sub-workflow executions recorded below it at every depth, counted against the tree budget (0 elsewhere). */
   @Column({ type: 'integer' }) descendants!: number;
   @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
+  /** When the open-runs sweep last looked at this run in Temporal (null: never). */
+  @Column({ name: 'checked_at', type: 'timestamptz', nullable: true }) checkedAt!: Date | null;
+  /** Set while the sweep sees the run's workflow task failing; null otherwise. */
+  @Column({ name: 'run_health', type: 'jsonb', nullable: true }) runHealth!: RunHealth | null;
 }

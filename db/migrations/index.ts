@@ -29,6 +29,7 @@ import { ExecutionListIndexes1763800000200 } from './1763800000200-execution-lis
 import { CompactExecutionRecords1763800000300 } from './1763800000300-compact-execution-records';
 import { ExecutionReruns1763900000000 } from './1763900000000-execution-reruns';
 import { RevisionSources1763900000400 } from './1763900000400-revision-sources';
+import { OpenRunChecks1763910000000 } from './1763910000000-open-run-checks';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -76,4 +77,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   ExecutionReruns1763900000000,
   // A revision keeps the text it was published from (YAML or JSON, comments included).
   RevisionSources1763900000400,
+  OpenRunChecks1763910000000,
 ];

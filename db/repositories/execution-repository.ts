@@ -4,7 +4,7 @@
  * the final status is written only over a running (or waiting) execution.
  */
 import { Repository, type EntityManager } from 'typeorm';
-import { ExecutionEntity, type ExecutionStatus } from '../entities/execution';
+import { ExecutionEntity, type ExecutionStatus, type RunHealth } from '../entities/execution';
 import { deletedCount, poolQuery, rowsOf, selectColumns } from '../sql';
 import { auditInsertSql, type NewAuditEvent } from './audit-event-repository';
 import { callerGrantsColumns, type CallerGrantsRead, type CallerKey } from './grant-repository';
@@ -266,6 +266,48 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     await this.manager.query(`UPDATE executions SET updated_at = now() WHERE id = $1 AND status IN ('running', 'waiting')`, [executionId]);
   }
 
+  /**
+   * Open executions older than `graceMs` not looked at in Temporal for `graceMs`, least recently checked first
+   * (never checked before all): the candidates of the open-runs sweep (executions/check-open-runs.ts), by the
+   * partial index executions_open_checked (open rows only, however many ended ones the table holds).
+   */
+  async findOpenToCheck(options: {
+    temporalNamespace: string;
+    graceMs: number;
+    limit: number;
+    organizationId?: string;
+  }): Promise<ExecutionEntity[]> {
+    return rowsOf<ExecutionEntity>(
+      this.manager,
+      `SELECT ${selectColumns(this.manager, ExecutionEntity)} FROM executions
+       WHERE status IN ('running', 'waiting')
+         AND (checked_at IS NULL OR checked_at <= now() - $2::double precision * interval '1 millisecond')
+         AND created_at <= now() - $2::double precision * interval '1 millisecond'
+         AND temporal_namespace = $1 AND ($3::text IS NULL OR organization_id = $3)
+       ORDER BY checked_at NULLS FIRST, created_at, id LIMIT $4`,
+      [options.temporalNamespace, options.graceMs, options.organizationId ?? null, options.limit],
+    );
+  }
+
+  /** Records what the open-runs sweep saw of a live execution: when, and its health (null: well). `updated_at` stays. */
+  async markChecked(executionId: string, health: RunHealth | null): Promise<void> {
+    await this.manager.query(
+      `UPDATE executions SET checked_at = now(), run_health = $2::jsonb WHERE id = $1 AND status IN ('running', 'waiting')`,
+      [executionId, health === null ? null : JSON.stringify(health)],
+    );
+  }
+
+  /** Open executions of a namespace whose workflow task the sweep last saw failing (the metric's gauge). */
+  async countTaskFailing(temporalNamespace: string): Promise<number> {
+    const [row] = await rowsOf<{ n: number }>(
+      this.manager,
+      `SELECT count(*)::int AS n FROM executions
+       WHERE run_health IS NOT NULL AND status IN ('running', 'waiting') AND temporal_namespace = $1`,
+      [temporalNamespace],
+    );
+    return row?.n ?? 0;
+  }
+
   /** Failed executions whose recovery runs were never dispatched, oldest first (the failure sweep's candidates). */
   async findFailedUndispatched(options: { graceMs: number; limit: number; organizationId?: string }): Promise<ExecutionEntity[]> {
     return rowsOf<ExecutionEntity>(
@@ -449,7 +491,7 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
   ): Promise<void> {
     await this.manager.query(
       `WITH finished AS (
-         UPDATE executions SET status = $2, outputs = $3, error = $4, completed_at = now(), updated_at = now()
+         UPDATE executions SET status = $2, outputs = $3, error = $4, completed_at = now(), updated_at = now(), run_health = NULL
          WHERE id = $1 AND status IN ('running', 'waiting') RETURNING id
        )
        INSERT INTO execution_events (execution_id, seq, type, data)

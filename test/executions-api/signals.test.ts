@@ -211,9 +211,14 @@ describe('executions API: signals, pending waits, cancel and terminate', functio
     // As if the final write had not happened yet.
     await x.db.query(`UPDATE executions SET status = 'running' WHERE id = $1`, [id]);
     assertDialect('problem', await signal(id, 'approve', {}), 409);
-    assertDialect('problem', await c.auth(x.t.request.post(`/workflows/executions/${id}/terminate`)).send({}), 409);
+    const terminate = await c.auth(x.t.request.post(`/workflows/executions/${id}/terminate`)).send({});
+    assertDialect('problem', terminate, 409);
+    // The answer names the run's real state, and the row is brought in line with it (issue 38), its outputs kept.
+    assert.match(terminate.body.detail, /has already finished \(completed\)/);
     const row = await c.auth(x.t.request.get(`/workflows/executions/${id}`)).expect(200);
-    assert.equal(row.body.status, 'running', 'a failed terminate writes nothing');
+    assert.equal(row.body.status, 'completed', 'the row agrees with Temporal');
+    assert.deepEqual(row.body.outputs, { payload: { by: 'x' } });
+    assert.equal(row.body.error, undefined);
   });
 
   it('reads an execution no worker has picked up without hanging, and terminates it', async () => {

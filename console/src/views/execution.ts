@@ -47,6 +47,9 @@ export const executionView: View = async (main, [id]) => {
 
   const header = h('div', { class: 'execution-header' });
   const problem = h('div', { class: 'problem' });
+  // A run that makes no progress says so (the API's `health`, recorded by its open-runs sweep), re-read while live.
+  const healthSlot = h('div', { class: 'run-health' });
+  const renderHealth = (read: Json) => mount(healthSlot, healthNotice(read));
   const finishedAtStart = FINISHED.has(text(execution.status));
   const facts = executionFacts();
   const signals = signalsPanel(base, maySignal, !finishedAtStart);
@@ -109,6 +112,7 @@ export const executionView: View = async (main, [id]) => {
     try {
       execution = await api<Json>(base);
       renderHeader();
+      renderHealth(execution);
       facts.render(execution);
       steps.setSpan(ms(execution.createdAt), FINISHED.has(text(execution.status)) ? ms(execution.completedAt) : undefined);
       steps.redraw();
@@ -128,12 +132,14 @@ export const executionView: View = async (main, [id]) => {
   };
 
   renderHeader();
+  renderHealth(execution);
   facts.render(execution);
   steps.setSpan(ms(execution.createdAt), finishedAtStart ? ms(execution.completedAt) : undefined);
   await steps.load();
   mount(
     main,
     header,
+    healthSlot,
     problem,
     facts.element,
     h('div', { class: 'execution-body' }, h('section', { class: 'graph-slot' }, graph.element), panel.element),
@@ -158,9 +164,11 @@ export const executionView: View = async (main, [id]) => {
     if (event.type.startsWith('wait.')) void signals.reload();
   };
   // The duration and the open bars grow with time while the run is live.
+  let ticks = 0;
   const ticker = window.setInterval(() => {
     facts.tick();
     steps.redraw();
+    if (++ticks % HEALTH_REREAD_SECONDS === 0) void api<Json>(base).then(renderHealth, () => undefined);
   }, 1000);
   for (const type of Object.keys(STEP_EVENT_STATUS).concat('wait.ended')) stream.addEventListener(type, onStep);
   const onEnd = () => {
@@ -178,3 +186,21 @@ export const executionView: View = async (main, [id]) => {
     window.clearInterval(ticker);
   };
 };
+
+/** How often a live page re-reads the execution for its health (the sweep looks every 15 to 30 s). */
+const HEALTH_REREAD_SECONDS = 15;
+
+/** The notice of a run whose workflow task keeps failing (nothing while it is well). */
+function healthNotice(execution: Json): HTMLElement | null {
+  const health = execution.health as Json | undefined;
+  if (!health || health.workflowTaskFailing !== true) return null;
+  return h(
+    'div',
+    { class: 'problem', role: 'alert', 'data-health': 'workflow-task-failing' },
+    h('strong', {}, 'This run makes no progress. '),
+    `Its workflow task has failed ${Number(health.attempts)} times since ${formatTime(health.since)} (Temporal retries it): `,
+    h('code', {}, text(health.message)),
+    health.cause ? ` (${text(health.cause)})` : '',
+    '. Terminate it, or fix the cause and redeploy the worker.',
+  );
+}

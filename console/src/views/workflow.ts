@@ -28,11 +28,14 @@ export const workflowView: View = async (main, [id], query) => {
   // Run: a form of the declared inputs, built once the revision is read.
   const runSlot = mayExecute ? h('section', { class: 'run-slot' }, loading('Reading the declared inputs…')) : null;
   const runProblem = h('div', { class: 'problem' });
+  // Without a manual trigger, a run fires one of the others now (docs/api.md, "Running by hand"): the choice, when several.
+  let triggerChoice: HTMLSelectElement | undefined;
   const run = async (inputs: Json, form: RunForm) => {
     try {
+      const triggerId = triggerChoice?.value;
       const started = await api<Json>(`/workflows/definitions/${ref}/execute`, {
         method: 'POST',
-        body: { revision: chosen, inputs },
+        body: { revision: chosen, inputs, ...(triggerId ? { triggerId } : {}) },
       });
       navigate(`/console/executions/${enc(text(started.executionId))}`);
     } catch (error) {
@@ -121,7 +124,9 @@ export const workflowView: View = async (main, [id], query) => {
         problem: runProblem,
         submit: (inputs) => run(inputs, form),
       });
-      mount(runSlot, form.element);
+      const choice = triggerPicker(definition);
+      triggerChoice = choice?.select;
+      mount(runSlot, choice?.element ?? null, form.element);
     }
   } catch (error) {
     mount(graphSlot, errorState(error));
@@ -234,4 +239,32 @@ function aliasTable(ref: string, aliases: Json[], mayWrite: boolean, problem: HT
       ' follows the newest revision and is active only once activated.',
     ),
   );
+}
+
+/**
+ * What a run by hand fires when the revision has no manual trigger: a note naming its only trigger (run now), or,
+ * with several, a required choice among them (the API refuses a start that names none).
+ */
+function triggerPicker(definition: Json | null): { element: HTMLElement; select?: HTMLSelectElement } | undefined {
+  const triggers = Object.entries((definition?.steps ?? {}) as Record<string, Json>)
+    .filter(([, step]) => step?.type === 'trigger')
+    .map(([id, step]) => ({ id, kind: text(step.pluginType) }));
+  if (triggers.length === 0 || triggers.some((trigger) => trigger.kind === 'manual')) return undefined;
+  if (triggers.length === 1) {
+    const [only] = triggers;
+    return {
+      element: h(
+        'p',
+        { class: 'meta', 'data-run-trigger': only.id },
+        `No manual trigger: a run fires ${only.id} (${only.kind}) now`,
+        only.kind === 'cron' ? ', as a tick would.' : only.kind === 'webhook' ? ', with the inputs as the request body.' : '.',
+      ),
+    };
+  }
+  const select = h(
+    'select',
+    { name: 'triggerId', required: true, 'aria-label': 'Trigger to fire' },
+    ...triggers.map((trigger) => h('option', { value: trigger.id }, `${trigger.id} (${trigger.kind})`)),
+  );
+  return { element: h('label', { class: 'field', 'data-run-trigger': 'choose' }, 'Trigger to fire now ', select), select };
 }

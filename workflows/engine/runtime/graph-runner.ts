@@ -84,6 +84,17 @@ export function startExecution(
     effects.onEvent({ type: 'step.skipped', stepId, at });
   };
 
+  /** The definition's outputs once the walk is over. Declared before `done`, whose executor may end the walk at once. */
+  const complete = (): ExecutionOutcome => {
+    try {
+      const scope = stepScope(ctx, { items: [] });
+      const outputs = resolveTemplates(input.definition.outputs ?? {}, scope, { deferredRoots: new Set() }) as Record<string, unknown>;
+      return { status: 'completed', outputs };
+    } catch (error) {
+      return { status: 'failed', outputs: {}, error: { type: toStepError(error).code, message: `outputs: ${toStepError(error).message}` } };
+    }
+  };
+
   const done = new Promise<ExecutionOutcome>((resolve) => {
     let inFlight = 0;
     let finished = false;
@@ -128,18 +139,12 @@ export function startExecution(
         },
       );
     };
-    absorb(carried ? { ready: carried.pending, skipped: [] } : begin(topology, walker, startsFor(input, topology), condition));
+    if (carried) return absorb({ ready: carried.pending, skipped: [] });
+    const starts = startsFor(input, topology);
+    // Nothing would run (a start that names no trigger of this revision): say so rather than complete an empty walk.
+    if (Object.keys(starts).length === 0) return finish({ status: 'failed', outputs: {}, error: noTriggerFired(input, topology) });
+    absorb(begin(topology, walker, starts, condition));
   });
-
-  const complete = (): ExecutionOutcome => {
-    try {
-      const scope = stepScope(ctx, { items: [] });
-      const outputs = resolveTemplates(input.definition.outputs ?? {}, scope, { deferredRoots: new Set() }) as Record<string, unknown>;
-      return { status: 'completed', outputs };
-    } catch (error) {
-      return { status: 'failed', outputs: {}, error: { type: toStepError(error).code, message: `outputs: ${toStepError(error).message}` } };
-    }
-  };
 
   return { ctx, topology, walker, done };
 }
@@ -160,4 +165,17 @@ function startsFor(input: ExecutionInput, topology: Topology): Record<string, It
     if (steps[id].type !== 'trigger') starts[id] = [{ ...input.inputs }];
   }
   return starts;
+}
+
+/** Why a run started nothing: the trigger its start names is not one of the revision's trigger steps, or it names none. */
+function noTriggerFired(input: ExecutionInput, topology: Topology): ExecutionError {
+  const steps = input.definition.steps;
+  const triggers = topology.entries
+    .filter((id) => steps[id].type === 'trigger')
+    .map((id) => `${id} (${steps[id].pluginType ?? 'trigger'})`);
+  const named = input.trigger.stepId !== undefined ? `trigger step "${input.trigger.stepId}"` : 'no trigger step';
+  return {
+    type: 'NO_TRIGGER_FIRED',
+    message: `this ${input.trigger.source} start names ${named}, and no step can start without one (trigger steps: ${triggers.join(', ') || 'none'})`,
+  };
 }
