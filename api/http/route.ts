@@ -14,6 +14,7 @@ import { sessionToken } from './session-cookie';
 import type { Dialect } from './dialects';
 import { unauthorized, validationFailed, type FieldError } from './errors';
 import type { Permission } from './permissions';
+import { unstorableParams } from './storable-text';
 import { compileValidator } from './validation';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -200,10 +201,13 @@ function createHandler(route: RouteDefinition, options: MountOptions) {
       ctx.state.auth = auth;
     }
 
-    const errors: FieldError[] = [];
     const params: Record<string, unknown> = { ...ctx.params };
-    if (validateParams) errors.push(...validateParams(params).map(prefixed('/params')));
     const query: Record<string, unknown> = { ...ctx.query };
+    // Before the route's own checks: a value PostgreSQL refuses must not reach a lookup (a 500 otherwise).
+    const unstorable = [...unstorableParams(params, 'params'), ...unstorableParams(query, 'query')];
+    if (unstorable.length > 0) throw validationFailed(unstorable);
+    const errors: FieldError[] = [];
+    if (validateParams) errors.push(...validateParams(params).map(prefixed('/params')));
     if (validateQuery) errors.push(...validateQuery(query).map(prefixed('/query')));
 
     let body: unknown;
