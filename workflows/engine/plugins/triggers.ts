@@ -60,7 +60,6 @@ export const webhookTrigger: PluginDescriptor = {
         type: 'array',
         description: 'request headers to keep in the payload besides the default ones (names that say they carry a credential never are)',
         items: str(),
-        maxItems: 50,
       },
     },
   },
