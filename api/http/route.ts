@@ -40,7 +40,12 @@ export function needsToken(route: Pick<RouteDefinition, 'access'>): boolean {
 }
 
 export interface AppState {
+  /** The server's own id of the request (request-context.ts). */
   requestId: string;
+  /** The client's `X-Request-Id`, when it sent a sane one. */
+  clientRequestId?: string;
+  /** Where the request came from (through trusted proxies only: client-address.ts). */
+  clientAddress?: string;
   /** The error dialect of the matched route's family (unmatched requests: see dialects.ts). */
   dialect?: Dialect;
   auth?: AuthContext;
@@ -223,6 +228,8 @@ function createHandler(route: RouteDefinition, options: MountOptions) {
       action: route.audit && 'action' in route.audit ? route.audit.action : undefined,
       also: route.audit && 'action' in route.audit ? route.audit.also : undefined,
       requestId: ctx.state.requestId,
+      clientRequestId: ctx.state.clientRequestId,
+      clientAddress: ctx.state.clientAddress,
       replica: options.replica,
       actor: auth && tokenActor(auth),
       organizationId: auth?.organizationId,

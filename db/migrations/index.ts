@@ -28,6 +28,7 @@ import { ExecutionRetention1763800000100 } from './1763800000100-execution-reten
 import { ExecutionListIndexes1763800000200 } from './1763800000200-execution-list-indexes';
 import { CompactExecutionRecords1763800000300 } from './1763800000300-compact-execution-records';
 import { ExecutionReruns1763900000000 } from './1763900000000-execution-reruns';
+import { AuditClient1764000000390 } from './1764000000390-audit-client';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -73,4 +74,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   CompactExecutionRecords1763800000300,
   // Re-runs and retries name the execution they run again.
   ExecutionReruns1763900000000,
+  // The audit trail's client request id and client address beside the server's own request id.
+  AuditClient1764000000390,
 ];
