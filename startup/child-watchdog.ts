@@ -53,7 +53,7 @@ function send(line: string): void {
 }
 
 function startWatchdog(): ChildProcess {
-  const child = spawn(process.execPath, ["-e", watchdogSource()], {
+  const child = spawn(process.execPath, ['-e', watchdogSource()], {
     detached: true,
     stdio: ['pipe', 'ignore', 'ignore'],
   });

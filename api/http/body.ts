@@ -65,7 +65,11 @@ export async function readBody(ctx: Context, limits: BodyLimits, formats: BodyFo
 }
 
 function tooDeep(issue: FieldError, limits: BodyLimits, where: string): HttpError {
-  return validationFailed([issue], `The request body is nested deeper than ${limits.depth} levels at ${where} (BODY_MAX_DEPTH).`, 'body_too_deep');
+  return validationFailed(
+    [issue],
+    `The request body is nested deeper than ${limits.depth} levels at ${where} (BODY_MAX_DEPTH).`,
+    'body_too_deep',
+  );
 }
 
 function parse(text: string, format: BodyFormat): unknown {

@@ -87,7 +87,9 @@ describe('secret scrubber', () => {
     });
 
     it('a long secret (64 KB) compiles and is redacted in its plain, URL, JSON and base64 forms', () => {
-      const secret = Array.from({ length: 4096 }, (_, i) => `k${i % 10}é/"`).join('').slice(0, 65_536);
+      const secret = Array.from({ length: 4096 }, (_, i) => `k${i % 10}é/"`)
+        .join('')
+        .slice(0, 65_536);
       const scrubber = new Scrubber([secret, `${secret}-2`]);
       for (const form of [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1), Buffer.from(secret).toString('base64')])
         assert.equal(scrubber.text(`a ${form} b`), `a ${REDACTED} b`);

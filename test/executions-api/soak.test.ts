@@ -126,10 +126,12 @@ describe('soak: hostile requests never take the process down', function () {
         headers,
         body: probe.body,
         signal: AbortSignal.timeout(30_000),
-      }).catch((error: unknown) => ({ status: 0, text: async () => String(error) }));
+      }).catch((error: unknown) => ({ status: 0, text: () => Promise.resolve(String(error)) }));
       const text = await res.text().catch(() => '');
       if (res.status < 400 || res.status >= 500)
-        unexpected.push(`${probe.method} ${probe.path.slice(0, 80)} (${probe.contentType}, ${probe.body?.length ?? 0} B): ${res.status} ${text.slice(0, 200)}`);
+        unexpected.push(
+          `${probe.method} ${probe.path.slice(0, 80)} (${probe.contentType}, ${probe.body?.length ?? 0} B): ${res.status} ${text.slice(0, 200)}`,
+        );
     };
     let next = 0;
     await Promise.all(

@@ -189,7 +189,8 @@ describe('executions API: webhook security', function () {
     };
     assert.ok(Object.keys(credentials).length >= 22);
     const { workflowId, path } = await hook({ mode: 'start', keepHeaders: ['X-Kept', 'X-Vault-Token', 'Authorization'] });
-    const query = '?token=sensitive-q1&api_key=sensitive-q2&apiKey=sensitive-q3&sig=sensitive-q4&access_token=sensitive-q5&page=2&monkey=ok';
+    const query =
+      '?token=sensitive-q1&api_key=sensitive-q2&apiKey=sensitive-q3&sig=sensitive-q4&access_token=sensitive-q5&page=2&monkey=ok';
     const res = await x.t.request
       .post(`${path}${query}`)
       .set(credentials)
@@ -205,9 +206,10 @@ describe('executions API: webhook security', function () {
       `kept headers: ${JSON.stringify(payload.headers)}`,
     );
     assert.deepEqual(payload.query, { page: '2', monkey: 'ok' });
-    const [row] = await x.db.query<Array<{ text: string }>>(`SELECT (inputs::text || trigger::text) AS text FROM executions WHERE id = $1`, [
-      run.id,
-    ]);
+    const [row] = await x.db.query<Array<{ text: string }>>(
+      `SELECT (inputs::text || trigger::text) AS text FROM executions WHERE id = $1`,
+      [run.id],
+    );
     assert.doesNotMatch(row.text, /sensitive-/);
   });
 

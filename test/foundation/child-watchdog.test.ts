@@ -46,8 +46,7 @@ describe('startup/child-watchdog', function () {
       await new Promise((resolve) => setTimeout(resolve, 500));
       assert.ok(isAlive(forgotten), 'a forgotten child is left alone');
     } finally {
-      for (const pid of [guarded, forgotten])
-        if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+      for (const pid of [guarded, forgotten]) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
     }
   });
 });

@@ -41,8 +41,7 @@ const deepYaml: Record<string, (levels: number) => string> = {
   'flow across lines': (n) => `a: ${'[\n '.repeat(n - 1)}${']'.repeat(n - 1)}\n`,
   'block mappings': (n) => Array.from({ length: n }, (_, i) => `${' '.repeat(i)}k:`).join('\n') + ' 1\n',
   'compact sequences': (n) => `${'- '.repeat(n)}x\n`,
-  'sequences at their key column': (n) =>
-    Array.from({ length: n / 2 }, (_, i) => `${' '.repeat(2 * i)}- k:`).join('\n') + ' 1\n',
+  'sequences at their key column': (n) => Array.from({ length: n / 2 }, (_, i) => `${' '.repeat(2 * i)}- k:`).join('\n') + ' 1\n',
   'mixed block and flow': (n) => `${'- '.repeat(n / 2)}${'['.repeat(n / 2)}${']'.repeat(n / 2)}\n`,
 };
 
