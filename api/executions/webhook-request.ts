@@ -114,9 +114,15 @@ export function webhookRequestPayload(ctx: AppContext, body: unknown, trigger?: 
   return { method: ctx.method, headers: keptHeaders(ctx, kept), query: keptQuery(ctx), body: body ?? null };
 }
 
+/** At most this many extra names are read from `keepHeaders`. */
+const MAX_KEPT_EXTRA = 50;
+
 function keptHeaderNames(keepHeaders: unknown): ReadonlySet<string> {
   if (!Array.isArray(keepHeaders)) return DEFAULT_KEPT_HEADERS;
-  const extra = keepHeaders.filter((name): name is string => typeof name === 'string').map((name) => name.toLowerCase());
+  const extra = keepHeaders
+    .slice(0, MAX_KEPT_EXTRA)
+    .filter((name): name is string => typeof name === 'string')
+    .map((name) => name.toLowerCase());
   return new Set([...DEFAULT_KEPT_HEADERS, ...extra.filter((name) => !isCredentialName(name))]);
 }
 
