@@ -35,7 +35,7 @@ type Kind = 'activity' | 'light';
 const STEPS: Record<Kind, string[]> = { activity: ['a1', 'a2'], light: ['l1', 'l2'] };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('npm start killed whole (SIGKILL) under load', function () {
+describe('npm start killed (SIGKILL) under load', function () {
   this.timeout(15 * 60_000);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'platform-sigkill-'));
   const devServerPidFile = path.join(dataDir, 'temporal', 'dev-server.sqlite.pid');
