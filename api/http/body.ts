@@ -10,6 +10,7 @@
 import type { Context } from 'koa';
 import YAML from 'yaml';
 import { bodyDepthIssue } from './body-depth';
+import { unstorableBodyText } from './storable-text';
 import { yamlDepthIssue } from './yaml-depth';
 import { HttpError, badRequest, validationFailed, type FieldError } from './errors';
 
@@ -61,6 +62,8 @@ export async function readBody(ctx: Context, limits: BodyLimits, formats: BodyFo
   const body = parse(text, format);
   const issue = bodyDepthIssue(body, limits.depth);
   if (issue) throw tooDeep(issue, limits, `"${issue.path}"`);
+  const unstorable = unstorableBodyText(body);
+  if (unstorable) throw validationFailed([unstorable]);
   return body;
 }
 

@@ -70,6 +70,7 @@ function probes(random: () => number): Probe[] {
     () => ({ method: 'GET', path: '/workflows/definitions', auth: false }),
     () => ({ method: 'GET', path: `/workflows/executions/${'x'.repeat(300)}%ff%fe` }),
     () => ({ method: 'GET', path: '/workflows/executions?limit=-1&status=%00' }),
+    () => pick(NUL_BODIES),
   ];
   return Array.from({ length: REQUESTS }, () => pick(kinds)());
 }
@@ -82,6 +83,18 @@ const NUL_PROBES: Probe[] = [
   { method: 'GET', path: '/workflows/executions/%00' },
   { method: 'DELETE', path: '/workflows/definitions/a%00b' },
   { method: 'GET', path: '/workflows/config/%00' },
+];
+
+/** A NUL character inside JSON text: PostgreSQL's jsonb and text refuse it. */
+const NUL_BODIES: Probe[] = [
+  {
+    method: 'POST',
+    path: '/workflows/definitions',
+    contentType: 'application/json',
+    body: '{"name":"a\\u0000b","steps":[{"id":"t","type":"trigger","pluginType":"manual"}],"metadata":{"k\\u0000":"v\\u0000"}}',
+  },
+  { method: 'POST', path: '/workflows/config', contentType: 'application/json', body: '{"name":"NUL","value":"a\\u0000","path":"/"}' },
+  { method: 'POST', path: '/workflows/definitions/validate', contentType: 'application/yaml', body: 'name: "a\\0b"\nsteps: []\n' },
 ];
 
 describe('soak: hostile requests never take the process down', function () {

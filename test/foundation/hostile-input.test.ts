@@ -166,6 +166,24 @@ describe('hostile input stops at the route layer', () => {
     });
   }
 
+  it('a NUL character or a lone surrogate in a body (value or key) answers 400 naming where', async () => {
+    for (const [text, pointer] of [
+      ['{"a":{"b":["ok","x\\u0000"]}}', '/a/b/1'],
+      ['{"a":{"k\\u0000":1}}', '/a/k\\u0000'],
+      ['{"s":"\\ud800"}', '/s'],
+    ]) {
+      const res = await t.request.post('/workflows/probe').set('Content-Type', 'application/json').send(text);
+      assertDialect('problem', res, 400);
+      assert.deepEqual(
+        res.body.errors.map((e: { path: string }) => e.path),
+        [pointer],
+        text,
+      );
+    }
+    const yaml = await t.request.post('/workflows/probe').set('Content-Type', 'application/yaml').send('a: "x\\0y"\n');
+    assertDialect('problem', yaml, 400);
+  });
+
   it('text PostgreSQL cannot store: NUL and lone surrogates (pairs are fine)', () => {
     assert.equal(isStorableText('a\u0000'), false);
     assert.equal(isStorableText('a\uD800'), false);
