@@ -22,6 +22,12 @@ export interface BodyLimits {
   depth: number;
 }
 
+/**
+ * The deepest YAML body parsed, whatever BODY_MAX_DEPTH allows: the YAML parser recurses per level
+ * and overflowed its stack well before BODY_MAX_DEPTH's maximum (1000); this leaves it room.
+ */
+export const YAML_MAX_DEPTH = 256;
+
 const YAML_TYPES = new Set(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
 
 export function mediaType(ctx: Context): string {
@@ -53,26 +59,23 @@ export async function readBody(ctx: Context, limits: BodyLimits, formats: BodyFo
   if (text.trim() === '') return undefined;
   if (format === 'yaml') {
     // Measured on the text: the YAML parser recurses per level, and must never meet a depth it cannot take.
-    const at = yamlDepthIssue(text, limits.depth);
+    const depth = Math.min(limits.depth, YAML_MAX_DEPTH);
+    const at = yamlDepthIssue(text, depth);
     if (at) {
       const where = `line ${at.line}, column ${at.column}`;
-      throw tooDeep({ path: '', message: `is nested deeper than ${limits.depth} levels at ${where} (BODY_MAX_DEPTH)` }, limits, where);
+      throw tooDeep({ path: '', message: `is nested deeper than ${depth} levels at ${where} (BODY_MAX_DEPTH)` }, depth, where);
     }
   }
   const body = parse(text, format);
   const issue = bodyDepthIssue(body, limits.depth);
-  if (issue) throw tooDeep(issue, limits, `"${issue.path}"`);
+  if (issue) throw tooDeep(issue, limits.depth, `"${issue.path}"`);
   const unstorable = unstorableBodyText(body);
   if (unstorable) throw validationFailed([unstorable]);
   return body;
 }
 
-function tooDeep(issue: FieldError, limits: BodyLimits, where: string): HttpError {
-  return validationFailed(
-    [issue],
-    `The request body is nested deeper than ${limits.depth} levels at ${where} (BODY_MAX_DEPTH).`,
-    'body_too_deep',
-  );
+function tooDeep(issue: FieldError, depth: number, where: string): HttpError {
+  return validationFailed([issue], `The request body is nested deeper than ${depth} levels at ${where} (BODY_MAX_DEPTH).`, 'body_too_deep');
 }
 
 function parse(text: string, format: BodyFormat): unknown {

@@ -7,14 +7,20 @@
  * before anything recursive or any lookup runs.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import fc from 'fast-check';
+import supertest from 'supertest';
 import YAML from 'yaml';
 import { withDialect, defineRoute, type RouteDefinition } from '../../api/http/route';
+import { createApp } from '../../api/app';
+import { createTokenVerifier } from '../../api/http/auth';
+import { YAML_MAX_DEPTH } from '../../api/http/body';
 import { isStorableText } from '../../api/http/storable-text';
 import { yamlDepthIssue } from '../../api/http/yaml-depth';
 import { DEFAULT_LIMITS } from '../../config/limits';
 import { createTestApp } from '../support/app';
+import { captureLogger } from '../support/logger';
 import { assertDialect, type Family } from '../support/dialects';
 
 const LIMIT = DEFAULT_LIMITS.maxBodyDepth;
@@ -98,6 +104,26 @@ describe('hostile input stops at the route layer', () => {
       const res = await t.request.post('/workflows/probe').set('Content-Type', 'application/yaml').send(build(LIMIT));
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.depth, LIMIT);
+    }
+  });
+
+  it('a YAML body is parsed at most YAML_MAX_DEPTH deep, whatever BODY_MAX_DEPTH allows (up to 1000)', async () => {
+    const roomy = createApp({
+      config: { bodyLimitBytes: 4 * 1024 * 1024, publicBaseUrl: 'http://api.test', limits: { ...DEFAULT_LIMITS, maxBodyDepth: 1000 } },
+      logger: captureLogger().logger,
+      verifier: createTokenVerifier({ kind: 'hs256', secret: randomBytes(32) }),
+      readiness: {},
+      routes,
+    });
+    for (const build of Object.values(deepYaml)) {
+      const send = (levels: number) =>
+        supertest(roomy.koa.callback()).post('/workflows/probe').set('Content-Type', 'application/yaml').send(build(levels));
+      const atCap = await send(YAML_MAX_DEPTH);
+      assert.equal(atCap.status, 200, atCap.text);
+      const past = await send(1000);
+      assertDialect('problem', past, 400);
+      assert.match(past.body.type, /\/body-too-deep$/, past.text);
+      assert.match(past.body.detail, new RegExp(`deeper than ${YAML_MAX_DEPTH} levels`));
     }
   });
 
