@@ -36,8 +36,9 @@ const MIN_LENGTH = 4;
  */
 const LONG_SECRET = 1024;
 const PATTERN_BUDGET = 256 * 1024;
-/** Compiled expressions kept, one per set of secrets. */
+/** Compiled expressions kept, one per set of secrets, and the characters they may hold in all (long secrets are large). */
 const PATTERN_CACHE_SIZE = 256;
+const PATTERN_CACHE_CHARS = 8 * 1024 * 1024;
 /** What ends a URL's host: a secret with one of these is never a whole host. */
 const HOST_END = /[/\\?#@:]/;
 /** What the URL parser removes from its input wherever it stands. */
@@ -189,11 +190,14 @@ function hexDigits(value: number, width: number): string {
 
 /** Compiled scrubbers by their set of secrets, oldest first (a Map keeps insertion order). */
 const PATTERNS = new Map<string, Compiled>();
+let cachedChars = 0;
 
 /** What scrubs one set of secrets: one expression for the per-character forms, exact texts for the rest (longest first). */
 interface Compiled {
   pattern?: RegExp;
   exact: string[];
+  /** What it holds, in characters (its key, expression source and exact texts): the cache's measure. */
+  chars: number;
 }
 
 function compile(secrets: Iterable<string>): Compiled {
@@ -220,10 +224,20 @@ function compile(secrets: Iterable<string>): Compiled {
   }
   // Longest first: at one position, a value is replaced whole rather than up to a shorter form inside it.
   const sorted = [...forms.values()].sort((a, b) => b.text.length - a.text.length).map((form) => form.pattern);
-  const compiled: Compiled = { exact: [...exact].sort((a, b) => b.length - a.length) };
-  if (sorted.length > 0) compiled.pattern = new RegExp(sorted.join('|'), 'g');
-  if (PATTERNS.size >= PATTERN_CACHE_SIZE) PATTERNS.delete(PATTERNS.keys().next().value as string);
-  PATTERNS.set(key, compiled);
+  const source = sorted.join('|');
+  const texts = [...exact].sort((a, b) => b.length - a.length);
+  const compiled: Compiled = { exact: texts, chars: key.length + source.length + texts.reduce((total, text) => total + text.length, 0) };
+  if (sorted.length > 0) compiled.pattern = new RegExp(source, 'g');
+  // Oldest first out, until the newest fits; one too large for the cache is used without being kept.
+  while (PATTERNS.size > 0 && (PATTERNS.size >= PATTERN_CACHE_SIZE || cachedChars + compiled.chars > PATTERN_CACHE_CHARS)) {
+    const oldest = PATTERNS.keys().next().value as string;
+    cachedChars -= PATTERNS.get(oldest)!.chars;
+    PATTERNS.delete(oldest);
+  }
+  if (compiled.chars <= PATTERN_CACHE_CHARS) {
+    PATTERNS.set(key, compiled);
+    cachedChars += compiled.chars;
+  }
   return compiled;
 }
 
