@@ -42,6 +42,7 @@ import { effectfulPluginFor } from './plugins/registry';
 import type { OperatorPlugins } from './plugins/operator/load-plugins';
 import { operatorPluginRun } from './plugins/operator/run-operator-plugin';
 import { Scrubber } from './secrets/scrubber';
+import { withScrubber } from './secrets/scrubber-scope';
 import { configEntryAccess } from './config-entry-access';
 
 /** How long the worker tries to start a failure's recovery runs before leaving them to the sweep. */
@@ -143,18 +144,20 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
     const heartbeat = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(), PLUGIN_HEARTBEAT_MS);
     try {
       const { config, inputs, bound } = applyDeferred(call, deferred, { ...call.scope, secrets });
-      const result = await plugin({
-        call,
-        config,
-        inputs,
-        bound,
-        secrets,
-        signal: context.cancellationSignal,
-        egress: deps.egress ?? DEFAULT_EGRESS,
-        codeExecPool: deps.codeExecPool,
-        maxPages: deps.limits.maxPages,
-        log: (level, message) => lines.push({ level, message }),
-      });
+      const result = await withScrubber(scrubber, () =>
+        plugin({
+          call,
+          config,
+          inputs,
+          bound,
+          secrets,
+          signal: context.cancellationSignal,
+          egress: deps.egress ?? DEFAULT_EGRESS,
+          codeExecPool: deps.codeExecPool,
+          maxPages: deps.limits.maxPages,
+          log: (level, message) => lines.push({ level, message }),
+        }),
+      );
       checkOutputSize(result, call.maxOutputBytes);
       // Temporal's attempt, when it retried the call: the step record lists the attempts (workflows/engine/runtime/attempts.ts).
       const attempt = context.info.attempt > 1 ? { attempt: context.info.attempt } : {};

@@ -31,6 +31,7 @@ import type { OperatorPlugins } from './plugins/operator/load-plugins';
 import { requireCompatibleVersion } from './plugins/operator/run-operator-plugin';
 import { runTriggerPlugin } from './plugins/operator/run-trigger-plugin';
 import { Scrubber } from './secrets/scrubber';
+import { withScrubber } from './secrets/scrubber-scope';
 
 export interface TriggerActivityDeps {
   dataSource: DataSource;
@@ -94,15 +95,17 @@ export function createTriggerActivities(deps: TriggerActivityDeps) {
       const scrubber = new Scrubber(Object.values(secrets));
       const lines: Array<{ level: 'debug' | 'info' | 'warn' | 'error'; message: string }> = [];
       try {
-        const result = await runTriggerPlugin({
-          plugin,
-          request,
-          config,
-          secrets,
-          egress: deps.egress ?? DEFAULT_EGRESS,
-          signal: Context.current().cancellationSignal,
-          log: (level, message) => lines.push({ level, message }),
-        });
+        const result = await withScrubber(scrubber, () =>
+          runTriggerPlugin({
+            plugin,
+            request,
+            config,
+            secrets,
+            egress: deps.egress ?? DEFAULT_EGRESS,
+            signal: Context.current().cancellationSignal,
+            log: (level, message) => lines.push({ level, message }),
+          }),
+        );
         return scrubber.value(result);
       } catch (error) {
         throw scrubbedFailure(error, scrubber);

@@ -13,6 +13,7 @@ import { consoleSessionRoutes, type ConsoleSessionDeps } from './console/session
 import { consoleAssets } from './console/static-assets';
 import { errorHandler } from './http/error-handler';
 import { buildOpenApiDocument } from './http/openapi';
+import { trustedProxies } from './http/client-address';
 import { requestContext } from './http/request-context';
 import { mountRoutes, withDialect, type AppState, type RouteDefinition } from './http/route';
 import { createHttpMetrics, type HttpMetrics } from './ops/metrics';
@@ -22,7 +23,7 @@ export const API_VERSION = '0.1.0';
 
 export interface AppDeps {
   /** Without `limits`: the default limits (config/limits.ts). */
-  config: Pick<AppConfig, 'bodyLimitBytes' | 'publicBaseUrl'> & Partial<Pick<AppConfig, 'limits' | 'replicaId'>>;
+  config: Pick<AppConfig, 'bodyLimitBytes' | 'publicBaseUrl'> & Partial<Pick<AppConfig, 'limits' | 'replicaId' | 'trustedProxies'>>;
   logger: Logger;
   verifier: TokenVerifier;
   /** Named dependency checks behind `GET /ready`. */
@@ -77,7 +78,7 @@ export function createApp(deps: AppDeps): App {
   const koa = new Koa<AppState>({ proxy: true });
   // Koa's default error listener prints to stderr; every error is already logged by our handler.
   koa.silent = true;
-  koa.use(requestContext(deps.logger, metrics));
+  koa.use(requestContext(deps.logger, metrics, trustedProxies(deps.config.trustedProxies ?? [])));
   if (deps.requestSpans) koa.use(deps.requestSpans);
   koa.use(errorHandler(deps.logger, `${deps.config.publicBaseUrl}/errors`));
   if (deps.console) koa.use(consoleAssets(deps.console.assetsDir));

@@ -81,6 +81,8 @@ export interface AppConfig {
   telemetry: TelemetrySettings;
   /** This process's name in the audit trail (`REPLICA_ID`, default `<hostname>:<pid>`). */
   replicaId: string;
+  /** Proxies whose `X-Forwarded-For` names the client in the audit trail (`TRUSTED_PROXIES`: addresses or CIDR ranges; default none). */
+  trustedProxies: string[];
   /** Days an audit event is kept (`AUDIT_RETENTION_DAYS`, default 365). */
   auditRetentionDays: number;
 }
@@ -279,6 +281,18 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     }
   }
 
+  const trustedProxies = (read('TRUSTED_PROXIES') ?? '')
+    .split(',')
+    .map((range) => range.trim())
+    .filter(Boolean);
+  for (const range of trustedProxies) {
+    try {
+      parseCidr(range);
+    } catch (error) {
+      problems.push(`TRUSTED_PROXIES: ${(error as Error).message}`);
+    }
+  }
+
   const plugins = (read('PLUGINS') ?? '')
     .split(',')
     .map((entry) => entry.trim())
@@ -339,6 +353,7 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
       workflowStackTraces: boolean('WORKFLOW_STACK_TRACES', false),
     },
     replicaId: read('REPLICA_ID') ?? defaultReplicaId(),
+    trustedProxies,
     auditRetentionDays: integer('AUDIT_RETENTION_DAYS', 365, 1, 36_500),
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -25,6 +25,7 @@ import { startExecutionReconciler } from './execution-reconciler';
 import { startRetentionSweeper } from './retention-sweeper';
 import { AuditEventRepository } from '../db/repositories/audit-event-repository';
 import { closeGracefully, listen, portOf } from './http-server';
+import { forgetChild, guardChild, guardPostmaster } from './child-watchdog';
 import { watchParent } from './parent-watch';
 import type { Logger } from '../config/logger';
 import { resolveServiceSecrets } from './service-secrets';
@@ -65,7 +66,15 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
     if (tracing) cleanups.push({ name: 'traces', run: () => tracing.shutdown() });
     const secrets = await resolveServiceSecrets(config, logger);
     const database: Database = await openDatabase(config, logger);
-    cleanups.push({ name: 'database', run: () => database.close() });
+    // Guarded from now on: a crash of this process (SIGKILL, a V8 abort) ends the server too (child-watchdog.ts).
+    const postmaster = database.embedded ? guardPostmaster(path.join(config.dataDir, 'postgres')) : undefined;
+    cleanups.push({
+      name: 'database',
+      run: async () => {
+        await database.close();
+        if (postmaster !== undefined) forgetChild(postmaster);
+      },
+    });
     if (parts.api) {
       // `npm start` (everything in one process) makes user 1 of organization 1 an admin when nothing is configured.
       await bootstrapAdmins(database.dataSource, config.bootstrapAdmins, logger, { defaultFirstAdmin: parts.worker });
@@ -84,7 +93,14 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
       onProgress: (message) => logger.info(message),
       signal,
     });
-    cleanups.push({ name: 'temporal server', run: () => temporal.stop() });
+    if (temporal.pid !== undefined) guardChild(temporal.pid, 'SIGTERM');
+    cleanups.push({
+      name: 'temporal server',
+      run: async () => {
+        await temporal.stop();
+        if (temporal.pid !== undefined) forgetChild(temporal.pid);
+      },
+    });
     const temporalUiUrl = config.temporalUiUrl ?? temporal.uiUrl;
     const temporalVersion = temporal.binary ? await cliVersion(temporal.binary) : undefined;
     logger.info(

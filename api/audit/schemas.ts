@@ -30,6 +30,8 @@ export const AuditEvent = Type.Object(
     action: Type.String(),
     target: Type.Object({ nrn: Type.Union([Type.String(), Type.Null()]), id: Type.Union([Type.String(), Type.Null()]) }),
     requestId: Type.String(),
+    clientRequestId: Type.Union([Type.String(), Type.Null()]),
+    clientAddress: Type.Union([Type.String(), Type.Null()]),
     replica: Type.String(),
     details: Type.Record(Type.String(), Type.Unknown()),
   },

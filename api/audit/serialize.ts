@@ -10,6 +10,8 @@ export function auditEventJson(row: AuditEventEntity) {
     action: row.action,
     target: { nrn: row.targetNrn, id: row.targetId },
     requestId: row.requestId,
+    clientRequestId: row.clientRequestId,
+    clientAddress: row.clientAddress,
     replica: row.replica,
     details: row.details,
   };

@@ -34,7 +34,12 @@ export interface AuditRequest {
   action?: string;
   /** The other actions it declares. */
   also?: string[];
+  /** The server's own request id. */
   requestId: string;
+  /** The client's `X-Request-Id`, if it sent one. */
+  clientRequestId?: string;
+  /** Where the request came from (through trusted proxies only). */
+  clientAddress?: string;
   replica: string;
   actor?: AuditActor;
   organizationId?: string;
@@ -53,7 +58,7 @@ export class AuditTrail {
    * start, ExecutionRepository.insertIdempotent); checked as {@link record} checks it.
    */
   row(event: AuditRecord): NewAuditEvent {
-    const { requestId, replica } = this.request;
+    const { requestId, clientRequestId, clientAddress, replica } = this.request;
     const action = event.action ?? this.request.action;
     if (action === undefined) throw new Error('this route declares no audit action');
     if (action !== this.request.action && !(this.request.also ?? []).includes(action))
@@ -69,6 +74,8 @@ export class AuditTrail {
       targetNrn: event.nrn,
       targetId: event.id === null ? null : String(event.id),
       requestId,
+      clientRequestId: clientRequestId ?? null,
+      clientAddress: clientAddress ?? null,
       replica,
       details: event.details ?? {},
     };

@@ -172,7 +172,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
             errors: invalid,
           },
         );
-      const payload = webhookRequestPayload(ctx, body);
+      const payload = webhookRequestPayload(ctx, body, config);
       const receivedAt = new Date().toISOString();
       // Anonymous callers: the actor is the trigger whose token they held (never the token itself).
       const actor = { kind: 'webhook' as const, id: `${binding.workflowId}/${binding.triggerId}` };

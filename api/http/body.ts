@@ -2,13 +2,17 @@
  * Reads and parses request bodies for routes that declare one: a size limit
  * enforced while streaming (413), JSON (and YAML where the route allows it)
  * by content type (415 otherwise), 400 for malformed documents and for
- * documents nested deeper than the limit (body-depth.ts). Every body from
+ * documents nested deeper than the limit: YAML measured on its text before it
+ * is parsed (yaml-depth.ts), every body once parsed (body-depth.ts; JSON.parse
+ * is not recursive, so JSON needs no measure before). Every body from
  * outside (webhooks and callbacks included) is read here.
  */
 import type { Context } from 'koa';
 import YAML from 'yaml';
 import { bodyDepthIssue } from './body-depth';
-import { HttpError, badRequest, validationFailed } from './errors';
+import { unstorableBodyText } from './storable-text';
+import { yamlDepthIssue } from './yaml-depth';
+import { HttpError, badRequest, validationFailed, type FieldError } from './errors';
 
 export type BodyFormat = 'json' | 'yaml';
 
@@ -17,6 +21,12 @@ export interface BodyLimits {
   bytes: number;
   depth: number;
 }
+
+/**
+ * The deepest YAML body parsed, whatever BODY_MAX_DEPTH allows: the YAML parser recurses per level
+ * and overflowed its stack well before BODY_MAX_DEPTH's maximum (1000); this leaves it room.
+ */
+export const YAML_MAX_DEPTH = 256;
 
 const YAML_TYPES = new Set(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
 
@@ -47,15 +57,25 @@ export async function readBody(ctx: Context, limits: BodyLimits, formats: BodyFo
   const text = await readText(ctx, limits.bytes);
   (ctx.state as { rawBody?: string }).rawBody = text;
   if (text.trim() === '') return undefined;
+  if (format === 'yaml') {
+    // Measured on the text: the YAML parser recurses per level, and must never meet a depth it cannot take.
+    const depth = Math.min(limits.depth, YAML_MAX_DEPTH);
+    const at = yamlDepthIssue(text, depth);
+    if (at) {
+      const where = `line ${at.line}, column ${at.column}`;
+      throw tooDeep({ path: '', message: `is nested deeper than ${depth} levels at ${where} (BODY_MAX_DEPTH)` }, depth, where);
+    }
+  }
   const body = parse(text, format);
-  const tooDeep = bodyDepthIssue(body, limits.depth);
-  if (tooDeep)
-    throw validationFailed(
-      [tooDeep],
-      `The request body is nested deeper than ${limits.depth} levels at "${tooDeep.path}" (BODY_MAX_DEPTH).`,
-      'body_too_deep',
-    );
+  const issue = bodyDepthIssue(body, limits.depth);
+  if (issue) throw tooDeep(issue, limits.depth, `"${issue.path}"`);
+  const unstorable = unstorableBodyText(body);
+  if (unstorable) throw validationFailed([unstorable]);
   return body;
+}
+
+function tooDeep(issue: FieldError, depth: number, where: string): HttpError {
+  return validationFailed([issue], `The request body is nested deeper than ${depth} levels at ${where} (BODY_MAX_DEPTH).`, 'body_too_deep');
 }
 
 function parse(text: string, format: BodyFormat): unknown {
@@ -70,7 +90,6 @@ function parse(text: string, format: BodyFormat): unknown {
   try {
     return YAML.parse(text, { maxAliasCount: 100 }) as unknown;
   } catch (error) {
-    // A document too deep for the YAML parser's own recursion lands here too (a 400, never a 500).
     throw badRequest(`The request body is not valid YAML: ${(error as Error).message.split('\n')[0]}`, 'invalid_yaml');
   }
 }

@@ -14,6 +14,7 @@ import { sessionToken } from './session-cookie';
 import type { Dialect } from './dialects';
 import { unauthorized, validationFailed, type FieldError } from './errors';
 import type { Permission } from './permissions';
+import { unstorableParams } from './storable-text';
 import { compileValidator } from './validation';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -39,7 +40,12 @@ export function needsToken(route: Pick<RouteDefinition, 'access'>): boolean {
 }
 
 export interface AppState {
+  /** The server's own id of the request (request-context.ts). */
   requestId: string;
+  /** The client's `X-Request-Id`, when it sent a sane one. */
+  clientRequestId?: string;
+  /** Where the request came from (through trusted proxies only: client-address.ts). */
+  clientAddress?: string;
   /** The error dialect of the matched route's family (unmatched requests: see dialects.ts). */
   dialect?: Dialect;
   auth?: AuthContext;
@@ -200,10 +206,13 @@ function createHandler(route: RouteDefinition, options: MountOptions) {
       ctx.state.auth = auth;
     }
 
-    const errors: FieldError[] = [];
     const params: Record<string, unknown> = { ...ctx.params };
-    if (validateParams) errors.push(...validateParams(params).map(prefixed('/params')));
     const query: Record<string, unknown> = { ...ctx.query };
+    // Before the route's own checks: a value PostgreSQL refuses must not reach a lookup (a 500 otherwise).
+    const unstorable = [...unstorableParams(params, 'params'), ...unstorableParams(query, 'query')];
+    if (unstorable.length > 0) throw validationFailed(unstorable);
+    const errors: FieldError[] = [];
+    if (validateParams) errors.push(...validateParams(params).map(prefixed('/params')));
     if (validateQuery) errors.push(...validateQuery(query).map(prefixed('/query')));
 
     let body: unknown;
@@ -219,6 +228,8 @@ function createHandler(route: RouteDefinition, options: MountOptions) {
       action: route.audit && 'action' in route.audit ? route.audit.action : undefined,
       also: route.audit && 'action' in route.audit ? route.audit.also : undefined,
       requestId: ctx.state.requestId,
+      clientRequestId: ctx.state.clientRequestId,
+      clientAddress: ctx.state.clientAddress,
       replica: options.replica,
       actor: auth && tokenActor(auth),
       organizationId: auth?.organizationId,

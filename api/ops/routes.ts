@@ -50,6 +50,27 @@ const DOCS_HTML = `<!doctype html>
 </body>
 </html>
 `;
+/**
+ * The reference page's security headers, as the console's (api/console/static-assets.ts): its own
+ * scripts only (the page has no inline script), no framing, no sniffing. Swagger UI sets inline
+ * styles and draws data: images, which the policy allows.
+ */
+const DOCS_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+};
 const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true });\n`;
 
 /**
@@ -143,7 +164,7 @@ export function opsRoutes(deps: OpsDeps): RouteDefinition[] {
       tags: ['operations'],
       access: { public: 'the API reference page, rendered from the public contract' },
       responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
-      handler: () => ({ status: 200, body: DOCS_HTML, headers: { 'Content-Type': 'text/html; charset=utf-8' } }),
+      handler: () => ({ status: 200, body: DOCS_HTML, headers: { ...DOCS_HEADERS, 'Content-Type': 'text/html; charset=utf-8' } }),
     }),
     defineRoute({
       method: 'get',
@@ -157,14 +178,14 @@ export function opsRoutes(deps: OpsDeps): RouteDefinition[] {
       errors: [404],
       handler: async ({ params }): Promise<HandlerResult> => {
         if (params.file === 'docs-init.js') {
-          return { status: 200, body: DOCS_INIT, headers: { 'Content-Type': 'application/javascript; charset=utf-8' } };
+          return { status: 200, body: DOCS_INIT, headers: { ...DOCS_HEADERS, 'Content-Type': 'application/javascript; charset=utf-8' } };
         }
         const type = Object.hasOwn(DOC_ASSETS, params.file) ? DOC_ASSETS[params.file] : undefined;
         if (!type) throw notFound(`No documentation asset named "${params.file}".`);
         return {
           status: 200,
           body: await readFile(path.join(swaggerUiDir, params.file)),
-          headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' },
+          headers: { ...DOCS_HEADERS, 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' },
         };
       },
     }),

@@ -18,7 +18,12 @@ export class AuditEventEntity {
   @Column({ type: 'text' }) action!: string;
   @Column({ name: 'target_nrn', type: 'text', nullable: true }) targetNrn!: string | null;
   @Column({ name: 'target_id', type: 'text', nullable: true }) targetId!: string | null;
+  /** The server's own id of the request. */
   @Column({ name: 'request_id', type: 'text' }) requestId!: string;
+  /** The client's `X-Request-Id`, when it sent one. */
+  @Column({ name: 'client_request_id', type: 'text', nullable: true }) clientRequestId!: string | null;
+  /** Where the request came from: the peer, or through TRUSTED_PROXIES the forwarded client. */
+  @Column({ name: 'client_address', type: 'text', nullable: true }) clientAddress!: string | null;
   /** The API process that served the request (`REPLICA_ID`, default hostname:pid). */
   @Column({ type: 'text' }) replica!: string;
   /** Ids and changed fields; a compact diff for definitions; never a config value or a signal payload. */

@@ -30,6 +30,7 @@ import { CompactExecutionRecords1763800000300 } from './1763800000300-compact-ex
 import { ExecutionReruns1763900000000 } from './1763900000000-execution-reruns';
 import { RevisionSources1763900000400 } from './1763900000400-revision-sources';
 import { OpenRunChecks1763910000000 } from './1763910000000-open-run-checks';
+import { AuditClient1764000000390 } from './1764000000390-audit-client';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -78,4 +79,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // A revision keeps the text it was published from (YAML or JSON, comments included).
   RevisionSources1763900000400,
   OpenRunChecks1763910000000,
+  // The audit trail's client request id and client address beside the server's own request id.
+  AuditClient1764000000390,
 ];

@@ -15,6 +15,10 @@ export interface NewAuditEvent {
   targetNrn: string | null;
   targetId: string | null;
   requestId: string;
+  /** The client's `X-Request-Id` (absent: none). */
+  clientRequestId?: string | null;
+  /** Where the request came from (absent: not a request, or unknown). */
+  clientAddress?: string | null;
   replica: string;
   details: Record<string, unknown>;
 }
@@ -35,9 +39,11 @@ export function auditInsertSql(event: NewAuditEvent, param: (value: unknown) => 
     event.targetId,
     event.requestId,
     event.replica,
+    event.clientRequestId ?? null,
+    event.clientAddress ?? null,
   ];
   const values = [...text.map((value) => `${param(value)}::text`), `${param(JSON.stringify(event.details))}::jsonb`].join(', ');
-  return `INSERT INTO audit_events (organization_id, actor_kind, actor_id, action, target_nrn, target_id, request_id, replica, details)
+  return `INSERT INTO audit_events (organization_id, actor_kind, actor_id, action, target_nrn, target_id, request_id, replica, client_request_id, client_address, details)
        ${from === undefined ? `VALUES (${values})` : `SELECT ${values} FROM ${from}`}`;
 }
 

@@ -33,6 +33,8 @@ export interface AuditEventRow {
   target_nrn: string | null;
   target_id: string | null;
   request_id: string;
+  client_request_id: string | null;
+  client_address: string | null;
   replica: string;
   details: Record<string, unknown>;
 }
@@ -66,7 +68,8 @@ export function useAuditEnv(): { env: AuditEnv; org: AuditOrg } {
 export const newRequestId = (): string => `audit-test-${randomUUID()}`;
 
 export async function eventsOfRequest(db: DataSource, requestId: string): Promise<AuditEventRow[]> {
-  return db.query(`SELECT * FROM audit_events WHERE request_id = $1 ORDER BY id`, [requestId]);
+  // The id the test sent as X-Request-Id is the client's, recorded beside the server's own.
+  return db.query(`SELECT * FROM audit_events WHERE client_request_id = $1 ORDER BY id`, [requestId]);
 }
 
 /** Polls until `done` holds for the execution (through the app's read route). */

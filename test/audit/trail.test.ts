@@ -194,6 +194,23 @@ describe('audit trail: what is recorded and how it is read', function () {
     assert.deepEqual(read.body.data[0].details, { name: 'API_KEY', secret: true, path: '/' });
   });
 
+  it("records the server's own request id, the client's X-Request-Id beside it, and the client's address", async () => {
+    const requestId = newRequestId();
+    const res = await org
+      .as(env.t.request.post('/workflows/config').set('X-Request-Id', requestId).set('X-Forwarded-For', '203.0.113.9'))
+      .send({ name: 'WHO_ASKED', value: 'v', path: '/' });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const [event] = await eventsOfRequest(env.x.db, requestId);
+    assert.match(event.request_id, /^[0-9a-f-]{36}$/, 'the server names the request itself');
+    assert.notEqual(event.request_id, requestId);
+    assert.equal(event.client_request_id, requestId);
+    // No proxy is trusted here: the header is the client's own claim, and the socket's peer is recorded.
+    assert.equal(event.client_address, '127.0.0.1');
+    const listed = await org.as(env.t.request.get('/audit/events?action=config.entry.put'));
+    const shown = (listed.body.data as Array<Record<string, unknown>>).find((e) => e.clientRequestId === requestId);
+    assert.deepEqual([shown?.requestId, shown?.clientAddress], [event.request_id, '127.0.0.1']);
+  });
+
   it('names a service account as a service token', async () => {
     const userId = String(Math.floor(Math.random() * 1e9) + 1);
     const registered = await org

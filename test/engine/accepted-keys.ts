@@ -234,6 +234,10 @@ export const SHOWN: Record<string, Shown> = {
   // Plugin config shown by the engine, plugin and HTTP tests
   'manual.config.description': DESCRIPTIVE,
   'webhook.config.path': PLUGIN_WARNINGS,
+  'webhook.config.keepHeaders': t(
+    'test/executions-api/webhook-security.test.ts',
+    'keeps only allowlisted headers (and those the trigger names), and no credential-named header or query parameter',
+  ),
   'webhook.config.methods': t(
     'test/executions-api/webhook-security.test.ts',
     'starts runs on GET or HEAD only when the trigger names them (ANY does not)',

@@ -61,6 +61,47 @@ describe('secret scrubber', () => {
       assert.equal(new Scrubber([secret]).text(`no route to ${host}`), `no route to ${REDACTED}.example.com`);
     });
 
+    it('the forms the URL parser makes: TAB, LF and CR removed, `\\` made `/` in a path, in a path, query, host and user info', () => {
+      for (const secret of ['tab\tin-the-middle', 'line\nfeed-s3cret', 'back\\slash-s3cret', 'all\t\r\nof\\them']) {
+        const url = new URL(`https://example.com/p/${secret}/x?q=${secret}&r=${encodeURIComponent(secret)}#${secret}`);
+        const scrubbed = new Scrubber([secret]).text(url.href);
+        assert.equal(scrubbed.includes(REDACTED), true, scrubbed);
+        for (const part of [url.pathname.split('/')[2], url.searchParams.get('q')!, url.hash.slice(1)]) {
+          assert.ok(part.length >= 4 && url.href.includes(part));
+          assert.ok(!scrubbed.includes(part), `${JSON.stringify(part)} of ${JSON.stringify(secret)} in ${scrubbed}`);
+        }
+        const user = new URL('https://example.com/');
+        user.password = secret;
+        assert.ok(!new Scrubber([secret]).text(user.href).includes(user.password), user.href);
+      }
+      const host = new URL('https://tab\tHost-S3cret.example.com/').hostname;
+      assert.equal(new Scrubber(['tab\tHost-S3cret']).text(`to ${host}`), `to ${REDACTED}.example.com`);
+    });
+
+    it('derives no partial form: a secret that is not a whole host does not redact its first label elsewhere', () => {
+      for (const secret of ['first\\rest-of-it', 'first/rest', 'first?rest', 'first#rest', 'first@rest', 'first:8080']) {
+        const scrubber = new Scrubber([secret]);
+        assert.equal(scrubber.text('the first step, firstly'), 'the first step, firstly', JSON.stringify(secret));
+        assert.equal(scrubber.text(`x ${secret} y`), `x ${REDACTED} y`);
+      }
+    });
+
+    it('a long secret (64 KB) compiles and is redacted in its plain, URL, JSON and base64 forms', () => {
+      const secret = Array.from({ length: 4096 }, (_, i) => `k${i % 10}é/"`)
+        .join('')
+        .slice(0, 65_536);
+      const scrubber = new Scrubber([secret, `${secret}-2`]);
+      for (const form of [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1), Buffer.from(secret).toString('base64')])
+        assert.equal(scrubber.text(`a ${form} b`), `a ${REDACTED} b`);
+      // Many secrets of the longest per-character kind: one expression within its budget, the rest exact.
+      const many = Array.from({ length: 40 }, (_, i) => `${i}-${'é"/ \\'.repeat(250)}`);
+      const all = new Scrubber(many);
+      for (const secret of many) {
+        assert.equal(all.text(`a ${secret} b`), `a ${REDACTED} b`);
+        assert.equal(all.text(`a ${encodeURIComponent(secret)} b`), `a ${REDACTED} b`);
+      }
+    });
+
     it('JSON-escaped: short escapes, and \\u escapes of any character other than letters and digits', () => {
       const secret = 'quote"back\\slash/new\nline<tag>&é';
       redacts(secret, JSON.stringify(secret).slice(1, -1));
@@ -115,7 +156,8 @@ describe('secret scrubber', () => {
           Buffer.from(secret).toString('base64'),
           Buffer.from(secret).toString('base64url'),
         ];
-        if (!secret.includes('%') && domainToASCII(secret) !== '') forms.push(domainToASCII(secret));
+        // A secret holding a character that ends a host is never a whole host: its domainToASCII is a part of it.
+        if (!/[%/\\?#@:]/.test(secret) && domainToASCII(secret) !== '') forms.push(domainToASCII(secret));
         for (const form of forms) assert.ok(!leaks(s.text(prefix + form + suffix), form, context), JSON.stringify(form));
         // Inside longer base64 (Basic credentials): what remains decodes to no part of the secret's middle.
         const encoded = Buffer.from(`${prefix}:${secret}${suffix}`).toString('base64');

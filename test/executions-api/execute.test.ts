@@ -257,7 +257,7 @@ describe('executions API: execute, read, list, logs', function () {
     assert.match(res.body.type, /\/executor-unavailable$/);
     assert.equal(await countExecutions(x.db, c.org), 0);
     // The start's event stays, saying the start failed.
-    const events = await x.db.query(`SELECT action, details FROM audit_events WHERE request_id = $1`, [requestId]);
+    const events = await x.db.query(`SELECT action, details FROM audit_events WHERE client_request_id = $1`, [requestId]);
     assert.deepEqual(
       events.map((e: { action: string; details: Record<string, unknown> }) => [e.action, e.details.outcome, e.details.idempotencyKey]),
       [['execution.start', 'failed', 'retry-me']],

@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SpanKind } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Response } from 'supertest';
+import { traceEgress } from '../../activities/egress/egress-fetch';
+import { egressSpans } from '../../activities/egress/egress-spans';
 import { allCapturedLines } from '../support/logger';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
@@ -217,6 +221,80 @@ describe('executions API: a secret canary never leaks', function () {
       texts.push({ where: 'the Temporal history', text: await readableHistory(id) });
       // Every form ends in the random part: none of it may remain anywhere.
       for (const { where, text } of texts) assert.equal(text.toLowerCase().includes(hex), false, `${where} leaks a secret: ${text}`);
+    }
+  });
+
+  it('keeps a secret used in a URL host out of the CLIENT span of the call (server.address, the error status)', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    traceEgress(egressSpans(provider.getTracer('test')));
+    try {
+      const hex = randomBytes(12).toString('hex');
+      const created = await c
+        .auth(x.t.request.post('/workflows/config'))
+        .send({ name: 'SPAN_HOST', value: `Span-Host-${hex}`, secret: true, path: '/' });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      await publish(x, c, {
+        name: 'span-host',
+        key: 'span-host',
+        steps: [
+          { id: 'start', type: 'trigger', pluginType: 'manual' },
+          {
+            id: 'call',
+            type: 'module',
+            pluginType: 'http-request',
+            config: { url: 'http://${{ secrets.SPAN_HOST }}.invalid/' },
+            depends_on: ['start'],
+            error_handling: { retry_policy: { max_attempts: 1 } },
+          },
+        ],
+      });
+      const id = await execute(x, c, 'span-host');
+      await waitFor(x, c, id, finished);
+      const clients = exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.CLIENT);
+      assert.ok(clients.length >= 1, 'the call made a CLIENT span');
+      for (const span of clients) {
+        assert.equal(span.attributes['server.address'], '<redacted>.invalid');
+        const text = JSON.stringify({ attributes: span.attributes, status: span.status, events: span.events, name: span.name });
+        assert.equal(text.toLowerCase().includes(hex), false, `a span leaks the secret: ${text}`);
+      }
+    } finally {
+      traceEgress(undefined);
+      await provider.shutdown();
+    }
+  });
+
+  it('redacts the forms the URL parser makes of a secret with a backslash, a TAB or a LF (path and query), and nothing more', async () => {
+    const hex = randomBytes(8).toString('hex');
+    const value = `Slash\\tab\tline\n${hex}`;
+    const created = await c.auth(x.t.request.post('/workflows/config')).send({ name: 'URL_FORMS', value, secret: true, path: '/' });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    await publish(x, c, {
+      name: 'url-forms',
+      key: 'url-forms',
+      steps: [
+        { id: 'start', type: 'trigger', pluginType: 'manual' },
+        {
+          id: 'call',
+          type: 'module',
+          pluginType: 'http-request',
+          config: { url: `${baseUrl}/echo-url/\${{ secrets.URL_FORMS }}?q=\${{ secrets.URL_FORMS }}&note=Slash` },
+          depends_on: ['start'],
+          error_handling: { retry_policy: { max_attempts: 1 } },
+        },
+      ],
+    });
+    const id = await execute(x, c, 'url-forms');
+    await waitFor(x, c, id, finished);
+    const history = await readableHistory(id);
+    const steps = (await c.auth(x.t.request.get(`/workflows/executions/${id}/steps`))).text;
+    for (const [where, text] of [
+      ['history', history],
+      ['steps', steps],
+    ]) {
+      assert.equal(text.toLowerCase().includes(hex), false, `${where} leaks a URL form of the secret: ${text}`);
+      // The secret's first part alone is ordinary text, and stays (the query's `note=Slash`).
+      assert.ok(text.includes('note=Slash'), `${where} over-redacts: ${text}`);
     }
   });
 

@@ -149,7 +149,7 @@ describe('executions API: webhook security', function () {
   });
 
   it('never stores credential or signing headers in the trigger payload', async () => {
-    const { workflowId, path } = await hook({ mode: 'start', secret: SECRET });
+    const { workflowId, path } = await hook({ mode: 'start', secret: SECRET, keepHeaders: ['X-Kept'] });
     const body = JSON.stringify({ ok: true });
     const res = await x.t.request
       .post(path)
@@ -171,6 +171,48 @@ describe('executions API: webhook security', function () {
       [run.id],
     );
     assert.doesNotMatch(row.text, /sensitive-|sha256=/);
+  });
+
+  it('keeps only allowlisted headers (and those the trigger names), and no credential-named header or query parameter', async () => {
+    const credentials: Record<string, string> = {
+      ...SENSITIVE,
+      'X-Vault-Token': 'sensitive-v1',
+      'Private-Token': 'sensitive-v2',
+      'X-Access-Token': 'sensitive-v3',
+      'Api-Key': 'sensitive-v4',
+      'Ocp-Apim-Subscription-Key': 'sensitive-v5',
+      'X-Goog-Api-Key': 'sensitive-v6',
+      'DD-API-KEY': 'sensitive-v7',
+      'X-Shopify-Hmac-Sha256': 'sensitive-v8',
+      'X-Refresh-Token': 'sensitive-v9',
+      'X-Client-Secret': 'sensitive-v10',
+      'X-Session-Id': 'sensitive-v11',
+      'X-Password': 'sensitive-v12',
+    };
+    assert.ok(Object.keys(credentials).length >= 22);
+    const { workflowId, path } = await hook({ mode: 'start', keepHeaders: ['X-Kept', 'X-Vault-Token', 'Authorization'] });
+    const query =
+      '?token=sensitive-q1&api_key=sensitive-q2&apiKey=sensitive-q3&sig=sensitive-q4&access_token=sensitive-q5&page=2&monkey=ok';
+    const res = await x.t.request
+      .post(`${path}${query}`)
+      .set(credentials)
+      .set({ 'Content-Type': 'application/json', 'User-Agent': 'sender/1.0', 'X-Kept': 'visible', 'X-Other': 'dropped' })
+      .send({ ok: true });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const [run] = await runsOf(workflowId);
+    const done = await waitFor(x, c, run.id, finished);
+    const payload = (done.trigger as { payload: { headers: Record<string, string>; query: Record<string, string> } }).payload;
+    assert.deepEqual(
+      Object.keys(payload.headers).sort(),
+      ['content-type', 'user-agent', 'x-kept'],
+      `kept headers: ${JSON.stringify(payload.headers)}`,
+    );
+    assert.deepEqual(payload.query, { page: '2', monkey: 'ok' });
+    const [row] = await x.db.query<Array<{ text: string }>>(
+      `SELECT (inputs::text || trigger::text) AS text FROM executions WHERE id = $1`,
+      [run.id],
+    );
+    assert.doesNotMatch(row.text, /sensitive-/);
   });
 
   it('mints callback tokens the workflow cannot know, refuses forged ones and stores no credentials', async () => {
@@ -211,11 +253,12 @@ describe('executions API: webhook security', function () {
     assert.equal((await x.t.request.post(`${base}/${nonce}${'0'.repeat(32)}`).send({})).status, 404, 'a forged MAC');
     assertDialect('problem', await x.t.request.post(`/workflows/webhooks/callback/exec_other/${token}`).send({}), 404);
 
-    const delivered = await x.t.request.post(path).set(SENSITIVE).set('X-Kept', 'visible').send({ status: 'approved' });
+    // A callback keeps the default headers only (webhook-request.ts): X-Correlation-Id is one of them.
+    const delivered = await x.t.request.post(path).set(SENSITIVE).set('X-Correlation-Id', 'visible').send({ status: 'approved' });
     assert.equal(delivered.status, 202, JSON.stringify(delivered.body));
     const done = await waitFor(x, c, id, finished);
     const outputs = done.outputs as { headers: Record<string, string>; via: string };
-    assert.equal(outputs.headers['x-kept'], 'visible');
+    assert.equal(outputs.headers['x-correlation-id'], 'visible');
     for (const name of Object.keys(SENSITIVE)) assert.equal(outputs.headers[name.toLowerCase()], undefined, name);
     assert.doesNotMatch(JSON.stringify(outputs), /sensitive-/);
     assert.equal(new URL(outputs.via).pathname, path);

@@ -1,7 +1,9 @@
 /**
- * `npm start` killed whole under load: its process group (API, worker, embedded
- * PostgreSQL) and its Temporal dev server (a group of its own) die together by
- * SIGKILL, and the service restarts on the same DATA_DIR. Clients resend every
+ * `npm start` killed under load: its own process alone dies by SIGKILL (as by a V8
+ * abort or the OOM killer: no code of its own runs), and the servers it started
+ * (embedded PostgreSQL, the Temporal dev server, a group of its own) end by
+ * themselves within seconds (startup/child-watchdog.ts), leaving no process
+ * behind; then the service restarts on the same DATA_DIR. Clients resend every
  * request with the same idempotency key. Then every accepted execution completes
  * with the right outputs, none is started twice, and every step made its call: a
  * step whose worker died with everything else runs again, as when its worker alone
@@ -16,6 +18,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { isAlive } from '../../startup/orphan-process';
 import { freePort } from '../../startup/temporal';
 import { chain, step, trigger } from '../support/definitions';
 import { ROOT, runScript } from '../support/process';
@@ -32,7 +35,7 @@ type Kind = 'activity' | 'light';
 const STEPS: Record<Kind, string[]> = { activity: ['a1', 'a2'], light: ['l1', 'l2'] };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('npm start killed whole (SIGKILL) under load', function () {
+describe('npm start killed (SIGKILL) under load', function () {
   this.timeout(15 * 60_000);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'platform-sigkill-'));
   const devServerPidFile = path.join(dataDir, 'temporal', 'dev-server.sqlite.pid');
@@ -67,6 +70,17 @@ describe('npm start killed whole (SIGKILL) under load', function () {
       await sleep(250);
     }
   };
+
+  const pidIn = (file: string): number | undefined => {
+    try {
+      const pid = Number(readFileSync(file, 'utf8').split('\n')[0].trim());
+      return Number.isInteger(pid) && pid > 1 ? pid : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const devServerPid = () => pidIn(devServerPidFile);
+  const postmasterPid = () => pidIn(path.join(dataDir, 'postgres', 'postmaster.pid'));
 
   /** SIGKILL to the service's group and to its dev server, at once: nothing is told it stops. */
   const killEverything = (child: ChildProcess | undefined) => {
@@ -178,11 +192,16 @@ describe('npm start killed whole (SIGKILL) under load', function () {
     });
     // A client that gives up fails the test here rather than leaving it waiting for the kill.
     await Promise.race([killedWhole, Promise.all(sends)]);
-    // Calls of the accepted runs are in flight (each holds CALL_MS): everything dies at once, then starts again.
-    killEverything(service);
+    // Calls of the accepted runs are in flight (each holds CALL_MS): the service's process dies alone, at once.
+    const children = [devServerPid(), postmasterPid()].filter((pid): pid is number => pid !== undefined);
+    assert.equal(children.length, 2, 'the dev server and PostgreSQL were found');
+    process.kill(service!.pid!, 'SIGKILL');
     await new Promise((resolve) =>
       service!.exitCode !== null || service!.signalCode !== null ? resolve(undefined) : service!.once('exit', resolve),
     );
+    const left = () => children.filter((pid) => isAlive(pid));
+    for (const deadline = Date.now() + 30_000; left().length > 0 && Date.now() < deadline;) await sleep(200);
+    assert.deepEqual(left(), [], 'no server outlives the killed service');
     service = await start();
     await Promise.all(sends);
     // Every client resends its request once more (it never learnt whether the first answer was final).

@@ -189,10 +189,28 @@ export function scopeForDeferred(
   const text = deferred.map((entry) => entry.template).join('\n');
   const picked: Record<string, unknown> = {};
   for (const root of Object.keys(scope)) {
-    if (deferredRoots.has(root) || !new RegExp(`(^|[^A-Za-z0-9_$.])${root.replace(/\$/g, '\\$')}(?![A-Za-z0-9_$])`).test(text)) continue;
+    if (deferredRoots.has(root) || !rootPattern(root).test(text)) continue;
     picked[root] = scope[root];
   }
   return Object.keys(picked).length > 0 ? picked : undefined;
+}
+
+/**
+ * The pattern finding a scope root by name, compiled once per name: roots are the scope's fixed
+ * names and the loop variables definitions choose, so the cache stays small; it is bounded all the same.
+ */
+const ROOT_PATTERNS = new Map<string, RegExp>();
+const ROOT_PATTERN_CACHE_SIZE = 512;
+
+function rootPattern(root: string): RegExp {
+  let pattern = ROOT_PATTERNS.get(root);
+  if (pattern === undefined) {
+    // A root is an identifier; anything else is escaped whole.
+    pattern = new RegExp(`(^|[^A-Za-z0-9_$.])${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_$])`);
+    if (ROOT_PATTERNS.size >= ROOT_PATTERN_CACHE_SIZE) ROOT_PATTERNS.clear();
+    ROOT_PATTERNS.set(root, pattern);
+  }
+  return pattern;
 }
 
 /** Writes `value` at `path` inside `root`, through own properties only (a `__proto__` key is a plain key here). */

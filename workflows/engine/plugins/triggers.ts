@@ -68,6 +68,11 @@ export const webhookTrigger: PluginDescriptor = {
       correlationKeyPath: str(),
       secret: str(),
       payloadSchema: obj(),
+      keepHeaders: {
+        type: 'array',
+        description: 'request headers to keep in the payload besides the default ones (names that say they carry a credential never are)',
+        items: str(),
+      },
     },
   },
 };
