@@ -269,29 +269,23 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     return hosts;
   };
 
-  const egressAllowCidrs = (read('EGRESS_ALLOW_CIDRS') ?? '')
-    .split(',')
-    .map((range) => range.trim())
-    .filter(Boolean);
-  for (const range of egressAllowCidrs) {
-    try {
-      parseCidr(range);
-    } catch (error) {
-      problems.push(`EGRESS_ALLOW_CIDRS: ${(error as Error).message}`);
+  /** A comma-separated list of address ranges (CIDR, or one address), each checked. */
+  const cidrList = (name: string): string[] => {
+    const ranges = (read(name) ?? '')
+      .split(',')
+      .map((range) => range.trim())
+      .filter(Boolean);
+    for (const range of ranges) {
+      try {
+        parseCidr(range);
+      } catch (error) {
+        problems.push(`${name}: ${(error as Error).message}`);
+      }
     }
-  }
-
-  const trustedProxies = (read('TRUSTED_PROXIES') ?? '')
-    .split(',')
-    .map((range) => range.trim())
-    .filter(Boolean);
-  for (const range of trustedProxies) {
-    try {
-      parseCidr(range);
-    } catch (error) {
-      problems.push(`TRUSTED_PROXIES: ${(error as Error).message}`);
-    }
-  }
+    return ranges;
+  };
+  const egressAllowCidrs = cidrList('EGRESS_ALLOW_CIDRS');
+  const trustedProxies = cidrList('TRUSTED_PROXIES');
 
   const plugins = (read('PLUGINS') ?? '')
     .split(',')
