@@ -7,9 +7,10 @@
  * async function whose wrapper is then cut off again. The size of what is
  * transpiled is bounded by the definition's own limits (a config string).
  *
- * A script that does not parse fails the step here (`PLUGIN_CONFIG_INVALID`,
- * with esbuild's line and column); templates in a TypeScript script are
- * refused at publish (workflows/engine/validate-unsupported.ts).
+ * Publish refuses a script that does not parse (api/workflows/typescript-scripts.ts)
+ * and templates in one (workflows/engine/validate-unsupported.ts); a revision
+ * that reaches here anyway fails the step (`PLUGIN_CONFIG_INVALID`, with
+ * esbuild's line and column).
  */
 import { parse } from 'acorn';
 import { transform } from 'esbuild';

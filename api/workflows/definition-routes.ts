@@ -22,6 +22,7 @@ import { workflowNotFound } from './errors';
 import { newWorkflowId } from './ids';
 import { authorizeInOrganization, authorizedWorkflow, organizationNotFound, workflowNrn } from './authorize';
 import { declaredSchemaErrors } from './declared-schemas';
+import { typeScriptErrors } from './typescript-scripts';
 import { refuseEnvelope } from './definition-envelope';
 import { sentSource } from './revision-source';
 import { WORKFLOW_LEVEL_KEYS, boundReferences, configWarnings, prepare, publishWarnings, type PublishWarning } from './publish';
@@ -107,7 +108,7 @@ async function validationReport(deps: WorkflowDeps, body: unknown, organizationI
   const result = validateDefinition(body, { limits: deps.limits, plugins: deps.plugins });
   const tooLarge = result.definition && definitionBytesIssue(JSON.stringify(result.definition), deps.limits);
   if (!result.definition || tooLarge) return { valid: false, errors: tooLarge ? [tooLarge] : result.errors, warnings: [] };
-  const schemaErrors = declaredSchemaErrors(result.definition, body);
+  const schemaErrors = [...declaredSchemaErrors(result.definition, body), ...typeScriptErrors(result.definition, body)];
   if (schemaErrors.length > 0) return { valid: false, errors: schemaErrors, warnings: [] };
   // Entries within the NRN the definition names (an NRN publishing would refuse reaches none).
   const nrn = result.definition.nrn === undefined ? organizationNrn(organizationId) : (canonicalNrn(result.definition.nrn) ?? '');

@@ -52,24 +52,30 @@ describe('executions API: coming from the compatible engine (code-exec)', functi
     });
   });
 
-  it('code-exec language: ts that does not parse fails the step with the line, and one that escapes its body is refused', async () => {
-    const step = (id: string, code: string, dependsOn: string) => ({
-      id,
-      type: 'module',
-      pluginType: 'code-exec',
-      config: { language: 'ts', code },
-      dependsOn: [dependsOn],
-    });
-    for (const [key, code, expected] of [
-      ['compat-ts-bad', 'const a: number = 1;\nconst b: = 2;\nreturn { a }', /not valid TypeScript: Unexpected "=" \(line 2, column 10\)/],
-      ['compat-ts-escape', 'return 1;\n}\nglobalThis.x = 1;\nfunction again() {', /not a function body/],
+  it('code-exec language: ts that does not parse, or that escapes its body, is refused at publish and by validate, with the line', async () => {
+    for (const [code, expected] of [
+      ['const a: number = 1;\nconst b: = 2;\nreturn { a }', /not valid TypeScript: Unexpected "=" \(line 2, column 10\)/],
+      ['return 1;\n}\nglobalThis.x = 1;\nfunction again() {', /not a function body/],
     ] as const) {
-      await publish(x, c, { name: key, key, steps: [{ id: 'start', type: 'trigger', pluginType: 'manual' }, step('s', code, 'start')] });
-      const done = await waitFor(x, c, await execute(x, c, key), finished);
-      assert.equal(done.status, 'failed', JSON.stringify(done));
-      const record = await c.auth(x.t.request.get(`/workflows/executions/${String(done.id)}/steps/s`)).expect(200);
-      assert.equal(record.body.record.error.code, 'PLUGIN_CONFIG_INVALID', JSON.stringify(record.body.record.error));
-      assert.match(record.body.record.error.message, expected);
+      const body = {
+        name: 'Bad ts',
+        key: 'compat-ts-bad',
+        steps: [
+          { id: 'start', type: 'trigger', pluginType: 'manual' },
+          { id: 's', type: 'module', pluginType: 'code-exec', config: { language: 'ts', code }, dependsOn: ['start'] },
+        ],
+      };
+      const refused = await c.auth(x.t.request.post('/workflows/definitions')).send(body);
+      assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      const errors = refused.body.errors as Array<{ path: string; message: string }>;
+      assert.deepEqual(
+        errors.map((e) => e.path),
+        ['/steps/1/config/code'],
+      );
+      assert.match(errors[0].message, expected);
+      const report = await c.auth(x.t.request.post('/workflows/definitions/validate')).send(body).expect(200);
+      assert.equal(report.body.valid, false);
+      assert.match(report.body.errors[0].message, expected);
     }
   });
 
