@@ -155,7 +155,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
           egress: deps.egress ?? DEFAULT_EGRESS,
           codeExecPool: deps.codeExecPool,
           maxPages: deps.limits.maxPages,
-          log: (level, message) => lines.push({ level, message }),
+          log: (level, message, metadata) => lines.push({ level, message, ...(metadata ? { metadata } : {}) }),
         }),
       );
       checkOutputSize(result, call.maxOutputBytes);

@@ -1,7 +1,7 @@
 /** Resolves a sub-workflow's revision and records the child execution, returning the child's input. */
 import type { DataSource } from 'typeorm';
 import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
-import { handRunPayload, handRunTrigger, type ExecutionInput, type RunLimits, type TriggerInfo } from '../workflows/engine';
+import { handRunInputs, handRunPayload, handRunTrigger, type ExecutionInput, type RunLimits, type TriggerInfo } from '../workflows/engine';
 import type { WorkflowReach } from './deps';
 import { ChildOutOfReach, RevisionNotRunnable } from './errors';
 import { recordRun } from './record-run';
@@ -53,10 +53,11 @@ export async function prepareChildRun(deps: PrepareDeps, request: ChildRunReques
   const handRun = handRunTrigger(runnable.definition);
   const fired = handRun.ok ? handRun.step : undefined;
   const now = new Date();
+  const payload = handRunPayload(runnable.definition, fired, request.inputs, now);
   const trigger: TriggerInfo = {
     ...(fired ? { stepId: fired.id } : {}),
     source: 'sub-workflow',
-    payload: handRunPayload(runnable.definition, fired, request.inputs, now),
+    payload,
     receivedAt: now.toISOString(),
   };
   // The child id is minted by the parent workflow, so a retried activity finds its own row (idempotency key = child id).
@@ -64,7 +65,7 @@ export async function prepareChildRun(deps: PrepareDeps, request: ChildRunReques
     id: request.childExecutionId,
     organizationId: request.organizationId,
     runnable,
-    inputs: request.inputs,
+    inputs: handRunInputs(fired, payload, request.inputs),
     trigger,
     correlationKey: request.correlationKey,
     idempotencyKey: `child:${request.childExecutionId}`,

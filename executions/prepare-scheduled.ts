@@ -2,7 +2,8 @@
  * A cron tick: resolve the revision the schedule names, record the execution
  * under the run's Temporal workflow id with the idempotency key
  * `cron:<triggerId>:<tick floored to the second>` (alias `latest`; another
- * alias appends `@<alias>`), and return its input.
+ * alias appends `@<alias>`), and return its input. The run's inputs are the
+ * tick (`{firedAt, schedule}`), as its trigger's payload is.
  */
 import { ExecutionRepository } from '../db/repositories/execution-repository';
 import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
@@ -49,7 +50,8 @@ export async function prepareScheduledRun(deps: PrepareDeps, request: ScheduledR
     id: request.executionId,
     organizationId: start.organizationId,
     runnable: { ...runnable, alias: start.alias },
-    inputs: {},
+    // The compatible engine's `workflow.inputs.firedAt` and `workflow.inputs.schedule`.
+    inputs: { firedAt, schedule: start.trigger.schedule },
     trigger,
     idempotencyKey,
     createdBy: null,

@@ -34,6 +34,7 @@ import {
   type CodeOutcome,
   type FromThread,
   type LogLevel,
+  type LogMetadata,
   type SandboxErrorType,
   type ThreadData,
   type ToThread,
@@ -51,7 +52,7 @@ export type CodeRequest = Omit<CodeJob, 'deadline' | 'waitedMs' | 'limits'> & { 
 export interface CodeRunHooks {
   /** Cancels the run (activity cancellation): queued, it never starts; running, it is stopped. */
   signal: AbortSignal;
-  onLog: (level: LogLevel, message: string) => void;
+  onLog: (level: LogLevel, message: string, metadata?: LogMetadata) => void;
 }
 
 interface Task {
@@ -259,7 +260,7 @@ export class CodeExecPool {
     }
     const task = thread.task;
     if (!task || task.id !== message.id) return;
-    if (message.kind === 'log') return task.hooks.onLog(message.level, message.message);
+    if (message.kind === 'log') return task.hooks.onLog(message.level, message.message, message.metadata);
     this.finish(task, message.outcome);
     this.pump();
   }

@@ -11,6 +11,9 @@ export type CodeLimits = Omit<CodeExecSettings, 'threads' | 'threadsPerOrganizat
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
+/** What `log.info(message, metadata)` attaches to its entry: a plain JSON object. */
+export type LogMetadata = Record<string, unknown>;
+
 /** One run of a script: its code, the globals it sees, its network and its limits. */
 export interface CodeJob {
   code: string;
@@ -69,7 +72,9 @@ export type ToThread = { kind: 'run'; id: number; job: CodeJob } | { kind: 'canc
 
 export type FromThread =
   /** QuickJS is loaded: the thread takes jobs. */
-  { kind: 'ready' } | { kind: 'log'; id: number; level: LogLevel; message: string } | { kind: 'done'; id: number; outcome: CodeOutcome };
+  | { kind: 'ready' }
+  | { kind: 'log'; id: number; level: LogLevel; message: string; metadata?: LogMetadata }
+  | { kind: 'done'; id: number; outcome: CodeOutcome };
 
 /** What the pool hands a thread at start (`workerData`). */
 export interface ThreadData {

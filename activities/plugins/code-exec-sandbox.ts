@@ -5,7 +5,11 @@
  * interrupt handler that stops the code at its deadline, on cancellation, or
  * as soon as it crosses a cap. The code runs as the body of an async function
  * (top-level `await` works) with `inputs`, `$items`, `$item`, `$itemIndex`,
- * and `console`/`log` whose lines go to `onLog`.
+ * and `console`/`log` whose lines go to `onLog`. `log.info(message, metadata)`
+ * (a text and a plain object, as the compatible engine documents) gives the
+ * entry that object as its metadata; any other call, and every `console.*`
+ * call, joins its arguments into the message. Metadata counts towards the
+ * log byte cap.
  *
  * No network unless `allowedHosts` lists host patterns: then a global `fetch`
  * (./sandbox-fetch.ts) reaches those hosts within the egress policy, its
@@ -27,6 +31,7 @@ import {
   type CodeJob,
   type CodeOutcome,
   type LogLevel,
+  type LogMetadata,
   type SandboxErrorType,
 } from './code-exec-protocol';
 import { SandboxFetch } from './sandbox-fetch';
@@ -50,7 +55,7 @@ export interface RunHooks {
   signal: AbortSignal;
   /** Read by the interrupt handler while the code runs (the thread cannot take messages then). */
   cancelled: () => boolean;
-  onLog: (level: LogLevel, message: string) => void;
+  onLog: (level: LogLevel, message: string, metadata?: LogMetadata) => void;
   /** Receives the outcome before the sandbox is disposed. */
   report: (outcome: CodeOutcome) => void;
 }
@@ -183,30 +188,38 @@ function defineGlobals(vm: QuickJSContext, job: CodeJob, onLog: RunHooks['onLog'
   const { maxLogLines, maxLogBytes } = job.limits;
   let lines = 0;
   let bytes = 0;
-  const logger = vm.newObject();
-  for (const level of [...LOG_LEVELS, 'log'] as const) {
-    const fn = vm.newFunction(level, (...args: QuickJSHandle[]) => {
-      const message = args
-        .map((arg) => {
-          const value = vm.dump(arg) as unknown;
-          return typeof value === 'string' ? value : JSON.stringify(value);
-        })
-        .join(' ');
-      lines += 1;
-      bytes += Buffer.byteLength(message);
-      // The handler interrupts the code at its next check; the thrown error is for the rare host call in between.
-      if (lines > maxLogLines)
-        throw stops.fail(new SandboxFailure('SANDBOX_LOG_LIMIT', `the code wrote more than ${maxLogLines} log lines`));
-      if (bytes > maxLogBytes)
-        throw stops.fail(new SandboxFailure('SANDBOX_LOG_LIMIT', `the code wrote more than ${maxLogBytes} bytes of logs`));
-      onLog(level === 'log' ? 'info' : level, message);
-    });
-    vm.setProp(logger, level, fn);
-    fn.dispose();
+  const loggers = { console: vm.newObject(), log: vm.newObject() };
+  for (const [global, logger] of Object.entries(loggers))
+    for (const level of [...LOG_LEVELS, 'log'] as const) {
+      const fn = vm.newFunction(level, (...args: QuickJSHandle[]) => {
+        const values = args.map((arg) => vm.dump(arg) as unknown);
+        const [text, metadata] = global === 'log' && isMessageAndMetadata(values) ? [values[0], values[1]] : [undefined, undefined];
+        const message = text ?? values.map((value) => (typeof value === 'string' ? value : JSON.stringify(value))).join(' ');
+        const metadataText = metadata === undefined ? '' : JSON.stringify(metadata);
+        lines += 1;
+        bytes += Buffer.byteLength(message) + Buffer.byteLength(metadataText);
+        // The handler interrupts the code at its next check; the thrown error is for the rare host call in between.
+        if (lines > maxLogLines)
+          throw stops.fail(new SandboxFailure('SANDBOX_LOG_LIMIT', `the code wrote more than ${maxLogLines} log lines`));
+        if (bytes > maxLogBytes)
+          throw stops.fail(new SandboxFailure('SANDBOX_LOG_LIMIT', `the code wrote more than ${maxLogBytes} bytes of logs`));
+        onLog(level === 'log' ? 'info' : level, message, metadata && (JSON.parse(metadataText) as LogMetadata));
+      });
+      vm.setProp(logger, level, fn);
+      fn.dispose();
+    }
+  for (const [global, logger] of Object.entries(loggers)) {
+    vm.setProp(vm.global, global, logger);
+    logger.dispose();
   }
-  vm.setProp(vm.global, 'console', logger);
-  vm.setProp(vm.global, 'log', logger);
-  logger.dispose();
+}
+
+/** `log.info('text', {…})`: a message and the entry's metadata. */
+function isMessageAndMetadata(values: unknown[]): values is [string, LogMetadata] {
+  const [message, metadata] = values;
+  return (
+    values.length === 2 && typeof message === 'string' && metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata)
+  );
 }
 
 /**

@@ -50,7 +50,7 @@ async function run(quickjs: QuickJSWASMModule, id: number, job: CodeJob): Promis
       {
         signal: controller.signal,
         cancelled: () => Atomics.load(cancel, 0) === id,
-        onLog: (level, message) => post({ kind: 'log', id, level, message }),
+        onLog: (level, message, metadata) => post({ kind: 'log', id, level, message, ...(metadata ? { metadata } : {}) }),
         report,
       },
     );

@@ -1,5 +1,6 @@
 /**
- * `code-exec`: JavaScript in a QuickJS sandbox, run on a thread of the
+ * `code-exec`: JavaScript (or TypeScript, its types stripped:
+ * ./code-exec-typescript.ts) in a QuickJS sandbox, run on a thread of the
  * worker's code-exec pool (./code-exec-pool.ts) so that a busy script never
  * stalls the event loop. This file checks the step's config, hands the pool a
  * job of plain data (code, globals, network, deadline) and turns the outcome
@@ -24,6 +25,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { SCRIPT_TEMPLATE_IDIOM, codeExecDescriptor, parseDuration, planScript, type Item, type PluginResult } from '../../workflows/engine';
 import type { BoundTemplates } from './code-exec-protocol';
 import { sharedCodeExecPool } from './code-exec-pool';
+import { isTypeScript, stripTypes } from './code-exec-typescript';
 import type { EffectfulPlugin, PluginContext } from './plugin-context';
 
 export const CODE_DEFAULT_TIMEOUT_MS = 10_000;
@@ -34,10 +36,9 @@ export const codeExecPlugin: EffectfulPlugin = { descriptor: codeExecDescriptor,
 export async function codeExec({ call, config, inputs, bound, log, signal, egress, codeExecPool }: PluginContext): Promise<PluginResult> {
   const code = typeof config.code === 'string' ? config.code : '';
   if (code.trim() === '') throw ApplicationFailure.nonRetryable('code-exec needs "code"', 'PLUGIN_CONFIG_INVALID');
-  if (config.language === 'ts' || config.language === 'typescript') {
-    throw ApplicationFailure.nonRetryable('code-exec runs JavaScript; TypeScript is not supported', 'PLUGIN_CONFIG_INVALID');
-  }
-  const script = bindTemplates(code, bound?.code ?? []);
+  const script = isTypeScript(config.language)
+    ? { code: await typeScriptWithoutTemplates(code, bound?.code) }
+    : bindTemplates(code, bound?.code ?? []);
   const allowedHosts = allowedHostsOf(config.network);
   const timeoutMs = Math.min(parseDuration(call.timeoutMs) ?? CODE_DEFAULT_TIMEOUT_MS, CODE_DEFAULT_TIMEOUT_MS * 6);
 
@@ -91,6 +92,16 @@ function bindTemplates(code: string, texts: readonly string[]): { code: string; 
     code: plan.source,
     templates: { valueFunction: plan.valueFunction, textFunction: plan.textFunction, texts: [...texts] },
   };
+}
+
+/** A TypeScript script carries no templates (refused at publish): its types stripped, it runs as written. */
+async function typeScriptWithoutTemplates(code: string, texts: readonly string[] | undefined): Promise<string> {
+  if (texts && texts.length > 0)
+    throw ApplicationFailure.nonRetryable(
+      `code-exec "code" in TypeScript cannot hold templates: ${SCRIPT_TEMPLATE_IDIOM}`,
+      'PLUGIN_CONFIG_INVALID',
+    );
+  return stripTypes(code);
 }
 
 function isJsonText(text: string): boolean {

@@ -20,7 +20,7 @@ export interface PluginContext {
   /** The worker's code-exec threads (unset: the process's default pool). */
   codeExecPool?: CodeExecPool;
   /** Log lines the plugin emits (scrubbed and persisted by the caller). */
-  log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+  log: (level: 'debug' | 'info' | 'warn' | 'error', message: string, metadata?: Record<string, unknown>) => void;
 }
 
 export type PluginRun = (context: PluginContext) => Promise<PluginResult>;

@@ -7,6 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import {
   checkInputs,
+  handRunInputs,
   handRunPayload,
   handRunTrigger,
   type TriggerInfo,
@@ -66,16 +67,12 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
         if (errors.length > 0) throw validationFailed(errors, undefined, 'inputs-invalid');
 
         const now = new Date();
-        const triggerInfo: TriggerInfo = {
-          stepId: fired?.id,
-          source: 'manual',
-          payload: handRunPayload(runnable.definition, fired, inputs, now),
-          receivedAt: now.toISOString(),
-        };
+        const payload = handRunPayload(runnable.definition, fired, inputs, now);
+        const triggerInfo: TriggerInfo = { stepId: fired?.id, source: 'manual', payload, receivedAt: now.toISOString() };
         const { row, created } = await startExecution(deps, {
           organizationId: auth.organizationId,
           runnable,
-          inputs,
+          inputs: handRunInputs(fired, payload, inputs),
           trigger: triggerInfo,
           correlationKey: request.correlationKey,
           idempotencyKey: request.idempotencyKey,

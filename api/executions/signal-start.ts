@@ -9,7 +9,7 @@
 import type { WorkflowEntity } from '../../db/entities/workflow';
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import { startExecution } from '../../executions';
-import { checkInputs, handRunPayload, manualTrigger, type TriggerInfo } from '../../workflows/engine';
+import { checkInputs, handRunInputs, handRunPayload, manualTrigger, type TriggerInfo } from '../../workflows/engine';
 import { authorize } from '../access/access';
 import type { AuthContext } from '../http/auth';
 import { HttpError, validationFailed } from '../http/errors';
@@ -48,17 +48,18 @@ export async function startForSignal(
   // Without a manual trigger, the one the execute endpoint would fire (refused when several and none is manual).
   const fired = firedTrigger(runnable.definition, workflow.id);
   const now = new Date();
+  const payload = handRunPayload(runnable.definition, fired, start.inputs, now);
   const triggerInfo: TriggerInfo = {
     stepId: fired?.id,
     source: 'signal',
-    payload: handRunPayload(runnable.definition, fired, start.inputs, now),
+    payload,
     receivedAt: now.toISOString(),
     signal: { name: start.name, signalId: start.signalId, correlationKey: start.correlationKey, payload: start.payload },
   };
   const { row } = await startExecution(deps, {
     organizationId: auth.organizationId,
     runnable,
-    inputs: start.inputs,
+    inputs: handRunInputs(fired, payload, start.inputs),
     trigger: triggerInfo,
     correlationKey: start.correlationKey,
     // A repeat of an idempotent signal-with-start finds this run instead of starting another.

@@ -84,7 +84,7 @@ const camel = (key: string): string => key.replace(/_+([a-z0-9])/g, (_, c: strin
 const unescape = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
 
 /** A pointer into the normalized definition, rewritten into the body the client sent (array index for a step, the key as spelled). */
-function pathAsSent(body: unknown, normalized: string): string {
+export function pathAsSent(body: unknown, normalized: string): string {
   let node: unknown = body;
   const out: string[] = [];
   for (const segment of normalized.split('/').slice(1).map(unescape)) {

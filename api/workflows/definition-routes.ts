@@ -22,6 +22,7 @@ import { workflowNotFound } from './errors';
 import { newWorkflowId } from './ids';
 import { authorizeInOrganization, authorizedWorkflow, organizationNotFound, workflowNrn } from './authorize';
 import { declaredSchemaErrors } from './declared-schemas';
+import { typeScriptErrors } from './typescript-scripts';
 import { refuseEnvelope } from './definition-envelope';
 import { sentSource } from './revision-source';
 import { WORKFLOW_LEVEL_KEYS, boundReferences, configWarnings, prepare, publishWarnings, type PublishWarning } from './publish';
@@ -107,7 +108,7 @@ async function validationReport(deps: WorkflowDeps, body: unknown, organizationI
   const result = validateDefinition(body, { limits: deps.limits, plugins: deps.plugins });
   const tooLarge = result.definition && definitionBytesIssue(JSON.stringify(result.definition), deps.limits);
   if (!result.definition || tooLarge) return { valid: false, errors: tooLarge ? [tooLarge] : result.errors, warnings: [] };
-  const schemaErrors = declaredSchemaErrors(result.definition, body);
+  const schemaErrors = [...declaredSchemaErrors(result.definition, body), ...typeScriptErrors(result.definition, body)];
   if (schemaErrors.length > 0) return { valid: false, errors: schemaErrors, warnings: [] };
   // Entries within the NRN the definition names (an NRN publishing would refuse reaches none).
   const nrn = result.definition.nrn === undefined ? organizationNrn(organizationId) : (canonicalNrn(result.definition.nrn) ?? '');
@@ -135,6 +136,13 @@ const PublishQuery = Type.Object({
 function withReleaseNotes(body: unknown, releaseNotes: string | undefined): unknown {
   if (releaseNotes === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
   return { ...body, releaseNotes };
+}
+
+/** The upsert's body under the workflow's key (a workflow without one gets none). */
+function withKey(body: unknown, key: string | null): unknown {
+  if (key !== null) return { ...(body as object), key };
+  const { key: _none, ...rest } = { ...(body as object) } as Record<string, unknown>;
+  return rest;
 }
 
 export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
@@ -227,9 +235,10 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       method: 'put',
       path: '/workflows/definitions/{id}',
       operationId: 'upsertWorkflowDefinition',
-      summary: 'Create or update a workflow by its client key',
+      summary: 'Create or update a workflow by its client key, or update one by its id',
       description:
-        'mode: created (new workflow), new-revision (content changed), overwritten (content identical to the newest revision; only workflow-level fields change).',
+        'mode: created (new workflow), new-revision (content changed), overwritten (content identical to the newest revision; only workflow-level fields change). ' +
+        'By id (wf_…), the workflow must exist (404 otherwise) and keeps its key.',
       tags,
       access: { permission: 'workflow:write' },
       params: WorkflowKeyParam,
@@ -240,29 +249,40 @@ export function definitionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       audit: { action: 'workflow.definition.publish' },
       async handler({ params, query, body, auth, permission, audit, ctx }) {
         refuseEnvelope(body);
-        if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'key' in body && body.key !== params.id) {
-          throw validationFailed([{ path: '/key', message: `must equal the key in the URL ("${params.id}")` }], undefined, 'graph-invalid');
+        // By id: a new revision of that workflow, under the key it has (a `wf_…` id never matches the key pattern).
+        const byId = params.id.startsWith('wf_') ? await workflows.findByRef(auth.organizationId, params.id) : undefined;
+        if (params.id.startsWith('wf_') && byId?.id !== params.id) throw workflowNotFound(params.id);
+        const key = byId ? byId.key : params.id;
+        if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'key' in body && body.key !== key) {
+          const message = key === null ? 'must be left out: the workflow has no key' : `must equal the workflow's key ("${key}")`;
+          throw validationFailed([{ path: '/key', message }], undefined, 'graph-invalid');
         }
         const prepared = prepare(
-          withReleaseNotes({ ...(body as object), key: params.id }, query.releaseNotes),
+          withReleaseNotes(withKey(body, key), query.releaseNotes),
           auth,
           deps.limits,
           deps.plugins,
           sentSource(ctx),
         );
-        const existing = await workflows.findByRef(auth.organizationId, params.id);
+        const existing = byId ?? (await workflows.findByRef(auth.organizationId, params.id));
         const decide = (access: Access) => requirePublish(access, permission, prepared.fields.nrn, existing);
-        const id = newWorkflowId();
-        // Try to create first (one statement); an existing key falls through to the locked update path.
-        const { result: created, access } = await publishUnderGrants(await publishAccess(auth, decide), decide, (under) =>
-          publishNewRecorded(deps.dataSource, audit, (w) =>
-            w.publishNew({ id, organizationId: auth.organizationId, key: params.id }, prepared.fields, prepared.revision, under, true),
-          ),
-        );
-        recentAccess.remember(access);
-        if (created.outcome === 'published') {
-          const warnings = await publishWarnings(deps.dataSource, auth.organizationId, id, prepared);
-          return { status: 201, body: publishResult(created, warnings, 'created', prepared.revision.definitionJson), headers: JSON_TYPE };
+        if (byId) {
+          const access = await publishAccess(auth, decide);
+          decide(access);
+          recentAccess.remember(access);
+        } else {
+          const id = newWorkflowId();
+          // Try to create first (one statement); an existing key falls through to the locked update path.
+          const { result: created, access } = await publishUnderGrants(await publishAccess(auth, decide), decide, (under) =>
+            publishNewRecorded(deps.dataSource, audit, (w) =>
+              w.publishNew({ id, organizationId: auth.organizationId, key: params.id }, prepared.fields, prepared.revision, under, true),
+            ),
+          );
+          recentAccess.remember(access);
+          if (created.outcome === 'published') {
+            const warnings = await publishWarnings(deps.dataSource, auth.organizationId, id, prepared);
+            return { status: 201, body: publishResult(created, warnings, 'created', prepared.revision.definitionJson), headers: JSON_TYPE };
+          }
         }
         const outcome = await publishOnExisting(
           deps.dataSource,

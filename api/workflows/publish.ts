@@ -23,6 +23,7 @@ import { nrnInOrganization, organizationNrn } from '../access/nrn';
 import { workflowReaches } from '../access/workflow-reach';
 import { HttpError, describeFieldErrors, type FieldError } from '../http/errors';
 import { declaredSchemaErrors } from './declared-schemas';
+import { typeScriptErrors } from './typescript-scripts';
 import type { RevisionSource } from './revision-source';
 
 export interface ConfigWarning {
@@ -79,7 +80,7 @@ export function prepare(
   const result = validateDefinition(body, { limits, plugins });
   if (!result.definition) throw definitionInvalid(result.errors);
   const def: WorkflowDefinition = result.definition;
-  const schemaErrors = declaredSchemaErrors(def, body);
+  const schemaErrors = [...declaredSchemaErrors(def, body), ...typeScriptErrors(def, body)];
   if (schemaErrors.length > 0) throw definitionInvalid(schemaErrors);
   const nrn = ownNrn(def.nrn, auth.organizationId);
   const fields: Prepared['fields'] = {

@@ -7,11 +7,12 @@ const DateTime = Type.String({ format: 'date-time' });
 export const WorkflowRef = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128, description: 'Workflow id (wf_…) or key' }) });
 /** A POST whose request carries nothing: any object (or no body) is accepted and nothing in it is read. */
 export const NoFields = Type.Object({}, { additionalProperties: true, description: 'Nothing is read from the body: send {} or no body' });
-/** The upsert's key, under the same path parameter name as WorkflowRef: one segment, one name, in the OpenAPI document. */
+/** The upsert's key or id, under the same path parameter name as WorkflowRef: one segment, one name, in the OpenAPI document. */
 export const WorkflowKeyParam = Type.Object({
   id: Type.String({
-    pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
-    description: 'Workflow key (the upsert creates or updates by key; a wf_… id is refused)',
+    pattern: '^(?:[a-z0-9][a-z0-9-]{0,62}|wf_[0-9a-f]{1,64})$',
+    description:
+      'Workflow key (creates or updates the workflow of that key) or id (wf_…: a new revision of that workflow, which must exist)',
   }),
 });
 export const AliasParams = Type.Object({

@@ -14,15 +14,15 @@ import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revis
 export type UpsertOutcome = Published & { mode: 'overwritten' | 'new-revision' };
 
 /**
- * Publishes onto an existing keyed workflow: a new revision when the content
+ * Publishes onto an existing workflow, by its key or its id: a new revision when the content
  * differs from the newest one (numbered right after it, under the row lock), else
- * only the workflow-level fields change. Undefined when no workflow has that key.
+ * only the workflow-level fields change. Undefined when no workflow has that key or id.
  * Recorded in the audit trail in the same transaction, with the diff from the newest revision.
  */
 export async function publishOnExisting(
   dataSource: DataSource,
   organizationId: string,
-  key: string,
+  ref: string,
   fields: WorkflowFields,
   revision: NewRevision,
   /** Top-level keys that are not content (changing only them overwrites). */
@@ -32,8 +32,8 @@ export async function publishOnExisting(
   return dataSource.transaction(async (m) => {
     const workflows = new WorkflowRepository(m);
     const revisions = new WorkflowRevisionRepository(m);
-    const current = await workflows.lockByRef(organizationId, key);
-    if (!current || current.key !== key) return undefined;
+    const current = await workflows.lockByRef(organizationId, ref);
+    if (!current || (current.key !== ref && current.id !== ref)) return undefined;
     const newest = await revisions.compareWith(current.id, current.latestRevision, revision.definitionJson, workflowLevelKeys);
     const diff = definitionDiff(newest.revision.definition, revision.definition);
     let outcome: UpsertOutcome;
@@ -54,7 +54,13 @@ export async function publishOnExisting(
     await audit.record(m, {
       nrn: workflowNrn(outcome.workflow),
       id: current.id,
-      details: { key, mode: outcome.mode, revision: outcome.revision.revision, previousRevision: newest.revision.revision, diff },
+      details: {
+        key: current.key,
+        mode: outcome.mode,
+        revision: outcome.revision.revision,
+        previousRevision: newest.revision.revision,
+        diff,
+      },
     });
     return outcome;
   });

@@ -636,17 +636,25 @@ describe('accepted keys take effect (plugin config and step fields)', () => {
     );
   });
 
-  it('refuses at publish code-exec language ts and http-request verifySsl false', () => {
+  it('refuses at publish a code-exec TypeScript script with templates and http-request verifySsl false', () => {
+    const errors = errorsOf({
+      steps: [
+        trigger(),
+        step('c', 'code-exec', { code: 'const n: number = 1; return n', language: 'ts' }, { dependsOn: ['start'] }),
+        step(
+          't',
+          'code-exec',
+          { code: "const who: string = '${{ workflow.inputs.who }}'; return { who }", language: 'typescript' },
+          { dependsOn: ['c'] },
+        ),
+        step('h', 'http-request', { url: 'https://x.test', verifySsl: false }, { dependsOn: ['t'] }),
+      ],
+    });
     assert.deepEqual(
-      errorsOf({
-        steps: [
-          trigger(),
-          step('c', 'code-exec', { code: 'return 1', language: 'ts' }, { dependsOn: ['start'] }),
-          step('h', 'http-request', { url: 'https://x.test', verifySsl: false }, { dependsOn: ['c'] }),
-        ],
-      }).map((e) => e.path),
-      ['/steps/1/config/language', '/steps/2/config/verifySsl'],
+      errors.map((e) => e.path),
+      ['/steps/2/config/code', '/steps/3/config/verifySsl'],
     );
+    assert.match(errors[0].message, /TypeScript cannot hold templates: declare the value in the step's inputs/);
   });
 
   it('warns at publish about webhook path and code-exec executionConfig and runtime', () => {

@@ -70,7 +70,7 @@ const CHILD = t(
   'sub-workflow passes alias, revision, waitForCompletion and inheritCorrelationKey to the child start, and bounds children by maxParallelism',
 );
 const HTTP_BODIES = t(PLUGINS_UNIT, 'sends JSON bodies and headers, parses JSON responses');
-const REFUSED_CONFIG = t(ENGINE, 'refuses at publish code-exec language ts and http-request verifySsl false');
+const REFUSED_CONFIG = t(ENGINE, 'refuses at publish a code-exec TypeScript script with templates and http-request verifySsl false');
 
 /**
  * Keys inside declarations and step metadata that the engine reads (the

@@ -139,6 +139,17 @@ describe('engine: references are checked at publish', () => {
     assert.deepEqual(warningsOf(webhook), []);
   });
 
+  it("counts a cron trigger's tick inputs (firedAt, schedule) among the declared ones", () => {
+    const doc = reading('${{ workflow.inputs.firedAt }} ${{ workflow.inputs.schedule }} ${{ workflow.inputs.firedat }}');
+    (doc.steps as Array<Record<string, unknown>>).push(trigger('tick', 'cron', { schedule: '0 3 * * *' }));
+    assert.deepEqual(
+      warningsOf(doc).map((w) => w.replace(/ \(declared.*$/, '')),
+      [
+        `${INPUT_UNDECLARED} /steps/3/config/message step "report" reads \`workflow.inputs.firedat\`: no trigger declares the input "firedat"; did you mean \`workflow.inputs.firedAt\`?`,
+      ],
+    );
+  });
+
   it('refuses a trigger config reading what does not exist when the trigger is activated', () => {
     const doc = reading('ok');
     (doc.steps as Array<Record<string, unknown>>)[0] = trigger('start', 'webhook', { path: '${{ workflow.inputs.who }}', mode: 'start' });

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { EXECUTION_WORKFLOW_TYPE } from '../../workflows/engine';
 import { prepareScheduledRun, type PrepareDeps } from '../../executions';
-import { finished, publish, useExecEnv, waitFor } from './support';
+import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: cron ticks', function () {
   this.timeout(60_000);
@@ -48,6 +48,52 @@ describe('executions API: cron ticks', function () {
     assert.match(String(execution.idempotencyKey), /^cron:nightly:\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000Z$/);
     const logs = await c.auth(x.t.request.get(`/workflows/executions/${listed.data[0].id}/logs`));
     assert.match(logs.body.data[0].message, /^tick at \d{4}-/);
+  });
+
+  it('a tick (scheduled or run by hand) gives the run workflow.inputs.firedAt and workflow.inputs.schedule, as the compatible engine does', async () => {
+    //   hourly(cron) ─▶ note(log)
+    const workflowId = await publish(x, c, {
+      name: 'Tick inputs',
+      key: 'tick-inputs',
+      steps: [
+        { id: 'hourly', type: 'trigger', pluginType: 'cron', config: { schedule: '0 * * * *' } },
+        {
+          id: 'note',
+          type: 'module',
+          pluginType: 'log',
+          config: { message: 'tick ${{ workflow.inputs.firedAt }} of ${{ workflow.inputs.schedule }}' },
+          dependsOn: ['hourly'],
+        },
+      ],
+      outputs: {
+        firedAt: '${{ workflow.inputs.firedAt }}',
+        schedule: '${{ workflow.inputs.schedule }}',
+        payload: '${{ trigger.payload }}',
+      },
+    });
+    const activated = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
+    assert.equal(activated.status, 200, JSON.stringify(activated.body));
+    const aliases = await c.auth(x.t.request.get(`/workflows/definitions/${workflowId}/aliases`));
+    await x.env.client.schedule.getHandle(aliases.body.data[0].triggerStates.hourly.runtimeMetadata.scheduleId as string).trigger();
+    let listed: { data: Array<{ id: string }> } = { data: [] };
+    for (let i = 0; i < 200 && listed.data.length === 0; i++) {
+      listed = (await c.auth(x.t.request.get(`/workflows/executions?workflowId=${workflowId}`))).body;
+      if (listed.data.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.equal(listed.data.length, 1, JSON.stringify(listed));
+    const scheduled = await waitFor(x, c, listed.data[0].id, finished);
+    const byHand = await waitFor(x, c, await execute(x, c, 'tick-inputs'), finished);
+    for (const run of [scheduled, byHand]) {
+      assert.equal(run.status, 'completed', JSON.stringify(run));
+      const outputs = run.outputs as { firedAt: string; schedule: string; payload: unknown };
+      assert.match(outputs.firedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
+      assert.equal(outputs.schedule, '0 * * * *');
+      assert.deepEqual(run.inputs, { firedAt: outputs.firedAt, schedule: '0 * * * *' });
+      assert.deepEqual(outputs.payload, { firedAt: outputs.firedAt, schedule: '0 * * * *' });
+      const logs = await c.auth(x.t.request.get(`/workflows/executions/${String(run.id)}/logs`)).expect(200);
+      assert.equal(logs.body.data[0].message, `tick ${outputs.firedAt} of 0 * * * *`);
+    }
+    assert.equal((scheduled.trigger as { source: string }).source, 'cron');
   });
 
   it('two active aliases with the same cron trigger each run their revision on a tick, with no failed workflow', async () => {

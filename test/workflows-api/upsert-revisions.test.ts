@@ -36,6 +36,40 @@ describe('workflows API: PUT by key and revisions', () => {
     );
   });
 
+  it("PUT by the server's wf_ id makes a new revision of that workflow, keeping its key; an unknown id is 404", async () => {
+    // The compatible engine's upload scripts: create with POST, then revise by the id it answered.
+    const created = await c.auth(c.t.request.post('/workflows/definitions')).send(definition('Flow', { key: 'by-id' }));
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const id = created.body.workflow.id as string;
+    assert.match(id, /^wf_/);
+
+    const revised = await put(id, definition('Flow', { key: 'by-id', variables: { n: { initialValue: 1 } } }));
+    assert.equal(revised.status, 200, JSON.stringify(revised.body));
+    assert.deepEqual([revised.body.mode, revised.body.revision.revision, revised.body.latestAlias.revision], ['new-revision', 2, 2]);
+    assert.deepEqual([revised.body.workflow.id, revised.body.workflow.key], [id, 'by-id']);
+    // Without a key in the body the key stays too; the same content overwrites.
+    const same = await put(id, definition('Flow renamed', { variables: { n: { initialValue: 1 } } }));
+    assert.deepEqual(
+      [same.status, same.body.mode, same.body.workflow.key, same.body.workflow.name],
+      [200, 'overwritten', 'by-id', 'Flow renamed'],
+    );
+
+    // A workflow created without a key stays without one.
+    const keyless = await c.auth(c.t.request.post('/workflows/definitions')).send(definition('Keyless'));
+    assert.equal(keyless.status, 201, JSON.stringify(keyless.body));
+    const second = await put(keyless.body.workflow.id, definition('Keyless', { variables: { m: { initialValue: 2 } } }));
+    assert.deepEqual([second.status, second.body.mode, second.body.workflow.key ?? null], [200, 'new-revision', null]);
+
+    const moved = await put(id, definition('Flow', { key: 'another' }));
+    assertDialect('problem', moved, 400);
+    assert.match(JSON.stringify(moved.body), /must equal the workflow's key \(\\"by-id\\"\)/);
+    const missing = await put('wf_000000000000000000000000', definition('Flow'));
+    assertDialect('problem', missing, 404);
+    assert.equal(missing.body.code ?? missing.body.type?.split('/').pop(), 'workflow-not-found', JSON.stringify(missing.body));
+    const revisions = await c.auth(c.t.request.get(`/workflows/definitions/${id}/revisions`)).expect(200);
+    assert.equal(revisions.body.data.length, 2);
+  });
+
   it('treats the same content with keys reordered or respelled in snake_case as identical (overwritten)', async () => {
     await put('same', definition('Same', { variables: { a: { initialValue: 1 } } })).expect(201);
     const reordered = {

@@ -4,7 +4,8 @@
  * trigger fires it (the first one, as always). Without one, a hand-run is a
  * "run now" of the workflow's trigger: exactly one trigger step fires with the
  * payload its own source would give (a cron tick's `{firedAt, schedule}`, a
- * webhook request's `{method, headers, query, body}`); with several, the
+ * webhook request's `{method, headers, query, body}`; a cron tick's run inputs
+ * are that payload too); with several, the
  * caller names one (`triggerId`), else the start is refused, naming them. A
  * workflow without trigger steps starts its entry steps with the inputs.
  */
@@ -57,6 +58,19 @@ export function handRunPayload(
   }
   if (step?.pluginType === 'webhook') return { method: webhookMethod(config), headers: {}, query: {}, body: inputs };
   return inputs;
+}
+
+/**
+ * The run inputs of a hand-run: the caller's; for a cron trigger also the tick's `firedAt` and `schedule`, as a
+ * scheduled tick's run gets them (executions/prepare-scheduled.ts; the compatible engine reads them as
+ * `workflow.inputs.firedAt`, `workflow.inputs.schedule`).
+ */
+export function handRunInputs(
+  step: TriggerStep | undefined,
+  payload: Record<string, unknown>,
+  inputs: Record<string, unknown>,
+): Record<string, unknown> {
+  return step?.pluginType === 'cron' ? { ...inputs, firedAt: payload.firedAt, schedule: payload.schedule } : inputs;
 }
 
 function webhookMethod(config: Record<string, unknown>): string {

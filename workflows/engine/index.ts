@@ -12,7 +12,7 @@ export { cronError, minimumIntervalSeconds } from './cron';
 export { normalizeDefinition, normalizeFolderPath } from './normalize';
 export { validateDefinition, type ValidationOptions, type ValidationResult } from './validate';
 export { checkInputs, manualTrigger } from './run-inputs';
-export { handRunPayload, handRunTrigger, triggerSteps, type HandRun, type TriggerStep } from './hand-run';
+export { handRunInputs, handRunPayload, handRunTrigger, triggerSteps, type HandRun, type TriggerStep } from './hand-run';
 export { ACCEPTED_FIELDS, KEY_IGNORED } from './validate-ignored';
 export { CODE_RETURNS_ARRAY } from './validate-code-result';
 export { SETTING_SHADOWED } from './settings-from-inputs';

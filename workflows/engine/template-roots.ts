@@ -83,8 +83,8 @@ export const RUN_SOURCES: ReadonlyArray<{ source: string; startedBy: string; inp
   },
   {
     source: 'cron',
-    startedBy: 'a cron trigger step, on each tick of its schedule',
-    inputs: '`{}` (nothing)',
+    startedBy: 'a cron trigger step, on each tick of its schedule (or run by hand)',
+    inputs: '`{firedAt, schedule}`, as the compatible engine gives them (by hand: with the inputs sent)',
     payload: '`{firedAt, schedule}`: the tick (ISO-8601, to the second) and the schedule',
   },
   {

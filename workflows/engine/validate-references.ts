@@ -33,6 +33,7 @@ interface Chain {
 
 /** Triggers whose payload is the run inputs as a caller declared them (`config.inputs`), or none (cron). */
 const DECLARING_TRIGGERS = new Set(['manual', 'cron']);
+const CRON_INPUTS = ['firedAt', 'schedule'];
 
 export function checkReferences(
   def: WorkflowDefinition,
@@ -218,7 +219,11 @@ function declaredRunInputs(def: WorkflowDefinition): Set<string> | undefined {
     if (step.pluginType === 'manual' && isObject(step.config) && isObject(step.config.inputs))
       for (const name of Object.keys(step.config.inputs)) names.add(name);
   }
-  return names.size > 0 ? names : undefined;
+  if (names.size === 0) return undefined;
+  // A cron tick's run inputs (executions/prepare-scheduled.ts).
+  if (Object.values(def.steps).some((step) => step.type === 'trigger' && step.pluginType === 'cron'))
+    for (const name of CRON_INPUTS) names.add(name);
+  return names;
 }
 
 function checkRunInput(chain: Chain, declared: Set<string> | undefined, warn: Warn): void {

@@ -23,7 +23,7 @@ import { checkScript } from './validate-script';
 import type { ConfigReference } from './expressions';
 import { join } from './pointer';
 import { MAX_LOOP_ITERATIONS } from './runtime/loop';
-import { refuseUnsupportedConfig } from './validate-unsupported';
+import { refuseUnsupportedConfig, writtenInTypeScript } from './validate-unsupported';
 
 /** Step types whose plugins are modules (wait and subworkflow are module plugins run specially). */
 const MODULE_TYPES = new Set(['module', 'wait', 'subworkflow', 'observer', 'passthrough']);
@@ -110,7 +110,7 @@ export function validateStep(
       }
       for (const name of scriptProperties(plugin)) {
         const value = step.config[name];
-        if (typeof value === 'string') checkScript(value, join(configPath, name), issues);
+        if (typeof value === 'string' && !writtenInTypeScript(plugin.name, step.config)) checkScript(value, join(configPath, name), issues);
       }
     }
     checkTemplates(step.config, configPath, expressions);

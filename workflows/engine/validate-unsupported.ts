@@ -3,7 +3,9 @@
  * honour, refused at publish with the path and the reason (rather than at run
  * time, or not at all):
  * - `code-exec` `libraries` (non-empty): the sandbox installs no packages;
- * - `code-exec` `language: ts`: the sandbox runs JavaScript only;
+ * - `code-exec` `language: ts` with a template in its `code`: the activity
+ *   strips the types before the code runs, so a template could not be placed
+ *   where the script reads it (the values are declared in `inputs:` instead);
  * - `http-request` `verifySsl: false`: certificates are always verified;
  * - `set-variable` with both `path` and `name` (its older spelling), or a
  *   `name` with a dot (one engine could read it as a nested path, the other
@@ -13,6 +15,7 @@
  */
 import type { DefinitionIssue } from './definition';
 import { join } from './pointer';
+import { SCRIPT_TEMPLATE_IDIOM } from './script-templates';
 import { isPlainName, PLAIN_NAME_RULE } from './inline/set-variable';
 
 export function refuseUnsupportedConfig(
@@ -30,11 +33,16 @@ export function refuseUnsupportedConfig(
         'libraries',
         'code-exec libraries are not supported: the sandbox installs no packages (it has no network to fetch them); put the code you need in "code"',
       );
-    if (config.language === 'ts' || config.language === 'typescript')
-      refuse('language', 'code-exec runs JavaScript; TypeScript is not supported (write the code as JavaScript, language js)');
+    if (writtenInTypeScript(plugin, config) && typeof config.code === 'string' && config.code.includes('${{'))
+      refuse('code', `a code-exec script in TypeScript cannot hold templates: ${SCRIPT_TEMPLATE_IDIOM} (or write it in JavaScript)`);
   }
   if (plugin === 'http-request' && config.verifySsl === false)
     refuse('verifySsl', 'verifySsl: false is not supported: certificates are always verified');
+}
+
+/** A `code-exec` script in TypeScript: its templates are refused above rather than planned as JavaScript's. */
+export function writtenInTypeScript(plugin: string, config: Record<string, unknown>): boolean {
+  return plugin === 'code-exec' && (config.language === 'ts' || config.language === 'typescript');
 }
 
 function refuseSetVariable(config: Record<string, unknown>, configPath: string, issues: DefinitionIssue[]): void {

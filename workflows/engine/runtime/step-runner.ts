@@ -274,7 +274,13 @@ export async function callPlugin(
   if (result.nodeState === null) delete ctx.nodeContext[step.id];
   else if (result.nodeState !== undefined) ctx.nodeContext[step.id] = result.nodeState;
   for (const line of result.logs ?? [])
-    effects.log({ stepId: step.id, level: line.level, message: line.message, timestamp: new Date(effects.now()).toISOString() });
+    effects.log({
+      stepId: step.id,
+      level: line.level,
+      message: line.message,
+      ...(line.metadata ? { metadata: line.metadata } : {}),
+      timestamp: new Date(effects.now()).toISOString(),
+    });
   const settled: PluginResult = { ...result, logs: undefined, nodeState: undefined, wait: undefined, attempt: undefined };
   if (traits?.kind === 'decider') return deciderResult(pluginType, settled, extras.item ? [extras.item] : extras.items);
   if (traits?.twoPhaseWait) return parkAfterSideEffect(env, step, pluginType, config, { ...settled, wait: result.wait });

@@ -198,8 +198,8 @@ export interface PluginResult {
   wait?: { signalName: string | string[]; correlationKey?: string };
   /** The host's attempt that produced this result, when it retried the call itself (Temporal's attempt number). */
   attempt?: number;
-  /** Log lines an activity plugin emitted (already scrubbed); the workflow records them in order. */
-  logs?: Array<{ level: 'debug' | 'info' | 'warn' | 'error'; message: string }>;
+  /** Log lines an activity plugin emitted (already scrubbed, metadata included); the workflow records them in order. */
+  logs?: Array<{ level: 'debug' | 'info' | 'warn' | 'error'; message: string; metadata?: Record<string, unknown> }>;
   /**
    * What the plugin returned, when its `outputs` or `items` wrap it (a code-exec script's number, string,
    * boolean or array), and only when the call asked (`ActivityCall.returnValue`): a `forEach.reduce`
