@@ -1,5 +1,6 @@
 /** Every TypeORM entity of the service. */
 import { AccountEntity } from './account';
+import { AccountCountEntity } from './account-count';
 import { ActionSpecificationEntity } from './action-specification';
 import { AuditEventEntity } from './audit-event';
 import { ConfigEntryEntity } from './config-entry';
@@ -53,6 +54,7 @@ export const ENTITIES: Array<new (...args: never[]) => unknown> = [
   RoleEntity,
   GrantEntity,
   AccountEntity,
+  AccountCountEntity,
   MetadataEntryEntity,
   ServiceSpecificationEntity,
   ActionSpecificationEntity,
