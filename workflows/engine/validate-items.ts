@@ -8,8 +8,10 @@
  *   template of its config or inputs, nor as the `$items` global of a
  *   `code-exec` script, where it would quietly be the one item;
  * - a step that runs once for its whole batch cannot read `$item` or
- *   `$itemIndex` (`BATCH_ITEM_UNAVAILABLE`): they would be empty and 0. (A
- *   batch plugin reading only `$item` runs per item instead: ./item-scope.ts.)
+ *   `$itemIndex` (`BATCH_ITEM_UNAVAILABLE`): they would be the first item and
+ *   0. (A batch plugin reading only `$item` runs per item instead:
+ *   ./item-scope.ts.) Except `$item` with `metadata.fanOutPerItem: false`: the
+ *   compatible engine reads it as the batch's incoming item, and so does this.
  * - in a `forEach` (or `loop.forEach`) step, `$item` is the step's incoming
  *   item, not the element, and in its inputs (resolved once, before the first
  *   iteration) `$itemIndex` is 0: the element is `inputs.<itemVariable>` /
@@ -59,7 +61,11 @@ export function checkItemScope(
     }
     return;
   }
+  // Told to run once for the batch (`metadata.fanOutPerItem: false`), `$item` is the batch's incoming item (the first),
+  // as the compatible engine reads it; a plugin that keeps its place across loop re-entries has no such item.
+  const itemIsFirst = mode.source === 'metadata' && plugin?.nodeState !== true;
   for (const use of uses) {
+    if (use.root === '$item' && itemIsFirst) continue;
     if (use.root !== '$items') issues.push({ path: at(use.path), message: itemUnavailable(step, plugin, mode, use.root, readsItems) });
   }
 }

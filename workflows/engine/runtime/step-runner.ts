@@ -165,7 +165,10 @@ export async function callPlugin(
   if (step.type === 'passthrough' || (!step.pluginType && step.type !== 'wait'))
     return { status: 'success', items: extras.item ? [extras.item] : extras.items };
   const pluginType = step.type === 'wait' && !step.pluginType ? 'signal-wait' : (step.pluginType as string);
-  let scope = stepScope(ctx, extras);
+  // A call for the whole batch reads `$item` as its incoming item (the first), as the compatible engine gives it;
+  // the plugin still gets the whole batch as its items.
+  const batchItem = extras.soleCall && extras.item === undefined ? extras.items[0] : undefined;
+  let scope = stepScope(ctx, batchItem === undefined ? extras : { ...extras, item: batchItem });
   if (extras.extraVariables) scope = { ...scope, variables: { ...ctx.variables, ...extras.extraVariables } };
   // forEach passes its per-iteration inputs; otherwise the declared `inputs` map, else the item itself (data: never resolved).
   const resolvedInputs = extras.extraInputs ?? (step.inputs ? resolveInputs(step.inputs, scope) : undefined);
@@ -244,7 +247,7 @@ export async function callPlugin(
     inputs,
     ...(Object.keys(bound).length > 0 ? { bound } : {}),
     items: extras.item ? [extras.item] : extras.items,
-    item: extras.item,
+    item: extras.item ?? batchItem,
     itemIndex: extras.itemIndex,
     timeoutMs,
     ...(extras.soleCall && isLight(step, pluginType, config, ctx.input) ? { light: { callKey: `${step.id}#${activation.run}` } } : {}),
