@@ -228,7 +228,11 @@ export const editView: View = async (main, [id], query) => {
     ),
     managed ? managedBanner(managed, true) : null,
     revision && !loaded.authored
-      ? h('p', { class: 'hint', 'data-source': 'rendered' }, `Revision ${base} keeps no text as written: shown as stored.`)
+      ? h(
+          'p',
+          { class: 'hint', 'data-source': 'rendered' },
+          `Shown as stored: revision ${base} keeps no author's text to edit (published before texts were kept, or as one line of JSON).`,
+        )
       : null,
     cannotPublish ? h('p', { class: 'state empty' }, cannotPublish) : null,
     outcome,
