@@ -106,4 +106,29 @@ describe('workflows API: the source of a revision', () => {
     assertDialect('problem', stranger, 404);
     assert.equal((await c.t.request.get('/workflows/definitions/nightly/revisions/1/source')).status, 401);
   });
+
+  it('refuses a revision number that is not one, and release notes past their limit, writing nothing', async () => {
+    await c.auth(c.t.request.put('/workflows/definitions/nightly')).set('Content-Type', 'application/yaml').send(YAML_SOURCE).expect(201);
+    for (const n of ['abc', '0', '-1', '1.5']) {
+      const read = await c.auth(c.t.request.get(`/workflows/definitions/nightly/revisions/${n}/source`));
+      assertDialect('problem', read, 400);
+    }
+    const long = await c
+      .auth(c.t.request.put(`/workflows/definitions/nightly?releaseNotes=${'n'.repeat(2001)}`))
+      .set('Content-Type', 'application/yaml')
+      .send(YAML_SOURCE.replace('Nightly report', 'Renamed'));
+    assertDialect('problem', long, 400);
+    const fresh = await c
+      .auth(c.t.request.post(`/workflows/definitions?releaseNotes=${'n'.repeat(2001)}`))
+      .set('Content-Type', 'application/yaml')
+      .send(YAML_SOURCE.replace('Nightly report', 'Other'));
+    assertDialect('problem', fresh, 400);
+    const workflows = await c.auth(c.t.request.get('/workflows/definitions')).expect(200);
+    assert.deepEqual(
+      workflows.body.data.map((w: { name: string }) => w.name),
+      ['Nightly report'],
+    );
+    const revisions = await c.auth(c.t.request.get('/workflows/definitions/nightly/revisions')).expect(200);
+    assert.equal(revisions.body.data.length, 1);
+  });
 });
