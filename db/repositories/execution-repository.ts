@@ -57,6 +57,14 @@ function insertParams(execution: NewExecution): unknown[] {
 }
 
 /** Where the retention sweep's scan of ended executions stands: the last execution a batch took. */
+/** Which rows a reconciler sweep looks at: its namespace's, older than the grace, at most `limit` (one organization's in tests). */
+export interface SweepCandidates {
+  temporalNamespace: string;
+  graceMs: number;
+  limit: number;
+  organizationId?: string;
+}
+
 export interface ExpiredPosition {
   id: string;
   completedAt: Date;
@@ -217,12 +225,7 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
    * - `waiting` as well as `running`: only a workflow writes `waiting`, so such a
    *   row always has a run; the reconciler finds it and records its id.
    */
-  async findUnstarted(options: {
-    temporalNamespace: string;
-    graceMs: number;
-    limit: number;
-    organizationId?: string;
-  }): Promise<ExecutionEntity[]> {
+  async findUnstarted(options: SweepCandidates): Promise<ExecutionEntity[]> {
     return rowsOf<ExecutionEntity>(
       this.manager,
       `SELECT ${selectColumns(this.manager, ExecutionEntity)} FROM executions
@@ -242,12 +245,7 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
    * update, and its few rows are sorted here by updated_at). A child the sweep found still running is touched
    * ({@link touch}), so it waits `graceMs` before it is looked at again and the others get their turn.
    */
-  async findLiveChildrenOfEnded(options: {
-    temporalNamespace: string;
-    graceMs: number;
-    limit: number;
-    organizationId?: string;
-  }): Promise<ExecutionEntity[]> {
+  async findLiveChildrenOfEnded(options: SweepCandidates): Promise<ExecutionEntity[]> {
     return rowsOf<ExecutionEntity>(
       this.manager,
       `SELECT ${selectColumns(this.manager, ExecutionEntity, 'c')} FROM executions c
@@ -271,12 +269,7 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
    * (never checked before all): the candidates of the open-runs sweep (executions/check-open-runs.ts), by the
    * partial index executions_open_checked (open rows only, however many ended ones the table holds).
    */
-  async findOpenToCheck(options: {
-    temporalNamespace: string;
-    graceMs: number;
-    limit: number;
-    organizationId?: string;
-  }): Promise<ExecutionEntity[]> {
+  async findOpenToCheck(options: SweepCandidates): Promise<ExecutionEntity[]> {
     return rowsOf<ExecutionEntity>(
       this.manager,
       `SELECT ${selectColumns(this.manager, ExecutionEntity)} FROM executions
