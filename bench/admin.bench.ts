@@ -12,8 +12,8 @@ import { createTestApp } from '../test/support/app';
 import { closeTestDataSource, testDataSource } from '../test/support/database';
 import { captureLogger } from '../test/support/logger';
 import { percentile, round, type BenchReport } from './report';
+import { FULL_SIZE, sized, type BenchOptions } from './size';
 
-const ACCOUNTS = 100_000;
 const ORG = 990_001;
 const ADMIN = 990_000_001;
 
@@ -27,7 +27,9 @@ async function timed(samples: number, warmup: number, call: (i: number) => Promi
   return out;
 }
 
-export async function run(): Promise<BenchReport> {
+export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchReport> {
+  const accounts = sized(options, 100_000, 1_000);
+  const samples = sized(options, 200, 5);
   const db = await testDataSource();
   try {
     const t = createTestApp({ routes: adminRoutes({ dataSource: db }) });
@@ -35,7 +37,7 @@ export async function run(): Promise<BenchReport> {
     await db.query(`DELETE FROM accounts WHERE organization_id = $1`, [ORG]);
     await db.query(
       `INSERT INTO accounts (organization_id, name, slug, status) SELECT $1, 'Account ' || n, 'account-' || n, 'active' FROM generate_series(1, $2) n`,
-      [ORG, ACCOUNTS],
+      [ORG, accounts],
     );
     // Production tables get this from autovacuum; a freshly loaded one needs it for index-only scans.
     await db.query(`VACUUM ANALYZE accounts`);
@@ -54,15 +56,17 @@ export async function run(): Promise<BenchReport> {
       return text;
     };
     try {
-      const first = await timed(200, 20, () => call('GET', `/account?organization_id=${ORG}`).then(() => undefined));
-      const lastOffset = ACCOUNTS - 30;
+      const first = await timed(samples, 20, () => call('GET', `/account?organization_id=${ORG}`).then(() => undefined));
+      const lastOffset = accounts - 30;
       const lastText = await call('GET', `/account?organization_id=${ORG}&offset=${lastOffset}`);
       const lastPage = JSON.parse(lastText) as { paging: { total: number }; results: unknown[] };
-      if (lastPage.paging.total !== ACCOUNTS || lastPage.results.length !== 30) throw new Error('unexpected last page');
-      const last = await timed(200, 20, () => call('GET', `/account?organization_id=${ORG}&offset=${lastOffset}`).then(() => undefined));
+      if (lastPage.paging.total !== accounts || lastPage.results.length !== 30) throw new Error('unexpected last page');
+      const last = await timed(samples, 20, () =>
+        call('GET', `/account?organization_id=${ORG}&offset=${lastOffset}`).then(() => undefined),
+      );
 
-      const middle = await timed(100, 10, () =>
-        call('GET', `/account?organization_id=${ORG}&offset=${ACCOUNTS / 2 - 30}`).then(() => undefined),
+      const middle = await timed(samples, 10, () =>
+        call('GET', `/account?organization_id=${ORG}&offset=${accounts / 2 - 30}`).then(() => undefined),
       );
 
       const users: number[] = [];
@@ -79,7 +83,7 @@ export async function run(): Promise<BenchReport> {
         nrn: `organization=${ORG}:account=${i + 1}`,
         ...(i % 2 ? { role_slug: 'viewer' } : { role_id: 2 }),
       }));
-      const grants = await timed(100, 20, (i) => call('POST', `/user/${users[i]}/grant`, items, 201).then(() => undefined));
+      const grants = await timed(samples, 20, (i) => call('POST', `/user/${users[i]}/grant`, items, 201).then(() => undefined));
 
       const figures = {
         'accounts first page p50 ms': round(percentile(first, 50)),
@@ -91,7 +95,7 @@ export async function run(): Promise<BenchReport> {
         'bulk grant 100 items p95 ms': round(percentile(grants, 95)),
       };
       return {
-        name: 'administration (100,000 accounts, 100-item bulk grants, HTTP)',
+        name: `administration (${accounts.toLocaleString('en')} accounts, 100-item bulk grants, HTTP)`,
         figures,
         targets: [
           { label: 'first page of 30 accounts p50 < 5 ms', met: percentile(first, 50) < 5 },

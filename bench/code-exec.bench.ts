@@ -10,6 +10,7 @@ import { DEFAULT_EGRESS } from '../activities/egress/policy';
 import { CODE_EXEC_DEFAULTS } from '../config/config';
 import type { ActivityCall } from '../workflows/engine';
 import { percentile, round, type BenchReport } from './report';
+import { FULL_SIZE, sized, type BenchOptions } from './size';
 
 // Measured 0.5 ms p50 on the project's 2-core machine under load: the target leaves room for a slower one.
 const ROUND_TRIP_P50_TARGET_MS = 2;
@@ -39,13 +40,13 @@ function trivial(pool: CodeExecPool, code: string, timeoutMs = 5_000) {
   });
 }
 
-export async function run(): Promise<BenchReport> {
+export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchReport> {
   const pool = new CodeExecPool(CODE_EXEC_DEFAULTS);
   try {
     const code = 'return { sum: inputs.a + inputs.b };';
     for (let i = 0; i < 50; i++) await trivial(pool, code);
     const samples: number[] = [];
-    for (let i = 0; i < 500; i++) {
+    for (let i = 0; i < sized(options, 500, 20); i++) {
       const started = performance.now();
       await trivial(pool, code);
       samples.push(performance.now() - started);

@@ -17,11 +17,10 @@ import { createTestApp } from '../test/support/app';
 import { closeTestDataSource, testDataSource } from '../test/support/database';
 import { atConcurrency, percentile, round, type BenchReport } from './report';
 import { grantAdmin } from '../test/support/grants';
+import { FULL_SIZE, sized, type BenchOptions } from './size';
 
 const ORG = '990101';
 const CONCURRENCY = 16;
-const REQUESTS = 2400;
-const ROUNDS = 6;
 
 /** trigger ──▶ s1 ──▶ s2 ──▶ … ──▶ s49 (set-variable and log steps with templates). */
 function fiftySteps(): Record<string, unknown> {
@@ -95,7 +94,10 @@ function loadFromWorker(data: Record<string, unknown>): Promise<{ perSecond: num
   });
 }
 
-export async function run(): Promise<BenchReport> {
+export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchReport> {
+  const rounds = sized(options, 6, 2);
+  const requests = sized(options, 2400, 64);
+  const warmUp = sized(options, 200, 16);
   const db = await testDataSource();
   const url = (db.options as { url?: string }).url;
   if (!url) throw new Error('the test data source has no URL');
@@ -162,26 +164,26 @@ export async function run(): Promise<BenchReport> {
   };
 
   try {
-    await atConcurrency(200, CONCURRENCY, publish);
-    await atConcurrency(200, CONCURRENCY, bare);
+    await atConcurrency(warmUp, CONCURRENCY, publish);
+    await atConcurrency(warmUp, CONCURRENCY, bare);
     // Alternate short rounds of the two measurements so background load (other
     // processes on a small machine) hits both alike; the ratio is the median of
     // the per-round ratios.
-    const rounds: Array<{ endpoint: number; bare: number }> = [];
+    const perRound: Array<{ endpoint: number; bare: number }> = [];
     const latencies16: number[] = [];
-    for (let round = 0; round < ROUNDS; round += 1) {
-      const endpointRound = await publishLoad(REQUESTS / ROUNDS, CONCURRENCY);
-      const bareRound = await atConcurrency(REQUESTS / ROUNDS, CONCURRENCY, bare);
-      rounds.push({ endpoint: endpointRound.perSecond, bare: bareRound.perSecond });
+    for (let round = 0; round < rounds; round += 1) {
+      const endpointRound = await publishLoad(requests / rounds, CONCURRENCY);
+      const bareRound = await atConcurrency(requests / rounds, CONCURRENCY, bare);
+      perRound.push({ endpoint: endpointRound.perSecond, bare: bareRound.perSecond });
       latencies16.push(...endpointRound.latencies);
     }
-    const endpoint = rounds.reduce((sum, r) => sum + r.endpoint, 0) / ROUNDS;
-    const transaction = rounds.reduce((sum, r) => sum + r.bare, 0) / ROUNDS;
+    const endpoint = perRound.reduce((sum, r) => sum + r.endpoint, 0) / rounds;
+    const transaction = perRound.reduce((sum, r) => sum + r.bare, 0) / rounds;
     const ratio = percentile(
-      rounds.map((r) => r.endpoint / r.bare),
+      perRound.map((r) => r.endpoint / r.bare),
       50,
     );
-    const serial = await publishLoad(300, 1);
+    const serial = await publishLoad(sized(options, 300, 10), 1);
     const p50 = percentile(serial.latencies, 50);
     return {
       name: 'workflow definitions: publish a 50-step definition (HTTP, embedded PostgreSQL)',
@@ -190,7 +192,7 @@ export async function run(): Promise<BenchReport> {
         'POST /workflows/definitions at c=16 (publishes/s)': round(endpoint, 1),
         'bare pg transaction, same 3 rows at c=16 (tx/s)': round(transaction, 1),
         'ratio endpoint / bare transaction (median of rounds)': round(ratio, 3),
-        'per-round ratios': rounds.map((r) => round(r.endpoint / r.bare, 2)).join(' '),
+        'per-round ratios': perRound.map((r) => round(r.endpoint / r.bare, 2)).join(' '),
         'POST p50 at c=1 ms': round(p50),
         'POST p95 at c=1 ms': round(percentile(serial.latencies, 95)),
         'POST p50 at c=16 ms': round(percentile(latencies16, 50)),

@@ -24,10 +24,6 @@ import { atConcurrency, percentile, round, type BenchReport } from './report';
 import { pureStep } from './step-shapes';
 
 const CONCURRENCY = 20;
-const ROUNDS = 3;
-const PER_ROUND = 60;
-/** Latency samples per side and round (concurrency 1), after a few warm-up runs. */
-const LATENCY_PER_ROUND = 15;
 const MIN_RATE_RATIO = 0.8;
 const MAX_P50_RATIO = 1.5;
 
@@ -42,12 +38,15 @@ export interface ServerLimitInputs {
   publishChain: (count: number, step: (i: number) => Record<string, unknown>) => Promise<string>;
   /** The local server that answers at once. */
   url: string;
+  /** Rounds, executions per side and round (concurrency 20), and latency samples per side and round (concurrency 1). */
+  sizes: { rounds: number; perRound: number; latencyPerRound: number };
 }
 
 type Row = NonNullable<BenchReport['table']>['rows'][number];
 
 export async function measureServerLimit(inputs: ServerLimitInputs): Promise<Pick<BenchReport, 'figures' | 'targets'> & { rows: Row[] }> {
   const { client, completion } = inputs;
+  const { rounds, perRound, latencyPerRound } = inputs.sizes;
   const projects = {
     '3 pure steps': await inputs.publishChain(3, pureStep),
     '3 default http steps': await inputs.publishChain(3, () => ({
@@ -69,11 +68,11 @@ export async function measureServerLimit(inputs: ServerLimitInputs): Promise<Pic
   const cpu = each(() => 0);
   const latencies = each((): number[] => []);
   const parts = each(() => new Map<string, number>());
-  for (let r = 0; r < ROUNDS; r++) {
+  for (let r = 0; r < rounds; r++) {
     for (const name of names) {
       const before = serverCpuMs(client.pid);
       const partsBefore = cpuParts();
-      rates[name].push((await atC(name, PER_ROUND, CONCURRENCY)).perSecond);
+      rates[name].push((await atC(name, perRound, CONCURRENCY)).perSecond);
       cpu[name] += serverCpuMs(client.pid) - before;
       for (const [part, ms] of spent(partsBefore, cpuParts())) parts[name].set(part, (parts[name].get(part) ?? 0) + ms);
     }
@@ -81,13 +80,13 @@ export async function measureServerLimit(inputs: ServerLimitInputs): Promise<Pic
   for (const name of names) await atC(name, 3, 1);
   await atConcurrency(3, 1, inputs.runBareTrivialEager);
   const eagerLatencies: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    for (const name of names) latencies[name].push(...(await atC(name, LATENCY_PER_ROUND, 1)).latencies);
-    eagerLatencies.push(...(await atConcurrency(LATENCY_PER_ROUND, 1, inputs.runBareTrivialEager)).latencies);
+  for (let r = 0; r < rounds; r++) {
+    for (const name of names) latencies[name].push(...(await atC(name, latencyPerRound, 1)).latencies);
+    eagerLatencies.push(...(await atConcurrency(latencyPerRound, 1, inputs.runBareTrivialEager)).latencies);
   }
 
   const p50 = (name: Name) => percentile(latencies[name], 50);
-  const executions = ROUNDS * PER_ROUND;
+  const executions = rounds * perRound;
   const rows: Row[] = [];
   const targets: NonNullable<BenchReport['targets']> = [];
   const ratios: string[] = [];

@@ -50,15 +50,12 @@ import { machineCpuMs } from './cpu-meter';
 import { bareWorker, chainOf, mean, publish, serverCpuMs } from './end-to-end-harness';
 import { measureServerLimit } from './end-to-end-server-limit';
 import { atConcurrency, percentile, round, type BenchReport } from './report';
+import { FULL_SIZE, sized, type BenchOptions } from './size';
 import { pureStep } from './step-shapes';
 
 const NAME = 'end to end on the real dev server: bare Temporal beside this project through its HTTP API';
 const STEPS = 40;
 const CONCURRENCY = 20;
-/** Rounds of the concurrency-20 measurement, and executions per round (per side, per way of seeing the end). */
-const ROUNDS = 3;
-const PER_ROUND = 60;
-const LATENCY_SAMPLES = 80;
 const POLL_MS = 10;
 /** How the table's project column sees `completed` (see the header). */
 const STREAM: Completion = { kind: 'sse' };
@@ -72,7 +69,11 @@ interface Side {
   latencies: number[];
 }
 
-export async function run(): Promise<BenchReport> {
+export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchReport> {
+  /** Rounds of the concurrency-20 measurement, and executions per round (per side, per way of seeing the end). */
+  const rounds = sized(options, 3, 1);
+  const perRound = sized(options, 60, CONCURRENCY);
+  const latencySamples = sized(options, 80, 5);
   // As `npm start` starts it (startup/service.ts), headless: the dynamic config flags and a SQLite file.
   const server = await startBenchDevServer('end-to-end');
   if (!server) return { name: NAME, figures: { skipped: 'no real Temporal CLI found (run scripts/install-temporal-cli)' } };
@@ -143,15 +144,13 @@ export async function run(): Promise<BenchReport> {
       rates[into].push(result.perSecond);
       return result;
     };
-    for (let r = 0; r < ROUNDS; r++) {
-      await measured('bare', () => atConcurrency(PER_ROUND, CONCURRENCY, bareOne));
+    for (let r = 0; r < rounds; r++) {
+      await measured('bare', () => atConcurrency(perRound, CONCURRENCY, bareOne));
       for (const [into, completion] of [
         ['sse', STREAM],
         ['poll', POLLING],
       ] as const) {
-        const result = await measured(into, () =>
-          client.round({ workflowId: one, total: PER_ROUND, concurrency: CONCURRENCY, completion }),
-        );
+        const result = await measured(into, () => client.round({ workflowId: one, total: perRound, concurrency: CONCURRENCY, completion }));
         requests[into] += result.requests;
       }
     }
@@ -159,9 +158,9 @@ export async function run(): Promise<BenchReport> {
 
     // Latency at concurrency 1, after a few warm-up runs.
     await atConcurrency(5, 1, bareOne);
-    const bareLatencies = (await atConcurrency(LATENCY_SAMPLES, 1, bareOne)).latencies;
+    const bareLatencies = (await atConcurrency(latencySamples, 1, bareOne)).latencies;
     await client.round({ workflowId: one, total: 5, concurrency: 1, completion: COMPLETION });
-    const projectLatencies = (await client.round({ workflowId: one, total: LATENCY_SAMPLES, concurrency: 1, completion: COMPLETION }))
+    const projectLatencies = (await client.round({ workflowId: one, total: latencySamples, concurrency: 1, completion: COMPLETION }))
       .latencies;
 
     // Issue 27's "at the server's limit": bare trivial workflows beside 3-step executions, in rounds of their own.
@@ -172,9 +171,10 @@ export async function run(): Promise<BenchReport> {
       completion: COMPLETION,
       publishChain,
       url,
+      sizes: { rounds, perRound, latencyPerRound: sized(options, 15, 3) },
     });
 
-    const executions = ROUNDS * PER_ROUND;
+    const executions = rounds * perRound;
     const sides: { bare: Side; project: Side } = {
       bare: {
         sequentialMs: bareSequentialMs,

@@ -22,6 +22,7 @@ import { createTestTemporalEnv } from '../test/support/temporal';
 import type { ExecutionInput } from '../workflows/engine';
 import { deliverSignalUpdate, stateQuery } from '../workflows/messages';
 import { percentile, round, type BenchReport } from './report';
+import { FULL_SIZE, sized, type BenchOptions } from './size';
 import { pureStep } from './step-shapes';
 
 const activities: ExecutionActivities = {
@@ -68,7 +69,10 @@ interface ServerFigures {
   bareOneActivityPerSecond: number;
 }
 
-async function measureEngine(env: TestWorkflowEnvironment): Promise<Omit<ServerFigures, 'bareOneActivityPerSecond'>> {
+async function measureEngine(
+  env: TestWorkflowEnvironment,
+  options: BenchOptions,
+): Promise<Omit<ServerFigures, 'bareOneActivityPerSecond'>> {
   const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
   const worker = await Worker.create({
     connection: env.nativeConnection,
@@ -90,14 +94,14 @@ async function measureEngine(env: TestWorkflowEnvironment): Promise<Omit<ServerF
     return Number(process.hrtime.bigint() - started) / 1e6 / runs;
   };
   return worker.runUntil(async () => {
-    const pureMs = await timePerRun(chainOf(40, pureStep), 10);
-    const activityMs = await timePerRun(chainOf(40, activityStep), 5);
+    const pureMs = await timePerRun(chainOf(40, pureStep), sized(options, 10, 2));
+    const activityMs = await timePerRun(chainOf(40, activityStep), sized(options, 5, 1));
     const ten = chainOf(10, pureStep);
-    const tenStepPerSecond = await perSecond(100, 10, () => execute(ten));
+    const tenStepPerSecond = await perSecond(sized(options, 100, 10), 10, () => execute(ten));
 
     const roundTrips: number[] = [];
     const waiter = chainOf(1, () => ({ type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go' } }));
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < sized(options, 20, 2); i++) {
       const execution = input(waiter);
       const handle = await client.workflow.start('runWorkflowExecution', {
         taskQueue,
@@ -115,7 +119,7 @@ async function measureEngine(env: TestWorkflowEnvironment): Promise<Omit<ServerF
 }
 
 /** Bare Temporal, no engine: workflows of one activity that echoes, concurrency 20. */
-async function measureBare(env: TestWorkflowEnvironment): Promise<number> {
+async function measureBare(env: TestWorkflowEnvironment, options: BenchOptions): Promise<number> {
   const noop = (): void => {};
   const logger = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
   const bundle = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, '../test/temporal-conformance/workflows.ts'), logger });
@@ -130,24 +134,24 @@ async function measureBare(env: TestWorkflowEnvironment): Promise<number> {
   const one = (i: number) => env.client.workflow.execute('oneActivity', { taskQueue, workflowId: `${taskQueue}-${i}`, args: [String(i)] });
   return worker.runUntil(async () => {
     await perSecond(20, 20, one); // warm-up
-    return perSecond(300, 20, one);
+    return perSecond(sized(options, 300, 20), 20, one);
   });
 }
 
-async function measure(server: TemporalServerChoice): Promise<ServerFigures> {
+async function measure(server: TemporalServerChoice, options: BenchOptions): Promise<ServerFigures> {
   const env = await createTestTemporalEnv('local', { server });
   try {
-    const engine = await measureEngine(env);
-    return { ...engine, bareOneActivityPerSecond: await measureBare(env) };
+    const engine = await measureEngine(env, options);
+    return { ...engine, bareOneActivityPerSecond: await measureBare(env, options) };
   } finally {
     await env.teardown();
   }
 }
 
-export async function run(): Promise<BenchReport> {
+export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchReport> {
   const servers: Array<'cli' | 'stand-in'> = (await findRealTemporalCli()) ? ['cli', 'stand-in'] : ['stand-in'];
   const results: ServerFigures[] = [];
-  for (const server of servers) results.push(await measure(server));
+  for (const server of servers) results.push(await measure(server, options));
   const column = (pick: (figures: ServerFigures) => number, digits: number) => results.map((figures) => round(pick(figures), digits));
   return {
     name: 'execution engine on each Temporal (one worker, in-memory persistence)',

@@ -8,12 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { ExecutionLogRepository } from '../db/repositories/execution-log-repository';
 import { closeTestDataSource, testDataSource } from '../test/support/database';
 import { percentile, round, type BenchReport } from './report';
+import { FULL_SIZE, sized, type BenchOptions } from './size';
 
-const ROWS = 1_000_000;
 const STEPS = 10;
-const SAMPLES = 300;
 
-export async function run(): Promise<BenchReport> {
+export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchReport> {
+  const rows = sized(options, 1_000_000, 20_000);
+  const samples = sized(options, 300, 10);
   const db = await testDataSource();
   const executionId = `exec_bench_${randomUUID().replace(/-/g, '')}`;
   try {
@@ -27,7 +28,7 @@ export async function run(): Promise<BenchReport> {
     await db.query(
       `INSERT INTO execution_logs (execution_id, seq, step_id, step_seq, level, message, metadata, logged_at)
        SELECT $1, g, 'step' || (g % ${STEPS}), g / ${STEPS}, 'info', 'log line number ' || g, NULL, now()
-       FROM generate_series(0, ${ROWS - 1}) AS g`,
+       FROM generate_series(0, ${rows - 1}) AS g`,
       [executionId],
     );
     await db.query('ANALYZE execution_logs');
@@ -35,14 +36,14 @@ export async function run(): Promise<BenchReport> {
 
     const logs = new ExecutionLogRepository(db.manager);
     const measure = async (window: { cursor?: number; stepId?: string }) => {
-      const samples: number[] = [];
-      for (let i = 0; i < SAMPLES; i++) {
+      const times: number[] = [];
+      for (let i = 0; i < samples; i++) {
         const started = process.hrtime.bigint();
         const result = await logs.window(executionId, { limit: 200, ...window });
-        samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+        times.push(Number(process.hrtime.bigint() - started) / 1e6);
         if (result.rows.length !== 200) throw new Error(`window returned ${result.rows.length} rows`);
       }
-      return percentile(samples, 50);
+      return percentile(times, 50);
     };
     const shallow = await measure({});
     const deep = await measure({ cursor: 1000 });
@@ -50,7 +51,7 @@ export async function run(): Promise<BenchReport> {
     const stepDeep = await measure({ stepId: 'step3', cursor: 1000 });
 
     return {
-      name: 'execution logs: 200-entry windows over 1,000,000 rows (embedded PostgreSQL)',
+      name: `execution logs: 200-entry windows over ${rows.toLocaleString('en')} rows (embedded PostgreSQL)`,
       figures: {
         'rows loaded (s)': round(loadSeconds, 1),
         'p50 newest window ms': round(shallow, 3),

@@ -14,6 +14,7 @@ import { build } from 'esbuild';
 import { runWorkflow } from '../kit';
 import { chain, trigger } from '../test/support/definitions';
 import { percentile, round, type BenchReport } from './report';
+import { FULL_SIZE, sized, type BenchOptions } from './size';
 
 const ROOT = path.resolve(__dirname, '..');
 /** What the kit loads: its own modules and everything below them. */
@@ -31,7 +32,7 @@ function pureGraph(): Record<string, unknown> {
   return { name: 'bench', path: '/bench', steps, variables: { n: { initialValue: 0 } } };
 }
 
-async function pureRunMs(): Promise<number> {
+async function pureRunMs(runs: number): Promise<number> {
   const definition = pureGraph();
   const first = await runWorkflow({ definition, throwOnFailure: true });
   // Every step ran (not a short cut): 40 steps and the trigger, the counter at the number of set-variable steps.
@@ -40,7 +41,7 @@ async function pureRunMs(): Promise<number> {
     throw new Error(`the bench graph did not run whole: ${completed} steps, n=${String(first.variables.n)}`);
   for (let i = 0; i < 10; i++) await runWorkflow({ definition, throwOnFailure: true });
   const samples: number[] = [];
-  for (let i = 0; i < 50; i++) {
+  for (let i = 0; i < runs; i++) {
     const started = process.hrtime.bigint();
     await runWorkflow({ definition, throwOnFailure: true });
     samples.push(Number(process.hrtime.bigint() - started) / 1e6);
@@ -56,7 +57,7 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-async function importMs(): Promise<number> {
+async function importMs(processes: number): Promise<number> {
   const outdir = path.join(ROOT, '.data', 'bench', 'kit');
   rmSync(outdir, { recursive: true, force: true });
   await build({
@@ -70,13 +71,13 @@ async function importMs(): Promise<number> {
   });
   const entry = path.join(outdir, 'kit', 'index.js');
   const script = `const t = process.hrtime.bigint(); require(${JSON.stringify(entry)}); process.stdout.write(String(Number(process.hrtime.bigint() - t) / 1e6));`;
-  const samples = Array.from({ length: 5 }, () => Number(execFileSync(process.execPath, ['-e', script], { cwd: ROOT }).toString()));
+  const samples = Array.from({ length: processes }, () => Number(execFileSync(process.execPath, ['-e', script], { cwd: ROOT }).toString()));
   return percentile(samples, 50);
 }
 
-export async function run(): Promise<BenchReport> {
-  const pure = await pureRunMs();
-  const imported = await importMs();
+export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchReport> {
+  const pure = await pureRunMs(sized(options, 50, 5));
+  const imported = await importMs(sized(options, 5, 1));
   return {
     name: 'workflow kit',
     figures: { '40-step pure graph, runWorkflow p50 ms': round(pure), 'import of the kit (fresh process, median) ms': round(imported) },

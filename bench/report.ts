@@ -1,3 +1,5 @@
+import type { BenchOptions } from './size';
+
 /** What one benchmark module reports: named figures, and targets checked against them. */
 export interface BenchReport {
   name: string;
@@ -9,8 +11,8 @@ export interface BenchReport {
   targets?: Array<{ label: string; met: boolean }>;
 }
 
-/** Every `bench/*.bench.ts` file exports `run`. */
-export type BenchModule = { run: () => Promise<BenchReport> };
+/** Every `bench/*.bench.ts` file exports `run`, which takes the run's size (bench/size.ts). */
+export type BenchModule = { run: (options: BenchOptions) => Promise<BenchReport> };
 
 export function percentile(samples: number[], p: number): number {
   if (samples.length === 0) return NaN;

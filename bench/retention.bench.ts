@@ -17,13 +17,15 @@ import { ExecutionRetentionRepository } from '../db/repositories/execution-reten
 import { RetentionSweeper } from '../executions';
 import { closeTestDataSource, testDataSource } from '../test/support/database';
 import { percentile, round, type BenchReport } from './report';
+import { FULL_SIZE, sized, type BenchOptions } from './size';
 
-const EXPIRED = 10_000;
-const RECENT = 10_000;
-const KEPT_BY_OVERRIDE = 50_000;
 const BATCH = 500;
+const count = (n: number) => n.toLocaleString('en');
 
-export async function run(): Promise<BenchReport> {
+export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchReport> {
+  const expired = sized(options, 10_000, 600);
+  const recent = sized(options, 10_000, 600);
+  const keptByOverride = sized(options, 50_000, 1_000);
   const db = await testDataSource();
   // Organization ids are numeric (grants key them as bigint): two fresh ones far from the tests' range.
   const org = String(2_000_000_000 + randomInt(1_000_000) * 2);
@@ -37,9 +39,9 @@ export async function run(): Promise<BenchReport> {
          FROM generate_series(1, ${count}) AS g`,
         [prefix, org, workflowId, endedAgo],
       );
-    await insert(KEPT_BY_OVERRIDE, 'exec_bench_long_', 'wf_long', '400 days');
-    await insert(EXPIRED, 'exec_bench_old_', 'wf_bench', '60 days');
-    await insert(RECENT, 'exec_bench_new_', 'wf_bench', '5 days');
+    await insert(keptByOverride, 'exec_bench_long_', 'wf_long', '400 days');
+    await insert(expired, 'exec_bench_old_', 'wf_bench', '60 days');
+    await insert(recent, 'exec_bench_new_', 'wf_bench', '5 days');
     await new ExecutionRetentionRepository(db.manager).put(org, 'wf_long', 3650, null);
     // Another organization keeps 1 day: its scan must not walk the 10,000 rows above that the default keeps.
     await db.query(
@@ -76,20 +78,20 @@ export async function run(): Promise<BenchReport> {
     const reads = async (until: () => boolean, minimum: number) => {
       const samples: number[] = [];
       while (samples.length < minimum || !until()) {
-        const id = `exec_bench_new_${1 + Math.floor(Math.random() * RECENT)}`;
+        const id = `exec_bench_new_${1 + Math.floor(Math.random() * recent)}`;
         const started = process.hrtime.bigint();
         await executions.findWithWorkflowNrnAndGrants(caller, id);
         samples.push(Number(process.hrtime.bigint() - started) / 1e6);
       }
       return samples;
     };
-    const idle = await reads(() => true, 500);
+    const idle = await reads(() => true, sized(options, 500, 20));
 
     const sweeper = new RetentionSweeper({ dataSource: db, defaultDays: 30, batchSize: BATCH });
     let done = false;
     const sweepStarted = process.hrtime.bigint();
     const sweeping = sweeper.sweepOnce().finally(() => (done = true));
-    const during = await reads(() => done, 100);
+    const during = await reads(() => done, sized(options, 100, 5));
     const counts = await sweeping;
     const sweepSeconds = Number(process.hrtime.bigint() - sweepStarted) / 1e9;
     const rows = counts.executions + counts.steps + counts.logs + counts.events + counts.waits + counts.signalDeliveries;
@@ -109,7 +111,7 @@ export async function run(): Promise<BenchReport> {
 
     const p99During = percentile(during, 99);
     return {
-      name: 'retention sweep: 10,100 expired executions (360,100 rows) beside 60,000 kept, settings of 1 day and 10 years (embedded PostgreSQL)',
+      name: `retention sweep: ${count(expired + 100)} expired executions (${count(expired * 36 + 100)} rows) beside ${count(recent + keptByOverride)} kept, settings of 1 day and 10 years (embedded PostgreSQL)`,
       figures: {
         'rows loaded (s)': round(loadSeconds, 1),
         'sweep (s)': round(sweepSeconds, 2),
@@ -123,7 +125,7 @@ export async function run(): Promise<BenchReport> {
       },
       targets: [
         { label: 'every expired execution removed', met: left.expired === 0 && left.short === 0 },
-        { label: 'no recent or overridden execution removed', met: left.recent === RECENT && left.long === KEPT_BY_OVERRIDE },
+        { label: 'no recent or overridden execution removed', met: left.recent === recent && left.long === keptByOverride },
         { label: 'point reads during the sweep within 2x of idle at p50', met: percentile(during, 50) < 2 * percentile(idle, 50) },
       ],
     };

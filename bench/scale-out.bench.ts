@@ -22,8 +22,8 @@
  * The bare client starts from this process (a gRPC client, no HTTP), the project's client is
  * a process of its own (end-to-end-client.ts) talking to the front. Both sides' workers stay
  * up the whole run, idle while the other side is measured. One warm-up of each shape on each
- * side first (WARM_UP wide / runs: the project's workers bundle their workflow code at start,
- * and the first runs fill caches and pools), then ROUNDS rounds of the four measurements, bare
+ * side first (`warmUp` wide / runs: the project's workers bundle their workflow code at start,
+ * and the first runs fill caches and pools), then `rounds` rounds of the four measurements, bare
  * first in one round and the project first in the next, so background load on this shared
  * machine hits both sides alike; the targets read the sums over the rounds. Beside the times
  * the bench prints the CPU each component spent per run (Temporal server, PostgreSQL, each
@@ -60,9 +60,10 @@ import { startClient } from './client-process';
 import { cpuByComponent } from './cpu-meter';
 import type { Completion } from './end-to-end-client';
 import { limiter, round, type BenchReport } from './report';
+import { FULL_SIZE, sized, type BenchOptions } from './size';
 
-const NAME = 'scale out on the production shape (start:cluster, 3 workers): 400 light tasks, bare Temporal beside this project';
-const TASKS = 400;
+const nameOf = (tasks: number) =>
+  `scale out on the production shape (start:cluster, 3 workers): ${tasks} light tasks, bare Temporal beside this project`;
 const WORKERS = 3;
 /**
  * 2 API replicas: what `npm run start:cluster` starts by default (API_REPLICAS), the shape the
@@ -72,10 +73,6 @@ const WORKERS = 3;
 const API_REPLICAS = 2;
 /** Starts in flight at once, on both sides (the rest queue); each run's end is awaited apart. */
 const START_CONCURRENCY = 50;
-/** Measured rounds (after one warm-up); each round runs the four measurements once. */
-const ROUNDS = 2;
-/** Size of the warm-up runs (the fan-out's width, the number of one-step runs): enough to fill pools and caches. */
-const WARM_UP = 40;
 const WAIT: Completion = { kind: 'wait', seconds: 30 };
 const PUBLISHED =
   "Windmill's published multi-worker scenario, 400 lightweight tasks: Windmill 19.7 s, Hatchet 35.8 s, Temporal 39.0 s (their hardware and setup, not this machine)";
@@ -217,11 +214,16 @@ async function bareSide(address: string, namespace: string, dir: string) {
   };
 }
 
-export async function run(): Promise<BenchReport> {
+export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchReport> {
+  const tasks = sized(options, 400, 40);
+  /** Measured rounds (after one warm-up); each round runs the four measurements once. */
+  const rounds = sized(options, 2, 1);
+  /** Size of the warm-up runs (the fan-out's width, the number of one-step runs): enough to fill pools and caches. */
+  const warmUp = sized(options, 40, 10);
   try {
     temporalServerTools();
   } catch (error) {
-    return { name: NAME, figures: { skipped: (error as Error).message } };
+    return { name: nameOf(tasks), figures: { skipped: (error as Error).message } };
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-scale-out-'));
   const target = await answeringServer();
@@ -249,8 +251,8 @@ export async function run(): Promise<BenchReport> {
         BOOTSTRAP_ADMINS: '1:1',
         LOG_LEVEL: 'warn',
         EGRESS_ALLOW_CIDRS: '127.0.0.1/32',
-        WORKFLOW_MAX_PARALLELISM: String(TASKS),
-        WORKFLOW_MAX_ACTIVITIES_IN_FLIGHT: String(TASKS),
+        WORKFLOW_MAX_PARALLELISM: String(tasks),
+        WORKFLOW_MAX_ACTIVITIES_IN_FLIGHT: String(tasks),
         EVENTS_MAX_STREAMS_PER_USER: '1000',
         EVENTS_MAX_STREAMS_PER_ORGANIZATION: '1000',
       },
@@ -282,7 +284,7 @@ export async function run(): Promise<BenchReport> {
           ),
         ),
       });
-    const fanOut: Record<number, string> = { [WARM_UP]: await fanOutOf(WARM_UP), [TASKS]: await fanOutOf(TASKS) };
+    const fanOut: Record<number, string> = { [warmUp]: await fanOutOf(warmUp), [tasks]: await fanOutOf(tasks) };
     const one = await publish('scale-one', { steps: chain(trigger(), step('call', 'http-request', { url: target.url })) });
 
     bare = await bareSide(cluster.temporalAddress, 'default', dir);
@@ -301,10 +303,10 @@ export async function run(): Promise<BenchReport> {
 
     // One warm-up of each shape on each side (the project's workers are ready once its first run ends).
     const warmUpStarted = process.hrtime.bigint();
-    await projectFanOut(WARM_UP);
-    await projectOneEach(WARM_UP);
-    await bare.fanOut(WARM_UP);
-    await bare.oneEach(WARM_UP);
+    await projectFanOut(warmUp);
+    await projectOneEach(warmUp);
+    await bare.fanOut(warmUp);
+    await bare.oneEach(warmUp);
     const warmUpSeconds = seconds(warmUpStarted);
 
     const measured = { bareA: [] as number[], projectA: [] as number[], bareB: [] as number[], projectB: [] as number[] };
@@ -319,20 +321,20 @@ export async function run(): Promise<BenchReport> {
       return result;
     };
     const measurements = {
-      bareA: async () => measured.bareA.push(await cpuOf('bareA', () => sideBare.fanOut(TASKS))),
-      projectA: async () => measured.projectA.push(await cpuOf('projectA', () => projectFanOut(TASKS))),
+      bareA: async () => measured.bareA.push(await cpuOf('bareA', () => sideBare.fanOut(tasks))),
+      projectA: async () => measured.projectA.push(await cpuOf('projectA', () => projectFanOut(tasks))),
       bareB: async () => {
-        const result = await cpuOf('bareB', () => sideBare.oneEach(TASKS));
+        const result = await cpuOf('bareB', () => sideBare.oneEach(tasks));
         measured.bareB.push(result.seconds);
         starts.bare.push(result.startsSeconds);
       },
       projectB: async () => {
-        const result = await cpuOf('projectB', () => projectOneEach(TASKS));
+        const result = await cpuOf('projectB', () => projectOneEach(tasks));
         measured.projectB.push(result.seconds);
         starts.project.push(result.startsSeconds);
       },
     };
-    for (let r = 0; r < ROUNDS; r++) {
+    for (let r = 0; r < rounds; r++) {
       // Bare first in even rounds, the project first in odd ones: neither side always runs after the other.
       const order: Array<keyof typeof measured> =
         r % 2 === 0 ? ['bareA', 'projectA', 'bareB', 'projectB'] : ['projectA', 'bareA', 'projectB', 'bareB'];
@@ -345,21 +347,21 @@ export async function run(): Promise<BenchReport> {
     const list = (values: number[]) => values.map((value) => round(value, 2)).join(' ');
     const ratio = (side: { bare: number; project: number }) => round(side.project / side.bare, 2);
     return {
-      name: NAME,
+      name: nameOf(tasks),
       figures: {
         shape: `production Temporal server ${path.basename(path.dirname(temporalServerTools().server))} on embedded PostgreSQL, ${API_REPLICAS} API replicas behind the front, ${WORKERS} worker processes (bare: ${WORKERS} worker processes of its own)`,
         'cluster start s | warm-up s': `${round(clusterSeconds, 1)} | ${round(warmUpSeconds, 1)}`,
-        ...(ROUNDS > 1
+        ...(rounds > 1
           ? {
               '(a) per round s: bare | project': `${list(measured.bareA)} | ${list(measured.projectA)}`,
               '(b) per round s: bare | project': `${list(measured.bareB)} | ${list(measured.projectB)}`,
             }
           : {}),
         [`(b) last start accepted after s: bare | project`]: `${list(starts.bare)} | ${list(starts.project)}`,
-        [`CPU s per run of (a), bare`]: cpuLine(cpu.bareA, ROUNDS),
-        [`CPU s per run of (a), project`]: cpuLine(cpu.projectA, ROUNDS),
-        [`CPU s per run of (b), bare`]: cpuLine(cpu.bareB, ROUNDS),
-        [`CPU s per run of (b), project`]: cpuLine(cpu.projectB, ROUNDS),
+        [`CPU s per run of (a), bare`]: cpuLine(cpu.bareA, rounds),
+        [`CPU s per run of (a), project`]: cpuLine(cpu.projectA, rounds),
+        [`CPU s per run of (b), bare`]: cpuLine(cpu.bareB, rounds),
+        [`CPU s per run of (b), project`]: cpuLine(cpu.projectB, rounds),
         'machine load (1-min average, 2 cores): before | after': load.map((value) => round(value, 1)).join(' | '),
         published: PUBLISHED,
       },
@@ -367,20 +369,20 @@ export async function run(): Promise<BenchReport> {
         columns: ['bare Temporal s', 'this project s', 'project / bare'],
         // Means per run over the rounds; the ratio is of the sums.
         rows: [
-          [`(a) one run fanning out ${TASKS} calls`, [round(a.bare / ROUNDS, 2), round(a.project / ROUNDS, 2), ratio(a)]],
+          [`(a) one run fanning out ${tasks} calls`, [round(a.bare / rounds, 2), round(a.project / rounds, 2), ratio(a)]],
           [
-            `(b) ${TASKS} one-step runs (${START_CONCURRENCY} starts at a time)`,
-            [round(b.bare / ROUNDS, 2), round(b.project / ROUNDS, 2), ratio(b)],
+            `(b) ${tasks} one-step runs (${START_CONCURRENCY} starts at a time)`,
+            [round(b.bare / rounds, 2), round(b.project / rounds, 2), ratio(b)],
           ],
         ],
       },
       targets: [
         {
-          label: `(a) one execution fanning out ${TASKS} calls <= bare one workflow with ${TASKS} activities (${round(a.project / ROUNDS, 2)} s vs ${round(a.bare / ROUNDS, 2)} s)`,
+          label: `(a) one execution fanning out ${tasks} calls <= bare one workflow with ${tasks} activities (${round(a.project / rounds, 2)} s vs ${round(a.bare / rounds, 2)} s)`,
           met: a.project <= a.bare,
         },
         {
-          label: `(b) ${TASKS} one-step executions <= bare ${TASKS} one-activity workflows (${round(b.project / ROUNDS, 2)} s vs ${round(b.bare / ROUNDS, 2)} s)`,
+          label: `(b) ${tasks} one-step executions <= bare ${tasks} one-activity workflows (${round(b.project / rounds, 2)} s vs ${round(b.bare / rounds, 2)} s)`,
           met: b.project <= b.bare,
         },
       ],

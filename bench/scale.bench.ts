@@ -33,21 +33,20 @@ import { captureLogger } from '../test/support/logger';
 import { percentile, round, type BenchModule, type BenchReport } from './report';
 import * as retentionBench from './retention.bench';
 import * as storageBench from './storage.bench';
+import { FULL_SIZE, sized, type BenchOptions } from './size';
 import { BIG_EXECUTION, TARGET_ORG, clearDataset, loadDataset, loadedMatches, workflowIdOf, type ScaleDataset } from './scale-data';
 
-const C1_SAMPLES = 200;
-const C8_SAMPLES = 400;
 const WARMUP = 20;
 const DEEP_PAGES = 500;
 const PAGE_LIMIT = 50;
-const LIFECYCLES = 1000;
 const TARGET_C1_P99_MS = 20;
 const TARGET_C8_P99_MS = 50;
 
-/** What a section of the report is given: the loaded database and its data set. */
+/** What a section of the report is given: the loaded database, its data set and the run's size. */
 export interface ScaleContext {
   db: DataSource;
   dataset: ScaleDataset;
+  options: BenchOptions;
 }
 
 /** A section's part of the report: figures and targets, merged into the scale report. */
@@ -62,9 +61,9 @@ export interface ScaleSection {
  * Temporal dev server) and the retention sweep (retention.bench.ts: its own 370,000 rows, so the
  * loaded data set stays reusable) measure on data of their own.
  */
-function folded(prefix: string, bench: BenchModule): () => Promise<ScaleSection> {
-  return async () => {
-    const report = await bench.run();
+function folded(prefix: string, bench: BenchModule): (context: ScaleContext) => Promise<ScaleSection> {
+  return async ({ options }) => {
+    const report = await bench.run(options);
     const figures: Record<string, number | string> = {};
     for (const [label, value] of Object.entries(report.figures)) figures[`${prefix}: ${label}`] = value;
     for (const [label, values] of report.table?.rows ?? [])
@@ -85,17 +84,17 @@ function option(name: string): string | undefined {
   return at >= 0 ? process.argv[at + 1] : undefined;
 }
 
-export async function run(): Promise<BenchReport> {
-  const executions = Number(option('executions') ?? 1_000_000);
+export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchReport> {
+  const executions = Number(option('executions') ?? sized(options, 1_000_000, 10_000));
   if (!Number.isInteger(executions) || executions < 10_000) throw new Error('--executions takes an integer of at least 10000');
   const dataset: ScaleDataset = {
     executions,
     stepsPer: 10,
     logsPer: 20,
     eventsPer: Number(option('events') ?? 0),
-    bigLogs: 200_000,
+    bigLogs: sized(options, 200_000, 20_000),
   };
-  const { db, embedded } = await openDatabase();
+  const { db, embedded } = await openDatabase(options);
   try {
     await runMigrations(db, captureLogger('info').logger);
     let loadSeconds: number | string = 'reused';
@@ -103,7 +102,7 @@ export async function run(): Promise<BenchReport> {
       await clearDataset(db, embedded !== undefined);
       loadSeconds = round(await loadDataset(db, dataset, (line) => console.log(`  scale: ${line}`)), 0);
     }
-    const reads = await measureReads(db, dataset);
+    const reads = await measureReads(db, dataset, options);
     const figures: Record<string, number | string> = {
       executions: dataset.executions + 1,
       'step rows': dataset.executions * dataset.stepsPer,
@@ -114,7 +113,7 @@ export async function run(): Promise<BenchReport> {
     };
     const targets = [...(reads.targets ?? [])];
     for (const section of SECTIONS) {
-      const part = await section({ db, dataset });
+      const part = await section({ db, dataset, options });
       Object.assign(figures, part.figures);
       targets.push(...(part.targets ?? []));
     }
@@ -135,14 +134,15 @@ export async function run(): Promise<BenchReport> {
  * server of this machine would be (a quarter of its memory would be 6 GB; 2 GB leaves room for the
  * rest): a buffer cache that holds the hot indexes, and fewer checkpoints while millions of rows go in.
  */
-async function openDatabase(): Promise<{ db: DataSource; embedded?: EmbeddedDatabase }> {
+async function openDatabase(options: BenchOptions): Promise<{ db: DataSource; embedded?: EmbeddedDatabase }> {
   const configured = loadConfig().databaseUrl;
   if (configured) {
     const db = createDataSource(configured);
     await db.initialize();
     return { db };
   }
-  const dataDir = path.resolve(option('data-dir') ?? path.join('.data', 'bench-scale'));
+  // The smoke size keeps a cluster of its own: loading it into the full one would replace the full data set.
+  const dataDir = path.resolve(option('data-dir') ?? path.join('.data', options.size === 'smoke' ? 'bench-scale-smoke' : 'bench-scale'));
   const start = async () => {
     const embedded = await startEmbeddedPostgres({ dataDir, database: 'platform_scale', logger: captureLogger('info').logger });
     const db = createDataSource(embedded.url);
@@ -160,7 +160,7 @@ async function openDatabase(): Promise<{ db: DataSource; embedded?: EmbeddedData
 }
 
 /** The executions routes only (reads never reach Temporal), on a loopback port; every call as an admin of the target organization. */
-async function measureReads(db: DataSource, dataset: ScaleDataset): Promise<Pick<BenchReport, 'table' | 'targets'>> {
+async function measureReads(db: DataSource, dataset: ScaleDataset, options: BenchOptions): Promise<Pick<BenchReport, 'table' | 'targets'>> {
   const unreachable = { options: { namespace: 'default' } } as unknown as Client;
   const t = createTestApp({
     routes: executionRoutes({
@@ -220,8 +220,8 @@ async function measureReads(db: DataSource, dataset: ScaleDataset): Promise<Pick
     const rows: Array<[string, Array<number | string>]> = [];
     const targets: Array<{ label: string; met: boolean }> = [];
     for (const [label, url, targeted] of reads) {
-      const one = await latencies(1, C1_SAMPLES, (i) => get(url(i)));
-      const eight = await latencies(8, C8_SAMPLES, (i) => get(url(i)));
+      const one = await latencies(1, sized(options, 200, 10), (i) => get(url(i)));
+      const eight = await latencies(8, sized(options, 400, 16), (i) => get(url(i)));
       const [p50, p99, p50x8, p99x8] = [percentile(one, 50), percentile(one, 99), percentile(eight, 50), percentile(eight, 99)];
       rows.push([label, [round(p50), round(p99), round(p50x8), round(p99x8)]]);
       if (targeted)
@@ -267,7 +267,7 @@ async function tableSizes(db: DataSource): Promise<Record<string, string>> {
  * three progress records (variables), the end. Each kind's updates and how many were HOT, counted by
  * PostgreSQL on one connection (its statistics flushed after each kind).
  */
-export async function hotUpdates({ db }: ScaleContext): Promise<ScaleSection> {
+export async function hotUpdates({ db, options }: ScaleContext): Promise<ScaleSection> {
   const runner = db.createQueryRunner();
   await runner.connect();
   const executions = new ExecutionRepository(runner.manager);
@@ -279,7 +279,7 @@ export async function hotUpdates({ db }: ScaleContext): Promise<ScaleSection> {
     );
     return row;
   };
-  const ids = Array.from({ length: LIFECYCLES }, () => `exec_hot_${randomBytes(16).toString('hex')}`);
+  const ids = Array.from({ length: sized(options, 1000, 20) }, () => `exec_hot_${randomBytes(16).toString('hex')}`);
   try {
     for (const id of ids)
       await executions.insertIdempotent({

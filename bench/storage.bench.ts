@@ -11,6 +11,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { closeTestDataSource } from '../test/support/database';
 import { startBenchDevServer } from './dev-server';
 import type { BenchReport } from './report';
+import { FULL_SIZE, sized, type BenchOptions } from './size';
 import { measureStoragePerExecution } from './storage-per-execution';
 
 const NAME = 'bytes in PostgreSQL per execution of a 10-step workflow (by table)';
@@ -19,13 +20,13 @@ const TARGET_BYTES = 18.4 * 1024 * 0.5;
 /** Rows the reconciler deletes a day after they were written (startup/execution-reconciler.ts): not kept. */
 const TRANSIENT = 'light_step_results';
 
-export async function run(): Promise<BenchReport> {
+export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchReport> {
   const server = await startBenchDevServer('storage');
   if (!server) return { name: NAME, figures: { skipped: 'no real Temporal CLI found (run scripts/install-temporal-cli)' } };
   const { temporal } = server;
   try {
     const env = await TestWorkflowEnvironment.createFromExistingServer({ address: temporal.address, namespace: temporal.namespace });
-    const measured = await measureStoragePerExecution({ temporal: env });
+    const measured = await measureStoragePerExecution({ temporal: env, runs: sized(options, 100, 5) });
     const tables = Object.keys(measured.totalBytes);
     const sum = (bytes: Record<string, number>, which: string[]) => which.reduce((total, table) => total + bytes[table], 0);
     const kept = tables.filter((table) => table !== TRANSIENT);

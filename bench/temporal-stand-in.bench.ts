@@ -8,12 +8,13 @@ import { Client, Connection } from '@temporalio/client';
 import { Worker, bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
 import { STAND_IN_DEV_SERVER, startDevServer } from '../startup/temporal';
 import { round, type BenchReport } from './report';
+import { FULL_SIZE, sized, type BenchOptions } from './size';
 
-const WARMUP = 50;
-const WORKFLOWS = 1000;
 const IN_FLIGHT = 400;
 
-export async function run(): Promise<BenchReport> {
+export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchReport> {
+  const warmUp = sized(options, 50, 10);
+  const workflows = sized(options, 1000, 50);
   const server = await startDevServer(STAND_IN_DEV_SERVER, 'default', 'stand-in');
   const noop = (): void => {};
   const logger = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
@@ -62,16 +63,16 @@ export async function run(): Promise<BenchReport> {
     };
     let seconds = 0;
     await worker.runUntil(async () => {
-      await runBatch('warmup', WARMUP);
-      seconds = await runBatch('bench', WORKFLOWS);
+      await runBatch('warmup', warmUp);
+      seconds = await runBatch('bench', workflows);
     });
     await connection.close();
     await nativeConnection.close();
-    const perSecond = WORKFLOWS / seconds;
+    const perSecond = workflows / seconds;
     return {
       name: 'Temporal stand-in throughput (one-activity workflows, one worker)',
       figures: {
-        workflows: WORKFLOWS,
+        workflows,
         'in flight': IN_FLIGHT,
         seconds: round(seconds, 2),
         'workflows/s': round(perSecond, 1),
