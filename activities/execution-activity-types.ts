@@ -5,7 +5,7 @@
  */
 import type { ActivityCall, LogEntryDraft, PluginResult, ScheduledStart, StepEvent } from '../workflows/engine';
 import type { ChildRunRequest } from '../executions';
-import type { RunProgress } from '../db/repositories/execution-repository';
+import type { RunProgress } from '../db/repositories/execution-progress-sql';
 
 export type { RunProgress };
 

@@ -24,6 +24,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import type { ExecutionEntity, ExecutionStatus, RunHealth } from '../db/entities/execution';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
+import { ExecutionSweepRepository } from '../db/repositories/execution-sweep-repository';
 import type { ReconcilerDeps, SweepOptions } from './reconcile-starts';
 
 /** Short: a workflow task failing from the run's first task on is reported within a pass or two. */
@@ -57,7 +58,7 @@ export interface OpenRunsSweepResult {
 }
 
 export async function checkOpenRuns(deps: OpenRunDeps, options: SweepOptions = {}): Promise<OpenRunsSweepResult> {
-  const rows = await new ExecutionRepository(deps.dataSource.manager).findOpenToCheck({
+  const rows = await new ExecutionSweepRepository(deps.dataSource.manager).findOpenToCheck({
     temporalNamespace: deps.temporal.options.namespace,
     graceMs: options.graceMs ?? OPEN_RUNS_GRACE_MS,
     limit: options.batchSize ?? DEFAULT_BATCH_SIZE,
@@ -82,7 +83,7 @@ export async function checkOpenRuns(deps: OpenRunDeps, options: SweepOptions = {
 
 /** Looks at one open execution's run in Temporal and records what it found (see the file comment). */
 export async function checkOpenRun(deps: OpenRunDeps, row: ExecutionEntity): Promise<OpenRunCheck> {
-  const executions = new ExecutionRepository(deps.dataSource.manager);
+  const sweep = new ExecutionSweepRepository(deps.dataSource.manager);
   let described;
   try {
     // By workflow id alone: the latest run of the chain (continued as new, or reset).
@@ -94,7 +95,7 @@ export async function checkOpenRun(deps: OpenRunDeps, row: ExecutionEntity): Pro
     // restarted without its file): a young row is given time, so a passing doubt never ends a live run.
     const young = Date.now() - row.createdAt.getTime() < RUN_LOST_AFTER_MS;
     if (row.temporalRunId === null || row.parentExecutionId !== null || young) {
-      await executions.markChecked(row.id, row.runHealth);
+      await sweep.markChecked(row.id, row.runHealth);
       return { kind: 'left' };
     }
     const error_ = { type: 'RUN_LOST', message: 'Temporal no longer knows this run: it ended and its history was removed' };
@@ -105,7 +106,7 @@ export async function checkOpenRun(deps: OpenRunDeps, row: ExecutionEntity): Pro
     const task = described.raw.pendingWorkflowTask;
     const attempts = task?.attempt ?? 1;
     if (attempts < 2) {
-      await executions.markChecked(row.id, null);
+      await sweep.markChecked(row.id, null);
       if (row.runHealth) deps.logger?.info({ executionId: row.id }, 'workflow task of the execution no longer fails');
       return { kind: 'well' };
     }
@@ -118,7 +119,7 @@ export async function checkOpenRun(deps: OpenRunDeps, row: ExecutionEntity): Pro
       ...(failure.cause ? { cause: failure.cause } : {}),
       checkedAt: new Date().toISOString(),
     };
-    await executions.markChecked(row.id, health);
+    await sweep.markChecked(row.id, health);
     const newly = !row.runHealth;
     if (newly) {
       deps.logger?.warn(
@@ -130,7 +131,7 @@ export async function checkOpenRun(deps: OpenRunDeps, row: ExecutionEntity): Pro
   }
   const ended = await closeOf(deps, row.id, described.runId, status);
   if (!ended) {
-    await executions.markChecked(row.id, row.runHealth);
+    await sweep.markChecked(row.id, row.runHealth);
     return { kind: 'left' };
   }
   return settle(deps, row, ended.status, ended.error);

@@ -24,7 +24,7 @@
 import type { Logger } from 'pino';
 import type { ExecutionEntity } from '../db/entities/execution';
 import type { TriggerBindingEntity } from '../db/entities/trigger-binding';
-import { ExecutionRepository } from '../db/repositories/execution-repository';
+import { ExecutionSweepRepository } from '../db/repositories/execution-sweep-repository';
 import { TriggerBindingRepository } from '../db/repositories/trigger-binding-repository';
 import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
 import type { StartDeps, WorkflowReach } from './deps';
@@ -44,7 +44,7 @@ export interface FailurePayload extends Record<string, unknown> {
 
 /** Starts the recovery runs of one failed execution; returns their execution ids. Throws when a start fails (nothing marked then). */
 export async function dispatchFailure(deps: DispatchDeps, failed: ExecutionEntity): Promise<string[]> {
-  const executions = new ExecutionRepository(deps.dataSource.manager);
+  const executions = new ExecutionSweepRepository(deps.dataSource.manager);
   if (failed.trigger.source === 'on-error') {
     // One level only: a failing recovery run never triggers another.
     await executions.markFailureDispatched(failed.id);
@@ -114,7 +114,7 @@ export interface FailureSweepOptions {
 
 /** The backstop: dispatches failures nobody dispatched (the recording process died first). Returns the failed ids handled. */
 export async function sweepFailures(deps: DispatchDeps, options: FailureSweepOptions = {}): Promise<string[]> {
-  const rows = await new ExecutionRepository(deps.dataSource.manager).findFailedUndispatched({
+  const rows = await new ExecutionSweepRepository(deps.dataSource.manager).findFailedUndispatched({
     graceMs: options.graceMs ?? 30_000,
     limit: options.batchSize ?? 50,
     organizationId: options.organizationId,

@@ -10,7 +10,7 @@
  * gone fails with START_LOST.
  *
  * Which rows are candidates (never sub-workflow children or cron ticks, whose
- * runs are owned by another workflow) is decided in ExecutionRepository.findUnstarted.
+ * runs are owned by another workflow) is decided in ExecutionSweepRepository.findUnstarted.
  *
  * Several replicas may sweep the same rows at once, and a slow API start may
  * still be in flight: that is safe without locks. The workflow id is the
@@ -23,6 +23,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import type { Logger } from 'pino';
 import type { ExecutionEntity } from '../db/entities/execution';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
+import { ExecutionSweepRepository } from '../db/repositories/execution-sweep-repository';
 import type { StartDeps } from './deps';
 import { firstRunId, startExecutionWorkflow } from './start-workflow';
 import { recordedRunInput } from './workflow-input';
@@ -54,7 +55,7 @@ const DEFAULT_BATCH_SIZE = 50;
 
 /** One sweep. Throws only when the candidates cannot be read; a row that cannot be repaired is logged and left for the next sweep. */
 export async function sweepOnce(deps: ReconcilerDeps, options: SweepOptions = {}): Promise<SweepResult> {
-  const rows = await new ExecutionRepository(deps.dataSource.manager).findUnstarted({
+  const rows = await new ExecutionSweepRepository(deps.dataSource.manager).findUnstarted({
     temporalNamespace: deps.temporal.options.namespace,
     graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
     limit: options.batchSize ?? DEFAULT_BATCH_SIZE,

@@ -7,7 +7,7 @@
  * dependent rows, then the executions. Batches repeat until one comes back
  * short, with a pause between them so the pool is never held for long.
  *
- * Which executions are expired is decided at sweep time (ExecutionRepository.claimExpired):
+ * Which executions are expired is decided at sweep time (ExecutionSweepRepository.claimExpired):
  * a workflow's override, else its organization's, else the default; a changed
  * setting applies to executions that ended before it. Running and waiting
  * executions are never removed, nor an ended one with an open child or an open
@@ -19,7 +19,7 @@
 import type { DataSource } from 'typeorm';
 import { ExecutionEventRepository } from '../db/repositories/execution-event-repository';
 import { ExecutionLogRepository } from '../db/repositories/execution-log-repository';
-import { ExecutionRepository, type ExpiredPosition } from '../db/repositories/execution-repository';
+import { ExecutionSweepRepository, type ExpiredPosition } from '../db/repositories/execution-sweep-repository';
 import { ExecutionStepRepository } from '../db/repositories/execution-step-repository';
 import { ExecutionWaitRepository } from '../db/repositories/execution-wait-repository';
 import { SignalDeliveryRepository } from '../db/repositories/signal-delivery-repository';
@@ -107,7 +107,7 @@ export class RetentionSweeper {
   async sweepBatch(now: Date = new Date(), after?: ExpiredPosition): Promise<{ removed: ExecutionRowCounts; last?: ExpiredPosition }> {
     const { dataSource, defaultDays, batchSize } = this.options;
     return dataSource.transaction(async (manager) => {
-      const executions = new ExecutionRepository(manager);
+      const executions = new ExecutionSweepRepository(manager);
       const claimed = await executions.claimExpired(now, defaultDays > 0 ? defaultDays : null, batchSize, after);
       const ids = claimed.map((row) => row.id);
       if (ids.length === 0) return { removed: { executions: 0, steps: 0, logs: 0, events: 0, waits: 0, signalDeliveries: 0 } };

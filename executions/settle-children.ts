@@ -9,7 +9,7 @@
  * ran at all. Their rows said `running` (or `waiting`) for good.
  *
  * Candidates are children still live whose parent ended more than the grace
- * period ago (ExecutionRepository.findLiveChildrenOfEnded): by then a start the
+ * period ago (ExecutionSweepRepository.findLiveChildrenOfEnded): by then a start the
  * parent issued has happened. Each is looked up in Temporal: a terminated run,
  * or none, settles the row as `terminated`; a running one (an abandoned
  * fire-and-forget child) is left to record its own end and looked at again
@@ -19,6 +19,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ExecutionEntity } from '../db/entities/execution';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
+import { ExecutionSweepRepository } from '../db/repositories/execution-sweep-repository';
 import type { ReconcilerDeps, SweepOptions } from './reconcile-starts';
 import { DEFAULT_GRACE_MS } from './reconcile-starts';
 
@@ -38,7 +39,8 @@ export async function settleChildren(
   options: SweepOptions = {},
 ): Promise<ChildrenSweepResult> {
   const executions = new ExecutionRepository(deps.dataSource.manager);
-  const rows = await executions.findLiveChildrenOfEnded({
+  const sweep = new ExecutionSweepRepository(deps.dataSource.manager);
+  const rows = await sweep.findLiveChildrenOfEnded({
     temporalNamespace: deps.temporal.options.namespace,
     graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
     limit: options.batchSize ?? DEFAULT_BATCH_SIZE,
@@ -49,7 +51,7 @@ export async function settleChildren(
     try {
       const message = await whyEnded(deps, row);
       if (message === undefined) {
-        await executions.touch(row.id);
+        await sweep.touch(row.id);
         result.left.push(row.id);
         continue;
       }

@@ -7,7 +7,7 @@
  * then forgets old light step results, on a timer started and stopped with the service.
  */
 import { LightStepResultRepository } from '../db/repositories/light-step-result-repository';
-import { ExecutionRepository } from '../db/repositories/execution-repository';
+import { ExecutionSweepRepository } from '../db/repositories/execution-sweep-repository';
 import {
   checkOpenRuns,
   settleChildren,
@@ -67,7 +67,7 @@ export function startExecutionReconciler(
       .then(async () => {
         const result = await checkOpenRuns(deps, { ...options, batchSize: options.openRunsBatchSize, graceMs: options.openRunsGraceMs });
         if (options.onOpenRuns) {
-          const failing = await new ExecutionRepository(deps.dataSource.manager).countTaskFailing(deps.temporal.options.namespace);
+          const failing = await new ExecutionSweepRepository(deps.dataSource.manager).countTaskFailing(deps.temporal.options.namespace);
           options.onOpenRuns(result, failing);
         }
       })

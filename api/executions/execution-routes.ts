@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ExecutionEntity } from '../../db/entities/execution';
 import { checkOpenRun } from '../../executions';
+import { ExecutionListRepository } from '../../db/repositories/execution-list-repository';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { ExecutionStepRepository } from '../../db/repositories/execution-step-repository';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
@@ -37,6 +38,7 @@ const Json = Type.Record(Type.String(), Type.Unknown());
 
 export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
   const executions = new ExecutionRepository(deps.dataSource.manager);
+  const executionList = new ExecutionListRepository(deps.dataSource.manager);
   const stepRecords = new ExecutionStepRepository(deps.dataSource.manager);
   /**
    * Temporal refused or is unreachable (503). A run Temporal says is over while its row is open (it was cancelled or
@@ -98,7 +100,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           from: query.from !== undefined ? new Date(query.from) : undefined,
           to: query.to !== undefined ? new Date(query.to) : undefined,
         };
-        const { rows, next, total, totalCapped } = await executions.listPage(auth.organizationId, filter, {
+        const { rows, next, total, totalCapped } = await executionList.listPage(auth.organizationId, filter, {
           limit,
           offset,
           after,

@@ -1,5 +1,5 @@
 /** GET /workflows/executions/stats: executions of a window counted by status per hour or day, and the failing workflows. */
-import { ExecutionRepository } from '../../db/repositories/execution-repository';
+import { ExecutionListRepository } from '../../db/repositories/execution-list-repository';
 import { HttpError } from '../http/errors';
 import { iso } from '../http/iso-date';
 import { defineRoute, type RouteDefinition } from '../http/route';
@@ -23,7 +23,7 @@ const bucketStart = (date: Date, bucket: 'hour' | 'day'): Date =>
 const windowInvalid = (message: string): HttpError => new HttpError(400, 'stats-window-invalid', message);
 
 export function executionStatsRoutes(deps: ExecutionDeps): RouteDefinition[] {
-  const executions = new ExecutionRepository(deps.dataSource.manager);
+  const executions = new ExecutionListRepository(deps.dataSource.manager);
   return [
     defineRoute({
       method: 'get',

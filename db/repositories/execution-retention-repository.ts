@@ -1,7 +1,7 @@
 /**
  * The `execution_retention` table: an organization's own retention (`workflow_id` = '')
  * and its workflows' overrides. The sweep never reads it row by row: its candidates
- * query joins it (ExecutionRepository.claimExpired).
+ * query joins it (ExecutionSweepRepository.claimExpired).
  */
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionRetentionEntity, ORGANIZATION_WIDE } from '../entities/execution-retention';

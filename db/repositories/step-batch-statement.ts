@@ -15,7 +15,7 @@ import type { LogWrite } from './execution-log-repository';
 import { insertLogsSql } from './execution-log-repository';
 import { upsertStepsSql } from './execution-step-repository';
 import { insertLightResultSql } from './light-step-result-repository';
-import { progressParams, recordProgressSql, type RunProgress } from './execution-repository';
+import { progressParams, recordProgressSql, type RunProgress } from './execution-progress-sql';
 import type { StreamEventData } from '../entities/execution-event';
 import type { ExecutionStepEntity } from '../entities/execution-step';
 import type { PluginResult } from '../../workflows/engine';
