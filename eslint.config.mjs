@@ -78,6 +78,33 @@ export default tseslint.config(
     },
   },
   {
+    // Files with one job: a product file past 300 lines has usually grown a second one (issue 40). Split it
+    // along its jobs; a file that must stay longer says why in its opening comment and is listed below.
+    files: ['{api,activities,bin,config,console,db,executions,kit,startup,worker,workflows}/**/*.ts'],
+    rules: { 'max-lines': ['error', { max: 300 }] },
+  },
+  {
+    // Still to be split (issue 40): this list only shrinks.
+    files: [
+      'activities/plugins/code-exec-pool.ts',
+      'api/workflows/activation.ts',
+      'api/workflows/config-routes.ts',
+      'api/workflows/definition-routes.ts',
+      'config/config.ts',
+      'console/src/graph/layout.ts',
+      'console/src/graph/view.ts',
+      'kit/replay.ts',
+      'kit/run.ts',
+      'startup/service.ts',
+      'workflows/engine/evaluate.ts',
+      'workflows/engine/runtime/step-runner.ts',
+      'workflows/engine/runtime/types.ts',
+      'workflows/engine/script-templates.ts',
+      'workflows/engine/validate-references.ts',
+    ],
+    rules: { 'max-lines': 'off' },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unused-expressions': 'off',
