@@ -99,7 +99,6 @@ export default tseslint.config(
       'workflows/engine/evaluate.ts',
       'workflows/engine/runtime/step-runner.ts',
       'workflows/engine/runtime/types.ts',
-      'workflows/engine/script-templates.ts',
       'workflows/engine/validate-references.ts',
     ],
     rules: { 'max-lines': 'off' },
