@@ -57,9 +57,9 @@ export async function withRetries(
       if (!again || attemptNumber >= maximumAttempts) return result;
     } catch (error) {
       if (attemptNumber >= maximumAttempts || !retryable(error)) throw error;
-      const factor = jitter > 0 ? 1 + jitter * (2 * random(effects) - 1) : 1;
-      await effects.sleep(Math.round(interval * factor));
-      interval = Math.min(interval * backoffCoefficient, maximumIntervalMs ?? Number.POSITIVE_INFINITY);
     }
+    const factor = jitter > 0 ? 1 + jitter * (2 * random(effects) - 1) : 1;
+    await effects.sleep(Math.round(interval * factor));
+    interval = Math.min(interval * backoffCoefficient, maximumIntervalMs ?? Number.POSITIVE_INFINITY);
   }
 }
