@@ -4,7 +4,14 @@
  * started before rules 4, replaying) and with the rules of a new run, and checks the old and the new result.
  */
 import assert from 'node:assert/strict';
-import { ENGINE_RULES, engineRuleTable, evaluateExpression, followsRule, type ActivityCall, type PluginResult } from '../../workflows/engine';
+import {
+  ENGINE_RULES,
+  engineRuleTable,
+  evaluateExpression,
+  followsRule,
+  type ActivityCall,
+  type PluginResult,
+} from '../../workflows/engine';
 import { connections, step, trigger } from '../support/definitions';
 import { runDefinition, type Fakes } from '../support/engine-run';
 
@@ -77,7 +84,12 @@ describe('engine rules', () => {
 
     it('outside a run (validation, an activity) the evaluator follows the newest rules; equality is unchanged', () => {
       const scope = { workflow: { inputs: { n: null } } };
-      for (const source of ['workflow.inputs.missing < 3', '3 > workflow.inputs.missing', 'workflow.inputs.n <= 0', '0 < workflow.inputs.n'])
+      for (const source of [
+        'workflow.inputs.missing < 3',
+        '3 > workflow.inputs.missing',
+        'workflow.inputs.n <= 0',
+        '0 < workflow.inputs.n',
+      ])
         assert.equal(evaluateExpression(source, scope), false, source);
       assert.equal(evaluateExpression('workflow.inputs.n == workflow.inputs.missing', scope), true);
       assert.equal(evaluateExpression("'2' < 3", scope), true);
@@ -102,7 +114,9 @@ describe('engine rules', () => {
     const fakes: Fakes = {
       activities: {
         'code-exec': (call: ActivityCall): PluginResult =>
-          call.stepId === 'load' ? { status: 'success', outputs: { items: ten } } : { status: 'success', outputs: { size: call.items.length } },
+          call.stepId === 'load'
+            ? { status: 'success', outputs: { items: ten } }
+            : { status: 'success', outputs: { size: call.items.length } },
       },
     };
 

@@ -29,7 +29,13 @@ describe('loop watch-outs warned at validation', () => {
     //                      └─done─▶ summary (log reading $items)
     const warnings = codes(
       doc(
-        [trigger(), load, split, work, step('summary', 'log', { message: '${{ $items.length }} done' }, { metadata: { fanOutPerItem: false } })],
+        [
+          trigger(),
+          load,
+          split,
+          work,
+          step('summary', 'log', { message: '${{ $items.length }} done' }, { metadata: { fanOutPerItem: false } }),
+        ],
         ['split:loop->work', 'work->split', 'split:done->summary'],
       ),
     );
@@ -71,6 +77,9 @@ describe('loop watch-outs warned at validation', () => {
         ['split:loop->work', 'work->split', 'split:done->summary'],
       ),
     );
-    assert.ok(warnings.some((w) => w.code === DONE_READS_ITEMS && /config\/code|config\.code|code/.test(w.path)), JSON.stringify(warnings));
+    assert.ok(
+      warnings.some((w) => w.code === DONE_READS_ITEMS && /config\/code|config\.code|code/.test(w.path)),
+      JSON.stringify(warnings),
+    );
   });
 });

@@ -203,7 +203,10 @@ function evaluateBinary(node: jsep.BinaryExpression, scope: EvaluationScope): un
 }
 
 function missingSide(left: unknown, right: unknown, scope: EvaluationScope): boolean {
-  return (left === null || left === undefined || right === null || right === undefined) && scopeFollowsRule(scope, 'ordering-with-missing-is-false');
+  return (
+    (left === null || left === undefined || right === null || right === undefined) &&
+    scopeFollowsRule(scope, 'ordering-with-missing-is-false')
+  );
 }
 
 function looselyNull(left: unknown, right: unknown): boolean {

@@ -93,7 +93,10 @@ function loopBody(topology: Topology, back: Edge): Set<string> {
     return seen;
   };
   const along = (ids: string[], end: 'to' | 'from') =>
-    ids.map((edgeId) => topology.edges[edgeId]).filter((edge) => edge.kind !== 'back').map((edge) => edge[end]);
+    ids
+      .map((edgeId) => topology.edges[edgeId])
+      .filter((edge) => edge.kind !== 'back')
+      .map((edge) => edge[end]);
   const fromTarget = walk(back.to, (id) => along(topology.outgoing[id], 'to'));
   const toSource = walk(back.from, (id) => along(topology.incoming[id], 'from'));
   return new Set([...fromTarget].filter((id) => toSource.has(id)));

@@ -270,14 +270,17 @@ export async function callPlugin(
   // Each engine-run attempt says which it is (the host's own retries count from there: the kit's stubs see it).
   let result: PluginResult;
   try {
-    result = await withRetries(engineRetries ? retryPolicy : undefined, effects, (attempt) =>
-      trackedAttempt(
-        effects,
-        attempts,
-        itemIndex,
-        () => effects.callActivity(engineRetries ? { ...activityCall, attempt } : activityCall),
-        toStepError,
-      ),
+    result = await withRetries(
+      engineRetries ? retryPolicy : undefined,
+      effects,
+      (attempt) =>
+        trackedAttempt(
+          effects,
+          attempts,
+          itemIndex,
+          () => effects.callActivity(engineRetries ? { ...activityCall, attempt } : activityCall),
+          toStepError,
+        ),
       { retryFailureResults: iterationRetries },
     );
   } finally {
