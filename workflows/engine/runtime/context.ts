@@ -45,31 +45,29 @@ export function stepScope(ctx: RuntimeContext, extras: ScopeExtras): EvaluationS
     steps[id] = { outputs: record.outputs, items: record.items, status: record.status, error: record.error ?? null };
   }
   // The run's rules travel with the scope, so its expressions evaluate as they did when it started (../engine-rules).
-  return withScopeRules(
-    {
-      workflow: { inputs: input.inputs, variables: ctx.variables, id: input.workflowId, key: input.workflowKey ?? null },
-      variables: ctx.variables,
-      steps,
-      execution: {
-        id: input.executionId,
-        workflowId: input.workflowId,
-        revision: input.revision,
-        alias: input.alias ?? null,
-        startedAt: ctx.startedAt,
-        correlationKey: input.correlationKey ?? null,
-        organizationId: input.organizationId,
-      },
-      trigger: { source: input.trigger.source, payload: input.trigger.payload, receivedAt: input.trigger.receivedAt },
-      signal: extras.signal ? { payload: extras.signal.payload, name: extras.signal.name, deliveredAt: extras.signal.receivedAt } : null,
-      vars: ctx.vars,
-      inputs: extras.inputs ?? {},
-      $item: extras.item ?? null,
-      $items: extras.items,
-      $itemIndex: extras.itemIndex ?? 0,
-      $itemsLength: extras.items.length,
+  const scope = {
+    workflow: { inputs: input.inputs, variables: ctx.variables, id: input.workflowId, key: input.workflowKey ?? null },
+    variables: ctx.variables,
+    steps,
+    execution: {
+      id: input.executionId,
+      workflowId: input.workflowId,
+      revision: input.revision,
+      alias: input.alias ?? null,
+      startedAt: ctx.startedAt,
+      correlationKey: input.correlationKey ?? null,
+      organizationId: input.organizationId,
     },
-    input,
-  );
+    trigger: { source: input.trigger.source, payload: input.trigger.payload, receivedAt: input.trigger.receivedAt },
+    signal: extras.signal ? { payload: extras.signal.payload, name: extras.signal.name, deliveredAt: extras.signal.receivedAt } : null,
+    vars: ctx.vars,
+    inputs: extras.inputs ?? {},
+    $item: extras.item ?? null,
+    $items: extras.items,
+    $itemIndex: extras.itemIndex ?? 0,
+    $itemsLength: extras.items.length,
+  };
+  return withScopeRules(scope, input);
 }
 
 /** Deep copy of JSON data (the sandbox-safe subset of structuredClone). */
