@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   checkInputs,
+  ENGINE_RULES,
   RUN_LIMIT_SETTINGS,
   runLimitsFrom,
   startExecution,
@@ -244,6 +245,8 @@ function executionInput(definition: WorkflowDefinition, start: Start, clock: Clo
     ...(start.rootExecutionId ? { rootExecutionId: start.rootExecutionId } : {}),
     limits: { ...runLimitsFrom(DEFAULT_LIMITS), ...limits },
     depth: start.depth,
+    // The rules a run started on the server now follows (a local run computes as a new run there does).
+    engineRules: ENGINE_RULES,
   };
 }
 

@@ -9,7 +9,7 @@
 import { CancellationScope, condition, isCancellation, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { EventBatch, NumberedLog, RunProgress } from '../activities/execution-activity-types';
-import type { ContinuedRun, ExecutionInput, LogEntryDraft, StepEvent } from './engine';
+import { followsRule, type ContinuedRun, type ExecutionInput, type LogEntryDraft, type StepEvent } from './engine';
 import type { LocalActivityLane } from './local-activity-lane';
 
 export const persistence = proxyLocalActivities<Activities>({
@@ -131,7 +131,7 @@ export class EventBatcher {
     try {
       while (!this.finished) {
         await condition(() => this.pendingEvents.length > 0 || this.pendingLogs.length > 0 || this.finished);
-        if ((this.input.engineRules ?? 1) >= 3) await this.blocked();
+        if (followsRule(this.input, 'records-when-blocked')) await this.blocked();
         if (this.finished && this.keepLast) return;
         await this.flush();
       }

@@ -1,6 +1,6 @@
 /** The `vars.*` an execution reads: found in its definition, resolved once at start (with a check of its declared `secrets:`). */
 import { ApplicationFailure } from '@temporalio/workflow';
-import { secretBindings, varReferences, type ExecutionInput } from './engine';
+import { followsRule, secretBindings, varReferences, type ExecutionInput } from './engine';
 import type { RunState } from './execution-handlers';
 import { persistence } from './execution-persistence';
 
@@ -21,7 +21,7 @@ export async function resolveVarsOrFail(input: ExecutionInput, run: RunState, ev
   const names = referencedVars(input);
   const secrets = [...new Set(Object.values(secretBindings(input.definition)))].sort();
   // Nothing to resolve: no local activity (one round trip fewer per run); runs under rules 1 made the call anyway.
-  if (names.length === 0 && secrets.length === 0 && (input.engineRules ?? 1) >= 2) return {};
+  if (names.length === 0 && secrets.length === 0 && followsRule(input, 'vars-call-only-when-needed')) return {};
   try {
     return await persistence.resolveVars({
       executionId: input.executionId,

@@ -17,7 +17,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { startExecution, type ExecutionInput, type ExecutionOutcome, type ScheduledStart } from './engine';
+import { followsRule, startExecution, type ExecutionInput, type ExecutionOutcome, type ScheduledStart } from './engine';
 import { temporalEffects } from './execution-effects';
 import {
   currentState,
@@ -87,7 +87,7 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
   }
   const continuing = outcome.status === 'continue' && outcome.carried !== undefined;
   // The last batch of records goes with the final write: one local activity instead of two (rules 1 wrote it apart).
-  const lastBatchWithEnd = !continuing && (input.engineRules ?? 1) >= 2;
+  const lastBatchWithEnd = !continuing && followsRule(input, 'last-records-with-end');
   batcher.finish({ keepLast: lastBatchWithEnd });
   await flusher;
   if (continuing) {

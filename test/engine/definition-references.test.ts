@@ -224,7 +224,11 @@ describe('engine: references on cycles', () => {
     assert.deepEqual(result.errors, []);
     assert.deepEqual(
       result.warnings.map((w) => [w.code, w.path]),
-      [[REFERENCE_MAY_NOT_RESOLVE, '/steps/3/config/message']],
+      // The loop keeps no accumulator, and the step after it reads the body: only the last round remains (validate-loops.ts).
+      [
+        [REFERENCE_MAY_NOT_RESOLVE, '/steps/3/config/message'],
+        ['LOOP_WITHOUT_ACCUMULATOR', '/connections/1'],
+      ],
     );
     assert.match(result.warnings[0].message, /step "body" is upstream on only some of the paths to "after"/);
   });

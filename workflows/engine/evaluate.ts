@@ -10,6 +10,7 @@
  * them), so a short expression cannot make megabytes.
  */
 import type jsep from 'jsep';
+import { scopeFollowsRule } from './engine-rules';
 import { parseExpression } from './expressions';
 
 export class ExpressionError extends Error {
@@ -186,17 +187,26 @@ function evaluateBinary(node: jsep.BinaryExpression, scope: EvaluationScope): un
       return left === right;
     case '!==':
       return left !== right;
+    // A missing side makes an ordering comparison false, as the compatible engine documents (`steps.x.outputs.count
+    // >= 3` on a step that produced no count is a condition not met); runs of older rules read null as 0.
     case '<':
-      return compare(left, right, '<') < 0;
+      return !missingSide(left, right, scope) && compare(left, right, '<') < 0;
     case '<=':
-      return compare(left, right, '<=') <= 0;
+      return !missingSide(left, right, scope) && compare(left, right, '<=') <= 0;
     case '>':
-      return compare(left, right, '>') > 0;
+      return !missingSide(left, right, scope) && compare(left, right, '>') > 0;
     case '>=':
-      return compare(left, right, '>=') >= 0;
+      return !missingSide(left, right, scope) && compare(left, right, '>=') >= 0;
     default:
       throw new ExpressionError(`operator "${node.operator}" is not supported`);
   }
+}
+
+function missingSide(left: unknown, right: unknown, scope: EvaluationScope): boolean {
+  return (
+    (left === null || left === undefined || right === null || right === undefined) &&
+    scopeFollowsRule(scope, 'ordering-with-missing-is-false')
+  );
 }
 
 function looselyNull(left: unknown, right: unknown): boolean {

@@ -98,6 +98,7 @@ export { renamingBindings, secretBindings } from './secret-bindings';
 export { varReferences } from './var-references';
 export { NON_RETRYABLE_ERROR_TYPES } from './runtime/retry';
 export { RECORDED_ATTEMPTS_MAX, RECORDED_CONFIG_MAX_BYTES } from './runtime/attempts';
+export { engineRuleTable, followsRule, type EngineRule } from './engine-rules';
 export {
   ENGINE_RULES,
   PLUGIN_ATTEMPT_DETAIL,

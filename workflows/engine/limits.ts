@@ -106,6 +106,8 @@ export interface RunLimits {
    * How a step without a `timeout` of its own compares with `lightStepMaxTimeoutMs`: `call-timeout`, by the
    * plugin's own bound on its call (http-request: its config `timeout`, default 30 s), so a default step is
    * light. Absent in inputs of runs started before (such a step compared by the 5-minute default: never light).
+   * Read only through ./engine-rules (`light-step-by-call-timeout`), which runs of rules 4 and later follow anyway;
+   * still written, so a worker of an older release reading a new run's input follows it too.
    */
   lightStepRule?: 'call-timeout';
 }

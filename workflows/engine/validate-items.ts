@@ -166,7 +166,7 @@ type Node = { type: string } & Record<string, unknown>;
  * unless it declares that name itself. Templates stand as plain names; a script that does not parse reads nothing
  * here (its own check reports it).
  */
-function readsGlobal(code: string, name: string): boolean {
+export function readsGlobal(code: string, name: string): boolean {
   if (!code.includes(name)) return false;
   let program: Node;
   try {

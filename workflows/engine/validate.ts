@@ -20,6 +20,7 @@ import { checkInputDeclarations, checkSecretDeclarations } from './validate-decl
 import { checkRaw, checkTemplates, type ExpressionContext } from './validate-expressions';
 import { checkReferences } from './validate-references';
 import { fieldPath, stepPlugin, validateStep } from './validate-step';
+import { loopWarnings } from './validate-loops';
 import { ignoredKeyWarnings } from './validate-ignored';
 import { checkItemScope } from './validate-items';
 import { codeResultWarnings, stampCodeResults } from './validate-code-result';
@@ -139,6 +140,7 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): V
   if (errors.length === 0) {
     warnings.push(...ignoredKeyWarnings(def, normalized.steps, (key) => top(key)));
     warnings.push(...codeResultWarnings(def, normalized.steps));
+    warnings.push(...loopWarnings(def, normalized.steps, (index) => normalized.connections[index]?.pointer ?? top('connections')));
     for (const [id, source] of normalized.steps) {
       const step = def.steps[id];
       if (source.settings)

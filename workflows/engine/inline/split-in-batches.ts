@@ -2,10 +2,11 @@
  * `split-in-batches`: the first run stores the items and sends batch 1 to
  * `loop`; each re-entry (through a back-edge) collects the processed items and
  * sends the next batch; when nothing remains, everything processed goes to
- * `done`. State lives in the step's node context for the whole execution.
+ * `done`, with `totalProcessed`. State lives in the step's node context for the whole execution.
  * What it splits: the list at `arrayPath` in the first item; without
  * `arrayPath`, its items, or the list of a sole `{items: [...]}` item.
  */
+import { followsRule } from '../engine-rules';
 import { readPath } from '../runtime/paths';
 import type { Item } from '../runtime/types';
 import type { InlinePlugin, InlineRun } from './inline-plugin';
@@ -17,6 +18,10 @@ interface BatchState {
   processed: Item[];
   batchIndex: number;
   totalBatches: number;
+  /** The batch last sent to `loop` (what a re-entry stands for when the loop body gives back a summary instead). */
+  sent?: Item[];
+  /** The loop body gave back other than one item per item sent: `done` reports the batches sent. */
+  summarized?: boolean;
 }
 
 const splitInBatches: InlineRun = ({ step, config, items, ctx, reentered }) => {
@@ -28,6 +33,13 @@ const splitInBatches: InlineRun = ({ step, config, items, ctx, reentered }) => {
       entry !== null && typeof entry === 'object' ? (entry as Item) : { value: entry },
     );
     state = { remaining: all, processed: [], batchIndex: -1, totalBatches: Math.ceil(all.length / batchSize) };
+  } else if (followsRule(ctx.input, 'batches-report-items-sent')) {
+    // The loop body's items when it gives back one per item sent, else the batch sent: a body that runs once per
+    // batch returns a summary, and `done` still reports every item (as the compatible engine does). The first batch
+    // is full, so a summarizing body shows itself there, and its last, shorter batch is read alike.
+    const sent = state.sent;
+    if (sent !== undefined && items.length !== sent.length) state.summarized = true;
+    state.processed.push(...(sent !== undefined && state.summarized === true ? sent : items));
   } else {
     state.processed.push(...items);
   }
@@ -36,15 +48,17 @@ const splitInBatches: InlineRun = ({ step, config, items, ctx, reentered }) => {
   if (state.remaining.length === 0) {
     const processed = state.processed;
     delete ctx.nodeContext[step.id];
+    const counted = followsRule(ctx.input, 'batches-report-items-sent') ? { totalProcessed: processed.length } : {};
     return {
       status: 'success',
       items: processed,
-      outputs: { items: processed, batchIndex: state.batchIndex, totalBatches: state.totalBatches, done: true },
+      outputs: { items: processed, batchIndex: state.batchIndex, totalBatches: state.totalBatches, ...counted, done: true },
       activePorts: ['done'],
     };
   }
   const batch = state.remaining.splice(0, batchSize);
   state.batchIndex += 1;
+  if (followsRule(ctx.input, 'batches-report-items-sent')) state.sent = batch;
   return {
     status: 'success',
     items: batch,
@@ -76,6 +90,7 @@ export const splitInBatchesPlugin: InlinePlugin = {
       items: field('array', 'this batch (on loop), or every processed item (on done)'),
       batchIndex: field('integer', 'the index of this batch, from 0'),
       totalBatches: field('integer', 'how many batches the items make'),
+      totalProcessed: field('integer', 'how many items went through the loop (on done)'),
       done: field('boolean', 'true when every batch has been sent (the done port)'),
     }),
     configSchema: { properties: { batchSize: int(undefined, 1), reset: bool(), arrayPath: str() } },

@@ -66,7 +66,9 @@ export async function trackedAttempt(
   };
   try {
     const result = await call();
-    note('completed', result.attempt);
+    // A failure result is an attempt that failed (a forEach iteration retries one marked retryable).
+    if (result.status === 'failure') note('failed', result.attempt, result.error);
+    else note('completed', result.attempt);
     return result;
   } catch (error) {
     note('failed', failedAttempt(error), toError(error));

@@ -3,6 +3,7 @@
  * declared with the other runtime shapes in ./types): creating it, and the
  * scope a step's expressions read from it.
  */
+import { withScopeRules } from '../engine-rules';
 import type { EvaluationScope } from '../evaluate';
 import { resolveTemplates } from '../templates';
 import type { ExecutionInput, RuntimeContext, ScopeExtras } from './types';
@@ -43,7 +44,8 @@ export function stepScope(ctx: RuntimeContext, extras: ScopeExtras): EvaluationS
   for (const [id, record] of Object.entries(ctx.steps)) {
     steps[id] = { outputs: record.outputs, items: record.items, status: record.status, error: record.error ?? null };
   }
-  return {
+  // The run's rules travel with the scope, so its expressions evaluate as they did when it started (../engine-rules).
+  const scope = {
     workflow: { inputs: input.inputs, variables: ctx.variables, id: input.workflowId, key: input.workflowKey ?? null },
     variables: ctx.variables,
     steps,
@@ -65,6 +67,7 @@ export function stepScope(ctx: RuntimeContext, extras: ScopeExtras): EvaluationS
     $itemIndex: extras.itemIndex ?? 0,
     $itemsLength: extras.items.length,
   };
+  return withScopeRules(scope, input);
 }
 
 /** Deep copy of JSON data (the sandbox-safe subset of structuredClone). */

@@ -25,7 +25,9 @@ import { unwrapRaw } from '../expressions';
 import { RUN_LIMIT_SETTINGS, runLimitsOf } from '../limits';
 import { resolveInputs, type ResolvedInputs } from '../templates';
 import type { Activation } from '../graph/walker';
+import { followsRule } from '../engine-rules';
 import { mapLimit } from './concurrency';
+import { project } from './paths';
 import { stepScope } from './context';
 import type { Item, PluginCall, PluginResult, ScopeExtras, StepEnv } from './types';
 
@@ -97,12 +99,17 @@ export async function runForEach(
       item: activation.items[0],
       itemIndex: index,
       signal,
+      iteration: true,
       extraVariables: { [itemVariable]: element, [indexVariable]: index },
       extraInputs: iterationInputs(base, { [itemVariable]: element, [indexVariable]: index, ...accumulator, ...spread }),
       ...(accumulatorName === undefined ? {} : { returnValue: true }),
     });
   };
 
+  // `outputProjection` trims each iteration's output (`outputs.items` holds the trimmed ones), as the compatible
+  // engine applies it; runs of older rules trim the aggregate instead (./step-runner.ts).
+  const projection = followsRule(env.ctx.input, 'for-each-projects-iterations') ? step.outputProjection : undefined;
+  const trim = (value: Item): Item => (projection && projection.length > 0 ? project(value, projection) : value);
   const outputs: Item[] = [];
   let failed = 0;
   if (options.parallel) {
@@ -110,7 +117,7 @@ export async function runForEach(
     const results = await mapLimit(elements, limit, (element, index) => iterate(element, index).catch(asFailure));
     for (const result of results) {
       if (result.status === 'failure') failed += 1;
-      outputs.push(result.status === 'failure' ? {} : (result.outputs ?? result.items?.[0] ?? {}));
+      outputs.push(result.status === 'failure' ? {} : trim(result.outputs ?? result.items?.[0] ?? {}));
     }
     return { status: 'success', items: [{ items: outputs, count: elements.length, failed }] };
   }
@@ -126,7 +133,7 @@ export async function runForEach(
       continue;
     }
     const value = result.outputs ?? result.items?.[0] ?? {};
-    outputs.push(value);
+    outputs.push(trim(value));
     // The iteration's value: what the plugin returned (a code-exec number or list, not its {result} or items), else its output.
     if (accumulatorName !== undefined) env.ctx.variables[accumulatorName] = 'value' in result ? result.value : value;
   }

@@ -58,6 +58,8 @@ export async function runLoop(
     const asForEach: StepDefinition = {
       ...step,
       loop: undefined,
+      // A loop step's projection trims its whole output, as before (the step runner applies it).
+      outputProjection: undefined,
       forEach: { expression: source, itemVariable: itemName, indexVariable: indexName },
     };
     return runForEach(env, asForEach, activation, signal, call);

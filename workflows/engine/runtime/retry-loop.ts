@@ -7,8 +7,10 @@
  *   waits the backoff interval scaled by a random factor in
  *   [1 − jitter, 1 + jitter] (the workflow's random source, so replay draws
  *   the same numbers).
- * The policy maps as for activities (./retry). Only a thrown failure is
- * retried, and not one marked non-retryable (or of a non-retryable type): a
+ * - for each iteration of a `forEach` step (runs of rules 4 and later): retried on
+ *   its own, a failure result marked `retryable: true` as a thrown failure.
+ * The policy maps as for activities (./retry). A thrown failure is retried
+ * unless marked non-retryable (or of a non-retryable type); otherwise a
  * failure result is the plugin's business (a wait that timed out, a bad
  * config), as non-retryable activity errors are.
  */
@@ -41,6 +43,8 @@ export async function withRetries(
   effects: Pick<RuntimeEffects, 'sleep' | 'uuid'>,
   /** One attempt; `attemptNumber` is 1 on the first and counts up on each retry. */
   attempt: (attemptNumber: number) => PluginResult | Promise<PluginResult>,
+  /** Also retry a failure result marked `retryable: true` (a forEach iteration, ../engine-rules); the last one is returned. */
+  options: { retryFailureResults?: boolean } = {},
 ): Promise<PluginResult> {
   if (!policy) return attempt(1);
   const { maximumAttempts, initialIntervalMs, backoffCoefficient, maximumIntervalMs } = toTemporalRetryPolicy(policy);
@@ -48,12 +52,14 @@ export async function withRetries(
   let interval = initialIntervalMs;
   for (let attemptNumber = 1; ; attemptNumber += 1) {
     try {
-      return await attempt(attemptNumber);
+      const result = await attempt(attemptNumber);
+      const again = options.retryFailureResults === true && result.status === 'failure' && result.error?.retryable === true;
+      if (!again || attemptNumber >= maximumAttempts) return result;
     } catch (error) {
       if (attemptNumber >= maximumAttempts || !retryable(error)) throw error;
-      const factor = jitter > 0 ? 1 + jitter * (2 * random(effects) - 1) : 1;
-      await effects.sleep(Math.round(interval * factor));
-      interval = Math.min(interval * backoffCoefficient, maximumIntervalMs ?? Number.POSITIVE_INFINITY);
     }
+    const factor = jitter > 0 ? 1 + jitter * (2 * random(effects) - 1) : 1;
+    await effects.sleep(Math.round(interval * factor));
+    interval = Math.min(interval * backoffCoefficient, maximumIntervalMs ?? Number.POSITIVE_INFINITY);
   }
 }

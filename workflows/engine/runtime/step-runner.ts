@@ -15,6 +15,7 @@ import { stepItemMode } from '../item-scope';
 import { SECRET_MASK, resolveInputs, resolveScript, resolveTemplates, scopeForDeferred, type DeferredTemplate } from '../templates';
 import { scriptProperties } from '../plugins/descriptor';
 import { RUN_LIMIT_SETTINGS, runLimitsOf } from '../limits';
+import { followsRule } from '../engine-rules';
 import { mapLimit } from './concurrency';
 import { utf8Length } from './sizes';
 import { stepScope } from './context';
@@ -206,6 +207,9 @@ export async function callPlugin(
   const attempts: StepAttempt[] = [];
   const itemIndex = extras.soleCall ? undefined : extras.itemIndex;
 
+  // A forEach iteration is retried by the engine on its own, a failure result marked retryable too (../engine-rules).
+  const iterationRetries =
+    extras.iteration === true && step.errorHandling?.retryPolicy !== undefined && followsRule(ctx.input, 'for-each-engine-retries');
   const reentered = Object.keys(activation.via).some((edgeId) => env.topology.edges[edgeId]?.kind === 'back');
   // A kind or feature an operator's plugin declares (its pin; a kit stub's descriptor): ./operator-kinds.ts.
   const traits = inline ? undefined : operatorTraitsOf(env, pluginType);
@@ -223,8 +227,11 @@ export async function callPlugin(
       reentered,
     };
     try {
-      return await withRetries(step.errorHandling?.retryPolicy, effects, () =>
-        trackedAttempt(effects, attempts, itemIndex, async () => inline(inlineCall), toStepError),
+      return await withRetries(
+        step.errorHandling?.retryPolicy,
+        effects,
+        () => trackedAttempt(effects, attempts, itemIndex, async () => inline(inlineCall), toStepError),
+        { retryFailureResults: iterationRetries },
       );
     } finally {
       keepAttempts(record, attempts);
@@ -232,9 +239,10 @@ export async function callPlugin(
   }
   // Templates that read a secret are evaluated by the activity; it gets the other roots they read.
   const deferredScope = scopeForDeferred(deferred, scope);
-  // Temporal's retry policies have no jitter: with one, the engine retries (one attempt per activity call).
+  // Temporal's retry policies have no jitter: with one (or for a forEach iteration), the engine retries (one attempt
+  // per activity call).
   const retryPolicy = step.errorHandling?.retryPolicy;
-  const engineRetries = jitterOf(retryPolicy) > 0;
+  const engineRetries = jitterOf(retryPolicy) > 0 || iterationRetries;
   const timeoutMs = activityTimeoutMs(step);
   const activityCall: ActivityCall = {
     executionId: ctx.input.executionId,
@@ -262,14 +270,18 @@ export async function callPlugin(
   // Each engine-run attempt says which it is (the host's own retries count from there: the kit's stubs see it).
   let result: PluginResult;
   try {
-    result = await withRetries(engineRetries ? retryPolicy : undefined, effects, (attempt) =>
-      trackedAttempt(
-        effects,
-        attempts,
-        itemIndex,
-        () => effects.callActivity(engineRetries ? { ...activityCall, attempt } : activityCall),
-        toStepError,
-      ),
+    result = await withRetries(
+      engineRetries ? retryPolicy : undefined,
+      effects,
+      (attempt) =>
+        trackedAttempt(
+          effects,
+          attempts,
+          itemIndex,
+          () => effects.callActivity(engineRetries ? { ...activityCall, attempt } : activityCall),
+          toStepError,
+        ),
+      { retryFailureResults: iterationRetries },
     );
   } finally {
     keepAttempts(record, attempts);
@@ -313,7 +325,7 @@ function isLight(step: StepDefinition, pluginType: string, config: Record<string
   const limits = runLimitsOf(input);
   const plugin = findPlugin(pluginType);
   if (!isBuiltInPlugin(pluginType) || plugin?.light !== true) return false;
-  const callTimeout = limits.lightStepRule === 'call-timeout' ? plugin.callTimeout : undefined;
+  const callTimeout = followsRule(input, 'light-step-by-call-timeout') ? plugin.callTimeout : undefined;
   const boundMs =
     ownTimeoutMs(step) ?? (callTimeout ? (parseDuration(config[callTimeout.property]) ?? callTimeout.defaultMs) : DEFAULT_STEP_TIMEOUT_MS);
   return boundMs <= (limits.lightStepMaxTimeoutMs ?? 0);
@@ -362,7 +374,8 @@ function finish(
     env.effects.onEvent({ type: 'step.failed', stepId: step.id, run: activation.run, at, record });
     return { record, outcome: { status: 'failed', inputItems: activation.items } };
   }
-  const projection = step.outputProjection;
+  // A forEach step of rules 4 and later projected each iteration's output already (./for-each.ts).
+  const projection = step.forEach && followsRule(env.ctx.input, 'for-each-projects-iterations') ? undefined : step.outputProjection;
   const projectItems = (items: Item[]) => (projection && projection.length > 0 ? items.map((item) => project(item, projection)) : items);
   const items = projectItems(itemsOf(result));
   const routed = result.metadata?.ports as Record<string, Item[]> | undefined;

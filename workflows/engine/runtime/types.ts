@@ -52,12 +52,9 @@ export interface ExecutionInput {
   /** A child's root: the execution started otherwise whose tree it belongs to (the tree budget is counted on its row). Absent on a root. */
   rootExecutionId?: string;
   /**
-   * The rules of the execution workflow the run started under, so its history replays as it ran (a field of
-   * the input costs nothing, where a Temporal patch adds a marker and a search attribute write to every run).
-   * Absent: rules 1. 2: no local activity resolving variables when the definition reads none and declares no
-   * secret; the run's last batch of records is written with its end. 3 ({@link ENGINE_RULES} now): records are
-   * written once the run is blocked, not at the first pass of its conditions (a graph of pure steps that spans
-   * several passes writes its records once, with its end).
+   * The rules of the execution workflow the run started under, so its history replays and its steps compute as
+   * they ran (a field of the input costs nothing, where a Temporal patch adds a marker and a search attribute write
+   * to every run). Absent: rules 1. Read only through ../engine-rules (`followsRule`), which names each rule.
    */
   engineRules?: number;
   /**
@@ -75,8 +72,8 @@ export interface ReusedSteps {
   steps: Record<string, StepRecord>;
 }
 
-/** The rules a run started now follows (ExecutionInput.engineRules). */
-export const ENGINE_RULES = 3;
+/** The rules a run started now follows (ExecutionInput.engineRules): ../engine-rules. */
+export { ENGINE_RULES } from '../engine-rules';
 
 /** What a continued-as-new run inherits from the previous one. */
 export interface ContinuedRun {
@@ -380,5 +377,7 @@ export type PluginCall = (
     soleCall?: boolean;
     /** A `forEach.reduce` iteration: ask the plugin for `PluginResult.value`. */
     returnValue?: boolean;
+    /** A `forEach` iteration: retried under the step's policy on its own (../engine-rules, `for-each-engine-retries`). */
+    iteration?: boolean;
   },
 ) => Promise<PluginResult>;
