@@ -39,7 +39,7 @@ export function grantForm(userId: string, roles: RoleOption[], defaultNrn: strin
       roles.length > 0
         ? h(
             'select',
-            { name: 'role_slug', id: `grant-role-${counter}`, 'aria-label': `Role of item ${counter}`, required: true },
+            { name: 'role_slug', id: `grant-role-${counter}`, required: true },
             h('option', { value: '' }, 'Choose a role…'),
             ...roles.map((r) => h('option', { value: r.slug, selected: r.slug === role }, `${r.name} (${r.slug})`)),
           )
@@ -48,7 +48,6 @@ export function grantForm(userId: string, roles: RoleOption[], defaultNrn: strin
             name: 'role_slug',
             value: role,
             placeholder: 'role slug',
-            'aria-label': `Role of item ${counter}`,
             required: true,
           });
     const nrnInput = h('input', {
@@ -56,7 +55,6 @@ export function grantForm(userId: string, roles: RoleOption[], defaultNrn: strin
       name: 'nrn',
       value: nrn,
       placeholder: 'organization=1:account=2',
-      'aria-label': `NRN of item ${counter}`,
       required: true,
       size: 36,
     });
@@ -85,6 +83,9 @@ export function grantForm(userId: string, roles: RoleOption[], defaultNrn: strin
     rows.forEach((row, i) => {
       row.element.setAttribute('data-item', String(i));
       row.element.firstElementChild!.textContent = String(i + 1);
+      // Named by the number shown, which changes as rows are removed.
+      row.role.setAttribute('aria-label', `Role of row ${i + 1}`);
+      row.nrn.setAttribute('aria-label', `NRN of row ${i + 1}`);
     });
 
   const clearResults = () => {
@@ -126,7 +127,7 @@ export function grantForm(userId: string, roles: RoleOption[], defaultNrn: strin
           setResult(
             row,
             'failed',
-            h('span', { class: 'error-text', 'data-code': cause.code ?? '' }, cause.detail ?? 'failed'),
+            h('span', { class: 'error-text', 'data-code': cause.code ?? '' }, cause.detail ? asRows(cause.detail) : 'failed'),
             ' ',
             h('code', {}, cause.code ?? ''),
           );
@@ -181,4 +182,14 @@ export function grantForm(userId: string, roles: RoleOption[], defaultNrn: strin
     void submit();
   });
   return form;
+}
+
+/**
+ * The API names items by their index in the request (`item 2`, `items 0 and 2`, from 0, as `index` is);
+ * the form numbers its rows from 1: a detail shown next to a row speaks of rows.
+ */
+export function asRows(detail: string): string {
+  return detail.replace(/\bitems? (\d+)(?: and (\d+))?/g, (_, a: string, b: string | undefined) =>
+    b === undefined ? `row ${Number(a) + 1}` : `rows ${Number(a) + 1} and ${Number(b) + 1}`,
+  );
 }
