@@ -5,7 +5,7 @@
  * rows (numbered from 1) where the API names items from 0.
  */
 import assert from 'node:assert/strict';
-import { asRows } from '../../console/src/forms/grant-form';
+import { asRows } from '../../console/src/forms/grant-rows';
 import { MAX_NODE_WIDTH, nodeLabels, TEXT_X, type Measure } from '../../console/src/graph/labels';
 import { COMPACT } from '../../console/src/graph/layout';
 import type { GraphNode } from '../../console/src/graph/model';

@@ -217,12 +217,10 @@ describe('console: papercuts', function () {
       ...extra,
     });
     await publish(x, c, { name: 'Papercut diff', key: 'papercut-diff', steps: steps({}) });
-    const second = await c
-      .auth(x.t.request.put('/workflows/definitions/papercut-diff'))
-      .send({
-        name: 'Papercut diff',
-        steps: steps({ last: { type: 'module', pluginType: 'log', config: { message: 'new' }, dependsOn: ['s11'] } }),
-      });
+    const second = await c.auth(x.t.request.put('/workflows/definitions/papercut-diff')).send({
+      name: 'Papercut diff',
+      steps: steps({ last: { type: 'module', pluginType: 'log', config: { message: 'new' }, dependsOn: ['s11'] } }),
+    });
     assert.ok([200, 201].includes(second.status), JSON.stringify(second.body));
     await page.goto(`${base}/console/workflows/papercut-diff/diff?from=1&to=2`);
     await page.waitForSelector('.cm-collapsedLines');

@@ -7,6 +7,7 @@
 import { api, ApiError, enc, type Json } from '../api';
 import { h, mount, text } from '../dom';
 import { errorState } from '../states';
+import { asRows } from './grant-rows';
 
 export interface RoleOption {
   slug: string;
@@ -182,14 +183,4 @@ export function grantForm(userId: string, roles: RoleOption[], defaultNrn: strin
     void submit();
   });
   return form;
-}
-
-/**
- * The API names items by their index in the request (`item 2`, `items 0 and 2`, from 0, as `index` is);
- * the form numbers its rows from 1: a detail shown next to a row speaks of rows.
- */
-export function asRows(detail: string): string {
-  return detail.replace(/\bitems? (\d+)(?: and (\d+))?/g, (_, a: string, b: string | undefined) =>
-    b === undefined ? `row ${Number(a) + 1}` : `rows ${Number(a) + 1} and ${Number(b) + 1}`,
-  );
 }

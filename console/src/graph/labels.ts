@@ -3,7 +3,8 @@
  * wide as the longest name needs (up to MAX_NODE_WIDTH), so a name such as
  * `wait_for_approval` is shown whole rather than cut at a character count. A
  * name past the cap is cut to the box with an ellipsis; the node's hover title
- * and the step panel show it in full.
+ * and the step panel show it in full. Pure: the page passes its measure
+ * (graph/view.ts), so tests run it under Node.
  */
 import type { Spacing } from './layout';
 import type { GraphNode } from './model';
@@ -20,17 +21,6 @@ const SUB_FONT = '11px';
 /** The drawn width of `text` in `font` (a CSS font shorthand without the family), in px. */
 export type Measure = (text: string, font: string) => number;
 
-/** Measures with a canvas in the page's font family; a rough width per character where there is no canvas. */
-export function canvasMeasure(): Measure {
-  const context = document.createElement('canvas').getContext('2d');
-  const family = getComputedStyle(document.body).fontFamily || 'sans-serif';
-  return (text, font) => {
-    if (!context) return text.length * 8;
-    context.font = `${font} ${family}`;
-    return context.measureText(text).width;
-  };
-}
-
 export interface NodeLabels {
   /** The spacing with the node width the labels need. */
   spacing: Spacing;
@@ -38,7 +28,7 @@ export interface NodeLabels {
   subtitle(node: GraphNode): string;
 }
 
-export function nodeLabels(nodes: GraphNode[], spacing: Spacing, measure: Measure = canvasMeasure()): NodeLabels {
+export function nodeLabels(nodes: GraphNode[], spacing: Spacing, measure: Measure): NodeLabels {
   const titleOf = (node: GraphNode) => node.name || node.id;
   const subtitleOf = (node: GraphNode) => [node.type, node.plugin].filter(Boolean).join(' · ');
   let needed = 0;

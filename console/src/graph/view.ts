@@ -15,7 +15,7 @@
  */
 import { h, s } from '../dom';
 import { icon, iconName, iconSymbols } from './icons';
-import { nodeLabels, TEXT_X } from './labels';
+import { nodeLabels, TEXT_X, type Measure } from './labels';
 import { COMPACT, layoutGraph, REGULAR } from './layout';
 import type { StepGraph } from './model';
 import { navigator } from './navigation';
@@ -50,11 +50,12 @@ export function graphView(graph: StepGraph, options: GraphOptions = {}): GraphVi
   const started = performance.now();
   const compactWanted = options.compact ?? graph.nodes.length <= COMPACT_MAX_STEPS;
   // Boxes as wide as the longest label needs, so names are drawn whole (labels.ts).
-  const compactLabels = compactWanted ? nodeLabels(graph.nodes, COMPACT) : undefined;
+  const measure = canvasMeasure();
+  const compactLabels = compactWanted ? nodeLabels(graph.nodes, COMPACT, measure) : undefined;
   const compactPlaced = compactLabels ? layoutGraph(graph, compactLabels.spacing) : undefined;
   const canvas = compactPlaced ? COMPACT_HEIGHTS.find((height) => compactPlaced.height + 16 <= height) : undefined;
   const compact = canvas !== undefined;
-  const labels = compact && compactLabels ? compactLabels : nodeLabels(graph.nodes, REGULAR);
+  const labels = compact && compactLabels ? compactLabels : nodeLabels(graph.nodes, REGULAR, measure);
   const placed = compact && compactPlaced ? compactPlaced : layoutGraph(graph, labels.spacing);
   const laidOut = performance.now();
   const { nodeWidth: width, nodeHeight: height } = placed.spacing;
@@ -310,4 +311,15 @@ function curve(points: Array<{ x: number; y: number }>): string {
     d += dx > 0 ? ` C ${f(a.x + dx)} ${f(a.y)} ${f(b.x - dx)} ${f(b.y)} ${f(b.x)} ${f(b.y)}` : ` L ${f(b.x)} ${f(b.y)}`;
   }
   return d;
+}
+
+/** Measures with a canvas in the page's font family; a rough width per character where there is no canvas. */
+function canvasMeasure(): Measure {
+  const context = document.createElement('canvas').getContext('2d');
+  const family = getComputedStyle(document.body).fontFamily || 'sans-serif';
+  return (text, font) => {
+    if (!context) return text.length * 8;
+    context.font = `${font} ${family}`;
+    return context.measureText(text).width;
+  };
 }
