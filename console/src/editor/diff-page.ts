@@ -6,6 +6,7 @@
  * `data-diff="added|changed|same"`; steps only `from` had are listed as removed.
  */
 import { MergeView } from '@codemirror/merge';
+import { EditorState } from '@codemirror/state';
 import { api, enc, q, type Json, type Page } from '../api';
 import { formatTime, h, link, mount, text } from '../dom';
 import { graphOf } from '../graph/model';
@@ -16,6 +17,9 @@ import { readOnlyExtensions } from './code-editor';
 import { definitionText } from './definition-text';
 import { diffSteps } from './graph-diff';
 import { revisionText } from './revision-source';
+
+/** A collapsed stretch says it opens on a click (its marks are plain text: see styles.css). */
+const COLLAPSED_PHRASE = EditorState.phrases.of({ '$ unchanged lines': '$ unchanged lines (click to show)' });
 
 export const diffView: View = async (main, [id], query) => {
   mount(main, loading());
@@ -91,8 +95,8 @@ export const diffView: View = async (main, [id], query) => {
     textSlot.setAttribute('data-compared', textA.authored ? 'sources' : 'rendered');
     mount(textSlot, h('div', { class: 'merge-labels' }, h('span', {}, `#${from}`), h('span', {}, `#${to}`)));
     merge = new MergeView({
-      a: { doc: textA.text, extensions: readOnlyExtensions(textA.format) },
-      b: { doc: textB.text, extensions: readOnlyExtensions(textB.format) },
+      a: { doc: textA.text, extensions: [...readOnlyExtensions(textA.format), COLLAPSED_PHRASE] },
+      b: { doc: textB.text, extensions: [...readOnlyExtensions(textB.format), COLLAPSED_PHRASE] },
       parent: textSlot,
       gutter: true,
       collapseUnchanged: { margin: 3, minSize: 6 },

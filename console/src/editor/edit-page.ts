@@ -215,7 +215,7 @@ export const editView: View = async (main, [id], query) => {
               ? link(`/console/workflows/${ref}/diff${q({ from: numbers[1], to: numbers[0] })}`, 'Compare revisions')
               : null,
           ]
-        : ['Published as revision 1 with the alias latest.']),
+        : ['Not published yet: Publish makes this revision 1 of a new workflow, with the alias latest.']),
     ),
     h(
       'div',

@@ -7,6 +7,7 @@
 import { api, ApiError, enc, type Json } from '../api';
 import { h, mount, text } from '../dom';
 import { errorState } from '../states';
+import { asRows } from './grant-rows';
 
 export interface RoleOption {
   slug: string;
@@ -39,7 +40,7 @@ export function grantForm(userId: string, roles: RoleOption[], defaultNrn: strin
       roles.length > 0
         ? h(
             'select',
-            { name: 'role_slug', id: `grant-role-${counter}`, 'aria-label': `Role of item ${counter}`, required: true },
+            { name: 'role_slug', id: `grant-role-${counter}`, required: true },
             h('option', { value: '' }, 'Choose a role…'),
             ...roles.map((r) => h('option', { value: r.slug, selected: r.slug === role }, `${r.name} (${r.slug})`)),
           )
@@ -48,7 +49,6 @@ export function grantForm(userId: string, roles: RoleOption[], defaultNrn: strin
             name: 'role_slug',
             value: role,
             placeholder: 'role slug',
-            'aria-label': `Role of item ${counter}`,
             required: true,
           });
     const nrnInput = h('input', {
@@ -56,7 +56,6 @@ export function grantForm(userId: string, roles: RoleOption[], defaultNrn: strin
       name: 'nrn',
       value: nrn,
       placeholder: 'organization=1:account=2',
-      'aria-label': `NRN of item ${counter}`,
       required: true,
       size: 36,
     });
@@ -85,6 +84,9 @@ export function grantForm(userId: string, roles: RoleOption[], defaultNrn: strin
     rows.forEach((row, i) => {
       row.element.setAttribute('data-item', String(i));
       row.element.firstElementChild!.textContent = String(i + 1);
+      // Named by the number shown, which changes as rows are removed.
+      row.role.setAttribute('aria-label', `Role of row ${i + 1}`);
+      row.nrn.setAttribute('aria-label', `NRN of row ${i + 1}`);
     });
 
   const clearResults = () => {
@@ -126,7 +128,7 @@ export function grantForm(userId: string, roles: RoleOption[], defaultNrn: strin
           setResult(
             row,
             'failed',
-            h('span', { class: 'error-text', 'data-code': cause.code ?? '' }, cause.detail ?? 'failed'),
+            h('span', { class: 'error-text', 'data-code': cause.code ?? '' }, cause.detail ? asRows(cause.detail) : 'failed'),
             ' ',
             h('code', {}, cause.code ?? ''),
           );

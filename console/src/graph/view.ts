@@ -1,8 +1,10 @@
 /**
  * Draws a laid-out step graph as SVG with zoom (wheel, buttons), pan (drag) and
- * fit. Nodes carry `data-step`, `data-kind`, `data-plugin`, an icon and a
- * `status-…` class, so an execution colours them as its events arrive. A small
- * workflow is drawn compact (smaller boxes, a canvas its own height).
+ * fit (never below a scale where the labels are readable: a larger graph is
+ * panned instead). Boxes are as wide as their names need (labels.ts). Nodes
+ * carry `data-step`, `data-kind`, `data-plugin`, an icon and a `status-…`
+ * class, so an execution colours them as its events arrive. A small workflow
+ * is drawn compact (smaller boxes, a canvas its own height).
  *
  * Keyboard: the graph is one tab stop (the selected or first step); arrow keys
  * move along the edges (→ a step it feeds, ← a step feeding it) and ↑/↓ within a
@@ -13,6 +15,7 @@
  */
 import { h, s } from '../dom';
 import { icon, iconName, iconSymbols } from './icons';
+import { nodeLabels, TEXT_X, type Measure } from './labels';
 import { COMPACT, layoutGraph, REGULAR } from './layout';
 import type { StepGraph } from './model';
 import { navigator } from './navigation';
@@ -34,8 +37,11 @@ export interface GraphOptions {
 
 const MIN_SCALE = 0.05;
 const MAX_SCALE = 3;
-/** Below this scale node labels are too small to read: the first view of a large graph stays at it. */
-const READABLE_SCALE = 0.6;
+/**
+ * Below this scale node titles (13 px) are drawn under 11 px, too small to read: the first view and Fit
+ * stop at it, and a larger graph is panned (drag) rather than shrunk further; only zooming out goes below.
+ */
+const READABLE_SCALE = 0.85;
 export const COMPACT_MAX_STEPS = 12;
 /** Canvas heights of a compact graph (CSS classes `h-…`; the regular canvas is 520 px). */
 const COMPACT_HEIGHTS = [160, 240, 320, 400];
@@ -43,10 +49,14 @@ const COMPACT_HEIGHTS = [160, 240, 320, 400];
 export function graphView(graph: StepGraph, options: GraphOptions = {}): GraphView {
   const started = performance.now();
   const compactWanted = options.compact ?? graph.nodes.length <= COMPACT_MAX_STEPS;
-  const compactPlaced = compactWanted ? layoutGraph(graph, COMPACT) : undefined;
+  // Boxes as wide as the longest label needs, so names are drawn whole (labels.ts).
+  const measure = canvasMeasure();
+  const compactLabels = compactWanted ? nodeLabels(graph.nodes, COMPACT, measure) : undefined;
+  const compactPlaced = compactLabels ? layoutGraph(graph, compactLabels.spacing) : undefined;
   const canvas = compactPlaced ? COMPACT_HEIGHTS.find((height) => compactPlaced.height + 16 <= height) : undefined;
-  const placed = canvas !== undefined && compactPlaced ? compactPlaced : layoutGraph(graph, REGULAR);
   const compact = canvas !== undefined;
+  const labels = compact && compactLabels ? compactLabels : nodeLabels(graph.nodes, REGULAR, measure);
+  const placed = compact && compactPlaced ? compactPlaced : layoutGraph(graph, labels.spacing);
   const laidOut = performance.now();
   const { nodeWidth: width, nodeHeight: height } = placed.spacing;
 
@@ -92,11 +102,9 @@ export function graphView(graph: StepGraph, options: GraphOptions = {}): GraphVi
     const kind = [node?.type, node?.plugin].filter(Boolean).join(' ');
     return `Step ${id}${node?.name ? ` (${node.name})` : ''}${kind ? `, ${kind}` : ''}, status ${statuses.get(id) ?? 'none'}`;
   };
-  const titleChars = Math.floor((width - 42) / 7.5);
   for (const node of graph.nodes) {
     const at = placed.nodes.get(node.id);
     if (!at) continue;
-    const title = node.name || node.id;
     const subtitle = [node.type, node.plugin].filter(Boolean).join(' · ');
     const g = s(
       'g',
@@ -114,8 +122,8 @@ export function graphView(graph: StepGraph, options: GraphOptions = {}): GraphVi
       s('title', {}, `${node.id}${node.name ? ` (${node.name})` : ''}\n${subtitle}`),
       s('rect', { class: 'box', width, height, rx: 8 }),
       icon(node.type, node.plugin, 9, height / 2 - 10),
-      s('text', { class: 'node-title', x: 36, y: height / 2 - 4 }, clip(title, titleChars)),
-      s('text', { class: 'node-sub', x: 36, y: height / 2 + 12 }, clip(subtitle, titleChars + 4)),
+      s('text', { class: 'node-title', x: TEXT_X, y: height / 2 - 4 }, labels.title(node)),
+      s('text', { class: 'node-sub', x: TEXT_X, y: height / 2 + 12 }, labels.subtitle(node)),
     );
     nodeElements.set(node.id, g);
     nodeLayer.append(g);
@@ -170,21 +178,20 @@ export function graphView(graph: StepGraph, options: GraphOptions = {}): GraphVi
     view = { x: cx - ((cx - view.x) * scale) / view.scale, y: cy - ((cy - view.y) * scale) / view.scale, scale };
     apply();
   };
+  /** The whole graph when it fits readably, else readable size from its left edge (the triggers), centred vertically. */
   const fit = () => {
     const box = svg.getBoundingClientRect();
     if (box.width === 0 || placed.width === 0) return;
-    const scale = Math.min(MAX_SCALE, Math.max(MIN_SCALE, Math.min(box.width / placed.width, box.height / placed.height, maxFit)));
-    view = { x: (box.width - placed.width * scale) / 2, y: (box.height - placed.height * scale) / 2, scale };
-    apply();
-  };
-  /** First view: the whole graph when it fits readably, else readable size from its left edge (the triggers), centred vertically. */
-  const initialView = () => {
-    const box = svg.getBoundingClientRect();
-    if (box.width === 0 || placed.width === 0) return;
-    const fitScale = Math.min(box.width / placed.width, box.height / placed.height, maxFit);
-    if (fitScale >= READABLE_SCALE) return fit();
+    const scale = Math.min(MAX_SCALE, box.width / placed.width, box.height / placed.height, maxFit);
+    if (scale >= READABLE_SCALE) {
+      view = { x: (box.width - placed.width * scale) / 2, y: (box.height - placed.height * scale) / 2, scale };
+      return apply();
+    }
+    // Too big to fit readably: readable size, from the left edge (the triggers); the whole height when it fits.
     const first = [...placed.nodes.values()].reduce((a, b) => (b.x < a.x ? b : a));
-    view = { x: 20 - (first.x - width / 2) * READABLE_SCALE, y: box.height / 2 - first.y * READABLE_SCALE, scale: READABLE_SCALE };
+    const tall = placed.height * READABLE_SCALE > box.height;
+    const y = tall ? box.height / 2 - first.y * READABLE_SCALE : (box.height - placed.height * READABLE_SCALE) / 2;
+    view = { x: 20 - (first.x - width / 2) * READABLE_SCALE, y, scale: READABLE_SCALE };
     apply();
   };
   /** Pans (at the current scale) so the step is inside the canvas. */
@@ -244,13 +251,21 @@ export function graphView(graph: StepGraph, options: GraphOptions = {}): GraphVi
       { class: 'graph-tools' },
       h('button', { type: 'button', title: 'Zoom in', 'aria-label': 'Zoom in', onclick: () => zoomAt(1.25, ...centre()) }, '+'),
       h('button', { type: 'button', title: 'Zoom out', 'aria-label': 'Zoom out', onclick: () => zoomAt(0.8, ...centre()) }, '−'),
-      h('button', { type: 'button', title: 'Fit the whole graph (zoom in to read, drag to pan)', onclick: fit }, 'Fit'),
+      h(
+        'button',
+        {
+          type: 'button',
+          title: 'Fit the graph, as far as its labels stay readable (drag to pan, zoom out for an overview)',
+          onclick: fit,
+        },
+        'Fit',
+      ),
     ),
     graph.nodes.length === 0 ? h('p', { class: 'empty' }, 'This revision has no steps.') : svg,
   );
   // Fit once the element is in the page and has a size; record the time to first draw.
   requestAnimationFrame(() => {
-    initialView();
+    fit();
     element.setAttribute('data-draw-ms', (performance.now() - started).toFixed(1));
   });
 
@@ -298,4 +313,13 @@ function curve(points: Array<{ x: number; y: number }>): string {
   return d;
 }
 
-const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+/** Measures with a canvas in the page's font family; a rough width per character where there is no canvas. */
+function canvasMeasure(): Measure {
+  const context = document.createElement('canvas').getContext('2d');
+  const family = getComputedStyle(document.body).fontFamily || 'sans-serif';
+  return (text, font) => {
+    if (!context) return text.length * 8;
+    context.font = `${font} ${family}`;
+    return context.measureText(text).width;
+  };
+}

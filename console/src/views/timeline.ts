@@ -14,6 +14,8 @@ import { duration, ms } from './readable';
 
 const WIDTH = 1000;
 const PAGE = 200;
+/** The run number of a skipped step's record. */
+const SKIPPED_RUN = 0;
 
 interface Row {
   key: string;
@@ -226,7 +228,8 @@ export function timeline(base: string, onSelect: (stepId: string, run: number) =
       // The stream's step events are small (no attempts): `load` again reads the records in full.
       else if (type === 'step.completed' || type === 'step.failed')
         upsert({ stepId, run: data.run, status: data.status ?? type.slice(5), completedAt: data.at });
-      else if (type === 'step.skipped') upsert({ stepId, status: 'skipped', completedAt: data.at });
+      // A skip is recorded as run 0 of its step (activities/record-event-batch.ts): the same row `load` reads back.
+      else if (type === 'step.skipped') upsert({ stepId, run: SKIPPED_RUN, status: 'skipped', completedAt: data.at });
       else if (type === 'wait.started') upsert({ stepId, status: 'waiting' });
       if (rows.size > 0) mount(status);
     },
