@@ -10,6 +10,7 @@ import { availableParallelism, hostname } from 'node:os';
 import path from 'node:path';
 import { parseCidr } from './cidr';
 import { readLimits, type Limits } from './limits';
+import { readOidcSettings, type OidcSettings } from './oidc';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -53,6 +54,8 @@ export interface AppConfig {
   authJwtAudience?: string;
   /** When set, a token's `iss` must equal it (`AUTH_JWT_ISSUER`). */
   authJwtIssuer?: string;
+  /** Console sign-in through an OpenID Connect issuer (`OIDC_*`, config/oidc.ts); unset: off. */
+  oidc?: OidcSettings;
   /** 32-byte key (base64 or hex) for AES-256-GCM of secret config values. Unset: development key. */
   configEncryptionKey?: string;
   logLevel: LogLevel;
@@ -315,6 +318,7 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     authJwksUrl,
     authJwtAudience: read('AUTH_JWT_AUDIENCE'),
     authJwtIssuer: read('AUTH_JWT_ISSUER'),
+    oidc: readOidcSettings(read, publicBaseUrl, problems),
     configEncryptionKey,
     logLevel,
     logFormat,

@@ -1,5 +1,6 @@
 /**
- * The web console's part of start-up: build it when its sources changed, and in
+ * The web console's part of start-up: build it when its sources changed, offer
+ * sign-in through the OpenID Connect issuer when one is configured, and in
  * development (`npm start`, one process, a shared signing key) print a one-time
  * sign-in link for the first administrator.
  */
@@ -7,8 +8,12 @@ import type { DataSource } from 'typeorm';
 import type { AppDeps } from '../api/app';
 import { DEFAULT_FIRST_ADMIN } from '../api/admin/bootstrap';
 import { mintToken, type AuthKeys } from '../api/http/auth';
+import { createOidcClient } from '../api/console/oidc-client';
+import type { OidcSignInDeps } from '../api/console/oidc-routes';
+import { transactionKey } from '../api/console/oidc-transaction';
 import { SIGN_IN_CODE_TTL_MS, type SignInCodes } from '../api/console/sign-in-codes';
 import type { AppConfig } from '../config/config';
+import type { OidcSettings } from '../config/oidc';
 import type { Logger } from '../config/logger';
 import { CONSOLE_ASSETS_DIR, ensureConsoleBuilt } from './console-build';
 
@@ -21,6 +26,7 @@ export async function consoleOptions(
   signInCodes: SignInCodes | undefined,
   claims: { audience?: string; issuer?: string },
   logger: Logger,
+  oidc?: { settings: OidcSettings; sharedSecret: Uint8Array },
 ): Promise<NonNullable<AppDeps['console']>> {
   try {
     if (await ensureConsoleBuilt()) logger.info({ dir: CONSOLE_ASSETS_DIR }, 'console built');
@@ -40,6 +46,25 @@ export async function consoleOptions(
           },
         }
       : {}),
+    ...(oidc ? { oidc: oidcSignIn(oidc.settings, oidc.sharedSecret, auth, claims) } : {}),
+  };
+}
+
+/** Sign-in through the issuer: its client, the transaction cookie's key (from a secret every replica shares), and the session's minter. */
+export function oidcSignIn(
+  settings: OidcSettings,
+  sharedSecret: Uint8Array,
+  auth: AuthKeys,
+  claims: { audience?: string; issuer?: string },
+): OidcSignInDeps {
+  if (auth.kind !== 'hs256') {
+    throw new Error('OIDC_ISSUER_URL needs the service to sign its own session tokens: set AUTH_JWT_SECRET (the console session is minted with it)');
+  }
+  const secret = auth.secret;
+  return {
+    client: createOidcClient(settings),
+    transactionKey: transactionKey(sharedSecret),
+    mint: (identity) => mintToken({ ...identity, ...claims, secret, expiresIn: SIGN_IN_SESSION_TTL }),
   };
 }
 

@@ -197,6 +197,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
           signInCodes,
           { audience: config.authJwtAudience, issuer: config.authJwtIssuer },
           logger,
+          config.oidc && { settings: config.oidc, sharedSecret: secrets.encryptionKey },
         ),
       });
       const server = await listen(app.koa.callback(), config.port, config.host);
