@@ -14,6 +14,7 @@ import { createActivities } from '../../activities';
 import type { SignInCodes } from '../../api/console/sign-in-codes';
 import { workflowReach } from '../../api/access/workflow-reach';
 import { mintToken } from '../../api/http/auth';
+import { oidcSignIn } from '../../startup/console';
 import { CONSOLE_ASSETS_DIR, ensureConsoleBuilt } from '../../startup/console-build';
 import { adminRoutes } from '../../api/admin';
 import { executionRoutes } from '../../api/executions';
@@ -22,6 +23,7 @@ import { workflowRoutes } from '../../api/workflows';
 import { CODE_EXEC_DEFAULTS, loadConfig, type CodeExecSettings } from '../../config/config';
 import { CodeExecPool } from '../../activities/plugins/code-exec-pool';
 import type { Limits } from '../../config/limits';
+import type { OidcSettings } from '../../config/oidc';
 import type { OperatorPlugins } from '../../activities/plugins/operator/load-plugins';
 import { EXECUTION_WORKER_TUNING, workflowBundle } from '../../worker/worker';
 import { createTestApp, type TestApp } from '../support/app';
@@ -70,7 +72,7 @@ export interface ExecEnvOptions {
   /** Operator plugins (as PLUGINS loads them) the worker runs and the API validates and lists. */
   operatorPlugins?: OperatorPlugins;
   /** Serve the web console (built first when its sources changed), with these sign-in codes for one-time links. */
-  console?: { signInCodes?: SignInCodes };
+  console?: { signInCodes?: SignInCodes; oidc?: OidcSettings };
   /** The worker's workflow bundle with stack traces inside runs (WORKFLOW_STACK_TRACES=true); default off, as the service runs. */
   stackTraces?: boolean;
   /** Start runs through a client on the worker's connection with eager workflow start, as `npm start` does; default true when a worker runs. */
@@ -140,6 +142,8 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
       ...(signInCodes
         ? { signIn: { codes: signInCodes, mint: (identity) => mintToken({ ...identity, userType: 'person', secret }) } }
         : {}),
+      // Built as start-up builds it (the settings object is read on use: a test may fill in ports once they are known).
+      ...(options.console.oidc ? { oidc: oidcSignIn(options.console.oidc, encryptionKey, { kind: 'hs256', secret }, {}) } : {}),
     },
   });
   const organizations: string[] = [];
