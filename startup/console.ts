@@ -6,20 +6,19 @@
 import type { DataSource } from 'typeorm';
 import type { AppDeps } from '../api/app';
 import { DEFAULT_FIRST_ADMIN } from '../api/admin/bootstrap';
-import { mintToken, type AuthKeys } from '../api/http/auth';
+import type { ServiceTokens } from '../api/http/service-tokens';
 import { SIGN_IN_CODE_TTL_MS, type SignInCodes } from '../api/console/sign-in-codes';
 import type { AppConfig } from '../config/config';
 import type { Logger } from '../config/logger';
 import { CONSOLE_ASSETS_DIR, ensureConsoleBuilt } from './console-build';
 
-/** How long a session made from a sign-in link lasts. */
-export const SIGN_IN_SESSION_TTL = '12h';
+/** How long a session made from a sign-in link lasts, in seconds. */
+export const SIGN_IN_SESSION_TTL_SECONDS = 12 * 3600;
 
 export async function consoleOptions(
   dataSource: DataSource,
-  auth: AuthKeys,
+  serviceTokens: ServiceTokens,
   signInCodes: SignInCodes | undefined,
-  claims: { audience?: string; issuer?: string },
   logger: Logger,
 ): Promise<NonNullable<AppDeps['console']>> {
   try {
@@ -28,15 +27,15 @@ export async function consoleOptions(
     // The API works without its console; /console then says it is not built.
     logger.error({ err: error }, 'the console could not be built');
   }
-  const secret = auth.kind === 'hs256' ? auth.secret : undefined;
   return {
     assetsDir: CONSOLE_ASSETS_DIR,
     dataSource,
-    ...(signInCodes && secret
+    ...(signInCodes
       ? {
           signIn: {
             codes: signInCodes,
-            mint: (identity) => mintToken({ ...identity, ...claims, userType: 'person', secret, expiresIn: SIGN_IN_SESSION_TTL }),
+            // A service token: signed with the service's own key, whatever the external issuer is.
+            mint: (identity) => serviceTokens.mint({ ...identity, userType: 'person' }, SIGN_IN_SESSION_TTL_SECONDS),
           },
         }
       : {}),
