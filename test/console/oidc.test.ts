@@ -15,6 +15,7 @@ import { decodeJwt } from 'jose';
 import Provider from 'oidc-provider';
 import type { Page } from 'playwright-core';
 import { OIDC_TRANSACTION_COOKIE } from '../../api/console/oidc-transaction';
+import { SERVICE_TOKEN_ISSUER } from '../../api/http/service-tokens';
 import { SESSION_COOKIE } from '../../api/http/session-cookie';
 import type { OidcSettings } from '../../config/oidc';
 import { useConsole } from './support';
@@ -113,8 +114,11 @@ describe('console sign-in through a real OpenID Connect provider', function () {
     const cookies = await ui.browser.context.cookies(ui.base);
     const session = cookies.find((k) => k.name === SESSION_COOKIE);
     assert.ok(session?.httpOnly && session.sameSite === 'Strict', JSON.stringify(cookies));
+    // The session is the service's own token for the mapped identity, not the provider's ID token.
+    const claims = decodeJwt(session.value);
+    assert.equal(claims.iss, SERVICE_TOKEN_ISSUER);
+    assert.equal(claims.sub, c.userId);
     assert.equal(cookies.find((k) => k.name === OIDC_TRANSACTION_COOKIE), undefined, 'the transaction is used up');
-    // The service minted the session for the mapped identity: the API's own verifier accepts it.
     const who = (await page.evaluate(async () => (await fetch('/console/session')).json())) as Record<string, unknown>;
     assert.equal(who.userId, c.userId);
     assert.equal(who.organizationId, c.org);

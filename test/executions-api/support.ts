@@ -14,6 +14,7 @@ import { createActivities } from '../../activities';
 import type { SignInCodes } from '../../api/console/sign-in-codes';
 import { workflowReach } from '../../api/access/workflow-reach';
 import { mintToken } from '../../api/http/auth';
+import { createServiceTokens } from '../../api/http/service-tokens';
 import { oidcSignIn } from '../../startup/console';
 import { CONSOLE_ASSETS_DIR, ensureConsoleBuilt } from '../../startup/console-build';
 import { adminRoutes } from '../../api/admin';
@@ -131,11 +132,13 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
   };
   if (options.console) await ensureConsoleBuilt();
   const secret = randomBytes(32);
+  const serviceTokens = createServiceTokens(randomBytes(32));
   const signInCodes = options.console?.signInCodes;
   const t = createTestApp({
     // The console is a client of the whole API: its administration pages call the admin routes.
     routes: [...workflowRoutes(deps), ...executionRoutes(deps), ...(options.console ? adminRoutes({ dataSource: db }) : [])],
     secret,
+    serviceTokens,
     console: options.console && {
       assetsDir: CONSOLE_ASSETS_DIR,
       dataSource: db,
@@ -143,7 +146,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
         ? { signIn: { codes: signInCodes, mint: (identity) => mintToken({ ...identity, userType: 'person', secret }) } }
         : {}),
       // Built as start-up builds it (the settings object is read on use: a test may fill in ports once they are known).
-      ...(options.console.oidc ? { oidc: oidcSignIn(options.console.oidc, encryptionKey, { kind: 'hs256', secret }, {}) } : {}),
+      ...(options.console.oidc ? { oidc: oidcSignIn(options.console.oidc, encryptionKey, serviceTokens) } : {}),
     },
   });
   const organizations: string[] = [];
