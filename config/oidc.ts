@@ -59,7 +59,8 @@ export function readOidcSettings(
   if (clientId === undefined) problems.push('OIDC_CLIENT_ID is required with OIDC_ISSUER_URL');
   else if (clientId.length > 200) problems.push('OIDC_CLIENT_ID must be at most 200 characters');
   const redirectRaw = read('OIDC_REDIRECT_URL');
-  const redirectUrl = redirectRaw === undefined ? `${publicBaseUrl}${OIDC_CALLBACK_PATH}` : secureUrl('OIDC_REDIRECT_URL', redirectRaw, problems);
+  const redirectUrl =
+    redirectRaw === undefined ? `${publicBaseUrl}${OIDC_CALLBACK_PATH}` : secureUrl('OIDC_REDIRECT_URL', redirectRaw, problems);
 
   const scopes = (read('OIDC_SCOPES') ?? DEFAULT_OIDC_SCOPES.join(' ')).split(/\s+/).filter(Boolean);
   for (const scope of scopes) if (!SCOPE.test(scope)) problems.push(`OIDC_SCOPES has an invalid scope "${scope}"`);
@@ -67,7 +68,8 @@ export function readOidcSettings(
 
   const claim = (name: string, fallback: string): string => {
     const value = read(name) ?? fallback;
-    if (!CLAIM_NAME.test(value)) problems.push(`${name} must be a claim name (printable characters, no spaces, at most 200; got "${value}")`);
+    if (!CLAIM_NAME.test(value))
+      problems.push(`${name} must be a claim name (printable characters, no spaces, at most 200; got "${value}")`);
     return value;
   };
   const claims: OidcClaimNames = {

@@ -80,7 +80,7 @@ export function createOidcClient(settings: OidcSettings): OidcClient {
       }
       const claims = tokens.claims();
       if (!claims) throw tokenRejected('no ID token in the token response');
-      return claims as Record<string, unknown>;
+      return claims;
     },
 
     async endSessionUrl() {

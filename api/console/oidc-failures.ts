@@ -7,13 +7,7 @@
  */
 
 export type OidcFailureCode =
-  | 'expired'
-  | 'state_mismatch'
-  | 'issuer_error'
-  | 'issuer_unreachable'
-  | 'token_rejected'
-  | 'claim_missing'
-  | 'claim_invalid';
+  'expired' | 'state_mismatch' | 'issuer_error' | 'issuer_unreachable' | 'token_rejected' | 'claim_missing' | 'claim_invalid';
 
 export class OidcFailure extends Error {
   constructor(

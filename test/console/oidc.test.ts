@@ -107,7 +107,7 @@ describe('console sign-in through a real OpenID Connect provider', function () {
 
     await signInAt('alice');
     await page.waitForSelector('header .who');
-    assert.match(await page.textContent('header .who') ?? '', new RegExp(`user ${c.userId} · organization ${c.org}`));
+    assert.match((await page.textContent('header .who')) ?? '', new RegExp(`user ${c.userId} · organization ${c.org}`));
     // The mapped user is the organization's administrator: the console shows what only it may do.
     await page.waitForSelector('.admin-link[data-admin="yes"]');
 
@@ -118,7 +118,11 @@ describe('console sign-in through a real OpenID Connect provider', function () {
     const claims = decodeJwt(session.value);
     assert.equal(claims.iss, SERVICE_TOKEN_ISSUER);
     assert.equal(claims.sub, c.userId);
-    assert.equal(cookies.find((k) => k.name === OIDC_TRANSACTION_COOKIE), undefined, 'the transaction is used up');
+    assert.equal(
+      cookies.find((k) => k.name === OIDC_TRANSACTION_COOKIE),
+      undefined,
+      'the transaction is used up',
+    );
     const who = (await page.evaluate(async () => (await fetch('/console/session')).json())) as Record<string, unknown>;
     assert.equal(who.userId, c.userId);
     assert.equal(who.organizationId, c.org);

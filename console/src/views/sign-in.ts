@@ -59,7 +59,10 @@ export function signInView(main: HTMLElement, submit: (credential: { token: stri
       if (!offer.enabled || !offer.loginPath) return;
       const returnTo = location.pathname === '/console/sign-in' ? '/console/' : location.pathname + location.search;
       const href = `${offer.loginPath}?${new URLSearchParams({ return_to: returnTo }).toString()}`;
-      mount(provider, h('a', { class: 'button primary', id: 'oidc-sign-in', href }, `Sign in with ${offer.providerName ?? 'single sign-on'}`));
+      mount(
+        provider,
+        h('a', { class: 'button primary', id: 'oidc-sign-in', href }, `Sign in with ${offer.providerName ?? 'single sign-on'}`),
+      );
     },
     () => undefined,
   );
