@@ -57,7 +57,9 @@ export function createApp(deps: AppDeps): App {
       opsRoutes({ metrics, readiness: deps.readiness, logger: deps.logger, openApiDocument: () => openApiDocument() }),
     ),
     ...deps.routes,
-    ...(deps.console ? withDialect('problem', consoleSessionRoutes({ ...deps.console, verifier: deps.verifier })) : []),
+    ...(deps.console
+      ? withDialect('problem', consoleSessionRoutes({ ...deps.console, verifier: deps.verifier, logger: deps.logger }))
+      : []),
   ];
   const openApiDocument = (): Record<string, unknown> =>
     (document ??= buildOpenApiDocument(routes, {

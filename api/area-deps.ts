@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/config';
 import type { PluginCatalog } from '../workflows/engine';
 import type { ExecutionEventHub } from './executions/event-hub';
+import type { ServiceTokens } from './http/service-tokens';
 
 export interface AreaDeps {
   config: AppConfig;
@@ -16,4 +17,6 @@ export interface AreaDeps {
   eventHub?: ExecutionEventHub;
   /** Descriptors of the operator's own plugins (the PLUGINS setting, loaded at start): validated and listed like the built-ins. */
   plugins?: PluginCatalog;
+  /** Mints the service's own tokens (POST /token); absent, the routes that mint answer 503. */
+  serviceTokens?: ServiceTokens;
 }

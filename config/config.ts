@@ -10,6 +10,7 @@ import { availableParallelism, hostname } from 'node:os';
 import path from 'node:path';
 import { parseCidr } from './cidr';
 import { readLimits, type Limits } from './limits';
+import { readOidcSettings, type OidcSettings } from './oidc';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -53,6 +54,10 @@ export interface AppConfig {
   authJwtAudience?: string;
   /** When set, a token's `iss` must equal it (`AUTH_JWT_ISSUER`). */
   authJwtIssuer?: string;
+  /** Console sign-in through an OpenID Connect issuer (`OIDC_*`, config/oidc.ts); unset: off. */
+  oidc?: OidcSettings;
+  /** HS256 key of the tokens the service mints itself (`AUTH_SERVICE_KEY`). Unset: derived from the config encryption key. */
+  authServiceKey?: string;
   /** 32-byte key (base64 or hex) for AES-256-GCM of secret config values. Unset: development key. */
   configEncryptionKey?: string;
   logLevel: LogLevel;
@@ -235,6 +240,10 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     problems.push('AUTH_JWT_SECRET must be at least 32 bytes long (HS256 needs a 256-bit key)');
   }
   const authJwksUrl = url('AUTH_JWKS_URL', ['http:', 'https:']);
+  const authServiceKey = read('AUTH_SERVICE_KEY');
+  if (authServiceKey !== undefined && Buffer.byteLength(authServiceKey) < 32) {
+    problems.push('AUTH_SERVICE_KEY must be at least 32 bytes long (HS256 needs a 256-bit key)');
+  }
 
   const configEncryptionKey = read('CONFIG_ENCRYPTION_KEY');
   if (configEncryptionKey !== undefined && decodeEncryptionKey(configEncryptionKey) === undefined) {
@@ -315,6 +324,8 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     authJwksUrl,
     authJwtAudience: read('AUTH_JWT_AUDIENCE'),
     authJwtIssuer: read('AUTH_JWT_ISSUER'),
+    oidc: readOidcSettings(read, publicBaseUrl, problems),
+    authServiceKey,
     configEncryptionKey,
     logLevel,
     logFormat,

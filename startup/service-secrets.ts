@@ -1,6 +1,7 @@
 /**
- * The service's own keys: the JWT verification key and the config-entry
- * encryption key. Configured values win; with none configured, development
+ * The service's own keys: the JWT verification key, the key of the tokens the
+ * service mints itself (AUTH_SERVICE_KEY, else derived from the encryption
+ * key) and the config-entry encryption key. Configured values win; with none configured, development
  * keys are generated once, kept in `<DATA_DIR>/dev-secrets.json` (mode 0600)
  * and a warning says so, so tokens from `npm run token` keep working across
  * restarts.
@@ -9,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AuthKeys } from '../api/http/auth';
+import { deriveServiceKey } from '../api/http/service-tokens';
 import { decodeEncryptionKey, type AppConfig } from '../config/config';
 import type { Logger } from '../config/logger';
 
@@ -16,6 +18,8 @@ export interface ServiceSecrets {
   auth: AuthKeys;
   /** 32-byte AES-256-GCM key for secret config values. */
   encryptionKey: Buffer;
+  /** HS256 key of service tokens (api/http/service-tokens.ts). */
+  serviceKey: Uint8Array;
 }
 
 interface DevSecretsFile {
@@ -23,7 +27,8 @@ interface DevSecretsFile {
   configEncryptionKey: string;
 }
 
-type SecretsConfig = Pick<AppConfig, 'authJwtSecret' | 'authJwksUrl' | 'configEncryptionKey' | 'dataDir'>;
+type SecretsConfig = Pick<AppConfig, 'authJwtSecret' | 'authJwksUrl' | 'configEncryptionKey' | 'dataDir'> &
+  Partial<Pick<AppConfig, 'authServiceKey'>>;
 
 export async function resolveServiceSecrets(config: SecretsConfig, logger?: Logger): Promise<ServiceSecrets> {
   const needsDevJwt = !config.authJwtSecret && !config.authJwksUrl;
@@ -37,7 +42,8 @@ export async function resolveServiceSecrets(config: SecretsConfig, logger?: Logg
     ? { kind: 'jwks', url: config.authJwksUrl }
     : { kind: 'hs256', secret: new TextEncoder().encode(config.authJwtSecret ?? dev!.jwtSecret) };
   const encryptionKey = decodeEncryptionKey(config.configEncryptionKey ?? dev!.configEncryptionKey)!;
-  return { auth, encryptionKey };
+  const serviceKey = config.authServiceKey ? new TextEncoder().encode(config.authServiceKey) : deriveServiceKey(encryptionKey);
+  return { auth, encryptionKey, serviceKey };
 }
 
 export function devSecretsPath(dataDir: string): string {

@@ -12,6 +12,7 @@ import { loadOperatorPlugins } from '../activities/plugins/operator/load-plugins
 import { bootstrapAdmins } from '../api/admin/bootstrap';
 import { workflowReach } from '../api/access/workflow-reach';
 import { createTokenVerifier } from '../api/http/auth';
+import { createServiceTokens } from '../api/http/service-tokens';
 import { SignInCodes } from '../api/console/sign-in-codes';
 import { startBanner } from './banner';
 import { consoleOptions, signInLink } from './console';
@@ -172,10 +173,11 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
       const eventHub = new ExecutionEventHub(database.dataSource);
       // The one-process `npm start` with a shared signing key prints a one-time console sign-in link.
       const signInCodes = parts.worker && secrets.auth.kind === 'hs256' ? new SignInCodes() : undefined;
+      const serviceTokens = createServiceTokens(secrets.serviceKey);
       const app = createApp({
         config,
         logger,
-        verifier: createTokenVerifier(secrets.auth, { audience: config.authJwtAudience, issuer: config.authJwtIssuer }),
+        verifier: createTokenVerifier(secrets.auth, { audience: config.authJwtAudience, issuer: config.authJwtIssuer }, serviceTokens),
         readiness: {
           postgres: async () => void (await database.dataSource.query('SELECT 1')),
           temporal: Object.assign(async () => void (await connection.workflowService.getSystemInfo({})), { kind: temporal.kind }),
@@ -186,6 +188,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
           temporal: client,
           eagerStarts,
           encryptionKey: secrets.encryptionKey,
+          serviceTokens,
           eventHub,
           plugins: operatorPlugins.catalog,
         }),
@@ -193,10 +196,10 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
         temporalSdkMetricsUrl,
         console: await consoleOptions(
           database.dataSource,
-          secrets.auth,
+          serviceTokens,
           signInCodes,
-          { audience: config.authJwtAudience, issuer: config.authJwtIssuer },
           logger,
+          config.oidc && { settings: config.oidc, sharedSecret: secrets.encryptionKey },
         ),
       });
       const server = await listen(app.koa.callback(), config.port, config.host);

@@ -7,13 +7,15 @@
 import { Type } from '@sinclair/typebox';
 import { decodeJwt } from 'jose';
 import type { DataSource } from 'typeorm';
+import type { Logger } from '../../config/logger';
 import { loadAccess } from '../access/access';
 import { canonicalNrn } from '../access/nrn';
 import { bearerToken, type AuthContext, type TokenVerifier } from '../http/auth';
 import { unauthorized, validationFailed } from '../http/errors';
 import type { Permission, Resource, Verb } from '../http/permissions';
 import { defineRoute, type AppContext, type RouteDefinition } from '../http/route';
-import { assertSameOriginWrite, clearSessionCookie, sessionToken, setSessionCookie } from '../http/session-cookie';
+import { assertSameOriginWrite, clearSessionCookie, sessionOrigin, sessionToken, setSessionCookie } from '../http/session-cookie';
+import { consoleOidcRoutes, type OidcSignInDeps } from './oidc-routes';
 import type { SignInCodes, SignInIdentity } from './sign-in-codes';
 
 export interface ConsoleSessionDeps {
@@ -21,6 +23,9 @@ export interface ConsoleSessionDeps {
   dataSource: DataSource;
   /** Development sign-in links: the codes `npm start` printed, and how to mint a token for one. */
   signIn?: { codes: SignInCodes; mint(identity: SignInIdentity): Promise<string> };
+  /** Sign-in through the team's OpenID Connect issuer (OIDC_*), when configured. */
+  oidc?: OidcSignInDeps;
+  logger?: Logger;
 }
 
 const RESOURCES: Resource[] = ['workflow', 'execution', 'config'];
@@ -109,16 +114,24 @@ export function consoleSessionRoutes(deps: ConsoleSessionDeps): RouteDefinition[
       path: '/console/session',
       operationId: 'signOutOfConsole',
       summary: 'Sign out of the console (clears the session cookie)',
+      description:
+        'A session made through the OpenID Connect issuer answers 200 with `endSessionUrl` when the issuer advertises an end_session_endpoint: the console sends the browser there to end the issuer’s session too.',
       tags,
       access: { public: 'only clears the caller’s own cookie' },
       audit: { none: "clears the caller's own session cookie: nothing is stored on the server" },
-      responses: { 204: { description: 'Signed out' } },
-      handler({ ctx }) {
+      responses: {
+        200: { description: 'Signed out; end the issuer’s session there', schema: Type.Object({ endSessionUrl: Type.String() }) },
+        204: { description: 'Signed out' },
+      },
+      async handler({ ctx }) {
         assertSameOriginWrite(ctx);
+        const viaIssuer = deps.oidc !== undefined && sessionOrigin(ctx) === 'oidc';
         clearSessionCookie(ctx);
-        return { status: 204 };
+        const endSessionUrl = viaIssuer ? await deps.oidc!.client.endSessionUrl().catch(() => undefined) : undefined;
+        return endSessionUrl === undefined ? { status: 204 } : { status: 200, body: { endSessionUrl } };
       },
     }),
+    ...consoleOidcRoutes(deps.oidc, deps.logger),
     defineRoute({
       method: 'get',
       path: '/console/session/permissions',

@@ -45,6 +45,9 @@ interface LoadedFile {
   type: string;
 }
 
+/** Console paths that are API routes (the session, sign-in through the OpenID Connect issuer), not pages. */
+const API_PATHS = /^\/console\/(session|oidc)(\/|$)/;
+
 /** Serves the console from `assetsDir` (see startup/console-build.ts); the session routes are ordinary API routes. */
 export function consoleAssets(assetsDir: string): Middleware<AppState> {
   const cache = new Map<string, Promise<LoadedFile | undefined>>();
@@ -77,7 +80,7 @@ export function consoleAssets(assetsDir: string): Middleware<AppState> {
       return;
     }
     const inConsole = ctx.path === CONSOLE_PREFIX || ctx.path.startsWith(`${CONSOLE_PREFIX}/`);
-    if (!inConsole || ctx.path.startsWith(`${CONSOLE_PREFIX}/session`) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) {
+    if (!inConsole || API_PATHS.test(ctx.path) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) {
       await next();
       return;
     }

@@ -2,11 +2,16 @@
  * Bearer-token authentication with jose: HS256 with a shared secret, or RS256
  * (and the other asymmetric algorithms a JWKS may list) through a remote JWKS.
  * Only the configured algorithms are accepted, so `alg: none` and algorithm
- * confusion fail verification.
+ * confusion fail verification. Beside them, the service's own tokens
+ * (api/http/service-tokens.ts) are told apart by their `iss` and verified only
+ * with the service key and HS256.
  */
 import { createSecretKey } from 'node:crypto';
-import { SignJWT, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { SignJWT, createRemoteJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { unauthorized } from './errors';
+import { SERVICE_TOKEN_ISSUER, type ServiceTokens, type TokenGrant } from './service-tokens';
+
+export type { TokenGrant } from './service-tokens';
 
 export type UserType = 'person' | 'service_account';
 
@@ -16,6 +21,10 @@ export interface AuthContext {
   /** `organization_id` claim: a canonical decimal string. */
   organizationId: string;
   userType: UserType;
+  /** Only in a service token minted for an API key: the key's grants, which narrow the user's (api/access). */
+  grants?: TokenGrant[];
+  /** Only in a service token minted for an API key: the key's id. */
+  apiKeyId?: string;
 }
 
 export interface TokenVerifier {
@@ -30,7 +39,8 @@ export interface ExpectedClaims {
   issuer?: string;
 }
 
-export function createTokenVerifier(keys: AuthKeys, expected: ExpectedClaims = {}): TokenVerifier {
+export function createTokenVerifier(keys: AuthKeys, expected: ExpectedClaims = {}, service?: ServiceTokens): TokenVerifier {
+  if (service && expected.issuer === SERVICE_TOKEN_ISSUER) throw new Error(`AUTH_JWT_ISSUER may not be ${SERVICE_TOKEN_ISSUER}`);
   // `exp` is required: a token that never expires cannot be taken back once leaked.
   const claimChecks = { requiredClaims: ['exp'], audience: expected.audience, issuer: expected.issuer };
   // A KeyObject made once: passing raw bytes makes jose import the key again on every request.
@@ -53,17 +63,58 @@ export function createTokenVerifier(keys: AuthKeys, expected: ExpectedClaims = {
       const hit = verified.get(token);
       if (hit && hit.until > now) return hit.auth;
       let payload: JWTPayload;
+      const own = service !== undefined && issuerOf(token) === SERVICE_TOKEN_ISSUER;
       try {
-        ({ payload } = await verifyJwt(token));
+        payload = own ? await service.verify(token) : (await verifyJwt(token)).payload;
       } catch (error) {
         throw unauthorized(describeJoseError(error));
       }
-      const auth = claimsToAuth(payload);
+      const auth = own ? { ...claimsToAuth(payload), ...serviceClaims(payload) } : claimsToAuth(payload);
       if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
       verified.set(token, { auth, until: Math.min(now + VERIFIED_CACHE_MS, (payload.exp as number) * 1000) });
       return auth;
     },
   };
+}
+
+/** The unverified `iss`, only to choose the verification; undefined when the token cannot be decoded. */
+function issuerOf(token: string): string | undefined {
+  try {
+    return decodeJwt(token).iss;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Most grants a service token may carry (an API key holds at most as many). */
+export const MAX_TOKEN_GRANTS = 100;
+
+/** The claims only service tokens carry: an API key's id and grants, checked for shape. */
+function serviceClaims(payload: JWTPayload): Pick<AuthContext, 'grants' | 'apiKeyId'> {
+  const out: Pick<AuthContext, 'grants' | 'apiKeyId'> = {};
+  if (payload.api_key_id !== undefined) {
+    const id = canonicalId(payload.api_key_id);
+    if (id === undefined) throw unauthorized('The bearer token has an invalid "api_key_id" claim.');
+    out.apiKeyId = id;
+  }
+  if (payload.grants !== undefined) {
+    const grants = payload.grants;
+    const valid =
+      Array.isArray(grants) &&
+      grants.length <= MAX_TOKEN_GRANTS &&
+      grants.every(
+        (g: unknown) =>
+          typeof g === 'object' &&
+          g !== null &&
+          typeof (g as TokenGrant).nrn === 'string' &&
+          typeof (g as TokenGrant).role_slug === 'string' &&
+          Array.isArray((g as TokenGrant).permissions) &&
+          (g as TokenGrant).permissions.every((p) => typeof p === 'string'),
+      );
+    if (!valid) throw unauthorized('The bearer token has an invalid "grants" claim.');
+    out.grants = (grants as TokenGrant[]).map((g) => ({ nrn: g.nrn, role_slug: g.role_slug, permissions: [...g.permissions] }));
+  }
+  return out;
 }
 
 const VERIFIED_CACHE_SIZE = 10_000;

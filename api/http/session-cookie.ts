@@ -16,6 +16,9 @@ import type { Context } from 'koa';
 type AppContext = Pick<Context, 'cookies' | 'method' | 'get' | 'protocol' | 'host' | 'secure'>;
 
 export const SESSION_COOKIE = 'platform_console_session';
+/** How the session was made, when sign-out has more to do than clear it (`oidc`: end the issuer's session too). */
+export const SESSION_ORIGIN_COOKIE = 'platform_console_session_origin';
+export type SessionOrigin = 'oidc';
 export const CONSOLE_REQUEST_HEADER = 'x-console-request';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -40,25 +43,26 @@ export function assertSameOriginWrite(ctx: AppContext): void {
   if (origin !== '' && origin !== `${ctx.protocol}://${ctx.host}`) throw forbidden('Writes from another origin are refused.');
 }
 
-/** Sets the session cookie until the token expires. */
+/** Sets the session cookie until the token expires (a session made another way than before forgets its origin). */
 export function setSessionCookie(ctx: AppContext, token: string, expiresAt: Date): void {
-  ctx.cookies.set(SESSION_COOKIE, token, {
-    httpOnly: true,
-    sameSite: 'strict',
-    secure: ctx.secure,
-    path: '/',
-    expires: expiresAt,
-    overwrite: true,
-  });
+  setCookie(ctx, SESSION_COOKIE, token, expiresAt);
+  setCookie(ctx, SESSION_ORIGIN_COOKIE, '', new Date(0));
+}
+
+/** Records how the session just set was made (after {@link setSessionCookie}); it lasts as long as the session. */
+export function setSessionOrigin(ctx: AppContext, origin: SessionOrigin, expiresAt: Date): void {
+  setCookie(ctx, SESSION_ORIGIN_COOKIE, origin, expiresAt);
+}
+
+export function sessionOrigin(ctx: AppContext): SessionOrigin | undefined {
+  return ctx.cookies.get(SESSION_ORIGIN_COOKIE) === 'oidc' ? 'oidc' : undefined;
 }
 
 export function clearSessionCookie(ctx: AppContext): void {
-  ctx.cookies.set(SESSION_COOKIE, '', {
-    httpOnly: true,
-    sameSite: 'strict',
-    secure: ctx.secure,
-    path: '/',
-    expires: new Date(0),
-    overwrite: true,
-  });
+  setCookie(ctx, SESSION_COOKIE, '', new Date(0));
+  setCookie(ctx, SESSION_ORIGIN_COOKIE, '', new Date(0));
+}
+
+function setCookie(ctx: AppContext, name: string, value: string, expires: Date): void {
+  ctx.cookies.set(name, value, { httpOnly: true, sameSite: 'strict', secure: ctx.secure, path: '/', expires, overwrite: true });
 }

@@ -112,7 +112,11 @@ function header(): HTMLElement {
           `user ${who.userId} · organization ${who.organizationId} `,
           h(
             'button',
-            { type: 'button', class: 'link', onclick: () => void signOut().then(() => navigate('/console/sign-in')) },
+            {
+              type: 'button',
+              class: 'link',
+              onclick: () => void signOut().then((issuer) => (issuer ? location.assign(issuer) : navigate('/console/sign-in'))),
+            },
             'Sign out',
           ),
         )

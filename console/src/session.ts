@@ -33,10 +33,12 @@ export async function signIn(credential: { token: string } | { code: string }): 
   return current;
 }
 
-export async function signOut(): Promise<void> {
-  await api('/console/session', { method: 'DELETE' });
+/** Ends the session; answers where to end the identity provider's session too, for one signed in through it. */
+export async function signOut(): Promise<string | undefined> {
+  const body = await api<{ endSessionUrl?: string } | undefined>('/console/session', { method: 'DELETE' });
   current = undefined;
   permissions.clear();
+  return typeof body?.endSessionUrl === 'string' ? body.endSessionUrl : undefined;
 }
 
 /** True when the caller holds `permission` on `nrn` (defaults to the organization). */

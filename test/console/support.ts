@@ -31,7 +31,7 @@ export interface ConsoleEnv {
 
 export function useConsole(options: ExecEnvOptions = {}): ConsoleEnv {
   const codes = new SignInCodes();
-  const { x, c } = useExecEnv({ ...options, console: { signInCodes: codes } });
+  const { x, c } = useExecEnv({ ...options, console: { ...options.console, signInCodes: codes } });
   let server: Server | undefined;
   let base = '';
   let browser: TestBrowser | undefined;

@@ -14,6 +14,8 @@ import { createActivities } from '../../activities';
 import type { SignInCodes } from '../../api/console/sign-in-codes';
 import { workflowReach } from '../../api/access/workflow-reach';
 import { mintToken } from '../../api/http/auth';
+import { createServiceTokens } from '../../api/http/service-tokens';
+import { oidcSignIn } from '../../startup/console';
 import { CONSOLE_ASSETS_DIR, ensureConsoleBuilt } from '../../startup/console-build';
 import { adminRoutes } from '../../api/admin';
 import { executionRoutes } from '../../api/executions';
@@ -22,6 +24,7 @@ import { workflowRoutes } from '../../api/workflows';
 import { CODE_EXEC_DEFAULTS, loadConfig, type CodeExecSettings } from '../../config/config';
 import { CodeExecPool } from '../../activities/plugins/code-exec-pool';
 import type { Limits } from '../../config/limits';
+import type { OidcSettings } from '../../config/oidc';
 import type { OperatorPlugins } from '../../activities/plugins/operator/load-plugins';
 import { EXECUTION_WORKER_TUNING, workflowBundle } from '../../worker/worker';
 import { createTestApp, type TestApp } from '../support/app';
@@ -70,7 +73,7 @@ export interface ExecEnvOptions {
   /** Operator plugins (as PLUGINS loads them) the worker runs and the API validates and lists. */
   operatorPlugins?: OperatorPlugins;
   /** Serve the web console (built first when its sources changed), with these sign-in codes for one-time links. */
-  console?: { signInCodes?: SignInCodes };
+  console?: { signInCodes?: SignInCodes; oidc?: OidcSettings };
   /** The worker's workflow bundle with stack traces inside runs (WORKFLOW_STACK_TRACES=true); default off, as the service runs. */
   stackTraces?: boolean;
   /** Start runs through a client on the worker's connection with eager workflow start, as `npm start` does; default true when a worker runs. */
@@ -129,17 +132,21 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
   };
   if (options.console) await ensureConsoleBuilt();
   const secret = randomBytes(32);
+  const serviceTokens = createServiceTokens(randomBytes(32));
   const signInCodes = options.console?.signInCodes;
   const t = createTestApp({
     // The console is a client of the whole API: its administration pages call the admin routes.
     routes: [...workflowRoutes(deps), ...executionRoutes(deps), ...(options.console ? adminRoutes({ dataSource: db }) : [])],
     secret,
+    serviceTokens,
     console: options.console && {
       assetsDir: CONSOLE_ASSETS_DIR,
       dataSource: db,
       ...(signInCodes
         ? { signIn: { codes: signInCodes, mint: (identity) => mintToken({ ...identity, userType: 'person', secret }) } }
         : {}),
+      // Built as start-up builds it (the settings object is read on use: a test may fill in ports once they are known).
+      ...(options.console.oidc ? { oidc: oidcSignIn(options.console.oidc, encryptionKey, serviceTokens) } : {}),
     },
   });
   const organizations: string[] = [];
