@@ -55,9 +55,10 @@ export interface ExecutionInput {
    * The rules of the execution workflow the run started under, so its history replays as it ran (a field of
    * the input costs nothing, where a Temporal patch adds a marker and a search attribute write to every run).
    * Absent: rules 1. 2: no local activity resolving variables when the definition reads none and declares no
-   * secret; the run's last batch of records is written with its end. 3 ({@link ENGINE_RULES} now): records are
-   * written once the run is blocked, not at the first pass of its conditions (a graph of pure steps that spans
-   * several passes writes its records once, with its end).
+   * secret; the run's last batch of records is written with its end. 3: records are written once the run is
+   * blocked, not at the first pass of its conditions (a graph of pure steps that spans several passes writes its
+   * records once, with its end). 4 ({@link ENGINE_RULES} now): a running fan-out's progress is written as its items
+   * complete (a few writes per step), so reads show it live.
    */
   engineRules?: number;
   /**
@@ -76,7 +77,7 @@ export interface ReusedSteps {
 }
 
 /** The rules a run started now follows (ExecutionInput.engineRules). */
-export const ENGINE_RULES = 3;
+export const ENGINE_RULES = 4;
 
 /** What a continued-as-new run inherits from the previous one. */
 export interface ContinuedRun {
@@ -316,7 +317,8 @@ export type StepEvent =
   | { type: 'step.started'; stepId: string; run: number; at: string }
   | { type: 'step.completed'; stepId: string; run: number; at: string; record: StepRecord }
   | { type: 'step.failed'; stepId: string; run: number; at: string; record: StepRecord }
-  | { type: 'step.skipped'; stepId: string; at: string }
+  /** `run` (and `startedAt`): a step that started and was skipped by its `condition`; absent: skipped without starting (a dead path). */
+  | { type: 'step.skipped'; stepId: string; at: string; run?: number; startedAt?: string }
   /** Open waits are persisted so a signal by correlation key can find its execution without asking every running workflow. */
   | {
       type: 'wait.started';
