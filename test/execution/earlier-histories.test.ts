@@ -7,6 +7,8 @@
  * activity then), pure steps that set a variable, and a run that waited on a signal and then failed. The
  * `rules2-*` ones were recorded under rules 2, before records waited for the run to block (rules 3): three
  * pure steps, a light step, and a run that set a variable, waited on a signal, was signalled and completed.
+ * `rules3-fan-out` (recorded under rules 3, before a running fan-out wrote its progress) and `rules4-fan-out`
+ * (with those writes): a code-exec of four items, then a delay per item, one at a time.
  * Add a history here whenever the workflow's commands change behind a patch or a field of the run's input.
  */
 import assert from 'node:assert/strict';
@@ -23,7 +25,7 @@ describe('execution workflow: histories of earlier releases replay', function ()
 
   it('replays every recorded history without non-determinism', async () => {
     const files = readdirSync(DIR).filter((file) => file.endsWith('.history.bin'));
-    assert.ok(files.length >= 7, `histories found: ${files.join(', ')}`);
+    assert.ok(files.length >= 9, `histories found: ${files.join(', ')}`);
     const histories = files.map((file) => ({
       workflowId: file,
       history: temporal.api.history.v1.History.decode(readFileSync(path.join(DIR, file))),
