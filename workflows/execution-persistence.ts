@@ -79,7 +79,8 @@ export class EventBatcher {
   event(event: StepEvent): void {
     this.pendingEvents.push(event);
     if (event.type === 'step.started') this.running.set(event.stepId, { run: event.run, startedAt: event.at });
-    else if (event.type === 'step.completed' || event.type === 'step.failed' || event.type === 'step.skipped') this.running.delete(event.stepId);
+    else if (event.type === 'step.completed' || event.type === 'step.failed' || event.type === 'step.skipped')
+      this.running.delete(event.stepId);
   }
 
   log(entry: LogEntryDraft): void {

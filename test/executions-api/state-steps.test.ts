@@ -46,7 +46,11 @@ const fanOut = {
   key: 'fan',
   steps: {
     start: { type: 'trigger', pluginType: 'manual' },
-    people: { type: 'module', pluginType: 'code-exec', config: { code: 'return [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }];', returns: 'items' } },
+    people: {
+      type: 'module',
+      pluginType: 'code-exec',
+      config: { code: 'return [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }];', returns: 'items' },
+    },
     pause: { type: 'module', pluginType: 'delay', config: { duration: '1s' }, metadata: { maxParallelism: 1 } },
   },
   connections: [
@@ -61,7 +65,11 @@ const questions = {
   key: 'qa',
   steps: {
     start: { type: 'trigger', pluginType: 'manual' },
-    question: { type: 'wait', pluginType: 'signal-wait', config: { signalName: 'question', correlationKey: 'topic:billing', timeout: '1d' } },
+    question: {
+      type: 'wait',
+      pluginType: 'signal-wait',
+      config: { signalName: 'question', correlationKey: 'topic:billing', timeout: '1d' },
+    },
   },
   connections: [{ from: 'start', to: 'question' }],
   outputs: { asked: '${{ steps.question.outputs.payload.text }}' },
@@ -133,7 +141,7 @@ describe('executions API: the steps /state shows, and signal-with-start by defau
       'progress of the running fan-out',
     );
     assert.equal(midway.steps.pause.fanOut?.total, 4);
-    assert.ok(midway.steps.pause.fanOut!.done < 4, JSON.stringify(midway.steps.pause));
+    assert.ok(midway.steps.pause.fanOut.done < 4, JSON.stringify(midway.steps.pause));
     assert.equal(midway.steps.pause.fanOut?.failed, 0);
     await waitFor(x, c, id, finished);
     const ended = await state(id);

@@ -347,7 +347,13 @@ function finish(
   if (result.status === 'skipped') {
     record.status = 'skipped';
     // The run's record (started above) ends skipped, not another record beside it.
-    env.effects.onEvent({ type: 'step.skipped', stepId: step.id, at, run: record.run, ...(record.startedAt ? { startedAt: record.startedAt } : {}) });
+    env.effects.onEvent({
+      type: 'step.skipped',
+      stepId: step.id,
+      at,
+      run: record.run,
+      ...(record.startedAt ? { startedAt: record.startedAt } : {}),
+    });
     return { record, outcome: { status: 'skipped' } };
   }
   if (result.status === 'failure') {
