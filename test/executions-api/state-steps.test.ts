@@ -1,11 +1,13 @@
 /**
  * What `/state` says of the steps (issue 41), as the compatible engine shows them, through HTTP, PostgreSQL,
  * Temporal and the real worker: a step its `condition` skipped reads `skipped`; a step a terminate or cancel
- * interrupted reads `cancelled` (with how the execution ended) once the execution has ended, never `running`;
+ * interrupted reads `cancelled` (with how the execution ended) once the execution has ended, never `running`
+ * (also when the open-runs sweep settles a run closed behind the API);
  * a fan-out's progress is `steps.x.fanOut` while it runs, not only in `metadata.fanOut` after it ends. And
  * signal-with-start: `{workflowId, correlationKey, payload}` starts a run when nobody waits.
  */
 import assert from 'node:assert/strict';
+import { checkOpenRuns } from '../../executions';
 import { countExecutions, execute, finished, publish, useExecEnv, waitFor } from './support';
 
 /** start ─▶ gated (log, condition false) ─▶ after (log); start ─▶ shown (log). */
@@ -131,6 +133,19 @@ describe('executions API: the steps /state shows, and signal-with-start by defau
       );
     });
   }
+
+  it('settles the interrupted step when the open-runs sweep finds the run terminated behind the API', async () => {
+    await publish(x, c, held('held-sweep'));
+    const id = await execute(x, c, 'held-sweep');
+    await until(id, (view) => view.status === 'waiting' && view.steps.hold?.status === 'running', 'the wait');
+    await x.env.client.workflow.getHandle(id).terminate('from the Temporal UI');
+    const passed = await checkOpenRuns({ dataSource: x.db, temporal: x.env.client }, { graceMs: 0, organizationId: c.org });
+    assert.deepEqual(passed.settled, [{ id, status: 'terminated' }]);
+    const ended = await state(id);
+    assert.equal(ended.live, false);
+    assert.equal(ended.steps.hold?.status, 'cancelled', JSON.stringify(ended.steps.hold));
+    assert.equal(ended.steps.hold?.error?.code, 'EXECUTION_TERMINATED');
+  });
 
   it('shows steps.x.fanOut while a fan-out runs, updated as its items complete, then as its end recorded it', async () => {
     await publish(x, c, fanOut);
