@@ -3,7 +3,7 @@
  * own type is derived from their implementation (`ExecutionActivities` in
  * ./create-execution-activities); workflow code imports both with `import type`.
  */
-import type { ActivityCall, LogEntryDraft, PluginResult, ScheduledStart, StepEvent } from '../workflows/engine';
+import type { ActivityCall, LogEntryDraft, PluginResult, ScheduledStart, StepEvent, StepRecord } from '../workflows/engine';
 import type { ChildRunRequest } from '../executions';
 import type { RunProgress } from '../db/repositories/execution-progress-sql';
 
@@ -30,6 +30,8 @@ export interface EventBatch {
   logs: NumberedLog[];
   /** The run's variables and waiting status, each when it changed since the previous batch (batches are written in order). */
   progress?: RunProgress;
+  /** Records of steps still running whose fan-out progress (`metadata.fanOut`) changed since the previous batch. */
+  liveSteps?: StepRecord[];
 }
 
 /** A light step's local activity: the call, and the step records batched since the last write (written with its result). */

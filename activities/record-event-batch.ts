@@ -41,13 +41,15 @@ export async function recordEventBatch(
         startedAt: event.at,
       });
     } else if (event.type === 'step.skipped') {
-      latest.set(`${event.stepId}\u0000skipped`, {
+      // A step its condition skipped ends the run it started; one skipped by a dead path never started (run 0).
+      latest.set(`${event.stepId}\u0000${event.run ?? 'skipped'}`, {
         stepId: event.stepId,
         status: 'skipped',
-        run: 0,
+        run: event.run ?? 0,
         items: [],
         outputs: {},
         activePorts: [],
+        ...(event.startedAt !== undefined ? { startedAt: event.startedAt } : {}),
         completedAt: event.at,
       });
     } else if (event.type === 'wait.started') {
@@ -61,6 +63,12 @@ export async function recordEventBatch(
         callbackUrl: event.callbackUrl ?? null,
       });
     } else if (!opened.delete(event.waitId)) closed.push(event.waitId);
+  }
+  // A running step's live progress, unless the batch already ends (or restarts) that run: its events say more.
+  for (const record of batch.liveSteps ?? []) {
+    const key = `${record.stepId}\u0000${record.run}`;
+    const known = latest.get(key);
+    if (!known || known.status === 'running') latest.set(key, known ? { ...known, metadata: record.metadata } : record);
   }
   const records = [...latest.values()];
   if (opened.size === 0 && closed.length === 0) {

@@ -9,7 +9,7 @@
 import { CancellationScope, condition, isCancellation, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { EventBatch, NumberedLog, RunProgress } from '../activities/execution-activity-types';
-import { followsRule, type ContinuedRun, type ExecutionInput, type LogEntryDraft, type StepEvent } from './engine';
+import { followsRule, type ContinuedRun, type ExecutionInput, type LogEntryDraft, type StepEvent, type StepRecord } from './engine';
 import type { LocalActivityLane } from './local-activity-lane';
 
 export const persistence = proxyLocalActivities<Activities>({
@@ -20,6 +20,13 @@ export const persistence = proxyLocalActivities<Activities>({
 /** At most this many passes of a run's conditions, or events and log lines, go by before pending records are written. */
 const MAX_PASSES_BEFORE_WRITE = 50;
 const MAX_PENDING_BEFORE_WRITE = 200;
+/**
+ * A running fan-out's progress is written on its own at most this many times (each write a local activity):
+ * when another tenth of its items is done. Batches written anyway carry the newest progress too.
+ */
+const FAN_OUT_WRITES = 10;
+
+type FanOut = { done: number; total: number; failed: number };
 
 /** The numbering a continued-as-new run carries on from. */
 export type Numbering = Pick<ContinuedRun, 'logSeq' | 'stepSeqs' | 'eventSeq'>;
@@ -38,6 +45,9 @@ export class EventBatcher {
   /** A run starts recorded as running with no variables (`{}` on read); a continued run ended its previous one running. */
   private writtenVariables = '{}';
   private writtenWaiting = false;
+  /** Steps running now (from their events), and the fan-out progress last written of each (rules 4). */
+  private readonly running = new Map<string, { run: number; startedAt: string; written?: FanOut }>();
+  private fanOutOf?: (stepId: string, run: number) => FanOut | undefined;
 
   constructor(
     private readonly input: ExecutionInput,
@@ -58,8 +68,19 @@ export class EventBatcher {
     this.progress = progress;
   }
 
+  /**
+   * Reports a running step's fan-out progress (the live `metadata.fanOut` of its record), so reads show it while
+   * the step runs (rules 4: the writes it adds change the run's history).
+   */
+  reportFanOuts(fanOutOf: (stepId: string, run: number) => FanOut | undefined): void {
+    if (followsRule(this.input, 'fan-out-progress-live')) this.fanOutOf = fanOutOf;
+  }
+
   event(event: StepEvent): void {
     this.pendingEvents.push(event);
+    if (event.type === 'step.started') this.running.set(event.stepId, { run: event.run, startedAt: event.at });
+    else if (event.type === 'step.completed' || event.type === 'step.failed' || event.type === 'step.skipped')
+      this.running.delete(event.stepId);
   }
 
   log(entry: LogEntryDraft): void {
@@ -86,7 +107,10 @@ export class EventBatcher {
    * one commit). Taken inside the lane, so batches are written in order.
    */
   take(): EventBatch | undefined {
-    if (this.pendingLogs.length === 0 && this.pendingEvents.length === 0) return undefined;
+    const pending = this.pendingLogs.length > 0 || this.pendingEvents.length > 0;
+    // Progress alone is written when it is due; with other records, whenever it changed.
+    const liveSteps = pending || this.fanOutDue() ? this.takeFanOuts() : [];
+    if (!pending && liveSteps.length === 0) return undefined;
     const logs = this.pendingLogs.splice(0);
     const events = this.pendingEvents.splice(0);
     const firstEventSeq = this.nextEventSeq;
@@ -98,7 +122,42 @@ export class EventBatcher {
       events,
       logs,
       ...this.changedProgress(),
+      ...(liveSteps.length > 0 ? { liveSteps } : {}),
     };
+  }
+
+  /** Whether a running fan-out has done another tenth of its items since its progress was last written. */
+  private fanOutDue(): boolean {
+    if (!this.fanOutOf) return false;
+    for (const [stepId, step] of this.running) {
+      const fanOut = this.fanOutOf(stepId, step.run);
+      if (!fanOut) continue;
+      const stride = Math.max(1, Math.ceil(fanOut.total / FAN_OUT_WRITES));
+      if (fanOut.done - (step.written?.done ?? 0) >= stride) return true;
+    }
+    return false;
+  }
+
+  /** The running records whose fan-out progress changed since it was last written, now marked written. */
+  private takeFanOuts(): StepRecord[] {
+    if (!this.fanOutOf) return [];
+    const records: StepRecord[] = [];
+    for (const [stepId, step] of this.running) {
+      const fanOut = this.fanOutOf(stepId, step.run);
+      if (!fanOut || (step.written && step.written.done === fanOut.done && step.written.failed === fanOut.failed)) continue;
+      step.written = { ...fanOut };
+      records.push({
+        stepId,
+        status: 'running',
+        run: step.run,
+        items: [],
+        outputs: {},
+        activePorts: [],
+        startedAt: step.startedAt,
+        metadata: { fanOut: { ...fanOut } },
+      });
+    }
+    return records;
   }
 
   /**
@@ -130,7 +189,7 @@ export class EventBatcher {
   async flushUntilFinished(): Promise<void> {
     try {
       while (!this.finished) {
-        await condition(() => this.pendingEvents.length > 0 || this.pendingLogs.length > 0 || this.finished);
+        await condition(() => this.pendingEvents.length > 0 || this.pendingLogs.length > 0 || this.finished || this.fanOutDue());
         if (followsRule(this.input, 'records-when-blocked')) await this.blocked();
         if (this.finished && this.keepLast) return;
         await this.flush();

@@ -61,6 +61,10 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
     shouldContinueAsNew: () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= historyLimit,
   }));
   batcher.reportProgress(() => ({ variables: execution.ctx.variables, waiting: isWaiting(run, waits) }));
+  batcher.reportFanOuts((stepId, stepRun) => {
+    const record = execution.ctx.steps[stepId];
+    return record?.run === stepRun && record.status === 'running' ? record.metadata?.fanOut : undefined;
+  });
   const flusher = batcher.flushUntilFinished();
 
   let outcome: ExecutionOutcome;

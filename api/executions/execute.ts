@@ -60,11 +60,7 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
 
         const inputs = request.inputs ?? {};
         const fired = firedTrigger(runnable.definition, params.id, request.triggerId);
-        const declared = Object.fromEntries(declaredInputs(runnable.definition).map(({ name, spec }) => [name, spec]));
-        const errors = [...checkInputs(declared, inputs), ...inputSchemaErrors(runnable.definition, inputs)];
-        // A webhook trigger run now gets the inputs as its request body: they meet its payloadSchema like a request's body.
-        if (fired?.pluginType === 'webhook') errors.push(...payloadSchemaErrors(runnable.definition, fired.id, inputs));
-        if (errors.length > 0) throw validationFailed(errors, undefined, 'inputs-invalid');
+        checkHandRunInputs(runnable.definition, fired, inputs);
 
         const now = new Date();
         const payload = handRunPayload(runnable.definition, fired, inputs, now);
@@ -85,6 +81,15 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
       },
     }),
   ];
+}
+
+/** Refuses inputs a hand-run (execute, signal-with-start) may not start with: 400 `inputs-invalid`, naming each problem. */
+export function checkHandRunInputs(definition: WorkflowDefinition, fired: TriggerStep | undefined, inputs: Record<string, unknown>): void {
+  const declared = Object.fromEntries(declaredInputs(definition).map(({ name, spec }) => [name, spec]));
+  const errors = [...checkInputs(declared, inputs), ...inputSchemaErrors(definition, inputs)];
+  // A webhook trigger run now gets the inputs as its request body: they meet its payloadSchema like a request's body.
+  if (fired?.pluginType === 'webhook') errors.push(...payloadSchemaErrors(definition, fired.id, inputs));
+  if (errors.length > 0) throw validationFailed(errors, undefined, 'inputs-invalid');
 }
 
 /** The trigger step this start fires (undefined: the revision has none); refuses a start that names none of several. */

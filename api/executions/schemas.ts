@@ -192,7 +192,7 @@ export const CorrelatedSignalBody = Type.Object(
     startIfNotWaiting: Type.Optional(
       Type.Boolean({
         description:
-          'Signal-with-start: when no execution waits, start one of `workflowId` (required then) with `inputs` and this correlation key; its first wait on this signal name and key receives the payload. Default false: 409.',
+          'Signal-with-start: when no execution waits, start one of `workflowId` (required then) with `inputs` and this correlation key; its first wait on this signal name and key receives the payload. Default: start when `workflowId` is given (as the compatible engine does); false: answer 409 instead.',
       }),
     ),
     inputs: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Inputs of the execution a start creates' })),

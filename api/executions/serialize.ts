@@ -80,11 +80,19 @@ export function cappedRecord(record: StepRecord | Record<string, unknown>): Reco
   return { stepId, status, run, startedAt, completedAt, _truncated: true, payloadBytes: bytes };
 }
 
-/** The latest run of each step, by step id (what the state shows). */
+/**
+ * The latest run of each step, by step id (what the state shows). A fan-out's progress `{done, total, failed}`
+ * is also `fanOut`, as the compatible engine shows it: live while the step runs, then as its end recorded it.
+ */
 export function latestRecords(rows: ExecutionStepEntity[]): Record<string, Record<string, unknown>> {
   const byStep: Record<string, ExecutionStepEntity> = {};
   for (const row of rows) if (!byStep[row.stepId] || byStep[row.stepId].run <= row.run) byStep[row.stepId] = row;
-  return Object.fromEntries(Object.entries(byStep).map(([stepId, row]) => [stepId, cappedRecord(row.record)]));
+  return Object.fromEntries(
+    Object.entries(byStep).map(([stepId, row]) => {
+      const fanOut = row.record.metadata?.fanOut;
+      return [stepId, fanOut ? { ...cappedRecord(row.record), fanOut } : cappedRecord(row.record)];
+    }),
+  );
 }
 
 export function logEntryJson(executionId: string, row: ExecutionLogEntity): Record<string, unknown> {

@@ -4,7 +4,8 @@
  * give one 200 and one 409), and every "not waiting" outcome answers 409:
  * update rejected, execution finished, or unknown to Temporal. An optional
  * idempotencyKey makes a delivery happen once (idempotent-signal.ts);
- * signal-with-start (`startIfNotWaiting`) starts an execution when none waits.
+ * signal-with-start starts an execution of `workflowId` when none waits, as the
+ * compatible engine does (`startIfNotWaiting: false` keeps the 409).
  */
 import { Type } from '@sinclair/typebox';
 import type { WorkflowEntity } from '../../db/entities/workflow';
@@ -74,7 +75,7 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
       operationId: 'signalByCorrelationKey',
       summary: 'Deliver a signal to the execution waiting on it under a correlation key',
       description:
-        'Releases the oldest open wait declared with this signal name and correlation key (optionally within one workflow); 409 when none waits, unless `startIfNotWaiting` asks for an execution of `workflowId` to be started (signal-with-start; needs workflow:execute too). With `idempotencyKey`, a repeat delivers (and starts) nothing and answers as the first did.',
+        'Releases the oldest open wait declared with this signal name and correlation key (optionally within one workflow). When none waits and the body names `workflowId`, an execution of it is started whose first wait on this name and key receives the payload (signal-with-start; needs workflow:execute too); `startIfNotWaiting: false`, or no `workflowId`, answers 409 instead. With `idempotencyKey`, a repeat delivers (and starts) nothing and answers as the first did.',
       tags,
       access: { permission: 'execution:signal' },
       audit: { action: 'execution.signal' },
@@ -123,7 +124,8 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
                 workflowId: workflow?.id,
               }).catch(asProblem);
               if (delivered) return { signalId, executionId: delivered.executionId, started: false };
-              if (body.startIfNotWaiting !== true || workflow === undefined) throw notWaiting(params.name);
+              // Signal-with-start unless the caller said not to: `startIfNotWaiting: false` keeps the 409 as information.
+              if (body.startIfNotWaiting === false || workflow === undefined) throw notWaiting(params.name);
               const executionId = await startForSignal(deps, auth, workflow, {
                 name: params.name,
                 signalId,

@@ -9,15 +9,15 @@
 import type { WorkflowEntity } from '../../db/entities/workflow';
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import { startExecution } from '../../executions';
-import { checkInputs, handRunInputs, handRunPayload, manualTrigger, type TriggerInfo } from '../../workflows/engine';
+import { handRunInputs, handRunPayload, type TriggerInfo } from '../../workflows/engine';
 import { authorize } from '../access/access';
 import type { AuthContext } from '../http/auth';
-import { HttpError, validationFailed } from '../http/errors';
+import { HttpError } from '../http/errors';
 import { workflowNrn } from '../workflows/authorize';
 import { workflowNotFound } from '../workflows/errors';
 import type { ExecutionDeps } from './deps';
 import { asProblem } from './errors';
-import { firedTrigger } from './execute';
+import { checkHandRunInputs, firedTrigger } from './execute';
 
 export interface SignalStart {
   name: string;
@@ -42,11 +42,10 @@ export async function startForSignal(
   });
   if (typeof runnable === 'string')
     throw new HttpError(404, runnable, `Workflow "${workflow.id}" has no runnable revision under alias "${start.alias ?? 'latest'}".`);
-  const trigger = manualTrigger(runnable.definition);
-  const errors = trigger ? checkInputs(trigger.inputs, start.inputs) : [];
-  if (errors.length > 0) throw validationFailed(errors, undefined, 'inputs-invalid');
-  // Without a manual trigger, the one the execute endpoint would fire (refused when several and none is manual).
+  // The trigger the execute endpoint would fire (workflows/engine/hand-run.ts; refused when several and none is manual),
+  // and its inputs checked as execute checks them.
   const fired = firedTrigger(runnable.definition, workflow.id);
+  checkHandRunInputs(runnable.definition, fired, start.inputs);
   const now = new Date();
   const payload = handRunPayload(runnable.definition, fired, start.inputs, now);
   const triggerInfo: TriggerInfo = {

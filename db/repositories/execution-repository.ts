@@ -10,6 +10,7 @@ import { auditInsertSql, type NewAuditEvent } from './audit-event-repository';
 import { callerGrantsColumns, type CallerGrantsRead, type CallerKey } from './grant-repository';
 import { NEXT_EVENT_SEQ_SQL } from './execution-event-repository';
 import { progressParams, recordProgressSql, type RunProgress } from './execution-progress-sql';
+import { settleStepsSql } from './execution-step-repository';
 
 /** What recording a run writes; the rest comes from column defaults. */
 export type NewExecution = Pick<
@@ -185,6 +186,8 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
   /**
    * Writes the final state over a running (or waiting) execution, with its end
    * event for the event stream, in one statement; a finished one is left as it is.
+   * The step runs still recorded as running end with it (`settleStepsSql`), so a
+   * read of an ended execution shows no step running.
    */
   async finish(
     executionId: string,
@@ -198,7 +201,8 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
       `WITH finished AS (
          UPDATE executions SET status = $2, outputs = $3, error = $4, completed_at = now(), updated_at = now(), run_health = NULL
          WHERE id = $1 AND status IN ('running', 'waiting') RETURNING id
-       )
+       ),
+       settled AS (${settleStepsSql('(SELECT id FROM finished)', '$2::text')})
        INSERT INTO execution_events (execution_id, seq, type, data)
        SELECT id, COALESCE($5::int, ${NEXT_EVENT_SEQ_SQL}),
               'execution.' || $2, jsonb_build_object('status', $2::text, 'error', $4::jsonb)

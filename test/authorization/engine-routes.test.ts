@@ -199,7 +199,8 @@ const TABLE: Record<string, Row> = {
     allowed: WRITERS,
   },
   'post /workflows/signals/{name}': {
-    call: (f) => ({ url: '/workflows/signals/approve', body: { correlationKey: 'k', workflowId: f.key } }),
+    // Nobody waits: `startIfNotWaiting: false` keeps it a delivery (409), not a signal-with-start.
+    call: (f) => ({ url: '/workflows/signals/approve', body: { correlationKey: 'k', workflowId: f.key, startIfNotWaiting: false } }),
     ok: 409,
     allowed: WRITERS,
     other: 409,

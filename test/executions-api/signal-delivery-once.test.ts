@@ -2,8 +2,8 @@
  * Signals (issue 18 §2): an optional idempotencyKey makes a delivery happen
  * once (a repeat, also a concurrent one, delivers nothing and answers as the
  * first did; the key lives in PostgreSQL), and signal-with-start on
- * POST /workflows/signals/{name} starts an execution when none waits and the
- * body asks for it (default stays 409). Through HTTP, PostgreSQL, Temporal
+ * POST /workflows/signals/{name} starts an execution of `workflowId` when none
+ * waits (unless `startIfNotWaiting: false`, which answers 409). Through HTTP, PostgreSQL, Temporal
  * and the real worker.
  */
 import assert from 'node:assert/strict';
@@ -99,10 +99,11 @@ describe('executions API: idempotent signals and signal-with-start', function ()
     assert.equal(rows.length, 0);
   });
 
-  it('answers 409 by default when nothing waits; startIfNotWaiting starts a run whose wait receives the signal', async () => {
+  it('answers 409 when nothing waits and startIfNotWaiting is false; startIfNotWaiting starts a run whose wait receives the signal', async () => {
     await publish(x, c, questions);
     const body = { correlationKey: 'topic:billing', payload: { text: 'why?' }, workflowId: 'qa', inputs: { topic: 'billing' } };
-    const refused = await c.auth(x.t.request.post('/workflows/signals/question')).send(body);
+    // Without the flag a start is the default (issue 41: as the compatible engine does); false keeps the 409.
+    const refused = await c.auth(x.t.request.post('/workflows/signals/question')).send({ ...body, startIfNotWaiting: false });
     assert.equal(refused.status, 409, JSON.stringify(refused.body));
     assert.equal(await countExecutions(x.db, c.org), 0);
 

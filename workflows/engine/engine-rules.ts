@@ -53,6 +53,8 @@ const RULES = {
    * result marked `retryable: true` as a thrown failure; before, only the host retried thrown failures (runtime/step-runner.ts).
    */
   'for-each-engine-retries': { since: 4 },
+  /** A running fan-out's progress is written when another tenth of its items is done, so `/state` shows it live (workflows/execution-persistence.ts). */
+  'fan-out-progress-live': { since: 4 },
 } satisfies Record<string, RuleRow>;
 
 export type EngineRule = keyof typeof RULES;

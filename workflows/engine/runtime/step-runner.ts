@@ -358,7 +358,14 @@ function finish(
   record.completedAt = at;
   if (result.status === 'skipped') {
     record.status = 'skipped';
-    env.effects.onEvent({ type: 'step.skipped', stepId: step.id, at });
+    // The run's record (started above) ends skipped, not another record beside it.
+    env.effects.onEvent({
+      type: 'step.skipped',
+      stepId: step.id,
+      at,
+      run: record.run,
+      ...(record.startedAt ? { startedAt: record.startedAt } : {}),
+    });
     return { record, outcome: { status: 'skipped' } };
   }
   if (result.status === 'failure') {

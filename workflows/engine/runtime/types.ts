@@ -313,7 +313,8 @@ export type StepEvent =
   | { type: 'step.started'; stepId: string; run: number; at: string }
   | { type: 'step.completed'; stepId: string; run: number; at: string; record: StepRecord }
   | { type: 'step.failed'; stepId: string; run: number; at: string; record: StepRecord }
-  | { type: 'step.skipped'; stepId: string; at: string }
+  /** `run` (and `startedAt`): a step that started and was skipped by its `condition`; absent: skipped without starting (a dead path). */
+  | { type: 'step.skipped'; stepId: string; at: string; run?: number; startedAt?: string }
   /** Open waits are persisted so a signal by correlation key can find its execution without asking every running workflow. */
   | {
       type: 'wait.started';
