@@ -48,7 +48,7 @@ export function normalizeWorkflowDocument(document: unknown): WorkflowDefinition
  * shape, not a registry): its config is the plugin's business; running it needs a stub.
  */
 export function schemaValidate(definition: unknown, options: KitValidationOptions = {}): SchemaValidationResult {
-  const result = validateDefinition(definition, { plugins: { ...vendorPlugins(definition), ...options.plugins } });
+  const result = validateDefinition(withoutRebuiltTriggers(definition), { plugins: { ...vendorPlugins(definition), ...options.plugins } });
   return {
     ok: result.ok,
     ...(result.ok && result.definition ? { value: result.definition } : {}),
@@ -68,4 +68,14 @@ function vendorPlugins(definition: unknown): Stubs {
     plugins[name] = { kind: step.type === 'trigger' || step.type === 'decider' ? step.type : 'module' };
   }
   return plugins;
+}
+
+/**
+ * A normalized definition (normalizeWorkflowDocument's) carries the `triggers` normalizing rebuilt from its steps:
+ * validating it again would warn that a sent value was ignored. Those are left out; a document's own are kept.
+ */
+function withoutRebuiltTriggers(definition: unknown): unknown {
+  if (definition === null || typeof definition !== 'object' || Array.isArray(definition) || !('triggers' in definition)) return definition;
+  const { triggers, ...rest } = definition as Record<string, unknown>;
+  return JSON.stringify(normalizeDefinition(rest).triggers) === JSON.stringify(triggers) ? rest : definition;
 }

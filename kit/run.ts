@@ -216,7 +216,12 @@ export function stepResults(
   return steps;
 }
 
-export function executionInput(definition: WorkflowDefinition, start: Start, clock: Clock, limits: Partial<RunLimits> = {}): ExecutionInput {
+export function executionInput(
+  definition: WorkflowDefinition,
+  start: Start,
+  clock: Clock,
+  limits: Partial<RunLimits> = {},
+): ExecutionInput {
   const triggers = Object.values(definition.steps).filter((step) => step.type === 'trigger');
   const fired = start.triggerStep
     ? definition.steps[start.triggerStep]

@@ -67,17 +67,19 @@ export function inMemoryExecutionActivities(runs: KitRuns): ExecutionActivities 
       record(batch);
       return { result: await callPlugin(call), batchWritten: true };
     },
-    async resolveVars({ executionId, names }) {
+    resolveVars({ executionId, names }) {
       const { vars } = runOf(executionId);
       // As the real activity: a name without a value is left out, and the step that reads it fails.
-      return Object.fromEntries(names.filter((name) => Object.hasOwn(vars, name)).map((name) => [name, vars[name]]));
+      return Promise.resolve(Object.fromEntries(names.filter((name) => Object.hasOwn(vars, name)).map((name) => [name, vars[name]])));
     },
-    async recordEvents(batch) {
+    recordEvents(batch) {
       record(batch);
+      return Promise.resolve();
     },
-    async finishExecution(request) {
+    finishExecution(request) {
       record(request.batch);
       runOf(request.executionId).finished = request;
+      return Promise.resolve();
     },
     prepareChild: (request) =>
       Promise.reject(
@@ -86,15 +88,16 @@ export function inMemoryExecutionActivities(runs: KitRuns): ExecutionActivities 
           'WORKFLOW_NOT_FOUND',
         ),
       ),
-    prepareScheduledExecution: () =>
-      Promise.reject(ApplicationFailure.nonRetryable('the kit starts no scheduled runs', 'KIT_UNSUPPORTED')),
+    prepareScheduledExecution: () => Promise.reject(ApplicationFailure.nonRetryable('the kit starts no scheduled runs', 'KIT_UNSUPPORTED')),
   };
 }
 
 /** A failed call as the execution workflow reads a failed plugin activity: its type, retryability and log lines. */
 function toActivityFailure(error: unknown, attempt: number): ApplicationFailure {
   const failure =
-    error instanceof StepCallFailure ? error : new StepCallFailure('PLUGIN_ERROR', error instanceof Error ? error.message : String(error), false);
+    error instanceof StepCallFailure
+      ? error
+      : new StepCallFailure('PLUGIN_ERROR', error instanceof Error ? error.message : String(error), false);
   const logs = (failure.cause.details[0] as Record<string, unknown> | undefined)?.[PLUGIN_LOGS_DETAIL] ?? [];
   return ApplicationFailure.create({
     message: failure.cause.message,

@@ -108,7 +108,9 @@ function toResult(executionId: string, record: KitRunRecord, state: RunState): R
   const finished = record.finished;
   if (!finished) throw new Error(`execution ${executionId} ended without its final record`);
   const failed = finished.status !== 'completed';
-  const logs: LogEntryDraft[] = [...record.logs.values()].sort((a, b) => a.seq - b.seq).map(({ seq: _seq, stepSeq: _stepSeq, ...entry }) => entry);
+  const logs: LogEntryDraft[] = [...record.logs.values()]
+    .sort((a, b) => a.seq - b.seq)
+    .map(({ seq: _seq, stepSeq: _stepSeq, ...entry }) => entry);
   return {
     status: failed ? 'failed' : 'completed',
     outputs: finished.outputs,

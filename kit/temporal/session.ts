@@ -11,12 +11,16 @@
  * that exits without either (mocha's --exit) still stops the server it started.
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync, realpathSync } from 'node:fs';
+import { devNull } from 'node:os';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createLogger } from '../../config/logger';
-import { resolveTemporal, type TemporalEndpoint, type TemporalServerChoice } from '../../startup/temporal';
+import { STAND_IN_DEV_SERVER, resolveTemporal, startDevServer, type TemporalEndpoint } from '../../startup/temporal';
+import { findTemporalCli, projectBuiltCli } from '../../startup/temporal-cli';
 import { EXECUTION_WORKER_TUNING, installTemporalRuntime, workflowBundle } from '../../worker/worker';
 import { inMemoryExecutionActivities, type KitRuns } from './activities';
+import { temporalEnvironment, type TemporalEnvironment } from './environment';
 
 /** Runs that follow within this long reuse the worker and server; after it they are shut down. */
 export const IDLE_CLOSE_MS = 2_000;
@@ -72,13 +76,15 @@ export async function closeTemporalExecutor(): Promise<void> {
 }
 
 async function sessionFor(target: TemporalTarget): Promise<Session> {
-  const address = target.address ?? process.env.TEMPORAL_TESTING_ADDRESS ?? process.env.TEMPORAL_ADDRESS;
-  const namespace = target.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default';
+  const env = temporalEnvironment();
+  const address = target.address ?? env.address;
+  const namespace = target.namespace ?? env.namespace ?? 'default';
   const key = `${address ?? ''}/${namespace}`;
   if (opening) {
     const current = await opening.catch(() => undefined);
     if (current?.key === key) return current;
-    if (current && inFlight > 1) throw new TypeError(`executor 'temporal': another run uses Temporal at ${current.key}; run one target at a time`);
+    if (current && inFlight > 1)
+      throw new TypeError(`executor 'temporal': another run uses Temporal at ${current.key}; run one target at a time`);
     await closeTemporalExecutor();
   }
   const started = openSession(key, address, namespace);
@@ -91,13 +97,7 @@ async function sessionFor(target: TemporalTarget): Promise<Session> {
 
 async function openSession(key: string, address: string | undefined, namespace: string): Promise<Session> {
   quietSdkLogs();
-  const endpoint = await resolveTemporal({
-    address,
-    namespace,
-    cliPath: process.env.TEMPORAL_CLI_PATH,
-    server: serverChoice(),
-    download: false,
-  });
+  const endpoint = await resolveServer(address, namespace, temporalEnvironment());
   if (endpoint.pid !== undefined) rememberServer(endpoint.pid);
   const closers: Array<() => Promise<void>> = [];
   try {
@@ -145,7 +145,12 @@ const ABANDON_WAIT_MS = 10_000;
 async function abandon(client: Client, runs: KitRuns): Promise<void> {
   if (runs.size === 0) return;
   await Promise.all(
-    [...runs.keys()].map((id) => client.workflow.getHandle(id).terminate('the kit closed its Temporal executor').catch(() => undefined)),
+    [...runs.keys()].map((id) =>
+      client.workflow
+        .getHandle(id)
+        .terminate('the kit closed its Temporal executor')
+        .catch(() => undefined),
+    ),
   );
   const deadline = Date.now() + ABANDON_WAIT_MS;
   while (runs.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -160,9 +165,29 @@ async function stopServer(endpoint: TemporalEndpoint): Promise<void> {
   if (endpoint.pid === startedServerPid) startedServerPid = undefined;
 }
 
-function serverChoice(): TemporalServerChoice | undefined {
-  const choice = process.env.TEMPORAL_SERVER;
-  return choice === 'cli' || choice === 'stand-in' || choice === 'auto' ? choice : undefined;
+/**
+ * The server at `address`; else a Temporal CLI dev server (with the settings `npm start` gives it) from a CLI found
+ * as start-up finds one, never downloaded or built; the repository's in-memory stand-in only when
+ * TEMPORAL_SERVER=stand-in says so (its test lane: the stand-in is not in the built package).
+ */
+async function resolveServer(address: string | undefined, namespace: string, env: TemporalEnvironment): Promise<TemporalEndpoint> {
+  if (address) return resolveTemporal({ address, namespace });
+  if (env.standIn) return resolveTemporal({ namespace, server: 'stand-in' });
+  const cli = await findCli(env.cliPath);
+  if (!cli)
+    throw new Error(
+      "executor 'temporal' needs a Temporal server: set TEMPORAL_TESTING_ADDRESS or TEMPORAL_ADDRESS (host:port), " +
+        'or put the Temporal CLI on PATH (or TEMPORAL_CLI_PATH) for the kit to start its dev server',
+    );
+  // Its own output (a line of noise when it stops) is not the test's.
+  return startDevServer(cli, namespace, 'cli', { logFile: devNull });
+}
+
+/** A real CLI: the stand-in's look-alike may sit on PATH as `temporal` in this repository. */
+async function findCli(cliPath: string | undefined): Promise<string | undefined> {
+  const found = await findTemporalCli(cliPath);
+  if (!found || !existsSync(STAND_IN_DEV_SERVER) || realpathSync(found) !== realpathSync(STAND_IN_DEV_SERVER)) return found;
+  return projectBuiltCli();
 }
 
 function rememberServer(pid: number): void {

@@ -26,8 +26,7 @@ import {
 } from '../../../kit/compat';
 import { readFileSync } from 'node:fs';
 
-const EXECUTORS = ['in-process', 'temporal'] as const;
-type Executor = (typeof EXECUTORS)[number];
+type Executor = 'in-process' | 'temporal';
 
 const ok = (outputs: Record<string, unknown>, items?: Array<Record<string, unknown>>): IStepResult => ({
   status: 'success',
@@ -96,6 +95,7 @@ describe('kit parity: the same test in-process and on a real Temporal worker', f
             'np-checklist-trigger': passthroughTrigger,
             'np-api-call': async (step, ctx) => {
               calls.push({ step: step.id, path: ctx.inputs.path, attempt: ctx.attempt });
+              await Promise.resolve();
               return { outputs: { status: 200, body: { status } } };
             },
             'np-checklist-item-resolve': (ctx): IStepResult => {
