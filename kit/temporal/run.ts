@@ -83,8 +83,12 @@ export async function runWorkflowOnTemporal(options: TemporalRunOptions): Promis
     try {
       await client.workflow.start(EXECUTION_WORKFLOW_TYPE, { taskQueue, workflowId: input.executionId, args: [input] });
       await handle.result().catch((error: unknown) => {
-        // A failed execution is a result; anything else (the worker, the server) is the caller's error.
-        if (!(error instanceof WorkflowFailedError) || !record.finished) throw error;
+        // A failed execution is a result; a run that never finished (terminated) or a worker or server error is not.
+        if (!(error instanceof WorkflowFailedError)) throw error;
+        if (!record.finished)
+          throw new Error(`execution ${input.executionId} did not finish on Temporal: ${error.cause?.message ?? error.message}`, {
+            cause: error,
+          });
       });
       // The run is closed; its state query replays its history on the worker.
       const state = await handle.query<RunState>('getState');

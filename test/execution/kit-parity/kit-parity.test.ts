@@ -207,4 +207,30 @@ describe('kit parity: the same test in-process and on a real Temporal worker', f
     assert.deepEqual(calls, [1]);
     assert.equal(result.steps.close, undefined);
   });
+
+  it('closeTemporalExecutor ends a durable run still in flight (a wait nobody answers): it rejects, nothing hangs', async () => {
+    let created!: () => void;
+    const issueCreated = new Promise<void>((resolve) => (created = resolve));
+    const run = runWorkflowE2E({
+      yamlPath: resolve(__dirname, 'flaky-ticket.yaml'),
+      executor: 'temporal',
+      inputs: { summary: 'never answered' },
+      // No signal-wait stub: the real wait parks the run for its two hours.
+      stubs: {
+        'jira-create-issue': () => {
+          created();
+          return ok({ key: 'TEST-2' });
+        },
+        'sub-workflow': () => ok({}),
+        'jira-close-issue': () => ok({}),
+      },
+    });
+    const outcome = run.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await issueCreated;
+    await closeTemporalExecutor();
+    assert.match(String(await outcome), /did not finish on Temporal: the kit closed its Temporal executor/);
+  });
 });
