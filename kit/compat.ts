@@ -10,10 +10,12 @@
  * document helpers are ./compat-documents.ts.
  */
 import type { WorkflowDefinition } from '../workflows/engine';
+import { WorkflowRunFailed } from './errors';
 import { StepCallFailure } from './plugin-host';
 import { runWorkflow, type RunOptions, type RunResult, type StepResult } from './run';
 import type { StubContext, StubHandler, StubResult, StubReturn, StubSpec, Stubs } from './stubs';
 
+export { WorkflowRunFailed } from './errors';
 export {
   normalizeWorkflowDocument,
   parseYamlDocument,
@@ -91,7 +93,11 @@ const RESULT_KEYS = new Set(['status', 'outputs', 'items', 'activePorts', 'error
 const RESULT_STATUSES = new Set<unknown>(['success', 'failure', 'skipped']);
 const NATIVE = "runWorkflow({ file, inputs, stubs, vars, secrets, signals, workflows, … }) from 'platform-api/kit'";
 
-/** Runs the workflow in `yamlPath` once, in-process, as that harness does; resolves with the run's result, failed or not. */
+/**
+ * Runs the workflow in `yamlPath` once, as that harness does: resolves with the result of a run that completed,
+ * rejects with `WorkflowRunFailed` (`step "x" failed: message (TYPE)`, the whole result as its `result`) when the
+ * execution failed, as that engine's tests expect (`await expect(run()).rejects.toThrow(/step or message/)`).
+ */
 export async function runWorkflowE2E(options: RunWorkflowE2EOptions): Promise<WorkflowE2EResult> {
   if (options === null || typeof options !== 'object') throw new TypeError('runWorkflowE2E takes { yamlPath, inputs, stubs }');
   const unknown = Object.keys(options).filter((key) => !OPTIONS.has(key));
@@ -114,7 +120,9 @@ export async function runWorkflowE2E(options: RunWorkflowE2EOptions): Promise<Wo
   };
   // Loaded only when asked for: the in-process path needs neither the Temporal SDK nor the workflow bundle.
   const result = executor === 'temporal' ? await (await temporalExecutor()).runWorkflowOnTemporal(run) : await runWorkflow(run);
-  return e2eResult(result, options.inputs ?? {});
+  const e2e = e2eResult(result, options.inputs ?? {});
+  if (e2e.status === 'failed') throw new WorkflowRunFailed(e2e.error!, e2e);
+  return e2e;
 }
 
 let temporal: Promise<typeof import('./temporal')> | undefined;

@@ -116,7 +116,9 @@ async function openSession(key: string, address: string | undefined, namespace: 
       ...EXECUTION_WORKER_TUNING,
     });
     const done = worker.run();
-    // Stops polling; a run still in flight was awaited by its caller, so nothing is left to finish.
+    // A worker that stops by itself (its server gone) fails the runs then in flight; its own end is awaited on close.
+    done.catch(() => undefined);
+    // Stops polling (runs still in flight were terminated just before).
     closers.unshift(async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done;

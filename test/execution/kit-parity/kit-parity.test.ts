@@ -23,6 +23,7 @@ import {
   type IStepResult,
   type IWorkflowDefinition,
   type WorkflowE2EResult,
+  WorkflowRunFailed,
 } from '../../../kit/compat';
 import { readFileSync } from 'node:fs';
 
@@ -182,10 +183,10 @@ describe('kit parity: the same test in-process and on a real Temporal worker', f
     ]);
   });
 
-  it('flaky ticket, a vendor call that never succeeds: the same failed run, step and error', async () => {
+  it('flaky ticket, a vendor call that never succeeds: both reject alike, with the same failed run, step and error', async () => {
     const { result, calls } = await onBoth(async (executor) => {
       const calls: number[] = [];
-      const result = await runWorkflowE2E({
+      const failure = await runWorkflowE2E({
         yamlPath: resolve(__dirname, 'flaky-ticket.yaml'),
         executor,
         inputs: { summary: 'Investigate flaky deploy' },
@@ -198,8 +199,13 @@ describe('kit parity: the same test in-process and on a real Temporal worker', f
           'sub-workflow': () => ok({}),
           'jira-close-issue': () => ok({}),
         },
-      });
-      return { result, calls };
+      }).then(
+        () => assert.fail('a failed execution rejects'),
+        (error: WorkflowRunFailed) => error,
+      );
+      assert.ok(failure instanceof WorkflowRunFailed, String(failure));
+      assert.match(failure.message, /step "create_issue" failed: project TEST is archived/);
+      return { result: failure.result as WorkflowE2EResult, calls };
     });
     assert.equal(result.status, 'failed');
     assert.equal(result.error?.stepId, 'create_issue');

@@ -7,7 +7,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { normalizeWorkflowDocument, parseYamlDocument, runWorkflowE2E, schemaValidate } from '../../../kit/compat';
+import {
+  WorkflowRunFailed,
+  normalizeWorkflowDocument,
+  parseYamlDocument,
+  runWorkflowE2E,
+  schemaValidate,
+  type WorkflowE2EResult,
+} from '../../../kit/compat';
 
 const RELEASE_CHECK = resolve(__dirname, 'release-check.yaml');
 
@@ -65,6 +72,27 @@ describe('compat: parseYamlDocument, normalizeWorkflowDocument, schemaValidate',
 
 describe('compat: runWorkflowE2E options of this round', () => {
   const trigger = { handler: () => ({ status: 'success' as const, outputs: {} }), registryType: 'trigger' as const };
+
+  it('a failed execution rejects, as that harness does: WorkflowRunFailed names the step and the cause, the result rides along', async () => {
+    const failure = await runWorkflowE2E({
+      yamlPath: RELEASE_CHECK,
+      inputs: { release_id: 'r-9' },
+      stubs: {
+        'np-checklist-trigger': trigger,
+        'np-api-call': () => ({ outputs: { status: 200, body: { status: 'ready' } } }),
+        'np-checklist-item-resolve': () => ({ status: 'failure', error: { message: 'checklist item is closed', retryable: false } }),
+      },
+    }).then(
+      () => assert.fail('a failed execution rejects'),
+      (error: WorkflowRunFailed) => error,
+    );
+    assert.ok(failure instanceof WorkflowRunFailed, String(failure));
+    assert.match(failure.message, /step "resolve" failed: checklist item is closed/);
+    const result = failure.result as WorkflowE2EResult;
+    assert.equal(result.status, 'failed');
+    assert.equal(result.error?.stepId, 'resolve');
+    assert.equal(result.variables.verdict, 'passed');
+  });
 
   it('an executor it does not know is refused, naming the two it has', async () => {
     await assert.rejects(
