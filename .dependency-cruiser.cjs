@@ -1,7 +1,8 @@
 // The house's layering (shared/DESIGN.md §2), checked by `npm run lint`:
 // imports point down, no circles. Floors, top to bottom:
 //   startup/, bin/                      anything below
-//   kit/                                workflows/engine, activities/plugins (and the egress and secrets helpers they use), config
+//   kit/                                workflows/engine, activities/plugins (and the egress and secrets helpers they use), config;
+//                                       kit/temporal/ also the worker, startup/temporal and activity types
 //   api/                                executions, db, workflows/engine, config
 //   worker/                             activities, workflows, config
 //   activities/                         executions, db, workflows/engine (types of workflows/*), config
@@ -102,11 +103,19 @@ module.exports = {
       name: 'kit-runs-the-engine-alone',
       severity: 'error',
       comment:
-        'The kit runs workflows in-process on the engine and the effectful plugins: never the API, the database, executions, the worker or Temporal.',
-      from: { path: '^kit/' },
+        'The kit runs workflows in-process on the engine and the effectful plugins: never the API, the database, executions, the worker or Temporal (kit/temporal/ aside).',
+      from: { path: '^kit/', pathNot: '^kit/temporal/' },
       to: {
         path: '^(api|bin|db|executions|startup|worker|test|bench|examples)/|^workflows/(?!engine/)|^activities/(?!plugins/|egress/|secrets/)|(^|/)node_modules/@temporalio/(client|worker|workflow|activity|testing)/',
       },
+    },
+    {
+      name: 'kit-temporal-runs-the-worker-alone',
+      severity: 'error',
+      comment:
+        "The kit's executor 'temporal' runs the project's worker (its workflow bundle, in-memory activities) on a Temporal it resolves as start-up does: never the API, the database or executions.",
+      from: { path: '^kit/temporal/' },
+      to: { path: '^(api|bin|db|executions|test|bench|examples)/' },
     },
     {
       name: 'examples-use-the-kit',

@@ -36,8 +36,8 @@ export default tseslint.config(
     rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    // The service's one reader of the environment, and the command line's (a separate program).
-    files: ['config/config.ts', 'kit/cli/environment.ts'],
+    // The service's one reader of the environment, and the command line's (a separate program), and the kit's Temporal executor's.
+    files: ['config/config.ts', 'kit/cli/environment.ts', 'kit/temporal/environment.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },
   {

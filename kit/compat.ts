@@ -5,11 +5,28 @@
  * names this module. It reads what that harness documents and nothing more:
  * an option, a stub field or a stub result it does not know is refused with
  * what to write instead, never ignored (docs/authoring.md, "Tests written for
- * the compatible engine", maps every field).
+ * the compatible engine", maps every field). `executor: 'temporal'` runs the
+ * same test on a real Temporal worker (./temporal/run.ts); that harness's
+ * document helpers are ./compat-documents.ts.
  */
+import type { WorkflowDefinition } from '../workflows/engine';
+import { WorkflowRunFailed } from './errors';
 import { StepCallFailure } from './plugin-host';
-import { runWorkflow, type RunResult, type StepResult } from './run';
+import { runWorkflow, type RunOptions, type RunResult, type StepResult } from './run';
 import type { StubContext, StubHandler, StubResult, StubReturn, StubSpec, Stubs } from './stubs';
+
+export { WorkflowRunFailed } from './errors';
+export {
+  normalizeWorkflowDocument,
+  parseYamlDocument,
+  schemaValidate,
+  type DocumentIssue,
+  type ParsedYamlDocument,
+  type SchemaValidationResult,
+} from './compat-documents';
+
+/** That harness's name for a (normalized) workflow definition. */
+export type IWorkflowDefinition = WorkflowDefinition;
 
 /** A stub as that harness takes it: a handler, or `{ handler, registryType, executeMode }` (this kit's `kind` and `ports` too). */
 export interface E2EStubSpec {
@@ -19,6 +36,9 @@ export interface E2EStubSpec {
   kind?: StubSpec['kind'];
   executeMode?: StubSpec['executeMode'];
   ports?: StubSpec['ports'];
+  /** The plugin's ports as that harness declares them (this kit's `ports.outputs` and `ports.inputs`). */
+  outputPorts?: Array<{ name: string }>;
+  inputPorts?: Array<{ name: string; reentry?: boolean }>;
 }
 
 export type E2EStubs = Record<string, StubHandler | E2EStubSpec>;
@@ -31,6 +51,11 @@ export interface RunWorkflowE2EOptions {
   /** Plugin stubs by plugin type (`pluginStubs` is the same option under the name that harness's tests use). */
   stubs?: E2EStubs;
   pluginStubs?: E2EStubs;
+  /**
+   * `'in-process'` (default): the engine in this process, instant clock. `'temporal'`: the same run on a real
+   * Temporal worker with the project's workflow bundle, the stubs as its plugin activities (docs/authoring.md).
+   */
+  executor?: 'in-process' | 'temporal';
 }
 
 /** What a stub returns in that harness: a step result (`status` required, or `{ outputs }` alone for a success). */
@@ -61,14 +86,18 @@ export interface WorkflowE2EResult {
   finalSnapshot: IWorkflowContextSnapshot;
 }
 
-const OPTIONS = new Set(['yamlPath', 'inputs', 'stubs', 'pluginStubs']);
-const SPEC_KEYS = new Set(['handler', 'registryType', 'kind', 'executeMode', 'ports']);
+const OPTIONS = new Set(['yamlPath', 'inputs', 'stubs', 'pluginStubs', 'executor']);
+const SPEC_KEYS = new Set(['handler', 'registryType', 'kind', 'executeMode', 'ports', 'outputPorts', 'inputPorts']);
 const KINDS = new Set(['trigger', 'module', 'decider']);
 const RESULT_KEYS = new Set(['status', 'outputs', 'items', 'activePorts', 'error', 'metadata']);
 const RESULT_STATUSES = new Set<unknown>(['success', 'failure', 'skipped']);
 const NATIVE = "runWorkflow({ file, inputs, stubs, vars, secrets, signals, workflows, … }) from 'platform-api/kit'";
 
-/** Runs the workflow in `yamlPath` once, in-process, as that harness does; resolves with the run's result, failed or not. */
+/**
+ * Runs the workflow in `yamlPath` once, as that harness does: resolves with the result of a run that completed,
+ * rejects with `WorkflowRunFailed` (`step "x" failed: message (TYPE)`, the whole result as its `result`) when the
+ * execution failed, as that engine's tests expect (`await expect(run()).rejects.toThrow(/step or message/)`).
+ */
 export async function runWorkflowE2E(options: RunWorkflowE2EOptions): Promise<WorkflowE2EResult> {
   if (options === null || typeof options !== 'object') throw new TypeError('runWorkflowE2E takes { yamlPath, inputs, stubs }');
   const unknown = Object.keys(options).filter((key) => !OPTIONS.has(key));
@@ -81,12 +110,33 @@ export async function runWorkflowE2E(options: RunWorkflowE2EOptions): Promise<Wo
     throw new TypeError('runWorkflowE2E needs yamlPath: the path of the workflow file');
   if (options.stubs !== undefined && options.pluginStubs !== undefined)
     throw new TypeError('runWorkflowE2E takes stubs or pluginStubs (the same option), not both');
-  const result = await runWorkflow({
+  const executor = options.executor ?? 'in-process';
+  if (executor !== 'in-process' && executor !== 'temporal')
+    throw new TypeError(`runWorkflowE2E: executor is 'in-process' or 'temporal' (got ${JSON.stringify(executor)})`);
+  const run: RunOptions = {
     file: options.yamlPath,
     inputs: options.inputs ?? {},
     stubs: stubsOf(options.stubs ?? options.pluginStubs ?? {}),
-  });
-  return e2eResult(result, options.inputs ?? {});
+  };
+  // Loaded only when asked for: the in-process path needs neither the Temporal SDK nor the workflow bundle.
+  const result = executor === 'temporal' ? await (await temporalExecutor()).runWorkflowOnTemporal(run) : await runWorkflow(run);
+  const e2e = e2eResult(result, options.inputs ?? {});
+  if (e2e.status === 'failed') throw new WorkflowRunFailed(e2e.error!, e2e);
+  return e2e;
+}
+
+let temporal: Promise<typeof import('./temporal')> | undefined;
+
+function temporalExecutor(): Promise<typeof import('./temporal')> {
+  return (temporal ??= import('./temporal/index.js'));
+}
+
+/**
+ * Shuts down now what `executor: 'temporal'` started (its worker, and the Temporal dev server when the kit
+ * started one); without it they stop by themselves two seconds after the last run. For an `after` hook.
+ */
+export async function closeTemporalExecutor(): Promise<void> {
+  if (temporal) await (await temporal).closeTemporalExecutor();
 }
 
 function stubsOf(stubs: E2EStubs): Stubs {
@@ -104,12 +154,16 @@ function stubOf(name: string, stub: StubHandler | E2EStubSpec): StubHandler | St
     throw new TypeError(
       `stub "${name}": ${unknown.join(', ')} is not a stub field here; a stub takes handler, registryType, executeMode (and ports)`,
     );
-  const { registryType, kind, handler, ...rest } = stub;
+  const { registryType, kind, handler, outputPorts, inputPorts, ...rest } = stub;
+  if ((outputPorts !== undefined || inputPorts !== undefined) && rest.ports !== undefined)
+    throw new TypeError(`stub "${name}": give ports, or outputPorts and inputPorts, not both`);
   if (registryType !== undefined && !KINDS.has(registryType))
     throw new TypeError(`stub "${name}": registryType is trigger, module or decider (got ${JSON.stringify(registryType)})`);
   if (registryType !== undefined && kind !== undefined && registryType !== kind)
     throw new TypeError(`stub "${name}": registryType ${registryType} and kind ${kind} disagree; give one`);
   const spec: StubSpec = { ...rest };
+  if (outputPorts !== undefined || inputPorts !== undefined)
+    spec.ports = { ...(outputPorts ? { outputs: outputPorts } : {}), ...(inputPorts ? { inputs: inputPorts } : {}) };
   if ((registryType ?? kind) !== undefined) spec.kind = registryType ?? kind;
   if (handler !== undefined) spec.handler = typeof handler === 'function' ? strict(name, handler) : handler;
   return spec;

@@ -77,7 +77,8 @@ export function createPluginHost(options: PluginHostOptions): (call: ActivityCal
   };
 }
 
-async function callOnce(options: PluginHostOptions, call: ActivityCall, attempt: number): Promise<PluginResult> {
+/** One attempt of a call (a Temporal worker's activity retries by itself: kit/temporal/activities.ts). */
+export async function callOnce(options: PluginHostOptions, call: ActivityCall, attempt: number): Promise<PluginResult> {
   const deferred = call.deferred ?? [];
   const names = deferredSecretNames(deferred);
   const missing = names.filter((name) => !Object.hasOwn(options.secrets, name));

@@ -121,7 +121,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
   return result;
 }
 
-function definitionOf(options: RunOptions, plugins: Record<string, ResolvedStub['descriptor']>): WorkflowDefinition {
+export function definitionOf(options: RunOptions, plugins: Record<string, ResolvedStub['descriptor']>): WorkflowDefinition {
   if (options.definition && options.file) throw new TypeError('runWorkflow takes a definition or a file, not both');
   if (options.file) {
     const loaded = loadDefinition(options.file, { plugins });
@@ -132,7 +132,7 @@ function definitionOf(options: RunOptions, plugins: Record<string, ResolvedStub[
   return requireValid(options.definition, { plugins });
 }
 
-interface Start {
+export interface Start {
   inputs: Record<string, unknown>;
   triggerStep?: string;
   triggerPort?: string;
@@ -182,8 +182,25 @@ async function execute(session: Session, definition: WorkflowDefinition, start: 
   });
   const run = (holder.run = startExecution(input, varsFor(definition, options), effects));
   const outcome = await run.done;
+  const failed = outcome.status === 'failed';
+  return {
+    status: failed ? 'failed' : 'completed',
+    outputs: outcome.outputs,
+    steps: stepResults(run.ctx.steps, stepInputs),
+    variables: run.ctx.variables,
+    logs,
+    ...(failed ? { error: outcome.error ?? { type: 'EXECUTION_FAILED', message: 'the execution failed' } } : {}),
+    executionId: input.executionId,
+  };
+}
+
+/** The run's step records as the result reports them (`inputs`: the record's, else those of the step's last plugin call). */
+export function stepResults(
+  records: Record<string, StepRecord>,
+  stepInputs: Record<string, Record<string, unknown>>,
+): Record<string, StepResult> {
   const steps: Record<string, StepResult> = {};
-  for (const [id, record] of Object.entries(run.ctx.steps)) {
+  for (const [id, record] of Object.entries(records)) {
     const inputs = record.inputs ?? stepInputs[id];
     steps[id] = {
       status: record.status,
@@ -197,19 +214,15 @@ async function execute(session: Session, definition: WorkflowDefinition, start: 
       ...(record.completedAt ? { completedAt: record.completedAt } : {}),
     };
   }
-  const failed = outcome.status === 'failed';
-  return {
-    status: failed ? 'failed' : 'completed',
-    outputs: outcome.outputs,
-    steps,
-    variables: run.ctx.variables,
-    logs,
-    ...(failed ? { error: outcome.error ?? { type: 'EXECUTION_FAILED', message: 'the execution failed' } } : {}),
-    executionId: input.executionId,
-  };
+  return steps;
 }
 
-function executionInput(definition: WorkflowDefinition, start: Start, clock: Clock, limits: Partial<RunLimits> = {}): ExecutionInput {
+export function executionInput(
+  definition: WorkflowDefinition,
+  start: Start,
+  clock: Clock,
+  limits: Partial<RunLimits> = {},
+): ExecutionInput {
   const triggers = Object.values(definition.steps).filter((step) => step.type === 'trigger');
   const fired = start.triggerStep
     ? definition.steps[start.triggerStep]
@@ -251,7 +264,7 @@ function executionInput(definition: WorkflowDefinition, start: Start, clock: Clo
 }
 
 /** The `vars` the run reads: the given ones; with missingConfig `undefined`, the referenced names without a value read as undefined. */
-function varsFor(definition: WorkflowDefinition, options: RunOptions): Record<string, unknown> {
+export function varsFor(definition: WorkflowDefinition, options: RunOptions): Record<string, unknown> {
   const vars: Record<string, unknown> = { ...options.vars };
   if (options.missingConfig === 'undefined') {
     for (const reference of validateWithEngine(definition).references) {

@@ -54,7 +54,13 @@ export function temporalEffects(input: ExecutionInput, waits: OpenWaits, batcher
     runChild: (request) => runChild(input, request),
     log: (entry) => batcher.log({ ...entry, message: truncateUtf8(entry.message, limits.maxLogMessageBytes) }),
     onEvent: (event) => batcher.event(event),
+    // The kit's stubs, when it runs a test on this workflow (never set on the server's runs).
+    ...(input.hostPlugins ? { hostPlugin: hostPluginOf(input.hostPlugins) } : {}),
   };
+}
+
+function hostPluginOf(plugins: NonNullable<ExecutionInput['hostPlugins']>): RuntimeEffects['hostPlugin'] {
+  return (pluginType) => (Object.hasOwn(plugins, pluginType) ? plugins[pluginType] : undefined);
 }
 
 /**

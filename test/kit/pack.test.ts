@@ -9,9 +9,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '../../config/config';
+import { findRealTemporalCli } from '../../startup/temporal';
 import { ROOT } from '../support/process';
 
 const BIN = 'dist/kit/cli/main.js';
@@ -47,7 +49,7 @@ outputs:
 describe('the packed kit (npm pack), run from a team repository', function () {
   this.timeout(300_000);
 
-  it('holds the built kit and its bin; validate, run and require("platform-api/kit") work from the unpacked tarball', () => {
+  it('holds the built kit and its bin; validate, run, require("platform-api/kit") and executor temporal work from the unpacked tarball', async () => {
     const node = process.execPath;
     if (!existsSync(path.join(ROOT, BIN))) {
       const built = run(node, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT });
@@ -64,6 +66,8 @@ describe('the packed kit (npm pack), run from a team repository', function () {
       'dist/kit/index.js',
       'dist/kit/index.d.ts',
       'dist/kit/compat.js',
+      'dist/kit/temporal/index.js',
+      'dist/workflows/index.js',
       'dist/workflows/engine/index.js',
       'package.json',
     ])
@@ -108,6 +112,25 @@ runWorkflow({ file: 'flows/hello.yaml', inputs: { who: 'lib' } }).then((r) => co
     const library = run(node, ['check.cjs'], { cwd: team, env });
     assert.equal(library.code, 0, library.stderr);
     assert.equal(library.stdout.trim(), '{"greeted":"lib"}');
+
+    // executor 'temporal' from the package: the workflow bundle is built from the packed dist/workflows, whose
+    // imports webpack resolves through node_modules folders (not NODE_PATH), as an install lays them out.
+    for (const dependency of readdirSync(path.join(ROOT, 'node_modules')))
+      if (!dependency.startsWith('.'))
+        symlinkSync(path.join(ROOT, 'node_modules', dependency), path.join(team, 'node_modules', dependency));
+    const config = loadConfig();
+    const cli = config.temporalAddress ? undefined : await findRealTemporalCli(config.temporalCliPath);
+    assert.ok(config.temporalAddress || cli, 'a Temporal server or CLI for executor temporal');
+    writeFileSync(
+      path.join(team, 'durable.cjs'),
+      `const { runWorkflowE2E } = require('platform-api/kit/compat');
+runWorkflowE2E({ yamlPath: 'flows/hello.yaml', inputs: { who: 'durable' }, executor: 'temporal' })
+  .then((r) => console.log(JSON.stringify([r.status, r.outputs, r.steps.greet.status])));
+`,
+    );
+    const durable = run(node, ['durable.cjs'], { cwd: team, env: { ...env, ...(cli ? { TEMPORAL_CLI_PATH: cli } : {}) } });
+    assert.equal(durable.code, 0, durable.stderr);
+    assert.equal(durable.stdout.trim(), '["completed",{"greeted":"durable"},"completed"]');
     rmSync(work, { recursive: true, force: true });
   });
 });

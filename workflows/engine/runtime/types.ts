@@ -62,6 +62,12 @@ export interface ExecutionInput {
    * recorded outputs this run reuses instead of running them again (./reuse.ts).
    */
   reuse?: ReusedSteps;
+  /**
+   * Plugins the run's host runs itself, by name (the kit's stubs, when it runs a test on a Temporal worker:
+   * kit/temporal/): their steps are activity calls with this descriptor, as `RuntimeEffects.hostPlugin` says.
+   * Never set by the API.
+   */
+  hostPlugins?: Record<string, PluginDescriptor>;
 }
 
 /** What a retry takes over from the failed execution it retries (plain data, built by executions/retry-seed.ts). */
@@ -344,7 +350,7 @@ export interface RuntimeEffects {
   /**
    * Plugins the host runs itself (the kit's stubs), by name: their steps go to
    * `callActivity` with this descriptor's execute mode, even where a built-in
-   * inline plugin has the name. Absent under Temporal.
+   * inline plugin has the name. Under Temporal: the input's `hostPlugins` (absent on the server's runs).
    */
   hostPlugin?(pluginType: string): PluginDescriptor | undefined;
 }
