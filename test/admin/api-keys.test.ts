@@ -146,6 +146,23 @@ describe('API keys and POST /token', () => {
     assert.notEqual(used.body.last_used_at, null);
   });
 
+  it('a write made with a key’s token names the key in its audit event', async () => {
+    const created = await createKey(org().admin, [{ nrn: `organization=${org().id}`, role_slug: 'admin' }]);
+    const token: string = (await exchange({ api_key: created.body.api_key })).body.access_token;
+    const id = newUserId();
+    const registered = await http()
+      .post('/user')
+      .set(...bearer(token))
+      .send({ id, organization_id: Number(org().id) });
+    assert.equal(registered.status, 201, JSON.stringify(registered.body));
+    const [event] = await ctx().db.query(
+      `SELECT actor_id, details FROM audit_events WHERE organization_id = $1 AND action = 'user.create' AND target_id = $2`,
+      [org().id, String(id)],
+    );
+    assert.equal(event.actor_id, String(org().adminId));
+    assert.equal(event.details.via_api_key, String(created.body.id));
+  });
+
   it('a key narrowed to one account reaches nothing outside it', async () => {
     const created = await createKey(org().admin, [{ nrn: `organization=${org().id}:account=1`, role_slug: 'admin' }]);
     assert.equal(created.status, 201, JSON.stringify(created.body));
