@@ -66,7 +66,8 @@ export function apiKeyRoutes({ dataSource, apiKeys = DEFAULT_API_KEY_SETTINGS }:
           await auditKey(audit, manager, created, { name: created.name, grants, expires_at: iso(expiresAt) });
           return created;
         });
-        return { status: 201, body: { ...apiKeyOut(key), api_key: value.value } };
+        // The one answer that holds the value: kept by no cache.
+        return { status: 201, headers: { 'Cache-Control': 'no-store' }, body: { ...apiKeyOut(key), api_key: value.value } };
       },
     }),
     defineRoute({

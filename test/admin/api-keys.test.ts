@@ -40,6 +40,7 @@ describe('API keys and POST /token', () => {
   it('answers the key once, lists it masked, stores only its hash, and audits the creation', async () => {
     const created = await createKey(org().admin, [{ nrn: `organization=${org().id}`, role_slug: 'viewer' }]);
     assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.headers['cache-control'], 'no-store');
     const key: string = created.body.api_key;
     assert.match(key, /^npk_[\w-]{8}_[\w-]{43}$/);
     assert.deepEqual(Object.keys(created.body).sort(), [
