@@ -13,7 +13,12 @@ export type { AreaDeps };
 
 export function buildAreaRoutes(deps: AreaDeps): RouteDefinition[] {
   return [
-    ...adminRoutes({ dataSource: deps.dataSource, limits: deps.config.limits }),
+    ...adminRoutes({
+      dataSource: deps.dataSource,
+      limits: deps.config.limits,
+      apiKeys: deps.config.apiKeys,
+      serviceTokens: deps.serviceTokens,
+    }),
     ...workflowRoutes(deps),
     ...executionRoutes(deps),
     ...auditRoutes({ dataSource: deps.dataSource }),

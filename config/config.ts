@@ -58,6 +58,8 @@ export interface AppConfig {
   oidc?: OidcSettings;
   /** HS256 key of the tokens the service mints itself (`AUTH_SERVICE_KEY`). Unset: derived from the config encryption key. */
   authServiceKey?: string;
+  /** API keys: days a key lives when its creator names no expiry, the most it may live, and the life of a token it is exchanged for. */
+  apiKeys: ApiKeySettings;
   /** 32-byte key (base64 or hex) for AES-256-GCM of secret config values. Unset: development key. */
   configEncryptionKey?: string;
   logLevel: LogLevel;
@@ -176,6 +178,17 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+export interface ApiKeySettings {
+  /** `API_KEY_DEFAULT_DAYS` (default 90). */
+  defaultDays: number;
+  /** `API_KEY_MAX_DAYS` (default 365). */
+  maxDays: number;
+  /** `API_KEY_TOKEN_TTL_SECONDS` (default 900): how long a token from POST /token works. */
+  tokenTtlSeconds: number;
+}
+
+export const DEFAULT_API_KEY_SETTINGS: ApiKeySettings = { defaultDays: 90, maxDays: 365, tokenTtlSeconds: 900 };
 
 export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
   const problems: string[] = [];
@@ -326,6 +339,11 @@ export function parseConfig(env: Env, cwd = process.cwd()): AppConfig {
     authJwtIssuer: read('AUTH_JWT_ISSUER'),
     oidc: readOidcSettings(read, publicBaseUrl, problems),
     authServiceKey,
+    apiKeys: {
+      defaultDays: integer('API_KEY_DEFAULT_DAYS', 90, 1, 3650),
+      maxDays: integer('API_KEY_MAX_DAYS', 365, 1, 3650),
+      tokenTtlSeconds: integer('API_KEY_TOKEN_TTL_SECONDS', 900, 60, 3600),
+    },
     configEncryptionKey,
     logLevel,
     logFormat,

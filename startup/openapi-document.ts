@@ -8,6 +8,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../api/app';
 import { createTokenVerifier } from '../api/http/auth';
+import { createServiceTokens } from '../api/http/service-tokens';
 import { buildAreaRoutes } from '../api/routes';
 import { parseConfig } from '../config/config';
 import { createLogger } from '../config/logger';
@@ -24,7 +25,13 @@ export function serviceOpenApiDocument(env: NodeJS.ProcessEnv = { PUBLIC_BASE_UR
     logger: createLogger('silent'),
     verifier: createTokenVerifier({ kind: 'hs256', secret: new Uint8Array(32) }),
     readiness: {},
-    routes: buildAreaRoutes({ config, dataSource, temporal, encryptionKey: Buffer.alloc(32) }),
+    routes: buildAreaRoutes({
+      config,
+      dataSource,
+      temporal,
+      encryptionKey: Buffer.alloc(32),
+      serviceTokens: createServiceTokens(new Uint8Array(32)),
+    }),
     console: { assetsDir: CONSOLE_ASSETS_DIR, dataSource },
   });
   return app.openApiDocument();

@@ -17,8 +17,10 @@ import {
 } from '../../db/repositories/grant-repository';
 import { nrnContains, parseNrn, type Nrn } from './nrn';
 import { permits, type Permission } from '../http/permissions';
+import { coversPermission, narrowToKey } from './key-grants';
+import { ApiKeyRepository } from '../../db/repositories/api-key-repository';
 
-interface HeldGrant {
+export interface HeldGrant {
   nrn: Nrn;
   roleSlug: string;
   permissions: string[];
@@ -34,6 +36,8 @@ export interface Caller {
   userType: AuthContext['userType'];
   /** The token subject, as stored in `created_by` fields. */
   subject: string;
+  /** A token minted for an API key: the key, and its grants, which narrow the user's (api/access/key-grants.ts). */
+  apiKey?: { id: string; grants: NonNullable<AuthContext['grants']> };
 }
 
 export class Access {
@@ -112,6 +116,14 @@ export class Access {
     return [...ids];
   }
 
+  /** Whether grants containing `target` hold every one of `permissions` (wildcards included): what an API key may be given. */
+  holdsAll(permissions: readonly string[], target: string): boolean {
+    const nrn = parseNrn(target);
+    if (nrn === undefined) return false;
+    const reaching = this.grants.filter((g) => nrnContains(g.nrn, nrn));
+    return permissions.every((p) => reaching.some((g) => coversPermission(g.permissions, p)));
+  }
+
   /** Whether the caller holds, on an NRN containing `target`, a role allowed to assign `role`. */
   canAssign(role: Pick<RoleEntity, 'assignableBy'>, target: string): boolean {
     const nrn = parseNrn(target);
@@ -120,7 +132,9 @@ export class Access {
 }
 
 export function callerFrom(auth: AuthContext): Caller {
-  return { userId: auth.userId, organizationId: auth.organizationId, userType: auth.userType, subject: auth.userId };
+  const caller: Caller = { userId: auth.userId, organizationId: auth.organizationId, userType: auth.userType, subject: auth.userId };
+  if (auth.apiKeyId !== undefined) caller.apiKey = { id: auth.apiKeyId, grants: auth.grants ?? [] };
+  return caller;
 }
 
 /**
@@ -136,7 +150,16 @@ export function callerFrom(auth: AuthContext): Caller {
  * read at all (GrantRepository's heldGrantsSql).
  */
 export async function loadAccess(dataSource: DataSource, auth: AuthContext): Promise<Access> {
+  await requireLiveKey(dataSource, auth);
   return checkedAccess(auth, await GrantRepository.of(dataSource.manager).activeOfCaller(callerKeyOf(auth)));
+}
+
+/** A token minted for an API key stops working as soon as the key is revoked or expires (401), not at the token's end. */
+async function requireLiveKey(dataSource: DataSource, auth: AuthContext): Promise<void> {
+  if (auth.apiKeyId === undefined) return;
+  if (!(await ApiKeyRepository.of(dataSource.manager).isLive(auth.apiKeyId, auth.organizationId, auth.userId))) {
+    throw unauthorized('The API key this token was minted for has been revoked or has expired.');
+  }
 }
 
 /**
@@ -145,6 +168,7 @@ export async function loadAccess(dataSource: DataSource, auth: AuthContext): Pro
  * grants at the same instant, one round trip fewer.
  */
 export async function accessFromRead(dataSource: DataSource, auth: AuthContext, read: CallerGrantsRead): Promise<Access> {
+  await requireLiveKey(dataSource, auth);
   return checkedAccess(auth, await GrantRepository.of(dataSource.manager).callerGrantsOf(read, callerKeyOf(auth)));
 }
 
@@ -164,13 +188,13 @@ function checkedAccess(auth: AuthContext, held: CallerGrants): Access {
   return accessOf(caller, held);
 }
 
-/** The access that grants as read give the caller. */
+/** The access that grants as read give the caller (narrowed to an API key's grants for a key's token). */
 export function accessOf(caller: Caller, held: HeldGrants): Access {
   const grants = held.rows.flatMap((row) => {
     const nrn = parseNrn(row.nrn);
     return nrn ? [{ nrn, roleSlug: row.roleSlug, permissions: row.permissions }] : [];
   });
-  return new Access(caller, grants, held.asOf);
+  return new Access(caller, caller.apiKey ? narrowToKey(grants, caller.apiKey.grants) : grants, held.asOf);
 }
 
 /**

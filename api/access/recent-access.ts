@@ -19,12 +19,14 @@ export class RecentAccess {
 
   constructor(private readonly capacity = RECENT_ACCESS_CALLERS) {}
 
-  /** The caller's remembered access, when there is one. */
+  /** The caller's remembered access, when there is one (never for an API key's token: its key may be revoked since). */
   of(auth: AuthContext): Access | undefined {
+    if (auth.apiKeyId !== undefined) return undefined;
     return this.byCaller.get(keyOf(auth.organizationId, auth.userId, auth.userType));
   }
 
   remember(access: Access): void {
+    if (access.caller.apiKey) return;
     const key = keyOf(access.caller.organizationId, access.caller.userId, access.caller.userType);
     this.byCaller.delete(key);
     this.byCaller.set(key, access);

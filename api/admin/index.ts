@@ -9,6 +9,8 @@ import { grantRoutes } from './grant-routes';
 import { providerSpecificationRoutes } from './provider-specification-routes';
 import { serviceRoutes } from './service-routes';
 import { userRoutes } from './user-routes';
+import { apiKeyRoutes } from './api-key-routes';
+import { tokenRoutes } from './token-routes';
 
 export function adminRoutes(deps: AdminDeps): RouteDefinition[] {
   return withDialect('admin', [
@@ -20,5 +22,7 @@ export function adminRoutes(deps: AdminDeps): RouteDefinition[] {
     ...providerSpecificationRoutes(deps),
     ...serviceRoutes(deps),
     ...actionRoutes(deps),
+    ...apiKeyRoutes(deps),
+    ...tokenRoutes(deps),
   ]);
 }

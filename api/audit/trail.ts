@@ -43,6 +43,8 @@ export interface AuditRequest {
   replica: string;
   actor?: AuditActor;
   organizationId?: string;
+  /** The API key whose token made the request: each event names it (`details.via_api_key`). */
+  apiKeyId?: string;
 }
 
 export class AuditTrail {
@@ -77,7 +79,7 @@ export class AuditTrail {
       clientRequestId: clientRequestId ?? null,
       clientAddress: clientAddress ?? null,
       replica,
-      details: event.details ?? {},
+      details: this.request.apiKeyId === undefined ? (event.details ?? {}) : { ...event.details, via_api_key: this.request.apiKeyId },
     };
   }
 

@@ -17,7 +17,9 @@ export type Resource =
   | 'execution'
   | 'config'
   // The audit trail (read only: it is written by the routes themselves).
-  | 'audit';
+  | 'audit'
+  // The caller's own API keys.
+  | 'api_key';
 export type Verb = 'read' | 'write' | 'execute' | 'signal' | 'cancel';
 export type Permission = `${Resource}:${Verb}`;
 

@@ -233,6 +233,7 @@ function createHandler(route: RouteDefinition, options: MountOptions) {
       replica: options.replica,
       actor: auth && tokenActor(auth),
       organizationId: auth?.organizationId,
+      apiKeyId: auth?.apiKeyId,
     });
     const result = await route.handler({ params, query, body, auth: auth as AuthContext, permission, audit, ctx });
     if (result) {

@@ -22,6 +22,7 @@ import { specificationView } from './views/specification';
 import { specificationsView } from './views/specifications';
 import { userView } from './views/user';
 import { usersView } from './views/users';
+import { apiKeysView } from './views/api-keys';
 
 /** The definition editor and the revision diff load CodeMirror: their own chunk, fetched on first use. */
 const editor = () => import('./editor/pages');
@@ -42,6 +43,7 @@ const routes: Array<[RegExp, View]> = [
   [/^\/console\/admin\/accounts\/([^/]+)$/, accountView],
   [/^\/console\/admin\/users\/?$/, usersView],
   [/^\/console\/admin\/users\/([^/]+)$/, userView],
+  [/^\/console\/admin\/api-keys\/?$/, apiKeysView],
   [/^\/console\/admin\/specifications\/?$/, specificationsView],
   [/^\/console\/admin\/specifications\/(service|provider)\/([^/]+)$/, specificationView],
   [/^\/console\/triggers\/?$/, triggersView],

@@ -1,4 +1,5 @@
 /** Every TypeORM entity of the service. */
+import { ApiKeyEntity } from './api-key';
 import { AccountEntity } from './account';
 import { AccountCountEntity } from './account-count';
 import { ActionSpecificationEntity } from './action-specification';
@@ -53,6 +54,7 @@ export const ENTITIES: Array<new (...args: never[]) => unknown> = [
   UserEntity,
   RoleEntity,
   GrantEntity,
+  ApiKeyEntity,
   AccountEntity,
   AccountCountEntity,
   MetadataEntryEntity,

@@ -1,4 +1,8 @@
-/** The command line's HTTP client: the server and token it was given, and errors that say what went wrong. */
+/**
+ * The command line's HTTP client: the server and token it was given (or a
+ * token it got for an API key at POST /token, again when that one expires),
+ * and errors that say what went wrong.
+ */
 import { CliError, EXIT } from './output';
 
 /** A body sent as written (a definition file's own text), with its content type; any other body is sent as JSON. */
@@ -18,7 +22,7 @@ export interface ApiClient {
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
-export function createClient(url: string | undefined, token: string | undefined): ApiClient {
+export function createClient(url: string | undefined, givenToken: string | undefined, apiKey?: string): ApiClient {
   if (!url) throw new CliError('no server: pass --url or set PLATFORM_API_URL', EXIT.usage);
   let base: URL;
   try {
@@ -26,6 +30,7 @@ export function createClient(url: string | undefined, token: string | undefined)
   } catch {
     throw new CliError(`--url ${url} is not a URL`, EXIT.usage);
   }
+  let token = givenToken;
   const send = async (method: string, path: string, body: unknown, accept: string): Promise<Response> => {
     const target = new URL(path.replace(/^\//, ''), base.href.endsWith('/') ? base.href : `${base.href}/`);
     const sent = body === undefined ? undefined : body instanceof TextBody ? body : new TextBody(JSON.stringify(body), 'application/json');
@@ -52,15 +57,33 @@ export function createClient(url: string | undefined, token: string | undefined)
       return { detail: text.slice(0, 500) };
     }
   };
+  /** Exchanges the API key (never printed: a refusal names only the status and the server's message). */
+  const exchange = async (): Promise<void> => {
+    token = undefined;
+    const response = await send('post', 'token', { api_key: apiKey }, 'application/json');
+    const parsed = parsedOf(await response.text()) as { access_token?: unknown } | undefined;
+    if (response.status >= 400) throw apiError('post', '/token', response.status, parsed, 'PLATFORM_API_KEY');
+    if (typeof parsed?.access_token !== 'string') throw new CliError('POST /token answered no access_token', EXIT.failed);
+    token = parsed.access_token;
+  };
+  /** A request with the token; with an API key, a token got first, and once more when the server says it expired. */
+  const authorized = async (method: string, path: string, body: unknown, accept: string): Promise<Response> => {
+    if (!apiKey || givenToken) return send(method, path, body, accept);
+    if (token === undefined) await exchange();
+    const response = await send(method, path, body, accept);
+    if (response.status !== 401) return response;
+    await exchange();
+    return send(method, path, body, accept);
+  };
   return {
     async text(path: string) {
-      const response = await send('get', path, undefined, 'application/yaml, application/json;q=0.9, */*;q=0.1');
+      const response = await authorized('get', path, undefined, 'application/yaml, application/json;q=0.9, */*;q=0.1');
       const text = await response.text();
       if (response.status >= 400) throw apiError('get', path, response.status, parsedOf(text));
       return { status: response.status, text, contentType: response.headers.get('content-type') ?? '' };
     },
     async request<T>(method: string, path: string, body?: unknown) {
-      const response = await send(method, path, body, 'application/json');
+      const response = await authorized(method, path, body, 'application/json');
       const parsed = parsedOf(await response.text());
       if (response.status >= 400) throw apiError(method, path, response.status, parsed);
       return { status: response.status, body: parsed as T };
@@ -77,9 +100,10 @@ export class ApiRefusal extends CliError {
     readonly fieldErrors: Array<{ path: string; message: string }>,
     /** The problem type's last segment (`revision-source-not-kept`), when the answer had one. */
     readonly type?: string,
+    credential = '--token or PLATFORM_API_TOKEN',
   ) {
     const exitCode = status === 401 || status === 403 ? EXIT.unauthorized : status === 409 ? EXIT.conflict : EXIT.failed;
-    const hint = status === 401 ? ' (check --token or PLATFORM_API_TOKEN)' : '';
+    const hint = status === 401 ? ` (check ${credential})` : '';
     const fields = fieldErrors.map((e) => `\n  ${e.path}: ${e.message}`).join('');
     super(`${request}: ${status} ${reason}${hint}${fields}`, exitCode);
     this.name = 'ApiRefusal';
@@ -87,12 +111,12 @@ export class ApiRefusal extends CliError {
 }
 
 /** Any of the API's three error dialects. */
-function apiError(method: string, path: string, status: number, body: unknown): ApiRefusal {
+function apiError(method: string, path: string, status: number, body: unknown, credential?: string): ApiRefusal {
   const value = (body ?? {}) as Record<string, unknown>;
   const message = [value.detail, value.message, value.error, value.title].find((field) => typeof field === 'string') ?? `HTTP ${status}`;
   const fields = Array.isArray(value.errors)
     ? (value.errors as Array<{ path?: string; message?: string }>).map((e) => ({ path: e.path ?? '', message: e.message ?? '' }))
     : [];
   const type = typeof value.type === 'string' ? value.type.split('/').pop() : undefined;
-  return new ApiRefusal(`${method.toUpperCase()} ${path}`, status, message, fields, type);
+  return new ApiRefusal(`${method.toUpperCase()} ${path}`, status, message, fields, type, credential);
 }

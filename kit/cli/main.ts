@@ -11,7 +11,8 @@
  *   execute <key> [--inputs …] [--follow]     logs <executionId> [--follow]
  *   signal <executionId> <name> [--payload …] config set|list
  *
- * Server and token: --url/--token, else PLATFORM_API_URL and PLATFORM_API_TOKEN.
+ * Server and token: --url/--token, else PLATFORM_API_URL and PLATFORM_API_TOKEN; without a token,
+ * an API key in PLATFORM_API_KEY is exchanged at POST /token.
  */
 import { parseArgs } from 'node:util';
 import { createClient } from './client';
@@ -42,7 +43,8 @@ local (no server):
   run <file> --stub-from-export EXPORT
              (your changed definition, run against the export's recorded inputs and responses)
 
-against a server (--url/--token or PLATFORM_API_URL/PLATFORM_API_TOKEN):
+against a server (--url/--token or PLATFORM_API_URL/PLATFORM_API_TOKEN; without a token,
+                   an API key in PLATFORM_API_KEY, exchanged for one):
   run <key> [--inputs JSON|@file] [--alias NAME] [--json]
              (a key, not a file: executes on the server and waits for the end)
   publish <files|dirs…> [--alias NAME [--no-activate]] [--activate] [--stub type=module.js]…
@@ -104,7 +106,7 @@ export async function main(argv: string[], io: Output): Promise<number> {
     return command || values.help ? EXIT.ok : EXIT.usage;
   }
   const environment = cliEnvironment();
-  const api = () => createClient(values.url ?? environment.url, values.token ?? environment.token);
+  const api = () => createClient(values.url ?? environment.url, values.token ?? environment.token, environment.apiKey);
   switch (command) {
     case 'validate':
       return validateCommand(args, values, io);

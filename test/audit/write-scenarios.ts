@@ -46,6 +46,13 @@ const grantOf = async (s: Scenario, role: string) => {
   );
   return { user, grant: res.body[0].id as number };
 };
+const apiKeyOf = async ({ env, org }: Scenario) =>
+  ok(
+    await org
+      .as(env.t.request.post('/api_key'))
+      .send({ name: 'audit key', grants: [{ nrn: `organization=${org.org}`, role_slug: 'viewer' }] }),
+    201,
+  ).body.id as number;
 const accountOf = async ({ env, org }: Scenario) =>
   ok(await org.as(env.t.request.post('/account')).send({ name: 'Audit account', organization_id: Number(org.org) }), 201).body.id as number;
 const serviceSpecOf = async ({ env, org }: Scenario) =>
@@ -176,6 +183,26 @@ const callbackRow =
 
 export const WRITE_SCENARIOS: Record<string, Row> = {
   // Administration.
+  createApiKey: async (s) => {
+    const res = ok(
+      await s
+        .write(s.org.as(s.env.t.request.post('/api_key')))
+        .send({ name: 'audited', grants: [{ nrn: `organization=${s.org.org}`, role_slug: 'viewer' }] }),
+      201,
+    );
+    return { res, targetId: String(res.body.id) };
+  },
+  updateApiKey: async (s) => {
+    const id = await apiKeyOf(s);
+    return {
+      res: ok(await s.write(s.org.as(s.env.t.request.patch(`/api_key/${id}`))).send({ name: 'renamed' }), 200),
+      targetId: String(id),
+    };
+  },
+  deleteApiKey: async (s) => {
+    const id = await apiKeyOf(s);
+    return { res: ok(await s.write(s.org.as(s.env.t.request.delete(`/api_key/${id}`))), 204), targetId: String(id) };
+  },
   createUser: async (s) => {
     const res = ok(await s.write(s.org.as(s.env.t.request.post('/user'))).send({ id: 424242, organization_id: Number(s.org.org) }), 201);
     return { res, targetId: '424242' };

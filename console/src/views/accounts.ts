@@ -14,7 +14,7 @@ export interface AdminPage<T = Json> {
 }
 
 /** The administration pages' own tabs. */
-export function adminTabs(current: 'accounts' | 'users' | 'specifications'): HTMLElement {
+export function adminTabs(current: 'accounts' | 'users' | 'specifications' | 'api-keys'): HTMLElement {
   const tab = (key: typeof current, href: string, label: string) => {
     const a = link(href, label);
     if (key === current) a.setAttribute('aria-current', 'page');
@@ -26,6 +26,7 @@ export function adminTabs(current: 'accounts' | 'users' | 'specifications'): HTM
     tab('accounts', '/console/admin/accounts', 'Accounts'),
     tab('users', '/console/admin/users', 'Users and grants'),
     tab('specifications', '/console/admin/specifications', 'Specifications'),
+    tab('api-keys', '/console/admin/api-keys', 'API keys'),
   );
 }
 
