@@ -119,4 +119,6 @@ export {
   type TriggerInfo,
   type WaitRequest,
   type WaitResult,
+  type WaitAnswer,
+  type WaitAnswerGiven,
 } from './runtime/types';
