@@ -15,6 +15,7 @@ const tags = ['Workflow signals'];
 
 export const ApprovalQuery = Type.Object({
   workflowId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Workflow id (wf_…) or key' })),
+  executionId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "one run's waits (the console's answer page)" })),
   from: Type.Optional(Type.String({ format: 'date-time', description: 'waiting since at or after' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'waiting since before' })),
   ...Paging,
@@ -35,6 +36,7 @@ export const ApprovalWait = Type.Object({
   excludeStarter: Type.Boolean(),
   answers: Type.Array(Answer, { description: 'answers counted so far (never the caller’s: the caller has not answered)' }),
   startedBy: Type.Union([Type.String(), Type.Null()]),
+  inputs: Type.Object({}, { additionalProperties: true, description: "the run's inputs: the context of the question" }),
   since: Type.String({ format: 'date-time' }),
   timeoutAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   answerUrl: Type.String({ description: "the console's answer page" }),
@@ -62,6 +64,7 @@ export function approvalRoutes(deps: ExecutionDeps): RouteDefinition[] {
           userId: auth.userId,
           userType: auth.userType,
           workflowId: query.workflowId,
+          executionId: query.executionId,
           from: query.from,
           to: query.to,
           offset: (pageNumber - 1) * limit,
@@ -90,6 +93,7 @@ function serializeApproval(deps: ExecutionDeps, row: InboxWait): Static<typeof A
     excludeStarter: answer.excludeStarter,
     answers: row.answers.map(({ by, at, approved }) => ({ by, at, approved })),
     startedBy: row.startedBy,
+    inputs: row.inputs,
     since: new Date(row.since).toISOString(),
     timeoutAt: row.timeoutAt ? new Date(row.timeoutAt).toISOString() : null,
     answerUrl: `${base}/console/approvals/${encodeURIComponent(row.executionId)}/${encodeURIComponent(row.waitId)}`,

@@ -19,6 +19,8 @@ export interface AnswerableFilter {
   userId: string;
   userType: string;
   workflowId?: string;
+  /** One run's waits (the console's answer page). */
+  executionId?: string;
   /** Waiting since at or after / before (ISO-8601). */
   from?: string;
   to?: string;
@@ -46,12 +48,12 @@ export function answerableSql(waitColumns: string, filter: AnswerableFilter): { 
        WHERE u.organization_id = $1::text::bigint AND u.id = $2::text::bigint AND u.type = $3::text AND g.status = 'active' AND u.type = ANY (r.user_types)
     ), matching AS (
       SELECT ${waitColumns}, e.workflow_id AS "workflowId", wf.key AS "workflowKey", wf.name AS "workflowName",
-             e.created_by AS "startedBy"
+             e.created_by AS "startedBy", e.inputs AS "inputs"
         FROM execution_waits w
         JOIN executions e ON e.id = w.execution_id
         LEFT JOIN workflows wf ON wf.id = e.workflow_id
        WHERE w.answer IS NOT NULL AND e.organization_id = $1::text AND e.status IN ('running', 'waiting')
-         AND ($4::text IS NULL OR e.workflow_id = $4 OR wf.key = $4)
+         AND ($4::text IS NULL OR e.workflow_id = $4 OR wf.key = $4) AND ($10::text IS NULL OR e.id = $10)
          AND ($5::timestamptz IS NULL OR w.since >= $5) AND ($6::timestamptz IS NULL OR w.since < $6)
          AND NOT (w.answer->>'excludeStarter' = 'true' AND e.created_by = $2::text)
          AND NOT w.answers @> jsonb_build_array(jsonb_build_object('by', $2::text))
@@ -80,6 +82,7 @@ export function answerableSql(waitColumns: string, filter: AnswerableFilter): { 
     filter.offset,
     filter.limit,
     filter.nrnPattern,
+    filter.executionId ?? null,
   ];
   return { sql, params };
 }

@@ -26,6 +26,8 @@ export type InboxWait = ExecutionWaitEntity & {
   workflowKey: string | null;
   workflowName: string | null;
   startedBy: string | null;
+  /** The run's inputs: the context an approver answers in (who may answer may see what is asked). */
+  inputs: Record<string, unknown>;
 };
 
 export class ExecutionWaitRepository extends Repository<ExecutionWaitEntity> {
