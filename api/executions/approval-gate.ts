@@ -51,7 +51,9 @@ export async function gatedExecution(
   const { grants, found } = await new ExecutionRepository(deps.dataSource.manager).findWithWorkflowNrnAndGrants(callerKeyOf(auth), id);
   const access = await accessFromRead(deps.dataSource, auth, grants);
   if (!found) throw executionNotFound(id);
-  const nrn = found.workflow ? workflowNrn({ nrn: found.workflow.nrn, organizationId: auth.organizationId }) : organizationNrn(auth.organizationId);
+  const nrn = found.workflow
+    ? workflowNrn({ nrn: found.workflow.nrn, organizationId: auth.organizationId })
+    : organizationNrn(auth.organizationId);
   const wait = await new ExecutionWaitRepository(deps.dataSource.manager).answerWaitOf(found.row.id, name);
   if (!wait?.answer) {
     access.require(permission, nrn, () => executionNotFound(id));
@@ -67,7 +69,11 @@ export async function gatedExecution(
   if (wait.answer.form) {
     const path = `/steps/${wait.stepId}/config/form`;
     const failures = compileUserSchema(wait.answer.form, 'service', path).validate(payload ?? {});
-    if (failures.length > 0) throw answerInvalid(name, failures.map((failure) => ({ path: `/body${failure.path}`, message: failure.message })));
+    if (failures.length > 0)
+      throw answerInvalid(
+        name,
+        failures.map((failure) => ({ path: `/body${failure.path}`, message: failure.message })),
+      );
   }
   return { row: found.row, nrn, gate: { waitId: wait.waitId, stepId: wait.stepId, by: auth.userId, required: wait.answer.required } };
 }
@@ -95,7 +101,10 @@ function approverTarget(text: string, workflowNrnText: string): string | undefin
 
 /** The audit event of an answer: the signal's, with who answered which wait and how (never the rest of the payload). */
 export function answerEvent<E extends { details: Record<string, unknown> }>(event: E, gate: GateAnswer, payload: unknown): E {
-  return { ...event, details: { ...event.details, answer: { waitId: gate.waitId, stepId: gate.stepId, by: gate.by, approved: approvedIn(payload) } } };
+  return {
+    ...event,
+    details: { ...event.details, answer: { waitId: gate.waitId, stepId: gate.stepId, by: gate.by, approved: approvedIn(payload) } },
+  };
 }
 
 /** Delivers an answer the gate let through; the workflow counts it (released: the run goes on). */

@@ -28,7 +28,11 @@ export const ApprovalWait = Type.Object({
   waitId: Type.String(),
   stepId: Type.String(),
   signalName: Type.String({ description: 'the name to answer with: POST /workflows/executions/{executionId}/signals/{signalName}' }),
-  workflow: Type.Object({ id: Type.String(), key: Type.Union([Type.String(), Type.Null()]), name: Type.Union([Type.String(), Type.Null()]) }),
+  workflow: Type.Object({
+    id: Type.String(),
+    key: Type.Union([Type.String(), Type.Null()]),
+    name: Type.Union([Type.String(), Type.Null()]),
+  }),
   title: Type.Union([Type.String(), Type.Null()]),
   description: Type.Union([Type.String(), Type.Null()], { description: 'as the run rendered it (text)' }),
   form: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'the JSON Schema of the answer' }),

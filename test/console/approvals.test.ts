@@ -67,7 +67,7 @@ describe('web console: waiting on you (approvals)', function () {
   const waitingRecorded = async (id: string) => {
     await waitFor(x, c, id, (body) => body.status === 'waiting');
     for (let i = 0; i < 200; i++) {
-      if (((await x.db.query(`SELECT 1 FROM execution_waits WHERE execution_id = $1`, [id])) as unknown[]).length > 0) return;
+      if ((await x.db.query<unknown[]>(`SELECT 1 FROM execution_waits WHERE execution_id = $1`, [id])).length > 0) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };

@@ -60,7 +60,9 @@ describe('examples/access-request on the server', function () {
     assert.match(logs.body.data[0].message, /cy@example\.com asks for admin on payments-db for 1 day\(s\) \(high risk\)/);
     // The wait declares its answer: the inbox lists it with its rendered title, a viewer may not answer, the form checks.
     const inbox = await c.auth(x.t.request.get('/workflows/approvals')).expect(200);
-    const listed = (inbox.body.data as Array<{ executionId: string; title: string; description: string }>).find((w) => w.executionId === id);
+    const listed = (inbox.body.data as Array<{ executionId: string; title: string; description: string }>).find(
+      (w) => w.executionId === id,
+    );
     assert.deepEqual([listed?.title, listed?.description], ['Grant admin on payments-db to cy@example.com?', 'For 1 day(s); high risk.']);
     const { userId: viewer } = await grantRole(x.db, c.org, 'viewer');
     const viewerToken = await x.t.token({ organizationId: c.org, userId: viewer });

@@ -77,13 +77,14 @@ describe('executions API: declared answers on signal-wait (approvals)', function
     return res.body as { data: Array<Record<string, unknown>>; total: number; page: number; limit: number };
   };
   const signalAudits = async (id: string) =>
-    (await x.db.query(`SELECT actor_id AS "actorId", details FROM audit_events WHERE action = 'execution.signal' AND target_id = $1 ORDER BY id`, [
-      id,
-    ])) as Array<{ actorId: string; details: Record<string, unknown> }>;
+    x.db.query<Array<{ actorId: string; details: Record<string, unknown> }>>(
+      `SELECT actor_id AS "actorId", details FROM audit_events WHERE action = 'execution.signal' AND target_id = $1 ORDER BY id`,
+      [id],
+    );
   /** Waits until the run's open wait is recorded (its row: what the gate reads). */
   const recorded = async (id: string) => {
     for (let i = 0; i < 200; i++) {
-      const rows = (await x.db.query(`SELECT 1 FROM execution_waits WHERE execution_id = $1 AND answer IS NOT NULL`, [id])) as unknown[];
+      const rows = await x.db.query<unknown[]>(`SELECT 1 FROM execution_waits WHERE execution_id = $1 AND answer IS NOT NULL`, [id]);
       if (rows.length > 0) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -128,7 +129,10 @@ describe('executions API: declared answers on signal-wait (approvals)', function
     assert.deepEqual(await signalAudits(id), [], 'a refused answer records nothing');
 
     // The inbox: both approvers see the run; the starter (four eyes) and the viewer do not.
-    assert.deepEqual((await inbox(first)).data.map((w) => w.executionId), [id]);
+    assert.deepEqual(
+      (await inbox(first)).data.map((w) => w.executionId),
+      [id],
+    );
     assert.deepEqual((await inbox(starter)).data, []);
     assert.deepEqual((await inbox(viewer)).data, []);
     const listed = (await inbox(second)).data[0];
@@ -140,11 +144,14 @@ describe('executions API: declared answers on signal-wait (approvals)', function
 
     const one = await answer(first, id, { approved: true, comment: 'ok' });
     assert.equal(one.status, 200, JSON.stringify(one.body));
-    assert.deepEqual({ released: one.body.released, approvals: one.body.approvals, required: one.body.required }, {
-      released: false,
-      approvals: 1,
-      required: 2,
-    });
+    assert.deepEqual(
+      { released: one.body.released, approvals: one.body.approvals, required: one.body.required },
+      {
+        released: false,
+        approvals: 1,
+        required: 2,
+      },
+    );
     const again = await answer(first, id, { approved: true });
     assertDialect('problem', again, 409);
     assert.match(again.body.type, /\/already-answered$/);
@@ -152,7 +159,10 @@ describe('executions API: declared answers on signal-wait (approvals)', function
     // Answered: gone from the first approver's inbox (once the answer is recorded), still in the second's.
     for (let i = 0; i < 100 && (await inbox(first)).total > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal((await inbox(first)).total, 0);
-    assert.deepEqual((await inbox(second)).data.map((w) => (w.answers as Array<{ by: string }>).map((a) => a.by)), [[first.userId]]);
+    assert.deepEqual(
+      (await inbox(second)).data.map((w) => (w.answers as Array<{ by: string }>).map((a) => a.by)),
+      [[first.userId]],
+    );
 
     const two = await answer(second, id, { approved: true });
     assert.equal(two.status, 200, JSON.stringify(two.body));
@@ -169,7 +179,10 @@ describe('executions API: declared answers on signal-wait (approvals)', function
     );
     assert.ok(outputs.answers.every((a) => !Number.isNaN(Date.parse(a.at))));
     const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
-    assert.deepEqual(logs.body.data.map((l: { message: string }) => l.message), ['granted']);
+    assert.deepEqual(
+      logs.body.data.map((l: { message: string }) => l.message),
+      ['granted'],
+    );
 
     // The timeline and the audit trail name who answered.
     const events = await new ExecutionEventRepository(x.db.manager).after(id, 0, 500);
@@ -198,7 +211,10 @@ describe('executions API: declared answers on signal-wait (approvals)', function
     assert.equal(done.status, 'completed');
     assert.equal((done.outputs as { approved: boolean }).approved, false);
     const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
-    assert.deepEqual(logs.body.data.map((l: { message: string }) => l.message), ['refused']);
+    assert.deepEqual(
+      logs.body.data.map((l: { message: string }) => l.message),
+      ['refused'],
+    );
     assertDialect('problem', await answer(late, id, { approved: true }), 409);
   });
 
@@ -224,8 +240,14 @@ describe('executions API: declared answers on signal-wait (approvals)', function
       await waitFor(x, c, id, waiting);
       await recorded(id);
     }
-    assert.deepEqual((await inbox(ownerA)).data.map((w) => w.executionId), [runA]);
-    assert.deepEqual((await inbox(sibling)).data.map((w) => w.executionId), [runB]);
+    assert.deepEqual(
+      (await inbox(ownerA)).data.map((w) => w.executionId),
+      [runA],
+    );
+    assert.deepEqual(
+      (await inbox(sibling)).data.map((w) => w.executionId),
+      [runB],
+    );
     assert.deepEqual((await inbox(nobody)).data, []);
     assert.equal((await inbox(ownerA, '?workflowId=by-app')).total, 1);
     assert.equal((await inbox(ownerA, '?workflowId=other')).total, 0);
@@ -237,7 +259,9 @@ describe('executions API: declared answers on signal-wait (approvals)', function
     assert.match((await answer(ownerA, runOut, { approved: true })).body.type, /\/not-an-approver$/);
     assertDialect('problem', await answer(nobody, runA, { approved: true }), 404);
     // A declared-answer wait is never released by name alone (correlation, plain signals): 409.
-    const correlated = await c.auth(x.t.request.post('/workflows/signals/decision')).send({ correlationKey: 'k', payload: { approved: true } });
+    const correlated = await c
+      .auth(x.t.request.post('/workflows/signals/decision'))
+      .send({ correlationKey: 'k', payload: { approved: true } });
     assertDialect('problem', correlated, 409);
 
     assert.equal((await answer(ownerA, runA, { approved: true })).status, 200);
@@ -270,7 +294,11 @@ describe('executions API: declared answers on signal-wait (approvals)', function
 
     it('posts once when the run starts waiting, with a link to the answer page, through the egress rules', async () => {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-      await publish(x, c, approvalFlow('notified', { approvers: { users: [c.userId] }, notify: { url, headers: { 'x-team': 'platform' } } }));
+      await publish(
+        x,
+        c,
+        approvalFlow('notified', { approvers: { users: [c.userId] }, notify: { url, headers: { 'x-team': 'platform' } } }),
+      );
       const admin = { userId: c.userId, as: c.auth };
       const id = await start(admin, 'notified', { application_nrn: `organization=${c.org}`, user: 'n' });
       await waitFor(x, c, id, waiting);
@@ -286,7 +314,7 @@ describe('executions API: declared answers on signal-wait (approvals)', function
       assert.equal((await answer(admin, id, { approved: true })).status, 200);
       await waitFor(x, c, id, finished);
       assert.equal(received.length, 1, 'sent once');
-      const notices = (await x.db.query(`SELECT count(*)::int AS n FROM wait_notices WHERE execution_id = $1`, [id])) as Array<{ n: number }>;
+      const notices = await x.db.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM wait_notices WHERE execution_id = $1`, [id]);
       assert.equal(notices[0].n, 1);
     });
   });

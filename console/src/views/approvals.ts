@@ -38,7 +38,9 @@ export const approvalsView: View = async (main) => {
           { 'data-approval': text(wait.executionId) },
           link(answerPage(wait), text(wait.title ?? `${text(wait.stepId)} waits for an answer`)),
           ` · ${text((wait.workflow as Json).name ?? (wait.workflow as Json).id)} · waiting since ${formatTime(wait.since)}`,
-          Number(wait.required) > 1 ? ` · ${(wait.answers as Json[]).filter((a) => a.approved).length} of ${text(wait.required)} approvals` : '',
+          Number(wait.required) > 1
+            ? ` · ${(wait.answers as Json[]).filter((a) => a.approved).length} of ${text(wait.required)} approvals`
+            : '',
         ),
       ),
     ),
@@ -54,11 +56,17 @@ export const answerView: View = async (main, [executionId, waitId]) => {
     return mount(
       main,
       h('h1', {}, 'Answer'),
-      h('p', { class: 'state empty', 'data-answer': 'gone' }, 'Nothing here waits on you any more: you answered already, or the run has moved on. See ', runLink, '.'),
+      h(
+        'p',
+        { class: 'state empty', 'data-answer': 'gone' },
+        'Nothing here waits on you any more: you answered already, or the run has moved on. See ',
+        runLink,
+        '.',
+      ),
     );
   const context = h('section', { class: 'answer-context' }, loading());
   const result = h('div', { class: 'answer-result', 'aria-live': 'polite' });
-  const schema: Schema = isObject(wait.form) ? (wait.form as Schema) : { type: 'object' };
+  const schema: Schema = isObject(wait.form) ? wait.form : { type: 'object' };
   const properties = isObject(schema.properties) ? (schema.properties as Record<string, Schema>) : {};
   // A boolean `approved` becomes the two buttons; the rest of the form stays fields.
   const decides = isObject(properties.approved) && properties.approved.type === 'boolean';
@@ -75,7 +83,10 @@ export const answerView: View = async (main, [executionId, waitId]) => {
     const value = form.value();
     const body = { ...(isObject(value) ? value : {}), ...(approved === undefined ? {} : { approved }) };
     try {
-      const answer = await api<Json>(`/workflows/executions/${enc(executionId)}/signals/${enc(text(wait.signalName))}`, { method: 'POST', body });
+      const answer = await api<Json>(`/workflows/executions/${enc(executionId)}/signals/${enc(text(wait.signalName))}`, {
+        method: 'POST',
+        body,
+      });
       buttons.remove();
       mount(
         result,
@@ -93,9 +104,16 @@ export const answerView: View = async (main, [executionId, waitId]) => {
       // Not waiting any more (409), or no longer an answerable wait to this user (the route then guards the run as a
       // plain signal: 403/404 for an approver by a narrower role): the inbox says whether the wait is still there.
       const gone =
-        (error instanceof ApiError && error.status === 409 && String(error.body?.type ?? '').endsWith('/signal-not-waiting')) ||
+        (error instanceof ApiError &&
+          error.status === 409 &&
+          typeof error.body?.type === 'string' &&
+          error.body.type.endsWith('/signal-not-waiting')) ||
         (error instanceof ApiError && error.status !== 422 && !(await stillWaiting(executionId, waitId)));
-      if (gone) return mount(result, h('p', { class: 'error-text', 'data-answer': 'moved-on' }, 'The run has moved on: your answer was not recorded.'));
+      if (gone)
+        return mount(
+          result,
+          h('p', { class: 'error-text', 'data-answer': 'moved-on' }, 'The run has moved on: your answer was not recorded.'),
+        );
       mount(result, errorState(error));
     }
   };

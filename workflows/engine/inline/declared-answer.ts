@@ -71,7 +71,8 @@ export function checkDeclaredAnswer(config: Record<string, unknown>, path: strin
   if (isMap(approvers)) {
     const at = join(path, 'approvers');
     for (const key of Object.keys(approvers))
-      if (!['roles', 'users', 'nrn'].includes(key)) issues.push({ path: join(at, key), message: 'is not an approvers key (roles, users, nrn)' });
+      if (!['roles', 'users', 'nrn'].includes(key))
+        issues.push({ path: join(at, key), message: 'is not an approvers key (roles, users, nrn)' });
     const { roles, users } = approvers;
     const listProblem = (list: unknown, max: number, ok: (entry: unknown) => boolean, what: string): string | undefined => {
       if (list === undefined || isTemplate(list)) return undefined;
@@ -85,8 +86,7 @@ export function checkDeclaredAnswer(config: Record<string, unknown>, path: strin
     const usersProblem = listProblem(users, ANSWER_LIMITS.users, userOk, 'user ids (decimal)');
     if (usersProblem) issues.push({ path: join(at, 'users'), message: usersProblem });
     const count = (list: unknown) => (Array.isArray(list) ? list.length : list === undefined ? 0 : 1);
-    if (count(roles) === 0 && count(users) === 0)
-      issues.push({ path: at, message: 'must name at least one role or user' });
+    if (count(roles) === 0 && count(users) === 0) issues.push({ path: at, message: 'must name at least one role or user' });
   }
   if (isMap(notify)) {
     const { url, headers } = notify;
@@ -138,12 +138,19 @@ export function declaredAnswer(config: Record<string, unknown>): WaitAnswer | { 
   }
   if (config.notify !== undefined && config.notify !== null) {
     const notify = config.notify;
-    if (!isMap(notify) || typeof notify.url !== 'string' || !/^https?:\/\/[^\s]+$/.test(notify.url) || notify.url.length > ANSWER_LIMITS.urlChars)
+    if (
+      !isMap(notify) ||
+      typeof notify.url !== 'string' ||
+      !/^https?:\/\/[^\s]+$/.test(notify.url) ||
+      notify.url.length > ANSWER_LIMITS.urlChars
+    )
       return { problem: '"notify.url" must be an http(s) URL' };
     answer.notify = { url: notify.url };
     if (isMap(notify.headers)) {
       const entries = Object.entries(notify.headers).slice(0, ANSWER_LIMITS.headers);
-      answer.notify.headers = Object.fromEntries(entries.map(([name, value]) => [name, stringify(value).slice(0, ANSWER_LIMITS.headerChars)]));
+      answer.notify.headers = Object.fromEntries(
+        entries.map(([name, value]) => [name, stringify(value).slice(0, ANSWER_LIMITS.headerChars)]),
+      );
     }
   }
   return answer;
