@@ -7,6 +7,8 @@
  * activity then), pure steps that set a variable, and a run that waited on a signal and then failed. The
  * `rules2-*` ones were recorded under rules 2, before records waited for the run to block (rules 3): three
  * pure steps, a light step, and a run that set a variable, waited on a signal, was signalled and completed.
+ * `rules3-approval-two-answers` (issue 42): a declared-answer wait answered by two approvers through the approval
+ * gate's updates (four eyes, `required: 2`), then a decider and a log.
  * Add a history here whenever the workflow's commands change behind a patch or a field of the run's input.
  */
 import assert from 'node:assert/strict';
