@@ -44,6 +44,7 @@ import { operatorPluginRun } from './plugins/operator/run-operator-plugin';
 import { Scrubber } from './secrets/scrubber';
 import { withScrubber } from './secrets/scrubber-scope';
 import { configEntryAccess } from './config-entry-access';
+import { waitNoticeActivity } from './approval-notice';
 
 /** How long the worker tries to start a failure's recovery runs before leaving them to the sweep. */
 const RECOVERY_DEADLINE_MS = 10_000;
@@ -171,6 +172,9 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
 
   return {
     callPlugin: (call: ActivityCall): Promise<PluginResult> => runPlugin(call, Context.current()),
+
+    /** A declared-answer wait's notification, sent once per wait (./approval-notice.ts). */
+    notifyWait: waitNoticeActivity({ dataSource, egress: deps.egress ?? DEFAULT_EGRESS, publicBaseUrl: deps.publicBaseUrl }),
 
     /**
      * A light step (a local activity, docs/architecture.md, "Light steps"): the call, unless it completed before (a

@@ -28,6 +28,8 @@ export async function recordEventBatch(
   // Waits opened in this batch (minus those already released in it), and waits released.
   const opened = new Map<string, WaitWrite>();
   const closed: string[] = [];
+  // Answers counted by declared-answer waits (the inbox and the approval gate read them on the wait's row).
+  const answered: Array<Extract<StepEvent, { type: 'wait.answered' }>> = [];
   for (const event of events) {
     if (event.type === 'step.completed' || event.type === 'step.failed') latest.set(`${event.stepId}\u0000${event.run}`, event.record);
     else if (event.type === 'step.started') {
@@ -61,8 +63,10 @@ export async function recordEventBatch(
         since: event.at,
         timeoutAt: event.timeoutAt ?? null,
         callbackUrl: event.callbackUrl ?? null,
+        answer: event.answer ?? null,
       });
-    } else if (!opened.delete(event.waitId)) closed.push(event.waitId);
+    } else if (event.type === 'wait.answered') answered.push(event);
+    else if (!opened.delete(event.waitId)) closed.push(event.waitId);
   }
   // A running step's live progress, unless the batch already ends (or restarts) that run: its events say more.
   for (const record of batch.liveSteps ?? []) {
@@ -71,7 +75,7 @@ export async function recordEventBatch(
     if (!known || known.status === 'running') latest.set(key, known ? { ...known, metadata: record.metadata } : record);
   }
   const records = [...latest.values()];
-  if (opened.size === 0 && closed.length === 0) {
+  if (opened.size === 0 && closed.length === 0 && answered.length === 0) {
     // The usual batch (no wait opened or closed): one statement.
     await writeStepBatch(dataSource.manager, {
       executionId,
@@ -92,6 +96,10 @@ export async function recordEventBatch(
     );
     const waits = new ExecutionWaitRepository(manager);
     await waits.openAll(executionId, [...opened.values()]);
+    await waits.appendAnswers(
+      executionId,
+      answered.map(({ waitId, by, at, approved, signalId }) => ({ waitId, by, at, approved, signalId })),
+    );
     await waits.closeAll(executionId, closed);
     await new ExecutionStepRepository(manager).upsertRecords(executionId, records);
     await new ExecutionLogRepository(manager).insertBatch(executionId, logs);

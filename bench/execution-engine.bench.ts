@@ -28,6 +28,7 @@ import { pureStep } from './step-shapes';
 const activities: ExecutionActivities = {
   callPlugin: () => Promise.resolve({ status: 'success', outputs: { statusCode: 200 } }),
   callLightStep: () => Promise.resolve({ result: { status: 'success', outputs: { statusCode: 200 } }, batchWritten: true }),
+  notifyWait: () => Promise.resolve({ sent: false }),
   resolveVars: () => Promise.resolve({}),
   recordEvents: () => Promise.resolve(),
   finishExecution: () => Promise.resolve(),

@@ -32,11 +32,16 @@ export async function deliver(
     );
     return 'delivered';
   } catch (error) {
-    if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) return 'not-waiting';
-    const code = (error as { cause?: { code?: unknown } }).cause?.code;
-    if (error instanceof ServiceError && typeof code === 'number' && GONE_CODES.has(code)) return 'not-waiting';
-    throw new ExecutorUnavailable(error);
+    return notWaitingOrUnavailable(error);
   }
+}
+
+/** A failed delivery update: the run does not wait (rejected, finished, unknown), else Temporal could not say. */
+export function notWaitingOrUnavailable(error: unknown): 'not-waiting' {
+  if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) return 'not-waiting';
+  const code = (error as { cause?: { code?: unknown } }).cause?.code;
+  if (error instanceof ServiceError && typeof code === 'number' && GONE_CODES.has(code)) return 'not-waiting';
+  throw new ExecutorUnavailable(error);
 }
 
 /**

@@ -15,6 +15,7 @@ export {
   type OpenRunsSweepResult,
 } from './check-open-runs';
 export { deliver, deliverByCorrelation, DELIVERY_DEADLINE_MS, type Delivery } from './deliver-signal';
+export { deliverAnswer, type AnswerOutcome } from './deliver-answer';
 export type { StartDeps, WorkflowReach } from './deps';
 export {
   dispatchFailure,

@@ -20,6 +20,7 @@ import {
   type PluginResult,
   type RuntimeEffects,
   type StepEvent,
+  type WaitAnswer,
   type WaitRequest,
   type WaitResult,
 } from '../workflows/engine';
@@ -33,9 +34,12 @@ export interface SignalWait {
   signalNames: string[];
   correlationKey?: string;
   timeoutMs?: number;
+  /** A wait that declares its answer (approvers, form, …), as the run rendered it: the kit checks neither. */
+  answer?: WaitAnswer;
 }
 
-export type SignalAnswer = { name?: string; payload?: unknown } | 'timeout' | undefined | null;
+/** `by`: who answers a declared-answer wait (its outputs' `answers`; default `kit`). The kit counts one answer as enough. */
+export type SignalAnswer = { name?: string; payload?: unknown; by?: string } | 'timeout' | undefined | null;
 export type SignalResponder = (wait: SignalWait) => SignalAnswer | Promise<SignalAnswer>;
 
 export interface LocalEffectsOptions {
@@ -87,6 +91,7 @@ async function waitForSignal(options: LocalEffectsOptions, request: WaitRequest)
     signalNames: [...request.signalNames],
     ...(request.correlationKey !== undefined ? { correlationKey: request.correlationKey } : {}),
     ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+    ...(request.answer ? { answer: request.answer } : {}),
   };
   const answer = options.signals ? await options.signals(wait) : undefined;
   let result: WaitResult;
@@ -98,12 +103,16 @@ async function waitForSignal(options: LocalEffectsOptions, request: WaitRequest)
     await options.clock.sleep(request.timeoutMs);
     result = { timedOut: true };
   } else {
+    const signalId = `sig_${randomUUID().replace(/-/g, '')}`;
+    const payload = answer.payload ?? null;
+    const approved = !(typeof payload === 'object' && payload !== null && (payload as { approved?: unknown }).approved === false);
     result = {
       timedOut: false,
       name: answer.name ?? wait.name,
-      payload: answer.payload ?? null,
-      signalId: `sig_${randomUUID().replace(/-/g, '')}`,
+      payload,
+      signalId,
       receivedAt: at(),
+      ...(request.answer ? { answers: [{ by: answer.by ?? 'kit', at: at(), approved, signalId }] } : {}),
     };
   }
   options.onEvent?.({ type: 'wait.ended', stepId: request.stepId, waitId, at: at() });

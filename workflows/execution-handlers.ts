@@ -6,7 +6,7 @@
  */
 import { uuid4 } from '@temporalio/workflow';
 import type { ExecutionRun } from './engine';
-import type { OpenWaits } from './execution-waits';
+import type { OpenWait, OpenWaits } from './execution-waits';
 import type { DeliveryResult, ExecutionPhase, ExecutionState, SignalDelivery } from './messages';
 
 /** What the handlers read and write of a run besides its waits. */
@@ -17,17 +17,35 @@ export interface RunState {
   execution?: ExecutionRun;
 }
 
-/** Update validator: rejects when nothing waits on the signal (nothing is recorded in history then). */
+/** The messages the validator rejects an answer with, which the API tells apart (executions/deliver-answer.ts). */
+export const ALREADY_ANSWERED = 'already answered by this user';
+
+/** The wait a delivery is for: the one the approval gate named, else the first plain wait on the name. */
+function waitFor(waits: OpenWaits, delivery: SignalDelivery): OpenWait | undefined {
+  return delivery.answer ? waits.byId(delivery.answer.waitId, delivery.name) : waits.match(delivery.name, delivery.correlationKey);
+}
+
+/** Update validator: rejects when nothing waits on the signal, or a user answers a wait twice (nothing is recorded in history then). */
 export function requireWaitingOn(waits: OpenWaits): (delivery: SignalDelivery) => void {
   return (delivery) => {
-    if (!waits.match(delivery.name, delivery.correlationKey)) throw new Error(`the execution is not waiting on signal "${delivery.name}"`);
+    const wait = waitFor(waits, delivery);
+    if (!wait) throw new Error(`the execution is not waiting on signal "${delivery.name}"`);
+    if (wait.answers.some((given) => given.by === delivery.answer?.by)) throw new Error(ALREADY_ANSWERED);
   };
 }
 
-/** Update handler: releases the wait the validator found. */
+/** Update handler: releases the wait the validator found (a declared-answer wait: counts the answer). */
 export function deliverSignal(waits: OpenWaits): (delivery: SignalDelivery) => DeliveryResult {
   return (delivery) => {
-    const wait = waits.match(delivery.name, delivery.correlationKey)!;
+    const wait = waitFor(waits, delivery)!;
+    if (delivery.answer && wait.answer) {
+      const { payload } = delivery;
+      const approved = !(typeof payload === 'object' && payload !== null && (payload as { approved?: unknown }).approved === false);
+      const given = { by: delivery.answer.by, at: new Date().toISOString(), approved, signalId: delivery.signalId };
+      const released = waits.answer(wait, given, delivery);
+      const approvals = wait.answers.filter((answer) => answer.approved).length;
+      return { delivered: true as const, signalId: delivery.signalId, stepId: wait.stepId, released, approvals };
+    }
     wait.release({
       timedOut: false,
       name: delivery.name,

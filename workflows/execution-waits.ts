@@ -6,10 +6,14 @@
  * reads of the execution show its open waits without asking the workflow.
  */
 import { condition, uuid4 } from '@temporalio/workflow';
-import type { StepEvent, WaitRequest, WaitResult } from './engine';
+import type { StepEvent, WaitAnswer, WaitAnswerGiven, WaitRequest, WaitResult } from './engine';
 import type { PendingWait } from './messages';
 
 export interface OpenWait extends PendingWait {
+  /** A declared-answer wait (issue 42): only a delivery the API's approval gate let through answers it. */
+  answer?: WaitAnswer;
+  /** The answers counted so far (one per user). */
+  answers: WaitAnswerGiven[];
   release(result: WaitResult): void;
 }
 
@@ -25,17 +29,52 @@ export class OpenWaits {
   private readonly waits: OpenWait[] = [];
   private readonly buffered: BufferedSignal[] = [];
 
-  constructor(private readonly onEvent: (event: StepEvent) => void) {}
+  constructor(
+    private readonly onEvent: (event: StepEvent) => void,
+    /** Called once when a declared-answer wait with `notify` opens (./approval-notice.ts). */
+    private readonly onNotify?: (wait: OpenWait) => void,
+  ) {}
 
   get size(): number {
     return this.waits.length;
   }
 
-  /** The first open wait on this name (and correlation key, when one is given). */
+  /**
+   * The first open plain wait on this name (and correlation key, when one is given). A declared-answer wait is
+   * never matched by name alone: it is answered through the approval gate, which names it ({@link byId}).
+   */
   match(name: string, correlationKey?: string): OpenWait | undefined {
     return this.waits.find(
-      (wait) => wait.signalNames.includes(name) && (correlationKey === undefined || wait.correlationKey === correlationKey),
+      (wait) =>
+        wait.answer === undefined &&
+        wait.signalNames.includes(name) &&
+        (correlationKey === undefined || wait.correlationKey === correlationKey),
     );
+  }
+
+  /** The open wait with this id, when it waits on this name. */
+  byId(waitId: string, name: string): OpenWait | undefined {
+    return this.waits.find((wait) => wait.waitId === waitId && wait.signalNames.includes(name));
+  }
+
+  /**
+   * Counts one answer to a declared-answer wait: a rejection (`approved: false`) releases it at once, else it is
+   * released once `required` distinct users approved. Answers whether it was released.
+   */
+  answer(wait: OpenWait, given: WaitAnswerGiven, delivery: { name: string; payload: unknown }): boolean {
+    wait.answers.push(given);
+    this.onEvent({ type: 'wait.answered', stepId: wait.stepId, waitId: wait.waitId, ...given });
+    const approvals = wait.answers.filter((answer) => answer.approved).length;
+    if (given.approved && approvals < (wait.answer?.required ?? 1)) return false;
+    wait.release({
+      timedOut: false,
+      name: delivery.name,
+      payload: delivery.payload,
+      signalId: given.signalId,
+      receivedAt: given.at,
+      answers: [...wait.answers],
+    });
+    return true;
   }
 
   /** Keeps a signal for the first wait on its name (and correlation key) that opens. */
@@ -68,6 +107,8 @@ export class OpenWaits {
       since: new Date(since).toISOString(),
       timeoutAt: request.timeoutMs !== undefined ? new Date(since + request.timeoutMs).toISOString() : undefined,
       callbackUrl: request.callbackUrl,
+      answer: request.answer,
+      answers: [],
       release: (released) => {
         if (result) return;
         result = released;
@@ -86,17 +127,24 @@ export class OpenWaits {
       at: wait.since,
       timeoutAt: wait.timeoutAt,
       callbackUrl: wait.callbackUrl,
+      ...(wait.answer ? { answer: wait.answer } : {}),
     });
-    const early = this.buffered.findIndex(
-      (signal) =>
-        wait.signalNames.includes(signal.name) && (signal.correlationKey === undefined || signal.correlationKey === wait.correlationKey),
-    );
+    if (wait.answer?.notify) this.onNotify?.(wait);
+    // A declared-answer wait takes no signal sent ahead of it: nobody's answer was checked.
+    const early = wait.answer
+      ? -1
+      : this.buffered.findIndex(
+          (signal) =>
+            wait.signalNames.includes(signal.name) &&
+            (signal.correlationKey === undefined || signal.correlationKey === wait.correlationKey),
+        );
     if (early >= 0) {
       const [signal] = this.buffered.splice(early, 1);
       wait.release({ timedOut: false, name: signal.name, payload: signal.payload, signalId: signal.signalId, receivedAt: wait.since });
     }
     if (request.timeoutMs === undefined) await condition(() => result !== undefined);
-    else if (!(await condition(() => result !== undefined, request.timeoutMs))) wait.release({ timedOut: true });
+    else if (!(await condition(() => result !== undefined, request.timeoutMs)))
+      wait.release({ timedOut: true, ...(wait.answer ? { answers: [...wait.answers] } : {}) });
     return result!;
   }
 }

@@ -13,12 +13,20 @@ export interface SignalDelivery {
   signalId: string;
   /** When set, only a wait declared with this correlation key is released. */
   correlationKey?: string;
+  /**
+   * An answer to a declared-answer wait, let through by the API's approval gate (api/executions/approval-gate.ts):
+   * the wait it answers and the user who answered. Such a wait takes no delivery without it.
+   */
+  answer?: { waitId: string; by: string };
 }
 
 export interface DeliveryResult {
   delivered: true;
   signalId: string;
   stepId: string;
+  /** An answer to a declared-answer wait: whether it released the wait, and the approvals counted so far. */
+  released?: boolean;
+  approvals?: number;
 }
 
 export interface PendingWait {

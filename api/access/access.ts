@@ -124,6 +124,12 @@ export class Access {
     return permissions.every((p) => reaching.some((g) => coversPermission(g.permissions, p)));
   }
 
+  /** Whether the caller holds one of these roles on an NRN containing `target` (a wait's approvers). */
+  holdsRole(roles: readonly string[], target: string): boolean {
+    const nrn = parseNrn(target);
+    return nrn !== undefined && this.grants.some((g) => nrnContains(g.nrn, nrn) && roles.includes(g.roleSlug));
+  }
+
   /** Whether the caller holds, on an NRN containing `target`, a role allowed to assign `role`. */
   canAssign(role: Pick<RoleEntity, 'assignableBy'>, target: string): boolean {
     const nrn = parseNrn(target);

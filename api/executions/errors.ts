@@ -1,7 +1,7 @@
 /** Problem types of the execution routes (rendered as problem+json under /workflows). */
 import { ExecutorUnavailable } from '../../executions';
 import type { TriggerStep } from '../../workflows/engine';
-import { HttpError } from '../http/errors';
+import { HttpError, type FieldError } from '../http/errors';
 
 export const executionNotFound = (id: string): HttpError =>
   new HttpError(404, 'execution-not-found', `No execution "${id}" exists in your organization.`);
@@ -44,3 +44,16 @@ export function asProblem(error: unknown): never {
   if (error instanceof ExecutorUnavailable) throw executorUnavailable();
   throw error;
 }
+
+/** Declared-answer waits (approval-gate.ts): who may answer, and what. */
+export const notAnApprover = (name: string): HttpError =>
+  new HttpError(403, 'not-an-approver', `You are not one of the approvers of the wait on signal "${name}".`);
+
+export const starterMayNotAnswer = (name: string): HttpError =>
+  new HttpError(403, 'starter-may-not-answer', `The wait on signal "${name}" needs another person's answer: you started this run.`);
+
+export const alreadyAnswered = (name: string): HttpError =>
+  new HttpError(409, 'already-answered', `You have already answered the wait on signal "${name}"; another approver must answer.`);
+
+export const answerInvalid = (name: string, errors: FieldError[]): HttpError =>
+  new HttpError(422, 'answer-invalid', `The answer does not match the form of the wait on signal "${name}".`, { errors });

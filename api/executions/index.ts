@@ -1,6 +1,7 @@
 /** Routes of the execution area: execute, executions, signals, logs, export, engine metadata and plugins, webhook ingress. */
 import { withDialect, type RouteDefinition } from '../http/route';
 import type { AreaDeps } from '../area-deps';
+import { approvalRoutes } from './approval-routes';
 import { callbackKey } from './callback-token';
 import type { ExecutionDeps } from './deps';
 import { ExecutionEventHub } from './event-hub';
@@ -38,6 +39,7 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
     ...executionReadRoutes(executionDeps),
     ...rerunRoutes(executionDeps),
     ...signalRoutes(executionDeps),
+    ...approvalRoutes(executionDeps),
     ...logRoutes(executionDeps),
     ...exportRoutes(executionDeps),
     ...eventRoutes(executionDeps),

@@ -176,6 +176,10 @@ export const SignalResult = Type.Object({
   delivered: Type.Literal(true),
   signalId: Type.String(),
   deduplicated: Type.Optional(Type.Literal(true)),
+  // An answer to a declared-answer wait (issue 42): whether it released the wait, and the approvals counted of those required.
+  released: Type.Optional(Type.Boolean()),
+  approvals: Type.Optional(Type.Integer()),
+  required: Type.Optional(Type.Integer()),
 });
 const SignalIdempotencyKey = Type.String({
   minLength: 1,

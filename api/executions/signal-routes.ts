@@ -19,7 +19,8 @@ import { authorizeInOrganization, organizationNotFound, workflowNrn } from '../w
 import type { ExecutionDeps } from './deps';
 import { asProblem, notWaiting } from './errors';
 import { deliverOnce } from './idempotent-signal';
-import { isFinished, guardedExecution } from './live';
+import { isFinished } from './live';
+import { answerEvent, deliverGated, gatedExecution } from './approval-gate';
 import { startForSignal } from './signal-start';
 import { CorrelatedSignalBody, CorrelatedSignalResult, SignalParams, SignalPayload, SignalQuery, SignalResult } from './schemas';
 
@@ -33,7 +34,7 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
       operationId: 'signalExecution',
       summary: 'Deliver a signal to an execution waiting on it',
       description:
-        'The body is passed verbatim as the signal payload. 409 when the execution is not waiting on that signal name. With `idempotencyKey`, a repeat delivers nothing and answers 200 with the first signalId (and deduplicated: true).',
+        'The body is passed verbatim as the signal payload. 409 when the execution is not waiting on that signal name. With `idempotencyKey`, a repeat delivers nothing and answers 200 with the first signalId (and deduplicated: true). A wait that declares its answer (`approvers`, `form`, `excludeStarter`, `required`) is answered only by its approvers (403 otherwise, nothing recorded), with a payload its form accepts (422 with the failing paths), once per user (409 `already-answered`); the answer then reports `released`, `approvals` and `required`.',
       tags,
       access: { permission: 'execution:signal' },
       audit: { action: 'execution.signal' },
@@ -41,10 +42,12 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
       query: SignalQuery,
       body: SignalPayload,
       bodyOptional: true,
-      errors: [409, 503],
+      errors: [403, 409, 422, 503],
       responses: { 200: { description: 'Delivered', schema: SignalResult } },
       async handler({ params, query, body, auth, permission, audit }) {
-        const { row, nrn } = await guardedExecution(deps, auth, params.id, permission);
+        // A declared-answer wait on the name: who may answer and what are checked first (./approval-gate.ts).
+        const { row, nrn, gate } = await gatedExecution(deps, auth, params.id, params.name, permission, body);
+        let counted: { released: boolean; approvals: number } | undefined;
         const answer = await deliverOnce(
           deps,
           { organizationId: auth.organizationId, idempotencyKey: query.idempotencyKey, target: `execution:${row.id}:${params.name}` },
@@ -52,6 +55,15 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
             if (isFinished(row)) throw notWaiting(params.name);
             // The payload is the caller's data: the event names the signal, never what it carried.
             const event = { nrn, id: row.id, details: { name: params.name, signalId, idempotencyKey: query.idempotencyKey } };
+            if (gate) {
+              counted = await audit.around(
+                deps.dataSource.manager,
+                answerEvent(event, gate, body),
+                () => deliverGated(deps, row, params.name, body, signalId, gate),
+                (counted) => ({ released: counted.released, approvals: counted.approvals }),
+              );
+              return { signalId, executionId: row.id, started: false };
+            }
             await audit.around(deps.dataSource.manager, event, async () => {
               const outcome = await deliver(deps.temporal, row.id, row.temporalRunId, {
                 name: params.name,
@@ -65,7 +77,12 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
         );
         return {
           status: 200,
-          body: { delivered: true, signalId: answer.signalId, ...(answer.deduplicated ? { deduplicated: true } : {}) },
+          body: {
+            delivered: true,
+            signalId: answer.signalId,
+            ...(answer.deduplicated ? { deduplicated: true } : {}),
+            ...(counted ? { released: counted.released, approvals: counted.approvals, required: gate!.required } : {}),
+          },
         };
       },
     }),

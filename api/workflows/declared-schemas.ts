@@ -1,8 +1,8 @@
 /**
  * The JSON Schemas a definition declares for what it receives: `schema` of
  * each entry of the top-level `inputs:` map and of the manual trigger's
- * `config.inputs`, and the webhook trigger's `config.payloadSchema` (checked
- * against the request body). They are user-written, so they go through the
+ * `config.inputs`, the webhook trigger's `config.payloadSchema` (checked
+ * against the request body) and a signal-wait's `config.form` (its answers). They are user-written, so they go through the
  * same safe compiler as specification schemas (api/admin/user-schema.ts: size
  * and depth budget, RE2 patterns, local `$ref` only): publish refuses one it
  * would not compile, and execute / webhook ingress check values against it.
@@ -45,6 +45,9 @@ function declarations(definition: WorkflowDefinition): {
   add(definition.inputs, '/inputs');
   for (const id in definition.steps) {
     const step = definition.steps[id];
+    // A wait's declared answer (issue 42): its `form` is compiled at publish; the approval gate checks answers against it.
+    if (step.pluginType === 'signal-wait' && isMap(step.config.form))
+      payloads.push({ path: `/steps/${escapePointer(step.id)}/config/form`, schema: step.config.form });
     if (step.type !== 'trigger') continue;
     if (step.pluginType === 'manual') add(step.config.inputs, `/steps/${escapePointer(step.id)}/config/inputs`);
     else if (step.pluginType === 'webhook' && step.config.payloadSchema !== undefined)

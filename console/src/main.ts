@@ -23,6 +23,7 @@ import { specificationsView } from './views/specifications';
 import { userView } from './views/user';
 import { usersView } from './views/users';
 import { apiKeysView } from './views/api-keys';
+import { answerView, approvalsView, waitingOnYou } from './views/approvals';
 
 /** The definition editor and the revision diff load CodeMirror: their own chunk, fetched on first use. */
 const editor = () => import('./editor/pages');
@@ -47,6 +48,8 @@ const routes: Array<[RegExp, View]> = [
   [/^\/console\/admin\/specifications\/?$/, specificationsView],
   [/^\/console\/admin\/specifications\/(service|provider)\/([^/]+)$/, specificationView],
   [/^\/console\/triggers\/?$/, triggersView],
+  [/^\/console\/approvals\/?$/, approvalsView],
+  [/^\/console\/approvals\/([^/]+)\/([^/]+)$/, answerView],
 ];
 
 const root = document.getElementById('app')!;
@@ -104,6 +107,7 @@ function header(): HTMLElement {
           link('/console/executions', 'Executions'),
           link('/console/triggers', 'Triggers'),
           link('/console/config', 'Config entries'),
+          waitingLink(),
           adminLink(),
         )
       : null,
@@ -124,6 +128,18 @@ function header(): HTMLElement {
         )
       : null,
   );
+}
+
+/** "Waiting on you" with the count of waits the user may answer (`data-count` once known). */
+function waitingLink(): HTMLElement {
+  const count = h('span', { class: 'count' });
+  const anchor = link('/console/approvals', 'Waiting on you ', count);
+  anchor.classList.add('waiting-on-you');
+  void waitingOnYou().then((n) => {
+    anchor.setAttribute('data-count', String(n ?? ''));
+    count.textContent = n === undefined ? '' : `(${n})`;
+  });
+  return anchor;
 }
 
 /** "Administration", once the permissions say the caller may read the organization's accounts (`data-admin` says when known). */

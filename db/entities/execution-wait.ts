@@ -3,6 +3,7 @@
  * correlation key (the update's validator decides).
  */
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { WaitAnswer, WaitAnswerGiven } from '../../workflows/engine';
 
 @Entity({ name: 'execution_waits' })
 export class ExecutionWaitEntity {
@@ -15,4 +16,8 @@ export class ExecutionWaitEntity {
   @Column({ name: 'timeout_at', type: 'timestamptz', nullable: true }) timeoutAt!: Date | null;
   /** A webhook wait's callback URL as the workflow made it (unsigned: the API adds the MAC when it shows it). */
   @Column({ name: 'callback_url', type: 'text', nullable: true }) callbackUrl!: string | null;
+  /** A declared-answer wait: who may answer and what, as the run rendered it (null: a plain wait). */
+  @Column({ type: 'jsonb', nullable: true }) answer!: WaitAnswer | null;
+  /** The answers the workflow counted so far (one per user), oldest first. */
+  @Column({ type: 'jsonb', default: () => "'[]'" }) answers!: WaitAnswerGiven[];
 }

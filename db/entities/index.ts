@@ -24,6 +24,7 @@ import { ServiceSpecificationEntity } from './service-specification';
 import { SignalDeliveryEntity } from './signal-delivery';
 import { TriggerBindingEntity } from './trigger-binding';
 import { UserEntity } from './user';
+import { WaitNoticeEntity } from './wait-notice';
 import { WebhookReplayEntity } from './webhook-replay';
 import { WorkflowEntity } from './workflow';
 import { WorkflowAliasEntity } from './workflow-alias';
@@ -43,6 +44,7 @@ export const ENTITIES: Array<new (...args: never[]) => unknown> = [
   ExecutionLogEntity,
   ExecutionEventEntity,
   ExecutionWaitEntity,
+  WaitNoticeEntity,
   SignalDeliveryEntity,
   LightStepResultEntity,
   ExecutionRetentionEntity,

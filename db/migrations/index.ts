@@ -31,6 +31,7 @@ import { ExecutionReruns1763900000000 } from './1763900000000-execution-reruns';
 import { RevisionSources1763900000400 } from './1763900000400-revision-sources';
 import { OpenRunChecks1763910000000 } from './1763910000000-open-run-checks';
 import { AuditClient1764000000390 } from './1764000000390-audit-client';
+import { ApprovalWaits1764100000420 } from './1764100000420-approval-waits';
 import { ApiKeys1764100000430 } from './1764100000430-api-keys';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -82,6 +83,8 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   OpenRunChecks1763910000000,
   // The audit trail's client request id and client address beside the server's own request id.
   AuditClient1764000000390,
+  // Waits that say who may answer and what (issue 42): the declared answer and the answers counted; notices sent once.
+  ApprovalWaits1764100000420,
   // API keys: stored as hashes, their grants narrowing their owner's (issue 43).
   ApiKeys1764100000430,
 ];

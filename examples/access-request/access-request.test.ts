@@ -18,11 +18,13 @@ const request = (role: string, days: number) => ({ requester: 'cy@example.com', 
 /** A person who answers the `approve` wait with this payload, and the waits they were asked. */
 function approver(payload: Record<string, unknown> | 'timeout') {
   const asked: string[] = [];
-  const signals: SignalResponder = ({ signalNames }) => {
+  const titles: Array<string | undefined> = [];
+  const signals: SignalResponder = ({ signalNames, answer }) => {
     asked.push(...signalNames);
+    titles.push(answer?.title);
     return payload === 'timeout' ? 'timeout' : { payload };
   };
-  return { asked, signals };
+  return { asked, titles, signals };
 }
 
 describe('example: access request', () => {
@@ -60,6 +62,13 @@ describe('example: access request', () => {
     const person = approver({ approved: true, by: 'ann' });
     const result = await runWorkflow({ file, inputs: request('admin', 1), signals: person.signals, throwOnFailure: true });
     assert.deepEqual(person.asked, ['approve']);
+    // The wait declares its answer: the question as rendered, and who answered (the server names the user; here `kit`).
+    assert.equal(person.titles[0], 'Grant admin on payments-db to cy@example.com?');
+    const answers = (result.steps.wait_for_approval.outputs as { answers: Array<{ by: string; approved: boolean }> }).answers;
+    assert.deepEqual(
+      answers.map((a) => [a.by, a.approved]),
+      [['kit', true]],
+    );
     assert.match(result.logs[0].message, /^cy@example\.com asks for admin on payments-db for 1 day\(s\) \(high risk\)/);
     const { expiresAt, ...decision } = result.outputs as { expiresAt: string };
     assert.deepEqual(decision, { decision: 'approved', risk: 'high', decidedBy: 'ann' });

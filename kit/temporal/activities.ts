@@ -63,6 +63,8 @@ export function inMemoryExecutionActivities(runs: KitRuns): ExecutionActivities 
   };
   return {
     callPlugin,
+    // A wait's `notify` reaches people; a test run sends nothing, as the in-process host does.
+    notifyWait: () => Promise.resolve({ sent: false }),
     async callLightStep({ call, batch }) {
       record(batch);
       return { result: await callPlugin(call), batchWritten: true };

@@ -20,6 +20,7 @@ type Caller = keyof EngineAuthz['as'];
 const READERS: Caller[] = ['admin', 'developer', 'viewer'];
 const WRITERS: Caller[] = ['admin', 'developer'];
 const CONFIG_WRITERS: Caller[] = ['admin'];
+const CALLERS_ALL: Caller[] = ['other', 'none', 'viewer', 'developer', 'admin'];
 
 interface Row {
   call: (f: Fixture) => { url: string; body?: unknown };
@@ -205,6 +206,8 @@ const TABLE: Record<string, Row> = {
     allowed: WRITERS,
     other: 409,
   },
+  // Every caller may ask: the list holds only the waits the caller may answer (empty here, nothing declares an answer).
+  'get /workflows/approvals': { call: () => ({ url: '/workflows/approvals' }), ok: 200, allowed: CALLERS_ALL, other: 200 },
   'get /workflows/executions/{id}/logs': {
     call: (f) => ({ url: `/workflows/executions/${f.executionId}/logs` }),
     ok: 200,

@@ -14,6 +14,8 @@
  * run computes under its own rules is held by test/engine/engine-rules.test.ts.
  * Also `rules3-fan-out` (recorded under rules 3, before a running fan-out wrote its progress) and `rules4-fan-out`
  * (with those writes): a code-exec of four items, then a delay per item, one at a time.
+ * And `rules3-approval-two-answers` (issue 42): a declared-answer wait answered by two approvers through the approval
+ * gate's updates (four eyes, `required: 2`), then a decider and a log.
  * Add a history here whenever the workflow's commands change behind a patch or a field of the run's input.
  */
 import assert from 'node:assert/strict';
@@ -30,7 +32,7 @@ describe('execution workflow: histories of earlier releases replay', function ()
 
   it('replays every recorded history without non-determinism', async () => {
     const files = readdirSync(DIR).filter((file) => file.endsWith('.history.bin'));
-    assert.ok(files.length >= 12, `histories found: ${files.join(', ')}`);
+    assert.ok(files.length >= 13, `histories found: ${files.join(', ')}`);
     const histories = files.map((file) => ({
       workflowId: file,
       history: temporal.api.history.v1.History.decode(readFileSync(path.join(DIR, file))),

@@ -31,6 +31,7 @@ function fakeActivities(recorded: Recorded): ExecutionActivities {
       if (batch) recorded.batches.push(batch);
       return Promise.resolve({ result: { status: 'success', outputs: echo(call.config.url) }, batchWritten: true });
     },
+    notifyWait: () => Promise.resolve({ sent: false }),
     // Like the real activity: names without a value are simply absent.
     resolveVars: ({ names }) =>
       Promise.resolve(Object.fromEntries(names.filter((name) => !name.startsWith('MISSING')).map((name) => [name, `value-of-${name}`]))),

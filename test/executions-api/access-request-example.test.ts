@@ -3,11 +3,13 @@
  * examples/access-request/access-request.yaml, read as is and published as
  * YAML (as the README's curl does), runs with nothing configured and no
  * plugin beyond the built-ins, on both branches: granted by the policy at
- * once, and granted by a person's `approve` signal.
+ * once, and granted by a person's `approve` signal (an answer the wait declares: its approvers and form).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { assertDialect } from '../support/dialects';
+import { grantRole } from '../support/grants';
 import { execute, finished, useExecEnv, waitFor } from './support';
 
 const EXAMPLE = path.join(__dirname, '../../examples/access-request/access-request.yaml');
@@ -56,6 +58,20 @@ describe('examples/access-request on the server', function () {
     );
     const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
     assert.match(logs.body.data[0].message, /cy@example\.com asks for admin on payments-db for 1 day\(s\) \(high risk\)/);
+    // The wait declares its answer: the inbox lists it with its rendered title, a viewer may not answer, the form checks.
+    const inbox = await c.auth(x.t.request.get('/workflows/approvals')).expect(200);
+    const listed = (inbox.body.data as Array<{ executionId: string; title: string; description: string }>).find(
+      (w) => w.executionId === id,
+    );
+    assert.deepEqual([listed?.title, listed?.description], ['Grant admin on payments-db to cy@example.com?', 'For 1 day(s); high risk.']);
+    const { userId: viewer } = await grantRole(x.db, c.org, 'viewer');
+    const viewerToken = await x.t.token({ organizationId: c.org, userId: viewer });
+    const refused = await x.t.request
+      .post(`/workflows/executions/${id}/signals/approve`)
+      .set('Authorization', `Bearer ${viewerToken}`)
+      .send({ approved: true, by: 'val' });
+    assertDialect('problem', refused, 403);
+    assertDialect('problem', await c.auth(x.t.request.post(`/workflows/executions/${id}/signals/approve`)).send({ approved: true }), 422);
 
     await c
       .auth(x.t.request.post(`/workflows/executions/${id}/signals/approve`))

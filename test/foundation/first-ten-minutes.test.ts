@@ -103,6 +103,8 @@ describe('the first ten minutes: a fresh clone, npm start, the README walk-throu
     assert.match(transcript, /"status":"completed"/, transcript);
     assert.match(transcript, /"greeting":"hello world"/, transcript);
     assert.match(transcript, /"status":"waiting"/, transcript);
+    // The example's wait declares its answer: the approvals inbox lists it to the admin, its title rendered.
+    assert.match(transcript, /"title":"Grant admin on payments-db to cy@example\.com\?"/, transcript);
     assert.match(transcript, /"outputs":\{"risk":"high","decision":"approved","decidedBy":"ann","expiresAt":"[^"]+"\}/, transcript);
 
     // SIGTERM to npm (a process manager, a closing terminal) stops everything it started.

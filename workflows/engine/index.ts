@@ -120,4 +120,6 @@ export {
   type TriggerInfo,
   type WaitRequest,
   type WaitResult,
+  type WaitAnswer,
+  type WaitAnswerGiven,
 } from './runtime/types';

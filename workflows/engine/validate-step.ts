@@ -24,6 +24,7 @@ import type { ConfigReference } from './expressions';
 import { join } from './pointer';
 import { MAX_LOOP_ITERATIONS } from './runtime/loop';
 import { refuseUnsupportedConfig, writtenInTypeScript } from './validate-unsupported';
+import { checkDeclaredAnswer } from './inline/declared-answer';
 
 /** Step types whose plugins are modules (wait and subworkflow are module plugins run specially). */
 const MODULE_TYPES = new Set(['module', 'wait', 'subworkflow', 'observer', 'passthrough']);
@@ -103,6 +104,7 @@ export function validateStep(
       validateObject(step.config, plugin.configSchema, configPath, issues);
       if (plugin.name === 'manual') checkInputDeclarations(step.config.inputs, join(configPath, 'inputs'), issues);
       if (plugin.name === 'webhook') checkPayloadSchema(step.config.payloadSchema, join(configPath, 'payloadSchema'), issues);
+      if (plugin.name === 'signal-wait') checkDeclaredAnswer(step.config, configPath, issues);
       refuseUnsupportedConfig(plugin.name, step.config, configPath, issues);
       for (const name of expressionProperties(plugin)) {
         const value = step.config[name];

@@ -8,6 +8,7 @@ import { formatTime, h, link, mount, s, text } from '../dom';
 import type { View } from '../nav';
 import { empty, errorState, loading } from '../states';
 import { durationOf, STATUSES, statusBadge } from './executions';
+import { waitingOnYou } from './approvals';
 
 interface Stats {
   from: string;
@@ -26,9 +27,14 @@ export const homeView: View = async (main) => {
   const waiting = h('section', { class: 'home-waiting' }, loading());
   const scheduled = h('section', { class: 'home-scheduled' }, loading());
   const recent = h('section', { class: 'home-recent' }, loading());
+  const onYou = h('p', { class: 'home-on-you' });
+  void waitingOnYou().then((n) => {
+    if (n !== undefined && n > 0) mount(onYou, link('/console/approvals', `Waiting on you: ${n}`));
+  });
   mount(
     main,
     h('h1', {}, 'Home'),
+    onYou,
     h('h2', {}, 'Executions in the last 24 hours'),
     overview,
     h(

@@ -26,13 +26,17 @@ import type { Item, PluginResult, RuntimeEffects } from '../runtime/types';
 import { failure, type InlineCall, type InlinePlugin, type InlineRun } from './inline-plugin';
 import { str, duration, onTimeout } from '../plugins/schema';
 import { openOutputs, field } from '../plugins/outputs';
+import type { WaitAnswer } from '../runtime/types';
+import { ANSWER_CONFIG, declaredAnswer } from './declared-answer';
 
 const signalWait: InlineRun = async ({ step, config, ctx, effects, hasPortEdge }) => {
   const names = (Array.isArray(config.signalName) ? config.signalName : [config.signalName]).map(stringify).filter((name) => name !== '');
   if (names.length === 0) return failure('PLUGIN_CONFIG_INVALID', 'signal-wait needs a "signalName"');
   const correlationKey =
     config.correlationKey === undefined || config.correlationKey === null ? undefined : stringify(config.correlationKey);
-  return parkOnSignal({ plugin: 'signal-wait', stepId: step.id, names, correlationKey, config }, { ctx, effects, hasPortEdge });
+  const answer = declaredAnswer(config);
+  if (answer !== undefined && 'problem' in answer) return failure('PLUGIN_CONFIG_INVALID', `signal-wait: ${answer.problem}`);
+  return parkOnSignal({ plugin: 'signal-wait', stepId: step.id, names, correlationKey, config, answer }, { ctx, effects, hasPortEdge });
 };
 
 /** One wait: on these names (and correlation key), with the step's `timeout`, `onTimeout` and `defaultValue`. */
@@ -46,6 +50,8 @@ export interface Park {
   config: Record<string, unknown>;
   /** What the output carries beside the wait's own keys (a two-phase wait's side effect: ../runtime/operator-kinds.ts). */
   base?: Item;
+  /** Who may answer and what (./declared-answer.ts); the output then also carries `answers`. */
+  answer?: WaitAnswer;
 }
 
 /** Parks the step until a signal releases it or its timeout fires, and gives its output (see the file comment). */
@@ -60,7 +66,13 @@ export async function parkOnSignal(
   if (timeout !== undefined && timeout !== null && timeoutMs === undefined) {
     return failure('PLUGIN_CONFIG_INVALID', `${park.plugin} "timeout" is not a duration`);
   }
-  const result = await effects.waitForSignal({ stepId: park.stepId, signalNames: names, correlationKey: park.correlationKey, timeoutMs });
+  const result = await effects.waitForSignal({
+    stepId: park.stepId,
+    signalNames: names,
+    correlationKey: park.correlationKey,
+    timeoutMs,
+    ...(park.answer ? { answer: park.answer } : {}),
+  });
   ctx.signals[park.stepId] = result;
 
   if (!result.timedOut) {
@@ -70,13 +82,22 @@ export async function parkOnSignal(
       receivedAt: result.receivedAt ?? null,
       signalId: result.signalId ?? null,
       timedOut: false,
+      // Who answered and when (a declared-answer wait only: a plain wait's outputs are as they were).
+      ...(park.answer ? { answers: result.answers ?? [] } : {}),
     };
     return { status: 'success', items: [waitOutputs(metadata, park, effects)] };
   }
   if (config.onTimeout !== 'continue') {
     return failure('SIGNAL_WAIT_TIMEOUT', `no signal ${names.map((n) => `"${n}"`).join(' or ')} arrived within ${stringify(timeout)}`);
   }
-  const metadata = { name: null, payload: config.defaultValue ?? null, receivedAt: null, signalId: null, timedOut: true };
+  const metadata = {
+    name: null,
+    payload: config.defaultValue ?? null,
+    receivedAt: null,
+    signalId: null,
+    timedOut: true,
+    ...(park.answer ? { answers: result.answers ?? [] } : {}),
+  };
   return {
     status: 'success',
     items: [waitOutputs(metadata, park, effects)],
@@ -141,6 +162,7 @@ export const signalWaitPlugin: InlinePlugin = {
       receivedAt: field(['string', 'null'], 'when the signal arrived (ISO-8601)'),
       signalId: field(['string', 'null'], 'the delivery id of the signal'),
       timedOut: field('boolean', 'true when the timeout fired (onTimeout: continue)'),
+      answers: field('array', 'a declared-answer wait: who answered and when ({by, at, approved, signalId}), oldest first'),
     }),
     configSchema: {
       properties: {
@@ -150,6 +172,7 @@ export const signalWaitPlugin: InlinePlugin = {
         timeoutMs: duration('older spelling of timeout (milliseconds)'),
         onTimeout,
         defaultValue: { type: 'any' },
+        ...ANSWER_CONFIG,
       },
       required: ['signalName'],
     },

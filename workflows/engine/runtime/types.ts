@@ -289,6 +289,32 @@ export interface WaitRequest {
   timeoutMs?: number;
   /** For webhook waits: the one-time URL that releases the wait (shown with the pending waits). */
   callbackUrl?: string;
+  /** A wait that says who may answer and what (../inline/declared-answer.ts); absent: any signal of its names releases it. */
+  answer?: WaitAnswer;
+}
+
+/** A wait's declared answer, rendered from the run: the API enforces it (approvers, form); the workflow counts approvals. */
+export interface WaitAnswer {
+  title?: string;
+  description?: string;
+  /** A JSON Schema for the payload (compiled at publish by the API). */
+  form?: Record<string, unknown>;
+  /** Absent: whoever may signal the run may answer (as a plain wait). */
+  approvers?: { roles: string[]; users: string[]; nrn?: string };
+  excludeStarter: boolean;
+  /** Distinct approvals before the wait is released; any `approved: false` releases it at once. */
+  required: number;
+  /** An outbound call when the wait opens (through the egress rules), sent once. */
+  notify?: { url: string; headers?: Record<string, string> };
+}
+
+/** One answer to a declared-answer wait, as the step's outputs and the timeline show it. */
+export interface WaitAnswerGiven {
+  /** The user id of who answered. */
+  by: string;
+  at: string;
+  approved: boolean;
+  signalId: string;
 }
 
 export interface WaitResult {
@@ -297,6 +323,8 @@ export interface WaitResult {
   payload?: unknown;
   signalId?: string;
   receivedAt?: string;
+  /** A declared-answer wait: every answer counted, oldest first. */
+  answers?: WaitAnswerGiven[];
 }
 
 export interface ChildRequest {
@@ -332,7 +360,11 @@ export type StepEvent =
       timeoutAt?: string;
       /** A webhook wait's callback URL, unsigned (the API signs it when it shows the wait). */
       callbackUrl?: string;
+      /** A declared-answer wait: who may answer and what (the API's approval gate and inbox read it). */
+      answer?: WaitAnswer;
     }
+  /** One answer counted by a declared-answer wait (the timeline's "who answered, and when"). */
+  | ({ type: 'wait.answered'; stepId: string; waitId: string } & WaitAnswerGiven)
   | { type: 'wait.ended'; stepId: string; waitId: string; at: string };
 
 /** Everything the runtime needs from its host (the Temporal workflow, or a test). */
