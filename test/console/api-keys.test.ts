@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { useConsole } from './support';
+import { showcase, useConsole } from './support';
 
 describe('console: API keys', function () {
   this.timeout(120_000);
@@ -29,6 +29,7 @@ describe('console: API keys', function () {
     await page.waitForSelector(row);
     assert.match((await page.textContent(row)) ?? '', /deploy pipeline.*npk_.*viewer on organization=/s);
     assert.ok(!(await page.content()).includes(value.slice(13)), 'the key’s value is not on the page');
+    await showcase(page, 'admin-api-keys');
 
     page.once('dialog', (dialog) => void dialog.accept());
     await page.click(`${row} button[data-action=revoke]`);
