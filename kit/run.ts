@@ -109,14 +109,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
     child: childResolver(options.workflows, { plugins }),
     descendants: 0,
   };
-  const result = await execute(session, definition, {
-    inputs: options.inputs ?? {},
-    triggerStep: options.trigger,
-    triggerPort: options.triggerPort,
-    triggerPayload: options.triggerPayload,
-    correlationKey: options.correlationKey,
-    depth: 0,
-  });
+  const result = await execute(session, definition, topLevelStart(options));
   if (result.status === 'failed' && options.throwOnFailure) throw new WorkflowRunFailed(result.error!, result);
   return result;
 }
@@ -143,6 +136,18 @@ export interface Start {
   parentExecutionId?: string;
   correlationKey?: string;
   executionId?: string;
+}
+
+/** How a test's run starts: at the top (depth 0), with the trigger and inputs its options name. */
+export function topLevelStart(options: RunOptions): Start {
+  return {
+    inputs: options.inputs ?? {},
+    triggerStep: options.trigger,
+    triggerPort: options.triggerPort,
+    triggerPayload: options.triggerPayload,
+    correlationKey: options.correlationKey,
+    depth: 0,
+  };
 }
 
 async function execute(session: Session, definition: WorkflowDefinition, start: Start): Promise<RunResult> {

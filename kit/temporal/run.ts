@@ -13,7 +13,7 @@ import { DEFAULT_LIMITS } from '../../config/limits';
 import { ENGINE_RULES, EXECUTION_WORKFLOW_TYPE, type LogEntryDraft, type PluginDescriptor, type StepRecord } from '../../workflows/engine';
 import { createClock } from '../clock';
 import { WorkflowRunFailed } from '../errors';
-import { definitionOf, executionInput, stepResults, varsFor, type RunOptions, type RunResult } from '../run';
+import { definitionOf, executionInput, stepResults, topLevelStart, varsFor, type RunOptions, type RunResult } from '../run';
 import { resolveStubs, type ResolvedStub } from '../stubs';
 import type { KitRunRecord } from './activities';
 import { withKitTemporal, type TemporalTarget } from './session';
@@ -44,19 +44,7 @@ export async function runWorkflowOnTemporal(options: TemporalRunOptions): Promis
   const plugins = Object.fromEntries([...stubs].map(([name, stub]) => [name, stub.descriptor]));
   const definition = definitionOf(options, plugins);
   const input = {
-    ...executionInput(
-      definition,
-      {
-        inputs: options.inputs ?? {},
-        triggerStep: options.trigger,
-        triggerPort: options.triggerPort,
-        triggerPayload: options.triggerPayload,
-        correlationKey: options.correlationKey,
-        depth: 0,
-      },
-      createClock('real'),
-      options.limits,
-    ),
+    ...executionInput(definition, topLevelStart(options), createClock('real'), options.limits),
     engineRules: ENGINE_RULES,
     hostPlugins: hostedPlugins(stubs),
   };
