@@ -6,8 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { runWorkflow } from '../../kit';
-import { validateDefinition } from '../../workflows/engine';
-import { evaluateExpression } from '../../workflows/engine/evaluate';
+import { evaluateExpression, validateDefinition } from '../../workflows/engine';
 import { connections, step, trigger } from '../support/definitions';
 
 function doc(steps: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}): Record<string, unknown> {
