@@ -42,6 +42,8 @@ export interface ComposeOptions {
   loopbackPorts?: boolean;
   /** Container ports to publish on 127.0.0.1 besides the file's, by service (a test's access to PostgreSQL, say). */
   extraPorts?: Record<string, number[]>;
+  /** Replicas by service, over the file's `deploy.replicas` (as `--scale`). */
+  replicas?: Record<string, number>;
   /** Arguments of every `podman run` (this machine's limits). */
   runArgs?: string[];
   log?: (message: string) => void;
@@ -109,7 +111,7 @@ export class ComposeProject {
   }
 
   replicas(service: string): number {
-    return this.services[service].deploy?.replicas ?? 1;
+    return this.options.replicas?.[service] ?? this.services[service].deploy?.replicas ?? 1;
   }
 
   containerName(service: string, index = 1): string {
@@ -168,9 +170,7 @@ export class ComposeProject {
   async up(): Promise<Record<string, number>> {
     const started = Date.now();
     const readyAt: Record<string, number> = {};
-    await podman(['network', 'create', '--label', `io.podman.compose.project=${this.options.project}`, this.network]).catch(
-      () => undefined,
-    );
+    await this.createNetwork();
     for (const volume of this.volumes) {
       await podman([
         'volume',
@@ -192,6 +192,18 @@ export class ComposeProject {
       this.options.log?.(`started ${service} (${this.replicas(service)})`);
     }
     return readyAt;
+  }
+
+  /** The project's network (kept if it exists). */
+  async createNetwork(): Promise<void> {
+    if (
+      await podman(['network', 'exists', this.network]).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+    await podman(['network', 'create', '--label', `io.podman.compose.project=${this.options.project}`, this.network]);
   }
 
   /** Waits until every container of `service` meets a `depends_on` condition. */
