@@ -94,18 +94,34 @@ export type ApiCall = (
   timeoutMs?: number,
 ) => Promise<{ status: number; body: Record<string, unknown> }>;
 
-/** A client of the shape's front with `token`. */
+/** Reads the front answered with its own gateway error (502, 504: no replica reached), retried as a client would. */
+export const frontGatewayErrors = { retried: 0 };
+
+/**
+ * A client of the shape's front with `token`. A GET the front itself answers with 502 or 504 (an
+ * HTML page: the API never saw it) is retried up to 5 times and counted in `frontGatewayErrors`.
+ */
 export function apiClient(frontUrl: string, token: string): ApiCall {
-  return async (method, url, body, timeoutMs = 10_000) => {
-    const res = await fetch(`${frontUrl}${url}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  const call: ApiCall = async (method, url, body, timeoutMs = 10_000) => {
+    for (let attempt = 1; ; attempt += 1) {
+      const res = await fetch(`${frontUrl}${url}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await res.text();
+      const gatewayError = (res.status === 502 || res.status === 504) && !text.startsWith('{');
+      if (gatewayError && method === 'GET' && attempt < 5) {
+        frontGatewayErrors.retried += 1;
+        await sleep(1000);
+        continue;
+      }
+      if (gatewayError) return { status: res.status, body: { frontError: text.slice(0, 200) } };
+      return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+    }
   };
+  return call;
 }
 
 /** Puts the workloads' definitions (http steps calling `base`), activates the webhook and cron ones; answers the webhook's path. */
@@ -375,6 +391,7 @@ export async function runFaultScenario(options: {
   );
   console.log(`    accept latency p50 / p99 ms              ${percentile(acceptLatencies, 50)} / ${percentile(acceptLatencies, 99)}`);
   console.log(`    effectful calls repeated by retries      ${extraCalls}`);
+  console.log(`    reads the front answered 502/504, retried ${frontGatewayErrors.retried}`);
   for (const entry of faults) {
     // What a client saw: the first execution requested after the fault and accepted, and how long that took.
     const firstAccepted = Math.min(...jobs.filter((job) => job.requestedAt >= entry.at).map((job) => job.acceptedAt!));
