@@ -17,7 +17,8 @@ function pinnedNode(): { version: string; major: string; minor: string } {
 describe('the supported Node runtime', () => {
   it('is the same release line in CI (scripts/install-node) and in the production image', () => {
     const { major, minor } = pinnedNode();
-    const images = [...read('Dockerfile').matchAll(/^FROM node:(\S+)/gm)].map((m) => m[1]);
+    // The image's base is a build argument (scripts/containers builds a local one): its default names the public image.
+    const images = [...read('Dockerfile').matchAll(/^(?:FROM |ARG BASE=)node:(\S+)/gm)].map((m) => m[1]);
     assert.ok(images.length > 0, 'the Dockerfile builds on a node image');
     for (const image of images) assert.match(image, new RegExp(`^${major}\\.${minor}-`), `image node:${image}`);
   });
