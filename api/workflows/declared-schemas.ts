@@ -2,13 +2,13 @@
  * The JSON Schemas a definition declares for what it receives: `schema` of
  * each entry of the top-level `inputs:` map and of the manual trigger's
  * `config.inputs`, the webhook trigger's `config.payloadSchema` (checked
- * against the request body) and a signal-wait's `config.form` (its answers). They are user-written, so they go through the
+ * against the request body) and a wait's declared `form` (its answers: a signal-wait's `config.form`, a two-phase wait's `config.answer.form`). They are user-written, so they go through the
  * same safe compiler as specification schemas (api/admin/user-schema.ts: size
  * and depth budget, RE2 patterns, local `$ref` only): publish refuses one it
  * would not compile, and execute / webhook ingress check values against it.
  * Ajv cannot run in the workflow sandbox, so these checks live at the API edge.
  */
-import type { WorkflowDefinition } from '../../workflows/engine';
+import { pinnedPluginOf, type WorkflowDefinition } from '../../workflows/engine';
 import { HttpError, type FieldError } from '../http/errors';
 import { escapePointer } from '../http/validation';
 import { compileUserSchema } from '../admin/user-schema';
@@ -48,6 +48,9 @@ function declarations(definition: WorkflowDefinition): {
     // A wait's declared answer (issue 42): its `form` is compiled at publish; the approval gate checks answers against it.
     if (step.pluginType === 'signal-wait' && isMap(step.config.form))
       payloads.push({ path: `/steps/${escapePointer(step.id)}/config/form`, schema: step.config.form });
+    // A two-phase wait's (an operator plugin's) declares it under `answer`.
+    if (pinnedPluginOf(definition, step.pluginType)?.twoPhaseWait === true && isMap(step.config.answer) && isMap(step.config.answer.form))
+      payloads.push({ path: `/steps/${escapePointer(step.id)}/config/answer/form`, schema: step.config.answer.form });
     if (step.type !== 'trigger') continue;
     if (step.pluginType === 'manual') add(step.config.inputs, `/steps/${escapePointer(step.id)}/config/inputs`);
     else if (step.pluginType === 'webhook' && step.config.payloadSchema !== undefined)

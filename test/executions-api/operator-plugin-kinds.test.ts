@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadOperatorPlugins, type OperatorPlugins } from '../../activities/plugins/operator/load-plugins';
+import { grantRole } from '../support/grants';
 import { ROOT } from '../support/process';
 import { execute, finished, publish, startExecEnv, orgContext, waitFor, type ExecEnv, type OrgContext } from './support';
 
@@ -236,6 +237,55 @@ describe('executions API: operator plugins of every kind', function () {
       assert.equal(step.body.record.outputs.user, 'ana');
       assert.equal(step.body.record.outputs.timedOut, false);
       assert.deepEqual(step.body.record.outputs.payload, { answer: 'yes', user: 'ana' });
+    });
+
+    it('declares who may answer and what under `answer`, as a signal-wait does: the approval gate enforces it', async () => {
+      const answer = {
+        title: 'Deploy ${{ workflow.inputs.service }}?',
+        approvers: { roles: ['admin'] },
+        excludeStarter: true,
+        form: { type: 'object', required: ['answer'], properties: { answer: { type: 'string', enum: ['yes', 'no'] } } },
+      };
+      // A declaration the engine refuses is refused at publish, at its path.
+      const bad = await c.auth(x.t.request.post('/workflows/definitions')).send(asking('ask-bad', { answer: { ...answer, required: 0 } }));
+      assert.equal(bad.status, 400, JSON.stringify(bad.body));
+      assert.match(JSON.stringify(bad.body.errors), /config\/answer\/required/);
+
+      await publish(x, c, asking('ask-approve', { timeout: '1h', answer }));
+      const id = await execute(x, c, 'ask-approve', { inputs: { service: 'api' } });
+      await waitFor(x, c, id, (body) => Array.isArray(body.pendingWaits) && body.pendingWaits.length === 1, '/state');
+      const { signalName, correlationKey } = asked.at(-1)!.ask;
+      const byId = (req: import('supertest').Test) => req.send({ answer: 'yes' });
+
+      // Nobody's answer is checked by correlation key, and the starter may not answer (four eyes).
+      const byKey = await c.auth(x.t.request.post(`/workflows/signals/${signalName}`)).send({ correlationKey, payload: { answer: 'yes' } });
+      assert.equal(byKey.status, 409, JSON.stringify(byKey.body));
+      const starter = await byId(c.auth(x.t.request.post(`/workflows/executions/${id}/signals/${signalName}`)));
+      assert.equal(starter.status, 403, JSON.stringify(starter.body));
+
+      // Another admin answers through the form: a value it does not allow is 422, nothing delivered; then yes.
+      const { userId } = await grantRole(x.db, c.org, 'admin');
+      const token = await x.t.token({ organizationId: c.org, userId });
+      const other = (path: string) => x.t.request.post(path).set('Authorization', `Bearer ${token}`);
+      const invalid = await other(`/workflows/executions/${id}/signals/${signalName}`).send({ answer: 'maybe' });
+      assert.equal(invalid.status, 422, JSON.stringify(invalid.body));
+      const inbox = await x.t.request.get('/workflows/approvals').set('Authorization', `Bearer ${token}`).expect(200);
+      assert.deepEqual(
+        (inbox.body.data as Array<{ executionId: string; title: string }>)
+          .filter((wait) => wait.executionId === id)
+          .map((wait) => wait.title),
+        ['Deploy api?'],
+      );
+      const answered = await byId(other(`/workflows/executions/${id}/signals/${signalName}`));
+      assert.equal(answered.status, 200, JSON.stringify(answered.body));
+      const done = await waitFor(x, c, id, finished);
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      assert.deepEqual(done.outputs, { answer: 'yes', question: 'Deploy api?' });
+      const step = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps/ask`)).expect(200);
+      assert.deepEqual(
+        (step.body.record.outputs.answers as Array<{ by: string }>).map((given) => given.by),
+        [userId],
+      );
     });
 
     it('times out through its timeout port with onTimeout continue', async () => {

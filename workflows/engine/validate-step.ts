@@ -105,6 +105,8 @@ export function validateStep(
       if (plugin.name === 'manual') checkInputDeclarations(step.config.inputs, join(configPath, 'inputs'), issues);
       if (plugin.name === 'webhook') checkPayloadSchema(step.config.payloadSchema, join(configPath, 'payloadSchema'), issues);
       if (plugin.name === 'signal-wait') checkDeclaredAnswer(step.config, configPath, issues);
+      // A two-phase wait declares its answer under `answer` (its plugin owns the other config keys).
+      if (plugin.twoPhaseWait && isObject(step.config.answer)) checkDeclaredAnswer(step.config.answer, join(configPath, 'answer'), issues);
       refuseUnsupportedConfig(plugin.name, step.config, configPath, issues);
       for (const name of expressionProperties(plugin)) {
         const value = step.config[name];

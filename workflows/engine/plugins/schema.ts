@@ -1,5 +1,6 @@
 /** Shorthands for the property schemas plugin descriptors declare. */
 import type { PropertySchema } from '../config-schema';
+import { ANSWER_CONFIG } from '../inline/declared-answer';
 
 export const str = (description?: string, extra: Partial<PropertySchema> = {}): PropertySchema => ({
   type: 'string',
@@ -20,4 +21,10 @@ export const TWO_PHASE_WAIT_SETTINGS: Readonly<Record<string, PropertySchema>> =
   timeout: duration('how long to wait for the signal after the side effect (absent: no limit)'),
   onTimeout: { ...onTimeout, description: 'error (default): fail with SIGNAL_WAIT_TIMEOUT; continue: leave through timeout, else default' },
   defaultValue: { type: 'any', description: 'what stands for the payload after a timeout with onTimeout: continue' },
+  answer: {
+    type: 'object',
+    description:
+      'who may answer the wait and what, as a signal-wait declares it in its config (form, title, description, approvers, excludeStarter, required, notify)',
+    properties: ANSWER_CONFIG,
+  },
 });

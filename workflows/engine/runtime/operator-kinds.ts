@@ -23,6 +23,7 @@ import type { PluginKind } from '../plugins/descriptor';
 import { isBuiltInPlugin, pinnedPluginOf } from '../plugins';
 import { failure } from '../inline/inline-plugin';
 import { parkOnSignal } from '../inline/signal-wait';
+import { declaredAnswer } from '../inline/declared-answer';
 import type { Item, PluginResult, StepEnv } from './types';
 
 export interface OperatorTraits {
@@ -70,9 +71,16 @@ export async function parkAfterSideEffect(
   const wait = checkedWait(pluginType, result.wait);
   if ('error' in wait) return wait.error;
   const base: Item = result.items?.[0] ?? result.outputs ?? {};
+  // Who may answer and what, declared under the step's `answer` (TWO_PHASE_WAIT_SETTINGS), as a signal-wait declares it.
+  const declared =
+    config.answer !== null && typeof config.answer === 'object' && !Array.isArray(config.answer)
+      ? declaredAnswer(config.answer as Record<string, unknown>)
+      : undefined;
+  if (declared !== undefined && 'problem' in declared)
+    return failure('PLUGIN_CONFIG_INVALID', `two-phase wait "${pluginType}": answer ${declared.problem}`);
   const hasPortEdge = (port: string) => env.topology.outgoing[step.id].some((edgeId) => env.topology.edges[edgeId].sourcePort === port);
   return parkOnSignal(
-    { plugin: pluginType, stepId: step.id, names: wait.names, correlationKey: wait.correlationKey, config, base },
+    { plugin: pluginType, stepId: step.id, names: wait.names, correlationKey: wait.correlationKey, config, base, answer: declared },
     { ctx: env.ctx, effects: env.effects, hasPortEdge },
   );
 }
