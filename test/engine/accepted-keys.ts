@@ -57,6 +57,11 @@ const FOR_EACH_NAMES = t(
   ENGINE,
   'forEach names the element itemVariable and its index indexVariable, spreads it with spreadItem, and bounds parallel runs by maxConcurrency',
 );
+const APPROVALS = 'test/executions-api/approvals.test.ts';
+const FOUR_EYES = t(
+  APPROVALS,
+  'four eyes, two approvals: the starter, a non-approver and a bad form are refused with nothing recorded; one user counts once',
+);
 const FAN_OUT = t(ENGINE, 'metadata.fanOutPerItem false makes one call for the batch; metadata.maxParallelism bounds per-item calls');
 const PLUGIN_WARNINGS = t(ENGINE, 'warns at publish about webhook path and code-exec executionConfig and runtime');
 const PORTS = t(ENGINE, 'conditional truePort and falsePort rename its ports; case default names the port when no case matches');
@@ -182,6 +187,20 @@ export const SHOWN: Record<string, Shown> = {
   'signal-wait.config.timeout': t(RUNTIME, 'times a wait out: error by default, or through the timeout port with onTimeout continue'),
   'signal-wait.config.onTimeout': t(RUNTIME, 'times a wait out: error by default, or through the timeout port with onTimeout continue'),
   'signal-wait.config.timeoutMs': t(HTTP, 'times a signal-wait out by timeoutMs (the older spelling) on the worker'),
+  // A wait's declared answer (issue 42).
+  'signal-wait.config.form': FOUR_EYES,
+  'signal-wait.config.title': FOUR_EYES,
+  'signal-wait.config.description': FOUR_EYES,
+  'signal-wait.config.excludeStarter': FOUR_EYES,
+  'signal-wait.config.required': FOUR_EYES,
+  'signal-wait.config.approvers': t(
+    APPROVALS,
+    'approvers by role on an NRN rendered from the run, or by user id; a sibling account sees nothing; a plain signal cannot answer by correlation',
+  ),
+  'signal-wait.config.notify': t(
+    APPROVALS,
+    'posts once when the run starts waiting, with a link to the answer page, through the egress rules',
+  ),
   'webhook-wait.config.correlationKey': WARNINGS,
   'split-in-batches.config.batchSize': t(RUNTIME, 'loops split-in-batches through a back-edge and collects every processed item'),
   'split-in-batches.config.arrayPath': t(RUNTIME, 'loops split-in-batches through a back-edge and collects every processed item'),
