@@ -5,7 +5,7 @@
  * POST /workflows/signals/{name} can find the execution by correlation key and
  * reads of the execution show its open waits without asking the workflow.
  */
-import { condition, uuid4 } from '@temporalio/workflow';
+import { condition, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { StepEvent, WaitAnswer, WaitAnswerGiven, WaitRequest, WaitResult } from './engine';
 import type { PendingWait } from './messages';
 
@@ -25,6 +25,19 @@ export interface BufferedSignal {
   correlationKey?: string;
 }
 
+/**
+ * How a run names its waits. The API names a declared-answer wait by its id (the approval gate read it from the
+ * wait's row), so the id must come out the same on every replay, whatever else draws on the workflow's random
+ * numbers: tracing's span ids do, on a worker with OTEL set. Under the `wait-ids-by-sequence` rule an id is the
+ * run's id and the wait's number in it (unique across continue-as-new); older runs keep the random ids their
+ * recorded rows carry.
+ */
+export function waitIds(bySequence: boolean): () => string {
+  if (!bySequence) return () => uuid4();
+  let opened = 0;
+  return () => `${workflowInfo().runId}.${(opened += 1)}`;
+}
+
 export class OpenWaits {
   private readonly waits: OpenWait[] = [];
   private readonly buffered: BufferedSignal[] = [];
@@ -33,6 +46,7 @@ export class OpenWaits {
     private readonly onEvent: (event: StepEvent) => void,
     /** Called once when a declared-answer wait with `notify` opens (./approval-notice.ts). */
     private readonly onNotify?: (wait: OpenWait) => void,
+    private readonly newWaitId: () => string = waitIds(false),
   ) {}
 
   get size(): number {
@@ -100,7 +114,7 @@ export class OpenWaits {
     let result: WaitResult | undefined;
     const since = Date.now();
     const wait: OpenWait = {
-      waitId: uuid4(),
+      waitId: this.newWaitId(),
       stepId: request.stepId,
       signalNames: request.signalNames,
       correlationKey: request.correlationKey,

@@ -31,7 +31,7 @@ import {
 import { EventBatcher, persistence } from './execution-persistence';
 import { resolveVarsOrFail } from './execution-vars';
 import { LocalActivityLane } from './local-activity-lane';
-import { OpenWaits } from './execution-waits';
+import { OpenWaits, waitIds } from './execution-waits';
 import { notifyOnOpen } from './approval-notice';
 import { cancelReasonSignal, deliverSignalUpdate, stateQuery } from './messages';
 
@@ -45,7 +45,7 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
   // Every local activity after this point (persistence, light steps) runs in this lane, one at a time.
   const lane = new LocalActivityLane();
   const batcher = new EventBatcher(input, lane);
-  const waits = new OpenWaits((event) => batcher.event(event), notifyOnOpen(input));
+  const waits = new OpenWaits((event) => batcher.event(event), notifyOnOpen(input), waitIds(followsRule(input, 'wait-ids-by-sequence')));
   // Signal-with-start: the signal the run was started for waits for its wait (a continued run took it already).
   if (input.trigger.signal && !input.continued) waits.buffer(input.trigger.signal);
 

@@ -14,8 +14,9 @@
  * run computes under its own rules is held by test/engine/engine-rules.test.ts.
  * Also `rules3-fan-out` (recorded under rules 3, before a running fan-out wrote its progress) and `rules4-fan-out`
  * (with those writes): a code-exec of four items, then a delay per item, one at a time.
- * And `rules3-approval-two-answers` (issue 42): a declared-answer wait answered by two approvers through the approval
- * gate's updates (four eyes, `required: 2`), then a decider and a log.
+ * And `rules4-approval-two-answers` (issue 42): a declared-answer wait answered by two approvers through the
+ * approval gate's updates (four eyes, `required: 2`), then a decider and a log; its wait ids are the run's own
+ * (`wait-ids-by-sequence`), so it replays with tracing on as well (test/observability/traces.test.ts).
  * Add a history here whenever the workflow's commands change behind a patch or a field of the run's input.
  */
 import assert from 'node:assert/strict';

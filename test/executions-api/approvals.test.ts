@@ -308,7 +308,8 @@ describe('executions API: declared answers on signal-wait (approvals)', function
       assert.equal(headers['x-team'], 'platform');
       assert.equal(body.executionId, id);
       assert.equal(body.title, 'Grant access to n?');
-      assert.match(String(body.link), new RegExp(`/console/approvals/${id}/[0-9a-f-]+$`));
+      // The wait's id is the run's id and the wait's number in it (engine rule wait-ids-by-sequence).
+      assert.match(String(body.link), new RegExp(`/console/approvals/${id}/[0-9a-f-]+\\.1$`));
       const answerUrl = String((await inbox(admin)).data[0].answerUrl);
       assert.ok(answerUrl.endsWith(new URL(String(body.link), 'http://x').pathname), `${answerUrl} vs ${String(body.link)}`);
       assert.equal((await answer(admin, id, { approved: true })).status, 200);

@@ -55,6 +55,12 @@ const RULES = {
   'for-each-engine-retries': { since: 4 },
   /** A running fan-out's progress is written when another tenth of its items is done, so `/state` shows it live (workflows/execution-persistence.ts). */
   'fan-out-progress-live': { since: 4 },
+  /**
+   * A wait's id is the run's id and the wait's number in it, not a random uuid: the same on every replay, whatever
+   * else draws on the run's random numbers (tracing's span ids), so the approval gate's answer finds its wait
+   * (workflows/execution-waits.ts).
+   */
+  'wait-ids-by-sequence': { since: 4 },
 } satisfies Record<string, RuleRow>;
 
 export type EngineRule = keyof typeof RULES;

@@ -53,6 +53,7 @@ describe('examples/plugins/chat-ask (a two-phase wait)', () => {
       'timeout',
       'onTimeout',
       'defaultValue',
+      'answer',
     ]);
   });
 
