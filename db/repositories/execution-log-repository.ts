@@ -6,6 +6,7 @@
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionLogEntity } from '../entities/execution-log';
 import { deletedCount, rowsOf, selectColumns } from '../sql';
+import { sql, type Sql } from '../sql-builder';
 
 /** A log line as the workflow reports it (positions assigned by the workflow). */
 export interface LogWrite {
@@ -18,9 +19,9 @@ export interface LogWrite {
   timestamp: string;
 }
 
-/** The multi-row insert, with its parameters' placeholders (also one part of a step batch: step-batch-statement.ts). */
-export function insertLogsSql(executionId: string, logsJson: string): string {
-  return `INSERT INTO execution_logs (execution_id, seq, step_id, step_seq, level, message, metadata, logged_at)
+/** The multi-row insert (also one part of a step batch: step-batch-statement.ts). */
+export function insertLogsSql(executionId: unknown, logsJson: unknown): Sql {
+  return sql`INSERT INTO execution_logs (execution_id, seq, step_id, step_seq, level, message, metadata, logged_at)
     SELECT ${executionId}, (l->>'seq')::int, l->>'stepId', (l->>'stepSeq')::int, l->>'level', l->>'message', l->'metadata', (l->>'timestamp')::timestamptz
     FROM jsonb_array_elements(${logsJson}::jsonb) AS l
     ON CONFLICT DO NOTHING`;
@@ -39,7 +40,7 @@ export class ExecutionLogRepository extends Repository<ExecutionLogEntity> {
   /** One multi-row insert by position; lines already there (a replayed batch) are left alone. */
   async insertBatch(executionId: string, logs: LogWrite[]): Promise<void> {
     if (logs.length === 0) return;
-    await this.manager.query(insertLogsSql('$1', '$2'), [executionId, JSON.stringify(logs)]);
+    await rowsOf(this.manager, insertLogsSql(executionId, JSON.stringify(logs)));
   }
 
   /**
