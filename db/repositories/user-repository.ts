@@ -2,6 +2,7 @@
 import { Repository, type EntityManager } from 'typeorm';
 import { UserEntity, type UserType } from '../entities/user';
 import { rowsOf, selectColumns } from '../sql';
+import { raw, sql } from '../sql-builder';
 import { pageOf, type Page } from './paged-rows';
 
 export class UserRepository extends Repository<UserEntity> {
@@ -41,9 +42,8 @@ export class UserRepository extends Repository<UserEntity> {
   /** A page of the users of an organization and their total, in one round trip. */
   async page(organizationId: number, offset: number, limit: number): Promise<Page<UserEntity>> {
     return pageOf<UserEntity>(this.manager, {
-      matching: `SELECT ${selectColumns(this.manager, UserEntity, 'u')} FROM users u WHERE u.organization_id = $1`,
+      matching: sql`SELECT ${raw(selectColumns(this.manager, UserEntity, 'u'))} FROM users u WHERE u.organization_id = ${organizationId}`,
       orderBy: '"id"',
-      params: [organizationId],
       offset,
       limit,
     });
