@@ -2,6 +2,7 @@
 import { IsNull, Repository, type EntityManager } from 'typeorm';
 import { AccountEntity, type AccountStatus } from '../entities/account';
 import { rowsOf, selectColumns } from '../sql';
+import { raw, sql } from '../sql-builder';
 import { pageFromRows, pageOf, type Page } from './paged-rows';
 import { insertReturning } from './returning';
 
@@ -81,10 +82,9 @@ export class AccountRepository extends Repository<AccountEntity> {
   /** A page of the live accounts among `ids` (callers granted on single accounts). */
   async listLiveAmong(organizationId: number, ids: number[], offset: number, limit: number): Promise<Page<AccountEntity>> {
     return pageOf<AccountEntity>(this.manager, {
-      matching: `SELECT ${selectColumns(this.manager, AccountEntity, 'a')} FROM accounts a
-                  WHERE a.organization_id = $1 AND a.deleted_at IS NULL AND a.id = ANY ($2::bigint[])`,
+      matching: sql`SELECT ${raw(selectColumns(this.manager, AccountEntity, 'a'))} FROM accounts a
+                  WHERE a.organization_id = ${organizationId} AND a.deleted_at IS NULL AND a.id = ANY (${ids}::bigint[])`,
       orderBy: '"id"',
-      params: [organizationId, ids],
       offset,
       limit,
     });
