@@ -11,6 +11,7 @@ import type { WorkflowAliasEntity } from '../entities/workflow-alias';
 import type { WorkflowRevisionEntity } from '../entities/workflow-revision';
 import { heldGrantsOf, heldGrantsSql, type HeldGrants } from './grant-repository';
 import { poolQuery, rowsOf, selectColumns } from '../sql';
+import { bind, join, raw, sql } from '../sql-builder';
 
 /** The columns a publish writes from the definition (workflow-level fields). */
 export type WorkflowFields = Pick<WorkflowEntity, 'name' | 'description' | 'path' | 'nrn' | 'metadata'>;
@@ -140,30 +141,23 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
 
   /** Newest first, paged; `total` counts the filtered rows (a window count, with a count query only past the last page). */
   async listPage(organizationId: string, filter: WorkflowListFilter): Promise<{ rows: WorkflowEntity[]; total: number }> {
-    const where = ['organization_id = $1'];
-    const params: unknown[] = [organizationId];
+    const conditions = [sql`organization_id = ${organizationId}`];
     if (filter.path !== undefined && filter.path !== '/') {
-      params.push(filter.path, `${escapeLike(filter.path)}/%`);
-      where.push(`(path = $${params.length - 1} OR path LIKE $${params.length})`);
+      conditions.push(sql`(path = ${filter.path} OR path LIKE ${`${escapeLike(filter.path)}/%`})`);
     }
     if (filter.text !== undefined && filter.text !== '') {
-      params.push(`%${escapeLike(filter.text)}%`);
-      where.push(`(name ILIKE $${params.length} OR key ILIKE $${params.length} OR description ILIKE $${params.length})`);
+      const text = bind(`%${escapeLike(filter.text)}%`);
+      conditions.push(sql`(name ILIKE ${text} OR key ILIKE ${text} OR description ILIKE ${text})`);
     }
-    params.push(filter.limit, (filter.page - 1) * filter.limit);
+    const where = join(conditions, ' AND ');
     const rows = await rowsOf<WorkflowEntity & { total: string }>(
       this.manager,
-      `SELECT ${selectColumns(this.manager, WorkflowEntity)}, count(*) OVER () AS total FROM workflows WHERE ${where.join(' AND ')}
-       ORDER BY created_at DESC, id LIMIT $${params.length - 1} OFFSET $${params.length}`,
-      params,
+      sql`SELECT ${raw(selectColumns(this.manager, WorkflowEntity))}, count(*) OVER () AS total FROM workflows WHERE ${where}
+       ORDER BY created_at DESC, id LIMIT ${filter.limit} OFFSET ${(filter.page - 1) * filter.limit}`,
     );
     let total = rows.length > 0 ? Number(rows[0].total) : 0;
     if (rows.length === 0 && filter.page > 1) {
-      const [count] = await rowsOf<{ total: string }>(
-        this.manager,
-        `SELECT count(*) AS total FROM workflows WHERE ${where.join(' AND ')}`,
-        params.slice(0, -2),
-      );
+      const [count] = await rowsOf<{ total: string }>(this.manager, sql`SELECT count(*) AS total FROM workflows WHERE ${where}`);
       total = Number(count.total);
     }
     return { rows: rows.map(({ total: _total, ...row }) => row), total };
@@ -171,17 +165,14 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
 
   /** Sets the given workflow-level fields (only those present) and returns the row. */
   async updateFields(id: string, changes: Partial<WorkflowFields>): Promise<WorkflowEntity> {
-    const sets = ['updated_at = now()'];
-    const params: unknown[] = [id];
+    const sets = [raw('updated_at = now()')];
     for (const field of ['name', 'description', 'path', 'nrn', 'metadata'] as const) {
       if (!(field in changes)) continue;
-      params.push(field === 'metadata' ? json(changes.metadata) : changes[field]);
-      sets.push(`${field} = $${params.length}${field === 'metadata' ? '::jsonb' : ''}`);
+      sets.push(field === 'metadata' ? sql`metadata = ${json(changes.metadata)}::jsonb` : sql`${raw(field)} = ${changes[field]}`);
     }
     const [row] = await rowsOf<WorkflowEntity>(
       this.manager,
-      `UPDATE workflows SET ${sets.join(', ')} WHERE id = $1 RETURNING ${selectColumns(this.manager, WorkflowEntity)}`,
-      params,
+      sql`UPDATE workflows SET ${join(sets, ', ')} WHERE id = ${id} RETURNING ${raw(selectColumns(this.manager, WorkflowEntity))}`,
     );
     return row;
   }
