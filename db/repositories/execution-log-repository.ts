@@ -6,7 +6,7 @@
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionLogEntity } from '../entities/execution-log';
 import { deletedCount, rowsOf, selectColumns } from '../sql';
-import { sql, type Sql } from '../sql-builder';
+import { raw, sql, type Sql } from '../sql-builder';
 
 /** A log line as the workflow reports it (positions assigned by the workflow). */
 export interface LogWrite {
@@ -53,23 +53,17 @@ export class ExecutionLogRepository extends Repository<ExecutionLogEntity> {
     window: { limit: number; cursor?: number; stepId?: string },
   ): Promise<{ rows: ExecutionLogEntity[]; total: number; start: number }> {
     const byStep = window.stepId !== undefined;
-    const position = byStep ? 'step_seq' : 'seq';
-    const filter = byStep ? 'execution_id = $1 AND step_id = $2' : 'execution_id = $1';
-    const base: unknown[] = byStep ? [executionId, window.stepId] : [executionId];
-    const [last] = await rowsOf<{ last: number | null }>(
-      this.manager,
-      `SELECT max(${position}) AS last FROM execution_logs WHERE ${filter}`,
-      base,
-    );
+    const position = raw(byStep ? 'step_seq' : 'seq');
+    const filter = byStep ? sql`execution_id = ${executionId} AND step_id = ${window.stepId}` : sql`execution_id = ${executionId}`;
+    const [last] = await rowsOf<{ last: number | null }>(this.manager, sql`SELECT max(${position}) AS last FROM execution_logs WHERE ${filter}`);
     const total = last.last === null ? 0 : last.last + 1;
     const end = Math.min(window.cursor ?? total, total);
     const start = Math.max(0, end - window.limit);
     if (end <= start) return { rows: [], total, start };
     const rows = await rowsOf<ExecutionLogEntity>(
       this.manager,
-      `SELECT ${selectColumns(this.manager, ExecutionLogEntity)} FROM execution_logs
-       WHERE ${filter} AND ${position} >= $${base.length + 1} AND ${position} < $${base.length + 2} ORDER BY ${position}`,
-      [...base, start, end],
+      sql`SELECT ${raw(selectColumns(this.manager, ExecutionLogEntity))} FROM execution_logs
+       WHERE ${filter} AND ${position} >= ${start} AND ${position} < ${end} ORDER BY ${position}`,
     );
     return { rows, total, start };
   }
