@@ -7,6 +7,7 @@ import { Repository, type EntityManager } from 'typeorm';
 import { AuditEventEntity, type AuditActorKind } from '../entities/audit-event';
 import { rowsOf, selectColumns } from '../sql';
 import { join, raw, sql, type Sql } from '../sql-builder';
+import { keysetPage } from './paged-rows';
 
 export interface NewAuditEvent {
   organizationId: string;
@@ -76,8 +77,8 @@ export class AuditEventRepository extends Repository<AuditEventEntity> {
     await rowsOf(this.manager, `UPDATE audit_events SET details = details || $2::jsonb WHERE id = $1`, [id, JSON.stringify(fields)]);
   }
 
-  /** Up to `limit` events of the organization matching `filter`, newest first. */
-  async page(organizationId: string, filter: AuditFilter, limit: number): Promise<AuditEventEntity[]> {
+  /** Up to `limit` events of the organization matching `filter`, newest first; `next`: the last one's id, when more follow. */
+  async page(organizationId: string, filter: AuditFilter, limit: number): Promise<{ rows: AuditEventEntity[]; next?: number }> {
     const where = [sql`organization_id = ${organizationId}`];
     if (filter.nrnPrefix !== undefined) {
       // The NRN itself, or one beneath it (`…:account=2` covers `…:account=2:namespace=3`, not `…:account=21`).
@@ -90,10 +91,16 @@ export class AuditEventRepository extends Repository<AuditEventEntity> {
     if (filter.from !== undefined) where.push(sql`occurred_at >= ${filter.from}`);
     if (filter.to !== undefined) where.push(sql`occurred_at < ${filter.to}`);
     if (filter.beforeId !== undefined) where.push(sql`id < ${filter.beforeId}`);
-    return rowsOf<AuditEventEntity>(
+    const rows = await rowsOf<AuditEventEntity>(
       this.manager,
       sql`SELECT ${raw(selectColumns(this.manager, AuditEventEntity))} FROM audit_events
-       WHERE ${join(where, ' AND ')} ORDER BY id DESC LIMIT ${limit}`,
+       WHERE ${join(where, ' AND ')} ORDER BY id DESC LIMIT ${limit + 1}`,
+    );
+    return keysetPage(
+      rows,
+      limit,
+      (row) => row,
+      (row) => row.id,
     );
   }
 
