@@ -86,7 +86,12 @@ interface PgPoolLike {
  */
 export async function poolQuery<T>(manager: EntityManager, name: HotStatement, statement: Sql): Promise<T[]>;
 export async function poolQuery<T>(manager: EntityManager, name: HotStatement, sql: string, params: unknown[]): Promise<T[]>;
-export async function poolQuery<T>(manager: EntityManager, name: HotStatement, statement: string | Sql, params: unknown[] = []): Promise<T[]> {
+export async function poolQuery<T>(
+  manager: EntityManager,
+  name: HotStatement,
+  statement: string | Sql,
+  params: unknown[] = [],
+): Promise<T[]> {
   const pool = (manager.connection.driver as unknown as { master?: PgPoolLike }).master;
   const { text, values } = textAndValues(statement, params);
   if (manager.queryRunner !== undefined || !pool || typeof pool.query !== 'function') return rowsOf<T>(manager, text, values);

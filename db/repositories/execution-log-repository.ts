@@ -55,7 +55,10 @@ export class ExecutionLogRepository extends Repository<ExecutionLogEntity> {
     const byStep = window.stepId !== undefined;
     const position = raw(byStep ? 'step_seq' : 'seq');
     const filter = byStep ? sql`execution_id = ${executionId} AND step_id = ${window.stepId}` : sql`execution_id = ${executionId}`;
-    const [last] = await rowsOf<{ last: number | null }>(this.manager, sql`SELECT max(${position}) AS last FROM execution_logs WHERE ${filter}`);
+    const [last] = await rowsOf<{ last: number | null }>(
+      this.manager,
+      sql`SELECT max(${position}) AS last FROM execution_logs WHERE ${filter}`,
+    );
     const total = last.last === null ? 0 : last.last + 1;
     const end = Math.min(window.cursor ?? total, total);
     const start = Math.max(0, end - window.limit);

@@ -49,6 +49,7 @@ export async function writeStepBatch(manager: EntityManager, batch: StepBatchWri
     ',\n',
   );
   // Named by its shape, so each shape is prepared once per connection.
-  const shape = `step-batch-${batch.events.length > 0 ? 'e' : ''}${batch.records.length > 0 ? 's' : ''}${batch.logs.length > 0 ? 'l' : ''}${progress ? `p${batch.progress!.variables ? 'v' : ''}${batch.progress!.waiting !== undefined ? 'w' : ''}` : ''}${light ? 'r' : ''}` as const;
+  const shape =
+    `step-batch-${batch.events.length > 0 ? 'e' : ''}${batch.records.length > 0 ? 's' : ''}${batch.logs.length > 0 ? 'l' : ''}${progress ? `p${batch.progress!.variables ? 'v' : ''}${batch.progress!.waiting !== undefined ? 'w' : ''}` : ''}${light ? 'r' : ''}` as const;
   await poolQuery(manager, shape, sql`WITH ${ctes} SELECT 1`);
 }
