@@ -118,7 +118,7 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
    * published for it. The definition that runs is never touched. The caller holds the workflow's row lock.
    */
   async keepSource(workflowId: string, revision: number, source: { source: string; sourceFormat: 'yaml' | 'json' }): Promise<void> {
-    await this.manager.query(`UPDATE workflow_revisions SET source = $3, source_format = $4 WHERE workflow_id = $1 AND revision = $2`, [
+    await rowsOf(this.manager, `UPDATE workflow_revisions SET source = $3, source_format = $4 WHERE workflow_id = $1 AND revision = $2`, [
       workflowId,
       revision,
       source.source,
