@@ -83,7 +83,9 @@ export class ExecutionSweepRepository extends Repository<ExecutionEntity> {
 
   /** Marks a live execution as looked at now (nothing else changes). */
   async touch(executionId: string): Promise<void> {
-    await this.manager.query(`UPDATE executions SET updated_at = now() WHERE id = $1 AND status IN ('running', 'waiting')`, [executionId]);
+    await rowsOf(this.manager, `UPDATE executions SET updated_at = now() WHERE id = $1 AND status IN ('running', 'waiting')`, [
+      executionId,
+    ]);
   }
 
   /**
@@ -106,7 +108,8 @@ export class ExecutionSweepRepository extends Repository<ExecutionEntity> {
 
   /** Records what the open-runs sweep saw of a live execution: when, and its health (null: well). `updated_at` stays. */
   async markChecked(executionId: string, health: RunHealth | null): Promise<void> {
-    await this.manager.query(
+    await rowsOf(
+      this.manager,
       `UPDATE executions SET checked_at = now(), run_health = $2::jsonb WHERE id = $1 AND status IN ('running', 'waiting')`,
       [executionId, health === null ? null : JSON.stringify(health)],
     );
@@ -138,7 +141,7 @@ export class ExecutionSweepRepository extends Repository<ExecutionEntity> {
 
   /** Marks a failed execution's recovery runs as started (idempotent). */
   async markFailureDispatched(executionId: string): Promise<void> {
-    await this.manager.query(`UPDATE executions SET failure_dispatched_at = now() WHERE id = $1 AND failure_dispatched_at IS NULL`, [
+    await rowsOf(this.manager, `UPDATE executions SET failure_dispatched_at = now() WHERE id = $1 AND failure_dispatched_at IS NULL`, [
       executionId,
     ]);
   }
