@@ -31,7 +31,8 @@ export class UserRepository extends Repository<UserEntity> {
 
   /** Records people the identity provider knows (first sight wins), in one statement. */
   async recordPeople(people: Array<Pick<UserEntity, 'id' | 'organizationId'>>): Promise<void> {
-    await this.manager.query(
+    await rowsOf(
+      this.manager,
       `INSERT INTO users (id, organization_id, type)
        SELECT id, organization_id, 'person' FROM unnest($1::bigint[], $2::bigint[]) AS w(id, organization_id)
        ON CONFLICT (organization_id, id) DO NOTHING`,
