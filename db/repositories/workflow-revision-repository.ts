@@ -9,6 +9,7 @@ import { WorkflowEntity } from '../entities/workflow';
 import { WorkflowAliasEntity } from '../entities/workflow-alias';
 import { WorkflowRevisionEntity } from '../entities/workflow-revision';
 import { poolQuery, rowsOf, selectColumns } from '../sql';
+import { bind, raw, sql, type Sql } from '../sql-builder';
 import { callerGrantsColumns, type CallerGrantsRead, type CallerKey } from './grant-repository';
 import { selectColumnsExcept } from './select-except';
 import type { NewRevision, Published, WorkflowFields } from './workflow-repository';
@@ -53,7 +54,7 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
     ref: string,
     choice: { alias?: string; revision?: number; reachFrom?: string },
   ): Promise<Runnable | RunnableMiss> {
-    const [row] = await rowsOf<RunnableRow>(this.manager, runnableSql(this.manager, false), runnableParams(organizationId, ref, choice));
+    const [row] = await rowsOf<RunnableRow>(this.manager, runnableSql(this.manager, organizationId, ref, choice));
     if (!row) return 'workflow-not-found';
     return runnableOf(row, choice).found;
   }
@@ -72,12 +73,11 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
     { workflow: WorkflowEntity; found: Runnable | Exclude<RunnableMiss, 'workflow-not-found'>; grants: CallerGrantsRead } | undefined
   > {
     // Straight on the pool, as a prepared statement (as GrantRepository.activeOfCaller reads the grants).
-    const [row] = await poolQuery<RunnableRow & CallerGrantsRead>(this.manager, 'runnable-with-grants', runnableSql(this.manager, true), [
-      ...runnableParams(caller.organizationId, ref, choice),
-      caller.id,
-      caller.organizationId,
-      caller.type,
-    ]);
+    const [row] = await poolQuery<RunnableRow & CallerGrantsRead>(
+      this.manager,
+      'runnable-with-grants',
+      runnableSql(this.manager, caller.organizationId, ref, choice, caller),
+    );
     if (!row) return undefined;
     const { held, userType, ...runnable } = row;
     return { ...runnableOf(runnable, choice), grants: { held, userType } };
@@ -216,27 +216,31 @@ type RunnableRow = WorkflowEntity & {
 };
 
 /**
- * The statement of findRunnable; `withGrants` adds the caller's grants (callerGrantsColumns: the caller's id,
- * organization and type as $6 to $8, the organization again as users key it by bigint where workflows hold text).
+ * The statement of findRunnable; with `caller`, also the caller's grants (callerGrantsColumns; the organization
+ * is a parameter of its own there, as users key it by bigint where workflows hold text).
  */
-function runnableSql(manager: EntityManager, withGrants: boolean): string {
-  return `SELECT ${selectColumns(manager, WorkflowEntity, 'w')}, a.revision AS "aliasRevision", r.definition AS "definitionFound",
-         fw.nrn AS "fromNrn", fw.organization_id AS "fromOrganizationId"${withGrants ? `, ${callerGrantsColumns('$6', '$7', '$8')}` : ''}
+function runnableSql(
+  manager: EntityManager,
+  organizationId: string,
+  ref: string,
+  choice: { alias?: string; revision?: number; reachFrom?: string },
+  caller?: CallerKey,
+): Sql {
+  const grants = caller === undefined ? raw('') : sql`, ${callerGrantsColumns(caller.id, caller.organizationId, caller.type)}`;
+  const reference = bind(ref);
+  return sql`SELECT ${raw(selectColumns(manager, WorkflowEntity, 'w'))}, a.revision AS "aliasRevision", r.definition AS "definitionFound",
+         fw.nrn AS "fromNrn", fw.organization_id AS "fromOrganizationId"${grants}
        FROM workflows w
-       LEFT JOIN workflow_aliases a ON a.workflow_id = w.id AND a.name = $3
-       LEFT JOIN workflow_revisions r ON r.workflow_id = w.id AND r.revision = COALESCE($4::int, a.revision)
-       LEFT JOIN executions fe ON fe.id = $5::text
+       LEFT JOIN workflow_aliases a ON a.workflow_id = w.id AND a.name = ${aliasOf(choice)}
+       LEFT JOIN workflow_revisions r ON r.workflow_id = w.id AND r.revision = COALESCE(${choice.revision ?? null}::int, a.revision)
+       LEFT JOIN executions fe ON fe.id = ${choice.reachFrom ?? null}::text
        LEFT JOIN workflows fw ON fw.id = fe.workflow_id
-       WHERE w.organization_id = $1 AND (w.id = $2 OR w.key = $2)`;
+       WHERE w.organization_id = ${organizationId} AND (w.id = ${reference} OR w.key = ${reference})`;
 }
 
 /** An explicit revision wins, else the named alias (default `latest`). */
 const aliasOf = (choice: { alias?: string; revision?: number }): string | null =>
   choice.revision === undefined ? (choice.alias ?? 'latest') : null;
-
-function runnableParams(organizationId: string, ref: string, choice: { alias?: string; revision?: number; reachFrom?: string }): unknown[] {
-  return [organizationId, ref, aliasOf(choice), choice.revision ?? null, choice.reachFrom ?? null];
-}
 
 function runnableOf(
   row: RunnableRow,
