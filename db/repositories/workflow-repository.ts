@@ -58,47 +58,31 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
     under: { userId: string; userType: UserType; grantsAsOf: string },
     skipOnKeyConflict = false,
   ): Promise<PublishNewOutcome> {
-    const conflict = skipOnKeyConflict ? 'ON CONFLICT (organization_id, key) WHERE key IS NOT NULL DO NOTHING' : '';
+    const conflict = raw(skipOnKeyConflict ? 'ON CONFLICT (organization_id, key) WHERE key IS NOT NULL DO NOTHING' : '');
+    // Each named once, wherever the statement uses it.
+    const [id, organizationId, createdBy] = [bind(ids.id), bind(ids.organizationId), bind(revision.createdBy)];
     const [row] = await poolQuery<{ grantsNow: string; createdAt: Date | null; revisionCreatedAt: Date; aliasUpdatedAt: Date }>(
       this.manager,
       skipOnKeyConflict ? 'publish-workflow-upsert' : 'publish-workflow',
-      `WITH held AS (SELECT ${heldGrantsSql('$15', '$2', '$17')} AS now),
+      sql`WITH held AS (SELECT ${heldGrantsSql(under.userId, organizationId, under.userType)} AS now),
        w AS (
          INSERT INTO workflows (id, organization_id, key, name, description, path, nrn, metadata, latest_revision)
-         SELECT $1, $2::bigint, $3, $4, $5, $6, $7, $8::jsonb, 1 FROM held WHERE held.now = $16 ${conflict}
+         SELECT ${id}, ${organizationId}::bigint, ${ids.key}, ${fields.name}, ${fields.description}, ${fields.path}, ${fields.nrn},
+                ${json(fields.metadata)}::jsonb, 1
+           FROM held WHERE held.now = ${under.grantsAsOf} ${conflict}
          RETURNING created_at
        ), r AS (
          INSERT INTO workflow_revisions (workflow_id, revision, definition, content_hash, created_by, release_notes, semantic_version, engine_version, source, source_format)
-         SELECT $1, 1, $9::jsonb, $10, $11, $12, $13, $14, $18, $19 FROM w
+         SELECT ${id}, 1, ${revision.definitionJson}::jsonb, ${revision.contentHash}, ${createdBy}, ${revision.releaseNotes},
+                ${revision.semanticVersion}, ${revision.engineVersion}, ${revision.source ?? null}, ${revision.sourceFormat ?? null} FROM w
          RETURNING created_at
        ), a AS (
          INSERT INTO workflow_aliases (workflow_id, name, revision, active, updated_by)
-         SELECT $1, 'latest', 1, false, $11 FROM w
+         SELECT ${id}, 'latest', 1, false, ${createdBy} FROM w
          RETURNING updated_at
        )
        SELECT held.now AS "grantsNow", w.created_at AS "createdAt", r.created_at AS "revisionCreatedAt", a.updated_at AS "aliasUpdatedAt"
          FROM held LEFT JOIN w ON true LEFT JOIN r ON true LEFT JOIN a ON true`,
-      [
-        ids.id,
-        ids.organizationId,
-        ids.key,
-        fields.name,
-        fields.description,
-        fields.path,
-        fields.nrn,
-        json(fields.metadata),
-        revision.definitionJson,
-        revision.contentHash,
-        revision.createdBy,
-        revision.releaseNotes,
-        revision.semanticVersion,
-        revision.engineVersion,
-        under.userId,
-        under.grantsAsOf,
-        under.userType,
-        revision.source ?? null,
-        revision.sourceFormat ?? null,
-      ],
     );
     if (row.grantsNow !== under.grantsAsOf) return { outcome: 'grants-changed', grantsNow: heldGrantsOf(row.grantsNow) };
     if (row.createdAt === null) return { outcome: 'key-exists' };
