@@ -38,8 +38,10 @@ export function insertEventsSql(executionId: unknown, firstSeq: unknown, eventsJ
     ON CONFLICT DO NOTHING`;
 }
 
-/** The number after the last recorded event of the execution `$1` (0 when it has none). */
-export const NEXT_EVENT_SEQ_SQL = `(SELECT COALESCE(max(seq + COALESCE(jsonb_array_length(more), 0)) + 1, 0) FROM execution_events WHERE execution_id = $1)`;
+/** The number after the last recorded event of the execution (0 when it has none). */
+export function nextEventSeqSql(executionId: unknown): Sql {
+  return sql`(SELECT COALESCE(max(seq + COALESCE(jsonb_array_length(more), 0)) + 1, 0) FROM execution_events WHERE execution_id = ${executionId})`;
+}
 
 /** A step event's data from its step run's row `s` (`s.record` as stored: it keeps `error`, and `activePorts` unless default). */
 const STEP_EVENT_DATA_SQL = `CASE WHEN ev.event->>0 = 'step.started'

@@ -53,18 +53,19 @@ export function upsertStepsSql(executionIdValue: unknown, recordsJsonValue: unkn
 
 /**
  * Ends the step runs of an execution that are still recorded as running when the execution ends
- * (`executionIdsSql` names it once it was just finished; `statusSql` is its end status): a step interrupted by
+ * (`executionIds`, a subquery, names it once it was just finished; `status` is its end status): a step interrupted by
  * a cancel or terminate, or left in flight by a failure, reads `cancelled`, with an error that says how the
  * execution ended (EXECUTION_CANCELLED, EXECUTION_TERMINATED, EXECUTION_FAILED), and the time it ended.
  * A run's rows are settled once: the execution's end is written once.
  */
-export function settleStepsSql(executionIdsSql: string, statusSql: string): string {
-  return `UPDATE execution_steps SET status = 'cancelled', completed_at = now(),
+export function settleStepsSql(executionIds: Sql, statusValue: unknown): Sql {
+  const status = bound(statusValue);
+  return sql`UPDATE execution_steps SET status = 'cancelled', completed_at = now(),
       record = record - 'completedAt' || jsonb_build_object('error', jsonb_build_object(
-        'code', 'EXECUTION_' || upper(${statusSql}),
-        'message', 'the execution ended (' || ${statusSql} || ') while this step ran',
+        'code', 'EXECUTION_' || upper(${status}::text),
+        'message', 'the execution ended (' || ${status}::text || ') while this step ran',
         'retryable', false))
-    WHERE execution_id IN ${executionIdsSql} AND status IN ('running', 'waiting')`;
+    WHERE execution_id IN ${executionIds} AND status IN ('running', 'waiting')`;
 }
 
 /** The whole record of the row `s` (its payload `p` joined), as the workflow wrote it, but for an `outputs` left out (added by the read). */
