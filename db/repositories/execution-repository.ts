@@ -9,7 +9,7 @@ import { poolQuery, rowsOf, selectColumns } from '../sql';
 import { bind, raw, sql, type Bound, type Sql } from '../sql-builder';
 import { auditInsertSql, type NewAuditEvent } from './audit-event-repository';
 import { callerGrantsColumns, type CallerGrantsRead, type CallerKey } from './grant-repository';
-import { NEXT_EVENT_SEQ_SQL } from './execution-event-repository';
+import { nextEventSeqSql } from './execution-event-repository';
 import { recordProgressSql, type RunProgress } from './execution-progress-sql';
 import { settleStepsSql } from './execution-step-repository';
 
@@ -144,13 +144,13 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     >(
       this.manager,
       'execution-with-grants',
-      `SELECT ${callerGrantsColumns('$1', '$2', '$3')},
-              e.id IS NOT NULL AS "executionFound", ${selectColumns(this.manager, ExecutionEntity, 'e')},
+      // The organization twice, as two parameters: users key it by bigint, executions hold text.
+      sql`SELECT ${callerGrantsColumns(caller.id, caller.organizationId, caller.type)},
+              e.id IS NOT NULL AS "executionFound", ${raw(selectColumns(this.manager, ExecutionEntity, 'e'))},
               w.id IS NOT NULL AS "workflowFound", w.nrn AS "workflowNrn"
          FROM (SELECT 1) AS caller
-         LEFT JOIN executions e ON e.organization_id = $4 AND e.id = $5
+         LEFT JOIN executions e ON e.organization_id = ${caller.organizationId} AND e.id = ${id}
          LEFT JOIN workflows w ON w.organization_id = e.organization_id AND w.id = e.workflow_id`,
-      [caller.id, caller.organizationId, caller.type, caller.organizationId, id],
     );
     const { held, userType, executionFound, workflowFound, workflowNrn, ...row } = read;
     const grants = { held, userType };
@@ -193,24 +193,20 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     /** Position of the end event (from the workflow); without it (terminate), right after the last recorded event. */
     eventSeq?: number,
   ): Promise<void> {
-    await this.manager.query(
-      `WITH finished AS (
-         UPDATE executions SET status = $2, outputs = $3, error = $4, completed_at = now(), updated_at = now(), run_health = NULL
-         WHERE id = $1 AND status IN ('running', 'waiting') RETURNING id
+    const [id, statusValue, errorJson] = [bind(executionId), bind(status), bind(error === null ? null : JSON.stringify(error))];
+    await rowsOf(
+      this.manager,
+      sql`WITH finished AS (
+         UPDATE executions SET status = ${statusValue}, outputs = ${outputs === null ? null : JSON.stringify(outputs)}, error = ${errorJson},
+                completed_at = now(), updated_at = now(), run_health = NULL
+         WHERE id = ${id} AND status IN ('running', 'waiting') RETURNING id
        ),
-       settled AS (${settleStepsSql('(SELECT id FROM finished)', '$2::text')})
+       settled AS (${settleStepsSql(raw('(SELECT id FROM finished)'), statusValue)})
        INSERT INTO execution_events (execution_id, seq, type, data)
-       SELECT id, COALESCE($5::int, ${NEXT_EVENT_SEQ_SQL}),
-              'execution.' || $2, jsonb_build_object('status', $2::text, 'error', $4::jsonb)
+       SELECT id, COALESCE(${eventSeq ?? null}::int, ${nextEventSeqSql(id)}),
+              'execution.' || ${statusValue}, jsonb_build_object('status', ${statusValue}::text, 'error', ${errorJson}::jsonb)
        FROM finished
        ON CONFLICT DO NOTHING`,
-      [
-        executionId,
-        status,
-        outputs === null ? null : JSON.stringify(outputs),
-        error === null ? null : JSON.stringify(error),
-        eventSeq ?? null,
-      ],
     );
   }
 
