@@ -2,7 +2,8 @@
  * The paging helpers, one per paging style the API documents:
  *
  * - `pageOf`: offset and limit with the total of the matching rows, in one round trip (the
- *   administration lists' `paging {total, offset, limit}`, the workflow and revision lists).
+ *   administration lists' `paging {total, offset, limit}`, the workflow and revision lists, the
+ *   approvals inbox).
  * - `keysetPage`: a page after a position, read as `limit + 1` rows so that one more row says a
  *   next page exists (the executions list's and the audit trail's `nextCursor`).
  *
@@ -21,11 +22,12 @@ export interface Page<T> {
 /**
  * `matching` selects the candidate rows (with `selectColumns`, so each row is an entity); `orderBy`
  * orders them by property names (`"createdAt", "id"`). The count rides on a one-row join, so a page
- * past the end still carries the total.
+ * past the end still carries the total. `key` names a property never null in a row (default `id`):
+ * null there marks the join's empty page.
  */
-export async function pageOf<T extends { id: unknown }>(
+export async function pageOf<T extends object>(
   manager: EntityManager,
-  query: { matching: Sql; orderBy: string; offset: number; limit: number },
+  query: { matching: Sql; orderBy: string; offset: number; limit: number; key?: keyof T & string },
 ): Promise<Page<T>> {
   const orderBy = raw(query.orderBy);
   const rows = await rowsOf<T & { __total: number }>(
@@ -36,14 +38,14 @@ export async function pageOf<T extends { id: unknown }>(
        LEFT JOIN LATERAL (SELECT * FROM matching ORDER BY ${orderBy} OFFSET ${query.offset} LIMIT ${query.limit}) page ON true
       ORDER BY ${orderBy}`,
   );
-  return pageFromRows(rows);
+  return pageFromRows(rows, query.key ?? ('id' as keyof T & string));
 }
 
 /** Rows of a query that returns `page.*` and `"__total"` on a one-row join (a lone row of nulls: an empty page). */
-export function pageFromRows<T extends { id: unknown }>(rows: Array<T & { __total: number }>): Page<T> {
+export function pageFromRows<T extends object>(rows: Array<T & { __total: number }>, key = 'id' as keyof T & string): Page<T> {
   return {
     total: rows[0]?.__total ?? 0,
-    rows: rows.filter((row) => row.id !== null).map(({ __total: _total, ...row }) => row as unknown as T),
+    rows: rows.filter((row) => row[key] !== null).map(({ __total: _total, ...row }) => row as unknown as T),
   };
 }
 
