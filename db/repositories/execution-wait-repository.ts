@@ -10,6 +10,7 @@ import { ExecutionWaitEntity } from '../entities/execution-wait';
 import type { WaitAnswerGiven } from '../../workflows/engine';
 import { deletedCount, rowsOf, selectColumns } from '../sql';
 import { answerableSql, type AnswerableFilter } from './answerable-waits';
+import { pageOf } from './paged-rows';
 
 /** A wait as the workflow reports it (times as ISO strings); `answers` start empty. */
 export type WaitWrite = Omit<ExecutionWaitEntity, 'executionId' | 'since' | 'timeoutAt' | 'answers'> & {
@@ -93,12 +94,13 @@ export class ExecutionWaitRepository extends Repository<ExecutionWaitEntity> {
    * total, in one statement (the caller's grants are read inside it; see ./answerable-waits.ts).
    */
   async answerableBy(filter: AnswerableFilter): Promise<{ total: number; rows: InboxWait[] }> {
-    const { sql, params } = answerableSql(selectColumns(this.manager, ExecutionWaitEntity, 'w'), filter);
-    const rows = await rowsOf<InboxWait & { __total: number }>(this.manager, sql, params);
-    return {
-      total: rows[0]?.__total ?? 0,
-      rows: rows.filter((row) => row.waitId !== null).map(({ __total: _total, ...row }) => row as InboxWait),
-    };
+    return pageOf<InboxWait>(this.manager, {
+      matching: answerableSql(selectColumns(this.manager, ExecutionWaitEntity, 'w'), filter),
+      orderBy: 'since, "executionId", "waitId"',
+      offset: filter.offset,
+      limit: filter.limit,
+      key: 'waitId',
+    });
   }
 
   async closeAll(executionId: string, waitIds: string[]): Promise<void> {
