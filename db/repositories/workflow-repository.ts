@@ -10,6 +10,7 @@ import { WorkflowEntity } from '../entities/workflow';
 import type { WorkflowAliasEntity } from '../entities/workflow-alias';
 import type { WorkflowRevisionEntity } from '../entities/workflow-revision';
 import { heldGrantsOf, heldGrantsSql, type HeldGrants } from './grant-repository';
+import { pageOf, type Page } from './paged-rows';
 import { poolQuery, rowsOf, selectColumns } from '../sql';
 import { bind, join, raw, sql } from '../sql-builder';
 
@@ -123,8 +124,8 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
     return row;
   }
 
-  /** Newest first, paged; `total` counts the filtered rows (a window count, with a count query only past the last page). */
-  async listPage(organizationId: string, filter: WorkflowListFilter): Promise<{ rows: WorkflowEntity[]; total: number }> {
+  /** Newest first, paged; `total` counts the filtered rows (one round trip, also past the last page). */
+  async listPage(organizationId: string, filter: WorkflowListFilter): Promise<Page<WorkflowEntity>> {
     const conditions = [sql`organization_id = ${organizationId}`];
     if (filter.path !== undefined && filter.path !== '/') {
       conditions.push(sql`(path = ${filter.path} OR path LIKE ${`${escapeLike(filter.path)}/%`})`);
@@ -133,18 +134,12 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
       const text = bind(`%${escapeLike(filter.text)}%`);
       conditions.push(sql`(name ILIKE ${text} OR key ILIKE ${text} OR description ILIKE ${text})`);
     }
-    const where = join(conditions, ' AND ');
-    const rows = await rowsOf<WorkflowEntity & { total: string }>(
-      this.manager,
-      sql`SELECT ${raw(selectColumns(this.manager, WorkflowEntity))}, count(*) OVER () AS total FROM workflows WHERE ${where}
-       ORDER BY created_at DESC, id LIMIT ${filter.limit} OFFSET ${(filter.page - 1) * filter.limit}`,
-    );
-    let total = rows.length > 0 ? Number(rows[0].total) : 0;
-    if (rows.length === 0 && filter.page > 1) {
-      const [count] = await rowsOf<{ total: string }>(this.manager, sql`SELECT count(*) AS total FROM workflows WHERE ${where}`);
-      total = Number(count.total);
-    }
-    return { rows: rows.map(({ total: _total, ...row }) => row), total };
+    return pageOf<WorkflowEntity>(this.manager, {
+      matching: sql`SELECT ${raw(selectColumns(this.manager, WorkflowEntity))} FROM workflows WHERE ${join(conditions, ' AND ')}`,
+      orderBy: '"createdAt" DESC, "id"',
+      offset: (filter.page - 1) * filter.limit,
+      limit: filter.limit,
+    });
   }
 
   /** Sets the given workflow-level fields (only those present) and returns the row. */
