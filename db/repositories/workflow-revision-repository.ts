@@ -11,6 +11,7 @@ import { WorkflowRevisionEntity } from '../entities/workflow-revision';
 import { poolQuery, rowsOf, selectColumns } from '../sql';
 import { bind, raw, sql, type Sql } from '../sql-builder';
 import { callerGrantsColumns, type CallerGrantsRead, type CallerKey } from './grant-repository';
+import { pageOf } from './paged-rows';
 import { selectColumnsExcept } from './select-except';
 import type { NewRevision, Published, WorkflowFields } from './workflow-repository';
 
@@ -91,15 +92,13 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
     const columns = options.includeDefinition
       ? selectColumnsExcept(this.manager, WorkflowRevisionEntity, ['source'])
       : `${selectColumnsExcept(this.manager, WorkflowRevisionEntity, ['definition', 'source'])}, NULL::jsonb AS definition`;
-    const rows = await rowsOf<ListedRevision & { total: string }>(
-      this.manager,
-      `SELECT ${columns}, count(*) OVER () AS total
-       FROM workflow_revisions WHERE workflow_id = $1 ORDER BY revision DESC LIMIT $2 OFFSET $3`,
-      [workflowId, options.limit, (options.page - 1) * options.limit],
-    );
-    let total = rows.length > 0 ? Number(rows[0].total) : 0;
-    if (rows.length === 0 && options.page > 1) total = await this.countBy({ workflowId });
-    return { rows: rows.map(({ total: _total, ...row }) => row), total };
+    return pageOf<ListedRevision>(this.manager, {
+      matching: sql`SELECT ${raw(columns)} FROM workflow_revisions WHERE workflow_id = ${workflowId}`,
+      orderBy: '"revision" DESC',
+      offset: (options.page - 1) * options.limit,
+      limit: options.limit,
+      key: 'revision',
+    });
   }
 
   /** A revision's source text and its format (both null for a revision published before sources were kept); undefined: no such revision. */
