@@ -18,14 +18,10 @@ export class AccountRepository extends Repository<AccountEntity> {
 
   /** Live slugs of an organization that start with `base` (to pick a free generated slug). */
   async slugsLike(organizationId: number, base: string): Promise<Set<string>> {
-    const rows = await this.createQueryBuilder('a')
-      .select('a.slug', 'slug')
-      .where('a.organization_id = :organizationId AND a.deleted_at IS NULL AND left(a.slug, :length) = :base', {
-        organizationId,
-        base,
-        length: base.length,
-      })
-      .getRawMany<{ slug: string }>();
+    const rows = await rowsOf<{ slug: string }>(
+      this.manager,
+      sql`SELECT a.slug FROM accounts a WHERE a.organization_id = ${organizationId} AND a.deleted_at IS NULL AND left(a.slug, ${base.length}) = ${base}`,
+    );
     return new Set(rows.map((r) => r.slug));
   }
 
