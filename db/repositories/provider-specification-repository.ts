@@ -1,7 +1,7 @@
 /** Provider specifications (organizationId null: global, shipped by the platform). */
 import { Repository, type EntityManager } from 'typeorm';
 import { ProviderSpecificationEntity } from '../entities/provider-specification';
-import { selectColumns } from '../sql';
+import { rowsOf, selectColumns } from '../sql';
 import { bind, raw, sql } from '../sql-builder';
 import { pageOf, type Page } from './paged-rows';
 import { insertReturning, updateReturning } from './returning';
@@ -34,10 +34,10 @@ export class ProviderSpecificationRepository extends Repository<ProviderSpecific
   }
 
   async slugsLike(base: string): Promise<Set<string>> {
-    const rows = await this.createQueryBuilder('p')
-      .select('p.slug', 'slug')
-      .where('left(p.slug, :length) = :base', { base, length: base.length })
-      .getRawMany<{ slug: string }>();
+    const rows = await rowsOf<{ slug: string }>(
+      this.manager,
+      sql`SELECT p.slug FROM provider_specifications p WHERE left(p.slug, ${base.length}) = ${base}`,
+    );
     return new Set(rows.map((r) => r.slug));
   }
 
