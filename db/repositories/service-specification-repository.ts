@@ -1,7 +1,7 @@
 /** Service specifications. */
 import { In, Repository, type EntityManager } from 'typeorm';
 import { ServiceSpecificationEntity } from '../entities/service-specification';
-import { selectColumns } from '../sql';
+import { rowsOf, selectColumns } from '../sql';
 import { bind, raw, sql } from '../sql-builder';
 import { pageOf, type Page } from './paged-rows';
 import { insertReturning, updateReturning } from './returning';
@@ -34,10 +34,10 @@ export class ServiceSpecificationRepository extends Repository<ServiceSpecificat
   }
 
   async slugsLike(organizationId: number, base: string): Promise<Set<string>> {
-    const rows = await this.createQueryBuilder('s')
-      .select('s.slug', 'slug')
-      .where('s.organization_id = :organizationId AND left(s.slug, :length) = :base', { organizationId, base, length: base.length })
-      .getRawMany<{ slug: string }>();
+    const rows = await rowsOf<{ slug: string }>(
+      this.manager,
+      sql`SELECT s.slug FROM service_specifications s WHERE s.organization_id = ${organizationId} AND left(s.slug, ${base.length}) = ${base}`,
+    );
     return new Set(rows.map((r) => r.slug));
   }
 
