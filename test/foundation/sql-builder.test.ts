@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { bind, compile, join, raw, sql } from '../../db/sql-builder';
+import { rowsOf } from '../../db/sql';
+import { bind, bound, compile, join, raw, sql } from '../../db/sql-builder';
+import { testDataSource } from '../support/database';
 
 describe('sql builder (parameters numbered by the statement, not by hand)', () => {
   it('numbers values in order of appearance and keeps them beside their numbers', () => {
@@ -70,5 +72,26 @@ describe('sql builder (parameters numbered by the statement, not by hand)', () =
   it('compiles the same shape to the same text (a named prepared statement needs it)', () => {
     const shape = (a: unknown, b: unknown) => compile(sql`SELECT ${bind(a)} WHERE ${sql`x = ${b}`}`);
     assert.equal(shape(1, 2).text, shape('other', null).text);
+  });
+
+  it('keeps a value bound once when a helper binds it again (bound), and binds a plain value', () => {
+    const id = bind('x');
+    assert.equal(bound(id), id);
+    const helper = (value: unknown) => {
+      const once = bound(value);
+      return sql`a = ${once} OR b = ${once}`;
+    };
+    assert.equal(compile(sql`${helper(id)} OR c = ${id} OR ${helper('y')}`).text, 'a = $1 OR b = $1 OR c = $1 OR a = $2 OR b = $2');
+  });
+
+  it('runs on PostgreSQL with the values where the numbers say (fragments, a bound value, an array)', async () => {
+    const db = await testDataSource();
+    const shared = bind('shared');
+    const [row] = await rowsOf<{ a: string; b: number[]; c: string; same: boolean; n: number }>(
+      db.manager,
+      sql`SELECT ${shared}::text AS a, ${[3, 1, 2]}::int[] AS b, ${sql`${'inner'}::text || ${shared}::text`} AS c,
+                 ${shared}::text = 'shared' AS same, ${join([sql`${1}::int`, sql`${2}::int`], ' + ')} AS n`,
+    );
+    assert.deepEqual(row, { a: 'shared', b: [3, 1, 2], c: 'innershared', same: true, n: 3 });
   });
 });
