@@ -43,8 +43,9 @@ export interface CallerGrants extends HeldGrants {
 /**
  * An SQL expression for the caller's active grants as one JSON text, ordered so
  * that equal grants render equal text, for the caller's ids (`user`,
- * `organization`) and the token's user type (`type`). Only grants the caller's identity may hold count: the stored user must
- * be of the token's type (else nothing renders), and a grant of a role whose
+ * `organization`) and the token's user type (`type`). Only grants the caller's
+ * identity may hold count: the stored user must be of the token's type (else
+ * nothing renders), and a grant of a role whose
  * `user_types` leaves out that type is not honoured (the bulk grant route
  * refuses to create one; this keeps a row written another way inert). Folded
  * into the statement that reads the grants, so the checks cost no round trip.
