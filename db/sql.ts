@@ -5,7 +5,9 @@
  * that earn hand-written SQL (CTEs, ON CONFLICT, jsonb comparisons, keyset pages)
  * select `selectColumns(...)` and return the entity type, so a column change
  * touches the migration, the entity and the API schema, and the compiler finds
- * the rest.
+ * the rest. Hand-written statements run through `rowsOf`, or `poolQuery` for the few
+ * listed in hot-statements.ts; a statement built from parts is a `sql` template
+ * (sql-builder.ts), which numbers its parameters itself.
  */
 import type { EntityManager, EntityTarget, ObjectLiteral, ValueTransformer } from 'typeorm';
 import type { HotStatement } from './hot-statements';

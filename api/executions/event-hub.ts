@@ -13,6 +13,7 @@
  */
 import type { DataSource } from 'typeorm';
 import { listenForExecutionEvents, type ExecutionEventListener } from '../../db/repositories/execution-event-listener';
+
 /** How often a follower re-reads without a notification: the safety net, the most a lost notification costs. */
 export const EVENT_FALLBACK_POLL_MS = 5_000;
 
