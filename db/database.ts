@@ -40,6 +40,11 @@ export async function openDatabase(
   };
 }
 
+/** The readiness check: one round trip on a connection of the pool. */
+export async function pingDatabase(dataSource: DataSource): Promise<void> {
+  await dataSource.query('SELECT 1');
+}
+
 /** Arbitrary constant naming the advisory lock that serializes migrations across replicas. */
 const MIGRATION_LOCK_KEY = 72_410_001;
 

@@ -5,9 +5,13 @@
  * that earn hand-written SQL (CTEs, ON CONFLICT, jsonb comparisons, keyset pages)
  * select `selectColumns(...)` and return the entity type, so a column change
  * touches the migration, the entity and the API schema, and the compiler finds
- * the rest.
+ * the rest. Hand-written statements run through `rowsOf`, or `poolQuery` for the few
+ * listed in hot-statements.ts; a statement built from parts is a `sql` template
+ * (sql-builder.ts), which numbers its parameters itself.
  */
 import type { EntityManager, EntityTarget, ObjectLiteral, ValueTransformer } from 'typeorm';
+import type { HotStatement } from './hot-statements';
+import { compile, isSql, type Sql } from './sql-builder';
 
 /** PostgreSQL unique_violation (23505): the last line of idempotency, turned into a 409 by callers. */
 export function isUniqueViolation(error: unknown): boolean {
@@ -53,13 +57,23 @@ const selectListCache = new Map<string, string>();
 export const isoSql = (timestamp: string): string => `to_char(${timestamp} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
- * `query` that always yields the row array: TypeORM answers UPDATE and DELETE with
- * `[rows, rowCount]` but everything else with the rows alone.
+ * Runs a hand-written statement through the entity manager (so inside a transaction, on its
+ * connection) and always yields the row array: TypeORM answers UPDATE and DELETE with
+ * `[rows, rowCount]` but everything else with the rows alone. A fixed statement is its text
+ * with `$1…$n` and their values; a statement built from parts is a `sql` fragment
+ * (db/sql-builder.ts), which numbers its own parameters.
  */
-export async function rowsOf<T>(manager: Pick<EntityManager, 'query'>, sql: string, params: unknown[] = []): Promise<T[]> {
-  const result: unknown = await manager.query(sql, params);
+export async function rowsOf<T>(manager: Pick<EntityManager, 'query'>, statement: Sql): Promise<T[]>;
+export async function rowsOf<T>(manager: Pick<EntityManager, 'query'>, sql: string, params?: unknown[]): Promise<T[]>;
+export async function rowsOf<T>(manager: Pick<EntityManager, 'query'>, statement: string | Sql, params: unknown[] = []): Promise<T[]> {
+  const { text, values } = textAndValues(statement, params);
+  const result: unknown = await manager.query(text, values);
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
   return result as T[];
+}
+
+function textAndValues(statement: string | Sql, params: unknown[]): { text: string; values: unknown[] } {
+  return isSql(statement) ? compile(statement) : { text: statement, values: params };
 }
 
 interface PgPoolLike {
@@ -67,16 +81,23 @@ interface PgPoolLike {
 }
 
 /**
- * One self-contained statement straight on the driver's pg pool, as a named
- * (prepared once per connection) statement, skipping TypeORM's query-runner
- * bookkeeping: measurable on hot paths (publishing, every authorized request).
- * Inside a transaction (a manager bound to a query runner) it goes through
- * the manager like any query.
+ * One self-contained statement straight on the driver's pg pool, as a named (prepared once
+ * per connection) statement, skipping TypeORM's query-runner bookkeeping: only the statements
+ * listed in db/hot-statements.ts, each with what it saves. Inside a transaction (a manager
+ * bound to a query runner) it goes through the manager like any query.
  */
-export async function poolQuery<T>(manager: EntityManager, name: string, sql: string, params: unknown[]): Promise<T[]> {
+export async function poolQuery<T>(manager: EntityManager, name: HotStatement, statement: Sql): Promise<T[]>;
+export async function poolQuery<T>(manager: EntityManager, name: HotStatement, sql: string, params: unknown[]): Promise<T[]>;
+export async function poolQuery<T>(
+  manager: EntityManager,
+  name: HotStatement,
+  statement: string | Sql,
+  params: unknown[] = [],
+): Promise<T[]> {
   const pool = (manager.connection.driver as unknown as { master?: PgPoolLike }).master;
-  if (manager.queryRunner !== undefined || !pool || typeof pool.query !== 'function') return rowsOf<T>(manager, sql, params);
-  return (await pool.query({ name, text: sql, values: params })).rows as T[];
+  const { text, values } = textAndValues(statement, params);
+  if (manager.queryRunner !== undefined || !pool || typeof pool.query !== 'function') return rowsOf<T>(manager, text, values);
+  return (await pool.query({ name, text, values })).rows as T[];
 }
 
 /** Runs a `DELETE … RETURNING 1` and answers how many rows it removed. */

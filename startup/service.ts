@@ -19,7 +19,7 @@ import { consoleOptions, signInLink } from './console';
 import { ExecutionEventHub } from '../api/executions';
 import { buildAreaRoutes } from '../api/routes';
 import type { AppConfig } from '../config/config';
-import { openDatabase, type Database } from '../db/database';
+import { openDatabase, pingDatabase, type Database } from '../db/database';
 import { leaveShutdownSignalsToCaller } from '../db/embedded-postgres';
 import { startWorker, installTemporalRuntime, type RunningWorker } from '../worker/worker';
 import { startExecutionReconciler } from './execution-reconciler';
@@ -179,7 +179,7 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
         logger,
         verifier: createTokenVerifier(secrets.auth, { audience: config.authJwtAudience, issuer: config.authJwtIssuer }, serviceTokens),
         readiness: {
-          postgres: async () => void (await database.dataSource.query('SELECT 1')),
+          postgres: () => pingDatabase(database.dataSource),
           temporal: Object.assign(async () => void (await connection.workflowService.getSystemInfo({})), { kind: temporal.kind }),
         },
         routes: buildAreaRoutes({

@@ -26,7 +26,7 @@ export function auditEventRoutes(deps: AuditDeps): RouteDefinition[] {
         await authorize(deps.dataSource, auth, permission, organizationNrn(auth.organizationId), organizationNotFound(auth.organizationId));
         const beforeId = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
         if (query.cursor !== undefined && beforeId === undefined) throw cursorInvalid();
-        const rows = await new AuditEventRepository(deps.dataSource.manager).page(
+        const { rows, next } = await new AuditEventRepository(deps.dataSource.manager).page(
           auth.organizationId,
           {
             nrnPrefix: query.nrn === undefined ? undefined : (canonicalNrn(query.nrn) ?? query.nrn),
@@ -37,11 +37,10 @@ export function auditEventRoutes(deps: AuditDeps): RouteDefinition[] {
             to: query.to === undefined ? undefined : new Date(query.to),
             beforeId,
           },
-          query.limit + 1,
+          query.limit,
         );
-        const page = rows.slice(0, query.limit);
-        const nextCursor = rows.length > query.limit ? encodeCursor(page[page.length - 1].id) : null;
-        return { status: 200, body: { data: page.map(auditEventJson), nextCursor } };
+        const nextCursor = next === undefined ? null : encodeCursor(next);
+        return { status: 200, body: { data: rows.map(auditEventJson), nextCursor } };
       },
     }),
   ];

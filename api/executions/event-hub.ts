@@ -11,10 +11,9 @@
  * every connection of a replica, and per user, so one member cannot hold
  * every stream of its organization.
  */
-import type { Pool, PoolClient } from 'pg';
 import type { DataSource } from 'typeorm';
+import { listenForExecutionEvents, type ExecutionEventListener } from '../../db/repositories/execution-event-listener';
 
-const CHANNEL = 'execution_events';
 /** How often a follower re-reads without a notification: the safety net, the most a lost notification costs. */
 export const EVENT_FALLBACK_POLL_MS = 5_000;
 
@@ -30,7 +29,7 @@ export class ExecutionEventHub {
   /** Open streams by organization, and by user of an organization. */
   private readonly streams = new Map<string, number>();
   private readonly userStreams = new Map<string, number>();
-  private listener?: Promise<PoolClient | undefined>;
+  private listener?: Promise<ExecutionEventListener | undefined>;
   private closed = false;
 
   constructor(private readonly dataSource: DataSource) {}
@@ -80,21 +79,18 @@ export class ExecutionEventHub {
     return this.closed;
   }
 
-  private async listen(): Promise<PoolClient | undefined> {
+  private async listen(): Promise<ExecutionEventListener | undefined> {
     if (this.closed) return undefined;
-    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    let client: PoolClient | undefined;
     try {
-      client = await pool.connect();
-      client.on('notification', (message) => {
-        if (message.channel !== CHANNEL || !message.payload) return;
-        for (const wake of this.followers.get(message.payload) ?? []) wake();
-      });
-      client.on('error', () => this.relisten(client));
-      await client.query(`LISTEN ${CHANNEL}`);
-      return client;
+      return await listenForExecutionEvents(
+        this.dataSource,
+        (executionId) => {
+          for (const wake of this.followers.get(executionId) ?? []) wake();
+        },
+        () => this.relisten(),
+      );
     } catch {
-      this.relisten(client);
+      this.relisten();
       return undefined;
     }
   }
@@ -103,13 +99,12 @@ export class ExecutionEventHub {
   private async stopListening(): Promise<void> {
     const listening = this.listener;
     this.listener = undefined;
-    const client = await listening?.catch(() => undefined);
-    client?.release(true);
+    const listener = await listening?.catch(() => undefined);
+    listener?.close();
   }
 
   /** Drops a failed listening connection and opens another shortly (streams poll slowly meanwhile). */
-  private relisten(client: PoolClient | undefined): void {
-    client?.release(true);
+  private relisten(): void {
     this.listener = undefined;
     if (this.closed) return;
     setTimeout(() => {

@@ -2,6 +2,8 @@
 import { IsNull, Repository, type EntityManager } from 'typeorm';
 import { AccountEntity, type AccountStatus } from '../entities/account';
 import { rowsOf, selectColumns } from '../sql';
+import { bind, raw, sql } from '../sql-builder';
+import { liveAccountsSql } from './account-count-repository';
 import { pageFromRows, pageOf, type Page } from './paged-rows';
 import { insertReturning } from './returning';
 
@@ -16,14 +18,10 @@ export class AccountRepository extends Repository<AccountEntity> {
 
   /** Live slugs of an organization that start with `base` (to pick a free generated slug). */
   async slugsLike(organizationId: number, base: string): Promise<Set<string>> {
-    const rows = await this.createQueryBuilder('a')
-      .select('a.slug', 'slug')
-      .where('a.organization_id = :organizationId AND a.deleted_at IS NULL AND left(a.slug, :length) = :base', {
-        organizationId,
-        base,
-        length: base.length,
-      })
-      .getRawMany<{ slug: string }>();
+    const rows = await rowsOf<{ slug: string }>(
+      this.manager,
+      sql`SELECT a.slug FROM accounts a WHERE a.organization_id = ${organizationId} AND a.deleted_at IS NULL AND left(a.slug, ${base.length}) = ${base}`,
+    );
     return new Set(rows.map((r) => r.slug));
   }
 
@@ -50,30 +48,30 @@ export class AccountRepository extends Repository<AccountEntity> {
    * first. The total is the trigger-maintained count, read in the same snapshot.
    */
   async listLive(organizationId: number, offset: number, limit: number): Promise<Page<AccountEntity>> {
+    const [organization, skip, take] = [bind(organizationId), bind(offset), bind(limit)];
     const rows = await rowsOf<AccountEntity & { __total: number }>(
       this.manager,
-      `WITH total AS (
-         SELECT COALESCE((SELECT live FROM account_counts WHERE organization_id = $1), 0) AS n
+      sql`WITH total AS (
+         SELECT ${liveAccountsSql(organization)} AS n
        ),
        head AS (
-         SELECT id FROM accounts WHERE organization_id = $1 AND deleted_at IS NULL AND $2 <= (SELECT n FROM total) / 2
-          ORDER BY id OFFSET $2 LIMIT $3
+         SELECT id FROM accounts WHERE organization_id = ${organization} AND deleted_at IS NULL AND ${skip} <= (SELECT n FROM total) / 2
+          ORDER BY id OFFSET ${skip} LIMIT ${take}
        ),
        tail AS (
-         SELECT id FROM accounts WHERE organization_id = $1 AND deleted_at IS NULL AND $2 > (SELECT n FROM total) / 2
+         SELECT id FROM accounts WHERE organization_id = ${organization} AND deleted_at IS NULL AND ${skip} > (SELECT n FROM total) / 2
           ORDER BY id DESC
-          OFFSET GREATEST((SELECT n FROM total) - $2 - $3, 0)
-          LIMIT LEAST($3, GREATEST((SELECT n FROM total) - $2, 0))
+          OFFSET GREATEST((SELECT n FROM total) - ${skip} - ${take}, 0)
+          LIMIT LEAST(${take}, GREATEST((SELECT n FROM total) - ${skip}, 0))
        ),
        ids AS (SELECT id FROM head UNION ALL SELECT id FROM tail)
        SELECT page.*, total.n::float8 AS "__total"
          FROM total
          LEFT JOIN LATERAL (
            -- An id array, not a join: the planner cannot tell the page holds only a few ids.
-           SELECT ${selectColumns(this.manager, AccountEntity, 'a')} FROM accounts a WHERE a.id = ANY (ARRAY(SELECT id FROM ids))
+           SELECT ${raw(selectColumns(this.manager, AccountEntity, 'a'))} FROM accounts a WHERE a.id = ANY (ARRAY(SELECT id FROM ids))
          ) page ON true
         ORDER BY page.id`,
-      [organizationId, offset, limit],
     );
     return pageFromRows(rows);
   }
@@ -81,10 +79,9 @@ export class AccountRepository extends Repository<AccountEntity> {
   /** A page of the live accounts among `ids` (callers granted on single accounts). */
   async listLiveAmong(organizationId: number, ids: number[], offset: number, limit: number): Promise<Page<AccountEntity>> {
     return pageOf<AccountEntity>(this.manager, {
-      matching: `SELECT ${selectColumns(this.manager, AccountEntity, 'a')} FROM accounts a
-                  WHERE a.organization_id = $1 AND a.deleted_at IS NULL AND a.id = ANY ($2::bigint[])`,
+      matching: sql`SELECT ${raw(selectColumns(this.manager, AccountEntity, 'a'))} FROM accounts a
+                  WHERE a.organization_id = ${organizationId} AND a.deleted_at IS NULL AND a.id = ANY (${ids}::bigint[])`,
       orderBy: '"id"',
-      params: [organizationId, ids],
       offset,
       limit,
     });

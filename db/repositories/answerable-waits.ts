@@ -13,6 +13,8 @@
  * inner one, or its id is `*` and the inner one names that level.
  */
 
+import { bind, raw, sql, type Sql } from '../sql-builder';
+
 /** The NRN pattern the target must match (api/access/nrn.ts NRN_PATTERN, passed in: db imports nothing of the API). */
 export interface AnswerableFilter {
   organizationId: string;
@@ -36,53 +38,46 @@ export function nrnContainsSql(outer: string, inner: string): string {
                                   OR (split_part(s.seg, '=', 2) = '*' AND (':' || ${inner}) LIKE ('%:' || split_part(s.seg, '=', 1) || '=%'))))`;
 }
 
-export function answerableSql(waitColumns: string, filter: AnswerableFilter): { sql: string; params: unknown[] } {
+/** The waits the caller may answer (the candidate rows of the inbox's page: ExecutionWaitRepository.answerableBy). */
+export function answerableSql(waitColumns: string, filter: AnswerableFilter): Sql {
   const workflowNrn = `coalesce(wf.nrn, 'organization=' || e.organization_id)`;
   const target = `coalesce(w.answer->'approvers'->>'nrn', ${workflowNrn})`;
-  const sql = `
+  const [organizationId, userId, workflowId, executionId, from, to] = [
+    bind(filter.organizationId),
+    bind(filter.userId),
+    bind(filter.workflowId ?? null),
+    bind(filter.executionId ?? null),
+    bind(filter.from ?? null),
+    bind(filter.to ?? null),
+  ];
+  return sql`
     WITH caller AS (
       SELECT g.nrn, r.slug, r.permissions
         FROM users u
         JOIN grants g ON g.organization_id = u.organization_id AND g.user_id = u.id
         JOIN roles r ON r.id = g.role_id
-       WHERE u.organization_id = $1::text::bigint AND u.id = $2::text::bigint AND u.type = $3::text AND g.status = 'active' AND u.type = ANY (r.user_types)
-    ), matching AS (
-      SELECT ${waitColumns}, e.workflow_id AS "workflowId", wf.key AS "workflowKey", wf.name AS "workflowName",
+       WHERE u.organization_id = ${organizationId}::text::bigint AND u.id = ${userId}::text::bigint AND u.type = ${filter.userType}::text
+         AND g.status = 'active' AND u.type = ANY (r.user_types)
+    )
+      SELECT ${raw(waitColumns)}, e.workflow_id AS "workflowId", wf.key AS "workflowKey", wf.name AS "workflowName",
              e.created_by AS "startedBy", e.inputs AS "inputs"
         FROM execution_waits w
         JOIN executions e ON e.id = w.execution_id
         LEFT JOIN workflows wf ON wf.id = e.workflow_id
-       WHERE w.answer IS NOT NULL AND e.organization_id = $1::text AND e.status IN ('running', 'waiting')
-         AND ($4::text IS NULL OR e.workflow_id = $4 OR wf.key = $4) AND ($10::text IS NULL OR e.id = $10)
-         AND ($5::timestamptz IS NULL OR w.since >= $5) AND ($6::timestamptz IS NULL OR w.since < $6)
-         AND NOT (w.answer->>'excludeStarter' = 'true' AND e.created_by = $2::text)
-         AND NOT w.answers @> jsonb_build_array(jsonb_build_object('by', $2::text))
+       WHERE w.answer IS NOT NULL AND e.organization_id = ${organizationId}::text AND e.status IN ('running', 'waiting')
+         AND (${workflowId}::text IS NULL OR e.workflow_id = ${workflowId} OR wf.key = ${workflowId})
+         AND (${executionId}::text IS NULL OR e.id = ${executionId})
+         AND (${from}::timestamptz IS NULL OR w.since >= ${from}) AND (${to}::timestamptz IS NULL OR w.since < ${to})
+         AND NOT (w.answer->>'excludeStarter' = 'true' AND e.created_by = ${userId}::text)
+         AND NOT w.answers @> jsonb_build_array(jsonb_build_object('by', ${userId}::text))
          AND CASE WHEN w.answer ? 'approvers' THEN
-               coalesce(w.answer->'approvers'->'users', '[]'::jsonb) ? $2::text
-               OR (${target} ~ $9 AND position('*' IN ${target}) = 0 AND ${nrnContainsSql(workflowNrn, target)}
+               coalesce(w.answer->'approvers'->'users', '[]'::jsonb) ? ${userId}::text
+               OR (${raw(target)} ~ ${filter.nrnPattern} AND position('*' IN ${raw(target)}) = 0 AND ${raw(nrnContainsSql(workflowNrn, target))}
                    AND EXISTS (SELECT 1 FROM caller c
                                 WHERE coalesce(w.answer->'approvers'->'roles', '[]'::jsonb) ? c.slug
-                                  AND ${nrnContainsSql('c.nrn', target)}))
+                                  AND ${raw(nrnContainsSql('c.nrn', target))}))
              ELSE EXISTS (SELECT 1 FROM caller c
                            WHERE c.permissions && ARRAY['*', 'execution:*', '*:signal', 'execution:signal']::text[]
-                             AND ${nrnContainsSql('c.nrn', workflowNrn)})
-             END
-    )
-    SELECT page.*, total.n AS "__total"
-      FROM (SELECT count(*)::float8 AS n FROM matching) total
-      LEFT JOIN LATERAL (SELECT * FROM matching ORDER BY since, "executionId", "waitId" OFFSET $7 LIMIT $8) page ON true
-     ORDER BY since, "executionId", "waitId"`;
-  const params = [
-    filter.organizationId,
-    filter.userId,
-    filter.userType,
-    filter.workflowId ?? null,
-    filter.from ?? null,
-    filter.to ?? null,
-    filter.offset,
-    filter.limit,
-    filter.nrnPattern,
-    filter.executionId ?? null,
-  ];
-  return { sql, params };
+                             AND ${raw(nrnContainsSql('c.nrn', workflowNrn))})
+             END`;
 }

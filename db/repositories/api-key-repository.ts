@@ -2,6 +2,7 @@
 import { Repository, type EntityManager } from 'typeorm';
 import { ApiKeyEntity, type ApiKeyGrant, type ApiKeyTag } from '../entities/api-key';
 import { deletedCount, poolQuery, rowsOf, selectColumns } from '../sql';
+import { raw, sql } from '../sql-builder';
 import { pageOf, type Page } from './paged-rows';
 
 export interface ApiKeyOwner {
@@ -46,9 +47,9 @@ export class ApiKeyRepository extends Repository<ApiKeyEntity> {
   /** A page of the owner's keys, newest first, expired ones included (their `expires_at` says so). */
   async pageOfOwner(owner: ApiKeyOwner, offset: number, limit: number): Promise<Page<ApiKeyEntity>> {
     return pageOf<ApiKeyEntity>(this.manager, {
-      matching: `SELECT ${selectColumns(this.manager, ApiKeyEntity, 'k')} FROM api_keys k WHERE k.organization_id = $1 AND k.owner_id = $2`,
+      matching: sql`SELECT ${raw(selectColumns(this.manager, ApiKeyEntity, 'k'))} FROM api_keys k
+                     WHERE k.organization_id = ${owner.organizationId} AND k.owner_id = ${owner.ownerId}`,
       orderBy: '"id" DESC',
-      params: [owner.organizationId, owner.ownerId],
       offset,
       limit,
     });

@@ -6,6 +6,8 @@
 import { Repository, type EntityManager } from 'typeorm';
 import { AuditEventEntity, type AuditActorKind } from '../entities/audit-event';
 import { rowsOf, selectColumns } from '../sql';
+import { join, raw, sql, type Sql } from '../sql-builder';
+import { keysetPage } from './paged-rows';
 
 export interface NewAuditEvent {
   organizationId: string;
@@ -24,11 +26,11 @@ export interface NewAuditEvent {
 }
 
 /**
- * The INSERT of one event, its values named by `param` (which collects them): also a part of the statement of
- * the change it describes (a data-modifying CTE, ExecutionRepository.insertIdempotent), so that one statement
- * writes both or neither. `from` (a CTE's name) writes the event once per row it yields, none when it is empty.
+ * The INSERT of one event: also a part of the statement of the change it describes (a data-modifying CTE,
+ * ExecutionRepository.insertIdempotent), so that one statement writes both or neither. `from` (a CTE's name)
+ * writes the event once per row it yields, none when it is empty.
  */
-export function auditInsertSql(event: NewAuditEvent, param: (value: unknown) => string, from?: string): string {
+export function auditInsertSql(event: NewAuditEvent, from?: string): Sql {
   // Typed, as a selected parameter's type is not inferred from its column.
   const text = [
     event.organizationId,
@@ -42,9 +44,9 @@ export function auditInsertSql(event: NewAuditEvent, param: (value: unknown) => 
     event.clientRequestId ?? null,
     event.clientAddress ?? null,
   ];
-  const values = [...text.map((value) => `${param(value)}::text`), `${param(JSON.stringify(event.details))}::jsonb`].join(', ');
-  return `INSERT INTO audit_events (organization_id, actor_kind, actor_id, action, target_nrn, target_id, request_id, replica, client_request_id, client_address, details)
-       ${from === undefined ? `VALUES (${values})` : `SELECT ${values} FROM ${from}`}`;
+  const values = join([...text.map((value) => sql`${value}::text`), sql`${JSON.stringify(event.details)}::jsonb`], ', ');
+  return sql`INSERT INTO audit_events (organization_id, actor_kind, actor_id, action, target_nrn, target_id, request_id, replica, client_request_id, client_address, details)
+       ${from === undefined ? sql`VALUES (${values})` : sql`SELECT ${values} FROM ${raw(from)}`}`;
 }
 
 export interface AuditFilter {
@@ -66,46 +68,39 @@ export class AuditEventRepository extends Repository<AuditEventEntity> {
 
   /** Inserts one event; its id. */
   async record(event: NewAuditEvent): Promise<number> {
-    const params: unknown[] = [];
-    const [row] = await rowsOf<{ id: number }>(
-      this.manager,
-      `${auditInsertSql(event, (value) => `$${params.push(value)}`)} RETURNING id::float8 AS id`,
-      params,
-    );
+    const [row] = await rowsOf<{ id: number }>(this.manager, sql`${auditInsertSql(event)} RETURNING id::float8 AS id`);
     return row.id;
   }
 
   /** Merges `fields` into an event's details (the outcome of a call that is not a database write). */
   async addDetails(id: number, fields: Record<string, unknown>): Promise<void> {
-    await this.manager.query(`UPDATE audit_events SET details = details || $2::jsonb WHERE id = $1`, [id, JSON.stringify(fields)]);
+    await rowsOf(this.manager, `UPDATE audit_events SET details = details || $2::jsonb WHERE id = $1`, [id, JSON.stringify(fields)]);
   }
 
-  /** Up to `limit` events of the organization matching `filter`, newest first. */
-  async page(organizationId: string, filter: AuditFilter, limit: number): Promise<AuditEventEntity[]> {
-    const where = ['organization_id = $1'];
-    const params: unknown[] = [organizationId];
-    const add = (clause: (n: string) => string, value: unknown) => {
-      params.push(value);
-      where.push(clause(`$${params.length}`));
-    };
+  /** Up to `limit` events of the organization matching `filter`, newest first; `next`: the last one's id, when more follow. */
+  async page(organizationId: string, filter: AuditFilter, limit: number): Promise<{ rows: AuditEventEntity[]; next?: number }> {
+    const where = [sql`organization_id = ${organizationId}`];
     if (filter.nrnPrefix !== undefined) {
       // The NRN itself, or one beneath it (`…:account=2` covers `…:account=2:namespace=3`, not `…:account=21`).
       // NRNs hold no LIKE wildcards (`%`, `_`): the prefix pattern is literal, and the text_pattern_ops index serves it.
-      params.push(filter.nrnPrefix, `${filter.nrnPrefix}:%`);
-      where.push(`(target_nrn = $${params.length - 1} OR target_nrn LIKE $${params.length})`);
+      where.push(sql`(target_nrn = ${filter.nrnPrefix} OR target_nrn LIKE ${`${filter.nrnPrefix}:%`})`);
     }
-    if (filter.action !== undefined) add((n) => `action = ${n}`, filter.action);
-    if (filter.actorId !== undefined) add((n) => `actor_id = ${n}`, filter.actorId);
-    if (filter.targetId !== undefined) add((n) => `target_id = ${n}`, filter.targetId);
-    if (filter.from !== undefined) add((n) => `occurred_at >= ${n}`, filter.from);
-    if (filter.to !== undefined) add((n) => `occurred_at < ${n}`, filter.to);
-    if (filter.beforeId !== undefined) add((n) => `id < ${n}`, filter.beforeId);
-    params.push(limit);
-    return rowsOf<AuditEventEntity>(
+    if (filter.action !== undefined) where.push(sql`action = ${filter.action}`);
+    if (filter.actorId !== undefined) where.push(sql`actor_id = ${filter.actorId}`);
+    if (filter.targetId !== undefined) where.push(sql`target_id = ${filter.targetId}`);
+    if (filter.from !== undefined) where.push(sql`occurred_at >= ${filter.from}`);
+    if (filter.to !== undefined) where.push(sql`occurred_at < ${filter.to}`);
+    if (filter.beforeId !== undefined) where.push(sql`id < ${filter.beforeId}`);
+    const rows = await rowsOf<AuditEventEntity>(
       this.manager,
-      `SELECT ${selectColumns(this.manager, AuditEventEntity)} FROM audit_events
-       WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`,
-      params,
+      sql`SELECT ${raw(selectColumns(this.manager, AuditEventEntity))} FROM audit_events
+       WHERE ${join(where, ' AND ')} ORDER BY id DESC LIMIT ${limit + 1}`,
+    );
+    return keysetPage(
+      rows,
+      limit,
+      (row) => row,
+      (row) => row.id,
     );
   }
 

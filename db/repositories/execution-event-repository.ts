@@ -9,7 +9,8 @@
  */
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionEventEntity, type StreamEventData } from '../entities/execution-event';
-import { deletedCount, isoSql, poolQuery } from '../sql';
+import { deletedCount, isoSql, poolQuery, rowsOf } from '../sql';
+import { sql, type Sql } from '../sql-builder';
 import { DEFAULT_PORTS } from './execution-step-repository';
 
 /** One event of the stream, as read (the rows' batches taken apart, references to step rows resolved). */
@@ -26,9 +27,9 @@ export function encodeEvents(events: StreamEventData[]): string {
   return JSON.stringify(events.map(({ type, data, fromStep }) => (fromStep ? [type, data.stepId, data.run] : { type, data })));
 }
 
-/** The batch insert of `encodeEvents`'s JSON, with its parameters' placeholders (also one part of a step batch: step-batch-statement.ts). */
-export function insertEventsSql(executionId: string, firstSeq: string, eventsJson: string): string {
-  return `INSERT INTO execution_events (execution_id, seq, type, data, more)
+/** The batch insert of `encodeEvents`'s JSON (also one part of a step batch: step-batch-statement.ts). */
+export function insertEventsSql(executionId: unknown, firstSeq: unknown, eventsJson: unknown): Sql {
+  return sql`INSERT INTO execution_events (execution_id, seq, type, data, more)
     SELECT ${executionId}, ${firstSeq}::int,
       CASE WHEN jsonb_typeof(e->0) = 'array' THEN e->0->>0 ELSE e->0->>'type' END,
       CASE WHEN jsonb_typeof(e->0) = 'array' THEN (e->0) - 0 ELSE e->0->'data' END,
@@ -37,8 +38,10 @@ export function insertEventsSql(executionId: string, firstSeq: string, eventsJso
     ON CONFLICT DO NOTHING`;
 }
 
-/** The number after the last recorded event of the execution `$1` (0 when it has none). */
-export const NEXT_EVENT_SEQ_SQL = `(SELECT COALESCE(max(seq + COALESCE(jsonb_array_length(more), 0)) + 1, 0) FROM execution_events WHERE execution_id = $1)`;
+/** The number after the last recorded event of the execution (0 when it has none). */
+export function nextEventSeqSql(executionId: unknown): Sql {
+  return sql`(SELECT COALESCE(max(seq + COALESCE(jsonb_array_length(more), 0)) + 1, 0) FROM execution_events WHERE execution_id = ${executionId})`;
+}
 
 /** A step event's data from its step run's row `s` (`s.record` as stored: it keeps `error`, and `activePorts` unless default). */
 const STEP_EVENT_DATA_SQL = `CASE WHEN ev.event->>0 = 'step.started'
@@ -62,7 +65,7 @@ export class ExecutionEventRepository extends Repository<ExecutionEventEntity> {
   /** Events numbered from `firstSeq` in the given order, one row; a batch already there is left alone. */
   async insertBatch(executionId: string, firstSeq: number, events: StreamEventData[]): Promise<void> {
     if (events.length === 0) return;
-    await this.manager.query(insertEventsSql('$1', '$2', '$3'), [executionId, firstSeq, encodeEvents(events)]);
+    await rowsOf(this.manager, insertEventsSql(executionId, firstSeq, encodeEvents(events)));
   }
 
   /**

@@ -6,6 +6,8 @@
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionEntity, type ExecutionStatus } from '../entities/execution';
 import { rowsOf, selectColumns } from '../sql';
+import { join, raw, sql } from '../sql-builder';
+import { keysetPage } from './paged-rows';
 
 export interface ExecutionFilter {
   workflowId?: string;
@@ -34,41 +36,37 @@ export class ExecutionListRepository extends Repository<ExecutionEntity> {
     filter: ExecutionFilter,
     page: { limit: number; offset: number; after?: { createdAt: string; id: string }; countCap: number },
   ): Promise<{ rows: ExecutionEntity[]; next?: { createdAt: string; id: string }; total: number; totalCapped: boolean }> {
-    const where = ['organization_id = $1'];
-    const params: unknown[] = [organizationId];
-    const add = (clause: string, ...values: unknown[]) => {
-      where.push(clause.replace(/\?/g, () => `$${params.push(values.shift())}`));
-    };
-    if (filter.workflowId) add('workflow_id = ?', filter.workflowId);
-    if (filter.alias) add('alias = ?', filter.alias);
-    if (filter.status) add('status = ?', filter.status);
-    if (filter.correlationKey) add('correlation_key = ?', filter.correlationKey);
-    if (filter.rerunOf) add('rerun_of = ?', filter.rerunOf);
-    if (filter.from) add('created_at >= ?', filter.from);
-    if (filter.to) add('created_at < ?', filter.to);
-    const counted = where.join(' AND ');
-    if (page.after) add('(created_at, id) < (?::timestamptz, ?::text)', page.after.createdAt, page.after.id);
+    const where = [sql`organization_id = ${organizationId}`];
+    if (filter.workflowId) where.push(sql`workflow_id = ${filter.workflowId}`);
+    if (filter.alias) where.push(sql`alias = ${filter.alias}`);
+    if (filter.status) where.push(sql`status = ${filter.status}`);
+    if (filter.correlationKey) where.push(sql`correlation_key = ${filter.correlationKey}`);
+    if (filter.rerunOf) where.push(sql`rerun_of = ${filter.rerunOf}`);
+    if (filter.from) where.push(sql`created_at >= ${filter.from}`);
+    if (filter.to) where.push(sql`created_at < ${filter.to}`);
+    const counted = join(where, ' AND ');
+    if (page.after) where.push(sql`(created_at, id) < (${page.after.createdAt}::timestamptz, ${page.after.id}::text)`);
     const [rows, [count]] = await Promise.all([
       rowsOf<ExecutionEntity & { __position: string }>(
         this.manager,
-        `SELECT ${selectColumns(this.manager, ExecutionEntity)},
+        sql`SELECT ${raw(selectColumns(this.manager, ExecutionEntity))},
            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "__position"
-         FROM executions WHERE ${where.join(' AND ')}
-         ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`,
-        params,
+         FROM executions WHERE ${join(where, ' AND ')}
+         ORDER BY created_at DESC, id DESC LIMIT ${raw(String(page.limit + 1))} OFFSET ${raw(String(page.offset))}`,
       ),
       rowsOf<{ total: number }>(
         this.manager,
-        `SELECT count(*)::int AS total FROM (SELECT 1 FROM executions WHERE ${counted} LIMIT ${page.countCap + 1}) matching`,
-        params.slice(0, page.after ? -2 : undefined),
+        sql`SELECT count(*)::int AS total FROM (SELECT 1 FROM executions WHERE ${counted} LIMIT ${raw(String(page.countCap + 1))}) matching`,
       ),
     ]);
-    const more = rows.length > page.limit;
-    const kept = rows.slice(0, page.limit).map(({ __position, ...row }) => ({ row, position: __position }));
-    const last = kept[kept.length - 1];
+    const listed = keysetPage(
+      rows,
+      page.limit,
+      ({ __position: _position, ...row }) => row,
+      (row) => ({ createdAt: row.__position, id: row.id }),
+    );
     return {
-      rows: kept.map(({ row }) => row),
-      ...(more ? { next: { createdAt: last.position, id: last.row.id } } : {}),
+      ...listed,
       total: Math.min(count.total, page.countCap),
       totalCapped: count.total > page.countCap,
     };

@@ -6,6 +6,7 @@
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionLogEntity } from '../entities/execution-log';
 import { deletedCount, rowsOf, selectColumns } from '../sql';
+import { raw, sql, type Sql } from '../sql-builder';
 
 /** A log line as the workflow reports it (positions assigned by the workflow). */
 export interface LogWrite {
@@ -18,9 +19,9 @@ export interface LogWrite {
   timestamp: string;
 }
 
-/** The multi-row insert, with its parameters' placeholders (also one part of a step batch: step-batch-statement.ts). */
-export function insertLogsSql(executionId: string, logsJson: string): string {
-  return `INSERT INTO execution_logs (execution_id, seq, step_id, step_seq, level, message, metadata, logged_at)
+/** The multi-row insert (also one part of a step batch: step-batch-statement.ts). */
+export function insertLogsSql(executionId: unknown, logsJson: unknown): Sql {
+  return sql`INSERT INTO execution_logs (execution_id, seq, step_id, step_seq, level, message, metadata, logged_at)
     SELECT ${executionId}, (l->>'seq')::int, l->>'stepId', (l->>'stepSeq')::int, l->>'level', l->>'message', l->'metadata', (l->>'timestamp')::timestamptz
     FROM jsonb_array_elements(${logsJson}::jsonb) AS l
     ON CONFLICT DO NOTHING`;
@@ -39,7 +40,7 @@ export class ExecutionLogRepository extends Repository<ExecutionLogEntity> {
   /** One multi-row insert by position; lines already there (a replayed batch) are left alone. */
   async insertBatch(executionId: string, logs: LogWrite[]): Promise<void> {
     if (logs.length === 0) return;
-    await this.manager.query(insertLogsSql('$1', '$2'), [executionId, JSON.stringify(logs)]);
+    await rowsOf(this.manager, insertLogsSql(executionId, JSON.stringify(logs)));
   }
 
   /**
@@ -52,13 +53,11 @@ export class ExecutionLogRepository extends Repository<ExecutionLogEntity> {
     window: { limit: number; cursor?: number; stepId?: string },
   ): Promise<{ rows: ExecutionLogEntity[]; total: number; start: number }> {
     const byStep = window.stepId !== undefined;
-    const position = byStep ? 'step_seq' : 'seq';
-    const filter = byStep ? 'execution_id = $1 AND step_id = $2' : 'execution_id = $1';
-    const base: unknown[] = byStep ? [executionId, window.stepId] : [executionId];
+    const position = raw(byStep ? 'step_seq' : 'seq');
+    const filter = byStep ? sql`execution_id = ${executionId} AND step_id = ${window.stepId}` : sql`execution_id = ${executionId}`;
     const [last] = await rowsOf<{ last: number | null }>(
       this.manager,
-      `SELECT max(${position}) AS last FROM execution_logs WHERE ${filter}`,
-      base,
+      sql`SELECT max(${position}) AS last FROM execution_logs WHERE ${filter}`,
     );
     const total = last.last === null ? 0 : last.last + 1;
     const end = Math.min(window.cursor ?? total, total);
@@ -66,9 +65,8 @@ export class ExecutionLogRepository extends Repository<ExecutionLogEntity> {
     if (end <= start) return { rows: [], total, start };
     const rows = await rowsOf<ExecutionLogEntity>(
       this.manager,
-      `SELECT ${selectColumns(this.manager, ExecutionLogEntity)} FROM execution_logs
-       WHERE ${filter} AND ${position} >= $${base.length + 1} AND ${position} < $${base.length + 2} ORDER BY ${position}`,
-      [...base, start, end],
+      sql`SELECT ${raw(selectColumns(this.manager, ExecutionLogEntity))} FROM execution_logs
+       WHERE ${filter} AND ${position} >= ${start} AND ${position} < ${end} ORDER BY ${position}`,
     );
     return { rows, total, start };
   }

@@ -3,6 +3,7 @@
  * that is also a part of a step batch's single statement (step-batch-statement.ts) and of
  * ExecutionRepository.recordProgress.
  */
+import { join, raw, sql, type Sql } from '../sql-builder';
 
 /** What the workflow reports of its run with a batch, when it changed since the previous batch. */
 export interface RunProgress {
@@ -11,29 +12,18 @@ export interface RunProgress {
   waiting?: boolean;
 }
 
-/** The parameters of `recordProgressSql` for a run's progress, named by `param`. */
-export function progressParams(
-  progress: RunProgress,
-  param: (value: unknown) => string,
-): { variablesParam?: string; waitingParam?: string } {
-  return {
-    ...(progress.variables !== undefined ? { variablesParam: param(JSON.stringify(progress.variables)) } : {}),
-    ...(progress.waiting !== undefined ? { waitingParam: param(progress.waiting) } : {}),
-  };
-}
-
 /**
  * What a batch writes on the execution's row, as SQL (also a part of a step batch's single statement): the
  * run's variables and whether it waits (the workflow decides: every step still running is parked on a
  * wait), each when it changed. One UPDATE, as a statement must not update a row twice. A finished
  * execution is left as it is.
  */
-export function recordProgressSql(executionIdParam: string, params: { variablesParam?: string; waitingParam?: string }): string {
+export function recordProgressSql(executionId: unknown, progress: RunProgress): Sql {
   const sets = [
-    ...(params.variablesParam !== undefined ? [`variables = ${params.variablesParam}::jsonb`] : []),
-    ...(params.waitingParam !== undefined
-      ? [`status = CASE WHEN ${params.waitingParam}::boolean THEN 'waiting' ELSE 'running' END`, 'updated_at = now()']
+    ...(progress.variables !== undefined ? [sql`variables = ${JSON.stringify(progress.variables)}::jsonb`] : []),
+    ...(progress.waiting !== undefined
+      ? [sql`status = CASE WHEN ${progress.waiting}::boolean THEN 'waiting' ELSE 'running' END`, raw('updated_at = now()')]
       : []),
   ];
-  return `UPDATE executions SET ${sets.join(', ')} WHERE id = ${executionIdParam} AND status IN ('running', 'waiting')`;
+  return sql`UPDATE executions SET ${join(sets, ', ')} WHERE id = ${executionId} AND status IN ('running', 'waiting')`;
 }

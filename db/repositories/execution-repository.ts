@@ -6,10 +6,11 @@
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionEntity, type ExecutionStatus } from '../entities/execution';
 import { poolQuery, rowsOf, selectColumns } from '../sql';
+import { bind, raw, sql, type Bound, type Sql } from '../sql-builder';
 import { auditInsertSql, type NewAuditEvent } from './audit-event-repository';
 import { callerGrantsColumns, type CallerGrantsRead, type CallerKey } from './grant-repository';
-import { NEXT_EVENT_SEQ_SQL } from './execution-event-repository';
-import { progressParams, recordProgressSql, type RunProgress } from './execution-progress-sql';
+import { nextEventSeqSql } from './execution-event-repository';
+import { recordProgressSql, type RunProgress } from './execution-progress-sql';
 import { settleStepsSql } from './execution-step-repository';
 
 /** What recording a run writes; the rest comes from column defaults. */
@@ -31,31 +32,27 @@ export type NewExecution = Pick<
 > &
   Partial<Pick<ExecutionEntity, 'rerunOf' | 'rerunKind'>>;
 
-const INSERT_COLUMNS = `id, organization_id, workflow_id, workflow_key, revision, alias, status, inputs, trigger, correlation_key,
-  idempotency_key, parent_execution_id, temporal_namespace, created_by, rerun_of, rerun_kind`;
-// Typed, as they are also selected (insertCounted), where PostgreSQL cannot infer a parameter's type from its column.
-const INSERT_VALUES = `$1::text, $2::text, $3::text, $4::text, $5::integer, $6::text, 'running', $7::jsonb, $8::jsonb, $9::text,
-  $10::text, $11::text, $12::text, $13::text, $14::text, $15::text`;
-const ON_KEY_CONFLICT = 'ON CONFLICT (organization_id, workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING';
+const INSERT_COLUMNS = raw(`id, organization_id, workflow_id, workflow_key, revision, alias, status, inputs, trigger, correlation_key,
+  idempotency_key, parent_execution_id, temporal_namespace, created_by, rerun_of, rerun_kind`);
+const ON_KEY_CONFLICT = raw('ON CONFLICT (organization_id, workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING');
 
-function insertParams(execution: NewExecution): unknown[] {
-  return [
-    execution.id,
-    execution.organizationId,
-    execution.workflowId,
-    execution.workflowKey,
-    execution.revision,
-    execution.alias,
-    JSON.stringify(execution.inputs),
-    JSON.stringify(execution.trigger),
-    execution.correlationKey,
-    execution.idempotencyKey,
-    execution.parentExecutionId,
-    execution.temporalNamespace,
-    execution.createdBy,
-    execution.rerunOf ?? null,
-    execution.rerunKind ?? null,
-  ];
+/**
+ * The values of INSERT_COLUMNS, and the idempotency key's three (bound: a statement that also looks the key up
+ * names them again, with the same parameters).
+ */
+function insertValues(execution: NewExecution): { values: Sql; key: { organizationId: Bound; workflowId: Bound; idempotencyKey: Bound } } {
+  const key = {
+    organizationId: bind(execution.organizationId),
+    workflowId: bind(execution.workflowId),
+    idempotencyKey: bind(execution.idempotencyKey),
+  };
+  // Typed, as they are also selected (insertCounted), where PostgreSQL cannot infer a parameter's type from its column.
+  const values = sql`${execution.id}::text, ${key.organizationId}::text, ${key.workflowId}::text, ${execution.workflowKey}::text,
+  ${execution.revision}::integer, ${execution.alias}::text, 'running', ${JSON.stringify(execution.inputs)}::jsonb,
+  ${JSON.stringify(execution.trigger)}::jsonb, ${execution.correlationKey}::text, ${key.idempotencyKey}::text,
+  ${execution.parentExecutionId}::text, ${execution.temporalNamespace}::text, ${execution.createdBy}::text,
+  ${execution.rerunOf ?? null}::text, ${execution.rerunKind ?? null}::text`;
+  return { values, key };
 }
 
 export class ExecutionRepository extends Repository<ExecutionEntity> {
@@ -74,14 +71,13 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     execution: NewExecution,
     audit?: NewAuditEvent,
   ): Promise<{ row: ExecutionEntity; created: boolean; auditId?: number }> {
-    const params = insertParams(execution);
-    const insert = `INSERT INTO executions (${INSERT_COLUMNS}) VALUES (${INSERT_VALUES}) ${ON_KEY_CONFLICT} RETURNING ${selectColumns(this.manager, ExecutionEntity)}`;
-    const sql =
+    const insert = sql`INSERT INTO executions (${INSERT_COLUMNS}) VALUES (${insertValues(execution).values}) ${ON_KEY_CONFLICT} RETURNING ${raw(selectColumns(this.manager, ExecutionEntity))}`;
+    const statement =
       audit === undefined
         ? insert
-        : `WITH e AS (${insert}), a AS (${auditInsertSql(audit, (value) => `$${params.push(value)}`, 'e')} RETURNING id::float8 AS id)
+        : sql`WITH e AS (${insert}), a AS (${auditInsertSql(audit, 'e')} RETURNING id::float8 AS id)
            SELECT e.*, a.id AS "__auditId" FROM e, a`;
-    const [inserted] = await rowsOf<ExecutionEntity & { __auditId?: number }>(this.manager, sql, params);
+    const [inserted] = await rowsOf<ExecutionEntity & { __auditId?: number }>(this.manager, statement);
     if (!inserted) return { row: await this.existing(execution), created: false };
     const { __auditId: auditId, ...row } = inserted;
     return { row, created: true, ...(auditId !== undefined ? { auditId } : {}) };
@@ -102,17 +98,17 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     execution: NewExecution,
     tree: { rootExecutionId: string; budget: number },
   ): Promise<{ row: ExecutionEntity; created: boolean } | undefined> {
+    const { values, key } = insertValues(execution);
     const inserted = await rowsOf<ExecutionEntity>(
       this.manager,
-      `WITH counted AS (
+      sql`WITH counted AS (
          UPDATE executions SET descendants = descendants + 1
-         WHERE id = $16 AND descendants < $17
-           AND NOT EXISTS (SELECT 1 FROM executions WHERE organization_id = $2 AND workflow_id = $3 AND idempotency_key = $10)
+         WHERE id = ${tree.rootExecutionId} AND descendants < ${tree.budget}
+           AND NOT EXISTS (SELECT 1 FROM executions WHERE organization_id = ${key.organizationId} AND workflow_id = ${key.workflowId} AND idempotency_key = ${key.idempotencyKey})
          RETURNING id
        )
-       INSERT INTO executions (${INSERT_COLUMNS}) SELECT ${INSERT_VALUES} FROM counted ${ON_KEY_CONFLICT}
-       RETURNING ${selectColumns(this.manager, ExecutionEntity)}`,
-      [...insertParams(execution), tree.rootExecutionId, tree.budget],
+       INSERT INTO executions (${INSERT_COLUMNS}) SELECT ${values} FROM counted ${ON_KEY_CONFLICT}
+       RETURNING ${raw(selectColumns(this.manager, ExecutionEntity))}`,
     );
     if (inserted.length > 0) return { row: inserted[0], created: true };
     // Nothing inserted: recorded before (a retry), or refused by the budget. Only the refusal costs this second read.
@@ -148,13 +144,13 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     >(
       this.manager,
       'execution-with-grants',
-      `SELECT ${callerGrantsColumns('$1', '$2', '$3')},
-              e.id IS NOT NULL AS "executionFound", ${selectColumns(this.manager, ExecutionEntity, 'e')},
+      // The organization twice, as two parameters: users key it by bigint, executions hold text.
+      sql`SELECT ${callerGrantsColumns(caller.id, caller.organizationId, caller.type)},
+              e.id IS NOT NULL AS "executionFound", ${raw(selectColumns(this.manager, ExecutionEntity, 'e'))},
               w.id IS NOT NULL AS "workflowFound", w.nrn AS "workflowNrn"
          FROM (SELECT 1) AS caller
-         LEFT JOIN executions e ON e.organization_id = $4 AND e.id = $5
+         LEFT JOIN executions e ON e.organization_id = ${caller.organizationId} AND e.id = ${id}
          LEFT JOIN workflows w ON w.organization_id = e.organization_id AND w.id = e.workflow_id`,
-      [caller.id, caller.organizationId, caller.type, caller.organizationId, id],
     );
     const { held, userType, executionFound, workflowFound, workflowNrn, ...row } = read;
     const grants = { held, userType };
@@ -197,36 +193,27 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     /** Position of the end event (from the workflow); without it (terminate), right after the last recorded event. */
     eventSeq?: number,
   ): Promise<void> {
-    await this.manager.query(
-      `WITH finished AS (
-         UPDATE executions SET status = $2, outputs = $3, error = $4, completed_at = now(), updated_at = now(), run_health = NULL
-         WHERE id = $1 AND status IN ('running', 'waiting') RETURNING id
+    const [id, statusValue, errorJson] = [bind(executionId), bind(status), bind(error === null ? null : JSON.stringify(error))];
+    await rowsOf(
+      this.manager,
+      sql`WITH finished AS (
+         UPDATE executions SET status = ${statusValue}, outputs = ${outputs === null ? null : JSON.stringify(outputs)}, error = ${errorJson},
+                completed_at = now(), updated_at = now(), run_health = NULL
+         WHERE id = ${id} AND status IN ('running', 'waiting') RETURNING id
        ),
-       settled AS (${settleStepsSql('(SELECT id FROM finished)', '$2::text')})
+       settled AS (${settleStepsSql(raw('(SELECT id FROM finished)'), statusValue)})
        INSERT INTO execution_events (execution_id, seq, type, data)
-       SELECT id, COALESCE($5::int, ${NEXT_EVENT_SEQ_SQL}),
-              'execution.' || $2, jsonb_build_object('status', $2::text, 'error', $4::jsonb)
+       SELECT id, COALESCE(${eventSeq ?? null}::int, ${nextEventSeqSql(id)}),
+              'execution.' || ${statusValue}, jsonb_build_object('status', ${statusValue}::text, 'error', ${errorJson}::jsonb)
        FROM finished
        ON CONFLICT DO NOTHING`,
-      [
-        executionId,
-        status,
-        outputs === null ? null : JSON.stringify(outputs),
-        error === null ? null : JSON.stringify(error),
-        eventSeq ?? null,
-      ],
     );
   }
 
   /** Records what a batch reports of the run (`recordProgressSql`) outside a batch's single statement. */
   async recordProgress(executionId: string, progress: RunProgress): Promise<void> {
     if (progress.variables === undefined && progress.waiting === undefined) return;
-    const params: unknown[] = [executionId];
-    const sql = recordProgressSql(
-      '$1',
-      progressParams(progress, (value) => `$${params.push(value)}`),
-    );
-    await this.manager.query(sql, params);
+    await rowsOf(this.manager, recordProgressSql(executionId, progress));
   }
 
   /** The variables the run recorded last (`{}` before its first record). */

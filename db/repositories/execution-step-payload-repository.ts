@@ -2,6 +2,8 @@
  * The `execution_step_payloads` table: step output items stored once per execution and content, written
  * with the step records that name them (execution-step-repository.ts) and read back joined to them (rows: ../entities/execution-step-payload.ts).
  */
+import { bound, raw, sql, type Sql } from '../sql-builder';
+
 /**
  * Items whose jsonb text is longer than this are stored apart, once: below it a payload row (and its
  * index entry) would cost more than the copies it saves.
@@ -15,10 +17,10 @@ export const payloadHashSql = (items: string): string => `sha256(convert_to((${i
 export const storedApartSql = (items: string): string => `octet_length((${items})::text) > ${PAYLOAD_MIN_BYTES}`;
 
 /** The insert of the large items of a batch of step records, once each (also one part of a step batch). */
-export function insertPayloadsSql(executionId: string, recordsJson: string): string {
-  return `INSERT INTO execution_step_payloads (execution_id, hash, items)
-    SELECT DISTINCT ON (hash) ${executionId}, ${payloadHashSql("r->'items'")} AS hash, r->'items'
-    FROM jsonb_array_elements(${recordsJson}::jsonb) AS r
-    WHERE ${storedApartSql("r->'items'")}
+export function insertPayloadsSql(executionId: unknown, recordsJson: unknown): Sql {
+  return sql`INSERT INTO execution_step_payloads (execution_id, hash, items)
+    SELECT DISTINCT ON (hash) ${bound(executionId)}, ${raw(payloadHashSql("r->'items'"))} AS hash, r->'items'
+    FROM jsonb_array_elements(${bound(recordsJson)}::jsonb) AS r
+    WHERE ${raw(storedApartSql("r->'items'"))}
     ON CONFLICT DO NOTHING`;
 }

@@ -9,6 +9,7 @@
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionStepEntity } from '../entities/execution-step';
 import { deletedCount, isoSql, rowsOf, selectColumns } from '../sql';
+import { bound, raw, sql, type Sql } from '../sql-builder';
 import { insertPayloadsSql, payloadHashSql, storedApartSql } from './execution-step-payload-repository';
 
 /** The ports of most records, left out of the stored record. */
@@ -24,16 +25,18 @@ function keysLeftOut(r: string): string {
 }
 
 /**
- * The writes of a batch of step records, with their parameters' placeholders: the large items, then the
+ * The writes of a batch of step records (its values bound once, used in both): the large items, then the
  * multi-row upsert (each also one part of a step batch: step-batch-statement.ts). A step's first start time
  * is kept; when it is not the record's, the record keeps its own (`null` when it had none).
  */
-export function upsertStepsSql(executionId: string, recordsJson: string): string[] {
+export function upsertStepsSql(executionIdValue: unknown, recordsJsonValue: unknown): Sql[] {
+  const executionId = bound(executionIdValue);
+  const recordsJson = bound(recordsJsonValue);
   return [
     insertPayloadsSql(executionId, recordsJson),
-    `INSERT INTO execution_steps (execution_id, step_id, run, status, record, items_hash, started_at, completed_at)
-    SELECT ${executionId}, r->>'stepId', (r->>'run')::int, r->>'status', r - ${keysLeftOut('r')},
-      CASE WHEN ${storedApartSql("r->'items'")} THEN ${payloadHashSql("r->'items'")} END,
+    sql`INSERT INTO execution_steps (execution_id, step_id, run, status, record, items_hash, started_at, completed_at)
+    SELECT ${executionId}, r->>'stepId', (r->>'run')::int, r->>'status', r - ${raw(keysLeftOut('r'))},
+      CASE WHEN ${raw(storedApartSql("r->'items'"))} THEN ${raw(payloadHashSql("r->'items'"))} END,
       (r->>'startedAt')::timestamptz, (r->>'completedAt')::timestamptz
     FROM jsonb_array_elements(${recordsJson}::jsonb) AS r
     ON CONFLICT (execution_id, step_id, run) DO UPDATE
@@ -42,7 +45,7 @@ export function upsertStepsSql(executionId: string, recordsJson: string): string
             WHEN execution_steps.started_at IS NULL OR EXCLUDED.record ? 'startedAt' THEN EXCLUDED.record
             WHEN EXCLUDED.started_at IS NULL THEN EXCLUDED.record || '{"startedAt": null}'::jsonb
             WHEN execution_steps.started_at <> EXCLUDED.started_at
-              THEN EXCLUDED.record || jsonb_build_object('startedAt', ${isoSql('EXCLUDED.started_at')})
+              THEN EXCLUDED.record || jsonb_build_object('startedAt', ${raw(isoSql('EXCLUDED.started_at'))})
             ELSE EXCLUDED.record END,
           started_at = COALESCE(execution_steps.started_at, EXCLUDED.started_at), completed_at = EXCLUDED.completed_at`,
   ];
@@ -50,18 +53,19 @@ export function upsertStepsSql(executionId: string, recordsJson: string): string
 
 /**
  * Ends the step runs of an execution that are still recorded as running when the execution ends
- * (`executionIdsSql` names it once it was just finished; `statusSql` is its end status): a step interrupted by
+ * (`executionIds`, a subquery, names it once it was just finished; `status` is its end status): a step interrupted by
  * a cancel or terminate, or left in flight by a failure, reads `cancelled`, with an error that says how the
  * execution ended (EXECUTION_CANCELLED, EXECUTION_TERMINATED, EXECUTION_FAILED), and the time it ended.
  * A run's rows are settled once: the execution's end is written once.
  */
-export function settleStepsSql(executionIdsSql: string, statusSql: string): string {
-  return `UPDATE execution_steps SET status = 'cancelled', completed_at = now(),
+export function settleStepsSql(executionIds: Sql, statusValue: unknown): Sql {
+  const status = bound(statusValue);
+  return sql`UPDATE execution_steps SET status = 'cancelled', completed_at = now(),
       record = record - 'completedAt' || jsonb_build_object('error', jsonb_build_object(
-        'code', 'EXECUTION_' || upper(${statusSql}),
-        'message', 'the execution ended (' || ${statusSql} || ') while this step ran',
+        'code', 'EXECUTION_' || upper(${status}::text),
+        'message', 'the execution ended (' || ${status}::text || ') while this step ran',
         'retryable', false))
-    WHERE execution_id IN ${executionIdsSql} AND status IN ('running', 'waiting')`;
+    WHERE execution_id IN ${executionIds} AND status IN ('running', 'waiting')`;
 }
 
 /** The whole record of the row `s` (its payload `p` joined), as the workflow wrote it, but for an `outputs` left out (added by the read). */
@@ -97,7 +101,7 @@ export class ExecutionStepRepository extends Repository<ExecutionStepEntity> {
   /** The large items and the multi-row upsert; a step's first start time is kept. */
   async upsertRecords(executionId: string, records: Array<ExecutionStepEntity['record']>): Promise<void> {
     if (records.length === 0) return;
-    for (const sql of upsertStepsSql('$1', '$2')) await this.manager.query(sql, [executionId, JSON.stringify(records)]);
+    for (const statement of upsertStepsSql(executionId, JSON.stringify(records))) await rowsOf(this.manager, statement);
   }
 
   /** One page of the runs of every step (or of one step), in start order, and how many there are. */

@@ -8,6 +8,7 @@
 import { Repository, type EntityManager } from 'typeorm';
 import { ExecutionEntity, type RunHealth } from '../entities/execution';
 import { deletedCount, rowsOf, selectColumns } from '../sql';
+import { bind, raw, sql } from '../sql-builder';
 
 /** Which rows a reconciler sweep looks at: its namespace's, older than the grace, at most `limit` (one organization's in tests). */
 export interface SweepCandidates {
@@ -83,7 +84,9 @@ export class ExecutionSweepRepository extends Repository<ExecutionEntity> {
 
   /** Marks a live execution as looked at now (nothing else changes). */
   async touch(executionId: string): Promise<void> {
-    await this.manager.query(`UPDATE executions SET updated_at = now() WHERE id = $1 AND status IN ('running', 'waiting')`, [executionId]);
+    await rowsOf(this.manager, `UPDATE executions SET updated_at = now() WHERE id = $1 AND status IN ('running', 'waiting')`, [
+      executionId,
+    ]);
   }
 
   /**
@@ -106,7 +109,8 @@ export class ExecutionSweepRepository extends Repository<ExecutionEntity> {
 
   /** Records what the open-runs sweep saw of a live execution: when, and its health (null: well). `updated_at` stays. */
   async markChecked(executionId: string, health: RunHealth | null): Promise<void> {
-    await this.manager.query(
+    await rowsOf(
+      this.manager,
       `UPDATE executions SET checked_at = now(), run_health = $2::jsonb WHERE id = $1 AND status IN ('running', 'waiting')`,
       [executionId, health === null ? null : JSON.stringify(health)],
     );
@@ -138,7 +142,7 @@ export class ExecutionSweepRepository extends Repository<ExecutionEntity> {
 
   /** Marks a failed execution's recovery runs as started (idempotent). */
   async markFailureDispatched(executionId: string): Promise<void> {
-    await this.manager.query(`UPDATE executions SET failure_dispatched_at = now() WHERE id = $1 AND failure_dispatched_at IS NULL`, [
+    await rowsOf(this.manager, `UPDATE executions SET failure_dispatched_at = now() WHERE id = $1 AND failure_dispatched_at IS NULL`, [
       executionId,
     ]);
   }
@@ -159,11 +163,16 @@ export class ExecutionSweepRepository extends Repository<ExecutionEntity> {
    * and ancestors and children only end.
    */
   async claimExpired(now: Date, defaultDays: number | null, limit: number, after?: ExpiredPosition): Promise<ExpiredPosition[]> {
-    const expired = (e: string) => `${e}.status NOT IN ('running', 'waiting')
-      AND ${e}.completed_at < $1::timestamptz - make_interval(days => COALESCE(
+    // Each named once, wherever the statement uses it.
+    const [at, days, take] = [bind(now), bind(defaultDays), bind(limit)];
+    const [afterAt, afterId] = [bind(after?.completedAt ?? null), bind(after?.id ?? null)];
+    const expired = (alias: string) => {
+      const e = raw(alias);
+      return sql`${e}.status NOT IN ('running', 'waiting')
+      AND ${e}.completed_at < ${at}::timestamptz - make_interval(days => COALESCE(
         (SELECT r.retention_days FROM execution_retention r WHERE r.organization_id = ${e}.organization_id AND r.workflow_id = ${e}.workflow_id),
         (SELECT r.retention_days FROM execution_retention r WHERE r.organization_id = ${e}.organization_id AND r.workflow_id = ''),
-        $2::int))
+        ${days}::int))
       AND NOT EXISTS (SELECT 1 FROM executions c WHERE c.parent_execution_id = ${e}.id AND c.status IN ('running', 'waiting'))
       AND (${e}.parent_execution_id IS NULL OR NOT EXISTS (
         WITH RECURSIVE up (id, depth) AS (
@@ -173,23 +182,23 @@ export class ExecutionSweepRepository extends Repository<ExecutionEntity> {
           WHERE a.parent_execution_id IS NOT NULL AND up.depth < 1000
         )
         SELECT 1 FROM up JOIN executions a ON a.id = up.id WHERE a.status IN ('running', 'waiting')))
-      AND ($4::timestamptz IS NULL OR (${e}.completed_at, ${e}.id) > ($4::timestamptz, $5::text))`;
+      AND (${afterAt}::timestamptz IS NULL OR (${e}.completed_at, ${e}.id) > (${afterAt}::timestamptz, ${afterId}::text))`;
+    };
     const candidates = await rowsOf<{ id: string }>(
       this.manager,
-      `SELECT id FROM (
+      sql`SELECT id FROM (
          (SELECT e.id, e.completed_at FROM executions e
-          WHERE e.status NOT IN ('running', 'waiting') AND e.completed_at < $1::timestamptz - make_interval(days => $2::int) AND ${expired('e')}
-          ORDER BY e.completed_at, e.id LIMIT $3)
+          WHERE e.status NOT IN ('running', 'waiting') AND e.completed_at < ${at}::timestamptz - make_interval(days => ${days}::int) AND ${expired('e')}
+          ORDER BY e.completed_at, e.id LIMIT ${take})
          UNION
          (SELECT x.id, x.completed_at FROM execution_retention s CROSS JOIN LATERAL (
             SELECT e.id, e.completed_at FROM executions e
             WHERE e.organization_id = s.organization_id AND (s.workflow_id = '' OR e.workflow_id = s.workflow_id)
-              AND e.status NOT IN ('running', 'waiting') AND e.completed_at < $1::timestamptz - make_interval(days => s.retention_days)
+              AND e.status NOT IN ('running', 'waiting') AND e.completed_at < ${at}::timestamptz - make_interval(days => s.retention_days)
               AND ${expired('e')}
-            ORDER BY e.completed_at, e.id LIMIT $3) x
-          WHERE $2::int IS NULL OR s.retention_days < $2::int)
-       ) found ORDER BY completed_at, id LIMIT $3`,
-      [now, defaultDays, limit, after?.completedAt ?? null, after?.id ?? null],
+            ORDER BY e.completed_at, e.id LIMIT ${take}) x
+          WHERE ${days}::int IS NULL OR s.retention_days < ${days}::int)
+       ) found ORDER BY completed_at, id LIMIT ${take}`,
     );
     if (candidates.length === 0) return [];
     return rowsOf<ExpiredPosition>(

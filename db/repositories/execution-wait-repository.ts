@@ -10,6 +10,7 @@ import { ExecutionWaitEntity } from '../entities/execution-wait';
 import type { WaitAnswerGiven } from '../../workflows/engine';
 import { deletedCount, rowsOf, selectColumns } from '../sql';
 import { answerableSql, type AnswerableFilter } from './answerable-waits';
+import { pageOf } from './paged-rows';
 
 /** A wait as the workflow reports it (times as ISO strings); `answers` start empty. */
 export type WaitWrite = Omit<ExecutionWaitEntity, 'executionId' | 'since' | 'timeoutAt' | 'answers'> & {
@@ -43,7 +44,8 @@ export class ExecutionWaitRepository extends Repository<ExecutionWaitEntity> {
   /** One multi-row insert; waits already recorded (a replayed batch) are left alone. */
   async openAll(executionId: string, waits: WaitWrite[]): Promise<void> {
     if (waits.length === 0) return;
-    await this.manager.query(
+    await rowsOf(
+      this.manager,
       `INSERT INTO execution_waits (execution_id, wait_id, step_id, signal_names, correlation_key, since, timeout_at, callback_url, answer)
        SELECT $1, w->>'waitId', w->>'stepId', ARRAY(SELECT jsonb_array_elements_text(w->'signalNames')), w->>'correlationKey',
               (w->>'since')::timestamptz, (w->>'timeoutAt')::timestamptz, w->>'callbackUrl', nullif(w->'answer', 'null'::jsonb)
@@ -61,7 +63,8 @@ export class ExecutionWaitRepository extends Repository<ExecutionWaitEntity> {
   /** Records answers the workflow counted (a replayed batch adds none twice: one answer per user and wait). */
   async appendAnswers(executionId: string, answered: Array<{ waitId: string } & WaitAnswerGiven>): Promise<void> {
     for (const { waitId, ...given } of answered) {
-      await this.manager.query(
+      await rowsOf(
+        this.manager,
         `UPDATE execution_waits SET answers = answers || jsonb_build_array($3::jsonb)
           WHERE execution_id = $1 AND wait_id = $2 AND NOT answers @> jsonb_build_array(jsonb_build_object('by', $4::text))`,
         [executionId, waitId, JSON.stringify(given), given.by],
@@ -91,12 +94,13 @@ export class ExecutionWaitRepository extends Repository<ExecutionWaitEntity> {
    * total, in one statement (the caller's grants are read inside it; see ./answerable-waits.ts).
    */
   async answerableBy(filter: AnswerableFilter): Promise<{ total: number; rows: InboxWait[] }> {
-    const { sql, params } = answerableSql(selectColumns(this.manager, ExecutionWaitEntity, 'w'), filter);
-    const rows = await rowsOf<InboxWait & { __total: number }>(this.manager, sql, params);
-    return {
-      total: rows[0]?.__total ?? 0,
-      rows: rows.filter((row) => row.waitId !== null).map(({ __total: _total, ...row }) => row as InboxWait),
-    };
+    return pageOf<InboxWait>(this.manager, {
+      matching: answerableSql(selectColumns(this.manager, ExecutionWaitEntity, 'w'), filter),
+      orderBy: 'since, "executionId", "waitId"',
+      offset: filter.offset,
+      limit: filter.limit,
+      key: 'waitId',
+    });
   }
 
   async closeAll(executionId: string, waitIds: string[]): Promise<void> {

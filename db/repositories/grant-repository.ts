@@ -4,6 +4,7 @@ import { GrantEntity } from '../entities/grant';
 import type { RoleEntity } from '../entities/role';
 import type { UserEntity, UserType } from '../entities/user';
 import { poolQuery, rowsOf, selectColumns } from '../sql';
+import { bound, sql, type Sql } from '../sql-builder';
 
 /** An active grant of the caller with what its role permits. */
 export type HeldGrantRow = Pick<GrantEntity, 'nrn'> & Pick<RoleEntity, 'permissions'> & { roleSlug: RoleEntity['slug'] };
@@ -41,16 +42,16 @@ export interface CallerGrants extends HeldGrants {
 
 /**
  * An SQL expression for the caller's active grants as one JSON text, ordered so
- * that equal grants render equal text. `user`, `organization` and `type` are the
- * statement's parameter placeholders for the caller's ids and the token's user
- * type. Only grants the caller's identity may hold count: the stored user must
- * be of the token's type (else nothing renders), and a grant of a role whose
+ * that equal grants render equal text, for the caller's ids (`user`,
+ * `organization`) and the token's user type (`type`). Only grants the caller's
+ * identity may hold count: the stored user must be of the token's type (else
+ * nothing renders), and a grant of a role whose
  * `user_types` leaves out that type is not honoured (the bulk grant route
  * refuses to create one; this keeps a row written another way inert). Folded
  * into the statement that reads the grants, so the checks cost no round trip.
  */
-export function heldGrantsSql(user: string, organization: string, type: string): string {
-  return `(SELECT coalesce(json_agg(h ORDER BY h.nrn, h."roleSlug"), '[]')::text
+export function heldGrantsSql(user: unknown, organization: unknown, type: unknown): Sql {
+  return sql`(SELECT coalesce(json_agg(h ORDER BY h.nrn, h."roleSlug"), '[]')::text
              FROM (SELECT g.nrn, r.slug AS "roleSlug", r.permissions
                      FROM users u
                      JOIN grants g ON g.organization_id = u.organization_id AND g.user_id = u.id
@@ -67,8 +68,9 @@ export function heldGrantsSql(user: string, organization: string, type: string):
  * instead of two; api/executions/live.ts). Complete it with
  * {@link GrantRepository.callerGrantsOf}.
  */
-export function callerGrantsColumns(user: string, organization: string, type: string): string {
-  return `${heldGrantsSql(user, organization, type)} AS held,
+export function callerGrantsColumns(userValue: unknown, organizationValue: unknown, type: unknown): Sql {
+  const [user, organization] = [bound(userValue), bound(organizationValue)];
+  return sql`${heldGrantsSql(user, organization, type)} AS held,
           (SELECT u.type FROM users u WHERE u.organization_id = ${organization} AND u.id = ${user}) AS "userType"`;
 }
 
@@ -99,11 +101,11 @@ export class GrantRepository extends Repository<GrantEntity> {
    */
   async activeOfCaller(caller: CallerKey): Promise<CallerGrants> {
     // Straight on the pool, as prepared statements.
-    const [read] = await poolQuery<CallerGrantsRead>(this.manager, 'grants-of-caller', `SELECT ${callerGrantsColumns('$1', '$2', '$3')}`, [
-      caller.id,
-      caller.organizationId,
-      caller.type,
-    ]);
+    const [read] = await poolQuery<CallerGrantsRead>(
+      this.manager,
+      'grants-of-caller',
+      sql`SELECT ${callerGrantsColumns(caller.id, caller.organizationId, caller.type)}`,
+    );
     return this.callerGrantsOf(read, caller);
   }
 

@@ -7,10 +7,11 @@ import { LessThan, Repository, type EntityManager } from 'typeorm';
 import { LightStepResultEntity } from '../entities/light-step-result';
 import type { PluginResult } from '../../workflows/engine';
 import { rowsOf } from '../sql';
+import { sql, type Sql } from '../sql-builder';
 
-/** The insert, with its parameters' placeholders (also one part of a step batch: step-batch-statement.ts). */
-export function insertLightResultSql(workflowRunId: string, callKey: string, resultJson: string): string {
-  return `INSERT INTO light_step_results (workflow_run_id, call_key, result) VALUES (${workflowRunId}, ${callKey}, ${resultJson}::jsonb)
+/** The insert (also one part of a step batch: step-batch-statement.ts). */
+export function insertLightResultSql(workflowRunId: unknown, callKey: unknown, resultJson: unknown): Sql {
+  return sql`INSERT INTO light_step_results (workflow_run_id, call_key, result) VALUES (${workflowRunId}, ${callKey}, ${resultJson}::jsonb)
     ON CONFLICT DO NOTHING`;
 }
 
@@ -31,7 +32,7 @@ export class LightStepResultRepository extends Repository<LightStepResultEntity>
 
   /** Keeps a completed call's result; a replayed call that completed again keeps the first. */
   async remember(workflowRunId: string, callKey: string, result: PluginResult): Promise<void> {
-    await this.manager.query(insertLightResultSql('$1', '$2', '$3'), [workflowRunId, callKey, JSON.stringify(result)]);
+    await rowsOf(this.manager, insertLightResultSql(workflowRunId, callKey, JSON.stringify(result)));
   }
 
   /** Forgets results older than `before` (Temporal recorded them long ago). */

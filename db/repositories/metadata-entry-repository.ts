@@ -1,6 +1,7 @@
 /** The metadata catalog: one entry per (entity kind, entity id). */
 import { Repository, type EntityManager } from 'typeorm';
 import { MetadataEntryEntity } from '../entities/metadata-entry';
+import { rowsOf } from '../sql';
 
 export type MetadataFields = Pick<MetadataEntryEntity, 'key' | 'value' | 'schemas' | 'tags'>;
 
@@ -15,7 +16,8 @@ export class MetadataEntryRepository extends Repository<MetadataEntryEntity> {
 
   /** Creates or replaces the entry of an entity (ON CONFLICT: concurrent writers never collide). */
   async put(entity: string, entityId: string | number, fields: MetadataFields): Promise<void> {
-    await this.manager.query(
+    await rowsOf(
+      this.manager,
       `INSERT INTO metadata_catalog (entity, entity_id, key, value, schemas, tags) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (entity, entity_id) DO UPDATE
          SET key = EXCLUDED.key, value = EXCLUDED.value, schemas = EXCLUDED.schemas, tags = EXCLUDED.tags, updated_at = now()`,

@@ -1,7 +1,8 @@
 /** Provider specifications (organizationId null: global, shipped by the platform). */
 import { Repository, type EntityManager } from 'typeorm';
 import { ProviderSpecificationEntity } from '../entities/provider-specification';
-import { selectColumns } from '../sql';
+import { rowsOf, selectColumns } from '../sql';
+import { bind, raw, sql } from '../sql-builder';
 import { pageOf, type Page } from './paged-rows';
 import { insertReturning, updateReturning } from './returning';
 
@@ -33,10 +34,10 @@ export class ProviderSpecificationRepository extends Repository<ProviderSpecific
   }
 
   async slugsLike(base: string): Promise<Set<string>> {
-    const rows = await this.createQueryBuilder('p')
-      .select('p.slug', 'slug')
-      .where('left(p.slug, :length) = :base', { base, length: base.length })
-      .getRawMany<{ slug: string }>();
+    const rows = await rowsOf<{ slug: string }>(
+      this.manager,
+      sql`SELECT p.slug FROM provider_specifications p WHERE left(p.slug, ${base.length}) = ${base}`,
+    );
     return new Set(rows.map((r) => r.slug));
   }
 
@@ -48,13 +49,13 @@ export class ProviderSpecificationRepository extends Repository<ProviderSpecific
     offset: number;
     limit: number;
   }): Promise<Page<ProviderSpecificationEntity>> {
+    const [category, slug] = [bind(f.category ?? null), bind(f.slug ?? null)];
     return pageOf<ProviderSpecificationEntity>(this.manager, {
-      matching: `SELECT ${selectColumns(this.manager, ProviderSpecificationEntity, 'p')} FROM provider_specifications p
-                  WHERE (p.organization_id IS NULL OR p.organization_id = $1)
-                    AND ($2::text IS NULL OR p.categories && ARRAY(SELECT id FROM provider_categories WHERE slug = $2))
-                    AND ($3::text IS NULL OR p.slug = $3)`,
+      matching: sql`SELECT ${raw(selectColumns(this.manager, ProviderSpecificationEntity, 'p'))} FROM provider_specifications p
+                  WHERE (p.organization_id IS NULL OR p.organization_id = ${f.organizationId})
+                    AND (${category}::text IS NULL OR p.categories && ARRAY(SELECT id FROM provider_categories WHERE slug = ${category}))
+                    AND (${slug}::text IS NULL OR p.slug = ${slug})`,
       orderBy: '"organizationId" NULLS FIRST, "createdAt", "id"',
-      params: [f.organizationId, f.category ?? null, f.slug ?? null],
       offset: f.offset,
       limit: f.limit,
     });

@@ -2,6 +2,7 @@
 import { Repository, type EntityManager } from 'typeorm';
 import { ServiceActionEntity, type ActionMessage } from '../entities/service-action';
 import { rowsOf, selectColumns } from '../sql';
+import { raw, sql } from '../sql-builder';
 import { pageOf, type Page } from './paged-rows';
 import { insertReturning } from './returning';
 
@@ -33,9 +34,8 @@ export class ServiceActionRepository extends Repository<ServiceActionEntity> {
   /** A page of a service's actions, oldest first, and their total, in one round trip. */
   async page(serviceId: string, offset: number, limit: number): Promise<Page<ServiceActionEntity>> {
     return pageOf<ServiceActionEntity>(this.manager, {
-      matching: `SELECT ${selectColumns(this.manager, ServiceActionEntity, 'a')} FROM service_actions a WHERE a.service_id = $1`,
+      matching: sql`SELECT ${raw(selectColumns(this.manager, ServiceActionEntity, 'a'))} FROM service_actions a WHERE a.service_id = ${serviceId}`,
       orderBy: '"createdAt", "id"',
-      params: [serviceId],
       offset,
       limit,
     });

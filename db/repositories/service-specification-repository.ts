@@ -1,7 +1,8 @@
 /** Service specifications. */
 import { In, Repository, type EntityManager } from 'typeorm';
 import { ServiceSpecificationEntity } from '../entities/service-specification';
-import { selectColumns } from '../sql';
+import { rowsOf, selectColumns } from '../sql';
+import { bind, raw, sql } from '../sql-builder';
 import { pageOf, type Page } from './paged-rows';
 import { insertReturning, updateReturning } from './returning';
 
@@ -33,24 +34,24 @@ export class ServiceSpecificationRepository extends Repository<ServiceSpecificat
   }
 
   async slugsLike(organizationId: number, base: string): Promise<Set<string>> {
-    const rows = await this.createQueryBuilder('s')
-      .select('s.slug', 'slug')
-      .where('s.organization_id = :organizationId AND left(s.slug, :length) = :base', { organizationId, base, length: base.length })
-      .getRawMany<{ slug: string }>();
+    const rows = await rowsOf<{ slug: string }>(
+      this.manager,
+      sql`SELECT s.slug FROM service_specifications s WHERE s.organization_id = ${organizationId} AND left(s.slug, ${base.length}) = ${base}`,
+    );
     return new Set(rows.map((r) => r.slug));
   }
 
   /** A filtered page and its total in one round trip (visibility is an array overlap on the GIN index). */
   async page(f: ServiceSpecificationFilter): Promise<Page<ServiceSpecificationEntity>> {
+    const [visibleAt, type, name, slug] = [bind(f.visibleAt ?? null), bind(f.type ?? null), bind(f.name ?? null), bind(f.slug ?? null)];
     return pageOf<ServiceSpecificationEntity>(this.manager, {
-      matching: `SELECT ${selectColumns(this.manager, ServiceSpecificationEntity, 's')} FROM service_specifications s
-                  WHERE s.organization_id = $1
-                    AND ($2::text[] IS NULL OR s.visible_to && $2::text[])
-                    AND ($3::text IS NULL OR s.type = $3)
-                    AND ($4::text IS NULL OR s.name ILIKE '%' || replace(replace(replace($4, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%')
-                    AND ($5::text IS NULL OR s.slug = $5)`,
+      matching: sql`SELECT ${raw(selectColumns(this.manager, ServiceSpecificationEntity, 's'))} FROM service_specifications s
+                  WHERE s.organization_id = ${f.organizationId}
+                    AND (${visibleAt}::text[] IS NULL OR s.visible_to && ${visibleAt}::text[])
+                    AND (${type}::text IS NULL OR s.type = ${type})
+                    AND (${name}::text IS NULL OR s.name ILIKE '%' || replace(replace(replace(${name}, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%')
+                    AND (${slug}::text IS NULL OR s.slug = ${slug})`,
       orderBy: '"createdAt", "id"',
-      params: [f.organizationId, f.visibleAt ?? null, f.type ?? null, f.name ?? null, f.slug ?? null],
       offset: f.offset,
       limit: f.limit,
     });

@@ -29,7 +29,7 @@ export class SignalDeliveryRepository extends Repository<SignalDeliveryEntity> {
     signalId: string;
     ttlSeconds: number;
   }): Promise<boolean> {
-    await this.manager.query(`DELETE FROM signal_deliveries WHERE organization_id = $1 AND expires_at < now()`, [claim.organizationId]);
+    await rowsOf(this.manager, `DELETE FROM signal_deliveries WHERE organization_id = $1 AND expires_at < now()`, [claim.organizationId]);
     const inserted = await rowsOf<unknown>(
       this.manager,
       `INSERT INTO signal_deliveries (organization_id, idempotency_key, target, signal_id, status, expires_at)

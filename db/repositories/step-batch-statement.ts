@@ -10,12 +10,13 @@
  */
 import type { EntityManager } from 'typeorm';
 import { poolQuery } from '../sql';
+import { bind, join, raw, sql, type Sql } from '../sql-builder';
 import { encodeEvents, insertEventsSql } from './execution-event-repository';
 import type { LogWrite } from './execution-log-repository';
 import { insertLogsSql } from './execution-log-repository';
 import { upsertStepsSql } from './execution-step-repository';
 import { insertLightResultSql } from './light-step-result-repository';
-import { progressParams, recordProgressSql, type RunProgress } from './execution-progress-sql';
+import { recordProgressSql, type RunProgress } from './execution-progress-sql';
 import type { StreamEventData } from '../entities/execution-event';
 import type { ExecutionStepEntity } from '../entities/execution-step';
 import type { PluginResult } from '../../workflows/engine';
@@ -32,24 +33,23 @@ export interface StepBatchWrite {
 }
 
 export async function writeStepBatch(manager: EntityManager, batch: StepBatchWrite): Promise<void> {
-  const params: unknown[] = [];
-  const param = (value: unknown) => `$${params.push(value)}`;
-  let executionIdParam: string | undefined;
-  const executionId = () => (executionIdParam ??= param(batch.executionId));
-  const parts: string[] = [];
-  if (batch.events.length > 0) parts.push(insertEventsSql(executionId(), param(batch.firstEventSeq), param(encodeEvents(batch.events))));
-  if (batch.records.length > 0) {
-    const recordsJson = param(JSON.stringify(batch.records));
-    parts.push(...upsertStepsSql(executionId(), recordsJson));
-  }
-  if (batch.logs.length > 0) parts.push(insertLogsSql(executionId(), param(JSON.stringify(batch.logs))));
+  // One parameter for the execution id, however many of the writes name it.
+  const executionId = bind(batch.executionId);
+  const parts: Sql[] = [];
+  if (batch.events.length > 0) parts.push(insertEventsSql(executionId, batch.firstEventSeq, encodeEvents(batch.events)));
+  if (batch.records.length > 0) parts.push(...upsertStepsSql(executionId, JSON.stringify(batch.records)));
+  if (batch.logs.length > 0) parts.push(insertLogsSql(executionId, JSON.stringify(batch.logs)));
   const progress = batch.progress !== undefined && (batch.progress.variables !== undefined || batch.progress.waiting !== undefined);
-  if (progress) parts.push(recordProgressSql(executionId(), progressParams(batch.progress!, param)));
+  if (progress) parts.push(recordProgressSql(executionId, batch.progress!));
   const light = batch.lightResult;
-  if (light) parts.push(insertLightResultSql(param(light.workflowRunId), param(light.callKey), param(JSON.stringify(light.result))));
+  if (light) parts.push(insertLightResultSql(light.workflowRunId, light.callKey, JSON.stringify(light.result)));
   if (parts.length === 0) return;
-  const ctes = parts.map((sql, i) => `w${i} AS (${sql})`).join(',\n');
+  const ctes = join(
+    parts.map((part, i) => sql`${raw(`w${i}`)} AS (${part})`),
+    ',\n',
+  );
   // Named by its shape, so each shape is prepared once per connection.
-  const shape = `step-batch-${batch.events.length > 0 ? 'e' : ''}${batch.records.length > 0 ? 's' : ''}${batch.logs.length > 0 ? 'l' : ''}${progress ? `p${batch.progress!.variables ? 'v' : ''}${batch.progress!.waiting !== undefined ? 'w' : ''}` : ''}${light ? 'r' : ''}`;
-  await poolQuery(manager, shape, `WITH ${ctes} SELECT 1`, params);
+  const shape =
+    `step-batch-${batch.events.length > 0 ? 'e' : ''}${batch.records.length > 0 ? 's' : ''}${batch.logs.length > 0 ? 'l' : ''}${progress ? `p${batch.progress!.variables ? 'v' : ''}${batch.progress!.waiting !== undefined ? 'w' : ''}` : ''}${light ? 'r' : ''}` as const;
+  await poolQuery(manager, shape, sql`WITH ${ctes} SELECT 1`);
 }

@@ -32,7 +32,8 @@ export class TriggerBindingRepository extends Repository<TriggerBindingEntity> {
   async replaceAll(workflowId: string, aliasName: string, bindings: BindingWrite[]): Promise<void> {
     await this.delete({ workflowId, aliasName });
     if (bindings.length === 0) return;
-    await this.manager.query(
+    await rowsOf(
+      this.manager,
       `INSERT INTO trigger_bindings (workflow_id, alias_name, trigger_id, organization_id, plugin_type, revision, status, webhook_token, schedule_id,
          activated_at, last_error, runtime_metadata)
        SELECT $1, $2, b."triggerId", b."organizationId", b."pluginType", b.revision, b.status, b."webhookToken", b."scheduleId",
@@ -45,7 +46,8 @@ export class TriggerBindingRepository extends Repository<TriggerBindingEntity> {
 
   /** Deactivation: bindings stay listed as inactive, with their webhook token and schedule cleared. */
   async deactivateAll(workflowId: string, aliasName: string): Promise<void> {
-    await this.manager.query(
+    await rowsOf(
+      this.manager,
       `UPDATE trigger_bindings SET status = 'inactive', webhook_token = NULL, schedule_id = NULL, deactivated_at = now(), updated_at = now()
        WHERE workflow_id = $1 AND alias_name = $2`,
       [workflowId, aliasName],

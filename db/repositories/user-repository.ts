@@ -2,6 +2,7 @@
 import { Repository, type EntityManager } from 'typeorm';
 import { UserEntity, type UserType } from '../entities/user';
 import { rowsOf, selectColumns } from '../sql';
+import { raw, sql } from '../sql-builder';
 import { pageOf, type Page } from './paged-rows';
 
 export class UserRepository extends Repository<UserEntity> {
@@ -30,7 +31,8 @@ export class UserRepository extends Repository<UserEntity> {
 
   /** Records people the identity provider knows (first sight wins), in one statement. */
   async recordPeople(people: Array<Pick<UserEntity, 'id' | 'organizationId'>>): Promise<void> {
-    await this.manager.query(
+    await rowsOf(
+      this.manager,
       `INSERT INTO users (id, organization_id, type)
        SELECT id, organization_id, 'person' FROM unnest($1::bigint[], $2::bigint[]) AS w(id, organization_id)
        ON CONFLICT (organization_id, id) DO NOTHING`,
@@ -41,9 +43,8 @@ export class UserRepository extends Repository<UserEntity> {
   /** A page of the users of an organization and their total, in one round trip. */
   async page(organizationId: number, offset: number, limit: number): Promise<Page<UserEntity>> {
     return pageOf<UserEntity>(this.manager, {
-      matching: `SELECT ${selectColumns(this.manager, UserEntity, 'u')} FROM users u WHERE u.organization_id = $1`,
+      matching: sql`SELECT ${raw(selectColumns(this.manager, UserEntity, 'u'))} FROM users u WHERE u.organization_id = ${organizationId}`,
       orderBy: '"id"',
-      params: [organizationId],
       offset,
       limit,
     });

@@ -10,7 +10,9 @@ import { WorkflowEntity } from '../entities/workflow';
 import type { WorkflowAliasEntity } from '../entities/workflow-alias';
 import type { WorkflowRevisionEntity } from '../entities/workflow-revision';
 import { heldGrantsOf, heldGrantsSql, type HeldGrants } from './grant-repository';
+import { pageOf, type Page } from './paged-rows';
 import { poolQuery, rowsOf, selectColumns } from '../sql';
+import { bind, join, raw, sql } from '../sql-builder';
 
 /** The columns a publish writes from the definition (workflow-level fields). */
 export type WorkflowFields = Pick<WorkflowEntity, 'name' | 'description' | 'path' | 'nrn' | 'metadata'>;
@@ -57,47 +59,31 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
     under: { userId: string; userType: UserType; grantsAsOf: string },
     skipOnKeyConflict = false,
   ): Promise<PublishNewOutcome> {
-    const conflict = skipOnKeyConflict ? 'ON CONFLICT (organization_id, key) WHERE key IS NOT NULL DO NOTHING' : '';
+    const conflict = raw(skipOnKeyConflict ? 'ON CONFLICT (organization_id, key) WHERE key IS NOT NULL DO NOTHING' : '');
+    // Each named once, wherever the statement uses it.
+    const [id, organizationId, createdBy] = [bind(ids.id), bind(ids.organizationId), bind(revision.createdBy)];
     const [row] = await poolQuery<{ grantsNow: string; createdAt: Date | null; revisionCreatedAt: Date; aliasUpdatedAt: Date }>(
       this.manager,
       skipOnKeyConflict ? 'publish-workflow-upsert' : 'publish-workflow',
-      `WITH held AS (SELECT ${heldGrantsSql('$15', '$2', '$17')} AS now),
+      sql`WITH held AS (SELECT ${heldGrantsSql(under.userId, organizationId, under.userType)} AS now),
        w AS (
          INSERT INTO workflows (id, organization_id, key, name, description, path, nrn, metadata, latest_revision)
-         SELECT $1, $2::bigint, $3, $4, $5, $6, $7, $8::jsonb, 1 FROM held WHERE held.now = $16 ${conflict}
+         SELECT ${id}, ${organizationId}::bigint, ${ids.key}, ${fields.name}, ${fields.description}, ${fields.path}, ${fields.nrn},
+                ${json(fields.metadata)}::jsonb, 1
+           FROM held WHERE held.now = ${under.grantsAsOf} ${conflict}
          RETURNING created_at
        ), r AS (
          INSERT INTO workflow_revisions (workflow_id, revision, definition, content_hash, created_by, release_notes, semantic_version, engine_version, source, source_format)
-         SELECT $1, 1, $9::jsonb, $10, $11, $12, $13, $14, $18, $19 FROM w
+         SELECT ${id}, 1, ${revision.definitionJson}::jsonb, ${revision.contentHash}, ${createdBy}, ${revision.releaseNotes},
+                ${revision.semanticVersion}, ${revision.engineVersion}, ${revision.source ?? null}, ${revision.sourceFormat ?? null} FROM w
          RETURNING created_at
        ), a AS (
          INSERT INTO workflow_aliases (workflow_id, name, revision, active, updated_by)
-         SELECT $1, 'latest', 1, false, $11 FROM w
+         SELECT ${id}, 'latest', 1, false, ${createdBy} FROM w
          RETURNING updated_at
        )
        SELECT held.now AS "grantsNow", w.created_at AS "createdAt", r.created_at AS "revisionCreatedAt", a.updated_at AS "aliasUpdatedAt"
          FROM held LEFT JOIN w ON true LEFT JOIN r ON true LEFT JOIN a ON true`,
-      [
-        ids.id,
-        ids.organizationId,
-        ids.key,
-        fields.name,
-        fields.description,
-        fields.path,
-        fields.nrn,
-        json(fields.metadata),
-        revision.definitionJson,
-        revision.contentHash,
-        revision.createdBy,
-        revision.releaseNotes,
-        revision.semanticVersion,
-        revision.engineVersion,
-        under.userId,
-        under.grantsAsOf,
-        under.userType,
-        revision.source ?? null,
-        revision.sourceFormat ?? null,
-      ],
     );
     if (row.grantsNow !== under.grantsAsOf) return { outcome: 'grants-changed', grantsNow: heldGrantsOf(row.grantsNow) };
     if (row.createdAt === null) return { outcome: 'key-exists' };
@@ -138,50 +124,34 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
     return row;
   }
 
-  /** Newest first, paged; `total` counts the filtered rows (a window count, with a count query only past the last page). */
-  async listPage(organizationId: string, filter: WorkflowListFilter): Promise<{ rows: WorkflowEntity[]; total: number }> {
-    const where = ['organization_id = $1'];
-    const params: unknown[] = [organizationId];
+  /** Newest first, paged; `total` counts the filtered rows (one round trip, also past the last page). */
+  async listPage(organizationId: string, filter: WorkflowListFilter): Promise<Page<WorkflowEntity>> {
+    const conditions = [sql`organization_id = ${organizationId}`];
     if (filter.path !== undefined && filter.path !== '/') {
-      params.push(filter.path, `${escapeLike(filter.path)}/%`);
-      where.push(`(path = $${params.length - 1} OR path LIKE $${params.length})`);
+      conditions.push(sql`(path = ${filter.path} OR path LIKE ${`${escapeLike(filter.path)}/%`})`);
     }
     if (filter.text !== undefined && filter.text !== '') {
-      params.push(`%${escapeLike(filter.text)}%`);
-      where.push(`(name ILIKE $${params.length} OR key ILIKE $${params.length} OR description ILIKE $${params.length})`);
+      const text = bind(`%${escapeLike(filter.text)}%`);
+      conditions.push(sql`(name ILIKE ${text} OR key ILIKE ${text} OR description ILIKE ${text})`);
     }
-    params.push(filter.limit, (filter.page - 1) * filter.limit);
-    const rows = await rowsOf<WorkflowEntity & { total: string }>(
-      this.manager,
-      `SELECT ${selectColumns(this.manager, WorkflowEntity)}, count(*) OVER () AS total FROM workflows WHERE ${where.join(' AND ')}
-       ORDER BY created_at DESC, id LIMIT $${params.length - 1} OFFSET $${params.length}`,
-      params,
-    );
-    let total = rows.length > 0 ? Number(rows[0].total) : 0;
-    if (rows.length === 0 && filter.page > 1) {
-      const [count] = await rowsOf<{ total: string }>(
-        this.manager,
-        `SELECT count(*) AS total FROM workflows WHERE ${where.join(' AND ')}`,
-        params.slice(0, -2),
-      );
-      total = Number(count.total);
-    }
-    return { rows: rows.map(({ total: _total, ...row }) => row), total };
+    return pageOf<WorkflowEntity>(this.manager, {
+      matching: sql`SELECT ${raw(selectColumns(this.manager, WorkflowEntity))} FROM workflows WHERE ${join(conditions, ' AND ')}`,
+      orderBy: '"createdAt" DESC, "id"',
+      offset: (filter.page - 1) * filter.limit,
+      limit: filter.limit,
+    });
   }
 
   /** Sets the given workflow-level fields (only those present) and returns the row. */
   async updateFields(id: string, changes: Partial<WorkflowFields>): Promise<WorkflowEntity> {
-    const sets = ['updated_at = now()'];
-    const params: unknown[] = [id];
+    const sets = [raw('updated_at = now()')];
     for (const field of ['name', 'description', 'path', 'nrn', 'metadata'] as const) {
       if (!(field in changes)) continue;
-      params.push(field === 'metadata' ? json(changes.metadata) : changes[field]);
-      sets.push(`${field} = $${params.length}${field === 'metadata' ? '::jsonb' : ''}`);
+      sets.push(field === 'metadata' ? sql`metadata = ${json(changes.metadata)}::jsonb` : sql`${raw(field)} = ${changes[field]}`);
     }
     const [row] = await rowsOf<WorkflowEntity>(
       this.manager,
-      `UPDATE workflows SET ${sets.join(', ')} WHERE id = $1 RETURNING ${selectColumns(this.manager, WorkflowEntity)}`,
-      params,
+      sql`UPDATE workflows SET ${join(sets, ', ')} WHERE id = ${id} RETURNING ${raw(selectColumns(this.manager, WorkflowEntity))}`,
     );
     return row;
   }

@@ -9,7 +9,9 @@ import { WorkflowEntity } from '../entities/workflow';
 import { WorkflowAliasEntity } from '../entities/workflow-alias';
 import { WorkflowRevisionEntity } from '../entities/workflow-revision';
 import { poolQuery, rowsOf, selectColumns } from '../sql';
+import { bind, raw, sql, type Sql } from '../sql-builder';
 import { callerGrantsColumns, type CallerGrantsRead, type CallerKey } from './grant-repository';
+import { pageOf } from './paged-rows';
 import { selectColumnsExcept } from './select-except';
 import type { NewRevision, Published, WorkflowFields } from './workflow-repository';
 
@@ -53,7 +55,7 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
     ref: string,
     choice: { alias?: string; revision?: number; reachFrom?: string },
   ): Promise<Runnable | RunnableMiss> {
-    const [row] = await rowsOf<RunnableRow>(this.manager, runnableSql(this.manager, false), runnableParams(organizationId, ref, choice));
+    const [row] = await rowsOf<RunnableRow>(this.manager, runnableSql(this.manager, organizationId, ref, choice));
     if (!row) return 'workflow-not-found';
     return runnableOf(row, choice).found;
   }
@@ -72,12 +74,11 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
     { workflow: WorkflowEntity; found: Runnable | Exclude<RunnableMiss, 'workflow-not-found'>; grants: CallerGrantsRead } | undefined
   > {
     // Straight on the pool, as a prepared statement (as GrantRepository.activeOfCaller reads the grants).
-    const [row] = await poolQuery<RunnableRow & CallerGrantsRead>(this.manager, 'runnable-with-grants', runnableSql(this.manager, true), [
-      ...runnableParams(caller.organizationId, ref, choice),
-      caller.id,
-      caller.organizationId,
-      caller.type,
-    ]);
+    const [row] = await poolQuery<RunnableRow & CallerGrantsRead>(
+      this.manager,
+      'runnable-with-grants',
+      runnableSql(this.manager, caller.organizationId, ref, choice, caller),
+    );
     if (!row) return undefined;
     const { held, userType, ...runnable } = row;
     return { ...runnableOf(runnable, choice), grants: { held, userType } };
@@ -91,15 +92,13 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
     const columns = options.includeDefinition
       ? selectColumnsExcept(this.manager, WorkflowRevisionEntity, ['source'])
       : `${selectColumnsExcept(this.manager, WorkflowRevisionEntity, ['definition', 'source'])}, NULL::jsonb AS definition`;
-    const rows = await rowsOf<ListedRevision & { total: string }>(
-      this.manager,
-      `SELECT ${columns}, count(*) OVER () AS total
-       FROM workflow_revisions WHERE workflow_id = $1 ORDER BY revision DESC LIMIT $2 OFFSET $3`,
-      [workflowId, options.limit, (options.page - 1) * options.limit],
-    );
-    let total = rows.length > 0 ? Number(rows[0].total) : 0;
-    if (rows.length === 0 && options.page > 1) total = await this.countBy({ workflowId });
-    return { rows: rows.map(({ total: _total, ...row }) => row), total };
+    return pageOf<ListedRevision>(this.manager, {
+      matching: sql`SELECT ${raw(columns)} FROM workflow_revisions WHERE workflow_id = ${workflowId}`,
+      orderBy: '"revision" DESC',
+      offset: (options.page - 1) * options.limit,
+      limit: options.limit,
+      key: 'revision',
+    });
   }
 
   /** A revision's source text and its format (both null for a revision published before sources were kept); undefined: no such revision. */
@@ -118,7 +117,7 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
    * published for it. The definition that runs is never touched. The caller holds the workflow's row lock.
    */
   async keepSource(workflowId: string, revision: number, source: { source: string; sourceFormat: 'yaml' | 'json' }): Promise<void> {
-    await this.manager.query(`UPDATE workflow_revisions SET source = $3, source_format = $4 WHERE workflow_id = $1 AND revision = $2`, [
+    await rowsOf(this.manager, `UPDATE workflow_revisions SET source = $3, source_format = $4 WHERE workflow_id = $1 AND revision = $2`, [
       workflowId,
       revision,
       source.source,
@@ -216,27 +215,31 @@ type RunnableRow = WorkflowEntity & {
 };
 
 /**
- * The statement of findRunnable; `withGrants` adds the caller's grants (callerGrantsColumns: the caller's id,
- * organization and type as $6 to $8, the organization again as users key it by bigint where workflows hold text).
+ * The statement of findRunnable; with `caller`, also the caller's grants (callerGrantsColumns; the organization
+ * is a parameter of its own there, as users key it by bigint where workflows hold text).
  */
-function runnableSql(manager: EntityManager, withGrants: boolean): string {
-  return `SELECT ${selectColumns(manager, WorkflowEntity, 'w')}, a.revision AS "aliasRevision", r.definition AS "definitionFound",
-         fw.nrn AS "fromNrn", fw.organization_id AS "fromOrganizationId"${withGrants ? `, ${callerGrantsColumns('$6', '$7', '$8')}` : ''}
+function runnableSql(
+  manager: EntityManager,
+  organizationId: string,
+  ref: string,
+  choice: { alias?: string; revision?: number; reachFrom?: string },
+  caller?: CallerKey,
+): Sql {
+  const grants = caller === undefined ? raw('') : sql`, ${callerGrantsColumns(caller.id, caller.organizationId, caller.type)}`;
+  const reference = bind(ref);
+  return sql`SELECT ${raw(selectColumns(manager, WorkflowEntity, 'w'))}, a.revision AS "aliasRevision", r.definition AS "definitionFound",
+         fw.nrn AS "fromNrn", fw.organization_id AS "fromOrganizationId"${grants}
        FROM workflows w
-       LEFT JOIN workflow_aliases a ON a.workflow_id = w.id AND a.name = $3
-       LEFT JOIN workflow_revisions r ON r.workflow_id = w.id AND r.revision = COALESCE($4::int, a.revision)
-       LEFT JOIN executions fe ON fe.id = $5::text
+       LEFT JOIN workflow_aliases a ON a.workflow_id = w.id AND a.name = ${aliasOf(choice)}
+       LEFT JOIN workflow_revisions r ON r.workflow_id = w.id AND r.revision = COALESCE(${choice.revision ?? null}::int, a.revision)
+       LEFT JOIN executions fe ON fe.id = ${choice.reachFrom ?? null}::text
        LEFT JOIN workflows fw ON fw.id = fe.workflow_id
-       WHERE w.organization_id = $1 AND (w.id = $2 OR w.key = $2)`;
+       WHERE w.organization_id = ${organizationId} AND (w.id = ${reference} OR w.key = ${reference})`;
 }
 
 /** An explicit revision wins, else the named alias (default `latest`). */
 const aliasOf = (choice: { alias?: string; revision?: number }): string | null =>
   choice.revision === undefined ? (choice.alias ?? 'latest') : null;
-
-function runnableParams(organizationId: string, ref: string, choice: { alias?: string; revision?: number; reachFrom?: string }): unknown[] {
-  return [organizationId, ref, aliasOf(choice), choice.revision ?? null, choice.reachFrom ?? null];
-}
 
 function runnableOf(
   row: RunnableRow,
