@@ -2,7 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ExecutionEntity } from '../../db/entities/execution';
-import { checkOpenRun } from '../../executions';
+import { checkOpenRun, endRun } from '../../executions';
+import { ExecutionFlowRepository } from '../../db/repositories/execution-flow-repository';
 import { ExecutionListRepository } from '../../db/repositories/execution-list-repository';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { ExecutionStepRepository } from '../../db/repositories/execution-step-repository';
@@ -146,7 +147,8 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           // Answered as a read without `wait` would be now: authorized again, as the caller's grants may have changed meanwhile.
           row = await authorizedExecution(deps, auth, params.id, permission);
         }
-        return { status: 200, body: executionJson(row, deps) };
+        const position = await new ExecutionFlowRepository(deps.dataSource.manager).queuePosition(row);
+        return { status: 200, body: executionJson(row, deps, row.status, new Date(), position) };
       },
     }),
     defineRoute({
@@ -243,6 +245,15 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       },
       async handler({ params, body, auth, permission, audit }) {
         const { row, nrn } = await guardedExecution(deps, auth, params.id, permission);
+        // A queued run has no workflow yet and holds no slot: it simply ends (executions/flow/).
+        if (row.status === 'queued') {
+          const details = { workflowId: row.workflowId, reason: body?.reason, queued: true };
+          const ended = await audit.around(deps.dataSource.manager, { nrn, id: row.id, details }, () =>
+            new ExecutionFlowRepository(deps.dataSource.manager).cancelQueued(row.id, body?.reason ?? 'the queued execution was cancelled'),
+          );
+          if (ended) return { status: 202, body: { executionId: row.id, cancelRequested: true } };
+          throw executionFinished(row.id, 'no longer queued');
+        }
         if (isFinished(row)) throw executionFinished(row.id, row.status);
         // The workflow itself writes `cancelled` (and flushes its logs) when the request reaches it;
         // the reason goes first, as a signal, because a Temporal cancel request carries none the workflow can read.
@@ -280,7 +291,8 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           temporalCall(row, () => executionHandle(deps, row).terminate(reason)),
         );
         // Termination runs no workflow code, so the record is finished here, after Temporal accepted it.
-        await executions.finish(row.id, 'terminated', null, { type: 'TERMINATED', message: reason });
+        // A concurrency slot it held goes to the next queued run of its key now (executions/flow/).
+        await endRun({ dataSource: deps.dataSource, starts: deps }, row.id, 'terminated', null, { type: 'TERMINATED', message: reason });
         const finished = await executions.findInOrganization(auth.organizationId, row.id);
         return { status: 200, body: executionJson(finished ?? row, deps) };
       },

@@ -146,7 +146,11 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
     responses: {
       202: {
         description: 'Accepted: `executionId` names the run it started (absent in signal mode)',
-        schema: Type.Object({ accepted: Type.Literal(true), executionId: Type.Optional(Type.String()) }),
+        schema: Type.Object({
+          accepted: Type.Literal(true),
+          executionId: Type.Optional(Type.String()),
+          debounced: Type.Optional(Type.Literal(true, { description: "folded into its debounce key's queued run, which executionId names" })),
+        }),
       },
       200: {
         description: 'A repeated Idempotency-Key: nothing new was started; `executionId` names the run the first delivery started',
@@ -218,7 +222,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
         return { status: 202, body: { accepted: true } };
       }
       const idempotencyKey = webhookIdempotencyKey(ctx.get('idempotency-key'), binding.triggerId);
-      const { row, created } = await startExecution(deps, {
+      const { row, created, merged } = await startExecution(deps, {
         organizationId: binding.organizationId,
         runnable: { ...runnable, alias: binding.aliasName },
         inputs: payload,
@@ -228,6 +232,8 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
         audit: recordStart(audit, runnable.workflow, 'webhook', actor),
       }).catch(asProblem);
       // As execute: a repeated key starts nothing and says so, naming the run the first delivery started.
+      // A debounced delivery names the one run its burst becomes (executions/flow/).
+      if (merged) return { status: 202, body: { accepted: true, executionId: row.id, debounced: true } };
       return created
         ? { status: 202, body: { accepted: true, executionId: row.id } }
         : { status: 200, body: { accepted: true, executionId: row.id, deduplicated: true } };

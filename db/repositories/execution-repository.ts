@@ -12,6 +12,13 @@ import { NEXT_EVENT_SEQ_SQL } from './execution-event-repository';
 import { progressParams, recordProgressSql, type RunProgress } from './execution-progress-sql';
 import { settleStepsSql } from './execution-step-repository';
 
+/** The concurrency key of one workflow a run held (its slot frees when the run ends). */
+export interface FlowScope {
+  organizationId: string;
+  workflowId: string;
+  flowKey: string;
+}
+
 /** What recording a run writes; the rest comes from column defaults. */
 export type NewExecution = Pick<
   ExecutionEntity,
@@ -31,14 +38,18 @@ export type NewExecution = Pick<
 > &
   Partial<Pick<ExecutionEntity, 'rerunOf' | 'rerunKind'>>;
 
-const INSERT_COLUMNS = `id, organization_id, workflow_id, workflow_key, revision, alias, status, inputs, trigger, correlation_key,
+export const INSERT_COLUMNS = `id, organization_id, workflow_id, workflow_key, revision, alias, status, inputs, trigger, correlation_key,
   idempotency_key, parent_execution_id, temporal_namespace, created_by, rerun_of, rerun_kind`;
 // Typed, as they are also selected (insertCounted), where PostgreSQL cannot infer a parameter's type from its column.
-const INSERT_VALUES = `$1::text, $2::text, $3::text, $4::text, $5::integer, $6::text, 'running', $7::jsonb, $8::jsonb, $9::text,
+const INSERT_VALUES = insertValuesSql();
+/** The inserted values; a flow-controlled start (./execution-flow-repository.ts) decides the id and status in SQL. */
+export function insertValuesSql(id = '$1::text', status = "'running'"): string {
+  return `${id}, $2::text, $3::text, $4::text, $5::integer, $6::text, ${status}, $7::jsonb, $8::jsonb, $9::text,
   $10::text, $11::text, $12::text, $13::text, $14::text, $15::text`;
-const ON_KEY_CONFLICT = 'ON CONFLICT (organization_id, workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING';
+}
+export const ON_KEY_CONFLICT = 'ON CONFLICT (organization_id, workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING';
 
-function insertParams(execution: NewExecution): unknown[] {
+export function insertParams(execution: NewExecution): unknown[] {
   return [
     execution.id,
     execution.organizationId,
@@ -187,7 +198,9 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
    * Writes the final state over a running (or waiting) execution, with its end
    * event for the event stream, in one statement; a finished one is left as it is.
    * The step runs still recorded as running end with it (`settleStepsSql`), so a
-   * read of an ended execution shows no step running.
+   * read of an ended execution shows no step running. Answers the flow-control
+   * key the run held, when it ended here and held one (executions/flow/end-run.ts
+   * then promotes the next queued run of that key).
    */
   async finish(
     executionId: string,
@@ -196,18 +209,23 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     error: Record<string, unknown> | null,
     /** Position of the end event (from the workflow); without it (terminate), right after the last recorded event. */
     eventSeq?: number,
-  ): Promise<void> {
-    await this.manager.query(
+  ): Promise<FlowScope | undefined> {
+    const rows = await rowsOf<FlowScope & { flowKey: string | null }>(
+      this.manager,
       `WITH finished AS (
          UPDATE executions SET status = $2, outputs = $3, error = $4, completed_at = now(), updated_at = now(), run_health = NULL
-         WHERE id = $1 AND status IN ('running', 'waiting') RETURNING id
+         WHERE id = $1 AND status IN ('running', 'waiting') RETURNING id, organization_id, workflow_id, flow_key, flow_kind
        ),
-       settled AS (${settleStepsSql('(SELECT id FROM finished)', '$2::text')})
-       INSERT INTO execution_events (execution_id, seq, type, data)
-       SELECT id, COALESCE($5::int, ${NEXT_EVENT_SEQ_SQL}),
-              'execution.' || $2, jsonb_build_object('status', $2::text, 'error', $4::jsonb)
-       FROM finished
-       ON CONFLICT DO NOTHING`,
+       settled AS (${settleStepsSql('(SELECT id FROM finished)', '$2::text')}),
+       ended AS (
+         INSERT INTO execution_events (execution_id, seq, type, data)
+         SELECT id, COALESCE($5::int, ${NEXT_EVENT_SEQ_SQL}),
+                'execution.' || $2, jsonb_build_object('status', $2::text, 'error', $4::jsonb)
+         FROM finished
+         ON CONFLICT DO NOTHING
+       )
+       SELECT organization_id AS "organizationId", workflow_id AS "workflowId", flow_key AS "flowKey" FROM finished
+        WHERE flow_kind = 'concurrency'`,
       [
         executionId,
         status,
@@ -216,6 +234,8 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
         eventSeq ?? null,
       ],
     );
+    const [ended] = rows;
+    return ended && ended.flowKey !== null ? { organizationId: ended.organizationId, workflowId: ended.workflowId, flowKey: ended.flowKey } : undefined;
   }
 
   /** Records what a batch reports of the run (`recordProgressSql`) outside a batch's single statement. */

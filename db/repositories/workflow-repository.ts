@@ -112,6 +112,7 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
         revision: 1,
         active: false,
         metadata: null,
+        flowControl: null,
         updatedBy: revision.createdBy,
         updatedAt: row.aliasUpdatedAt,
       },

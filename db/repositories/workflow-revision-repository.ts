@@ -29,6 +29,8 @@ export interface Runnable {
    * workflow); only when asked. A sub-workflow's parent, read in the same statement.
    */
   reachFrom?: Pick<WorkflowEntity, 'nrn' | 'organizationId'> | null;
+  /** The alias's own flow control (executions/flow/), over the definition's; absent or null: the definition's. */
+  aliasFlowControl?: Record<string, unknown> | null;
 }
 
 export type RunnableMiss = 'workflow-not-found' | 'alias-not-found' | 'revision-not-found';
@@ -210,6 +212,7 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
 
 type RunnableRow = WorkflowEntity & {
   aliasRevision: number | null;
+  aliasFlowControl: Record<string, unknown> | null;
   definitionFound: WorkflowRevisionEntity['definition'] | null;
   fromNrn: string | null;
   fromOrganizationId: string | null;
@@ -220,7 +223,7 @@ type RunnableRow = WorkflowEntity & {
  * organization and type as $6 to $8, the organization again as users key it by bigint where workflows hold text).
  */
 function runnableSql(manager: EntityManager, withGrants: boolean): string {
-  return `SELECT ${selectColumns(manager, WorkflowEntity, 'w')}, a.revision AS "aliasRevision", r.definition AS "definitionFound",
+  return `SELECT ${selectColumns(manager, WorkflowEntity, 'w')}, a.revision AS "aliasRevision", a.flow_control AS "aliasFlowControl", r.definition AS "definitionFound",
          fw.nrn AS "fromNrn", fw.organization_id AS "fromOrganizationId"${withGrants ? `, ${callerGrantsColumns('$6', '$7', '$8')}` : ''}
        FROM workflows w
        LEFT JOIN workflow_aliases a ON a.workflow_id = w.id AND a.name = $3
@@ -242,11 +245,12 @@ function runnableOf(
   row: RunnableRow,
   choice: { alias?: string; revision?: number; reachFrom?: string },
 ): { workflow: WorkflowEntity; found: Runnable | Exclude<RunnableMiss, 'workflow-not-found'> } {
-  const { aliasRevision, definitionFound, fromNrn, fromOrganizationId, ...workflow } = row;
+  const { aliasRevision, aliasFlowControl, definitionFound, fromNrn, fromOrganizationId, ...workflow } = row;
   const alias = aliasOf(choice);
   if (alias !== null && aliasRevision === null) return { workflow, found: 'alias-not-found' };
   if (definitionFound === null) return { workflow, found: 'revision-not-found' };
   const runnable: Runnable = { workflow, revision: choice.revision ?? (aliasRevision as number), alias, definition: definitionFound };
+  if (aliasFlowControl) runnable.aliasFlowControl = aliasFlowControl;
   if (choice.reachFrom !== undefined)
     runnable.reachFrom = fromOrganizationId === null ? null : { nrn: fromNrn, organizationId: fromOrganizationId };
   return { workflow, found: runnable };
