@@ -300,13 +300,14 @@ export class ExecutionFlowRepository extends Repository<ExecutionEntity> {
   }
 
   /** A queued run's place in its key's queue (1: next), or undefined when it is not queued. */
-  async queuePosition(row: Pick<ExecutionEntity, 'id' | 'organizationId' | 'workflowId' | 'flowKey' | 'createdAt' | 'status'>): Promise<number | undefined> {
+  async queuePosition(row: Pick<ExecutionEntity, 'id' | 'organizationId' | 'workflowId' | 'flowKey' | 'status'>): Promise<number | undefined> {
     if (row.status !== 'queued' || row.flowKey === null) return undefined;
     const [read] = await rowsOf<{ n: number }>(
       this.manager,
       `SELECT count(*)::int AS n FROM executions
-        WHERE organization_id = $1 AND workflow_id = $2 AND flow_key = $3 AND status = 'queued' AND (created_at, id) <= ($4::timestamptz, $5::text)`,
-      [row.organizationId, row.workflowId, row.flowKey, row.createdAt, row.id],
+        WHERE organization_id = $1 AND workflow_id = $2 AND flow_key = $3 AND status = 'queued'
+          AND (created_at, id) <= (SELECT created_at, id FROM executions WHERE id = $4)`,
+      [row.organizationId, row.workflowId, row.flowKey, row.id],
     );
     return read?.n;
   }
