@@ -41,6 +41,7 @@ export async function prepareScheduledRun(deps: PrepareDeps, request: ScheduledR
   const { start } = request;
   const runnable = await new WorkflowRevisionRepository(deps.dataSource.manager).findRunnable(start.organizationId, start.workflowId, {
     revision: start.revision,
+    flowAlias: start.alias,
   });
   if (typeof runnable === 'string') throw new RevisionNotRunnable(runnable);
   const firedAt = new Date(Math.floor(request.firedAt / 1000) * 1000).toISOString();

@@ -253,6 +253,8 @@ async function admitted(deps: WebhookDeps, token: string, ctx: AppContext) {
   if (!binding || !(binding.pluginType === 'webhook' || byPlugin)) throw unknownToken();
   const runnable = await new WorkflowRevisionRepository(deps.dataSource.manager).findRunnable(binding.organizationId, binding.workflowId, {
     revision: binding.revision,
+    // The binding's alias's own flow control applies to its deliveries (executions/flow/).
+    flowAlias: binding.aliasName,
   });
   if (typeof runnable === 'string') throw unknownToken();
   const config: Record<string, unknown> = byPlugin ? {} : (runnable.definition.steps[binding.triggerId]?.config ?? {});

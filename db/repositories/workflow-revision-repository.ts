@@ -33,6 +33,17 @@ export interface Runnable {
   aliasFlowControl?: Record<string, unknown> | null;
 }
 
+/**
+ * Which revision: an explicit revision wins, else the alias (default `latest`). `flowAlias`: with an explicit
+ * revision, the alias whose flow control applies all the same (a webhook's or cron tick's alias, a re-run's).
+ */
+export interface RunnableChoice {
+  alias?: string;
+  revision?: number;
+  reachFrom?: string;
+  flowAlias?: string;
+}
+
 export type RunnableMiss = 'workflow-not-found' | 'alias-not-found' | 'revision-not-found';
 
 export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntity> {
@@ -53,9 +64,12 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
   async findRunnable(
     organizationId: string,
     ref: string,
-    choice: { alias?: string; revision?: number; reachFrom?: string },
+    choice: RunnableChoice,
   ): Promise<Runnable | RunnableMiss> {
-    const [row] = await rowsOf<RunnableRow>(this.manager, runnableSql(this.manager, false), runnableParams(organizationId, ref, choice));
+    const [row] = await rowsOf<RunnableRow>(this.manager, runnableSql(this.manager, false), [
+      ...runnableParams(organizationId, ref, choice),
+      flowAliasParam(choice),
+    ]);
     if (!row) return 'workflow-not-found';
     return runnableOf(row, choice).found;
   }
@@ -79,6 +93,7 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
       caller.id,
       caller.organizationId,
       caller.type,
+      flowAliasParam(choice),
     ]);
     if (!row) return undefined;
     const { held, userType, ...runnable } = row;
@@ -223,10 +238,11 @@ type RunnableRow = WorkflowEntity & {
  * organization and type as $6 to $8, the organization again as users key it by bigint where workflows hold text).
  */
 function runnableSql(manager: EntityManager, withGrants: boolean): string {
+  const flowAlias = withGrants ? '$9' : '$6';
   return `SELECT ${selectColumns(manager, WorkflowEntity, 'w')}, a.revision AS "aliasRevision", a.flow_control AS "aliasFlowControl", r.definition AS "definitionFound",
          fw.nrn AS "fromNrn", fw.organization_id AS "fromOrganizationId"${withGrants ? `, ${callerGrantsColumns('$6', '$7', '$8')}` : ''}
        FROM workflows w
-       LEFT JOIN workflow_aliases a ON a.workflow_id = w.id AND a.name = $3
+       LEFT JOIN workflow_aliases a ON a.workflow_id = w.id AND a.name = COALESCE($3::text, ${flowAlias}::text)
        LEFT JOIN workflow_revisions r ON r.workflow_id = w.id AND r.revision = COALESCE($4::int, a.revision)
        LEFT JOIN executions fe ON fe.id = $5::text
        LEFT JOIN workflows fw ON fw.id = fe.workflow_id
@@ -237,13 +253,18 @@ function runnableSql(manager: EntityManager, withGrants: boolean): string {
 const aliasOf = (choice: { alias?: string; revision?: number }): string | null =>
   choice.revision === undefined ? (choice.alias ?? 'latest') : null;
 
-function runnableParams(organizationId: string, ref: string, choice: { alias?: string; revision?: number; reachFrom?: string }): unknown[] {
+function runnableParams(organizationId: string, ref: string, choice: RunnableChoice): unknown[] {
   return [organizationId, ref, aliasOf(choice), choice.revision ?? null, choice.reachFrom ?? null];
+}
+
+/** The last parameter of runnableSql: the alias whose flow control applies beside an explicit revision. */
+function flowAliasParam(choice: RunnableChoice): string | null {
+  return choice.flowAlias ?? null;
 }
 
 function runnableOf(
   row: RunnableRow,
-  choice: { alias?: string; revision?: number; reachFrom?: string },
+  choice: RunnableChoice,
 ): { workflow: WorkflowEntity; found: Runnable | Exclude<RunnableMiss, 'workflow-not-found'> } {
   const { aliasRevision, aliasFlowControl, definitionFound, fromNrn, fromOrganizationId, ...workflow } = row;
   const alias = aliasOf(choice);

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
-import { sweepDue, sweepOnce, sweepQueuedKeys } from '../../executions';
+import { prepareScheduledRun, sweepDue, sweepOnce, sweepQueuedKeys } from '../../executions';
 import { captureLogger } from '../support/logger';
 import { signedHeaders } from '../support/webhook-signing';
 import { execute, publish, useExecEnv, waitFor, type ExecEnv } from './support';
@@ -262,6 +262,70 @@ describe('executions API: flow control', function () {
     assert.deepEqual(run.outputs, { n: 19 });
     const all = await x.db.query(`SELECT count(*)::int AS n FROM executions WHERE workflow_id = $1`, [workflowId]);
     assert.equal(all[0].n, 1, 'one run for the burst');
+  });
+
+  it('every trigger kind goes through it: a re-run queues, a sub-workflow child at a full key fails its parent step, a cron tick is queued as its own execution', async () => {
+    const flow = { concurrency: { key: 'k' } };
+    const childId = await publish(x, c, { ...gated(flow), key: 'flow-child' });
+    const holder = (await start(childId, { n: 0 })).body.executionId as string;
+    await waitFor(x, c, holder, status('waiting'));
+
+    const rerun = await c.auth(x.t.request.post(`/workflows/executions/${holder}/rerun`)).send({}).expect(202);
+    assert.equal(rerun.body.status, 'queued');
+
+    const parentId = await publish(x, c, {
+      name: 'Parent',
+      steps: [
+        { id: 'start', type: 'trigger', pluginType: 'manual' },
+        { id: 'child', type: 'module', pluginType: 'sub-workflow', config: { workflowId: 'flow-child' }, dependsOn: ['start'] },
+      ],
+    });
+    const parent = await waitFor(x, c, await execute(x, c, parentId), (body) => !['running', 'waiting'].includes(String(body.status)));
+    assert.equal(parent.status, 'failed');
+    assert.equal((parent.error as Body).type, 'SUBWORKFLOW_FLOW_LIMIT');
+    assert.match(String((parent.error as Body).message), new RegExp(holder));
+
+    const tickId = `cron-flow-${Date.now()}`;
+    const prepare = { dataSource: x.db, temporalNamespace: x.env.namespace ?? 'default', limits: x.limits, reach: { nrnOf: () => '', reaches: () => true } };
+    const tick = {
+      start: { organizationId: c.org, workflowId: childId, alias: 'latest', revision: 1, trigger: { id: 'start', pluginType: 'cron' as const, schedule: '0 3 * * *' } },
+      executionId: tickId,
+      runId: 'run',
+      firedAt: Date.UTC(2030, 0, 1, 3),
+    };
+    await assert.rejects(prepareScheduledRun(prepare, tick), (error: Error) => error.name === 'TickQueued');
+    const [queuedTick] = await x.db.query(`SELECT id, status, trigger FROM executions WHERE workflow_id = $1 AND trigger->>'source' = 'cron'`, [childId]);
+    assert.equal(queuedTick.status, 'queued');
+    assert.notEqual(queuedTick.id, tickId, "queued under an id of its own: the tick's id names its running schedule run");
+
+    // In order: the holder, then the re-run, then the tick, each started when the one before ended.
+    for (const id of [holder, rerun.body.executionId as string, queuedTick.id as string]) {
+      await waitFor(x, c, id, status('waiting'), '', 30_000);
+      await go(id);
+      await waitFor(x, c, id, status('completed'));
+    }
+  });
+
+  it("an alias's own flow control replaces the definition's for runs under it", async () => {
+    const workflowId = await publish(x, c, gated({}));
+    const put = (flowControl: unknown) =>
+      c.auth(x.t.request.put(`/workflows/definitions/${workflowId}/aliases/prod`)).send({ revision: 1, flowControl });
+    const bad = await put({ concurrency: { onLimit: 'sometimes' } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.errors[0].path, '/flowControl/concurrency/onLimit');
+    const set = await put({ concurrency: { onLimit: 'refuse' } });
+    assert.equal(set.status, 201, JSON.stringify(set.body));
+    assert.deepEqual(set.body.flowControl, { concurrency: { onLimit: 'refuse' } });
+    const run = (alias: string) => c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({ alias });
+    const first = await run('prod');
+    assert.equal(first.status, 202);
+    assert.equal((await run('prod')).status, 409, 'the alias refuses a second run');
+    const free = [await run('latest'), await run('latest')];
+    assert.deepEqual(free.map((res) => res.body.status), ['running', 'running'], 'latest has no flow control');
+    for (const id of [first.body.executionId, ...free.map((res) => res.body.executionId)] as string[]) {
+      await waitFor(x, c, id, status('waiting'));
+      await go(id);
+    }
   });
 
   it('refuses bad flow-control values at publish, each at its path', async () => {
