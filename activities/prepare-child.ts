@@ -32,7 +32,10 @@ export async function prepareChildExecution(deps: PrepareDeps, request: ChildPre
     }
     if (error instanceof FlowLimitReached || error instanceof FlowQueueFull || error instanceof FlowKeyInvalid) {
       // A child never queues: its parent's step fails now rather than wait on a slot it may itself be holding.
-      throw ApplicationFailure.nonRetryable(`sub-workflow "${request.workflowId}" cannot start: ${error.message}`, 'SUBWORKFLOW_FLOW_LIMIT');
+      throw ApplicationFailure.nonRetryable(
+        `sub-workflow "${request.workflowId}" cannot start: ${error.message}`,
+        'SUBWORKFLOW_FLOW_LIMIT',
+      );
     }
     if (error instanceof ChildOutOfReach) {
       throw ApplicationFailure.nonRetryable(`sub-workflow "${request.workflowId}" cannot run: ${error.message}`, 'SUBWORKFLOW_FORBIDDEN');

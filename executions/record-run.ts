@@ -7,7 +7,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ExecutionEntity, RerunKind } from '../db/entities/execution';
 import type { NewAuditEvent } from '../db/repositories/audit-event-repository';
-import { ExecutionFlowRepository } from '../db/repositories/execution-flow-repository';
+import { ExecutionAdmissionRepository } from '../db/repositories/execution-admission-repository';
 import { ExecutionRepository, type NewExecution } from '../db/repositories/execution-repository';
 import type { Runnable } from '../db/repositories/workflow-revision-repository';
 import { flowPolicyOf, type ExecutionInput, type TriggerInfo } from '../workflows/engine';
@@ -73,7 +73,13 @@ export async function recordRun(
     const admitted = await admitRun(db, execution, policy, run.flowCaller ?? { kind: 'start' }, run.audit?.(execution));
     const { row, created, auditId } = admitted;
     const input = executionInput({ ...execution, id: row.id, inputs: row.inputs, trigger: row.trigger }, runnable.definition, run.settings);
-    return { row, created, input, ...(auditId !== undefined ? { auditId } : {}), flow: { merged: admitted.merged === true, cancelled: admitted.cancelled } };
+    return {
+      row,
+      created,
+      input,
+      ...(auditId !== undefined ? { auditId } : {}),
+      flow: { merged: admitted.merged === true, cancelled: admitted.cancelled },
+    };
   }
   const executions = new ExecutionRepository('manager' in db ? db.manager : db);
   const { row, created, auditId } = await recordCounted(executions, execution, run.settings, run.audit?.(execution));
@@ -105,13 +111,16 @@ async function recordCounted(
 }
 
 /**
- * A flow-controlled child counted against its tree's budget before admission (ExecutionFlowRepository.countChild).
+ * A flow-controlled child counted against its tree's budget before admission (ExecutionAdmissionRepository.countChild).
  * Admission may still refuse it: then the tree counts one child too many, never too few.
  */
 async function countChild(db: DataSource | EntityManager, execution: NewExecution, settings: InputSettings): Promise<void> {
   const budget = settings.limits.maxExecutionsPerTree;
   const rootExecutionId = settings.rootExecutionId;
   if (rootExecutionId === undefined || budget === undefined || !Number.isFinite(budget)) return;
-  const counted = await new ExecutionFlowRepository('manager' in db ? db.manager : db).countChild(execution, { rootExecutionId, budget });
+  const counted = await new ExecutionAdmissionRepository('manager' in db ? db.manager : db).countChild(execution, {
+    rootExecutionId,
+    budget,
+  });
   if (!counted) throw new TreeBudgetExceeded(rootExecutionId, budget);
 }

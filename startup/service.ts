@@ -224,14 +224,17 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
       );
       cleanups.push({ name: 'execution start reconciler', run: () => reconciler.stop() });
       // Starts throttled and debounced runs when their time comes (every API replica sweeps; SKIP LOCKED keeps them apart).
-      const flowSweeper = startFlowSweeper({
-        dataSource: database.dataSource,
-        temporal: client,
-        taskQueue: config.temporalTaskQueue,
-        publicBaseUrl: config.publicBaseUrl,
-        limits: config.limits,
-        logger,
-      });
+      const flowSweeper = startFlowSweeper(
+        {
+          dataSource: database.dataSource,
+          temporal: client,
+          taskQueue: config.temporalTaskQueue,
+          publicBaseUrl: config.publicBaseUrl,
+          limits: config.limits,
+          logger,
+        },
+        { onSwept: (queue, waited) => app.metrics.flowSwept(queue, waited) },
+      );
       cleanups.push({ name: 'flow sweeper', run: () => flowSweeper.stop() });
       // Removes ended executions past their retention, in bounded batches (every API replica sweeps; SKIP LOCKED keeps them apart).
       const retention = startRetentionSweeper({

@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ExecutionEntity } from '../../db/entities/execution';
 import { checkOpenRun, endRun } from '../../executions';
-import { ExecutionFlowRepository } from '../../db/repositories/execution-flow-repository';
 import { ExecutionListRepository } from '../../db/repositories/execution-list-repository';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { ExecutionStepRepository } from '../../db/repositories/execution-step-repository';
@@ -28,6 +27,7 @@ import {
   ReasonBody,
   StepParams,
 } from './schemas';
+import { cancelQueued, queuePosition } from './queued';
 import { cappedRecord, executionJson } from './serialize';
 import { decodeCursor, encodeCursor, filterDigest } from './list-cursor';
 import { PageFields, Paging } from '../workflows/schemas';
@@ -147,8 +147,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           // Answered as a read without `wait` would be now: authorized again, as the caller's grants may have changed meanwhile.
           row = await authorizedExecution(deps, auth, params.id, permission);
         }
-        const position = await new ExecutionFlowRepository(deps.dataSource.manager).queuePosition(row);
-        return { status: 200, body: executionJson(row, deps, row.status, new Date(), position) };
+        return { status: 200, body: executionJson(row, deps, row.status, new Date(), await queuePosition(deps, row)) };
       },
     }),
     defineRoute({
@@ -244,15 +243,12 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
         },
       },
       async handler({ params, body, auth, permission, audit }) {
-        const { row, nrn } = await guardedExecution(deps, auth, params.id, permission);
-        // A queued run has no workflow yet and holds no slot: it simply ends (executions/flow/).
+        let { row, nrn } = await guardedExecution(deps, auth, params.id, permission);
+        // A queued run has no workflow yet and holds no slot: it simply ends; one promoted meanwhile is cancelled as below.
         if (row.status === 'queued') {
-          const details = { workflowId: row.workflowId, reason: body?.reason, queued: true };
-          const ended = await audit.around(deps.dataSource.manager, { nrn, id: row.id, details }, () =>
-            new ExecutionFlowRepository(deps.dataSource.manager).cancelQueued(row.id, body?.reason ?? 'the queued execution was cancelled'),
-          );
-          if (ended) return { status: 202, body: { executionId: row.id, cancelRequested: true } };
-          throw executionFinished(row.id, 'no longer queued');
+          if (await cancelQueued(deps, audit, { row, nrn }, body?.reason))
+            return { status: 202, body: { executionId: row.id, cancelRequested: true } };
+          ({ row, nrn } = await guardedExecution(deps, auth, params.id, permission));
         }
         if (isFinished(row)) throw executionFinished(row.id, row.status);
         // The workflow itself writes `cancelled` (and flushes its logs) when the request reaches it;

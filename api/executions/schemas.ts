@@ -1,11 +1,12 @@
 /** Parameter and response schemas of the execution routes (they feed OpenAPI). */
 import { Type } from '@sinclair/typebox';
 import { Paging } from '../workflows/schemas';
+import { Debounced, FlowControlState } from './flow-schemas';
 
 const Json = Type.Record(Type.String(), Type.Unknown());
 const DateTime = Type.String({ format: 'date-time' });
 
-/** `queued`: held by flow control (a concurrency slot, a throttle's or debounce's time) with no Temporal workflow yet. */
+/** `queued`: held by flow control (executions/flow/) with no Temporal workflow yet. */
 export const EXECUTION_STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'terminated'] as const;
 /** The statuses the stats count (a queued run is counted once it runs). */
 export const COUNTED_STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled', 'terminated'] as const;
@@ -63,22 +64,8 @@ export const ExecuteResult = Type.Object({
   alias: Type.Union([Type.String(), Type.Null()]),
   status: ExecutionStatus,
   deduplicated: Type.Optional(Type.Boolean()),
-  debounced: Type.Optional(
-    Type.Literal(true, { description: "this start was folded into its debounce key's queued run (answered with that run's id)" }),
-  ),
+  debounced: Type.Optional(Debounced),
 });
-
-/** What flow control holds of a run (docs/definitions.md, "Flow control"). */
-export const FlowControlState = Type.Object(
-  {
-    kind: Type.Union([Type.Literal('concurrency'), Type.Literal('throttle'), Type.Literal('debounce')]),
-    key: Type.String({ description: "the rendered key ('' when the definition names none: one key for the workflow)" }),
-    position: Type.Optional(Type.Integer({ description: "while queued: its place in its key's queue (1: next)" })),
-    notBefore: Type.Optional(DateTime),
-    admittedAt: Type.Optional(DateTime),
-  },
-  { description: 'Present on runs of a workflow with concurrency, throttle or debounce.' },
-);
 
 export const Execution = Type.Object({
   id: Type.String(),

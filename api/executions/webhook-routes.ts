@@ -38,6 +38,7 @@ import { defineRoute, type AppContext, type HttpMethod, type RouteDefinition } f
 import { callbackNonce } from './callback-token';
 import type { ExecutionDeps } from './deps';
 import { asProblem } from './errors';
+import { Debounced } from './flow-schemas';
 import { newSignalId } from './ids';
 import { WebhookBudgets } from './webhook-budgets';
 import { checkMethod } from './webhook-methods';
@@ -149,7 +150,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
         schema: Type.Object({
           accepted: Type.Literal(true),
           executionId: Type.Optional(Type.String()),
-          debounced: Type.Optional(Type.Literal(true, { description: "folded into its debounce key's queued run, which executionId names" })),
+          debounced: Type.Optional(Debounced),
         }),
       },
       200: {

@@ -159,7 +159,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'putWorkflowAlias',
       summary: 'Create or repoint an alias',
       description:
-        '`latest` is reserved. Repointing an active alias moves its trigger registrations to the new revision atomically; its webhook URLs stay (a webhook step the new revision no longer has is retired). `triggers` says where each trigger is reached now. `flowControl` (`{concurrency | throttle | debounce}`, as a definition writes them) replaces the definition\'s flow control for runs under this alias; null clears it, absent keeps it.',
+        "`latest` is reserved. Repointing an active alias moves its trigger registrations to the new revision atomically; its webhook URLs stay (a webhook step the new revision no longer has is retired). `triggers` says where each trigger is reached now. `flowControl` (`{concurrency | throttle | debounce}`, as a definition writes them) replaces the definition's flow control for runs under this alias; null clears it, absent keeps it.",
       tags,
       access: { permission: 'workflow:write' },
       audit: { action: 'workflow.alias.put' },

@@ -38,7 +38,9 @@ export class FlowControl1764200000440 implements MigrationInterface {
     await q.query(`DROP INDEX executions_queued`);
     await q.query(`DROP INDEX executions_flow_live`);
     await q.query(`DELETE FROM executions WHERE status = 'queued'`);
-    await q.query(`ALTER TABLE executions DROP COLUMN flow_key, DROP COLUMN flow_kind, DROP COLUMN flow_limit, DROP COLUMN not_before, DROP COLUMN admitted_at`);
+    await q.query(
+      `ALTER TABLE executions DROP COLUMN flow_key, DROP COLUMN flow_kind, DROP COLUMN flow_limit, DROP COLUMN not_before, DROP COLUMN admitted_at`,
+    );
     await q.query(`ALTER TABLE executions DROP CONSTRAINT executions_status_check`);
     await q.query(
       `ALTER TABLE executions ADD CONSTRAINT executions_status_check

@@ -235,7 +235,9 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
       ],
     );
     const [ended] = rows;
-    return ended && ended.flowKey !== null ? { organizationId: ended.organizationId, workflowId: ended.workflowId, flowKey: ended.flowKey } : undefined;
+    return ended && ended.flowKey !== null
+      ? { organizationId: ended.organizationId, workflowId: ended.workflowId, flowKey: ended.flowKey }
+      : undefined;
   }
 
   /** Records what a batch reports of the run (`recordProgressSql`) outside a batch's single statement. */

@@ -61,11 +61,7 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
    * Shared by the execute endpoint, webhook and cron starts, and sub-workflow children;
    * with `reachFrom` (an execution id), also the NRN of that run's workflow.
    */
-  async findRunnable(
-    organizationId: string,
-    ref: string,
-    choice: RunnableChoice,
-  ): Promise<Runnable | RunnableMiss> {
+  async findRunnable(organizationId: string, ref: string, choice: RunnableChoice): Promise<Runnable | RunnableMiss> {
     const [row] = await rowsOf<RunnableRow>(this.manager, runnableSql(this.manager, false), [
       ...runnableParams(organizationId, ref, choice),
       flowAliasParam(choice),

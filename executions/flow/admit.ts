@@ -8,7 +8,7 @@
  *   status `queued` and no Temporal workflow yet. Nothing lives in process memory.
  * - Admission (this file, from executions/record-run.ts: every trigger kind records through it). A run
  *   without flow control is recorded as before, with no extra statement. With it: one transaction that
- *   takes the key's advisory lock (ExecutionFlowRepository.lockKey) and then one statement that counts the
+ *   takes the key's advisory lock (ExecutionAdmissionRepository.lockKey) and then one statement that counts the
  *   key's runs and inserts the row `running` or `queued` (or nothing: refused), so two replicas admitting
  *   the same key are serialised and never both take the last slot.
  * - Promotion (./promote.ts, from ./end-run.ts). When a run holding a concurrency slot ends (the
@@ -25,7 +25,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ExecutionEntity } from '../../db/entities/execution';
 import type { NewAuditEvent } from '../../db/repositories/audit-event-repository';
-import { ExecutionFlowRepository, type Admission } from '../../db/repositories/execution-flow-repository';
+import { ExecutionAdmissionRepository, type Admission } from '../../db/repositories/execution-admission-repository';
 import { ExecutionRepository, type NewExecution } from '../../db/repositories/execution-repository';
 import { renderFlowKey, type FlowPolicy } from '../../workflows/engine';
 import { FlowKeyInvalid, FlowLimitReached, FlowQueueFull } from '../errors';
@@ -58,7 +58,7 @@ export async function admitRun(
   const queuedId = caller.kind === 'scheduled' ? caller.queuedId : undefined;
   const caps = { maxQueued: FLOW_QUEUE_DEFAULTS.perKey, maxQueuedTotal: FLOW_QUEUE_DEFAULTS.perOrganization };
   return manager.transaction(async (m) => {
-    const flows = new ExecutionFlowRepository(m);
+    const flows = new ExecutionAdmissionRepository(m);
     await flows.lockKey(scope);
     if (policy.kind === 'debounce') {
       // A child runs at once: debounce folds bursts of triggers, and a parent waits for its own child.
@@ -69,7 +69,14 @@ export async function admitRun(
       return settled(await flows.queueDebounced(execution, debounce, audit), flowKey, 'debounce', true, caps);
     }
     if (policy.kind === 'throttle') {
-      const admission = { flowKey, limit: policy.limit, periodMs: policy.periodMs, refuseIfLater: caller.kind === 'child', ...caps, queuedId };
+      const admission = {
+        flowKey,
+        limit: policy.limit,
+        periodMs: policy.periodMs,
+        refuseIfLater: caller.kind === 'child',
+        ...caps,
+        queuedId,
+      };
       return settled(await flows.admitThrottle(execution, admission, audit), flowKey, 'throttle', caller.kind !== 'child', caps);
     }
     const mode = caller.kind === 'child' ? 'refuse' : policy.onLimit;
@@ -87,7 +94,15 @@ export async function admitRun(
         : [];
     const executions = new ExecutionRepository(m);
     for (const id of cancelled)
-      await executions.finish(id, 'cancelled', {}, { type: 'CANCELLED', message: `cancelled by execution ${admitted.row.id}, a newer run of concurrency key "${flowKey}" (cancel-in-progress)` });
+      await executions.finish(
+        id,
+        'cancelled',
+        {},
+        {
+          type: 'CANCELLED',
+          message: `cancelled by execution ${admitted.row.id}, a newer run of concurrency key "${flowKey}" (cancel-in-progress)`,
+        },
+      );
     return { ...admitted, cancelled };
   });
 }
@@ -115,7 +130,12 @@ function settled(
   caps: { maxQueued: number; maxQueuedTotal: number },
 ): Admitted {
   if (admission.row)
-    return { row: admission.row, created: admission.created, cancelled: [], ...(admission.auditId !== undefined ? { auditId: admission.auditId } : {}) };
+    return {
+      row: admission.row,
+      created: admission.created,
+      cancelled: [],
+      ...(admission.auditId !== undefined ? { auditId: admission.auditId } : {}),
+    };
   if (wouldQueue && admission.queued >= caps.maxQueued) throw new FlowQueueFull(flowKey, caps.maxQueued, 'key');
   if (wouldQueue && admission.queuedTotal >= caps.maxQueuedTotal) throw new FlowQueueFull(flowKey, caps.maxQueuedTotal, 'organization');
   throw new FlowLimitReached(flowKey, kind, admission.holders);

@@ -27,7 +27,10 @@ export async function endRun(
   const scope = await new ExecutionRepository(deps.dataSource.manager).finish(executionId, status, outputs, error, eventSeq);
   if (scope && deps.starts) {
     await promoteNext(deps.starts, scope).catch((error_: unknown) =>
-      (deps.logger ?? deps.starts?.logger)?.warn({ err: error_, ...scope }, 'the next queued run could not be promoted; the flow sweep retries'),
+      (deps.logger ?? deps.starts?.logger)?.warn(
+        { err: error_, ...scope },
+        'the next queued run could not be promoted; the flow sweep retries',
+      ),
     );
   }
   return scope;

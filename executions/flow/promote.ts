@@ -6,6 +6,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { ExecutionEntity } from '../../db/entities/execution';
+import { ExecutionAdmissionRepository } from '../../db/repositories/execution-admission-repository';
 import { ExecutionFlowRepository } from '../../db/repositories/execution-flow-repository';
 import { ExecutionRepository, type FlowScope } from '../../db/repositories/execution-repository';
 import type { StartDeps } from '../deps';
@@ -19,9 +20,8 @@ export type PromoteDeps = Pick<StartDeps, 'dataSource' | 'temporal' | 'eagerStar
 /** Promotes and starts the key's next queued runs while it has free slots; answers their ids. */
 export async function promoteNext(deps: PromoteDeps, scope: FlowScope): Promise<string[]> {
   const rows = await deps.dataSource.transaction(async (m) => {
-    const flows = new ExecutionFlowRepository(m);
-    await flows.lockKey(scope);
-    return flows.promoteQueued(scope);
+    await new ExecutionAdmissionRepository(m).lockKey(scope);
+    return new ExecutionFlowRepository(m).promoteQueued(scope);
   });
   await startPromoted(deps, rows);
   return rows.map((row) => row.id);
@@ -70,7 +70,8 @@ export async function cancelInTemporal(temporal: Client, ids: string[], logger?:
         .getHandle(id)
         .cancel()
         .catch((error: unknown) => {
-          if (!(error instanceof WorkflowNotFoundError)) logger?.warn({ err: error, executionId: id }, 'a cancelled holder could not be cancelled in Temporal');
+          if (!(error instanceof WorkflowNotFoundError))
+            logger?.warn({ err: error, executionId: id }, 'a cancelled holder could not be cancelled in Temporal');
         }),
     ),
   );

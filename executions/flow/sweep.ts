@@ -15,15 +15,20 @@ export interface FlowSweepOptions {
   organizationId?: string;
 }
 
-/** Starts the throttled and debounced runs that are due; answers their ids. */
-export async function sweepDue(deps: PromoteDeps, options: FlowSweepOptions = {}): Promise<string[]> {
+/** Starts the throttled and debounced runs that are due; answers their ids and how long each waited (seconds). */
+export async function sweepDue(deps: PromoteDeps, options: FlowSweepOptions = {}): Promise<Array<{ id: string; waitedSeconds: number }>> {
   const rows = await new ExecutionFlowRepository(deps.dataSource.manager).promoteDue({
     temporalNamespace: deps.temporal.options.namespace,
     limit: options.batchSize ?? 100,
     organizationId: options.organizationId,
   });
   await startPromoted(deps, rows);
-  return rows.map((row) => row.id);
+  return rows.map((row) => ({ id: row.id, waitedSeconds: ((row.admittedAt ?? new Date()).getTime() - row.createdAt.getTime()) / 1000 }));
+}
+
+/** The queued runs of the namespace and the oldest one's age (the metrics' gauges). */
+export function queuedGauge(deps: Pick<PromoteDeps, 'dataSource' | 'temporal'>): Promise<{ queued: number; oldestSeconds: number }> {
+  return new ExecutionFlowRepository(deps.dataSource.manager).queuedGauge(deps.temporal.options.namespace);
 }
 
 /** Promotes and starts queued runs of every concurrency key with a free slot; answers their ids. */

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
-import { prepareScheduledRun, sweepDue, sweepOnce, sweepQueuedKeys } from '../../executions';
+import { createHttpMetrics } from '../../api/ops/metrics';
+import { prepareScheduledRun, queuedGauge, sweepDue, sweepOnce, sweepQueuedKeys } from '../../executions';
 import { captureLogger } from '../support/logger';
 import { signedHeaders } from '../support/webhook-signing';
 import { execute, publish, useExecEnv, waitFor, type ExecEnv } from './support';
@@ -58,10 +59,14 @@ describe('executions API: flow control', function () {
   const start = async (workflowId: string, inputs: Body = {}) =>
     c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({ inputs });
   const get = async (id: string): Promise<Body> => (await c.auth(x.t.request.get(`/workflows/executions/${id}`)).expect(200)).body as Body;
-  const go = async (id: string) => c.auth(x.t.request.post(`/workflows/executions/${id}/signals/go`)).send({}).expect(200);
+  const go = async (id: string) =>
+    c
+      .auth(x.t.request.post(`/workflows/executions/${id}/signals/go`))
+      .send({})
+      .expect(200);
   /** Calls the flow sweep (the API's timer) until `done` holds. */
   const sweepUntil = async (done: () => Promise<boolean>, timeoutMs = 60_000) => {
-    for (const until = Date.now() + timeoutMs; Date.now() < until; ) {
+    for (const until = Date.now() + timeoutMs; Date.now() < until;) {
       await sweepDue(deps(x), { organizationId: c.org });
       if (await done()) return;
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -91,7 +96,10 @@ describe('executions API: flow control', function () {
     for (let n = 0; n < 20; n += 1) {
       await waitFor(x, c, ids[n], status('waiting'), '', 30_000);
       // While run n holds the slot, every later one is still queued.
-      const later = await x.db.query(`SELECT count(*)::int AS n FROM executions WHERE id = ANY($1) AND status <> 'queued'`, [ids.slice(n + 1)]);
+      const later = await x.db.query<Array<{ n: number }>>(
+        `SELECT count(*)::int AS n FROM executions WHERE id = ANY($1) AND status <> 'queued'`,
+        [ids.slice(n + 1)],
+      );
       assert.equal(later[0].n, 0, `only run ${n} holds the slot`);
       await go(ids[n]);
       await waitFor(x, c, ids[n], status('completed'), '', 30_000);
@@ -106,7 +114,7 @@ describe('executions API: flow control', function () {
       // Admitted only once the one before it had ended.
       assert.ok(current.admittedAt!.getTime() >= previous.completedAt!.getTime(), `run ${n} started after run ${n - 1} ended`);
     }
-    const all = await x.db.query(`SELECT count(*)::int AS n FROM executions WHERE workflow_id = $1`, [workflowId]);
+    const all = await x.db.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM executions WHERE workflow_id = $1`, [workflowId]);
     assert.equal(all[0].n, 21, 'nothing lost, nothing doubled');
     await go(other.body.executionId as string);
   });
@@ -144,7 +152,7 @@ describe('executions API: flow control', function () {
     assert.equal(refused.body.flowKey, 'db-main');
     assert.deepEqual(refused.body.heldBy, [first.body.executionId]);
     assert.match(String(refused.body.detail), new RegExp(String(first.body.executionId)));
-    const all = await x.db.query(`SELECT count(*)::int AS n FROM executions WHERE workflow_id = $1`, [workflowId]);
+    const all = await x.db.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM executions WHERE workflow_id = $1`, [workflowId]);
     assert.equal(all[0].n, 1, 'a refused start records nothing');
     await waitFor(x, c, first.body.executionId as string, status('waiting'));
     await go(first.body.executionId as string);
@@ -160,11 +168,23 @@ describe('executions API: flow control', function () {
     assert.equal(full.status, 429, 'maxQueued refuses past the queue');
     assert.equal(full.body.scope, 'key');
 
+    // The metrics' queue gauges count them.
+    const gauge = await queuedGauge(deps(x));
+    assert.ok(gauge.queued >= 2, JSON.stringify(gauge));
+    const metrics = createHttpMetrics();
+    metrics.flowSwept(gauge, [1.5]);
+    const text = await metrics.text();
+    assert.match(text, new RegExp(`^executions_queued ${gauge.queued}$`, 'm'));
+    assert.match(text, /^executions_queue_wait_seconds_count 1$/m);
+
     const listed = await c.auth(x.t.request.get(`/workflows/executions?status=queued&workflowId=${workflowId}`)).expect(200);
     assert.deepEqual(listed.body.data.map((row: Body) => row.id).sort(), [...queued].sort());
     assert.equal(((await get(queued[1] as string)).flowControl as Body).position, 2);
 
-    await c.auth(x.t.request.post(`/workflows/executions/${queued[0]}/cancel`)).send({ reason: 'not this one' }).expect(202);
+    await c
+      .auth(x.t.request.post(`/workflows/executions/${queued[0]}/cancel`))
+      .send({ reason: 'not this one' })
+      .expect(202);
     const cancelled = await get(queued[0] as string);
     assert.equal(cancelled.status, 'cancelled');
     assert.deepEqual(cancelled.error, { type: 'CANCELLED', message: 'not this one' });
@@ -173,7 +193,10 @@ describe('executions API: flow control', function () {
     assert.equal((await waitFor(x, c, holder, status('waiting'))).status, 'waiting');
     assert.equal(((await get(queued[1] as string)).flowControl as Body).position, 1);
     assert.equal((await get(queued[1] as string)).status, 'queued');
-    await c.auth(x.t.request.post(`/workflows/executions/${queued[0]}/cancel`)).send({}).expect(409);
+    await c
+      .auth(x.t.request.post(`/workflows/executions/${queued[0]}/cancel`))
+      .send({})
+      .expect(409);
 
     await go(holder);
     await waitFor(x, c, queued[1] as string, status('waiting'));
@@ -218,7 +241,10 @@ describe('executions API: flow control', function () {
       ids.push(res.body.executionId as string);
     }
     const repository = new ExecutionRepository(x.db.manager);
-    await sweepUntil(async () => (await repository.find({ where: ids.map((id) => ({ id })) })).every((row) => row.status === 'completed'), 90_000);
+    await sweepUntil(
+      async () => (await repository.find({ where: ids.map((id) => ({ id })) })).every((row) => row.status === 'completed'),
+      90_000,
+    );
     const rows = await repository.find({ where: ids.map((id) => ({ id })) });
     const byId = new Map(rows.map((row) => [row.id, row]));
     const planned = ids.map((id) => byId.get(id)!.notBefore!.getTime());
@@ -239,7 +265,13 @@ describe('executions API: flow control', function () {
       debounce: { period: '2s', maxWait: '1m' },
       steps: [
         { id: 'hook', type: 'trigger', pluginType: 'webhook', config: { mode: 'start', method: 'POST', secret: SECRET } },
-        { id: 'note', type: 'module', pluginType: 'log', config: { message: 'push ${{ steps.hook.outputs.body.n }}' }, dependsOn: ['hook'] },
+        {
+          id: 'note',
+          type: 'module',
+          pluginType: 'log',
+          config: { message: 'push ${{ steps.hook.outputs.body.n }}' },
+          dependsOn: ['hook'],
+        },
       ],
       outputs: { n: '${{ steps.hook.outputs.body.n }}' },
     });
@@ -260,7 +292,7 @@ describe('executions API: flow control', function () {
     await sweepUntil(async () => (await get(id)).status === 'completed');
     const run = await get(id);
     assert.deepEqual(run.outputs, { n: 19 });
-    const all = await x.db.query(`SELECT count(*)::int AS n FROM executions WHERE workflow_id = $1`, [workflowId]);
+    const all = await x.db.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM executions WHERE workflow_id = $1`, [workflowId]);
     assert.equal(all[0].n, 1, 'one run for the burst');
   });
 
@@ -270,7 +302,10 @@ describe('executions API: flow control', function () {
     const holder = (await start(childId, { n: 0 })).body.executionId as string;
     await waitFor(x, c, holder, status('waiting'));
 
-    const rerun = await c.auth(x.t.request.post(`/workflows/executions/${holder}/rerun`)).send({}).expect(202);
+    const rerun = await c
+      .auth(x.t.request.post(`/workflows/executions/${holder}/rerun`))
+      .send({})
+      .expect(202);
     assert.equal(rerun.body.status, 'queued');
 
     const parentId = await publish(x, c, {
@@ -286,20 +321,34 @@ describe('executions API: flow control', function () {
     assert.match(String((parent.error as Body).message), new RegExp(holder));
 
     const tickId = `cron-flow-${Date.now()}`;
-    const prepare = { dataSource: x.db, temporalNamespace: x.env.namespace ?? 'default', limits: x.limits, reach: { nrnOf: () => '', reaches: () => true } };
+    const prepare = {
+      dataSource: x.db,
+      temporalNamespace: x.env.namespace ?? 'default',
+      limits: x.limits,
+      reach: { nrnOf: () => '', reaches: () => true },
+    };
     const tick = {
-      start: { organizationId: c.org, workflowId: childId, alias: 'latest', revision: 1, trigger: { id: 'start', pluginType: 'cron' as const, schedule: '0 3 * * *' } },
+      start: {
+        organizationId: c.org,
+        workflowId: childId,
+        alias: 'latest',
+        revision: 1,
+        trigger: { id: 'start', pluginType: 'cron' as const, schedule: '0 3 * * *' },
+      },
       executionId: tickId,
       runId: 'run',
       firedAt: Date.UTC(2030, 0, 1, 3),
     };
     await assert.rejects(prepareScheduledRun(prepare, tick), (error: Error) => error.name === 'TickQueued');
-    const [queuedTick] = await x.db.query(`SELECT id, status, trigger FROM executions WHERE workflow_id = $1 AND trigger->>'source' = 'cron'`, [childId]);
+    const [queuedTick] = await x.db.query<Array<{ id: string; status: string }>>(
+      `SELECT id, status, trigger FROM executions WHERE workflow_id = $1 AND trigger->>'source' = 'cron'`,
+      [childId],
+    );
     assert.equal(queuedTick.status, 'queued');
     assert.notEqual(queuedTick.id, tickId, "queued under an id of its own: the tick's id names its running schedule run");
 
     // In order: the holder, then the re-run, then the tick, each started when the one before ended.
-    for (const id of [holder, rerun.body.executionId as string, queuedTick.id as string]) {
+    for (const id of [holder, rerun.body.executionId as string, queuedTick.id]) {
       await waitFor(x, c, id, status('waiting'), '', 30_000);
       await go(id);
       await waitFor(x, c, id, status('completed'));
@@ -321,8 +370,12 @@ describe('executions API: flow control', function () {
     assert.equal(first.status, 202);
     assert.equal((await run('prod')).status, 409, 'the alias refuses a second run');
     const free = [await run('latest'), await run('latest')];
-    assert.deepEqual(free.map((res) => res.body.status), ['running', 'running'], 'latest has no flow control');
-    for (const id of [first.body.executionId, ...free.map((res) => res.body.executionId)] as string[]) {
+    assert.deepEqual(
+      free.map((res) => res.body.status as string),
+      ['running', 'running'],
+      'latest has no flow control',
+    );
+    for (const id of [first.body.executionId as string, ...free.map((res) => res.body.executionId as string)]) {
       await waitFor(x, c, id, status('waiting'));
       await go(id);
     }
@@ -336,18 +389,42 @@ describe('executions API: flow control', function () {
     );
     assert.equal(res.status, 400, JSON.stringify(res.body));
     const paths = (res.body.errors as Array<{ path: string; message: string }>).map((e) => `${e.path}: ${e.message}`);
-    assert.ok(paths.some((p) => p.startsWith('/concurrency/key:') && p.includes('workflow.inputs')), paths.join('\n'));
-    assert.ok(paths.some((p) => p.startsWith('/concurrency/limit:')), paths.join('\n'));
-    assert.ok(paths.some((p) => p.startsWith('/concurrency/onLimit:')), paths.join('\n'));
-    assert.ok(paths.some((p) => p.startsWith('/concurrency/maxQueued:')), paths.join('\n'));
-    assert.ok(paths.some((p) => p.startsWith('/concurrency/group:')), paths.join('\n'));
-    const both = await c.auth(x.t.request.post('/workflows/definitions')).send(
-      quick({ throttle: { limit: 2 }, debounce: { period: '5s', maxWait: '1s' } }),
+    assert.ok(
+      paths.some((p) => p.startsWith('/concurrency/key:') && p.includes('workflow.inputs')),
+      paths.join('\n'),
     );
+    assert.ok(
+      paths.some((p) => p.startsWith('/concurrency/limit:')),
+      paths.join('\n'),
+    );
+    assert.ok(
+      paths.some((p) => p.startsWith('/concurrency/onLimit:')),
+      paths.join('\n'),
+    );
+    assert.ok(
+      paths.some((p) => p.startsWith('/concurrency/maxQueued:')),
+      paths.join('\n'),
+    );
+    assert.ok(
+      paths.some((p) => p.startsWith('/concurrency/group:')),
+      paths.join('\n'),
+    );
+    const both = await c
+      .auth(x.t.request.post('/workflows/definitions'))
+      .send(quick({ throttle: { limit: 2 }, debounce: { period: '5s', maxWait: '1s' } }));
     assert.equal(both.status, 400);
     const more = (both.body.errors as Array<{ path: string; message: string }>).map((e) => `${e.path}: ${e.message}`);
-    assert.ok(more.some((p) => p.startsWith('/debounce:') && p.includes('only one')), more.join('\n'));
-    assert.ok(more.some((p) => p.startsWith('/throttle/period:')), more.join('\n'));
-    assert.ok(more.some((p) => p.startsWith('/debounce/maxWait:')), more.join('\n'));
+    assert.ok(
+      more.some((p) => p.startsWith('/debounce:') && p.includes('only one')),
+      more.join('\n'),
+    );
+    assert.ok(
+      more.some((p) => p.startsWith('/throttle/period:')),
+      more.join('\n'),
+    );
+    assert.ok(
+      more.some((p) => p.startsWith('/debounce/maxWait:')),
+      more.join('\n'),
+    );
   });
 });

@@ -37,7 +37,10 @@ export function flowControlIssues(source: Record<string, unknown>, pathOf: (key:
   const issues: DefinitionIssue[] = [];
   const present = FLOW_KINDS.filter((kind) => source[kind] !== undefined && source[kind] !== null);
   if (present.length > 1)
-    issues.push({ path: pathOf(present[1]), message: `only one of concurrency, throttle and debounce may be set (found ${present.join(', ')})` });
+    issues.push({
+      path: pathOf(present[1]),
+      message: `only one of concurrency, throttle and debounce may be set (found ${present.join(', ')})`,
+    });
   for (const kind of present) {
     const value = source[kind];
     const at = (field?: string) => (field === undefined ? pathOf(kind) : join(pathOf(kind), field));
@@ -45,7 +48,12 @@ export function flowControlIssues(source: Record<string, unknown>, pathOf: (key:
       issues.push({ path: at(), message: 'must be an object' });
       continue;
     }
-    const allowed = kind === 'concurrency' ? ['key', 'limit', 'onLimit', 'maxQueued'] : kind === 'throttle' ? ['key', 'limit', 'period'] : ['key', 'period', 'maxWait'];
+    const allowed =
+      kind === 'concurrency'
+        ? ['key', 'limit', 'onLimit', 'maxQueued']
+        : kind === 'throttle'
+          ? ['key', 'limit', 'period']
+          : ['key', 'period', 'maxWait'];
     for (const field of Object.keys(value))
       if (!allowed.includes(field)) issues.push({ path: at(field), message: `is not a ${kind} setting (${allowed.join(', ')})` });
     if (value.key !== undefined) keyIssues(value.key, at('key'), issues);
@@ -108,7 +116,10 @@ function keyIssues(value: unknown, path: string, issues: DefinitionIssue[]): voi
     }
     for (const chain of chainsOf(parsed.ast))
       if (!KEY_ROOTS.has(chain.root))
-        issues.push({ path, message: `may read only workflow.inputs, trigger and execution (what a run starts with), not "${chain.root}"` });
+        issues.push({
+          path,
+          message: `may read only workflow.inputs, trigger and execution (what a run starts with), not "${chain.root}"`,
+        });
   }
 }
 
@@ -137,7 +148,12 @@ export function flowPolicyOf(definition: Record<string, unknown>, aliasOverride?
   if (isObject(source.debounce)) {
     const value = source.debounce;
     const maxWaitMs = parseDuration(value.maxWait);
-    return { kind: 'debounce', ...key(value), periodMs: parseDuration(value.period) ?? 1000, ...(maxWaitMs !== undefined ? { maxWaitMs } : {}) };
+    return {
+      kind: 'debounce',
+      ...key(value),
+      periodMs: parseDuration(value.period) ?? 1000,
+      ...(maxWaitMs !== undefined ? { maxWaitMs } : {}),
+    };
   }
   return undefined;
 }
@@ -160,6 +176,7 @@ export function renderFlowKey(template: string | undefined, scope: FlowKeyScope)
     execution: { workflowId: scope.workflowId, alias: scope.alias ?? null },
   });
   const text = typeof rendered === 'string' ? rendered : stringify(rendered);
-  if (text.length > MAX_FLOW_KEY_LENGTH) throw new Error(`the flow-control key renders to ${text.length} characters; at most ${MAX_FLOW_KEY_LENGTH}`);
+  if (text.length > MAX_FLOW_KEY_LENGTH)
+    throw new Error(`the flow-control key renders to ${text.length} characters; at most ${MAX_FLOW_KEY_LENGTH}`);
   return text;
 }
