@@ -8,7 +8,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
-import { dispatchFailure, type WorkflowReach } from '../executions';
+import { dispatchFailure, endRun, type WorkflowReach } from '../executions';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
 import { LightStepResultRepository } from '../db/repositories/light-step-result-repository';
 import { applyDeferred, deferredSecretNames, type ActivityCall, type ExecutionInput, type PluginResult } from '../workflows/engine';
@@ -81,6 +81,16 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
     publicBaseUrl: deps.publicBaseUrl,
     limits: deps.limits,
     reach: deps.reach,
+    ...(deps.recoveryStarts ? { temporal: deps.recoveryStarts.temporal } : {}),
+  };
+  /** Where the next queued run of a flow-control key starts when a run ends here (absent: the API's flow sweep). */
+  const flowStarts = deps.recoveryStarts && {
+    dataSource,
+    temporal: deps.recoveryStarts.temporal,
+    taskQueue: deps.recoveryStarts.taskQueue,
+    publicBaseUrl: deps.publicBaseUrl ?? '',
+    limits: deps.limits,
+    logger: deps.logger,
   };
 
   const { configEntries, placeOf, outOfReachMessage, loadSecrets: loadSecretsFor } = configEntryAccess(deps);
@@ -240,8 +250,15 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
     /** Writes the final status, outputs and error of the execution record. */
     async finishExecution(request: FinishRequest): Promise<void> {
       if (request.batch) await recordEventBatch(dataSource, request.batch);
-      const executions = new ExecutionRepository(dataSource.manager);
-      await executions.finish(request.executionId, request.status, request.outputs, request.error ?? null, request.eventSeq);
+      // A run that held a concurrency slot hands it to the next queued run of its key here (executions/flow/).
+      await endRun(
+        { dataSource, starts: flowStarts, logger: deps.logger },
+        request.executionId,
+        request.status,
+        request.outputs,
+        request.error ?? null,
+        request.eventSeq,
+      );
       if (request.status === 'failed') await startRecoveryRuns(request.executionId);
     },
 

@@ -1,6 +1,15 @@
 /** The prepareChild activity: records a sub-workflow's child execution through the execution module, returning the child's input. */
 import { ApplicationFailure } from '@temporalio/common';
-import { ChildOutOfReach, prepareChildRun, RevisionNotRunnable, TreeBudgetExceeded, type PrepareDeps } from '../executions';
+import {
+  ChildOutOfReach,
+  FlowKeyInvalid,
+  FlowLimitReached,
+  FlowQueueFull,
+  prepareChildRun,
+  RevisionNotRunnable,
+  TreeBudgetExceeded,
+  type PrepareDeps,
+} from '../executions';
 import { RUN_LIMIT_SETTINGS } from '../workflows/engine';
 import type { ExecutionInput } from '../workflows/engine';
 import type { ChildPreparation } from './execution-activity-types';
@@ -19,6 +28,13 @@ export async function prepareChildExecution(deps: PrepareDeps, request: ChildPre
       throw ApplicationFailure.nonRetryable(
         `sub-workflow "${request.workflowId}" cannot start: ${error.message} (${RUN_LIMIT_SETTINGS.maxExecutionsPerTree})`,
         'SUBWORKFLOW_TREE_BUDGET_EXCEEDED',
+      );
+    }
+    if (error instanceof FlowLimitReached || error instanceof FlowQueueFull || error instanceof FlowKeyInvalid) {
+      // A child never queues: its parent's step fails now rather than wait on a slot it may itself be holding.
+      throw ApplicationFailure.nonRetryable(
+        `sub-workflow "${request.workflowId}" cannot start: ${error.message}`,
+        'SUBWORKFLOW_FLOW_LIMIT',
       );
     }
     if (error instanceof ChildOutOfReach) {

@@ -4,7 +4,16 @@
  * or a tick another run recorded fails the run without retries.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { DuplicateTick, prepareScheduledRun, RevisionNotRunnable, type PrepareDeps } from '../executions';
+import {
+  DuplicateTick,
+  FlowKeyInvalid,
+  FlowLimitReached,
+  FlowQueueFull,
+  prepareScheduledRun,
+  RevisionNotRunnable,
+  TickQueued,
+  type PrepareDeps,
+} from '../executions';
 import type { ExecutionInput } from '../workflows/engine';
 import type { ScheduledPreparation } from './execution-activity-types';
 
@@ -24,6 +33,10 @@ export async function prepareScheduledExecution(deps: PrepareDeps, request: Sche
         'DUPLICATE_TICK',
       );
     }
+    // Flow control: the tick runs later as another execution, or not at all; this schedule run ends here.
+    if (error instanceof TickQueued) throw ApplicationFailure.nonRetryable(error.message, 'FLOW_QUEUED');
+    if (error instanceof FlowLimitReached || error instanceof FlowQueueFull || error instanceof FlowKeyInvalid)
+      throw ApplicationFailure.nonRetryable(`the tick did not run: ${error.message}`, 'FLOW_LIMIT_REACHED');
     throw error;
   }
 }

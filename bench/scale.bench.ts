@@ -305,7 +305,12 @@ export async function hotUpdates({ db, options }: ScaleContext): Promise<ScaleSe
           for (let step = 1; step <= 3; step += 1) await executions.recordProgress(id, { variables: { step, total: step * 10 } });
         },
       ],
-      ['end (status, outputs)', (id) => executions.finish(id, 'completed', { approved: true }, null)],
+      [
+        'end (status, outputs)',
+        async (id) => {
+          await executions.finish(id, 'completed', { approved: true }, null);
+        },
+      ],
     ];
     const figures: Record<string, string> = {};
     let all = { updated: 0, hot: 0 };

@@ -21,9 +21,9 @@
  * over, and answer with what it recorded.
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { endRun } from './flow/end-run';
 import { temporal as proto } from '@temporalio/proto';
 import type { ExecutionEntity, ExecutionStatus, RunHealth } from '../db/entities/execution';
-import { ExecutionRepository } from '../db/repositories/execution-repository';
 import { ExecutionSweepRepository } from '../db/repositories/execution-sweep-repository';
 import type { ReconcilerDeps, SweepOptions } from './reconcile-starts';
 
@@ -144,7 +144,8 @@ async function settle(
   error: { type: string; message: string } | null,
 ): Promise<OpenRunCheck> {
   // A completed run whose row lost only its status keeps the outputs it recorded.
-  await new ExecutionRepository(deps.dataSource.manager).finish(row.id, status, status === 'completed' ? row.outputs : null, error);
+  // A slot it held goes to the next queued run by the flow sweep that follows this one (startup/execution-reconciler.ts).
+  await endRun({ dataSource: deps.dataSource }, row.id, status, status === 'completed' ? row.outputs : null, error);
   deps.logger?.warn({ executionId: row.id, status, error }, 'execution closed in Temporal without recording its end: settled');
   return { kind: 'settled', status };
 }

@@ -81,3 +81,51 @@ export class RetryTooLarge extends Error {
     this.name = 'RetryTooLarge';
   }
 }
+
+/** A flow-control key that does not render (a template error) or renders too long: nothing was recorded. */
+export class FlowKeyInvalid extends Error {
+  constructor(readonly reason: string) {
+    super(`the flow-control key cannot be rendered: ${reason}`);
+    this.name = 'FlowKeyInvalid';
+  }
+}
+
+/** A start refused at its key's limit (onLimit refuse, a sub-workflow child, or a throttled child not due now). */
+export class FlowLimitReached extends Error {
+  constructor(
+    readonly flowKey: string,
+    readonly kind: string,
+    readonly holders: string[],
+  ) {
+    super(
+      holders.length > 0
+        ? `${kind} key "${flowKey}" is at its limit, held by execution ${holders.join(', ')}`
+        : `${kind} key "${flowKey}" is at its limit`,
+    );
+    this.name = 'FlowLimitReached';
+  }
+}
+
+/** A start that would queue past the queue's length (per key, or all queued runs of the organization). */
+export class FlowQueueFull extends Error {
+  constructor(
+    readonly flowKey: string,
+    readonly limit: number,
+    readonly scope: 'key' | 'organization',
+  ) {
+    super(
+      scope === 'key'
+        ? `the queue of key "${flowKey}" holds its ${limit} runs at most`
+        : `the organization has ${limit} queued runs, the most it may have`,
+    );
+    this.name = 'FlowQueueFull';
+  }
+}
+
+/** A cron tick that found its key full and was queued as another execution (the tick's own run ends here). */
+export class TickQueued extends Error {
+  constructor(readonly executionId: string) {
+    super(`the tick was queued by flow control as execution ${executionId}`);
+    this.name = 'TickQueued';
+  }
+}

@@ -30,10 +30,18 @@ export {
   DuplicateTick,
   ExecutionNotRetryable,
   ExecutorUnavailable,
+  FlowKeyInvalid,
+  FlowLimitReached,
+  FlowQueueFull,
   RetryTooLarge,
+  TickQueued,
   RevisionNotRunnable,
   TreeBudgetExceeded,
 } from './errors';
+export { endRun, type EndDeps } from './flow/end-run';
+export { FLOW_QUEUE_DEFAULTS, FLOW_SWEEP_INTERVAL_MS } from './flow/limits';
+export { cancelInTemporal, promoteNext, type PromoteDeps } from './flow/promote';
+export { queuedGauge, sweepDue, sweepQueuedKeys, type FlowSweepOptions } from './flow/sweep';
 export { newExecutionId } from './ids';
 export { prepareChildRun, type ChildRunRequest, type PrepareDeps } from './prepare-child';
 export { prepareScheduledRun, type ScheduledRunRequest } from './prepare-scheduled';

@@ -1,4 +1,5 @@
 /** Resolves a sub-workflow's revision and records the child execution, returning the child's input. */
+import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { WorkflowRevisionRepository } from '../db/repositories/workflow-revision-repository';
 import { handRunInputs, handRunPayload, handRunTrigger, type ExecutionInput, type RunLimits, type TriggerInfo } from '../workflows/engine';
@@ -31,6 +32,8 @@ export interface PrepareDeps {
   limits: RunLimits;
   /** Which workflows a parent may run as children (api/access/workflow-reach.ts, passed in). */
   reach: WorkflowReach;
+  /** Where a cron tick's cancel-in-progress cancels the runs it replaces; absent, they end in the database only. */
+  temporal?: Client;
 }
 
 /**
@@ -71,6 +74,8 @@ export async function prepareChildRun(deps: PrepareDeps, request: ChildRunReques
     idempotencyKey: `child:${request.childExecutionId}`,
     parentExecutionId: request.parentExecutionId,
     createdBy: null,
+    // At a full flow-control key a child is refused (FlowLimitReached): the parent's step fails saying so.
+    flowCaller: { kind: 'child' },
     temporalNamespace: deps.temporalNamespace,
     // Counted against the tree's budget on the root's row (recordRun); throws TreeBudgetExceeded past it.
     settings: {

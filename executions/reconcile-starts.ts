@@ -25,6 +25,7 @@ import type { ExecutionEntity } from '../db/entities/execution';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
 import { ExecutionSweepRepository } from '../db/repositories/execution-sweep-repository';
 import type { StartDeps } from './deps';
+import { endRun } from './flow/end-run';
 import { firstRunId, startExecutionWorkflow } from './start-workflow';
 import { recordedRunInput } from './workflow-input';
 
@@ -85,7 +86,7 @@ async function repair(deps: ReconcilerDeps, row: ExecutionEntity): Promise<{ act
   // A child's nesting is not recorded: restarted here, it counts from 0 (its own children are still bounded).
   const input = await recordedRunInput(deps.dataSource, row, { publicBaseUrl: deps.publicBaseUrl, limits: deps.limits });
   if (!input) {
-    await executions.finish(row.id, 'failed', null, {
+    await endRun({ dataSource: deps.dataSource, starts: deps }, row.id, 'failed', null, {
       type: 'START_LOST',
       message: `the execution was never started and revision ${row.revision} of its workflow no longer exists`,
     });

@@ -33,6 +33,8 @@ export async function rerunExecution(deps: StartDeps, request: RerunRequest): Pr
     original.workflowId,
     {
       revision: original.revision,
+      // The flow control of the alias the first ran under (executions/flow/).
+      ...(original.alias !== null ? { flowAlias: original.alias } : {}),
     },
   );
   if (typeof runnable === 'string') throw new RevisionNotRunnable(runnable);

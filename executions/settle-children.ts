@@ -17,8 +17,8 @@
  * writes over a live row, so the first writer wins and the rest change nothing.
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { endRun } from './flow/end-run';
 import type { ExecutionEntity } from '../db/entities/execution';
-import { ExecutionRepository } from '../db/repositories/execution-repository';
 import { ExecutionSweepRepository } from '../db/repositories/execution-sweep-repository';
 import type { ReconcilerDeps, SweepOptions } from './reconcile-starts';
 import { DEFAULT_GRACE_MS } from './reconcile-starts';
@@ -38,7 +38,6 @@ export async function settleChildren(
   deps: Pick<ReconcilerDeps, 'dataSource' | 'temporal' | 'logger'>,
   options: SweepOptions = {},
 ): Promise<ChildrenSweepResult> {
-  const executions = new ExecutionRepository(deps.dataSource.manager);
   const sweep = new ExecutionSweepRepository(deps.dataSource.manager);
   const rows = await sweep.findLiveChildrenOfEnded({
     temporalNamespace: deps.temporal.options.namespace,
@@ -55,7 +54,8 @@ export async function settleChildren(
         result.left.push(row.id);
         continue;
       }
-      await executions.finish(row.id, 'terminated', null, { type: 'TERMINATED', message });
+      // A slot it held goes to the next queued run by the flow sweep that follows this one (startup/execution-reconciler.ts).
+      await endRun({ dataSource: deps.dataSource }, row.id, 'terminated', null, { type: 'TERMINATED', message });
       result.settled.push(row.id);
       deps.logger.info({ executionId: row.id, parentExecutionId: row.parentExecutionId }, 'child execution settled');
     } catch (error) {

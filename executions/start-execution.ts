@@ -15,6 +15,7 @@ import type { ReusedSteps, TriggerInfo } from '../workflows/engine';
 import type { StartDeps } from './deps';
 import { ExecutorUnavailable } from './errors';
 import { newExecutionId } from './ids';
+import { cancelInTemporal } from './flow/promote';
 import { recordRun, type NewRun } from './record-run';
 import { firstRunId, startExecutionWorkflow, startOutcomeUnknown } from './start-workflow';
 
@@ -36,10 +37,17 @@ export interface StartRequest {
   audit?: NewRun['audit'];
 }
 
-/** Records and starts an execution; `created: false` when the idempotency key names an existing one. Throws ExecutorUnavailable. */
-export async function startExecution(deps: StartDeps, request: StartRequest): Promise<{ row: ExecutionEntity; created: boolean }> {
+/**
+ * Records and starts an execution; `created: false` when the idempotency key names an existing one (or a
+ * debounce start was folded into its key's queued run: `merged`). A run flow control queued comes back
+ * `queued` and is started later (./flow/). Throws ExecutorUnavailable, and FlowKeyInvalid, FlowLimitReached, FlowQueueFull.
+ */
+export async function startExecution(
+  deps: StartDeps,
+  request: StartRequest,
+): Promise<{ row: ExecutionEntity; created: boolean; merged?: boolean }> {
   const executions = new ExecutionRepository(deps.dataSource.manager);
-  const { row, created, input, auditId } = await recordRun(deps.dataSource, {
+  const { row, created, input, auditId, flow } = await recordRun(deps.dataSource, {
     id: newExecutionId(),
     organizationId: request.organizationId,
     runnable: request.runnable,
@@ -53,7 +61,10 @@ export async function startExecution(deps: StartDeps, request: StartRequest): Pr
     ...(request.rerun ? { rerun: { of: request.rerun.of, kind: request.rerun.kind } } : {}),
     audit: request.audit,
   });
-  if (!created) return { row, created };
+  if (!created) return { row, created, ...(flow?.merged ? { merged: true } : {}) };
+  // Queued by flow control: promotion or the flow sweep starts it when its slot or its time comes.
+  if (row.status === 'queued') return { row, created };
+  if (flow && flow.cancelled.length > 0) await cancelInTemporal(deps.temporal, flow.cancelled);
 
   let runId: string | undefined;
   try {

@@ -3,7 +3,8 @@
  * start was lost (executions/reconcile-starts.ts says what a sweep repairs and
  * why that is safe across replicas), then for failed executions whose recovery
  * runs nobody started (executions/dispatch-failure.ts), then for sub-workflow
- * children that ended with their parent unrecorded (executions/settle-children.ts),
+ * children that ended with their parent unrecorded (executions/settle-children.ts), then for flow-control
+ * keys whose queued runs have a free slot (executions/flow/sweep.ts),
  * then forgets old light step results, on a timer started and stopped with the service.
  */
 import { LightStepResultRepository } from '../db/repositories/light-step-result-repository';
@@ -13,6 +14,7 @@ import {
   settleChildren,
   sweepFailures,
   sweepOnce,
+  sweepQueuedKeys,
   type DispatchDeps,
   type OpenRunsSweepResult,
   type ReconcilerDeps,
@@ -74,6 +76,13 @@ export function startExecutionReconciler(
       .then(
         () => undefined,
         (error: unknown) => deps.logger.warn({ err: error }, 'open-runs sweep failed; the next sweep retries'),
+      )
+      // Flow control: queued runs of concurrency keys with a free slot (a promotion lost with its process, a slot
+      // freed by the sweeps above) are promoted and started (executions/flow/sweep.ts).
+      .then(() => sweepQueuedKeys(deps, { organizationId: options.organizationId }))
+      .then(
+        () => undefined,
+        (error: unknown) => deps.logger.warn({ err: error }, 'flow-control key sweep failed; the next sweep retries'),
       )
       .then(() => new LightStepResultRepository(deps.dataSource.manager).prune(new Date(Date.now() - LIGHT_STEP_RESULT_RETENTION_MS)))
       .then(

@@ -23,6 +23,7 @@ import { openDatabase, pingDatabase, type Database } from '../db/database';
 import { leaveShutdownSignalsToCaller } from '../db/embedded-postgres';
 import { startWorker, installTemporalRuntime, type RunningWorker } from '../worker/worker';
 import { startExecutionReconciler } from './execution-reconciler';
+import { startFlowSweeper } from './flow-sweeper';
 import { startRetentionSweeper } from './retention-sweeper';
 import { AuditEventRepository } from '../db/repositories/audit-event-repository';
 import { closeGracefully, listen, portOf } from './http-server';
@@ -222,6 +223,19 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
         { onOpenRuns: (found, taskFailing) => app.metrics.openRunsChecked(found, taskFailing) },
       );
       cleanups.push({ name: 'execution start reconciler', run: () => reconciler.stop() });
+      // Starts throttled and debounced runs when their time comes (every API replica sweeps; SKIP LOCKED keeps them apart).
+      const flowSweeper = startFlowSweeper(
+        {
+          dataSource: database.dataSource,
+          temporal: client,
+          taskQueue: config.temporalTaskQueue,
+          publicBaseUrl: config.publicBaseUrl,
+          limits: config.limits,
+          logger,
+        },
+        { onSwept: (queue, waited) => app.metrics.flowSwept(queue, waited) },
+      );
+      cleanups.push({ name: 'flow sweeper', run: () => flowSweeper.stop() });
       // Removes ended executions past their retention, in bounded batches (every API replica sweeps; SKIP LOCKED keeps them apart).
       const retention = startRetentionSweeper({
         dataSource: database.dataSource,

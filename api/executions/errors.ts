@@ -1,5 +1,5 @@
 /** Problem types of the execution routes (rendered as problem+json under /workflows). */
-import { ExecutorUnavailable } from '../../executions';
+import { ExecutorUnavailable, FlowKeyInvalid, FlowLimitReached, FlowQueueFull } from '../../executions';
 import type { TriggerStep } from '../../workflows/engine';
 import { HttpError, type FieldError } from '../http/errors';
 
@@ -42,8 +42,25 @@ export const unknownTrigger = (workflowId: string, triggerId: string, triggers: 
 /** Rethrows the execution module's domain errors as this area's problem types: `await startExecution(…).catch(asProblem)`. */
 export function asProblem(error: unknown): never {
   if (error instanceof ExecutorUnavailable) throw executorUnavailable();
+  if (error instanceof FlowLimitReached) throw flowLimitReached(error);
+  if (error instanceof FlowQueueFull) throw flowQueueFull(error);
+  if (error instanceof FlowKeyInvalid) throw flowKeyInvalid(error);
   throw error;
 }
+
+/** Flow control (executions/flow/): a start refused at its key's limit names the key and the runs holding it. */
+export const flowLimitReached = (error: FlowLimitReached): HttpError =>
+  new HttpError(409, 'flow-limit-reached', `The start was refused: ${error.message}.`, {
+    extra: { flowKey: error.flowKey, kind: error.kind, heldBy: error.holders },
+  });
+
+export const flowQueueFull = (error: FlowQueueFull): HttpError =>
+  new HttpError(429, 'flow-queue-full', `The start was refused: ${error.message}.`, {
+    extra: { flowKey: error.flowKey, limit: error.limit, scope: error.scope },
+  });
+
+export const flowKeyInvalid = (error: FlowKeyInvalid): HttpError =>
+  new HttpError(400, 'flow-key-invalid', `The start was refused: ${error.message}.`);
 
 /** Declared-answer waits (approval-gate.ts): who may answer, and what. */
 export const notAnApprover = (name: string): HttpError =>

@@ -47,7 +47,7 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
         202: { description: 'Started', schema: ExecuteResult },
         200: { description: 'Deduplicated by idempotencyKey', schema: ExecuteResult },
       },
-      errors: [404, 503],
+      errors: [404, 409, 429, 503],
       async handler({ params, query, body, auth, permission, audit }) {
         const request = body ?? {};
         const alias = request.alias ?? query.alias;
@@ -65,7 +65,7 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
         const now = new Date();
         const payload = handRunPayload(runnable.definition, fired, inputs, now);
         const triggerInfo: TriggerInfo = { stepId: fired?.id, source: 'manual', payload, receivedAt: now.toISOString() };
-        const { row, created } = await startExecution(deps, {
+        const { row, created, merged } = await startExecution(deps, {
           organizationId: auth.organizationId,
           runnable,
           inputs: handRunInputs(fired, payload, inputs),
@@ -76,8 +76,11 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
           audit: recordStart(audit, runnable.workflow, 'manual'),
         }).catch(asProblem);
         const result = { executionId: row.id, workflowId: row.workflowId, revision: row.revision, alias: row.alias };
+        // A debounced start answers with the one run its burst becomes (executions/flow/).
+        if (merged) return { status: 202, body: { ...result, status: row.status, debounced: true as const } };
         if (!created) return { status: 200, body: { ...result, status: row.status, deduplicated: true } };
-        return { status: 202, body: { ...result, status: 'running' } };
+        // `queued` when flow control holds it (a concurrency slot, a throttle's or debounce's time).
+        return { status: 202, body: { ...result, status: row.status } };
       },
     }),
   ];

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ExecutionEntity } from '../../db/entities/execution';
-import { checkOpenRun } from '../../executions';
+import { checkOpenRun, endRun } from '../../executions';
 import { ExecutionListRepository } from '../../db/repositories/execution-list-repository';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { ExecutionStepRepository } from '../../db/repositories/execution-step-repository';
@@ -27,6 +27,7 @@ import {
   ReasonBody,
   StepParams,
 } from './schemas';
+import { cancelQueued, queuePosition } from './queued';
 import { cappedRecord, executionJson } from './serialize';
 import { decodeCursor, encodeCursor, filterDigest } from './list-cursor';
 import { PageFields, Paging } from '../workflows/schemas';
@@ -146,7 +147,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           // Answered as a read without `wait` would be now: authorized again, as the caller's grants may have changed meanwhile.
           row = await authorizedExecution(deps, auth, params.id, permission);
         }
-        return { status: 200, body: executionJson(row, deps) };
+        return { status: 200, body: executionJson(row, deps, row.status, new Date(), await queuePosition(deps, row)) };
       },
     }),
     defineRoute({
@@ -242,7 +243,13 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
         },
       },
       async handler({ params, body, auth, permission, audit }) {
-        const { row, nrn } = await guardedExecution(deps, auth, params.id, permission);
+        let { row, nrn } = await guardedExecution(deps, auth, params.id, permission);
+        // A queued run has no workflow yet and holds no slot: it simply ends; one promoted meanwhile is cancelled as below.
+        if (row.status === 'queued') {
+          if (await cancelQueued(deps, audit, { row, nrn }, body?.reason))
+            return { status: 202, body: { executionId: row.id, cancelRequested: true } };
+          ({ row, nrn } = await guardedExecution(deps, auth, params.id, permission));
+        }
         if (isFinished(row)) throw executionFinished(row.id, row.status);
         // The workflow itself writes `cancelled` (and flushes its logs) when the request reaches it;
         // the reason goes first, as a signal, because a Temporal cancel request carries none the workflow can read.
@@ -273,14 +280,18 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       errors: [409, 503],
       responses: { 200: { description: 'Terminated', schema: Execution } },
       async handler({ params, body, auth, permission, audit }) {
-        const { row, nrn } = await guardedExecution(deps, auth, params.id, permission);
-        if (isFinished(row)) throw executionFinished(row.id, row.status);
+        let { row, nrn } = await guardedExecution(deps, auth, params.id, permission);
         const reason = body?.reason ?? 'terminated through the API';
+        if (row.status === 'queued' && (await cancelQueued(deps, audit, { row, nrn }, reason, 'terminated')))
+          return { status: 200, body: executionJson((await executions.findInOrganization(auth.organizationId, row.id)) ?? row, deps) };
+        if (row.status === 'queued') ({ row, nrn } = await guardedExecution(deps, auth, params.id, permission));
+        if (isFinished(row)) throw executionFinished(row.id, row.status);
         await audit.around(deps.dataSource.manager, { nrn, id: row.id, details: { workflowId: row.workflowId, reason } }, () =>
           temporalCall(row, () => executionHandle(deps, row).terminate(reason)),
         );
         // Termination runs no workflow code, so the record is finished here, after Temporal accepted it.
-        await executions.finish(row.id, 'terminated', null, { type: 'TERMINATED', message: reason });
+        // A concurrency slot it held goes to the next queued run of its key now (executions/flow/).
+        await endRun({ dataSource: deps.dataSource, starts: deps }, row.id, 'terminated', null, { type: 'TERMINATED', message: reason });
         const finished = await executions.findInOrganization(auth.organizationId, row.id);
         return { status: 200, body: executionJson(finished ?? row, deps) };
       },

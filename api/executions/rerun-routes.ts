@@ -60,7 +60,8 @@ export function rerunRoutes(deps: ExecutionDeps): RouteDefinition[] {
             workflowId: started.workflowId,
             revision: started.revision,
             alias: started.alias,
-            status: 'running',
+            // `queued` when flow control holds it (executions/flow/).
+            status: started.status,
           },
         };
       },

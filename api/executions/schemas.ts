@@ -1,11 +1,15 @@
 /** Parameter and response schemas of the execution routes (they feed OpenAPI). */
 import { Type } from '@sinclair/typebox';
 import { Paging } from '../workflows/schemas';
+import { Debounced, FlowControlState } from './flow-schemas';
 
 const Json = Type.Record(Type.String(), Type.Unknown());
 const DateTime = Type.String({ format: 'date-time' });
 
-export const EXECUTION_STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled', 'terminated'] as const;
+/** `queued`: held by flow control (executions/flow/) with no Temporal workflow yet. */
+export const EXECUTION_STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'terminated'] as const;
+/** The statuses the stats count (a queued run is counted once it runs). */
+export const COUNTED_STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled', 'terminated'] as const;
 export const ExecutionStatus = Type.Union(EXECUTION_STATUSES.map((status) => Type.Literal(status)));
 
 export const ExecutionRef = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128, description: 'Execution id (exec_…)' }) });
@@ -60,6 +64,7 @@ export const ExecuteResult = Type.Object({
   alias: Type.Union([Type.String(), Type.Null()]),
   status: ExecutionStatus,
   deduplicated: Type.Optional(Type.Boolean()),
+  debounced: Type.Optional(Debounced),
 });
 
 export const Execution = Type.Object({
@@ -86,6 +91,7 @@ export const Execution = Type.Object({
   createdAt: DateTime,
   updatedAt: DateTime,
   completedAt: Type.Optional(DateTime),
+  flowControl: Type.Optional(FlowControlState),
   health: Type.Optional(
     Type.Object(
       {

@@ -24,6 +24,8 @@ export function executionJson(
   links: TemporalLinks,
   status: ExecutionStatus = row.status,
   now: Date = new Date(),
+  /** A queued run's place in its key's queue, when the caller read it. */
+  queuePosition?: number,
 ): Record<string, unknown> {
   const { temporalUiUrl, temporalRetentionDays } = links;
   // Temporal deletes a closed run's history once its namespace's retention has passed: say so rather than link to nothing.
@@ -54,6 +56,17 @@ export function executionJson(
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
     ...(row.completedAt !== null ? { completedAt: iso(row.completedAt) } : {}),
+    ...(row.flowKey !== null && row.flowKind !== null
+      ? {
+          flowControl: {
+            kind: row.flowKind,
+            key: row.flowKey,
+            ...(queuePosition !== undefined ? { position: queuePosition } : {}),
+            ...(row.notBefore !== null ? { notBefore: iso(row.notBefore) } : {}),
+            ...(row.admittedAt !== null ? { admittedAt: iso(row.admittedAt) } : {}),
+          },
+        }
+      : {}),
     // What the open-runs sweep recorded (executions/check-open-runs.ts): reads never ask Temporal.
     ...(row.runHealth && (status === 'running' || status === 'waiting') ? { health: row.runHealth } : {}),
     temporal: {

@@ -8,7 +8,7 @@ import type { ExecutionDeps } from './deps';
 import {
   EXECUTION_STATS_FAILING_LIMIT,
   EXECUTION_STATS_MAX_WINDOW_HOURS,
-  EXECUTION_STATUSES,
+  COUNTED_STATUSES,
   ExecutionStats,
   ExecutionStatsQuery,
 } from './schemas';
@@ -49,10 +49,10 @@ export function executionStatsRoutes(deps: ExecutionDeps): RouteDefinition[] {
           from,
           to,
           bucket,
-          statuses: EXECUTION_STATUSES,
+          statuses: COUNTED_STATUSES,
           failingLimit: EXECUTION_STATS_FAILING_LIMIT,
         });
-        const totals: Record<string, number> = Object.fromEntries(EXECUTION_STATUSES.map((status) => [status, 0]));
+        const totals: Record<string, number> = Object.fromEntries(COUNTED_STATUSES.map((status) => [status, 0]));
         const buckets: Array<{ start: string; counts: Record<string, number> }> = [];
         const byStart = new Map<number, Record<string, number>>();
         for (let start = from.getTime(); start < to.getTime(); start += BUCKET_MS[bucket]) {

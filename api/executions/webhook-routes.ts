@@ -38,6 +38,7 @@ import { defineRoute, type AppContext, type HttpMethod, type RouteDefinition } f
 import { callbackNonce } from './callback-token';
 import type { ExecutionDeps } from './deps';
 import { asProblem } from './errors';
+import { Debounced } from './flow-schemas';
 import { newSignalId } from './ids';
 import { WebhookBudgets } from './webhook-budgets';
 import { checkMethod } from './webhook-methods';
@@ -146,7 +147,11 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
     responses: {
       202: {
         description: 'Accepted: `executionId` names the run it started (absent in signal mode)',
-        schema: Type.Object({ accepted: Type.Literal(true), executionId: Type.Optional(Type.String()) }),
+        schema: Type.Object({
+          accepted: Type.Literal(true),
+          executionId: Type.Optional(Type.String()),
+          debounced: Type.Optional(Debounced),
+        }),
       },
       200: {
         description: 'A repeated Idempotency-Key: nothing new was started; `executionId` names the run the first delivery started',
@@ -218,7 +223,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
         return { status: 202, body: { accepted: true } };
       }
       const idempotencyKey = webhookIdempotencyKey(ctx.get('idempotency-key'), binding.triggerId);
-      const { row, created } = await startExecution(deps, {
+      const { row, created, merged } = await startExecution(deps, {
         organizationId: binding.organizationId,
         runnable: { ...runnable, alias: binding.aliasName },
         inputs: payload,
@@ -228,6 +233,8 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
         audit: recordStart(audit, runnable.workflow, 'webhook', actor),
       }).catch(asProblem);
       // As execute: a repeated key starts nothing and says so, naming the run the first delivery started.
+      // A debounced delivery names the one run its burst becomes (executions/flow/).
+      if (merged) return { status: 202, body: { accepted: true, executionId: row.id, debounced: true } };
       return created
         ? { status: 202, body: { accepted: true, executionId: row.id } }
         : { status: 200, body: { accepted: true, executionId: row.id, deduplicated: true } };
@@ -247,6 +254,8 @@ async function admitted(deps: WebhookDeps, token: string, ctx: AppContext) {
   if (!binding || !(binding.pluginType === 'webhook' || byPlugin)) throw unknownToken();
   const runnable = await new WorkflowRevisionRepository(deps.dataSource.manager).findRunnable(binding.organizationId, binding.workflowId, {
     revision: binding.revision,
+    // The binding's alias's own flow control applies to its deliveries (executions/flow/).
+    flowAlias: binding.aliasName,
   });
   if (typeof runnable === 'string') throw unknownToken();
   const config: Record<string, unknown> = byPlugin ? {} : (runnable.definition.steps[binding.triggerId]?.config ?? {});

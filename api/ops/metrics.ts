@@ -14,6 +14,11 @@ export interface HttpMetrics {
   retentionRemoved(rowsByTable: Record<string, number>): void;
   /** What a pass of the open-runs sweep found (executions/check-open-runs.ts), and the open runs whose workflow task fails. */
   openRunsChecked(found: { newlyFailing: string[]; settled: Array<{ status: string }> }, taskFailing: number): void;
+  /**
+   * Flow control (executions/flow/), after each flow sweep: the queued runs of the namespace and the oldest one's age,
+   * and how long each run this process's sweep started had waited in its queue.
+   */
+  flowSwept(queue: { queued: number; oldestSeconds: number }, waitedSeconds: number[]): void;
 }
 
 /** How long `/metrics` waits for the Temporal SDK's metrics before answering without them. */
@@ -59,6 +64,22 @@ export function createHttpMetrics(temporalSdkMetricsUrl?: string): HttpMetrics {
     labelNames: ['status'] as const,
     registers: [registry],
   });
+  const queued = new Gauge({
+    name: 'executions_queued',
+    help: 'Executions queued by flow control (concurrency, throttle, debounce), as the last flow sweep counted them.',
+    registers: [registry],
+  });
+  const oldestQueued = new Gauge({
+    name: 'executions_queued_oldest_seconds',
+    help: 'Age of the oldest queued execution (0 when none), as the last flow sweep saw it.',
+    registers: [registry],
+  });
+  const queueWait = new Histogram({
+    name: 'executions_queue_wait_seconds',
+    help: "How long the executions this process's flow sweep started had waited queued (recorded to admitted).",
+    buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
+    registers: [registry],
+  });
   // Label children are looked up once per (method, route, status): route patterns keep the set small,
   // and prom-client would otherwise hash the labels on every request.
   const children = new Map<string, { count: { inc(): void }; latency: { observe(value: number): void } }>();
@@ -82,6 +103,11 @@ export function createHttpMetrics(temporalSdkMetricsUrl?: string): HttpMetrics {
       taskFailing.set(failing);
       if (found.newlyFailing.length > 0) taskFailures.inc(found.newlyFailing.length);
       for (const run of found.settled) settled.labels(run.status).inc();
+    },
+    flowSwept(queue, waitedSeconds) {
+      queued.set(queue.queued);
+      oldestQueued.set(queue.oldestSeconds);
+      for (const seconds of waitedSeconds) queueWait.observe(seconds);
     },
     retentionRemoved(rowsByTable) {
       for (const [table, rows] of Object.entries(rowsByTable)) if (table !== 'batches' && rows > 0) retention.labels(table).inc(rows);

@@ -285,7 +285,7 @@ export async function putAlias(
   auth: { organizationId: string; userId: string },
   ref: string,
   name: string,
-  body: { revision: number; metadata?: Record<string, unknown> | null },
+  body: { revision: number; metadata?: Record<string, unknown> | null; flowControl?: Record<string, unknown> | null },
   audit: AuditTrail,
   createOnly = false,
 ): Promise<AliasState & { created: boolean }> {
@@ -316,7 +316,9 @@ export async function putAlias(
       // States of an earlier failed or finished activation describe the old revision's triggers.
       await bindings.replaceAll(workflowId, name, []);
     }
-    const alias = await aliases.upsertAlias({ workflowId, name, revision: body.revision, metadata: body.metadata, updatedBy: auth.userId });
+    let alias = await aliases.upsertAlias({ workflowId, name, revision: body.revision, metadata: body.metadata, updatedBy: auth.userId });
+    // Its own flow control (executions/flow/), written only when the request names it.
+    if (body.flowControl !== undefined) alias = await aliases.setFlowControl(workflowId, name, body.flowControl);
     await audit.record(manager, {
       nrn,
       id: workflowId,

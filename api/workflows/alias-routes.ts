@@ -5,7 +5,8 @@ import type { WorkflowAliasEntity } from '../../db/entities/workflow-alias';
 import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-repository';
 import { WorkflowAliasRepository } from '../../db/repositories/workflow-alias-repository';
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
-import { HttpError, notFound } from '../http/errors';
+import { flowControlIssues } from '../../workflows/engine';
+import { HttpError, notFound, validationFailed } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { activate, deactivate, putAlias, removeAlias } from './activation';
 import { authorizedWorkflow } from './authorize';
@@ -25,6 +26,18 @@ function checkAliasName(name: string, path = '/params/alias'): void {
       errors: [{ path, message: `must match ${ALIAS_NAME.source}` }],
     });
   }
+}
+
+/** An alias's own flow control is checked as a definition's is (workflows/engine/flow-control.ts). */
+function checkAliasFlowControl(flowControl: Record<string, unknown> | null | undefined): void {
+  if (!flowControl) return;
+  const errors = [
+    ...Object.keys(flowControl)
+      .filter((key) => !['concurrency', 'throttle', 'debounce'].includes(key))
+      .map((key) => ({ path: `/flowControl/${key}`, message: 'is not flow control (concurrency, throttle, debounce)' })),
+    ...flowControlIssues(flowControl, (key) => `/flowControl/${key}`),
+  ];
+  if (errors.length > 0) throw validationFailed(errors, 'The alias flow control is not valid.');
 }
 
 export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
@@ -146,7 +159,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'putWorkflowAlias',
       summary: 'Create or repoint an alias',
       description:
-        '`latest` is reserved. Repointing an active alias moves its trigger registrations to the new revision atomically; its webhook URLs stay (a webhook step the new revision no longer has is retired). `triggers` says where each trigger is reached now.',
+        "`latest` is reserved. Repointing an active alias moves its trigger registrations to the new revision atomically; its webhook URLs stay (a webhook step the new revision no longer has is retired). `triggers` says where each trigger is reached now. `flowControl` (`{concurrency | throttle | debounce}`, as a definition writes them) replaces the definition's flow control for runs under this alias; null clears it, absent keeps it.",
       tags,
       access: { permission: 'workflow:write' },
       audit: { action: 'workflow.alias.put' },
@@ -155,6 +168,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
         {
           revision: Type.Integer({ minimum: 1 }),
           metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+          flowControl: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
         },
         { additionalProperties: false },
       ),
@@ -162,6 +176,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       errors: [409, 502],
       async handler({ params, body, auth, permission, audit }) {
         checkAliasName(params.alias);
+        checkAliasFlowControl(body.flowControl);
         await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const state = await putAlias(deps, auth, params.id, params.alias, body, audit);
         return { status: state.created ? 201 : 200, body: await written(state) };

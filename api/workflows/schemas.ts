@@ -111,6 +111,7 @@ export const Alias = Type.Object({
   updatedAt: DateTime,
   updatedBy: Type.Optional(Type.String()),
   metadata: Type.Optional(Json),
+  flowControl: Type.Optional(Json),
   triggerStates: Type.Record(Type.String(), TriggerState),
   /** Alias writes only (create, repoint, activate). */
   triggers: Type.Optional(Type.Array(TriggerSummary)),

@@ -76,6 +76,7 @@ export function aliasJson(
     updatedAt: iso(row.updatedAt),
     ...(row.updatedBy !== null ? { updatedBy: row.updatedBy } : {}),
     ...(row.metadata !== null ? { metadata: row.metadata } : {}),
+    ...(row.flowControl ? { flowControl: row.flowControl } : {}),
     triggerStates,
   };
 }

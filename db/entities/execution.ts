@@ -20,7 +20,8 @@ export interface RunHealth {
   checkedAt: string;
 }
 
-export type ExecutionStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled' | 'terminated';
+/** `queued`: recorded under a flow-control key, waiting for its slot or its time (no Temporal workflow yet). */
+export type ExecutionStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled' | 'terminated';
 
 @Entity({ name: 'executions' })
 export class ExecutionEntity {
@@ -58,4 +59,14 @@ export class ExecutionEntity {
   @Column({ name: 'checked_at', type: 'timestamptz', nullable: true }) checkedAt!: Date | null;
   /** Set while the sweep sees the run's workflow task failing; null otherwise. */
   @Column({ name: 'run_health', type: 'jsonb', nullable: true }) runHealth!: RunHealth | null;
+  /** Flow control (executions/flow/): the rendered key (null: none), its kind and concurrency limit. */
+  @Column({ name: 'flow_key', type: 'text', nullable: true }) flowKey!: string | null;
+  @Column({ name: 'flow_kind', type: 'text', nullable: true }) flowKind!: FlowKind | null;
+  @Column({ name: 'flow_limit', type: 'integer', nullable: true }) flowLimit!: number | null;
+  /** A throttled or debounced run: when it is due to start. */
+  @Column({ name: 'not_before', type: 'timestamptz', nullable: true }) notBefore!: Date | null;
+  /** When a flow-controlled run got its slot (started, or promoted from the queue). */
+  @Column({ name: 'admitted_at', type: 'timestamptz', nullable: true }) admittedAt!: Date | null;
 }
+
+export type FlowKind = 'concurrency' | 'throttle' | 'debounce';

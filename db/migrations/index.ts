@@ -33,6 +33,7 @@ import { OpenRunChecks1763910000000 } from './1763910000000-open-run-checks';
 import { AuditClient1764000000390 } from './1764000000390-audit-client';
 import { ApprovalWaits1764100000420 } from './1764100000420-approval-waits';
 import { ApiKeys1764100000430 } from './1764100000430-api-keys';
+import { FlowControl1764200000440 } from './1764200000440-flow-control';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   // Platform administration.
@@ -87,4 +88,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   ApprovalWaits1764100000420,
   // API keys: stored as hashes, their grants narrowing their owner's (issue 43).
   ApiKeys1764100000430,
+  // Flow control (issue 44): queued executions, their keys, and an alias's own flow control.
+  FlowControl1764200000440,
 ];

@@ -13,6 +13,13 @@ import { nextEventSeqSql } from './execution-event-repository';
 import { recordProgressSql, type RunProgress } from './execution-progress-sql';
 import { settleStepsSql } from './execution-step-repository';
 
+/** The concurrency key of one workflow a run held (its slot frees when the run ends). */
+export interface FlowScope {
+  organizationId: string;
+  workflowId: string;
+  flowKey: string;
+}
+
 /** What recording a run writes; the rest comes from column defaults. */
 export type NewExecution = Pick<
   ExecutionEntity,
@@ -32,23 +39,29 @@ export type NewExecution = Pick<
 > &
   Partial<Pick<ExecutionEntity, 'rerunOf' | 'rerunKind'>>;
 
-const INSERT_COLUMNS = raw(`id, organization_id, workflow_id, workflow_key, revision, alias, status, inputs, trigger, correlation_key,
+export const INSERT_COLUMNS = raw(`id, organization_id, workflow_id, workflow_key, revision, alias, status, inputs, trigger, correlation_key,
   idempotency_key, parent_execution_id, temporal_namespace, created_by, rerun_of, rerun_kind`);
-const ON_KEY_CONFLICT = raw('ON CONFLICT (organization_id, workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING');
+export const ON_KEY_CONFLICT = raw('ON CONFLICT (organization_id, workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING');
 
 /**
  * The values of INSERT_COLUMNS, and the idempotency key's three (bound: a statement that also looks the key up
- * names them again, with the same parameters).
+ * names them again, with the same parameters). A flow-controlled start (./execution-admission-repository.ts)
+ * decides the id and the status in SQL.
  */
-function insertValues(execution: NewExecution): { values: Sql; key: { organizationId: Bound; workflowId: Bound; idempotencyKey: Bound } } {
+export function insertValues(
+  execution: NewExecution,
+  choice: { id?: Sql; status?: Sql } = {},
+): { values: Sql; key: { organizationId: Bound; workflowId: Bound; idempotencyKey: Bound } } {
   const key = {
     organizationId: bind(execution.organizationId),
     workflowId: bind(execution.workflowId),
     idempotencyKey: bind(execution.idempotencyKey),
   };
   // Typed, as they are also selected (insertCounted), where PostgreSQL cannot infer a parameter's type from its column.
-  const values = sql`${execution.id}::text, ${key.organizationId}::text, ${key.workflowId}::text, ${execution.workflowKey}::text,
-  ${execution.revision}::integer, ${execution.alias}::text, 'running', ${JSON.stringify(execution.inputs)}::jsonb,
+  const id = choice.id ?? sql`${execution.id}::text`;
+  const status = choice.status ?? raw(`'running'`);
+  const values = sql`${id}, ${key.organizationId}::text, ${key.workflowId}::text, ${execution.workflowKey}::text,
+  ${execution.revision}::integer, ${execution.alias}::text, ${status}, ${JSON.stringify(execution.inputs)}::jsonb,
   ${JSON.stringify(execution.trigger)}::jsonb, ${execution.correlationKey}::text, ${key.idempotencyKey}::text,
   ${execution.parentExecutionId}::text, ${execution.temporalNamespace}::text, ${execution.createdBy}::text,
   ${execution.rerunOf ?? null}::text, ${execution.rerunKind ?? null}::text`;
@@ -183,7 +196,9 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
    * Writes the final state over a running (or waiting) execution, with its end
    * event for the event stream, in one statement; a finished one is left as it is.
    * The step runs still recorded as running end with it (`settleStepsSql`), so a
-   * read of an ended execution shows no step running.
+   * read of an ended execution shows no step running. Answers the flow-control
+   * key the run held, when it ended here and held one (executions/flow/end-run.ts
+   * then promotes the next queued run of that key).
    */
   async finish(
     executionId: string,
@@ -192,22 +207,30 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     error: Record<string, unknown> | null,
     /** Position of the end event (from the workflow); without it (terminate), right after the last recorded event. */
     eventSeq?: number,
-  ): Promise<void> {
+  ): Promise<FlowScope | undefined> {
     const [id, statusValue, errorJson] = [bind(executionId), bind(status), bind(error === null ? null : JSON.stringify(error))];
-    await rowsOf(
+    const rows = await rowsOf<FlowScope & { flowKey: string | null }>(
       this.manager,
       sql`WITH finished AS (
          UPDATE executions SET status = ${statusValue}, outputs = ${outputs === null ? null : JSON.stringify(outputs)}, error = ${errorJson},
                 completed_at = now(), updated_at = now(), run_health = NULL
-         WHERE id = ${id} AND status IN ('running', 'waiting') RETURNING id
+         WHERE id = ${id} AND status IN ('running', 'waiting') RETURNING id, organization_id, workflow_id, flow_key, flow_kind
        ),
-       settled AS (${settleStepsSql(raw('(SELECT id FROM finished)'), statusValue)})
-       INSERT INTO execution_events (execution_id, seq, type, data)
-       SELECT id, COALESCE(${eventSeq ?? null}::int, ${nextEventSeqSql(id)}),
-              'execution.' || ${statusValue}, jsonb_build_object('status', ${statusValue}::text, 'error', ${errorJson}::jsonb)
-       FROM finished
-       ON CONFLICT DO NOTHING`,
+       settled AS (${settleStepsSql(raw('(SELECT id FROM finished)'), statusValue)}),
+       ended AS (
+         INSERT INTO execution_events (execution_id, seq, type, data)
+         SELECT id, COALESCE(${eventSeq ?? null}::int, ${nextEventSeqSql(id)}),
+                'execution.' || ${statusValue}, jsonb_build_object('status', ${statusValue}::text, 'error', ${errorJson}::jsonb)
+         FROM finished
+         ON CONFLICT DO NOTHING
+       )
+       SELECT organization_id AS "organizationId", workflow_id AS "workflowId", flow_key AS "flowKey" FROM finished
+        WHERE flow_kind = 'concurrency'`,
     );
+    const [ended] = rows;
+    return ended && ended.flowKey !== null
+      ? { organizationId: ended.organizationId, workflowId: ended.workflowId, flowKey: ended.flowKey }
+      : undefined;
   }
 
   /** Records what a batch reports of the run (`recordProgressSql`) outside a batch's single statement. */

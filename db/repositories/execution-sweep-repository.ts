@@ -44,7 +44,10 @@ export class ExecutionSweepRepository extends Repository<ExecutionEntity> {
    *   workflow id as execution id), which records its run id in the same
    *   activity and retries until it has. That run owns it; starting it again
    *   would run the tick twice. A re-run or retry of a tick (`rerun_of`) is started by the API like any
-   *   other execution, so it is a candidate.
+   *   other execution, so it is a candidate, and so is a tick flow control queued (`flow_key`): it is recorded
+   *   under an id of its own and started on promotion (executions/flow/); a tick admitted at once under its
+   *   run's id is found in Temporal and only has its run id recorded.
+   * - `queued` rows are never candidates: they have no workflow until promoted (then `running`).
    * - `waiting` as well as `running`: only a workflow writes `waiting`, so such a
    *   row always has a run; the reconciler finds it and records its id.
    */
@@ -53,7 +56,7 @@ export class ExecutionSweepRepository extends Repository<ExecutionEntity> {
       this.manager,
       `SELECT ${selectColumns(this.manager, ExecutionEntity)} FROM executions
        WHERE temporal_run_id IS NULL AND parent_execution_id IS NULL AND status IN ('running', 'waiting')
-         AND (trigger->>'source' IS DISTINCT FROM 'cron' OR rerun_of IS NOT NULL)
+         AND (trigger->>'source' IS DISTINCT FROM 'cron' OR rerun_of IS NOT NULL OR flow_key IS NOT NULL)
          AND temporal_namespace = $1 AND created_at <= now() - $2::double precision * interval '1 millisecond'
          AND ($3::text IS NULL OR organization_id = $3)
        ORDER BY created_at, id LIMIT $4`,

@@ -48,6 +48,17 @@ export class WorkflowAliasRepository extends Repository<WorkflowAliasEntity> {
     return row;
   }
 
+  /** Sets (null: clears) the alias's own flow control. */
+  async setFlowControl(workflowId: string, name: string, flowControl: Record<string, unknown> | null): Promise<WorkflowAliasEntity> {
+    const [row] = await rowsOf<WorkflowAliasEntity>(
+      this.manager,
+      `UPDATE workflow_aliases SET flow_control = $3::jsonb WHERE workflow_id = $1 AND name = $2
+       RETURNING ${selectColumns(this.manager, WorkflowAliasEntity)}`,
+      [workflowId, name, flowControl === null ? null : JSON.stringify(flowControl)],
+    );
+    return row;
+  }
+
   async setActive(workflowId: string, name: string, active: boolean, updatedBy: string): Promise<WorkflowAliasEntity> {
     const [row] = await rowsOf<WorkflowAliasEntity>(
       this.manager,

@@ -98,6 +98,7 @@ export class WorkflowRepository extends Repository<WorkflowEntity> {
         revision: 1,
         active: false,
         metadata: null,
+        flowControl: null,
         updatedBy: revision.createdBy,
         updatedAt: row.aliasUpdatedAt,
       },

@@ -31,6 +31,19 @@ export interface Runnable {
    * workflow); only when asked. A sub-workflow's parent, read in the same statement.
    */
   reachFrom?: Pick<WorkflowEntity, 'nrn' | 'organizationId'> | null;
+  /** The alias's own flow control (executions/flow/), over the definition's; absent or null: the definition's. */
+  aliasFlowControl?: Record<string, unknown> | null;
+}
+
+/**
+ * Which revision: an explicit revision wins, else the alias (default `latest`). `flowAlias`: with an explicit
+ * revision, the alias whose flow control applies all the same (a webhook's or cron tick's alias, a re-run's).
+ */
+export interface RunnableChoice {
+  alias?: string;
+  revision?: number;
+  reachFrom?: string;
+  flowAlias?: string;
 }
 
 export type RunnableMiss = 'workflow-not-found' | 'alias-not-found' | 'revision-not-found';
@@ -50,11 +63,7 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
    * Shared by the execute endpoint, webhook and cron starts, and sub-workflow children;
    * with `reachFrom` (an execution id), also the NRN of that run's workflow.
    */
-  async findRunnable(
-    organizationId: string,
-    ref: string,
-    choice: { alias?: string; revision?: number; reachFrom?: string },
-  ): Promise<Runnable | RunnableMiss> {
+  async findRunnable(organizationId: string, ref: string, choice: RunnableChoice): Promise<Runnable | RunnableMiss> {
     const [row] = await rowsOf<RunnableRow>(this.manager, runnableSql(this.manager, organizationId, ref, choice));
     if (!row) return 'workflow-not-found';
     return runnableOf(row, choice).found;
@@ -209,6 +218,7 @@ export class WorkflowRevisionRepository extends Repository<WorkflowRevisionEntit
 
 type RunnableRow = WorkflowEntity & {
   aliasRevision: number | null;
+  aliasFlowControl: Record<string, unknown> | null;
   definitionFound: WorkflowRevisionEntity['definition'] | null;
   fromNrn: string | null;
   fromOrganizationId: string | null;
@@ -218,19 +228,14 @@ type RunnableRow = WorkflowEntity & {
  * The statement of findRunnable; with `caller`, also the caller's grants (callerGrantsColumns; the organization
  * is a parameter of its own there, as users key it by bigint where workflows hold text).
  */
-function runnableSql(
-  manager: EntityManager,
-  organizationId: string,
-  ref: string,
-  choice: { alias?: string; revision?: number; reachFrom?: string },
-  caller?: CallerKey,
-): Sql {
+function runnableSql(manager: EntityManager, organizationId: string, ref: string, choice: RunnableChoice, caller?: CallerKey): Sql {
   const grants = caller === undefined ? raw('') : sql`, ${callerGrantsColumns(caller.id, caller.organizationId, caller.type)}`;
   const reference = bind(ref);
-  return sql`SELECT ${raw(selectColumns(manager, WorkflowEntity, 'w'))}, a.revision AS "aliasRevision", r.definition AS "definitionFound",
-         fw.nrn AS "fromNrn", fw.organization_id AS "fromOrganizationId"${grants}
+  // With an explicit revision, the alias whose flow control applies all the same (flowAlias) is joined instead.
+  return sql`SELECT ${raw(selectColumns(manager, WorkflowEntity, 'w'))}, a.revision AS "aliasRevision", a.flow_control AS "aliasFlowControl",
+         r.definition AS "definitionFound", fw.nrn AS "fromNrn", fw.organization_id AS "fromOrganizationId"${grants}
        FROM workflows w
-       LEFT JOIN workflow_aliases a ON a.workflow_id = w.id AND a.name = ${aliasOf(choice)}
+       LEFT JOIN workflow_aliases a ON a.workflow_id = w.id AND a.name = COALESCE(${aliasOf(choice)}::text, ${choice.flowAlias ?? null}::text)
        LEFT JOIN workflow_revisions r ON r.workflow_id = w.id AND r.revision = COALESCE(${choice.revision ?? null}::int, a.revision)
        LEFT JOIN executions fe ON fe.id = ${choice.reachFrom ?? null}::text
        LEFT JOIN workflows fw ON fw.id = fe.workflow_id
@@ -243,13 +248,14 @@ const aliasOf = (choice: { alias?: string; revision?: number }): string | null =
 
 function runnableOf(
   row: RunnableRow,
-  choice: { alias?: string; revision?: number; reachFrom?: string },
+  choice: RunnableChoice,
 ): { workflow: WorkflowEntity; found: Runnable | Exclude<RunnableMiss, 'workflow-not-found'> } {
-  const { aliasRevision, definitionFound, fromNrn, fromOrganizationId, ...workflow } = row;
+  const { aliasRevision, aliasFlowControl, definitionFound, fromNrn, fromOrganizationId, ...workflow } = row;
   const alias = aliasOf(choice);
   if (alias !== null && aliasRevision === null) return { workflow, found: 'alias-not-found' };
   if (definitionFound === null) return { workflow, found: 'revision-not-found' };
   const runnable: Runnable = { workflow, revision: choice.revision ?? (aliasRevision as number), alias, definition: definitionFound };
+  if (aliasFlowControl) runnable.aliasFlowControl = aliasFlowControl;
   if (choice.reachFrom !== undefined)
     runnable.reachFrom = fromOrganizationId === null ? null : { nrn: fromNrn, organizationId: fromOrganizationId };
   return { workflow, found: runnable };

@@ -21,6 +21,7 @@ const HTTP = 'test/executions-api/accepted-keys.test.ts';
 const RUNTIME = 'test/engine/execution-runtime.test.ts';
 const PLUGINS_HTTP = 'test/executions-api/plugins.test.ts';
 const RECOVERY = 'test/executions-api/recovery-runs.test.ts';
+const FLOW_HTTP = 'test/executions-api/flow-control.test.ts';
 
 const t = (file: string, title: string): Shown => ({ file, title });
 
@@ -325,6 +326,12 @@ export const SHOWN: Record<string, Shown> = {
     'a grant on a narrower NRN than the workflow does not reach it; one on the workflow NRN does',
   ),
   'top:triggers': t(DEFINITIONS_HTTP, 'discards a client triggers value'),
+  'top:concurrency': t(
+    FLOW_HTTP,
+    'runs 20 starts of one concurrency key (limit 1) one at a time, in order, none lost or doubled; another key runs beside them',
+  ),
+  'top:throttle': t(FLOW_HTTP, 'a throttle of 2 per 10 s spaces 6 starts: two per period, in order'),
+  'top:debounce': t(FLOW_HTTP, 'a debounce folds 20 webhook deliveries into one run with the last payload'),
   'top:steps': t(DEFINITIONS_HTTP, 'accepts YAML with snake_case keys and steps as an array'),
   'top:connections': t(RUNTIME, 'runs inline steps in the workflow and resolves outputs'),
   'top:variables': t(RUNTIME, 'runs inline steps in the workflow and resolves outputs'),

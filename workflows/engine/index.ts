@@ -14,6 +14,15 @@ export { validateDefinition, type ValidationOptions, type ValidationResult } fro
 export { checkInputs, manualTrigger } from './run-inputs';
 export { handRunInputs, handRunPayload, handRunTrigger, triggerSteps, type HandRun, type TriggerStep } from './hand-run';
 export { ACCEPTED_FIELDS, KEY_IGNORED } from './validate-ignored';
+export {
+  flowControlIssues,
+  flowPolicyOf,
+  renderFlowKey,
+  MAX_FLOW_KEY_LENGTH,
+  type FlowKeyScope,
+  type FlowPolicy,
+  type OnLimit,
+} from './flow-control';
 export { CODE_RETURNS_ARRAY } from './validate-code-result';
 export { SETTING_SHADOWED } from './settings-from-inputs';
 export { createLimiter } from './runtime/concurrency';

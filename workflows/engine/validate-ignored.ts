@@ -45,6 +45,9 @@ export const ACCEPTED_FIELDS = {
     'steps',
     'connections',
     'triggers',
+    'concurrency',
+    'throttle',
+    'debounce',
   ],
   step: [
     'id',

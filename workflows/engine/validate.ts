@@ -25,6 +25,7 @@ import { ignoredKeyWarnings } from './validate-ignored';
 import { checkItemScope } from './validate-items';
 import { codeResultWarnings, stampCodeResults } from './validate-code-result';
 import { shadowedSettingWarnings } from './settings-from-inputs';
+import { flowControlIssues } from './flow-control';
 
 export interface ValidationResult {
   errors: DefinitionIssue[];
@@ -106,6 +107,7 @@ function validateUnsafe(input: unknown, limits: DefinitionLimits | undefined): V
   }
   if (isObject(def.secrets)) checkSecretDeclarations(def.secrets, top('secrets'), issues);
   checkInputDeclarations(def.inputs, top('inputs'), issues);
+  issues.push(...flowControlIssues(def, (key) => top(key)));
   context.site = { kind: 'outputs' };
   if (isObject(def.outputs)) checkTemplates(def.outputs, top('outputs'), context);
   if (def.steps === undefined || input.steps === undefined) issues.push({ path: top('steps'), message: 'is required' });

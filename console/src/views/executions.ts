@@ -10,6 +10,8 @@ import { empty, errorState, loading } from '../states';
 import { duration } from './readable';
 
 export const STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled', 'terminated'];
+/** What the list filters by: the counted statuses and `queued` (held by flow control, not counted by the stats). */
+export const LISTED_STATUSES = ['queued', ...STATUSES];
 const PAGE_SIZE = 25;
 /** Previous goes back by offset only this deep (an offset page reads every row before it); deeper, First. */
 const OFFSET_PAGES = 40;
@@ -172,7 +174,7 @@ function filterForm(filters: Filters): HTMLFormElement {
     'select',
     { name: 'status', 'aria-label': 'Status' },
     h('option', { value: '' }, 'Any status'),
-    ...STATUSES.map((s) => h('option', { value: s, selected: s === filters.status }, s)),
+    ...LISTED_STATUSES.map((s) => h('option', { value: s, selected: s === filters.status }, s)),
   );
   const workflowSelect = h(
     'select',
