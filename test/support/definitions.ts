@@ -5,6 +5,7 @@
  *   start ─▶ a ─▶ b            chain(trigger(), step('a', 'log', { message: 'x' }), step('b', 'no-op'))
  *   check ─true─▶ yes          connections('check:true->yes')
  *   collect ─▶ pages(callback) connections('collect->pages:callback')
+ *   the whole document         doc([trigger(), step('a', 'no-op')], { edges: ['start->a'], variables: {} })
  *
  * Pure: no database, no Temporal (the engine lane uses them too).
  */
@@ -37,6 +38,19 @@ export function connections(...edges: string[]): Array<{ from: string; to: strin
     const [, from, sourcePort, to, targetPort] = match;
     return { from, to, ...(sourcePort ? { sourcePort } : {}), ...(targetPort ? { targetPort } : {}) };
   });
+}
+
+/**
+ * A definition document as clients send it: `steps` in order, `edges` (written as for
+ * `connections`) as its connections, and any other top-level field over the defaults
+ * (`name: 'test'`, `path: '/test'`).
+ */
+export function doc(
+  steps: Array<Record<string, unknown>>,
+  fields: { edges?: string[] } & Record<string, unknown> = {},
+): Record<string, unknown> {
+  const { edges, ...rest } = fields;
+  return { name: 'test', path: '/test', steps, ...(edges ? { connections: connections(...edges) } : {}), ...rest };
 }
 
 /** The normalized definition of `doc` (named `test` unless it says), failing with the validator's errors. */
