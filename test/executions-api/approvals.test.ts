@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
 import { grantRole } from '../support/grants';
 import { assertDialect } from '../support/dialects';
-import { finished, publish, useExecEnv, waitFor, type OrgContext } from './support';
+import { late } from '../support/late';
+import { finished, orgContext, publish, useExecEnv, waitFor, type OrgContext } from './support';
 
 const FORM = {
   type: 'object',
@@ -107,93 +108,113 @@ describe('executions API: declared answers on signal-wait (approvals)', function
     assert.deepEqual(await pathsOf({ approvers: {} }), ['/steps/approval/config/approvers']);
   });
 
-  it('four eyes, two approvals: the starter, a non-approver and a bad form are refused with nothing recorded; one user counts once', async () => {
-    await publish(env, org, approvalFlow('four-eyes', { approvers: { roles: ['developer'] }, excludeStarter: true, required: 2 }));
-    const starter = await person(org, 'developer');
-    const first = await person(org, 'developer');
-    const second = await person(org, 'developer');
-    const viewer = await person(org, 'viewer');
-    const id = await start(starter, 'four-eyes', { application_nrn: `organization=${org.id}`, user: 'ada' });
-    await waitFor(env, org, id, waiting);
-    await recorded(id);
+  describe('four eyes, two approvals: the starter, a non-approver and a bad form are refused with nothing recorded; one user counts once', () => {
+    // One run answered step by step (each test picks up where the one before left off), in an organization of its own.
+    const runOrg = late<OrgContext>('the run’s organization');
+    const org = runOrg.value;
+    let starter: Person;
+    let first: Person;
+    let second: Person;
+    let viewer: Person;
+    let id: string;
+    let listed: Record<string, unknown>;
+    before(async () => {
+      runOrg.set(await orgContext(env));
+      await publish(env, org, approvalFlow('four-eyes', { approvers: { roles: ['developer'] }, excludeStarter: true, required: 2 }));
+      starter = await person(org, 'developer');
+      first = await person(org, 'developer');
+      second = await person(org, 'developer');
+      viewer = await person(org, 'viewer');
+      id = await start(starter, 'four-eyes', { application_nrn: `organization=${org.id}`, user: 'ada' });
+      await waitFor(env, org, id, waiting);
+      await recorded(id);
+    });
 
-    const byStarter = await answer(starter, id, { approved: true });
-    assertDialect('problem', byStarter, 403);
-    assert.match(byStarter.body.type, /\/starter-may-not-answer$/);
-    const byViewer = await answer(viewer, id, { approved: true });
-    assertDialect('problem', byViewer, 403);
-    assert.match(byViewer.body.type, /\/not-an-approver$/);
-    const badForm = await answer(first, id, { approved: 'yes', comment: 'x'.repeat(41) });
-    assertDialect('problem', badForm, 422);
-    assert.deepEqual((badForm.body.errors as Array<{ path: string }>).map((e) => e.path).sort(), ['/body/approved', '/body/comment']);
-    assert.deepEqual(await signalAudits(id), [], 'a refused answer records nothing');
+    it('the starter, a non-approver and a bad form are refused, with nothing recorded', async () => {
+      const byStarter = await answer(starter, id, { approved: true });
+      assertDialect('problem', byStarter, 403);
+      assert.match(byStarter.body.type, /\/starter-may-not-answer$/);
+      const byViewer = await answer(viewer, id, { approved: true });
+      assertDialect('problem', byViewer, 403);
+      assert.match(byViewer.body.type, /\/not-an-approver$/);
+      const badForm = await answer(first, id, { approved: 'yes', comment: 'x'.repeat(41) });
+      assertDialect('problem', badForm, 422);
+      assert.deepEqual((badForm.body.errors as Array<{ path: string }>).map((e) => e.path).sort(), ['/body/approved', '/body/comment']);
+      assert.deepEqual(await signalAudits(id), [], 'a refused answer records nothing');
+    });
 
-    // The inbox: both approvers see the run; the starter (four eyes) and the viewer do not.
-    assert.deepEqual(
-      (await inbox(first)).data.map((w) => w.executionId),
-      [id],
-    );
-    assert.deepEqual((await inbox(starter)).data, []);
-    assert.deepEqual((await inbox(viewer)).data, []);
-    const listed = (await inbox(second)).data[0];
-    assert.equal(listed.title, 'Grant access to ada?');
-    assert.equal(listed.description, `Requested for organization=${org.id}`);
-    assert.equal(listed.required, 2);
-    assert.deepEqual(listed.form, FORM);
-    assert.equal(listed.signalName, 'decision');
+    it('the inbox: both approvers see the run; the starter (four eyes) and the viewer do not', async () => {
+      assert.deepEqual(
+        (await inbox(first)).data.map((w) => w.executionId),
+        [id],
+      );
+      assert.deepEqual((await inbox(starter)).data, []);
+      assert.deepEqual((await inbox(viewer)).data, []);
+      listed = (await inbox(second)).data[0];
+      assert.equal(listed.title, 'Grant access to ada?');
+      assert.equal(listed.description, `Requested for organization=${org.id}`);
+      assert.equal(listed.required, 2);
+      assert.deepEqual(listed.form, FORM);
+      assert.equal(listed.signalName, 'decision');
+    });
 
-    const one = await answer(first, id, { approved: true, comment: 'ok' });
-    assert.equal(one.status, 200, JSON.stringify(one.body));
-    assert.deepEqual(
-      { released: one.body.released, approvals: one.body.approvals, required: one.body.required },
-      {
-        released: false,
-        approvals: 1,
-        required: 2,
-      },
-    );
-    const again = await answer(first, id, { approved: true });
-    assertDialect('problem', again, 409);
-    assert.match(again.body.type, /\/already-answered$/);
-    assert.equal((await org.auth(env.t.request.get(`/workflows/executions/${id}`))).body.status, 'waiting');
-    // Answered: gone from the first approver's inbox (once the answer is recorded), still in the second's.
-    for (let i = 0; i < 100 && (await inbox(first)).total > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal((await inbox(first)).total, 0);
-    assert.deepEqual(
-      (await inbox(second)).data.map((w) => (w.answers as Array<{ by: string }>).map((a) => a.by)),
-      [[first.userId]],
-    );
+    it('one user counts once: the first approval leaves the run waiting and the run leaves that approver’s inbox', async () => {
+      const one = await answer(first, id, { approved: true, comment: 'ok' });
+      assert.equal(one.status, 200, JSON.stringify(one.body));
+      assert.deepEqual(
+        { released: one.body.released, approvals: one.body.approvals, required: one.body.required },
+        {
+          released: false,
+          approvals: 1,
+          required: 2,
+        },
+      );
+      const again = await answer(first, id, { approved: true });
+      assertDialect('problem', again, 409);
+      assert.match(again.body.type, /\/already-answered$/);
+      assert.equal((await org.auth(env.t.request.get(`/workflows/executions/${id}`))).body.status, 'waiting');
+      // Answered: gone from the first approver's inbox (once the answer is recorded), still in the second's.
+      for (let i = 0; i < 100 && (await inbox(first)).total > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal((await inbox(first)).total, 0);
+      assert.deepEqual(
+        (await inbox(second)).data.map((w) => (w.answers as Array<{ by: string }>).map((a) => a.by)),
+        [[first.userId]],
+      );
+    });
 
-    const two = await answer(second, id, { approved: true });
-    assert.equal(two.status, 200, JSON.stringify(two.body));
-    assert.equal(two.body.released, true);
-    const done = await waitFor(env, org, id, finished);
-    assert.equal(done.status, 'completed');
-    const outputs = done.outputs as { answers: Array<{ by: string; approved: boolean; at: string }>; approved: boolean };
-    assert.deepEqual(
-      outputs.answers.map((a) => [a.by, a.approved]),
-      [
-        [first.userId, true],
-        [second.userId, true],
-      ],
-    );
-    assert.ok(outputs.answers.every((a) => !Number.isNaN(Date.parse(a.at))));
-    const logs = await org.auth(env.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
-    assert.deepEqual(
-      logs.body.data.map((l: { message: string }) => l.message),
-      ['granted'],
-    );
+    it('the second approval releases the run, which completes with both answers', async () => {
+      const two = await answer(second, id, { approved: true });
+      assert.equal(two.status, 200, JSON.stringify(two.body));
+      assert.equal(two.body.released, true);
+      const done = await waitFor(env, org, id, finished);
+      assert.equal(done.status, 'completed');
+      const outputs = done.outputs as { answers: Array<{ by: string; approved: boolean; at: string }>; approved: boolean };
+      assert.deepEqual(
+        outputs.answers.map((a) => [a.by, a.approved]),
+        [
+          [first.userId, true],
+          [second.userId, true],
+        ],
+      );
+      assert.ok(outputs.answers.every((a) => !Number.isNaN(Date.parse(a.at))));
+      const logs = await org.auth(env.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
+      assert.deepEqual(
+        logs.body.data.map((l: { message: string }) => l.message),
+        ['granted'],
+      );
+    });
 
-    // The timeline and the audit trail name who answered.
-    const events = await new ExecutionEventRepository(env.db.manager).after(id, 0, 500);
-    const answered = events.filter((e) => e.type === 'wait.answered').map((e) => (e.data as { by: string }).by);
-    assert.deepEqual(answered, [first.userId, second.userId]);
-    const audits = await signalAudits(id);
-    assert.deepEqual(
-      audits.map((a) => [a.actorId, a.details.answer]),
-      [first, second].map((p) => [p.userId, { waitId: listed.waitId, stepId: 'approval', by: p.userId, approved: true }]),
-    );
-    assert.deepEqual((await inbox(second)).data, [], 'an ended wait leaves the inbox');
+    it('the timeline and the audit trail name who answered; the ended wait leaves the inbox', async () => {
+      const events = await new ExecutionEventRepository(env.db.manager).after(id, 0, 500);
+      const answered = events.filter((e) => e.type === 'wait.answered').map((e) => (e.data as { by: string }).by);
+      assert.deepEqual(answered, [first.userId, second.userId]);
+      const audits = await signalAudits(id);
+      assert.deepEqual(
+        audits.map((a) => [a.actorId, a.details.answer]),
+        [first, second].map((p) => [p.userId, { waitId: listed.waitId, stepId: 'approval', by: p.userId, approved: true }]),
+      );
+      assert.deepEqual((await inbox(second)).data, [], 'an ended wait leaves the inbox');
+    });
   });
 
   it('a rejection ends the wait at once (required: 2) and the run takes the reject path; an answer after that is 409', async () => {

@@ -73,18 +73,31 @@ describe('executions API: reads of a running execution come from PostgreSQL, nev
     readerToken = await reader.token({ organizationId: org.id, userId: org.userId });
   });
 
-  it('shows running while a branch runs without a wait, then waiting with the open wait, the running steps and the variables', async () => {
+  // One parked run read while it waits and after (each test picks up where the one before left off).
+  let id: string;
+  let state: {
+    status: string;
+    live: boolean;
+    currentSteps: string[];
+    variables: Record<string, unknown>;
+    steps: Record<string, { status: string }>;
+    pendingWaits: Array<{ stepId: string; signalNames: string[]; correlationKey: string; timeoutAt: string; since: string }>;
+  };
+
+  it('shows running while a branch runs beside the open wait', async () => {
     await publish(env, org, parked('parked', '1s'));
-    const id = await execute(env, org, 'parked');
+    id = await execute(env, org, 'parked');
     queries = 0;
 
     // The delay runs beside the open wait: running, though a wait is open.
     const running = await waitFor(env, org, id, (body) => Array.isArray(body.pendingWaits) && body.pendingWaits.length === 1, '/state');
     assert.equal(running.status, (running.currentSteps as string[]).includes('pause') ? 'running' : 'waiting');
+  });
 
+  it('then waiting: the state names the open wait, the running steps and the variables', async () => {
     const waiting = await waitFor(env, org, id, (body) => body.status === 'waiting');
     assert.equal(waiting.id, id);
-    const state = (await read(`/workflows/executions/${id}/state`).expect(200)).body;
+    state = (await read(`/workflows/executions/${id}/state`).expect(200)).body;
     assert.equal(state.status, 'waiting');
     assert.equal(state.live, true);
     assert.deepEqual(state.currentSteps, ['approval']);
@@ -93,6 +106,9 @@ describe('executions API: reads of a running execution come from PostgreSQL, nev
     assert.equal(state.steps.approval.status, 'running');
     assert.equal(state.steps.pause.status, 'completed');
     assert.equal(state.pendingWaits.length, 1);
+  });
+
+  it('the open wait: its step, signal, correlation key and timeout, read as pending signals too', async () => {
     const [wait] = state.pendingWaits;
     assert.deepEqual(
       { stepId: wait.stepId, signalNames: wait.signalNames, correlationKey: wait.correlationKey },
@@ -102,13 +118,18 @@ describe('executions API: reads of a running execution come from PostgreSQL, nev
     assert.equal(days, 2, 'the wait times out two days after it opened');
     const pending = (await read(`/workflows/executions/${id}/pending-signals`).expect(200)).body;
     assert.deepEqual(pending, { data: state.pendingWaits });
+  });
+
+  it('no read sent a query to Temporal, though the workflow answers one sent through the same client', async () => {
     assert.equal((await read(`/workflows/executions/${id}`).expect(200)).body.status, 'waiting');
     assert.equal(queries, 0, 'no read sent a query to Temporal');
 
     // The counter counts: the workflow still answers a query (Temporal UI, CLI) sent through the same client.
     assert.equal((await temporal.workflow.getHandle(id).query(stateQuery)).status, 'waiting');
     assert.equal(queries, 1);
+  });
 
+  it('once signalled it completes, and its state is no longer live, with no open wait', async () => {
     const delivered = await org.auth(env.t.request.post(`/workflows/executions/${id}/signals/approve`)).send({ by: 'ada' });
     assert.equal(delivered.status, 200, JSON.stringify(delivered.body));
     const done = await waitFor(env, org, id, finished);

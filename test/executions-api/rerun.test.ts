@@ -71,31 +71,44 @@ describe('executions API: re-run and retry from the failed step', function () {
     return (res.body.data as Array<{ message: string }>).map((entry) => entry.message);
   };
 
-  it('retries a failed run from its failed step, reusing what completed, then re-runs it with every step', async () => {
+  // Retry, then re-run: one scenario in steps (each test picks up where the one before left off).
+  let first: string;
+  let retry: string;
+  let done: Record<string, unknown>;
+  let rerun: Record<string, unknown>;
+
+  it('retry: the first run fails at the flaky step, having called count and flaky once', async () => {
     for (const key of Object.keys(hits)) delete hits[key];
     await publish(env, org, definition('retried'));
-    const first = await execute(env, org, 'retried', { inputs: { who: 'ada' } });
+    first = await execute(env, org, 'retried', { inputs: { who: 'ada' } });
     const failed = await waitFor(env, org, first, finished);
     assert.equal(failed.status, 'failed', JSON.stringify(failed));
     assert.equal((failed.error as { stepId?: string }).stepId, 'flaky');
     assert.deepEqual(hits, { '/count': 1, '/flaky': 1 });
+  });
 
+  it('retry: a retry is a new execution of the same revision, of the same inputs, that completes', async () => {
     const started = Date.now();
     const res = await org.auth(env.t.request.post(`/workflows/executions/${first}/retry`));
     assert.equal(res.status, 202, JSON.stringify(res.body));
     assert.equal(res.body.status, 'running');
     assert.equal(res.body.revision, 1);
-    const retry = res.body.executionId as string;
+    retry = res.body.executionId as string;
     assert.notEqual(retry, first);
-    const done = await waitFor(env, org, retry, finished);
+    done = await waitFor(env, org, retry, finished);
     console.log(`      retry ran in ${Date.now() - started} ms`);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.equal(done.rerunOf, first);
     assert.equal(done.rerunKind, 'retry');
     assert.deepEqual(done.inputs, { who: 'ada' });
-    // count's reused outputs reach the steps that ran (remember's variable among them); count's server was called once in all.
+  });
+
+  it('retry: the retry reads count’s reused outputs (remember’s variable among them) without calling count again', () => {
     assert.deepEqual(done.outputs, { count: 1, counted: 1, flaky: 2, who: 'ada' });
     assert.deepEqual(hits, { '/count': 1, '/flaky': 2 });
+  });
+
+  it('retry: a reused step’s log line is not written again; a step that ran writes its own', async () => {
     // note's log line was written by the first run only; after's by the retry.
     assert.deepEqual(
       (await logsOf(first)).filter((m) => m.startsWith('noted')),
@@ -104,18 +117,21 @@ describe('executions API: re-run and retry from the failed step', function () {
     const retryLogs = await logsOf(retry);
     assert.ok(!retryLogs.some((m) => m.startsWith('noted')), JSON.stringify(retryLogs));
     assert.ok(retryLogs.includes('after count 1'), JSON.stringify(retryLogs));
-    // The reused steps say where their record comes from; the steps that ran do not.
+  });
+
+  it('retry: the reused steps say where their record comes from; the steps that ran do not', async () => {
     const steps = await org.auth(env.t.request.get(`/workflows/executions/${retry}/steps`)).expect(200);
     const byId = Object.fromEntries((steps.body.data as Array<{ stepId: string; reusedFrom?: string }>).map((s) => [s.stepId, s]));
     for (const id of ['start', 'count', 'note']) assert.equal(byId[id].reusedFrom, first, id);
     for (const id of ['remember', 'flaky', 'after']) assert.equal(byId[id].reusedFrom, undefined, id);
     const count = await org.auth(env.t.request.get(`/workflows/executions/${retry}/steps/count`)).expect(200);
     assert.equal((count.body.record as { outputs: { body: { n: number } } }).outputs.body.n, 1);
+  });
 
-    // A re-run of the first: a new execution of the same revision and inputs, every step again.
+  it('re-run: a re-run of the first is a new execution of the same revision and inputs that runs every step again', async () => {
     const again = await org.auth(env.t.request.post(`/workflows/executions/${first}/rerun`));
     assert.equal(again.status, 202, JSON.stringify(again.body));
-    const rerun = await waitFor(env, org, again.body.executionId as string, finished);
+    rerun = await waitFor(env, org, again.body.executionId as string, finished);
     assert.equal(rerun.status, 'completed', JSON.stringify(rerun));
     assert.equal(rerun.rerunOf, first);
     assert.equal(rerun.rerunKind, 'rerun');
@@ -124,7 +140,9 @@ describe('executions API: re-run and retry from the failed step', function () {
     assert.deepEqual(rerun.outputs, { count: 2, counted: 2, flaky: 3, who: 'ada' });
     assert.deepEqual(hits, { '/count': 2, '/flaky': 3 });
     assert.ok((await logsOf(rerun.id as string)).includes('noted ada'));
-    // The first's re-runs and retries, newest first.
+  });
+
+  it('re-run: lists the first’s re-runs and retries, newest first', async () => {
     const runs = await org.auth(env.t.request.get(`/workflows/executions?rerunOf=${first}`)).expect(200);
     assert.deepEqual(
       (runs.body.data as Array<{ id: string; rerunKind: string }>).map((r) => [r.id, r.rerunKind]),

@@ -92,7 +92,8 @@ describe('executions API: webhook ingress', function () {
     assert.equal((await env.t.request.post(second).send({ a: 1 })).status, 202);
   });
 
-  it('keeps a webhook URL while its alias stays active: across a new revision and an alias move; rotation is deactivate+activate', async () => {
+  describe('keeps a webhook URL while its alias stays active: across a new revision and an alias move; rotation is deactivate+activate', () => {
+    // One workflow's webhook URLs followed step by step (each test picks up where the one before left off).
     const hooked = (message: string, hookId = 'hook') => ({
       name: 'Staying',
       key: 'staying-hook',
@@ -115,54 +116,63 @@ describe('executions API: webhook ingress', function () {
       const logs = await org.auth(env.t.request.get(`/workflows/executions/${res.body.executionId as string}/logs`));
       return { revision: execution.revision, message: logs.body.data[0].message as string, executionId: res.body.executionId as string };
     };
+    let latest: string;
+    let prod: string;
 
-    assert.equal((await put(hooked('one'))).status, 201);
-    const on = await org.auth(env.t.request.post(alias('latest', '/activate'))).expect(200);
-    const latest = urlOf(on.body.alias.triggers);
-    assert.deepEqual(await runThrough(latest).then((r) => [r.revision, r.message]), [1, 'one']);
+    it('an activated alias’s URL runs the revision it names', async () => {
+      assert.equal((await put(hooked('one'))).status, 201);
+      const on = await org.auth(env.t.request.post(alias('latest', '/activate'))).expect(200);
+      latest = urlOf(on.body.alias.triggers);
+      assert.deepEqual(await runThrough(latest).then((r) => [r.revision, r.message]), [1, 'one']);
+    });
 
-    // Revision 2: `latest` follows it with the same URL, which the publish answer shows and which now runs revision 2.
-    const second = await put(hooked('two'));
-    assert.equal(second.body.mode, 'new-revision');
-    assert.equal(urlOf(second.body.triggers), latest);
-    assert.equal(second.body.latestAlias.triggerStates.hook.status, 'live');
-    assert.deepEqual(await runThrough(latest).then((r) => [r.revision, r.message]), [2, 'two']);
+    it('revision 2: `latest` follows it with the same URL, which the publish answer shows and which now runs revision 2', async () => {
+      const second = await put(hooked('two'));
+      assert.equal(second.body.mode, 'new-revision');
+      assert.equal(urlOf(second.body.triggers), latest);
+      assert.equal(second.body.latestAlias.triggerStates.hook.status, 'live');
+      assert.deepEqual(await runThrough(latest).then((r) => [r.revision, r.message]), [2, 'two']);
+    });
 
-    // A named alias moved to another revision keeps its URL too.
-    await org
-      .auth(env.t.request.put(alias('prod')))
-      .send({ revision: 1 })
-      .expect(201);
-    const prod = urlOf((await org.auth(env.t.request.post(alias('prod', '/activate'))).expect(200)).body.alias.triggers);
-    assert.notEqual(prod, latest);
-    assert.deepEqual(await runThrough(prod).then((r) => [r.revision, r.message]), [1, 'one']);
-    const moved = await org
-      .auth(env.t.request.put(alias('prod')))
-      .send({ revision: 2 })
-      .expect(200);
-    assert.equal(urlOf(moved.body.triggers), prod);
-    assert.deepEqual(await runThrough(prod).then((r) => [r.revision, r.message]), [2, 'two']);
+    it('a named alias moved to another revision keeps its URL too', async () => {
+      await org
+        .auth(env.t.request.put(alias('prod')))
+        .send({ revision: 1 })
+        .expect(201);
+      prod = urlOf((await org.auth(env.t.request.post(alias('prod', '/activate'))).expect(200)).body.alias.triggers);
+      assert.notEqual(prod, latest);
+      assert.deepEqual(await runThrough(prod).then((r) => [r.revision, r.message]), [1, 'one']);
+      const moved = await org
+        .auth(env.t.request.put(alias('prod')))
+        .send({ revision: 2 })
+        .expect(200);
+      assert.equal(urlOf(moved.body.triggers), prod);
+      assert.deepEqual(await runThrough(prod).then((r) => [r.revision, r.message]), [2, 'two']);
+    });
 
-    // A repeated Idempotency-Key starts nothing and names the run the first delivery started.
-    const first = await runThrough(prod, { 'Idempotency-Key': 'delivery-1' });
-    const again = await env.t.request.post(prod).set('Idempotency-Key', 'delivery-1').send({ n: 1 });
-    assert.equal(again.status, 200, JSON.stringify(again.body));
-    assert.deepEqual(again.body, { accepted: true, executionId: first.executionId, deduplicated: true });
+    it('a repeated Idempotency-Key starts nothing and names the run the first delivery started', async () => {
+      const first = await runThrough(prod, { 'Idempotency-Key': 'delivery-1' });
+      const again = await env.t.request.post(prod).set('Idempotency-Key', 'delivery-1').send({ n: 1 });
+      assert.equal(again.status, 200, JSON.stringify(again.body));
+      assert.deepEqual(again.body, { accepted: true, executionId: first.executionId, deduplicated: true });
+    });
 
-    // Rotation: deactivate then activate mints a new URL; the old one answers 404.
-    await org.auth(env.t.request.post(alias('prod', '/deactivate'))).expect(200);
-    const rotated = urlOf((await org.auth(env.t.request.post(alias('prod', '/activate'))).expect(200)).body.alias.triggers);
-    assert.notEqual(rotated, prod);
-    assert.equal((await env.t.request.post(prod).send({})).status, 404);
-    assert.deepEqual(await runThrough(rotated).then((r) => [r.revision, r.message]), [2, 'two']);
+    it('rotation: deactivate then activate mints a new URL; the old one answers 404', async () => {
+      await org.auth(env.t.request.post(alias('prod', '/deactivate'))).expect(200);
+      const rotated = urlOf((await org.auth(env.t.request.post(alias('prod', '/activate'))).expect(200)).body.alias.triggers);
+      assert.notEqual(rotated, prod);
+      assert.equal((await env.t.request.post(prod).send({})).status, 404);
+      assert.deepEqual(await runThrough(rotated).then((r) => [r.revision, r.message]), [2, 'two']);
+    });
 
-    // A revision without that webhook step retires its token; the renamed step gets a URL of its own.
-    const third = await put(hooked('three', 'inbound'));
-    assert.equal(third.body.mode, 'new-revision');
-    assert.equal((await env.t.request.post(latest).send({})).status, 404);
-    const inbound = urlOf(third.body.triggers, 'inbound');
-    assert.notEqual(inbound, latest);
-    assert.deepEqual(await runThrough(inbound).then((r) => [r.revision, r.message]), [3, 'three']);
+    it('a revision without that webhook step retires its token; the renamed step gets a URL of its own', async () => {
+      const third = await put(hooked('three', 'inbound'));
+      assert.equal(third.body.mode, 'new-revision');
+      assert.equal((await env.t.request.post(latest).send({})).status, 404);
+      const inbound = urlOf(third.body.triggers, 'inbound');
+      assert.notEqual(inbound, latest);
+      assert.deepEqual(await runThrough(inbound).then((r) => [r.revision, r.message]), [3, 'three']);
+    });
   });
 
   it('signals the execution of its own workflow waiting on the correlation key read from the payload', async () => {
