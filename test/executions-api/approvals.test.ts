@@ -58,9 +58,9 @@ describe('executions API: declared answers on signal-wait (approvals)', function
   const { env, org } = useExecEnv({ org: 'each' });
 
   /** A person of the organization holding `role` on `nrn`, with a token. */
-  const person = async (ctx: OrgContext, role: string | null, nrn?: string) => {
-    const { userId } = await grantRole(env.db, ctx.id, role, nrn);
-    const token = await env.t.token({ organizationId: ctx.id, userId });
+  const person = async (inOrg: OrgContext, role: string | null, nrn?: string) => {
+    const { userId } = await grantRole(env.db, inOrg.id, role, nrn);
+    const token = await env.t.token({ organizationId: inOrg.id, userId });
     return { userId, as: (req: import('supertest').Test) => req.set('Authorization', `Bearer ${token}`) };
   };
   type Person = Awaited<ReturnType<typeof person>>;
