@@ -16,6 +16,7 @@ import { ExecutionStepEntity } from '../../db/entities/execution-step';
 import { ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
 import { createTestApp, type TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
+import { definition as sharedDefinition } from '../support/definitions';
 import { grantRole } from '../support/grants';
 
 /** Temporal is never reached except by execute, which it refuses (503: the caller got past authorization). */
@@ -71,18 +72,9 @@ export async function engineAuthz(): Promise<{ env: EngineEnv; org: EngineOrg }>
   };
 }
 
-/** `start ──▶ work` with a manual trigger. */
+/** `start ──▶ work` with a manual trigger, keyed `key` (the shared definition builder's). */
 export function definition(key: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name: `Authz ${key}`,
-    key,
-    steps: {
-      start: { type: 'trigger', pluginType: 'manual' },
-      work: { type: 'module', pluginType: 'log', config: { message: 'hello' } },
-    },
-    connections: [{ from: 'start', to: 'work' }],
-    ...extra,
-  };
+  return sharedDefinition(`Authz ${key}`, { key, ...extra }, 'start');
 }
 
 export interface Fixture {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-repository';
 import { TriggerRegistrationError, type TriggerRegistrar } from '../../api/workflows/registrars';
 import { assertDialect } from '../support/dialects';
-import { definition, snapshot, wfContext, type WfEnv, type WfOrg } from './support';
+import { definition } from '../support/definitions';
+import { snapshot, wfContext, type WfEnv, type WfOrg } from './support';
 
 /**
  * manual ─┐

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { assertDialect } from '../support/dialects';
 import { grantRole } from '../support/grants';
-import { definition, wfContext, type WfEnv, type WfOrg } from './support';
+import { definition } from '../support/definitions';
+import { wfContext, type WfEnv, type WfOrg } from './support';
 
 describe('workflows API: config entries beneath a folder', () => {
   let env: WfEnv;

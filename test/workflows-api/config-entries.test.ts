@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { decryptSecret, encryptSecret } from '../../db/config-crypto';
 import { assertDialect } from '../support/dialects';
 import { allCapturedLines } from '../support/logger';
-import { definition, snapshot, wfContext, type WfEnv, type WfOrg } from './support';
+import { definition } from '../support/definitions';
+import { snapshot, wfContext, type WfEnv, type WfOrg } from './support';
 
 /** A value that must never leave the encrypted store: checked against every response here and every log line of the run. */
 const CANARY = 'canary-7f3a91c2-do-not-leak';

@@ -10,7 +10,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { nextRuns, temporalScheduleSpec } from '../../api/workflows/cron-spec';
 import { cronError } from '../../workflows/engine';
 import { createTestTemporalEnv, testTemporalKind } from '../support/temporal';
-import { definition, wfContext } from './support';
+import { definition } from '../support/definitions';
+import { wfContext } from './support';
 
 const CASES: Array<[string, string]> = [
   ['*/15 * * * *', 'UTC'],

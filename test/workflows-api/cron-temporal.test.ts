@@ -4,7 +4,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { EXECUTION_WORKFLOW_TYPE } from '../../workflows/engine';
 import { assertDialect } from '../support/dialects';
 import { createTestTemporalEnv } from '../support/temporal';
-import { definition, wfContext, type WfEnv, type WfOrg } from './support';
+import { definition } from '../support/definitions';
+import { wfContext, type WfEnv, type WfOrg } from './support';
 
 /** tick (cron) ──▶ work, against a real Temporal frontend (configured server, CLI dev server or the stand-in). */
 describe('workflows API: cron triggers on Temporal schedules', function () {

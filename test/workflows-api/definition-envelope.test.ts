@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { assertDialect } from '../support/dialects';
-import { definition, snapshot, wfContext, type WfEnv, type WfOrg } from './support';
+import { definition } from '../support/definitions';
+import { snapshot, wfContext, type WfEnv, type WfOrg } from './support';
 
 describe('workflows API: a definition wrapped in an envelope', () => {
   let env: WfEnv;

@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { assertDialect } from '../support/dialects';
-import { definition, wfContext, type WfEnv, type WfOrg } from './support';
+import { definition } from '../support/definitions';
+import { wfContext, type WfEnv, type WfOrg } from './support';
 
 /** Comments, `dependsOn` (the server stores connections), steps out of order, a secret reference. */
 const YAML_SOURCE = [

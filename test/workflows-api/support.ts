@@ -58,19 +58,6 @@ export async function wfContext(
   };
 }
 
-/** `trigger ──▶ work`, with optional extra steps. */
-export function definition(name = 'Demo', extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name,
-    steps: {
-      trigger: { type: 'trigger', pluginType: 'manual' },
-      work: { type: 'module', pluginType: 'log', config: { message: 'hello' } },
-    },
-    connections: [{ from: 'trigger', to: 'work' }],
-    ...extra,
-  };
-}
-
 export async function countRows(db: DataSource, table: string, organizationId: string): Promise<number> {
   const column =
     table === 'workflow_revisions' || table === 'workflow_aliases'
