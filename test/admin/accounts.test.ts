@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { assertAdminError, bearer, newOrg, useAdminApp, userWithRole } from './support';
 
 describe('admin: accounts', () => {
-  const { ctx, org } = useAdminApp();
+  const { env, org } = useAdminApp();
 
   const create = (body: object, token = org.admin) =>
-    ctx.t.request
+    env.t.request
       .post('/account')
       .set(...bearer(token))
       .send({ organization_id: Number(org.id), ...body });
   const accountCount = async (): Promise<number> =>
-    Number((await ctx.db.query(`SELECT count(*) AS n FROM accounts WHERE organization_id = $1`, [org.id]))[0].n);
+    Number((await env.db.query(`SELECT count(*) AS n FROM accounts WHERE organization_id = $1`, [org.id]))[0].n);
 
   it('creates an account with a generated, unique slug and reads it back with metadata', async () => {
     const metadata = {
@@ -26,15 +26,15 @@ describe('admin: accounts', () => {
     const second = await create({ name: 'Main account nandu' });
     assert.equal(second.body.slug, 'main-account-nandu-2');
 
-    const plain = await ctx.t.request.get(`/account/${first.body.id}`).set(...bearer(org.admin));
+    const plain = await env.t.request.get(`/account/${first.body.id}`).set(...bearer(org.admin));
     assert.deepEqual(plain.body.metadata, { key: 'cost-center', value: 'cc-1', additional_properties: {} });
     assert.equal('deleted_at' in plain.body, false);
-    const full = await ctx.t.request.get(`/account/${first.body.id}?metadata_include=schemas,tags`).set(...bearer(org.admin));
+    const full = await env.t.request.get(`/account/${first.body.id}?metadata_include=schemas,tags`).set(...bearer(org.admin));
     assert.deepEqual(full.body.metadata.additional_properties, metadata.additional_properties);
-    const tagsOnly = await ctx.t.request.get(`/account/${first.body.id}?metadata_include=tags`).set(...bearer(org.admin));
+    const tagsOnly = await env.t.request.get(`/account/${first.body.id}?metadata_include=tags`).set(...bearer(org.admin));
     assert.deepEqual(tagsOnly.body.metadata.additional_properties, { tags: [{ key: 'team', value: 'core' }] });
     assertAdminError(
-      await ctx.t.request.get(`/account/${first.body.id}?metadata_include=owners`).set(...bearer(org.admin)),
+      await env.t.request.get(`/account/${first.body.id}?metadata_include=owners`).set(...bearer(org.admin)),
       400,
       'validation_failed',
     );
@@ -64,31 +64,31 @@ describe('admin: accounts', () => {
     assertAdminError(await create({ name: 'B', slug: 'shared' }), 409, 'ACCOUNT.SLUG_TAKEN');
     const b = await create({ name: 'B' });
     assertAdminError(
-      await ctx.t.request
+      await env.t.request
         .patch(`/account/${b.body.id}`)
         .set(...bearer(org.admin))
         .send({ slug: 'shared' }),
       409,
       'ACCOUNT.SLUG_TAKEN',
     );
-    assert.equal((await ctx.t.request.delete(`/account/${a.body.id}`).set(...bearer(org.admin))).status, 204);
+    assert.equal((await env.t.request.delete(`/account/${a.body.id}`).set(...bearer(org.admin))).status, 204);
     assert.equal((await create({ name: 'C', slug: 'shared' })).status, 201);
   });
 
   it('lists live accounts with paging, 30 by default', async () => {
     for (let i = 0; i < 35; i += 1) assert.equal((await create({ name: `Account ${i}` })).status, 201);
     const gone = (await create({ name: 'Gone' })).body.id as number;
-    await ctx.t.request.delete(`/account/${gone}`).set(...bearer(org.admin));
-    const page = await ctx.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(org.admin));
+    await env.t.request.delete(`/account/${gone}`).set(...bearer(org.admin));
+    const page = await env.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(org.admin));
     assert.equal(page.status, 200);
     assert.deepEqual(page.body.paging, { total: 35, offset: 0, limit: 30 });
     assert.equal(page.body.results.length, 30);
-    const last = await ctx.t.request.get(`/account?organization_id=${org.id}&offset=30`).set(...bearer(org.admin));
+    const last = await env.t.request.get(`/account?organization_id=${org.id}&offset=30`).set(...bearer(org.admin));
     assert.deepEqual(
       last.body.results.map((a: { name: string }) => a.name),
       ['Account 30', 'Account 31', 'Account 32', 'Account 33', 'Account 34'],
     );
-    const small = await ctx.t.request.get(`/account?organization_id=${org.id}&offset=2&limit=3`).set(...bearer(org.admin));
+    const small = await env.t.request.get(`/account?organization_id=${org.id}&offset=2&limit=3`).set(...bearer(org.admin));
     assert.deepEqual(small.body.paging, { total: 35, offset: 2, limit: 3 });
     assert.deepEqual(
       small.body.results.map((a: { name: string }) => a.name),
@@ -101,18 +101,18 @@ describe('admin: accounts', () => {
       `organization_id=${org.id}&limit=0`,
       `organization_id=${org.id}&offset=x`,
     ]) {
-      assertAdminError(await ctx.t.request.get(`/account?${q}`).set(...bearer(org.admin)), 400, 'validation_failed');
+      assertAdminError(await env.t.request.get(`/account?${q}`).set(...bearer(org.admin)), 400, 'validation_failed');
     }
   });
 
   it('pages correctly from both ends, around deleted accounts', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 13; i += 1) ids.push((await create({ name: `P${i}` })).body.id as number);
-    for (const gone of [ids[0], ids[6], ids[12]]) await ctx.t.request.delete(`/account/${gone}`).set(...bearer(org.admin));
+    for (const gone of [ids[0], ids[6], ids[12]]) await env.t.request.delete(`/account/${gone}`).set(...bearer(org.admin));
     const live = ids.filter((_, i) => ![0, 6, 12].includes(i));
     for (let offset = 0; offset <= live.length + 1; offset += 1) {
       for (const limit of [1, 3, 4, 30]) {
-        const page = await ctx.t.request
+        const page = await env.t.request
           .get(`/account?organization_id=${org.id}&offset=${offset}&limit=${limit}`)
           .set(...bearer(org.admin));
         assert.deepEqual(
@@ -128,51 +128,51 @@ describe('admin: accounts', () => {
   it('lists only the granted accounts to a caller granted on single accounts', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 4; i += 1) ids.push((await create({ name: `Acc ${i}` })).body.id as number);
-    const scoped = await userWithRole(ctx, org, 'viewer', `organization=${org.id}:account=${ids[1]}`);
-    await ctx.t.request
+    const scoped = await userWithRole(env, org, 'viewer', `organization=${org.id}:account=${ids[1]}`);
+    await env.t.request
       .post(`/user/${scoped.id}/grant`)
       .set(...bearer(org.admin))
       .send([{ nrn: `organization=${org.id}:account=${ids[3]}`, role_slug: 'viewer' }]);
-    const page = await ctx.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(scoped.token));
+    const page = await env.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(scoped.token));
     assert.equal(page.status, 200);
     assert.deepEqual(
       page.body.results.map((a: { id: number }) => a.id),
       [ids[1], ids[3]],
     );
     assert.equal(page.body.paging.total, 2);
-    const wildcard = await userWithRole(ctx, org, 'viewer', `organization=${org.id}:account=*`);
-    assert.equal((await ctx.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(wildcard.token))).body.paging.total, 4);
-    const none = await userWithRole(ctx, org, 'viewer', `organization=${org.id}:account=${ids[0]}:namespace=1`);
-    assertAdminError(await ctx.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(none.token)), 403, 'forbidden');
+    const wildcard = await userWithRole(env, org, 'viewer', `organization=${org.id}:account=*`);
+    assert.equal((await env.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(wildcard.token))).body.paging.total, 4);
+    const none = await userWithRole(env, org, 'viewer', `organization=${org.id}:account=${ids[0]}:namespace=1`);
+    assertAdminError(await env.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(none.token)), 403, 'forbidden');
   });
 
   it('soft-deletes: 404 by default, returned with deleted_at when show_deleted=true', async () => {
     const id = (await create({ name: 'Doomed' })).body.id as number;
-    const live = await ctx.t.request.get(`/account/${id}?show_deleted=true`).set(...bearer(org.admin));
+    const live = await env.t.request.get(`/account/${id}?show_deleted=true`).set(...bearer(org.admin));
     assert.equal(live.body.deleted_at, null);
-    assert.equal((await ctx.t.request.delete(`/account/${id}`).set(...bearer(org.admin))).status, 204);
-    assertAdminError(await ctx.t.request.get(`/account/${id}`).set(...bearer(org.admin)), 404, 'ACCOUNT.NOT_FOUND');
-    assertAdminError(await ctx.t.request.get(`/account/${id}?show_deleted=false`).set(...bearer(org.admin)), 404, 'ACCOUNT.NOT_FOUND');
-    const shown = await ctx.t.request.get(`/account/${id}?show_deleted=true`).set(...bearer(org.admin));
+    assert.equal((await env.t.request.delete(`/account/${id}`).set(...bearer(org.admin))).status, 204);
+    assertAdminError(await env.t.request.get(`/account/${id}`).set(...bearer(org.admin)), 404, 'ACCOUNT.NOT_FOUND');
+    assertAdminError(await env.t.request.get(`/account/${id}?show_deleted=false`).set(...bearer(org.admin)), 404, 'ACCOUNT.NOT_FOUND');
+    const shown = await env.t.request.get(`/account/${id}?show_deleted=true`).set(...bearer(org.admin));
     assert.equal(shown.status, 200);
     assert.equal(shown.body.status, 'deleted');
     assert.ok(!Number.isNaN(Date.parse(shown.body.deleted_at)));
     assertAdminError(
-      await ctx.t.request
+      await env.t.request
         .patch(`/account/${id}`)
         .set(...bearer(org.admin))
         .send({ name: 'Back' }),
       404,
       'ACCOUNT.NOT_FOUND',
     );
-    assertAdminError(await ctx.t.request.delete(`/account/${id}`).set(...bearer(org.admin)), 404, 'ACCOUNT.NOT_FOUND');
-    const [row] = await ctx.db.query(`SELECT name, status FROM accounts WHERE id = $1`, [id]);
+    assertAdminError(await env.t.request.delete(`/account/${id}`).set(...bearer(org.admin)), 404, 'ACCOUNT.NOT_FOUND');
+    const [row] = await env.db.query(`SELECT name, status FROM accounts WHERE id = $1`, [id]);
     assert.deepEqual(row, { name: 'Doomed', status: 'deleted' });
   });
 
   it('updates name, status and metadata; refuses status deleted and unknown properties', async () => {
     const id = (await create({ name: 'Before' })).body.id as number;
-    const res = await ctx.t.request
+    const res = await env.t.request
       .patch(`/account/${id}`)
       .set(...bearer(org.admin))
       .send({ name: 'After', status: 'inactive', metadata: { key: 'k', value: 'v' } });
@@ -180,7 +180,7 @@ describe('admin: accounts', () => {
     assert.deepEqual([res.body.name, res.body.status, res.body.slug, res.body.metadata.key], ['After', 'inactive', 'before', 'k']);
     for (const body of [{ status: 'deleted' }, { owner: 'me' }, {}, { name: 'z'.repeat(61) }]) {
       assertAdminError(
-        await ctx.t.request
+        await env.t.request
           .patch(`/account/${id}`)
           .set(...bearer(org.admin))
           .send(body),
@@ -188,49 +188,49 @@ describe('admin: accounts', () => {
         'validation_failed',
       );
     }
-    const [row] = await ctx.db.query(`SELECT name, status FROM accounts WHERE id = $1`, [id]);
+    const [row] = await env.db.query(`SELECT name, status FROM accounts WHERE id = $1`, [id]);
     assert.deepEqual(row, { name: 'After', status: 'inactive' });
   });
 
   it('checks permissions: 403 inside the organization, 404 from another organization on every id route', async () => {
     const id = (await create({ name: 'Guarded' })).body.id as number;
-    const viewer = await userWithRole(ctx, org, 'viewer');
-    assert.equal((await ctx.t.request.get(`/account/${id}`).set(...bearer(viewer.token))).status, 200);
+    const viewer = await userWithRole(env, org, 'viewer');
+    assert.equal((await env.t.request.get(`/account/${id}`).set(...bearer(viewer.token))).status, 200);
     assertAdminError(await create({ name: 'Nope' }, viewer.token), 403, 'forbidden');
     assertAdminError(
-      await ctx.t.request
+      await env.t.request
         .patch(`/account/${id}`)
         .set(...bearer(viewer.token))
         .send({ name: 'Nope' }),
       403,
       'forbidden',
     );
-    assertAdminError(await ctx.t.request.delete(`/account/${id}`).set(...bearer(viewer.token)), 403, 'forbidden');
+    assertAdminError(await env.t.request.delete(`/account/${id}`).set(...bearer(viewer.token)), 403, 'forbidden');
 
-    const other = await newOrg(ctx);
-    assertAdminError(await ctx.t.request.get(`/account/${id}`).set(...bearer(other.admin)), 404, 'ACCOUNT.NOT_FOUND');
-    assertAdminError(await ctx.t.request.get(`/account/${id}?show_deleted=true`).set(...bearer(other.admin)), 404, 'ACCOUNT.NOT_FOUND');
+    const other = await newOrg(env);
+    assertAdminError(await env.t.request.get(`/account/${id}`).set(...bearer(other.admin)), 404, 'ACCOUNT.NOT_FOUND');
+    assertAdminError(await env.t.request.get(`/account/${id}?show_deleted=true`).set(...bearer(other.admin)), 404, 'ACCOUNT.NOT_FOUND');
     assertAdminError(
-      await ctx.t.request
+      await env.t.request
         .patch(`/account/${id}`)
         .set(...bearer(other.admin))
         .send({ name: 'Mine' }),
       404,
       'ACCOUNT.NOT_FOUND',
     );
-    assertAdminError(await ctx.t.request.delete(`/account/${id}`).set(...bearer(other.admin)), 404, 'ACCOUNT.NOT_FOUND');
+    assertAdminError(await env.t.request.delete(`/account/${id}`).set(...bearer(other.admin)), 404, 'ACCOUNT.NOT_FOUND');
     assertAdminError(
-      await ctx.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(other.admin)),
+      await env.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(other.admin)),
       404,
       'ORGANIZATION.NOT_FOUND',
     );
     assertAdminError(await create({ name: 'Intruder' }, other.admin), 404, 'ORGANIZATION.NOT_FOUND');
-    assertAdminError(await ctx.t.request.get('/account/999999999999').set(...bearer(org.admin)), 404, 'ACCOUNT.NOT_FOUND');
+    assertAdminError(await env.t.request.get('/account/999999999999').set(...bearer(org.admin)), 404, 'ACCOUNT.NOT_FOUND');
 
-    const scoped = await userWithRole(ctx, org, 'admin', `organization=${org.id}:account=${id}`);
+    const scoped = await userWithRole(env, org, 'admin', `organization=${org.id}:account=${id}`);
     assert.equal(
       (
-        await ctx.t.request
+        await env.t.request
           .patch(`/account/${id}`)
           .set(...bearer(scoped.token))
           .send({ name: 'Scoped' })
@@ -238,7 +238,7 @@ describe('admin: accounts', () => {
       200,
     );
     assertAdminError(await create({ name: 'Org-level' }, scoped.token), 403, 'forbidden');
-    const [row] = await ctx.db.query(`SELECT name FROM accounts WHERE id = $1`, [id]);
+    const [row] = await env.db.query(`SELECT name FROM accounts WHERE id = $1`, [id]);
     assert.equal(row.name, 'Scoped');
     assert.equal(await accountCount(), 1);
   });

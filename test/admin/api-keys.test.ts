@@ -10,10 +10,10 @@ import { createServiceTokens } from '../../api/http/service-tokens';
 import { createTestApp } from '../support/app';
 import { testDataSource } from '../support/database';
 import { late } from '../support/late';
-import { assertAdminError, bearer, newOrg, newUserId, userWithRole, type AdminTestContext, type Org } from './support';
+import { assertAdminError, bearer, newOrg, newUserId, userWithRole, type AdminEnv, type Org } from './support';
 
 describe('API keys and POST /token', () => {
-  const ctxRef = late<AdminTestContext>('the app');
+  const envRef = late<AdminEnv>('the app');
   const orgRef = late<Org>('the organization');
   before(async () => {
     const db = await testDataSource();
@@ -22,12 +22,12 @@ describe('API keys and POST /token', () => {
       serviceTokens,
       routes: adminRoutes({ dataSource: db, serviceTokens, apiKeys: { defaultDays: 30, maxDays: 60, tokenTtlSeconds: 300 } }),
     });
-    ctxRef.set({ t, db });
+    envRef.set({ t, db });
   });
-  beforeEach(async () => orgRef.set(await newOrg(ctxRef.value)));
-  const ctx = () => ctxRef.value;
-  const org = () => orgRef.value;
-  const http = () => ctx().t.request;
+  beforeEach(async () => orgRef.set(await newOrg(envRef.value)));
+  const env = envRef.value;
+  const org = orgRef.value;
+  const http = () => env.t.request;
 
   async function createKey(token: string, grants: unknown[], extra: Record<string, unknown> = {}) {
     return http()
@@ -38,7 +38,7 @@ describe('API keys and POST /token', () => {
   const exchange = (body: Record<string, unknown>) => http().post('/token').send(body);
 
   it('answers the key once, lists it masked, stores only its hash, and audits the creation', async () => {
-    const created = await createKey(org().admin, [{ nrn: `organization=${org().id}`, role_slug: 'viewer' }]);
+    const created = await createKey(org.admin, [{ nrn: `organization=${org.id}`, role_slug: 'viewer' }]);
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal(created.headers['cache-control'], 'no-store');
     const key: string = created.body.api_key;
@@ -56,8 +56,8 @@ describe('API keys and POST /token', () => {
       'tags',
       'updated_at',
     ]);
-    assert.equal(created.body.owner_id, org().adminId);
-    assert.deepEqual(created.body.grants, [{ nrn: `organization=${org().id}`, role_id: 3, role_slug: 'viewer' }]);
+    assert.equal(created.body.owner_id, org.adminId);
+    assert.deepEqual(created.body.grants, [{ nrn: `organization=${org.id}`, role_id: 3, role_slug: 'viewer' }]);
     assert.equal(created.body.last_used_at, null);
     const days = (Date.parse(created.body.expires_at) - Date.now()) / 86_400_000;
     assert.ok(days > 29.9 && days <= 30, `default expiry: ${days} days`);
@@ -66,21 +66,21 @@ describe('API keys and POST /token', () => {
 
     const list = await http()
       .get('/api_key')
-      .set(...bearer(org().admin));
+      .set(...bearer(org.admin));
     assert.equal(list.status, 200);
     assert.equal(list.body.paging.total, 1);
     const one = await http()
       .get(`/api_key/${created.body.id}`)
-      .set(...bearer(org().admin));
+      .set(...bearer(org.admin));
     assert.equal(one.status, 200);
     for (const body of [list.body, one.body]) assert.ok(!JSON.stringify(body).includes(secret), 'the value never shows again');
 
-    const [row] = await ctx().db.query(`SELECT key_hash, to_jsonb(k)::text AS whole FROM api_keys k WHERE id = $1`, [created.body.id]);
+    const [row] = await env.db.query(`SELECT key_hash, to_jsonb(k)::text AS whole FROM api_keys k WHERE id = $1`, [created.body.id]);
     assert.equal(row.key_hash, createHash('sha256').update(key).digest('hex'));
     assert.ok(!row.whole.includes(secret));
-    const events = await ctx().db.query(
+    const events = await env.db.query(
       `SELECT action, details::text AS details FROM audit_events WHERE organization_id = $1 AND action LIKE 'api_key.%'`,
-      [org().id],
+      [org.id],
     );
     assert.deepEqual(
       events.map((e: { action: string }) => e.action),
@@ -90,10 +90,10 @@ describe('API keys and POST /token', () => {
   });
 
   it('refuses grants its owner does not hold, NRNs of another organization, and expiries past the maximum', async () => {
-    const viewer = await userWithRole(ctx(), org(), 'viewer');
+    const viewer = await userWithRole(env, org, 'viewer');
     const refused = await createKey(viewer.token, [
-      { nrn: `organization=${org().id}`, role_slug: 'viewer' },
-      { nrn: `organization=${org().id}`, role_slug: 'admin' },
+      { nrn: `organization=${org.id}`, role_slug: 'viewer' },
+      { nrn: `organization=${org.id}`, role_slug: 'admin' },
       { nrn: 'organization=999999999', role_slug: 'viewer' },
     ]);
     assertAdminError(refused, 400, 'API_KEY.INVALID_GRANTS');
@@ -106,21 +106,21 @@ describe('API keys and POST /token', () => {
     );
     const tooLate = new Date(Date.now() + 61 * 86_400_000).toISOString();
     assertAdminError(
-      await createKey(org().admin, [{ nrn: `organization=${org().id}`, role_slug: 'viewer' }], { expires_at: tooLate }),
+      await createKey(org.admin, [{ nrn: `organization=${org.id}`, role_slug: 'viewer' }], { expires_at: tooLate }),
       400,
       'API_KEY.EXPIRY_OUT_OF_RANGE',
     );
-    const count = await ctx().db.query(`SELECT count(*)::int AS n FROM api_keys WHERE organization_id = $1`, [org().id]);
+    const count = await env.db.query(`SELECT count(*)::int AS n FROM api_keys WHERE organization_id = $1`, [org.id]);
     assert.equal(count[0].n, 0);
   });
 
   it('exchanges the key in both spellings for a token that acts with the key’s narrowed grants, not the owner’s', async () => {
-    const created = await createKey(org().admin, [{ nrn: `organization=${org().id}`, role_slug: 'viewer' }]);
+    const created = await createKey(org.admin, [{ nrn: `organization=${org.id}`, role_slug: 'viewer' }]);
     for (const body of [{ api_key: created.body.api_key }, { apikey: created.body.api_key }]) {
       const answer = await exchange(body);
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
       assert.deepEqual(Object.keys(answer.body).sort(), ['access_token', 'expires_in', 'organization_id', 'refresh_token', 'token_type']);
-      assert.equal(answer.body.organization_id, Number(org().id));
+      assert.equal(answer.body.organization_id, Number(org.id));
       assert.equal(answer.body.expires_in, 300);
       assert.equal(answer.headers['cache-control'], 'no-store');
     }
@@ -129,7 +129,7 @@ describe('API keys and POST /token', () => {
     assert.equal(
       (
         await http()
-          .get(`/user/${org().adminId}`)
+          .get(`/user/${org.adminId}`)
           .set(...bearer(token))
       ).status,
       200,
@@ -137,41 +137,41 @@ describe('API keys and POST /token', () => {
     const write = await http()
       .post('/user')
       .set(...bearer(token))
-      .send({ id: newUserId(), organization_id: Number(org().id) });
+      .send({ id: newUserId(), organization_id: Number(org.id) });
     assertAdminError(write, 403, 'forbidden');
     // Nor manage keys with it.
-    assertAdminError(await createKey(token, [{ nrn: `organization=${org().id}`, role_slug: 'viewer' }]), 403, 'API_KEY.NOT_FROM_API_KEY');
+    assertAdminError(await createKey(token, [{ nrn: `organization=${org.id}`, role_slug: 'viewer' }]), 403, 'API_KEY.NOT_FROM_API_KEY');
     const used = await http()
       .get(`/api_key/${created.body.id}`)
-      .set(...bearer(org().admin));
+      .set(...bearer(org.admin));
     assert.notEqual(used.body.last_used_at, null);
   });
 
   it('a write made with a key’s token names the key in its audit event', async () => {
-    const created = await createKey(org().admin, [{ nrn: `organization=${org().id}`, role_slug: 'admin' }]);
+    const created = await createKey(org.admin, [{ nrn: `organization=${org.id}`, role_slug: 'admin' }]);
     const token: string = (await exchange({ api_key: created.body.api_key })).body.access_token;
     const id = newUserId();
     const registered = await http()
       .post('/user')
       .set(...bearer(token))
-      .send({ id, organization_id: Number(org().id) });
+      .send({ id, organization_id: Number(org.id) });
     assert.equal(registered.status, 201, JSON.stringify(registered.body));
-    const [event] = await ctx().db.query(
+    const [event] = await env.db.query(
       `SELECT actor_id, details FROM audit_events WHERE organization_id = $1 AND action = 'user.create' AND target_id = $2`,
-      [org().id, String(id)],
+      [org.id, String(id)],
     );
-    assert.equal(event.actor_id, String(org().adminId));
+    assert.equal(event.actor_id, String(org.adminId));
     assert.equal(event.details.via_api_key, String(created.body.id));
   });
 
   it('a key narrowed to one account reaches nothing outside it', async () => {
-    const created = await createKey(org().admin, [{ nrn: `organization=${org().id}:account=1`, role_slug: 'admin' }]);
+    const created = await createKey(org.admin, [{ nrn: `organization=${org.id}:account=1`, role_slug: 'admin' }]);
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const token: string = (await exchange({ api_key: created.body.api_key })).body.access_token;
     // Listing users needs user:read on the organization: the key holds it on one account only.
     assertAdminError(
       await http()
-        .get(`/user?organization_id=${org().id}`)
+        .get(`/user?organization_id=${org.id}`)
         .set(...bearer(token)),
       403,
       'forbidden',
@@ -179,33 +179,33 @@ describe('API keys and POST /token', () => {
     assert.equal(
       (
         await http()
-          .get(`/user?organization_id=${org().id}`)
-          .set(...bearer(org().admin))
+          .get(`/user?organization_id=${org.id}`)
+          .set(...bearer(org.admin))
       ).status,
       200,
     );
   });
 
   it('revoking refuses the key and the tokens it was exchanged for at once; PATCH and DELETE are audited', async () => {
-    const created = await createKey(org().admin, [{ nrn: `organization=${org().id}`, role_slug: 'viewer' }]);
+    const created = await createKey(org.admin, [{ nrn: `organization=${org.id}`, role_slug: 'viewer' }]);
     const token: string = (await exchange({ api_key: created.body.api_key })).body.access_token;
     const renamed = await http()
       .patch(`/api_key/${created.body.id}`)
-      .set(...bearer(org().admin))
+      .set(...bearer(org.admin))
       .send({ name: 'deploy' });
     assert.equal(renamed.status, 200);
     assert.equal(renamed.body.name, 'deploy');
     assert.equal(
       (
         await http()
-          .get(`/user/${org().adminId}`)
+          .get(`/user/${org.adminId}`)
           .set(...bearer(token))
       ).status,
       200,
     );
 
     // Another user of the organization cannot see or revoke it.
-    const other = await userWithRole(ctx(), org(), 'admin');
+    const other = await userWithRole(env, org, 'admin');
     assertAdminError(
       await http()
         .delete(`/api_key/${created.body.id}`)
@@ -216,17 +216,17 @@ describe('API keys and POST /token', () => {
 
     const revoked = await http()
       .delete(`/api_key/${created.body.id}`)
-      .set(...bearer(org().admin));
+      .set(...bearer(org.admin));
     assert.equal(revoked.status, 204);
     assertAdminError(await exchange({ api_key: created.body.api_key }), 401, 'API_KEY.INVALID');
     const after = await http()
-      .get(`/user/${org().adminId}`)
+      .get(`/user/${org.adminId}`)
       .set(...bearer(token));
     assert.equal(after.status, 401);
     assert.match(after.body.message, /revoked/);
-    const events = await ctx().db.query(
+    const events = await env.db.query(
       `SELECT action FROM audit_events WHERE organization_id = $1 AND action LIKE 'api_key.%' ORDER BY id`,
-      [org().id],
+      [org.id],
     );
     assert.deepEqual(
       events.map((e: { action: string }) => e.action),

@@ -18,9 +18,9 @@ describe('admin: entities match the migrated schema', () => {
     assert.equal(oke.organizationId, null);
     assert.equal(oke.categories.length, 1);
 
-    const ctx = await adminTestApp();
-    const org = await newOrg(ctx);
-    const created = await ctx.t.request
+    const env = await adminTestApp();
+    const org = await newOrg(env);
+    const created = await env.t.request
       .post('/account')
       .set(...bearer(org.admin))
       .send({ name: 'Entity', organization_id: Number(org.id) });

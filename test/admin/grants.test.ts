@@ -4,13 +4,13 @@ import { captureLogger } from '../support/logger';
 import { assertAdminError, bearer, newOrg, newUserId, useAdminApp, userWithRole } from './support';
 
 describe('admin: bulk grants, users and roles', () => {
-  const { ctx, org } = useAdminApp();
+  const { env, org } = useAdminApp();
 
   const grantCount = async (userId: number): Promise<number> =>
-    Number((await ctx.db.query(`SELECT count(*) AS n FROM grants WHERE user_id = $1`, [userId]))[0].n);
-  const newUser = async (type: 'person' | 'service_account' = 'person') => (await userWithRole(ctx, org, 'none', undefined, type)).id;
+    Number((await env.db.query(`SELECT count(*) AS n FROM grants WHERE user_id = $1`, [userId]))[0].n);
+  const newUser = async (type: 'person' | 'service_account' = 'person') => (await userWithRole(env, org, 'none', undefined, type)).id;
   const post = (userId: number, body: unknown, token = org.admin) =>
-    ctx.t.request
+    env.t.request
       .post(`/user/${userId}/grant`)
       .set(...bearer(token))
       .send(body as object);
@@ -32,7 +32,7 @@ describe('admin: bulk grants, users and roles', () => {
       ],
     );
     assert.ok(res.body.every((g: { id: unknown }) => Number.isInteger(g.id)));
-    const list = await ctx.t.request.get(`/user/${user}/grant`).set(...bearer(org.admin));
+    const list = await env.t.request.get(`/user/${user}/grant`).set(...bearer(org.admin));
     assert.equal(list.status, 200);
     assert.equal(list.body.results.length, 3);
   });
@@ -158,7 +158,7 @@ describe('admin: bulk grants, users and roles', () => {
   });
 
   it('lets a requester assign only the roles it may assign, on NRNs it holds', async () => {
-    const developer = await userWithRole(ctx, org, 'developer', `organization=${org.id}:account=3`);
+    const developer = await userWithRole(env, org, 'developer', `organization=${org.id}:account=3`);
     const user = await newUser();
     const ok = await post(user, [{ nrn: `organization=${org.id}:account=3:namespace=9`, role_slug: 'viewer' }], developer.token);
     assert.equal(ok.status, 201, JSON.stringify(ok.body));
@@ -174,17 +174,17 @@ describe('admin: bulk grants, users and roles', () => {
   });
 
   it('answers 403 to a caller without grant permission in the organization, 404 to another organization', async () => {
-    const viewer = await userWithRole(ctx, org, 'viewer');
+    const viewer = await userWithRole(env, org, 'viewer');
     const user = await newUser();
     assertAdminError(await post(user, [{ nrn: `organization=${org.id}`, role_slug: 'viewer' }], viewer.token), 403, 'forbidden');
-    const other = await newOrg(ctx);
+    const other = await newOrg(env);
     const grant = (await post(user, [{ nrn: `organization=${org.id}`, role_slug: 'viewer' }])).body[0];
     assertAdminError(await post(user, [{ nrn: `organization=${org.id}`, role_slug: 'developer' }], other.admin), 404, 'USER.NOT_FOUND');
-    assertAdminError(await ctx.t.request.get(`/user/${user}/grant`).set(...bearer(other.admin)), 404, 'USER.NOT_FOUND');
-    assertAdminError(await ctx.t.request.get(`/user/${user}`).set(...bearer(other.admin)), 404, 'USER.NOT_FOUND');
-    assertAdminError(await ctx.t.request.delete(`/user/${user}/grant/${grant.id}`).set(...bearer(other.admin)), 404, 'USER.NOT_FOUND');
+    assertAdminError(await env.t.request.get(`/user/${user}/grant`).set(...bearer(other.admin)), 404, 'USER.NOT_FOUND');
+    assertAdminError(await env.t.request.get(`/user/${user}`).set(...bearer(other.admin)), 404, 'USER.NOT_FOUND');
+    assertAdminError(await env.t.request.delete(`/user/${user}/grant/${grant.id}`).set(...bearer(other.admin)), 404, 'USER.NOT_FOUND');
     assertAdminError(
-      await ctx.t.request.post(`/user/${user}/grant/${grant.id}/approve`).set(...bearer(other.admin)),
+      await env.t.request.post(`/user/${user}/grant/${grant.id}/approve`).set(...bearer(other.admin)),
       404,
       'USER.NOT_FOUND',
     );
@@ -209,7 +209,7 @@ describe('admin: bulk grants, users and roles', () => {
       }
     });
     assert.ok(responses.some((res) => res.status === 201));
-    const rows: Array<{ nrn: string; slug: string }> = await ctx.db.query(
+    const rows: Array<{ nrn: string; slug: string }> = await env.db.query(
       `SELECT g.nrn, r.slug FROM grants g JOIN roles r ON r.id = g.role_id WHERE g.user_id = $1`,
       [user],
     );
@@ -222,9 +222,9 @@ describe('admin: bulk grants, users and roles', () => {
     const user = await newUser();
     const [pending] = (await post(user, [{ nrn: `organization=${org.id}`, role_slug: 'secops' }])).body as Array<{ id: number }>;
     const token = await org.token(user);
-    assertAdminError(await ctx.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(token)), 404, 'ORGANIZATION.NOT_FOUND');
-    assert.equal((await ctx.t.request.post(`/user/${user}/grant/${pending.id}/approve`).set(...bearer(org.admin))).status, 200);
-    assert.equal((await ctx.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(token))).status, 200);
+    assertAdminError(await env.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(token)), 404, 'ORGANIZATION.NOT_FOUND');
+    assert.equal((await env.t.request.post(`/user/${user}/grant/${pending.id}/approve`).set(...bearer(org.admin))).status, 200);
+    assert.equal((await env.t.request.get(`/account?organization_id=${org.id}`).set(...bearer(token))).status, 200);
   });
 
   it('revokes a grant and approves a pending one', async () => {
@@ -236,18 +236,18 @@ describe('admin: bulk grants, users and roles', () => {
     const [viewer, secops] = created.body as Array<{ id: number; status: string }>;
     assert.equal(secops.status, 'pending');
     const self = await org.token(user);
-    assertAdminError(await ctx.t.request.post(`/user/${user}/grant/${secops.id}/approve`).set(...bearer(self)), 403, 'forbidden');
-    const approved = await ctx.t.request.post(`/user/${user}/grant/${secops.id}/approve`).set(...bearer(org.admin));
+    assertAdminError(await env.t.request.post(`/user/${user}/grant/${secops.id}/approve`).set(...bearer(self)), 403, 'forbidden');
+    const approved = await env.t.request.post(`/user/${user}/grant/${secops.id}/approve`).set(...bearer(org.admin));
     assert.equal(approved.status, 200, JSON.stringify(approved.body));
     assert.equal(approved.body.status, 'active');
     assertAdminError(
-      await ctx.t.request.post(`/user/${user}/grant/${secops.id}/approve`).set(...bearer(org.admin)),
+      await env.t.request.post(`/user/${user}/grant/${secops.id}/approve`).set(...bearer(org.admin)),
       409,
       'RESOURCE_GRANTS.NOT_PENDING',
     );
-    assert.equal((await ctx.t.request.delete(`/user/${user}/grant/${viewer.id}`).set(...bearer(org.admin))).status, 204);
+    assert.equal((await env.t.request.delete(`/user/${user}/grant/${viewer.id}`).set(...bearer(org.admin))).status, 204);
     assertAdminError(
-      await ctx.t.request.delete(`/user/${user}/grant/${viewer.id}`).set(...bearer(org.admin)),
+      await env.t.request.delete(`/user/${user}/grant/${viewer.id}`).set(...bearer(org.admin)),
       404,
       'RESOURCE_GRANTS.NOT_FOUND',
     );
@@ -255,26 +255,26 @@ describe('admin: bulk grants, users and roles', () => {
   });
 
   it('lists roles with their restrictions', async () => {
-    const res = await ctx.t.request.get('/role').set(...bearer(org.admin));
+    const res = await env.t.request.get('/role').set(...bearer(org.admin));
     assert.equal(res.status, 200);
     const ci = res.body.results.find((r: { slug: string }) => r.slug === 'ci');
     assert.deepEqual(ci.assignable_to_user_types, ['service_account']);
     assert.ok(res.body.results.some((r: { slug: string; requires_approval: boolean }) => r.slug === 'secops' && r.requires_approval));
-    const stranger = await ctx.t.token({ userId: String(newUserId()), organizationId: org.id });
-    assertAdminError(await ctx.t.request.get('/role').set(...bearer(stranger)), 404, 'ORGANIZATION.NOT_FOUND');
+    const stranger = await env.t.token({ userId: String(newUserId()), organizationId: org.id });
+    assertAdminError(await env.t.request.get('/role').set(...bearer(stranger)), 404, 'ORGANIZATION.NOT_FOUND');
   });
 
   it('registers users, refuses a taken id, bad input and non-numeric subjects', async () => {
     const id = newUserId();
     const body = { id, organization_id: Number(org.id), type: 'service_account', email: 'ci@example.com' };
-    const res = await ctx.t.request
+    const res = await env.t.request
       .post('/user')
       .set(...bearer(org.admin))
       .send(body);
     assert.equal(res.status, 201);
     assert.equal(res.body.type, 'service_account');
     assertAdminError(
-      await ctx.t.request
+      await env.t.request
         .post('/user')
         .set(...bearer(org.admin))
         .send(body),
@@ -288,7 +288,7 @@ describe('admin: bulk grants, users and roles', () => {
       { organization_id: Number(org.id), extra: 1 },
     ]) {
       assertAdminError(
-        await ctx.t.request
+        await env.t.request
           .post('/user')
           .set(...bearer(org.admin))
           .send(bad),
@@ -296,23 +296,23 @@ describe('admin: bulk grants, users and roles', () => {
         'validation_failed',
       );
     }
-    const listed = await ctx.t.request.get(`/user?organization_id=${org.id}`).set(...bearer(org.admin));
+    const listed = await env.t.request.get(`/user?organization_id=${org.id}`).set(...bearer(org.admin));
     assert.equal(listed.status, 200);
     assert.ok(listed.body.results.some((u: { id: number }) => u.id === id));
-    const named = await ctx.t.token({ userId: 'alice', organizationId: org.id });
+    const named = await env.t.token({ userId: 'alice', organizationId: org.id });
     // A subject that is not a user id is refused at authentication (api/http/auth.ts).
-    assertAdminError(await ctx.t.request.get('/role').set(...bearer(named)), 401, 'unauthorized');
+    assertAdminError(await env.t.request.get('/role').set(...bearer(named)), 401, 'unauthorized');
   });
 
   it('bootstraps admins idempotently, and user 1 of organization 1 by default', async () => {
     const userId = newUserId();
     const log = captureLogger();
     for (let i = 0; i < 2; i += 1)
-      await bootstrapAdmins(ctx.db, [{ userId, organizationId: Number(org.id) }], log.logger, { defaultFirstAdmin: true });
+      await bootstrapAdmins(env.db, [{ userId, organizationId: Number(org.id) }], log.logger, { defaultFirstAdmin: true });
     assert.equal(await grantCount(userId), 1);
-    await bootstrapAdmins(ctx.db, [], log.logger, { defaultFirstAdmin: true });
+    await bootstrapAdmins(env.db, [], log.logger, { defaultFirstAdmin: true });
     assert.ok(log.lines.some((line) => line.includes('user 1 holds the admin role on organization=1')));
-    const token = await ctx.t.token({ userId: '1', organizationId: '1' });
-    assert.equal((await ctx.t.request.get('/user?organization_id=1').set(...bearer(token))).status, 200);
+    const token = await env.t.token({ userId: '1', organizationId: '1' });
+    assert.equal((await env.t.request.get('/user?organization_id=1').set(...bearer(token))).status, 200);
   });
 });

@@ -26,18 +26,18 @@ describe('admin: OpenAPI and dialect', () => {
   });
 
   it('answers 401 in the admin dialect without a token and unknown admin routes with 404', async () => {
-    const ctx = await adminTestApp();
-    const org = await newOrg(ctx);
-    const res = await ctx.t.request.get('/account/1');
+    const env = await adminTestApp();
+    const org = await newOrg(env);
+    const res = await env.t.request.get('/account/1');
     assert.equal(res.status, 401);
     assert.deepEqual(Object.keys(res.body).sort(), ['code', 'error', 'message', 'statusCode']);
-    const missing = await ctx.t.request.get('/account/1/nothing').set(...bearer(org.admin));
+    const missing = await env.t.request.get('/account/1/nothing').set(...bearer(org.admin));
     assert.equal(missing.body.statusCode, 404);
   });
 
   it('refuses malformed path and query parameters with 400 in the admin dialect', async () => {
-    const ctx = await adminTestApp();
-    const org = await newOrg(ctx);
+    const env = await adminTestApp();
+    const org = await newOrg(env);
     for (const path of [
       '/account/abc',
       '/account/0',
@@ -50,7 +50,7 @@ describe('admin: OpenAPI and dialect', () => {
       '/service_specification?type=other',
       '/provider_specification?category=databases',
     ]) {
-      const res = await ctx.t.request.get(path).set(...bearer(org.admin));
+      const res = await env.t.request.get(path).set(...bearer(org.admin));
       assert.equal(res.status, 400, path);
       assert.deepEqual(
         [res.body.statusCode, res.body.code, typeof res.body.error, typeof res.body.message],

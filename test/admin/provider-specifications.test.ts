@@ -4,7 +4,7 @@ import { PROVIDER_SEEDS } from '../../db/migrations/data/provider-specifications
 import { assertAdminError, bearer, newOrg, useAdminApp, userWithRole } from './support';
 
 describe('admin: provider specifications', () => {
-  const { ctx, org } = useAdminApp();
+  const { env, org } = useAdminApp();
 
   const settings = {
     type: 'object',
@@ -12,12 +12,12 @@ describe('admin: provider specifications', () => {
     properties: { token: { type: 'string', secret: true }, team: { type: 'string', tag: true } },
   };
   const create = (body: object, token = org.admin) =>
-    ctx.t.request
+    env.t.request
       .post('/provider_specification')
       .set(...bearer(token))
       .send({ name: 'Acme Logs', schema: settings, visible_to: [`organization=${org.id}`], ...body });
   const count = async (): Promise<number> =>
-    Number((await ctx.db.query(`SELECT count(*) AS n FROM provider_specifications WHERE organization_id = $1`, [org.id]))[0].n);
+    Number((await env.db.query(`SELECT count(*) AS n FROM provider_specifications WHERE organization_id = $1`, [org.id]))[0].n);
 
   it('creates with a category mapped to its record, custom keywords accepted, and a globally unique slug', async () => {
     const res = await create({
@@ -28,7 +28,7 @@ describe('admin: provider specifications', () => {
       default_dimensions: { env: 'prod' },
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
-    const [category] = await ctx.db.query(`SELECT id FROM provider_categories WHERE slug = 'logging'`);
+    const [category] = await env.db.query(`SELECT id FROM provider_categories WHERE slug = 'logging'`);
     assert.deepEqual(res.body.categories, [category.id]);
     assert.deepEqual(
       [res.body.organization_id, res.body.allow_dimensions, res.body.icon, res.body.tags, res.body.dependencies],
@@ -38,7 +38,7 @@ describe('admin: provider specifications', () => {
     const second = await create({});
     assert.notEqual(second.body.slug, res.body.slug);
     assert.equal(second.body.allow_dimensions, false);
-    const read = await ctx.t.request.get(`/provider_specification/${res.body.id}`).set(...bearer(org.admin));
+    const read = await env.t.request.get(`/provider_specification/${res.body.id}`).set(...bearer(org.admin));
     assert.deepEqual(read.body, res.body);
   });
 
@@ -63,11 +63,11 @@ describe('admin: provider specifications', () => {
   });
 
   it('ships global specifications, including Oracle Cloud Infrastructure and Oracle Kubernetes Engine', async () => {
-    const list = await ctx.t.request.get('/provider_specification?limit=100').set(...bearer(org.admin));
+    const list = await env.t.request.get('/provider_specification?limit=100').set(...bearer(org.admin));
     assert.equal(list.status, 200);
     const globals = list.body.results.filter((p: { organization_id: number | null }) => p.organization_id === null);
-    const [cloud] = await ctx.db.query(`SELECT id FROM provider_categories WHERE slug = 'cloud-providers'`);
-    const [orchestration] = await ctx.db.query(`SELECT id FROM provider_categories WHERE slug = 'container-orchestration'`);
+    const [cloud] = await env.db.query(`SELECT id FROM provider_categories WHERE slug = 'cloud-providers'`);
+    const [orchestration] = await env.db.query(`SELECT id FROM provider_categories WHERE slug = 'container-orchestration'`);
     const oci = globals.find((p: { slug: string }) => p.slug === 'oracle-cloud-infrastructure');
     const oke = globals.find((p: { slug: string }) => p.slug === 'oracle-kubernetes-engine');
     assert.deepEqual(oci.categories, [cloud.id]);
@@ -75,10 +75,10 @@ describe('admin: provider specifications', () => {
     assert.equal(oci.schema.properties.private_key.secret, true);
     assert.equal(oke.schema.properties.cluster_ocid.tag, true);
     assert.ok(Array.isArray(oke.schema.groups));
-    const byCategory = await ctx.t.request.get('/provider_specification?category=container-orchestration').set(...bearer(org.admin));
+    const byCategory = await env.t.request.get('/provider_specification?category=container-orchestration').set(...bearer(org.admin));
     assert.ok(byCategory.body.results.every((p: { categories: string[] }) => p.categories.includes(orchestration.id)));
     assert.equal(
-      (await ctx.t.request.get('/provider_specification?slug=oracle-kubernetes-engine').set(...bearer(org.admin))).body.paging.total,
+      (await env.t.request.get('/provider_specification?slug=oracle-kubernetes-engine').set(...bearer(org.admin))).body.paging.total,
       1,
     );
 
@@ -103,33 +103,33 @@ describe('admin: provider specifications', () => {
     );
     assert.notDeepEqual(okeSchema.validate(validOci), []);
 
-    const global = await ctx.t.request.get(`/provider_specification/${oci.id}`).set(...bearer(org.admin));
+    const global = await env.t.request.get(`/provider_specification/${oci.id}`).set(...bearer(org.admin));
     assert.equal(global.status, 200);
     assertAdminError(
-      await ctx.t.request
+      await env.t.request
         .patch(`/provider_specification/${oci.id}`)
         .set(...bearer(org.admin))
         .send({ name: 'Mine' }),
       403,
       'forbidden',
     );
-    assertAdminError(await ctx.t.request.delete(`/provider_specification/${oci.id}`).set(...bearer(org.admin)), 403, 'forbidden');
+    assertAdminError(await env.t.request.delete(`/provider_specification/${oci.id}`).set(...bearer(org.admin)), 403, 'forbidden');
   });
 
   it('updates and deletes; lists only global and own specifications', async () => {
     const spec = (await create({ category: 'logging' })).body;
-    const res = await ctx.t.request
+    const res = await env.t.request
       .patch(`/provider_specification/${spec.id}`)
       .set(...bearer(org.admin))
       .send({ name: 'Renamed', category: 'metrics', description: 'New' });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    const [metrics] = await ctx.db.query(`SELECT id FROM provider_categories WHERE slug = 'metrics'`);
+    const [metrics] = await env.db.query(`SELECT id FROM provider_categories WHERE slug = 'metrics'`);
     assert.deepEqual(
       [res.body.name, res.body.slug, res.body.description, res.body.categories],
       ['Renamed', spec.slug, 'New', [metrics.id]],
     );
     assertAdminError(
-      await ctx.t.request
+      await env.t.request
         .patch(`/provider_specification/${spec.id}`)
         .set(...bearer(org.admin))
         .send({ schema: { type: 'object', properties: { s: { secret: 'no' } } } }),
@@ -137,27 +137,27 @@ describe('admin: provider specifications', () => {
       'INVALID_JSON_SCHEMA',
     );
     assertAdminError(
-      await ctx.t.request
+      await env.t.request
         .patch(`/provider_specification/${spec.id}`)
         .set(...bearer(org.admin))
         .send({ organization_id: 5 }),
       400,
       'validation_failed',
     );
-    const other = await newOrg(ctx);
+    const other = await newOrg(env);
     const otherSpec = (
-      await ctx.t.request
+      await env.t.request
         .post('/provider_specification')
         .set(...bearer(other.admin))
         .send({ name: 'Other', schema: {}, visible_to: [`organization=${other.id}`] })
     ).body;
-    const mine = await ctx.t.request.get('/provider_specification?limit=200').set(...bearer(org.admin));
+    const mine = await env.t.request.get('/provider_specification?limit=200').set(...bearer(org.admin));
     const ids = mine.body.results.map((p: { id: string }) => p.id);
     assert.ok(ids.includes(spec.id));
     assert.ok(!ids.includes(otherSpec.id));
-    assert.equal((await ctx.t.request.delete(`/provider_specification/${spec.id}`).set(...bearer(org.admin))).status, 204);
+    assert.equal((await env.t.request.delete(`/provider_specification/${spec.id}`).set(...bearer(org.admin))).status, 204);
     assertAdminError(
-      await ctx.t.request.get(`/provider_specification/${spec.id}`).set(...bearer(org.admin)),
+      await env.t.request.get(`/provider_specification/${spec.id}`).set(...bearer(org.admin)),
       404,
       'PROVIDER_SPECIFICATION.NOT_FOUND',
     );
@@ -165,26 +165,26 @@ describe('admin: provider specifications', () => {
 
   it('answers 403 without permission and 404 from another organization on every id route', async () => {
     const spec = (await create({})).body;
-    const developer = await userWithRole(ctx, org, 'developer');
-    assert.equal((await ctx.t.request.get(`/provider_specification/${spec.id}`).set(...bearer(developer.token))).status, 200);
+    const developer = await userWithRole(env, org, 'developer');
+    assert.equal((await env.t.request.get(`/provider_specification/${spec.id}`).set(...bearer(developer.token))).status, 200);
     assertAdminError(await create({ name: 'x' }, developer.token), 403, 'forbidden');
     assertAdminError(
-      await ctx.t.request
+      await env.t.request
         .patch(`/provider_specification/${spec.id}`)
         .set(...bearer(developer.token))
         .send({ name: 'x' }),
       403,
       'forbidden',
     );
-    const other = await newOrg(ctx);
+    const other = await newOrg(env);
     const auth = bearer(other.admin);
     for (const res of [
-      await ctx.t.request.get(`/provider_specification/${spec.id}`).set(...auth),
-      await ctx.t.request
+      await env.t.request.get(`/provider_specification/${spec.id}`).set(...auth),
+      await env.t.request
         .patch(`/provider_specification/${spec.id}`)
         .set(...auth)
         .send({ name: 'x' }),
-      await ctx.t.request.delete(`/provider_specification/${spec.id}`).set(...auth),
+      await env.t.request.delete(`/provider_specification/${spec.id}`).set(...auth),
     ]) {
       assertAdminError(res, 404, 'PROVIDER_SPECIFICATION.NOT_FOUND');
     }

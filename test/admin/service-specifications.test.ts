@@ -2,21 +2,21 @@ import assert from 'node:assert/strict';
 import { assertAdminError, bearer, newOrg, useAdminApp, userWithRole } from './support';
 
 describe('admin: service specifications', () => {
-  const { ctx, org } = useAdminApp();
+  const { env, org } = useAdminApp();
 
   const nrn = (suffix = '') => `organization=${org.id}${suffix}`;
   const create = (body: object, token = org.admin) =>
-    ctx.t.request
+    env.t.request
       .post('/service_specification')
       .set(...bearer(token))
       .send({ name: 'Postgres DB', visible_to: [nrn()], ...body });
   const patch = (id: string, body: object, token = org.admin) =>
-    ctx.t.request
+    env.t.request
       .patch(`/service_specification/${id}`)
       .set(...bearer(token))
       .send(body);
   const specCount = async (): Promise<number> =>
-    Number((await ctx.db.query(`SELECT count(*) AS n FROM service_specifications WHERE organization_id = $1`, [org.id]))[0].n);
+    Number((await env.db.query(`SELECT count(*) AS n FROM service_specifications WHERE organization_id = $1`, [org.id]))[0].n);
   const sizeSchema = {
     type: 'object',
     required: ['min_size'],
@@ -38,30 +38,30 @@ describe('admin: service specifications', () => {
     );
     assert.equal((await create({})).body.slug, 'postgres-db-2');
 
-    const actions = await ctx.t.request.get(`/service_specification/${spec.id}/action_specification`).set(...bearer(org.admin));
+    const actions = await env.t.request.get(`/service_specification/${spec.id}/action_specification`).set(...bearer(org.admin));
     assert.deepEqual(actions.body.results.map((a: { type: string }) => a.type).sort(), ['create', 'delete', 'update']);
     const createAction = actions.body.results.find((a: { type: string }) => a.type === 'create');
     assert.deepEqual(createAction.parameters, sizeSchema);
     assert.equal(actions.body.results.find((a: { type: string }) => a.type === 'update').parameters.required, undefined);
 
-    const read = await ctx.t.request.get(`/service_specification/${spec.id}`).set(...bearer(org.admin));
+    const read = await env.t.request.get(`/service_specification/${spec.id}`).set(...bearer(org.admin));
     assert.deepEqual(read.body, spec);
   });
 
   it('defaults use_default_actions to false for scope specifications; an explicit value wins', async () => {
     const scope = await create({ name: 'K8s scope', type: 'scope' });
     assert.equal(scope.body.use_default_actions, false);
-    const none = await ctx.t.request.get(`/service_specification/${scope.body.id}/action_specification`).set(...bearer(org.admin));
+    const none = await env.t.request.get(`/service_specification/${scope.body.id}/action_specification`).set(...bearer(org.admin));
     assert.deepEqual(none.body.results, []);
     assert.equal((await create({ name: 'Scope 2', type: 'scope', use_default_actions: true })).body.use_default_actions, true);
     const dep = await create({ name: 'Dep', use_default_actions: false });
     assert.equal(dep.body.use_default_actions, false);
     // Switching defaults on generates them; off removes the unused ones.
     assert.equal((await patch(dep.body.id, { use_default_actions: true })).status, 200);
-    const on = await ctx.t.request.get(`/service_specification/${dep.body.id}/action_specification`).set(...bearer(org.admin));
+    const on = await env.t.request.get(`/service_specification/${dep.body.id}/action_specification`).set(...bearer(org.admin));
     assert.equal(on.body.results.length, 3);
     await patch(dep.body.id, { use_default_actions: false });
-    const off = await ctx.t.request.get(`/service_specification/${dep.body.id}/action_specification`).set(...bearer(org.admin));
+    const off = await env.t.request.get(`/service_specification/${dep.body.id}/action_specification`).set(...bearer(org.admin));
     assert.equal(off.body.results.length, 0);
   });
 
@@ -229,7 +229,7 @@ describe('admin: service specifications', () => {
     await create({ name: 'Scope thing', type: 'scope', visible_to: [nrn(':account=2')] });
     type Page = { paging: { total: number; offset: number; limit: number }; results: Array<{ name: string }> };
     const list = async (q: string): Promise<Page> =>
-      (await ctx.t.request.get(`/service_specification?${q}`).set(...bearer(org.admin))).body as Page;
+      (await env.t.request.get(`/service_specification?${q}`).set(...bearer(org.admin))).body as Page;
     const names = async (q: string): Promise<string[]> => (await list(q)).results.map((s) => s.name).sort();
     assert.deepEqual(await names(''), ['Account 1', 'Any account ns 5', 'Org wide', 'Scope thing']);
     assert.deepEqual(await names(`nrn=${nrn(':account=1:namespace=5')}`), ['Account 1', 'Any account ns 5', 'Org wide']);
@@ -241,14 +241,14 @@ describe('admin: service specifications', () => {
     assert.deepEqual(page.paging, { total: 4, offset: 1, limit: 1 });
     assert.equal(page.results.length, 1);
     assert.deepEqual((await list('offset=10')).paging, { total: 4, offset: 10, limit: 30 });
-    assertAdminError(await ctx.t.request.get('/service_specification?nrn=bogus').set(...bearer(org.admin)), 400, 'validation_failed');
-    const other = await newOrg(ctx);
+    assertAdminError(await env.t.request.get('/service_specification?nrn=bogus').set(...bearer(org.admin)), 400, 'validation_failed');
+    const other = await newOrg(env);
     assertAdminError(
-      await ctx.t.request.get(`/service_specification?nrn=${nrn()}`).set(...bearer(other.admin)),
+      await env.t.request.get(`/service_specification?nrn=${nrn()}`).set(...bearer(other.admin)),
       404,
       'ORGANIZATION.NOT_FOUND',
     );
-    assert.deepEqual((await ctx.t.request.get('/service_specification').set(...bearer(other.admin))).body.results, []);
+    assert.deepEqual((await env.t.request.get('/service_specification').set(...bearer(other.admin))).body.results, []);
   });
 
   it('updates fields, regenerates default actions from the new schema, and deletes', async () => {
@@ -264,7 +264,7 @@ describe('admin: service specifications', () => {
       [res.body.name, res.body.slug, res.body.selectors.provider, res.body.selectors.category],
       ['Renamed', 'postgres-db', 'aws', 'any'],
     );
-    const actions = await ctx.t.request.get(`/service_specification/${spec.id}/action_specification`).set(...bearer(org.admin));
+    const actions = await env.t.request.get(`/service_specification/${spec.id}/action_specification`).set(...bearer(org.admin));
     assert.deepEqual(actions.body.results.find((a: { type: string }) => a.type === 'create').parameters, schema);
     assertAdminError(
       await patch(spec.id, { attributes: { schema, values: { version: '9' } } }),
@@ -274,11 +274,11 @@ describe('admin: service specifications', () => {
     assertAdminError(await patch(spec.id, { slug: 'mine' }), 400, 'validation_failed');
     assertAdminError(await patch(spec.id, {}), 400, 'validation_failed');
     assertAdminError(await patch(spec.id, { visible_to: ['organization=999999'] }), 400, 'SERVICE_SPECIFICATION.INVALID_VISIBILITY');
-    const [row] = await ctx.db.query(`SELECT name, attributes FROM service_specifications WHERE id = $1`, [spec.id]);
+    const [row] = await env.db.query(`SELECT name, attributes FROM service_specifications WHERE id = $1`, [spec.id]);
     assert.equal(row.attributes.values.version, '16');
-    assert.equal((await ctx.t.request.delete(`/service_specification/${spec.id}`).set(...bearer(org.admin))).status, 204);
+    assert.equal((await env.t.request.delete(`/service_specification/${spec.id}`).set(...bearer(org.admin))).status, 204);
     assertAdminError(
-      await ctx.t.request.get(`/service_specification/${spec.id}`).set(...bearer(org.admin)),
+      await env.t.request.get(`/service_specification/${spec.id}`).set(...bearer(org.admin)),
       404,
       'SERVICE_SPECIFICATION.NOT_FOUND',
     );
@@ -287,16 +287,16 @@ describe('admin: service specifications', () => {
   it('refuses a package_id change while an instance is bound to a package revision, current or desired', async () => {
     const spec = (await create({ package_id: '11111111-1111-4111-8111-111111111111' })).body;
     assert.equal(spec.package_id, '11111111-1111-4111-8111-111111111111');
-    const service = await ctx.t.request
+    const service = await env.t.request
       .post('/service')
       .set(...bearer(org.admin))
       .send({ specification_id: spec.id, entity_nrn: nrn(':account=1'), attributes: {} });
     assert.equal(service.status, 201, JSON.stringify(service.body));
     for (const column of ['package_revision_id', 'desired_package_revision_id']) {
-      await ctx.db.query(`UPDATE services SET package_revision_id = NULL, desired_package_revision_id = NULL WHERE id = $1`, [
+      await env.db.query(`UPDATE services SET package_revision_id = NULL, desired_package_revision_id = NULL WHERE id = $1`, [
         service.body.id,
       ]);
-      await ctx.db.query(`UPDATE services SET ${column} = gen_random_uuid() WHERE id = $1`, [service.body.id]);
+      await env.db.query(`UPDATE services SET ${column} = gen_random_uuid() WHERE id = $1`, [service.body.id]);
       assertAdminError(await patch(spec.id, { package_id: null }), 409, 'SERVICE_SPECIFICATION.PACKAGE_BOUND');
       assertAdminError(
         await patch(spec.id, { package_id: '22222222-2222-4222-8222-222222222222' }),
@@ -305,14 +305,14 @@ describe('admin: service specifications', () => {
       );
       assert.equal((await patch(spec.id, { package_id: spec.package_id, name: 'Same package' })).status, 200);
     }
-    await ctx.db.query(`UPDATE services SET package_revision_id = NULL, desired_package_revision_id = NULL WHERE id = $1`, [
+    await env.db.query(`UPDATE services SET package_revision_id = NULL, desired_package_revision_id = NULL WHERE id = $1`, [
       service.body.id,
     ]);
     const released = await patch(spec.id, { package_id: null });
     assert.equal(released.status, 200);
     assert.equal(released.body.package_id, null);
     assertAdminError(
-      await ctx.t.request.delete(`/service_specification/${spec.id}`).set(...bearer(org.admin)),
+      await env.t.request.delete(`/service_specification/${spec.id}`).set(...bearer(org.admin)),
       409,
       'SERVICE_SPECIFICATION.IN_USE',
     );
@@ -320,19 +320,19 @@ describe('admin: service specifications', () => {
 
   it('answers 403 without permission and 404 from another organization on every id route', async () => {
     const spec = (await create({})).body;
-    const viewer = await userWithRole(ctx, org, 'viewer');
-    assert.equal((await ctx.t.request.get(`/service_specification/${spec.id}`).set(...bearer(viewer.token))).status, 200);
+    const viewer = await userWithRole(env, org, 'viewer');
+    assert.equal((await env.t.request.get(`/service_specification/${spec.id}`).set(...bearer(viewer.token))).status, 200);
     assertAdminError(await create({ name: 'x' }, viewer.token), 403, 'forbidden');
     assertAdminError(await patch(spec.id, { name: 'x' }, viewer.token), 403, 'forbidden');
-    assertAdminError(await ctx.t.request.delete(`/service_specification/${spec.id}`).set(...bearer(viewer.token)), 403, 'forbidden');
-    const other = await newOrg(ctx);
+    assertAdminError(await env.t.request.delete(`/service_specification/${spec.id}`).set(...bearer(viewer.token)), 403, 'forbidden');
+    const other = await newOrg(env);
     const as = (req: { set(k: string, v: string): unknown }) => req.set(...bearer(other.admin));
     for (const res of await Promise.all([
-      as(ctx.t.request.get(`/service_specification/${spec.id}`)),
-      as(ctx.t.request.patch(`/service_specification/${spec.id}`).send({ name: 'x' })),
-      as(ctx.t.request.delete(`/service_specification/${spec.id}`)),
-      as(ctx.t.request.get(`/service_specification/${spec.id}/action_specification`)),
-      as(ctx.t.request.post(`/service_specification/${spec.id}/action_specification`).send({ name: 'x' })),
+      as(env.t.request.get(`/service_specification/${spec.id}`)),
+      as(env.t.request.patch(`/service_specification/${spec.id}`).send({ name: 'x' })),
+      as(env.t.request.delete(`/service_specification/${spec.id}`)),
+      as(env.t.request.get(`/service_specification/${spec.id}/action_specification`)),
+      as(env.t.request.post(`/service_specification/${spec.id}/action_specification`).send({ name: 'x' })),
     ])) {
       assertAdminError(res as never, 404, 'SERVICE_SPECIFICATION.NOT_FOUND');
     }
@@ -343,14 +343,14 @@ describe('admin: service specifications', () => {
   it('adds custom action specifications with validated schemas', async () => {
     const spec = (await create({})).body;
     const url = `/service_specification/${spec.id}/action_specification`;
-    const ok = await ctx.t.request
+    const ok = await env.t.request
       .post(url)
       .set(...bearer(org.admin))
       .send({ name: 'Restart now', parameters: { type: 'object', properties: { force: { type: 'boolean' } } } });
     assert.equal(ok.status, 201);
     assert.deepEqual([ok.body.slug, ok.body.type], ['restart-now', 'custom']);
     assertAdminError(
-      await ctx.t.request
+      await env.t.request
         .post(url)
         .set(...bearer(org.admin))
         .send({ name: 'Restart now' }),
@@ -358,7 +358,7 @@ describe('admin: service specifications', () => {
       'ACTION_SPECIFICATION.SLUG_TAKEN',
     );
     assertAdminError(
-      await ctx.t.request
+      await env.t.request
         .post(url)
         .set(...bearer(org.admin))
         .send({ name: 'Bad', parameters: { type: 1 } }),
@@ -366,14 +366,14 @@ describe('admin: service specifications', () => {
       'INVALID_JSON_SCHEMA',
     );
     assertAdminError(
-      await ctx.t.request
+      await env.t.request
         .post(url)
         .set(...bearer(org.admin))
         .send({ name: 'Bad', extra: 1 }),
       400,
       'validation_failed',
     );
-    const one = await ctx.t.request.get(`${url}/${ok.body.id}`).set(...bearer(org.admin));
+    const one = await env.t.request.get(`${url}/${ok.body.id}`).set(...bearer(org.admin));
     assert.deepEqual(one.body, ok.body);
   });
 });

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { assertAdminError, bearer, newOrg, useAdminApp, userWithRole } from './support';
 
 describe('admin: services and actions', () => {
-  const { ctx, org } = useAdminApp();
+  const { env, org } = useAdminApp();
   let specId: string;
   let createSpecId: string;
   let customSpecId: string;
   beforeEach(async () => {
-    const spec = await ctx.t.request
+    const spec = await env.t.request
       .post('/service_specification')
       .set(...bearer(org.admin))
       .send({
@@ -20,9 +20,9 @@ describe('admin: services and actions', () => {
         dimensions: { env: { required: true, values: ['dev', 'prod'] } },
       });
     specId = spec.body.id;
-    const actions = await ctx.t.request.get(`/service_specification/${specId}/action_specification`).set(...bearer(org.admin));
+    const actions = await env.t.request.get(`/service_specification/${specId}/action_specification`).set(...bearer(org.admin));
     createSpecId = actions.body.results.find((a: { type: string }) => a.type === 'create').id;
-    const custom = await ctx.t.request
+    const custom = await env.t.request
       .post(`/service_specification/${specId}/action_specification`)
       .set(...bearer(org.admin))
       .send({
@@ -35,7 +35,7 @@ describe('admin: services and actions', () => {
 
   const nrn = `organization=ORG:account=1:namespace=2`;
   const createService = (body: object, token = org.admin) =>
-    ctx.t.request
+    env.t.request
       .post('/service')
       .set(...bearer(token))
       .send({
@@ -48,7 +48,7 @@ describe('admin: services and actions', () => {
   const count = async (table: 'services' | 'service_actions'): Promise<number> =>
     Number(
       (
-        await ctx.db.query(
+        await env.db.query(
           `SELECT count(*) AS n FROM ${table} WHERE ${table === 'services' ? 'specification_id' : 'service_id IN (SELECT id FROM services WHERE specification_id'} = $1${table === 'services' ? '' : ')'}`,
           [specId],
         )
@@ -61,7 +61,7 @@ describe('admin: services and actions', () => {
     assert.match(res.body.name, /^queue-[0-9a-f]{6}$/);
     assert.equal(res.body.entity_nrn, `organization=${org.id}:account=1:namespace=2`);
     assert.equal((await createService({ attributes: { size: 3, name: 'orders' } })).body.name, 'orders');
-    const read = await ctx.t.request.get(`/service/${res.body.id}`).set(...bearer(org.admin));
+    const read = await env.t.request.get(`/service/${res.body.id}`).set(...bearer(org.admin));
     assert.deepEqual(read.body, res.body);
   });
 
@@ -91,7 +91,7 @@ describe('admin: services and actions', () => {
   });
 
   it('requires a name when the specification does not use default naming', async () => {
-    await ctx.t.request
+    await env.t.request
       .patch(`/service_specification/${specId}`)
       .set(...bearer(org.admin))
       .send({ use_default_naming: false });
@@ -101,7 +101,7 @@ describe('admin: services and actions', () => {
 
   it('creates, lists, reads and patches actions with contract shapes', async () => {
     const service = (await createService({})).body;
-    const created = await ctx.t.request
+    const created = await env.t.request
       .post(`/service/${service.id}/action`)
       .set(...bearer(org.admin))
       .send({ specification_id: createSpecId, parameters: { size: 4 } });
@@ -116,14 +116,14 @@ describe('admin: services and actions', () => {
 
     const url = `/service/${service.id}/action/${action.id}`;
     for (const status of ['pending_create', 'in_progress', 'success', 'failed', 'cancelled', 'pending']) {
-      const res = await ctx.t.request
+      const res = await env.t.request
         .patch(url)
         .set(...bearer(org.admin))
         .send({ status });
       assert.equal(res.body.status, status);
     }
     const before = Date.now();
-    const patched = await ctx.t.request
+    const patched = await env.t.request
       .patch(url)
       .set(...bearer(org.admin))
       .send({
@@ -136,16 +136,16 @@ describe('admin: services and actions', () => {
     assert.equal(patched.body.messages[0].level, 'info');
     assert.ok(patched.body.messages[0].timestamp >= before && patched.body.messages[0].timestamp <= Date.now());
     assert.deepEqual(patched.body.messages[1], { level: 'warning', message: 'slow', timestamp: 1_700_000_000_123 });
-    const more = await ctx.t.request
+    const more = await env.t.request
       .patch(url)
       .set(...bearer(org.admin))
       .send({ messages: [{ level: 'fatal', message: 'boom' }] });
     assert.equal(more.body.messages.length, 3);
 
-    const list = await ctx.t.request.get(`/service/${service.id}/action`).set(...bearer(org.admin));
+    const list = await env.t.request.get(`/service/${service.id}/action`).set(...bearer(org.admin));
     assert.deepEqual(list.body.paging, { total: 1, offset: 0, limit: 30 });
     assert.equal(list.body.results[0].id, action.id);
-    const read = await ctx.t.request.get(url).set(...bearer(org.admin));
+    const read = await env.t.request.get(url).set(...bearer(org.admin));
     assert.deepEqual(read.body, more.body);
 
     // An action holds at most ACTION_MAX_MESSAGES (1000) messages: an update that would pass it changes nothing.
@@ -153,29 +153,29 @@ describe('admin: services and actions', () => {
     for (let i = 0; i < 9; i++)
       assert.equal(
         (
-          await ctx.t.request
+          await env.t.request
             .patch(url)
             .set(...bearer(org.admin))
             .send({ messages: batch(100) })
         ).status,
         200,
       );
-    const full = await ctx.t.request
+    const full = await env.t.request
       .patch(url)
       .set(...bearer(org.admin))
       .send({ messages: batch(97) });
     assert.equal(full.body.messages.length, 1000);
-    const over = await ctx.t.request
+    const over = await env.t.request
       .patch(url)
       .set(...bearer(org.admin))
       .send({ messages: batch(1), status: 'failed' });
     assertAdminError(over, 400, 'ACTION.TOO_MANY_MESSAGES');
     assert.match(over.body.message, /ACTION_MAX_MESSAGES/);
-    const unchanged = await ctx.t.request.get(url).set(...bearer(org.admin));
+    const unchanged = await env.t.request.get(url).set(...bearer(org.admin));
     assert.deepEqual([unchanged.body.messages.length, unchanged.body.status], [1000, full.body.status]);
     assert.equal(
       (
-        await ctx.t.request
+        await env.t.request
           .patch(url)
           .set(...bearer(org.admin))
           .send({ status: 'failed' })
@@ -188,7 +188,7 @@ describe('admin: services and actions', () => {
   it('validates action parameters and results against the action specification', async () => {
     const service = (await createService({})).body;
     const post = (body: object) =>
-      ctx.t.request
+      env.t.request
         .post(`/service/${service.id}/action`)
         .set(...bearer(org.admin))
         .send(body);
@@ -206,7 +206,7 @@ describe('admin: services and actions', () => {
     const action = (await post({ specification_id: customSpecId, parameters: { older_than_days: 3 } })).body;
     const url = `/service/${service.id}/action/${action.id}`;
     const patch = (body: object) =>
-      ctx.t.request
+      env.t.request
         .patch(url)
         .set(...bearer(org.admin))
         .send(body);
@@ -230,22 +230,22 @@ describe('admin: services and actions', () => {
       'ACTION.UNKNOWN_SPECIFICATION',
     );
     assert.equal((await patch({ desired_specification_id: createSpecId, results: { anything: 1 } })).status, 200);
-    const [row] = await ctx.db.query(`SELECT status, messages, results FROM service_actions WHERE id = $1`, [action.id]);
+    const [row] = await env.db.query(`SELECT status, messages, results FROM service_actions WHERE id = $1`, [action.id]);
     assert.deepEqual([row.status, row.messages, row.results], ['pending', [], { anything: 1 }]);
   });
 
   it('answers 403 without permission and 404 from another organization on every id route', async () => {
     const service = (await createService({})).body;
     const action = (
-      await ctx.t.request
+      await env.t.request
         .post(`/service/${service.id}/action`)
         .set(...bearer(org.admin))
         .send({ specification_id: createSpecId, parameters: { size: 1 } })
     ).body;
-    const viewer = await userWithRole(ctx, org, 'viewer');
-    assert.equal((await ctx.t.request.get(`/service/${service.id}`).set(...bearer(viewer.token))).status, 200);
+    const viewer = await userWithRole(env, org, 'viewer');
+    assert.equal((await env.t.request.get(`/service/${service.id}`).set(...bearer(viewer.token))).status, 200);
     assertAdminError(
-      await ctx.t.request
+      await env.t.request
         .patch(`/service/${service.id}/action/${action.id}`)
         .set(...bearer(viewer.token))
         .send({ status: 'failed' }),
@@ -253,28 +253,28 @@ describe('admin: services and actions', () => {
       'forbidden',
     );
     assertAdminError(await createService({}, viewer.token), 403, 'forbidden');
-    const other = await newOrg(ctx);
+    const other = await newOrg(env);
     const auth = bearer(other.admin);
     const responses = [
-      await ctx.t.request.get(`/service/${service.id}`).set(...auth),
-      await ctx.t.request
+      await env.t.request.get(`/service/${service.id}`).set(...auth),
+      await env.t.request
         .post(`/service/${service.id}/action`)
         .set(...auth)
         .send({ specification_id: createSpecId }),
-      await ctx.t.request.get(`/service/${service.id}/action`).set(...auth),
-      await ctx.t.request.get(`/service/${service.id}/action/${action.id}`).set(...auth),
-      await ctx.t.request
+      await env.t.request.get(`/service/${service.id}/action`).set(...auth),
+      await env.t.request.get(`/service/${service.id}/action/${action.id}`).set(...auth),
+      await env.t.request
         .patch(`/service/${service.id}/action/${action.id}`)
         .set(...auth)
         .send({ status: 'failed' }),
     ];
     for (const res of responses) assertAdminError(res, 404, 'SERVICE.NOT_FOUND');
     assertAdminError(
-      await ctx.t.request.get(`/service/${service.id}/action/00000000-0000-4000-8000-000000000000`).set(...bearer(org.admin)),
+      await env.t.request.get(`/service/${service.id}/action/00000000-0000-4000-8000-000000000000`).set(...bearer(org.admin)),
       404,
       'ACTION.NOT_FOUND',
     );
-    const [row] = await ctx.db.query(`SELECT status FROM service_actions WHERE id = $1`, [action.id]);
+    const [row] = await env.db.query(`SELECT status FROM service_actions WHERE id = $1`, [action.id]);
     assert.equal(row.status, 'pending');
   });
 });

@@ -11,18 +11,20 @@ import { late } from '../support/late';
 import { captureLogger } from '../support/logger';
 import { newUserId } from '../support/grants';
 
-export interface AdminTestContext {
+/** The file's environment (`env` in every test folder): the app with the admin routes and the test database. */
+export interface AdminEnv {
   t: TestApp;
   db: DataSource;
 }
 
-export async function adminTestApp(): Promise<AdminTestContext> {
+export async function adminTestApp(): Promise<AdminEnv> {
   const db = await testDataSource();
   return { t: createTestApp({ routes: adminRoutes({ dataSource: db }) }), db };
 }
 
 export { newUserId };
 
+/** The organization a test acts in (`org` in every test folder), with its admin. */
 export interface Org {
   id: string;
   adminId: number;
@@ -31,44 +33,44 @@ export interface Org {
   token(userId: number, userType?: 'person' | 'service_account'): Promise<string>;
 }
 
-export async function newOrg(ctx: AdminTestContext): Promise<Org> {
+export async function newOrg(env: AdminEnv): Promise<Org> {
   const id = newOrganizationId();
   const adminId = newUserId();
-  await bootstrapAdmins(ctx.db, [{ userId: adminId, organizationId: Number(id) }], captureLogger().logger, { defaultFirstAdmin: false });
+  await bootstrapAdmins(env.db, [{ userId: adminId, organizationId: Number(id) }], captureLogger().logger, { defaultFirstAdmin: false });
   const token = (userId: number, userType: 'person' | 'service_account' = 'person') =>
-    ctx.t.token({ userId: String(userId), organizationId: id, userType });
+    env.t.token({ userId: String(userId), organizationId: id, userType });
   return { id, adminId, admin: await token(adminId), token };
 }
 
 /**
  * The mocha hooks of an administration file: `before` creates the app, `beforeEach`
- * a fresh organization with its admin. Call it inside `describe`; `ctx` and `org`
+ * a fresh organization with its admin. Call it inside `describe`; `env` and `org`
  * are filled by those hooks.
  */
-export function useAdminApp(): { ctx: AdminTestContext; org: Org } {
-  const ctx = late<AdminTestContext>('the admin test app');
+export function useAdminApp(): { env: AdminEnv; org: Org } {
+  const env = late<AdminEnv>('the admin test app');
   const org = late<Org>('the organization');
-  before(async () => ctx.set(await adminTestApp()));
-  beforeEach(async () => org.set(await newOrg(ctx.value)));
-  return { ctx: ctx.value, org: org.value };
+  before(async () => env.set(await adminTestApp()));
+  beforeEach(async () => org.set(await newOrg(env.value)));
+  return { env: env.value, org: org.value };
 }
 
 /** A user of the organization holding `role` on `nrn` (default: the whole organization), and its token. */
 export async function userWithRole(
-  ctx: AdminTestContext,
+  env: AdminEnv,
   org: Org,
   role: string,
   nrn = `organization=${org.id}`,
   type: 'person' | 'service_account' = 'person',
 ) {
   const id = newUserId();
-  const created = await ctx.t.request
+  const created = await env.t.request
     .post('/user')
     .set('Authorization', `Bearer ${org.admin}`)
     .send({ id, organization_id: Number(org.id), type });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   if (role !== 'none') {
-    const granted = await ctx.t.request
+    const granted = await env.t.request
       .post(`/user/${id}/grant`)
       .set('Authorization', `Bearer ${org.admin}`)
       .send([{ nrn, role_slug: role }]);

@@ -12,8 +12,8 @@ import { createTestApp, type TestApp } from '../support/app';
 import { late } from '../support/late';
 import { orgContext, startExecEnv, type ExecEnv, type OrgContext } from '../executions-api/support';
 
-export interface AuditEnv {
-  x: ExecEnv;
+/** The file's environment (`env` in every test folder): the execution environment, its app mounting every product route. */
+export interface AuditEnv extends ExecEnv {
   /** The app with every product route (its own signing key: tokens come from `token`). */
   t: TestApp;
 }
@@ -44,22 +44,21 @@ export function useAuditEnv(): { env: AuditEnv; org: AuditOrg } {
   const env = late<AuditEnv>('the audit environment');
   const org = late<AuditOrg>('the organization');
   before(async () => {
-    const x = await startExecEnv();
-    env.set({ x, t: createTestApp({ routes: buildAreaRoutes(x.deps) }) });
+    const exec = await startExecEnv();
+    env.set({ ...exec, t: createTestApp({ routes: buildAreaRoutes(exec.deps) }) });
   });
   beforeEach(async () => {
-    const { x, t } = env.value;
-    const c = await orgContext(x);
-    const token = await t.token({ organizationId: c.org, userId: c.userId });
+    const caller = await orgContext(env.value);
+    const token = await env.value.t.token({ organizationId: caller.id, userId: caller.userId });
     org.set({
-      ...c,
+      ...caller,
       token,
       as: (req) => req.set('Authorization', `Bearer ${token}`),
       auth: (req) => req.set('Authorization', `Bearer ${token}`),
     });
   });
   after(async () => {
-    if (env.isSet) await env.value.x.stop();
+    if (env.isSet) await env.value.stop();
   });
   return { env: env.value, org: org.value };
 }

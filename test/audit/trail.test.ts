@@ -23,13 +23,13 @@ describe('audit trail: what is recorded and how it is read', function () {
   it('records nothing for a refused write', async () => {
     for (const req of [
       env.t.request.post('/workflows/definitions').send({ name: 'x', steps: { a: { type: 'nope' } } }),
-      env.t.request.post('/account').send({ organization_id: Number(org.org) }),
+      env.t.request.post('/account').send({ organization_id: Number(org.id) }),
       env.t.request.post('/workflows/config').send({ name: 'bad name', value: 'v', path: '/' }),
     ]) {
       const requestId = newRequestId();
       const res = await org.as(req.set('X-Request-Id', requestId));
       assert.equal(res.status, 400, JSON.stringify(res.body));
-      assert.deepEqual(await eventsOfRequest(env.x.db, requestId), []);
+      assert.deepEqual(await eventsOfRequest(env.db, requestId), []);
     }
   });
 
@@ -42,38 +42,38 @@ describe('audit trail: what is recorded and how it is read', function () {
     const id = published.body.workflow.id as string;
     assert.match(id, /^wf_[0-9a-z]+$/);
     // Activation records its event, then marks the alias active: the database refuses that last statement.
-    await env.x.db.query(
+    await env.db.query(
       `CREATE OR REPLACE FUNCTION audit_test_refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql`,
     );
     const trigger = `audit_test_refuse_${id}`;
-    await env.x.db.query(
+    await env.db.query(
       `CREATE TRIGGER ${trigger} BEFORE UPDATE ON workflow_aliases FOR EACH ROW WHEN (NEW.workflow_id = '${id}') EXECUTE FUNCTION audit_test_refuse()`,
     );
     try {
       const requestId = newRequestId();
       const res = await org.as(env.t.request.post(`/workflows/definitions/${id}/aliases/latest/activate`).set('X-Request-Id', requestId));
       assert.equal(res.status, 500);
-      assert.deepEqual(await eventsOfRequest(env.x.db, requestId), [], 'the event went with the change');
+      assert.deepEqual(await eventsOfRequest(env.db, requestId), [], 'the event went with the change');
     } finally {
-      await env.x.db.query(`DROP TRIGGER ${trigger} ON workflow_aliases`);
+      await env.db.query(`DROP TRIGGER ${trigger} ON workflow_aliases`);
     }
     const alias = await org.as(env.t.request.get(`/workflows/definitions/${id}/aliases/latest`));
     assert.equal(alias.body.active, false);
 
     // And the other way round: when the event cannot be written, the change is not made.
     const unrecordable = `audit_test_unrecordable_${id}`;
-    await env.x.db.query(
+    await env.db.query(
       `CREATE TRIGGER ${unrecordable} BEFORE INSERT ON audit_events FOR EACH ROW WHEN (NEW.target_id = '${id}') EXECUTE FUNCTION audit_test_refuse()`,
     );
     try {
       assert.equal((await org.as(env.t.request.post(`/workflows/definitions/${id}/aliases/latest/activate`))).status, 500);
       assert.equal((await org.as(env.t.request.patch(`/workflows/definitions/${id}`)).send({ name: 'Renamed' })).status, 500);
     } finally {
-      await env.x.db.query(`DROP TRIGGER ${unrecordable} ON audit_events`);
+      await env.db.query(`DROP TRIGGER ${unrecordable} ON audit_events`);
     }
     const unchanged = await org.as(env.t.request.get(`/workflows/definitions/${id}`));
     assert.equal(unchanged.body.name, 'Refused activation');
-    const [bindings] = await env.x.db.query(`SELECT count(*)::int AS n FROM trigger_bindings WHERE workflow_id = $1 AND status = 'live'`, [
+    const [bindings] = await env.db.query(`SELECT count(*)::int AS n FROM trigger_bindings WHERE workflow_id = $1 AND status = 'live'`, [
       id,
     ]);
     assert.equal(bindings.n, 0, 'no trigger went live');
@@ -82,7 +82,7 @@ describe('audit trail: what is recorded and how it is read', function () {
     const again = await org.as(env.t.request.post(`/workflows/definitions/${id}/aliases/latest/activate`).set('X-Request-Id', requestId));
     assert.equal(again.status, 200);
     assert.deepEqual(
-      (await eventsOfRequest(env.x.db, requestId)).map((e) => e.action),
+      (await eventsOfRequest(env.db, requestId)).map((e) => e.action),
       ['workflow.alias.activate'],
     );
   });
@@ -98,21 +98,21 @@ describe('audit trail: what is recorded and how it is read', function () {
     const execute = (requestId: string) =>
       org.as(env.t.request.post(`/workflows/definitions/${id}/execute`).set('X-Request-Id', requestId)).send({ idempotencyKey: 'once' });
     const executions = async () =>
-      (await env.x.db.query(`SELECT count(*)::int AS n FROM executions WHERE workflow_id = $1`, [id]))[0].n as number;
+      (await env.db.query(`SELECT count(*)::int AS n FROM executions WHERE workflow_id = $1`, [id]))[0].n as number;
 
-    await env.x.db.query(
+    await env.db.query(
       `CREATE OR REPLACE FUNCTION audit_test_refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql`,
     );
     const unrecordable = `audit_test_unstartable_${id}`;
-    await env.x.db.query(
+    await env.db.query(
       `CREATE TRIGGER ${unrecordable} BEFORE INSERT ON audit_events FOR EACH ROW WHEN (NEW.details->>'workflowId' = '${id}') EXECUTE FUNCTION audit_test_refuse()`,
     );
     try {
       const refusedId = newRequestId();
       assert.equal((await execute(refusedId)).status, 500);
-      assert.deepEqual(await eventsOfRequest(env.x.db, refusedId), []);
+      assert.deepEqual(await eventsOfRequest(env.db, refusedId), []);
     } finally {
-      await env.x.db.query(`DROP TRIGGER ${unrecordable} ON audit_events`);
+      await env.db.query(`DROP TRIGGER ${unrecordable} ON audit_events`);
     }
     assert.equal(await executions(), 0, 'no execution without its event');
 
@@ -120,7 +120,7 @@ describe('audit trail: what is recorded and how it is read', function () {
     const firstId = newRequestId();
     const first = await execute(firstId);
     assert.equal(first.status, 202, JSON.stringify(first.body));
-    const [event, ...more] = await eventsOfRequest(env.x.db, firstId);
+    const [event, ...more] = await eventsOfRequest(env.db, firstId);
     assert.deepEqual(more, []);
     assert.deepEqual(
       [event.action, event.target_id, event.details.workflowId, event.details.idempotencyKey, event.details.source],
@@ -132,7 +132,7 @@ describe('audit trail: what is recorded and how it is read', function () {
     assert.equal(again.status, 200, JSON.stringify(again.body));
     assert.equal(again.body.executionId, first.body.executionId);
     assert.equal(again.body.deduplicated, true);
-    assert.deepEqual(await eventsOfRequest(env.x.db, againId), []);
+    assert.deepEqual(await eventsOfRequest(env.db, againId), []);
     assert.equal(await executions(), 1);
     await executionWhere(env, org, first.body.executionId, (body) => body.status === 'completed');
   });
@@ -164,7 +164,7 @@ describe('audit trail: what is recorded and how it is read', function () {
       .as(env.t.request.put('/workflows/definitions/secretive').set('X-Request-Id', requestId))
       .send(definition(`${CANARY}-5`));
     assert.equal(republished.status, 200);
-    const [publish] = await eventsOfRequest(env.x.db, requestId);
+    const [publish] = await eventsOfRequest(env.db, requestId);
     assert.equal(publish.action, 'workflow.definition.publish');
     assert.deepEqual(publish.details.diff, {
       fields: [],
@@ -182,8 +182,8 @@ describe('audit trail: what is recorded and how it is read', function () {
       .send({ token: `${CANARY}-6` });
     assert.equal(signalled.status, 200);
 
-    const rows: Array<{ row: string }> = await env.x.db.query(`SELECT a::text AS row FROM audit_events a WHERE organization_id = $1`, [
-      org.org,
+    const rows: Array<{ row: string }> = await env.db.query(`SELECT a::text AS row FROM audit_events a WHERE organization_id = $1`, [
+      org.id,
     ]);
     assert.ok(rows.length >= 7, `expected the writes' events, got ${rows.length}`);
     assert.deepEqual(
@@ -200,7 +200,7 @@ describe('audit trail: what is recorded and how it is read', function () {
       .as(env.t.request.post('/workflows/config').set('X-Request-Id', requestId).set('X-Forwarded-For', '203.0.113.9'))
       .send({ name: 'WHO_ASKED', value: 'v', path: '/' });
     assert.equal(res.status, 201, JSON.stringify(res.body));
-    const [event] = await eventsOfRequest(env.x.db, requestId);
+    const [event] = await eventsOfRequest(env.db, requestId);
     assert.match(event.request_id, /^[0-9a-f-]{36}$/, 'the server names the request itself');
     assert.notEqual(event.request_id, requestId);
     assert.equal(event.client_request_id, requestId);
@@ -215,13 +215,11 @@ describe('audit trail: what is recorded and how it is read', function () {
     const userId = String(Math.floor(Math.random() * 1e9) + 1);
     const registered = await org
       .as(env.t.request.post('/user'))
-      .send({ id: Number(userId), organization_id: Number(org.org), type: 'service_account' });
+      .send({ id: Number(userId), organization_id: Number(org.id), type: 'service_account' });
     assert.equal(registered.status, 201, JSON.stringify(registered.body));
-    const granted = await org
-      .as(env.t.request.post(`/user/${userId}/grant`))
-      .send([{ nrn: `organization=${org.org}`, role_slug: 'admin' }]);
+    const granted = await org.as(env.t.request.post(`/user/${userId}/grant`)).send([{ nrn: `organization=${org.id}`, role_slug: 'admin' }]);
     assert.equal(granted.status, 201, JSON.stringify(granted.body));
-    const token = await env.t.token({ organizationId: org.org, userId, userType: 'service_account' });
+    const token = await env.t.token({ organizationId: org.id, userId, userType: 'service_account' });
     const requestId = newRequestId();
     const res = await env.t.request
       .post('/workflows/config')
@@ -229,17 +227,17 @@ describe('audit trail: what is recorded and how it is read', function () {
       .set('X-Request-Id', requestId)
       .send({ name: 'FROM_CI', value: 'v', path: '/' });
     assert.equal(res.status, 201, JSON.stringify(res.body));
-    const [event] = await eventsOfRequest(env.x.db, requestId);
+    const [event] = await eventsOfRequest(env.db, requestId);
     assert.deepEqual([event.actor_kind, event.actor_id, event.action], ['service_token', userId, 'config.entry.put']);
   });
 
   it('answers 403 to a caller without audit:read (a viewer), in the administration dialect', async () => {
-    const { userId } = await grantRole(env.x.db, org.org, 'viewer');
-    const viewer = await env.t.token({ organizationId: org.org, userId });
+    const { userId } = await grantRole(env.db, org.id, 'viewer');
+    const viewer = await env.t.token({ organizationId: org.id, userId });
     const res = await events('', (req) => req.set('Authorization', `Bearer ${viewer}`));
     assertDialect('admin', res, 403);
     const stranger = newOrganizationId();
-    const outsider = await env.t.token({ organizationId: stranger, userId: await grantAdmin(env.x.db, stranger) });
+    const outsider = await env.t.token({ organizationId: stranger, userId: await grantAdmin(env.db, stranger) });
     const theirs = await events('', (req) => req.set('Authorization', `Bearer ${outsider}`));
     assert.equal(theirs.status, 200);
     assert.deepEqual(theirs.body, { data: [], nextCursor: null }, 'another organization reads none of ours');
@@ -249,7 +247,7 @@ describe('audit trail: what is recorded and how it is read', function () {
   it('filters by action, target, NRN, actor and time, and pages with an opaque cursor', async () => {
     const accounts: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await org.as(env.t.request.post('/account')).send({ name: `Account ${i}`, organization_id: Number(org.org) });
+      const res = await org.as(env.t.request.post('/account')).send({ name: `Account ${i}`, organization_id: Number(org.id) });
       assert.equal(res.status, 201);
       accounts.push(res.body.id as number);
     }
@@ -276,17 +274,17 @@ describe('audit trail: what is recorded and how it is read', function () {
     );
     const [update] = onOne.body.data;
     assert.deepEqual(update.actor, { kind: 'user', id: org.userId });
-    assert.equal(update.target.nrn, `organization=${org.org}:account=${accounts[2]}`);
+    assert.equal(update.target.nrn, `organization=${org.id}:account=${accounts[2]}`);
     assert.deepEqual(update.details.changed, ['name']);
     assert.match(update.requestId, /.+/);
     assert.match(update.replica, /.+/);
 
-    const byNrn = await events(`?nrn=organization=${org.org}:account=${accounts[0]}`);
+    const byNrn = await events(`?nrn=organization=${org.id}:account=${accounts[0]}`);
     assert.deepEqual(
       byNrn.body.data.map((e: { target: { id: string } }) => e.target.id),
       [String(accounts[0])],
     );
-    assert.equal((await events(`?nrn=organization=${org.org}`)).body.data.length, 6);
+    assert.equal((await events(`?nrn=organization=${org.id}`)).body.data.length, 6);
     assert.equal((await events(`?actor=${org.userId}`)).body.data.length, 6);
     assert.equal((await events('?actor=1')).body.data.length, 0);
     const future = new Date(Date.now() + 60_000).toISOString();
@@ -301,10 +299,10 @@ describe('audit trail: what is recorded and how it is read', function () {
 
   it('deletes events older than a cutoff in bounded batches (retention)', async () => {
     for (let i = 0; i < 3; i++)
-      assert.equal((await org.as(env.t.request.post('/account')).send({ name: `Old ${i}`, organization_id: Number(org.org) })).status, 201);
-    await env.x.db.query(`UPDATE audit_events SET occurred_at = now() - interval '400 days' WHERE organization_id = $1`, [org.org]);
-    assert.equal((await org.as(env.t.request.post('/account')).send({ name: 'Recent', organization_id: Number(org.org) })).status, 201);
-    const repository = new AuditEventRepository(env.x.db.manager);
+      assert.equal((await org.as(env.t.request.post('/account')).send({ name: `Old ${i}`, organization_id: Number(org.id) })).status, 201);
+    await env.db.query(`UPDATE audit_events SET occurred_at = now() - interval '400 days' WHERE organization_id = $1`, [org.id]);
+    assert.equal((await org.as(env.t.request.post('/account')).send({ name: 'Recent', organization_id: Number(org.id) })).status, 201);
+    const repository = new AuditEventRepository(env.db.manager);
     const cutoff = new Date(Date.now() - 365 * 86_400_000);
     assert.equal(await repository.deleteOlderThan(cutoff, 2), 2);
     let more: number;

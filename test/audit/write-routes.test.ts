@@ -24,7 +24,7 @@ describe('audit trail: every write route records its event', function () {
   /** Every declaration the service mounts: the app's (operations and product areas) and the console's session routes. */
   const mounted = (): RouteDefinition[] => [
     ...env.t.app.routes,
-    ...consoleSessionRoutes({ verifier: createTokenVerifier({ kind: 'hs256', secret: new Uint8Array(32) }), dataSource: env.x.db }),
+    ...consoleSessionRoutes({ verifier: createTokenVerifier({ kind: 'hs256', secret: new Uint8Array(32) }), dataSource: env.db }),
   ];
   const audited = () => mounted().filter((route) => route.audit !== undefined && 'action' in route.audit);
 
@@ -80,18 +80,18 @@ describe('audit trail: every write route records its event', function () {
         const route = audited().find((r) => r.operationId === operationId);
         assert.ok(route?.audit && 'action' in route.audit, `${operationId} declares no audit action`);
         const requestId = newRequestId();
-        const sent = await WRITE_SCENARIOS[operationId]({ env, org, write: (req) => req.set('X-Request-Id', requestId) });
+        const sent = await WRITE_SCENARIOS[operationId]({ env: env, org, write: (req) => req.set('X-Request-Id', requestId) });
         assert.equal(sent.res.headers['x-request-id'], requestId);
-        const events = await eventsOfRequest(env.x.db, requestId);
+        const events = await eventsOfRequest(env.db, requestId);
         const actions = [route.audit.action, ...(route.audit.also ?? [])];
         assert.equal(events.length, 1, `${operationId}: ${JSON.stringify(events)}`);
         const [event] = events;
         assert.ok(actions.includes(event.action), `${event.action} is not declared by ${operationId}`);
-        assert.equal(event.organization_id, org.org);
+        assert.equal(event.organization_id, org.id);
         const actor = sent.actor ?? { kind: 'user', id: org.userId };
         assert.deepEqual({ kind: event.actor_kind, id: event.actor_id }, actor);
         if (sent.targetId !== undefined) assert.equal(event.target_id, sent.targetId);
-        assert.match(String(event.target_nrn), new RegExp(`^organization=${org.org}(:|$)`));
+        assert.match(String(event.target_nrn), new RegExp(`^organization=${org.id}(:|$)`));
         assert.ok(event.replica.length > 0);
         if ('outcome' in event.details) assert.equal(event.details.outcome, 'succeeded', JSON.stringify(event.details));
       });

@@ -35,13 +35,13 @@ const ok = (res: Response, status: number): Response => {
 // ── administration ──────────────────────────────────────────────────────────
 const userOf = async ({ env, org }: Scenario, type = 'person') => {
   const id = Math.floor(Math.random() * 1e9) + 1;
-  ok(await org.as(env.t.request.post('/user')).send({ id, organization_id: Number(org.org), type }), 201);
+  ok(await org.as(env.t.request.post('/user')).send({ id, organization_id: Number(org.id), type }), 201);
   return id;
 };
 const grantOf = async (s: Scenario, role: string) => {
   const user = await userOf(s);
   const res = ok(
-    await s.org.as(s.env.t.request.post(`/user/${user}/grant`)).send([{ nrn: `organization=${s.org.org}`, role_slug: role }]),
+    await s.org.as(s.env.t.request.post(`/user/${user}/grant`)).send([{ nrn: `organization=${s.org.id}`, role_slug: role }]),
     201,
   );
   return { user, grant: res.body[0].id as number };
@@ -50,26 +50,26 @@ const apiKeyOf = async ({ env, org }: Scenario) =>
   ok(
     await org
       .as(env.t.request.post('/api_key'))
-      .send({ name: 'audit key', grants: [{ nrn: `organization=${org.org}`, role_slug: 'viewer' }] }),
+      .send({ name: 'audit key', grants: [{ nrn: `organization=${org.id}`, role_slug: 'viewer' }] }),
     201,
   ).body.id as number;
 const accountOf = async ({ env, org }: Scenario) =>
-  ok(await org.as(env.t.request.post('/account')).send({ name: 'Audit account', organization_id: Number(org.org) }), 201).body.id as number;
+  ok(await org.as(env.t.request.post('/account')).send({ name: 'Audit account', organization_id: Number(org.id) }), 201).body.id as number;
 const serviceSpecOf = async ({ env, org }: Scenario) =>
-  ok(await org.as(env.t.request.post('/service_specification')).send({ name: 'Audit spec', visible_to: [`organization=${org.org}`] }), 201)
+  ok(await org.as(env.t.request.post('/service_specification')).send({ name: 'Audit spec', visible_to: [`organization=${org.id}`] }), 201)
     .body.id as string;
 const providerSpecOf = async ({ env, org }: Scenario) =>
   ok(
     await org
       .as(env.t.request.post('/provider_specification'))
-      .send({ name: 'Audit provider', schema: {}, visible_to: [`organization=${org.org}`] }),
+      .send({ name: 'Audit provider', schema: {}, visible_to: [`organization=${org.id}`] }),
     201,
   ).body.id as string;
 const serviceOf = async (s: Scenario) => {
   const spec = await serviceSpecOf(s);
   const res = await s.org
     .as(s.env.t.request.post('/service'))
-    .send({ specification_id: spec, entity_nrn: `organization=${s.org.org}:account=1`, attributes: {} });
+    .send({ specification_id: spec, entity_nrn: `organization=${s.org.id}:account=1`, attributes: {} });
   return { spec, service: ok(res, 201).body.id as string };
 };
 const createActionSpecOf = async (s: Scenario, spec: string) => {
@@ -187,7 +187,7 @@ export const WRITE_SCENARIOS: Record<string, Row> = {
     const res = ok(
       await s
         .write(s.org.as(s.env.t.request.post('/api_key')))
-        .send({ name: 'audited', grants: [{ nrn: `organization=${s.org.org}`, role_slug: 'viewer' }] }),
+        .send({ name: 'audited', grants: [{ nrn: `organization=${s.org.id}`, role_slug: 'viewer' }] }),
       201,
     );
     return { res, targetId: String(res.body.id) };
@@ -204,15 +204,13 @@ export const WRITE_SCENARIOS: Record<string, Row> = {
     return { res: ok(await s.write(s.org.as(s.env.t.request.delete(`/api_key/${id}`))), 204), targetId: String(id) };
   },
   createUser: async (s) => {
-    const res = ok(await s.write(s.org.as(s.env.t.request.post('/user'))).send({ id: 424242, organization_id: Number(s.org.org) }), 201);
+    const res = ok(await s.write(s.org.as(s.env.t.request.post('/user'))).send({ id: 424242, organization_id: Number(s.org.id) }), 201);
     return { res, targetId: '424242' };
   },
   createUserGrants: async (s) => {
     const user = await userOf(s);
     const res = ok(
-      await s
-        .write(s.org.as(s.env.t.request.post(`/user/${user}/grant`)))
-        .send([{ nrn: `organization=${s.org.org}`, role_slug: 'viewer' }]),
+      await s.write(s.org.as(s.env.t.request.post(`/user/${user}/grant`))).send([{ nrn: `organization=${s.org.id}`, role_slug: 'viewer' }]),
       201,
     );
     return { res, targetId: String(res.body[0].id) };
@@ -227,7 +225,7 @@ export const WRITE_SCENARIOS: Record<string, Row> = {
   },
   createAccount: async (s) => {
     const res = ok(
-      await s.write(s.org.as(s.env.t.request.post('/account'))).send({ name: 'Payments', organization_id: Number(s.org.org) }),
+      await s.write(s.org.as(s.env.t.request.post('/account'))).send({ name: 'Payments', organization_id: Number(s.org.id) }),
       201,
     );
     return { res, targetId: String(res.body.id) };
@@ -247,7 +245,7 @@ export const WRITE_SCENARIOS: Record<string, Row> = {
     const res = ok(
       await s
         .write(s.org.as(s.env.t.request.post('/service_specification')))
-        .send({ name: 'Queue', visible_to: [`organization=${s.org.org}`] }),
+        .send({ name: 'Queue', visible_to: [`organization=${s.org.id}`] }),
       201,
     );
     return { res, targetId: res.body.id };
@@ -275,7 +273,7 @@ export const WRITE_SCENARIOS: Record<string, Row> = {
     const res = ok(
       await s
         .write(s.org.as(s.env.t.request.post('/provider_specification')))
-        .send({ name: 'Logs', schema: {}, visible_to: [`organization=${s.org.org}`] }),
+        .send({ name: 'Logs', schema: {}, visible_to: [`organization=${s.org.id}`] }),
       201,
     );
     return { res, targetId: res.body.id };
@@ -296,7 +294,7 @@ export const WRITE_SCENARIOS: Record<string, Row> = {
     const res = ok(
       await s
         .write(s.org.as(s.env.t.request.post('/service')))
-        .send({ specification_id: spec, entity_nrn: `organization=${s.org.org}:account=1`, attributes: {} }),
+        .send({ specification_id: spec, entity_nrn: `organization=${s.org.id}:account=1`, attributes: {} }),
       201,
     );
     return { res, targetId: res.body.id };
@@ -382,11 +380,11 @@ export const WRITE_SCENARIOS: Record<string, Row> = {
   },
   putOrganizationRetention: async (s) => ({
     res: ok(await s.write(s.org.as(s.env.t.request.put('/workflows/retention'))).send({ retentionDays: 90 }), 201),
-    targetId: s.org.org,
+    targetId: s.org.id,
   }),
   deleteOrganizationRetention: async (s) => ({
     res: ok(await s.write(s.org.as(s.env.t.request.delete('/workflows/retention'))), 204),
-    targetId: s.org.org,
+    targetId: s.org.id,
   }),
   putWorkflowRetention: async (s) => {
     const id = await publishOf(s, logDefinition(newKey('retained')));

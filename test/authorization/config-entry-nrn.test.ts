@@ -9,58 +9,59 @@ import type { Test } from 'supertest';
 import { assertDialect } from '../support/dialects';
 import { testDataSource } from '../support/database';
 import { grantRole } from '../support/grants';
-import { engineAuthz, type EngineAuthz } from './support';
+import { engineAuthz, type EngineEnv, type EngineOrg } from './support';
 
 describe('engine authorization: the nrn of folder config entries', () => {
-  let c: EngineAuthz;
+  let env: EngineEnv;
+  let org: EngineOrg;
   /** Bearer headers: an admin on account=7 only (config:write there), a developer on account=7 only (config:read there). */
   let teamAdmin: string;
   let teamDeveloper: string;
   const as = (bearer: string) => (req: Test) => req.set('Authorization', bearer);
-  const account = (n: number) => `organization=${c.org}:account=${n}`;
+  const account = (n: number) => `organization=${org.id}:account=${n}`;
 
   before(async () => {
-    c = await engineAuthz();
+    ({ env, org } = await engineAuthz());
     const db = await testDataSource();
     const token = async (role: string, nrn: string) =>
-      `Bearer ${await c.t.token({ organizationId: c.org, userId: (await grantRole(db, c.org, role, nrn)).userId })}`;
+      `Bearer ${await env.t.token({ organizationId: org.id, userId: (await grantRole(db, org.id, role, nrn)).userId })}`;
     teamAdmin = await token('admin', account(7));
     teamDeveloper = await token('developer', account(7));
   });
 
-  const post = (bearer: string, body: Record<string, unknown>) => as(bearer)(c.t.request.post('/workflows/config')).send(body);
+  const post = (bearer: string, body: Record<string, unknown>) => as(bearer)(env.t.request.post('/workflows/config')).send(body);
 
   it('defaults to the organization, keeps a given nrn in canonical form, and answers it', async () => {
-    const plain = await post(c.as.admin, { name: 'PLAIN', value: 'v', path: '/nrn-a' });
+    const plain = await post(org.as.admin, { name: 'PLAIN', value: 'v', path: '/nrn-a' });
     assert.equal(plain.status, 201, plain.text);
-    assert.equal(plain.body.nrn, `organization=${c.org}`);
-    const team = await post(c.as.admin, { name: 'TEAM', value: 'v', path: '/nrn-a', nrn: `organization=${c.org}:account=007` });
+    assert.equal(plain.body.nrn, `organization=${org.id}`);
+    const team = await post(org.as.admin, { name: 'TEAM', value: 'v', path: '/nrn-a', nrn: `organization=${org.id}:account=007` });
     assert.equal(team.status, 201, team.text);
     assert.equal(team.body.nrn, account(7));
-    const read = await as(c.as.admin)(c.t.request.get(`/workflows/config/${team.body.id}`)).expect(200);
+    const read = await as(org.as.admin)(env.t.request.get(`/workflows/config/${team.body.id}`)).expect(200);
     assert.equal(read.body.nrn, account(7));
   });
 
   it('refuses an nrn that is not one resource inside the organization, or that is given for a workflow entry (400 invalid_nrn)', async () => {
-    await as(c.as.admin)(c.t.request.put('/workflows/definitions/nrn-holder')).send({
+    await as(org.as.admin)(env.t.request.put('/workflows/definitions/nrn-holder')).send({
       name: 'holder',
       steps: { start: { type: 'trigger', pluginType: 'manual' } },
       connections: [],
     });
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ path: '/x', nrn: 'organization=999999:account=7' }, /must lie inside your organization/],
-      [{ path: '/x', nrn: `organization=${c.org}:account=*` }, /no \* wildcards/],
+      [{ path: '/x', nrn: `organization=${org.id}:account=*` }, /no \* wildcards/],
       [{ path: '/x', nrn: 'account=7' }, /is not a valid NRN/],
       [{ path: '/x', nrn: 7 }, /nrn must be a string/],
       [{ workflow: 'nrn-holder', nrn: account(7) }, /folder entries only/],
     ];
     for (const [place, message] of cases) {
-      const res = await post(c.as.admin, { name: 'BAD', value: 'v', ...place });
+      const res = await post(org.as.admin, { name: 'BAD', value: 'v', ...place });
       assertDialect('config', res, 400);
       assert.equal(res.body.error, 'invalid_nrn');
       assert.match(res.body.message, message);
     }
-    const listed = await as(c.as.admin)(c.t.request.get('/workflows/config?path=/x')).expect(200);
+    const listed = await as(org.as.admin)(env.t.request.get('/workflows/config?path=/x')).expect(200);
     assert.deepEqual(listed.body.data, [], 'nothing written');
   });
 
@@ -69,7 +70,7 @@ describe('engine authorization: the nrn of folder config entries', () => {
     for (const nrn of [undefined, account(8)]) {
       const refused = await post(teamAdmin, { name: 'T', value: 'v', path: '/team-w', ...(nrn ? { nrn } : {}) });
       assertDialect('config', refused, 403);
-      assert.match(refused.body.message, new RegExp(`config:write permission on ${nrn ?? `organization=${c.org}`}\\.`));
+      assert.match(refused.body.message, new RegExp(`config:write permission on ${nrn ?? `organization=${org.id}`}\\.`));
     }
     const created = await post(teamAdmin, { name: 'T', value: 'v1', path: '/team-w', nrn: account(7) });
     assert.equal(created.status, 201, created.text);
@@ -77,56 +78,59 @@ describe('engine authorization: the nrn of folder config entries', () => {
     const rotated = await post(teamAdmin, { name: 'T', value: 'v2', path: '/team-w' });
     assert.equal(rotated.status, 200, rotated.text);
     assert.deepEqual([rotated.body.id, rotated.body.nrn, rotated.body.value], [created.body.id, account(7), 'v2']);
-    await as(teamAdmin)(c.t.request.patch(`/workflows/config/${created.body.id}`))
+    await as(teamAdmin)(env.t.request.patch(`/workflows/config/${created.body.id}`))
       .send({ value: 'v3' })
       .expect(200);
 
     // An organization-level entry: the team admin can neither rotate, read, patch nor delete it.
-    const org = await post(c.as.admin, { name: 'ORG', value: 'root', path: '/team-w' });
-    assert.equal(org.status, 201, org.text);
+    const orgEntry = await post(org.as.admin, { name: 'ORG', value: 'root', path: '/team-w' });
+    assert.equal(orgEntry.status, 201, orgEntry.text);
     for (const res of [
       await post(teamAdmin, { name: 'ORG', value: 'mine now', path: '/team-w' }),
       await post(teamAdmin, { name: 'ORG', value: 'mine now', path: '/team-w', nrn: account(7) }),
-      await as(teamAdmin)(c.t.request.patch(`/workflows/config/${org.body.id}`)).send({ value: 'mine now' }),
-      await as(teamAdmin)(c.t.request.delete(`/workflows/config/${org.body.id}`)),
-      await as(teamDeveloper)(c.t.request.get(`/workflows/config/${org.body.id}`)),
+      await as(teamAdmin)(env.t.request.patch(`/workflows/config/${orgEntry.body.id}`)).send({ value: 'mine now' }),
+      await as(teamAdmin)(env.t.request.delete(`/workflows/config/${orgEntry.body.id}`)),
+      await as(teamDeveloper)(env.t.request.get(`/workflows/config/${orgEntry.body.id}`)),
     ]) {
       assertDialect('config', res, 403);
     }
-    const still = await as(c.as.admin)(c.t.request.get(`/workflows/config/${org.body.id}`)).expect(200);
+    const still = await as(org.as.admin)(env.t.request.get(`/workflows/config/${orgEntry.body.id}`)).expect(200);
     assert.equal(still.body.value, 'root');
-    await as(teamAdmin)(c.t.request.delete(`/workflows/config/${created.body.id}`)).expect(204);
+    await as(teamAdmin)(env.t.request.delete(`/workflows/config/${created.body.id}`)).expect(204);
   });
 
   it('the nrn of an entry never changes (409 nrn_immutable), by POST or PATCH', async () => {
-    const created = await post(c.as.admin, { name: 'FIXED', value: 'v', path: '/fixed', nrn: account(7) });
+    const created = await post(org.as.admin, { name: 'FIXED', value: 'v', path: '/fixed', nrn: account(7) });
     assert.equal(created.status, 201, created.text);
-    const moved = await post(c.as.admin, { name: 'FIXED', value: 'v2', path: '/fixed', nrn: `organization=${c.org}` });
+    const moved = await post(org.as.admin, { name: 'FIXED', value: 'v2', path: '/fixed', nrn: `organization=${org.id}` });
     assertDialect('config', moved, 409);
     assert.equal(moved.body.error, 'nrn_immutable');
-    const patched = await as(c.as.admin)(c.t.request.patch(`/workflows/config/${created.body.id}`)).send({ value: 'v2', nrn: account(8) });
+    const patched = await as(org.as.admin)(env.t.request.patch(`/workflows/config/${created.body.id}`)).send({
+      value: 'v2',
+      nrn: account(8),
+    });
     assertDialect('config', patched, 409);
     assert.equal(patched.body.error, 'nrn_immutable');
-    const read = await as(c.as.admin)(c.t.request.get(`/workflows/config/${created.body.id}`)).expect(200);
+    const read = await as(org.as.admin)(env.t.request.get(`/workflows/config/${created.body.id}`)).expect(200);
     assert.deepEqual([read.body.nrn, read.body.value], [account(7), 'v']);
   });
 
   it('a folder lists the entries whose nrn the caller may read; without any grant in the organization, 404 not_found', async () => {
-    await post(c.as.admin, { name: 'ROOTISH', value: 'r', path: '/listed' });
-    await post(c.as.admin, { name: 'SEVEN', value: 's', path: '/listed', nrn: account(7) });
-    await post(c.as.admin, { name: 'EIGHT', value: 'e', path: '/listed', nrn: account(8) });
+    await post(org.as.admin, { name: 'ROOTISH', value: 'r', path: '/listed' });
+    await post(org.as.admin, { name: 'SEVEN', value: 's', path: '/listed', nrn: account(7) });
+    await post(org.as.admin, { name: 'EIGHT', value: 'e', path: '/listed', nrn: account(8) });
     const names = async (bearer: string) => {
-      const res = await as(bearer)(c.t.request.get('/workflows/config?path=/listed')).expect(200);
+      const res = await as(bearer)(env.t.request.get('/workflows/config?path=/listed')).expect(200);
       return (res.body.data as Array<{ name: string }>).map((e) => e.name).sort();
     };
-    assert.deepEqual(await names(c.as.admin), ['EIGHT', 'ROOTISH', 'SEVEN']);
+    assert.deepEqual(await names(org.as.admin), ['EIGHT', 'ROOTISH', 'SEVEN']);
     assert.deepEqual(await names(teamDeveloper), ['SEVEN']);
-    assertDialect('config', await as(c.as.none)(c.t.request.get('/workflows/config?path=/listed')), 404);
-    assert.deepEqual(await names(c.as.other), [], "another organization's folder of that path is its own");
+    assertDialect('config', await as(org.as.none)(env.t.request.get('/workflows/config?path=/listed')), 404);
+    assert.deepEqual(await names(org.as.other), [], "another organization's folder of that path is its own");
   });
 
   it("a workflow's listing with ancestors marks as effective only entries within the workflow NRN", async () => {
-    const published = await as(c.as.admin)(c.t.request.put('/workflows/definitions/eff-holder')).send({
+    const published = await as(org.as.admin)(env.t.request.put('/workflows/definitions/eff-holder')).send({
       name: 'holder',
       nrn: account(7),
       path: '/eff',
@@ -135,9 +139,9 @@ describe('engine authorization: the nrn of folder config entries', () => {
     });
     assert.equal(published.status, 201, published.text);
     // Nearer but at the organization (out of the workflow's reach), farther but in its account.
-    await post(c.as.admin, { name: 'K', value: 'near', path: '/eff' }).expect(201);
-    await post(c.as.admin, { name: 'K', value: 'far', path: '/', nrn: account(7) }).expect(201);
-    const listed = await as(c.as.admin)(c.t.request.get('/workflows/config?workflow=eff-holder&ancestors=true')).expect(200);
+    await post(org.as.admin, { name: 'K', value: 'near', path: '/eff' }).expect(201);
+    await post(org.as.admin, { name: 'K', value: 'far', path: '/', nrn: account(7) }).expect(201);
+    const listed = await as(org.as.admin)(env.t.request.get('/workflows/config?workflow=eff-holder&ancestors=true')).expect(200);
     const flags = (listed.body.data as Array<{ name: string; value: string; effective: boolean }>)
       .filter((e) => e.name === 'K')
       .map((e) => [e.value, e.effective]);
@@ -146,7 +150,7 @@ describe('engine authorization: the nrn of folder config entries', () => {
       ['far', true],
     ]);
     // The team's developer, reading the same workflow, sees only the entry it may read.
-    const team = await as(teamDeveloper)(c.t.request.get('/workflows/config?workflow=eff-holder&ancestors=true')).expect(200);
+    const team = await as(teamDeveloper)(env.t.request.get('/workflows/config?workflow=eff-holder&ancestors=true')).expect(200);
     assert.deepEqual(
       (team.body.data as Array<{ name: string; value: string }>).filter((e) => e.name === 'K').map((e) => e.value),
       ['far'],

@@ -14,9 +14,9 @@ import { workflowRoutes } from '../../api/workflows';
 import { needsToken } from '../../api/http/route';
 import { testDataSource } from '../support/database';
 import { assertDialect } from '../support/dialects';
-import { definition, engineAuthz, engineDeps, fixture, type EngineAuthz, type Fixture } from './support';
+import { definition, engineAuthz, engineDeps, fixture, type EngineEnv, type EngineOrg, type Fixture } from './support';
 
-type Caller = keyof EngineAuthz['as'];
+type Caller = keyof EngineOrg['as'];
 const READERS: Caller[] = ['admin', 'developer', 'viewer'];
 const WRITERS: Caller[] = ['admin', 'developer'];
 const CONFIG_WRITERS: Caller[] = ['admin'];
@@ -254,9 +254,10 @@ const CALLERS: Caller[] = ['other', 'none', 'viewer', 'developer', 'admin'];
 
 describe('engine authorization: every route × every caller', function () {
   this.timeout(120_000);
-  let c: EngineAuthz;
+  let env: EngineEnv;
+  let org: EngineOrg;
   before(async () => {
-    c = await engineAuthz();
+    ({ env, org } = await engineAuthz());
   });
 
   it('has a row for every engine route that needs a token (a new route without one fails here)', async () => {
@@ -272,9 +273,9 @@ describe('engine authorization: every route × every caller', function () {
       let allowedCalls = 0;
       for (const caller of CALLERS) {
         // A fresh fixture per call: an allowed write (delete, rename) must not change what the next caller meets.
-        const f = await fixture(c);
+        const f = await fixture(env, org);
         const { url, body } = row.call(f);
-        let req = c.t.request[method](url).set('Authorization', c.as[caller]);
+        let req = env.t.request[method](url).set('Authorization', org.as[caller]);
         if (body !== undefined) req = req.send(body as object);
         const res = await req;
         const ok = Array.isArray(row.ok) ? row.ok[Math.min(allowedCalls, row.ok.length - 1)] : row.ok;

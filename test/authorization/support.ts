@@ -16,6 +16,7 @@ import { ExecutionStepEntity } from '../../db/entities/execution-step';
 import { ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
 import { createTestApp, type TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
+import { definition as sharedDefinition } from '../support/definitions';
 import { grantRole } from '../support/grants';
 
 /** Temporal is never reached except by execute, which it refuses (503: the caller got past authorization). */
@@ -34,48 +35,46 @@ export function engineDeps(db: DataSource): AreaDeps {
   };
 }
 
-export interface EngineAuthz {
+/** The file's environment (`env` in every test folder): the engine's routes and the test database. */
+export interface EngineEnv {
   t: TestApp;
   db: DataSource;
-  org: string;
+}
+
+/** The organization the tests act in (`org` in every test folder), with a caller of each catalog role. */
+export interface EngineOrg {
+  /** The organization's id. */
+  id: string;
   /** Bearer headers by caller. */
   as: Record<'admin' | 'developer' | 'viewer' | 'none' | 'other', string>;
 }
 
-export async function engineAuthz(): Promise<EngineAuthz> {
+export async function engineAuthz(): Promise<{ env: EngineEnv; org: EngineOrg }> {
   const db = await testDataSource();
   const deps = engineDeps(db);
   const t = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
-  const org = newOrganizationId();
+  const id = newOrganizationId();
   const otherOrg = newOrganizationId();
   const token = async (organizationId: string, role: string | null) =>
     `Bearer ${await t.token({ organizationId, userId: (await grantRole(db, organizationId, role)).userId })}`;
   return {
-    t,
-    db,
-    org,
-    as: {
-      admin: await token(org, 'admin'),
-      developer: await token(org, 'developer'),
-      viewer: await token(org, 'viewer'),
-      none: await token(org, null),
-      other: await token(otherOrg, 'admin'),
+    env: { t, db },
+    org: {
+      id,
+      as: {
+        admin: await token(id, 'admin'),
+        developer: await token(id, 'developer'),
+        viewer: await token(id, 'viewer'),
+        none: await token(id, null),
+        other: await token(otherOrg, 'admin'),
+      },
     },
   };
 }
 
-/** `start ──▶ work` with a manual trigger. */
+/** `start ──▶ work` with a manual trigger, keyed `key` (the shared definition builder's). */
 export function definition(key: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name: `Authz ${key}`,
-    key,
-    steps: {
-      start: { type: 'trigger', pluginType: 'manual' },
-      work: { type: 'module', pluginType: 'log', config: { message: 'hello' } },
-    },
-    connections: [{ from: 'start', to: 'work' }],
-    ...extra,
-  };
+  return sharedDefinition(`Authz ${key}`, { key, ...extra }, 'start');
 }
 
 export interface Fixture {
@@ -90,21 +89,21 @@ export interface Fixture {
  * it, and a finished execution with one step record and its end event, so every
  * read answers 200 and every Temporal-bound write answers 409 (finished).
  */
-export async function fixture(c: EngineAuthz, extra: Record<string, unknown> = {}): Promise<Fixture> {
+export async function fixture(env: EngineEnv, org: EngineOrg, extra: Record<string, unknown> = {}): Promise<Fixture> {
   const key = `authz-${randomUUID().slice(0, 8)}`;
-  const admin = (req: import('supertest').Test) => req.set('Authorization', c.as.admin);
-  const published = await admin(c.t.request.put(`/workflows/definitions/${key}`)).send(definition(key, extra));
+  const admin = (req: import('supertest').Test) => req.set('Authorization', org.as.admin);
+  const published = await admin(env.t.request.put(`/workflows/definitions/${key}`)).send(definition(key, extra));
   assert.equal(published.status, 201, published.text);
   const workflowId: string = published.body.workflow.id;
-  const alias = await admin(c.t.request.put(`/workflows/definitions/${key}/aliases/prod`)).send({ revision: 1 });
+  const alias = await admin(env.t.request.put(`/workflows/definitions/${key}/aliases/prod`)).send({ revision: 1 });
   assert.equal(alias.status, 201, alias.text);
-  const entry = await admin(c.t.request.post('/workflows/config')).send({ name: 'REGION', value: 'eu', workflow: key });
+  const entry = await admin(env.t.request.post('/workflows/config')).send({ name: 'REGION', value: 'eu', workflow: key });
   assert.equal(entry.status, 201, entry.text);
   const executionId = `exec_authz_${randomUUID().replace(/-/g, '')}`;
   const now = new Date();
-  await c.db.getRepository(ExecutionEntity).insert({
+  await env.db.getRepository(ExecutionEntity).insert({
     id: executionId,
-    organizationId: c.org,
+    organizationId: org.id,
     workflowId,
     workflowKey: key,
     revision: 1,
@@ -125,7 +124,7 @@ export async function fixture(c: EngineAuthz, extra: Record<string, unknown> = {
     completedAt: now,
     updatedAt: now,
   });
-  await c.db.getRepository(ExecutionStepEntity).insert({
+  await env.db.getRepository(ExecutionStepEntity).insert({
     executionId,
     stepId: 'work',
     run: 1,
@@ -134,6 +133,6 @@ export async function fixture(c: EngineAuthz, extra: Record<string, unknown> = {
     startedAt: now,
     completedAt: now,
   });
-  await new ExecutionEventRepository(c.db.manager).insertBatch(executionId, 0, [{ type: 'execution.completed', data: {} }]);
+  await new ExecutionEventRepository(env.db.manager).insertBatch(executionId, 0, [{ type: 'execution.completed', data: {} }]);
   return { key, workflowId, configId: entry.body.id as string, executionId };
 }

@@ -19,7 +19,7 @@ type Auth = (req: Test) => Test;
 
 describe('engine authorization: a workflow reaches only within its own NRN', function () {
   this.timeout(120_000);
-  const { x, c } = useExecEnv({ org: 'each' });
+  const { env, org } = useExecEnv({ org: 'each' });
   const received: IncomingHttpHeaders[] = [];
   const server = useLocalServer((req, res) => {
     received.push(req.headers);
@@ -29,31 +29,31 @@ describe('engine authorization: a workflow reaches only within its own NRN', fun
     received.length = 0;
   });
 
-  const orgNrn = () => `organization=${c.org}`;
-  const account = (n: number | string) => `organization=${c.org}:account=${n}`;
+  const orgNrn = () => `organization=${org.id}`;
+  const account = (n: number | string) => `organization=${org.id}:account=${n}`;
 
   /** The team: a member with `developer` on account=7 only. */
   async function team(): Promise<Auth> {
-    const { userId } = await grantRole(x.db, c.org, 'developer', account(7));
-    const token = await x.t.token({ organizationId: c.org, userId });
+    const { userId } = await grantRole(env.db, org.id, 'developer', account(7));
+    const token = await env.t.token({ organizationId: org.id, userId });
     return (req) => req.set('Authorization', `Bearer ${token}`);
   }
 
   async function publishAs(auth: Auth, body: Record<string, unknown>): Promise<string> {
-    const res = await auth(x.t.request.post('/workflows/definitions')).send(body);
+    const res = await auth(env.t.request.post('/workflows/definitions')).send(body);
     assert.equal(res.status, 201, JSON.stringify(res.body));
     return res.body.workflow.id as string;
   }
 
   async function runAs(auth: Auth, key: string): Promise<Record<string, unknown>> {
-    const res = await auth(x.t.request.post(`/workflows/definitions/${key}/execute`)).send({});
+    const res = await auth(env.t.request.post(`/workflows/definitions/${key}/execute`)).send({});
     assert.equal(res.status, 202, JSON.stringify(res.body));
-    return waitFor(x, c, res.body.executionId as string, finished, '', 60_000);
+    return waitFor(env, org, res.body.executionId as string, finished, '', 60_000);
   }
 
   const errorOf = (done: Record<string, unknown>) => done.error as { type: string; message: string };
   const runsOfWorkflow = async (workflowId: string) =>
-    (await x.db.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM executions WHERE workflow_id = $1`, [workflowId]))[0].n;
+    (await env.db.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM executions WHERE workflow_id = $1`, [workflowId]))[0].n;
 
   it('sub-workflow: a child at or beneath the parent NRN runs; one at the organization or another account is refused and never runs', async () => {
     const member = await team();
@@ -65,7 +65,7 @@ describe('engine authorization: a workflow reaches only within its own NRN', fun
     ];
     for (const row of rows) {
       // The admin publishes the child wherever the row says; the team publishes the parent in its account.
-      const childId = await publishAs(c.auth, {
+      const childId = await publishAs(org.auth, {
         name: `child ${row.name}`,
         key: `child-${row.name}`,
         nrn: row.nrn,
@@ -96,7 +96,7 @@ describe('engine authorization: a workflow reaches only within its own NRN', fun
         );
         assert.equal(await runsOfWorkflow(childId), 0, `${row.name}: the child never ran`);
         // The same refusal as the route gives the member directly.
-        assert.equal((await member(x.t.request.post(`/workflows/definitions/child-${row.name}/execute`)).send({})).status, 403);
+        assert.equal((await member(env.t.request.post(`/workflows/definitions/child-${row.name}/execute`)).send({})).status, 403);
       }
     }
   });
@@ -104,7 +104,7 @@ describe('engine authorization: a workflow reaches only within its own NRN', fun
   it('folder secrets and variables: an entry at the organization NRN is unusable by the team, one created with the team nrn is used', async () => {
     const member = await team();
     const entry = async (body: Record<string, unknown>) => {
-      const res = await c.auth(x.t.request.post('/workflows/config')).send(body);
+      const res = await org.auth(env.t.request.post('/workflows/config')).send(body);
       assert.equal(res.status, 201, JSON.stringify(res.body));
     };
     await entry({ name: 'ROOT_KEY', value: 'root-secret-value', secret: true, path: '/' });
@@ -165,8 +165,8 @@ describe('engine authorization: a workflow reaches only within its own NRN', fun
       ['ROOT_HOOK', 'root-hook-secret', undefined],
       ['TEAM_HOOK', 'team-hook-secret', account(7)],
     ] as const) {
-      const res = await c
-        .auth(x.t.request.post('/workflows/config'))
+      const res = await org
+        .auth(env.t.request.post('/workflows/config'))
         .send({ name, value, secret: true, path: '/', ...(nrn ? { nrn } : {}) });
       assert.equal(res.status, 201, JSON.stringify(res.body));
     }
@@ -176,7 +176,7 @@ describe('engine authorization: a workflow reaches only within its own NRN', fun
     ];
     for (const row of rows) {
       const key = `hooked-${row.name.toLowerCase().replace(/_/g, '-')}`;
-      const published = await member(x.t.request.post('/workflows/definitions')).send({
+      const published = await member(env.t.request.post('/workflows/definitions')).send({
         name: key,
         key,
         nrn: account(7),
@@ -200,26 +200,26 @@ describe('engine authorization: a workflow reaches only within its own NRN', fun
         row.accepted ? [] : [row.name],
         `${row.name}: publishing warns of a secret out of the workflow's reach`,
       );
-      const activated = await member(x.t.request.post(`/workflows/definitions/${key}/aliases/latest/activate`));
+      const activated = await member(env.t.request.post(`/workflows/definitions/${key}/aliases/latest/activate`));
       assert.equal(activated.status, 200, JSON.stringify(activated.body));
-      const aliases = await member(x.t.request.get(`/workflows/definitions/${key}/aliases`));
+      const aliases = await member(env.t.request.get(`/workflows/definitions/${key}/aliases`));
       const path = new URL(aliases.body.data[0].triggerStates.hook.runtimeMetadata.webhookUrl as string).pathname;
       const body = JSON.stringify({ event: 'push' });
-      const before = await countExecutions(x.db, c.org);
-      const res = await x.t.request.post(path).set('Content-Type', 'application/json').set(signedHeaders(body, row.value)).send(body);
+      const before = await countExecutions(env.db, org.id);
+      const res = await env.t.request.post(path).set('Content-Type', 'application/json').set(signedHeaders(body, row.value)).send(body);
       assert.equal(res.status, row.accepted ? 202 : 401, `${row.name}: ${JSON.stringify(res.body)}`);
-      assert.equal(await countExecutions(x.db, c.org), before + (row.accepted ? 1 : 0));
+      assert.equal(await countExecutions(env.db, org.id), before + (row.accepted ? 1 : 0));
     }
   });
 
   it("moving a workflow's path gives no reach: entries are bounded by NRN, not by folder", async () => {
     const member = await team();
-    await c
-      .auth(x.t.request.post('/workflows/config'))
+    await org
+      .auth(env.t.request.post('/workflows/config'))
       .send({ name: 'PAYROLL_KEY', value: 'root-only', secret: true, path: '/' })
       .expect(201);
-    await c
-      .auth(x.t.request.post('/workflows/config'))
+    await org
+      .auth(env.t.request.post('/workflows/config'))
       .send({ name: 'PAYROLL_KEY', value: 'team-copy', secret: true, path: '/team', nrn: account(7) })
       .expect(201);
     await publishAs(member, {
@@ -246,7 +246,7 @@ describe('engine authorization: a workflow reaches only within its own NRN', fun
     );
     received.length = 0;
     // Moving to the root needs only workflow:write (the member has it), and reaches nothing more.
-    const moved = await member(x.t.request.patch('/workflows/definitions/mover')).send({ path: '/' });
+    const moved = await member(env.t.request.patch('/workflows/definitions/mover')).send({ path: '/' });
     assert.equal(moved.status, 200, JSON.stringify(moved.body));
     const done = await runAs(member, 'mover');
     assert.equal(done.status, 'failed', JSON.stringify(done));
@@ -255,7 +255,7 @@ describe('engine authorization: a workflow reaches only within its own NRN', fun
     assert.deepEqual(received, []);
     // Moving its NRN needs workflow:write on the old and the new NRN: the member has it on neither the organization nor account=8.
     for (const nrn of [orgNrn(), account(8)]) {
-      const res = await member(x.t.request.put('/workflows/definitions/mover')).send({
+      const res = await member(env.t.request.put('/workflows/definitions/mover')).send({
         name: 'mover',
         nrn,
         path: '/',
@@ -281,7 +281,7 @@ describe('engine authorization: a workflow reaches only within its own NRN', fun
         ],
         outputs: { failed: '${{ workflow.inputs.executionId }}', message: '${{ workflow.inputs.error.message }}' },
       });
-      const activated = await member(x.t.request.post(`/workflows/definitions/${key}/aliases/latest/activate`));
+      const activated = await member(env.t.request.post(`/workflows/definitions/${key}/aliases/latest/activate`));
       assert.equal(activated.status, 200, JSON.stringify(activated.body));
     }
     const failing = (key: string, nrn: string, auth: Auth) =>
@@ -294,19 +294,19 @@ describe('engine authorization: a workflow reaches only within its own NRN', fun
           { id: 'boom', type: 'module', pluginType: 'fail', config: { message: `confidential ${key}` }, dependsOn: ['start'] },
         ],
       });
-    await failing('fails-org', orgNrn(), c.auth);
-    await failing('fails-8', account(8), c.auth);
+    await failing('fails-org', orgNrn(), org.auth);
+    await failing('fails-8', account(8), org.auth);
     await failing('fails-7', account(7), member);
     const dispatched = async (id: string) => {
       for (let i = 0; i < 600; i++) {
-        if ((await new ExecutionRepository(x.db.manager).findOneBy({ id }))?.failureDispatchedAt) return;
+        if ((await new ExecutionRepository(env.db.manager).findOneBy({ id }))?.failureDispatchedAt) return;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       throw new Error(`the failure of ${id} was never dispatched`);
     };
     const outside: string[] = [];
     for (const key of ['fails-org', 'fails-8']) {
-      const done = await runAs(c.auth, key);
+      const done = await runAs(org.auth, key);
       assert.equal(done.status, 'failed');
       outside.push(done.id as string);
       await dispatched(done.id as string);
@@ -315,21 +315,21 @@ describe('engine authorization: a workflow reaches only within its own NRN', fun
     assert.equal(inside.status, 'failed');
     await dispatched(inside.id as string);
     for (const handler of ['team-recover', 'team-on-error']) {
-      const runs = await recoveryRuns(x, c, handler);
+      const runs = await recoveryRuns(env, org, handler);
       assert.deepEqual(
         runs.map((run) => run.idempotencyKey),
         [`onerror:${inside.id as string}`],
         `${handler} heard only the failure within its NRN (not ${outside.join(', ')})`,
       );
-      const done = await waitFor(x, c, runs[0].id, finished, '', 60_000);
+      const done = await waitFor(env, org, runs[0].id, finished, '', 60_000);
       assert.equal((done.outputs as { failed: string }).failed, inside.id);
       assert.match((done.outputs as { message: string }).message, /confidential fails-7/);
     }
   });
 });
 
-async function recoveryRuns(x: ExecEnv, c: OrgContext, key: string): Promise<Array<{ id: string; idempotencyKey?: string }>> {
-  const res = await c.auth(x.t.request.get(`/workflows/executions?workflowId=${key}`));
+async function recoveryRuns(env: ExecEnv, org: OrgContext, key: string): Promise<Array<{ id: string; idempotencyKey?: string }>> {
+  const res = await org.auth(env.t.request.get(`/workflows/executions?workflowId=${key}`));
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body.data as Array<{ id: string; idempotencyKey?: string }>;
 }

@@ -33,7 +33,7 @@ const replicasSchema = {
 describe('console administration pages in a real browser', function () {
   this.timeout(120_000);
   const ui = useConsole({ withWorker: false });
-  const { x, c } = ui;
+  const { env, org } = ui;
   let base: string;
   let page: Page;
   const accounts: number[] = [];
@@ -41,24 +41,26 @@ describe('console administration pages in a real browser', function () {
   before(async () => {
     ({ base, page } = ui);
     for (const name of ['Payments', 'Search', 'Platform']) {
-      const res = await c.auth(x.t.request.post('/account')).send({ name, organization_id: Number(c.org) });
+      const res = await org.auth(env.t.request.post('/account')).send({ name, organization_id: Number(org.id) });
       assert.equal(res.status, 201, JSON.stringify(res.body));
       accounts.push(res.body.id as number);
     }
     // A person of the organization with no grant yet.
-    ({ userId: target } = await grantRole(x.db, c.org, null));
+    ({ userId: target } = await grantRole(env.db, org.id, null));
   });
 
-  const accountNrn = (i: number) => `organization=${c.org}:account=${accounts[i]}`;
-  const asTarget = async () => x.t.token({ organizationId: c.org, userId: target });
+  const accountNrn = (i: number) => `organization=${org.id}:account=${accounts[i]}`;
+  const asTarget = async () => env.t.token({ organizationId: org.id, userId: target });
 
   it('answers the console the administration permissions, and admin field errors, over HTTP', async () => {
-    const res = await x.t.request.get(`/console/session/permissions?nrn=organization=${c.org}`).set('Authorization', `Bearer ${c.token}`);
+    const res = await env.t.request
+      .get(`/console/session/permissions?nrn=organization=${org.id}`)
+      .set('Authorization', `Bearer ${org.token}`);
     assert.equal(res.status, 200);
     for (const p of ['account:read', 'grant:write', 'service_specification:write']) assert.ok(res.body.permissions.includes(p), p);
-    const spec = await c.auth(x.t.request.post('/service_specification')).send({
+    const spec = await org.auth(env.t.request.post('/service_specification')).send({
       name: 'Bad values',
-      visible_to: [`organization=${c.org}`],
+      visible_to: [`organization=${org.id}`],
       attributes: { schema: replicasSchema, values: { minReplicas: 3, maxReplicas: 2 } },
     });
     assert.equal(spec.status, 400);
@@ -87,7 +89,7 @@ describe('console administration pages in a real browser', function () {
   });
 
   it('an administrator grants a role in the browser, and the API then lets the user in', async () => {
-    const before = await x.t.request.get(`/account/${accounts[0]}`).set('Authorization', `Bearer ${await asTarget()}`);
+    const before = await env.t.request.get(`/account/${accounts[0]}`).set('Authorization', `Bearer ${await asTarget()}`);
     assert.equal(before.status, 404);
 
     await page.goto(`${base}/console/admin/users`);
@@ -100,7 +102,7 @@ describe('console administration pages in a real browser', function () {
     await page.waitForSelector('tr.grant-item[data-item="0"][data-result=granted]');
     await page.waitForSelector(`table.grants tr[data-role=viewer][data-nrn="${accountNrn(0)}"]`);
 
-    const after = await x.t.request.get(`/account/${accounts[0]}`).set('Authorization', `Bearer ${await asTarget()}`);
+    const after = await env.t.request.get(`/account/${accounts[0]}`).set('Authorization', `Bearer ${await asTarget()}`);
     assert.equal(after.status, 200);
     assert.equal(after.body.name, 'Payments');
   });
@@ -114,7 +116,7 @@ describe('console administration pages in a real browser', function () {
     await page.fill(`${item(0)} input[name=nrn]`, accountNrn(1));
     // The ci role is for service accounts only: this user is a person.
     await page.selectOption(`${item(1)} select`, 'ci');
-    await page.fill(`${item(1)} input[name=nrn]`, `organization=${c.org}`);
+    await page.fill(`${item(1)} input[name=nrn]`, `organization=${org.id}`);
     await page.selectOption(`${item(2)} select`, 'viewer');
     await page.fill(`${item(2)} input[name=nrn]`, accountNrn(2));
     // Granted in the test before.
@@ -130,7 +132,7 @@ describe('console administration pages in a real browser', function () {
     for (const i of [0, 2]) assert.equal(await page.getAttribute(item(i), 'data-result'), 'not-created');
     await showcase(page, 'admin-grants');
     // All or nothing: the API created neither of the good items.
-    const held = await c.auth(x.t.request.get(`/user/${target}/grant`));
+    const held = await org.auth(env.t.request.get(`/user/${target}/grant`));
     assert.deepEqual(
       held.body.results.map((g: { role_slug: string }) => g.role_slug),
       ['viewer'],
@@ -140,7 +142,7 @@ describe('console administration pages in a real browser', function () {
     await page.waitForFunction(() => document.querySelectorAll('tr.grant-item[data-result=granted]').length === 2);
     assert.equal(await page.$$eval('tr.grant-item', (rows) => rows.length), 2);
     await page.waitForSelector(`table.grants tr[data-role=developer][data-nrn="${accountNrn(1)}"]`);
-    const granted = await c.auth(x.t.request.get(`/user/${target}/grant`));
+    const granted = await org.auth(env.t.request.get(`/user/${target}/grant`));
     assert.deepEqual(
       granted.body.results.map((g: { role_slug: string; nrn: string }) => `${g.role_slug} ${g.nrn}`).sort(),
       [`developer ${accountNrn(1)}`, `viewer ${accountNrn(0)}`, `viewer ${accountNrn(2)}`].sort(),
@@ -149,13 +151,13 @@ describe('console administration pages in a real browser', function () {
     // Revoke from the grants table.
     await page.click(`table.grants tr[data-role=viewer][data-nrn="${accountNrn(2)}"] [data-action=revoke]`);
     await page.waitForFunction((nrn) => document.querySelector(`table.grants tr[data-nrn="${nrn}"]`) === null, accountNrn(2));
-    const revoked = await c.auth(x.t.request.get(`/user/${target}/grant`));
+    const revoked = await org.auth(env.t.request.get(`/user/${target}/grant`));
     assert.equal(revoked.body.results.length, 2);
   });
 
   it('shows a user who may not read accounts no Administration link, and the 403 state on its URL', async () => {
     // A viewer on one namespace only: inside the organization, but not on its accounts.
-    const { userId } = await grantRole(x.db, c.org, 'viewer', `${accountNrn(0)}:namespace=7`);
+    const { userId } = await grantRole(env.db, org.id, 'viewer', `${accountNrn(0)}:namespace=7`);
     const other = await launchBrowser();
     try {
       const p = other.page;
@@ -172,9 +174,9 @@ describe('console administration pages in a real browser', function () {
   });
 
   it('renders a specification’s attribute schema as a form and flags a $data violation live; the API checks on save', async () => {
-    const created = await c.auth(x.t.request.post('/service_specification')).send({
+    const created = await org.auth(env.t.request.post('/service_specification')).send({
       name: 'Web service',
-      visible_to: [`organization=${c.org}`],
+      visible_to: [`organization=${org.id}`],
       attributes: { schema: replicasSchema, values: { minReplicas: 2, maxReplicas: 4, size: 'medium', regions: ['us-east-1'] } },
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
@@ -208,16 +210,16 @@ describe('console administration pages in a real browser', function () {
     await page.fill(`${max} input`, '6');
     await page.click('[data-action=save-values]');
     await page.waitForSelector('.save-status .saved');
-    const saved = await c.auth(x.t.request.get(`/service_specification/${id}`));
+    const saved = await org.auth(env.t.request.get(`/service_specification/${id}`));
     assert.deepEqual(saved.body.attributes.values, { minReplicas: 3, maxReplicas: 6, size: 'medium', regions: ['us-east-1'] });
     // Its default actions' parameter schemas are rendered too (create, update, delete).
     assert.equal(await page.$$eval('details.action-specification', (d) => d.length), 3);
   });
 
   it('renders a provider specification’s settings schema: secrets as password fields, $data lengths in words', async () => {
-    const created = await c.auth(x.t.request.post('/provider_specification')).send({
+    const created = await org.auth(env.t.request.post('/provider_specification')).send({
       name: 'Private registry',
-      visible_to: [`organization=${c.org}`],
+      visible_to: [`organization=${org.id}`],
       schema: {
         type: 'object',
         required: ['url', 'token'],

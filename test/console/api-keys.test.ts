@@ -10,16 +10,16 @@ import { showcase, useConsole } from './support';
 describe('console: API keys', function () {
   this.timeout(120_000);
   const ui = useConsole({ withWorker: false });
-  const { x, c } = ui;
+  const { env, org } = ui;
   let page: Page;
   before(() => {
     page = ui.page;
   });
 
   it('lists the user’s keys masked and revokes one', async () => {
-    const created = await c
-      .auth(x.t.request.post('/api_key'))
-      .send({ name: 'deploy pipeline', grants: [{ nrn: `organization=${c.org}`, role_slug: 'viewer' }] });
+    const created = await org
+      .auth(env.t.request.post('/api_key'))
+      .send({ name: 'deploy pipeline', grants: [{ nrn: `organization=${org.id}`, role_slug: 'viewer' }] });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const value: string = created.body.api_key;
 
@@ -34,6 +34,6 @@ describe('console: API keys', function () {
     page.once('dialog', (dialog) => void dialog.accept());
     await page.click(`${row} button[data-action=revoke]`);
     await page.waitForSelector(row, { state: 'detached' });
-    assert.equal((await c.auth(x.t.request.get(`/api_key/${created.body.id}`))).status, 404);
+    assert.equal((await org.auth(env.t.request.get(`/api_key/${created.body.id}`))).status, 404);
   });
 });

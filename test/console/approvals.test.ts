@@ -14,7 +14,7 @@ import { showcase, useConsole } from './support';
 describe('web console: waiting on you (approvals)', function () {
   this.timeout(180_000);
   const ui = useConsole();
-  const { x, c } = ui;
+  const { env, org } = ui;
 
   const definition = {
     name: 'Access request',
@@ -63,26 +63,26 @@ describe('web console: waiting on you (approvals)', function () {
     return page.getAttribute('a.waiting-on-you', 'data-count');
   };
   const logsOf = async (id: string) =>
-    ((await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`))).body.data as Array<{ message: string }>).map((l) => l.message);
+    ((await org.auth(env.t.request.get(`/workflows/executions/${id}/logs`))).body.data as Array<{ message: string }>).map((l) => l.message);
   const waitingRecorded = async (id: string) => {
-    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    await waitFor(env, org, id, (body) => body.status === 'waiting');
     for (let i = 0; i < 200; i++) {
-      if ((await x.db.query<unknown[]>(`SELECT 1 FROM execution_waits WHERE execution_id = $1`, [id])).length > 0) return;
+      if ((await env.db.query<unknown[]>(`SELECT 1 FROM execution_waits WHERE execution_id = $1`, [id])).length > 0) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
 
   it('four eyes and two approvals through the form; the inbox shows the right runs to the right users; a reject ends a run', async () => {
     const { page, base } = ui;
-    await publish(x, c, definition);
-    const app = `organization=${c.org}:account=101:namespace=11:application=1`;
-    const starter = (await grantRole(x.db, c.org, 'developer')).userId;
-    const first = (await grantRole(x.db, c.org, 'developer', `organization=${c.org}:account=101`)).userId;
-    const second = (await grantRole(x.db, c.org, 'developer', `organization=${c.org}:account=101`)).userId;
-    const sibling = (await grantRole(x.db, c.org, 'developer', `organization=${c.org}:account=202`)).userId;
-    const starterToken = await x.t.token({ organizationId: c.org, userId: starter });
+    await publish(env, org, definition);
+    const app = `organization=${org.id}:account=101:namespace=11:application=1`;
+    const starter = (await grantRole(env.db, org.id, 'developer')).userId;
+    const first = (await grantRole(env.db, org.id, 'developer', `organization=${org.id}:account=101`)).userId;
+    const second = (await grantRole(env.db, org.id, 'developer', `organization=${org.id}:account=101`)).userId;
+    const sibling = (await grantRole(env.db, org.id, 'developer', `organization=${org.id}:account=202`)).userId;
+    const starterToken = await env.t.token({ organizationId: org.id, userId: starter });
     const start = async (user: string) => {
-      const res = await x.t.request
+      const res = await env.t.request
         .post('/workflows/definitions/access-approval/execute')
         .set('Authorization', `Bearer ${starterToken}`)
         .send({ inputs: { application_nrn: app, user } });
@@ -129,7 +129,7 @@ describe('web console: waiting on you (approvals)', function () {
     await page.click('[data-action=approve]');
     await page.waitForSelector('[data-answer=counted]');
     assert.match((await page.textContent('[data-answer=counted]')) ?? '', /1 of 2 approvals/);
-    assert.equal((await c.auth(x.t.request.get(`/workflows/executions/${run}`))).body.status, 'waiting');
+    assert.equal((await org.auth(env.t.request.get(`/workflows/executions/${run}`))).body.status, 'waiting');
 
     // The second approver moves the run on.
     await signInAs(page, second);
@@ -138,7 +138,7 @@ describe('web console: waiting on you (approvals)', function () {
     await page.click(`[data-approval="${run}"] a`);
     await page.click('[data-action=approve]');
     await page.waitForSelector('[data-answer=released]');
-    const done = await waitFor(x, c, run, finished);
+    const done = await waitFor(env, org, run, finished);
     assert.equal(done.status, 'completed');
     assert.deepEqual(await logsOf(run), ['granted']);
 
@@ -148,14 +148,14 @@ describe('web console: waiting on you (approvals)', function () {
     await page.goto(`${base}/console/approvals`);
     await page.click(`[data-approval="${other}"] a`);
     await page.waitForSelector('[data-action=approve]');
-    const firstToken = await x.t.token({ organizationId: c.org, userId: first });
-    const reject = await x.t.request
+    const firstToken = await env.t.token({ organizationId: org.id, userId: first });
+    const reject = await env.t.request
       .post(`/workflows/executions/${other}/signals/decision`)
       .set('Authorization', `Bearer ${firstToken}`)
       .send({ approved: false, comment: 'no' });
     assert.equal(reject.status, 200, JSON.stringify(reject.body));
     assert.equal(reject.body.released, true);
-    assert.equal((await waitFor(x, c, other, finished)).status, 'completed');
+    assert.equal((await waitFor(env, org, other, finished)).status, 'completed');
     assert.deepEqual(await logsOf(other), ['refused']);
     await page.click('[data-action=approve]');
     await page.waitForSelector('[data-answer=moved-on]');
@@ -165,10 +165,10 @@ describe('web console: waiting on you (approvals)', function () {
 
   it('rejects through the form: the Reject button ends the wait at once on the reject path', async () => {
     const { page, base } = ui;
-    const app = `organization=${c.org}:account=101:namespace=11:application=1`;
-    const starterToken = await x.t.token({ organizationId: c.org, userId: (await grantRole(x.db, c.org, 'developer')).userId });
-    const approver = (await grantRole(x.db, c.org, 'developer', `organization=${c.org}:account=101`)).userId;
-    const res = await x.t.request
+    const app = `organization=${org.id}:account=101:namespace=11:application=1`;
+    const starterToken = await env.t.token({ organizationId: org.id, userId: (await grantRole(env.db, org.id, 'developer')).userId });
+    const approver = (await grantRole(env.db, org.id, 'developer', `organization=${org.id}:account=101`)).userId;
+    const res = await env.t.request
       .post('/workflows/definitions/access-approval/execute')
       .set('Authorization', `Bearer ${starterToken}`)
       .send({ inputs: { application_nrn: app, user: 'eve' } });
@@ -179,7 +179,7 @@ describe('web console: waiting on you (approvals)', function () {
     await page.click(`[data-approval="${id}"] a`);
     await page.click('[data-action=reject]');
     await page.waitForSelector('[data-answer=released]');
-    assert.equal((await waitFor(x, c, id, finished)).status, 'completed');
+    assert.equal((await waitFor(env, org, id, finished)).status, 'completed');
     assert.deepEqual(await logsOf(id), ['refused']);
   });
 });

@@ -55,7 +55,7 @@ const twoHundredSteps = () => ({
 describe('web console in a real browser', function () {
   this.timeout(120_000);
   const ui = useConsole();
-  const { x, c, codes } = ui;
+  const { env, org, codes } = ui;
   let base: string;
   let browser: ReturnType<typeof useConsole>['browser'];
   let page: Page;
@@ -81,12 +81,12 @@ describe('web console in a real browser', function () {
     // Signed out, on a fresh document (the harness signed this page in already).
     await browser.context.clearCookies();
     await page.goto('about:blank');
-    const code = codes.issue({ userId: c.userId, organizationId: c.org });
+    const code = codes.issue({ userId: org.userId, organizationId: org.id });
     await page.goto(`${base}/console/#code=${code}`);
     await page.waitForSelector('#app[data-ready]');
     const firstRenderMs = await page.evaluate(() => performance.getEntriesByName('console-ready')[0]?.startTime ?? -1);
     console.log(`    console first render: ${firstRenderMs.toFixed(0)} ms`);
-    assert.match((await page.textContent('header .who')) ?? '', new RegExp(`user ${c.userId} · organization ${c.org}`));
+    assert.match((await page.textContent('header .who')) ?? '', new RegExp(`user ${org.userId} · organization ${org.id}`));
     assert.equal(new URL(page.url()).hash, '');
     // The cookie is HttpOnly: scripts cannot read it.
     assert.equal(await page.evaluate(() => document.cookie), '');
@@ -110,20 +110,20 @@ describe('web console in a real browser', function () {
     await browser.context.clearCookies();
     await page.goto(`${base}/console/workflows`);
     await page.waitForSelector('form.sign-in');
-    await page.fill('#token', c.token);
+    await page.fill('#token', org.token);
     await page.click('form.sign-in button[type=submit]');
     await page.waitForSelector('header .who');
     assert.match((await page.textContent('h1')) ?? '', /Workflows/);
     await page.click('header .who button');
     await page.waitForSelector('form.sign-in');
-    await page.fill('#token', c.token);
+    await page.fill('#token', org.token);
     await page.click('form.sign-in button[type=submit]');
     await page.waitForSelector('header .who');
   });
 
   it('lists workflows by folder, with search', async () => {
-    await publish(x, c, quick('alpha', '/team/payments'));
-    await publish(x, c, quick('beta', '/ops'));
+    await publish(env, org, quick('alpha', '/team/payments'));
+    await publish(env, org, quick('beta', '/ops'));
     await page.goto(`${base}/console/workflows`);
     await page.waitForSelector('table.workflows');
     const keys = await page.$$eval('table.workflows tbody tr td:nth-child(2)', (cells: PageElement[]) =>
@@ -147,7 +147,7 @@ describe('web console in a real browser', function () {
   });
 
   it('lays out and draws a 200-step graph (times reported)', async () => {
-    await publish(x, c, twoHundredSteps());
+    await publish(env, org, twoHundredSteps());
     await page.goto(`${base}/console/workflows/two-hundred`);
     await page.waitForSelector('.graph[data-draw-ms]', { timeout: 30_000 });
     const times = await page.$eval('.graph', (g) => ({ layout: g.getAttribute('data-layout-ms'), draw: g.getAttribute('data-draw-ms') }));
@@ -170,10 +170,10 @@ describe('web console in a real browser', function () {
   });
 
   it("shows why an execution older than Temporal's retention has no Temporal link", async () => {
-    const id = await execute(x, c, 'alpha', { inputs: { who: 'old' } });
-    await waitFor(x, c, id, finished);
-    const days = x.deps.config.temporalRetentionDays + 5;
-    await x.db.query(`UPDATE executions SET completed_at = now() - make_interval(days => $2) WHERE id = $1`, [id, days]);
+    const id = await execute(env, org, 'alpha', { inputs: { who: 'old' } });
+    await waitFor(env, org, id, finished);
+    const days = env.deps.config.temporalRetentionDays + 5;
+    await env.db.query(`UPDATE executions SET completed_at = now() - make_interval(days => $2) WHERE id = $1`, [id, days]);
     await page.goto(`${base}/console/executions/${id}`);
     const reason = (await page.textContent('#temporal-history-gone', { timeout: 10_000 })) ?? '';
     assert.match(reason, new RegExp(`this execution ended ${days} days ago`), reason);
@@ -181,9 +181,9 @@ describe('web console in a real browser', function () {
   });
 
   it('delivers a signal to a waiting run (showing the 409 for a name nothing waits on) and follows it to the end', async () => {
-    await publish(x, c, approval('approve'));
-    const id = await execute(x, c, 'approve');
-    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    await publish(env, org, approval('approve'));
+    const id = await execute(env, org, 'approve');
+    await waitFor(env, org, id, (body) => body.status === 'waiting');
     await page.goto(`${base}/console/executions/${id}`);
     await waitForStatuses(page, { approval: 'waiting' });
     await page.waitForSelector('.waits [data-signal=approve]');
@@ -207,7 +207,7 @@ describe('web console in a real browser', function () {
   });
 
   it('pages the logs backwards', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Chatty',
       key: 'chatty',
       steps: {
@@ -221,9 +221,9 @@ describe('web console in a real browser', function () {
         },
       },
     });
-    const id = await execute(x, c, 'chatty', { inputs: { list: Array.from({ length: 130 }, (_, i) => i) } });
-    await waitFor(x, c, id, finished);
-    const total = (await c.auth(x.t.request.get(`/workflows/executions/${id}/logs?limit=1`))).body.total as number;
+    const id = await execute(env, org, 'chatty', { inputs: { list: Array.from({ length: 130 }, (_, i) => i) } });
+    await waitFor(env, org, id, finished);
+    const total = (await org.auth(env.t.request.get(`/workflows/executions/${id}/logs?limit=1`))).body.total as number;
     assert.ok(total > 100, `only ${total} log entries`);
     await page.goto(`${base}/console/executions/${id}`);
     await page.waitForFunction(() => document.querySelectorAll('table.logs tbody tr').length === 100);
@@ -243,11 +243,11 @@ describe('web console in a real browser', function () {
   });
 
   it('offers a viewer no write buttons', async () => {
-    const { userId } = await grantRole(x.db, c.org, 'viewer');
-    const viewerToken = await x.t.token({ organizationId: c.org, userId });
-    await publish(x, c, approval('viewer-wait'));
-    const id = await execute(x, c, 'viewer-wait');
-    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    const { userId } = await grantRole(env.db, org.id, 'viewer');
+    const viewerToken = await env.t.token({ organizationId: org.id, userId });
+    await publish(env, org, approval('viewer-wait'));
+    const id = await execute(env, org, 'viewer-wait');
+    await waitFor(env, org, id, (body) => body.status === 'waiting');
 
     const viewer = await launchBrowser();
     try {
@@ -278,9 +278,9 @@ describe('web console in a real browser', function () {
   });
 
   it('cancels a waiting run after asking', async () => {
-    await publish(x, c, approval('cancel-me'));
-    const id = await execute(x, c, 'cancel-me');
-    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    await publish(env, org, approval('cancel-me'));
+    const id = await execute(env, org, 'cancel-me');
+    await waitFor(env, org, id, (body) => body.status === 'waiting');
     await page.goto(`${base}/console/executions/${id}`);
     await waitForStatuses(page, { approval: 'waiting' });
     page.once('dialog', (dialog) => void dialog.accept());
@@ -290,12 +290,12 @@ describe('web console in a real browser', function () {
   });
   it('pages executions past the counted total (1000+), by the next link', async () => {
     // More than the list counts: rows inserted directly, of a workflow of their own (the list reads PostgreSQL only).
-    await x.db.query(
+    await env.db.query(
       `INSERT INTO executions (id, organization_id, workflow_id, revision, status, trigger, temporal_namespace, created_at)
        SELECT 'exec_console_many_' || g, $1, 'wf_console_many', 1, 'completed', '{"source": "manual", "payload": {}}'::jsonb, 'default',
          timestamptz '2020-01-01' + g * interval '1 second'
        FROM generate_series(1, 1030) AS g`,
-      [c.org],
+      [org.id],
     );
     try {
       await page.goto(`${base}/console/executions?workflowId=wf_console_many`);
@@ -306,7 +306,7 @@ describe('web console in a real browser', function () {
       await page.waitForFunction(() => /page 2 of/.test(document.querySelector('.pager')?.textContent ?? ''));
       assert.equal(await page.$$eval('table.executions tbody tr', (rows) => rows.length), 25);
     } finally {
-      await x.db.query(`DELETE FROM executions WHERE organization_id = $1 AND workflow_id = 'wf_console_many'`, [c.org]);
+      await env.db.query(`DELETE FROM executions WHERE organization_id = $1 AND workflow_id = 'wf_console_many'`, [org.id]);
     }
   });
 });

@@ -48,7 +48,7 @@ const large = (key: string) => ({
 describe('definition editor in a real browser', function () {
   this.timeout(120_000);
   const ui = useConsole();
-  const { x, c } = ui;
+  const { env, org } = ui;
   let base: string;
   let page: Page;
   const cspMessages: string[] = [];
@@ -90,7 +90,7 @@ describe('definition editor in a real browser', function () {
   };
 
   it('underlines a problem as you type, clears it when fixed, redraws the graph, publishes with release notes and diffs revisions', async () => {
-    await publish(x, c, small('edited'));
+    await publish(env, org, small('edited'));
     await page.goto(`${base}/console/workflows/edited`);
     await page.click('a:text("Edit definition")');
     await page.waitForURL(/\/console\/workflows\/edited\/edit/);
@@ -150,7 +150,7 @@ describe('definition editor in a real browser', function () {
     await page.waitForURL(/\/console\/workflows\/edited\?revision=2$/);
     await page.waitForSelector('.graph .node[data-step="audit"]');
     assert.match((await page.textContent('.revisions li.current')) ?? '', /#2 .*Audit after one/);
-    const revision = await c.auth(x.t.request.get('/workflows/definitions/edited/revisions/2'));
+    const revision = await org.auth(env.t.request.get('/workflows/definitions/edited/revisions/2'));
     assert.equal(revision.body.releaseNotes, 'Audit after one');
 
     // The diff of revisions 1 and 2: the new lines in the text, the new step marked in the graph.
@@ -222,7 +222,7 @@ describe('definition editor in a real browser', function () {
   });
 
   it('keeps typing responsive in a 500-line definition (times printed)', async () => {
-    await publish(x, c, large('five-hundred'));
+    await publish(env, org, large('five-hundred'));
     await page.goto(`${base}/console/workflows/five-hundred/edit`);
     await page.waitForSelector('.cm-editor .cm-content');
     await settled(page);

@@ -19,7 +19,7 @@ import { showcase, useConsole } from './support';
 describe('console: the execution page', function () {
   this.timeout(120_000);
   const ui = useConsole();
-  const { x, c } = ui;
+  const { env, org } = ui;
   const canary = `exec-page-canary-${randomBytes(12).toString('hex')}`;
   const hits: Record<string, number> = {};
   const server = useLocalServer((req, res) => {
@@ -44,11 +44,11 @@ describe('console: the execution page', function () {
 
   before(async () => {
     ({ page, base } = ui);
-    const created = await c
-      .auth(x.t.request.post('/workflows/config'))
+    const created = await org
+      .auth(env.t.request.post('/workflows/config'))
       .send({ name: 'EXEC_PAGE_TOKEN', value: canary, secret: true, path: '/' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Execution page',
       key: 'exec-page',
       steps: {
@@ -73,7 +73,7 @@ describe('console: the execution page', function () {
       },
       outputs: { greeting: 'hello ${{ workflow.inputs.who }}', flakyStatus: '${{ steps.flaky.outputs.statusCode }}' },
     });
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Failing call',
       key: 'exec-page-fail',
       steps: {
@@ -81,9 +81,9 @@ describe('console: the execution page', function () {
         boom: { type: 'module', pluginType: 'http-request', config: { url: `${server.base}/boom` }, dependsOn: ['start'] },
       },
     });
-    okRun = await execute(x, c, 'exec-page', { inputs: { who: 'ada' } });
-    failedRun = await execute(x, c, 'exec-page-fail');
-    const [ok, failed] = await Promise.all([waitFor(x, c, okRun, finished), waitFor(x, c, failedRun, finished)]);
+    okRun = await execute(env, org, 'exec-page', { inputs: { who: 'ada' } });
+    failedRun = await execute(env, org, 'exec-page-fail');
+    const [ok, failed] = await Promise.all([waitFor(env, org, okRun, finished), waitFor(env, org, failedRun, finished)]);
     assert.equal(ok.status, 'completed', JSON.stringify(ok));
     assert.equal(failed.status, 'failed', JSON.stringify(failed));
   });
@@ -105,7 +105,7 @@ describe('console: the execution page', function () {
     assert.doesNotMatch(await factText('duration'), /so far/);
     assert.match(await factText('trigger'), /manual \(trigger step start\)/);
     assert.match(await factText('revision'), /1 \(alias latest\)/);
-    assert.match(await factText('created-by'), new RegExp(`user ${c.userId}`));
+    assert.match(await factText('created-by'), new RegExp(`user ${org.userId}`));
   });
 
   it('draws one timeline row per step run with a bar, and the attempts of the retried step', async () => {
@@ -188,7 +188,7 @@ describe('console: the execution page', function () {
   });
 
   it('follows a live run: an open bar while it waits, the duration ticking, then closed bars and no signal form', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Live wait',
       key: 'exec-page-wait',
       steps: {
@@ -197,8 +197,8 @@ describe('console: the execution page', function () {
         after: { type: 'module', pluginType: 'log', config: { message: 'approved' }, dependsOn: ['approval'] },
       },
     });
-    const id = await execute(x, c, 'exec-page-wait');
-    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    const id = await execute(env, org, 'exec-page-wait');
+    await waitFor(env, org, id, (body) => body.status === 'waiting');
     await open(id);
     await page.waitForSelector('tr.step-row[data-step=approval][data-status=waiting] rect.bar.open');
     assert.match(await factText('duration'), /so far$/);
@@ -208,7 +208,7 @@ describe('console: the execution page', function () {
     const shown = await page.textContent('[data-fact=duration] dd');
     await page.waitForFunction((was) => document.querySelector('[data-fact=duration] dd')?.textContent !== was, shown);
 
-    const sent = await c.auth(x.t.request.post(`/workflows/executions/${id}/signals/approve`)).send({ by: 'test' });
+    const sent = await org.auth(env.t.request.post(`/workflows/executions/${id}/signals/approve`)).send({ by: 'test' });
     assert.equal(sent.status, 200, JSON.stringify(sent.body));
     await page.waitForSelector('tr.step-row[data-step=after][data-status=completed]');
     await page.waitForSelector('tr.step-row[data-step=approval][data-status=completed] rect.bar:not(.open)');
@@ -218,7 +218,7 @@ describe('console: the execution page', function () {
   });
 
   it('keeps a 200-step timeline quick (times reported)', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Long chain',
       key: 'exec-page-long',
       steps: Object.fromEntries(
@@ -230,8 +230,8 @@ describe('console: the execution page', function () {
         ]),
       ),
     });
-    const id = await execute(x, c, 'exec-page-long');
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'exec-page-long');
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed');
     await open(id);
     await page.waitForFunction(() => document.querySelectorAll('table.timeline tr.step-row').length === 210);

@@ -47,7 +47,7 @@ const timed = (key: string) => ({
 describe('console: home, executions list and triggers', function () {
   this.timeout(120_000);
   const ui = useConsole();
-  const { x, c } = ui;
+  const { env, org } = ui;
   let base: string;
   let page: Page;
   const ids: Record<string, string> = {};
@@ -59,14 +59,14 @@ describe('console: home, executions list and triggers', function () {
    * harness's history replay skips it.
    */
   const insert = async (name: string, workflow: string, status: string, minutesAgo: number, source = 'manual') => {
-    const id = `exec_home_${name}_${c.org}`;
-    await x.db.query(
+    const id = `exec_home_${name}_${org.id}`;
+    await env.db.query(
       `INSERT INTO executions (id, organization_id, workflow_id, workflow_key, revision, status, trigger, temporal_namespace,
          temporal_run_id, created_at, completed_at)
        VALUES ($1, $2, $3, $4, 1, $5, jsonb_build_object('source', $6::text, 'payload', '{}'::jsonb), 'console-rows', NULL,
          now() - make_interval(mins => $7), CASE WHEN $5 IN ('running', 'waiting') THEN NULL
            ELSE now() - make_interval(mins => $7) + interval '90 seconds' END)`,
-      [id, c.org, ids[workflow], workflow, status, source, minutesAgo],
+      [id, org.id, ids[workflow], workflow, status, source, minutesAgo],
     );
     return id;
   };
@@ -75,13 +75,13 @@ describe('console: home, executions list and triggers', function () {
 
   before(async () => {
     ({ base, page } = ui);
-    for (const key of ['home-flaky', 'home-steady']) ids[key] = await publish(x, c, logOnly(key));
-    ids['home-approval'] = await publish(x, c, approval('home-approval'));
-    ids['home-timed'] = await publish(x, c, timed('home-timed'));
-    const on = await c.auth(x.t.request.post('/workflows/definitions/home-timed/aliases/latest/activate'));
+    for (const key of ['home-flaky', 'home-steady']) ids[key] = await publish(env, org, logOnly(key));
+    ids['home-approval'] = await publish(env, org, approval('home-approval'));
+    ids['home-timed'] = await publish(env, org, timed('home-timed'));
+    const on = await org.auth(env.t.request.post('/workflows/definitions/home-timed/aliases/latest/activate'));
     assert.equal(on.status, 200, JSON.stringify(on.body));
-    waitingRun = await execute(x, c, 'home-approval');
-    await waitFor(x, c, waitingRun, (body) => body.status === 'waiting');
+    waitingRun = await execute(env, org, 'home-approval');
+    await waitFor(env, org, waitingRun, (body) => body.status === 'waiting');
     // Known executions of the last 24 hours: 1 running, 1 waiting (the real run), 4 completed, 4 failed, 1 cancelled.
     for (let i = 0; i < 3; i++) await insert(`flaky${i}`, 'home-flaky', 'failed', 60 * (i + 2));
     for (let i = 0; i < 4; i++) await insert(`steady${i}`, 'home-steady', 'completed', 30 + 120 * i);
@@ -163,28 +163,28 @@ describe('console: home, executions list and triggers', function () {
     await page.waitForSelector('table.executions');
     assert.equal((await rowIds()).length, 7);
     // Trigger source and duration (ended: 90 s; running: since it started, 10 minutes ago).
-    const running = `tr[data-execution="exec_home_running_${c.org}"]`;
+    const running = `tr[data-execution="exec_home_running_${org.id}"]`;
     assert.equal(await page.textContent(`${running} td.trigger`), 'webhook');
     assert.match((await page.textContent(`${running} td.duration`)) ?? '', /^1\d min \d+ s$/);
-    assert.equal(await page.textContent(`tr[data-execution="exec_home_steady0_${c.org}"] td.duration`), '1 min 30 s');
-    assert.equal(await page.textContent(`tr[data-execution="exec_home_steady0_${c.org}"] td.trigger`), 'manual');
+    assert.equal(await page.textContent(`tr[data-execution="exec_home_steady0_${org.id}"] td.duration`), '1 min 30 s');
+    assert.equal(await page.textContent(`tr[data-execution="exec_home_steady0_${org.id}"] td.trigger`), 'manual');
 
     await page.selectOption('select[name=range]', '24h');
     await page.click('form.filters:not([role]) button[type=submit]');
     await page.waitForURL(/range=24h/);
     await page.waitForFunction(() => document.querySelectorAll('table.executions tbody tr').length === 6);
-    assert.ok(!(await rowIds()).includes(`exec_home_old_${c.org}`));
+    assert.ok(!(await rowIds()).includes(`exec_home_old_${org.id}`));
     await showcase(page, 'executions');
 
     await page.selectOption('select[name=status]', 'failed');
     await page.click('form.filters:not([role]) button[type=submit]');
     await page.waitForURL(/status=failed/);
     await page.waitForFunction(() => document.querySelectorAll('table.executions tbody tr').length === 1);
-    assert.deepEqual(await rowIds(), [`exec_home_steady-failed_${c.org}`]);
+    assert.deepEqual(await rowIds(), [`exec_home_steady-failed_${org.id}`]);
     // The filters live in the address: a reload shows the same rows with the same choices.
     await page.reload();
     await page.waitForSelector('table.executions');
-    assert.deepEqual(await rowIds(), [`exec_home_steady-failed_${c.org}`]);
+    assert.deepEqual(await rowIds(), [`exec_home_steady-failed_${org.id}`]);
     assert.equal(await page.$eval('select[name=status]', (el: PageElement) => el.value), 'failed');
     assert.equal(await page.$eval('select[name=range]', (el: PageElement) => el.value), '24h');
 
@@ -193,16 +193,16 @@ describe('console: home, executions list and triggers', function () {
     const to = new Date(Date.now() - 2 * 86_400_000).toISOString();
     await page.goto(`${base}/console/executions?workflowId=${ids['home-steady']}&range=custom&from=${from}&to=${to}`);
     await page.waitForSelector('table.executions');
-    assert.deepEqual(await rowIds(), [`exec_home_old_${c.org}`]);
+    assert.deepEqual(await rowIds(), [`exec_home_old_${org.id}`]);
     assert.equal(await page.isVisible('input[name=from]'), true);
   });
   it('pages a list of the last 24 hours by cursor, its start fixed in the address', async () => {
-    await x.db.query(
+    await env.db.query(
       `INSERT INTO executions (id, organization_id, workflow_id, workflow_key, revision, status, trigger, temporal_namespace, created_at, completed_at)
        SELECT 'exec_home_many_' || lpad(g::text, 2, '0') || '_' || $1, $1, 'wf_home_many', 'home-many', 1, 'completed',
          '{"source": "manual", "payload": {}}'::jsonb, 'console-rows', now() - g * interval '1 minute', now()
        FROM generate_series(1, 30) AS g`,
-      [c.org],
+      [org.id],
     );
     await page.goto(`${base}/console/executions?workflowId=wf_home_many&range=24h`);
     await page.waitForSelector('table.executions');
@@ -217,7 +217,7 @@ describe('console: home, executions list and triggers', function () {
     await page.waitForFunction(() => /page 2 of 2/.test(document.querySelector('.pager')?.textContent ?? ''));
     assert.deepEqual(
       await rowIds(),
-      [26, 27, 28, 29, 30].map((n) => `exec_home_many_${n}_${c.org}`),
+      [26, 27, 28, 29, 30].map((n) => `exec_home_many_${n}_${org.id}`),
     );
     await page.click('.pager a:text("Previous")');
     await page.waitForFunction(() => /page 1 of 2/.test(document.querySelector('.pager')?.textContent ?? ''));
@@ -226,7 +226,7 @@ describe('console: home, executions list and triggers', function () {
 
   it("keeps a running execution's duration going", async () => {
     await page.goto(`${base}/console/executions?status=running`);
-    const cell = `tr[data-execution="exec_home_running_${c.org}"] td.duration`;
+    const cell = `tr[data-execution="exec_home_running_${org.id}"] td.duration`;
     await page.waitForSelector(cell);
     const first = await page.textContent(cell);
     await page.waitForFunction(([selector, shown]) => document.querySelector(selector)?.textContent !== shown, [cell, first] as const, {

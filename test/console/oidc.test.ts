@@ -34,7 +34,7 @@ const settings: OidcSettings = {
 describe('console sign-in through a real OpenID Connect provider', function () {
   this.timeout(120_000);
   const ui = useConsole({ withWorker: false, console: { oidc: settings } });
-  const { x, c } = ui;
+  const { env, org } = ui;
   let idp: Server;
   let page: Page;
   /** The provider's accounts by login name: the claims each one's ID token carries. */
@@ -69,8 +69,8 @@ describe('console sign-in through a real OpenID Connect provider', function () {
       redirectUrl: `${ui.base}/console/oidc/callback`,
       postLogoutRedirectUrl: `${ui.base}/console/sign-in`,
     });
-    accounts.set('alice', { platform_user: c.userId, platform_org: Number(c.org) });
-    accounts.set('no-org', { platform_user: c.userId });
+    accounts.set('alice', { platform_user: org.userId, platform_org: Number(org.id) });
+    accounts.set('no-org', { platform_user: org.userId });
     // The provider's development pages import a web font: no network here.
     await ui.browser.context.route('https://fonts.googleapis.com/**', (route) => route.abort());
     await ui.browser.context.clearCookies();
@@ -107,7 +107,7 @@ describe('console sign-in through a real OpenID Connect provider', function () {
 
     await signInAt('alice');
     await page.waitForSelector('header .who');
-    assert.match((await page.textContent('header .who')) ?? '', new RegExp(`user ${c.userId} · organization ${c.org}`));
+    assert.match((await page.textContent('header .who')) ?? '', new RegExp(`user ${org.userId} · organization ${org.id}`));
     // The mapped user is the organization's administrator: the console shows what only it may do.
     await page.waitForSelector('.admin-link[data-admin="yes"]');
 
@@ -117,15 +117,15 @@ describe('console sign-in through a real OpenID Connect provider', function () {
     // The session is the service's own token for the mapped identity, not the provider's ID token.
     const claims = decodeJwt(session.value);
     assert.equal(claims.iss, SERVICE_TOKEN_ISSUER);
-    assert.equal(claims.sub, c.userId);
+    assert.equal(claims.sub, org.userId);
     assert.equal(
       cookies.find((k) => k.name === OIDC_TRANSACTION_COOKIE),
       undefined,
       'the transaction is used up',
     );
     const who = (await page.evaluate(async () => (await fetch('/console/session')).json())) as Record<string, unknown>;
-    assert.equal(who.userId, c.userId);
-    assert.equal(who.organizationId, c.org);
+    assert.equal(who.userId, org.userId);
+    assert.equal(who.organizationId, org.id);
     assert.equal(who.userType, 'person');
 
     // A cookie-authenticated write only the organization's administrator may make.
@@ -136,9 +136,9 @@ describe('console sign-in through a real OpenID Connect provider', function () {
         body: JSON.stringify({ name: 'Signed in through OIDC', organization_id: org }),
       });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-    }, Number(c.org));
+    }, Number(org.id));
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    assert.equal(String(created.body.organization_id), c.org);
+    assert.equal(String(created.body.organization_id), org.id);
   });
 
   it('signing out clears the session and ends the provider’s session too', async () => {
@@ -165,7 +165,7 @@ describe('console sign-in through a real OpenID Connect provider', function () {
     await page.click('#oidc-sign-in');
     await page.waitForSelector('input[name="login"]');
     // ... but comes back with the provider's real answer to a sign-in started elsewhere (login CSRF).
-    const elsewhere = await x.t.request.get('/console/oidc/login').expect(302);
+    const elsewhere = await env.t.request.get('/console/oidc/login').expect(302);
     await page.goto(elsewhere.headers.location);
     await loginAtProvider('alice');
     const alert = await page.waitForSelector('[data-oidc-error]');
@@ -186,10 +186,10 @@ describe('console sign-in through a real OpenID Connect provider', function () {
   });
 
   it('over HTTP: a callback without this browser’s transaction, and an issuer error, land on the sign-in page', async () => {
-    const stray = await x.t.request.get('/console/oidc/callback?code=abc&state=xyz').expect(302);
+    const stray = await env.t.request.get('/console/oidc/callback?code=abc&state=xyz').expect(302);
     assert.equal(stray.headers.location, '/console/sign-in#error=expired');
     assert.ok(!String(stray.headers['set-cookie'] ?? '').includes(`${SESSION_COOKIE}=ey`));
-    const login = await x.t.request.get('/console/oidc/login?return_to=https://evil.test/').expect(302);
+    const login = await env.t.request.get('/console/oidc/login?return_to=https://evil.test/').expect(302);
     assert.ok(login.headers.location.startsWith(`${settings.issuerUrl}/`), login.headers.location);
     const authorization = new URL(login.headers.location);
     assert.equal(authorization.searchParams.get('code_challenge_method'), 'S256');
@@ -197,12 +197,12 @@ describe('console sign-in through a real OpenID Connect provider', function () {
     const transaction = String(login.headers['set-cookie']).split(';')[0];
     assert.match(String(login.headers['set-cookie']), /httponly/i);
     assert.equal(decodeJwt(transaction.split('=')[1]).returnTo, '/console/', 'a return address off the console is not kept');
-    const denied = await x.t.request
+    const denied = await env.t.request
       .get(`/console/oidc/callback?error=access_denied&state=${authorization.searchParams.get('state')}`)
       .set('Cookie', transaction)
       .expect(302);
     assert.equal(denied.headers.location, '/console/sign-in#error=issuer_error&detail=access_denied');
-    const offer = await x.t.request.get('/console/oidc').expect(200);
+    const offer = await env.t.request.get('/console/oidc').expect(200);
     assert.deepEqual(offer.body, { enabled: true, providerName: 'Test IdP', loginPath: '/console/oidc/login' });
   });
 });

@@ -60,16 +60,16 @@ const READABLE_TITLE_PX = 11;
 describe('console: papercuts', function () {
   this.timeout(120_000);
   const ui = useConsole();
-  const { x, c } = ui;
+  const { env, org } = ui;
   let page: Page;
   let base: string;
   let waitingRun: string;
 
   before(async () => {
     ({ page, base } = ui);
-    await publish(x, c, approval);
-    waitingRun = await execute(x, c, 'papercut-approval');
-    await waitFor(x, c, waitingRun, (body) => body.status === 'waiting');
+    await publish(env, org, approval);
+    waitingRun = await execute(env, org, 'papercut-approval');
+    await waitFor(env, org, waitingRun, (body) => body.status === 'waiting');
   });
 
   /** Every node title of the graph on the page: its text, and its font size as drawn on the screen. */
@@ -114,7 +114,7 @@ describe('console: papercuts', function () {
           : { type: 'module', pluginType: 'log', config: { message: `${i}` }, dependsOn: [`check_${String(i - 1).padStart(2, '0')}`] },
       ]),
     );
-    await publish(x, c, { name: 'Papercut long', key: 'papercut-long', steps: long });
+    await publish(env, org, { name: 'Papercut long', key: 'papercut-long', steps: long });
     await page.goto(`${base}/console/workflows/papercut-long`);
     await page.waitForSelector('.graph[data-draw-ms]');
     const first = (await titles(page)).filter((t) => t.step === 'check_00');
@@ -125,14 +125,14 @@ describe('console: papercuts', function () {
   });
 
   it('lists each step once on the live timeline after a signal (the skipped branches included)', async () => {
-    const id = await execute(x, c, 'papercut-approval');
-    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    const id = await execute(env, org, 'papercut-approval');
+    await waitFor(env, org, id, (body) => body.status === 'waiting');
     await page.goto(`${base}/console/executions/${id}`);
     await page.waitForSelector('tr.step-row[data-step=wait_for_approval][data-status=waiting]');
     await page.waitForSelector('form.signal-form');
-    const sent = await c.auth(x.t.request.post(`/workflows/executions/${id}/signals/approve`)).send({ approved: true, by: 'ada' });
+    const sent = await org.auth(env.t.request.post(`/workflows/executions/${id}/signals/approve`)).send({ approved: true, by: 'ada' });
     assert.equal(sent.status, 200, JSON.stringify(sent.body));
-    await waitFor(x, c, id, finished);
+    await waitFor(env, org, id, finished);
     await page.waitForSelector('#execution-status [data-status=completed]');
     await page.waitForSelector('tr.step-row[data-step=grant][data-status=completed]');
     // The end re-reads the step runs: wait for both skipped branches to be there.
@@ -148,13 +148,13 @@ describe('console: papercuts', function () {
   });
 
   it('grows the step panel with its content rather than clipping it in a box of its own', async () => {
-    const id = await execute(x, c, 'papercut-approval');
-    await waitFor(x, c, id, (body) => body.status === 'waiting');
-    const sent = await c
-      .auth(x.t.request.post(`/workflows/executions/${id}/signals/approve`))
+    const id = await execute(env, org, 'papercut-approval');
+    await waitFor(env, org, id, (body) => body.status === 'waiting');
+    const sent = await org
+      .auth(env.t.request.post(`/workflows/executions/${id}/signals/approve`))
       .send({ approved: true, by: 'ada', note: Array.from({ length: 60 }, (_, i) => `line ${i}`) });
     assert.equal(sent.status, 200, JSON.stringify(sent.body));
-    await waitFor(x, c, id, finished);
+    await waitFor(env, org, id, finished);
     await page.goto(`${base}/console/executions/${id}`);
     await page.click('tr.step-row[data-step=wait_for_approval] th button');
     await page.waitForSelector('[data-step-panel=wait_for_approval] [data-section=outputs]');
@@ -178,20 +178,20 @@ describe('console: papercuts', function () {
   });
 
   it("names a bulk grant's failing row as the form numbers it", async () => {
-    const { userId } = await grantRole(x.db, c.org, null);
+    const { userId } = await grantRole(env.db, org.id, null);
     await page.goto(`${base}/console/admin/users/${userId}`);
     await page.waitForSelector('form.grant-form');
     for (let i = 0; i < 3; i += 1) await page.click('[data-action=add-item]');
     const item = (i: number) => `tr.grant-item[data-item="${i}"]`;
     await page.selectOption(`${item(0)} select`, 'viewer');
-    await page.fill(`${item(0)} input[name=nrn]`, `organization=${c.org}:account=11`);
+    await page.fill(`${item(0)} input[name=nrn]`, `organization=${org.id}:account=11`);
     await page.selectOption(`${item(1)} select`, 'developer');
-    await page.fill(`${item(1)} input[name=nrn]`, `organization=${c.org}:account=12`);
+    await page.fill(`${item(1)} input[name=nrn]`, `organization=${org.id}:account=12`);
     // Row 3: not an NRN. Row 4: row 1 again.
     await page.selectOption(`${item(2)} select`, 'viewer');
     await page.fill(`${item(2)} input[name=nrn]`, 'not an nrn');
     await page.selectOption(`${item(3)} select`, 'viewer');
-    await page.fill(`${item(3)} input[name=nrn]`, `organization=${c.org}:account=11`);
+    await page.fill(`${item(3)} input[name=nrn]`, `organization=${org.id}:account=11`);
     await page.click('[data-action=grant]');
     await page.waitForSelector(`${item(2)}[data-result=failed]`);
     await page.waitForSelector(`${item(3)}[data-result=failed]`);
@@ -216,8 +216,8 @@ describe('console: papercuts', function () {
       ),
       ...extra,
     });
-    await publish(x, c, { name: 'Papercut diff', key: 'papercut-diff', steps: steps({}) });
-    const second = await c.auth(x.t.request.put('/workflows/definitions/papercut-diff')).send({
+    await publish(env, org, { name: 'Papercut diff', key: 'papercut-diff', steps: steps({}) });
+    const second = await org.auth(env.t.request.put('/workflows/definitions/papercut-diff')).send({
       name: 'Papercut diff',
       steps: steps({ last: { type: 'module', pluginType: 'log', config: { message: 'new' }, dependsOn: ['s11'] } }),
     });

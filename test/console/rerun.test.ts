@@ -15,7 +15,7 @@ import { showcase, useConsole } from './support';
 describe('web console: re-run and retry from the failed step', function () {
   this.timeout(120_000);
   const ui = useConsole();
-  const { x, c } = ui;
+  const { env, org } = ui;
   const hits: Record<string, number> = {};
   const server = useLocalServer((req, res) => {
     const path = req.url ?? '/';
@@ -45,9 +45,9 @@ describe('web console: re-run and retry from the failed step', function () {
 
   it('retries a failed run from its failed step, then re-runs it, each opening the new execution', async () => {
     const { page, base } = ui;
-    await publish(x, c, definition());
-    const first = await execute(x, c, 'nightly-export', { inputs: { day: '2026-11-27' } });
-    assert.equal((await waitFor(x, c, first, finished)).status, 'failed');
+    await publish(env, org, definition());
+    const first = await execute(env, org, 'nightly-export', { inputs: { day: '2026-11-27' } });
+    assert.equal((await waitFor(env, org, first, finished)).status, 'failed');
 
     await page.setViewportSize({ width: 1400, height: 900 });
     await page.goto(`${base}/console/executions/${first}`);
@@ -69,7 +69,7 @@ describe('web console: re-run and retry from the failed step', function () {
     // The step panel of a reused step says where its record comes from.
     await page.click('.graph .node[data-step=count]');
     assert.equal(await attribute(page, '[data-step-panel=count] [data-reused-from]', 'data-reused-from'), first);
-    const record = await waitFor(x, c, retry, finished);
+    const record = await waitFor(env, org, retry, finished);
     assert.equal(record.rerunOf, first);
     assert.equal(record.rerunKind, 'retry');
     // A completed run offers a re-run, never a retry.
@@ -88,7 +88,7 @@ describe('web console: re-run and retry from the failed step', function () {
     assert.equal(await attribute(page, '[data-rerun-of]', 'data-rerun-of'), retry);
     assert.match((await page.textContent('[data-rerun-of]')) ?? '', /^Re-run of exec_/);
     assert.equal(await page.$('[data-reused-steps]'), null);
-    const again = await waitFor(x, c, rerun, finished);
+    const again = await waitFor(env, org, rerun, finished);
     assert.equal(again.rerunKind, 'rerun');
     assert.deepEqual(again.inputs, { day: '2026-11-27' });
     assert.deepEqual(hits, { '/count': 2, '/flaky': 3 });

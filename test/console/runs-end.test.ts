@@ -13,10 +13,10 @@ import { useConsole } from './support';
 describe('console: runs that end', function () {
   this.timeout(120_000);
   const ui = useConsole();
-  const { x, c } = ui;
+  const { env, org } = ui;
 
   it('runs a workflow with a cron and a webhook trigger from its page, firing the trigger chosen', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Either',
       key: 'either',
       steps: {
@@ -37,13 +37,13 @@ describe('console: runs that end', function () {
     await page.click('[data-action=run]');
     await page.waitForURL(/\/console\/executions\/exec_/);
     const id = new URL(page.url()).pathname.split('/').pop()!;
-    const done = await waitFor(x, c, id, finished);
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, { schedule: '0 3 * * *' });
   });
 
   it('says on the execution page that a run makes no progress while its workflow task keeps failing', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Parked',
       key: 'parked',
       steps: {
@@ -52,8 +52,8 @@ describe('console: runs that end', function () {
       },
       connections: [{ from: 'start', to: 'approval' }],
     });
-    const id = await execute(x, c, 'parked');
-    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    const id = await execute(env, org, 'parked');
+    await waitFor(env, org, id, (body) => body.status === 'waiting');
     // What the open-runs sweep records when Temporal reports the run's workflow task failing (test/executions-api/open-runs.test.ts).
     const health = {
       workflowTaskFailing: true,
@@ -63,7 +63,7 @@ describe('console: runs that end', function () {
       cause: 'WORKFLOW_WORKER_UNHANDLED_FAILURE',
       checkedAt: new Date().toISOString(),
     };
-    await x.db.query(`UPDATE executions SET run_health = $2::jsonb WHERE id = $1`, [id, JSON.stringify(health)]);
+    await env.db.query(`UPDATE executions SET run_health = $2::jsonb WHERE id = $1`, [id, JSON.stringify(health)]);
     const page = ui.page;
     await page.goto(`${ui.base}/console/executions/${id}`);
     await page.waitForSelector('[data-health=workflow-task-failing]');
@@ -72,8 +72,8 @@ describe('console: runs that end', function () {
     assert.match(notice, /failed 7 times/);
     assert.match(notice, /Cannot access 'complete' before initialization/);
     assert.match(notice, /WORKFLOW_WORKER_UNHANDLED_FAILURE/);
-    await c
-      .auth(x.t.request.post(`/workflows/executions/${id}/terminate`))
+    await org
+      .auth(env.t.request.post(`/workflows/executions/${id}/terminate`))
       .send({})
       .expect(200);
   });

@@ -32,7 +32,7 @@ const MANAGED = AUTHORED.replace(
 describe('console: the author text is kept (editor and diff)', function () {
   this.timeout(120_000);
   const ui = useConsole();
-  const { x, c } = ui;
+  const { env, org } = ui;
   let base: string;
   let page: Page;
   before(() => {
@@ -40,12 +40,12 @@ describe('console: the author text is kept (editor and diff)', function () {
   });
 
   const putYaml = (key: string, text: string) =>
-    c
-      .auth(x.t.request.put(`/workflows/definitions/${key}`))
+    org
+      .auth(env.t.request.put(`/workflows/definitions/${key}`))
       .set('Content-Type', 'application/yaml')
       .send(text);
   const sourceOf = async (key: string, n: number) =>
-    (await c.auth(x.t.request.get(`/workflows/definitions/${key}/revisions/${n}/source`)).buffer(true)).text;
+    (await org.auth(env.t.request.get(`/workflows/definitions/${key}/revisions/${n}/source`)).buffer(true)).text;
   const settled = (p: Page) => p.waitForSelector('.editor-status:not([data-lint=pending])', { timeout: 20_000 });
   const lines = (p: Page) => p.$$eval('.cm-content .cm-line', (all: PageElement[]) => all.map((line) => line.textContent));
   /** Puts the cursor at the start of the first editor line that is exactly `line`. */
@@ -85,7 +85,7 @@ describe('console: the author text is kept (editor and diff)', function () {
     );
     assert.equal(await sourceOf('refund-flow', 2), typed, 'the server keeps what was typed, byte for byte');
     assert.equal(await sourceOf('refund-flow', 1), AUTHORED);
-    const revision = await c.auth(x.t.request.get('/workflows/definitions/refund-flow/revisions/2'));
+    const revision = await org.auth(env.t.request.get('/workflows/definitions/refund-flow/revisions/2'));
     assert.equal(revision.body.releaseNotes, 'Says when it is paid');
 
     // Opened again: the text as typed.

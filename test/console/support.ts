@@ -17,13 +17,13 @@ import { keepScreenshot, launchBrowser, type TestBrowser } from '../support/brow
 export const SHOWCASE_DIR = path.resolve('test-artifacts', 'console');
 
 export interface ConsoleEnv {
-  x: ExecEnv;
-  c: OrgContext;
+  env: ExecEnv;
+  org: OrgContext;
   codes: SignInCodes;
   /** `http://127.0.0.1:PORT` of the app. */
   readonly base: string;
   readonly browser: TestBrowser;
-  /** The shared page, signed in as the organization's admin (`c`) before the first test. */
+  /** The shared page, signed in as the organization's admin (`org`) before the first test. */
   readonly page: Page;
   /** Signs `page` in with a one-time link for `userId` (default: the organization's admin) and waits for the console. */
   signIn(page: Page, userId?: string): Promise<void>;
@@ -31,19 +31,19 @@ export interface ConsoleEnv {
 
 export function useConsole(options: ExecEnvOptions = {}): ConsoleEnv {
   const codes = new SignInCodes();
-  const { x, c } = useExecEnv({ ...options, console: { ...options.console, signInCodes: codes } });
+  const { env, org } = useExecEnv({ ...options, console: { ...options.console, signInCodes: codes } });
   let server: Server | undefined;
   let base = '';
   let browser: TestBrowser | undefined;
 
-  const signIn = async (page: Page, userId = c.userId) => {
-    const code = codes.issue({ userId, organizationId: c.org });
+  const signIn = async (page: Page, userId = org.userId) => {
+    const code = codes.issue({ userId, organizationId: org.id });
     await page.goto(`${base}/console/#code=${code}`);
     await page.waitForSelector('header .who');
   };
 
   before(async () => {
-    server = createServer(x.t.app.koa.callback());
+    server = createServer(env.t.app.koa.callback());
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await launchBrowser();
@@ -59,8 +59,8 @@ export function useConsole(options: ExecEnvOptions = {}): ConsoleEnv {
   });
 
   return {
-    x,
-    c,
+    env,
+    org,
     codes,
     get base() {
       return base;

@@ -89,14 +89,14 @@ const thousandSteps = () => ({
 describe('console: the workflow page, its graph and the config page', function () {
   this.timeout(180_000);
   const ui = useConsole();
-  const { x, c } = ui;
+  const { env, org } = ui;
   let deployId = '';
 
   before(async () => {
-    deployId = await publish(x, c, tour('deploy'));
+    deployId = await publish(env, org, tour('deploy'));
     // The secret exists with a value: the page must show the reference, never this value.
-    const set = await c
-      .auth(x.t.request.post('/workflows/config'))
+    const set = await org
+      .auth(env.t.request.post('/workflows/config'))
       .send({ name: 'DEPLOY_TOKEN', value: SECRET_VALUE, secret: true, path: '/' });
     assert.equal(set.status, 201, set.text);
   });
@@ -194,7 +194,7 @@ describe('console: the workflow page, its graph and the config page', function (
   it('runs from a form of the declared inputs: a required input left empty starts nothing', async () => {
     const page = ui.page;
     const executions = async () =>
-      (await c.auth(x.t.request.get(`/workflows/executions?workflowId=${deployId}&limit=1`))).body.total as number;
+      (await org.auth(env.t.request.get(`/workflows/executions?workflowId=${deployId}&limit=1`))).body.total as number;
     const before = await executions();
     await page.goto(`${ui.base}/console/workflows/deploy`);
     await page.waitForSelector('[data-action=run]');
@@ -243,7 +243,7 @@ describe('console: the workflow page, its graph and the config page', function (
     await page.click('[data-action=run]');
     await page.waitForURL(/\/console\/executions\/exec_/);
     const id = new URL(page.url()).pathname.split('/').pop()!;
-    const started = await c.auth(x.t.request.get(`/workflows/executions/${id}`));
+    const started = await org.auth(env.t.request.get(`/workflows/executions/${id}`));
     assert.equal(started.status, 200);
     assert.equal(await executions(), before + 1);
   });
@@ -260,7 +260,7 @@ describe('console: the workflow page, its graph and the config page', function (
 
   it('lays out and draws a 1,000-step graph (times printed)', async () => {
     const page = ui.page;
-    await publish(x, c, thousandSteps());
+    await publish(env, org, thousandSteps());
     await page.goto(`${ui.base}/console/workflows/thousand`);
     await page.waitForSelector('.graph[data-draw-ms]', { timeout: 60_000 });
     const times = await page.$eval('.graph', (g) => ({ layout: g.getAttribute('data-layout-ms'), draw: g.getAttribute('data-draw-ms') }));
@@ -281,7 +281,7 @@ describe('console: the workflow page, its graph and the config page', function (
       ['refunds', '/team/payments'],
       ['nightly-report', '/ops'],
     ]) {
-      await publish(x, c, { ...tour(key), name: key.replace(/-/g, ' ').replace(/^./, (ch) => ch.toUpperCase()), path });
+      await publish(env, org, { ...tour(key), name: key.replace(/-/g, ' ').replace(/^./, (ch) => ch.toUpperCase()), path });
     }
     await page.goto(`${ui.base}/console/workflows`);
     await page.waitForSelector('table.workflows tr[data-workflow]');
@@ -297,7 +297,9 @@ describe('console: the workflow page, its graph and the config page', function (
       ['DEPLOY_URL', '/team/deploys', false],
       ['PAYMENTS_KEY', '/team/payments', true],
     ] as const) {
-      const res = await c.auth(x.t.request.post('/workflows/config')).send({ name, value: `${name.toLowerCase()}-value`, secret, path });
+      const res = await org
+        .auth(env.t.request.post('/workflows/config'))
+        .send({ name, value: `${name.toLowerCase()}-value`, secret, path });
       assert.equal(res.status, 201, res.text);
     }
     await page.goto(`${ui.base}/console/config`);

@@ -9,11 +9,7 @@
 import assert from 'node:assert/strict';
 import { DefinitionInvalid, runWorkflow, validateDefinition as validateWithKit } from '../../kit';
 import { validateDefinition } from '../../workflows/engine';
-import { connections, step, trigger } from '../support/definitions';
-
-function doc(steps: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { name: 'compat', path: '/compat', steps, ...extra };
-}
+import { connections, doc, step, trigger } from '../support/definitions';
 
 /** The validator's messages for a definition, as `path: message` lines (the API and the kit answer the same). */
 function problems(definition: Record<string, unknown>): string[] {

@@ -7,11 +7,7 @@
 import assert from 'node:assert/strict';
 import { runWorkflow } from '../../kit';
 import { evaluateExpression, validateDefinition } from '../../workflows/engine';
-import { connections, step, trigger } from '../support/definitions';
-
-function doc(steps: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { name: 'compat', path: '/compat', steps, ...extra };
-}
+import { connections, doc, step, trigger } from '../support/definitions';
 
 describe('compatible engine, round two', () => {
   describe('ordering comparisons with a missing value', () => {

@@ -1,24 +1,12 @@
 import assert from 'node:assert/strict';
 import { findPlugin, validateDefinition, type PluginDescriptor } from '../../workflows/engine';
-
-/** `trigger ──▶ work` — the smallest valid graph, as a builder. */
-function base(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name: 'Demo',
-    steps: {
-      trigger: { type: 'trigger', pluginType: 'manual' },
-      work: { type: 'module', pluginType: 'log', config: { message: 'hi' } },
-    },
-    connections: [{ from: 'trigger', to: 'work' }],
-    ...extra,
-  };
-}
+import { definition } from '../support/definitions';
 
 const paths = (input: unknown) => validateDefinition(input).errors.map((e) => e.path);
 
 describe('engine: definition validation', () => {
   it('accepts a minimal graph and normalizes it', () => {
-    const result = validateDefinition(base());
+    const result = validateDefinition(definition());
     assert.deepEqual(result.errors, []);
     assert.equal(result.definition?.path, '/');
     assert.deepEqual(result.definition?.connections[0], {
@@ -80,7 +68,7 @@ describe('engine: definition validation', () => {
   });
 
   it('discards a client triggers value', () => {
-    const result = validateDefinition(base({ triggers: [{ id: 'ghost', pluginType: 'cron' }] }));
+    const result = validateDefinition(definition('Demo', { triggers: [{ id: 'ghost', pluginType: 'cron' }] }));
     assert.deepEqual(
       result.definition?.triggers.map((t) => t.id),
       ['trigger'],
@@ -173,7 +161,7 @@ describe('engine: definition validation', () => {
   ];
   for (const [label, patch, path] of cases) {
     it(`rejects: ${label} (${path})`, () => {
-      const input = base(patch);
+      const input = definition('Demo', patch);
       for (const [key, value] of Object.entries(patch)) if (value === undefined) delete input[key];
       assert.ok(paths(input).includes(path), JSON.stringify(validateDefinition(input).errors));
     });
@@ -191,7 +179,7 @@ describe('engine: definition validation', () => {
 
   it('collects config references from templates and raw expressions', () => {
     const result = validateDefinition(
-      base({
+      definition('Demo', {
         steps: {
           trigger: { type: 'trigger', pluginType: 'manual' },
           work: {

@@ -12,14 +12,10 @@ import {
   type ActivityCall,
   type PluginResult,
 } from '../../workflows/engine';
-import { connections, step, trigger } from '../support/definitions';
+import { connections, doc, step, trigger } from '../support/definitions';
 import { runDefinition, type Fakes } from '../support/engine-run';
 
 const OLD = 3;
-
-function doc(steps: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { name: 'rules', path: '/rules', steps, ...extra };
-}
 
 function runUnder(rules: number, definition: Record<string, unknown>, fakes: Fakes = {}, inputs: Record<string, unknown> = {}) {
   return runDefinition(definition, inputs, fakes, { engineRules: rules });

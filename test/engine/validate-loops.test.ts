@@ -5,15 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { validateDefinition } from '../../workflows/engine';
-import { connections, step, trigger } from '../support/definitions';
+import { doc, step, trigger } from '../support/definitions';
 
 /** The warning codes the validator documents (docs/definitions.md). */
 const DONE_READS_ITEMS = 'DONE_READS_ITEMS';
 const LOOP_WITHOUT_ACCUMULATOR = 'LOOP_WITHOUT_ACCUMULATOR';
-
-function doc(steps: Array<Record<string, unknown>>, edges: string[]): Record<string, unknown> {
-  return { name: 'loops', path: '/loops', steps, connections: connections(...edges) };
-}
 
 const load = step('load', 'code-exec', { code: 'return { items: [1, 2, 3] };' }, { dependsOn: ['start'] });
 const split = step('split', 'split-in-batches', { batchSize: 2 }, { dependsOn: ['load'] });
@@ -39,7 +35,7 @@ describe('loop watch-outs warned at validation', () => {
           work,
           step('summary', 'log', { message: '${{ $items.length }} done' }, { metadata: { fanOutPerItem: false } }),
         ],
-        ['split:loop->work', 'work->split', 'split:done->summary'],
+        { edges: ['split:loop->work', 'work->split', 'split:done->summary'] },
       ),
     );
     assert.deepEqual(
@@ -66,7 +62,7 @@ describe('loop watch-outs warned at validation', () => {
           step('collect', 'set-variable', { name: 'results', value: '${{ concat(variables.results, $items) }}' }),
           step('summary', 'log', { message: '${{ variables.results }}' }),
         ],
-        ['split:loop->work', 'work->collect', 'collect->split', 'split:done->summary'],
+        { edges: ['split:loop->work', 'work->collect', 'collect->split', 'split:done->summary'] },
       ),
       variables: { results: { initialValue: [] } },
     };
@@ -75,10 +71,9 @@ describe('loop watch-outs warned at validation', () => {
 
   it('a code-exec summary reading the $items global on done is warned too', () => {
     const warnings = codes(
-      doc(
-        [trigger(), load, split, work, step('summary', 'code-exec', { mode: 'all', code: 'return { n: $items.length };' })],
-        ['split:loop->work', 'work->split', 'split:done->summary'],
-      ),
+      doc([trigger(), load, split, work, step('summary', 'code-exec', { mode: 'all', code: 'return { n: $items.length };' })], {
+        edges: ['split:loop->work', 'work->split', 'split:done->summary'],
+      }),
     );
     assert.ok(
       warnings.some((w) => w.code === DONE_READS_ITEMS && /config\/code|config\.code|code/.test(w.path)),

@@ -14,10 +14,10 @@ import { finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: accepted keys take effect', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
 
   it('checks execute inputs against the JSON Schemas of the top-level inputs map and the manual trigger (400 naming the failing paths)', async () => {
-    const workflowId = await publish(x, c, {
+    const workflowId = await publish(env, org, {
       name: 'Schemas',
       inputs: {
         ticket: {
@@ -31,26 +31,26 @@ describe('executions API: accepted keys take effect', function () {
         { id: 'n', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['start'] },
       ],
     });
-    const missing = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({ inputs: {} });
+    const missing = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({ inputs: {} });
     assertDialect('problem', missing, 400);
     assert.deepEqual(missing.body.errors, [{ path: '/inputs/ticket', message: 'is required' }]);
 
-    const wrong = await c
-      .auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`))
+    const wrong = await org
+      .auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`))
       .send({ inputs: { ticket: { id: 'X-1' }, count: 11 } });
     assertDialect('problem', wrong, 400);
     assert.deepEqual(
       wrong.body.errors.map((e: { path: string }) => e.path),
       ['/inputs/ticket/id', '/inputs/count'],
     );
-    const good = await c
-      .auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`))
+    const good = await org
+      .auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`))
       .send({ inputs: { ticket: { id: 'T-7' }, count: 3 } });
     assert.equal(good.status, 202, JSON.stringify(good.body));
   });
 
   it('refuses at publish an input schema or payloadSchema that would not compile safely', async () => {
-    const res = await c.auth(x.t.request.post('/workflows/definitions')).send({
+    const res = await org.auth(env.t.request.post('/workflows/definitions')).send({
       name: 'Unsafe',
       inputs: { who: { type: 'string', schema: { type: 'string', pattern: '(a+)+\\1' } } },
       steps: [{ id: 'hook', type: 'trigger', pluginType: 'webhook', config: { payload_schema: { $ref: 'https://example.com/s.json' } } }],
@@ -63,7 +63,7 @@ describe('executions API: accepted keys take effect', function () {
   });
 
   it('answers 422 at webhook ingress with the failing paths when the body does not match payloadSchema, and starts nothing', async () => {
-    const workflowId = await publish(x, c, {
+    const workflowId = await publish(env, org, {
       name: 'Typed hook',
       steps: [
         {
@@ -75,44 +75,44 @@ describe('executions API: accepted keys take effect', function () {
         { id: 'n', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['hook'] },
       ],
     });
-    const on = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
+    const on = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
     assert.equal(on.status, 200, JSON.stringify(on.body));
     const url = on.body.alias.triggerStates.hook.runtimeMetadata.webhookUrl as string;
     const path = new URL(url).pathname;
 
-    const bad = await x.t.request.post(path).send({ event: 'pull', extra: 1 });
+    const bad = await env.t.request.post(path).send({ event: 'pull', extra: 1 });
     assertDialect('problem', bad, 422);
     assert.deepEqual(bad.body.errors, [{ path: '/body/event', message: 'must be one of "push"' }]);
-    const none = await c.auth(x.t.request.get(`/workflows/executions?workflowId=${workflowId}`));
+    const none = await org.auth(env.t.request.get(`/workflows/executions?workflowId=${workflowId}`));
     assert.equal(none.body.data.length, 0);
 
-    const good = await x.t.request.post(path).send({ event: 'push' });
+    const good = await env.t.request.post(path).send({ event: 'push' });
     assert.equal(good.status, 202, JSON.stringify(good.body));
   });
 
   it('fails the start with SECRET_UNRESOLVED before any step when a declared secret has no value', async () => {
-    const workflowId = await publish(x, c, {
+    const workflowId = await publish(env, org, {
       name: 'Needs a token',
       secrets: { DEPLOY_TOKEN: {} },
       steps: [trigger(), { id: 'n', type: 'module', pluginType: 'log', config: { message: 'ran' }, dependsOn: ['start'] }],
     });
-    const started = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+    const started = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
     assert.equal(started.status, 202, JSON.stringify(started.body));
-    const run = await waitFor(x, c, started.body.executionId, finished);
+    const run = await waitFor(env, org, started.body.executionId, finished);
     assert.equal(run.status, 'failed');
     assert.equal((run.error as { type?: string }).type, 'SECRET_UNRESOLVED', JSON.stringify(run.error));
-    const steps = await c.auth(x.t.request.get(`/workflows/executions/${started.body.executionId}/steps`));
+    const steps = await org.auth(env.t.request.get(`/workflows/executions/${started.body.executionId}/steps`));
     assert.deepEqual(
       (steps.body.data as Array<{ stepId: string; status: string }>).filter((s) => s.stepId === 'n' && s.status !== 'skipped'),
       [],
     );
 
-    await c
-      .auth(x.t.request.post('/workflows/config'))
+    await org
+      .auth(env.t.request.post('/workflows/config'))
       .send({ name: 'DEPLOY_TOKEN', value: 'tok-1234', secret: true, path: '/' })
       .expect(201);
-    const again = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
-    const done = await waitFor(x, c, again.body.executionId, finished);
+    const again = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+    const done = await waitFor(env, org, again.body.executionId, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
   });
 
@@ -125,7 +125,7 @@ describe('executions API: accepted keys take effect', function () {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-      const workflowId = await publish(x, c, {
+      const workflowId = await publish(env, org, {
         name: 'Bound secret',
         secrets: { np_api_token: { key: 'NP_TOKEN_PROD' } },
         steps: [
@@ -139,17 +139,17 @@ describe('executions API: accepted keys take effect', function () {
           },
         ],
       });
-      const missing = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
-      const failed = await waitFor(x, c, missing.body.executionId, finished);
+      const missing = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+      const failed = await waitFor(env, org, missing.body.executionId, finished);
       assert.deepEqual([failed.status, (failed.error as { type?: string }).type], ['failed', 'SECRET_UNRESOLVED']);
       assert.match((failed.error as { message: string }).message, /NP_TOKEN_PROD/);
 
-      await c
-        .auth(x.t.request.post('/workflows/config'))
+      await org
+        .auth(env.t.request.post('/workflows/config'))
         .send({ name: 'NP_TOKEN_PROD', value: 'prod-token-5678', secret: true, path: '/' })
         .expect(201);
-      const started = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
-      const done = await waitFor(x, c, started.body.executionId, finished);
+      const started = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+      const done = await waitFor(env, org, started.body.executionId, finished);
       assert.equal(done.status, 'completed', JSON.stringify(done));
       assert.deepEqual(seen, ['Bearer prod-token-5678']);
     } finally {
@@ -159,34 +159,37 @@ describe('executions API: accepted keys take effect', function () {
   });
 
   it('resolves vars and workflow inputs in a variable initialValue when the run starts on the worker', async () => {
-    await c.auth(x.t.request.post('/workflows/config')).send({ name: 'REGION', value: 'eu-west', secret: false, path: '/' }).expect(201);
-    const workflowId = await publish(x, c, {
+    await org
+      .auth(env.t.request.post('/workflows/config'))
+      .send({ name: 'REGION', value: 'eu-west', secret: false, path: '/' })
+      .expect(201);
+    const workflowId = await publish(env, org, {
       name: 'Seeded',
       variables: { target: { initialValue: { region: '${{ vars.REGION }}', who: '${{ workflow.inputs.who }}' } } },
       steps: [trigger(), { id: 'n', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['start'] }],
       outputs: { target: '${{ variables.target }}' },
     });
-    const started = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({ inputs: { who: 'ada' } });
-    const run = await waitFor(x, c, started.body.executionId, finished);
+    const started = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({ inputs: { who: 'ada' } });
+    const run = await waitFor(env, org, started.body.executionId, finished);
     assert.equal(run.status, 'completed', JSON.stringify(run));
     assert.deepEqual(run.outputs, { target: { region: 'eu-west', who: 'ada' } });
   });
 
   it('times a signal-wait out by timeoutMs (the older spelling) on the worker', async () => {
-    const workflowId = await publish(x, c, {
+    const workflowId = await publish(env, org, {
       name: 'Short wait',
       steps: [
         trigger(),
         { id: 'wait', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go', timeoutMs: 300 }, dependsOn: ['start'] },
       ],
     });
-    const started = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
-    const run = await waitFor(x, c, started.body.executionId, finished);
+    const started = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+    const run = await waitFor(env, org, started.body.executionId, finished);
     assert.deepEqual([run.status, (run.error as { type?: string }).type], ['failed', 'SIGNAL_WAIT_TIMEOUT']);
   });
 
   it('runs a step loop (while) on the worker: the step repeats until its condition is false', async () => {
-    const workflowId = await publish(x, c, {
+    const workflowId = await publish(env, org, {
       name: 'Looping',
       variables: { n: { initialValue: 0 } },
       steps: [
@@ -202,14 +205,14 @@ describe('executions API: accepted keys take effect', function () {
       ],
       outputs: { n: '${{ variables.n }}', count: '${{ steps.bump.outputs.count }}' },
     });
-    const started = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
-    const run = await waitFor(x, c, started.body.executionId, finished);
+    const started = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+    const run = await waitFor(env, org, started.body.executionId, finished);
     assert.equal(run.status, 'completed', JSON.stringify(run));
     assert.deepEqual(run.outputs, { n: 3, count: 3 });
   });
 
   it('runs a step loop (forEach) on the worker: one run per element, named by itemName and indexName', async () => {
-    const workflowId = await publish(x, c, {
+    const workflowId = await publish(env, org, {
       name: 'Each',
       variables: { seen: { initialValue: '' } },
       steps: [
@@ -225,16 +228,16 @@ describe('executions API: accepted keys take effect', function () {
       ],
       outputs: { seen: '${{ variables.seen }}', count: '${{ steps.collect.outputs.count }}' },
     });
-    const started = await c
-      .auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`))
+    const started = await org
+      .auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`))
       .send({ inputs: { tickets: ['a', 'b', 'c'] } });
-    const run = await waitFor(x, c, started.body.executionId, finished);
+    const run = await waitFor(env, org, started.body.executionId, finished);
     assert.equal(run.status, 'completed', JSON.stringify(run));
     assert.deepEqual(run.outputs, { seen: 'a0b1c2', count: 3 });
   });
 
   it('warns at publish (DEFINITION_KEY_IGNORED, naming the path) for a key that has no effect here', async () => {
-    const res = await c.auth(x.t.request.post('/workflows/definitions')).send({
+    const res = await org.auth(env.t.request.post('/workflows/definitions')).send({
       name: 'Warned',
       steps: [
         trigger(),

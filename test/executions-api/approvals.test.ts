@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
 import { grantRole } from '../support/grants';
 import { assertDialect } from '../support/dialects';
-import { finished, publish, useExecEnv, waitFor, type OrgContext } from './support';
+import { late } from '../support/late';
+import { finished, orgContext, publish, useExecEnv, waitFor, type OrgContext } from './support';
 
 const FORM = {
   type: 'object',
@@ -54,37 +55,37 @@ const waiting = (body: Record<string, unknown>): boolean => body.status === 'wai
 
 describe('executions API: declared answers on signal-wait (approvals)', function () {
   this.timeout(90_000);
-  const { x, c } = useExecEnv({ org: 'each' });
+  const { env, org } = useExecEnv({ org: 'each' });
 
   /** A person of the organization holding `role` on `nrn`, with a token. */
-  const person = async (ctx: OrgContext, role: string | null, nrn?: string) => {
-    const { userId } = await grantRole(x.db, ctx.org, role, nrn);
-    const token = await x.t.token({ organizationId: ctx.org, userId });
+  const person = async (inOrg: OrgContext, role: string | null, nrn?: string) => {
+    const { userId } = await grantRole(env.db, inOrg.id, role, nrn);
+    const token = await env.t.token({ organizationId: inOrg.id, userId });
     return { userId, as: (req: import('supertest').Test) => req.set('Authorization', `Bearer ${token}`) };
   };
   type Person = Awaited<ReturnType<typeof person>>;
 
   const start = async (who: Person, key: string, inputs: Record<string, unknown>) => {
-    const res = await who.as(x.t.request.post(`/workflows/definitions/${key}/execute`)).send({ inputs });
+    const res = await who.as(env.t.request.post(`/workflows/definitions/${key}/execute`)).send({ inputs });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     return res.body.executionId as string;
   };
   const answer = (who: Person, id: string, body: unknown) =>
-    who.as(x.t.request.post(`/workflows/executions/${id}/signals/decision`)).send(body as object);
+    who.as(env.t.request.post(`/workflows/executions/${id}/signals/decision`)).send(body as object);
   const inbox = async (who: Person, query = '') => {
-    const res = await who.as(x.t.request.get(`/workflows/approvals${query}`));
+    const res = await who.as(env.t.request.get(`/workflows/approvals${query}`));
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body as { data: Array<Record<string, unknown>>; total: number; page: number; limit: number };
   };
   const signalAudits = async (id: string) =>
-    x.db.query<Array<{ actorId: string; details: Record<string, unknown> }>>(
+    env.db.query<Array<{ actorId: string; details: Record<string, unknown> }>>(
       `SELECT actor_id AS "actorId", details FROM audit_events WHERE action = 'execution.signal' AND target_id = $1 ORDER BY id`,
       [id],
     );
   /** Waits until the run's open wait is recorded (its row: what the gate reads). */
   const recorded = async (id: string) => {
     for (let i = 0; i < 200; i++) {
-      const rows = await x.db.query<unknown[]>(`SELECT 1 FROM execution_waits WHERE execution_id = $1 AND answer IS NOT NULL`, [id]);
+      const rows = await env.db.query<unknown[]>(`SELECT 1 FROM execution_waits WHERE execution_id = $1 AND answer IS NOT NULL`, [id]);
       if (rows.length > 0) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -93,7 +94,7 @@ describe('executions API: declared answers on signal-wait (approvals)', function
 
   it('refuses at publish a form that is not a JSON Schema and approvers of the wrong shape, with their paths', async () => {
     const pathsOf = async (answer: Record<string, unknown>) => {
-      const res = await c.auth(x.t.request.post('/workflows/definitions')).send(approvalFlow('bad-answer', answer));
+      const res = await org.auth(env.t.request.post('/workflows/definitions')).send(approvalFlow('bad-answer', answer));
       assertDialect('problem', res, 400);
       return (res.body.errors as Array<{ path: string }>).map((e) => e.path).sort();
     };
@@ -107,110 +108,130 @@ describe('executions API: declared answers on signal-wait (approvals)', function
     assert.deepEqual(await pathsOf({ approvers: {} }), ['/steps/approval/config/approvers']);
   });
 
-  it('four eyes, two approvals: the starter, a non-approver and a bad form are refused with nothing recorded; one user counts once', async () => {
-    await publish(x, c, approvalFlow('four-eyes', { approvers: { roles: ['developer'] }, excludeStarter: true, required: 2 }));
-    const starter = await person(c, 'developer');
-    const first = await person(c, 'developer');
-    const second = await person(c, 'developer');
-    const viewer = await person(c, 'viewer');
-    const id = await start(starter, 'four-eyes', { application_nrn: `organization=${c.org}`, user: 'ada' });
-    await waitFor(x, c, id, waiting);
-    await recorded(id);
+  describe('four eyes, two approvals: the starter, a non-approver and a bad form are refused with nothing recorded; one user counts once', () => {
+    // One run answered step by step (each test picks up where the one before left off), in an organization of its own.
+    const runOrg = late<OrgContext>('the run’s organization');
+    const org = runOrg.value;
+    let starter: Person;
+    let first: Person;
+    let second: Person;
+    let viewer: Person;
+    let id: string;
+    let listed: Record<string, unknown>;
+    before(async () => {
+      runOrg.set(await orgContext(env));
+      await publish(env, org, approvalFlow('four-eyes', { approvers: { roles: ['developer'] }, excludeStarter: true, required: 2 }));
+      starter = await person(org, 'developer');
+      first = await person(org, 'developer');
+      second = await person(org, 'developer');
+      viewer = await person(org, 'viewer');
+      id = await start(starter, 'four-eyes', { application_nrn: `organization=${org.id}`, user: 'ada' });
+      await waitFor(env, org, id, waiting);
+      await recorded(id);
+    });
 
-    const byStarter = await answer(starter, id, { approved: true });
-    assertDialect('problem', byStarter, 403);
-    assert.match(byStarter.body.type, /\/starter-may-not-answer$/);
-    const byViewer = await answer(viewer, id, { approved: true });
-    assertDialect('problem', byViewer, 403);
-    assert.match(byViewer.body.type, /\/not-an-approver$/);
-    const badForm = await answer(first, id, { approved: 'yes', comment: 'x'.repeat(41) });
-    assertDialect('problem', badForm, 422);
-    assert.deepEqual((badForm.body.errors as Array<{ path: string }>).map((e) => e.path).sort(), ['/body/approved', '/body/comment']);
-    assert.deepEqual(await signalAudits(id), [], 'a refused answer records nothing');
+    it('the starter, a non-approver and a bad form are refused, with nothing recorded', async () => {
+      const byStarter = await answer(starter, id, { approved: true });
+      assertDialect('problem', byStarter, 403);
+      assert.match(byStarter.body.type, /\/starter-may-not-answer$/);
+      const byViewer = await answer(viewer, id, { approved: true });
+      assertDialect('problem', byViewer, 403);
+      assert.match(byViewer.body.type, /\/not-an-approver$/);
+      const badForm = await answer(first, id, { approved: 'yes', comment: 'x'.repeat(41) });
+      assertDialect('problem', badForm, 422);
+      assert.deepEqual((badForm.body.errors as Array<{ path: string }>).map((e) => e.path).sort(), ['/body/approved', '/body/comment']);
+      assert.deepEqual(await signalAudits(id), [], 'a refused answer records nothing');
+    });
 
-    // The inbox: both approvers see the run; the starter (four eyes) and the viewer do not.
-    assert.deepEqual(
-      (await inbox(first)).data.map((w) => w.executionId),
-      [id],
-    );
-    assert.deepEqual((await inbox(starter)).data, []);
-    assert.deepEqual((await inbox(viewer)).data, []);
-    const listed = (await inbox(second)).data[0];
-    assert.equal(listed.title, 'Grant access to ada?');
-    assert.equal(listed.description, `Requested for organization=${c.org}`);
-    assert.equal(listed.required, 2);
-    assert.deepEqual(listed.form, FORM);
-    assert.equal(listed.signalName, 'decision');
+    it('the inbox: both approvers see the run; the starter (four eyes) and the viewer do not', async () => {
+      assert.deepEqual(
+        (await inbox(first)).data.map((w) => w.executionId),
+        [id],
+      );
+      assert.deepEqual((await inbox(starter)).data, []);
+      assert.deepEqual((await inbox(viewer)).data, []);
+      listed = (await inbox(second)).data[0];
+      assert.equal(listed.title, 'Grant access to ada?');
+      assert.equal(listed.description, `Requested for organization=${org.id}`);
+      assert.equal(listed.required, 2);
+      assert.deepEqual(listed.form, FORM);
+      assert.equal(listed.signalName, 'decision');
+    });
 
-    const one = await answer(first, id, { approved: true, comment: 'ok' });
-    assert.equal(one.status, 200, JSON.stringify(one.body));
-    assert.deepEqual(
-      { released: one.body.released, approvals: one.body.approvals, required: one.body.required },
-      {
-        released: false,
-        approvals: 1,
-        required: 2,
-      },
-    );
-    const again = await answer(first, id, { approved: true });
-    assertDialect('problem', again, 409);
-    assert.match(again.body.type, /\/already-answered$/);
-    assert.equal((await c.auth(x.t.request.get(`/workflows/executions/${id}`))).body.status, 'waiting');
-    // Answered: gone from the first approver's inbox (once the answer is recorded), still in the second's.
-    for (let i = 0; i < 100 && (await inbox(first)).total > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal((await inbox(first)).total, 0);
-    assert.deepEqual(
-      (await inbox(second)).data.map((w) => (w.answers as Array<{ by: string }>).map((a) => a.by)),
-      [[first.userId]],
-    );
+    it('one user counts once: the first approval leaves the run waiting and the run leaves that approver’s inbox', async () => {
+      const one = await answer(first, id, { approved: true, comment: 'ok' });
+      assert.equal(one.status, 200, JSON.stringify(one.body));
+      assert.deepEqual(
+        { released: one.body.released, approvals: one.body.approvals, required: one.body.required },
+        {
+          released: false,
+          approvals: 1,
+          required: 2,
+        },
+      );
+      const again = await answer(first, id, { approved: true });
+      assertDialect('problem', again, 409);
+      assert.match(again.body.type, /\/already-answered$/);
+      assert.equal((await org.auth(env.t.request.get(`/workflows/executions/${id}`))).body.status, 'waiting');
+      // Answered: gone from the first approver's inbox (once the answer is recorded), still in the second's.
+      for (let i = 0; i < 100 && (await inbox(first)).total > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal((await inbox(first)).total, 0);
+      assert.deepEqual(
+        (await inbox(second)).data.map((w) => (w.answers as Array<{ by: string }>).map((a) => a.by)),
+        [[first.userId]],
+      );
+    });
 
-    const two = await answer(second, id, { approved: true });
-    assert.equal(two.status, 200, JSON.stringify(two.body));
-    assert.equal(two.body.released, true);
-    const done = await waitFor(x, c, id, finished);
-    assert.equal(done.status, 'completed');
-    const outputs = done.outputs as { answers: Array<{ by: string; approved: boolean; at: string }>; approved: boolean };
-    assert.deepEqual(
-      outputs.answers.map((a) => [a.by, a.approved]),
-      [
-        [first.userId, true],
-        [second.userId, true],
-      ],
-    );
-    assert.ok(outputs.answers.every((a) => !Number.isNaN(Date.parse(a.at))));
-    const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
-    assert.deepEqual(
-      logs.body.data.map((l: { message: string }) => l.message),
-      ['granted'],
-    );
+    it('the second approval releases the run, which completes with both answers', async () => {
+      const two = await answer(second, id, { approved: true });
+      assert.equal(two.status, 200, JSON.stringify(two.body));
+      assert.equal(two.body.released, true);
+      const done = await waitFor(env, org, id, finished);
+      assert.equal(done.status, 'completed');
+      const outputs = done.outputs as { answers: Array<{ by: string; approved: boolean; at: string }>; approved: boolean };
+      assert.deepEqual(
+        outputs.answers.map((a) => [a.by, a.approved]),
+        [
+          [first.userId, true],
+          [second.userId, true],
+        ],
+      );
+      assert.ok(outputs.answers.every((a) => !Number.isNaN(Date.parse(a.at))));
+      const logs = await org.auth(env.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
+      assert.deepEqual(
+        logs.body.data.map((l: { message: string }) => l.message),
+        ['granted'],
+      );
+    });
 
-    // The timeline and the audit trail name who answered.
-    const events = await new ExecutionEventRepository(x.db.manager).after(id, 0, 500);
-    const answered = events.filter((e) => e.type === 'wait.answered').map((e) => (e.data as { by: string }).by);
-    assert.deepEqual(answered, [first.userId, second.userId]);
-    const audits = await signalAudits(id);
-    assert.deepEqual(
-      audits.map((a) => [a.actorId, a.details.answer]),
-      [first, second].map((p) => [p.userId, { waitId: listed.waitId, stepId: 'approval', by: p.userId, approved: true }]),
-    );
-    assert.deepEqual((await inbox(second)).data, [], 'an ended wait leaves the inbox');
+    it('the timeline and the audit trail name who answered; the ended wait leaves the inbox', async () => {
+      const events = await new ExecutionEventRepository(env.db.manager).after(id, 0, 500);
+      const answered = events.filter((e) => e.type === 'wait.answered').map((e) => (e.data as { by: string }).by);
+      assert.deepEqual(answered, [first.userId, second.userId]);
+      const audits = await signalAudits(id);
+      assert.deepEqual(
+        audits.map((a) => [a.actorId, a.details.answer]),
+        [first, second].map((p) => [p.userId, { waitId: listed.waitId, stepId: 'approval', by: p.userId, approved: true }]),
+      );
+      assert.deepEqual((await inbox(second)).data, [], 'an ended wait leaves the inbox');
+    });
   });
 
   it('a rejection ends the wait at once (required: 2) and the run takes the reject path; an answer after that is 409', async () => {
-    await publish(x, c, approvalFlow('reject', { approvers: { roles: ['developer'] }, excludeStarter: true, required: 2 }));
-    const starter = await person(c, 'developer');
-    const approver = await person(c, 'developer');
-    const late = await person(c, 'developer');
-    const id = await start(starter, 'reject', { application_nrn: `organization=${c.org}`, user: 'bob' });
-    await waitFor(x, c, id, waiting);
+    await publish(env, org, approvalFlow('reject', { approvers: { roles: ['developer'] }, excludeStarter: true, required: 2 }));
+    const starter = await person(org, 'developer');
+    const approver = await person(org, 'developer');
+    const late = await person(org, 'developer');
+    const id = await start(starter, 'reject', { application_nrn: `organization=${org.id}`, user: 'bob' });
+    await waitFor(env, org, id, waiting);
     await recorded(id);
     const no = await answer(approver, id, { approved: false, comment: 'not this one' });
     assert.equal(no.status, 200, JSON.stringify(no.body));
     assert.deepEqual([no.body.released, no.body.approvals], [true, 0]);
-    const done = await waitFor(x, c, id, finished);
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed');
     assert.equal((done.outputs as { approved: boolean }).approved, false);
-    const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
+    const logs = await org.auth(env.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
     assert.deepEqual(
       logs.body.data.map((l: { message: string }) => l.message),
       ['refused'],
@@ -220,24 +241,24 @@ describe('executions API: declared answers on signal-wait (approvals)', function
 
   it('approvers by role on an NRN rendered from the run, or by user id; a sibling account sees nothing; a plain signal cannot answer by correlation', async () => {
     await publish(
-      x,
-      c,
+      env,
+      org,
       approvalFlow('by-app', {
         approvers: { roles: ['developer'], users: [], nrn: '${{ workflow.inputs.application_nrn }}' },
         required: 1,
       }),
     );
-    const appA = `organization=${c.org}:account=101:namespace=11:application=1`;
-    const appB = `organization=${c.org}:account=202:namespace=22:application=2`;
-    const ownerA = await person(c, 'developer', `organization=${c.org}:account=101`);
-    const sibling = await person(c, 'developer', `organization=${c.org}:account=202`);
-    const nobody = await person(c, null);
-    const runA = await start(await person(c, 'developer'), 'by-app', { application_nrn: appA, user: 'a' });
-    const runB = await start(await person(c, 'developer'), 'by-app', { application_nrn: appB, user: 'b' });
+    const appA = `organization=${org.id}:account=101:namespace=11:application=1`;
+    const appB = `organization=${org.id}:account=202:namespace=22:application=2`;
+    const ownerA = await person(org, 'developer', `organization=${org.id}:account=101`);
+    const sibling = await person(org, 'developer', `organization=${org.id}:account=202`);
+    const nobody = await person(org, null);
+    const runA = await start(await person(org, 'developer'), 'by-app', { application_nrn: appA, user: 'a' });
+    const runB = await start(await person(org, 'developer'), 'by-app', { application_nrn: appB, user: 'b' });
     // Outside the workflow's NRN nobody matches by role: a run cannot widen who answers.
-    const runOut = await start(await person(c, 'developer'), 'by-app', { application_nrn: 'organization=999999:account=1', user: 'c' });
+    const runOut = await start(await person(org, 'developer'), 'by-app', { application_nrn: 'organization=999999:account=1', user: 'c' });
     for (const id of [runA, runB, runOut]) {
-      await waitFor(x, c, id, waiting);
+      await waitFor(env, org, id, waiting);
       await recorded(id);
     }
     assert.deepEqual(
@@ -253,20 +274,20 @@ describe('executions API: declared answers on signal-wait (approvals)', function
     assert.equal((await inbox(ownerA, '?workflowId=other')).total, 0);
     assert.equal((await inbox(ownerA, `?from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).total, 0);
     // An admin of the organization holds no `developer` grant: not an approver of these waits.
-    assert.deepEqual((await inbox({ userId: c.userId, as: c.auth })).data, []);
+    assert.deepEqual((await inbox({ userId: org.userId, as: org.auth })).data, []);
 
     assert.match((await answer(sibling, runA, { approved: true })).body.type, /\/not-an-approver$/);
     assert.match((await answer(ownerA, runOut, { approved: true })).body.type, /\/not-an-approver$/);
     assertDialect('problem', await answer(nobody, runA, { approved: true }), 404);
     // A declared-answer wait is never released by name alone (correlation, plain signals): 409.
-    const correlated = await c
-      .auth(x.t.request.post('/workflows/signals/decision'))
+    const correlated = await org
+      .auth(env.t.request.post('/workflows/signals/decision'))
       .send({ correlationKey: 'k', payload: { approved: true } });
     assertDialect('problem', correlated, 409);
 
     assert.equal((await answer(ownerA, runA, { approved: true })).status, 200);
-    assert.equal((await waitFor(x, c, runA, finished)).status, 'completed');
-    for (const id of [runB, runOut]) await c.auth(x.t.request.post(`/workflows/executions/${id}/cancel`)).send({});
+    assert.equal((await waitFor(env, org, runA, finished)).status, 'completed');
+    for (const id of [runB, runOut]) await org.auth(env.t.request.post(`/workflows/executions/${id}/cancel`)).send({});
   });
 
   describe('notify', () => {
@@ -295,13 +316,13 @@ describe('executions API: declared answers on signal-wait (approvals)', function
     it('posts once when the run starts waiting, with a link to the answer page, through the egress rules', async () => {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
       await publish(
-        x,
-        c,
-        approvalFlow('notified', { approvers: { users: [c.userId] }, notify: { url, headers: { 'x-team': 'platform' } } }),
+        env,
+        org,
+        approvalFlow('notified', { approvers: { users: [org.userId] }, notify: { url, headers: { 'x-team': 'platform' } } }),
       );
-      const admin = { userId: c.userId, as: c.auth };
-      const id = await start(admin, 'notified', { application_nrn: `organization=${c.org}`, user: 'n' });
-      await waitFor(x, c, id, waiting);
+      const admin = { userId: org.userId, as: org.auth };
+      const id = await start(admin, 'notified', { application_nrn: `organization=${org.id}`, user: 'n' });
+      await waitFor(env, org, id, waiting);
       for (let i = 0; i < 300 && received.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal(received.length, 1);
       const [{ body, headers }] = received;
@@ -313,9 +334,9 @@ describe('executions API: declared answers on signal-wait (approvals)', function
       const answerUrl = String((await inbox(admin)).data[0].answerUrl);
       assert.ok(answerUrl.endsWith(new URL(String(body.link), 'http://x').pathname), `${answerUrl} vs ${String(body.link)}`);
       assert.equal((await answer(admin, id, { approved: true })).status, 200);
-      await waitFor(x, c, id, finished);
+      await waitFor(env, org, id, finished);
       assert.equal(received.length, 1, 'sent once');
-      const notices = await x.db.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM wait_notices WHERE execution_id = $1`, [id]);
+      const notices = await env.db.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM wait_notices WHERE execution_id = $1`, [id]);
       assert.equal(notices[0].n, 1);
     });
   });

@@ -31,7 +31,7 @@ const asJson = (req: Test, text: string): Test => req.set('Content-Type', 'appli
 
 describe('request bodies: the nesting limit', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
 
   /** Asserts a 400 in the family's dialect naming where the limit was crossed. */
   function assertTooDeep(family: Family, res: Awaited<Test>, pointer: string): void {
@@ -60,16 +60,16 @@ describe('request bodies: the nesting limit', function () {
       ['put', '/workflows/definitions/deep-publish'],
       ['post', '/workflows/definitions/validate'],
     ] as const) {
-      const res = await asJson(c.auth(x.t.request[method](path)), bodyWith(fields, 'metadata', DEEP));
+      const res = await asJson(org.auth(env.t.request[method](path)), bodyWith(fields, 'metadata', DEEP));
       assertTooDeep('problem', res, pastLimit('metadata'));
     }
-    const published = await asJson(c.auth(x.t.request.post('/workflows/definitions')), bodyWith(fields, 'metadata', LIMIT));
+    const published = await asJson(org.auth(env.t.request.post('/workflows/definitions')), bodyWith(fields, 'metadata', LIMIT));
     assert.equal(published.status, 201, published.text);
-    const validated = await asJson(c.auth(x.t.request.post('/workflows/definitions/validate')), bodyWith(fields, 'metadata', LIMIT));
+    const validated = await asJson(org.auth(env.t.request.post('/workflows/definitions/validate')), bodyWith(fields, 'metadata', LIMIT));
     assert.equal(validated.status, 200, validated.text);
 
     const executeAt = (levels: number) =>
-      asJson(c.auth(x.t.request.post('/workflows/definitions/deep-publish/execute')), bodyWith({}, 'inputs', levels));
+      asJson(org.auth(env.t.request.post('/workflows/definitions/deep-publish/execute')), bodyWith({}, 'inputs', levels));
     assertTooDeep('problem', await executeAt(DEEP), pastLimit('inputs'));
     const started = await executeAt(LIMIT);
     assert.equal(started.status, 202, started.text);
@@ -77,7 +77,7 @@ describe('request bodies: the nesting limit', function () {
 
   it('YAML bodies too: a deep document and one that contains itself (an alias inside its own anchor) answer 400', async () => {
     const yaml = (text: string) =>
-      c.auth(x.t.request.post('/workflows/definitions/validate')).set('Content-Type', 'application/yaml').send(text);
+      org.auth(env.t.request.post('/workflows/definitions/validate')).set('Content-Type', 'application/yaml').send(text);
     const deep = await yaml(`name: Deep\nmetadata: ${'['.repeat(DEEP)}${']'.repeat(DEEP)}\n`);
     assertDialect('problem', deep, 400);
     const looped = await yaml('name: Looped\nmetadata: &loop\n  self: *loop\n');
@@ -85,62 +85,62 @@ describe('request bodies: the nesting limit', function () {
   });
 
   it('signals and webhook-wait callbacks: 400 past the limit; a payload at the limit releases the wait', async () => {
-    await publish(x, c, definition('deep-signal'));
-    const id = await execute(x, c, 'deep-signal');
-    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    await publish(env, org, definition('deep-signal'));
+    const id = await execute(env, org, 'deep-signal');
+    await waitFor(env, org, id, (body) => body.status === 'waiting');
     const signal = (levels: number) =>
-      asJson(c.auth(x.t.request.post(`/workflows/executions/${id}/signals/go`)), bodyWith({}, 'p', levels));
+      asJson(org.auth(env.t.request.post(`/workflows/executions/${id}/signals/go`)), bodyWith({}, 'p', levels));
     assertTooDeep('problem', await signal(DEEP), pastLimit('p'));
     const delivered = await signal(LIMIT);
     assert.equal(delivered.status, 200, delivered.text);
 
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Deep callback',
       key: 'deep-callback',
       steps: [trigger(), { id: 'callback', type: 'module', pluginType: 'webhook-wait', config: { timeout: '1h' }, dependsOn: ['start'] }],
     });
-    const waiting = await execute(x, c, 'deep-callback');
+    const waiting = await execute(env, org, 'deep-callback');
     let callback: string | undefined;
     for (let i = 0; i < 200 && !callback; i++) {
-      const pending = await c.auth(x.t.request.get(`/workflows/executions/${waiting}/pending-signals`));
+      const pending = await org.auth(env.t.request.get(`/workflows/executions/${waiting}/pending-signals`));
       callback = (pending.body.data as Array<{ callbackUrl?: string }> | undefined)?.[0]?.callbackUrl;
       if (!callback) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.ok(callback, 'the callback URL is shown');
     const path = new URL(callback).pathname;
-    assertTooDeep('problem', await asJson(x.t.request.post(path), bodyWith({}, 'p', DEEP)), pastLimit('p'));
-    const released = await asJson(x.t.request.post(path), bodyWith({}, 'p', LIMIT));
+    assertTooDeep('problem', await asJson(env.t.request.post(path), bodyWith({}, 'p', DEEP)), pastLimit('p'));
+    const released = await asJson(env.t.request.post(path), bodyWith({}, 'p', LIMIT));
     assert.equal(released.status, 202, released.text);
   });
 
   it('the anonymous webhook: 400 past the limit; a body at the limit starts a run', async () => {
-    const workflowId = await publish(x, c, {
+    const workflowId = await publish(env, org, {
       name: 'Deep hook',
       steps: [
         { id: 'hook', type: 'trigger', pluginType: 'webhook', config: {} },
         { id: 'n', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['hook'] },
       ],
     });
-    const activated = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
+    const activated = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
     assert.equal(activated.status, 200, activated.text);
-    const aliases = await c.auth(x.t.request.get(`/workflows/definitions/${workflowId}/aliases`));
+    const aliases = await org.auth(env.t.request.get(`/workflows/definitions/${workflowId}/aliases`));
     const path = new URL(aliases.body.data[0].triggerStates.hook.runtimeMetadata.webhookUrl as string).pathname;
-    assertTooDeep('problem', await asJson(x.t.request.post(path), nested(DEEP)), '/a'.repeat(LIMIT));
-    const accepted = await asJson(x.t.request.post(path), nested(LIMIT));
+    assertTooDeep('problem', await asJson(env.t.request.post(path), nested(DEEP)), '/a'.repeat(LIMIT));
+    const accepted = await asJson(env.t.request.post(path), nested(LIMIT));
     assert.equal(accepted.status, 202, accepted.text);
   });
 
   it('config entries and service specifications answer in their own dialects', async () => {
-    const res = await asJson(c.auth(x.t.request.post('/workflows/config')), bodyWith({ name: 'DEEP', path: '/' }, 'value', DEEP));
+    const res = await asJson(org.auth(env.t.request.post('/workflows/config')), bodyWith({ name: 'DEEP', path: '/' }, 'value', DEEP));
     assertTooDeep('config', res, pastLimit('value'));
 
-    const admin: TestApp = createTestApp({ routes: adminRoutes({ dataSource: x.db }) });
-    const org = await newOrg({ t: admin, db: x.db });
+    const admin: TestApp = createTestApp({ routes: adminRoutes({ dataSource: env.db }) });
+    const adminOrg = await newOrg({ t: admin, db: env.db });
     // The values of a specification's attributes: free JSON, two levels inside the body.
     const spec = (levels: number) =>
       asJson(
-        admin.request.post('/service_specification').set('Authorization', `Bearer ${org.admin}`),
-        `{"name":"Deep spec","visible_to":["organization=${org.id}"],"attributes":{"schema":{"type":"object"},"values":${nested(levels - 2)}}}`,
+        admin.request.post('/service_specification').set('Authorization', `Bearer ${adminOrg.admin}`),
+        `{"name":"Deep spec","visible_to":["organization=${adminOrg.id}"],"attributes":{"schema":{"type":"object"},"values":${nested(levels - 2)}}}`,
       );
     assertTooDeep('admin', await spec(DEEP), `/attributes/values${'/a'.repeat(LIMIT - 2)}`);
     const created = await spec(LIMIT);
@@ -152,7 +152,7 @@ describe('request bodies: the nesting limit', function () {
       fc.asyncProperty(fc.integer({ min: 1, max: 3 * LIMIT }), fc.constantFrom('{"a":', '[', '{"~/":'), async (levels, open) => {
         const close = open === '[' ? ']' : '}';
         const text = `${open.repeat(levels - 1)}${open === '[' ? '[]' : '{}'}${close.repeat(levels - 1)}`;
-        const res = await asJson(c.auth(x.t.request.post('/workflows/definitions/validate')), text);
+        const res = await asJson(org.auth(env.t.request.post('/workflows/definitions/validate')), text);
         assert.notEqual(res.status, 500, res.text);
         assert.equal(res.status === 400 && /body-too-deep$/.test(res.body.type as string), levels > LIMIT, `${levels} levels: ${res.text}`);
         if (levels > LIMIT) assert.equal(res.body.errors[0].path, (open === '[' ? '/0' : open === '{"a":' ? '/a' : '/~0~1').repeat(LIMIT));

@@ -11,7 +11,7 @@ import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: code-exec with network.allowedHosts', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
   let server: http.Server;
   let base: string;
   const requests: string[] = [];
@@ -40,7 +40,7 @@ describe('executions API: code-exec with network.allowedHosts', function () {
       let refused = null;
       try { await fetch('${base.replace('127.0.0.1', 'localhost')}/secret'); } catch (error) { refused = error.message; }
       return { got, posted, refused };`;
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Fetching code',
       key: 'fetching-code',
       steps: {
@@ -59,7 +59,7 @@ describe('executions API: code-exec with network.allowedHosts', function () {
         refused: '${{ steps.call.outputs.refused }}',
       },
     });
-    const done = await waitFor(x, c, await execute(x, c, 'fetching-code', { inputs: { n: 3 } }), finished);
+    const done = await waitFor(env, org, await execute(env, org, 'fetching-code', { inputs: { n: 3 } }), finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, {
       got: { method: 'GET', path: '/items?n=3', body: null },
@@ -71,7 +71,7 @@ describe('executions API: code-exec with network.allowedHosts', function () {
 
   it('fails the execution when the code does not catch a refused fetch', async () => {
     requests.length = 0;
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Refused fetch',
       key: 'refused-fetch',
       steps: {
@@ -84,7 +84,7 @@ describe('executions API: code-exec with network.allowedHosts', function () {
       },
       connections: [{ from: 'start', to: 'call' }],
     });
-    const done = await waitFor(x, c, await execute(x, c, 'refused-fetch'), finished);
+    const done = await waitFor(env, org, await execute(env, org, 'refused-fetch'), finished);
     assert.equal(done.status, 'failed', JSON.stringify(done));
     assert.deepEqual(done.error, {
       type: 'SANDBOX_ERROR',

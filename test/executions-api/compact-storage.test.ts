@@ -17,7 +17,7 @@ const BODY_BYTES = Buffer.byteLength(JSON.stringify(BODY));
 
 describe('executions API: step payloads stored once read back as before', function () {
   this.timeout(90_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
   let server: http.Server;
   let url: string;
   before(async () => {
@@ -36,12 +36,12 @@ describe('executions API: step payloads stored once read back as before', functi
   /** What a client reads of the run: every step route, the state and the event stream's text. */
   async function reads(id: string): Promise<Record<string, unknown>> {
     const get = async (path: string) => {
-      const res = await c.auth(x.t.request.get(`/workflows/executions/${id}${path}`));
+      const res = await org.auth(env.t.request.get(`/workflows/executions/${id}${path}`));
       assert.equal(res.status, 200, `${path}: ${JSON.stringify(res.body)}`);
       return res.body as Record<string, unknown>;
     };
-    const events = await c
-      .auth(x.t.request.get(`/workflows/executions/${id}/events`))
+    const events = await org
+      .auth(env.t.request.get(`/workflows/executions/${id}/events`))
       .buffer(true)
       .parse((res, done) => {
         let text = '';
@@ -59,7 +59,7 @@ describe('executions API: step payloads stored once read back as before', functi
   }
 
   it('serves the same steps, state and events from compact rows as from whole ones, the response stored once', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Large upstream output',
       key: 'large-upstream',
       steps: chain(
@@ -70,8 +70,8 @@ describe('executions API: step payloads stored once read back as before', functi
         step('done', 'log', { message: 'done' }),
       ),
     });
-    const id = await execute(x, c, 'large-upstream');
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'large-upstream');
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
 
     const compact = await reads(id);
@@ -85,7 +85,7 @@ describe('executions API: step payloads stored once read back as before', functi
     assert.match(compact.events as string, /event: step\.completed\ndata: \{"executionId":"[^"]+","at":"[^"]+","run":1,/);
 
     // Stored whole, the response would be there four times (fetch's items and outputs, got, keep).
-    const [stored] = await x.db.query<Array<{ bytes: number }>>(
+    const [stored] = await env.db.query<Array<{ bytes: number }>>(
       `SELECT (SELECT sum(pg_column_size(s.*)) FROM execution_steps s WHERE execution_id = $1)::int
             + (SELECT COALESCE(sum(pg_column_size(p.*)), 0) FROM execution_step_payloads p WHERE execution_id = $1)::int AS bytes`,
       [id],
@@ -93,7 +93,7 @@ describe('executions API: step payloads stored once read back as before', functi
     assert.ok(stored.bytes < BODY_BYTES * 1.2 + 5 * 300, `${stored.bytes} bytes stored for a ${BODY_BYTES}-byte response`);
 
     // The same run as it was stored before: whole records, one event per row.
-    await x.db.transaction(async (manager) => {
+    await env.db.transaction(async (manager) => {
       for (const record of records) {
         await manager.query(
           `UPDATE execution_steps SET record = $4::jsonb, items_hash = NULL WHERE execution_id = $1 AND step_id = $2 AND run = $3`,

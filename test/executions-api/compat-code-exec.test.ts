@@ -10,11 +10,11 @@ import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: coming from the compatible engine (code-exec)', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
 
   it('code-exec language: typescript runs with its types stripped, in the same sandbox', async () => {
     //   start ─▶ typed
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Compat ts',
       key: 'compat-ts',
       steps: [
@@ -40,8 +40,8 @@ describe('executions API: coming from the compatible engine (code-exec)', functi
       ],
       outputs: { all: '${{ steps.typed.outputs.all }}', sandboxed: '${{ steps.typed.outputs.sandboxed }}' },
     });
-    const id = await execute(x, c, 'compat-ts', { inputs: { names: ['ana', 'bo'] } });
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'compat-ts', { inputs: { names: ['ana', 'bo'] } });
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, {
       all: [
@@ -65,7 +65,7 @@ describe('executions API: coming from the compatible engine (code-exec)', functi
           { id: 's', type: 'module', pluginType: 'code-exec', config: { language: 'ts', code }, dependsOn: ['start'] },
         ],
       };
-      const refused = await c.auth(x.t.request.post('/workflows/definitions')).send(body);
+      const refused = await org.auth(env.t.request.post('/workflows/definitions')).send(body);
       assert.equal(refused.status, 400, JSON.stringify(refused.body));
       const errors = refused.body.errors as Array<{ path: string; message: string }>;
       assert.deepEqual(
@@ -73,7 +73,7 @@ describe('executions API: coming from the compatible engine (code-exec)', functi
         ['/steps/1/config/code'],
       );
       assert.match(errors[0].message, expected);
-      const report = await c.auth(x.t.request.post('/workflows/definitions/validate')).send(body).expect(200);
+      const report = await org.auth(env.t.request.post('/workflows/definitions/validate')).send(body).expect(200);
       assert.equal(report.body.valid, false);
       assert.match(report.body.errors[0].message, expected);
     }
@@ -81,9 +81,11 @@ describe('executions API: coming from the compatible engine (code-exec)', functi
 
   it('log.info(message, metadata) puts the object in the entry metadata, scrubbed of secrets; console.log joins its arguments', async () => {
     const canary = `canary-${randomBytes(16).toString('hex')}`;
-    const created = await c.auth(x.t.request.post('/workflows/config')).send({ name: 'META_KEY', value: canary, secret: true, path: '/' });
+    const created = await org
+      .auth(env.t.request.post('/workflows/config'))
+      .send({ name: 'META_KEY', value: canary, secret: true, path: '/' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Compat log meta',
       key: 'compat-log-meta',
       steps: [
@@ -105,10 +107,10 @@ describe('executions API: coming from the compatible engine (code-exec)', functi
         },
       ],
     });
-    const id = await execute(x, c, 'compat-log-meta');
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'compat-log-meta');
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
-    const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
+    const logs = await org.auth(env.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
     assert.deepEqual(
       logs.body.data.map((line: { level: string; message: string; metadata?: unknown }) => [line.level, line.message, line.metadata]),
       [
@@ -117,7 +119,7 @@ describe('executions API: coming from the compatible engine (code-exec)', functi
         ['info', 'joined {"a":1}', {}],
       ],
     );
-    const rows = await x.db.query<Array<{ text: string }>>(
+    const rows = await env.db.query<Array<{ text: string }>>(
       `SELECT row_to_json(l)::text AS text FROM execution_logs l WHERE execution_id = $1`,
       [id],
     );

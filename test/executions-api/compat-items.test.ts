@@ -11,11 +11,11 @@ import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: items, fan-out and forEach of the compatible engine', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
 
   it('a forEach.reduce accumulator receives each code-exec iteration’s value (6, and a list as a list)', async () => {
     //   start ─▶ sum (forEach numbers, reduce total) ─▶ collect (forEach numbers, reduce acc)
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'reduce-values',
       key: 'reduce-values',
       path: '/compat',
@@ -40,7 +40,7 @@ describe('executions API: items, fan-out and forEach of the compatible engine', 
       ],
       outputs: { total: '${{ steps.sum.outputs.result }}', doubled: '${{ variables.acc }}', each: '${{ steps.sum.outputs.items }}' },
     });
-    const done = await waitFor(x, c, await execute(x, c, 'reduce-values', { inputs: { numbers: [1, 2, 3] } }), finished);
+    const done = await waitFor(env, org, await execute(env, org, 'reduce-values', { inputs: { numbers: [1, 2, 3] } }), finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, { total: 6, doubled: [2, 4, 6], each: [{ result: 1 }, { result: 3 }, { result: 6 }] });
   });
@@ -60,14 +60,14 @@ describe('executions API: items, fan-out and forEach of the compatible engine', 
         },
       ],
     };
-    const validated = await c.auth(x.t.request.post('/workflows/definitions/validate')).send(definition);
+    const validated = await org.auth(env.t.request.post('/workflows/definitions/validate')).send(definition);
     assert.equal(validated.status, 200);
     assert.equal(validated.body.valid, false);
     assert.deepEqual(
       validated.body.errors.map((e: { path: string; message: string }) => [e.path, e.message.split(':')[0]]),
       [['/steps/1/config/url', 'FANOUT_ITEMS_UNAVAILABLE']],
     );
-    const published = await c.auth(x.t.request.post('/workflows/definitions')).send(definition);
+    const published = await org.auth(env.t.request.post('/workflows/definitions')).send(definition);
     assert.equal(published.status, 400, JSON.stringify(published.body));
     assert.deepEqual(published.body.errors, validated.body.errors);
   });

@@ -15,7 +15,7 @@ const waiting = (body: Record<string, unknown>): boolean => body.status === 'wai
 
 describe('executions API: coming from the compatible engine (plugins)', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
   let server: Server;
   let baseUrl: string;
   const received: Array<{ method?: string; body: string }> = [];
@@ -38,7 +38,7 @@ describe('executions API: coming from the compatible engine (plugins)', function
   it("signal-wait: a decider reads the waking payload's keys as the step's outputs, through a real signal", async () => {
     //   start ─▶ w ─▶ ok ─true─▶ yes
     //                    └false─▶ no
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Compat approval',
       key: 'compat-approval',
       steps: [
@@ -59,14 +59,14 @@ describe('executions API: coming from the compatible engine (plugins)', function
         payload: '${{ steps.w.outputs.payload }}',
       },
     });
-    const id = await execute(x, c, 'compat-approval');
-    await waitFor(x, c, id, waiting);
-    const sent = await c.auth(x.t.request.post(`/workflows/executions/${id}/signals/approve`)).send({ approved: true, by: 'ana' });
+    const id = await execute(env, org, 'compat-approval');
+    await waitFor(env, org, id, waiting);
+    const sent = await org.auth(env.t.request.post(`/workflows/executions/${id}/signals/approve`)).send({ approved: true, by: 'ana' });
     assert.equal(sent.status, 200, JSON.stringify(sent.body));
-    const done = await waitFor(x, c, id, finished);
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, { decision: 'granted', by: 'ana', signal: 'approve', payload: { approved: true, by: 'ana' } });
-    const record = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps/w`)).expect(200);
+    const record = await org.auth(env.t.request.get(`/workflows/executions/${id}/steps/w`)).expect(200);
     assert.equal(record.body.record.outputs.approved, true);
     assert.equal(record.body.record.outputs.signalId, sent.body.signalId);
   });
@@ -81,7 +81,7 @@ describe('executions API: coming from the compatible engine (plugins)', function
       pluginType: 'code-exec',
       config: { code: source, ...extra },
     });
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Compat results',
       key: 'compat-results',
       steps: {
@@ -110,7 +110,7 @@ describe('executions API: coming from the compatible engine (plugins)', function
         each: '${{ steps.each.items }}',
       },
     });
-    const done = await waitFor(x, c, await execute(x, c, 'compat-results'), finished);
+    const done = await waitFor(env, org, await execute(env, org, 'compat-results'), finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, {
       list: [1, 2, 3],
@@ -124,10 +124,12 @@ describe('executions API: coming from the compatible engine (plugins)', function
 
   it('log: a message mixing data and a secret renders the data and masks the secret, which reaches no record, log or history', async () => {
     const canary = `canary-${randomBytes(16).toString('hex')}`;
-    const created = await c.auth(x.t.request.post('/workflows/config')).send({ name: 'LOG_KEY', value: canary, secret: true, path: '/' });
+    const created = await org
+      .auth(env.t.request.post('/workflows/config'))
+      .send({ name: 'LOG_KEY', value: canary, secret: true, path: '/' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     //   start ─▶ note(log)
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Compat log',
       key: 'compat-log',
       steps: [
@@ -145,11 +147,11 @@ describe('executions API: coming from the compatible engine (plugins)', function
       ],
       outputs: { said: '${{ steps.note.outputs.message }}' },
     });
-    const id = await execute(x, c, 'compat-log', { inputs: { user: 'ana' } });
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'compat-log', { inputs: { user: 'ana' } });
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, { said: 'user ana calls with <redacted> (<redacted> chars)' });
-    const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
+    const logs = await org.auth(env.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
     assert.deepEqual(
       logs.body.data.map((line: { message: string; metadata?: unknown }) => [line.message, line.metadata]),
       [['user ana calls with <redacted> (<redacted> chars)', { key: '<redacted>', user: 'ana' }]],
@@ -157,21 +159,21 @@ describe('executions API: coming from the compatible engine (plugins)', function
 
     // The secret was never loaded: the worker decrypted nothing for this run.
     assert.deepEqual(
-      x.workerLog.entries().filter((entry) => entry.msg === 'secrets decrypted for a step' && entry.executionId === id),
+      env.workerLog.entries().filter((entry) => entry.msg === 'secrets decrypted for a step' && entry.executionId === id),
       [],
     );
     for (const path of ['', '/state', '/steps', '/steps/note', '/logs', '/events']) {
-      const res = await c.auth(x.t.request.get(`/workflows/executions/${id}${path}`));
+      const res = await org.auth(env.t.request.get(`/workflows/executions/${id}${path}`));
       assert.equal(res.text.includes(canary), false, `${path} leaks the secret`);
     }
-    const rows = await x.db.query<Array<{ text: string }>>(
+    const rows = await env.db.query<Array<{ text: string }>>(
       `SELECT row_to_json(e)::text AS text FROM executions e WHERE id = $1
        UNION ALL SELECT row_to_json(s)::text FROM execution_steps s WHERE execution_id = $1
        UNION ALL SELECT row_to_json(l)::text FROM execution_logs l WHERE execution_id = $1`,
       [id],
     );
     for (const row of rows) assert.equal(row.text.includes(canary), false, `a stored row leaks the secret: ${row.text}`);
-    const history = JSON.stringify(await x.env.client.workflow.getHandle(id).fetchHistory(), (key, value: unknown) =>
+    const history = JSON.stringify(await env.temporal.client.workflow.getHandle(id).fetchHistory(), (key, value: unknown) =>
       key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
     );
     assert.ok(history.includes('calls with <redacted>'), 'the rendered message is readable in the decoded history');
@@ -181,7 +183,7 @@ describe('executions API: coming from the compatible engine (plugins)', function
 
   it('settings under inputs: the quick-start form (url, method, body, message, code, name and value under inputs) runs unchanged', async () => {
     //   start ─▶ fetch ─▶ note ─▶ calc ─▶ keep
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Compat quick start',
       key: 'compat-quick-start',
       steps: [
@@ -218,12 +220,12 @@ describe('executions API: coming from the compatible engine (plugins)', function
       outputs: { echoed: '${{ steps.fetch.outputs.body.echoed }}', label: '${{ variables.label }}' },
     });
     received.length = 0;
-    const id = await execute(x, c, 'compat-quick-start', { inputs: { ticket: 42 } });
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'compat-quick-start', { inputs: { ticket: 42 } });
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(received, [{ method: 'POST', body: JSON.stringify({ ticket: 42 }) }]);
     assert.deepEqual(done.outputs, { echoed: { ticket: 42 }, label: 'T-42' });
-    const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
+    const logs = await org.auth(env.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
     assert.deepEqual(
       logs.body.data.map((line: { message: string }) => line.message),
       ['ticket 42 answered 200'],

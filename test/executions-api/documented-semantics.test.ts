@@ -13,7 +13,7 @@ import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: documented semantics', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
   let server: Server;
   let base: string;
   const all = [1, 2, 3].map((id) => ({ id }));
@@ -40,7 +40,7 @@ describe('executions API: documented semantics', function () {
 
   it('paginated-fetch in accumulate mode feeds a plain default edge', async () => {
     //   start ─▶ pages ─default─▶ count
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'pages-default',
       key: 'pages-default',
       steps: [
@@ -57,14 +57,14 @@ describe('executions API: documented semantics', function () {
       variables: { count: { initialValue: 0 } },
       outputs: { count: '${{ variables.count }}', status: '${{ steps.count.status }}' },
     });
-    const done = await waitFor(x, c, await execute(x, c, 'pages-default'), finished);
+    const done = await waitFor(env, org, await execute(env, org, 'pages-default'), finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, { count: 3, status: 'completed' });
   });
 
   it('a sequential forEach with continueOnError ends failed, with failed: n, and goes on through the failed edge', async () => {
     //   start ─▶ calls (forEach, continueOnError) ─(failed)─▶ report
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'foreach-failed',
       key: 'foreach-failed',
       variables: { paths: { initialValue: ['items', 'fail/1', 'items'] } },
@@ -88,17 +88,17 @@ describe('executions API: documented semantics', function () {
         code: '${{ steps.calls.error.code }}',
       },
     });
-    const id = await execute(x, c, 'foreach-failed');
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'foreach-failed');
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, { status: 'failed', failed: 1, count: 3, code: 'HTTP_5XX' });
-    const step = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps/calls`)).expect(200);
+    const step = await org.auth(env.t.request.get(`/workflows/executions/${id}/steps/calls`)).expect(200);
     assert.equal(step.body.record.status, 'failed', JSON.stringify(step.body));
     assert.equal(step.body.record.outputs.failed, 1, JSON.stringify(step.body));
   });
 
   it('webhook-wait urlPrefix is a readable segment of the callback URL, which still works', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'prefixed-callback',
       key: 'prefixed-callback',
       steps: [
@@ -113,22 +113,22 @@ describe('executions API: documented semantics', function () {
       ],
       outputs: { status: '${{ steps.callback.outputs.body.status }}', via: '${{ steps.callback.outputs.waitUrl }}' },
     });
-    const id = await execute(x, c, 'prefixed-callback');
+    const id = await execute(env, org, 'prefixed-callback');
     let callbackUrl: string | undefined;
     for (let i = 0; i < 200 && callbackUrl === undefined; i++) {
-      const pending = await c.auth(x.t.request.get(`/workflows/executions/${id}/pending-signals`));
+      const pending = await org.auth(env.t.request.get(`/workflows/executions/${id}/pending-signals`));
       callbackUrl = (pending.body.data as Array<{ callbackUrl?: string }> | undefined)?.[0]?.callbackUrl;
       if (callbackUrl === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.match(String(callbackUrl), new RegExp(`^http://api\\.test/workflows/webhooks/callback/approvals/${id}/[0-9a-f]{64}$`));
-    const delivered = await x.t.request.post(new URL(String(callbackUrl)).pathname).send({ status: 'approved' });
+    const delivered = await env.t.request.post(new URL(String(callbackUrl)).pathname).send({ status: 'approved' });
     assert.equal(delivered.status, 202, JSON.stringify(delivered.body));
-    const done = await waitFor(x, c, id, finished);
+    const done = await waitFor(env, org, id, finished);
     assert.deepEqual(done.outputs, { status: 'approved', via: callbackUrl });
   });
 
   it('refuses a urlPrefix that is a URL rather than a path segment, at publish', async () => {
-    const res = await c.auth(x.t.request.post('/workflows/definitions')).send({
+    const res = await org.auth(env.t.request.post('/workflows/definitions')).send({
       name: 'bad-prefix',
       key: 'bad-prefix',
       steps: [

@@ -15,9 +15,9 @@ import { execute, finished, publish, useExecEnv, waitFor, type ExecEnv, type Org
 /** start ─▶ say (log) */
 const oneLog = (key: string) => ({ name: 'One log', key, steps: chain(trigger(), step('say', 'log', { message: 'hi' })) });
 
-async function runOne(x: ExecEnv, c: OrgContext, key: string): Promise<string> {
-  const id = await execute(x, c, await publish(x, c, oneLog(key)));
-  const body = await waitFor(x, c, id, finished);
+async function runOne(env: ExecEnv, org: OrgContext, key: string): Promise<string> {
+  const id = await execute(env, org, await publish(env, org, oneLog(key)));
+  const body = await waitFor(env, org, id, finished);
   assert.equal(body.status, 'completed');
   return id;
 }
@@ -27,11 +27,11 @@ describe('execute: eager workflow start through the worker in this process', fun
   before(async function () {
     if ((await testTemporalKind()) === 'stand-in') this.skip();
   });
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
 
   it("hands the run's first workflow task to the worker in the start's reply", async () => {
-    const id = await runOne(x, c, 'eager');
-    assert.equal(await firstTaskStartedWithTheStart(x.env.client, id), true);
+    const id = await runOne(env, org, 'eager');
+    assert.equal(await firstTaskStartedWithTheStart(env.temporal.client, id), true);
   });
 });
 
@@ -40,10 +40,10 @@ describe('execute: a plain start when no worker runs beside the API (the control
   before(async function () {
     if ((await testTemporalKind()) === 'stand-in') this.skip();
   });
-  const { x, c } = useExecEnv({ eagerStarts: false });
+  const { env, org } = useExecEnv({ eagerStarts: false });
 
   it('leaves the first workflow task to matching', async () => {
-    const id = await runOne(x, c, 'plain');
-    assert.equal(await firstTaskStartedWithTheStart(x.env.client, id), false);
+    const id = await runOne(env, org, 'plain');
+    assert.equal(await firstTaskStartedWithTheStart(env.temporal.client, id), false);
   });
 });

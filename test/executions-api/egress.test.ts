@@ -18,7 +18,7 @@ const ownAddress = Object.values(networkInterfaces())
 
 describe('executions API: egress to the worker host itself', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
   let server: http.Server | undefined;
   let base = '';
   const hits: string[] = [];
@@ -38,12 +38,12 @@ describe('executions API: egress to the worker host itself', function () {
   });
 
   it("refuses a step calling the host's own interface address with HTTP_EGRESS_DENIED", async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Own host',
       key: 'own-host',
       steps: chain(trigger(), step('scrape', 'http-request', { url: `${base}/metrics` })),
     });
-    const done = await waitFor(x, c, await execute(x, c, 'own-host'), finished);
+    const done = await waitFor(env, org, await execute(env, org, 'own-host'), finished);
     assert.equal(done.status, 'failed', JSON.stringify(done));
     const error = done.error as { type: string; message: string; stepId: string };
     assert.deepEqual([error.type, error.stepId], ['HTTP_EGRESS_DENIED', 'scrape'], error.message);

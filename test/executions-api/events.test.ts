@@ -63,17 +63,17 @@ function readEvents(
 
 describe('executions API: event stream', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
   let server: http.Server;
   before(async () => {
-    server = await listen(x.t.app.koa.callback(), 0, '127.0.0.1');
+    server = await listen(env.t.app.koa.callback(), 0, '127.0.0.1');
   });
   after(async () => {
     if (server) await closeGracefully(server, 1000);
   });
 
   it('streams step events live until the end, and resumes after Last-Event-ID', async () => {
-    const workflowId = await publish(x, c, {
+    const workflowId = await publish(env, org, {
       name: 'Streamed',
       steps: [
         trigger(),
@@ -81,17 +81,18 @@ describe('executions API: event stream', function () {
         { id: 'after', type: 'module', pluginType: 'log', config: { message: 'done' }, dependsOn: ['approval'] },
       ],
     });
-    const started = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+    const started = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
     const id = started.body.executionId as string;
-    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    await waitFor(env, org, id, (body) => body.status === 'waiting');
 
     let signalled = false;
-    const stream = readEvents(portOf(server), `/workflows/executions/${id}/events`, c.token, {}, (event) => {
+    const stream = readEvents(portOf(server), `/workflows/executions/${id}/events`, org.token, {}, (event) => {
       // The wait is visible on the stream before the signal is sent: the stream is live, not a replay at the end.
       if (!signalled && event.event === 'wait.started' && event.data.stepId === 'approval') {
         signalled = true;
         // supertest sends on then(), not on creation.
-        c.auth(x.t.request.post(`/workflows/executions/${id}/signals/go`))
+        org
+          .auth(env.t.request.post(`/workflows/executions/${id}/signals/go`))
           .send({ ok: true })
           .then(
             (res) => assert.equal(res.status, 200),
@@ -119,48 +120,48 @@ describe('executions API: event stream', function () {
       "ids are the events' positions",
     );
 
-    const resumed = await readEvents(portOf(server), `/workflows/executions/${id}/events`, c.token, { 'Last-Event-ID': events[3].id });
+    const resumed = await readEvents(portOf(server), `/workflows/executions/${id}/events`, org.token, { 'Last-Event-ID': events[3].id });
     assert.deepEqual(
       resumed.events.map((e) => e.id),
       events.slice(4).map((e) => e.id),
     );
 
-    const foreign = await c.otherAuth(x.t.request.get(`/workflows/executions/${id}/events`));
+    const foreign = await org.otherAuth(env.t.request.get(`/workflows/executions/${id}/events`));
     assert.equal(foreign.status, 404);
   });
 });
 
 describe('executions API: event streams are woken, capped and bounded', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv({ limits: { maxStreamsPerOrganization: 1, streamIdleSeconds: 1 } });
+  const { env, org } = useExecEnv({ limits: { maxStreamsPerOrganization: 1, streamIdleSeconds: 1 } });
   let server: http.Server;
   before(async () => {
-    server = await listen(x.t.app.koa.callback(), 0, '127.0.0.1');
+    server = await listen(env.t.app.koa.callback(), 0, '127.0.0.1');
   });
   after(async () => {
     if (server) await closeGracefully(server, 1000);
   });
 
   async function waitingExecution(key: string): Promise<string> {
-    const workflowId = await publish(x, c, {
+    const workflowId = await publish(env, org, {
       name: 'Parked',
       key,
       steps: [trigger(), { id: 'approval', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go' }, dependsOn: ['start'] }],
     });
-    const started = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+    const started = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
     const id = started.body.executionId as string;
-    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    await waitFor(env, org, id, (body) => body.status === 'waiting');
     return id;
   }
 
   it('notifies the process when an execution commits events (one LISTEN, no polling)', async () => {
     const id = await waitingExecution('notified');
-    const hub = new ExecutionEventHub(x.db);
+    const hub = new ExecutionEventHub(env.db);
     const woken = new Promise<void>((resolve) => hub.follow(id, resolve));
     // The listening connection is opened by the first follower; give it a moment before the events it must see.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    await c
-      .auth(x.t.request.post(`/workflows/executions/${id}/signals/go`))
+    await org
+      .auth(env.t.request.post(`/workflows/executions/${id}/signals/go`))
       .send({})
       .expect(200);
     await woken;
@@ -171,9 +172,9 @@ describe('executions API: event streams are woken, capped and bounded', function
   it('answers 429 with Retry-After above the streams of an organization, and ends an idle stream', async () => {
     const id = await waitingExecution('capped');
     const path = `/workflows/executions/${id}/events`;
-    const first = readEvents(portOf(server), path, c.token);
+    const first = readEvents(portOf(server), path, org.token);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const second = await c.auth(x.t.request.get(path));
+    const second = await org.auth(env.t.request.get(path));
     assertDialect('problem', second, 429);
     assert.equal(second.headers['retry-after'], '5');
     assert.match(second.body.detail, /EVENTS_MAX_STREAMS_PER_ORGANIZATION/);
@@ -184,7 +185,7 @@ describe('executions API: event streams are woken, capped and bounded', function
       ended.events.map((e) => e.event),
       ['step.started', 'step.completed', 'step.started', 'wait.started'],
     );
-    const again = await readEvents(portOf(server), path, c.token, { 'Last-Event-ID': '3' });
+    const again = await readEvents(portOf(server), path, org.token, { 'Last-Event-ID': '3' });
     assert.deepEqual(again, { status: 200, events: [] }, 'the slot was given back; the resumed stream idles out empty');
   });
 });
@@ -192,16 +193,16 @@ describe('executions API: event streams are woken, capped and bounded', function
 describe('executions API: event streams follow the caller’s grants, and each user has a share', function () {
   this.timeout(120_000);
   // Grants are re-checked every second here (5 s by default); a user may hold two streams.
-  const { x, c } = useExecEnv({ limits: { streamAccessCheckSeconds: 1, maxStreamsPerUser: 2 } });
+  const { env, org } = useExecEnv({ limits: { streamAccessCheckSeconds: 1, maxStreamsPerUser: 2 } });
   let server: http.Server;
   before(async () => {
-    server = await listen(x.t.app.koa.callback(), 0, '127.0.0.1');
+    server = await listen(env.t.app.koa.callback(), 0, '127.0.0.1');
   });
   after(async () => {
     if (server) await closeGracefully(server, 1000);
   });
 
-  const account7 = () => `organization=${c.org}:account=7`;
+  const account7 = () => `organization=${org.id}:account=7`;
   const parkedSteps = [
     trigger(),
     { id: 'approval', type: 'wait', pluginType: 'signal-wait', config: { signalName: 'go' }, dependsOn: ['start'] },
@@ -212,17 +213,17 @@ describe('executions API: event streams follow the caller’s grants, and each u
 
   /** A member of the organization holding `developer` on account 7 only (as in the review). */
   async function member(): Promise<{ token: string; grantId: number }> {
-    const { userId, grantId } = await grantRole(x.db, c.org, 'developer', account7());
-    return { token: await x.t.token({ organizationId: c.org, userId }), grantId: grantId! };
+    const { userId, grantId } = await grantRole(env.db, org.id, 'developer', account7());
+    return { token: await env.t.token({ organizationId: org.id, userId }), grantId: grantId! };
   }
 
   /** An execution of a workflow on account 7, parked on its signal wait. */
   async function parked(key: string): Promise<{ id: string; body: Record<string, unknown> }> {
     const body = { name: `Parked ${key}`, key, nrn: account7(), steps: parkedSteps };
-    const workflowId = await publish(x, c, body);
-    const started = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
+    const workflowId = await publish(env, org, body);
+    const started = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({});
     const id = started.body.executionId as string;
-    await waitFor(x, c, id, (b) => b.status === 'waiting');
+    await waitFor(env, org, id, (b) => b.status === 'waiting');
     return { id, body };
   }
 
@@ -245,11 +246,11 @@ describe('executions API: event streams follow the caller’s grants, and each u
   }
 
   const signalAndFinish = async (id: string) => {
-    await c
-      .auth(x.t.request.post(`/workflows/executions/${id}/signals/go`))
+    await org
+      .auth(env.t.request.post(`/workflows/executions/${id}/signals/go`))
       .send({})
       .expect(200);
-    await waitFor(x, c, id, (b) => b.status === 'completed');
+    await waitFor(env, org, id, (b) => b.status === 'completed');
   };
 
   it('ends a member’s open stream once its grant is revoked, and delivers nothing after', async () => {
@@ -257,7 +258,7 @@ describe('executions API: event streams follow the caller’s grants, and each u
     const { id } = await parked('revoked');
     const stream = follow(id, m.token);
     await stream.parked;
-    await GrantRepository.of(x.db.manager).delete(m.grantId);
+    await GrantRepository.of(env.db.manager).delete(m.grantId);
     const { status, events } = await endsWithin(stream.done, 15_000, 'the stream stayed open after the grant was revoked');
     assert.equal(status, 200);
     // What the execution does after the revoke never reaches the member.
@@ -267,7 +268,7 @@ describe('executions API: event streams follow the caller’s grants, and each u
       PARKED,
     );
     // A reconnect is authorized afresh: the member holds nothing in the organization any more.
-    const again = await x.t.request.get(`/workflows/executions/${id}/events`).set('Authorization', `Bearer ${m.token}`);
+    const again = await env.t.request.get(`/workflows/executions/${id}/events`).set('Authorization', `Bearer ${m.token}`);
     assertDialect('problem', again, 404);
   });
 
@@ -276,7 +277,9 @@ describe('executions API: event streams follow the caller’s grants, and each u
     const { id, body } = await parked('moved');
     const stream = follow(id, m.token);
     await stream.parked;
-    const moved = await c.auth(x.t.request.put('/workflows/definitions/moved')).send({ ...body, nrn: `organization=${c.org}:account=8` });
+    const moved = await org
+      .auth(env.t.request.put('/workflows/definitions/moved'))
+      .send({ ...body, nrn: `organization=${org.id}:account=8` });
     assert.equal(moved.status, 200, moved.text);
     const { events } = await endsWithin(stream.done, 15_000, 'the stream stayed open after its workflow moved to account 8');
     await signalAndFinish(id);
@@ -308,7 +311,7 @@ describe('executions API: event streams follow the caller’s grants, and each u
     const { id } = await parked('per-user');
     const held = [follow(id, a.token), follow(id, a.token)];
     await Promise.all(held.map((s) => s.parked));
-    const third = await x.t.request.get(`/workflows/executions/${id}/events`).set('Authorization', `Bearer ${a.token}`);
+    const third = await env.t.request.get(`/workflows/executions/${id}/events`).set('Authorization', `Bearer ${a.token}`);
     assertDialect('problem', third, 429);
     assert.equal(third.headers['retry-after'], '5');
     assert.match(third.body.detail, /You already have 2 open event streams on this server \(EVENTS_MAX_STREAMS_PER_USER\)/);

@@ -32,7 +32,7 @@ function cli(args: string[]): Promise<ScriptResult> {
 
 describe('executions API: export, and its replay in the kit', function () {
   this.timeout(120_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
   const dir = mkdtempSync(path.join(tmpdir(), 'export-'));
   const canary = `canary-${randomBytes(16).toString('hex')}`;
   let server: Server;
@@ -52,84 +52,99 @@ describe('executions API: export, and its replay in the kit', function () {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const secret = await c
-      .auth(x.t.request.post('/workflows/config'))
+    const secret = await org
+      .auth(env.t.request.post('/workflows/config'))
       .send({ name: 'EXPORT_TOKEN', value: canary, secret: true, path: '/' });
     assert.equal(secret.status, 201, JSON.stringify(secret.body));
     key = `export-${randomBytes(4).toString('hex')}`;
-    await publish(x, c, definition(key, baseUrl));
+    await publish(env, org, definition(key, baseUrl));
   });
   after(async () => {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   });
 
   async function exportOf(id: string) {
-    const res = await c.auth(x.t.request.get(`/workflows/executions/${id}/export`));
+    const res = await org.auth(env.t.request.get(`/workflows/executions/${id}/export`));
     assert.equal(res.status, 200, res.text);
     return res;
   }
 
-  it('exports a completed run: the endpoints’ shapes, every step, log and event, and no secret', async () => {
-    const id = await execute(x, c, key, { inputs: { name: 'Ada' } });
-    await waitFor(x, c, id, finished);
-    const res = await exportOf(id);
+  // A completed run's export, read part by part (each test picks up where the one before left off).
+  let completedId: string;
+  let completed: ExecutionExport;
+
+  it('exports a completed run: a JSON attachment named after the run, without the secret', async () => {
+    completedId = await execute(env, org, key, { inputs: { name: 'Ada' } });
+    await waitFor(env, org, completedId, finished);
+    const res = await exportOf(completedId);
     assert.match(String(res.headers['content-type']), /^application\/json/);
-    assert.equal(res.headers['content-disposition'], `attachment; filename="${id}.json"`);
+    assert.equal(res.headers['content-disposition'], `attachment; filename="${completedId}.json"`);
     completedText = res.text;
     assert.ok(!completedText.includes(canary), 'the secret value is not in the export');
-    const doc = JSON.parse(completedText) as ExecutionExport;
+    completed = JSON.parse(completedText) as ExecutionExport;
+  });
 
-    assert.equal(doc.format, 'platform-execution-export');
-    assert.equal(doc.version, 1);
-    assert.ok(!Number.isNaN(Date.parse(doc.exportedAt)));
-    const execution = await c.auth(x.t.request.get(`/workflows/executions/${id}`));
-    assert.deepEqual(doc.execution, execution.body);
-    assert.equal(doc.execution.status, 'completed');
-    assert.deepEqual(doc.execution.outputs, { greeting: 'hello, Ada' });
-    assert.deepEqual(doc.inputs, { name: 'Ada' });
-    assert.equal(doc.trigger.source, 'manual');
-    assert.equal(doc.workflow.id, execution.body.workflowId);
-    assert.equal(doc.workflow.key, key);
-    assert.equal(doc.workflow.name, 'Export me');
-    assert.equal(doc.workflow.revision, 1);
-    assert.equal(doc.workflow.alias, 'latest');
-    assert.ok(doc.workflow.nrn);
-    const revision = await c.auth(x.t.request.get(`/workflows/definitions/${key}/revisions/1`));
+  it('exports a completed run: its format, version and time, the execution and its workflow as the API reads them', async () => {
+    assert.equal(completed.format, 'platform-execution-export');
+    assert.equal(completed.version, 1);
+    assert.ok(!Number.isNaN(Date.parse(completed.exportedAt)));
+    const execution = await org.auth(env.t.request.get(`/workflows/executions/${completedId}`));
+    assert.deepEqual(completed.execution, execution.body);
+    assert.equal(completed.execution.status, 'completed');
+    assert.deepEqual(completed.execution.outputs, { greeting: 'hello, Ada' });
+    assert.deepEqual(completed.inputs, { name: 'Ada' });
+    assert.equal(completed.trigger.source, 'manual');
+    assert.equal(completed.workflow.id, execution.body.workflowId);
+    assert.equal(completed.workflow.key, key);
+    assert.equal(completed.workflow.name, 'Export me');
+    assert.equal(completed.workflow.revision, 1);
+    assert.equal(completed.workflow.alias, 'latest');
+    assert.ok(completed.workflow.nrn);
+  });
+
+  it('exports a completed run: the definition of the revision it ran', async () => {
+    const revision = await org.auth(env.t.request.get(`/workflows/definitions/${key}/revisions/1`));
     assert.equal(revision.status, 200, JSON.stringify(revision.body));
-    assert.deepEqual(doc.definition, revision.body.definition);
-    assert.deepEqual(Object.keys((doc.definition as { steps: object }).steps).sort(), ['call', 'note', 'shape', 'start']);
+    assert.deepEqual(completed.definition, revision.body.definition);
+    assert.deepEqual(Object.keys((completed.definition as { steps: object }).steps).sort(), ['call', 'note', 'shape', 'start']);
+  });
 
-    const steps = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps?limit=100`));
-    assert.deepEqual(doc.steps, steps.body.data);
-    assert.deepEqual(doc.steps.map((step) => step.stepId).sort(), ['call', 'note', 'shape', 'start']);
+  it('exports a completed run: every step (the echoed secret redacted), every log line, no children', async () => {
+    const steps = await org.auth(env.t.request.get(`/workflows/executions/${completedId}/steps?limit=100`));
+    assert.deepEqual(completed.steps, steps.body.data);
+    assert.deepEqual(completed.steps.map((step) => step.stepId).sort(), ['call', 'note', 'shape', 'start']);
     // The echoed secret came back redacted.
-    assert.equal((doc.steps.find((step) => step.stepId === 'call')!.outputs.body as { seen: string }).seen, 'Bearer <redacted>');
-    const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs?limit=1000`));
-    assert.deepEqual(doc.logs, logs.body.data);
-    assert.ok(doc.logs.some((log) => log.message === 'said hello, Ada'));
-    assert.deepEqual(doc.children, []);
-    assert.deepEqual(
-      doc.events.map((event) => event.id),
-      doc.events.map((_, index) => index),
-    );
-    assert.equal(doc.events.at(-1)?.type, 'execution.completed');
-    assert.ok(doc.events.every((event) => event.data.executionId === id));
+    assert.equal((completed.steps.find((step) => step.stepId === 'call')!.outputs.body as { seen: string }).seen, 'Bearer <redacted>');
+    const logs = await org.auth(env.t.request.get(`/workflows/executions/${completedId}/logs?limit=1000`));
+    assert.deepEqual(completed.logs, logs.body.data);
+    assert.ok(completed.logs.some((log) => log.message === 'said hello, Ada'));
+    assert.deepEqual(completed.children, []);
+  });
 
-    // Read one row per query, the document is the same: the batches join without a gap or a repeat.
-    const row = (await new ExecutionRepository(x.db.manager).findInOrganization(c.org, id))!;
+  it('exports a completed run: every event in order, ending with execution.completed', () => {
+    assert.deepEqual(
+      completed.events.map((event) => event.id),
+      completed.events.map((_, index) => index),
+    );
+    assert.equal(completed.events.at(-1)?.type, 'execution.completed');
+    assert.ok(completed.events.every((event) => event.data.executionId === completedId));
+  });
+
+  it('exports a completed run: read one row per query, the document is the same (the batches join without a gap or a repeat)', async () => {
+    const row = (await new ExecutionRepository(env.db.manager).findInOrganization(org.id, completedId))!;
     const sources = {
       row,
-      workflow: await new WorkflowRepository(x.db.manager).findOneBy({ id: row.workflowId }),
-      revision: await new WorkflowRevisionRepository(x.db.manager).findRevision(row.workflowId, row.revision),
+      workflow: await new WorkflowRepository(env.db.manager).findOneBy({ id: row.workflowId }),
+      revision: await new WorkflowRevisionRepository(env.db.manager).findRevision(row.workflowId, row.revision),
     };
     let text = '';
-    for await (const chunk of exportDocument({ dataSource: x.db, temporalUiUrl: TEMPORAL_UI }, sources, 1)) text += chunk;
-    assert.deepEqual({ ...JSON.parse(text), exportedAt: doc.exportedAt }, doc);
+    for await (const chunk of exportDocument({ dataSource: env.db, temporalUiUrl: TEMPORAL_UI }, sources, 1)) text += chunk;
+    assert.deepEqual({ ...JSON.parse(text), exportedAt: completed.exportedAt }, completed);
   });
 
   it('exports a failed run with its error, and answers 404 for another organization or an unknown id', async () => {
-    const id = await execute(x, c, key, { inputs: { name: 'fail' } });
-    await waitFor(x, c, id, finished);
+    const id = await execute(env, org, key, { inputs: { name: 'fail' } });
+    await waitFor(env, org, id, finished);
     const res = await exportOf(id);
     failedText = res.text;
     const doc = JSON.parse(failedText) as ExecutionExport;
@@ -139,17 +154,17 @@ describe('executions API: export, and its replay in the kit', function () {
     assert.equal(doc.events.at(-1)?.type, 'execution.failed');
     assert.ok(!failedText.includes(canary));
 
-    const foreign = await c.otherAuth(x.t.request.get(`/workflows/executions/${id}/export`));
+    const foreign = await org.otherAuth(env.t.request.get(`/workflows/executions/${id}/export`));
     assert.equal(foreign.status, 404);
     assert.match(String(foreign.headers['content-type']), /application\/problem\+json/);
-    const unknown = await c.auth(x.t.request.get('/workflows/executions/exec_does_not_exist/export'));
+    const unknown = await org.auth(env.t.request.get('/workflows/executions/exec_does_not_exist/export'));
     assert.equal(unknown.status, 404);
     assert.match(String(unknown.headers['content-type']), /application\/problem\+json/);
   });
 
   it('exports a waiting run (its status says so) with the ids of its children; its replay stops at the unfinished step', async () => {
     const childKey = `${key}-child`;
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Export child',
       key: childKey,
       steps: {
@@ -159,7 +174,7 @@ describe('executions API: export, and its replay in the kit', function () {
       connections: [{ from: 'start', to: 'done' }],
     });
     const parentKey = `${key}-parent`;
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Export parent',
       key: parentKey,
       steps: {
@@ -172,11 +187,11 @@ describe('executions API: export, and its replay in the kit', function () {
         { from: 'child', to: 'hold' },
       ],
     });
-    const id = await execute(x, c, parentKey, {});
-    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    const id = await execute(env, org, parentKey, {});
+    await waitFor(env, org, id, (body) => body.status === 'waiting');
     const doc = JSON.parse((await exportOf(id)).text) as ExecutionExport;
     assert.equal(doc.execution.status, 'waiting');
-    const children = await c.auth(x.t.request.get(`/workflows/executions?workflowId=${childKey}`));
+    const children = await org.auth(env.t.request.get(`/workflows/executions?workflowId=${childKey}`));
     assert.equal(children.body.data.length, 1);
     assert.deepEqual(doc.children, [children.body.data[0].id]);
     assert.equal(children.body.data[0].parentExecutionId, id);
@@ -187,8 +202,8 @@ describe('executions API: export, and its replay in the kit', function () {
     assert.equal(replay.run.steps.child.status, 'completed');
     assert.equal(replay.run.steps.hold.error?.code, 'REPLAY_NOT_RECORDED');
     assert.equal(replay.divergences[0].stepId, 'hold');
-    await c.auth(x.t.request.post(`/workflows/executions/${id}/signals/go`)).send({});
-    await waitFor(x, c, id, finished);
+    await org.auth(env.t.request.post(`/workflows/executions/${id}/signals/go`)).send({});
+    await waitFor(env, org, id, finished);
   });
 
   it('round trip: run --from-export matches the recorded run, completed or failed (and so does replayExport)', async () => {

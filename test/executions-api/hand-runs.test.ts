@@ -16,18 +16,18 @@ const hook = { type: 'trigger', pluginType: 'webhook', config: { method: 'POST' 
 
 describe('executions API: runs by hand of cron and webhook workflows', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv({ org: 'each' });
+  const { env, org } = useExecEnv({ org: 'each' });
 
   it('runs a cron-only workflow now: its trigger gets a tick payload and the run completes', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Nightly',
       key: 'nightly',
       steps: { tick, note },
       connections: [{ from: 'tick', to: 'note' }],
       outputs: { schedule: '${{ trigger.payload.schedule }}', firedAt: '${{ trigger.payload.firedAt }}' },
     });
-    const id = await execute(x, c, 'nightly');
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'nightly');
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     const outputs = done.outputs as { schedule: string; firedAt: string };
     assert.equal(outputs.schedule, '0 3 * * *');
@@ -36,7 +36,7 @@ describe('executions API: runs by hand of cron and webhook workflows', function 
       { stepId: (done.trigger as { stepId: string }).stepId, source: (done.trigger as { source: string }).source },
       { stepId: 'tick', source: 'manual' },
     );
-    const steps = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps`)).expect(200);
+    const steps = await org.auth(env.t.request.get(`/workflows/executions/${id}/steps`)).expect(200);
     assert.deepEqual((steps.body.data as Array<{ stepId: string; status: string }>).map((s) => [s.stepId, s.status]).sort(), [
       ['note', 'completed'],
       ['tick', 'completed'],
@@ -44,21 +44,21 @@ describe('executions API: runs by hand of cron and webhook workflows', function 
   });
 
   it('runs a webhook-only workflow now: its trigger gets a request with the inputs as body', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Hooked',
       key: 'hooked',
       steps: { hook, note },
       connections: [{ from: 'hook', to: 'note' }],
       outputs: { order: '${{ trigger.payload.body.order }}', method: '${{ trigger.payload.method }}' },
     });
-    const id = await execute(x, c, 'hooked', { inputs: { order: 42 } });
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'hooked', { inputs: { order: 42 } });
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, { order: 42, method: 'POST' });
   });
 
   it('starts a cron-only workflow by signal-with-start: the trigger fires and its wait receives the signal', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Asked nightly',
       key: 'asked',
       steps: {
@@ -68,17 +68,17 @@ describe('executions API: runs by hand of cron and webhook workflows', function 
       connections: [{ from: 'tick', to: 'ask' }],
       outputs: { asked: '${{ steps.ask.outputs.payload.text }}', schedule: '${{ trigger.payload.schedule }}' },
     });
-    const started = await c
-      .auth(x.t.request.post('/workflows/signals/question'))
+    const started = await org
+      .auth(env.t.request.post('/workflows/signals/question'))
       .send({ correlationKey: 'k-1', payload: { text: 'why?' }, workflowId: 'asked', startIfNotWaiting: true });
     assert.equal(started.status, 200, JSON.stringify(started.body));
-    const done = await waitFor(x, c, String(started.body.executionId), finished);
+    const done = await waitFor(env, org, String(started.body.executionId), finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, { asked: 'why?', schedule: '0 3 * * *' });
   });
 
   it('asks which trigger to fire when there are several and none is manual; runs the one named', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Either',
       key: 'either',
       steps: { tick, hook, note: { ...note, joinStrategy: 'any' } },
@@ -88,7 +88,7 @@ describe('executions API: runs by hand of cron and webhook workflows', function 
       ],
       outputs: { method: '${{ trigger.payload.method }}' },
     });
-    const refused = await c.auth(x.t.request.post('/workflows/definitions/either/execute')).send({});
+    const refused = await org.auth(env.t.request.post('/workflows/definitions/either/execute')).send({});
     assertDialect('problem', refused, 400);
     assert.match(refused.body.type, /\/trigger-required$/);
     assert.match(refused.body.detail, /tick \(cron\)/);
@@ -98,13 +98,13 @@ describe('executions API: runs by hand of cron and webhook workflows', function 
       ['/triggerId'],
     );
 
-    const unknown = await c.auth(x.t.request.post('/workflows/definitions/either/execute')).send({ triggerId: 'note' });
+    const unknown = await org.auth(env.t.request.post('/workflows/definitions/either/execute')).send({ triggerId: 'note' });
     assert.equal(unknown.status, 400, JSON.stringify(unknown.body));
     assert.match(unknown.body.type, /\/trigger-not-found$/);
-    assert.equal(await countExecutions(x.db, c.org), 0, 'a refused start records nothing');
+    assert.equal(await countExecutions(env.db, org.id), 0, 'a refused start records nothing');
 
-    const id = await execute(x, c, 'either', { triggerId: 'hook' });
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'either', { triggerId: 'hook' });
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, { method: 'POST' });
   });

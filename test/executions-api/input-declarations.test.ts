@@ -11,7 +11,7 @@ import { publish, useExecEnv } from './support';
 
 describe('executions API: input declarations', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
 
   const withInputs = (inputs: Record<string, unknown>) => ({
     name: 'Inputs',
@@ -20,7 +20,7 @@ describe('executions API: input declarations', function () {
 
   for (const type of ['__proto__', 'constructor', 'prototype', 'toString']) {
     it(`refuses an input of type "${type}" at publish`, async () => {
-      const res = await c.auth(x.t.request.post('/workflows/definitions')).send(withInputs({ who: { type } }));
+      const res = await org.auth(env.t.request.post('/workflows/definitions')).send(withInputs({ who: { type } }));
       assertDialect('problem', res, 400);
       assert.deepEqual(
         res.body.errors.filter((e: { path: string }) => e.path.includes('inputs')),
@@ -35,8 +35,8 @@ describe('executions API: input declarations', function () {
   }
 
   it('refuses reserved input names, definition-level declarations and payload schema types', async () => {
-    const named = await c
-      .auth(x.t.request.post('/workflows/definitions'))
+    const named = await org
+      .auth(env.t.request.post('/workflows/definitions'))
       .send(
         JSON.parse(
           '{"name":"N","steps":[{"id":"start","type":"trigger","pluginType":"manual","config":{"inputs":{"__proto__":{"type":"string"}}}}]}',
@@ -48,8 +48,8 @@ describe('executions API: input declarations', function () {
       JSON.stringify(named.body),
     );
 
-    const top = await c
-      .auth(x.t.request.post('/workflows/definitions'))
+    const top = await org
+      .auth(env.t.request.post('/workflows/definitions'))
       .send({ ...withInputs({}), inputs: { who: { type: 'constructor' } } });
     assertDialect('problem', top, 400);
     assert.ok(
@@ -57,7 +57,7 @@ describe('executions API: input declarations', function () {
       JSON.stringify(top.body),
     );
 
-    const hook = await c.auth(x.t.request.post('/workflows/definitions')).send({
+    const hook = await org.auth(env.t.request.post('/workflows/definitions')).send({
       name: 'Hook',
       steps: [
         {
@@ -79,9 +79,9 @@ describe('executions API: input declarations', function () {
     // A revision stored before publish refused such types must not answer 500 either.
     assert.deepEqual(checkInputs({ who: { type: '__proto__', required: true } }, { who: 'ada' }), []);
 
-    const workflowId = await publish(x, c, withInputs({ who: { type: 'string' } }));
-    const res = await c
-      .auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`))
+    const workflowId = await publish(env, org, withInputs({ who: { type: 'string' } }));
+    const res = await org
+      .auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`))
       .set('Content-Type', 'application/json')
       .send('{"inputs":{"who":"ada","__proto__":{"polluted":true}}}');
     assert.equal(res.status, 202, JSON.stringify(res.body));

@@ -18,7 +18,7 @@ const HELD = 20;
 
 describe('executions API: light steps on a lost worker', function () {
   this.timeout(120_000);
-  const { x, c } = useExecEnv({ withWorker: false });
+  const { env, org } = useExecEnv({ withWorker: false });
   const calls = new Map<number, number>();
   let holding = true;
   let heldRequestArrived: () => void;
@@ -38,11 +38,11 @@ describe('executions API: light steps on a lost worker', function () {
   const spawnWorker = async (): Promise<ChildProcess> => {
     const worker = spawnScript('bin/start-worker.ts', {
       env: {
-        DATABASE_URL: (x.db.options as { url: string }).url,
-        TEMPORAL_ADDRESS: x.env.address,
-        TEMPORAL_NAMESPACE: x.env.namespace ?? 'default',
-        TEMPORAL_TASK_QUEUE: x.taskQueue,
-        CONFIG_ENCRYPTION_KEY: x.encryptionKey.toString('hex'),
+        DATABASE_URL: (env.db.options as { url: string }).url,
+        TEMPORAL_ADDRESS: env.temporal.address,
+        TEMPORAL_NAMESPACE: env.temporal.namespace ?? 'default',
+        TEMPORAL_TASK_QUEUE: env.taskQueue,
+        CONFIG_ENCRYPTION_KEY: env.encryptionKey.toString('hex'),
         EGRESS_ALLOW_CIDRS: '127.0.0.0/8',
       },
     });
@@ -63,7 +63,7 @@ describe('executions API: light steps on a lost worker', function () {
     const steps = Array.from({ length: STEPS }, (_, i) =>
       step(`s${i + 1}`, 'http-request', { url: `${server.base}/step/${i + 1}` }, { timeout: '5s' }),
     );
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Light chain',
       key: 'light-chain',
       steps: chain(trigger(), ...steps),
@@ -71,14 +71,14 @@ describe('executions API: light steps on a lost worker', function () {
     });
 
     child = await spawnWorker();
-    const id = await execute(x, c, 'light-chain');
+    const id = await execute(env, org, 'light-chain');
     await heldRequest;
     child.kill('SIGKILL');
     await new Promise((resolve) => child!.once('exit', resolve));
     holding = false;
 
-    const worker = await createWorker(x);
-    const done = await worker.runUntil(() => waitFor(x, c, id, finished, '', 60_000));
+    const worker = await createWorker(env);
+    const done = await worker.runUntil(() => waitFor(env, org, id, finished, '', 60_000));
     assert.deepEqual([done.status, done.outputs], ['completed', { last: STEPS }]);
 
     for (let n = 1; n <= STEPS; n++) {

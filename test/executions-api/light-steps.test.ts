@@ -8,15 +8,12 @@
 import assert from 'node:assert/strict';
 import { chain, step, trigger } from '../support/definitions';
 import { useLocalServer } from '../support/local-server';
-import { execute, finished, publish, useExecEnv, waitFor } from './support';
+import { execute, finished, publish, useExecEnv, waitFor, type ExecEnv } from './support';
 
 /** What Temporal recorded for one execution: its activity tasks by type, and its local activity markers. */
-async function recordedCalls(
-  x: ReturnType<typeof useExecEnv>['x'],
-  executionId: string,
-): Promise<{ activityTasks: number; localMarkers: number }> {
+async function recordedCalls(env: ExecEnv, executionId: string): Promise<{ activityTasks: number; localMarkers: number }> {
   // Once Temporal has closed the run: its last workflow task's markers land a moment after the row reads finished.
-  const handle = x.env.client.workflow.getHandle(executionId);
+  const handle = env.temporal.client.workflow.getHandle(executionId);
   await handle.result().catch(() => undefined);
   const events = (await handle.fetchHistory()).events ?? [];
   return {
@@ -27,7 +24,7 @@ async function recordedCalls(
 
 describe('executions API: light steps', function () {
   this.timeout(90_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
   const hits: Record<string, number> = {};
   const server = useLocalServer((req, res) => {
     const path = req.url ?? '/';
@@ -44,7 +41,7 @@ describe('executions API: light steps', function () {
 
   it('runs short http-request steps as local activities, long and heavy ones as activities', async () => {
     const key = 'mixed';
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Mixed',
       key,
       steps: chain(
@@ -57,12 +54,12 @@ describe('executions API: light steps', function () {
       ),
       outputs: { a: '${{ steps.a.outputs.body.path }}', c: '${{ steps.c.outputs.body.path }}' },
     });
-    const id = await execute(x, c, key);
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, key);
+    const done = await waitFor(env, org, id, finished);
     assert.deepEqual([done.status, done.outputs], ['completed', { a: `/${key}/a`, c: `/${key}/c` }]);
     for (const path of ['a', 'b', 'long', 'c']) assert.equal(hits[`/${key}/${path}`], 1, path);
 
-    const { activityTasks, localMarkers } = await recordedCalls(x, id);
+    const { activityTasks, localMarkers } = await recordedCalls(env, id);
     // The 60 s step and code-exec are activity tasks; a, b and c are local activities (beside the persistence ones).
     assert.equal(activityTasks, 2);
     assert.ok(localMarkers >= 3, `${localMarkers} local activity markers`);
@@ -74,7 +71,7 @@ describe('executions API: light steps', function () {
       Array.from({ length: 5 }, (_, i) =>
         httpStep(`${name}${i}`, `/${key}/${name}${i}`, '5s', { dependsOn: [i === 0 ? 'start' : `${name}${i - 1}`] }),
       );
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Branches',
       key,
       steps: [
@@ -85,15 +82,15 @@ describe('executions API: light steps', function () {
         step('join', 'log', { message: 'joined' }, { dependsOn: ['a4', 'b4', 'c4'] }),
       ],
     });
-    const ids = await Promise.all([1, 2, 3].map(() => execute(x, c, key)));
-    for (const id of ids) assert.equal((await waitFor(x, c, id, finished)).status, 'completed');
+    const ids = await Promise.all([1, 2, 3].map(() => execute(env, org, key)));
+    for (const id of ids) assert.equal((await waitFor(env, org, id, finished)).status, 'completed');
     assert.equal(hits[`/${key}/b4`], 3);
     // useExecEnv replays every history of the file when it stops.
   });
 
   it('retries a light step that fails by its policy', async () => {
     const key = 'flaky-light';
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Flaky light',
       key,
       steps: chain(
@@ -104,11 +101,11 @@ describe('executions API: light steps', function () {
       ),
       outputs: { attempt: '${{ steps.flaky.outputs.body.attempt }}' },
     });
-    const id = await execute(x, c, key);
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, key);
+    const done = await waitFor(env, org, id, finished);
     assert.deepEqual([done.status, done.outputs], ['completed', { attempt: 3 }]);
     assert.equal(hits[`/flaky/${key}`], 3);
-    assert.equal((await recordedCalls(x, id)).activityTasks, 0);
+    assert.equal((await recordedCalls(env, id)).activityTasks, 0);
   });
 
   // A run of light steps sees a cancel request at its next workflow task: when the chain waits on something
@@ -116,7 +113,7 @@ describe('executions API: light steps', function () {
   // server's alone.
   it('keeps the step records of a run whose light step fails', async () => {
     const key = 'failing-light';
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Failing light',
       key,
       steps: chain(
@@ -126,13 +123,13 @@ describe('executions API: light steps', function () {
         httpStep('bad', `/missing/${key}`, '5s'),
       ),
     });
-    const id = await execute(x, c, key);
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, key);
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'failed');
-    const steps = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps`));
+    const steps = await org.auth(env.t.request.get(`/workflows/executions/${id}/steps`));
     const status = Object.fromEntries((steps.body.data as Array<{ stepId: string; status: string }>).map((s) => [s.stepId, s.status]));
     assert.deepEqual(status, { start: 'completed', ok: 'completed', note: 'completed', bad: 'failed' });
-    const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`));
+    const logs = await org.auth(env.t.request.get(`/workflows/executions/${id}/logs`));
     assert.ok(
       (logs.body.data as Array<{ message: string }>).some((entry) => entry.message === 'before'),
       JSON.stringify(logs.body),
@@ -143,14 +140,14 @@ describe('executions API: light steps', function () {
     it(`${action}s a run of light steps mid-way`, async () => {
       const key = `slow-${action}`;
       const steps = Array.from({ length: 40 }, (_, i) => httpStep(`s${i + 1}`, `/slow/${key}/${i + 1}`, '5s'));
-      await publish(x, c, { name: `Slow ${action}`, key, steps: chain(trigger(), ...steps) });
-      const id = await execute(x, c, key);
+      await publish(env, org, { name: `Slow ${action}`, key, steps: chain(trigger(), ...steps) });
+      const id = await execute(env, org, key);
       // About 300 ms a step, 12 s in all: some have run, many have not.
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const asked = Date.now();
-      const res = await c.auth(x.t.request.post(`/workflows/executions/${id}/${action}`)).send({ reason: 'enough' });
+      const res = await org.auth(env.t.request.post(`/workflows/executions/${id}/${action}`)).send({ reason: 'enough' });
       assert.ok([200, 202].includes(res.status), JSON.stringify(res.body));
-      const done = await waitFor(x, c, id, finished);
+      const done = await waitFor(env, org, id, finished);
       assert.equal(done.status, action === 'cancel' ? 'cancelled' : 'terminated');
       const ran = Object.keys(hits).filter((path) => path.startsWith(`/slow/${key}/`)).length;
       assert.ok(ran > 0 && ran < 40, `${ran} of 40 steps ran`);

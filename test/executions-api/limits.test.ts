@@ -33,7 +33,7 @@ function useCountingServer(delayMs: number): { baseUrl: string; mostActive: numb
 /** Runs at the edge of what a definition may be. */
 describe('executions API: runs at the limits', function () {
   this.timeout(120_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
 
   it('runs a definition at the step limit whose long branch is skipped (no stack overflow in the walk)', async () => {
     //   start ──▶ gate ─true──▶ s1 ──▶ s2 ──▶ … ──▶ s<limit-3>
@@ -53,11 +53,11 @@ describe('executions API: runs at the limits', function () {
       steps[`s${index}`] = { type: 'module', pluginType: 'no-op' };
       if (index > 1) connections.push({ from: `s${index - 1}`, to: `s${index}` });
     }
-    await publish(x, c, { name: 'At the limit', key: 'at-limit', steps, connections });
-    const id = await execute(x, c, 'at-limit');
-    const done = await waitFor(x, c, id, finished);
+    await publish(env, org, { name: 'At the limit', key: 'at-limit', steps, connections });
+    const id = await execute(env, org, 'at-limit');
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done.error));
-    const last = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps/s${chain}`));
+    const last = await org.auth(env.t.request.get(`/workflows/executions/${id}/steps/s${chain}`));
     assert.equal(last.status, 200, JSON.stringify(last.body));
     assert.equal(last.body.record.status, 'skipped');
   });
@@ -66,7 +66,7 @@ describe('executions API: runs at the limits', function () {
 /** Each run limit crossed through the worker, with low values so the tests stay small. */
 describe('executions API: run limits', function () {
   this.timeout(120_000);
-  const { x, c } = useExecEnv({
+  const { env, org } = useExecEnv({
     limits: {
       maxSubWorkflowDepth: 2,
       maxChildrenPerExecution: 3,
@@ -81,13 +81,13 @@ describe('executions API: run limits', function () {
   const server = useCountingServer(100);
 
   const failedWith = async (key: string, inputs: Record<string, unknown> = {}) => {
-    const done = await waitFor(x, c, await execute(x, c, key, { inputs }), finished);
+    const done = await waitFor(env, org, await execute(env, org, key, { inputs }), finished);
     assert.equal(done.status, 'failed', JSON.stringify(done));
     return done.error as { type: string; message: string; stepId: string };
   };
 
   it('stops a workflow that starts itself at the sub-workflow depth (WORKFLOW_MAX_SUBWORKFLOW_DEPTH)', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Recurse',
       key: 'recurse',
       steps: [
@@ -95,11 +95,11 @@ describe('executions API: run limits', function () {
         { id: 'again', type: 'module', pluginType: 'sub-workflow', config: { workflowId: 'recurse' }, dependsOn: ['start'] },
       ],
     });
-    const id = await execute(x, c, 'recurse');
-    await waitFor(x, c, id, finished);
-    const rows = await x.db.query<Array<{ error: { type: string; message: string } | null }>>(
+    const id = await execute(env, org, 'recurse');
+    await waitFor(env, org, id, finished);
+    const rows = await env.db.query<Array<{ error: { type: string; message: string } | null }>>(
       `SELECT error FROM executions WHERE organization_id = $1 AND workflow_key = 'recurse' ORDER BY created_at`,
-      [c.org],
+      [org.id],
     );
     assert.equal(rows.length, 3, 'the root and two levels of children');
     assert.equal(rows[2].error?.type, 'SUBWORKFLOW_DEPTH_EXCEEDED');
@@ -107,8 +107,8 @@ describe('executions API: run limits', function () {
   });
 
   it('refuses a fourth child (WORKFLOW_MAX_CHILDREN_PER_EXECUTION), a sixth forEach element, and a fifth page', async () => {
-    await publish(x, c, { name: 'Leaf', key: 'leaf', steps: [trigger()] });
-    await publish(x, c, {
+    await publish(env, org, { name: 'Leaf', key: 'leaf', steps: [trigger()] });
+    await publish(env, org, {
       name: 'Many children',
       key: 'many-children',
       steps: [
@@ -132,7 +132,7 @@ describe('executions API: run limits', function () {
     const children = await failedWith('many-children');
     assert.deepEqual([children.type, children.stepId], ['SUBWORKFLOW_LIMIT_EXCEEDED', 'children']);
 
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Long forEach',
       key: 'long-foreach',
       steps: [
@@ -151,7 +151,7 @@ describe('executions API: run limits', function () {
     assert.equal(each.type, 'FOREACH_LIMIT_EXCEEDED');
     assert.match(each.message, /WORKFLOW_MAX_FOREACH_ELEMENTS/);
 
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Many pages',
       key: 'many-pages',
       steps: [
@@ -171,7 +171,7 @@ describe('executions API: run limits', function () {
   });
 
   it('fails a step whose output is over the limit, in the worker and in the workflow (WORKFLOW_MAX_STEP_OUTPUT_BYTES)', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Big output',
       key: 'big-output',
       steps: [
@@ -181,7 +181,7 @@ describe('executions API: run limits', function () {
     });
     const activity = await failedWith('big-output');
     assert.deepEqual([activity.type, activity.stepId], ['STEP_OUTPUT_TOO_LARGE', 'big']);
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Big input',
       key: 'big-input',
       steps: [trigger(), { id: 'next', type: 'module', pluginType: 'no-op', dependsOn: ['start'] }],
@@ -192,7 +192,7 @@ describe('executions API: run limits', function () {
   });
 
   it('cuts a long log message, saying so (WORKFLOW_MAX_LOG_MESSAGE_BYTES)', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Long log',
       key: 'long-log',
       steps: [
@@ -200,16 +200,16 @@ describe('executions API: run limits', function () {
         { id: 'say', type: 'module', pluginType: 'log', config: { message: '${{ workflow.inputs.text }}' }, dependsOn: ['start'] },
       ],
     });
-    const id = await execute(x, c, 'long-log', { inputs: { text: 'é'.repeat(1000) } });
-    assert.equal((await waitFor(x, c, id, finished)).status, 'completed');
-    const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
+    const id = await execute(env, org, 'long-log', { inputs: { text: 'é'.repeat(1000) } });
+    assert.equal((await waitFor(env, org, id, finished)).status, 'completed');
+    const logs = await org.auth(env.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
     const message = logs.body.data[0].message as string;
     assert.ok(Buffer.byteLength(message) <= 300, `${Buffer.byteLength(message)} bytes`);
     assert.match(message, /^é+ … \[cut: 2000 bytes\]$/);
   });
 
   it('runs one plugin activity of an execution at a time (WORKFLOW_MAX_ACTIVITIES_IN_FLIGHT)', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Fan out calls',
       key: 'fan-out-calls',
       steps: [
@@ -231,7 +231,7 @@ describe('executions API: run limits', function () {
       ],
     });
     server.mostActive = 0;
-    const done = await waitFor(x, c, await execute(x, c, 'fan-out-calls'), finished);
+    const done = await waitFor(env, org, await execute(env, org, 'fan-out-calls'), finished);
     assert.equal(done.status, 'completed', JSON.stringify(done.error));
     assert.equal(server.mostActive, 1, 'the four calls ran one after another');
   });
@@ -239,11 +239,11 @@ describe('executions API: run limits', function () {
 
 describe('executions API: the parallelism ceiling', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv({ limits: { maxParallelism: 2 } });
+  const { env, org } = useExecEnv({ limits: { maxParallelism: 2 } });
   const server = useCountingServer(150);
 
   it("lowers a step's maxParallelism to WORKFLOW_MAX_PARALLELISM", async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Wide fan-out',
       key: 'wide-fan-out',
       steps: [
@@ -264,7 +264,7 @@ describe('executions API: the parallelism ceiling', function () {
         },
       ],
     });
-    const done = await waitFor(x, c, await execute(x, c, 'wide-fan-out'), finished);
+    const done = await waitFor(env, org, await execute(env, org, 'wide-fan-out'), finished);
     assert.equal(done.status, 'completed', JSON.stringify(done.error));
     assert.equal(server.mostActive, 2, 'six calls, two at a time');
   });

@@ -16,7 +16,7 @@ import { createWorker, execute, finished, publish, useExecEnv, waitFor } from '.
 
 describe('executions API: activity steps on a lost worker', function () {
   this.timeout(180_000);
-  const { x, c } = useExecEnv({ withWorker: false, limits: { lightStepMaxTimeoutMs: 0 } });
+  const { env, org } = useExecEnv({ withWorker: false, limits: { lightStepMaxTimeoutMs: 0 } });
   const calls = new Map<string, number>();
   /** Requests held unanswered: the killed worker dies waiting on them, the overrunning step times out on them. */
   const held = new Set<string>(['slow', 'short', 'overrun']);
@@ -38,11 +38,11 @@ describe('executions API: activity steps on a lost worker', function () {
   const spawnWorker = async (): Promise<ChildProcess> => {
     const worker = spawnScript('bin/start-worker.ts', {
       env: {
-        DATABASE_URL: (x.db.options as { url: string }).url,
-        TEMPORAL_ADDRESS: x.env.address,
-        TEMPORAL_NAMESPACE: x.env.namespace ?? 'default',
-        TEMPORAL_TASK_QUEUE: x.taskQueue,
-        CONFIG_ENCRYPTION_KEY: x.encryptionKey.toString('hex'),
+        DATABASE_URL: (env.db.options as { url: string }).url,
+        TEMPORAL_ADDRESS: env.temporal.address,
+        TEMPORAL_NAMESPACE: env.temporal.namespace ?? 'default',
+        TEMPORAL_TASK_QUEUE: env.taskQueue,
+        CONFIG_ENCRYPTION_KEY: env.encryptionKey.toString('hex'),
         EGRESS_ALLOW_CIDRS: '127.0.0.0/8',
       },
     });
@@ -63,7 +63,7 @@ describe('executions API: activity steps on a lost worker', function () {
     step(name, 'http-request', { url: `${server.base}/call/${name}` }, extra);
 
   it('runs the calls of a killed worker again on another worker, though the steps have no retry policy', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Lost calls',
       key: 'lost-calls',
       steps: [trigger(), { ...call('slow'), dependsOn: ['start'] }, { ...call('short', { timeout: '3s' }), dependsOn: ['start'] }],
@@ -71,20 +71,20 @@ describe('executions API: activity steps on a lost worker', function () {
     });
 
     child = await spawnWorker();
-    const id = await execute(x, c, 'lost-calls');
+    const id = await execute(env, org, 'lost-calls');
     await Promise.all([heldArrivals.slow, heldArrivals.short]);
     child.kill('SIGKILL');
     await new Promise((resolve) => child!.once('exit', resolve));
     held.delete('slow');
     held.delete('short');
 
-    const worker = await createWorker(x);
-    const done = await worker.runUntil(() => waitFor(x, c, id, finished, '', 90_000));
+    const worker = await createWorker(env);
+    const done = await worker.runUntil(() => waitFor(env, org, id, finished, '', 90_000));
     assert.deepEqual([done.status, done.outputs, done.error], ['completed', { slow: 'slow', short: 'short' }, undefined]);
     // Each call the killed worker had in flight was made again, once.
     assert.deepEqual([calls.get('slow'), calls.get('short')], [2, 2]);
     // The re-runs are marked in the history (runs from before the fix replay without them: the env's stop replays every history).
-    const history = await x.env.client.workflow.getHandle(id).fetchHistory();
+    const history = await env.temporal.client.workflow.getHandle(id).fetchHistory();
     const patches = (history.events ?? []).flatMap((event) => {
       const marker = event.markerRecordedEventAttributes;
       if (marker?.markerName !== 'core_patch') return [];
@@ -97,13 +97,13 @@ describe('executions API: activity steps on a lost worker', function () {
   });
 
   it('still fails a step that overruns its timeout on a live worker, without running it again', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Overrun',
       key: 'overrun',
       steps: chain(trigger(), call('overrun', { timeout: '3s' })),
     });
-    const worker = await createWorker(x);
-    const done = await worker.runUntil(async () => waitFor(x, c, await execute(x, c, 'overrun'), finished, '', 60_000));
+    const worker = await createWorker(env);
+    const done = await worker.runUntil(async () => waitFor(env, org, await execute(env, org, 'overrun'), finished, '', 60_000));
     assert.deepEqual(
       [done.status, done.error],
       ['failed', { type: 'STEP_FAILED', stepId: 'overrun', message: 'activity StartToClose timeout' }],

@@ -29,24 +29,24 @@ const waiting = (body: Record<string, unknown>) => body.status === 'waiting';
 
 describe('executions API: open runs brought in line with Temporal', function () {
   this.timeout(90_000);
-  const { x, c } = useExecEnv({ org: 'each' });
+  const { env, org } = useExecEnv({ org: 'each' });
   const log = captureLogger('info');
-  const deps = () => ({ dataSource: x.db, temporal: x.env.client, logger: log.logger });
+  const deps = () => ({ dataSource: env.db, temporal: env.temporal.client, logger: log.logger });
   /** One pass over this test's organization (the test database is shared), past no grace period. */
-  const sweep = (): Promise<OpenRunsSweepResult> => checkOpenRuns(deps(), { graceMs: 0, organizationId: c.org });
+  const sweep = (): Promise<OpenRunsSweepResult> => checkOpenRuns(deps(), { graceMs: 0, organizationId: org.id });
 
   it('settles a run terminated through the Temporal client, and a later terminate answers 409 with that status', async () => {
-    await publish(x, c, approval('approval'));
-    const id = await execute(x, c, 'approval');
-    await waitFor(x, c, id, waiting);
+    await publish(env, org, approval('approval'));
+    const id = await execute(env, org, 'approval');
+    await waitFor(env, org, id, waiting);
     // Terminating runs no workflow code: nothing records the end but the API's own terminate, bypassed here.
-    await x.env.client.workflow.getHandle(id).terminate('pulled by an operator in the Temporal UI');
-    const before = await c.auth(x.t.request.get(`/workflows/executions/${id}`)).expect(200);
+    await env.temporal.client.workflow.getHandle(id).terminate('pulled by an operator in the Temporal UI');
+    const before = await org.auth(env.t.request.get(`/workflows/executions/${id}`)).expect(200);
     assert.equal(before.body.status, 'waiting', 'the row does not know yet');
 
     const passed = await sweep();
     assert.deepEqual(passed.settled, [{ id, status: 'terminated' }]);
-    const after = await c.auth(x.t.request.get(`/workflows/executions/${id}`)).expect(200);
+    const after = await org.auth(env.t.request.get(`/workflows/executions/${id}`)).expect(200);
     assert.equal(after.body.status, 'terminated');
     assert.deepEqual(after.body.error, { type: 'TERMINATED', message: 'pulled by an operator in the Temporal UI' });
     assert.equal(typeof after.body.completedAt, 'string', 'an ended row: retention removes it like any other');
@@ -54,22 +54,22 @@ describe('executions API: open runs brought in line with Temporal', function () 
   });
 
   it("is the reconciler's job: its timer settles a run terminated behind the API's back and reports the pass", async () => {
-    await publish(x, c, approval('approval'));
-    const id = await execute(x, c, 'approval');
-    await waitFor(x, c, id, waiting);
+    await publish(env, org, approval('approval'));
+    const id = await execute(env, org, 'approval');
+    await waitFor(env, org, id, waiting);
     const passes: Array<{ settled: string[]; taskFailing: number }> = [];
     const reconciler = startExecutionReconciler(
-      { ...deps(), taskQueue: x.taskQueue, publicBaseUrl: 'http://api.test', limits: x.limits, reach: workflowReach },
+      { ...deps(), taskQueue: env.taskQueue, publicBaseUrl: 'http://api.test', limits: env.limits, reach: workflowReach },
       {
         intervalMs: 100,
-        organizationId: c.org,
+        organizationId: org.id,
         openRunsGraceMs: 0,
         onOpenRuns: (found, taskFailing) => passes.push({ settled: found.settled.map((run) => run.id), taskFailing }),
       },
     );
     try {
-      await x.env.client.workflow.getHandle(id).terminate('from the Temporal CLI');
-      const done = await waitFor(x, c, id, finished, '', 30_000);
+      await env.temporal.client.workflow.getHandle(id).terminate('from the Temporal CLI');
+      const done = await waitFor(env, org, id, finished, '', 30_000);
       assert.equal(done.status, 'terminated');
       assert.ok(passes.some((pass) => pass.settled.includes(id)));
       assert.equal(typeof passes[0].taskFailing, 'number');
@@ -79,56 +79,56 @@ describe('executions API: open runs brought in line with Temporal', function () 
   });
 
   it('answers terminate and cancel of a run Temporal already closed with its real status, recording it', async () => {
-    await publish(x, c, approval('approval'));
-    const terminated = await execute(x, c, 'approval');
-    const cancelled = await execute(x, c, 'approval');
-    await waitFor(x, c, terminated, waiting);
-    await waitFor(x, c, cancelled, waiting);
-    await x.env.client.workflow.getHandle(terminated).terminate('gone');
+    await publish(env, org, approval('approval'));
+    const terminated = await execute(env, org, 'approval');
+    const cancelled = await execute(env, org, 'approval');
+    await waitFor(env, org, terminated, waiting);
+    await waitFor(env, org, cancelled, waiting);
+    await env.temporal.client.workflow.getHandle(terminated).terminate('gone');
 
-    const terminate = await c.auth(x.t.request.post(`/workflows/executions/${terminated}/terminate`)).send({});
+    const terminate = await org.auth(env.t.request.post(`/workflows/executions/${terminated}/terminate`)).send({});
     assert.equal(terminate.status, 409, JSON.stringify(terminate.body));
     assert.match(terminate.body.detail, /has already finished \(terminated\)/);
-    const cancel = await c.auth(x.t.request.post(`/workflows/executions/${terminated}/cancel`)).send({});
+    const cancel = await org.auth(env.t.request.post(`/workflows/executions/${terminated}/cancel`)).send({});
     assert.equal(cancel.status, 409, JSON.stringify(cancel.body));
     assert.match(cancel.body.detail, /has already finished \(terminated\)/);
 
     // A run that ended cancelled in Temporal while its row lost the record (the row put back as open, as a crashed
     // recording would leave it): terminate settles it as cancelled.
-    await c
-      .auth(x.t.request.post(`/workflows/executions/${cancelled}/cancel`))
+    await org
+      .auth(env.t.request.post(`/workflows/executions/${cancelled}/cancel`))
       .send({})
       .expect(202);
-    await waitFor(x, c, cancelled, finished);
-    await x.db.query(`UPDATE executions SET status = 'running', completed_at = NULL, error = NULL WHERE id = $1`, [cancelled]);
-    const late = await c.auth(x.t.request.post(`/workflows/executions/${cancelled}/terminate`)).send({});
+    await waitFor(env, org, cancelled, finished);
+    await env.db.query(`UPDATE executions SET status = 'running', completed_at = NULL, error = NULL WHERE id = $1`, [cancelled]);
+    const late = await org.auth(env.t.request.post(`/workflows/executions/${cancelled}/terminate`)).send({});
     assert.equal(late.status, 409, JSON.stringify(late.body));
     assert.match(late.body.detail, /has already finished \(cancelled\)/);
-    const read = await c.auth(x.t.request.get(`/workflows/executions/${cancelled}`)).expect(200);
+    const read = await org.auth(env.t.request.get(`/workflows/executions/${cancelled}`)).expect(200);
     assert.equal(read.body.status, 'cancelled');
     assert.equal((read.body.error as { type: string }).type, 'CANCELLED');
   });
 
   it('settles a run Temporal no longer knows as RUN_LOST once the execution is old enough, not before', async () => {
-    await publish(x, c, approval('approval'));
-    const runnable = await new WorkflowRevisionRepository(x.db.manager).findRunnable(c.org, 'approval', {});
+    await publish(env, org, approval('approval'));
+    const runnable = await new WorkflowRevisionRepository(env.db.manager).findRunnable(org.id, 'approval', {});
     if (typeof runnable === 'string') throw new Error(runnable);
     const lost = async (ageMinutes: number) => {
-      const { row } = await recordRun(x.db, {
+      const { row } = await recordRun(env.db, {
         id: newExecutionId(),
-        organizationId: c.org,
+        organizationId: org.id,
         runnable,
         inputs: {},
         trigger: { stepId: 'start', source: 'manual', payload: {}, receivedAt: new Date().toISOString() },
-        createdBy: c.userId,
-        temporalNamespace: x.env.client.options.namespace,
-        settings: { publicBaseUrl: 'http://api.test', limits: x.limits },
+        createdBy: org.userId,
+        temporalNamespace: env.temporal.client.options.namespace,
+        settings: { publicBaseUrl: 'http://api.test', limits: env.limits },
       });
       // A run recorded against a Temporal that has since lost it (a dev server restarted without its file).
-      await x.db.query(`UPDATE executions SET temporal_run_id = 'gone', created_at = now() - $2::int * interval '1 minute' WHERE id = $1`, [
-        row.id,
-        ageMinutes,
-      ]);
+      await env.db.query(
+        `UPDATE executions SET temporal_run_id = 'gone', created_at = now() - $2::int * interval '1 minute' WHERE id = $1`,
+        [row.id, ageMinutes],
+      );
       return row.id;
     };
     const old = await lost(11);
@@ -136,35 +136,35 @@ describe('executions API: open runs brought in line with Temporal', function () 
     const passed = await sweep();
     assert.deepEqual(passed.settled, [{ id: old, status: 'terminated' }]);
     assert.deepEqual(passed.left, [young]);
-    const read = await c.auth(x.t.request.get(`/workflows/executions/${old}`)).expect(200);
+    const read = await org.auth(env.t.request.get(`/workflows/executions/${old}`)).expect(200);
     assert.equal((read.body.error as { type: string }).type, 'RUN_LOST');
     // No history to replay when the file's environment stops.
-    await x.db.query(`UPDATE executions SET temporal_run_id = NULL WHERE id = ANY($1::text[])`, [[old, young]]);
+    await env.db.query(`UPDATE executions SET temporal_run_id = NULL WHERE id = ANY($1::text[])`, [[old, young]]);
   });
 
   it('shows a run whose workflow task keeps failing on GET, with the failure, then settles it once terminated', async () => {
-    await publish(x, c, approval('approval'));
-    const runnable = await new WorkflowRevisionRepository(x.db.manager).findRunnable(c.org, 'approval', {});
+    await publish(env, org, approval('approval'));
+    const runnable = await new WorkflowRevisionRepository(env.db.manager).findRunnable(org.id, 'approval', {});
     if (typeof runnable === 'string') throw new Error(runnable);
-    const { row, input } = await recordRun(x.db, {
+    const { row, input } = await recordRun(env.db, {
       id: newExecutionId(),
-      organizationId: c.org,
+      organizationId: org.id,
       runnable,
       inputs: {},
       trigger: { stepId: 'start', source: 'manual', payload: {}, receivedAt: new Date().toISOString() },
-      createdBy: c.userId,
-      temporalNamespace: x.env.client.options.namespace,
-      settings: { publicBaseUrl: 'http://api.test', limits: x.limits },
+      createdBy: org.userId,
+      temporalNamespace: env.temporal.client.options.namespace,
+      settings: { publicBaseUrl: 'http://api.test', limits: env.limits },
     });
     // An input the workflow cannot read (a definition without steps): its first workflow task throws a TypeError,
     // which Temporal retries for ever. The run id stays unrecorded, so the file's closing replay skips this history.
     const broken = { ...input, definition: { ...input.definition, steps: undefined } } as unknown as ExecutionInput;
-    await startExecutionWorkflow({ temporal: x.env.client, taskQueue: x.taskQueue }, row, broken);
+    await startExecutionWorkflow({ temporal: env.temporal.client, taskQueue: env.taskQueue }, row, broken);
     try {
       let health: Record<string, unknown> | undefined;
       for (let i = 0; i < 100 && !health; i++) {
         await sweep();
-        const read = await c.auth(x.t.request.get(`/workflows/executions/${row.id}`)).expect(200);
+        const read = await org.auth(env.t.request.get(`/workflows/executions/${row.id}`)).expect(200);
         assert.equal(read.body.status, 'running');
         health = read.body.health as Record<string, unknown> | undefined;
         if (!health) await new Promise((resolve) => setTimeout(resolve, 200));
@@ -186,10 +186,10 @@ describe('executions API: open runs brought in line with Temporal', function () 
       assert.match(text, /^executions_workflow_task_failing_found_total 1$/m);
       assert.match(text, /^executions_settled_from_temporal_total\{status="terminated"\} 1$/m);
     } finally {
-      await x.env.client.workflow.getHandle(row.id).terminate('test over');
+      await env.temporal.client.workflow.getHandle(row.id).terminate('test over');
     }
     await sweep();
-    const ended = await c.auth(x.t.request.get(`/workflows/executions/${row.id}`)).expect(200);
+    const ended = await org.auth(env.t.request.get(`/workflows/executions/${row.id}`)).expect(200);
     assert.equal(ended.body.status, 'terminated');
     assert.equal(ended.body.health, undefined, 'an ended run has no health to report');
   });

@@ -17,8 +17,8 @@ type Handler = (req: IncomingMessage, body: unknown, res: ServerResponse) => voi
 describe('executions API: operator plugins of every kind', function () {
   this.timeout(90_000);
   let plugins: OperatorPlugins;
-  let x: ExecEnv;
-  let c: OrgContext;
+  let env: ExecEnv;
+  let org: OrgContext;
   let server: Server;
   let baseUrl: string;
   const routes = new Map<string, Handler>();
@@ -34,8 +34,8 @@ describe('executions API: operator plugins of every kind', function () {
       ],
       ROOT,
     );
-    x = await startExecEnv({ operatorPlugins: plugins });
-    c = await orgContext(x);
+    env = await startExecEnv({ operatorPlugins: plugins });
+    org = await orgContext(env);
     server = createServer((req, res) => {
       let text = '';
       req.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -53,11 +53,11 @@ describe('executions API: operator plugins of every kind', function () {
   });
   after(async () => {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    await x?.stop();
+    await env?.stop();
   });
 
   async function secret(name: string, value: string): Promise<void> {
-    const created = await c.auth(x.t.request.post('/workflows/config')).send({ name, value, secret: true, path: '/' });
+    const created = await org.auth(env.t.request.post('/workflows/config')).send({ name, value, secret: true, path: '/' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
   }
 
@@ -107,11 +107,11 @@ describe('executions API: operator plugins of every kind', function () {
     });
 
     it('is listed as a decider with its ports', async () => {
-      const one = await c.auth(x.t.request.get('/workflows/plugins/policy-gate')).expect(200);
+      const one = await org.auth(env.t.request.get('/workflows/plugins/policy-gate')).expect(200);
       assert.equal(one.body.kind, 'decider');
       assert.equal(one.body.pluginType, 'decider');
       assert.deepEqual(one.body.outputPorts, ['allow', 'deny', 'review']);
-      const deciders = await c.auth(x.t.request.get('/workflows/plugins')).query({ type: 'decider' }).expect(200);
+      const deciders = await org.auth(env.t.request.get('/workflows/plugins')).query({ type: 'decider' }).expect(200);
       assert.deepEqual(
         deciders.body.data.map((plugin: { name: string }) => plugin.name),
         ['case', 'conditional', 'policy-gate'],
@@ -119,39 +119,39 @@ describe('executions API: operator plugins of every kind', function () {
     });
 
     it('publishes with its kind pinned; refuses a port it does not declare and a step of type module', async () => {
-      const res = await c.auth(x.t.request.post('/workflows/definitions')).send(gated('gated-pinned'));
+      const res = await org.auth(env.t.request.post('/workflows/definitions')).send(gated('gated-pinned'));
       assert.equal(res.status, 201, JSON.stringify(res.body));
-      const revision = await c.auth(x.t.request.get(`/workflows/definitions/${res.body.workflow.id}/revisions/1`)).expect(200);
+      const revision = await org.auth(env.t.request.get(`/workflows/definitions/${res.body.workflow.id}/revisions/1`)).expect(200);
       assert.deepEqual(revision.body.definition.pinnedPlugins, {
         'policy-gate': { version: '1.0.0', executeMode: 'each', kind: 'decider' },
       });
 
       const doc = gated('gated-bad');
-      const badPort = await c
-        .auth(x.t.request.post('/workflows/definitions'))
+      const badPort = await org
+        .auth(env.t.request.post('/workflows/definitions'))
         .send({ ...doc, connections: [...doc.connections.slice(0, 2), { from: 'gate', sourcePort: 'maybe', to: 'deploy' }] });
       assert.equal(badPort.status, 400);
       assert.match(JSON.stringify(badPort.body.errors), /maybe/);
-      const asModule = await c
-        .auth(x.t.request.post('/workflows/definitions'))
+      const asModule = await org
+        .auth(env.t.request.post('/workflows/definitions'))
         .send({ ...doc, steps: { ...doc.steps, gate: { ...doc.steps.gate, type: 'module' } } });
       assert.equal(asModule.status, 400);
       assert.match(JSON.stringify(asModule.body.errors), /plugin policy-gate is a decider; it cannot run in a step of type module/);
     });
 
     it('runs on Temporal: each item goes to the port the policy service decided', async () => {
-      await publish(x, c, gated('gated-run'));
-      const id = await execute(x, c, 'gated-run');
-      const done = await waitFor(x, c, id, finished);
+      await publish(env, org, gated('gated-run'));
+      const id = await execute(env, org, 'gated-run');
+      const done = await waitFor(env, org, id, finished);
       assert.equal(done.status, 'completed', JSON.stringify(done));
-      const steps = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps`)).expect(200);
+      const steps = await org.auth(env.t.request.get(`/workflows/executions/${id}/steps`)).expect(200);
       const record = (stepId: string) =>
         (steps.body.data as Array<{ stepId: string; status: string; items?: unknown[] }>).find((s) => s.stepId === stepId);
-      const gate = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps/gate`)).expect(200);
+      const gate = await org.auth(env.t.request.get(`/workflows/executions/${id}/steps/gate`)).expect(200);
       assert.equal(gate.body.record.items.length, 3, 'the decider passes its items on');
       const items = async (stepId: string): Promise<unknown[]> =>
         (
-          (await c.auth(x.t.request.get(`/workflows/executions/${id}/steps/${stepId}`)).expect(200)).body as {
+          (await org.auth(env.t.request.get(`/workflows/executions/${id}/steps/${stepId}`)).expect(200)).body as {
             record: { items: unknown[] };
           }
         ).record.items;
@@ -198,7 +198,7 @@ describe('executions API: operator plugins of every kind', function () {
     });
 
     it('is listed as a two-phase wait, with a timeout port and the wait settings in its config', async () => {
-      const one = await c.auth(x.t.request.get('/workflows/plugins/chat-ask')).expect(200);
+      const one = await org.auth(env.t.request.get('/workflows/plugins/chat-ask')).expect(200);
       assert.equal(one.body.kind, 'module');
       assert.equal(one.body.twoPhaseWait, true);
       assert.equal(one.body.nodeState, false);
@@ -207,14 +207,14 @@ describe('executions API: operator plugins of every kind', function () {
     });
 
     it('runs on Temporal: posts the question, parks until the answer comes by correlation key, and outputs both', async () => {
-      const workflowId = await publish(x, c, asking('ask-run', { timeout: '1h' }));
-      const revision = await c.auth(x.t.request.get(`/workflows/definitions/${workflowId}/revisions/1`)).expect(200);
+      const workflowId = await publish(env, org, asking('ask-run', { timeout: '1h' }));
+      const revision = await org.auth(env.t.request.get(`/workflows/definitions/${workflowId}/revisions/1`)).expect(200);
       assert.deepEqual(revision.body.definition.pinnedPlugins, {
         'chat-ask': { version: '1.0.0', executeMode: 'each', twoPhaseWait: true },
       });
       const before = asked.length;
-      const id = await execute(x, c, 'ask-run', { inputs: { service: 'api' } });
-      const state = await waitFor(x, c, id, (body) => Array.isArray(body.pendingWaits) && body.pendingWaits.length === 1, '/state');
+      const id = await execute(env, org, 'ask-run', { inputs: { service: 'api' } });
+      const state = await waitFor(env, org, id, (body) => Array.isArray(body.pendingWaits) && body.pendingWaits.length === 1, '/state');
       assert.equal(asked.length, before + 1, 'the question was posted once');
       const { signalName, correlationKey } = asked.at(-1)!.ask;
       assert.equal(asked.at(-1)!.text, 'Deploy api?');
@@ -223,16 +223,18 @@ describe('executions API: operator plugins of every kind', function () {
       assert.ok(wait.timeoutAt, 'the wait has its timeout');
 
       // Only the key the question carries releases it.
-      const wrong = await c.auth(x.t.request.post(`/workflows/signals/${signalName}`)).send({ correlationKey: 'ask:other', payload: {} });
+      const wrong = await org
+        .auth(env.t.request.post(`/workflows/signals/${signalName}`))
+        .send({ correlationKey: 'ask:other', payload: {} });
       assert.equal(wrong.status, 409);
-      const answered = await c
-        .auth(x.t.request.post(`/workflows/signals/${signalName}`))
+      const answered = await org
+        .auth(env.t.request.post(`/workflows/signals/${signalName}`))
         .send({ correlationKey, payload: { answer: 'yes', user: 'ana' } });
       assert.equal(answered.status, 200, JSON.stringify(answered.body));
-      const done = await waitFor(x, c, id, finished);
+      const done = await waitFor(env, org, id, finished);
       assert.equal(done.status, 'completed', JSON.stringify(done));
       assert.deepEqual(done.outputs, { answer: 'yes', question: 'Deploy api?' });
-      const step = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps/ask`)).expect(200);
+      const step = await org.auth(env.t.request.get(`/workflows/executions/${id}/steps/ask`)).expect(200);
       assert.equal(step.body.record.outputs.correlationKey, correlationKey);
       assert.equal(step.body.record.outputs.user, 'ana');
       assert.equal(step.body.record.outputs.timedOut, false);
@@ -247,29 +249,33 @@ describe('executions API: operator plugins of every kind', function () {
         form: { type: 'object', required: ['answer'], properties: { answer: { type: 'string', enum: ['yes', 'no'] } } },
       };
       // A declaration the engine refuses is refused at publish, at its path.
-      const bad = await c.auth(x.t.request.post('/workflows/definitions')).send(asking('ask-bad', { answer: { ...answer, required: 0 } }));
+      const bad = await org
+        .auth(env.t.request.post('/workflows/definitions'))
+        .send(asking('ask-bad', { answer: { ...answer, required: 0 } }));
       assert.equal(bad.status, 400, JSON.stringify(bad.body));
       assert.match(JSON.stringify(bad.body.errors), /config\/answer\/required/);
 
-      await publish(x, c, asking('ask-approve', { timeout: '1h', answer }));
-      const id = await execute(x, c, 'ask-approve', { inputs: { service: 'api' } });
-      await waitFor(x, c, id, (body) => Array.isArray(body.pendingWaits) && body.pendingWaits.length === 1, '/state');
+      await publish(env, org, asking('ask-approve', { timeout: '1h', answer }));
+      const id = await execute(env, org, 'ask-approve', { inputs: { service: 'api' } });
+      await waitFor(env, org, id, (body) => Array.isArray(body.pendingWaits) && body.pendingWaits.length === 1, '/state');
       const { signalName, correlationKey } = asked.at(-1)!.ask;
       const byId = (req: import('supertest').Test) => req.send({ answer: 'yes' });
 
       // Nobody's answer is checked by correlation key, and the starter may not answer (four eyes).
-      const byKey = await c.auth(x.t.request.post(`/workflows/signals/${signalName}`)).send({ correlationKey, payload: { answer: 'yes' } });
+      const byKey = await org
+        .auth(env.t.request.post(`/workflows/signals/${signalName}`))
+        .send({ correlationKey, payload: { answer: 'yes' } });
       assert.equal(byKey.status, 409, JSON.stringify(byKey.body));
-      const starter = await byId(c.auth(x.t.request.post(`/workflows/executions/${id}/signals/${signalName}`)));
+      const starter = await byId(org.auth(env.t.request.post(`/workflows/executions/${id}/signals/${signalName}`)));
       assert.equal(starter.status, 403, JSON.stringify(starter.body));
 
       // Another admin answers through the form: a value it does not allow is 422, nothing delivered; then yes.
-      const { userId } = await grantRole(x.db, c.org, 'admin');
-      const token = await x.t.token({ organizationId: c.org, userId });
-      const other = (path: string) => x.t.request.post(path).set('Authorization', `Bearer ${token}`);
+      const { userId } = await grantRole(env.db, org.id, 'admin');
+      const token = await env.t.token({ organizationId: org.id, userId });
+      const other = (path: string) => env.t.request.post(path).set('Authorization', `Bearer ${token}`);
       const invalid = await other(`/workflows/executions/${id}/signals/${signalName}`).send({ answer: 'maybe' });
       assert.equal(invalid.status, 422, JSON.stringify(invalid.body));
-      const inbox = await x.t.request.get('/workflows/approvals').set('Authorization', `Bearer ${token}`).expect(200);
+      const inbox = await env.t.request.get('/workflows/approvals').set('Authorization', `Bearer ${token}`).expect(200);
       assert.deepEqual(
         (inbox.body.data as Array<{ executionId: string; title: string }>)
           .filter((wait) => wait.executionId === id)
@@ -278,10 +284,10 @@ describe('executions API: operator plugins of every kind', function () {
       );
       const answered = await byId(other(`/workflows/executions/${id}/signals/${signalName}`));
       assert.equal(answered.status, 200, JSON.stringify(answered.body));
-      const done = await waitFor(x, c, id, finished);
+      const done = await waitFor(env, org, id, finished);
       assert.equal(done.status, 'completed', JSON.stringify(done));
       assert.deepEqual(done.outputs, { answer: 'yes', question: 'Deploy api?' });
-      const step = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps/ask`)).expect(200);
+      const step = await org.auth(env.t.request.get(`/workflows/executions/${id}/steps/ask`)).expect(200);
       assert.deepEqual(
         (step.body.record.outputs.answers as Array<{ by: string }>).map((given) => given.by),
         [userId],
@@ -289,11 +295,11 @@ describe('executions API: operator plugins of every kind', function () {
     });
 
     it('times out through its timeout port with onTimeout continue', async () => {
-      await publish(x, c, asking('ask-late', { timeout: '1s', onTimeout: 'continue' }));
-      const id = await execute(x, c, 'ask-late', { inputs: { service: 'db' } });
-      const done = await waitFor(x, c, id, finished);
+      await publish(env, org, asking('ask-late', { timeout: '1s', onTimeout: 'continue' }));
+      const id = await execute(env, org, 'ask-late', { inputs: { service: 'db' } });
+      const done = await waitFor(env, org, id, finished);
       assert.equal(done.status, 'completed', JSON.stringify(done));
-      const steps = (await c.auth(x.t.request.get(`/workflows/executions/${id}/steps`)).expect(200)).body.data as Array<{
+      const steps = (await org.auth(env.t.request.get(`/workflows/executions/${id}/steps`)).expect(200)).body.data as Array<{
         stepId: string;
         status: string;
       }>;
@@ -350,21 +356,21 @@ describe('executions API: operator plugins of every kind', function () {
     });
 
     it('is listed with its state', async () => {
-      const one = await c.auth(x.t.request.get('/workflows/plugins/change-feed')).expect(200);
+      const one = await org.auth(env.t.request.get('/workflows/plugins/change-feed')).expect(200);
       assert.equal(one.body.nodeState, true);
       assert.equal(one.body.executeMode, 'all');
     });
 
     it('runs on Temporal: each run of the step goes on from the cursor the previous one left, and a new execution starts afresh', async () => {
-      const workflowId = await publish(x, c, draining('feed-run'));
-      const revision = await c.auth(x.t.request.get(`/workflows/definitions/${workflowId}/revisions/1`)).expect(200);
+      const workflowId = await publish(env, org, draining('feed-run'));
+      const revision = await org.auth(env.t.request.get(`/workflows/definitions/${workflowId}/revisions/1`)).expect(200);
       assert.deepEqual(revision.body.definition.pinnedPlugins, {
         'change-feed': { version: '1.0.0', executeMode: 'all', nodeState: true },
       });
       for (const round of [1, 2]) {
         const before = feedAsked.length;
-        const id = await execute(x, c, 'feed-run');
-        const done = await waitFor(x, c, id, finished);
+        const id = await execute(env, org, 'feed-run');
+        const done = await waitFor(env, org, id, finished);
         assert.equal(done.status, 'completed', JSON.stringify(done));
         assert.deepEqual(done.outputs, { all: CHANGES, pages: 4 }, `execution ${round}`);
         assert.deepEqual(
@@ -412,7 +418,7 @@ describe('executions API: operator plugins of every kind', function () {
       });
       routes.set('/locked/subscriptions', (_req, _body, res) => json(res, { error: 'project locked' }, 403));
       await secret('TICKETS_TOKEN', TOKEN);
-      const variable = await c.auth(x.t.request.post('/workflows/config')).send({ name: 'TICKETS_PROJECT', value: 'OPS', path: '/' });
+      const variable = await org.auth(env.t.request.post('/workflows/config')).send({ name: 'TICKETS_PROJECT', value: 'OPS', path: '/' });
       assert.equal(variable.status, 201, JSON.stringify(variable.body));
     });
     // DELETE /tickets/subscriptions/{id}: a path per id, answered here.
@@ -427,22 +433,22 @@ describe('executions API: operator plugins of every kind', function () {
     });
 
     it('is listed as a trigger', async () => {
-      const one = await c.auth(x.t.request.get('/workflows/plugins/ticket-events')).expect(200);
+      const one = await org.auth(env.t.request.get('/workflows/plugins/ticket-events')).expect(200);
       assert.equal(one.body.kind, 'trigger');
       assert.deepEqual(one.body.inputPorts, []);
-      const triggers = await c.auth(x.t.request.get('/workflows/plugins')).query({ type: 'trigger' }).expect(200);
+      const triggers = await org.auth(env.t.request.get('/workflows/plugins')).query({ type: 'trigger' }).expect(200);
       assert.ok(triggers.body.data.some((plugin: { name: string }) => plugin.name === 'ticket-events'));
     });
 
     it('activation subscribes its start URL; each event starts a run; deactivation unsubscribes and the URL stops working', async () => {
-      const workflowId = await publish(x, c, ticketed('ticket-run', '/tickets'));
-      const revision = await c.auth(x.t.request.get(`/workflows/definitions/${workflowId}/revisions/1`)).expect(200);
+      const workflowId = await publish(env, org, ticketed('ticket-run', '/tickets'));
+      const revision = await org.auth(env.t.request.get(`/workflows/definitions/${workflowId}/revisions/1`)).expect(200);
       assert.deepEqual(revision.body.definition.pinnedPlugins, {
         'ticket-events': { version: '1.0.0', executeMode: 'each', kind: 'trigger' },
       });
       assert.equal(subscriptions.size, 0, 'saving has no side effect');
 
-      const activated = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
+      const activated = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
       assert.equal(activated.status, 200, JSON.stringify(activated.body));
       const state = activated.body.alias.triggerStates.events;
       assert.equal(state.status, 'live');
@@ -455,30 +461,30 @@ describe('executions API: operator plugins of every kind', function () {
 
       // The ticket system sends an event to the URL it was given.
       const path = new URL(startUrl).pathname;
-      const sent = await x.t.request.post(path).send({ type: 'issue.transitioned', issue: 'OPS-12' });
+      const sent = await env.t.request.post(path).send({ type: 'issue.transitioned', issue: 'OPS-12' });
       assert.equal(sent.status, 202, JSON.stringify(sent.body));
-      const list = await c.auth(x.t.request.get(`/workflows/executions?workflowId=${workflowId}`)).expect(200);
+      const list = await org.auth(env.t.request.get(`/workflows/executions?workflowId=${workflowId}`)).expect(200);
       assert.equal(list.body.data.length, 1);
-      const done = await waitFor(x, c, list.body.data[0].id as string, finished);
+      const done = await waitFor(env, org, list.body.data[0].id as string, finished);
       assert.equal(done.status, 'completed', JSON.stringify(done));
       assert.deepEqual(done.outputs, { issue: 'OPS-12' });
       // A link preview's GET starts nothing.
-      assert.equal((await x.t.request.get(path)).status, 405);
+      assert.equal((await env.t.request.get(path)).status, 405);
 
-      const off = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/deactivate`));
+      const off = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/deactivate`));
       assert.equal(off.status, 200, JSON.stringify(off.body));
       assert.equal('deactivateError' in off.body, false, JSON.stringify(off.body));
       assert.ok(deleted.includes(subscriptionId), 'the plugin deleted its subscription');
-      assert.equal((await x.t.request.post(path).send({ issue: 'OPS-13' })).status, 404);
+      assert.equal((await env.t.request.post(path).send({ issue: 'OPS-13' })).status, 404);
     });
 
     it('a refusal by the plugin rolls the activation back, with its code, and nothing is subscribed', async () => {
-      const workflowId = await publish(x, c, ticketed('ticket-locked', '/locked'));
+      const workflowId = await publish(env, org, ticketed('ticket-locked', '/locked'));
       const before = subscriptions.size;
-      const res = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
+      const res = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
       assert.equal(res.status, 502, JSON.stringify(res.body));
       assert.match(res.body.detail ?? res.body.message ?? JSON.stringify(res.body), /TICKETS_REJECTED/);
-      const alias = await c.auth(x.t.request.get(`/workflows/definitions/${workflowId}/aliases/latest`)).expect(200);
+      const alias = await org.auth(env.t.request.get(`/workflows/definitions/${workflowId}/aliases/latest`)).expect(200);
       assert.equal(alias.body.active, false);
       assert.equal(alias.body.triggerStates.events.status, 'failed');
       assert.equal(alias.body.triggerStates.events.lastError.code, 'TICKETS_REJECTED');

@@ -30,16 +30,16 @@ const chatStep = (config: Record<string, unknown>) => ({
 describe('executions API: operator plugins (PLUGINS)', function () {
   this.timeout(90_000);
   let plugins: OperatorPlugins;
-  let x: ExecEnv;
-  let c: OrgContext;
+  let env: ExecEnv;
+  let org: OrgContext;
   let server: Server;
   let baseUrl: string;
   const received: Array<{ url: string; body: { text: string } }> = [];
 
   before(async () => {
     plugins = await loadOperatorPlugins(['./examples/plugins/chat-message'], ROOT);
-    x = await startExecEnv({ operatorPlugins: plugins });
-    c = await orgContext(x);
+    env = await startExecEnv({ operatorPlugins: plugins });
+    org = await orgContext(env);
     // A chat service's incoming webhook; /reject answers 400 and echoes the URL it was called at (the secret).
     server = createServer((req, res) => {
       let text = '';
@@ -55,16 +55,16 @@ describe('executions API: operator plugins (PLUGINS)', function () {
   });
   after(async () => {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    await x?.stop();
+    await env?.stop();
   });
 
   async function secret(name: string, value: string): Promise<void> {
-    const created = await c.auth(x.t.request.post('/workflows/config')).send({ name, value, secret: true, path: '/' });
+    const created = await org.auth(env.t.request.post('/workflows/config')).send({ name, value, secret: true, path: '/' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
   }
 
   it('GET /workflows/plugins lists it with its full descriptor, and /workflows/metadata counts it', async () => {
-    const list = await c.auth(x.t.request.get('/workflows/plugins')).expect(200);
+    const list = await org.auth(env.t.request.get('/workflows/plugins')).expect(200);
     const listed = list.body.data.find((d: { name: string }) => d.name === 'chat-message');
     const expected = JSON.parse(JSON.stringify(describePlugin(plugins.catalog['chat-message'], 'operator')));
     assert.deepEqual(listed, expected);
@@ -76,23 +76,23 @@ describe('executions API: operator plugins (PLUGINS)', function () {
     assert.equal(listed.outputSchema.properties.delivered.type, 'boolean');
     assert.equal(listed.examples.length, 1);
     assert.match(listed.documentation, /CHAT_REJECTED/);
-    const one = await c.auth(x.t.request.get('/workflows/plugins/chat-message')).expect(200);
+    const one = await org.auth(env.t.request.get('/workflows/plugins/chat-message')).expect(200);
     assert.deepEqual(one.body, expected);
-    assert.deepEqual((await c.auth(x.t.request.get('/workflows/plugins')).query({ q: 'incoming-webhook' })).body.data.length, 1);
-    const metadata = await x.t.request.get('/workflows/metadata').expect(200);
+    assert.deepEqual((await org.auth(env.t.request.get('/workflows/plugins')).query({ q: 'incoming-webhook' })).body.data.length, 1);
+    const metadata = await env.t.request.get('/workflows/metadata').expect(200);
     assert.ok(metadata.body.supportedPluginTypes.includes('chat-message'));
   });
 
   it('publishes a definition using it (pinning its version); refuses an unknown plugin and a config its schema rejects', async () => {
-    const res = await c.auth(x.t.request.post('/workflows/definitions')).send({
+    const res = await org.auth(env.t.request.post('/workflows/definitions')).send({
       ...chatStep({ webhookUrl: '${{ secrets.CHAT_WEBHOOK_URL }}', text: 'hello' }),
       key: 'chat-pinned',
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
-    const revision = await c.auth(x.t.request.get(`/workflows/definitions/${res.body.workflow.id}/revisions/1`)).expect(200);
+    const revision = await org.auth(env.t.request.get(`/workflows/definitions/${res.body.workflow.id}/revisions/1`)).expect(200);
     assert.deepEqual(revision.body.definition.pinnedPlugins, { 'chat-message': { version: '1.0.0', executeMode: 'each' } });
 
-    const unknown = await c.auth(x.t.request.post('/workflows/definitions')).send({
+    const unknown = await org.auth(env.t.request.post('/workflows/definitions')).send({
       ...chatStep({ webhookUrl: 'x', text: 'hello' }),
       steps: { start: { type: 'trigger', pluginType: 'manual' }, notify: { type: 'module', pluginType: 'chat-messages', config: {} } },
     });
@@ -101,7 +101,7 @@ describe('executions API: operator plugins (PLUGINS)', function () {
       unknown.body.errors.some((e: { message: string }) => e.message.includes('Unknown plugin type: chat-messages')),
       JSON.stringify(unknown.body),
     );
-    const missing = await c.auth(x.t.request.post('/workflows/definitions')).send(chatStep({ webhookUrl: 'x', text: 7 }));
+    const missing = await org.auth(env.t.request.post('/workflows/definitions')).send(chatStep({ webhookUrl: 'x', text: 7 }));
     assert.equal(missing.status, 400);
     assert.deepEqual(missing.body.errors.map((e: { path: string }) => e.path).sort(), ['/steps/notify/config/text']);
   });
@@ -109,17 +109,17 @@ describe('executions API: operator plugins (PLUGINS)', function () {
   it('runs on Temporal: the message reaches the webhook taken from a secret, and the secret is redacted', async () => {
     const token = `T-${randomBytes(12).toString('hex')}`;
     await secret('CHAT_WEBHOOK_URL', `${baseUrl}/hooks/${token}`);
-    await publish(x, c, {
+    await publish(env, org, {
       ...chatStep({ webhookUrl: '${{ secrets.CHAT_WEBHOOK_URL }}', text: 'Deployed api', username: 'deploy-bot' }),
       key: 'chat-run',
     });
-    const id = await execute(x, c, 'chat-run');
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'chat-run');
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(received.at(-1), { url: `/hooks/${token}`, body: { text: 'Deployed api', username: 'deploy-bot' } });
-    const step = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps/notify`)).expect(200);
+    const step = await org.auth(env.t.request.get(`/workflows/executions/${id}/steps/notify`)).expect(200);
     assert.deepEqual(step.body.record.outputs, { delivered: true, statusCode: 200 });
-    const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
+    const logs = await org.auth(env.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
     assert.ok(
       logs.body.data.some((line: { message: string }) => line.message === 'message posted (12 characters, HTTP 200)'),
       JSON.stringify(logs.body),
@@ -128,8 +128,8 @@ describe('executions API: operator plugins (PLUGINS)', function () {
     // The rejecting hook echoes the secret URL: the step's error carries it redacted.
     const rejectToken = `R-${randomBytes(12).toString('hex')}`;
     await secret('CHAT_REJECT_URL', `${baseUrl}/reject/${rejectToken}`);
-    await publish(x, c, { ...chatStep({ webhookUrl: '${{ secrets.CHAT_REJECT_URL }}', text: 'x' }), key: 'chat-reject' });
-    const rejected = await waitFor(x, c, await execute(x, c, 'chat-reject'), finished);
+    await publish(env, org, { ...chatStep({ webhookUrl: '${{ secrets.CHAT_REJECT_URL }}', text: 'x' }), key: 'chat-reject' });
+    const rejected = await waitFor(env, org, await execute(env, org, 'chat-reject'), finished);
     assert.equal(rejected.status, 'failed');
     const error = rejected.error as { type: string; message: string; stepId: string };
     assert.equal(error.type, 'CHAT_REJECTED');
@@ -137,7 +137,7 @@ describe('executions API: operator plugins (PLUGINS)', function () {
     assert.match(error.message, /answered 400: no such hook: <redacted>/);
     for (const path of ['', '/steps', '/logs'])
       assert.equal(
-        (await c.auth(x.t.request.get(`/workflows/executions/${rejected.id as string}${path}`))).text.includes(rejectToken),
+        (await org.auth(env.t.request.get(`/workflows/executions/${rejected.id as string}${path}`))).text.includes(rejectToken),
         false,
       );
   });
@@ -145,8 +145,8 @@ describe('executions API: operator plugins (PLUGINS)', function () {
   it('fails the step clearly, without retries, when the worker has no compatible version', async () => {
     // An API already upgraded to chat-message 2.0.0 publishes; this file's worker still runs 1.0.0.
     const upgraded = await loadOperatorPlugins(['./test/fixtures/plugins/chat-message-v2.ts'], ROOT);
-    const api = createTestApp({ routes: [...workflowRoutes({ ...x.deps, plugins: upgraded.catalog }), ...executionRoutes(x.deps)] });
-    const token = await api.token({ organizationId: c.org, userId: c.userId });
+    const api = createTestApp({ routes: [...workflowRoutes({ ...env.deps, plugins: upgraded.catalog }), ...executionRoutes(env.deps)] });
+    const token = await api.token({ organizationId: org.id, userId: org.userId });
     await secret('CHAT_V2_URL', `${baseUrl}/hooks/v2`);
     const res = await api.request
       .post('/workflows/definitions')
@@ -155,7 +155,7 @@ describe('executions API: operator plugins (PLUGINS)', function () {
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const before = received.length;
     const started = Date.now();
-    const done = await waitFor(x, c, await execute(x, c, 'chat-v2'), finished);
+    const done = await waitFor(env, org, await execute(env, org, 'chat-v2'), finished);
     assert.equal(done.status, 'failed', JSON.stringify(done));
     assert.deepEqual(done.error, {
       type: 'PLUGIN_VERSION_MISMATCH',

@@ -14,7 +14,7 @@ const start = trigger();
 
 describe('executions API: plugins end to end', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
   let server: Server;
   let base: string;
   const all = [1, 2, 3, 4, 5].map((id) => ({ id }));
@@ -36,13 +36,13 @@ describe('executions API: plugins end to end', function () {
   });
 
   async function run(key: string, definition: Record<string, unknown>, inputs: Record<string, unknown> = {}) {
-    await publish(x, c, { name: key, key, ...definition });
-    const id = await execute(x, c, key, { inputs });
-    return { id, done: await waitFor(x, c, id, finished) };
+    await publish(env, org, { name: key, key, ...definition });
+    const id = await execute(env, org, key, { inputs });
+    return { id, done: await waitFor(env, org, id, finished) };
   }
 
   async function stepStatuses(id: string): Promise<Record<string, string>> {
-    const res = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps`));
+    const res = await org.auth(env.t.request.get(`/workflows/executions/${id}/steps`));
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return Object.fromEntries((res.body.data as Array<{ stepId: string; status: string }>).map((s) => [s.stepId, s.status]));
   }

@@ -40,7 +40,7 @@ const parked = (key: string, pause: string) => ({
 
 describe('executions API: reads of a running execution come from PostgreSQL, never a Temporal query', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
   let queries = 0;
   let temporal: Client;
   let reader: ReturnType<typeof createTestApp>;
@@ -50,8 +50,8 @@ describe('executions API: reads of a running execution come from PostgreSQL, nev
   before(async () => {
     // The same API, on a client that counts the queries it sends.
     temporal = new Client({
-      connection: x.env.client.connection,
-      namespace: x.env.namespace ?? 'default',
+      connection: env.temporal.client.connection,
+      namespace: env.temporal.namespace ?? 'default',
       interceptors: {
         workflow: [
           {
@@ -64,27 +64,40 @@ describe('executions API: reads of a running execution come from PostgreSQL, nev
       },
     });
     const deps = {
-      config: { ...loadConfig(), publicBaseUrl: 'http://api.test', temporalTaskQueue: x.taskQueue },
-      dataSource: x.db,
+      config: { ...loadConfig(), publicBaseUrl: 'http://api.test', temporalTaskQueue: env.taskQueue },
+      dataSource: env.db,
       temporal,
-      encryptionKey: x.encryptionKey,
+      encryptionKey: env.encryptionKey,
     };
     reader = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });
-    readerToken = await reader.token({ organizationId: c.org, userId: c.userId });
+    readerToken = await reader.token({ organizationId: org.id, userId: org.userId });
   });
 
-  it('shows running while a branch runs without a wait, then waiting with the open wait, the running steps and the variables', async () => {
-    await publish(x, c, parked('parked', '1s'));
-    const id = await execute(x, c, 'parked');
+  // One parked run read while it waits and after (each test picks up where the one before left off).
+  let id: string;
+  let state: {
+    status: string;
+    live: boolean;
+    currentSteps: string[];
+    variables: Record<string, unknown>;
+    steps: Record<string, { status: string }>;
+    pendingWaits: Array<{ stepId: string; signalNames: string[]; correlationKey: string; timeoutAt: string; since: string }>;
+  };
+
+  it('shows running while a branch runs beside the open wait', async () => {
+    await publish(env, org, parked('parked', '1s'));
+    id = await execute(env, org, 'parked');
     queries = 0;
 
     // The delay runs beside the open wait: running, though a wait is open.
-    const running = await waitFor(x, c, id, (body) => Array.isArray(body.pendingWaits) && body.pendingWaits.length === 1, '/state');
+    const running = await waitFor(env, org, id, (body) => Array.isArray(body.pendingWaits) && body.pendingWaits.length === 1, '/state');
     assert.equal(running.status, (running.currentSteps as string[]).includes('pause') ? 'running' : 'waiting');
+  });
 
-    const waiting = await waitFor(x, c, id, (body) => body.status === 'waiting');
+  it('then waiting: the state names the open wait, the running steps and the variables', async () => {
+    const waiting = await waitFor(env, org, id, (body) => body.status === 'waiting');
     assert.equal(waiting.id, id);
-    const state = (await read(`/workflows/executions/${id}/state`).expect(200)).body;
+    state = (await read(`/workflows/executions/${id}/state`).expect(200)).body;
     assert.equal(state.status, 'waiting');
     assert.equal(state.live, true);
     assert.deepEqual(state.currentSteps, ['approval']);
@@ -93,6 +106,9 @@ describe('executions API: reads of a running execution come from PostgreSQL, nev
     assert.equal(state.steps.approval.status, 'running');
     assert.equal(state.steps.pause.status, 'completed');
     assert.equal(state.pendingWaits.length, 1);
+  });
+
+  it('the open wait: its step, signal, correlation key and timeout, read as pending signals too', async () => {
     const [wait] = state.pendingWaits;
     assert.deepEqual(
       { stepId: wait.stepId, signalNames: wait.signalNames, correlationKey: wait.correlationKey },
@@ -102,16 +118,21 @@ describe('executions API: reads of a running execution come from PostgreSQL, nev
     assert.equal(days, 2, 'the wait times out two days after it opened');
     const pending = (await read(`/workflows/executions/${id}/pending-signals`).expect(200)).body;
     assert.deepEqual(pending, { data: state.pendingWaits });
+  });
+
+  it('no read sent a query to Temporal, though the workflow answers one sent through the same client', async () => {
     assert.equal((await read(`/workflows/executions/${id}`).expect(200)).body.status, 'waiting');
     assert.equal(queries, 0, 'no read sent a query to Temporal');
 
     // The counter counts: the workflow still answers a query (Temporal UI, CLI) sent through the same client.
     assert.equal((await temporal.workflow.getHandle(id).query(stateQuery)).status, 'waiting');
     assert.equal(queries, 1);
+  });
 
-    const delivered = await c.auth(x.t.request.post(`/workflows/executions/${id}/signals/approve`)).send({ by: 'ada' });
+  it('once signalled it completes, and its state is no longer live, with no open wait', async () => {
+    const delivered = await org.auth(env.t.request.post(`/workflows/executions/${id}/signals/approve`)).send({ by: 'ada' });
     assert.equal(delivered.status, 200, JSON.stringify(delivered.body));
-    const done = await waitFor(x, c, id, finished);
+    const done = await waitFor(env, org, id, finished);
     assert.deepEqual({ status: done.status, outputs: done.outputs }, { status: 'completed', outputs: { stage: 'asked' } });
     const ended = (await read(`/workflows/executions/${id}/state`).expect(200)).body;
     assert.deepEqual(

@@ -24,15 +24,15 @@ interface Listed {
 
 describe('executions API: recovery runs of failed executions', function () {
   this.timeout(90_000);
-  const { x, c } = useExecEnv({ org: 'each' });
+  const { env, org } = useExecEnv({ org: 'each' });
 
   async function activate(ref: string): Promise<void> {
-    const res = await c.auth(x.t.request.post(`/workflows/definitions/${ref}/aliases/latest/activate`));
+    const res = await org.auth(env.t.request.post(`/workflows/definitions/${ref}/aliases/latest/activate`));
     assert.equal(res.status, 200, JSON.stringify(res.body));
   }
 
   async function runsOf(ref: string): Promise<Listed[]> {
-    const res = await c.auth(x.t.request.get(`/workflows/executions?workflowId=${ref}`));
+    const res = await org.auth(env.t.request.get(`/workflows/executions?workflowId=${ref}`));
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body.data as Listed[];
   }
@@ -52,7 +52,7 @@ describe('executions API: recovery runs of failed executions', function () {
     triggerStep: Record<string, unknown>,
     last: Record<string, unknown> = { pluginType: 'no-op', config: {} },
   ) {
-    await publish(x, c, {
+    await publish(env, org, {
       name: key,
       key,
       steps: [triggerStep, { id: 'handle', type: 'module', ...last, dependsOn: [triggerStep.id] }],
@@ -67,7 +67,7 @@ describe('executions API: recovery runs of failed executions', function () {
   }
 
   async function failing(key: string): Promise<{ workflowId: string }> {
-    const workflowId = await publish(x, c, {
+    const workflowId = await publish(env, org, {
       name: key,
       key,
       steps: [
@@ -88,13 +88,13 @@ describe('executions API: recovery runs of failed executions', function () {
       config: { workflow_id: 'some-other-workflow' },
     });
     const { workflowId } = await failing('breaks');
-    const failedId = await execute(x, c, 'breaks');
-    assert.equal((await waitFor(x, c, failedId, finished)).status, 'failed');
+    const failedId = await execute(env, org, 'breaks');
+    assert.equal((await waitFor(env, org, failedId, finished)).status, 'failed');
 
     for (const ref of ['recover', 'watch']) {
       const [run] = await eventually(`a ${ref} run`, async () => ((await runsOf(ref)).length > 0 ? runsOf(ref) : undefined));
       assert.equal(run.idempotencyKey, `onerror:${failedId}`);
-      const done = await waitFor(x, c, run.id, finished);
+      const done = await waitFor(env, org, run.id, finished);
       assert.equal(done.status, 'completed', JSON.stringify(done));
       assert.deepEqual(done.outputs, { failed: failedId, workflow: workflowId, step: 'boom', code: 'BROKEN' });
     }
@@ -110,15 +110,15 @@ describe('executions API: recovery runs of failed executions', function () {
     );
     await handler('recover', { id: 'onErr', type: 'trigger', pluginType: 'on-error', config: {} });
     await failing('breaks');
-    const failedId = await execute(x, c, 'breaks');
-    await waitFor(x, c, failedId, finished);
+    const failedId = await execute(env, org, 'breaks');
+    await waitFor(env, org, failedId, finished);
     const [bad] = await eventually('the failing recovery run', async () => {
       const runs = await runsOf('recover-fails');
       return runs.length > 0 && runs[0].status === 'failed' ? runs : undefined;
     });
     assert.equal(bad.idempotencyKey, `onerror:${failedId}`);
     // The sweep finds nothing left to dispatch, and no run was started for the handler's failure.
-    await sweepFailures(dispatchDeps(x), { organizationId: c.org, graceMs: 0 });
+    await sweepFailures(dispatchDeps(env), { organizationId: org.id, graceMs: 0 });
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal((await runsOf('recover-fails')).length, 1);
     assert.deepEqual(
@@ -130,9 +130,9 @@ describe('executions API: recovery runs of failed executions', function () {
   it('scope step (or its older spelling listenFor) ignores failures no step caused', async () => {
     await handler('recover-steps', { id: 'onErr', type: 'trigger', pluginType: 'on-error', config: { scope: 'step' } });
     await handler('recover-steps-old', { id: 'onErr', type: 'trigger', pluginType: 'on-error', config: { listenFor: 'step' } });
-    const failed = await lostFailure(x, c, 'breaks', { type: 'START_LOST', message: 'never started' });
-    await sweepFailures(dispatchDeps(x), { organizationId: c.org, graceMs: 0 });
-    const row = await new ExecutionRepository(x.db.manager).findOneBy({ id: failed });
+    const failed = await lostFailure(env, org, 'breaks', { type: 'START_LOST', message: 'never started' });
+    await sweepFailures(dispatchDeps(env), { organizationId: org.id, graceMs: 0 });
+    const row = await new ExecutionRepository(env.db.manager).findOneBy({ id: failed });
     assert.notEqual(row?.failureDispatchedAt, null, 'the failure counts as dispatched');
     assert.deepEqual(await runsOf('recover-steps'), []);
     assert.deepEqual(await runsOf('recover-steps-old'), []);
@@ -141,49 +141,49 @@ describe('executions API: recovery runs of failed executions', function () {
   it('the reconciler dispatches a failure whose recording process died before dispatching', async () => {
     await handler('recover', { id: 'onErr', type: 'trigger', pluginType: 'on-error', config: {} });
     // A failure recorded by a worker that died before starting the recovery runs.
-    const failedId = await lostFailure(x, c, 'breaks', { type: 'BROKEN', message: 'broken', stepId: 'boom' });
+    const failedId = await lostFailure(env, org, 'breaks', { type: 'BROKEN', message: 'broken', stepId: 'boom' });
     assert.deepEqual(await runsOf('recover'), []);
-    const handled = await sweepFailures(dispatchDeps(x), { organizationId: c.org, graceMs: 0 });
+    const handled = await sweepFailures(dispatchDeps(env), { organizationId: org.id, graceMs: 0 });
     assert.deepEqual(handled, [failedId]);
     const [run] = await runsOf('recover');
     assert.equal(run.idempotencyKey, `onerror:${failedId}`);
-    const done = await waitFor(x, c, run.id, finished);
+    const done = await waitFor(env, org, run.id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.equal((done.outputs as Record<string, unknown>).failed, failedId);
     // A second sweep (another replica) starts nothing more.
-    assert.deepEqual(await sweepFailures(dispatchDeps(x), { organizationId: c.org, graceMs: 0 }), []);
+    assert.deepEqual(await sweepFailures(dispatchDeps(env), { organizationId: org.id, graceMs: 0 }), []);
     assert.equal((await runsOf('recover')).length, 1);
   });
 });
 
-function dispatchDeps(x: ExecEnv) {
+function dispatchDeps(env: ExecEnv) {
   return {
-    dataSource: x.db,
-    temporal: x.env.client,
-    taskQueue: x.taskQueue,
+    dataSource: env.db,
+    temporal: env.temporal.client,
+    taskQueue: env.taskQueue,
     publicBaseUrl: 'http://api.test',
-    limits: x.limits,
+    limits: env.limits,
     logger: captureLogger('info').logger,
     reach: workflowReach,
   };
 }
 
 /** Records an execution of a published workflow and marks it failed, as a worker would, without dispatching. */
-async function lostFailure(x: ExecEnv, c: OrgContext, key: string, error: Record<string, unknown>): Promise<string> {
-  await publish(x, c, { name: key, key, steps: [trigger()] });
-  const runnable = await new WorkflowRevisionRepository(x.db.manager).findRunnable(c.org, key, {});
+async function lostFailure(env: ExecEnv, org: OrgContext, key: string, error: Record<string, unknown>): Promise<string> {
+  await publish(env, org, { name: key, key, steps: [trigger()] });
+  const runnable = await new WorkflowRevisionRepository(env.db.manager).findRunnable(org.id, key, {});
   if (typeof runnable === 'string') throw new Error(runnable);
   const id = `exec_lost${Math.random().toString(16).slice(2, 10)}`;
-  await recordRun(x.db, {
+  await recordRun(env.db, {
     id,
-    organizationId: c.org,
+    organizationId: org.id,
     runnable,
     inputs: {},
     trigger: { source: 'manual', payload: {}, receivedAt: new Date().toISOString() },
     createdBy: null,
-    temporalNamespace: x.env.namespace ?? 'default',
-    settings: { publicBaseUrl: 'http://api.test', limits: x.limits },
+    temporalNamespace: env.temporal.namespace ?? 'default',
+    settings: { publicBaseUrl: 'http://api.test', limits: env.limits },
   });
-  await new ExecutionRepository(x.db.manager).finish(id, 'failed', null, error);
+  await new ExecutionRepository(env.db.manager).finish(id, 'failed', null, error);
   return id;
 }

@@ -113,10 +113,10 @@ const GONE = { executions: 0, steps: 0, logs: 0, events: 0, waits: 0, signalDeli
 
 describe('execution retention', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv({ withWorker: false, org: 'each' });
+  const { env, org } = useExecEnv({ withWorker: false, org: 'each' });
   const sweeper = (options: { defaultDays?: number; batchSize?: number; steps?: RetentionSweepStep[] } = {}) =>
     new RetentionSweeper({
-      dataSource: x.db,
+      dataSource: env.db,
       defaultDays: options.defaultDays ?? 30,
       batchSize: options.batchSize ?? 500,
       pauseMs: 0,
@@ -126,101 +126,101 @@ describe('execution retention', function () {
   describe('the sweep', () => {
     it('removes exactly the ended executions past their time, with their steps, logs, events, waits and signal deliveries', async () => {
       const expired = await Promise.all(
-        (['completed', 'failed', 'cancelled', 'terminated'] as const).map((status) => seed(x.db, c.org, { status, endedDaysAgo: 31 })),
+        (['completed', 'failed', 'cancelled', 'terminated'] as const).map((status) => seed(env.db, org.id, { status, endedDaysAgo: 31 })),
       );
-      const recent = await seed(x.db, c.org, { status: 'completed', endedDaysAgo: 29 });
-      const running = await seed(x.db, c.org, { status: 'running' });
-      const waiting = await seed(x.db, c.org, { status: 'waiting' });
+      const recent = await seed(env.db, org.id, { status: 'completed', endedDaysAgo: 29 });
+      const running = await seed(env.db, org.id, { status: 'running' });
+      const waiting = await seed(env.db, org.id, { status: 'waiting' });
       // A running row created long ago is still running: age never removes it.
-      await x.db.query(`UPDATE executions SET created_at = now() - interval '400 days' WHERE id = ANY($1)`, [[running, waiting]]);
+      await env.db.query(`UPDATE executions SET created_at = now() - interval '400 days' WHERE id = ANY($1)`, [[running, waiting]]);
 
       const counts = await sweeper().sweepOnce();
-      for (const id of expired) assert.deepEqual(await rowsOf(x.db, id), GONE, id);
-      for (const id of [recent, running, waiting]) assert.deepEqual(await rowsOf(x.db, id), KEPT, id);
+      for (const id of expired) assert.deepEqual(await rowsOf(env.db, id), GONE, id);
+      for (const id of [recent, running, waiting]) assert.deepEqual(await rowsOf(env.db, id), KEPT, id);
       assert.ok(counts.executions >= 4 && counts.logs >= 8 && counts.signalDeliveries >= 4, JSON.stringify(counts));
     });
 
     it('keeps an ended child while its parent or root is open, and a parent while a child of it is open', async () => {
       // root (waiting) ─▶ parent (completed, 40 days) ─▶ child (completed, 40 days)
-      const root = await seed(x.db, c.org, { status: 'waiting' });
-      const parent = await seed(x.db, c.org, { status: 'completed', endedDaysAgo: 40, parent: root });
-      const child = await seed(x.db, c.org, { status: 'completed', endedDaysAgo: 40, parent });
+      const root = await seed(env.db, org.id, { status: 'waiting' });
+      const parent = await seed(env.db, org.id, { status: 'completed', endedDaysAgo: 40, parent: root });
+      const child = await seed(env.db, org.id, { status: 'completed', endedDaysAgo: 40, parent });
       // ended (40 days) ─▶ open child (running)
-      const endedParent = await seed(x.db, c.org, { status: 'failed', endedDaysAgo: 40 });
-      const openChild = await seed(x.db, c.org, { status: 'running', parent: endedParent });
+      const endedParent = await seed(env.db, org.id, { status: 'failed', endedDaysAgo: 40 });
+      const openChild = await seed(env.db, org.id, { status: 'running', parent: endedParent });
       await sweeper().sweepOnce();
-      for (const id of [root, parent, child, endedParent, openChild]) assert.deepEqual(await rowsOf(x.db, id), KEPT, id);
+      for (const id of [root, parent, child, endedParent, openChild]) assert.deepEqual(await rowsOf(env.db, id), KEPT, id);
 
       // Once the root and the child end, the expired ones go (the root ended now: it stays).
-      await x.db.query(`UPDATE executions SET status = 'completed', completed_at = now() WHERE id = ANY($1)`, [[root, openChild]]);
+      await env.db.query(`UPDATE executions SET status = 'completed', completed_at = now() WHERE id = ANY($1)`, [[root, openChild]]);
       await sweeper().sweepOnce();
-      for (const id of [parent, child, endedParent]) assert.deepEqual(await rowsOf(x.db, id), GONE, id);
-      for (const id of [root, openChild]) assert.deepEqual(await rowsOf(x.db, id), KEPT, id);
+      for (const id of [parent, child, endedParent]) assert.deepEqual(await rowsOf(env.db, id), GONE, id);
+      for (const id of [root, openChild]) assert.deepEqual(await rowsOf(env.db, id), KEPT, id);
     });
 
     it('follows a workflow override, else the organization setting, else the default (0: forever); a change applies to ended executions', async () => {
-      const settings = new ExecutionRetentionRepository(x.db.manager);
-      const shortWf = `wf_short_${c.org}`;
-      const longWf = `wf_long_${c.org}`;
-      await settings.put(c.org, '', 10, null);
-      await settings.put(c.org, shortWf, 2, null);
-      await settings.put(c.org, longWf, 100, null);
-      const orgExpired = await seed(x.db, c.org, { status: 'completed', endedDaysAgo: 11 });
-      const orgKept = await seed(x.db, c.org, { status: 'completed', endedDaysAgo: 9 });
-      const shortExpired = await seed(x.db, c.org, { status: 'completed', endedDaysAgo: 3, workflowId: shortWf });
-      const shortKept = await seed(x.db, c.org, { status: 'completed', endedDaysAgo: 1, workflowId: shortWf });
-      const longKept = await seed(x.db, c.org, { status: 'completed', endedDaysAgo: 50, workflowId: longWf });
+      const settings = new ExecutionRetentionRepository(env.db.manager);
+      const shortWf = `wf_short_${org.id}`;
+      const longWf = `wf_long_${org.id}`;
+      await settings.put(org.id, '', 10, null);
+      await settings.put(org.id, shortWf, 2, null);
+      await settings.put(org.id, longWf, 100, null);
+      const orgExpired = await seed(env.db, org.id, { status: 'completed', endedDaysAgo: 11 });
+      const orgKept = await seed(env.db, org.id, { status: 'completed', endedDaysAgo: 9 });
+      const shortExpired = await seed(env.db, org.id, { status: 'completed', endedDaysAgo: 3, workflowId: shortWf });
+      const shortKept = await seed(env.db, org.id, { status: 'completed', endedDaysAgo: 1, workflowId: shortWf });
+      const longKept = await seed(env.db, org.id, { status: 'completed', endedDaysAgo: 50, workflowId: longWf });
 
       // The default keeps forever here: only the settings remove anything.
       await sweeper({ defaultDays: 0 }).sweepOnce();
-      for (const id of [orgExpired, shortExpired]) assert.deepEqual(await rowsOf(x.db, id), GONE, id);
-      for (const id of [orgKept, shortKept, longKept]) assert.deepEqual(await rowsOf(x.db, id), KEPT, id);
+      for (const id of [orgExpired, shortExpired]) assert.deepEqual(await rowsOf(env.db, id), GONE, id);
+      for (const id of [orgKept, shortKept, longKept]) assert.deepEqual(await rowsOf(env.db, id), KEPT, id);
 
       // Shortened after they ended: the next sweep applies it.
-      await settings.put(c.org, longWf, 40, null);
-      await settings.removeSetting(c.org);
+      await settings.put(org.id, longWf, 40, null);
+      await settings.removeSetting(org.id);
       await sweeper({ defaultDays: 0 }).sweepOnce();
-      assert.deepEqual(await rowsOf(x.db, longKept), GONE);
-      assert.deepEqual(await rowsOf(x.db, orgKept), KEPT, 'no organization setting and a default of forever: kept');
+      assert.deepEqual(await rowsOf(env.db, longKept), GONE);
+      assert.deepEqual(await rowsOf(env.db, orgKept), KEPT, 'no organization setting and a default of forever: kept');
     });
 
     it('removes in batches of at most batchSize until one comes back short', async () => {
-      const ids = await Promise.all(Array.from({ length: 7 }, () => seed(x.db, c.org, { status: 'completed', endedDaysAgo: 60 })));
+      const ids = await Promise.all(Array.from({ length: 7 }, () => seed(env.db, org.id, { status: 'completed', endedDaysAgo: 60 })));
       const s = sweeper({ batchSize: 3 });
       const first = await s.sweepBatch();
       assert.ok(first.removed.executions <= 3 && first.last !== undefined, JSON.stringify(first));
       const counts = await s.sweepOnce();
       assert.ok(counts.batches >= 2, JSON.stringify(counts));
-      for (const id of ids) assert.deepEqual(await rowsOf(x.db, id), GONE, id);
+      for (const id of ids) assert.deepEqual(await rowsOf(env.db, id), GONE, id);
       assert.equal((await s.sweepOnce()).executions, 0, 'nothing left');
     });
 
     it('lets sweeps on several replicas run at once without removing a row twice or waiting on each other', async () => {
-      const ids = await Promise.all(Array.from({ length: 24 }, () => seed(x.db, c.org, { status: 'completed', endedDaysAgo: 45 })));
+      const ids = await Promise.all(Array.from({ length: 24 }, () => seed(env.db, org.id, { status: 'completed', endedDaysAgo: 45 })));
       const results = await Promise.all([1, 2, 3].map(() => sweeper({ batchSize: 4 }).sweepOnce()));
-      for (const id of ids) assert.deepEqual(await rowsOf(x.db, id), GONE, id);
+      for (const id of ids) assert.deepEqual(await rowsOf(env.db, id), GONE, id);
       // Each execution was removed by exactly one sweep (other files' old rows may add to the totals, never subtract).
       assert.ok(results.reduce((sum, counts) => sum + counts.executions, 0) >= ids.length, JSON.stringify(results));
     });
 
     it('skips a row another replica holds instead of waiting for it, and takes it at a later sweep', async () => {
-      const held = await seed(x.db, c.org, { status: 'completed', endedDaysAgo: 50 });
-      const free = await seed(x.db, c.org, { status: 'completed', endedDaysAgo: 50 });
-      const other = x.db.createQueryRunner();
+      const held = await seed(env.db, org.id, { status: 'completed', endedDaysAgo: 50 });
+      const free = await seed(env.db, org.id, { status: 'completed', endedDaysAgo: 50 });
+      const other = env.db.createQueryRunner();
       await other.connect();
       await other.startTransaction();
       try {
         await other.query(`SELECT id FROM executions WHERE id = $1 FOR UPDATE`, [held]);
         // Would hang (and time out) if the sweep waited for the lock.
         await sweeper().sweepOnce();
-        assert.deepEqual(await rowsOf(x.db, free), GONE);
-        assert.deepEqual(await rowsOf(x.db, held), KEPT);
+        assert.deepEqual(await rowsOf(env.db, free), GONE);
+        assert.deepEqual(await rowsOf(env.db, held), KEPT);
       } finally {
         await other.rollbackTransaction();
         await other.release();
       }
       await sweeper().sweepOnce();
-      assert.deepEqual(await rowsOf(x.db, held), GONE);
+      assert.deepEqual(await rowsOf(env.db, held), GONE);
     });
 
     it('runs extra sweep steps at their own cutoff, until one removes fewer than a batch', async () => {
@@ -247,44 +247,44 @@ describe('execution retention', function () {
 
   describe('the retention routes', () => {
     it('reads, sets and removes the organization setting and a workflow override, resolved workflow → organization → default', async () => {
-      const wf = await publish(x, c, greet(`ret-${c.org}`));
-      const initial = await c.auth(x.t.request.get('/workflows/retention'));
+      const wf = await publish(env, org, greet(`ret-${org.id}`));
+      const initial = await org.auth(env.t.request.get('/workflows/retention'));
       assert.equal(initial.status, 200, JSON.stringify(initial.body));
       assert.deepEqual(initial.body, {
-        organizationId: c.org,
-        retentionDays: x.limits.executionRetentionDays,
+        organizationId: org.id,
+        retentionDays: env.limits.executionRetentionDays,
         source: 'default',
         defaultDays: 30,
       });
 
-      const set = await c.auth(x.t.request.put('/workflows/retention')).send({ retentionDays: 90 });
+      const set = await org.auth(env.t.request.put('/workflows/retention')).send({ retentionDays: 90 });
       assert.equal(set.status, 201, JSON.stringify(set.body));
       assert.equal(set.body.retentionDays, 90);
       assert.equal(set.body.source, 'organization');
-      assert.equal(set.body.updatedBy, c.userId);
-      assert.equal((await c.auth(x.t.request.put('/workflows/retention')).send({ retentionDays: 60 })).status, 200);
+      assert.equal(set.body.updatedBy, org.userId);
+      assert.equal((await org.auth(env.t.request.put('/workflows/retention')).send({ retentionDays: 60 })).status, 200);
 
-      const inherited = await c.auth(x.t.request.get(`/workflows/definitions/${wf}/retention`));
+      const inherited = await org.auth(env.t.request.get(`/workflows/definitions/${wf}/retention`));
       assert.equal(inherited.status, 200);
       assert.deepEqual(
         { days: inherited.body.retentionDays, source: inherited.body.source, workflowId: inherited.body.workflowId },
         { days: 60, source: 'organization', workflowId: wf },
       );
-      const own = await c.auth(x.t.request.put(`/workflows/definitions/${wf}/retention`)).send({ retentionDays: 7 });
+      const own = await org.auth(env.t.request.put(`/workflows/definitions/${wf}/retention`)).send({ retentionDays: 7 });
       assert.equal(own.status, 201, JSON.stringify(own.body));
       assert.deepEqual([own.body.retentionDays, own.body.source], [7, 'workflow']);
-      assert.deepEqual(await new ExecutionRetentionRepository(x.db.manager).settingsFor(c.org, wf), { workflow: 7, organization: 60 });
+      assert.deepEqual(await new ExecutionRetentionRepository(env.db.manager).settingsFor(org.id, wf), { workflow: 7, organization: 60 });
 
-      assert.equal((await c.auth(x.t.request.delete(`/workflows/definitions/${wf}/retention`))).status, 204);
-      assert.equal((await c.auth(x.t.request.get(`/workflows/definitions/${wf}/retention`))).body.source, 'organization');
-      assert.equal((await c.auth(x.t.request.delete('/workflows/retention'))).status, 204);
-      assert.equal((await c.auth(x.t.request.get(`/workflows/definitions/${wf}/retention`))).body.source, 'default');
+      assert.equal((await org.auth(env.t.request.delete(`/workflows/definitions/${wf}/retention`))).status, 204);
+      assert.equal((await org.auth(env.t.request.get(`/workflows/definitions/${wf}/retention`))).body.source, 'organization');
+      assert.equal((await org.auth(env.t.request.delete('/workflows/retention'))).status, 204);
+      assert.equal((await org.auth(env.t.request.get(`/workflows/definitions/${wf}/retention`))).body.source, 'default');
       // The other organization sees none of it.
-      assert.equal((await c.otherAuth(x.t.request.get(`/workflows/definitions/${wf}/retention`))).status, 404);
+      assert.equal((await org.otherAuth(env.t.request.get(`/workflows/definitions/${wf}/retention`))).status, 404);
     });
 
     it('refuses days out of bounds with a problem naming the field', async () => {
-      const wf = await publish(x, c, greet(`ret-${c.org}`));
+      const wf = await publish(env, org, greet(`ret-${org.id}`));
       for (const [path, body] of [
         ['/workflows/retention', { retentionDays: 0 }],
         ['/workflows/retention', { retentionDays: 3651 }],
@@ -292,36 +292,36 @@ describe('execution retention', function () {
         [`/workflows/definitions/${wf}/retention`, { retentionDays: '30' }],
         [`/workflows/definitions/${wf}/retention`, {}],
       ] as const) {
-        const res = await c.auth(x.t.request.put(path)).send(body);
+        const res = await org.auth(env.t.request.put(path)).send(body);
         assertDialect('problem', res, 400);
         assert.match(JSON.stringify(res.body), /retentionDays/, JSON.stringify(res.body));
       }
-      assert.equal((await new ExecutionRetentionRepository(x.db.manager).settingsFor(c.org, wf)).organization, undefined);
+      assert.equal((await new ExecutionRetentionRepository(env.db.manager).settingsFor(org.id, wf)).organization, undefined);
     });
 
     it('answers 403 to a caller who may read but not write, and 404 for an unknown workflow', async () => {
-      const wf = await publish(x, c, greet(`ret-${c.org}`));
-      const { userId } = await grantRole(x.db, c.org, 'viewer');
-      const viewer = await x.t.token({ organizationId: c.org, userId });
-      const as = (req: ReturnType<typeof x.t.request.get>) => req.set('Authorization', `Bearer ${viewer}`);
-      assert.equal((await as(x.t.request.get('/workflows/retention'))).status, 200);
-      assert.equal((await as(x.t.request.get(`/workflows/definitions/${wf}/retention`))).status, 200);
-      assertDialect('problem', await as(x.t.request.put('/workflows/retention')).send({ retentionDays: 5 }), 403);
-      assertDialect('problem', await as(x.t.request.put(`/workflows/definitions/${wf}/retention`)).send({ retentionDays: 5 }), 403);
-      assertDialect('problem', await as(x.t.request.delete(`/workflows/definitions/${wf}/retention`)), 403);
-      assertDialect('problem', await c.auth(x.t.request.get('/workflows/definitions/wf_nope/retention')), 404);
+      const wf = await publish(env, org, greet(`ret-${org.id}`));
+      const { userId } = await grantRole(env.db, org.id, 'viewer');
+      const viewer = await env.t.token({ organizationId: org.id, userId });
+      const as = (req: ReturnType<typeof env.t.request.get>) => req.set('Authorization', `Bearer ${viewer}`);
+      assert.equal((await as(env.t.request.get('/workflows/retention'))).status, 200);
+      assert.equal((await as(env.t.request.get(`/workflows/definitions/${wf}/retention`))).status, 200);
+      assertDialect('problem', await as(env.t.request.put('/workflows/retention')).send({ retentionDays: 5 }), 403);
+      assertDialect('problem', await as(env.t.request.put(`/workflows/definitions/${wf}/retention`)).send({ retentionDays: 5 }), 403);
+      assertDialect('problem', await as(env.t.request.delete(`/workflows/definitions/${wf}/retention`)), 403);
+      assertDialect('problem', await org.auth(env.t.request.get('/workflows/definitions/wf_nope/retention')), 404);
     });
   });
 
   describe("Temporal's retention", () => {
     it("says so instead of linking to Temporal once the execution ended longer ago than Temporal's retention", async () => {
-      const days = x.deps.config.temporalRetentionDays;
+      const days = env.deps.config.temporalRetentionDays;
       assert.ok(days > 0);
-      const old = await seed(x.db, c.org, { status: 'completed', endedDaysAgo: days + 11 });
-      const fresh = await seed(x.db, c.org, { status: 'completed', endedDaysAgo: 1 });
-      const running = await seed(x.db, c.org, { status: 'running' });
+      const old = await seed(env.db, org.id, { status: 'completed', endedDaysAgo: days + 11 });
+      const fresh = await seed(env.db, org.id, { status: 'completed', endedDaysAgo: 1 });
+      const running = await seed(env.db, org.id, { status: 'running' });
 
-      const gone = await c.auth(x.t.request.get(`/workflows/executions/${old}`));
+      const gone = await org.auth(env.t.request.get(`/workflows/executions/${old}`));
       assert.equal(gone.status, 200, JSON.stringify(gone.body));
       assert.equal(gone.body.temporal.uiUrl, undefined);
       assert.equal(gone.body.temporal.historyAvailable, false);
@@ -332,18 +332,18 @@ describe('execution retention', function () {
       assert.equal(gone.body.temporal.workflowId, old);
 
       for (const id of [fresh, running]) {
-        const body = (await c.auth(x.t.request.get(`/workflows/executions/${id}`))).body;
+        const body = (await org.auth(env.t.request.get(`/workflows/executions/${id}`))).body;
         assert.ok(String(body.temporal.uiUrl).startsWith(`${TEMPORAL_UI}/namespaces/default/workflows/${id}`), JSON.stringify(body));
         assert.equal(body.temporal.historyAvailable, undefined);
       }
-      const listed = await c.auth(x.t.request.get('/workflows/executions'));
+      const listed = await org.auth(env.t.request.get('/workflows/executions'));
       const row = (listed.body.data as Array<{ id: string; temporal: Record<string, unknown> }>).find((e) => e.id === old);
       assert.equal(row?.temporal.historyAvailable, false);
     });
 
     it('sets the namespace retention at start-up, as the service does, and leaves it alone with 0', async () => {
-      const service = x.env.connection.workflowService;
-      const namespace = x.env.client.options.namespace;
+      const service = env.temporal.connection.workflowService;
+      const namespace = env.temporal.client.options.namespace;
       const log = captureLogger('info');
       const retentionDays = async () =>
         optionalTsToMs((await service.describeNamespace({ namespace })).config?.workflowExecutionRetentionTtl)! / DAY_MS;

@@ -11,7 +11,7 @@ import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: retries, timeouts and fallbacks', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
   const hits: Record<string, number> = {};
   const server = useLocalServer((req, res) => {
     const path = req.url ?? '/';
@@ -26,7 +26,7 @@ describe('executions API: retries, timeouts and fallbacks', function () {
   });
 
   it('retries by policy, then routes a timed-out step to its fallback', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Resilient',
       key: 'resilient',
       steps: [
@@ -51,14 +51,14 @@ describe('executions API: retries, timeouts and fallbacks', function () {
       ],
       outputs: { flaky: '${{ steps.flaky.outputs.statusCode }}', why: '${{ variables.why }}' },
     });
-    const done = await waitFor(x, c, await execute(x, c, 'resilient'), finished);
+    const done = await waitFor(env, org, await execute(env, org, 'resilient'), finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, { flaky: 200, why: 'HTTP_TIMEOUT' });
     assert.equal(hits['/flaky'], 3, 'two failures and one success');
   });
 
   it('fails the execution with the cause of an unhandled failure', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Fragile',
       key: 'fragile',
       steps: [
@@ -67,7 +67,7 @@ describe('executions API: retries, timeouts and fallbacks', function () {
         { id: 'never', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['missing'] },
       ],
     });
-    const done = await waitFor(x, c, await execute(x, c, 'fragile'), finished);
+    const done = await waitFor(env, org, await execute(env, org, 'fragile'), finished);
     assert.equal(done.status, 'failed');
     assert.deepEqual(done.error, { type: 'HTTP_4XX', message: 'HTTP 404 Not Found', stepId: 'missing' });
   });

@@ -17,7 +17,7 @@ import { execute, finished, publish, useExecEnv, waitFor } from './support';
  */
 describe('executions API: a secret canary never leaks', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
   let server: Server;
   let baseUrl: string;
   const received: IncomingHttpHeaders[] = [];
@@ -50,7 +50,7 @@ describe('executions API: a secret canary never leaks', function () {
    * end, then completes), and a light step's call reaches history (a marker) only when that last workflow task completes.
    */
   async function readableHistory(id: string): Promise<string> {
-    const handle = x.env.client.workflow.getHandle(id);
+    const handle = env.temporal.client.workflow.getHandle(id);
     await handle.result().catch(() => undefined);
     return JSON.stringify(await handle.fetchHistory(), (key, value: unknown) =>
       key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
@@ -59,10 +59,12 @@ describe('executions API: a secret canary never leaks', function () {
 
   it('sends the secret to the server and redacts it everywhere else', async () => {
     const canary = `canary-${randomBytes(16).toString('hex')}`;
-    const created = await c.auth(x.t.request.post('/workflows/config')).send({ name: 'API_TOKEN', value: canary, secret: true, path: '/' });
+    const created = await org
+      .auth(env.t.request.post('/workflows/config'))
+      .send({ name: 'API_TOKEN', value: canary, secret: true, path: '/' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
 
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Canary',
       key: 'canary',
       steps: {
@@ -84,8 +86,8 @@ describe('executions API: a secret canary never leaks', function () {
       ],
       outputs: { seen: '${{ steps.call.outputs.body.seen }}', ok: '${{ steps.call.outputs.body.ok }}' },
     });
-    const id = await execute(x, c, 'canary');
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'canary');
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.equal((done.outputs as { ok: boolean }).ok, true);
 
@@ -94,7 +96,7 @@ describe('executions API: a secret canary never leaks', function () {
 
     const responses: Array<{ path: string; res: Response }> = [];
     const read = async (path: string) => {
-      const res = await c.auth(x.t.request.get(path));
+      const res = await org.auth(env.t.request.get(path));
       assert.equal(res.status, 200, `${path}: ${JSON.stringify(res.body)}`);
       responses.push({ path, res });
     };
@@ -110,7 +112,7 @@ describe('executions API: a secret canary never leaks', function () {
     assert.equal((done.outputs as { seen: string }).seen.startsWith('Bearer '), true);
     for (const { path, res } of responses) assert.equal(res.text.includes(canary), false, `${path} leaks the secret: ${res.text}`);
 
-    const rows = await x.db.query<Array<{ text: string }>>(
+    const rows = await env.db.query<Array<{ text: string }>>(
       `SELECT row_to_json(e)::text AS text FROM executions e WHERE id = $1
        UNION ALL SELECT row_to_json(s)::text FROM execution_steps s WHERE execution_id = $1
        UNION ALL SELECT row_to_json(l)::text FROM execution_logs l WHERE execution_id = $1`,
@@ -125,11 +127,11 @@ describe('executions API: a secret canary never leaks', function () {
 
   it('redacts a secret that code-exec receives, logs and throws, and keeps it out of the service logs', async () => {
     const canary = `canary-${randomBytes(16).toString('hex')}`;
-    const created = await c
-      .auth(x.t.request.post('/workflows/config'))
+    const created = await org
+      .auth(env.t.request.post('/workflows/config'))
       .send({ name: 'CODE_TOKEN', value: canary, secret: true, path: '/' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Canary code',
       key: 'canary-code',
       steps: {
@@ -143,18 +145,18 @@ describe('executions API: a secret canary never leaks', function () {
       },
       connections: [{ from: 'start', to: 'leak' }],
     });
-    const id = await execute(x, c, 'canary-code');
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'canary-code');
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'failed');
     const error = done.error as { type: string; message: string };
     assert.equal(error.type, 'SANDBOX_ERROR');
     assert.match(error.message, /^Error: cannot use <redacted>$/, 'the thrown message was interpolated, then redacted');
 
     for (const path of ['', '/state', '/steps', '/logs', '/events']) {
-      const res = await c.auth(x.t.request.get(`/workflows/executions/${id}${path}`));
+      const res = await org.auth(env.t.request.get(`/workflows/executions/${id}${path}`));
       assert.equal(res.text.includes(canary), false, `${path} leaks the secret`);
     }
-    const rows = await x.db.query<Array<{ text: string }>>(
+    const rows = await env.db.query<Array<{ text: string }>>(
       `SELECT row_to_json(e)::text AS text FROM executions e WHERE id = $1
        UNION ALL SELECT row_to_json(s)::text FROM execution_steps s WHERE execution_id = $1
        UNION ALL SELECT row_to_json(l)::text FROM execution_logs l WHERE execution_id = $1
@@ -179,12 +181,12 @@ describe('executions API: a secret canary never leaks', function () {
     const hex = randomBytes(12).toString('hex');
     const secrets = { HOST_TOKEN: `Canary-Host-${hex}`, PATH_TOKEN: `canary path:${hex}` };
     for (const [name, value] of Object.entries(secrets)) {
-      const created = await c.auth(x.t.request.post('/workflows/config')).send({ name, value, secret: true, path: '/' });
+      const created = await org.auth(env.t.request.post('/workflows/config')).send({ name, value, secret: true, path: '/' });
       assert.equal(created.status, 201, JSON.stringify(created.body));
     }
     const once = { retry_policy: { max_attempts: 1 } };
     const run = async (key: string, url: string) => {
-      await publish(x, c, {
+      await publish(env, org, {
         name: key,
         key,
         steps: [
@@ -192,8 +194,8 @@ describe('executions API: a secret canary never leaks', function () {
           { id: 'call', type: 'module', pluginType: 'http-request', config: { url }, depends_on: ['start'], error_handling: once },
         ],
       });
-      const id = await execute(x, c, key);
-      const done = await waitFor(x, c, id, finished);
+      const id = await execute(env, org, key);
+      const done = await waitFor(env, org, id, finished);
       assert.equal(done.status, 'failed', JSON.stringify(done));
       return { id, done };
     };
@@ -208,9 +210,9 @@ describe('executions API: a secret canary never leaks', function () {
       for (const suffix of ['', '/state', '/steps', '/steps/call', '/logs', '/events'])
         texts.push({
           where: suffix || 'the execution',
-          text: (await c.auth(x.t.request.get(`/workflows/executions/${id}${suffix}`))).text,
+          text: (await org.auth(env.t.request.get(`/workflows/executions/${id}${suffix}`))).text,
         });
-      const rows = await x.db.query<Array<{ text: string }>>(
+      const rows = await env.db.query<Array<{ text: string }>>(
         `SELECT row_to_json(e)::text AS text FROM executions e WHERE id = $1
          UNION ALL SELECT row_to_json(s)::text FROM execution_steps s WHERE execution_id = $1
          UNION ALL SELECT row_to_json(l)::text FROM execution_logs l WHERE execution_id = $1
@@ -230,11 +232,11 @@ describe('executions API: a secret canary never leaks', function () {
     traceEgress(egressSpans(provider.getTracer('test')));
     try {
       const hex = randomBytes(12).toString('hex');
-      const created = await c
-        .auth(x.t.request.post('/workflows/config'))
+      const created = await org
+        .auth(env.t.request.post('/workflows/config'))
         .send({ name: 'SPAN_HOST', value: `Span-Host-${hex}`, secret: true, path: '/' });
       assert.equal(created.status, 201, JSON.stringify(created.body));
-      await publish(x, c, {
+      await publish(env, org, {
         name: 'span-host',
         key: 'span-host',
         steps: [
@@ -249,8 +251,8 @@ describe('executions API: a secret canary never leaks', function () {
           },
         ],
       });
-      const id = await execute(x, c, 'span-host');
-      await waitFor(x, c, id, finished);
+      const id = await execute(env, org, 'span-host');
+      await waitFor(env, org, id, finished);
       const clients = exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.CLIENT);
       assert.ok(clients.length >= 1, 'the call made a CLIENT span');
       for (const span of clients) {
@@ -267,9 +269,9 @@ describe('executions API: a secret canary never leaks', function () {
   it('redacts the forms the URL parser makes of a secret with a backslash, a TAB or a LF (path and query), and nothing more', async () => {
     const hex = randomBytes(8).toString('hex');
     const value = `Slash\\tab\tline\n${hex}`;
-    const created = await c.auth(x.t.request.post('/workflows/config')).send({ name: 'URL_FORMS', value, secret: true, path: '/' });
+    const created = await org.auth(env.t.request.post('/workflows/config')).send({ name: 'URL_FORMS', value, secret: true, path: '/' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'url-forms',
       key: 'url-forms',
       steps: [
@@ -284,10 +286,10 @@ describe('executions API: a secret canary never leaks', function () {
         },
       ],
     });
-    const id = await execute(x, c, 'url-forms');
-    await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'url-forms');
+    await waitFor(env, org, id, finished);
     const history = await readableHistory(id);
-    const steps = (await c.auth(x.t.request.get(`/workflows/executions/${id}/steps`))).text;
+    const steps = (await org.auth(env.t.request.get(`/workflows/executions/${id}/steps`))).text;
     for (const [where, text] of [
       ['history', history],
       ['steps', steps],
@@ -304,10 +306,10 @@ describe('executions API: a secret canary never leaks', function () {
       { name: 'MIX_KEY', value: canary, secret: true },
       { name: 'MIX_BASE', value: baseUrl, secret: false },
     ]) {
-      const created = await c.auth(x.t.request.post('/workflows/config')).send({ ...entry, path: '/' });
+      const created = await org.auth(env.t.request.post('/workflows/config')).send({ ...entry, path: '/' });
       assert.equal(created.status, 201, JSON.stringify(created.body));
     }
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Mixed template',
       key: 'mixed-template',
       steps: {
@@ -328,8 +330,8 @@ describe('executions API: a secret canary never leaks', function () {
       ],
     });
     const before = received.length;
-    const id = await execute(x, c, 'mixed-template');
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'mixed-template');
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.equal(received.length, before + 1);
     assert.equal(received[before]['x-key'], `mixer:${canary}`, 'the activity evaluated the whole expression');

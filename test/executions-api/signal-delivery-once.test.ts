@@ -43,11 +43,11 @@ const questions = {
 
 describe('executions API: idempotent signals and signal-with-start', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv({ org: 'each' });
+  const { env, org } = useExecEnv({ org: 'each' });
 
   async function waitingOn(id: string, stepId: string): Promise<void> {
     for (let i = 0; i < 200; i++) {
-      const pending = await c.auth(x.t.request.get(`/workflows/executions/${id}/pending-signals`));
+      const pending = await org.auth(env.t.request.get(`/workflows/executions/${id}/pending-signals`));
       if ((pending.body.data as Array<{ stepId: string }> | undefined)?.some((w) => w.stepId === stepId)) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -55,11 +55,13 @@ describe('executions API: idempotent signals and signal-with-start', function ()
   }
 
   const signal = (id: string, key: string | undefined, body: Record<string, unknown>) =>
-    c.auth(x.t.request.post(`/workflows/executions/${id}/signals/approve${key === undefined ? '' : `?idempotencyKey=${key}`}`)).send(body);
+    org
+      .auth(env.t.request.post(`/workflows/executions/${id}/signals/approve${key === undefined ? '' : `?idempotencyKey=${key}`}`))
+      .send(body);
 
   it('delivers once per idempotencyKey: a repeat, also a concurrent one, delivers nothing and answers as the first did', async () => {
-    await publish(x, c, twoWaits('twice'));
-    const id = await execute(x, c, 'twice');
+    await publish(env, org, twoWaits('twice'));
+    const id = await execute(env, org, 'twice');
     await waitingOn(id, 'first');
 
     const [a, b] = await Promise.all([signal(id, 'k-1', { n: 1 }), signal(id, 'k-1', { n: 1 })]);
@@ -73,65 +75,65 @@ describe('executions API: idempotent signals and signal-with-start', function ()
     assert.equal(again.status, 200);
     assert.equal(again.body.signalId, a.body.signalId);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const pending = await c.auth(x.t.request.get(`/workflows/executions/${id}/pending-signals`)).expect(200);
+    const pending = await org.auth(env.t.request.get(`/workflows/executions/${id}/pending-signals`)).expect(200);
     assert.deepEqual(
       (pending.body.data as Array<{ stepId: string }>).map((w) => w.stepId),
       ['second'],
       'the repeats did not release the second wait',
     );
 
-    const reused = await c.auth(x.t.request.post(`/workflows/executions/${id}/signals/other?idempotencyKey=k-1`)).send({});
+    const reused = await org.auth(env.t.request.post(`/workflows/executions/${id}/signals/other?idempotencyKey=k-1`)).send({});
     assert.equal(reused.status, 409);
     assert.match(String(reused.body.type), /idempotency-key-reused$/);
 
     assert.equal((await signal(id, 'k-2', { n: 2 })).status, 200);
-    const done = await waitFor(x, c, id, finished);
+    const done = await waitFor(env, org, id, finished);
     assert.deepEqual(done.outputs, { first: { n: 1 }, second: { n: 2 } });
   });
 
   it('gives the key back when nothing was delivered, so a later repeat delivers', async () => {
-    await publish(x, c, twoWaits('later'));
-    const id = await execute(x, c, 'later');
+    await publish(env, org, twoWaits('later'));
+    const id = await execute(env, org, 'later');
     await waitingOn(id, 'first');
-    const wrong = await c.auth(x.t.request.post(`/workflows/executions/${id}/signals/nobody?idempotencyKey=k-9`)).send({});
+    const wrong = await org.auth(env.t.request.post(`/workflows/executions/${id}/signals/nobody?idempotencyKey=k-9`)).send({});
     assert.equal(wrong.status, 409);
-    const rows = await x.db.query<unknown[]>(`SELECT 1 FROM signal_deliveries WHERE organization_id = $1`, [c.org]);
+    const rows = await env.db.query<unknown[]>(`SELECT 1 FROM signal_deliveries WHERE organization_id = $1`, [org.id]);
     assert.equal(rows.length, 0);
   });
 
   it('answers 409 when nothing waits and startIfNotWaiting is false; startIfNotWaiting starts a run whose wait receives the signal', async () => {
-    await publish(x, c, questions);
+    await publish(env, org, questions);
     const body = { correlationKey: 'topic:billing', payload: { text: 'why?' }, workflowId: 'qa', inputs: { topic: 'billing' } };
     // Without the flag a start is the default (issue 41: as the compatible engine does); false keeps the 409.
-    const refused = await c.auth(x.t.request.post('/workflows/signals/question')).send({ ...body, startIfNotWaiting: false });
+    const refused = await org.auth(env.t.request.post('/workflows/signals/question')).send({ ...body, startIfNotWaiting: false });
     assert.equal(refused.status, 409, JSON.stringify(refused.body));
-    assert.equal(await countExecutions(x.db, c.org), 0);
+    assert.equal(await countExecutions(env.db, org.id), 0);
 
-    const started = await c
-      .auth(x.t.request.post('/workflows/signals/question'))
+    const started = await org
+      .auth(env.t.request.post('/workflows/signals/question'))
       .send({ ...body, startIfNotWaiting: true, idempotencyKey: 'ask-1' });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     assert.equal(started.body.started, true);
-    const done = await waitFor(x, c, String(started.body.executionId), finished);
+    const done = await waitFor(env, org, String(started.body.executionId), finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, { asked: 'why?', topic: 'billing' });
 
-    const repeat = await c
-      .auth(x.t.request.post('/workflows/signals/question'))
+    const repeat = await org
+      .auth(env.t.request.post('/workflows/signals/question'))
       .send({ ...body, startIfNotWaiting: true, idempotencyKey: 'ask-1' });
     assert.equal(repeat.status, 200);
     assert.deepEqual(
       { executionId: repeat.body.executionId, signalId: repeat.body.signalId, started: repeat.body.started },
       { executionId: started.body.executionId, signalId: started.body.signalId, started: true },
     );
-    assert.equal(await countExecutions(x.db, c.org), 1, 'the repeat started nothing');
+    assert.equal(await countExecutions(env.db, org.id), 1, 'the repeat started nothing');
   });
 
   it('delivers to a waiting run instead of starting one, and refuses a start without workflowId', async () => {
-    await publish(x, c, questions);
-    const id = await execute(x, c, 'qa', { inputs: { topic: 'infra' } });
+    await publish(env, org, questions);
+    const id = await execute(env, org, 'qa', { inputs: { topic: 'infra' } });
     await waitingOn(id, 'question');
-    const res = await c.auth(x.t.request.post('/workflows/signals/question')).send({
+    const res = await org.auth(env.t.request.post('/workflows/signals/question')).send({
       correlationKey: 'topic:infra',
       payload: { text: 'up?' },
       workflowId: 'qa',
@@ -140,8 +142,10 @@ describe('executions API: idempotent signals and signal-with-start', function ()
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual([res.body.executionId, res.body.started], [id, false]);
-    assert.equal(await countExecutions(x.db, c.org), 1);
-    const noWorkflow = await c.auth(x.t.request.post('/workflows/signals/question')).send({ correlationKey: 'k', startIfNotWaiting: true });
+    assert.equal(await countExecutions(env.db, org.id), 1);
+    const noWorkflow = await org
+      .auth(env.t.request.post('/workflows/signals/question'))
+      .send({ correlationKey: 'k', startIfNotWaiting: true });
     assert.equal(noWorkflow.status, 400, JSON.stringify(noWorkflow.body));
   });
 });

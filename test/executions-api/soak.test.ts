@@ -99,7 +99,7 @@ const NUL_BODIES: Probe[] = [
 
 describe('soak: hostile requests never take the process down', function () {
   this.timeout(180_000);
-  const { x, c } = useExecEnv({ withWorker: false });
+  const { env, org } = useExecEnv({ withWorker: false });
   let server: Server;
   let base = '';
   const exporter = new InMemorySpanExporter();
@@ -107,11 +107,11 @@ describe('soak: hostile requests never take the process down', function () {
 
   before(async () => {
     const app = createApp({
-      config: { bodyLimitBytes: BODY_LIMIT, publicBaseUrl: 'http://api.test', limits: x.limits },
+      config: { bodyLimitBytes: BODY_LIMIT, publicBaseUrl: 'http://api.test', limits: env.limits },
       logger: captureLogger('info').logger,
-      verifier: createTokenVerifier({ kind: 'hs256', secret: x.t.secret }),
+      verifier: createTokenVerifier({ kind: 'hs256', secret: env.t.secret }),
       readiness: {},
-      routes: buildAreaRoutes(x.deps),
+      routes: buildAreaRoutes(env.deps),
       requestSpans: requestSpans(provider.getTracer('soak')),
     });
     server = app.koa.listen(0, '127.0.0.1');
@@ -124,7 +124,7 @@ describe('soak: hostile requests never take the process down', function () {
   });
 
   it(`answers ${REQUESTS} malformed, deep and oversized requests (${CONCURRENCY} at a time) with 4xx, in bounded memory`, async () => {
-    const token = await x.t.token({ organizationId: c.org, userId: c.userId });
+    const token = await env.t.token({ organizationId: org.id, userId: org.userId });
     const queue = probes(seeded(39));
     const unexpected: string[] = [];
     let spans = 0;

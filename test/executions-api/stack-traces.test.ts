@@ -18,12 +18,12 @@ const waiting = (key: string) => ({
 });
 
 /** The `__stack_trace` query of a run parked on a signal wait, then the run cancelled. */
-async function stackOfWaitingRun(x: ExecEnv, c: OrgContext, key: string): Promise<string> {
-  const id = await execute(x, c, await publish(x, c, waiting(key)));
-  await waitFor(x, c, id, (body) => body.status === 'waiting');
-  const stack = await x.env.client.workflow.getHandle(id).query<string>('__stack_trace');
-  await c.auth(x.t.request.post(`/workflows/executions/${id}/cancel`)).send({});
-  await waitFor(x, c, id, finished);
+async function stackOfWaitingRun(env: ExecEnv, org: OrgContext, key: string): Promise<string> {
+  const id = await execute(env, org, await publish(env, org, waiting(key)));
+  await waitFor(env, org, id, (body) => body.status === 'waiting');
+  const stack = await env.temporal.client.workflow.getHandle(id).query<string>('__stack_trace');
+  await org.auth(env.t.request.post(`/workflows/executions/${id}/cancel`)).send({});
+  await waitFor(env, org, id, finished);
   return stack;
 }
 
@@ -31,20 +31,20 @@ const FRAME = /^\s+at /m;
 
 describe('workflow runs: stack traces off by default', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
 
   it('answers the stack trace query of a waiting run with no frames', async () => {
-    const stack = await stackOfWaitingRun(x, c, 'stack-off');
+    const stack = await stackOfWaitingRun(env, org, 'stack-off');
     assert.doesNotMatch(stack, FRAME, stack);
   });
 });
 
 describe('workflow runs: stack traces on (WORKFLOW_STACK_TRACES=true)', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv({ stackTraces: true });
+  const { env, org } = useExecEnv({ stackTraces: true });
 
   it('answers the stack trace query of a waiting run with its frames', async () => {
-    const stack = await stackOfWaitingRun(x, c, 'stack-on');
+    const stack = await stackOfWaitingRun(env, org, 'stack-on');
     assert.match(stack, FRAME, stack);
   });
 });

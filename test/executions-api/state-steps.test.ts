@@ -82,10 +82,10 @@ type StateView = { status: string; live: boolean; currentSteps: string[]; steps:
 
 describe('executions API: the steps /state shows, and signal-with-start by default', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv({ org: 'each' });
+  const { env, org } = useExecEnv({ org: 'each' });
 
   const state = async (id: string): Promise<StateView> => {
-    const res = await c.auth(x.t.request.get(`/workflows/executions/${id}/state`)).expect(200);
+    const res = await org.auth(env.t.request.get(`/workflows/executions/${id}/state`)).expect(200);
     return res.body as StateView;
   };
 
@@ -100,9 +100,9 @@ describe('executions API: the steps /state shows, and signal-with-start by defau
   }
 
   it('shows a step its condition skipped as skipped once the run has ended', async () => {
-    await publish(x, c, gated);
-    const id = await execute(x, c, 'gated');
-    const done = await waitFor(x, c, id, finished);
+    await publish(env, org, gated);
+    const id = await execute(env, org, 'gated');
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     const view = await state(id);
     assert.equal(view.steps.gated?.status, 'skipped', JSON.stringify(view.steps));
@@ -112,11 +112,11 @@ describe('executions API: the steps /state shows, and signal-with-start by defau
 
   for (const how of ['terminate', 'cancel'] as const) {
     it(`shows a step interrupted by ${how} as ended (cancelled), not running, once the execution has ended`, async () => {
-      await publish(x, c, held(`held-${how}`));
-      const id = await execute(x, c, `held-${how}`);
+      await publish(env, org, held(`held-${how}`));
+      const id = await execute(env, org, `held-${how}`);
       await until(id, (view) => view.status === 'waiting' && view.steps.hold?.status === 'running', 'the wait');
-      await c
-        .auth(x.t.request.post(`/workflows/executions/${id}/${how}`))
+      await org
+        .auth(env.t.request.post(`/workflows/executions/${id}/${how}`))
         .send({ reason: 'no longer needed' })
         .expect(how === 'terminate' ? 200 : 202);
       const ended = await until(id, (view) => !view.live, 'the end');
@@ -126,7 +126,7 @@ describe('executions API: the steps /state shows, and signal-with-start by defau
       assert.equal(ended.steps.hold?.status, 'cancelled', JSON.stringify(ended.steps.hold));
       assert.equal(ended.steps.hold?.error?.code, `EXECUTION_${status.toUpperCase()}`);
       assert.deepEqual(ended.currentSteps, []);
-      const runs = await c.auth(x.t.request.get(`/workflows/executions/${id}/steps/hold`)).expect(200);
+      const runs = await org.auth(env.t.request.get(`/workflows/executions/${id}/steps/hold`)).expect(200);
       assert.ok(
         (runs.body.runs as StepView[]).every((run) => run.status !== 'running'),
         JSON.stringify(runs.body),
@@ -135,11 +135,11 @@ describe('executions API: the steps /state shows, and signal-with-start by defau
   }
 
   it('settles the interrupted step when the open-runs sweep finds the run terminated behind the API', async () => {
-    await publish(x, c, held('held-sweep'));
-    const id = await execute(x, c, 'held-sweep');
+    await publish(env, org, held('held-sweep'));
+    const id = await execute(env, org, 'held-sweep');
     await until(id, (view) => view.status === 'waiting' && view.steps.hold?.status === 'running', 'the wait');
-    await x.env.client.workflow.getHandle(id).terminate('from the Temporal UI');
-    const passed = await checkOpenRuns({ dataSource: x.db, temporal: x.env.client }, { graceMs: 0, organizationId: c.org });
+    await env.temporal.client.workflow.getHandle(id).terminate('from the Temporal UI');
+    const passed = await checkOpenRuns({ dataSource: env.db, temporal: env.temporal.client }, { graceMs: 0, organizationId: org.id });
     assert.deepEqual(passed.settled, [{ id, status: 'terminated' }]);
     const ended = await state(id);
     assert.equal(ended.live, false);
@@ -148,8 +148,8 @@ describe('executions API: the steps /state shows, and signal-with-start by defau
   });
 
   it('shows steps.x.fanOut while a fan-out runs, updated as its items complete, then as its end recorded it', async () => {
-    await publish(x, c, fanOut);
-    const id = await execute(x, c, 'fan');
+    await publish(env, org, fanOut);
+    const id = await execute(env, org, 'fan');
     const midway = await until(
       id,
       (view) => view.steps.pause?.status === 'running' && (view.steps.pause.fanOut?.done ?? 0) >= 1,
@@ -158,27 +158,27 @@ describe('executions API: the steps /state shows, and signal-with-start by defau
     assert.equal(midway.steps.pause.fanOut?.total, 4);
     assert.ok(midway.steps.pause.fanOut.done < 4, JSON.stringify(midway.steps.pause));
     assert.equal(midway.steps.pause.fanOut?.failed, 0);
-    await waitFor(x, c, id, finished);
+    await waitFor(env, org, id, finished);
     const ended = await state(id);
     assert.equal(ended.status, 'completed');
     assert.deepEqual(ended.steps.pause.fanOut, { done: 4, total: 4, failed: 0 });
   });
 
   it('starts a run for {workflowId, correlationKey, payload} when nobody waits; startIfNotWaiting: false answers 409', async () => {
-    await publish(x, c, questions);
+    await publish(env, org, questions);
     const body = { workflowId: 'qa', correlationKey: 'topic:billing', payload: { text: 'why?' } };
-    const refused = await c.auth(x.t.request.post('/workflows/signals/question')).send({ ...body, startIfNotWaiting: false });
+    const refused = await org.auth(env.t.request.post('/workflows/signals/question')).send({ ...body, startIfNotWaiting: false });
     assert.equal(refused.status, 409, JSON.stringify(refused.body));
-    assert.equal(await countExecutions(x.db, c.org), 0);
+    assert.equal(await countExecutions(env.db, org.id), 0);
 
-    const started = await c.auth(x.t.request.post('/workflows/signals/question')).send(body);
+    const started = await org.auth(env.t.request.post('/workflows/signals/question')).send(body);
     assert.equal(started.status, 200, JSON.stringify(started.body));
     assert.equal(started.body.started, true);
-    const done = await waitFor(x, c, String(started.body.executionId), finished);
+    const done = await waitFor(env, org, String(started.body.executionId), finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, { asked: 'why?' });
 
-    const withoutWorkflow = await c.auth(x.t.request.post('/workflows/signals/question')).send({ correlationKey: 'k', payload: {} });
+    const withoutWorkflow = await org.auth(env.t.request.post('/workflows/signals/question')).send({ correlationKey: 'k', payload: {} });
     assert.equal(withoutWorkflow.status, 409, 'nothing to start without workflowId');
   });
 });

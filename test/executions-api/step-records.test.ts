@@ -14,7 +14,7 @@ import { execute, finished, publish, useExecEnv, waitFor } from './support';
 
 describe('executions API: step records carry their resolved config, attempts and failure line', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
   const hits: Record<string, number> = {};
   const server = useLocalServer((req, res) => {
     const path = req.url ?? '/';
@@ -32,19 +32,19 @@ describe('executions API: step records carry their resolved config, attempts and
   });
   const canary = `records-canary-${randomBytes(12).toString('hex')}`;
   const read = async (path: string) => {
-    const res = await c.auth(x.t.request.get(path));
+    const res = await org.auth(env.t.request.get(path));
     assert.equal(res.status, 200, `${path}: ${JSON.stringify(res.body)}`);
     assert.equal(res.text.includes(canary), false, `${path} leaks the secret`);
     return res.body as Record<string, unknown>;
   };
 
   it('records the resolved config (secret masked) and the attempts of retried calls', async () => {
-    const created = await c
-      .auth(x.t.request.post('/workflows/config'))
+    const created = await org
+      .auth(env.t.request.post('/workflows/config'))
       .send({ name: 'RECORDS_TOKEN', value: canary, secret: true, path: '/' });
     assert.equal(created.status, 201);
     const retry = { maxAttempts: 3, initialInterval: '50ms', backoffStrategy: 'fixed' };
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Records',
       key: 'records',
       steps: {
@@ -74,8 +74,8 @@ describe('executions API: step records carry their resolved config, attempts and
         },
       },
     });
-    const id = await execute(x, c, 'records', { inputs: { n: 7 } });
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'records', { inputs: { n: 7 } });
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
 
     const call = (await read(`/workflows/executions/${id}/steps/call`)).record as Record<string, unknown>;
@@ -107,7 +107,7 @@ describe('executions API: step records carry their resolved config, attempts and
   });
 
   it('writes an error log line for a failed step', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Boom',
       key: 'records-boom',
       steps: {
@@ -115,8 +115,8 @@ describe('executions API: step records carry their resolved config, attempts and
         boom: { type: 'module', pluginType: 'http-request', config: { url: `${server.base}/boom` }, dependsOn: ['start'] },
       },
     });
-    const id = await execute(x, c, 'records-boom');
-    const done = await waitFor(x, c, id, finished);
+    const id = await execute(env, org, 'records-boom');
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'failed');
     const logs = (await read(`/workflows/executions/${id}/logs?stepId=boom`)).data as Array<Record<string, unknown>>;
     assert.deepEqual(

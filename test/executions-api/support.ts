@@ -37,8 +37,10 @@ import { createTestTemporalEnv } from '../support/temporal';
 
 export const TEMPORAL_UI = 'http://temporal-ui.test';
 
+/** A file's environment (`env` in every test folder): the app, the database, Temporal and the worker's settings. */
 export interface ExecEnv {
-  env: TestWorkflowEnvironment;
+  /** The Temporal test environment (its client, native connection and namespace). */
+  temporal: TestWorkflowEnvironment;
   /** Organizations created through orgContext: their executions' histories are replayed on stop. */
   organizations: string[];
   db: DataSource;
@@ -54,8 +56,10 @@ export interface ExecEnv {
   stop(): Promise<void>;
 }
 
+/** The organization a test acts as (`org` in every test folder), with its admin as the caller. */
 export interface OrgContext {
-  org: string;
+  /** The organization's id. */
+  id: string;
   /** The caller: a user holding the admin role on the organization. */
   userId: string;
   token: string;
@@ -84,10 +88,10 @@ export interface ExecEnvOptions {
 
 export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEnv> {
   const db = await testDataSource();
-  const env = options.temporal ?? (await createTestTemporalEnv('local'));
+  const temporal = options.temporal ?? (await createTestTemporalEnv('local'));
   const taskQueue = `exec-api-${randomUUID().slice(0, 8)}`;
   const encryptionKey = randomBytes(32);
-  const namespace = env.namespace ?? 'default';
+  const namespace = temporal.namespace ?? 'default';
   const workerLog = captureLogger('info');
   const limits: Limits = { ...loadConfig().limits, ...options.limits };
   const codeExecPool = options.codeExec ? new CodeExecPool({ ...CODE_EXEC_DEFAULTS, ...options.codeExec }) : undefined;
@@ -95,7 +99,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
   let running: Promise<void> | undefined;
   if (options.withWorker !== false) {
     worker = await Worker.create({
-      connection: env.nativeConnection,
+      connection: temporal.nativeConnection,
       namespace,
       taskQueue,
       workflowBundle: await workflowBundle([], options.stackTraces),
@@ -108,7 +112,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
         egress: TEST_EGRESS,
         codeExecPool,
         limits,
-        recoveryStarts: { temporal: env.client, taskQueue },
+        recoveryStarts: { temporal: temporal.client, taskQueue },
         operatorPlugins: options.operatorPlugins,
         reach: workflowReach,
       }),
@@ -125,8 +129,8 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
       limits,
     },
     dataSource: db,
-    temporal: env.client,
-    ...(worker && options.eagerStarts !== false ? { eagerStarts: new Client({ connection: env.nativeConnection, namespace }) } : {}),
+    temporal: temporal.client,
+    ...(worker && options.eagerStarts !== false ? { eagerStarts: new Client({ connection: temporal.nativeConnection, namespace }) } : {}),
     encryptionKey,
     plugins: options.operatorPlugins?.catalog,
   };
@@ -151,7 +155,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
   });
   const organizations: string[] = [];
   return {
-    env,
+    temporal,
     db,
     taskQueue,
     encryptionKey,
@@ -165,23 +169,23 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
       await running;
       await codeExecPool?.close();
       try {
-        await assertHistoriesReplay(env, db, organizations);
+        await assertHistoriesReplay(temporal, db, organizations);
       } finally {
-        await env.teardown();
+        await temporal.teardown();
       }
     },
   };
 }
 
 /** Every history the file's executions produced replays against the workflow bundle without non-determinism. */
-async function assertHistoriesReplay(env: TestWorkflowEnvironment, db: DataSource, organizations: string[]): Promise<void> {
+async function assertHistoriesReplay(temporal: TestWorkflowEnvironment, db: DataSource, organizations: string[]): Promise<void> {
   if (organizations.length === 0) return;
   const rows = await db.query<Array<{ id: string }>>(
     `SELECT id FROM executions WHERE organization_id = ANY($1::text[]) AND temporal_run_id IS NOT NULL`,
     [organizations],
   );
   const histories = await Promise.all(
-    rows.map(async ({ id }) => ({ workflowId: id, history: await env.client.workflow.getHandle(id).fetchHistory() })),
+    rows.map(async ({ id }) => ({ workflowId: id, history: await temporal.client.workflow.getHandle(id).fetchHistory() })),
   );
   for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
     if (result.error) throw new Error(`the history of ${result.workflowId} does not replay: ${String(result.error)}`);
@@ -189,33 +193,33 @@ async function assertHistoriesReplay(env: TestWorkflowEnvironment, db: DataSourc
 }
 
 /** Another worker on the file's task queue with the real activities (for tests that stop or replace workers). */
-export async function createWorker(x: ExecEnv): Promise<Worker> {
+export async function createWorker(env: ExecEnv): Promise<Worker> {
   return Worker.create({
-    connection: x.env.nativeConnection,
-    namespace: x.env.namespace ?? 'default',
-    taskQueue: x.taskQueue,
+    connection: env.temporal.nativeConnection,
+    namespace: env.temporal.namespace ?? 'default',
+    taskQueue: env.taskQueue,
     workflowBundle: await workflowBundle(),
     activities: createActivities({
-      dataSource: x.db,
+      dataSource: env.db,
       logger: captureLogger('info').logger,
-      encryptionKey: x.encryptionKey,
-      temporalNamespace: x.env.namespace ?? 'default',
+      encryptionKey: env.encryptionKey,
+      temporalNamespace: env.temporal.namespace ?? 'default',
       egress: TEST_EGRESS,
-      limits: x.limits,
+      limits: env.limits,
       reach: workflowReach,
     }),
   });
 }
 
-export async function orgContext(x: ExecEnv): Promise<OrgContext> {
-  const org = newOrganizationId();
-  x.organizations.push(org);
-  const userId = await grantAdmin(x.db, org);
-  const token = await x.t.token({ organizationId: org, userId });
+export async function orgContext(env: ExecEnv): Promise<OrgContext> {
+  const id = newOrganizationId();
+  env.organizations.push(id);
+  const userId = await grantAdmin(env.db, id);
+  const token = await env.t.token({ organizationId: id, userId });
   const otherOrg = newOrganizationId();
-  const otherToken = await x.t.token({ organizationId: otherOrg, userId: await grantAdmin(x.db, otherOrg) });
+  const otherToken = await env.t.token({ organizationId: otherOrg, userId: await grantAdmin(env.db, otherOrg) });
   return {
-    org,
+    id,
     userId,
     token,
     auth: (req) => req.set('Authorization', `Bearer ${token}`),
@@ -225,44 +229,44 @@ export async function orgContext(x: ExecEnv): Promise<OrgContext> {
 
 /**
  * The mocha hooks every execution API file needs: `before` starts the environment
- * (startExecEnv) and makes the organization context (once for the file, or before
- * each test with `org: 'each'`), `after` stops it (replaying every history). Call it
- * inside `describe`; `x` and `c` are filled by those hooks.
+ * (startExecEnv) and makes the organization (once for the file, or before each test
+ * with `org: 'each'`), `after` stops it (replaying every history). Call it inside
+ * `describe`: `const { env, org } = useExecEnv()`; both are filled by those hooks.
  */
 export function useExecEnv(options: ExecEnvOptions & { org?: 'file' | 'each' } = {}): {
-  x: ExecEnv;
-  c: OrgContext;
+  env: ExecEnv;
+  org: OrgContext;
 } {
-  const x = late<ExecEnv>('the executions environment');
-  const c = late<OrgContext>('the organization context');
+  const env = late<ExecEnv>('the executions environment');
+  const org = late<OrgContext>('the organization');
   before(async () => {
-    x.set(await startExecEnv(options));
-    if (options.org !== 'each') c.set(await orgContext(x.value));
+    env.set(await startExecEnv(options));
+    if (options.org !== 'each') org.set(await orgContext(env.value));
   });
-  if (options.org === 'each') beforeEach(async () => c.set(await orgContext(x.value)));
+  if (options.org === 'each') beforeEach(async () => org.set(await orgContext(env.value)));
   after(async () => {
-    if (x.isSet) await x.value.stop();
+    if (env.isSet) await env.value.stop();
   });
-  return { x: x.value, c: c.value };
+  return { env: env.value, org: org.value };
 }
 
 /** Publishes a definition through the API; returns the workflow id. */
-export async function publish(x: ExecEnv, c: OrgContext, body: Record<string, unknown>): Promise<string> {
-  const res = await c.auth(x.t.request.post('/workflows/definitions')).send(body);
+export async function publish(env: ExecEnv, org: OrgContext, body: Record<string, unknown>): Promise<string> {
+  const res = await org.auth(env.t.request.post('/workflows/definitions')).send(body);
   if (res.status !== 201) throw new Error(`publish failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.workflow.id as string;
 }
 
-export async function execute(x: ExecEnv, c: OrgContext, ref: string, body: Record<string, unknown> = {}): Promise<string> {
-  const res = await c.auth(x.t.request.post(`/workflows/definitions/${ref}/execute`)).send(body);
+export async function execute(env: ExecEnv, org: OrgContext, ref: string, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await org.auth(env.t.request.post(`/workflows/definitions/${ref}/execute`)).send(body);
   if (res.status !== 202) throw new Error(`execute failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.executionId as string;
 }
 
 /** Polls GET /workflows/executions/{id} until `done` holds (or fails after `timeoutMs`, about 15 s by default). */
 export async function waitFor(
-  x: ExecEnv,
-  c: OrgContext,
+  env: ExecEnv,
+  org: OrgContext,
   id: string,
   done: (body: Record<string, unknown>) => boolean,
   path = '',
@@ -270,7 +274,7 @@ export async function waitFor(
 ): Promise<Record<string, unknown>> {
   let last: Record<string, unknown> = {};
   for (let i = 0; i < timeoutMs / 50; i++) {
-    const res = await c.auth(x.t.request.get(`/workflows/executions/${id}${path}`));
+    const res = await org.auth(env.t.request.get(`/workflows/executions/${id}${path}`));
     last = res.body as Record<string, unknown>;
     if (res.status === 200 && done(last)) return last;
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -13,7 +13,7 @@ import { execute, finished, publish, useExecEnv, waitFor } from './support';
  */
 describe('executions API: data never becomes code', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
   let server: Server;
   let baseUrl: string;
   const received: Array<{ path: string; body: string; authorization?: string }> = [];
@@ -38,7 +38,7 @@ describe('executions API: data never becomes code', function () {
       ['X_KEY', X],
       ['Y_KEY', Y],
     ]) {
-      const created = await c.auth(x.t.request.post('/workflows/config')).send({ name, value, secret: true, path: '/' });
+      const created = await org.auth(env.t.request.post('/workflows/config')).send({ name, value, secret: true, path: '/' });
       assert.equal(created.status, 201, JSON.stringify(created.body));
     }
   });
@@ -76,7 +76,7 @@ describe('executions API: data never becomes code', function () {
 
   /** What the receiving server got for one execution, and the run's log line: every bait as literal text. */
   async function assertLiteral(id: string, since: number): Promise<void> {
-    const done = await waitFor(x, c, id, finished);
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     const got = received.slice(since);
     const echo = got.find((r) => r.path === '/echo')!;
@@ -85,14 +85,14 @@ describe('executions API: data never becomes code', function () {
     const fromCode = JSON.parse(got.find((r) => r.path === '/echo-code')!.body) as Record<string, unknown>;
     assert.deepEqual(fromCode, { data: BAIT, made: '${{ secrets.X_KEY }}' }, 'code-exec saw and returned literal text');
     for (const r of got) assert.equal(r.body.includes(X), false, 'the secret named by data was sent');
-    const logs = await c.auth(x.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
+    const logs = await org.auth(env.t.request.get(`/workflows/executions/${id}/logs`)).expect(200);
     assert.equal(logs.body.data.length, 1);
     assert.equal(logs.body.data[0].message, `data: ${JSON.stringify(BAIT)}`);
   }
 
   /** Asserted where the worker decrypts: X is never decrypted, Y only for the step that names it. */
   function assertDecrypted(id: string): void {
-    const decrypted = x.workerLog
+    const decrypted = env.workerLog
       .entries()
       .filter((entry) => entry.msg === 'secrets decrypted for a step' && entry.executionId === id)
       .map((entry) => ({ stepId: entry.stepId, secrets: entry.secrets }));
@@ -100,7 +100,7 @@ describe('executions API: data never becomes code', function () {
   }
 
   it('a webhook body', async () => {
-    const workflowId = await publish(x, c, {
+    const workflowId = await publish(env, org, {
       name: 'Webhook bait',
       key: 'webhook-bait',
       steps: {
@@ -109,21 +109,21 @@ describe('executions API: data never becomes code', function () {
       },
       connections: chain('hook'),
     });
-    const activated = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
+    const activated = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
     assert.equal(activated.status, 200, JSON.stringify(activated.body));
-    const aliases = await c.auth(x.t.request.get(`/workflows/definitions/${workflowId}/aliases`));
+    const aliases = await org.auth(env.t.request.get(`/workflows/definitions/${workflowId}/aliases`));
     const path = new URL(aliases.body.data[0].triggerStates.hook.runtimeMetadata.webhookUrl as string).pathname;
     const since = received.length;
-    const res = await x.t.request.post(path).send({ bait: BAIT });
+    const res = await env.t.request.post(path).send({ bait: BAIT });
     assert.equal(res.status, 202, JSON.stringify(res.body));
-    const list = await c.auth(x.t.request.get(`/workflows/executions?workflowId=${workflowId}`)).expect(200);
+    const list = await org.auth(env.t.request.get(`/workflows/executions?workflowId=${workflowId}`)).expect(200);
     const id = list.body.data[0].id as string;
     await assertLiteral(id, since);
     assertDecrypted(id);
   });
 
   it('a signal payload', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Signal bait',
       key: 'signal-bait',
       steps: {
@@ -134,16 +134,16 @@ describe('executions API: data never becomes code', function () {
       connections: [{ from: 'start', to: 'wait' }, ...chain('wait')],
     });
     const since = received.length;
-    const id = await execute(x, c, 'signal-bait');
-    await waitFor(x, c, id, (body) => body.status === 'waiting');
-    const res = await c.auth(x.t.request.post(`/workflows/executions/${id}/signals/go`)).send({ bait: BAIT });
+    const id = await execute(env, org, 'signal-bait');
+    await waitFor(env, org, id, (body) => body.status === 'waiting');
+    const res = await org.auth(env.t.request.post(`/workflows/executions/${id}/signals/go`)).send({ bait: BAIT });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     await assertLiteral(id, since);
     assertDecrypted(id);
   });
 
   it('an http-request response body', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Response bait',
       key: 'response-bait',
       steps: {
@@ -154,13 +154,13 @@ describe('executions API: data never becomes code', function () {
       connections: [{ from: 'start', to: 'fetch' }, ...chain('fetch')],
     });
     const since = received.length;
-    const id = await execute(x, c, 'response-bait');
+    const id = await execute(env, org, 'response-bait');
     await assertLiteral(id, since);
     assertDecrypted(id);
   });
 
   it('a code-exec result, and a step whose inputs are the incoming item itself', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Code bait',
       key: 'code-bait',
       steps: {
@@ -179,9 +179,9 @@ describe('executions API: data never becomes code', function () {
       outputs: { seen: '${{ steps.item.outputs.seen }}' },
     });
     const since = received.length;
-    const id = await execute(x, c, 'code-bait', { inputs: { bait: BAIT } });
+    const id = await execute(env, org, 'code-bait', { inputs: { bait: BAIT } });
     await assertLiteral(id, since);
-    const done = await waitFor(x, c, id, finished);
+    const done = await waitFor(env, org, id, finished);
     assert.deepEqual(done.outputs, { seen: BAIT });
     assertDecrypted(id);
   });
@@ -191,7 +191,7 @@ describe('executions API: data never becomes code', function () {
    * secret one character apart (past the scrubber). Now the script reads the template's value.
    */
   it('a webhook body inside a code-exec string literal stays text: it cannot end the literal and run', async () => {
-    const workflowId = await publish(x, c, {
+    const workflowId = await publish(env, org, {
       name: 'Greeter',
       key: 'greeter',
       steps: {
@@ -212,26 +212,26 @@ describe('executions API: data never becomes code', function () {
       connections: [{ from: 'hook', to: 'greet' }],
       outputs: { greet: '${{ steps.greet.outputs }}' },
     });
-    const activated = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
+    const activated = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
     assert.equal(activated.status, 200, JSON.stringify(activated.body));
-    const aliases = await c.auth(x.t.request.get(`/workflows/definitions/${workflowId}/aliases`));
+    const aliases = await org.auth(env.t.request.get(`/workflows/definitions/${workflowId}/aliases`));
     const path = new URL(aliases.body.data[0].triggerStates.hook.runtimeMetadata.webhookUrl as string).pathname;
     const who = "'+key.split('').join('~')+'";
     // Anonymous: the webhook URL's token is the only credential.
-    const res = await x.t.request.post(path).set('Content-Type', 'application/json').send(JSON.stringify({ who }));
+    const res = await env.t.request.post(path).set('Content-Type', 'application/json').send(JSON.stringify({ who }));
     assert.equal(res.status, 202, JSON.stringify(res.body));
-    const list = await c.auth(x.t.request.get(`/workflows/executions?workflowId=${workflowId}`)).expect(200);
+    const list = await org.auth(env.t.request.get(`/workflows/executions?workflowId=${workflowId}`)).expect(200);
     const id = list.body.data[0].id as string;
-    const done = await waitFor(x, c, id, finished);
+    const done = await waitFor(env, org, id, finished);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.outputs, { greet: { who, note: `to ${who}`, keyLength: X.length } }, 'the body arrived as text, intact');
     const spread = X.split('').join('~');
     for (const path of ['', '/state', '/steps', '/steps/greet', '/logs']) {
-      const read = await c.auth(x.t.request.get(`/workflows/executions/${id}${path}`)).expect(200);
+      const read = await org.auth(env.t.request.get(`/workflows/executions/${id}${path}`)).expect(200);
       for (const form of [X, spread]) assert.equal(read.text.includes(form), false, `${path} returns the secret`);
     }
     // The secret template is resolved by the activity: neither the value nor the script's source in history carries it.
-    const history = JSON.stringify(await x.env.client.workflow.getHandle(id).fetchHistory(), (key, value: unknown) =>
+    const history = JSON.stringify(await env.temporal.client.workflow.getHandle(id).fetchHistory(), (key, value: unknown) =>
       key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
     );
     assert.ok(history.includes("const who = '${{ workflow.inputs.body.who }}'"), 'the code travels as written');
@@ -239,7 +239,7 @@ describe('executions API: data never becomes code', function () {
   });
 
   it('a template where code-exec would read it as code is refused at publish, with the idiom', async () => {
-    const res = await c.auth(x.t.request.post('/workflows/definitions')).send({
+    const res = await org.auth(env.t.request.post('/workflows/definitions')).send({
       name: 'Pattern',
       key: 'pattern',
       steps: {

@@ -23,7 +23,7 @@ describe('executions API: waiting for the result in one request', function () {
   // Every wait below that must not hold asks for 60 s: only an answer that comes without waiting fits in this timeout.
   this.timeout(45_000);
   // A user may hold two streams (or waits) here.
-  const { x, c } = useExecEnv({ limits: { maxStreamsPerUser: 2 } });
+  const { env, org } = useExecEnv({ limits: { maxStreamsPerUser: 2 } });
 
   /** Calls the runs make, held until the test answers them (`release`). */
   const held = new Map<string, (by: string) => void>();
@@ -41,13 +41,13 @@ describe('executions API: waiting for the result in one request', function () {
     const name = `call-${keys}`;
     const called = new Promise<void>((resolve) => arrived.set(name, resolve));
     const call = step('call', 'http-request', { url: `${server.base}/${name}` });
-    const workflowId = await publish(x, c, {
+    const workflowId = await publish(env, org, {
       name: `Held ${keys}`,
       key: `held-${keys}`,
       steps: withApproval ? chain(trigger(), call, step('approval', 'signal-wait', { signalName: 'go' })) : chain(trigger(), call),
       outputs: { by: withApproval ? '${{ steps.approval.outputs.payload.by }}' : '${{ steps.call.outputs.body.by }}' },
     });
-    const id = await execute(x, c, workflowId);
+    const id = await execute(env, org, workflowId);
     await called;
     return { id, release: (by) => held.get(name)!(by) };
   }
@@ -56,14 +56,14 @@ describe('executions API: waiting for the result in one request', function () {
   async function parked(): Promise<string> {
     const { id, release } = await running(true);
     release('the call');
-    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    await waitFor(env, org, id, (body) => body.status === 'waiting');
     return id;
   }
 
-  const read = (id: string, query = '') => c.auth(x.t.request.get(`/workflows/executions/${id}${query}`));
+  const read = (id: string, query = '') => org.auth(env.t.request.get(`/workflows/executions/${id}${query}`));
   const signal = (id: string, payload: Record<string, unknown>) =>
-    c
-      .auth(x.t.request.post(`/workflows/executions/${id}/signals/go`))
+    org
+      .auth(env.t.request.post(`/workflows/executions/${id}/signals/go`))
       .send(payload)
       .expect(200);
 
@@ -74,10 +74,10 @@ describe('executions API: waiting for the result in one request', function () {
     hubs = [];
   });
   function ownHub() {
-    const hub = new CountingHub(x.db);
+    const hub = new CountingHub(env.db);
     hubs.push(hub);
-    const api = createTestApp({ routes: executionRoutes({ ...x.deps, eventHub: hub }), secret: x.t.secret });
-    const get = (path: string) => api.request.get(path).set('Authorization', `Bearer ${c.token}`);
+    const api = createTestApp({ routes: executionRoutes({ ...env.deps, eventHub: hub }), secret: env.t.secret });
+    const get = (path: string) => api.request.get(path).set('Authorization', `Bearer ${org.token}`);
     return { hub, api, get };
   }
 
@@ -142,7 +142,7 @@ describe('executions API: waiting for the result in one request', function () {
     assert.equal(waitedWaiting.body.status, 'waiting');
     assert.deepEqual(waitedWaiting.body, plainWaiting.body);
     await signal(waiting, { by: 'cy' });
-    await waitFor(x, c, waiting, finished);
+    await waitFor(env, org, waiting, finished);
     const [plain, waited] = await Promise.all([read(waiting), read(waiting, '?wait=60s')]);
     assert.equal(waited.status, 200);
     assert.equal(waited.body.status, 'completed');
@@ -167,17 +167,17 @@ describe('executions API: waiting for the result in one request', function () {
 
   it('authorizes before waiting: another organization’s execution is 404, a caller without workflow:read is refused', async () => {
     const id = await parked();
-    const foreign = await c.otherAuth(x.t.request.get(`/workflows/executions/${id}?wait=60s`));
+    const foreign = await org.otherAuth(env.t.request.get(`/workflows/executions/${id}?wait=60s`));
     assertDialect('problem', foreign, 404);
     assert.match(foreign.body.type, /\/errors\/execution-not-found$/);
     const missing = await read('exec_missing', '?wait=60s');
     assertDialect('problem', missing, 404);
     // `ops` manages services and providers: it holds nothing of the workflow engine.
-    const { userId } = await grantRole(x.db, c.org, 'ops');
-    const ops = await x.t.token({ organizationId: c.org, userId });
-    const refused = await x.t.request.get(`/workflows/executions/${id}?wait=60s`).set('Authorization', `Bearer ${ops}`);
+    const { userId } = await grantRole(env.db, org.id, 'ops');
+    const ops = await env.t.token({ organizationId: org.id, userId });
+    const refused = await env.t.request.get(`/workflows/executions/${id}?wait=60s`).set('Authorization', `Bearer ${ops}`);
     assertDialect('problem', refused, 403);
-    const body = await waitFor(x, c, id, () => true);
+    const body = await waitFor(env, org, id, () => true);
     assert.equal(body.status, 'waiting', 'nothing ended the execution: the refusals came before any waiting');
     await signal(id, { by: 'ed' });
   });
@@ -190,7 +190,7 @@ describe('executions API: waiting for the result in one request', function () {
     try {
       const path = `/workflows/executions/${id}?wait=60s`;
       const probe = () => get(`/workflows/executions/${id}?wait=1ms`);
-      const holding = [holdOpen(server, path, c.token), holdOpen(server, path, c.token)];
+      const holding = [holdOpen(server, path, org.token), holdOpen(server, path, org.token)];
       await until(() => (hub.open === 2 ? true : undefined), 'the two waits never held their slots');
       const full = await probe();
       assertDialect('problem', full, 429);
@@ -236,7 +236,7 @@ describe('executions API: waiting for the result in one request', function () {
   });
 
   it('lists the wait parameter of getExecution in /openapi.json', async () => {
-    const document = (await x.t.request.get('/openapi.json').expect(200)).body as {
+    const document = (await env.t.request.get('/openapi.json').expect(200)).body as {
       paths: Record<string, Record<string, { operationId: string; parameters: Array<{ name: string; in: string; description?: string }> }>>;
     };
     const operation = document.paths['/workflows/executions/{id}'].get;

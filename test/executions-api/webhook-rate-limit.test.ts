@@ -10,36 +10,36 @@ import { publish, useExecEnv } from './support';
  */
 describe('executions API: webhook rate limit', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv({ withWorker: false, limits: { webhookRequestsPerMinute: 1, webhookBurst: 2 } });
+  const { env, org } = useExecEnv({ withWorker: false, limits: { webhookRequestsPerMinute: 1, webhookBurst: 2 } });
 
   /** Publishes and activates a workflow with a webhook trigger; returns the trigger's path. */
   async function hook(config: Record<string, unknown>): Promise<string> {
-    const workflowId = await publish(x, c, {
+    const workflowId = await publish(env, org, {
       name: 'Hook',
       steps: [
         { id: 'hook', type: 'trigger', pluginType: 'webhook', config },
         { id: 'n', type: 'module', pluginType: 'no-op', config: {}, dependsOn: ['hook'] },
       ],
     });
-    const res = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
+    const res = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/aliases/latest/activate`));
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    const aliases = await c.auth(x.t.request.get(`/workflows/definitions/${workflowId}/aliases`));
+    const aliases = await org.auth(env.t.request.get(`/workflows/definitions/${workflowId}/aliases`));
     return new URL(aliases.body.data[0].triggerStates.hook.runtimeMetadata.webhookUrl as string).pathname;
   }
 
   it('answers 429 with Retry-After once a token has spent its burst; other tokens are unaffected', async () => {
     const token = 'rate0123456789abcdef0123456789ab';
-    assert.equal((await x.t.request.post(`/workflows/webhooks/${token}`).send({})).status, 404);
-    assert.equal((await x.t.request.post(`/workflows/webhooks/${token}`).send({})).status, 404);
-    const limited = await x.t.request.post(`/workflows/webhooks/${token}`).send({});
+    assert.equal((await env.t.request.post(`/workflows/webhooks/${token}`).send({})).status, 404);
+    assert.equal((await env.t.request.post(`/workflows/webhooks/${token}`).send({})).status, 404);
+    const limited = await env.t.request.post(`/workflows/webhooks/${token}`).send({});
     assertDialect('problem', limited, 429);
     assert.ok(Number(limited.headers['retry-after']) >= 1, limited.headers['retry-after']);
     assert.match(limited.body.detail, /WEBHOOK_REQUESTS_PER_MINUTE/);
-    assert.equal((await x.t.request.post('/workflows/webhooks/another0123456789abcdef01234567').send({})).status, 404);
+    assert.equal((await env.t.request.post('/workflows/webhooks/another0123456789abcdef01234567').send({})).status, 404);
     const callback = `/workflows/webhooks/callback/exec_x/${'c'.repeat(64)}`;
-    await x.t.request.post(callback).send({});
-    await x.t.request.post(callback).send({});
-    assertDialect('problem', await x.t.request.post(callback).send({}), 429);
+    await env.t.request.post(callback).send({});
+    await env.t.request.post(callback).send({});
+    assertDialect('problem', await env.t.request.post(callback).send({}), 429);
   });
 
   it("keeps a signed trigger's budget for its signed sender: unsigned and wrongly signed requests spend their own", async () => {
@@ -47,7 +47,7 @@ describe('executions API: webhook rate limit', function () {
     const path = await hook({ mode: 'start', secret });
     const body = JSON.stringify({ event: 'push' });
     const post = (headers: Record<string, string>, sent = body, to = path) =>
-      x.t.request.post(to).set('Content-Type', 'application/json').set(headers).send(sent);
+      env.t.request.post(to).set('Content-Type', 'application/json').set(headers).send(sent);
 
     // A flood of strangers' requests, well beyond the burst of 2: refused, then limited.
     const flood = [];

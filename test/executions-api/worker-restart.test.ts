@@ -9,12 +9,12 @@ import { createWorker, execute, finished, publish, useExecEnv, waitFor } from '.
 
 describe('executions API: worker restart', function () {
   this.timeout(60_000);
-  const { x, c } = useExecEnv({ withWorker: false });
+  const { env, org } = useExecEnv({ withWorker: false });
 
-  const newWorker = () => createWorker(x);
+  const newWorker = () => createWorker(env);
 
   it('finishes on a new worker without duplicating records', async () => {
-    await publish(x, c, {
+    await publish(env, org, {
       name: 'Restartable',
       key: 'restartable',
       steps: [
@@ -41,31 +41,31 @@ describe('executions API: worker restart', function () {
 
     const first = await newWorker();
     const firstRun = first.run();
-    const id = await execute(x, c, 'restartable');
-    await waitFor(x, c, id, (body) => body.status === 'waiting');
+    const id = await execute(env, org, 'restartable');
+    await waitFor(env, org, id, (body) => body.status === 'waiting');
     first.shutdown();
     await firstRun;
 
     const second = await newWorker();
     const secondRun = second.run();
     try {
-      const signalled = await c.auth(x.t.request.post(`/workflows/executions/${id}/signals/resume`)).send({});
+      const signalled = await org.auth(env.t.request.post(`/workflows/executions/${id}/signals/resume`)).send({});
       assert.equal(signalled.status, 200, JSON.stringify(signalled.body));
-      const done = await waitFor(x, c, id, finished);
+      const done = await waitFor(env, org, id, finished);
       assert.deepEqual([done.status, done.outputs], ['completed', { v: 42 }]);
     } finally {
       second.shutdown();
       await secondRun;
     }
 
-    const logs = await x.db.query<Array<{ message: string }>>(`SELECT message FROM execution_logs WHERE execution_id = $1 ORDER BY seq`, [
+    const logs = await env.db.query<Array<{ message: string }>>(`SELECT message FROM execution_logs WHERE execution_id = $1 ORDER BY seq`, [
       id,
     ]);
     assert.deepEqual(
       logs.map((l) => l.message),
       ['before the wait', 'computing', 'after the wait: 42'],
     );
-    const steps = await x.db.query<Array<{ step_id: string; n: number }>>(
+    const steps = await env.db.query<Array<{ step_id: string; n: number }>>(
       `SELECT step_id, count(*)::int AS n FROM execution_steps WHERE execution_id = $1 GROUP BY step_id ORDER BY step_id`,
       [id],
     );
@@ -77,7 +77,7 @@ describe('executions API: worker restart', function () {
       { step_id: 'wait', n: 1 },
     ]);
     // One row per written batch: the events of each row are numbered from its seq on.
-    const events = await x.db.query<Array<{ seq: number }>>(
+    const events = await env.db.query<Array<{ seq: number }>>(
       `SELECT e.seq + n AS seq FROM execution_events e, generate_series(0, COALESCE(jsonb_array_length(e.more), 0)) AS n
        WHERE e.execution_id = $1 ORDER BY 1`,
       [id],

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runScript, type ScriptResult } from '../support/process';
-import { wfContext, type WfContext } from '../workflows-api/support';
+import { wfContext, type WfEnv, type WfOrg } from '../workflows-api/support';
 
 const CLI = 'kit/cli/main.ts';
 
@@ -28,17 +28,18 @@ steps:
 
 describe('platform-workflow diff: the published text against the file', function () {
   this.timeout(120_000);
-  let c: WfContext;
+  let env: WfEnv;
+  let org: WfOrg;
   let server: Server;
   let url: string;
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-diff-'));
   const file = path.join(dir, 'kit-refunds.yaml');
   const cli = (args: string[]): Promise<ScriptResult> =>
-    runScript(CLI, { args, env: { NO_COLOR: '1', PLATFORM_API_URL: url, PLATFORM_API_TOKEN: c.token }, timeoutMs: 60_000 });
+    runScript(CLI, { args, env: { NO_COLOR: '1', PLATFORM_API_URL: url, PLATFORM_API_TOKEN: org.token }, timeoutMs: 60_000 });
 
   before(async () => {
-    c = await wfContext();
-    server = createServer(c.t.app.koa.callback());
+    ({ env, org } = await wfContext());
+    server = createServer(env.t.app.koa.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -49,7 +50,7 @@ describe('platform-workflow diff: the published text against the file', function
     const published = await cli(['publish', file]);
     assert.equal(published.code, 0, published.stderr);
     // The key is the file's name; the server keeps the text, comments and all.
-    const source = await c.auth(c.t.request.get('/workflows/definitions/kit-refunds/revisions/1/source')).buffer(true);
+    const source = await org.auth(env.t.request.get('/workflows/definitions/kit-refunds/revisions/1/source')).buffer(true);
     assert.equal(source.text, FLOW);
 
     const same = await cli(['diff', file]);
@@ -79,7 +80,7 @@ describe('platform-workflow diff: the published text against the file', function
     assert.equal((await cli(['publish', file])).code, 0);
     assert.equal((await cli(['diff', file])).code, 0);
     // Revision 1 by number, and by an alias pointing at it.
-    await c.auth(c.t.request.put('/workflows/definitions/kit-refunds/aliases/prod')).send({ revision: 1 }).expect(201);
+    await org.auth(env.t.request.put('/workflows/definitions/kit-refunds/aliases/prod')).send({ revision: 1 }).expect(201);
     writeFileSync(file, FLOW.replace('config: {message: "refund', 'config: {message: "full refund'));
     assert.equal((await cli(['publish', file])).code, 0);
     const byNumber = await cli(['diff', file, '--revision', '2']);
@@ -93,9 +94,9 @@ describe('platform-workflow diff: the published text against the file', function
     const old = path.join(dir, 'kit-old.yaml');
     writeFileSync(old, FLOW);
     assert.equal((await cli(['publish', old])).code, 0);
-    await c.db.query(
+    await env.db.query(
       `UPDATE workflow_revisions SET source = NULL, source_format = NULL WHERE workflow_id = (SELECT id FROM workflows WHERE organization_id = $1 AND key = 'kit-old')`,
-      [c.org],
+      [org.id],
     );
     const result = await cli(['diff', old]);
     assert.equal(result.code, 1);

@@ -78,20 +78,20 @@ outputs:
 
 describe('platform-workflow: the publish loop', function () {
   this.timeout(120_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
   let server: Server;
   let url: string;
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-cli-loop-'));
-  const env = () => ({ PLATFORM_API_URL: url, PLATFORM_API_TOKEN: c.token });
+  const cliEnv = () => ({ PLATFORM_API_URL: url, PLATFORM_API_TOKEN: org.token });
   const alias = async (key: string, name: string) => {
-    const res = await c.auth(x.t.request.get(`/workflows/definitions/${key}/aliases/${name}`));
+    const res = await org.auth(env.t.request.get(`/workflows/definitions/${key}/aliases/${name}`));
     return res.status === 200 ? (res.body as { revision: number; active: boolean; triggerStates: Record<string, unknown> }) : undefined;
   };
   const webhookUrl = (state: { triggerStates: Record<string, unknown> } | undefined) =>
     (state?.triggerStates.received as { runtimeMetadata?: { webhookUrl?: string } } | undefined)?.runtimeMetadata?.webhookUrl;
 
   before(async () => {
-    server = createServer(x.t.app.koa.callback());
+    server = createServer(env.t.app.koa.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -100,7 +100,7 @@ describe('platform-workflow: the publish loop', function () {
   it('publish --alias NAME moves the alias to the new revision and activates it; again, the active alias moves with its triggers', async () => {
     const file = path.join(dir, 'hook.yaml');
     writeFileSync(file, HOOK.replace('KEY', 'cli-loop-hook').replace('MESSAGE', 'one'));
-    const first = await cli(['publish', file, '--alias', 'live'], env());
+    const first = await cli(['publish', file, '--alias', 'live'], cliEnv());
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /published +\S*hook\.yaml: cli-loop-hook revision 1 \(created\)/);
     assert.match(first.stdout, /alias live → revision 1\n {2}alias live activated/);
@@ -112,7 +112,7 @@ describe('platform-workflow: the publish loop', function () {
     assert.ok(first.stdout.includes(`\n  webhook received: ${webhookUrl(live)}\n`), first.stdout);
 
     writeFileSync(file, HOOK.replace('KEY', 'cli-loop-hook').replace('MESSAGE', 'two'));
-    const second = await cli(['publish', file, '--alias', 'live'], env());
+    const second = await cli(['publish', file, '--alias', 'live'], cliEnv());
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stdout, /cli-loop-hook revision 2 \(new-revision\)/);
     assert.match(second.stdout, /alias live → revision 2\n {2}alias live is active \(its triggers are on revision 2\)/);
@@ -129,14 +129,14 @@ describe('platform-workflow: the publish loop', function () {
   it('publish --alias NAME --no-activate only moves the alias; --activate alone activates latest', async () => {
     const file = path.join(dir, 'quiet.yaml');
     writeFileSync(file, HOOK.replace('KEY', 'cli-loop-quiet').replace('MESSAGE', 'quiet'));
-    const moved = await cli(['publish', file, '--alias', 'staging', '--no-activate'], env());
+    const moved = await cli(['publish', file, '--alias', 'staging', '--no-activate'], cliEnv());
     assert.equal(moved.code, 0, moved.stderr);
     assert.match(moved.stdout, /alias staging → revision 1/);
     assert.doesNotMatch(moved.stdout, /activated|is active/);
     const staging = await alias('cli-loop-quiet', 'staging');
     assert.deepEqual([staging?.revision, staging?.active], [1, false]);
 
-    const latest = await cli(['publish', file, '--activate'], env());
+    const latest = await cli(['publish', file, '--activate'], cliEnv());
     assert.equal(latest.code, 0, latest.stderr);
     assert.match(latest.stdout, /alias latest activated/);
     assert.equal((await alias('cli-loop-quiet', 'latest'))?.active, true);
@@ -145,31 +145,31 @@ describe('platform-workflow: the publish loop', function () {
 
   it('run <key> executes on the server and waits for the end: its logs, then its outputs; --json prints the execution', async () => {
     writeFileSync(path.join(dir, 'greet.yaml'), GREET);
-    assert.equal((await cli(['publish', path.join(dir, 'greet.yaml')], env())).code, 0);
+    assert.equal((await cli(['publish', path.join(dir, 'greet.yaml')], cliEnv())).code, 0);
 
-    const run = await cli(['run', 'cli-loop-greet', '--inputs', '{"who":"ann"}'], env());
+    const run = await cli(['run', 'cli-loop-greet', '--inputs', '{"who":"ann"}'], cliEnv());
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /execution exec_\S+\n/);
     assert.match(run.stdout, /hello: hello ann/);
     assert.match(run.stdout, /completed outputs: \{"greeted":"ann"\}/);
 
-    const json = await cli(['run', 'cli-loop-greet', '--inputs', '{"who":"bo"}', '--json'], env());
+    const json = await cli(['run', 'cli-loop-greet', '--inputs', '{"who":"bo"}', '--json'], cliEnv());
     assert.equal(json.code, 0, json.stderr);
     const execution = JSON.parse(json.stdout);
     assert.equal(execution.status, 'completed');
     assert.deepEqual(execution.outputs, { greeted: 'bo' });
 
-    const failed = await cli(['run', 'cli-loop-greet', '--inputs', '{"who":"mallory"}'], env());
+    const failed = await cli(['run', 'cli-loop-greet', '--inputs', '{"who":"mallory"}'], cliEnv());
     assert.equal(failed.code, 1, failed.stderr);
     assert.match(failed.stderr, /failed .*NOT_YOU/);
   });
 
   it('run <key> says what a waiting run waits on and how to signal it, then goes on to the end once signalled', async () => {
     writeFileSync(path.join(dir, 'ask.yaml'), ASK);
-    assert.equal((await cli(['publish', path.join(dir, 'ask.yaml')], env())).code, 0);
+    assert.equal((await cli(['publish', path.join(dir, 'ask.yaml')], cliEnv())).code, 0);
     const child = spawnScript(CLI, {
       args: ['run', 'cli-loop-ask', '--inputs', '{"what":"lunch"}'],
-      env: { NO_COLOR: '1', ...env() },
+      env: { NO_COLOR: '1', ...cliEnv() },
     });
     const done = collect(child, 90_000);
     // The command names the execution and the signal on stderr: answer it as a person would.
@@ -185,7 +185,7 @@ describe('platform-workflow: the publish loop', function () {
       announced,
       done.then((ended) => Promise.reject(new Error(`run ended before it announced the wait: ${ended.stdout}${ended.stderr}`))),
     ]);
-    const signal = await c.auth(x.t.request.post(`/workflows/executions/${executionId}/signals/approve`)).send({ by: 'ann' });
+    const signal = await org.auth(env.t.request.post(`/workflows/executions/${executionId}/signals/approve`)).send({ by: 'ann' });
     assert.equal(signal.status, 200, JSON.stringify(signal.body));
     const result = await done;
     assert.equal(result.code, 0, result.stderr);
@@ -197,7 +197,7 @@ describe('platform-workflow: the publish loop', function () {
 
   it('publish examples/ --stub acme-deploy=… publishes every example this server can run and skips the one whose plugin is a stand-in', async () => {
     const stub = ['--stub', 'acme-deploy=examples/approval/acme-deploy-stub.cjs'];
-    const result = await cli(['publish', 'examples', ...stub], env());
+    const result = await cli(['publish', 'examples', ...stub], cliEnv());
     assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
     for (const key of ['access-request', 'order-webhook', 'provision-user', 'sync-users'])
       assert.match(result.stdout, new RegExp(`published +examples/\\S+\\.yaml: ${key} revision 1 \\(created\\)`));
@@ -207,11 +207,11 @@ describe('platform-workflow: the publish loop', function () {
     );
     assert.match(result.stdout, /4 published, 0 unchanged, 0 refused, 1 skipped \(stubbed plugins this server does not have\)/);
     assert.doesNotMatch(result.stderr, /refused/);
-    assert.equal((await c.auth(x.t.request.get('/workflows/definitions/deploy-approval'))).status, 404);
-    assert.equal((await c.auth(x.t.request.get('/workflows/definitions/sync-users'))).status, 200);
+    assert.equal((await org.auth(env.t.request.get('/workflows/definitions/deploy-approval'))).status, 404);
+    assert.equal((await org.auth(env.t.request.get('/workflows/definitions/sync-users'))).status, 200);
 
     // Without --stub a missing plugin is the server's refusal, as for any other file: exit 1.
-    const bare = await cli(['publish', 'examples'], env());
+    const bare = await cli(['publish', 'examples'], cliEnv());
     assert.equal(bare.code, 1, bare.stdout);
     assert.match(
       bare.stderr,
@@ -221,13 +221,13 @@ describe('platform-workflow: the publish loop', function () {
   });
 
   it('run refuses options that do not fit where it runs: a local option with a key, --alias with a file', async () => {
-    const remote = await cli(['run', 'cli-loop-greet', '--stub', 'log=x.js', '--vars', '{}'], env());
+    const remote = await cli(['run', 'cli-loop-greet', '--stub', 'log=x.js', '--vars', '{}'], cliEnv());
     assert.equal(remote.code, 2);
     assert.match(
       remote.stderr,
       /--stub, --vars: only a local run of a file takes these; "cli-loop-greet" is a workflow key, run on the server/,
     );
-    const local = await cli(['run', path.join(dir, 'greet.yaml'), '--alias', 'live'], env());
+    const local = await cli(['run', path.join(dir, 'greet.yaml'), '--alias', 'live'], cliEnv());
     assert.equal(local.code, 2);
     assert.match(local.stderr, /--alias is for a run on the server \(run <key>\)/);
   });

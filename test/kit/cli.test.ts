@@ -149,14 +149,14 @@ describe('platform-workflow: local commands', function () {
 
 describe('platform-workflow: against the API', function () {
   this.timeout(120_000);
-  const { x, c } = useExecEnv();
+  const { env, org } = useExecEnv();
   let server: Server;
   let url: string;
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-cli-api-'));
-  const env = () => ({ PLATFORM_API_URL: url, PLATFORM_API_TOKEN: c.token });
+  const cliEnv = () => ({ PLATFORM_API_URL: url, PLATFORM_API_TOKEN: org.token });
 
   before(async () => {
-    server = createServer(x.t.app.koa.callback());
+    server = createServer(env.t.app.koa.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -171,26 +171,26 @@ describe('platform-workflow: against the API', function () {
         .replace(/ {2}- id: approval[\s\S]*?timeout: 1h \}\n/, '')
         .replace(/outputs:[\s\S]*$/, ''),
     );
-    const first = await cli(['publish', path.join(dir, 'flows'), '--activate'], env());
+    const first = await cli(['publish', path.join(dir, 'flows'), '--activate'], cliEnv());
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /published +\S*flows\/approval\.yaml: cli-approval revision 1 \(created\)/);
     assert.match(first.stdout, /published +\S*flows\/hello\.yaml: cli-hello revision 1 \(created\)/);
     assert.match(first.stdout, /alias latest activated/);
     assert.match(first.stdout, /2 published, 0 unchanged, 0 refused/);
-    const latest = await c.auth(x.t.request.get('/workflows/definitions/cli-hello/aliases'));
+    const latest = await org.auth(env.t.request.get('/workflows/definitions/cli-hello/aliases'));
     assert.equal(latest.body.data.find((alias: { name: string }) => alias.name === 'latest').active, true);
 
-    const again = await cli(['publish', path.join(dir, 'flows', 'approval.yaml')], env());
+    const again = await cli(['publish', path.join(dir, 'flows', 'approval.yaml')], cliEnv());
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /unchanged +\S*\/approval\.yaml: cli-approval revision 1 \(the newest revision has this content\)/);
 
     writeFileSync(path.join(dir, 'flows', 'approval.yaml'), APPROVAL.replace('KEY', 'cli-approval').replace('approve ', 'please approve '));
-    const changed = await cli(['publish', path.join(dir, 'flows', 'approval.yaml'), '--alias', 'prod', '--activate'], env());
+    const changed = await cli(['publish', path.join(dir, 'flows', 'approval.yaml'), '--alias', 'prod', '--activate'], cliEnv());
     assert.equal(changed.code, 0, changed.stderr);
     assert.match(changed.stdout, /published +\S*\/approval\.yaml: cli-approval revision 2 \(new-revision\)/);
     assert.match(changed.stdout, /alias prod → revision 2/);
     assert.match(changed.stdout, /alias prod activated/);
-    const aliases = await c.auth(x.t.request.get('/workflows/definitions/cli-approval/aliases'));
+    const aliases = await org.auth(env.t.request.get('/workflows/definitions/cli-approval/aliases'));
     const prod = aliases.body.data.find((alias: { name: string }) => alias.name === 'prod');
     assert.equal(prod.revision, 2);
     assert.equal(prod.active, true);
@@ -211,7 +211,7 @@ describe('platform-workflow: against the API', function () {
       APPROVAL.replace('KEY', 'cli-mixed-vendor').replace('pluginType: log', 'pluginType: acme-deploy'),
     );
     writeFileSync(path.join(folder, 'e-good.yaml'), APPROVAL.replace('KEY', 'cli-mixed-later'));
-    const result = await cli(['publish', folder], env());
+    const result = await cli(['publish', folder], cliEnv());
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stdout, /published +\S*\/a-good\.yaml: cli-mixed-good revision 1 \(created\)/);
     assert.match(result.stdout, /published +\S*\/e-good\.yaml: cli-mixed-later revision 1 \(created\)/);
@@ -224,7 +224,7 @@ describe('platform-workflow: against the API', function () {
     assert.match(result.stdout, /2 published, 0 unchanged, 3 refused/);
 
     // The file published, its alias did not: both said, and the exit code says the publish did not all happen.
-    const alias = await cli(['publish', path.join(folder, 'a-good.yaml'), '--alias', 'Not Valid'], env());
+    const alias = await cli(['publish', path.join(folder, 'a-good.yaml'), '--alias', 'Not Valid'], cliEnv());
     assert.equal(alias.code, 1, alias.stderr);
     assert.match(alias.stdout, /unchanged +\S*\/a-good\.yaml: cli-mixed-good revision 1/);
     assert.match(
@@ -238,11 +238,11 @@ describe('platform-workflow: against the API', function () {
       ['cli-mixed-path', 404],
       ['cli-mixed-vendor', 404],
     ] as const)
-      assert.equal((await c.auth(x.t.request.get(`/workflows/definitions/${key}`))).status, status, key);
+      assert.equal((await org.auth(env.t.request.get(`/workflows/definitions/${key}`))).status, status, key);
   });
 
   it('publish examples/ publishes every shipped example this server can run and refuses the approval for its vendor plugin', async () => {
-    const result = await cli(['publish', 'examples/'], env());
+    const result = await cli(['publish', 'examples/'], cliEnv());
     assert.equal(result.code, 1, result.stderr);
     const lines = `${result.stdout}\n${result.stderr}`.split('\n');
     const statusOf = (file: string) => lines.find((line) => line.includes(` ${file}: `))?.split(' ')[0];
@@ -269,45 +269,45 @@ describe('platform-workflow: against the API', function () {
   });
 
   it('execute --follow streams logs to the end; signal answers 409 as exit 5 until the run waits on that name; logs --follow', async () => {
-    const hello = await cli(['execute', 'cli-hello', '--inputs', '{"what":"lunch"}', '--follow'], env());
+    const hello = await cli(['execute', 'cli-hello', '--inputs', '{"what":"lunch"}', '--follow'], cliEnv());
     assert.equal(hello.code, 0, hello.stderr);
     assert.match(hello.stdout, /ask: approve lunch\?/);
     assert.match(hello.stdout, /completed/);
 
-    const started = await cli(['execute', 'cli-approval', '--inputs', '{"what":"release"}'], env());
+    const started = await cli(['execute', 'cli-approval', '--inputs', '{"what":"release"}'], cliEnv());
     assert.equal(started.code, 0, started.stderr);
     const executionId = started.stdout.trim();
     assert.match(executionId, /^exec_/);
 
-    const wrong = await cli(['signal', executionId, 'reject', '--payload', '{}'], env());
+    const wrong = await cli(['signal', executionId, 'reject', '--payload', '{}'], cliEnv());
     assert.equal(wrong.code, 5, wrong.stderr);
     assert.match(wrong.stderr, /409/);
 
     // The run reaches its wait shortly after starting: retry the right signal until it is delivered.
     let delivered: ScriptResult | undefined;
     for (let i = 0; i < 20 && delivered?.code !== 0; i++) {
-      delivered = await cli(['signal', executionId, 'approve', '--payload', '{"by":"ann"}'], env());
+      delivered = await cli(['signal', executionId, 'approve', '--payload', '{"by":"ann"}'], cliEnv());
       if (delivered.code !== 0) await new Promise((resolve) => setTimeout(resolve, 250));
     }
     assert.equal(delivered?.code, 0, delivered?.stderr);
     assert.match(delivered.stdout, /delivered approve \(sig_/);
 
-    const logs = await cli(['logs', executionId, '--follow'], env());
+    const logs = await cli(['logs', executionId, '--follow'], cliEnv());
     assert.equal(logs.code, 0, logs.stderr);
     assert.match(logs.stdout, /please approve release\?/);
     assert.match(logs.stdout, /completed outputs: \{"approvedBy":"ann"\}/);
   });
 
   it('config set and list manage variables and secrets', async () => {
-    const set = await cli(['config', 'set', 'REGION', 'eu-west-1', '--path', '/'], env());
+    const set = await cli(['config', 'set', 'REGION', 'eu-west-1', '--path', '/'], cliEnv());
     assert.equal(set.code, 0, set.stderr);
     assert.match(set.stdout, /created var REGION/);
-    const secret = await cli(['config', 'set', 'API_KEY', 'hunter22', '--secret', '--workflow', 'cli-approval'], env());
+    const secret = await cli(['config', 'set', 'API_KEY', 'hunter22', '--secret', '--workflow', 'cli-approval'], cliEnv());
     assert.equal(secret.code, 0, secret.stderr);
-    const scoped = await cli(['config', 'set', 'ZONE', 'b', '--path', '/team', '--nrn', 'organization=999999999:account=7'], env());
+    const scoped = await cli(['config', 'set', 'ZONE', 'b', '--path', '/team', '--nrn', 'organization=999999999:account=7'], cliEnv());
     assert.equal(scoped.code, 1, 'an nrn outside the organization is refused');
     assert.match(scoped.stderr, /invalid_nrn|must lie inside your organization/);
-    const list = await cli(['config', 'list', '--workflow', 'cli-approval', '--ancestors'], env());
+    const list = await cli(['config', 'list', '--workflow', 'cli-approval', '--ancestors'], cliEnv());
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, /REGION\s+"eu-west-1"\s+path \/ nrn organization=\d+/);
     assert.match(list.stdout, /API_KEY\s+\(secret\)/);

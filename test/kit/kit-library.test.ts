@@ -14,7 +14,7 @@ import {
   validateDefinition,
 } from '../../kit';
 import { TEST_EGRESS } from '../support/egress';
-import { chain, connections, step, trigger } from '../support/definitions';
+import { chain, connections, doc, step, trigger } from '../support/definitions';
 
 const BROKEN_YAML = `name: broken
 path: /t
@@ -27,10 +27,6 @@ steps:
     pluginType: http-requestt
     dependsOn: [start]
 `;
-
-function doc(...steps: Array<Record<string, unknown>>): Record<string, unknown> {
-  return { name: 'test', path: '/kit', steps };
-}
 
 describe('kit library: load, normalize, validate', () => {
   it('reports a YAML error at its line and column, and a syntax error too', () => {
@@ -92,7 +88,7 @@ describe('kit library: load, normalize, validate', () => {
   it('validates with the plugins stubs register: unknown vendor plugins and their ports', () => {
     //   start ─▶ vendor ─approved─▶ done
     const definition: Record<string, unknown> = {
-      ...doc(trigger(), step('vendor', 'acme-approval'), step('done', 'no-op')),
+      ...doc([trigger(), step('vendor', 'acme-approval'), step('done', 'no-op')]),
       connections: connections('start->vendor', 'vendor:approved->done'),
     };
     const bare = validateDefinition(definition);
@@ -148,7 +144,7 @@ describe('kit library: runWorkflow', () => {
     const seen: unknown[] = [];
     const result = await runWorkflow({
       definition: {
-        ...doc(
+        ...doc([
           trigger(),
           step(
             'lookup',
@@ -160,7 +156,7 @@ describe('kit library: runWorkflow', () => {
           step('check', 'conditional', { expression: 'variables.score > 10' }, { dependsOn: ['remember'] }),
           step('big', 'log', { message: 'big ${{ variables.score }}' }),
           step('small', 'log', { message: 'small' }),
-        ),
+        ]),
         connections: connections('check:true->big', 'check:false->small'),
         variables: { score: { initialValue: 0 } },
         outputs: { score: '${{ variables.score }}' },
@@ -195,7 +191,7 @@ describe('kit library: runWorkflow', () => {
   });
 
   it('fails a step on a stub failure or throw, and throwOnFailure names the step and keeps the message', async () => {
-    const definition = doc(...chain(trigger(), step('pay', 'acme-pay'), step('after', 'no-op')));
+    const definition = doc(chain(trigger(), step('pay', 'acme-pay'), step('after', 'no-op')));
     const failed = await runWorkflow({
       definition,
       stubs: { 'acme-pay': () => ({ status: 'failure', error: { message: 'card declined', code: 'DECLINED' } }) },
@@ -229,7 +225,7 @@ describe('kit library: runWorkflow', () => {
     const started = Date.now();
     const result = await runWorkflow({
       definition: doc(
-        ...chain(
+        chain(
           trigger(),
           step('nap', 'delay', { duration: '2h' }),
           step('flaky', 'acme-flaky', {}, { errorHandling: { retryPolicy: { maxAttempts: 3, initialInterval: '10m' } } }),
@@ -250,7 +246,7 @@ describe('kit library: runWorkflow', () => {
 
   it('needs vars and secrets by default, and missingConfig undefined lets defaults apply; secrets are scrubbed', async () => {
     const definition = doc(
-      ...chain(trigger(), step('call', 'acme-call', { region: "${{ vars.REGION || 'eu' }}", token: '${{ secrets.TOKEN }}' })),
+      chain(trigger(), step('call', 'acme-call', { region: "${{ vars.REGION || 'eu' }}", token: '${{ secrets.TOKEN }}' })),
     );
     const echo = { 'acme-call': (ctx: { config: Record<string, unknown> }) => ({ ...ctx.config }) };
     const missing = await runWorkflow({ definition, stubs: echo, secrets: { TOKEN: 's3cr3t-value' } });
@@ -269,7 +265,7 @@ describe('kit library: runWorkflow', () => {
   it('runs http-request for real against a server (egress policy given), with retries on 503', async () => {
     const result = await runWorkflow({
       definition: doc(
-        ...chain(
+        chain(
           trigger(),
           step(
             'get',
@@ -287,14 +283,14 @@ describe('kit library: runWorkflow', () => {
     assert.equal(body?.path, '/flaky/items');
     assert.equal(body?.auth, 'Bearer <redacted>');
 
-    const denied = await runWorkflow({ definition: doc(...chain(trigger(), step('get', 'http-request', { url: `${baseUrl}/x` }))) });
+    const denied = await runWorkflow({ definition: doc(chain(trigger(), step('get', 'http-request', { url: `${baseUrl}/x` }))) });
     assert.equal(denied.status, 'failed');
     assert.match(denied.error!.message, /EGRESS_ALLOW_CIDRS|not allowed/);
   });
 
   it('runs code-exec in its real sandbox', async () => {
     const result = await runWorkflow({
-      definition: doc(...chain(trigger(), step('calc', 'code-exec', { code: 'return { doubled: inputs.n * 2 };' }))),
+      definition: doc(chain(trigger(), step('calc', 'code-exec', { code: 'return { doubled: inputs.n * 2 };' }))),
       inputs: { n: 21 },
     });
     assert.equal(result.status, 'completed', JSON.stringify(result.error));
@@ -305,13 +301,13 @@ describe('kit library: runWorkflow', () => {
     const who = "'+key.split('').join('~')+'";
     const code = "const key = '${{ secrets.KEY }}'; const who = '${{ workflow.inputs.who }}'; return { who, n: key.length };";
     const result = await runWorkflow({
-      definition: doc(...chain(trigger(), step('greet', 'code-exec', { code }))),
+      definition: doc(chain(trigger(), step('greet', 'code-exec', { code }))),
       inputs: { who },
       secrets: { KEY: 's3cr3t-value' },
     });
     assert.equal(result.status, 'completed', JSON.stringify(result.error));
     assert.deepEqual(result.steps.greet.outputs, { who, n: 12 });
-    const refused = validateDefinition(doc(...chain(trigger(), step('greet', 'code-exec', { code: 'return /${{ workflow.inputs.p }}/' }))));
+    const refused = validateDefinition(doc(chain(trigger(), step('greet', 'code-exec', { code: 'return /${{ workflow.inputs.p }}/' }))));
     assert.deepEqual(
       refused.errors.map((error) => error.path),
       ['/steps/1/config/code'],
@@ -321,7 +317,7 @@ describe('kit library: runWorkflow', () => {
   it('answers waits from signals (or times them out) and runs sub-workflows from the workflows option', async () => {
     //   start ─▶ approval(wait) ─▶ child(sub-workflow "double")
     const parent = doc(
-      ...chain(
+      chain(
         trigger(),
         { id: 'approval', type: 'wait', config: { signalName: 'approve', timeout: '1d' } },
         step('child', 'sub-workflow', { workflowId: 'double', inputs: { n: '${{ signal.payload.n }}' } }),
@@ -359,7 +355,7 @@ describe('kit library: runWorkflow', () => {
     const unanswered = await runWorkflow({ definition: parent, workflows: { double } });
     assert.equal(unanswered.error?.type, 'SIGNAL_WAIT_TIMEOUT');
     const forever = await runWorkflow({
-      definition: doc(...chain(trigger(), { id: 'approval', type: 'wait', config: { signalName: 'approve' } })),
+      definition: doc(chain(trigger(), { id: 'approval', type: 'wait', config: { signalName: 'approve' } })),
     });
     assert.equal(forever.error?.type, 'SIGNAL_NOT_ANSWERED');
     assert.match(forever.error.message, /step "approval" waits on signal "approve" without a timeout/);
@@ -368,7 +364,7 @@ describe('kit library: runWorkflow', () => {
   it('stops a tree at its budget, all depths together, as the server does', async () => {
     //   start ─▶ again(sub-workflow "fan") ─▶ more(sub-workflow "fan"): every run starts two more
     const fan = doc(
-      ...chain(
+      chain(
         trigger(),
         step('again', 'sub-workflow', { workflowId: 'fan', iterateItems: false }),
         step('more', 'sub-workflow', { workflowId: 'fan', iterateItems: false }),
@@ -384,7 +380,7 @@ describe('kit library: runWorkflow', () => {
     //   hook(webhook stub) ─test─▶ probe(log stub)
     //                     └default─▶ never
     const definition = {
-      ...doc(trigger('hook', 'acme-hook'), step('probe', 'log', { message: 'hi' }), step('never', 'no-op')),
+      ...doc([trigger('hook', 'acme-hook'), step('probe', 'log', { message: 'hi' }), step('never', 'no-op')]),
       connections: connections('hook:test->probe', 'hook->never'),
     };
     const messages: unknown[] = [];
@@ -409,7 +405,7 @@ describe('kit library: runWorkflow', () => {
 
   it('checks a manual start’s inputs against the trigger’s declarations, as the API does', async () => {
     const definition = doc(
-      ...chain(
+      chain(
         trigger('start', 'manual', { inputs: { service: { type: 'string', required: true }, replicas: { type: 'integer' } } }),
         step('go', 'no-op'),
       ),
@@ -426,7 +422,7 @@ describe('kit library: runWorkflow', () => {
   });
 
   it('refuses an invalid definition with every error', async () => {
-    await assert.rejects(runWorkflow({ definition: doc(trigger(), step('x', 'nope')) }), (error: unknown) => {
+    await assert.rejects(runWorkflow({ definition: doc([trigger(), step('x', 'nope')]) }), (error: unknown) => {
       assert.ok(error instanceof DefinitionInvalid);
       assert.match(error.message, /Unknown plugin type: nope/);
       return true;
@@ -437,7 +433,7 @@ describe('kit library: runWorkflow', () => {
     const calls: unknown[] = [];
     const result = await runWorkflow({
       definition: doc(
-        ...chain(
+        chain(
           trigger(),
           step('each', 'acme-each', {}, { inputs: { tag: 'x' }, forEach: { expression: 'workflow.inputs.list', itemVariable: 'item' } }),
         ),
@@ -461,7 +457,7 @@ describe('kit library: runWorkflow', () => {
     //   start ─▶ split(code-exec: three items) ─▶ batch(stub, all) ─▶ nap(delay 60ms)
     const batches: unknown[] = [];
     const definition = doc(
-      ...chain(
+      chain(
         trigger(),
         step('split', 'code-exec', { code: 'return [{ n: 1 }, { n: 2 }, { n: 3 }];', returns: 'items' }),
         step('batch', 'acme-batch'),

@@ -5,11 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { runWorkflow } from '../../kit';
-import { connections, trigger } from '../support/definitions';
-
-function doc(steps: Array<Record<string, unknown>>, edges: string[] = []): Record<string, unknown> {
-  return { name: 'test', path: '/kit', steps, connections: connections(...edges) };
-}
+import { doc, trigger } from '../support/definitions';
 
 describe('kit: operator plugin kinds with stubs', () => {
   it('a decider stub routes the items it got to the ports it answers', async () => {
@@ -23,7 +19,7 @@ describe('kit: operator plugin kinds with stubs', () => {
           { id: 'deploy', type: 'module', pluginType: 'no-op' },
           { id: 'refuse', type: 'module', pluginType: 'no-op' },
         ],
-        ['gate:allow->deploy', 'gate:deny->refuse'],
+        { edges: ['gate:allow->deploy', 'gate:deny->refuse'] },
       ),
       inputs: { service: 'api' },
       stubs: {
@@ -51,7 +47,7 @@ describe('kit: operator plugin kinds with stubs', () => {
         { id: 'after', type: 'module', pluginType: 'no-op' },
         { id: 'late', type: 'module', pluginType: 'no-op' },
       ],
-      ['ask:default->after', 'ask:timeout->late'],
+      { edges: ['ask:default->after', 'ask:timeout->late'] },
     );
     const stubs = {
       'chat-ask': {
@@ -107,7 +103,7 @@ describe('kit: operator plugin kinds with stubs', () => {
             { id: 'feed', type: 'module', pluginType: 'change-feed', config: { url: 'https://feed.test' }, dependsOn: ['count'] },
             { id: 'more', type: 'decider', pluginType: 'conditional', config: { expression: 'variables.i < 3' }, dependsOn: ['feed'] },
           ],
-          ['more:true->count'],
+          { edges: ['more:true->count'] },
         ),
         variables: { i: { initialValue: 0 } },
       },

@@ -5,11 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { runWorkflow } from '../../kit';
-import { chain, step, trigger } from '../support/definitions';
-
-function doc(...steps: Array<Record<string, unknown>>): Record<string, unknown> {
-  return { name: 'test', path: '/kit', steps };
-}
+import { chain, doc, step, trigger } from '../support/definitions';
 
 describe('kit stubs: attempts', () => {
   for (const [label, retryPolicy] of [
@@ -23,7 +19,7 @@ describe('kit stubs: attempts', () => {
       //   start ─▶ flaky(stub, 3 attempts)
       const attempts: number[] = [];
       const result = await runWorkflow({
-        definition: doc(...chain(trigger(), step('flaky', 'acme-flaky', {}, { errorHandling: { retryPolicy } }))),
+        definition: doc(chain(trigger(), step('flaky', 'acme-flaky', {}, { errorHandling: { retryPolicy } }))),
         stubs: {
           'acme-flaky': (ctx) => {
             attempts.push(ctx.attempt);
@@ -43,7 +39,7 @@ describe('kit stubs: attempts', () => {
     const attempts: number[] = [];
     const result = await runWorkflow({
       definition: doc(
-        ...chain(
+        chain(
           trigger(),
           step('down', 'acme-down', {}, { error_handling: { retry_policy: { max_attempts: 2, initial_interval: '1s', jitter: 0.5 } } }),
         ),
@@ -64,7 +60,7 @@ describe('kit stubs: attempts', () => {
 describe('kit stubs: the two handler forms and the result shapes', () => {
   //   start ─▶ lookup(acme-lookup) ─▶ notify(acme-notify)
   const definition = doc(
-    ...chain(
+    chain(
       trigger(),
       step(
         'lookup',

@@ -47,7 +47,7 @@ interface Service extends ListeningService {
 
 describe('traces and Temporal SDK metrics on npm start', function () {
   this.timeout(180_000);
-  const { x, c } = useExecEnv({ withWorker: false });
+  const { env, org } = useExecEnv({ withWorker: false });
   const jwtSecret = randomBytes(32).toString('hex');
   let dataDir: string;
   let service: Service | undefined;
@@ -87,25 +87,25 @@ describe('traces and Temporal SDK metrics on npm start', function () {
   });
 
   /** `npm start` on the file's services; resolves once the API listens. */
-  const start = async (env: Record<string, string>): Promise<Service> => {
+  const start = async (settings: Record<string, string>): Promise<Service> => {
     const port = await freePort();
     const running = await startListening(
       'bin/start.ts',
       {
-        DATABASE_URL: (x.db.options as { url: string }).url,
-        TEMPORAL_ADDRESS: x.env.address,
-        TEMPORAL_NAMESPACE: x.env.namespace ?? 'default',
-        TEMPORAL_TASK_QUEUE: x.taskQueue,
-        CONFIG_ENCRYPTION_KEY: x.encryptionKey.toString('hex'),
+        DATABASE_URL: (env.db.options as { url: string }).url,
+        TEMPORAL_ADDRESS: env.temporal.address,
+        TEMPORAL_NAMESPACE: env.temporal.namespace ?? 'default',
+        TEMPORAL_TASK_QUEUE: env.taskQueue,
+        CONFIG_ENCRYPTION_KEY: env.encryptionKey.toString('hex'),
         AUTH_JWT_SECRET: jwtSecret,
-        BOOTSTRAP_ADMINS: `${c.userId}:${c.org}`,
+        BOOTSTRAP_ADMINS: `${org.userId}:${org.id}`,
         EGRESS_ALLOW_CIDRS: '127.0.0.0/8',
         DATA_DIR: dataDir,
         PORT: String(port),
         HOST: '127.0.0.1',
         LOG_FORMAT: 'json',
         NODE_OPTIONS: `--require ${path.join(__dirname, 'loaded-modules.cjs')}`,
-        ...env,
+        ...settings,
       },
       90_000,
     );
@@ -124,8 +124,8 @@ describe('traces and Temporal SDK metrics on npm start', function () {
 
   const api = async (running: Service, method: string, route: string, body?: unknown, headers: Record<string, string> = {}) => {
     const token = await mintToken({
-      userId: c.userId,
-      organizationId: c.org,
+      userId: org.userId,
+      organizationId: org.id,
       userType: 'person',
       secret: new TextEncoder().encode(jwtSecret),
     });

@@ -5,6 +5,8 @@
  *   start ─▶ a ─▶ b            chain(trigger(), step('a', 'log', { message: 'x' }), step('b', 'no-op'))
  *   check ─true─▶ yes          connections('check:true->yes')
  *   collect ─▶ pages(callback) connections('collect->pages:callback')
+ *   the whole document         doc([trigger(), step('a', 'no-op')], { edges: ['start->a'], variables: {} })
+ *   trigger ─▶ work (log)      definition('Demo', { key: 'demo' })   (steps keyed by id, as the API tests send)
  *
  * Pure: no database, no Temporal (the engine lane uses them too).
  */
@@ -37,6 +39,35 @@ export function connections(...edges: string[]): Array<{ from: string; to: strin
     const [, from, sourcePort, to, targetPort] = match;
     return { from, to, ...(sourcePort ? { sourcePort } : {}), ...(targetPort ? { targetPort } : {}) };
   });
+}
+
+/**
+ * A definition document as clients send it: `steps` in order, `edges` (written as for
+ * `connections`) as its connections, and any other top-level field over the defaults
+ * (`name: 'test'`, `path: '/test'`).
+ */
+export function doc(
+  steps: Array<Record<string, unknown>>,
+  fields: { edges?: string[] } & Record<string, unknown> = {},
+): Record<string, unknown> {
+  const { edges, ...rest } = fields;
+  return { name: 'test', path: '/test', steps, ...(edges ? { connections: connections(...edges) } : {}), ...rest };
+}
+
+/**
+ * The API tests' smallest definition, in the keyed form (steps by id): a manual trigger
+ * ─▶ `work`, a log step; named `name`, `fields` adds or overrides top-level fields.
+ */
+export function definition(name = 'Demo', fields: Record<string, unknown> = {}, triggerId = 'trigger'): Record<string, unknown> {
+  return {
+    name,
+    steps: {
+      [triggerId]: { type: 'trigger', pluginType: 'manual' },
+      work: { type: 'module', pluginType: 'log', config: { message: 'hello' } },
+    },
+    connections: [{ from: triggerId, to: 'work' }],
+    ...fields,
+  };
 }
 
 /** The normalized definition of `doc` (named `test` unless it says), failing with the validator's errors. */

@@ -8,18 +8,21 @@
 import assert from 'node:assert/strict';
 import { assertDialect } from '../support/dialects';
 import { grantRole } from '../support/grants';
-import { definition, wfContext, type WfContext } from './support';
+import { definition } from '../support/definitions';
+import { wfContext, type WfEnv, type WfOrg } from './support';
 
 describe('workflows API: config entries beneath a folder', () => {
-  let c: WfContext;
-  const post = (body: object) => c.auth(c.t.request.post('/workflows/config')).send(body);
-  const list = (query: string, bearer = `Bearer ${c.token}`) => c.t.request.get(`/workflows/config${query}`).set('Authorization', bearer);
+  let env: WfEnv;
+  let org: WfOrg;
+  const post = (body: object) => org.auth(env.t.request.post('/workflows/config')).send(body);
+  const list = (query: string, bearer = `Bearer ${org.token}`) =>
+    env.t.request.get(`/workflows/config${query}`).set('Authorization', bearer);
   const places = (body: { data: Array<{ path?: string; workflow?: string; name: string }> }) =>
     body.data.map((e) => `${e.path ?? `wf:${e.workflow}`} ${e.name}`);
 
   before(async () => {
-    c = await wfContext();
-    assert.equal((await c.auth(c.t.request.put('/workflows/definitions/flow')).send(definition('F', { path: '/team' }))).status, 201);
+    ({ env, org } = await wfContext());
+    assert.equal((await org.auth(env.t.request.put('/workflows/definitions/flow')).send(definition('F', { path: '/team' }))).status, 201);
     for (const [name, place] of [
       ['ROOT', { path: '/' }],
       ['TEAM', { path: '/team' }],
@@ -27,14 +30,14 @@ describe('workflows API: config entries beneath a folder', () => {
       ['APP', { path: '/team/app' }],
       ['NEIGHBOUR', { path: '/teamwork' }],
       ['OWN', { workflow: 'flow' }],
-      ['GUARDED', { path: '/team/app', nrn: `organization=${c.org}:account=9` }],
+      ['GUARDED', { path: '/team/app', nrn: `organization=${org.id}:account=9` }],
     ] as const) {
       const res = await post({ name, value: `${name.toLowerCase()}-value`, ...place });
       assert.equal(res.status, 201, res.text);
     }
-    const foreign = await c.t.request
+    const foreign = await env.t.request
       .post('/workflows/config')
-      .set('Authorization', `Bearer ${c.other.token}`)
+      .set('Authorization', `Bearer ${org.other.token}`)
       .send({ name: 'FOREIGN', value: 'v', path: '/team' });
     assert.equal(foreign.status, 201);
   });
@@ -58,8 +61,8 @@ describe('workflows API: config entries beneath a folder', () => {
   });
 
   it('shows only the entries the caller may read', async () => {
-    const { userId } = await grantRole(c.db, c.org, 'developer', `organization=${c.org}:account=9`);
-    const bearer = `Bearer ${await c.t.token({ organizationId: c.org, userId })}`;
+    const { userId } = await grantRole(env.db, org.id, 'developer', `organization=${org.id}:account=9`);
+    const bearer = `Bearer ${await env.t.token({ organizationId: org.id, userId })}`;
     const res = await list('?path=/&descendants=true', bearer);
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(places(res.body), ['/team/app GUARDED']);

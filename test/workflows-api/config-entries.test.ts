@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { decryptSecret, encryptSecret } from '../../db/config-crypto';
 import { assertDialect } from '../support/dialects';
 import { allCapturedLines } from '../support/logger';
-import { definition, snapshot, wfContext, type WfContext } from './support';
+import { definition } from '../support/definitions';
+import { snapshot, wfContext, type WfEnv, type WfOrg } from './support';
 
 /** A value that must never leave the encrypted store: checked against every response here and every log line of the run. */
 const CANARY = 'canary-7f3a91c2-do-not-leak';
@@ -15,14 +16,15 @@ after(function () {
 });
 
 describe('workflows API: config entries', () => {
-  let c: WfContext;
-  const post = (body: object) => c.auth(c.t.request.post('/workflows/config')).send(body).then(keep);
+  let env: WfEnv;
+  let org: WfOrg;
+  const post = (body: object) => org.auth(env.t.request.post('/workflows/config')).send(body).then(keep);
   const keep = <T extends { text: string }>(res: T): T => {
     bodies.push(res.text);
     return res;
   };
   beforeEach(async () => {
-    c = await wfContext();
+    ({ env, org } = await wfContext());
   });
 
   it('upserts by name and place: 201 created, then 200 updated with the same id', async () => {
@@ -31,7 +33,7 @@ describe('workflows API: config entries', () => {
     assert.match(created.body.id, /^cfg_/);
     assert.deepEqual(
       [created.body.mode, created.body.path, created.body.value, created.body.secret, created.body.createdBy],
-      ['created', '/team/x', 'https://a', false, c.userId],
+      ['created', '/team/x', 'https://a', false, org.userId],
     );
     const updated = await post({ name: 'API_URL', value: 'https://b', path: '/team/x' });
     assert.equal(updated.status, 200);
@@ -46,16 +48,16 @@ describe('workflows API: config entries', () => {
     assert.equal(created.body.value, null);
     const id = created.body.id;
     for (const res of [
-      await c.auth(c.t.request.get(`/workflows/config/${id}`)),
-      await c.auth(c.t.request.get('/workflows/config?path=/')),
-      await c.auth(c.t.request.get('/workflows/config?path=/a&ancestors=true')),
-      await c.auth(c.t.request.patch(`/workflows/config/${id}`)).send({ value: `${CANARY}-2` }),
+      await org.auth(env.t.request.get(`/workflows/config/${id}`)),
+      await org.auth(env.t.request.get('/workflows/config?path=/')),
+      await org.auth(env.t.request.get('/workflows/config?path=/a&ancestors=true')),
+      await org.auth(env.t.request.patch(`/workflows/config/${id}`)).send({ value: `${CANARY}-2` }),
       await post({ name: 'TOKEN', value: `${CANARY}-3`, secret: true, path: '/' }),
     ]) {
       keep(res);
       assert.ok(res.status < 300, res.text);
     }
-    const [row] = await c.db.query(`SELECT value, encrypted_value, version FROM config_entries WHERE id = $1`, [id]);
+    const [row] = await env.db.query(`SELECT value, encrypted_value, version FROM config_entries WHERE id = $1`, [id]);
     assert.equal(row.value, null);
     assert.equal(Buffer.from(row.encrypted_value).includes(Buffer.from(CANARY)), false);
     assert.equal(row.version, 3);
@@ -70,20 +72,20 @@ describe('workflows API: config entries', () => {
   });
 
   it('lists one place, or the whole chain with effective flags', async () => {
-    const wf = await c.auth(c.t.request.put('/workflows/definitions/flow')).send(definition('F', { path: '/team/app' }));
+    const wf = await org.auth(env.t.request.put('/workflows/definitions/flow')).send(definition('F', { path: '/team/app' }));
     assert.equal(wf.status, 201);
     await post({ name: 'REGION', value: 'root', path: '/' }).then((r) => assert.equal(r.status, 201));
     await post({ name: 'REGION', value: 'team', path: '/team' });
     await post({ name: 'REGION', value: 'wf', workflow: 'flow' });
     await post({ name: 'ONLY_ROOT', value: 'r', path: '/' });
     await post({ name: 'REGION', value: 'secret-region', secret: true, path: '/team/app' });
-    const one = await c.auth(c.t.request.get('/workflows/config?path=/team'));
+    const one = await org.auth(env.t.request.get('/workflows/config?path=/team'));
     assert.deepEqual(
       one.body.data.map((e: { name: string; value: string }) => `${e.name}=${e.value}`),
       ['REGION=team'],
     );
     assert.equal('effective' in one.body.data[0], false);
-    const chain = await c.auth(c.t.request.get('/workflows/config?workflow=flow&ancestors=true'));
+    const chain = await org.auth(env.t.request.get('/workflows/config?workflow=flow&ancestors=true'));
     assert.equal(chain.status, 200);
     assert.deepEqual(
       chain.body.data.map((e: { name: string; value: string | null; effective: boolean; workflow?: string; path?: string }) => [
@@ -105,7 +107,7 @@ describe('workflows API: config entries', () => {
 
   it('rejects bad input with the config dialect and writes nothing', async () => {
     await post({ name: 'KEEP', value: 'v', path: '/' });
-    const before = await snapshot(c.db, c.org);
+    const before = await snapshot(env.db, org.id);
     const cases: Array<[object, number, string]> = [
       [{ name: '1BAD', value: 'v', path: '/' }, 400, 'invalid_name'],
       [{ name: 'has-dash', value: 'v', path: '/' }, 400, 'invalid_name'],
@@ -128,19 +130,19 @@ describe('workflows API: config entries', () => {
       assert.equal(res.body.error, code, `${JSON.stringify(body).slice(0, 80)} → ${res.text}`);
     }
     for (const query of ['', '?path=/&workflow=flow', '?path=nope']) {
-      const res = await c.auth(c.t.request.get(`/workflows/config${query}`));
+      const res = await org.auth(env.t.request.get(`/workflows/config${query}`));
       assertDialect('config', res, 400);
       assert.equal(res.body.error, 'invalid_place');
     }
-    assert.deepEqual(await snapshot(c.db, c.org), before);
-    const [row] = await c.db.query(`SELECT value, secret FROM config_entries WHERE organization_id = $1`, [c.org]);
+    assert.deepEqual(await snapshot(env.db, org.id), before);
+    const [row] = await env.db.query(`SELECT value, secret FROM config_entries WHERE organization_id = $1`, [org.id]);
     assert.deepEqual(row, { value: 'v', secret: false });
   });
 
   it('PATCH rotates the value; name, place and secret flag are immutable; nothing written on error', async () => {
     const created = await post({ name: 'V', value: 'one', path: '/' });
     const id = created.body.id;
-    const rotated = await c.auth(c.t.request.patch(`/workflows/config/${id}`)).send({ value: 'two' });
+    const rotated = await org.auth(env.t.request.patch(`/workflows/config/${id}`)).send({ value: 'two' });
     assert.equal(rotated.status, 200);
     assert.deepEqual([rotated.body.id, rotated.body.value, rotated.body.mode], [id, 'two', 'updated']);
     const cases: Array<[object, number, string]> = [
@@ -151,29 +153,29 @@ describe('workflows API: config entries', () => {
       [{}, 400, 'invalid_value'],
     ];
     for (const [body, status, code] of cases) {
-      const res = await c.auth(c.t.request.patch(`/workflows/config/${id}`)).send(body);
+      const res = await org.auth(env.t.request.patch(`/workflows/config/${id}`)).send(body);
       assertDialect('config', res, status);
       assert.equal(res.body.error, code);
     }
-    assert.equal((await c.auth(c.t.request.get(`/workflows/config/${id}`))).body.value, 'two');
+    assert.equal((await org.auth(env.t.request.get(`/workflows/config/${id}`))).body.value, 'two');
   });
 
   it('GET/PATCH/DELETE of an unknown or foreign entry answer 404 not_found', async () => {
     const created = await post({ name: 'MINE', value: 'v', path: '/' });
     const id = created.body.id;
-    const as = (req: import('supertest').Test) => req.set('Authorization', `Bearer ${c.other.token}`);
+    const as = (req: import('supertest').Test) => req.set('Authorization', `Bearer ${org.other.token}`);
     for (const res of [
-      await as(c.t.request.get(`/workflows/config/${id}`)),
-      await as(c.t.request.patch(`/workflows/config/${id}`)).send({ value: 'x' }),
-      await as(c.t.request.delete(`/workflows/config/${id}`)),
-      await c.auth(c.t.request.get('/workflows/config/cfg_nope')),
+      await as(env.t.request.get(`/workflows/config/${id}`)),
+      await as(env.t.request.patch(`/workflows/config/${id}`)).send({ value: 'x' }),
+      await as(env.t.request.delete(`/workflows/config/${id}`)),
+      await org.auth(env.t.request.get('/workflows/config/cfg_nope')),
     ]) {
       assertDialect('config', res, 404);
       assert.equal(res.body.error, 'not_found');
     }
-    assert.equal((await as(c.t.request.get('/workflows/config?path=/'))).body.data.length, 0);
-    assert.equal((await c.auth(c.t.request.delete(`/workflows/config/${id}`))).status, 204);
-    assertDialect('config', await c.auth(c.t.request.delete(`/workflows/config/${id}`)), 404);
+    assert.equal((await as(env.t.request.get('/workflows/config?path=/'))).body.data.length, 0);
+    assert.equal((await org.auth(env.t.request.delete(`/workflows/config/${id}`))).status, 204);
+    assertDialect('config', await org.auth(env.t.request.delete(`/workflows/config/${id}`)), 404);
   });
 
   it('concurrent upserts of one name leave one row', async () => {
@@ -181,7 +183,7 @@ describe('workflows API: config entries', () => {
     assert.deepEqual([...new Set(responses.map((r) => r.status))].sort(), [200, 201]);
     assert.equal(responses.filter((r) => r.status === 201).length, 1);
     assert.equal(new Set(responses.map((r): string => String(r.body.id))).size, 1);
-    const [{ n }] = await c.db.query(`SELECT count(*)::int AS n FROM config_entries WHERE organization_id = $1`, [c.org]);
+    const [{ n }] = await env.db.query(`SELECT count(*)::int AS n FROM config_entries WHERE organization_id = $1`, [org.id]);
     assert.equal(n, 1);
   });
 });

@@ -10,7 +10,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { nextRuns, temporalScheduleSpec } from '../../api/workflows/cron-spec';
 import { cronError } from '../../workflows/engine';
 import { createTestTemporalEnv, testTemporalKind } from '../support/temporal';
-import { definition, wfContext } from './support';
+import { definition } from '../support/definitions';
+import { wfContext } from './support';
 
 const CASES: Array<[string, string]> = [
   ['*/15 * * * *', 'UTC'],
@@ -40,13 +41,13 @@ const SHOWN = 5;
 
 describe('workflows API: one cron dialect, as Temporal runs it', function () {
   this.timeout(120_000);
-  let env: TestWorkflowEnvironment;
+  let temporal: TestWorkflowEnvironment;
 
   before(async () => {
-    env = await createTestTemporalEnv('local');
+    temporal = await createTestTemporalEnv('local');
   });
   after(async () => {
-    await env?.teardown();
+    await temporal?.teardown();
   });
 
   it('runs each accepted form at the times the dialect reads (Temporal nextActionTimes)', async function () {
@@ -57,27 +58,27 @@ describe('workflows API: one cron dialect, as Temporal runs it', function () {
       assert.equal(cronError(expression), undefined, expression);
       const scheduleId = `cron-dialect-${Date.now()}-${index}`;
       const from = new Date();
-      await env.client.schedule.create({
+      await temporal.client.schedule.create({
         scheduleId,
         spec: temporalScheduleSpec(expression, timezone),
         action: { type: 'startWorkflow', workflowType: 'never-runs', taskQueue: 'cron-dialect', args: [] },
         state: { paused: true },
       });
-      const described = await env.client.schedule.getHandle(scheduleId).describe();
+      const described = await temporal.client.schedule.getHandle(scheduleId).describe();
       const after = new Date();
-      await env.client.schedule.getHandle(scheduleId).delete();
-      const temporal = described.info.nextActionTimes.slice(0, SHOWN).map((d) => d.toISOString());
+      await temporal.client.schedule.getHandle(scheduleId).delete();
+      const theirs = described.info.nextActionTimes.slice(0, SHOWN).map((d) => d.toISOString());
       // Ours from before the schedule existed: a run between then and Temporal's reading may lead ours.
       const ours = nextRuns(expression, timezone, from, SHOWN + 1).map((d) => d.toISOString());
-      const aligned = ours[0] === temporal[0] || new Date(ours[0]) > after ? ours : ours.slice(1);
-      if (temporal.length !== SHOWN || aligned.slice(0, SHOWN).join() !== temporal.join())
-        mismatches.push(`${expression} (${timezone}): Temporal ${temporal.join(', ')}; dialect ${ours.join(', ')}`);
+      const aligned = ours[0] === theirs[0] || new Date(ours[0]) > after ? ours : ours.slice(1);
+      if (theirs.length !== SHOWN || aligned.slice(0, SHOWN).join() !== theirs.join())
+        mismatches.push(`${expression} (${timezone}): Temporal ${theirs.join(', ')}; dialect ${ours.join(', ')}`);
     }
     assert.deepEqual(mismatches, []);
   });
 
   it('an activated six-field cron trigger runs on its seconds-first reading (every minute, not hourly)', async () => {
-    const c = await wfContext({ temporal: env.client });
+    const { env, org } = await wfContext({ temporal: temporal.client });
     const body = definition('Every minute', {
       steps: {
         tick: { type: 'trigger', pluginType: 'cron', config: { schedule: '0 * * * * *' } },
@@ -85,19 +86,19 @@ describe('workflows API: one cron dialect, as Temporal runs it', function () {
       },
       connections: [{ from: 'tick', to: 'work' }],
     });
-    const published = await c.auth(c.t.request.put('/workflows/definitions/every-minute')).send(body).expect(201);
+    const published = await org.auth(env.t.request.put('/workflows/definitions/every-minute')).send(body).expect(201);
     // The publish answer shows the next runs as the dialect reads them.
     const shown = (published.body.triggers as Array<{ stepId: string; nextRuns?: string[] }>).find((t) => t.stepId === 'tick');
     const runs = shown?.nextRuns ?? [];
     assert.equal(runs.length, 3);
     assert.equal(Date.parse(runs[1]) - Date.parse(runs[0]), 60_000);
-    const on = await c.auth(c.t.request.post('/workflows/definitions/every-minute/aliases/latest/activate'));
+    const on = await org.auth(env.t.request.post('/workflows/definitions/every-minute/aliases/latest/activate'));
     assert.equal(on.status, 200, JSON.stringify(on.body));
     const scheduleId = on.body.alias.triggerStates.tick.runtimeMetadata.scheduleId as string;
-    const described = await env.client.schedule.getHandle(scheduleId).describe();
+    const described = await temporal.client.schedule.getHandle(scheduleId).describe();
     const [first, second] = described.info.nextActionTimes;
     assert.equal(second.getTime() - first.getTime(), 60_000);
     assert.equal(first.getUTCSeconds(), 0);
-    await c.auth(c.t.request.post('/workflows/definitions/every-minute/aliases/latest/deactivate')).expect(200);
+    await org.auth(env.t.request.post('/workflows/definitions/every-minute/aliases/latest/deactivate')).expect(200);
   });
 });

@@ -4,22 +4,24 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { EXECUTION_WORKFLOW_TYPE } from '../../workflows/engine';
 import { assertDialect } from '../support/dialects';
 import { createTestTemporalEnv } from '../support/temporal';
-import { definition, wfContext, type WfContext } from './support';
+import { definition } from '../support/definitions';
+import { wfContext, type WfEnv, type WfOrg } from './support';
 
 /** tick (cron) ──▶ work, against a real Temporal frontend (configured server, CLI dev server or the stand-in). */
 describe('workflows API: cron triggers on Temporal schedules', function () {
   this.timeout(60_000);
-  let env: TestWorkflowEnvironment;
-  let c: WfContext;
+  let temporal: TestWorkflowEnvironment;
+  let env: WfEnv;
+  let org: WfOrg;
 
   before(async () => {
-    env = await createTestTemporalEnv('local');
+    temporal = await createTestTemporalEnv('local');
   });
   after(async () => {
-    await env?.teardown();
+    await temporal?.teardown();
   });
   beforeEach(async () => {
-    c = await wfContext({ temporal: env.client });
+    ({ env, org } = await wfContext({ temporal: temporal.client }));
   });
 
   it('creates a schedule on activation (timezone, overlap skip, execution workflow type) and deletes it on deactivation', async () => {
@@ -30,20 +32,20 @@ describe('workflows API: cron triggers on Temporal schedules', function () {
       },
       connections: [{ from: 'tick', to: 'work' }],
     });
-    await c.auth(c.t.request.put('/workflows/definitions/cron-flow')).send(body).expect(201);
-    await c.auth(c.t.request.put('/workflows/definitions/cron-flow/aliases/prod')).send({ revision: 1 }).expect(201);
-    const on = await c.auth(c.t.request.post('/workflows/definitions/cron-flow/aliases/prod/activate'));
+    await org.auth(env.t.request.put('/workflows/definitions/cron-flow')).send(body).expect(201);
+    await org.auth(env.t.request.put('/workflows/definitions/cron-flow/aliases/prod')).send({ revision: 1 }).expect(201);
+    const on = await org.auth(env.t.request.post('/workflows/definitions/cron-flow/aliases/prod/activate'));
     assert.equal(on.status, 200, JSON.stringify(on.body));
     const scheduleId: string = on.body.alias.triggerStates.tick.runtimeMetadata.scheduleId;
-    const described = await env.client.schedule.getHandle(scheduleId).describe();
+    const described = await temporal.client.schedule.getHandle(scheduleId).describe();
     assert.equal(described.action.type, 'startWorkflow');
     assert.equal(described.action.type === 'startWorkflow' ? described.action.workflowType : '', EXECUTION_WORKFLOW_TYPE);
     assert.equal(described.spec.timezone ?? 'UTC', 'UTC');
     assert.equal(described.policies.overlap, ScheduleOverlapPolicy.SKIP);
 
-    const off = await c.auth(c.t.request.post('/workflows/definitions/cron-flow/aliases/prod/deactivate'));
+    const off = await org.auth(env.t.request.post('/workflows/definitions/cron-flow/aliases/prod/deactivate'));
     assert.deepEqual(off.body.deactivatedTriggers, ['tick']);
-    await assert.rejects(env.client.schedule.getHandle(scheduleId).describe(), ScheduleNotFoundError);
+    await assert.rejects(temporal.client.schedule.getHandle(scheduleId).describe(), ScheduleNotFoundError);
   });
   it('follows an active latest to a new revision: the schedule runs the new revision, the old one is deleted', async () => {
     const body = (message: string) =>
@@ -54,18 +56,18 @@ describe('workflows API: cron triggers on Temporal schedules', function () {
         },
         connections: [{ from: 'tick', to: 'work' }],
       });
-    await c.auth(c.t.request.put('/workflows/definitions/following')).send(body('one')).expect(201);
-    const on = await c.auth(c.t.request.post('/workflows/definitions/following/aliases/latest/activate')).expect(200);
+    await org.auth(env.t.request.put('/workflows/definitions/following')).send(body('one')).expect(201);
+    const on = await org.auth(env.t.request.post('/workflows/definitions/following/aliases/latest/activate')).expect(200);
     const before = on.body.alias.triggerStates.tick.runtimeMetadata.scheduleId as string;
-    const published = await c.auth(c.t.request.put('/workflows/definitions/following')).send(body('two')).expect(200);
+    const published = await org.auth(env.t.request.put('/workflows/definitions/following')).send(body('two')).expect(200);
     assert.equal(published.body.mode, 'new-revision');
     const after = published.body.latestAlias.triggerStates.tick.runtimeMetadata.scheduleId as string;
     assert.notEqual(after, before);
-    const described = await env.client.schedule.getHandle(after).describe();
+    const described = await temporal.client.schedule.getHandle(after).describe();
     const args = described.action.type === 'startWorkflow' ? (described.action.args as Array<{ revision: number; alias: string }>) : [];
     assert.deepEqual([args[0]?.alias, args[0]?.revision], ['latest', 2]);
-    await assert.rejects(env.client.schedule.getHandle(before).describe(), ScheduleNotFoundError);
-    await c.auth(c.t.request.post('/workflows/definitions/following/aliases/latest/deactivate')).expect(200);
+    await assert.rejects(temporal.client.schedule.getHandle(before).describe(), ScheduleNotFoundError);
+    await org.auth(env.t.request.post('/workflows/definitions/following/aliases/latest/deactivate')).expect(200);
   });
   it('sets the schedule catch-up window from catchUpMissed (true: a year, false: the 10 s minimum)', async () => {
     for (const [catchUpMissed, window] of [
@@ -80,13 +82,13 @@ describe('workflows API: cron triggers on Temporal schedules', function () {
         },
         connections: [{ from: 'tick', to: 'work' }],
       });
-      await c
-        .auth(c.t.request.put(`/workflows/definitions/${key}`))
+      await org
+        .auth(env.t.request.put(`/workflows/definitions/${key}`))
         .send(body)
         .expect(201);
-      const on = await c.auth(c.t.request.post(`/workflows/definitions/${key}/aliases/latest/activate`));
+      const on = await org.auth(env.t.request.post(`/workflows/definitions/${key}/aliases/latest/activate`));
       assert.equal(on.status, 200, JSON.stringify(on.body));
-      const described = await env.client.schedule
+      const described = await temporal.client.schedule
         .getHandle(on.body.alias.triggerStates.tick.runtimeMetadata.scheduleId as string)
         .describe();
       assert.equal(Number(described.policies.catchupWindow), window);
@@ -104,28 +106,28 @@ describe('workflows API: cron triggers on Temporal schedules', function () {
         { from: 'hook', to: 'work' },
       ],
     });
-    await c.auth(c.t.request.put('/workflows/definitions/yearly')).send(body).expect(201);
-    const on = await c.auth(c.t.request.post('/workflows/definitions/yearly/aliases/latest/activate'));
+    await org.auth(env.t.request.put('/workflows/definitions/yearly')).send(body).expect(201);
+    const on = await org.auth(env.t.request.post('/workflows/definitions/yearly/aliases/latest/activate'));
     assert.equal(on.status, 200, JSON.stringify(on.body));
     // Midnight of the next January 1st in Tokyo (UTC+9, no daylight saving): 15:00 UTC on December 31st.
     const now = new Date();
     let expected = Date.UTC(now.getUTCFullYear(), 11, 31, 15);
     if (expected <= now.getTime()) expected = Date.UTC(now.getUTCFullYear() + 1, 11, 31, 15);
 
-    const listed = await c.auth(c.t.request.get('/workflows/triggers?workflowId=yearly&includeNextRun=true')).expect(200);
+    const listed = await org.auth(env.t.request.get('/workflows/triggers?workflowId=yearly&includeNextRun=true')).expect(200);
     const byId = Object.fromEntries((listed.body.data as Array<Record<string, unknown>>).map((row) => [row.triggerId, row]));
     assert.equal(byId.tick.nextRunAt, new Date(expected).toISOString());
     assert.equal(byId.hook.nextRunAt, undefined);
     assert.match(String((byId.hook.runtimeMetadata as Record<string, unknown>).webhookUrl), /\/workflows\/webhooks\//);
     // Without asking, no Temporal read and no next run.
-    const plain = await c.auth(c.t.request.get('/workflows/triggers?workflowId=yearly')).expect(200);
+    const plain = await org.auth(env.t.request.get('/workflows/triggers?workflowId=yearly')).expect(200);
     // A flag that is not a boolean is refused (problem details), not read as false.
-    const bad = await c.auth(c.t.request.get('/workflows/triggers?workflowId=yearly&includeNextRun=maybe'));
+    const bad = await org.auth(env.t.request.get('/workflows/triggers?workflowId=yearly&includeNextRun=maybe'));
     assertDialect('problem', bad, 400);
     assert.ok((plain.body.data as Array<Record<string, unknown>>).every((row) => row.nextRunAt === undefined));
     // A deactivated schedule has none.
-    await c.auth(c.t.request.post('/workflows/definitions/yearly/aliases/latest/deactivate')).expect(200);
-    const off = await c.auth(c.t.request.get('/workflows/triggers?workflowId=yearly&includeNextRun=true')).expect(200);
+    await org.auth(env.t.request.post('/workflows/definitions/yearly/aliases/latest/deactivate')).expect(200);
+    const off = await org.auth(env.t.request.get('/workflows/triggers?workflowId=yearly&includeNextRun=true')).expect(200);
     assert.ok((off.body.data as Array<Record<string, unknown>>).every((row) => row.nextRunAt === undefined));
   });
 });

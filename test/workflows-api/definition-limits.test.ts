@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { assertDialect } from '../support/dialects';
-import { snapshot, wfContext, type WfContext } from './support';
+import { snapshot, wfContext, type WfEnv, type WfOrg } from './support';
 
 /** A chain `start ──▶ s1 ──▶ … ──▶ s<n-1>` of n steps. */
 function chain(steps: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -16,17 +16,18 @@ function chain(steps: number, extra: Record<string, unknown> = {}): Record<strin
 /** Each publish-time ceiling answers 400 graph-invalid at the place it is crossed, names its setting, and writes nothing. */
 describe('workflow definitions API: size limits', function () {
   this.timeout(30_000);
-  let c: WfContext;
+  let env: WfEnv;
+  let org: WfOrg;
   before(async () => {
-    c = await wfContext({
+    ({ env, org } = await wfContext({
       limits: { maxSteps: 50, maxConnections: 60, maxDefinitionBytes: 20_000, maxExpressionLength: 100, minCronIntervalSeconds: 300 },
-    });
+    }));
   });
 
   async function refused(body: Record<string, unknown>, path: string, setting: string): Promise<void> {
-    const before = await snapshot(c.db, c.org);
+    const before = await snapshot(env.db, org.id);
     for (const route of ['/workflows/definitions', '/workflows/definitions/validate']) {
-      const res = await c.auth(c.t.request.post(route)).send(body);
+      const res = await org.auth(env.t.request.post(route)).send(body);
       if (route.endsWith('validate')) {
         assert.equal(res.status, 200);
         assert.equal(res.body.valid, false);
@@ -42,11 +43,11 @@ describe('workflow definitions API: size limits', function () {
       assert.ok(error, JSON.stringify(res.body.errors));
       assert.ok(error.message.includes(setting), error.message);
     }
-    assert.deepEqual(await snapshot(c.db, c.org), before);
+    assert.deepEqual(await snapshot(env.db, org.id), before);
   }
 
   it('accepts a definition exactly at the step limit', async () => {
-    const res = await c.auth(c.t.request.post('/workflows/definitions')).send(chain(50, { key: 'at-limit' }));
+    const res = await org.auth(env.t.request.post('/workflows/definitions')).send(chain(50, { key: 'at-limit' }));
     assert.equal(res.status, 201, JSON.stringify(res.body));
   });
 
@@ -88,7 +89,7 @@ describe('workflow definitions API: size limits', function () {
     for (const schedule of ['* * * * *', '*/10 * * * * *', '0,2 * * * *', '@every 1m'])
       await refused(cron(schedule), '/steps/tick/config/schedule', 'WORKFLOW_MIN_CRON_INTERVAL_SECONDS');
     for (const [index, schedule] of ['*/5 * * * *', '0 3 * * *', '@every 5m', '@hourly'].entries()) {
-      const res = await c.auth(c.t.request.post('/workflows/definitions')).send(cron(schedule, `cron-${index}`));
+      const res = await org.auth(env.t.request.post('/workflows/definitions')).send(cron(schedule, `cron-${index}`));
       assert.equal(res.status, 201, `${schedule}: ${JSON.stringify(res.body)}`);
     }
   });

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { assertDialect } from '../support/dialects';
-import { snapshot, wfContext, type WfContext } from './support';
+import { snapshot, wfContext, type WfEnv, type WfOrg } from './support';
 
 function deployment(message: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -21,15 +21,16 @@ function deployment(message: string, extra: Record<string, unknown> = {}): Recor
 }
 
 describe('workflows API: references are checked at publish', () => {
-  let c: WfContext;
+  let env: WfEnv;
+  let org: WfOrg;
   beforeEach(async () => {
-    c = await wfContext();
+    ({ env, org } = await wfContext());
   });
 
   it('answers 400 for a field the plugin does not return, with the fix, and writes nothing', async () => {
-    const before = await snapshot(c.db, c.org);
-    const res = await c
-      .auth(c.t.request.post('/workflows/definitions'))
+    const before = await snapshot(env.db, org.id);
+    const res = await org
+      .auth(env.t.request.post('/workflows/definitions'))
       .send(deployment('deployed (HTTP ${{ steps.deploy.outputs.status }})'));
     assertDialect('problem', res, 400);
     assert.match(res.body.type, /\/graph-invalid$/);
@@ -41,12 +42,12 @@ describe('workflows API: references are checked at publish', () => {
           '`steps.deploy.outputs.statusCode`? (steps.deploy.outputs has statusCode, statusText, headers, body)',
       },
     ]);
-    assert.deepEqual(await snapshot(c.db, c.org), before);
+    assert.deepEqual(await snapshot(env.db, org.id), before);
   });
 
   it('answers 400 for workflow.input, an unknown step and `output`, each at its path', async () => {
-    const res = await c
-      .auth(c.t.request.post('/workflows/definitions'))
+    const res = await org
+      .auth(env.t.request.post('/workflows/definitions'))
       .send(deployment('x=${{ steps.nosuch.outputs.x }} w=${{ workflow.input.who }} o=${{ steps.deploy.output.body }}'));
     assertDialect('problem', res, 400);
     const messages = res.body.errors.map((e: { message: string }) => e.message).join('\n');
@@ -56,7 +57,7 @@ describe('workflows API: references are checked at publish', () => {
   });
 
   it('publishes a reference that may not resolve, and says so in the warnings', async () => {
-    const res = await c.auth(c.t.request.post('/workflows/definitions')).send(deployment('for ${{ workflow.inputs.whom }}'));
+    const res = await org.auth(env.t.request.post('/workflows/definitions')).send(deployment('for ${{ workflow.inputs.whom }}'));
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.deepEqual(
       res.body.warnings.map((w: { code: string; path: string }) => [w.code, w.path]),

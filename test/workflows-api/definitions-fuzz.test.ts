@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { PLUGINS } from '../../workflows/engine';
-import { snapshot, wfContext, type WfContext } from './support';
+import { snapshot, wfContext, type WfEnv, type WfOrg } from './support';
 
 const stepId = fc.oneof(fc.constantFrom('a', 'b', 'trigger'), fc.string({ maxLength: 5 }));
 const graph = fc.record(
@@ -32,22 +32,23 @@ const graph = fc.record(
 
 describe('workflows API: definition fuzz', function () {
   this.timeout(60_000);
-  let c: WfContext;
+  let env: WfEnv;
+  let org: WfOrg;
   before(async () => {
-    c = await wfContext();
+    ({ env, org } = await wfContext());
   });
 
   it('never answers 5xx; every 4xx names its offending paths; rejected bodies write nothing', async () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(graph, fc.jsonValue()), async (input) => {
-        const before = await snapshot(c.db, c.org);
+        const before = await snapshot(env.db, org.id);
         const text = JSON.stringify(input) ?? 'null';
-        const validate = await c
-          .auth(c.t.request.post('/workflows/definitions/validate'))
+        const validate = await org
+          .auth(env.t.request.post('/workflows/definitions/validate'))
           .set('Content-Type', 'application/json')
           .send(text);
         assert.ok(validate.status < 500, validate.text);
-        const res = await c.auth(c.t.request.post('/workflows/definitions')).set('Content-Type', 'application/json').send(text);
+        const res = await org.auth(env.t.request.post('/workflows/definitions')).set('Content-Type', 'application/json').send(text);
         assert.ok(res.status < 500, res.text);
         if (res.status === 201) return;
         assert.equal(res.status, res.body.status);
@@ -57,7 +58,7 @@ describe('workflows API: definition fuzz', function () {
           for (const error of res.body.errors) assert.ok(error.path === '' || error.path.startsWith('/'), error.path);
           if (validate.status === 200 && validate.body.valid === false) assert.deepEqual(validate.body.errors, res.body.errors);
         }
-        assert.deepEqual(await snapshot(c.db, c.org), before);
+        assert.deepEqual(await snapshot(env.db, org.id), before);
       }),
       { numRuns: 150 },
     );

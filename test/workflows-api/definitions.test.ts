@@ -1,25 +1,27 @@
 import assert from 'node:assert/strict';
 import { assertDialect } from '../support/dialects';
-import { definition, snapshot, wfContext, type WfContext } from './support';
+import { definition } from '../support/definitions';
+import { snapshot, wfContext, type WfEnv, type WfOrg } from './support';
 
 describe('workflows API: definitions', () => {
-  let c: WfContext;
+  let env: WfEnv;
+  let org: WfOrg;
   beforeEach(async () => {
-    c = await wfContext();
+    ({ env, org } = await wfContext());
   });
 
   it('POST creates revision 1 with alias latest and a PublishResult', async () => {
-    const res = await c
-      .auth(c.t.request.post('/workflows/definitions'))
+    const res = await org
+      .auth(env.t.request.post('/workflows/definitions'))
       .send(definition('Demo', { key: 'demo', semanticVersion: '1.0.0', releaseNotes: 'first' }));
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.match(res.body.workflow.id, /^wf_/);
     assert.equal(res.body.workflow.key, 'demo');
     assert.equal(res.body.workflow.path, '/');
-    assert.equal(res.body.workflow.nrn, `organization=${c.org}`);
-    assert.equal(res.body.workflow.organizationId, c.org);
+    assert.equal(res.body.workflow.nrn, `organization=${org.id}`);
+    assert.equal(res.body.workflow.organizationId, org.id);
     assert.equal(res.body.revision.revision, 1);
-    assert.equal(res.body.revision.createdBy, c.userId);
+    assert.equal(res.body.revision.createdBy, org.userId);
     assert.equal(res.body.revision.semanticVersion, '1.0.0');
     assert.equal(res.body.revision.releaseNotes, 'first');
     assert.equal(typeof res.body.revision.engineVersion, 'string');
@@ -47,7 +49,7 @@ describe('workflows API: definitions', () => {
       '    depends_on: [start]',
       '',
     ].join('\n');
-    const res = await c.auth(c.t.request.post('/workflows/definitions')).set('Content-Type', 'application/yaml').send(yaml);
+    const res = await org.auth(env.t.request.post('/workflows/definitions')).set('Content-Type', 'application/yaml').send(yaml);
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const def = res.body.revision.definition;
     assert.equal(def.steps.wait.config.signalName, 'go');
@@ -58,8 +60,8 @@ describe('workflows API: definitions', () => {
   });
 
   it('answers 400 problem+json with one error per offending field and writes nothing', async () => {
-    const before = await snapshot(c.db, c.org);
-    const res = await c.auth(c.t.request.post('/workflows/definitions')).send({
+    const before = await snapshot(env.db, org.id);
+    const res = await org.auth(env.t.request.post('/workflows/definitions')).send({
       name: '',
       key: 'Bad Key',
       steps: { 'bad-id': { type: 'module', pluginType: 'no-op' }, x: { type: 'module', pluginType: 'slack' } },
@@ -74,7 +76,7 @@ describe('workflows API: definitions', () => {
       '/steps/bad-id',
       '/steps/x/pluginType',
     ]);
-    assert.deepEqual(await snapshot(c.db, c.org), before);
+    assert.deepEqual(await snapshot(env.db, org.id), before);
   });
 
   for (const [label, body, path] of [
@@ -111,30 +113,30 @@ describe('workflows API: definitions', () => {
     ['not an object', [1, 2], ''],
   ] as Array<[string, unknown, string]>) {
     it(`rejects ${label} with the offending path and writes nothing`, async () => {
-      const res = await c.auth(c.t.request.post('/workflows/definitions')).send(body as object);
+      const res = await org.auth(env.t.request.post('/workflows/definitions')).send(body as object);
       assertDialect('problem', res, 400);
       assert.ok(
         res.body.errors.some((e: { path: string }) => e.path === path),
         JSON.stringify(res.body.errors),
       );
-      assert.equal((await snapshot(c.db, c.org)).workflows, 0);
+      assert.equal((await snapshot(env.db, org.id)).workflows, 0);
     });
   }
 
   it('answers 409 on a duplicate key and writes nothing', async () => {
-    await c
-      .auth(c.t.request.post('/workflows/definitions'))
+    await org
+      .auth(env.t.request.post('/workflows/definitions'))
       .send(definition('A', { key: 'dup' }))
       .expect(201);
-    const before = await snapshot(c.db, c.org);
-    const res = await c.auth(c.t.request.post('/workflows/definitions')).send(definition('B', { key: 'dup' }));
+    const before = await snapshot(env.db, org.id);
+    const res = await org.auth(env.t.request.post('/workflows/definitions')).send(definition('B', { key: 'dup' }));
     assertDialect('problem', res, 409);
-    assert.deepEqual(await snapshot(c.db, c.org), before);
+    assert.deepEqual(await snapshot(env.db, org.id), before);
   });
 
   it('discards a client triggers value', async () => {
-    const res = await c
-      .auth(c.t.request.post('/workflows/definitions'))
+    const res = await org
+      .auth(env.t.request.post('/workflows/definitions'))
       .send(definition('T', { triggers: [{ id: 'ghost', pluginType: 'cron' }] }));
     assert.equal(res.status, 201);
     assert.deepEqual(
@@ -144,79 +146,79 @@ describe('workflows API: definitions', () => {
   });
 
   it('GET by id or key, list with path prefix and text filters, paged', async () => {
-    const a = await c
-      .auth(c.t.request.post('/workflows/definitions'))
+    const a = await org
+      .auth(env.t.request.post('/workflows/definitions'))
       .send(definition('Payments sync', { key: 'pay', path: '/team/payments' }));
-    await c
-      .auth(c.t.request.post('/workflows/definitions'))
+    await org
+      .auth(env.t.request.post('/workflows/definitions'))
       .send(definition('Billing', { path: '/team/billing' }))
       .expect(201);
-    await c
-      .auth(c.t.request.post('/workflows/definitions'))
+    await org
+      .auth(env.t.request.post('/workflows/definitions'))
       .send(definition('Other', { path: '/teams' }))
       .expect(201);
-    const byKey = await c.auth(c.t.request.get('/workflows/definitions/pay'));
+    const byKey = await org.auth(env.t.request.get('/workflows/definitions/pay'));
     assert.equal(byKey.body.id, a.body.workflow.id);
-    const byId = await c.auth(c.t.request.get(`/workflows/definitions/${a.body.workflow.id}`));
+    const byId = await org.auth(env.t.request.get(`/workflows/definitions/${a.body.workflow.id}`));
     assert.equal(byId.body.key, 'pay');
-    const team = await c.auth(c.t.request.get('/workflows/definitions?path=/team'));
+    const team = await org.auth(env.t.request.get('/workflows/definitions?path=/team'));
     assert.deepEqual(team.body.data.map((w: { name: string }) => w.name).sort(), ['Billing', 'Payments sync']);
     assert.equal(team.body.total, 2);
-    const text = await c.auth(c.t.request.get('/workflows/definitions?text=sync'));
+    const text = await org.auth(env.t.request.get('/workflows/definitions?text=sync'));
     assert.deepEqual(
       text.body.data.map((w: { name: string }) => w.name),
       ['Payments sync'],
     );
-    const paged = await c.auth(c.t.request.get('/workflows/definitions?limit=2&page=2'));
+    const paged = await org.auth(env.t.request.get('/workflows/definitions?limit=2&page=2'));
     assert.deepEqual(
       { page: paged.body.page, limit: paged.body.limit, total: paged.body.total, n: paged.body.data.length },
       { page: 2, limit: 2, total: 3, n: 1 },
     );
-    const empty = await c.auth(c.t.request.get('/workflows/definitions?limit=2&page=9'));
+    const empty = await org.auth(env.t.request.get('/workflows/definitions?limit=2&page=9'));
     assert.equal(empty.body.total, 3);
   });
 
   it('isolates organizations: another organization gets 404 everywhere', async () => {
-    const created = await c.auth(c.t.request.post('/workflows/definitions')).send(definition('Mine', { key: 'mine' }));
+    const created = await org.auth(env.t.request.post('/workflows/definitions')).send(definition('Mine', { key: 'mine' }));
     const id = created.body.workflow.id;
-    const as = (req: import('supertest').Test) => req.set('Authorization', `Bearer ${c.other.token}`);
+    const as = (req: import('supertest').Test) => req.set('Authorization', `Bearer ${org.other.token}`);
     for (const ref of [id, 'mine']) {
-      assertDialect('problem', await as(c.t.request.get(`/workflows/definitions/${ref}`)), 404);
-      assertDialect('problem', await as(c.t.request.patch(`/workflows/definitions/${ref}`)).send({ name: 'x' }), 404);
-      assertDialect('problem', await as(c.t.request.delete(`/workflows/definitions/${ref}`)), 404);
-      assertDialect('problem', await as(c.t.request.get(`/workflows/definitions/${ref}/revisions`)), 404);
-      assertDialect('problem', await as(c.t.request.get(`/workflows/definitions/${ref}/aliases`)), 404);
+      assertDialect('problem', await as(env.t.request.get(`/workflows/definitions/${ref}`)), 404);
+      assertDialect('problem', await as(env.t.request.patch(`/workflows/definitions/${ref}`)).send({ name: 'x' }), 404);
+      assertDialect('problem', await as(env.t.request.delete(`/workflows/definitions/${ref}`)), 404);
+      assertDialect('problem', await as(env.t.request.get(`/workflows/definitions/${ref}/revisions`)), 404);
+      assertDialect('problem', await as(env.t.request.get(`/workflows/definitions/${ref}/aliases`)), 404);
     }
-    const res = await as(c.t.request.get(`/workflows/definitions/${id}`));
+    const res = await as(env.t.request.get(`/workflows/definitions/${id}`));
     assert.match(res.body.type, /\/workflow-not-found$/);
-    assert.equal((await as(c.t.request.get('/workflows/definitions'))).body.total, 0);
+    assert.equal((await as(env.t.request.get('/workflows/definitions'))).body.total, 0);
     // The same key is free in the other organization.
-    assert.equal((await as(c.t.request.post('/workflows/definitions')).send(definition('Theirs', { key: 'mine' }))).status, 201);
+    assert.equal((await as(env.t.request.post('/workflows/definitions')).send(definition('Theirs', { key: 'mine' }))).status, 201);
   });
 
   it('PATCH updates workflow-level fields without a new revision; bad input writes nothing', async () => {
-    const created = await c.auth(c.t.request.post('/workflows/definitions')).send(definition('Old', { key: 'p' }));
-    const res = await c
-      .auth(c.t.request.patch('/workflows/definitions/p'))
+    const created = await org.auth(env.t.request.post('/workflows/definitions')).send(definition('Old', { key: 'p' }));
+    const res = await org
+      .auth(env.t.request.patch('/workflows/definitions/p'))
       .send({ name: 'New', path: '/a//b/', metadata: { team: 'x' }, description: 'd' });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual([res.body.name, res.body.path, res.body.metadata, res.body.description], ['New', '/a/b', { team: 'x' }, 'd']);
     assert.equal(res.body.latestRevision, 1);
     for (const body of [{ key: 'other' }, { path: 'relative' }, { name: '' }, { name: 5 }]) {
-      assertDialect('problem', await c.auth(c.t.request.patch('/workflows/definitions/p')).send(body), 400);
+      assertDialect('problem', await org.auth(env.t.request.patch('/workflows/definitions/p')).send(body), 400);
     }
-    const after = await c.auth(c.t.request.get(`/workflows/definitions/${created.body.workflow.id}`));
+    const after = await org.auth(env.t.request.get(`/workflows/definitions/${created.body.workflow.id}`));
     assert.deepEqual([after.body.name, after.body.path, after.body.key], ['New', '/a/b', 'p']);
   });
 
   it('DELETE removes the workflow; 404 afterwards', async () => {
-    await c
-      .auth(c.t.request.post('/workflows/definitions'))
+    await org
+      .auth(env.t.request.post('/workflows/definitions'))
       .send(definition('D', { key: 'del' }))
       .expect(201);
-    assert.equal((await c.auth(c.t.request.delete('/workflows/definitions/del'))).status, 204);
-    assertDialect('problem', await c.auth(c.t.request.get('/workflows/definitions/del')), 404);
-    assert.deepEqual(await snapshot(c.db, c.org), {
+    assert.equal((await org.auth(env.t.request.delete('/workflows/definitions/del'))).status, 204);
+    assertDialect('problem', await org.auth(env.t.request.get('/workflows/definitions/del')), 404);
+    assert.deepEqual(await snapshot(env.db, org.id), {
       workflows: 0,
       workflow_revisions: 0,
       workflow_aliases: 0,
@@ -226,8 +228,8 @@ describe('workflows API: definitions', () => {
   });
 
   it('validate reports errors and warnings without saving', async () => {
-    const bad = await c
-      .auth(c.t.request.post('/workflows/definitions/validate'))
+    const bad = await org
+      .auth(env.t.request.post('/workflows/definitions/validate'))
       .send(definition('V', { steps: { a: { type: 'module', pluginType: 'nope' } }, connections: [] }));
     assert.equal(bad.status, 200);
     assert.equal(bad.body.valid, false);
@@ -235,7 +237,7 @@ describe('workflows API: definitions', () => {
       bad.body.errors.map((e: { path: string }) => e.path),
       ['/steps/a/pluginType'],
     );
-    const good = await c.auth(c.t.request.post('/workflows/definitions/validate')).send(
+    const good = await org.auth(env.t.request.post('/workflows/definitions/validate')).send(
       definition('V', {
         steps: { a: { type: 'module', pluginType: 'log', config: { message: '${{ secrets.TOKEN }} ${{ vars.URL }}' } } },
         connections: [],
@@ -249,28 +251,28 @@ describe('workflows API: definitions', () => {
         { code: 'CONFIG_ENTRY_UNRESOLVED', name: 'URL', kind: 'var' },
       ],
     });
-    assert.equal((await snapshot(c.db, c.org)).workflows, 0);
+    assert.equal((await snapshot(env.db, org.id)).workflows, 0);
   });
 
   it('validates against an existing workflow, counting its own config entries', async () => {
-    await c
-      .auth(c.t.request.put('/workflows/definitions/host'))
+    await org
+      .auth(env.t.request.put('/workflows/definitions/host'))
       .send(definition('Host', { path: '/x' }))
       .expect(201);
-    await c.auth(c.t.request.post('/workflows/config')).send({ name: 'ONLY_HERE', value: 'v', workflow: 'host' }).expect(201);
+    await org.auth(env.t.request.post('/workflows/config')).send({ name: 'ONLY_HERE', value: 'v', workflow: 'host' }).expect(201);
     const body = definition('V', {
       path: '/x',
       steps: { a: { type: 'module', pluginType: 'log', config: { message: '${{ vars.ONLY_HERE }}' } } },
       connections: [],
     });
-    const scoped = await c.auth(c.t.request.post('/workflows/definitions/host/validate')).send(body);
+    const scoped = await org.auth(env.t.request.post('/workflows/definitions/host/validate')).send(body);
     assert.deepEqual(scoped.body, { valid: true, errors: [], warnings: [] });
-    const unscoped = await c.auth(c.t.request.post('/workflows/definitions/validate')).send(body);
+    const unscoped = await org.auth(env.t.request.post('/workflows/definitions/validate')).send(body);
     assert.deepEqual(unscoped.body.warnings, [{ code: 'CONFIG_ENTRY_UNRESOLVED', name: 'ONLY_HERE', kind: 'var' }]);
-    assertDialect('problem', await c.auth(c.t.request.post('/workflows/definitions/nope/validate')).send(body), 404);
+    assertDialect('problem', await org.auth(env.t.request.post('/workflows/definitions/nope/validate')).send(body), 404);
   });
 
   it('requires a token', async () => {
-    assertDialect('problem', await c.t.request.post('/workflows/definitions').send(definition()), 401);
+    assertDialect('problem', await env.t.request.post('/workflows/definitions').send(definition()), 401);
   });
 });

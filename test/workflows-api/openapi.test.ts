@@ -4,7 +4,7 @@ import { wfContext } from './support';
 
 describe('workflows API: OpenAPI', () => {
   it('documents every workflow-definition route in a valid OpenAPI document', async () => {
-    const { t } = await wfContext();
+    const { t } = (await wfContext()).env;
     const document = t.app.openApiDocument() as { paths: Record<string, Record<string, unknown>> };
     await SwaggerParser.validate(structuredClone(document) as never);
     for (const [path, method] of [

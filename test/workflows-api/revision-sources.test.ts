@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { assertDialect } from '../support/dialects';
-import { definition, wfContext, type WfContext } from './support';
+import { definition } from '../support/definitions';
+import { wfContext, type WfEnv, type WfOrg } from './support';
 
 /** Comments, `dependsOn` (the server stores connections), steps out of order, a secret reference. */
 const YAML_SOURCE = [
@@ -26,15 +27,20 @@ const YAML_SOURCE = [
 ].join('\n');
 
 describe('workflows API: the source of a revision', () => {
-  let c: WfContext;
+  let env: WfEnv;
+  let org: WfOrg;
   beforeEach(async () => {
-    c = await wfContext();
+    ({ env, org } = await wfContext());
   });
 
-  const source = (ref: string, n: number) => c.auth(c.t.request.get(`/workflows/definitions/${ref}/revisions/${n}/source`)).buffer(true);
+  const source = (ref: string, n: number) =>
+    org.auth(env.t.request.get(`/workflows/definitions/${ref}/revisions/${n}/source`)).buffer(true);
 
   it('a YAML body with comments publishes and its source reads back byte for byte, as application/yaml', async () => {
-    const res = await c.auth(c.t.request.put('/workflows/definitions/nightly')).set('Content-Type', 'application/yaml').send(YAML_SOURCE);
+    const res = await org
+      .auth(env.t.request.put('/workflows/definitions/nightly'))
+      .set('Content-Type', 'application/yaml')
+      .send(YAML_SOURCE);
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.equal(res.body.revision.sourceFormat, 'yaml');
     // The definition that runs is still the normalized one.
@@ -45,16 +51,16 @@ describe('workflows API: the source of a revision', () => {
     assert.match(read.headers['content-type'], /^application\/yaml/);
     assert.equal(read.text, YAML_SOURCE);
 
-    const revision = await c.auth(c.t.request.get('/workflows/definitions/nightly/revisions/1'));
+    const revision = await org.auth(env.t.request.get('/workflows/definitions/nightly/revisions/1'));
     assert.equal(revision.body.sourceFormat, 'yaml');
     assert.equal(revision.body.source, undefined, 'the text is read on its own route');
-    const list = await c.auth(c.t.request.get('/workflows/definitions/nightly/revisions?includeDefinition=true'));
+    const list = await org.auth(env.t.request.get('/workflows/definitions/nightly/revisions?includeDefinition=true'));
     assert.equal(list.body.data[0].sourceFormat, 'yaml');
   });
 
   it('a JSON body reads back as sent (its spacing and key order), as application/json; POST keeps it too', async () => {
     const text = `{\n    "steps": {"work": {"pluginType": "log", "type": "module", "config": {"message": "hi"}},\n  "trigger": {"type": "trigger", "pluginType": "manual"}},\n  "name": "Json",\n  "connections": [{"to": "work", "from": "trigger"}]\n}\n`;
-    const created = await c.auth(c.t.request.post('/workflows/definitions')).set('Content-Type', 'application/json').send(text);
+    const created = await org.auth(env.t.request.post('/workflows/definitions')).set('Content-Type', 'application/json').send(text);
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const id = created.body.workflow.id as string;
     assert.equal(created.body.revision.sourceFormat, 'json');
@@ -66,7 +72,7 @@ describe('workflows API: the source of a revision', () => {
 
   it('a new revision keeps its own text; a publish that only reformats or comments replaces the newest revision source', async () => {
     const put = (text: string) =>
-      c.auth(c.t.request.put('/workflows/definitions/nightly')).set('Content-Type', 'application/yaml').send(text);
+      org.auth(env.t.request.put('/workflows/definitions/nightly')).set('Content-Type', 'application/yaml').send(text);
     await put(YAML_SOURCE).expect(201);
     const changed = YAML_SOURCE.replace('pluginType: log', 'pluginType: log\n    description: Sends the report');
     const second = await put(changed).expect(200);
@@ -82,16 +88,16 @@ describe('workflows API: the source of a revision', () => {
   });
 
   it('a revision published before sources were kept answers 404 revision-source-not-kept; its definition is still read', async () => {
-    await c.auth(c.t.request.put('/workflows/definitions/old')).send(definition('Old')).expect(201);
+    await org.auth(env.t.request.put('/workflows/definitions/old')).send(definition('Old')).expect(201);
     // As the migration leaves a revision written before it.
-    await c.db.query(
+    await env.db.query(
       `UPDATE workflow_revisions SET source = NULL, source_format = NULL WHERE workflow_id = (SELECT id FROM workflows WHERE organization_id = $1 AND key = 'old')`,
-      [c.org],
+      [org.id],
     );
     const read = await source('old', 1);
     assertDialect('problem', read, 404);
     assert.match(read.body.type, /\/revision-source-not-kept$/);
-    const revision = await c.auth(c.t.request.get('/workflows/definitions/old/revisions/1')).expect(200);
+    const revision = await org.auth(env.t.request.get('/workflows/definitions/old/revisions/1')).expect(200);
     assert.equal(revision.body.sourceFormat, undefined);
     assert.equal(revision.body.definition.name, 'Old');
     // A missing revision is still a missing revision.
@@ -99,36 +105,44 @@ describe('workflows API: the source of a revision', () => {
   });
 
   it('reading a source needs workflow:read on the workflow, as reading the revision does', async () => {
-    await c.auth(c.t.request.put('/workflows/definitions/nightly')).set('Content-Type', 'application/yaml').send(YAML_SOURCE).expect(201);
-    const stranger = await c.t.request
+    await org
+      .auth(env.t.request.put('/workflows/definitions/nightly'))
+      .set('Content-Type', 'application/yaml')
+      .send(YAML_SOURCE)
+      .expect(201);
+    const stranger = await env.t.request
       .get('/workflows/definitions/nightly/revisions/1/source')
-      .set('Authorization', `Bearer ${c.other.token}`);
+      .set('Authorization', `Bearer ${org.other.token}`);
     assertDialect('problem', stranger, 404);
-    assert.equal((await c.t.request.get('/workflows/definitions/nightly/revisions/1/source')).status, 401);
+    assert.equal((await env.t.request.get('/workflows/definitions/nightly/revisions/1/source')).status, 401);
   });
 
   it('refuses a revision number that is not one, and release notes past their limit, writing nothing', async () => {
-    await c.auth(c.t.request.put('/workflows/definitions/nightly')).set('Content-Type', 'application/yaml').send(YAML_SOURCE).expect(201);
+    await org
+      .auth(env.t.request.put('/workflows/definitions/nightly'))
+      .set('Content-Type', 'application/yaml')
+      .send(YAML_SOURCE)
+      .expect(201);
     for (const n of ['abc', '0', '-1', '1.5']) {
-      const read = await c.auth(c.t.request.get(`/workflows/definitions/nightly/revisions/${n}/source`));
+      const read = await org.auth(env.t.request.get(`/workflows/definitions/nightly/revisions/${n}/source`));
       assertDialect('problem', read, 400);
     }
-    const long = await c
-      .auth(c.t.request.put(`/workflows/definitions/nightly?releaseNotes=${'n'.repeat(2001)}`))
+    const long = await org
+      .auth(env.t.request.put(`/workflows/definitions/nightly?releaseNotes=${'n'.repeat(2001)}`))
       .set('Content-Type', 'application/yaml')
       .send(YAML_SOURCE.replace('Nightly report', 'Renamed'));
     assertDialect('problem', long, 400);
-    const fresh = await c
-      .auth(c.t.request.post(`/workflows/definitions?releaseNotes=${'n'.repeat(2001)}`))
+    const fresh = await org
+      .auth(env.t.request.post(`/workflows/definitions?releaseNotes=${'n'.repeat(2001)}`))
       .set('Content-Type', 'application/yaml')
       .send(YAML_SOURCE.replace('Nightly report', 'Other'));
     assertDialect('problem', fresh, 400);
-    const workflows = await c.auth(c.t.request.get('/workflows/definitions')).expect(200);
+    const workflows = await org.auth(env.t.request.get('/workflows/definitions')).expect(200);
     assert.deepEqual(
       workflows.body.data.map((w: { name: string }) => w.name),
       ['Nightly report'],
     );
-    const revisions = await c.auth(c.t.request.get('/workflows/definitions/nightly/revisions')).expect(200);
+    const revisions = await org.auth(env.t.request.get('/workflows/definitions/nightly/revisions')).expect(200);
     assert.equal(revisions.body.data.length, 1);
   });
 });

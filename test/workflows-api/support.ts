@@ -9,10 +9,16 @@ import { createTestApp, type TestApp } from '../support/app';
 import { newOrganizationId, testDataSource } from '../support/database';
 import { grantAdmin } from '../support/grants';
 
-export interface WfContext {
+/** The file's environment (`env` in every test folder): the app with the workflow routes and the test database. */
+export interface WfEnv {
   t: TestApp;
   db: DataSource;
-  org: string;
+}
+
+/** The organization a test acts as (`org` in every test folder), with its admin as the caller. */
+export interface WfOrg {
+  /** The organization's id. */
+  id: string;
   /** The caller: a user holding the admin role on the organization. */
   userId: string;
   token: string;
@@ -24,7 +30,9 @@ export interface WfContext {
 /** Temporal is only reached by the cron registrar; suites that need it pass a real client. */
 const noTemporal = {} as Client;
 
-export async function wfContext(options: WorkflowRouteOptions & { temporal?: Client; limits?: Partial<Limits> } = {}): Promise<WfContext> {
+export async function wfContext(
+  options: WorkflowRouteOptions & { temporal?: Client; limits?: Partial<Limits> } = {},
+): Promise<{ env: WfEnv; org: WfOrg }> {
   const db = await testDataSource();
   const base = loadConfig();
   const config = { ...base, publicBaseUrl: 'http://api.test', limits: { ...base.limits, ...options.limits } };
@@ -39,26 +47,14 @@ export async function wfContext(options: WorkflowRouteOptions & { temporal?: Cli
   const otherOrg = newOrganizationId();
   const otherToken = await t.token({ organizationId: otherOrg, userId: await grantAdmin(db, otherOrg) });
   return {
-    t,
-    db,
-    org,
-    userId,
-    token,
-    auth: (req) => req.set('Authorization', `Bearer ${token}`),
-    other: { org: otherOrg, token: otherToken },
-  };
-}
-
-/** `trigger ──▶ work`, with optional extra steps. */
-export function definition(name = 'Demo', extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name,
-    steps: {
-      trigger: { type: 'trigger', pluginType: 'manual' },
-      work: { type: 'module', pluginType: 'log', config: { message: 'hello' } },
+    env: { t, db },
+    org: {
+      id: org,
+      userId,
+      token,
+      auth: (req) => req.set('Authorization', `Bearer ${token}`),
+      other: { org: otherOrg, token: otherToken },
     },
-    connections: [{ from: 'trigger', to: 'work' }],
-    ...extra,
   };
 }
 

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { assertDialect } from '../support/dialects';
-import { definition, snapshot, wfContext, type WfContext } from './support';
+import { definition } from '../support/definitions';
+import { snapshot, wfContext, type WfEnv, type WfOrg } from './support';
 
 describe('workflows API: PUT by key and revisions', () => {
-  let c: WfContext;
+  let env: WfEnv;
+  let org: WfOrg;
   beforeEach(async () => {
-    c = await wfContext();
+    ({ env, org } = await wfContext());
   });
-  const put = (key: string, body: object) => c.auth(c.t.request.put(`/workflows/definitions/${key}`)).send(body);
+  const put = (key: string, body: object) => org.auth(env.t.request.put(`/workflows/definitions/${key}`)).send(body);
 
   it('created, then overwritten for identical content (idempotent), then new-revision', async () => {
     const first = await put('flow', definition('Flow'));
@@ -29,7 +31,7 @@ describe('workflows API: PUT by key and revisions', () => {
     assert.equal(changed.body.mode, 'new-revision');
     assert.equal(changed.body.revision.revision, 2);
     assert.equal(changed.body.latestAlias.revision, 2);
-    const aliases = await c.auth(c.t.request.get('/workflows/definitions/flow/aliases'));
+    const aliases = await org.auth(env.t.request.get('/workflows/definitions/flow/aliases'));
     assert.deepEqual(
       aliases.body.data.map((a: { name: string; revision: number }) => [a.name, a.revision]),
       [['latest', 2]],
@@ -38,7 +40,7 @@ describe('workflows API: PUT by key and revisions', () => {
 
   it("PUT by the server's wf_ id makes a new revision of that workflow, keeping its key; an unknown id is 404", async () => {
     // The compatible engine's upload scripts: create with POST, then revise by the id it answered.
-    const created = await c.auth(c.t.request.post('/workflows/definitions')).send(definition('Flow', { key: 'by-id' }));
+    const created = await org.auth(env.t.request.post('/workflows/definitions')).send(definition('Flow', { key: 'by-id' }));
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const id = created.body.workflow.id as string;
     assert.match(id, /^wf_/);
@@ -55,7 +57,7 @@ describe('workflows API: PUT by key and revisions', () => {
     );
 
     // A workflow created without a key stays without one.
-    const keyless = await c.auth(c.t.request.post('/workflows/definitions')).send(definition('Keyless'));
+    const keyless = await org.auth(env.t.request.post('/workflows/definitions')).send(definition('Keyless'));
     assert.equal(keyless.status, 201, JSON.stringify(keyless.body));
     const second = await put(keyless.body.workflow.id, definition('Keyless', { variables: { m: { initialValue: 2 } } }));
     assert.deepEqual([second.status, second.body.mode, second.body.workflow.key ?? null], [200, 'new-revision', null]);
@@ -66,7 +68,7 @@ describe('workflows API: PUT by key and revisions', () => {
     const missing = await put('wf_000000000000000000000000', definition('Flow'));
     assertDialect('problem', missing, 404);
     assert.equal(missing.body.code ?? missing.body.type?.split('/').pop(), 'workflow-not-found', JSON.stringify(missing.body));
-    const revisions = await c.auth(c.t.request.get(`/workflows/definitions/${id}/revisions`)).expect(200);
+    const revisions = await org.auth(env.t.request.get(`/workflows/definitions/${id}/revisions`)).expect(200);
     assert.equal(revisions.body.data.length, 2);
   });
 
@@ -90,11 +92,11 @@ describe('workflows API: PUT by key and revisions', () => {
     assertDialect('problem', await put('flow', definition('x', { key: 'other' })), 400);
     assertDialect('problem', await put('Bad_Key', definition('x')), 400);
     assertDialect('problem', await put('flow', { name: 'x', steps: { a: { type: 'module', pluginType: 'nope' } } }), 400);
-    assert.equal((await snapshot(c.db, c.org)).workflows, 0);
+    assert.equal((await snapshot(env.db, org.id)).workflows, 0);
     await put('flow', definition('x')).expect(201);
-    const before = await snapshot(c.db, c.org);
+    const before = await snapshot(env.db, org.id);
     assertDialect('problem', await put('flow', { name: 'x', steps: 'nope' }), 400);
-    assert.deepEqual(await snapshot(c.db, c.org), before);
+    assert.deepEqual(await snapshot(env.db, org.id), before);
   });
 
   it('50 concurrent PUTs of distinct content give contiguous revisions without gaps or duplicates', async function () {
@@ -109,16 +111,16 @@ describe('workflows API: PUT by key and revisions', () => {
       numbers,
       Array.from({ length: 50 }, (_, i) => i + 1),
     );
-    const list = await c.auth(c.t.request.get('/workflows/definitions/busy/revisions?limit=100'));
+    const list = await org.auth(env.t.request.get('/workflows/definitions/busy/revisions?limit=100'));
     assert.equal(list.body.total, 50);
-    const latest = await c.auth(c.t.request.get('/workflows/definitions/busy/aliases/latest'));
+    const latest = await org.auth(env.t.request.get('/workflows/definitions/busy/aliases/latest'));
     assert.equal(latest.body.revision, 50);
   });
 
   it('lists revisions newest first without definitions unless asked, and reads one revision', async () => {
     await put('r', definition('R')).expect(201);
     await put('r', definition('R', { semanticVersion: '2.0.0', releaseNotes: 'second' })).expect(200);
-    const list = await c.auth(c.t.request.get('/workflows/definitions/r/revisions'));
+    const list = await org.auth(env.t.request.get('/workflows/definitions/r/revisions'));
     assert.equal(list.status, 200);
     assert.deepEqual([list.body.page, list.body.limit, list.body.total], [1, 50, 2]);
     assert.deepEqual(
@@ -128,19 +130,22 @@ describe('workflows API: PUT by key and revisions', () => {
     assert.equal(list.body.data[0].definition, null);
     assert.equal(list.body.data[0].semanticVersion, '2.0.0');
     assert.equal(list.body.data[0].releaseNotes, 'second');
-    assert.equal(list.body.data[0].createdBy, c.userId);
-    const full = await c.auth(c.t.request.get('/workflows/definitions/r/revisions?includeDefinition=true&limit=1&page=2'));
+    assert.equal(list.body.data[0].createdBy, org.userId);
+    const full = await org.auth(env.t.request.get('/workflows/definitions/r/revisions?includeDefinition=true&limit=1&page=2'));
     assert.equal(full.body.data[0].revision, 1);
     assert.equal(full.body.data[0].definition.name, 'R');
-    const one = await c.auth(c.t.request.get('/workflows/definitions/r/revisions/2'));
+    const one = await org.auth(env.t.request.get('/workflows/definitions/r/revisions/2'));
     assert.equal(one.body.definition.semanticVersion, '2.0.0');
-    assertDialect('problem', await c.auth(c.t.request.get('/workflows/definitions/r/revisions/9')), 404);
-    assertDialect('problem', await c.auth(c.t.request.get('/workflows/definitions/r/revisions/zero')), 400);
+    assertDialect('problem', await org.auth(env.t.request.get('/workflows/definitions/r/revisions/9')), 404);
+    assertDialect('problem', await org.auth(env.t.request.get('/workflows/definitions/r/revisions/zero')), 400);
   });
 
   it('reports CONFIG_ENTRY_UNRESOLVED warnings only for references without a visible value', async () => {
-    await c.auth(c.t.request.post('/workflows/config')).send({ name: 'API_URL', value: 'https://x', path: '/team' }).expect(201);
-    await c.auth(c.t.request.post('/workflows/config')).send({ name: 'TOKEN', value: 's3cr3t-value', secret: true, path: '/' }).expect(201);
+    await org.auth(env.t.request.post('/workflows/config')).send({ name: 'API_URL', value: 'https://x', path: '/team' }).expect(201);
+    await org
+      .auth(env.t.request.post('/workflows/config'))
+      .send({ name: 'TOKEN', value: 's3cr3t-value', secret: true, path: '/' })
+      .expect(201);
     const body = definition('W', {
       path: '/team/sub',
       steps: {
