@@ -97,7 +97,6 @@ export default tseslint.config(
       'kit/run.ts',
       'startup/service.ts',
       'workflows/engine/evaluate.ts',
-      'workflows/engine/runtime/types.ts',
       'workflows/engine/validate-references.ts',
     ],
     rules: { 'max-lines': 'off' },
