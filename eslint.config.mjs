@@ -96,7 +96,6 @@ export default tseslint.config(
       'kit/replay.ts',
       'kit/run.ts',
       'startup/service.ts',
-      'workflows/engine/validate-references.ts',
     ],
     rules: { 'max-lines': 'off' },
   },
