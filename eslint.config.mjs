@@ -93,8 +93,6 @@ export default tseslint.config(
       'config/config.ts',
       'console/src/graph/layout.ts',
       'console/src/graph/view.ts',
-      'kit/replay.ts',
-      'kit/run.ts',
       'startup/service.ts',
     ],
     rules: { 'max-lines': 'off' },
