@@ -90,7 +90,6 @@ export default tseslint.config(
       'api/workflows/activation.ts',
       'api/workflows/config-routes.ts',
       'api/workflows/definition-routes.ts',
-      'config/config.ts',
       'console/src/graph/layout.ts',
       'console/src/graph/view.ts',
       'startup/service.ts',
