@@ -92,7 +92,6 @@ export default tseslint.config(
       'api/workflows/definition-routes.ts',
       'console/src/graph/layout.ts',
       'console/src/graph/view.ts',
-      'startup/service.ts',
     ],
     rules: { 'max-lines': 'off' },
   },
