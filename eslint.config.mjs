@@ -89,8 +89,6 @@ export default tseslint.config(
       'api/workflows/activation.ts',
       'api/workflows/config-routes.ts',
       'api/workflows/definition-routes.ts',
-      'console/src/graph/layout.ts',
-      'console/src/graph/view.ts',
     ],
     rules: { 'max-lines': 'off' },
   },
