@@ -5,7 +5,7 @@
  */
 import { ConfigError, loadConfig, type AppConfig } from '../config/config';
 import { createProcessLogger } from '../config/logger';
-import type { ServiceParts } from '../startup/service';
+import type { ServiceParts } from '../startup/service-parts';
 
 export function loadConfigOrExit(): AppConfig {
   try {

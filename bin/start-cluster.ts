@@ -13,7 +13,7 @@ import { childProcessEnvironment } from '../config/config';
 import { createProcessLogger } from '../config/logger';
 import { startCluster } from '../startup/cluster/cluster';
 import { resolveServiceSecrets } from '../startup/service-secrets';
-import { stopOnSignals } from '../startup/service';
+import { stopOnSignals } from '../startup/stop-on-signals';
 import { loadConfigOrExit } from './main';
 
 async function main(): Promise<void> {

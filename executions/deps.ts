@@ -10,7 +10,7 @@ export interface StartDeps {
    * A client on the connection of a worker in this process that polls `taskQueue` (`npm start`: the API
    * and the worker in one process). Starts go through it with eager workflow start: Temporal hands the
    * run's first workflow task back in the start's reply, to that worker, instead of through its matching
-   * queue (a trivial run's start to result: about 50 → 20 ms on the dev server). Absent: plain starts.
+   * queue, a round trip less on every start (figures: docs/benchmarks.md). Absent: plain starts.
    */
   eagerStarts?: Client;
   /** Task queue the execution workflows are started on (the worker polls it). */

@@ -13,17 +13,10 @@ export {
   type ValidationWarning,
 } from './validate';
 export { runWorkflow, type RunOptions, type RunResult, type StepResult } from './run';
-export {
-  replayExport,
-  readExport,
-  recordedStubs,
-  ExportInvalid,
-  type Divergence,
-  type DivergenceKind,
-  type ExecutionExport,
-  type ReplayOptions,
-  type ReplayResult,
-} from './replay';
+export { replayExport, type ReplayOptions, type ReplayResult } from './replay';
+export { readExport, ExportInvalid, type ExecutionExport } from './export-document';
+export { recordedStubs } from './recorded-stubs';
+export type { Divergence, DivergenceKind } from './replay-compare';
 export type { StubContext, StubHandler, StubResult, StubSpec, Stubs } from './stubs';
 export type { SignalAnswer, SignalResponder, SignalWait } from './local-effects';
 export type { WorkflowSource } from './children';

@@ -59,10 +59,10 @@ export interface ResolveTemporalOptions {
  * Dynamic configuration the CLI dev server starts with (`npm start`, and the tests' real server,
  * so they run as operators do). Eager activity execution: the server hands a workflow task's new
  * activity straight back to the worker that completed the task, instead of through the matching
- * queue; it halves the time of an effectful step (40 sequential http-request steps: 4.1 s → 2.1 s
- * in `npm run bench`). Eager workflow start: a start from a process whose worker polls the task queue
- * gets the run's first workflow task in its reply (executions/deps.ts eagerStarts; server 1.29's default
- * already, set so an older server behaves the same). The production server reads the same settings from
+ * queue, which saves a round trip on every effectful step (figures: docs/benchmarks.md). Eager
+ * workflow start: a start from a process whose worker polls the task queue gets the run's first
+ * workflow task in its reply (executions/deps.ts eagerStarts; server 1.29's default already, set so
+ * an older server behaves the same). The production server reads the same settings from
  * deploy/temporal/dynamicconfig.yaml.
  */
 export const DEV_SERVER_DYNAMIC_CONFIG = [
@@ -76,11 +76,9 @@ export const DEV_SERVER_DYNAMIC_CONFIG = [
  * SQLite pragmas for the CLI dev server's database file (`npm start`'s `--db-filename`; the in-memory
  * server has no file to tune). With SQLite's defaults (rollback journal, `synchronous=FULL`) each commit
  * of the server's one connection waits for several fsyncs; write-ahead logging with `synchronous=NORMAL`
- * syncs only at checkpoints. Bare Temporal on this 2-core machine (no-op worker, concurrency 20, the
- * pragma sets in alternating rounds on servers side by side, three runs, a neighbour's load in all):
- * trivial workflows/s 1.4-2.2x the defaults' (e.g. 11 → 24), one-activity workflows/s 1.6-2.6x (7 → 19),
- * server CPU per workflow two thirds (trivial 40 → 29 ms, one activity 72 → 48 ms). `synchronous=OFF`
- * measured within the noise of NORMAL (1.8x / 1.8x in the paired run), not worth its risk.
+ * syncs only at checkpoints, so the server does more workflows per second for less CPU each
+ * (docs/benchmarks.md, "Figures behind choices in the code"). `synchronous=OFF` gains nothing
+ * measurable over NORMAL, not worth its risk.
  * Safe for a dev server: WAL with NORMAL never corrupts the database; a power loss (not a crash or a
  * kill of the server: the OS holds its commits) may lose the last transactions before it.
  * The CLI passes each pragma to SQLite as is, which ignores a name it does not know.

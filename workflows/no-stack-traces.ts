@@ -5,8 +5,8 @@
  *
  * Why: to answer the `__stack_trace` query (the Temporal UI's "Stack Trace" tab), the SDK's promise hook
  * captures a stack, mapped through the bundle's source map, for every promise a run creates. The engine is an
- * interpreter that awaits at every step, so this was a third of the workflow thread's CPU (measured with 3-step
- * runs: 14.5 ms of CPU per run with it, 9.5 ms without). The interpreter's JavaScript stack tells an operator
+ * interpreter that awaits at every step, so this is a large share of the workflow thread's CPU
+ * (docs/benchmarks.md, "Stack traces off inside runs"). The interpreter's JavaScript stack tells an operator
  * nothing the execution's steps, waits and pending signals (API and console) do not; step failures are data,
  * not JavaScript stacks. `WORKFLOW_STACK_TRACES=true` leaves this module out (docs/configuration.md).
  */

@@ -4,7 +4,7 @@
  * (under `npm start`, one process) the API.
  *
  * Threads start on demand up to `threads`, load QuickJS once and are reused.
- * Organizations share them fairly: one organization holds at most
+ * Organizations share them fairly (./code-exec-shares.ts): one organization holds at most
  * `threadsPerOrganization` threads at once (default half the pool, rounded
  * up), and a freed thread goes to the waiting organization holding the fewest,
  * the one served longest ago first; within an organization, jobs run in
@@ -39,12 +39,11 @@ import {
   type ThreadData,
   type ToThread,
 } from './code-exec-protocol';
+import { OrganizationShares, type Share } from './code-exec-shares';
+import { threadBootstrap } from './code-exec-thread-entry';
 
 /** How long past its deadline (or its cancellation) a job's thread may take before it is terminated. */
 export const HARD_STOP_GRACE_MS = 30;
-
-/** Resolves to the TypeScript source under tsx and to the compiled file in dist/. */
-const THREAD_ENTRY = require.resolve('./code-exec-thread');
 
 /** One script to run, and the organization whose share of the threads it uses. */
 export type CodeRequest = Omit<CodeJob, 'deadline' | 'waitedMs' | 'limits'> & { organizationId: string };
@@ -77,27 +76,18 @@ interface PoolThread {
   task?: Task;
 }
 
-/** One organization's jobs: those waiting, in order, how many threads it holds, and when it last got one. */
-interface Share {
-  waiting: Task[];
-  running: number;
-  servedAt: number;
-}
-
 export class CodeExecPool {
   readonly limits: CodeLimits;
   private readonly threads = new Set<PoolThread>();
-  private readonly shares = new Map<string, Share>();
-  private readonly perOrganization: number;
+  private readonly shares: OrganizationShares<Task>;
   private nextId = 1;
-  private serveCount = 0;
   private closed = false;
   private startedThreads = 0;
 
   constructor(private readonly settings: CodeExecSettings = CODE_EXEC_DEFAULTS) {
     const { threads, threadsPerOrganization, queuePerOrganization: _queue, ...limits } = settings;
     this.limits = limits;
-    this.perOrganization = Math.min(threads, threadsPerOrganization ?? Math.ceil(threads / 2));
+    this.shares = new OrganizationShares(Math.min(threads, threadsPerOrganization ?? Math.ceil(threads / 2)));
   }
 
   /** Threads started so far, replacements included (reuse and replacement show in it). */
@@ -109,7 +99,7 @@ export class CodeExecPool {
   run(request: CodeRequest, hooks: CodeRunHooks): Promise<CodeOutcome> {
     if (this.closed) return Promise.resolve(shutdownOutcome());
     if (hooks.signal.aborted) return Promise.resolve(failure('SANDBOX_CANCELLED', 'the run was cancelled'));
-    const share = this.shareOf(request.organizationId);
+    const share = this.shares.of(request.organizationId);
     if (share.waiting.length >= this.settings.queuePerOrganization) {
       return Promise.resolve(
         failure(
@@ -145,7 +135,7 @@ export class CodeExecPool {
   /** Fails waiting jobs, terminates every thread (running jobs fail) and waits for them to exit. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const share of [...this.shares.values()]) for (const task of share.waiting.splice(0)) this.finish(task, shutdownOutcome());
+    for (const share of this.shares.all()) for (const task of share.waiting.splice(0)) this.finish(task, shutdownOutcome());
     const exits = [...this.threads].map((thread) => {
       if (thread.task) this.finish(thread.task, shutdownOutcome());
       return thread.worker.terminate();
@@ -154,36 +144,10 @@ export class CodeExecPool {
     await Promise.all(exits);
   }
 
-  private shareOf(organizationId: string): Share {
-    let share = this.shares.get(organizationId);
-    if (!share) {
-      share = { waiting: [], running: 0, servedAt: 0 };
-      this.shares.set(organizationId, share);
-    }
-    return share;
-  }
-
-  /** The share whose job takes the next free thread: under its cap, fewest threads held, served longest ago. */
-  private nextShare(): Share | undefined {
-    let next: Share | undefined;
-    for (const share of this.shares.values()) {
-      if (share.waiting.length === 0 || share.running >= this.perOrganization) continue;
-      if (!next || share.running < next.running || (share.running === next.running && share.servedAt < next.servedAt)) next = share;
-    }
-    return next;
-  }
-
-  /** Jobs that could take a thread now (their organization is under its cap): how many threads starting may serve. */
-  private startable(): number {
-    let count = 0;
-    for (const share of this.shares.values()) count += Math.min(share.waiting.length, Math.max(0, this.perOrganization - share.running));
-    return count;
-  }
-
   /** Hands waiting jobs to idle threads, fairly, starting threads while under the limit. */
   private pump(): void {
     while (!this.closed) {
-      const share = this.nextShare();
+      const share = this.shares.next();
       if (!share) return;
       const idle = [...this.threads].find((thread) => thread.ready && !thread.task);
       if (idle) {
@@ -191,7 +155,7 @@ export class CodeExecPool {
         continue;
       }
       const starting = [...this.threads].filter((thread) => !thread.ready).length;
-      if (this.threads.size < this.settings.threads && starting < this.startable()) {
+      if (this.threads.size < this.settings.threads && starting < this.shares.startable()) {
         this.spawn();
         continue;
       }
@@ -212,10 +176,8 @@ export class CodeExecPool {
   }
 
   /** Gives `thread` the oldest waiting job of `share`. */
-  private assign(thread: PoolThread, share: Share): void {
-    const task = share.waiting.shift()!;
-    share.running += 1;
-    share.servedAt = ++this.serveCount;
+  private assign(thread: PoolThread, share: Share<Task>): void {
+    const task = this.shares.serve(share);
     thread.task = task;
     task.thread = thread;
     thread.worker.ref();
@@ -234,8 +196,7 @@ export class CodeExecPool {
 
   /** Takes a job that never started off its organization's queue. */
   private unqueue(task: Task): void {
-    const waiting = this.shares.get(task.request.organizationId)?.waiting;
-    if (waiting?.includes(task)) waiting.splice(waiting.indexOf(task), 1);
+    this.shares.unqueue(task.request.organizationId, task);
   }
 
   private cancel(task: Task): void {
@@ -272,7 +233,7 @@ export class CodeExecPool {
     if (task) this.finish(task, failure('SANDBOX_CRASHED', reason, true));
     else if (!thread.ready) {
       // A thread that cannot even start fails the next waiting job, so a broken set-up cannot loop forever.
-      const share = this.nextShare();
+      const share = this.shares.next();
       if (share) {
         const next = share.waiting.shift()!;
         this.finish(next, failure('SANDBOX_CRASHED', reason, true));
@@ -296,28 +257,13 @@ export class CodeExecPool {
     task.done = true;
     clearTimeout(task.timer);
     task.hooks.signal.removeEventListener('abort', task.onAbort);
-    const { organizationId } = task.request;
-    const share = this.shares.get(organizationId);
-    if (task.thread) {
-      if (task.thread.task === task) {
-        task.thread.task = undefined;
-        task.thread.worker.unref();
-      }
-      if (share) share.running -= 1;
+    if (task.thread?.task === task) {
+      task.thread.task = undefined;
+      task.thread.worker.unref();
     }
-    if (share && share.running === 0 && share.waiting.length === 0) this.shares.delete(organizationId);
+    this.shares.release(task.request.organizationId, task.thread !== undefined);
     task.resolve(outcome);
   }
-}
-
-/**
- * The thread's entry as `eval` code: under tsx (tests, `npm start`) the .ts
- * entry needs tsx's require hook, which worker threads do not inherit from
- * `--import tsx`; the compiled .js entry in dist/ loads as is.
- */
-function threadBootstrap(): string {
-  const register = THREAD_ENTRY.endsWith('.ts') ? `require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register();\n` : '';
-  return `${register}require(${JSON.stringify(THREAD_ENTRY)});`;
 }
 
 function failure(type: SandboxErrorType, message: string, retryable = false): CodeOutcome {

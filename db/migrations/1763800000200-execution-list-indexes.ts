@@ -13,8 +13,8 @@
  *   predicate names `temporal_run_id`, so recording the run id (once per
  *   execution) is not HOT: one index write, against a scan of every live
  *   execution on every reconciler tick without it.
- * - No lower fillfactor: measured, it kept progress updates no more HOT (97% at the
- *   default already) and, in a burst of runs, left the heap twice as large.
+ * - No lower fillfactor: progress updates are HOT at the default already, and a
+ *   lower one left the heap larger in a burst of runs (docs/benchmarks.md, Scale).
  */
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 

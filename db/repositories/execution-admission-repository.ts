@@ -60,7 +60,10 @@ const queuedTotal = (organizationId: Bound): Sql =>
  */
 function admittedValues(execution: NewExecution, queuedId: string | null | undefined, status: Sql = raw('d.admit')) {
   const id = bind(execution.id);
-  const choice = { id: sql`CASE WHEN d.admit = 'queued' THEN COALESCE(${queuedId ?? null}::text, ${id}::text) ELSE ${id}::text END`, status };
+  const choice = {
+    id: sql`CASE WHEN d.admit = 'queued' THEN COALESCE(${queuedId ?? null}::text, ${id}::text) ELSE ${id}::text END`,
+    status,
+  };
   return insertValues(execution, choice);
 }
 

@@ -39,9 +39,12 @@ export type NewExecution = Pick<
 > &
   Partial<Pick<ExecutionEntity, 'rerunOf' | 'rerunKind'>>;
 
-export const INSERT_COLUMNS = raw(`id, organization_id, workflow_id, workflow_key, revision, alias, status, inputs, trigger, correlation_key,
+export const INSERT_COLUMNS =
+  raw(`id, organization_id, workflow_id, workflow_key, revision, alias, status, inputs, trigger, correlation_key,
   idempotency_key, parent_execution_id, temporal_namespace, created_by, rerun_of, rerun_kind`);
-export const ON_KEY_CONFLICT = raw('ON CONFLICT (organization_id, workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING');
+export const ON_KEY_CONFLICT = raw(
+  'ON CONFLICT (organization_id, workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING',
+);
 
 /**
  * The values of INSERT_COLUMNS, and the idempotency key's three (bound: a statement that also looks the key up

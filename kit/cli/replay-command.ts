@@ -6,7 +6,8 @@
  * shown, and the exit code is the run's.
  */
 import { DefinitionInvalid, InputsInvalid } from '../errors';
-import { ExportInvalid, replayExport, type ReplayResult } from '../replay';
+import { ExportInvalid } from '../export-document';
+import { replayExport, type ReplayResult } from '../replay';
 import { formatError, summarize } from './local-commands';
 import { CliError, EXIT, type Output } from './output';
 import { jsonObject } from './values';

@@ -58,7 +58,8 @@ describe('executions API: flow control', function () {
 
   const start = async (workflowId: string, inputs: Body = {}) =>
     org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({ inputs });
-  const get = async (id: string): Promise<Body> => (await org.auth(env.t.request.get(`/workflows/executions/${id}`)).expect(200)).body as Body;
+  const get = async (id: string): Promise<Body> =>
+    (await org.auth(env.t.request.get(`/workflows/executions/${id}`)).expect(200)).body as Body;
   const go = async (id: string) =>
     org
       .auth(env.t.request.post(`/workflows/executions/${id}/signals/go`))
@@ -323,7 +324,12 @@ describe('executions API: flow control', function () {
         { id: 'child', type: 'module', pluginType: 'sub-workflow', config: { workflowId: 'flow-child' }, dependsOn: ['start'] },
       ],
     });
-    const parent = await waitFor(env, org, await execute(env, org, parentId), (body) => !['running', 'waiting'].includes(String(body.status)));
+    const parent = await waitFor(
+      env,
+      org,
+      await execute(env, org, parentId),
+      (body) => !['running', 'waiting'].includes(String(body.status)),
+    );
     assert.equal(parent.status, 'failed');
     assert.equal((parent.error as Body).type, 'SUBWORKFLOW_FLOW_LIMIT');
     assert.match(String((parent.error as Body).message), new RegExp(holder));

@@ -35,7 +35,7 @@ const RULES = {
   'records-when-blocked': { since: 3 },
   /**
    * A step without a `timeout` of its own is compared with the light-step ceiling by its plugin's bound on the call
-   * (an http-request's config `timeout`), not the 5-minute default (runtime/step-runner.ts). Runs of rules 3 and
+   * (an http-request's config `timeout`), not the 5-minute default (runtime/activity-call.ts). Runs of rules 3 and
    * before that followed it carry `limits.lightStepRule: 'call-timeout'`.
    */
   'light-step-by-call-timeout': { since: 4, alsoWhen: (input) => input.limits?.lightStepRule === 'call-timeout' },
@@ -50,7 +50,7 @@ const RULES = {
   'for-each-projects-iterations': { since: 4 },
   /**
    * A `forEach` iteration is retried under the step's retry policy by the engine itself (durable timers), a failure
-   * result marked `retryable: true` as a thrown failure; before, only the host retried thrown failures (runtime/step-runner.ts).
+   * result marked `retryable: true` as a thrown failure; before, only the host retried thrown failures (runtime/resolve-call.ts).
    */
   'for-each-engine-retries': { since: 4 },
   /** A running fan-out's progress is written when another tenth of its items is done, so `/state` shows it live (workflows/execution-persistence.ts). */

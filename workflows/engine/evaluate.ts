@@ -1,7 +1,8 @@
 /**
  * A small, whitelisted evaluator for the engine's expressions (engine-reference
  * §3). It walks the jsep AST itself: no `eval`, no `Function`, no access to
- * prototypes, and only the functions and string/array members listed here.
+ * prototypes, and only the functions and string/array members listed in
+ * ./expression-functions.ts (values, bounds and conversions: ./expression-values.ts).
  * Pure and deterministic, so it runs inside the Temporal workflow sandbox.
  *
  * Bounded: an evaluation visits at most MAX_OPERATIONS nodes, and no string
@@ -12,16 +13,10 @@
 import type jsep from 'jsep';
 import { scopeFollowsRule } from './engine-rules';
 import { parseExpression } from './expressions';
+import { ExpressionError, MAX_OPERATIONS, concatStrings, describe, isTruthy, stringify, toNumber } from './expression-values';
+import { ARRAY_METHODS, FUNCTIONS, STRING_METHODS } from './expression-functions';
 
-export class ExpressionError extends Error {
-  constructor(
-    message: string,
-    readonly code = 'EXPRESSION_ERROR',
-  ) {
-    super(message);
-    this.name = 'ExpressionError';
-  }
-}
+export { ExpressionError, MAX_ARRAY_LENGTH, MAX_OPERATIONS, MAX_STRING_LENGTH, isTruthy, stringify } from './expression-values';
 
 /** Root names an expression may start from, mapped to their values. */
 export type EvaluationScope = Readonly<Record<string, unknown>>;
@@ -36,13 +31,6 @@ const FORBIDDEN_KEYS = new Set([
   '__lookupSetter__',
 ]);
 
-/** Nodes one evaluation may visit. */
-export const MAX_OPERATIONS = 10_000;
-/** Characters of a string an expression builds. */
-export const MAX_STRING_LENGTH = 1024 * 1024;
-/** Elements of an array an expression builds. */
-export const MAX_ARRAY_LENGTH = 100_000;
-
 let operations = 0;
 
 /** Parses (with a small cache) and evaluates a raw expression against a scope. */
@@ -50,27 +38,6 @@ export function evaluateExpression(source: string, scope: EvaluationScope): unkn
   // Evaluation is synchronous, so one counter serves every call in turn.
   operations = 0;
   return evaluateNode(parseCached(source), scope);
-}
-
-function overLimit(what: string, size: number, limit: number): ExpressionError {
-  return new ExpressionError(`the expression would build ${what} of ${size}; at most ${limit} are allowed`, 'EXPRESSION_LIMIT_EXCEEDED');
-}
-
-/** Refuses a string (about to be) built longer than MAX_STRING_LENGTH. */
-function checkLength(length: number): void {
-  if (length > MAX_STRING_LENGTH) throw overLimit('a string', length, MAX_STRING_LENGTH);
-}
-
-/** Refuses an array (about to be) built longer than MAX_ARRAY_LENGTH. */
-function checkElements(length: number): void {
-  if (length > MAX_ARRAY_LENGTH) throw overLimit('an array', length, MAX_ARRAY_LENGTH);
-}
-
-/** Returns a built string after checking its length (for operations whose size is not known in advance). */
-function built<T>(value: T): T {
-  if (typeof value === 'string') checkLength(value.length);
-  else if (Array.isArray(value)) checkElements(value.length);
-  return value;
 }
 
 const astCache = new Map<string, jsep.Expression>();
@@ -90,11 +57,6 @@ function parseCached(source: string): jsep.Expression {
     astCache.set(source, ast);
   }
   return ast;
-}
-
-/** JavaScript truthiness: null, undefined, false, 0, NaN and "" are falsy; [] and {} are truthy. */
-export function isTruthy(value: unknown): boolean {
-  return Boolean(value);
 }
 
 function evaluateNode(node: jsep.Expression, scope: EvaluationScope): unknown {
@@ -220,29 +182,6 @@ function compare(left: unknown, right: unknown, operator: string): number {
   return a < b ? -1 : a > b ? 1 : a === b ? 0 : NaN;
 }
 
-function toNumber(value: unknown, operator: string): number {
-  if (typeof value === 'number') return value;
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  if (value === null) return 0;
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
-  throw new ExpressionError(`operator "${operator}" needs numbers, got ${describe(value)}`);
-}
-
-/** How values read when embedded in text: strings as they are, objects as JSON, nullish as "". */
-export function stringify(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
-}
-
-/** Own properties of plain data only; missing or nullish targets read as undefined. */
 /** `vars` as the root of a member expression, with the values resolved at start in scope. */
 function isVarsRoot(node: jsep.Expression, scope: EvaluationScope): boolean {
   return (
@@ -254,6 +193,7 @@ function isVarsRoot(node: jsep.Expression, scope: EvaluationScope): boolean {
   );
 }
 
+/** Own properties of plain data only; missing or nullish targets read as undefined. */
 function readMember(target: unknown, key: unknown): unknown {
   if (target === null || target === undefined) return undefined;
   if (typeof key !== 'string' && typeof key !== 'number')
@@ -267,97 +207,6 @@ function readMember(target: unknown, key: unknown): unknown {
   }
   if (typeof target === 'object') return Object.hasOwn(target, name) ? (target as Record<string, unknown>)[name] : undefined;
   return undefined;
-}
-
-type Fn = (args: unknown[]) => unknown;
-
-const FUNCTIONS: Record<string, Fn> = {
-  len: ([value]) => {
-    if (typeof value === 'string' || Array.isArray(value)) return value.length;
-    if (value !== null && typeof value === 'object') return Object.keys(value).length;
-    if (value === null || value === undefined) return 0;
-    throw new ExpressionError(`len() needs a string, array or object, got ${describe(value)}`);
-  },
-  contains: ([haystack, needle]) => {
-    if (typeof haystack === 'string') return typeof needle === 'string' && haystack.includes(needle);
-    if (Array.isArray(haystack)) return haystack.some((item) => item === needle);
-    if (haystack === null || haystack === undefined) return false;
-    if (typeof haystack === 'object') return typeof needle === 'string' && Object.hasOwn(haystack, needle);
-    throw new ExpressionError(`contains() needs a string, array or object, got ${describe(haystack)}`);
-  },
-  concat: (args) => {
-    if (args.every((arg) => Array.isArray(arg) || arg === null || arg === undefined)) {
-      return concatArrays(args.map((arg) => (Array.isArray(arg) ? (arg as unknown[]) : [])));
-    }
-    if (Array.isArray(args[0])) return concatArrays([args[0] as unknown[], ...args.slice(1).map(asList)]);
-    return concatStrings(args.map(stringify));
-  },
-  keys: ([value]) => (value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : []),
-  string: ([value]) => built(stringify(value)),
-  number: ([value]) => toNumber(value, 'number()'),
-  json: ([value]) => built(JSON.stringify(value ?? null)),
-  lower: ([value]) => stringify(value).toLowerCase(),
-  upper: ([value]) => stringify(value).toUpperCase(),
-  trim: ([value]) => stringify(value).trim(),
-};
-
-/** Methods callable on strings and arrays; each checks its receiver. */
-const STRING_METHODS: Record<string, (self: string, args: unknown[]) => unknown> = {
-  trim: (s) => s.trim(),
-  trimStart: (s) => s.trimStart(),
-  trimEnd: (s) => s.trimEnd(),
-  toLowerCase: (s) => s.toLowerCase(),
-  toUpperCase: (s) => s.toUpperCase(),
-  startsWith: (s, [x]) => s.startsWith(stringify(x)),
-  endsWith: (s, [x]) => s.endsWith(stringify(x)),
-  includes: (s, [x]) => s.includes(stringify(x)),
-  indexOf: (s, [x]) => s.indexOf(stringify(x)),
-  split: (s, [x]) => built(s.split(stringify(x))),
-  slice: (s, [a, b]) => s.slice(optionalNumber(a), optionalNumber(b)),
-  substring: (s, [a, b]) => s.substring(optionalNumber(a) ?? 0, optionalNumber(b)),
-  replace: (s, [a, b]) => joinChecked(s.split(stringify(a)), stringify(b)),
-  padStart: (s, [n, x]) => s.padStart(Math.min(optionalNumber(n) ?? 0, 10_000), x === undefined ? ' ' : stringify(x)),
-};
-const ARRAY_METHODS: Record<string, (self: unknown[], args: unknown[]) => unknown> = {
-  includes: (a, [x]) => a.includes(x),
-  indexOf: (a, [x]) => a.indexOf(x),
-  join: (a, [x]) => joinChecked(a, x === undefined ? ',' : stringify(x)),
-  slice: (a, [s, e]) => a.slice(optionalNumber(s), optionalNumber(e)),
-  concat: (a, args) => concatArrays([a, ...args.map(asList)]),
-};
-
-/** How `Array.prototype.concat` takes an argument: an array's elements, anything else as one element. */
-function asList(value: unknown): unknown[] {
-  return Array.isArray(value) ? (value as unknown[]) : [value];
-}
-
-/** Strings joined once their total length is known to be within the limit. */
-function concatStrings(parts: string[]): string {
-  checkLength(parts.reduce((total, part) => total + part.length, 0));
-  return parts.join('');
-}
-
-function concatArrays(parts: unknown[][]): unknown[] {
-  checkElements(parts.reduce((total, part) => total + part.length, 0));
-  return parts.flat(1);
-}
-
-/** `join` with the result's length checked as it is summed, before anything is built. */
-function joinChecked(items: unknown[], separator: string): string {
-  const parts: string[] = [];
-  let length = Math.max(0, items.length - 1) * separator.length;
-  checkLength(length);
-  for (const item of items) {
-    const part = stringify(item);
-    length += part.length;
-    checkLength(length);
-    parts.push(part);
-  }
-  return parts.join(separator);
-}
-
-function optionalNumber(value: unknown): number | undefined {
-  return value === undefined ? undefined : toNumber(value, 'argument');
 }
 
 function evaluateCall(node: jsep.CallExpression, scope: EvaluationScope): unknown {

@@ -11,7 +11,7 @@ import { isObject } from './normalize';
 import { join } from './pointer';
 import { parseDuration } from './durations';
 import { resolveTemplates } from './templates';
-import { chainsOf } from './validate-references';
+import { chainsOf } from './reference-chains';
 
 export type OnLimit = 'queue' | 'cancel-in-progress' | 'refuse';
 export const ON_LIMIT_VALUES: readonly OnLimit[] = ['queue', 'cancel-in-progress', 'refuse'];

@@ -82,9 +82,9 @@ export function camelKeys(input: Json, keys?: Map<string, string>): Json {
  * A shallow copy of a parsed object, made on a fresh literal rather than by
  * spreading: a spread copy shares the parsed object's hidden class, and the
  * keys normalization then adds (`id`, ports…) grow the transition tree that
- * JSON.parse itself follows, which made later parses and property accesses
- * slow (validating a 50-step definition without step timeouts took 2.3× as
- * long). Object.assign would set an own `__proto__` key as the prototype, so
+ * JSON.parse itself follows, which makes later parses and property accesses
+ * slow (docs/benchmarks.md, "Figures behind choices in the code").
+ * Object.assign would set an own `__proto__` key as the prototype, so
  * such an object is spread (a spread defines it as data); the callers route
  * keys with `_` through `setOwn` already, this keeps the copy safe on its own.
  */

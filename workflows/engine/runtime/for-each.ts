@@ -107,7 +107,7 @@ export async function runForEach(
   };
 
   // `outputProjection` trims each iteration's output (`outputs.items` holds the trimmed ones), as the compatible
-  // engine applies it; runs of older rules trim the aggregate instead (./step-runner.ts).
+  // engine applies it; runs of older rules trim the aggregate instead (./step-record.ts).
   const projection = followsRule(env.ctx.input, 'for-each-projects-iterations') ? step.outputProjection : undefined;
   const trim = (value: Item): Item => (projection && projection.length > 0 ? project(value, projection) : value);
   const outputs: Item[] = [];

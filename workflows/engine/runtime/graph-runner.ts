@@ -11,7 +11,8 @@ import { buildTopology, type Edge, type Topology } from '../graph/topology';
 import { begin, createWalkerState, settle, type Activation, type Item, type Transition, type WalkerState } from '../graph/walker';
 import { resolveTemplates } from '../templates';
 import { createContext, seedVariables, stepScope } from './context';
-import { runStep, toStepError } from './step-runner';
+import { runStep } from './step-runner';
+import { toStepError } from './step-record';
 import type { CarriedState, ExecutionInput, RuntimeContext, RuntimeEffects, StepEnv } from './types';
 
 export interface ExecutionError {

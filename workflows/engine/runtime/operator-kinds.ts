@@ -13,7 +13,7 @@
  *   config's `timeout`, `onTimeout` and `defaultValue`; the `timeout` port),
  *   its output the wait's over what the side effect returned.
  * - Per-step state (`nodeState`): every call of the step gets the state its
- *   previous call in the execution returned (step-runner's `nodeContext` path).
+ *   previous call in the execution returned (activity-call's `nodeContext` path).
  *
  * A built-in plugin is never read here: a kit stub named like one keeps the
  * built-in's behaviour.

@@ -1,228 +1,28 @@
 /**
- * Shapes shared by the execution runtime: what an execution receives, what
- * each step records, what plugins return, and the effects the Temporal
- * workflow provides (activities, timers, signals, children). Plain data only,
- * so every value can cross Temporal's payload boundary. Types only (and one
- * constant): every runtime module imports it, and it imports no runtime module.
+ * The execution runtime's type vocabulary, in one import: what an execution receives (./input-types.ts),
+ * what each step records and plugins return (./record-types.ts), waits, children and step events
+ * (./wait-types.ts), and here the effects the Temporal workflow provides (activities, timers, signals,
+ * children) with what running one step needs. Plain data only, so every value can cross Temporal's payload
+ * boundary. Types only (and a few constants): every runtime module imports it, and it imports no runtime module
+ * beyond those type files.
  */
-import type { StepDefinition, WorkflowDefinition } from '../definition';
+import type { StepDefinition } from '../definition';
 import type { Topology } from '../graph/topology';
 import type { PluginDescriptor } from '../plugins/descriptor';
-import type { Activation, Item, WalkerState } from '../graph/walker';
-import type { RunLimits } from '../limits';
+import type { Activation, Item } from '../graph/walker';
 import type { DeferredTemplate, ResolvedInputs } from '../templates';
+import type { RuntimeContext } from './input-types';
+import type { LogEntryDraft, PluginResult } from './record-types';
+import type { ChildRequest, ChildResult, StepEvent, WaitRequest, WaitResult } from './wait-types';
 
 export type { Item };
-
-export interface TriggerInfo {
-  /** Trigger step that fired; undefined for a plain API start without a manual trigger step. */
-  stepId?: string;
-  source: 'manual' | 'cron' | 'webhook' | 'sub-workflow' | 'signal' | 'on-error';
-  payload: Record<string, unknown>;
-  receivedAt: string;
-  /** The output port the fired trigger step activates (default `default`; the kit sets it for triggers with several ports). */
-  port?: string;
-  /** Signal-with-start: the signal this run was started for; its first matching wait receives it. */
-  signal?: { name: string; signalId: string; correlationKey?: string; payload: unknown };
-}
-
-export interface ExecutionInput {
-  executionId: string;
-  organizationId: string;
-  workflowId: string;
-  workflowKey?: string;
-  revision: number;
-  alias?: string;
-  definition: WorkflowDefinition;
-  inputs: Record<string, unknown>;
-  trigger: TriggerInfo;
-  correlationKey?: string;
-  idempotencyKey?: string;
-  parentExecutionId?: string;
-  /** Base URL of the API (callback URLs of webhook waits are built from it). */
-  publicBaseUrl?: string;
-  /** Set on a run that continued as new: the walk to resume. */
-  continued?: ContinuedRun;
-  /** Continue as new once the history holds this many events (default 10,000; tests set it low). */
-  historyEventLimit?: number;
-  /** What this run may do (the service's configuration; a child inherits its parent's). */
-  limits?: RunLimits;
-  /** Sub-workflow nesting: 0 for a run started otherwise, the parent's + 1 for a child. */
-  depth?: number;
-  /** A child's root: the execution started otherwise whose tree it belongs to (the tree budget is counted on its row). Absent on a root. */
-  rootExecutionId?: string;
-  /**
-   * The rules of the execution workflow the run started under, so its history replays and its steps compute as
-   * they ran (a field of the input costs nothing, where a Temporal patch adds a marker and a search attribute write
-   * to every run). Absent: rules 1. Read only through ../engine-rules (`followsRule`), which names each rule.
-   */
-  engineRules?: number;
-  /**
-   * A retry of a failed execution (POST /workflows/executions/{id}/retry): the steps that completed in it, whose
-   * recorded outputs this run reuses instead of running them again (./reuse.ts).
-   */
-  reuse?: ReusedSteps;
-  /**
-   * Plugins the run's host runs itself, by name (the kit's stubs, when it runs a test on a Temporal worker:
-   * kit/temporal/): their steps are activity calls with this descriptor, as `RuntimeEffects.hostPlugin` says.
-   * Never set by the API.
-   */
-  hostPlugins?: Record<string, PluginDescriptor>;
-}
-
-/** What a retry takes over from the failed execution it retries (plain data, built by executions/retry-seed.ts). */
-export interface ReusedSteps {
-  /** The failed execution. */
-  from: string;
-  /** The latest record of each step that completed there (whole records, never capped). */
-  steps: Record<string, StepRecord>;
-}
+export type { CarriedState, ContinuedRun, ExecutionInput, ReusedSteps, RuntimeContext, ScheduledStart, TriggerInfo } from './input-types';
+export type { LogEntryDraft, PluginResult, StepAttempt, StepError, StepRecord, StepStatus } from './record-types';
+export { PLUGIN_ATTEMPT_DETAIL, PLUGIN_LOGS_DETAIL } from './record-types';
+export type { ChildRequest, ChildResult, StepEvent, WaitAnswer, WaitAnswerGiven, WaitRequest, WaitResult } from './wait-types';
 
 /** The rules a run started now follows (ExecutionInput.engineRules): ../engine-rules. */
 export { ENGINE_RULES } from '../engine-rules';
-
-/** What a continued-as-new run inherits from the previous one. */
-export interface ContinuedRun {
-  state: CarriedState;
-  vars: Record<string, unknown>;
-  logSeq: number;
-  stepSeqs: Record<string, number>;
-  eventSeq: number;
-}
-
-/** The walk's whole state at a quiet point (nothing in flight), plus the steps that were about to start. */
-export interface CarriedState {
-  context: Omit<RuntimeContext, 'input'>;
-  walker: WalkerState;
-  pending: Activation[];
-}
-
-/**
- * The mutable state of one execution inside the workflow: step records,
- * run variables, per-step node context (split-in-batches), and the values of
- * `vars.*` resolved at start. Plain data: it is carried across
- * continue-as-new and answered by the state query.
- */
-export interface RuntimeContext {
-  input: ExecutionInput;
-  /** `vars.*` values resolved when the execution started (never secrets). */
-  vars: Record<string, unknown>;
-  /** Run variables (`variables.*`), seeded from `initialValue`. */
-  variables: Record<string, unknown>;
-  steps: Record<string, StepRecord>;
-  /** Per-step state that lives for the whole execution. */
-  nodeContext: Record<string, Record<string, unknown>>;
-  /** Last signal a wait step received, keyed by the wait step id. */
-  signals: Record<string, WaitResult>;
-  /** Sub-workflows this execution has started (bounded by its limits; carried across continue-as-new). */
-  childrenStarted?: number;
-  startedAt: string;
-}
-
-/**
- * What a cron trigger's Temporal Schedule starts: just enough to find the
- * revision. The workflow turns it into an ExecutionInput through an activity
- * (the definition is read when the tick fires, not stored in the schedule).
- */
-export interface ScheduledStart {
-  organizationId: string;
-  workflowId: string;
-  alias: string;
-  revision: number;
-  trigger: { id: string; pluginType: 'cron'; schedule: unknown };
-}
-
-export interface StepError {
-  message: string;
-  code: string;
-  retryable?: boolean;
-  /** What the step attached to its failure (the `fail` plugin's `metadata`). */
-  details?: Record<string, unknown>;
-}
-
-export type StepStatus = 'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'skipped';
-
-export interface StepRecord {
-  stepId: string;
-  status: StepStatus;
-  /** Run number of the latest run (steps in loops run several times). */
-  run: number;
-  items: Item[];
-  /** `items[0] ?? {}`. */
-  outputs: Item;
-  activePorts: string[];
-  inputs?: Record<string, unknown>;
-  error?: StepError;
-  startedAt?: string;
-  completedAt?: string;
-  metadata?: { fanOut?: { done: number; total: number; failed: number } } & Record<string, unknown>;
-  /** Set on a step a retry did not run: its record is the one of the execution named here (ExecutionInput.reuse). */
-  reusedFrom?: string;
-  /**
-   * The plugin config of this run's (first) call as resolved, every template that reads a secret shown
-   * masked (`<redacted>`, the templates' SECRET_MASK): never a secret value. A marker when over its cap (./attempts.ts).
-   */
-  config?: Record<string, unknown>;
-  /** The attempts of this run's plugin calls, when there was more than one (./attempts.ts). */
-  attempts?: StepAttempt[];
-  /** Attempts not listed in `attempts`, past its cap (./attempts.ts RECORDED_ATTEMPTS_MAX). */
-  attemptsOmitted?: number;
-}
-
-/**
- * One attempt of a step's plugin call. Attempts the engine ran (a jitter policy, an inline plugin's retries)
- * carry their times and error; earlier attempts Temporal retried by itself are known by number only.
- */
-export interface StepAttempt {
-  attempt: number;
-  status: 'completed' | 'failed';
-  /** The call's item, in a fan-out (several calls per run). */
-  itemIndex?: number;
-  error?: StepError;
-  startedAt?: string;
-  completedAt?: string;
-}
-
-/** What a plugin call returns (inline or activity). `items` wins over `outputs`. */
-export interface PluginResult {
-  status: 'success' | 'failure' | 'skipped';
-  items?: Item[];
-  outputs?: Item;
-  /** Ports to activate; default `['default']`. Items go to every active port. */
-  activePorts?: string[];
-  error?: StepError;
-  metadata?: Record<string, unknown>;
-  /** State to hand to this step's next call (on loop re-entry; every call for an operator's `nodeState` plugin); null clears it. */
-  nodeState?: Record<string, unknown> | null;
-  /**
-   * What an operator's two-phase wait set up with its side effect: the signal the step now waits on, in the
-   * workflow. The plugin's data: checked before use (./operator-kinds.ts), never evaluated.
-   */
-  wait?: { signalName: string | string[]; correlationKey?: string };
-  /** The host's attempt that produced this result, when it retried the call itself (Temporal's attempt number). */
-  attempt?: number;
-  /** Log lines an activity plugin emitted (already scrubbed, metadata included); the workflow records them in order. */
-  logs?: Array<{ level: 'debug' | 'info' | 'warn' | 'error'; message: string; metadata?: Record<string, unknown> }>;
-  /**
-   * What the plugin returned, when its `outputs` or `items` wrap it (a code-exec script's number, string,
-   * boolean or array), and only when the call asked (`ActivityCall.returnValue`): a `forEach.reduce`
-   * iteration's value, which the accumulator receives as is.
-   */
-  value?: unknown;
-}
-
-/** Key of the failure detail in which a failed activity plugin returns its log lines. */
-export const PLUGIN_LOGS_DETAIL = 'pluginLogs';
-/** Key, in that same detail, of the host's attempt number that failed (Temporal's attempt). */
-export const PLUGIN_ATTEMPT_DETAIL = 'attempt';
-
-export interface LogEntryDraft {
-  stepId: string;
-  level: 'debug' | 'info' | 'warn' | 'error';
-  message: string;
-  metadata?: Record<string, unknown>;
-  timestamp: string;
-}
 
 /** One effectful plugin call, executed by an activity. Templates that reference secrets are still unresolved. */
 export interface ActivityCall {
@@ -280,92 +80,6 @@ export interface TemporalRetryPolicy {
   backoffCoefficient: number;
   maximumIntervalMs?: number;
 }
-
-export interface WaitRequest {
-  stepId: string;
-  /** Names that release the wait. */
-  signalNames: string[];
-  correlationKey?: string;
-  timeoutMs?: number;
-  /** For webhook waits: the one-time URL that releases the wait (shown with the pending waits). */
-  callbackUrl?: string;
-  /** A wait that says who may answer and what (../inline/declared-answer.ts); absent: any signal of its names releases it. */
-  answer?: WaitAnswer;
-}
-
-/** A wait's declared answer, rendered from the run: the API enforces it (approvers, form); the workflow counts approvals. */
-export interface WaitAnswer {
-  title?: string;
-  description?: string;
-  /** A JSON Schema for the payload (compiled at publish by the API). */
-  form?: Record<string, unknown>;
-  /** Absent: whoever may signal the run may answer (as a plain wait). */
-  approvers?: { roles: string[]; users: string[]; nrn?: string };
-  excludeStarter: boolean;
-  /** Distinct approvals before the wait is released; any `approved: false` releases it at once. */
-  required: number;
-  /** An outbound call when the wait opens (through the egress rules), sent once. */
-  notify?: { url: string; headers?: Record<string, string> };
-}
-
-/** One answer to a declared-answer wait, as the step's outputs and the timeline show it. */
-export interface WaitAnswerGiven {
-  /** The user id of who answered. */
-  by: string;
-  at: string;
-  approved: boolean;
-  signalId: string;
-}
-
-export interface WaitResult {
-  timedOut: boolean;
-  name?: string;
-  payload?: unknown;
-  signalId?: string;
-  receivedAt?: string;
-  /** A declared-answer wait: every answer counted, oldest first. */
-  answers?: WaitAnswerGiven[];
-}
-
-export interface ChildRequest {
-  stepId: string;
-  itemIndex: number;
-  workflowId: string;
-  alias?: string;
-  revision?: number;
-  inputs: Record<string, unknown>;
-  waitForCompletion: boolean;
-  correlationKey?: string;
-}
-
-export interface ChildResult {
-  executionId: string;
-  outputs: Record<string, unknown>;
-}
-
-export type StepEvent =
-  | { type: 'step.started'; stepId: string; run: number; at: string }
-  | { type: 'step.completed'; stepId: string; run: number; at: string; record: StepRecord }
-  | { type: 'step.failed'; stepId: string; run: number; at: string; record: StepRecord }
-  /** `run` (and `startedAt`): a step that started and was skipped by its `condition`; absent: skipped without starting (a dead path). */
-  | { type: 'step.skipped'; stepId: string; at: string; run?: number; startedAt?: string }
-  /** Open waits are persisted so a signal by correlation key can find its execution without asking every running workflow. */
-  | {
-      type: 'wait.started';
-      stepId: string;
-      waitId: string;
-      signalNames: string[];
-      correlationKey?: string;
-      at: string;
-      timeoutAt?: string;
-      /** A webhook wait's callback URL, unsigned (the API signs it when it shows the wait). */
-      callbackUrl?: string;
-      /** A declared-answer wait: who may answer and what (the API's approval gate and inbox read it). */
-      answer?: WaitAnswer;
-    }
-  /** One answer counted by a declared-answer wait (the timeline's "who answered, and when"). */
-  | ({ type: 'wait.answered'; stepId: string; waitId: string } & WaitAnswerGiven)
-  | { type: 'wait.ended'; stepId: string; waitId: string; at: string };
 
 /** Everything the runtime needs from its host (the Temporal workflow, or a test). */
 export interface RuntimeEffects {
