@@ -59,9 +59,12 @@ const FOR_EACH_NAMES = t(
   'forEach names the element itemVariable and its index indexVariable, spreads it with spreadItem, and bounds parallel runs by maxConcurrency',
 );
 const APPROVALS = 'test/executions-api/approvals.test.ts';
-const FOUR_EYES = t(
+// The four-eyes run is answered step by step, one test a step.
+const FOUR_EYES_REFUSED = t(APPROVALS, 'the starter, a non-approver and a bad form are refused, with nothing recorded');
+const FOUR_EYES_INBOX = t(APPROVALS, 'the inbox: both approvers see the run; the starter (four eyes) and the viewer do not');
+const FOUR_EYES_COUNTED = t(
   APPROVALS,
-  'four eyes, two approvals: the starter, a non-approver and a bad form are refused with nothing recorded; one user counts once',
+  'one user counts once: the first approval leaves the run waiting and the run leaves that approver’s inbox',
 );
 const FAN_OUT = t(ENGINE, 'metadata.fanOutPerItem false makes one call for the batch; metadata.maxParallelism bounds per-item calls');
 const PLUGIN_WARNINGS = t(ENGINE, 'warns at publish about webhook path and code-exec executionConfig and runtime');
@@ -189,11 +192,11 @@ export const SHOWN: Record<string, Shown> = {
   'signal-wait.config.onTimeout': t(RUNTIME, 'times a wait out: error by default, or through the timeout port with onTimeout continue'),
   'signal-wait.config.timeoutMs': t(HTTP, 'times a signal-wait out by timeoutMs (the older spelling) on the worker'),
   // A wait's declared answer (issue 42).
-  'signal-wait.config.form': FOUR_EYES,
-  'signal-wait.config.title': FOUR_EYES,
-  'signal-wait.config.description': FOUR_EYES,
-  'signal-wait.config.excludeStarter': FOUR_EYES,
-  'signal-wait.config.required': FOUR_EYES,
+  'signal-wait.config.form': FOUR_EYES_REFUSED,
+  'signal-wait.config.title': FOUR_EYES_INBOX,
+  'signal-wait.config.description': FOUR_EYES_INBOX,
+  'signal-wait.config.excludeStarter': FOUR_EYES_REFUSED,
+  'signal-wait.config.required': FOUR_EYES_COUNTED,
   'signal-wait.config.approvers': t(
     APPROVALS,
     'approvers by role on an NRN rendered from the run, or by user id; a sibling account sees nothing; a plain signal cannot answer by correlation',
