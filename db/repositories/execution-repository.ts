@@ -179,8 +179,12 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     return (await this.findOneBy({ id })) ?? undefined;
   }
 
+  /** Once per start: on the pool as a prepared statement (the query builder's UPDATE cost more than the statement). */
   async setTemporalRunId(id: string, runId: string): Promise<void> {
-    await this.update({ id }, { temporalRunId: runId, updatedAt: () => 'now()' });
+    await poolQuery(this.manager, 'execution-run-id', `UPDATE executions SET temporal_run_id = $1, updated_at = now() WHERE id = $2`, [
+      runId,
+      id,
+    ]);
   }
 
   /**
@@ -197,7 +201,10 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     /** Position of the end event (from the workflow); without it (terminate), right after the last recorded event. */
     eventSeq?: number,
   ): Promise<void> {
-    await this.manager.query(
+    // Once per run, from the worker's last local activity: on the pool as a prepared statement.
+    await poolQuery(
+      this.manager,
+      'execution-finish',
       `WITH finished AS (
          UPDATE executions SET status = $2, outputs = $3, error = $4, completed_at = now(), updated_at = now(), run_health = NULL
          WHERE id = $1 AND status IN ('running', 'waiting') RETURNING id
