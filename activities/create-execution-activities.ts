@@ -24,7 +24,7 @@ import type {
   ScheduledPreparation,
 } from './execution-activity-types';
 import { prepareChildExecution } from './prepare-child';
-import { recordEventBatch } from './record-event-batch';
+import { recordEventBatch, recordLastBatchWithEnd } from './record-event-batch';
 import { prepareScheduledExecution } from './prepare-scheduled';
 import type { CodeExecPool } from './plugins/code-exec-pool';
 import { DEFAULT_EGRESS, type EgressPolicy } from './egress/policy';
@@ -239,9 +239,10 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
 
     /** Writes the final status, outputs and error of the execution record. */
     async finishExecution(request: FinishRequest): Promise<void> {
-      if (request.batch) await recordEventBatch(dataSource, request.batch);
-      const executions = new ExecutionRepository(dataSource.manager);
-      await executions.finish(request.executionId, request.status, request.outputs, request.error ?? null, request.eventSeq);
+      const end = { status: request.status, outputs: request.outputs, error: request.error ?? null, eventSeq: request.eventSeq };
+      // The run's last records and its end: one statement when they can be (./record-event-batch.ts).
+      if (request.batch) await recordLastBatchWithEnd(dataSource, request.batch, end);
+      else await new ExecutionRepository(dataSource.manager).finish(request.executionId, end.status, end.outputs, end.error, end.eventSeq);
       if (request.status === 'failed') await startRecoveryRuns(request.executionId);
     },
 

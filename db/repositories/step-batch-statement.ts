@@ -33,23 +33,35 @@ export interface StepBatchWrite {
 
 export async function writeStepBatch(manager: EntityManager, batch: StepBatchWrite): Promise<void> {
   const params: unknown[] = [];
-  const param = (value: unknown) => `$${params.push(value)}`;
-  let executionIdParam: string | undefined;
+  const { parts, shape } = stepBatchParts(batch, (value) => `$${params.push(value)}`);
+  if (parts.length === 0) return;
+  const ctes = parts.map((sql, i) => `w${i} AS (${sql})`).join(',\n');
+  await poolQuery(manager, shape, `WITH ${ctes} SELECT 1`, params);
+}
+
+/**
+ * The writes of a batch as data-modifying statements (each a CTE of one statement), with the statement's
+ * name by its shape (each shape is prepared once per connection) and the parameter holding its records.
+ * `executionIdParam`: the execution id's placeholder when the caller numbered it already.
+ */
+export function stepBatchParts(
+  batch: StepBatchWrite,
+  param: (value: unknown) => string,
+  executionIdParam?: string,
+): { parts: string[]; shape: string; recordsParam?: string } {
   const executionId = () => (executionIdParam ??= param(batch.executionId));
   const parts: string[] = [];
   if (batch.events.length > 0) parts.push(insertEventsSql(executionId(), param(batch.firstEventSeq), param(encodeEvents(batch.events))));
+  let recordsParam: string | undefined;
   if (batch.records.length > 0) {
-    const recordsJson = param(JSON.stringify(batch.records));
-    parts.push(...upsertStepsSql(executionId(), recordsJson));
+    recordsParam = param(JSON.stringify(batch.records));
+    parts.push(...upsertStepsSql(executionId(), recordsParam));
   }
   if (batch.logs.length > 0) parts.push(insertLogsSql(executionId(), param(JSON.stringify(batch.logs))));
   const progress = batch.progress !== undefined && (batch.progress.variables !== undefined || batch.progress.waiting !== undefined);
   if (progress) parts.push(recordProgressSql(executionId(), progressParams(batch.progress!, param)));
   const light = batch.lightResult;
   if (light) parts.push(insertLightResultSql(param(light.workflowRunId), param(light.callKey), param(JSON.stringify(light.result))));
-  if (parts.length === 0) return;
-  const ctes = parts.map((sql, i) => `w${i} AS (${sql})`).join(',\n');
-  // Named by its shape, so each shape is prepared once per connection.
   const shape = `step-batch-${batch.events.length > 0 ? 'e' : ''}${batch.records.length > 0 ? 's' : ''}${batch.logs.length > 0 ? 'l' : ''}${progress ? `p${batch.progress!.variables ? 'v' : ''}${batch.progress!.waiting !== undefined ? 'w' : ''}` : ''}${light ? 'r' : ''}`;
-  await poolQuery(manager, shape, `WITH ${ctes} SELECT 1`, params);
+  return { parts, shape, ...(recordsParam !== undefined ? { recordsParam } : {}) };
 }
