@@ -167,6 +167,7 @@ export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchRepor
     const limit = await measureServerLimit({
       runBareTrivial: () => runBare('trivialWorkflow'),
       runBareTrivialEager: () => bare!.executeEager('trivialWorkflow'),
+      runBareThreeActivities: () => runBare('sequentialActivities', [3]),
       client,
       completion: COMPLETION,
       publishChain,
