@@ -81,7 +81,13 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
         ? insert
         : `WITH e AS (${insert}), a AS (${auditInsertSql(audit, (value) => `$${params.push(value)}`, 'e')} RETURNING id::float8 AS id)
            SELECT e.*, a.id AS "__auditId" FROM e, a`;
-    const [inserted] = await rowsOf<ExecutionEntity & { __auditId?: number }>(this.manager, sql, params);
+    // Once per start: on the pool as a prepared statement (its text is one of these two, every value a parameter).
+    const [inserted] = await poolQuery<ExecutionEntity & { __auditId?: number }>(
+      this.manager,
+      audit === undefined ? 'execution-insert' : 'execution-insert-audited',
+      sql,
+      params,
+    );
     if (!inserted) return { row: await this.existing(execution), created: false };
     const { __auditId: auditId, ...row } = inserted;
     return { row, created: true, ...(auditId !== undefined ? { auditId } : {}) };
