@@ -1,5 +1,5 @@
 /**
- * Issue 27's scale-out target, from one run of the production shape (startup/cluster, what
+ * Issue 27's (and 46's) scale-out targets, from one run of the production shape (startup/cluster, what
  * `npm run start:cluster` starts: embedded PostgreSQL, the production Temporal server on it,
  * API replicas behind the front, 3 worker processes; headless, no Web UI) in a temp dir:
  * 400 light tasks finish in at most the time bare Temporal needs for 400 activities on the
@@ -25,9 +25,13 @@
  * side first (`warmUp` wide / runs: the project's workers bundle their workflow code at start,
  * and the first runs fill caches and pools), then `rounds` rounds of the four measurements, bare
  * first in one round and the project first in the next, so background load on this shared
- * machine hits both sides alike; the targets read the sums over the rounds. Beside the times
- * the bench prints the CPU each component spent per run (Temporal server, PostgreSQL, each
+ * machine hits both sides alike; the targets read the median of the per-round ratios. Beside the
+ * times the bench prints the CPU each component spent per run (Temporal server, PostgreSQL, each
  * side's workers, the API replicas, …, from /proc): where the time goes.
+ *
+ * Issue 46's targets, in the same run: (a) and (b) at most 1.0x bare; the project's workers' CPU
+ * per one-step run of (b) at most 1.2x the bare workers' per one-activity workflow; the API
+ * replicas' CPU per start of (b) (the execute and its held read) printed beside.
  *
  * Settings given to the cluster (appEnv), each the operator's to set:
  * - WORKFLOW_MAX_PARALLELISM=400 and WORKFLOW_MAX_ACTIVITIES_IN_FLIGHT=400: the defaults (50 and
