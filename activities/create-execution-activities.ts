@@ -8,7 +8,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
-import { dispatchFailure, endRun, type WorkflowReach } from '../executions';
+import { dispatchFailure, endRun, handOnSlot, type WorkflowReach } from '../executions';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
 import { LightStepResultRepository } from '../db/repositories/light-step-result-repository';
 import { applyDeferred, deferredSecretNames, type ActivityCall, type ExecutionInput, type PluginResult } from '../workflows/engine';
@@ -24,7 +24,7 @@ import type {
   ScheduledPreparation,
 } from './execution-activity-types';
 import { prepareChildExecution } from './prepare-child';
-import { recordEventBatch } from './record-event-batch';
+import { recordEventBatch, recordLastBatchWithEnd } from './record-event-batch';
 import { prepareScheduledExecution } from './prepare-scheduled';
 import type { CodeExecPool } from './plugins/code-exec-pool';
 import { DEFAULT_EGRESS, type EgressPolicy } from './egress/policy';
@@ -249,16 +249,12 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
 
     /** Writes the final status, outputs and error of the execution record. */
     async finishExecution(request: FinishRequest): Promise<void> {
-      if (request.batch) await recordEventBatch(dataSource, request.batch);
-      // A run that held a concurrency slot hands it to the next queued run of its key here (executions/flow/).
-      await endRun(
-        { dataSource, starts: flowStarts, logger: deps.logger },
-        request.executionId,
-        request.status,
-        request.outputs,
-        request.error ?? null,
-        request.eventSeq,
-      );
+      const end = { status: request.status, outputs: request.outputs, error: request.error ?? null, eventSeq: request.eventSeq };
+      const flow = { dataSource, starts: flowStarts, logger: deps.logger };
+      // The run's last records and its end: one statement when they can be (./record-event-batch.ts). A run that held
+      // a concurrency slot hands it to the next queued run of its key here (executions/flow/).
+      if (request.batch) await handOnSlot(flow, await recordLastBatchWithEnd(dataSource, request.batch, end));
+      else await endRun(flow, request.executionId, end.status, end.outputs, end.error, end.eventSeq);
       if (request.status === 'failed') await startRecoveryRuns(request.executionId);
     },
 

@@ -7,11 +7,12 @@
 import type { DataSource } from 'typeorm';
 import { ExecutionEventRepository } from '../db/repositories/execution-event-repository';
 import { ExecutionLogRepository } from '../db/repositories/execution-log-repository';
-import { ExecutionRepository } from '../db/repositories/execution-repository';
+import { ExecutionRepository, type FlowScope } from '../db/repositories/execution-repository';
 import { ExecutionStepRepository } from '../db/repositories/execution-step-repository';
 import { ExecutionWaitRepository, type WaitWrite } from '../db/repositories/execution-wait-repository';
 import { LightStepResultRepository } from '../db/repositories/light-step-result-repository';
 import { writeStepBatch, type StepBatchWrite } from '../db/repositories/step-batch-statement';
+import { goesWithEnd, writeStepBatchWithEnd, type RunEnd } from '../db/repositories/step-batch-end-statement';
 import type { StreamEventData } from '../db/entities/execution-event';
 import type { StepEvent, StepRecord } from '../workflows/engine';
 import type { EventBatch } from './execution-activity-types';
@@ -22,6 +23,48 @@ export async function recordEventBatch(
   batch: EventBatch,
   lightResult?: StepBatchWrite['lightResult'],
 ): Promise<void> {
+  const { write, opened, closed, answered, latest } = batchWrites(batch, lightResult);
+  if (opened.size === 0 && closed.length === 0 && answered.length === 0) {
+    // The usual batch (no wait opened or closed): one statement.
+    await writeStepBatch(dataSource.manager, write);
+    return;
+  }
+  await dataSource.transaction(async (manager) => {
+    await new ExecutionEventRepository(manager).insertBatch(
+      batch.executionId,
+      batch.firstEventSeq,
+      batch.events.map((event) => streamEvent(event, latest)),
+    );
+    const waits = new ExecutionWaitRepository(manager);
+    await waits.openAll(batch.executionId, [...opened.values()]);
+    await waits.appendAnswers(
+      batch.executionId,
+      answered.map(({ waitId, by, at, approved, signalId }) => ({ waitId, by, at, approved, signalId })),
+    );
+    await waits.closeAll(batch.executionId, closed);
+    await new ExecutionStepRepository(manager).upsertRecords(batch.executionId, write.records);
+    await new ExecutionLogRepository(manager).insertBatch(batch.executionId, batch.logs);
+    if (batch.progress) await new ExecutionRepository(manager).recordProgress(batch.executionId, batch.progress);
+    if (lightResult)
+      await new LightStepResultRepository(manager).remember(lightResult.workflowRunId, lightResult.callKey, lightResult.result);
+  });
+}
+
+/**
+ * A run's last batch written with its end, in one statement (db/repositories/step-batch-end-statement.ts), when
+ * it can be: it opens or closes no wait and leaves no step running. Otherwise the batch, then the end, as before.
+ * Answers the concurrency key the run held (its slot frees: executions/flow/end-run.ts).
+ */
+export async function recordLastBatchWithEnd(dataSource: DataSource, batch: EventBatch, end: RunEnd): Promise<FlowScope | undefined> {
+  const { write, opened, closed, answered } = batchWrites(batch);
+  if (opened.size === 0 && closed.length === 0 && answered.length === 0 && goesWithEnd(write))
+    return writeStepBatchWithEnd(dataSource.manager, write, end);
+  await recordEventBatch(dataSource, batch);
+  return new ExecutionRepository(dataSource.manager).finish(batch.executionId, end.status, end.outputs, end.error, end.eventSeq);
+}
+
+/** What a batch writes: its step records (the last state of each step run), events and logs, and the waits it opens, answers and closes. */
+function batchWrites(batch: EventBatch, lightResult?: StepBatchWrite['lightResult']) {
   const { executionId, events, logs } = batch;
   // The last event of each step run wins: only that state is written.
   const latest = new Map<string, StepRecord>();
@@ -75,38 +118,16 @@ export async function recordEventBatch(
     if (!known || known.status === 'running') latest.set(key, known ? { ...known, metadata: record.metadata } : record);
   }
   const records = [...latest.values()];
-  if (opened.size === 0 && closed.length === 0 && answered.length === 0) {
-    // The usual batch (no wait opened or closed): one statement.
-    await writeStepBatch(dataSource.manager, {
-      executionId,
-      firstEventSeq: batch.firstEventSeq,
-      events: events.map((event) => streamEvent(event, latest)),
-      records,
-      logs,
-      progress: batch.progress,
-      lightResult,
-    });
-    return;
-  }
-  await dataSource.transaction(async (manager) => {
-    await new ExecutionEventRepository(manager).insertBatch(
-      executionId,
-      batch.firstEventSeq,
-      events.map((event) => streamEvent(event, latest)),
-    );
-    const waits = new ExecutionWaitRepository(manager);
-    await waits.openAll(executionId, [...opened.values()]);
-    await waits.appendAnswers(
-      executionId,
-      answered.map(({ waitId, by, at, approved, signalId }) => ({ waitId, by, at, approved, signalId })),
-    );
-    await waits.closeAll(executionId, closed);
-    await new ExecutionStepRepository(manager).upsertRecords(executionId, records);
-    await new ExecutionLogRepository(manager).insertBatch(executionId, logs);
-    if (batch.progress) await new ExecutionRepository(manager).recordProgress(executionId, batch.progress);
-    if (lightResult)
-      await new LightStepResultRepository(manager).remember(lightResult.workflowRunId, lightResult.callKey, lightResult.result);
-  });
+  const write: StepBatchWrite = {
+    executionId,
+    firstEventSeq: batch.firstEventSeq,
+    events: events.map((event) => streamEvent(event, latest)),
+    records,
+    logs,
+    progress: batch.progress,
+    lightResult,
+  };
+  return { write, opened, closed, answered, latest };
 }
 
 /**

@@ -12,9 +12,12 @@
  *   Temporal server, PostgreSQL, and this process's threads (the API and the worker's activities on
  *   the main thread, workflows on the SDK's worker thread, V8's and the SDK core's helpers), to tell
  *   where the time goes.
- * Targets: each project workflow >= 0.8x the bare trivial workflows/s, p50 <= 1.5x its p50. The project
- * starts its runs with eager workflow start (the worker shares the API's process, as in `npm start`); the
- * bare trivial workflow's p50 started eagerly too is printed beside, for comparison, and read by no target.
+ * Targets: the 3 pure steps >= 0.8x the bare trivial workflows/s, p50 <= 1.5x its p50 (issue 27). The 3
+ * default http steps (issue 46, which retired issue 27's two for them: three real calls with durable records
+ * cannot cost nothing): >= 1.5x the executions/s of bare Temporal's three-activity workflow (three no-op
+ * activities one after the other, measured in the same rounds), and p50 <= 1.5x the bare trivial workflow's
+ * p50 started eagerly, as the project starts its runs (the worker shares the API's process, as in `npm start`).
+ * Their ratios to the plain trivial workflow are still printed, judged by no target.
  */
 import type { Completion } from './end-to-end-client';
 import type { ClientProcess } from './client-process';
@@ -26,12 +29,16 @@ import { pureStep } from './step-shapes';
 const CONCURRENCY = 20;
 const MIN_RATE_RATIO = 0.8;
 const MAX_P50_RATIO = 1.5;
+/** Issue 46: the 3 default http steps against bare Temporal's three-activity workflow (executions/s). */
+const MIN_HTTP_RATE_RATIO = 1.5;
 
 export interface ServerLimitInputs {
   /** Runs one bare trivial workflow to its result. */
   runBareTrivial: () => Promise<unknown>;
   /** The same started with eager workflow start, as the project starts its runs (its p50 is printed, no target reads it). */
   runBareTrivialEager: () => Promise<unknown>;
+  /** Runs one bare workflow of three no-op activities one after the other (issue 46's counterpart of the 3 default http steps). */
+  runBareThreeActivities: () => Promise<unknown>;
   client: ClientProcess;
   completion: Completion;
   /** Publishes start ──▶ s1 ──▶ … ──▶ s<count> through the API; resolves with the definition's id. */
@@ -55,12 +62,14 @@ export async function measureServerLimit(inputs: ServerLimitInputs): Promise<Pic
       config: { url: inputs.url },
     })),
   };
-  type Name = 'bare' | keyof typeof projects;
-  const names: Name[] = ['bare', ...(Object.keys(projects) as Array<keyof typeof projects>)];
+  type Name = 'bare' | 'bare 3 activities' | keyof typeof projects;
+  const names: Name[] = ['bare', 'bare 3 activities', ...(Object.keys(projects) as Array<keyof typeof projects>)];
   const atC = (name: Name, total: number, concurrency: number) =>
     name === 'bare'
       ? atConcurrency(total, concurrency, inputs.runBareTrivial)
-      : client.round({ workflowId: projects[name], total, concurrency, completion });
+      : name === 'bare 3 activities'
+        ? atConcurrency(total, concurrency, inputs.runBareThreeActivities)
+        : client.round({ workflowId: projects[name], total, concurrency, completion });
 
   for (const name of names) await atC(name, CONCURRENCY, CONCURRENCY);
   const each = <T>(make: () => T) => Object.fromEntries(names.map((name) => [name, make()])) as Record<Name, T>;
@@ -81,7 +90,7 @@ export async function measureServerLimit(inputs: ServerLimitInputs): Promise<Pic
   await atConcurrency(3, 1, inputs.runBareTrivialEager);
   const eagerLatencies: number[] = [];
   for (let r = 0; r < rounds; r++) {
-    for (const name of names) latencies[name].push(...(await atC(name, latencyPerRound, 1)).latencies);
+    for (const name of names) if (name !== 'bare 3 activities') latencies[name].push(...(await atC(name, latencyPerRound, 1)).latencies);
     eagerLatencies.push(...(await atConcurrency(latencyPerRound, 1, inputs.runBareTrivialEager)).latencies);
   }
 
@@ -92,33 +101,62 @@ export async function measureServerLimit(inputs: ServerLimitInputs): Promise<Pic
   const ratios: string[] = [];
   for (const name of Object.keys(projects) as Array<keyof typeof projects>) {
     const roundRatios = rates[name].map((rate, i) => rate / rates.bare[i]);
-    const rateRatio = percentile(roundRatios, 50);
+    const rateRatio = median(roundRatios);
     const p50Ratio = p50(name) / p50('bare');
     rows.push([`trivial wf / ${name}: per s (c=${CONCURRENCY})`, [round(mean(rates.bare), 1), round(mean(rates[name]), 1)]]);
     rows.push([`trivial wf / ${name}: p50 ms (c=1)`, [round(p50('bare'), 1), round(p50(name), 1)]]);
     ratios.push(roundRatios.map((value) => round(value, 2)).join(' '));
+    if (name === '3 pure steps') {
+      targets.push(
+        {
+          label: `project: ${name} executions/s >= ${MIN_RATE_RATIO} x bare trivial workflows/s (median of rounds ${round(rateRatio, 2)} x)`,
+          met: rateRatio >= MIN_RATE_RATIO,
+        },
+        {
+          label: `project: ${name} p50 <= ${MAX_P50_RATIO} x bare trivial p50 (${round(p50(name), 0)} / ${round(p50('bare'), 0)} ms = ${round(p50Ratio, 2)} x)`,
+          met: p50Ratio <= MAX_P50_RATIO,
+        },
+      );
+      continue;
+    }
+    const threeRatio = median(rates[name].map((rate, i) => rate / rates['bare 3 activities'][i]));
+    const eagerP50 = percentile(eagerLatencies, 50);
+    const eagerRatio = p50(name) / eagerP50;
+    rows.push([
+      `3-activity wf / ${name}: per s (c=${CONCURRENCY})`,
+      [round(mean(rates['bare 3 activities']), 1), round(mean(rates[name]), 1)],
+    ]);
+    rows.push([`eager trivial wf / ${name}: p50 ms (c=1)`, [round(eagerP50, 1), round(p50(name), 1)]]);
     targets.push(
       {
-        label: `project: ${name} executions/s >= ${MIN_RATE_RATIO} x bare trivial workflows/s (median of rounds ${round(rateRatio, 2)} x)`,
-        met: rateRatio >= MIN_RATE_RATIO,
+        label: `project: ${name} executions/s >= ${MIN_HTTP_RATE_RATIO} x bare three-activity workflows/s (median of rounds ${round(threeRatio, 2)} x)`,
+        met: threeRatio >= MIN_HTTP_RATE_RATIO,
       },
       {
-        label: `project: ${name} p50 <= ${MAX_P50_RATIO} x bare trivial p50 (${round(p50(name), 0)} / ${round(p50('bare'), 0)} ms = ${round(p50Ratio, 2)} x)`,
-        met: p50Ratio <= MAX_P50_RATIO,
+        label: `project: ${name} p50 <= ${MAX_P50_RATIO} x bare eager trivial p50 (${round(p50(name), 0)} / ${round(eagerP50, 0)} ms = ${round(eagerRatio, 2)} x)`,
+        met: eagerRatio <= MAX_P50_RATIO,
       },
     );
   }
   return {
     figures: {
+      // Issue 27's ratios to the plain trivial workflow (its targets for the 3 http steps retired by issue 46: printed, not judged).
       'per round / bare trivial: 3 pure | 3 http': ratios.join(' | '),
       // The project starts eagerly (executions/deps.ts eagerStarts); bare Temporal's own client does not unless asked.
       'bare trivial p50 ms (c=1): plain start | eager start': `${round(p50('bare'), 1)} | ${round(percentile(eagerLatencies, 50), 1)}`,
-      'server CPU ms per execution: trivial|pure|http': names.map((name) => round(cpu[name] / executions, 1)).join(' | '),
+      'server CPU ms per execution: trivial|3 activities|pure|http': names.map((name) => round(cpu[name] / executions, 1)).join(' | '),
       ...Object.fromEntries(names.map((name) => [`CPU ms per execution by part: ${name}`, partsLine(parts[name], executions)])),
     },
     rows,
     targets,
   };
+}
+
+/** The middle value (the mean of the middle two of an even count). */
+function median(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 /** The parts of this process's tree that spend the CPU: the processes it started, and its own threads by what runs there. */

@@ -16,6 +16,11 @@ export const HOT_STATEMENTS = {
   'events-after': 'an event stream reads the next events on every notification',
   'runnable-with-grants': 'every execute request reads grants, workflow and revision: no query runner, planned once',
   'publish-workflow': 'every publish of a new workflow: its three inserts in one prepared statement',
+  'execution-insert': 'every start records its run: no query runner, planned once per connection',
+  'execution-insert-audited': 'execution-insert with its audit event, for the API starts',
+  'execution-run-id': 'every start records its Temporal run id: a plain UPDATE, cheaper than the query builder',
+  'execution-finish': 'every run ends here (its last batch apart): no query runner, planned once per connection',
+  'light-step-result': 'every light step reads the stored result of its call first: one primary-key read, planned once',
   'publish-workflow-upsert': 'publish-workflow with ON CONFLICT for an existing key',
 } as const;
 

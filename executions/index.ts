@@ -38,7 +38,7 @@ export {
   RevisionNotRunnable,
   TreeBudgetExceeded,
 } from './errors';
-export { endRun, type EndDeps } from './flow/end-run';
+export { endRun, handOnSlot, type EndDeps } from './flow/end-run';
 export { FLOW_QUEUE_DEFAULTS, FLOW_SWEEP_INTERVAL_MS } from './flow/limits';
 export { cancelInTemporal, promoteNext, type PromoteDeps } from './flow/promote';
 export { queuedGauge, sweepDue, sweepQueuedKeys, type FlowSweepOptions } from './flow/sweep';

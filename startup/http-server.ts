@@ -4,10 +4,16 @@ import type { AddressInfo } from 'node:net';
 
 const closing = new WeakSet<http.Server>();
 
+/**
+ * How long a server keeps an idle keep-alive connection: longer than common load-balancer and client
+ * idle timeouts, so they close first and never send a request on a socket the server is closing (Node's
+ * own 5 s default loses that race under load: the client sees "socket hang up").
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export async function listen(handler: http.RequestListener, port: number, host: string): Promise<http.Server> {
   const server = http.createServer(handler);
-  // Longer than common load-balancer idle timeouts, so they close first and never hit a closed socket.
-  server.keepAliveTimeout = 65_000;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.on('request', (_request: http.IncomingMessage, response: http.ServerResponse) => {
     response.once('finish', () => {
       // While closing, a keep-alive connection whose last request just finished is closed at once

@@ -20,6 +20,15 @@ export interface FlowScope {
   flowKey: string;
 }
 
+/** What an end's UPDATE answers, for `heldFlowScope` to read. */
+export const FINISHED_RETURNING = raw('RETURNING id, organization_id, workflow_id, flow_key, flow_kind');
+
+/** The concurrency key the run ended by the UPDATE `cte` held, if any (its slot frees: executions/flow/end-run.ts). */
+export function heldFlowScope(cte: string): Sql {
+  return sql`SELECT organization_id AS "organizationId", workflow_id AS "workflowId", flow_key AS "flowKey" FROM ${raw(cte)}
+        WHERE flow_kind = 'concurrency' AND flow_key IS NOT NULL`;
+}
+
 /** What recording a run writes; the rest comes from column defaults. */
 export type NewExecution = Pick<
   ExecutionEntity,
@@ -93,7 +102,12 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
         ? insert
         : sql`WITH e AS (${insert}), a AS (${auditInsertSql(audit, 'e')} RETURNING id::float8 AS id)
            SELECT e.*, a.id AS "__auditId" FROM e, a`;
-    const [inserted] = await rowsOf<ExecutionEntity & { __auditId?: number }>(this.manager, statement);
+    // Once per start: on the pool as a prepared statement (its text is one of these two, every value a parameter).
+    const [inserted] = await poolQuery<ExecutionEntity & { __auditId?: number }>(
+      this.manager,
+      audit === undefined ? 'execution-insert' : 'execution-insert-audited',
+      statement,
+    );
     if (!inserted) return { row: await this.existing(execution), created: false };
     const { __auditId: auditId, ...row } = inserted;
     return { row, created: true, ...(auditId !== undefined ? { auditId } : {}) };
@@ -191,8 +205,12 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     return (await this.findOneBy({ id })) ?? undefined;
   }
 
+  /** Once per start: on the pool as a prepared statement (the query builder's UPDATE cost more than the statement). */
   async setTemporalRunId(id: string, runId: string): Promise<void> {
-    await this.update({ id }, { temporalRunId: runId, updatedAt: () => 'now()' });
+    await poolQuery(this.manager, 'execution-run-id', `UPDATE executions SET temporal_run_id = $1, updated_at = now() WHERE id = $2`, [
+      runId,
+      id,
+    ]);
   }
 
   /**
@@ -212,12 +230,14 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     eventSeq?: number,
   ): Promise<FlowScope | undefined> {
     const [id, statusValue, errorJson] = [bind(executionId), bind(status), bind(error === null ? null : JSON.stringify(error))];
-    const rows = await rowsOf<FlowScope & { flowKey: string | null }>(
+    // Once per run, from the worker's last local activity: on the pool as a prepared statement.
+    const [ended] = await poolQuery<FlowScope>(
       this.manager,
+      'execution-finish',
       sql`WITH finished AS (
          UPDATE executions SET status = ${statusValue}, outputs = ${outputs === null ? null : JSON.stringify(outputs)}, error = ${errorJson},
                 completed_at = now(), updated_at = now(), run_health = NULL
-         WHERE id = ${id} AND status IN ('running', 'waiting') RETURNING id, organization_id, workflow_id, flow_key, flow_kind
+         WHERE id = ${id} AND status IN ('running', 'waiting') ${FINISHED_RETURNING}
        ),
        settled AS (${settleStepsSql(raw('(SELECT id FROM finished)'), statusValue)}),
        ended AS (
@@ -227,13 +247,9 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
          FROM finished
          ON CONFLICT DO NOTHING
        )
-       SELECT organization_id AS "organizationId", workflow_id AS "workflowId", flow_key AS "flowKey" FROM finished
-        WHERE flow_kind = 'concurrency'`,
+       ${heldFlowScope('finished')}`,
     );
-    const [ended] = rows;
-    return ended && ended.flowKey !== null
-      ? { organizationId: ended.organizationId, workflowId: ended.workflowId, flowKey: ended.flowKey }
-      : undefined;
+    return ended;
   }
 
   /** Records what a batch reports of the run (`recordProgressSql`) outside a batch's single statement. */

@@ -58,14 +58,20 @@ export function upsertStepsSql(executionIdValue: unknown, recordsJsonValue: unkn
  * execution ended (EXECUTION_CANCELLED, EXECUTION_TERMINATED, EXECUTION_FAILED), and the time it ended.
  * A run's rows are settled once: the execution's end is written once.
  */
-export function settleStepsSql(executionIds: Sql, statusValue: unknown): Sql {
+export function settleStepsSql(executionIds: Sql, statusValue: unknown, exceptRecordsJson?: unknown): Sql {
   const status = bound(statusValue);
+  // Runs the same statement writes from `exceptRecordsJson` (a batch written with the end) are left to that write:
+  // a statement must not update a row twice.
+  const except =
+    exceptRecordsJson === undefined
+      ? raw('')
+      : sql` AND (step_id, run) NOT IN (SELECT r->>'stepId', (r->>'run')::int FROM jsonb_array_elements(${bound(exceptRecordsJson)}::jsonb) AS r)`;
   return sql`UPDATE execution_steps SET status = 'cancelled', completed_at = now(),
       record = record - 'completedAt' || jsonb_build_object('error', jsonb_build_object(
         'code', 'EXECUTION_' || upper(${status}::text),
         'message', 'the execution ended (' || ${status}::text || ') while this step ran',
         'retryable', false))
-    WHERE execution_id IN ${executionIds} AND status IN ('running', 'waiting')`;
+    WHERE execution_id IN ${executionIds} AND status IN ('running', 'waiting')${except}`;
 }
 
 /** The whole record of the row `s` (its payload `p` joined), as the workflow wrote it, but for an `outputs` left out (added by the read). */

@@ -6,7 +6,7 @@
 import { LessThan, Repository, type EntityManager } from 'typeorm';
 import { LightStepResultEntity } from '../entities/light-step-result';
 import type { PluginResult } from '../../workflows/engine';
-import { rowsOf } from '../sql';
+import { poolQuery, rowsOf } from '../sql';
 import { sql, type Sql } from '../sql-builder';
 
 /** The insert (also one part of a step batch: step-batch-statement.ts). */
@@ -20,10 +20,11 @@ export class LightStepResultRepository extends Repository<LightStepResultEntity>
     super(LightStepResultEntity, manager);
   }
 
-  /** On every light step's path: one primary-key read, written out (no query builder). */
+  /** On every light step's path: one primary-key read, on the pool as a prepared statement (no query runner). */
   async resultOf(workflowRunId: string, callKey: string): Promise<PluginResult | undefined> {
-    const [row] = await rowsOf<Pick<LightStepResultEntity, 'result'>>(
+    const [row] = await poolQuery<Pick<LightStepResultEntity, 'result'>>(
       this.manager,
+      'light-step-result',
       `SELECT result FROM light_step_results WHERE workflow_run_id = $1 AND call_key = $2`,
       [workflowRunId, callKey],
     );

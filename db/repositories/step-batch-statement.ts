@@ -10,7 +10,8 @@
  */
 import type { EntityManager } from 'typeorm';
 import { poolQuery } from '../sql';
-import { bind, join, raw, sql, type Sql } from '../sql-builder';
+import type { StepBatchStatement } from '../hot-statements';
+import { bind, join, raw, sql, type Bound, type Sql } from '../sql-builder';
 import { encodeEvents, insertEventsSql } from './execution-event-repository';
 import type { LogWrite } from './execution-log-repository';
 import { insertLogsSql } from './execution-log-repository';
@@ -33,23 +34,37 @@ export interface StepBatchWrite {
 }
 
 export async function writeStepBatch(manager: EntityManager, batch: StepBatchWrite): Promise<void> {
-  // One parameter for the execution id, however many of the writes name it.
-  const executionId = bind(batch.executionId);
+  const { parts, shape } = stepBatchParts(batch);
+  if (parts.length === 0) return;
+  await poolQuery(manager, shape, sql`WITH ${stepBatchCtes(parts)} SELECT 1`);
+}
+
+/** The writes as the CTEs `w0`, `w1`, … of one statement. */
+export function stepBatchCtes(parts: Sql[]): Sql {
+  return join(
+    parts.map((part, i) => sql`${raw(`w${i}`)} AS (${part})`),
+    ',\n',
+  );
+}
+
+/**
+ * The writes of a batch as data-modifying statements (each a CTE of one statement), with the statement's
+ * name by its shape (each shape is prepared once per connection) and the value holding its records.
+ * `executionId`: the execution id's value when the caller binds it for writes of its own.
+ */
+export function stepBatchParts(
+  batch: StepBatchWrite,
+  executionId: Bound = bind(batch.executionId),
+): { parts: Sql[]; shape: StepBatchStatement; records?: Bound } {
   const parts: Sql[] = [];
   if (batch.events.length > 0) parts.push(insertEventsSql(executionId, batch.firstEventSeq, encodeEvents(batch.events)));
-  if (batch.records.length > 0) parts.push(...upsertStepsSql(executionId, JSON.stringify(batch.records)));
+  const records = batch.records.length > 0 ? bind(JSON.stringify(batch.records)) : undefined;
+  if (records) parts.push(...upsertStepsSql(executionId, records));
   if (batch.logs.length > 0) parts.push(insertLogsSql(executionId, JSON.stringify(batch.logs)));
   const progress = batch.progress !== undefined && (batch.progress.variables !== undefined || batch.progress.waiting !== undefined);
   if (progress) parts.push(recordProgressSql(executionId, batch.progress!));
   const light = batch.lightResult;
   if (light) parts.push(insertLightResultSql(light.workflowRunId, light.callKey, JSON.stringify(light.result)));
-  if (parts.length === 0) return;
-  const ctes = join(
-    parts.map((part, i) => sql`${raw(`w${i}`)} AS (${part})`),
-    ',\n',
-  );
-  // Named by its shape, so each shape is prepared once per connection.
-  const shape =
-    `step-batch-${batch.events.length > 0 ? 'e' : ''}${batch.records.length > 0 ? 's' : ''}${batch.logs.length > 0 ? 'l' : ''}${progress ? `p${batch.progress!.variables ? 'v' : ''}${batch.progress!.waiting !== undefined ? 'w' : ''}` : ''}${light ? 'r' : ''}` as const;
-  await poolQuery(manager, shape, sql`WITH ${ctes} SELECT 1`);
+  const shape: StepBatchStatement = `step-batch-${batch.events.length > 0 ? 'e' : ''}${batch.records.length > 0 ? 's' : ''}${batch.logs.length > 0 ? 'l' : ''}${progress ? `p${batch.progress!.variables ? 'v' : ''}${batch.progress!.waiting !== undefined ? 'w' : ''}` : ''}${light ? 'r' : ''}`;
+  return { parts, shape, ...(records !== undefined ? { records } : {}) };
 }

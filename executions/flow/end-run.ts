@@ -25,13 +25,17 @@ export async function endRun(
   eventSeq?: number,
 ): Promise<FlowScope | undefined> {
   const scope = await new ExecutionRepository(deps.dataSource.manager).finish(executionId, status, outputs, error, eventSeq);
-  if (scope && deps.starts) {
-    await promoteNext(deps.starts, scope).catch((error_: unknown) =>
-      (deps.logger ?? deps.starts?.logger)?.warn(
-        { err: error_, ...scope },
-        'the next queued run could not be promoted; the flow sweep retries',
-      ),
-    );
-  }
+  await handOnSlot(deps, scope);
   return scope;
+}
+
+/** After an end written elsewhere (the workflow's last batch with its end): the slot the run held goes to the next queued run. */
+export async function handOnSlot(deps: EndDeps, scope: FlowScope | undefined): Promise<void> {
+  if (!scope || !deps.starts) return;
+  await promoteNext(deps.starts, scope).catch((error_: unknown) =>
+    (deps.logger ?? deps.starts?.logger)?.warn(
+      { err: error_, ...scope },
+      'the next queued run could not be promoted; the flow sweep retries',
+    ),
+  );
 }

@@ -13,6 +13,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { KEEP_ALIVE_TIMEOUT_MS } from '../http-server';
 
 export interface FrontOptions {
   /** `host:port` of each API replica. */
@@ -50,6 +51,9 @@ export async function startFront(options: FrontOptions): Promise<Front> {
       () => problem(res, 413, 'payload-too-large', `The request body exceeds ${options.maxBodyBytes} bytes.`),
     );
   });
+  // As the replicas do: a client's idle keep-alive socket is closed by the client, not by the front at the moment
+  // the client reuses it (Node's 5 s default raced clients' next requests: "socket hang up" under load).
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
 
   const forward = (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, tried: Set<string>): void => {
     const upstream = pick(tried);
