@@ -17,7 +17,7 @@ import {
 import { startExecution } from '../../executions';
 import { HttpError, validationFailed } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { authorizedRunnable } from '../workflows/authorize';
+import { authorizedRunnable } from '../access/engine-access';
 import { WorkflowRef } from '../workflows/schemas';
 import type { ExecutionDeps } from './deps';
 import { declaredInputs, inputSchemaErrors, payloadSchemaErrors } from '../workflows/declared-schemas';
@@ -37,7 +37,10 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
       description:
         'alias/revision may come in the body or the query (the body wins); an explicit revision wins over an alias; default alias latest. A repeated idempotencyKey answers 200 with the same execution and deduplicated: true.',
       tags,
-      access: { permission: 'workflow:execute' },
+      access: {
+        permission: 'workflow:execute',
+        inHandler: 'the workflow and the revision its alias or revision choice names, read with the grants in one statement',
+      },
       audit: { action: 'execution.start' },
       params: WorkflowRef,
       query: Type.Object(RevisionChoice),

@@ -5,13 +5,11 @@
  */
 import { ExecutionNotRetryable, RetryTooLarge, RevisionNotRunnable, rerunExecution } from '../../executions';
 import type { RerunKind } from '../../db/entities/execution';
-import { authorize } from '../access/access';
 import { recordRerun } from '../audit/execution-start';
 import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
-import { asProblem, executionNotFound } from './errors';
-import { guardedExecution } from './live';
+import { asProblem } from './errors';
 import { ExecuteResult, ExecutionRef } from './schemas';
 
 const tags = ['Workflow executions'];
@@ -38,15 +36,13 @@ export function rerunRoutes(deps: ExecutionDeps): RouteDefinition[] {
       path: `/workflows/executions/{id}/${kind}`,
       ...described[kind],
       tags,
-      access: { permission: 'workflow:execute' },
+      // Read on the execution (else not found), then execute on its workflow (else forbidden).
+      access: { permission: 'workflow:execute', on: 'execution', also: ['workflow:read'] },
       audit: { action: 'execution.start' },
       params: ExecutionRef,
       responses: { 202: { description: 'Started', schema: ExecuteResult } },
       errors: [404, 409, 503],
-      async handler({ params, auth, permission, audit }) {
-        // Read on the execution (else not found), then execute on its workflow (else forbidden).
-        const { row, nrn } = await guardedExecution(deps, auth, params.id, 'workflow:read');
-        await authorize(deps.dataSource, auth, permission, nrn, () => executionNotFound(params.id));
+      async handler({ auth, audit, target: { row, nrn } }) {
         const started = await rerunExecution(deps, {
           original: row,
           kind,

@@ -13,7 +13,7 @@ import { handRunInputs, handRunPayload, type TriggerInfo } from '../../workflows
 import { authorize } from '../access/access';
 import type { AuthContext } from '../http/auth';
 import { HttpError } from '../http/errors';
-import { workflowNrn } from '../workflows/authorize';
+import { workflowNrn } from '../access/workflow-reach';
 import { workflowNotFound } from '../workflows/errors';
 import type { ExecutionDeps } from './deps';
 import { asProblem } from './errors';

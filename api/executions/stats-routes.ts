@@ -3,7 +3,6 @@ import { ExecutionListRepository } from '../../db/repositories/execution-list-re
 import { HttpError } from '../http/errors';
 import { iso } from '../http/iso-date';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { authorizeInOrganization } from '../workflows/authorize';
 import type { ExecutionDeps } from './deps';
 import {
   EXECUTION_STATS_FAILING_LIMIT,
@@ -32,12 +31,10 @@ export function executionStatsRoutes(deps: ExecutionDeps): RouteDefinition[] {
       summary: 'Executions of a window counted by status, per hour or day, and the failing workflows',
       description: `Counts the executions created in [from, to) by their current status, in UTC buckets (\`from\` rounded down to one), with totals, and names the ${EXECUTION_STATS_FAILING_LIMIT} workflows with the most failed ones. At most ${EXECUTION_STATS_MAX_WINDOW_HOURS} hours (400 \`stats-window-invalid\` beyond). Who may read it is who may list executions.`,
       tags: ['Workflow executions'],
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'organization' },
       query: ExecutionStatsQuery,
       responses: { 200: { description: 'Counts', schema: ExecutionStats } },
-      async handler({ query, auth, permission }) {
-        // As the executions list: the permission on the whole organization (docs/security.md, "Permissions").
-        await authorizeInOrganization(deps.dataSource, auth, permission);
+      async handler({ query, auth }) {
         const bucket = query.bucket ?? 'hour';
         const to = query.to !== undefined ? new Date(query.to) : new Date();
         const requested = query.from !== undefined ? new Date(query.from) : new Date(to.getTime() - 24 * HOUR_MS);
