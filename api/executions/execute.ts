@@ -15,7 +15,7 @@ import {
   type WorkflowDefinition,
 } from '../../workflows/engine';
 import { startExecution } from '../../executions';
-import { HttpError, validationFailed } from '../http/errors';
+import { validationFailed } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { authorizedRunnable } from '../access/engine-access';
 import { WorkflowRef } from '../workflows/schemas';
@@ -24,6 +24,7 @@ import { declaredInputs, inputSchemaErrors, payloadSchemaErrors } from '../workf
 import { recordStart } from '../audit/execution-start';
 import { asProblem, triggerRequired, unknownTrigger } from './errors';
 import { ExecuteBody, ExecuteResult, RevisionChoice } from './schemas';
+import { startAliasNotFound, startRevisionNotFound } from '../workflows/errors';
 
 const tags = ['Workflow executions'];
 
@@ -56,10 +57,8 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
         const alias = request.alias ?? query.alias;
         const revision = request.revision ?? query.revision;
         const runnable = await authorizedRunnable(deps.dataSource, auth, params.id, permission, { alias, revision });
-        if (runnable === 'alias-not-found')
-          throw new HttpError(404, 'alias-not-found', `Workflow "${params.id}" has no alias "${alias ?? 'latest'}".`);
-        if (runnable === 'revision-not-found')
-          throw new HttpError(404, 'revision-not-found', `Workflow "${params.id}" has no revision ${String(revision)}.`);
+        if (runnable === 'alias-not-found') throw startAliasNotFound(params.id, alias ?? 'latest');
+        if (runnable === 'revision-not-found') throw startRevisionNotFound(params.id, revision);
 
         const inputs = request.inputs ?? {};
         const fired = firedTrigger(runnable.definition, params.id, request.triggerId);

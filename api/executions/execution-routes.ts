@@ -7,11 +7,10 @@ import { ExecutionListRepository } from '../../db/repositories/execution-list-re
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { ExecutionStepRepository } from '../../db/repositories/execution-step-repository';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
-import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { authorizedExecution } from '../access/engine-access';
 import type { ExecutionDeps } from './deps';
-import { executionFinished, executorUnavailable } from './errors';
+import { executionFinished, executorUnavailable, stepNotFound } from './errors';
 import { executionHandle, isFinished } from './live';
 import { openWaits, recordedState } from './recorded-state';
 import { cancelReasonSignal } from '../../workflows/messages';
@@ -194,7 +193,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       },
       async handler({ params, query, target: { row } }) {
         const latest = await stepRecords.latestOf(row.id, params.stepId);
-        if (!latest) throw new HttpError(404, 'step-not-found', `Execution "${params.id}" has no recorded step "${params.stepId}".`);
+        if (!latest) throw stepNotFound(params.id, params.stepId);
         const page = query.page ?? 1;
         const limit = query.limit ?? 50;
         const { rows, total } = await stepRecords.pageOf(row.id, params.stepId, page, limit);

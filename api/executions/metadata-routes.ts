@@ -6,9 +6,9 @@
  */
 import { Type } from '@sinclair/typebox';
 import { MAX_STEP_RUNS, PLUGINS, describePlugin, type PublicPluginDescriptor } from '../../workflows/engine';
-import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
+import { pluginNotFound } from './errors';
 
 export const API_VERSION = '1.0.0';
 const tags = ['Workflow engine'];
@@ -148,7 +148,7 @@ export function metadataRoutes(deps: Pick<ExecutionDeps, 'dataSource' | 'plugins
       responses: { 200: { description: 'The descriptor', schema: Descriptor } },
       handler({ params }) {
         const plugin = catalog.get(params.name);
-        if (!plugin) throw new HttpError(404, 'plugin-not-found', `No plugin "${params.name}" exists.`);
+        if (!plugin) throw pluginNotFound(params.name);
         return { status: 200, body: plugin };
       },
     }),

@@ -6,10 +6,9 @@
 import { ExecutionNotRetryable, RetryTooLarge, RevisionNotRunnable, rerunExecution } from '../../executions';
 import type { RerunKind } from '../../db/entities/execution';
 import { recordRerun } from '../audit/execution-start';
-import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
-import { asProblem } from './errors';
+import { asProblem, executionNotRetryable, retryTooLarge, revisionGone } from './errors';
 import { ExecuteResult, ExecutionRef } from './schemas';
 
 const tags = ['Workflow executions'];
@@ -65,19 +64,8 @@ export function rerunRoutes(deps: ExecutionDeps): RouteDefinition[] {
 }
 
 function rerunProblem(error: unknown): never {
-  if (error instanceof ExecutionNotRetryable)
-    throw new HttpError(
-      409,
-      'execution-not-retryable',
-      `Execution "${error.executionId}" is ${error.status}: only a failed execution can be retried from its failed step.`,
-    );
-  if (error instanceof RetryTooLarge)
-    throw new HttpError(
-      409,
-      'retry-too-large',
-      `The completed steps of execution "${error.executionId}" recorded ${error.bytes} bytes of outputs; a retry carries at most ${error.limit} (Temporal refuses larger inputs). Re-run it instead.`,
-    );
-  if (error instanceof RevisionNotRunnable)
-    throw new HttpError(404, error.miss, `The workflow revision execution ran no longer exists (${error.miss}); it cannot run again.`);
+  if (error instanceof ExecutionNotRetryable) throw executionNotRetryable(error.executionId, error.status);
+  if (error instanceof RetryTooLarge) throw retryTooLarge(error.executionId, error.bytes, error.limit);
+  if (error instanceof RevisionNotRunnable) throw revisionGone(error.miss);
   return asProblem(error);
 }

@@ -1,6 +1,5 @@
 /** GET /workflows/executions/stats: executions of a window counted by status per hour or day, and the failing workflows. */
 import { ExecutionListRepository } from '../../db/repositories/execution-list-repository';
-import { HttpError } from '../http/errors';
 import { iso } from '../http/iso-date';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
@@ -11,6 +10,7 @@ import {
   ExecutionStats,
   ExecutionStatsQuery,
 } from './schemas';
+import { statsWindowInvalid } from './errors';
 
 const HOUR_MS = 3_600_000;
 const BUCKET_MS = { hour: HOUR_MS, day: 24 * HOUR_MS } as const;
@@ -18,8 +18,6 @@ const BUCKET_MS = { hour: HOUR_MS, day: 24 * HOUR_MS } as const;
 /** The start of the (UTC) bucket holding `date`. */
 const bucketStart = (date: Date, bucket: 'hour' | 'day'): Date =>
   new Date(Math.floor(date.getTime() / BUCKET_MS[bucket]) * BUCKET_MS[bucket]);
-
-const windowInvalid = (message: string): HttpError => new HttpError(400, 'stats-window-invalid', message);
 
 export function executionStatsRoutes(deps: ExecutionDeps): RouteDefinition[] {
   const executions = new ExecutionListRepository(deps.dataSource.manager);
@@ -38,9 +36,9 @@ export function executionStatsRoutes(deps: ExecutionDeps): RouteDefinition[] {
         const bucket = query.bucket ?? 'hour';
         const to = query.to !== undefined ? new Date(query.to) : new Date();
         const requested = query.from !== undefined ? new Date(query.from) : new Date(to.getTime() - 24 * HOUR_MS);
-        if (requested.getTime() >= to.getTime()) throw windowInvalid('`from` must come before `to`.');
+        if (requested.getTime() >= to.getTime()) throw statsWindowInvalid('`from` must come before `to`.');
         if (to.getTime() - requested.getTime() > EXECUTION_STATS_MAX_WINDOW_HOURS * HOUR_MS)
-          throw windowInvalid(`From \`from\` to \`to\` spans at most ${EXECUTION_STATS_MAX_WINDOW_HOURS} hours.`);
+          throw statsWindowInvalid(`From \`from\` to \`to\` spans at most ${EXECUTION_STATS_MAX_WINDOW_HOURS} hours.`);
         const from = bucketStart(requested, bucket);
         const { counts, failing } = await executions.countsByBucket(auth.organizationId, {
           from,

@@ -32,12 +32,12 @@ import { readPath, webhookSignalName } from '../../workflows/engine';
 import { organizationNrn } from '../access/nrn';
 import { workflowNrn } from '../access/workflow-reach';
 import { recordStart } from '../audit/execution-start';
-import { HttpError, describeFieldErrors, notFound } from '../http/errors';
+import { notFound } from '../http/errors';
 import { payloadSchemaErrors } from '../workflows/declared-schemas';
 import { defineRoute, type AppContext, type HttpMethod, type RouteDefinition } from '../http/route';
 import { callbackNonce } from './callback-token';
 import type { ExecutionDeps } from './deps';
-import { asProblem } from './errors';
+import { asProblem, payloadInvalid, webhookNotWaiting, webhookIdempotencyKeyTooLong } from './errors';
 import { newSignalId } from './ids';
 import { WebhookBudgets } from './webhook-budgets';
 import { checkMethod } from './webhook-methods';
@@ -163,15 +163,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
       budgets.accept(params.token);
 
       const invalid = config.payloadSchema === undefined ? [] : payloadSchemaErrors(runnable.definition, binding.triggerId, body);
-      if (invalid.length > 0)
-        throw new HttpError(
-          422,
-          'payload-invalid',
-          `The request body does not match the webhook's payloadSchema: ${describeFieldErrors(invalid)}`,
-          {
-            errors: invalid,
-          },
-        );
+      if (invalid.length > 0) throw payloadInvalid(invalid);
       const payload = webhookRequestPayload(ctx, body, config);
       const receivedAt = new Date().toISOString();
       // Anonymous callers: the actor is the trigger whose token they held (never the token itself).
@@ -181,11 +173,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
         const found = typeof config.correlationKeyPath === 'string' ? readPath(payload, config.correlationKeyPath) : undefined;
         const key = typeof found === 'string' || typeof found === 'number' ? String(found) : undefined;
         if (name === '' || key === undefined) {
-          throw new HttpError(
-            409,
-            'signal-not-waiting',
-            'The webhook payload names no waiting execution (signal name or correlation key missing).',
-          );
+          throw webhookNotWaiting();
         }
         const signalId = newSignalId();
         const event = {
@@ -209,8 +197,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
               payload,
               signalId,
             }).catch(asProblem);
-            if (!delivered)
-              throw new HttpError(409, 'signal-not-waiting', `No execution waits on signal "${name}" with that correlation key.`);
+            if (!delivered) throw webhookNotWaiting(name);
             return delivered;
           },
           (reached) => ({ executionId: reached.executionId }),
@@ -275,11 +262,6 @@ export const MAX_WEBHOOK_IDEMPOTENCY_KEY = 200;
 function webhookIdempotencyKey(header: string, triggerId: string): string | undefined {
   const key = header.trim();
   if (key === '') return undefined;
-  if (key.length > MAX_WEBHOOK_IDEMPOTENCY_KEY)
-    throw new HttpError(
-      400,
-      'idempotency-key-too-long',
-      `The Idempotency-Key header may hold at most ${MAX_WEBHOOK_IDEMPOTENCY_KEY} characters.`,
-    );
+  if (key.length > MAX_WEBHOOK_IDEMPOTENCY_KEY) throw webhookIdempotencyKeyTooLong(MAX_WEBHOOK_IDEMPOTENCY_KEY);
   return `webhook:${triggerId}:${key}`;
 }

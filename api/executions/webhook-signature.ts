@@ -17,13 +17,14 @@ import { WebhookReplayRepository } from '../../db/repositories/webhook-replay-re
 import { workflowNrn, workflowReaches } from '../access/workflow-reach';
 import { HttpError } from '../http/errors';
 import type { AppContext } from '../http/route';
+import { webhookSignatureInvalid, webhookReplayed } from './errors';
 
 /** How far (either way) a request's timestamp may be from the server's clock: 5 minutes. */
 export const WEBHOOK_SIGNATURE_WINDOW_SECONDS = 300;
 
 const SECRET_REFERENCE = /^\s*\$\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\s*$/;
 
-const unsigned = (detail: string) => new HttpError(401, 'webhook-signature-invalid', detail);
+const unsigned = webhookSignatureInvalid;
 
 /** The trigger's secret: a literal, or a secret config entry the workflow sees (within its NRN: api/access/workflow-reach.ts). */
 export async function webhookSecret(
@@ -88,5 +89,5 @@ export async function verifySignedRequest(dataSource: DataSource, ctx: AppContex
   // A digest, not the signature: nothing stored could be presented again as a signature.
   const digest = createHash('sha256').update(given).digest('hex');
   const first = await replays.remember(digest, new Date((Number(timestamp) + WEBHOOK_SIGNATURE_WINDOW_SECONDS) * 1000));
-  if (!first) throw new HttpError(409, 'webhook-replayed', 'This signed request was already received.');
+  if (!first) throw webhookReplayed();
 }
