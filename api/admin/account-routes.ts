@@ -82,10 +82,10 @@ async function accessibleAccount(
   showDeleted = false,
 ) {
   const found = await findWithMetadata(dataSource, id);
-  if (!found) throw accountNotFound(id)();
+  if (!found) throw accountNotFound(id);
   const { account } = found;
-  access.require(permission, accountNrn(account.organizationId, account.id), accountNotFound(id));
-  if (account.deletedAt !== null && !showDeleted) throw accountNotFound(id)();
+  access.require(permission, accountNrn(account.organizationId, account.id), () => accountNotFound(id));
+  if (account.deletedAt !== null && !showDeleted) throw accountNotFound(id);
   return found;
 }
 
@@ -138,7 +138,7 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       errors: [...ADMIN_ERRORS, 409],
       handler: async ({ body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
-        access.require('account:write', organizationNrn(body.organization_id), organizationNotFound(body.organization_id));
+        access.require('account:write', organizationNrn(body.organization_id), () => organizationNotFound(body.organization_id));
         const id = await create(dataSource, body, audit);
         const { account, metadata } = (await findWithMetadata(dataSource, id))!;
         return { status: 201, body: accountOut(account, metadata, { include: ['schemas', 'tags'] }) };
@@ -159,7 +159,8 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
         const org = Number(query.organization_id);
         const readable = access.accountsWith('account:read', org);
         // Someone granted on single accounts lists those; without any, the usual 404/403.
-        if (readable !== 'all' && readable.length === 0) access.require('account:read', organizationNrn(org), organizationNotFound(org));
+        if (readable !== 'all' && readable.length === 0)
+          access.require('account:read', organizationNrn(org), () => organizationNotFound(org));
         const accounts = AccountRepository.of(dataSource.manager);
         const page =
           readable === 'all'
@@ -243,7 +244,7 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
         const access = await loadAccess(dataSource, auth);
         const { account } = await accessibleAccount(dataSource, access, params.id, 'account:write');
         await dataSource.transaction(async (manager) => {
-          if (!(await AccountRepository.of(manager).softDeleteLive(params.id))) throw accountNotFound(params.id)();
+          if (!(await AccountRepository.of(manager).softDeleteLive(params.id))) throw accountNotFound(params.id);
           await audit.record(manager, {
             organizationId: String(account.organizationId),
             nrn: accountNrn(account.organizationId, account.id),

@@ -4,7 +4,6 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { DataSource, EntityManager } from 'typeorm';
-import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ActionSpecificationEntity } from '../../db/entities/action-specification';
 import type { ServiceEntity } from '../../db/entities/service';
@@ -20,7 +19,7 @@ import { isoDate } from './serialize';
 import { accessibleService } from './service-routes';
 import { slugify } from './slug';
 import { compileUserSchema } from './user-schema';
-import { actionNotFound, tooManyActionMessages } from './errors';
+import { actionNotFound, tooManyActionMessages, actionUnknownSpecification, schemaMismatch } from './errors';
 import { DEFAULT_LIMITS } from '../../config/limits';
 
 const actionOut = (a: ServiceActionEntity) => ({
@@ -44,11 +43,7 @@ const actionOut = (a: ServiceActionEntity) => ({
 async function actionSpecOf(dataSource: DataSource, service: ServiceEntity, id: string, field: string): Promise<ActionSpecificationEntity> {
   const spec = await ActionSpecificationRepository.of(dataSource.manager).findOneBy({ id });
   if (!spec || spec.serviceSpecificationId !== service.specificationId) {
-    throw new HttpError(
-      400,
-      'ACTION.UNKNOWN_SPECIFICATION',
-      `${field} ${id} is not an action specification of this service's specification.`,
-    );
+    throw actionUnknownSpecification(field, id);
   }
   return spec;
 }
@@ -56,14 +51,7 @@ async function actionSpecOf(dataSource: DataSource, service: ServiceEntity, id: 
 function checkAgainst(schema: Record<string, unknown>, value: Record<string, unknown>, field: 'parameters' | 'results'): void {
   const errors = compileUserSchema(schema, 'service', `/action_specification/${field}`).validate(value);
   if (errors.length > 0) {
-    throw new HttpError(
-      400,
-      `ACTION.INVALID_${field.toUpperCase()}`,
-      `${field} do not match the action specification: /${field}${errors[0].path} ${errors[0].message}`,
-      {
-        errors: errors.map((e) => ({ ...e, path: `/${field}${e.path}` })),
-      },
-    );
+    throw schemaMismatch(`ACTION.INVALID_${field.toUpperCase()}`, field, 'the action specification', errors);
   }
 }
 

@@ -1,6 +1,5 @@
 /** Action specifications of a service specification: the generated defaults and custom ones. */
 import { Type } from '@sinclair/typebox';
-import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { isUniqueViolation } from '../../db/sql';
 import type { ActionSpecificationEntity } from '../../db/entities/action-specification';
@@ -14,6 +13,7 @@ import { iso } from '../http/iso-date';
 import { visibleSpec } from './service-specification-routes';
 import { slugify } from './slug';
 import { compileUserSchema } from './user-schema';
+import { actionSpecificationSlugTaken, actionSpecificationNotFound } from './errors';
 
 export const actionSpecOut = (a: ActionSpecificationEntity) => ({
   id: a.id,
@@ -61,7 +61,7 @@ export function actionSpecificationRoutes({ dataSource }: AdminDeps): RouteDefin
         const spec = await visibleSpec(dataSource, await loadAccess(dataSource, auth), params.id);
         const action = await ActionSpecificationRepository.of(dataSource.manager).findOneBy({ id: params.actionSpecificationId });
         if (!action || action.serviceSpecificationId !== spec.id) {
-          throw notFound(`Action specification ${params.actionSpecificationId} not found.`, 'ACTION_SPECIFICATION.NOT_FOUND');
+          throw actionSpecificationNotFound(params.actionSpecificationId);
         }
         return { status: 200, body: actionSpecOut(action) };
       },
@@ -104,8 +104,7 @@ export function actionSpecificationRoutes({ dataSource }: AdminDeps): RouteDefin
           });
           return { status: 201, body: actionSpecOut(created) };
         } catch (error) {
-          if (isUniqueViolation(error))
-            throw new HttpError(409, 'ACTION_SPECIFICATION.SLUG_TAKEN', `An action specification with slug "${slug}" exists.`);
+          if (isUniqueViolation(error)) throw actionSpecificationSlugTaken(slug);
           throw error;
         }
       },

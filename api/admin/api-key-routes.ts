@@ -30,7 +30,7 @@ export function apiKeyRoutes({ dataSource, apiKeys = DEFAULT_API_KEY_SETTINGS }:
   const ownerAccess = async (auth: AuthContext, permission: Permission): Promise<{ access: Access; owner: ApiKeyOwner }> => {
     if (permission === 'api_key:write' && auth.apiKeyId !== undefined) throw apiKeyFromApiKey();
     const access = await loadAccess(dataSource, auth);
-    access.requireSomewhere(permission, auth.organizationId, organizationNotFound(auth.organizationId));
+    access.requireSomewhere(permission, auth.organizationId, () => organizationNotFound(auth.organizationId));
     return { access, owner: { organizationId: auth.organizationId, ownerId: auth.userId } };
   };
   const auditKey = (audit: AuditTrail, manager: Parameters<AuditTrail['record']>[0], key: ApiKeyEntity, details: Record<string, unknown>) =>

@@ -1,7 +1,7 @@
 /** Grants of roles to users on NRNs, and the roles catalog. */
 import { Type } from '@sinclair/typebox';
 import type { DataSource } from 'typeorm';
-import { HttpError, forbidden } from '../http/errors';
+import { forbidden } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { GrantRepository } from '../../db/repositories/grant-repository';
 import { RoleRepository } from '../../db/repositories/role-repository';
@@ -12,7 +12,7 @@ import { ADMIN_ERRORS, IdParams } from './schemas/common';
 import { BulkGrantBody, Grant, GrantParams, Role } from './schemas/grants';
 import { grantOut, roleOut } from './serialize';
 import { isCaller, visibleUser } from './user-routes';
-import { grantNotFound, organizationNotFound, userNotFound } from './errors';
+import { grantNotFound, organizationNotFound, userNotFound, grantNotPending } from './errors';
 
 /** A grant may be revoked or approved by whoever may assign its role on its NRN. */
 async function manageableGrant(dataSource: DataSource, access: Access, userId: number, grantId: number) {
@@ -22,8 +22,8 @@ async function manageableGrant(dataSource: DataSource, access: Access, userId: n
     userId: user.id,
     id: grantId,
   });
-  if (!grant) throw grantNotFound(grantId)();
-  access.require('grant:write', grant.nrn, grantNotFound(grantId));
+  if (!grant) throw grantNotFound(grantId);
+  access.require('grant:write', grant.nrn, () => grantNotFound(grantId));
   const role = await RoleRepository.of(dataSource.manager).findOneByOrFail({ id: grant.roleId });
   if (!access.canAssign(role, grant.nrn)) throw forbidden(`You may not manage grants of role "${role.slug}" on ${grant.nrn}.`);
   return { grant, role };
@@ -48,7 +48,7 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       handler: async ({ params, body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
         const user = await visibleUser(dataSource, access, params.id);
-        access.requireSomewhere('grant:write', user.organizationId, userNotFound(params.id));
+        access.requireSomewhere('grant:write', user.organizationId, () => userNotFound(params.id));
         const grants = await bulkGrant(dataSource, access, user, body, audit);
         return { status: 201, body: grants.map(({ grant, role }) => grantOut(grant, role)) };
       },
@@ -66,7 +66,7 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       handler: async ({ params, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const user = await visibleUser(dataSource, access, params.id);
-        if (!isCaller(access, user)) access.requireSomewhere('grant:read', user.organizationId, userNotFound(params.id));
+        if (!isCaller(access, user)) access.requireSomewhere('grant:read', user.organizationId, () => userNotFound(params.id));
         // The catalog is a handful of rows: read at once with the grants, joined here.
         const [grants, roles] = await Promise.all([
           GrantRepository.of(dataSource.manager).ofUser(user),
@@ -112,7 +112,7 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
         const access = await loadAccess(dataSource, auth);
         const { grant, role } = await manageableGrant(dataSource, access, params.id, params.grantId);
         if (grant.userId === access.caller.userId) throw forbidden('A grant cannot be approved by the user who holds it.');
-        if (grant.status !== 'pending') throw new HttpError(409, 'RESOURCE_GRANTS.NOT_PENDING', `Grant ${grant.id} is already active.`);
+        if (grant.status !== 'pending') throw grantNotPending(grant.id);
         await dataSource.transaction(async (manager) => {
           await GrantRepository.of(manager).update({ id: grant.id }, { status: 'active' });
           await audit.record(manager, { nrn: grant.nrn, id: grant.id, details: grantDetails(grant, role) });
@@ -132,7 +132,7 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       handler: async ({ auth }) => {
         const access = await loadAccess(dataSource, auth);
         const org = access.caller.organizationId;
-        access.requireSomewhere('role:read', org, organizationNotFound(org));
+        access.requireSomewhere('role:read', org, () => organizationNotFound(org));
         return { status: 200, body: { results: (await RoleRepository.of(dataSource.manager).catalog()).map(roleOut) } };
       },
     }),

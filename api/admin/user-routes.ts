@@ -1,7 +1,6 @@
 /** Users: the targets of grants. Callers are recorded on first sight (see access.ts); these routes register others. */
 import { Type } from '@sinclair/typebox';
 import type { DataSource } from 'typeorm';
-import { conflict } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { UserEntity } from '../../db/entities/user';
 import { UserRepository } from '../../db/repositories/user-repository';
@@ -11,7 +10,7 @@ import { organizationNrn } from '../access/nrn';
 import { ADMIN_ERRORS, IdParams, IntegerId, Paged, PagingQuery } from './schemas/common';
 import { CreateUserBody, User } from './schemas/grants';
 import { userOut } from './serialize';
-import { organizationNotFound, userNotFound } from './errors';
+import { organizationNotFound, userNotFound, userAlreadyExists } from './errors';
 
 /**
  * The user `id` of the caller's organization (user ids name users within their
@@ -20,7 +19,7 @@ import { organizationNotFound, userNotFound } from './errors';
  */
 export async function visibleUser(dataSource: DataSource, access: Access, id: number): Promise<UserEntity> {
   const user = await UserRepository.of(dataSource.manager).findOneBy({ organizationId: access.caller.organizationId, id: String(id) });
-  if (!user || (!access.inOrganization(access.caller.organizationId) && !isCaller(access, user))) throw userNotFound(id)();
+  if (!user || (!access.inOrganization(access.caller.organizationId) && !isCaller(access, user))) throw userNotFound(id);
   return user;
 }
 
@@ -42,7 +41,7 @@ export function userRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       handler: async ({ body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
         const org = body.organization_id;
-        access.require('user:write', organizationNrn(org), organizationNotFound(org));
+        access.require('user:write', organizationNrn(org), () => organizationNotFound(org));
         const user = await dataSource.transaction(async (manager) => {
           const registered = await UserRepository.of(manager).register({
             id: body.id,
@@ -60,7 +59,7 @@ export function userRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
             });
           return registered;
         });
-        if (!user) throw conflict(`User ${body.id} already exists in organization ${org}.`, 'USER.ALREADY_EXISTS');
+        if (!user) throw userAlreadyExists(body.id, org);
         return { status: 201, body: userOut(user) };
       },
     }),
@@ -77,7 +76,7 @@ export function userRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       handler: async ({ params, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const user = await visibleUser(dataSource, access, params.id);
-        if (!isCaller(access, user)) access.require('user:read', organizationNrn(user.organizationId), userNotFound(params.id));
+        if (!isCaller(access, user)) access.require('user:read', organizationNrn(user.organizationId), () => userNotFound(params.id));
         return { status: 200, body: userOut(user) };
       },
     }),
@@ -94,7 +93,7 @@ export function userRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       handler: async ({ query, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const org = query.organization_id;
-        access.require('user:read', organizationNrn(org), organizationNotFound(org));
+        access.require('user:read', organizationNrn(org), () => organizationNotFound(org));
         const page = await UserRepository.of(dataSource.manager).page(org, query.offset, query.limit);
         return {
           status: 200,

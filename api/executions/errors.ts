@@ -5,7 +5,7 @@
 import { ExecutorUnavailable } from '../../executions';
 import type { TriggerStep } from '../../workflows/engine';
 import type { RunnableMiss } from '../../db/repositories/workflow-revision-repository';
-import { HttpError, describeFieldErrors, type FieldError } from '../http/errors';
+import { HttpError, badRequest, describeFieldErrors, notFound, tooManyRequests, validationFailed, type FieldError } from '../http/errors';
 
 export const executionNotFound = (id: string): HttpError =>
   new HttpError(404, 'execution-not-found', `No execution "${id}" exists in your organization.`);
@@ -125,3 +125,23 @@ export const webhookReplayed = (): HttpError => new HttpError(409, 'webhook-repl
 
 export const webhookMethodNotAllowed = (allow: string): HttpError =>
   new HttpError(405, 'method-not-allowed', `This webhook accepts ${allow || 'no method'} only.`, { headers: { Allow: allow } });
+
+/** Hand-run inputs (execute, signal-with-start) that fail their declarations: each problem named. */
+export const inputsInvalid = (errors: FieldError[]): HttpError => validationFailed(errors, undefined, 'inputs-invalid');
+
+export const startNeedsWorkflow = (): HttpError =>
+  badRequest('startIfNotWaiting needs workflowId: the workflow to start when no execution waits.', 'validation_failed');
+
+/** No live webhook (`trigger`) or waiting step (`callback`) answers at the address. */
+export const webhookNotFound = (kind: 'trigger' | 'callback'): HttpError =>
+  notFound(
+    kind === 'trigger' ? 'No live webhook answers at this address.' : 'No step waits for a request at this address.',
+    'webhook-not-found',
+  );
+
+export const webhookTooManyRequests = (message: string, retryAfterSeconds: number): HttpError =>
+  tooManyRequests(message, retryAfterSeconds, 'too-many-requests');
+
+/** The caller's (or its organization's) share of open event streams and waiting reads is full. */
+export const tooManyStreams = (message: string, retryAfterSeconds: number): HttpError =>
+  tooManyRequests(message, retryAfterSeconds, 'too-many-streams');

@@ -15,14 +15,13 @@ import {
   type WorkflowDefinition,
 } from '../../workflows/engine';
 import { startExecution } from '../../executions';
-import { validationFailed } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { authorizedRunnable } from '../access/engine-access';
 import { WorkflowRef } from '../workflows/schemas';
 import type { ExecutionDeps } from './deps';
 import { declaredInputs, inputSchemaErrors, payloadSchemaErrors } from '../workflows/declared-schemas';
 import { recordStart } from '../audit/execution-start';
-import { asProblem, triggerRequired, unknownTrigger } from './errors';
+import { asProblem, triggerRequired, unknownTrigger, inputsInvalid } from './errors';
 import { ExecuteBody, ExecuteResult, RevisionChoice } from './schemas';
 import { startAliasNotFound, startRevisionNotFound } from '../workflows/errors';
 
@@ -91,7 +90,7 @@ export function checkHandRunInputs(definition: WorkflowDefinition, fired: Trigge
   const errors = [...checkInputs(declared, inputs), ...inputSchemaErrors(definition, inputs)];
   // A webhook trigger run now gets the inputs as its request body: they meet its payloadSchema like a request's body.
   if (fired?.pluginType === 'webhook') errors.push(...payloadSchemaErrors(definition, fired.id, inputs));
-  if (errors.length > 0) throw validationFailed(errors, undefined, 'inputs-invalid');
+  if (errors.length > 0) throw inputsInvalid(errors);
 }
 
 /** The trigger step this start fires (undefined: the revision has none); refuses a start that names none of several. */

@@ -11,7 +11,6 @@ import { Type } from '@sinclair/typebox';
 import type { WorkflowEntity } from '../../db/entities/workflow';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { deliver, deliverByCorrelation } from '../../executions';
-import { badRequest } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { authorize } from '../access/access';
 import { organizationNrn } from '../access/nrn';
@@ -19,7 +18,7 @@ import { authorizeInOrganization } from '../access/engine-access';
 import { workflowNrn } from '../access/workflow-reach';
 import { organizationNotFound } from '../workflows/errors';
 import type { ExecutionDeps } from './deps';
-import { asProblem, notWaiting } from './errors';
+import { asProblem, notWaiting, startNeedsWorkflow } from './errors';
 import { deliverOnce } from './idempotent-signal';
 import { isFinished } from './live';
 import { answerEvent, deliverGated, gatedExecution } from './approval-gate';
@@ -106,8 +105,7 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
       errors: [400, 403, 404, 409, 503],
       responses: { 200: { description: 'Delivered', schema: CorrelatedSignalResult } },
       async handler({ params, body, auth, permission, audit }) {
-        if (body.startIfNotWaiting === true && body.workflowId === undefined)
-          throw badRequest('startIfNotWaiting needs workflowId: the workflow to start when no execution waits.', 'validation_failed');
+        if (body.startIfNotWaiting === true && body.workflowId === undefined) throw startNeedsWorkflow();
         // Narrowed to one workflow: its NRN guards the delivery; else any waiting execution of the organization may receive it.
         let workflow: WorkflowEntity | undefined;
         if (body.workflowId !== undefined) {

@@ -32,12 +32,11 @@ import { readPath, webhookSignalName } from '../../workflows/engine';
 import { organizationNrn } from '../access/nrn';
 import { workflowNrn } from '../access/workflow-reach';
 import { recordStart } from '../audit/execution-start';
-import { notFound } from '../http/errors';
 import { payloadSchemaErrors } from '../workflows/declared-schemas';
 import { defineRoute, type AppContext, type HttpMethod, type RouteDefinition } from '../http/route';
 import { callbackNonce } from './callback-token';
 import type { ExecutionDeps } from './deps';
-import { asProblem, payloadInvalid, webhookNotWaiting, webhookIdempotencyKeyTooLong } from './errors';
+import { asProblem, payloadInvalid, webhookNotWaiting, webhookIdempotencyKeyTooLong, webhookNotFound } from './errors';
 import { newSignalId } from './ids';
 import { WebhookBudgets } from './webhook-budgets';
 import { checkMethod } from './webhook-methods';
@@ -51,7 +50,7 @@ export interface WebhookDeps extends ExecutionDeps {
 const tags = ['Webhooks'];
 const METHODS: HttpMethod[] = ['post', 'put', 'patch', 'delete', 'get'];
 
-const unknownToken = () => notFound('No live webhook answers at this address.', 'webhook-not-found');
+const unknownToken = () => webhookNotFound('trigger');
 
 export function webhookRoutes(deps: WebhookDeps): RouteDefinition[] {
   // One budget per token (webhook or callback) for accepted requests, and one for refused ones (webhook-budgets.ts).
@@ -130,7 +129,7 @@ const WebhookBody = Type.Unknown({
     'Any payload the sender posts (free-form): the trigger or waiting step receives it as `body` in `{method, headers, query, body}`; no schema is applied',
 });
 
-const unknownCallback = () => notFound('No step waits for a request at this address.', 'webhook-not-found');
+const unknownCallback = () => webhookNotFound('callback');
 
 function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBudgets): RouteDefinition {
   return defineRoute({
