@@ -25,6 +25,9 @@ import { iso } from '../http/iso-date';
 import { slugCandidate, slugify } from './slug';
 import { accountNotFound, accountSlugTaken, organizationNotFound } from './errors';
 
+/** What these routes' permissions are checked on, in their handlers (a target the route layer cannot name). */
+const CHECKED_IN_HANDLER = 'the organization the body or query names, or the account {id} (its deleted state on request)';
+
 /** The catalog's entity kind of accounts. */
 const ACCOUNT = 'account';
 
@@ -131,7 +134,10 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'createAccount',
       summary: 'Create an account in an organization; the slug is generated from the name when omitted.',
       tags: ['accounts'],
-      access: { permission: 'account:write' },
+      access: {
+        permission: 'account:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'account.create' },
       body: CreateAccountBody,
       responses: { 201: { description: 'The account', schema: Account } },
@@ -150,7 +156,10 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'listAccounts',
       summary: 'List the live accounts of an organization (those the caller may read), 30 per page by default.',
       tags: ['accounts'],
-      access: { permission: 'account:read' },
+      access: {
+        permission: 'account:read',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       query: ListAccountsQuery,
       responses: { 200: { description: 'A page of accounts', schema: Paged(Account) } },
       errors: ADMIN_ERRORS,
@@ -182,7 +191,10 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'getAccount',
       summary: 'Read an account; a soft-deleted one answers 404 unless show_deleted=true.',
       tags: ['accounts'],
-      access: { permission: 'account:read' },
+      access: {
+        permission: 'account:read',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       params: IdParams,
       query: GetAccountQuery,
       responses: { 200: { description: 'The account', schema: Account } },
@@ -200,7 +212,10 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'updateAccount',
       summary: 'Update the name, slug, status (active or inactive) or metadata of an account.',
       tags: ['accounts'],
-      access: { permission: 'account:write' },
+      access: {
+        permission: 'account:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'account.update' },
       params: IdParams,
       body: UpdateAccountBody,
@@ -235,7 +250,10 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'deleteAccount',
       summary: 'Soft-delete an account: status becomes deleted and deleted_at is set.',
       tags: ['accounts'],
-      access: { permission: 'account:write' },
+      access: {
+        permission: 'account:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'account.delete' },
       params: IdParams,
       responses: { 204: { description: 'Deleted' } },

@@ -22,6 +22,9 @@ import { compileUserSchema } from './user-schema';
 import { actionNotFound, tooManyActionMessages, actionUnknownSpecification, schemaMismatch } from './errors';
 import { DEFAULT_LIMITS } from '../../config/limits';
 
+/** What these routes' permissions are checked on, in their handlers (a target the route layer cannot name). */
+const CHECKED_IN_HANDLER = 'the NRN of the service the action belongs to';
+
 const actionOut = (a: ServiceActionEntity) => ({
   id: a.id,
   name: a.name,
@@ -82,7 +85,7 @@ export function actionRoutes({ dataSource, limits = DEFAULT_LIMITS }: AdminDeps)
       operationId: 'createServiceAction',
       summary: 'Start an action on a service.',
       tags: ['services'],
-      access: { permission: 'action:write' },
+      access: { permission: 'action:write', inHandler: CHECKED_IN_HANDLER },
       audit: { action: 'action.create' },
       params: UuidParams,
       body: CreateActionBody,
@@ -117,7 +120,7 @@ export function actionRoutes({ dataSource, limits = DEFAULT_LIMITS }: AdminDeps)
       operationId: 'listServiceActions',
       summary: 'List the actions of a service, oldest first.',
       tags: ['services'],
-      access: { permission: 'action:read' },
+      access: { permission: 'action:read', inHandler: CHECKED_IN_HANDLER },
       params: UuidParams,
       query: ListActionsQuery,
       responses: { 200: { description: 'A page of actions', schema: Paged(Action) } },
@@ -137,7 +140,7 @@ export function actionRoutes({ dataSource, limits = DEFAULT_LIMITS }: AdminDeps)
       operationId: 'getServiceAction',
       summary: 'Read an action of a service.',
       tags: ['services'],
-      access: { permission: 'action:read' },
+      access: { permission: 'action:read', inHandler: CHECKED_IN_HANDLER },
       params: ActionParams,
       responses: { 200: { description: 'The action', schema: Action } },
       errors: ADMIN_ERRORS,
@@ -154,7 +157,7 @@ export function actionRoutes({ dataSource, limits = DEFAULT_LIMITS }: AdminDeps)
       operationId: 'updateServiceAction',
       summary: 'Update an action: any status, new messages (appended), parameters and results checked against its specification.',
       tags: ['services'],
-      access: { permission: 'action:write' },
+      access: { permission: 'action:write', inHandler: CHECKED_IN_HANDLER },
       audit: { action: 'action.update' },
       params: ActionParams,
       body: UpdateActionBody,

@@ -15,6 +15,9 @@ import { slugify } from './slug';
 import { compileUserSchema } from './user-schema';
 import { actionSpecificationSlugTaken, actionSpecificationNotFound } from './errors';
 
+/** What these routes' permissions are checked on, in their handlers (a target the route layer cannot name). */
+const CHECKED_IN_HANDLER = "its service specification's visibility list (visible_to)";
+
 export const actionSpecOut = (a: ActionSpecificationEntity) => ({
   id: a.id,
   service_specification_id: a.serviceSpecificationId,
@@ -35,7 +38,7 @@ export function actionSpecificationRoutes({ dataSource }: AdminDeps): RouteDefin
       operationId: 'listActionSpecifications',
       summary: 'List the action specifications of a service specification.',
       tags: ['service specifications'],
-      access: { permission: 'service_specification:read' },
+      access: { permission: 'service_specification:read', inHandler: CHECKED_IN_HANDLER },
       params: UuidParams,
       responses: { 200: { description: 'Action specifications', schema: Type.Object({ results: Type.Array(ActionSpecification) }) } },
       errors: ADMIN_ERRORS,
@@ -53,7 +56,7 @@ export function actionSpecificationRoutes({ dataSource }: AdminDeps): RouteDefin
       operationId: 'getActionSpecification',
       summary: 'Read one action specification.',
       tags: ['service specifications'],
-      access: { permission: 'service_specification:read' },
+      access: { permission: 'service_specification:read', inHandler: CHECKED_IN_HANDLER },
       params: Type.Object({ id: Uuid, actionSpecificationId: Uuid }),
       responses: { 200: { description: 'The action specification', schema: ActionSpecification } },
       errors: ADMIN_ERRORS,
@@ -72,7 +75,7 @@ export function actionSpecificationRoutes({ dataSource }: AdminDeps): RouteDefin
       operationId: 'createActionSpecification',
       summary: 'Add a custom action specification with JSON Schemas for its parameters and results.',
       tags: ['service specifications'],
-      access: { permission: 'service_specification:write' },
+      access: { permission: 'service_specification:write', inHandler: CHECKED_IN_HANDLER },
       audit: { action: 'action_specification.create' },
       params: UuidParams,
       body: CreateActionSpecificationBody,

@@ -14,6 +14,9 @@ import { grantOut, roleOut } from './serialize';
 import { isCaller, visibleUser } from './user-routes';
 import { grantNotFound, organizationNotFound, userNotFound, grantNotPending } from './errors';
 
+/** What these routes' permissions are checked on, in their handlers (a target the route layer cannot name). */
+const CHECKED_IN_HANDLER = "the grant's NRN and the role's assignable_by, or the organization of the user {id}";
+
 /** A grant may be revoked or approved by whoever may assign its role on its NRN. */
 async function manageableGrant(dataSource: DataSource, access: Access, userId: number, grantId: number) {
   const user = await visibleUser(dataSource, access, userId);
@@ -39,7 +42,10 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       description:
         'Each item is `{nrn, role_slug}` or `{nrn, role_id}`. A failing item answers 400 `RESOURCE_GRANTS.BULK_CREATE_FAILED` with `cause {code, detail, index}` (the first failing item) and `causes` (every failing item, by index), and nothing is created.',
       tags: ['grants'],
-      access: { permission: 'grant:write' },
+      access: {
+        permission: 'grant:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'grant.create' },
       params: IdParams,
       body: BulkGrantBody,
@@ -59,7 +65,7 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'listUserGrants',
       summary: "List a user's grants (active and pending).",
       tags: ['grants'],
-      access: { permission: 'grant:read' },
+      access: { permission: 'grant:read', inHandler: CHECKED_IN_HANDLER },
       params: IdParams,
       responses: { 200: { description: 'The grants', schema: Type.Object({ results: Type.Array(Grant) }) } },
       errors: ADMIN_ERRORS,
@@ -82,7 +88,10 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'deleteUserGrant',
       summary: 'Revoke a grant.',
       tags: ['grants'],
-      access: { permission: 'grant:write' },
+      access: {
+        permission: 'grant:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'grant.delete' },
       params: GrantParams,
       responses: { 204: { description: 'Revoked' } },
@@ -103,7 +112,10 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'approveUserGrant',
       summary: 'Approve a pending grant (roles that require approval start pending).',
       tags: ['grants'],
-      access: { permission: 'grant:write' },
+      access: {
+        permission: 'grant:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'grant.approve' },
       params: GrantParams,
       responses: { 200: { description: 'The approved grant', schema: Grant } },
@@ -126,7 +138,7 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'listRoles',
       summary: 'The roles catalog.',
       tags: ['grants'],
-      access: { permission: 'role:read' },
+      access: { permission: 'role:read', inHandler: CHECKED_IN_HANDLER },
       responses: { 200: { description: 'Every role', schema: Type.Object({ results: Type.Array(Role) }) } },
       errors: ADMIN_ERRORS,
       handler: async ({ auth }) => {

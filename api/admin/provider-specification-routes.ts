@@ -28,6 +28,9 @@ import { slugCandidate, slugify } from './slug';
 import { compileUserSchema } from './user-schema';
 import { organizationNotFound, providerSpecificationNotFound, slugUnavailable, specificationMovesOrganization } from './errors';
 
+/** What these routes' permissions are checked on, in their handlers (a target the route layer cannot name). */
+const CHECKED_IN_HANDLER = "the specification's visibility list (visible_to); global ones are read-only";
+
 const INVALID_VISIBILITY = 'PROVIDER_SPECIFICATION.INVALID_VISIBILITY';
 
 const providerOut = (p: ProviderSpecificationEntity) => ({
@@ -116,7 +119,10 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
       operationId: 'createProviderSpecification',
       summary: 'Create a provider specification of an organization.',
       tags: ['provider specifications'],
-      access: { permission: 'provider_specification:write' },
+      access: {
+        permission: 'provider_specification:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'provider_specification.create' },
       body: CreateProviderSpecificationBody,
       responses: { 201: { description: 'The provider specification', schema: ProviderSpecification } },
@@ -150,7 +156,10 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
       operationId: 'getProviderSpecification',
       summary: 'Read a provider specification (global or of an organization).',
       tags: ['provider specifications'],
-      access: { permission: 'provider_specification:read' },
+      access: {
+        permission: 'provider_specification:read',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       params: UuidParams,
       responses: { 200: { description: 'The provider specification', schema: ProviderSpecification } },
       errors: ADMIN_ERRORS,
@@ -165,7 +174,10 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
       operationId: 'listProviderSpecifications',
       summary: "List the global provider specifications and those of the caller's organization.",
       tags: ['provider specifications'],
-      access: { permission: 'provider_specification:read' },
+      access: {
+        permission: 'provider_specification:read',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       query: ListProviderSpecificationsQuery,
       responses: { 200: { description: 'A page of provider specifications', schema: Paged(ProviderSpecification) } },
       errors: ADMIN_ERRORS,
@@ -186,7 +198,10 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
       operationId: 'updateProviderSpecification',
       summary: 'Update a provider specification of an organization.',
       tags: ['provider specifications'],
-      access: { permission: 'provider_specification:write' },
+      access: {
+        permission: 'provider_specification:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'provider_specification.update' },
       params: UuidParams,
       body: UpdateProviderSpecificationBody,
@@ -230,7 +245,10 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
       operationId: 'deleteProviderSpecification',
       summary: 'Delete a provider specification of an organization.',
       tags: ['provider specifications'],
-      access: { permission: 'provider_specification:write' },
+      access: {
+        permission: 'provider_specification:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'provider_specification.delete' },
       params: UuidParams,
       responses: { 204: { description: 'Deleted' } },

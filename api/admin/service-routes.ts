@@ -25,6 +25,9 @@ import {
   serviceUnknownSpecification,
 } from './errors';
 
+/** What these routes' permissions are checked on, in their handlers (a target the route layer cannot name). */
+const CHECKED_IN_HANDLER = "the service's entity NRN (named by the body when creating)";
+
 export const serviceOut = (s: ServiceEntity) => ({
   id: s.id,
   name: s.name,
@@ -80,7 +83,7 @@ export function serviceRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'createService',
       summary: 'Create a service from a specification visible at its NRN; attributes are validated against the specification schema.',
       tags: ['services'],
-      access: { permission: 'service:write' },
+      access: { permission: 'service:write', inHandler: CHECKED_IN_HANDLER },
       audit: { action: 'service.create' },
       body: CreateServiceBody,
       responses: { 201: { description: 'The service', schema: Service } },
@@ -133,7 +136,7 @@ export function serviceRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'getService',
       summary: 'Read a service.',
       tags: ['services'],
-      access: { permission: 'service:read' },
+      access: { permission: 'service:read', inHandler: CHECKED_IN_HANDLER },
       params: UuidParams,
       responses: { 200: { description: 'The service', schema: Service } },
       errors: ADMIN_ERRORS,

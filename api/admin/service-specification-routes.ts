@@ -30,6 +30,9 @@ import {
   specificationInUse,
 } from './errors';
 
+/** What these routes' permissions are checked on, in their handlers (a target the route layer cannot name). */
+const CHECKED_IN_HANDLER = "the specification's visibility list (visible_to), or the organization the query names";
+
 export function specOut(s: ServiceSpecificationEntity) {
   return {
     id: s.id,
@@ -113,7 +116,10 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
       operationId: 'createServiceSpecification',
       summary: 'Create a service specification.',
       tags: ['service specifications'],
-      access: { permission: 'service_specification:write' },
+      access: {
+        permission: 'service_specification:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'service_specification.create' },
       body: CreateServiceSpecificationBody,
       responses: { 201: { description: 'The specification', schema: ServiceSpecification } },
@@ -134,7 +140,10 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
       operationId: 'getServiceSpecification',
       summary: 'Read a service specification.',
       tags: ['service specifications'],
-      access: { permission: 'service_specification:read' },
+      access: {
+        permission: 'service_specification:read',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       params: UuidParams,
       responses: { 200: { description: 'The specification', schema: ServiceSpecification } },
       errors: ADMIN_ERRORS,
@@ -149,7 +158,10 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
       operationId: 'listServiceSpecifications',
       summary: "List service specifications visible at an NRN (default: all of the caller's organization).",
       tags: ['service specifications'],
-      access: { permission: 'service_specification:read' },
+      access: {
+        permission: 'service_specification:read',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       query: ListServiceSpecificationsQuery,
       responses: { 200: { description: 'A page of specifications', schema: Paged(ServiceSpecification) } },
       errors: ADMIN_ERRORS,
@@ -185,7 +197,10 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
       operationId: 'updateServiceSpecification',
       summary: 'Update a service specification; package_id cannot change while an instance is bound to a package revision.',
       tags: ['service specifications'],
-      access: { permission: 'service_specification:write' },
+      access: {
+        permission: 'service_specification:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'service_specification.update' },
       params: UuidParams,
       body: UpdateServiceSpecificationBody,
@@ -235,7 +250,10 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
       operationId: 'deleteServiceSpecification',
       summary: 'Delete a service specification that has no services.',
       tags: ['service specifications'],
-      access: { permission: 'service_specification:write' },
+      access: {
+        permission: 'service_specification:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'service_specification.delete' },
       params: UuidParams,
       responses: { 204: { description: 'Deleted' } },

@@ -12,6 +12,9 @@ import { CreateUserBody, User } from './schemas/grants';
 import { userOut } from './serialize';
 import { organizationNotFound, userNotFound, userAlreadyExists } from './errors';
 
+/** What these routes' permissions are checked on, in their handlers (a target the route layer cannot name). */
+const CHECKED_IN_HANDLER = 'the organization the body or query names, or that of the user {id} (a caller may read itself)';
+
 /**
  * The user `id` of the caller's organization (user ids name users within their
  * organization), provided the caller holds something there or is that user
@@ -33,7 +36,10 @@ export function userRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'createUser',
       summary: 'Register a user of an organization so that roles can be granted to it.',
       tags: ['users'],
-      access: { permission: 'user:write' },
+      access: {
+        permission: 'user:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'user.create' },
       body: CreateUserBody,
       responses: { 201: { description: 'The user', schema: User } },
@@ -69,7 +75,10 @@ export function userRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'getUser',
       summary: 'Read a user.',
       tags: ['users'],
-      access: { permission: 'user:read' },
+      access: {
+        permission: 'user:read',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       params: IdParams,
       responses: { 200: { description: 'The user', schema: User } },
       errors: ADMIN_ERRORS,
@@ -86,7 +95,10 @@ export function userRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'listUsers',
       summary: 'List the users of an organization.',
       tags: ['users'],
-      access: { permission: 'user:read' },
+      access: {
+        permission: 'user:read',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       query: Type.Object({ organization_id: IntegerId, ...PagingQuery }),
       responses: { 200: { description: 'A page of users', schema: Paged(User) } },
       errors: ADMIN_ERRORS,

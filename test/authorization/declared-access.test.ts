@@ -1,8 +1,8 @@
 /**
  * Routes declare what their permission is checked on (`access: { permission, on }`): the route
  * layer resolves the target before the handler runs and hands it the authorized row; a route
- * that declares a target its area gave no resolver for is refused at start-up; and every engine
- * route either declares its target or says why its handler checks by itself.
+ * that declares a target its area gave no resolver for is refused at start-up; and every route
+ * with a permission either declares its target or says why its handler checks by itself.
  */
 import assert from 'node:assert/strict';
 import Router from '@koa/router';
@@ -13,6 +13,7 @@ import { defineRoute, mountRoutes, withAccessTargets, withDialect, type RouteDef
 import type { TargetResolver } from '../../api/access/targets';
 import { executionRoutes } from '../../api/executions';
 import { workflowRoutes } from '../../api/workflows';
+import { buildAreaRoutes } from '../../api/routes';
 import { createTestApp } from '../support/app';
 import { testDataSource } from '../support/database';
 import { engineDeps } from './support';
@@ -66,9 +67,9 @@ describe('declared access', () => {
     );
   });
 
-  it('every engine route with a permission declares its target or why its handler checks', async () => {
+  it('every route with a permission declares its target or why its handler checks', async () => {
     const deps = engineDeps(await testDataSource());
-    const routes = [...workflowRoutes(deps), ...executionRoutes(deps)];
+    const routes = buildAreaRoutes(deps);
     const undeclared = routes
       .filter((route) => 'permission' in route.access && !('on' in route.access))
       .filter(
@@ -76,7 +77,9 @@ describe('declared access', () => {
       )
       .map((route) => `${route.method} ${route.path}`);
     assert.deepEqual(undeclared, []);
-    const declared = routes.filter((route) => 'on' in route.access);
+    const engine = [...workflowRoutes(deps), ...executionRoutes(deps)];
+    assert.ok(engine.every((route) => routes.some((r) => r.operationId === route.operationId)));
+    const declared = engine.filter((route) => 'on' in route.access);
     assert.ok(declared.length >= 40, `only ${declared.length} engine routes declare their target`);
     for (const route of declared) assert.ok(route.targets, `${route.method} ${route.path}: no resolver stamped`);
   });
