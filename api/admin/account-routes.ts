@@ -25,6 +25,9 @@ import { iso } from '../http/iso-date';
 import { slugCandidate, slugify } from './slug';
 import { accountNotFound, accountSlugTaken, organizationNotFound } from './errors';
 
+/** What these routes' permissions are checked on, in their handlers (a target the route layer cannot name). */
+const CHECKED_IN_HANDLER = 'the organization the body or query names, or the account {id} (its deleted state on request)';
+
 /** The catalog's entity kind of accounts. */
 const ACCOUNT = 'account';
 
@@ -82,10 +85,10 @@ async function accessibleAccount(
   showDeleted = false,
 ) {
   const found = await findWithMetadata(dataSource, id);
-  if (!found) throw accountNotFound(id)();
+  if (!found) throw accountNotFound(id);
   const { account } = found;
-  access.require(permission, accountNrn(account.organizationId, account.id), accountNotFound(id));
-  if (account.deletedAt !== null && !showDeleted) throw accountNotFound(id)();
+  access.require(permission, accountNrn(account.organizationId, account.id), () => accountNotFound(id));
+  if (account.deletedAt !== null && !showDeleted) throw accountNotFound(id);
   return found;
 }
 
@@ -131,14 +134,17 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'createAccount',
       summary: 'Create an account in an organization; the slug is generated from the name when omitted.',
       tags: ['accounts'],
-      access: { permission: 'account:write' },
+      access: {
+        permission: 'account:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'account.create' },
       body: CreateAccountBody,
       responses: { 201: { description: 'The account', schema: Account } },
       errors: [...ADMIN_ERRORS, 409],
       handler: async ({ body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
-        access.require('account:write', organizationNrn(body.organization_id), organizationNotFound(body.organization_id));
+        access.require('account:write', organizationNrn(body.organization_id), () => organizationNotFound(body.organization_id));
         const id = await create(dataSource, body, audit);
         const { account, metadata } = (await findWithMetadata(dataSource, id))!;
         return { status: 201, body: accountOut(account, metadata, { include: ['schemas', 'tags'] }) };
@@ -150,7 +156,10 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'listAccounts',
       summary: 'List the live accounts of an organization (those the caller may read), 30 per page by default.',
       tags: ['accounts'],
-      access: { permission: 'account:read' },
+      access: {
+        permission: 'account:read',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       query: ListAccountsQuery,
       responses: { 200: { description: 'A page of accounts', schema: Paged(Account) } },
       errors: ADMIN_ERRORS,
@@ -159,7 +168,8 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
         const org = Number(query.organization_id);
         const readable = access.accountsWith('account:read', org);
         // Someone granted on single accounts lists those; without any, the usual 404/403.
-        if (readable !== 'all' && readable.length === 0) access.require('account:read', organizationNrn(org), organizationNotFound(org));
+        if (readable !== 'all' && readable.length === 0)
+          access.require('account:read', organizationNrn(org), () => organizationNotFound(org));
         const accounts = AccountRepository.of(dataSource.manager);
         const page =
           readable === 'all'
@@ -181,7 +191,10 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'getAccount',
       summary: 'Read an account; a soft-deleted one answers 404 unless show_deleted=true.',
       tags: ['accounts'],
-      access: { permission: 'account:read' },
+      access: {
+        permission: 'account:read',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       params: IdParams,
       query: GetAccountQuery,
       responses: { 200: { description: 'The account', schema: Account } },
@@ -199,7 +212,10 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'updateAccount',
       summary: 'Update the name, slug, status (active or inactive) or metadata of an account.',
       tags: ['accounts'],
-      access: { permission: 'account:write' },
+      access: {
+        permission: 'account:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'account.update' },
       params: IdParams,
       body: UpdateAccountBody,
@@ -234,7 +250,10 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'deleteAccount',
       summary: 'Soft-delete an account: status becomes deleted and deleted_at is set.',
       tags: ['accounts'],
-      access: { permission: 'account:write' },
+      access: {
+        permission: 'account:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'account.delete' },
       params: IdParams,
       responses: { 204: { description: 'Deleted' } },
@@ -243,7 +262,7 @@ export function accountRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
         const access = await loadAccess(dataSource, auth);
         const { account } = await accessibleAccount(dataSource, access, params.id, 'account:write');
         await dataSource.transaction(async (manager) => {
-          if (!(await AccountRepository.of(manager).softDeleteLive(params.id))) throw accountNotFound(params.id)();
+          if (!(await AccountRepository.of(manager).softDeleteLive(params.id))) throw accountNotFound(params.id);
           await audit.record(manager, {
             organizationId: String(account.organizationId),
             nrn: accountNrn(account.organizationId, account.id),

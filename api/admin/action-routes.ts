@@ -4,7 +4,6 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { DataSource, EntityManager } from 'typeorm';
-import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ActionSpecificationEntity } from '../../db/entities/action-specification';
 import type { ServiceEntity } from '../../db/entities/service';
@@ -20,8 +19,11 @@ import { isoDate } from './serialize';
 import { accessibleService } from './service-routes';
 import { slugify } from './slug';
 import { compileUserSchema } from './user-schema';
-import { actionNotFound, tooManyActionMessages } from './errors';
+import { actionNotFound, tooManyActionMessages, actionUnknownSpecification, schemaMismatch } from './errors';
 import { DEFAULT_LIMITS } from '../../config/limits';
+
+/** What these routes' permissions are checked on, in their handlers (a target the route layer cannot name). */
+const CHECKED_IN_HANDLER = 'the NRN of the service the action belongs to';
 
 const actionOut = (a: ServiceActionEntity) => ({
   id: a.id,
@@ -44,11 +46,7 @@ const actionOut = (a: ServiceActionEntity) => ({
 async function actionSpecOf(dataSource: DataSource, service: ServiceEntity, id: string, field: string): Promise<ActionSpecificationEntity> {
   const spec = await ActionSpecificationRepository.of(dataSource.manager).findOneBy({ id });
   if (!spec || spec.serviceSpecificationId !== service.specificationId) {
-    throw new HttpError(
-      400,
-      'ACTION.UNKNOWN_SPECIFICATION',
-      `${field} ${id} is not an action specification of this service's specification.`,
-    );
+    throw actionUnknownSpecification(field, id);
   }
   return spec;
 }
@@ -56,14 +54,7 @@ async function actionSpecOf(dataSource: DataSource, service: ServiceEntity, id: 
 function checkAgainst(schema: Record<string, unknown>, value: Record<string, unknown>, field: 'parameters' | 'results'): void {
   const errors = compileUserSchema(schema, 'service', `/action_specification/${field}`).validate(value);
   if (errors.length > 0) {
-    throw new HttpError(
-      400,
-      `ACTION.INVALID_${field.toUpperCase()}`,
-      `${field} do not match the action specification: /${field}${errors[0].path} ${errors[0].message}`,
-      {
-        errors: errors.map((e) => ({ ...e, path: `/${field}${e.path}` })),
-      },
-    );
+    throw schemaMismatch(`ACTION.INVALID_${field.toUpperCase()}`, field, 'the action specification', errors);
   }
 }
 
@@ -94,7 +85,7 @@ export function actionRoutes({ dataSource, limits = DEFAULT_LIMITS }: AdminDeps)
       operationId: 'createServiceAction',
       summary: 'Start an action on a service.',
       tags: ['services'],
-      access: { permission: 'action:write' },
+      access: { permission: 'action:write', inHandler: CHECKED_IN_HANDLER },
       audit: { action: 'action.create' },
       params: UuidParams,
       body: CreateActionBody,
@@ -129,7 +120,7 @@ export function actionRoutes({ dataSource, limits = DEFAULT_LIMITS }: AdminDeps)
       operationId: 'listServiceActions',
       summary: 'List the actions of a service, oldest first.',
       tags: ['services'],
-      access: { permission: 'action:read' },
+      access: { permission: 'action:read', inHandler: CHECKED_IN_HANDLER },
       params: UuidParams,
       query: ListActionsQuery,
       responses: { 200: { description: 'A page of actions', schema: Paged(Action) } },
@@ -149,7 +140,7 @@ export function actionRoutes({ dataSource, limits = DEFAULT_LIMITS }: AdminDeps)
       operationId: 'getServiceAction',
       summary: 'Read an action of a service.',
       tags: ['services'],
-      access: { permission: 'action:read' },
+      access: { permission: 'action:read', inHandler: CHECKED_IN_HANDLER },
       params: ActionParams,
       responses: { 200: { description: 'The action', schema: Action } },
       errors: ADMIN_ERRORS,
@@ -166,7 +157,7 @@ export function actionRoutes({ dataSource, limits = DEFAULT_LIMITS }: AdminDeps)
       operationId: 'updateServiceAction',
       summary: 'Update an action: any status, new messages (appended), parameters and results checked against its specification.',
       tags: ['services'],
-      access: { permission: 'action:write' },
+      access: { permission: 'action:write', inHandler: CHECKED_IN_HANDLER },
       audit: { action: 'action.update' },
       params: ActionParams,
       body: UpdateActionBody,

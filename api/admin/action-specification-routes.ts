@@ -1,6 +1,5 @@
 /** Action specifications of a service specification: the generated defaults and custom ones. */
 import { Type } from '@sinclair/typebox';
-import { HttpError, notFound } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { isUniqueViolation } from '../../db/sql';
 import type { ActionSpecificationEntity } from '../../db/entities/action-specification';
@@ -14,6 +13,10 @@ import { iso } from '../http/iso-date';
 import { visibleSpec } from './service-specification-routes';
 import { slugify } from './slug';
 import { compileUserSchema } from './user-schema';
+import { actionSpecificationSlugTaken, actionSpecificationNotFound } from './errors';
+
+/** What these routes' permissions are checked on, in their handlers (a target the route layer cannot name). */
+const CHECKED_IN_HANDLER = "its service specification's visibility list (visible_to)";
 
 export const actionSpecOut = (a: ActionSpecificationEntity) => ({
   id: a.id,
@@ -35,7 +38,7 @@ export function actionSpecificationRoutes({ dataSource }: AdminDeps): RouteDefin
       operationId: 'listActionSpecifications',
       summary: 'List the action specifications of a service specification.',
       tags: ['service specifications'],
-      access: { permission: 'service_specification:read' },
+      access: { permission: 'service_specification:read', inHandler: CHECKED_IN_HANDLER },
       params: UuidParams,
       responses: { 200: { description: 'Action specifications', schema: Type.Object({ results: Type.Array(ActionSpecification) }) } },
       errors: ADMIN_ERRORS,
@@ -53,7 +56,7 @@ export function actionSpecificationRoutes({ dataSource }: AdminDeps): RouteDefin
       operationId: 'getActionSpecification',
       summary: 'Read one action specification.',
       tags: ['service specifications'],
-      access: { permission: 'service_specification:read' },
+      access: { permission: 'service_specification:read', inHandler: CHECKED_IN_HANDLER },
       params: Type.Object({ id: Uuid, actionSpecificationId: Uuid }),
       responses: { 200: { description: 'The action specification', schema: ActionSpecification } },
       errors: ADMIN_ERRORS,
@@ -61,7 +64,7 @@ export function actionSpecificationRoutes({ dataSource }: AdminDeps): RouteDefin
         const spec = await visibleSpec(dataSource, await loadAccess(dataSource, auth), params.id);
         const action = await ActionSpecificationRepository.of(dataSource.manager).findOneBy({ id: params.actionSpecificationId });
         if (!action || action.serviceSpecificationId !== spec.id) {
-          throw notFound(`Action specification ${params.actionSpecificationId} not found.`, 'ACTION_SPECIFICATION.NOT_FOUND');
+          throw actionSpecificationNotFound(params.actionSpecificationId);
         }
         return { status: 200, body: actionSpecOut(action) };
       },
@@ -72,7 +75,7 @@ export function actionSpecificationRoutes({ dataSource }: AdminDeps): RouteDefin
       operationId: 'createActionSpecification',
       summary: 'Add a custom action specification with JSON Schemas for its parameters and results.',
       tags: ['service specifications'],
-      access: { permission: 'service_specification:write' },
+      access: { permission: 'service_specification:write', inHandler: CHECKED_IN_HANDLER },
       audit: { action: 'action_specification.create' },
       params: UuidParams,
       body: CreateActionSpecificationBody,
@@ -104,8 +107,7 @@ export function actionSpecificationRoutes({ dataSource }: AdminDeps): RouteDefin
           });
           return { status: 201, body: actionSpecOut(created) };
         } catch (error) {
-          if (isUniqueViolation(error))
-            throw new HttpError(409, 'ACTION_SPECIFICATION.SLUG_TAKEN', `An action specification with slug "${slug}" exists.`);
+          if (isUniqueViolation(error)) throw actionSpecificationSlugTaken(slug);
           throw error;
         }
       },

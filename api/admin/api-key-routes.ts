@@ -23,6 +23,9 @@ import { ADMIN_ERRORS, IdParams, Paged, PagingQuery } from './schemas/common';
 import { ApiKey, CreateApiKeyBody, CreatedApiKey, UpdateApiKeyBody } from './schemas/api-keys';
 import { apiKeyOut } from './serialize';
 
+/** What these routes' permissions are checked on, in their handlers (a target the route layer cannot name). */
+const CHECKED_IN_HANDLER = "the permission anywhere in the caller's organization: a key is the caller's own";
+
 const DAY_MS = 86_400_000;
 
 export function apiKeyRoutes({ dataSource, apiKeys = DEFAULT_API_KEY_SETTINGS }: AdminDeps): RouteDefinition[] {
@@ -30,7 +33,7 @@ export function apiKeyRoutes({ dataSource, apiKeys = DEFAULT_API_KEY_SETTINGS }:
   const ownerAccess = async (auth: AuthContext, permission: Permission): Promise<{ access: Access; owner: ApiKeyOwner }> => {
     if (permission === 'api_key:write' && auth.apiKeyId !== undefined) throw apiKeyFromApiKey();
     const access = await loadAccess(dataSource, auth);
-    access.requireSomewhere(permission, auth.organizationId, organizationNotFound(auth.organizationId));
+    access.requireSomewhere(permission, auth.organizationId, () => organizationNotFound(auth.organizationId));
     return { access, owner: { organizationId: auth.organizationId, ownerId: auth.userId } };
   };
   const auditKey = (audit: AuditTrail, manager: Parameters<AuditTrail['record']>[0], key: ApiKeyEntity, details: Record<string, unknown>) =>
@@ -43,7 +46,7 @@ export function apiKeyRoutes({ dataSource, apiKeys = DEFAULT_API_KEY_SETTINGS }:
       operationId: 'createApiKey',
       summary: 'Create an API key for the caller; the answer holds the key itself, shown only this once.',
       tags: ['api keys'],
-      access: { permission: 'api_key:write' },
+      access: { permission: 'api_key:write', inHandler: CHECKED_IN_HANDLER },
       audit: { action: 'api_key.create' },
       body: CreateApiKeyBody,
       responses: { 201: { description: 'The key, with its value', schema: CreatedApiKey } },
@@ -76,7 +79,7 @@ export function apiKeyRoutes({ dataSource, apiKeys = DEFAULT_API_KEY_SETTINGS }:
       operationId: 'listApiKeys',
       summary: "List the caller's API keys (never their values).",
       tags: ['api keys'],
-      access: { permission: 'api_key:read' },
+      access: { permission: 'api_key:read', inHandler: CHECKED_IN_HANDLER },
       query: Type.Object(PagingQuery),
       responses: { 200: { description: 'A page of keys', schema: Paged(ApiKey) } },
       errors: ADMIN_ERRORS,
@@ -95,7 +98,7 @@ export function apiKeyRoutes({ dataSource, apiKeys = DEFAULT_API_KEY_SETTINGS }:
       operationId: 'getApiKey',
       summary: "Read one of the caller's API keys (never its value).",
       tags: ['api keys'],
-      access: { permission: 'api_key:read' },
+      access: { permission: 'api_key:read', inHandler: CHECKED_IN_HANDLER },
       params: IdParams,
       responses: { 200: { description: 'The key', schema: ApiKey } },
       errors: ADMIN_ERRORS,
@@ -112,7 +115,7 @@ export function apiKeyRoutes({ dataSource, apiKeys = DEFAULT_API_KEY_SETTINGS }:
       operationId: 'updateApiKey',
       summary: "Change an API key's name, grants or tags (its value and expiry stay).",
       tags: ['api keys'],
-      access: { permission: 'api_key:write' },
+      access: { permission: 'api_key:write', inHandler: CHECKED_IN_HANDLER },
       audit: { action: 'api_key.update' },
       params: IdParams,
       body: UpdateApiKeyBody,
@@ -136,7 +139,7 @@ export function apiKeyRoutes({ dataSource, apiKeys = DEFAULT_API_KEY_SETTINGS }:
       operationId: 'deleteApiKey',
       summary: 'Revoke an API key: it and the tokens it was exchanged for stop working at once.',
       tags: ['api keys'],
-      access: { permission: 'api_key:write' },
+      access: { permission: 'api_key:write', inHandler: CHECKED_IN_HANDLER },
       audit: { action: 'api_key.delete' },
       params: IdParams,
       responses: { 204: { description: 'Revoked' } },

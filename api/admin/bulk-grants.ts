@@ -18,8 +18,8 @@ import type { Access } from '../access/access';
 import type { AuditTrail } from '../audit/trail';
 import { canonicalNrn, parseNrn } from '../access/nrn';
 import { GrantItem } from './schemas/grants';
+import { bulkGrantsFailed } from './errors';
 
-export const BULK_CREATE_FAILED = 'RESOURCE_GRANTS.BULK_CREATE_FAILED';
 export const GRANT_CAUSES = {
   invalid: 'RESOURCE_GRANTS.INVALID_GRANT',
   duplicate: 'RESOURCE_GRANTS.DUPLICATE_GRANT',
@@ -50,11 +50,7 @@ class GrantFailures extends Error {
 const causeOf = (f: GrantFailure) => ({ code: f.code, detail: f.detail, index: f.index });
 
 function bulkFailed(failures: GrantFailure[]): HttpError {
-  const sorted = [...failures].sort((a, b) => a.index - b.index);
-  const first = sorted[0];
-  return new HttpError(400, BULK_CREATE_FAILED, `The grants could not be created: ${first.detail}`, {
-    extra: { cause: causeOf(first), causes: sorted.map(causeOf) },
-  });
+  return bulkGrantsFailed([...failures].sort((a, b) => a.index - b.index).map(causeOf));
 }
 
 const grantKey = (nrn: string, roleId: number): string => `${roleId}\u0000${nrn}`;

@@ -1,7 +1,7 @@
 /** Grants of roles to users on NRNs, and the roles catalog. */
 import { Type } from '@sinclair/typebox';
 import type { DataSource } from 'typeorm';
-import { HttpError, forbidden } from '../http/errors';
+import { forbidden } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { GrantRepository } from '../../db/repositories/grant-repository';
 import { RoleRepository } from '../../db/repositories/role-repository';
@@ -12,7 +12,10 @@ import { ADMIN_ERRORS, IdParams } from './schemas/common';
 import { BulkGrantBody, Grant, GrantParams, Role } from './schemas/grants';
 import { grantOut, roleOut } from './serialize';
 import { isCaller, visibleUser } from './user-routes';
-import { grantNotFound, organizationNotFound, userNotFound } from './errors';
+import { grantNotFound, organizationNotFound, userNotFound, grantNotPending } from './errors';
+
+/** What these routes' permissions are checked on, in their handlers (a target the route layer cannot name). */
+const CHECKED_IN_HANDLER = "the grant's NRN and the role's assignable_by, or the organization of the user {id}";
 
 /** A grant may be revoked or approved by whoever may assign its role on its NRN. */
 async function manageableGrant(dataSource: DataSource, access: Access, userId: number, grantId: number) {
@@ -22,8 +25,8 @@ async function manageableGrant(dataSource: DataSource, access: Access, userId: n
     userId: user.id,
     id: grantId,
   });
-  if (!grant) throw grantNotFound(grantId)();
-  access.require('grant:write', grant.nrn, grantNotFound(grantId));
+  if (!grant) throw grantNotFound(grantId);
+  access.require('grant:write', grant.nrn, () => grantNotFound(grantId));
   const role = await RoleRepository.of(dataSource.manager).findOneByOrFail({ id: grant.roleId });
   if (!access.canAssign(role, grant.nrn)) throw forbidden(`You may not manage grants of role "${role.slug}" on ${grant.nrn}.`);
   return { grant, role };
@@ -39,7 +42,10 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       description:
         'Each item is `{nrn, role_slug}` or `{nrn, role_id}`. A failing item answers 400 `RESOURCE_GRANTS.BULK_CREATE_FAILED` with `cause {code, detail, index}` (the first failing item) and `causes` (every failing item, by index), and nothing is created.',
       tags: ['grants'],
-      access: { permission: 'grant:write' },
+      access: {
+        permission: 'grant:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'grant.create' },
       params: IdParams,
       body: BulkGrantBody,
@@ -48,7 +54,7 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       handler: async ({ params, body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
         const user = await visibleUser(dataSource, access, params.id);
-        access.requireSomewhere('grant:write', user.organizationId, userNotFound(params.id));
+        access.requireSomewhere('grant:write', user.organizationId, () => userNotFound(params.id));
         const grants = await bulkGrant(dataSource, access, user, body, audit);
         return { status: 201, body: grants.map(({ grant, role }) => grantOut(grant, role)) };
       },
@@ -59,14 +65,14 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'listUserGrants',
       summary: "List a user's grants (active and pending).",
       tags: ['grants'],
-      access: { permission: 'grant:read' },
+      access: { permission: 'grant:read', inHandler: CHECKED_IN_HANDLER },
       params: IdParams,
       responses: { 200: { description: 'The grants', schema: Type.Object({ results: Type.Array(Grant) }) } },
       errors: ADMIN_ERRORS,
       handler: async ({ params, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const user = await visibleUser(dataSource, access, params.id);
-        if (!isCaller(access, user)) access.requireSomewhere('grant:read', user.organizationId, userNotFound(params.id));
+        if (!isCaller(access, user)) access.requireSomewhere('grant:read', user.organizationId, () => userNotFound(params.id));
         // The catalog is a handful of rows: read at once with the grants, joined here.
         const [grants, roles] = await Promise.all([
           GrantRepository.of(dataSource.manager).ofUser(user),
@@ -82,7 +88,10 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'deleteUserGrant',
       summary: 'Revoke a grant.',
       tags: ['grants'],
-      access: { permission: 'grant:write' },
+      access: {
+        permission: 'grant:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'grant.delete' },
       params: GrantParams,
       responses: { 204: { description: 'Revoked' } },
@@ -103,7 +112,10 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'approveUserGrant',
       summary: 'Approve a pending grant (roles that require approval start pending).',
       tags: ['grants'],
-      access: { permission: 'grant:write' },
+      access: {
+        permission: 'grant:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'grant.approve' },
       params: GrantParams,
       responses: { 200: { description: 'The approved grant', schema: Grant } },
@@ -112,7 +124,7 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
         const access = await loadAccess(dataSource, auth);
         const { grant, role } = await manageableGrant(dataSource, access, params.id, params.grantId);
         if (grant.userId === access.caller.userId) throw forbidden('A grant cannot be approved by the user who holds it.');
-        if (grant.status !== 'pending') throw new HttpError(409, 'RESOURCE_GRANTS.NOT_PENDING', `Grant ${grant.id} is already active.`);
+        if (grant.status !== 'pending') throw grantNotPending(grant.id);
         await dataSource.transaction(async (manager) => {
           await GrantRepository.of(manager).update({ id: grant.id }, { status: 'active' });
           await audit.record(manager, { nrn: grant.nrn, id: grant.id, details: grantDetails(grant, role) });
@@ -126,13 +138,13 @@ export function grantRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'listRoles',
       summary: 'The roles catalog.',
       tags: ['grants'],
-      access: { permission: 'role:read' },
+      access: { permission: 'role:read', inHandler: CHECKED_IN_HANDLER },
       responses: { 200: { description: 'Every role', schema: Type.Object({ results: Type.Array(Role) }) } },
       errors: ADMIN_ERRORS,
       handler: async ({ auth }) => {
         const access = await loadAccess(dataSource, auth);
         const org = access.caller.organizationId;
-        access.requireSomewhere('role:read', org, organizationNotFound(org));
+        access.requireSomewhere('role:read', org, () => organizationNotFound(org));
         return { status: 200, body: { results: (await RoleRepository.of(dataSource.manager).catalog()).map(roleOut) } };
       },
     }),

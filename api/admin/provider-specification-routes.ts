@@ -5,7 +5,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { DataSource, EntityManager } from 'typeorm';
-import { HttpError, forbidden } from '../http/errors';
+import { forbidden } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { isUniqueViolation } from '../../db/sql';
 import type { ProviderSpecificationEntity } from '../../db/entities/provider-specification';
@@ -26,7 +26,10 @@ import { iso } from '../http/iso-date';
 import { ownerOf } from './service-specification-rules';
 import { slugCandidate, slugify } from './slug';
 import { compileUserSchema } from './user-schema';
-import { organizationNotFound, providerSpecificationNotFound } from './errors';
+import { organizationNotFound, providerSpecificationNotFound, slugUnavailable, specificationMovesOrganization } from './errors';
+
+/** What these routes' permissions are checked on, in their handlers (a target the route layer cannot name). */
+const CHECKED_IN_HANDLER = "the specification's visibility list (visible_to); global ones are read-only";
 
 const INVALID_VISIBILITY = 'PROVIDER_SPECIFICATION.INVALID_VISIBILITY';
 
@@ -50,14 +53,14 @@ const providerOut = (p: ProviderSpecificationEntity) => ({
 
 async function visibleProvider(dataSource: DataSource, access: Access, id: string, write = false): Promise<ProviderSpecificationEntity> {
   const spec = await ProviderSpecificationRepository.of(dataSource.manager).findOneBy({ id });
-  if (!spec) throw providerSpecificationNotFound(id)();
+  if (!spec) throw providerSpecificationNotFound(id);
   if (spec.organizationId === null) {
-    access.requireSomewhere('provider_specification:read', access.caller.organizationId, providerSpecificationNotFound(id));
+    access.requireSomewhere('provider_specification:read', access.caller.organizationId, () => providerSpecificationNotFound(id));
     if (write) throw forbidden('Global provider specifications are managed by the platform.');
     return spec;
   }
-  if (!access.inOrganization(spec.organizationId)) throw providerSpecificationNotFound(id)();
-  if (write) access.requireAll('provider_specification:write', spec.visibleTo, providerSpecificationNotFound(id));
+  if (!access.inOrganization(spec.organizationId)) throw providerSpecificationNotFound(id);
+  if (write) access.requireAll('provider_specification:write', spec.visibleTo, () => providerSpecificationNotFound(id));
   else if (!access.canSee('provider_specification:read', spec.visibleTo))
     throw forbidden(`You need the provider_specification:read permission where ${id} is visible.`);
   return spec;
@@ -90,7 +93,7 @@ async function saveNew(
       if (!isUniqueViolation(error)) throw error;
     }
   }
-  throw new HttpError(409, 'PROVIDER_SPECIFICATION.SLUG_TAKEN', 'Could not pick a free slug; retry.');
+  throw slugUnavailable('PROVIDER_SPECIFICATION');
 }
 
 /** A provider specification's write in the audit trail (an organization's: global ones are not written through the API). */
@@ -116,7 +119,10 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
       operationId: 'createProviderSpecification',
       summary: 'Create a provider specification of an organization.',
       tags: ['provider specifications'],
-      access: { permission: 'provider_specification:write' },
+      access: {
+        permission: 'provider_specification:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'provider_specification.create' },
       body: CreateProviderSpecificationBody,
       responses: { 201: { description: 'The provider specification', schema: ProviderSpecification } },
@@ -124,7 +130,7 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
       handler: async ({ body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
         const owner = ownerOf(body.visible_to, INVALID_VISIBILITY);
-        access.requireAll('provider_specification:write', owner.visibleTo, () => organizationNotFound(owner.organizationId)());
+        access.requireAll('provider_specification:write', owner.visibleTo, () => organizationNotFound(owner.organizationId));
         checkSchema(body);
         const spec = await saveNew(
           dataSource,
@@ -150,7 +156,10 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
       operationId: 'getProviderSpecification',
       summary: 'Read a provider specification (global or of an organization).',
       tags: ['provider specifications'],
-      access: { permission: 'provider_specification:read' },
+      access: {
+        permission: 'provider_specification:read',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       params: UuidParams,
       responses: { 200: { description: 'The provider specification', schema: ProviderSpecification } },
       errors: ADMIN_ERRORS,
@@ -165,14 +174,17 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
       operationId: 'listProviderSpecifications',
       summary: "List the global provider specifications and those of the caller's organization.",
       tags: ['provider specifications'],
-      access: { permission: 'provider_specification:read' },
+      access: {
+        permission: 'provider_specification:read',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       query: ListProviderSpecificationsQuery,
       responses: { 200: { description: 'A page of provider specifications', schema: Paged(ProviderSpecification) } },
       errors: ADMIN_ERRORS,
       handler: async ({ query, auth }) => {
         const access = await loadAccess(dataSource, auth);
         const org = access.caller.organizationId;
-        access.requireSomewhere('provider_specification:read', org, () => organizationNotFound(org)());
+        access.requireSomewhere('provider_specification:read', org, () => organizationNotFound(org));
         const page = await ProviderSpecificationRepository.of(dataSource.manager).page({ organizationId: org, ...query });
         return {
           status: 200,
@@ -186,7 +198,10 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
       operationId: 'updateProviderSpecification',
       summary: 'Update a provider specification of an organization.',
       tags: ['provider specifications'],
-      access: { permission: 'provider_specification:write' },
+      access: {
+        permission: 'provider_specification:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'provider_specification.update' },
       params: UuidParams,
       body: UpdateProviderSpecificationBody,
@@ -198,9 +213,8 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
         let visibleTo = spec.visibleTo;
         if (body.visible_to) {
           const owner = ownerOf(body.visible_to, INVALID_VISIBILITY);
-          if (owner.organizationId !== spec.organizationId)
-            throw new HttpError(400, INVALID_VISIBILITY, 'visible_to cannot move a specification to another organization.');
-          access.requireAll('provider_specification:write', owner.visibleTo, providerSpecificationNotFound(params.id));
+          if (owner.organizationId !== spec.organizationId) throw specificationMovesOrganization(INVALID_VISIBILITY);
+          access.requireAll('provider_specification:write', owner.visibleTo, () => providerSpecificationNotFound(params.id));
           visibleTo = owner.visibleTo;
         }
         checkSchema(body);
@@ -221,7 +235,7 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
           if (row) await recordSpec(manager, audit, row, { changed: Object.keys(body) });
           return row;
         });
-        if (!updated) throw providerSpecificationNotFound(params.id)();
+        if (!updated) throw providerSpecificationNotFound(params.id);
         return { status: 200, body: providerOut(updated) };
       },
     }),
@@ -231,7 +245,10 @@ export function providerSpecificationRoutes({ dataSource }: AdminDeps): RouteDef
       operationId: 'deleteProviderSpecification',
       summary: 'Delete a provider specification of an organization.',
       tags: ['provider specifications'],
-      access: { permission: 'provider_specification:write' },
+      access: {
+        permission: 'provider_specification:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'provider_specification.delete' },
       params: UuidParams,
       responses: { 204: { description: 'Deleted' } },

@@ -1,7 +1,6 @@
 /** Services: instances of a service specification at an NRN. */
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ServiceEntity } from '../../db/entities/service';
 import type { ServiceSpecificationEntity } from '../../db/entities/service-specification';
@@ -16,7 +15,18 @@ import { CreateServiceBody, Service } from './schemas/services';
 import { iso } from '../http/iso-date';
 import { slugify } from './slug';
 import { compileUserSchema } from './user-schema';
-import { organizationNotFound, serviceNotFound } from './errors';
+import {
+  organizationNotFound,
+  serviceNotFound,
+  schemaMismatch,
+  serviceInvalidDimensions,
+  serviceNameRequired,
+  serviceInvalidNrn,
+  serviceUnknownSpecification,
+} from './errors';
+
+/** What these routes' permissions are checked on, in their handlers (a target the route layer cannot name). */
+const CHECKED_IN_HANDLER = "the service's entity NRN (named by the body when creating)";
 
 export const serviceOut = (s: ServiceEntity) => ({
   id: s.id,
@@ -40,28 +50,26 @@ export async function accessibleService(
   permission: Permission,
 ): Promise<ServiceEntity> {
   const service = await ServiceRepository.of(dataSource.manager).findOneBy({ id });
-  if (!service) throw serviceNotFound(id)();
-  access.require(permission, service.entityNrn, serviceNotFound(id));
+  if (!service) throw serviceNotFound(id);
+  access.require(permission, service.entityNrn, () => serviceNotFound(id));
   return service;
 }
 
 function checkDimensions(spec: ServiceSpecificationEntity, dimensions: Record<string, string>): void {
-  const fail = (message: string) => new HttpError(400, 'SERVICE.INVALID_DIMENSIONS', message);
   for (const [name, value] of Object.entries(dimensions)) {
     const dimension = spec.dimensions[name];
-    if (!dimension) throw fail(`dimension "${name}" is not defined by the specification.`);
+    if (!dimension) throw serviceInvalidDimensions(`dimension "${name}" is not defined by the specification.`);
     if (dimension.values && dimension.values.length > 0 && !dimension.values.includes(value))
-      throw fail(`dimension "${name}" does not allow "${value}".`);
+      throw serviceInvalidDimensions(`dimension "${name}" does not allow "${value}".`);
   }
   const missing = Object.entries(spec.dimensions).find(([name, d]) => d.required && dimensions[name] === undefined);
-  if (missing) throw fail(`dimension "${missing[0]}" is required.`);
+  if (missing) throw serviceInvalidDimensions(`dimension "${missing[0]}" is required.`);
 }
 
 /** Instance name: given, else (with default naming) the attributes' `name`, else generated. */
 function nameFor(spec: ServiceSpecificationEntity, given: string | undefined, attributes: Record<string, unknown>): string {
   if (given !== undefined) return given;
-  if (!spec.useDefaultNaming)
-    throw new HttpError(400, 'SERVICE.NAME_REQUIRED', `Specification ${spec.slug} does not use default naming: give a name.`);
+  if (!spec.useDefaultNaming) throw serviceNameRequired(spec.slug);
   const fromSchema = attributes.name;
   if (typeof fromSchema === 'string' && fromSchema.length > 0 && fromSchema.length <= 255) return fromSchema;
   return `${spec.slug.slice(0, 240)}-${randomBytes(3).toString('hex')}`;
@@ -75,7 +83,7 @@ export function serviceRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'createService',
       summary: 'Create a service from a specification visible at its NRN; attributes are validated against the specification schema.',
       tags: ['services'],
-      access: { permission: 'service:write' },
+      access: { permission: 'service:write', inHandler: CHECKED_IN_HANDLER },
       audit: { action: 'service.create' },
       body: CreateServiceBody,
       responses: { 201: { description: 'The service', schema: Service } },
@@ -84,27 +92,16 @@ export function serviceRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
         const access = await loadAccess(dataSource, auth);
         const entityNrn = canonicalNrn(body.entity_nrn)!;
         const nrn = parseNrn(entityNrn)!;
-        if (!isConcrete(nrn)) throw new HttpError(400, 'SERVICE.INVALID_NRN', 'entity_nrn must name one entity (no *).');
-        access.require('service:write', entityNrn, organizationNotFound(nrn[0] ?? ''));
+        if (!isConcrete(nrn)) throw serviceInvalidNrn();
+        access.require('service:write', entityNrn, () => organizationNotFound(nrn[0] ?? ''));
         const spec = await ServiceSpecificationRepository.of(dataSource.manager).findOneBy({ id: body.specification_id });
         if (!spec || String(spec.organizationId) !== nrn[0] || !isVisibleTo(spec.visibleTo, entityNrn)) {
-          throw new HttpError(
-            400,
-            'SERVICE.UNKNOWN_SPECIFICATION',
-            `Service specification ${body.specification_id} is not visible at ${entityNrn}.`,
-          );
+          throw serviceUnknownSpecification(body.specification_id, entityNrn);
         }
         const attributes = body.attributes ?? {};
         const errors = compileUserSchema(spec.attributes.schema, 'service', '/specification/attributes/schema').validate(attributes);
         if (errors.length > 0) {
-          throw new HttpError(
-            400,
-            'SERVICE.INVALID_ATTRIBUTES',
-            `attributes do not match the specification: /attributes${errors[0].path} ${errors[0].message}`,
-            {
-              errors: errors.map((e) => ({ ...e, path: `/attributes${e.path}` })),
-            },
-          );
+          throw schemaMismatch('SERVICE.INVALID_ATTRIBUTES', 'attributes', 'the specification', errors);
         }
         const dimensions = body.dimensions ?? {};
         checkDimensions(spec, dimensions);
@@ -139,7 +136,7 @@ export function serviceRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
       operationId: 'getService',
       summary: 'Read a service.',
       tags: ['services'],
-      access: { permission: 'service:read' },
+      access: { permission: 'service:read', inHandler: CHECKED_IN_HANDLER },
       params: UuidParams,
       responses: { 200: { description: 'The service', schema: Service } },
       errors: ADMIN_ERRORS,

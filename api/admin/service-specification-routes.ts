@@ -1,6 +1,6 @@
 /** Service specifications: create, read, list with visibility, update, delete. */
 import type { DataSource } from 'typeorm';
-import { HttpError } from '../http/errors';
+import { forbidden, badRequest } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { isUniqueViolation } from '../../db/sql';
 import type { ServiceSpecificationEntity } from '../../db/entities/service-specification';
@@ -21,7 +21,17 @@ import {
 import { isoDate } from './serialize';
 import { checkAttributes, checkScopes, defaultActionSpecs, ownerOf, withDefaults } from './service-specification-rules';
 import { slugCandidate, slugify } from './slug';
-import { organizationNotFound, serviceSpecificationNotFound } from './errors';
+import {
+  organizationNotFound,
+  serviceSpecificationNotFound,
+  slugUnavailable,
+  specificationMovesOrganization,
+  specificationPackageBound,
+  specificationInUse,
+} from './errors';
+
+/** What these routes' permissions are checked on, in their handlers (a target the route layer cannot name). */
+const CHECKED_IN_HANDLER = "the specification's visibility list (visible_to), or the organization the query names";
 
 export function specOut(s: ServiceSpecificationEntity) {
   return {
@@ -46,10 +56,10 @@ export function specOut(s: ServiceSpecificationEntity) {
 /** The specification, if the caller may see it (404 from another organization, 403 without the permission). */
 export async function visibleSpec(dataSource: DataSource, access: Access, id: string, write = false): Promise<ServiceSpecificationEntity> {
   const spec = await ServiceSpecificationRepository.of(dataSource.manager).findOneBy({ id });
-  if (!spec || !access.inOrganization(spec.organizationId)) throw serviceSpecificationNotFound(id)();
-  if (write) access.requireAll('service_specification:write', spec.visibleTo, serviceSpecificationNotFound(id));
+  if (!spec || !access.inOrganization(spec.organizationId)) throw serviceSpecificationNotFound(id);
+  if (write) access.requireAll('service_specification:write', spec.visibleTo, () => serviceSpecificationNotFound(id));
   else if (!access.canSee('service_specification:read', spec.visibleTo)) {
-    throw new HttpError(403, 'forbidden', `You need the service_specification:read permission where specification ${id} is visible.`);
+    throw forbidden(`You need the service_specification:read permission where specification ${id} is visible.`);
   }
   return spec;
 }
@@ -66,7 +76,7 @@ async function save(
     const specs = ServiceSpecificationRepository.of(manager);
     const actionSpecs = ActionSpecificationRepository.of(manager);
     const spec = id === undefined ? await specs.insertSpecification(fields) : await specs.updateSpecification(id, fields);
-    if (!spec) throw serviceSpecificationNotFound(id!)();
+    if (!spec) throw serviceSpecificationNotFound(id!);
     if (spec.useDefaultActions) await actionSpecs.upsertDefaults(spec.id, defaultActionSpecs(spec));
     else await actionSpecs.removeUnusedDefaults(spec.id);
     await audit.record(manager, {
@@ -95,7 +105,7 @@ async function create(
       if (!isUniqueViolation(error)) throw error;
     }
   }
-  throw new HttpError(409, 'SERVICE_SPECIFICATION.SLUG_TAKEN', 'Could not pick a free slug; retry.');
+  throw slugUnavailable('SERVICE_SPECIFICATION');
 }
 
 export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefinition[] {
@@ -106,7 +116,10 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
       operationId: 'createServiceSpecification',
       summary: 'Create a service specification.',
       tags: ['service specifications'],
-      access: { permission: 'service_specification:write' },
+      access: {
+        permission: 'service_specification:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'service_specification.create' },
       body: CreateServiceSpecificationBody,
       responses: { 201: { description: 'The specification', schema: ServiceSpecification } },
@@ -114,7 +127,7 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
       handler: async ({ body, auth, audit }) => {
         const access = await loadAccess(dataSource, auth);
         const owner = ownerOf(body.visible_to);
-        access.requireAll('service_specification:write', owner.visibleTo, () => organizationNotFound(owner.organizationId)());
+        access.requireAll('service_specification:write', owner.visibleTo, () => organizationNotFound(owner.organizationId));
         const fields = withDefaults(body, owner);
         checkAttributes(fields.attributes);
         await checkScopes(dataSource.manager, owner.organizationId, fields.scopes);
@@ -127,7 +140,10 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
       operationId: 'getServiceSpecification',
       summary: 'Read a service specification.',
       tags: ['service specifications'],
-      access: { permission: 'service_specification:read' },
+      access: {
+        permission: 'service_specification:read',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       params: UuidParams,
       responses: { 200: { description: 'The specification', schema: ServiceSpecification } },
       errors: ADMIN_ERRORS,
@@ -142,7 +158,10 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
       operationId: 'listServiceSpecifications',
       summary: "List service specifications visible at an NRN (default: all of the caller's organization).",
       tags: ['service specifications'],
-      access: { permission: 'service_specification:read' },
+      access: {
+        permission: 'service_specification:read',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       query: ListServiceSpecificationsQuery,
       responses: { 200: { description: 'A page of specifications', schema: Paged(ServiceSpecification) } },
       errors: ADMIN_ERRORS,
@@ -150,12 +169,12 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
         const access = await loadAccess(dataSource, auth);
         const nrn = query.nrn === undefined ? undefined : parseNrn(canonicalNrn(query.nrn)!)!;
         const org = nrn ? nrn[0]! : String(access.caller.organizationId);
-        const orgNotFound = organizationNotFound(org);
-        if (org === '*') throw new HttpError(400, 'bad_request', 'nrn must name an organization by id.');
+        const orgNotFound = () => organizationNotFound(org);
+        if (org === '*') throw badRequest('nrn must name an organization by id.');
         if (!access.inOrganization(org)) throw orgNotFound();
         if (query.nrn === undefined) access.require('service_specification:read', organizationNrn(org), orgNotFound);
         else if (!access.canSee('service_specification:read', [canonicalNrn(query.nrn)!])) {
-          throw new HttpError(403, 'forbidden', `You need the service_specification:read permission at ${query.nrn}.`);
+          throw forbidden(`You need the service_specification:read permission at ${query.nrn}.`);
         }
         const page = await ServiceSpecificationRepository.of(dataSource.manager).page({
           organizationId: Number(org),
@@ -178,7 +197,10 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
       operationId: 'updateServiceSpecification',
       summary: 'Update a service specification; package_id cannot change while an instance is bound to a package revision.',
       tags: ['service specifications'],
-      access: { permission: 'service_specification:write' },
+      access: {
+        permission: 'service_specification:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'service_specification.update' },
       params: UuidParams,
       body: UpdateServiceSpecificationBody,
@@ -191,13 +213,9 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
         if (body.visible_to) {
           const owner = ownerOf(body.visible_to);
           if (owner.organizationId !== spec.organizationId) {
-            throw new HttpError(
-              400,
-              'SERVICE_SPECIFICATION.INVALID_VISIBILITY',
-              'visible_to cannot move a specification to another organization.',
-            );
+            throw specificationMovesOrganization('SERVICE_SPECIFICATION.INVALID_VISIBILITY');
           }
-          access.requireAll('service_specification:write', owner.visibleTo, serviceSpecificationNotFound(params.id));
+          access.requireAll('service_specification:write', owner.visibleTo, () => serviceSpecificationNotFound(params.id));
           visibleTo = owner.visibleTo;
         }
         const fields: ServiceSpecificationFields = {
@@ -220,11 +238,7 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
         if (body.package_id !== undefined && body.package_id !== spec.packageId) {
           const { bound } = await ServiceRepository.of(dataSource.manager).countsOfSpecification(spec.id);
           if (bound > 0) {
-            throw new HttpError(
-              409,
-              'SERVICE_SPECIFICATION.PACKAGE_BOUND',
-              `package_id cannot change: ${bound} instance(s) are bound to a package revision.`,
-            );
+            throw specificationPackageBound(bound);
           }
         }
         return { status: 200, body: specOut(await save(dataSource, fields, audit, { changed: Object.keys(body) }, spec.id)) };
@@ -236,7 +250,10 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
       operationId: 'deleteServiceSpecification',
       summary: 'Delete a service specification that has no services.',
       tags: ['service specifications'],
-      access: { permission: 'service_specification:write' },
+      access: {
+        permission: 'service_specification:write',
+        inHandler: CHECKED_IN_HANDLER,
+      },
       audit: { action: 'service_specification.delete' },
       params: UuidParams,
       responses: { 204: { description: 'Deleted' } },
@@ -245,7 +262,7 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
         const access = await loadAccess(dataSource, auth);
         const spec = await visibleSpec(dataSource, access, params.id, true);
         const { services } = await ServiceRepository.of(dataSource.manager).countsOfSpecification(spec.id);
-        if (services > 0) throw new HttpError(409, 'SERVICE_SPECIFICATION.IN_USE', `${services} service(s) use this specification.`);
+        if (services > 0) throw specificationInUse(services);
         try {
           await dataSource.transaction(async (manager) => {
             await ServiceSpecificationRepository.of(manager).delete({ id: spec.id });
@@ -258,8 +275,7 @@ export function serviceSpecificationRoutes({ dataSource }: AdminDeps): RouteDefi
           });
         } catch (error) {
           // A service created since the count: the foreign key refuses.
-          if ((error as { code?: unknown }).code === '23503')
-            throw new HttpError(409, 'SERVICE_SPECIFICATION.IN_USE', 'Services use this specification.');
+          if ((error as { code?: unknown }).code === '23503') throw specificationInUse();
           throw error;
         }
         return { status: 204 };

@@ -4,7 +4,6 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { EntityManager } from 'typeorm';
-import { HttpError, type FieldError } from '../http/errors';
 import type { ServiceSpecificationEntity } from '../../db/entities/service-specification';
 import type { ActionSpecificationFields } from '../../db/repositories/action-specification-repository';
 import { ServiceSpecificationRepository, type ServiceSpecificationFields } from '../../db/repositories/service-specification-repository';
@@ -12,10 +11,9 @@ import { canonicalNrn, parseNrn } from '../access/nrn';
 import type { CreateServiceSpecificationBody } from './schemas/service-specifications';
 import { PROVIDER_SCOPE_IDS } from './schemas/service-specifications';
 import { compileUserSchema } from './user-schema';
+import { specificationInvalid } from './errors';
 
 export type CreateBody = Static<typeof CreateServiceSpecificationBody>;
-
-const invalid = (code: string, message: string, errors?: FieldError[]) => new HttpError(400, code, message, errors ? { errors } : {});
 
 /** Canonical NRNs, all in one concrete organization (the specification's owner). */
 export function ownerOf(
@@ -26,7 +24,7 @@ export function ownerOf(
   const orgs = new Set(canonical.map((nrn) => parseNrn(nrn)![0]));
   const [org] = orgs;
   if (orgs.size !== 1 || org === '*' || org === undefined) {
-    throw invalid(code, 'visible_to must name NRNs of one organization, given by id (not *).');
+    throw specificationInvalid(code, 'visible_to must name NRNs of one organization, given by id (not *).');
   }
   return { organizationId: Number(org), visibleTo: canonical };
 }
@@ -36,7 +34,7 @@ export function checkAttributes(attributes: ServiceSpecificationFields['attribut
   const compiled = compileUserSchema(attributes.schema, 'service', '/attributes/schema');
   const errors = compiled.validate(attributes.values).map((e) => ({ ...e, path: `/attributes/values${e.path}` }));
   if (errors.length > 0) {
-    throw invalid(
+    throw specificationInvalid(
       'SERVICE_SPECIFICATION.INVALID_ATTRIBUTE_VALUES',
       `attributes.values do not match attributes.schema: ${errors[0].path} ${errors[0].message}`,
       errors,
@@ -56,7 +54,7 @@ export async function checkScopes(
   const known = await ServiceSpecificationRepository.of(manager).scopeIdsAmong(organizationId, uuids);
   const unknown = uuids.find((id) => !known.has(id));
   if (unknown)
-    throw invalid(
+    throw specificationInvalid(
       'SERVICE_SPECIFICATION.UNKNOWN_SCOPE_SPECIFICATION',
       `scopes.provider.values: ${unknown} is not a scope specification of this organization.`,
     );

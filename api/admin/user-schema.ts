@@ -14,8 +14,9 @@
 import Ajv, { type AnySchema } from 'ajv';
 import addFormats from 'ajv-formats';
 import { RE2JS } from 're2js';
-import { HttpError, type FieldError } from '../http/errors';
+import type { FieldError } from '../http/errors';
 import { toFieldErrors } from '../http/validation';
+import { invalidJsonSchema } from './errors';
 
 export const SCHEMA_LIMITS = { depth: 24, nodes: 2000, patternLength: 256 } as const;
 
@@ -56,19 +57,16 @@ export interface CompiledUserSchema {
   validate(value: unknown): FieldError[];
 }
 
-export const invalidSchema = (message: string, path: string): HttpError =>
-  new HttpError(400, 'INVALID_JSON_SCHEMA', `${path} is not an acceptable JSON Schema: ${message}`);
-
 /** Throws a 400 naming `path` when the schema is over budget, unsafe, or does not compile. */
 export function compileUserSchema(schema: unknown, dialect: SchemaDialect, path: string): CompiledUserSchema {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw invalidSchema('it must be an object', path);
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw invalidJsonSchema('it must be an object', path);
   checkBudget(schema, path);
   const ajv = dialect === 'provider' ? providerAjv : serviceAjv;
   let validate: ReturnType<Ajv['compile']>;
   try {
     validate = ajv.compile(schema as AnySchema);
   } catch (error) {
-    throw invalidSchema((error as Error).message.slice(0, 300), path);
+    throw invalidJsonSchema((error as Error).message.slice(0, 300), path);
   } finally {
     ajv.removeSchema(schema);
   }
@@ -102,7 +100,7 @@ function checkUniqueItems(node: { maxItems?: unknown; items?: unknown }, path: s
   if (typeof node.maxItems === 'number' && node.maxItems <= MAX_UNIQUE_ITEMS) return;
   const itemType = (node.items as { type?: unknown } | undefined)?.type;
   if (typeof itemType === 'string' && SCALAR_TYPES.has(itemType)) return;
-  throw invalidSchema(`uniqueItems needs maxItems of at most ${MAX_UNIQUE_ITEMS} unless the items are scalars`, path);
+  throw invalidJsonSchema(`uniqueItems needs maxItems of at most ${MAX_UNIQUE_ITEMS} unless the items are scalars`, path);
 }
 
 function checkBudget(root: object, path: string): void {
@@ -113,15 +111,15 @@ function checkBudget(root: object, path: string): void {
   while (stack.length > 0) {
     const { value, depth, key, parentKey } = stack.pop()!;
     nodes += 1;
-    if (nodes > SCHEMA_LIMITS.nodes) throw invalidSchema(`it has more than ${SCHEMA_LIMITS.nodes} nodes`, path);
-    if (depth > SCHEMA_LIMITS.depth) throw invalidSchema(`it is nested deeper than ${SCHEMA_LIMITS.depth} levels`, path);
+    if (nodes > SCHEMA_LIMITS.nodes) throw invalidJsonSchema(`it has more than ${SCHEMA_LIMITS.nodes} nodes`, path);
+    if (depth > SCHEMA_LIMITS.depth) throw invalidJsonSchema(`it is nested deeper than ${SCHEMA_LIMITS.depth} levels`, path);
     if (key === 'pattern' && typeof value === 'string') checkPattern(value, path);
     if (parentKey === 'patternProperties' && key !== undefined) checkPattern(key, path);
     if (key === '$ref' && typeof value === 'string' && !value.startsWith('#'))
-      throw invalidSchema('only local $ref values (#/...) are allowed', path);
+      throw invalidJsonSchema('only local $ref values (#/...) are allowed', path);
     // A `$data` pattern or format would be compiled from the submitted value, after every check here.
     if (key === '$data' && parentKey !== undefined && !DATA_KEYWORDS.has(parentKey))
-      throw invalidSchema(`$data is not allowed in "${parentKey}"`, path);
+      throw invalidJsonSchema(`$data is not allowed in "${parentKey}"`, path);
     if (typeof value === 'object' && value !== null && (value as { uniqueItems?: unknown }).uniqueItems === true)
       checkUniqueItems(value, path);
     if (typeof value === 'object' && value !== null) {
@@ -133,7 +131,7 @@ function checkBudget(root: object, path: string): void {
 /** Refuses a pattern the linear-time engine cannot compile (backreferences, lookarounds, bad syntax) or one that is too long. */
 export function checkPattern(pattern: string, path: string): void {
   const refuse = (why: string) => {
-    throw invalidSchema(`pattern ${JSON.stringify(pattern.slice(0, 60))} ${why}`, path);
+    throw invalidJsonSchema(`pattern ${JSON.stringify(pattern.slice(0, 60))} ${why}`, path);
   };
   if (pattern.length > SCHEMA_LIMITS.patternLength) refuse(`is longer than ${SCHEMA_LIMITS.patternLength} characters`);
   try {

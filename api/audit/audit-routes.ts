@@ -1,10 +1,9 @@
 /** GET /audit/events: the organization's audit trail, newest first, filtered, in cursor pages; needs audit:read. */
 import { AuditEventRepository } from '../../db/repositories/audit-event-repository';
-import { authorize } from '../access/access';
-import { canonicalNrn, organizationNrn } from '../access/nrn';
+import { canonicalNrn } from '../access/nrn';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { AuditDeps } from './deps';
-import { cursorInvalid, organizationNotFound } from './errors';
+import { cursorInvalid } from './errors';
 import { AuditPage, AuditQuery } from './schemas';
 import { auditEventJson, decodeCursor, encodeCursor } from './serialize';
 
@@ -18,12 +17,11 @@ export function auditEventRoutes(deps: AuditDeps): RouteDefinition[] {
       description:
         'Filters: nrn (the target NRN or beneath it), action, actor, targetId, from/to (occurredAt). Pages: pass nextCursor as cursor until it is null. Needs audit:read on the organization.',
       tags: ['audit'],
-      access: { permission: 'audit:read' },
+      access: { permission: 'audit:read', on: 'organization' },
       query: AuditQuery,
       responses: { 200: { description: 'A page of audit events', schema: AuditPage } },
       errors: [403, 404],
-      async handler({ query, auth, permission }) {
-        await authorize(deps.dataSource, auth, permission, organizationNrn(auth.organizationId), organizationNotFound(auth.organizationId));
+      async handler({ query, auth }) {
         const beforeId = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
         if (query.cursor !== undefined && beforeId === undefined) throw cursorInvalid();
         const { rows, next } = await new AuditEventRepository(deps.dataSource.manager).page(

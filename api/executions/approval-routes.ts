@@ -57,7 +57,10 @@ export function approvalRoutes(deps: ExecutionDeps): RouteDefinition[] {
         'Open waits that declare their answer (signal-wait `approvers`, `form`, …) which the caller may answer now: an approver by role or user id, not the run’s starter under `excludeStarter`, not answered by the caller yet. Read from PostgreSQL in one statement. Filter by workflow and by how long the run has waited (`from`, `to` on the wait’s start).',
       tags,
       // Everyone may ask; what is listed is what the caller may answer (nothing, without grants or a listing by id).
-      access: { permission: 'execution:signal' },
+      access: {
+        permission: 'execution:signal',
+        inHandler: 'no check: the listing is the waits the caller may answer, decided in its statement',
+      },
       query: ApprovalQuery,
       responses: { 200: { description: 'A page of waits', schema: page(ApprovalWait) } },
       async handler({ query, auth }) {

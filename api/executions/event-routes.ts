@@ -23,7 +23,7 @@ import { AccessWatch } from '../access/access-watch';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
 import { EVENT_FALLBACK_POLL_MS } from './event-hub';
-import { authorizedExecution, executionNrns } from './live';
+import { executionNrns } from './live';
 import { ExecutionRef } from './schemas';
 import { eventData } from './serialize';
 import { takeStreamSlot } from './stream-slot';
@@ -45,13 +45,12 @@ export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
       description:
         "Step events and the end event; resumable with the Last-Event-ID header (or the lastEventId query parameter). The stream ends after the end event, and within EVENTS_ACCESS_CHECK_SECONDS once the caller no longer holds workflow:read on the execution's workflow.",
       tags,
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'execution' },
       params: ExecutionRef,
       query: Type.Object({ lastEventId: Type.Optional(Type.Integer({ minimum: 0 })) }),
       responses: { 200: { description: 'text/event-stream of events', contentType: 'text/event-stream' } },
       errors: [404, 429],
-      async handler({ params, query, auth, permission, ctx }) {
-        const row = await authorizedExecution(deps, auth, params.id, permission);
+      handler({ query, auth, permission, ctx, target: { row } }) {
         const { eventHub: hub, limits } = deps;
         const owner = { organizationId: auth.organizationId, userId: auth.userId };
         takeStreamSlot(deps, owner);

@@ -15,15 +15,15 @@ import {
   type WorkflowDefinition,
 } from '../../workflows/engine';
 import { startExecution } from '../../executions';
-import { HttpError, validationFailed } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { authorizedRunnable } from '../workflows/authorize';
+import { authorizedRunnable } from '../access/engine-access';
 import { WorkflowRef } from '../workflows/schemas';
 import type { ExecutionDeps } from './deps';
 import { declaredInputs, inputSchemaErrors, payloadSchemaErrors } from '../workflows/declared-schemas';
 import { recordStart } from '../audit/execution-start';
-import { asProblem, triggerRequired, unknownTrigger } from './errors';
+import { asProblem, triggerRequired, unknownTrigger, inputsInvalid } from './errors';
 import { ExecuteBody, ExecuteResult, RevisionChoice } from './schemas';
+import { startAliasNotFound, startRevisionNotFound } from '../workflows/errors';
 
 const tags = ['Workflow executions'];
 
@@ -37,7 +37,10 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
       description:
         'alias/revision may come in the body or the query (the body wins); an explicit revision wins over an alias; default alias latest. A repeated idempotencyKey answers 200 with the same execution and deduplicated: true.',
       tags,
-      access: { permission: 'workflow:execute' },
+      access: {
+        permission: 'workflow:execute',
+        inHandler: 'the workflow and the revision its alias or revision choice names, read with the grants in one statement',
+      },
       audit: { action: 'execution.start' },
       params: WorkflowRef,
       query: Type.Object(RevisionChoice),
@@ -53,10 +56,8 @@ export function executeRoutes(deps: ExecutionDeps): RouteDefinition[] {
         const alias = request.alias ?? query.alias;
         const revision = request.revision ?? query.revision;
         const runnable = await authorizedRunnable(deps.dataSource, auth, params.id, permission, { alias, revision });
-        if (runnable === 'alias-not-found')
-          throw new HttpError(404, 'alias-not-found', `Workflow "${params.id}" has no alias "${alias ?? 'latest'}".`);
-        if (runnable === 'revision-not-found')
-          throw new HttpError(404, 'revision-not-found', `Workflow "${params.id}" has no revision ${String(revision)}.`);
+        if (runnable === 'alias-not-found') throw startAliasNotFound(params.id, alias ?? 'latest');
+        if (runnable === 'revision-not-found') throw startRevisionNotFound(params.id, revision);
 
         const inputs = request.inputs ?? {};
         const fired = firedTrigger(runnable.definition, params.id, request.triggerId);
@@ -92,7 +93,7 @@ export function checkHandRunInputs(definition: WorkflowDefinition, fired: Trigge
   const errors = [...checkInputs(declared, inputs), ...inputSchemaErrors(definition, inputs)];
   // A webhook trigger run now gets the inputs as its request body: they meet its payloadSchema like a request's body.
   if (fired?.pluginType === 'webhook') errors.push(...payloadSchemaErrors(definition, fired.id, inputs));
-  if (errors.length > 0) throw validationFailed(errors, undefined, 'inputs-invalid');
+  if (errors.length > 0) throw inputsInvalid(errors);
 }
 
 /** The trigger step this start fires (undefined: the revision has none); refuses a start that names none of several. */

@@ -7,12 +7,11 @@ import { ExecutionListRepository } from '../../db/repositories/execution-list-re
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { ExecutionStepRepository } from '../../db/repositories/execution-step-repository';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
-import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { authorizeInOrganization } from '../workflows/authorize';
+import { authorizedExecution } from '../access/engine-access';
 import type { ExecutionDeps } from './deps';
-import { executionFinished, executorUnavailable } from './errors';
-import { executionHandle, isFinished, authorizedExecution, guardedExecution } from './live';
+import { executionFinished, executorUnavailable, stepNotFound } from './errors';
+import { executionHandle, isFinished } from './live';
 import { openWaits, recordedState } from './recorded-state';
 import { cancelReasonSignal } from '../../workflows/messages';
 import {
@@ -66,12 +65,10 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       description:
         "Paged by `page` or, at any depth, by `cursor` (the previous page's `nextCursor`, with the same filters). `total` counts matching executions up to 1,000 (or to the requested page's end); `totalCapped` is true when more match.",
       tags,
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'organization' },
       query: ExecutionQuery,
       responses: { 200: { description: 'A page of executions', schema: ExecutionPage } },
-      async handler({ query, auth, permission }) {
-        // Listing needs the permission on the whole organization (docs/security.md, "Permissions").
-        await authorizeInOrganization(deps.dataSource, auth, permission);
+      async handler({ query, auth }) {
         const limit = query.limit ?? 50;
         // A cursor continues the list with the filters it was made for; `page` is then ignored.
         const digest = filterDigest({
@@ -128,16 +125,16 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       operationId: 'getExecution',
       summary: 'Get an execution',
       tags,
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'execution' },
       description:
         'status is waiting while every running step is parked on a signal. Read from PostgreSQL as the workflow last recorded it (never a query to Temporal). With `wait` (`?wait=30s`), the request is held while the execution runs: until it has ended or waits on a signal, or that time has passed; then it is answered as it would be without it: one request instead of polling for the result.',
       params: ExecutionRef,
       query: ExecutionReadQuery,
       errors: [429],
       responses: { 200: { description: 'The execution', schema: Execution } },
-      async handler({ params, query, auth, permission, ctx }) {
+      async handler({ params, query, auth, permission, ctx, target }) {
         const waitMs = waitMilliseconds(query.wait, deps.limits.executionWaitMaxSeconds);
-        let row = await authorizedExecution(deps, auth, params.id, permission);
+        let row = target.row;
         if (waitMs > 0 && row.status === 'running') {
           await waitWhileRunning(deps, row, {
             owner: { organizationId: auth.organizationId, userId: auth.userId },
@@ -145,7 +142,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
             response: ctx.res,
           });
           // Answered as a read without `wait` would be now: authorized again, as the caller's grants may have changed meanwhile.
-          row = await authorizedExecution(deps, auth, params.id, permission);
+          row = (await authorizedExecution(deps.dataSource, auth, params.id, [permission])).row;
         }
         return { status: 200, body: executionJson(row, deps, row.status, new Date(), await queuePosition(deps, row)) };
       },
@@ -156,11 +153,10 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       operationId: 'getExecutionState',
       summary: 'Recorded state: steps, variables, running steps and open waits',
       tags,
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'execution' },
       params: ExecutionRef,
       responses: { 200: { description: 'The state', schema: ExecutionState } },
-      async handler({ params, auth, permission }) {
-        const row = await authorizedExecution(deps, auth, params.id, permission);
+      async handler({ target: { row } }) {
         return { status: 200, body: await recordedState(deps, row) };
       },
     }),
@@ -170,12 +166,11 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       operationId: 'listExecutionSteps',
       summary: 'Recorded step runs, by start time',
       tags,
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'execution' },
       params: ExecutionRef,
       query: Type.Object(Paging),
       responses: { 200: { description: 'A page of step records', schema: Type.Object({ data: Type.Array(Json), ...PageFields }) } },
-      async handler({ params, query, auth, permission }) {
-        const row = await authorizedExecution(deps, auth, params.id, permission);
+      async handler({ query, target: { row } }) {
         const page = query.page ?? 1;
         const limit = query.limit ?? 50;
         const { rows, total } = await stepRecords.pageOf(row.id, undefined, page, limit);
@@ -188,7 +183,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       operationId: 'getExecutionStep',
       summary: 'One step: its latest record in full, and every run',
       tags,
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'execution' },
       params: StepParams,
       query: Type.Object(Paging),
       responses: {
@@ -197,10 +192,9 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           schema: Type.Object({ stepId: Type.String(), record: Json, runs: Type.Array(Json), ...PageFields }),
         },
       },
-      async handler({ params, query, auth, permission }) {
-        const row = await authorizedExecution(deps, auth, params.id, permission);
+      async handler({ params, query, target: { row } }) {
         const latest = await stepRecords.latestOf(row.id, params.stepId);
-        if (!latest) throw new HttpError(404, 'step-not-found', `Execution "${params.id}" has no recorded step "${params.stepId}".`);
+        if (!latest) throw stepNotFound(params.id, params.stepId);
         const page = query.page ?? 1;
         const limit = query.limit ?? 50;
         const { rows, total } = await stepRecords.pageOf(row.id, params.stepId, page, limit);
@@ -216,11 +210,10 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       operationId: 'listPendingSignals',
       summary: 'Open waits of a running execution',
       tags,
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'execution' },
       params: ExecutionRef,
       responses: { 200: { description: 'Open waits', schema: Type.Object({ data: Type.Array(PendingWait) }) } },
-      async handler({ params, auth, permission }) {
-        const row = await authorizedExecution(deps, auth, params.id, permission);
+      async handler({ target: { row } }) {
         return { status: 200, body: { data: await openWaits(deps, row) } };
       },
     }),
@@ -230,7 +223,7 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       operationId: 'cancelExecution',
       summary: 'Request cancellation (the workflow records it)',
       tags,
-      access: { permission: 'execution:cancel' },
+      access: { permission: 'execution:cancel', on: 'execution' },
       audit: { action: 'execution.cancel' },
       params: ExecutionRef,
       body: ReasonBody,
@@ -242,13 +235,14 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
           schema: Type.Object({ executionId: Type.String(), cancelRequested: Type.Literal(true) }),
         },
       },
-      async handler({ params, body, auth, permission, audit }) {
-        let { row, nrn } = await guardedExecution(deps, auth, params.id, permission);
+      async handler({ body, auth, audit, target }) {
+        let { row } = target;
+        const { nrn } = target;
         // A queued run has no workflow yet and holds no slot: it simply ends; one promoted meanwhile is cancelled as below.
         if (row.status === 'queued') {
           if (await cancelQueued(deps, audit, { row, nrn }, body?.reason))
             return { status: 202, body: { executionId: row.id, cancelRequested: true } };
-          ({ row, nrn } = await guardedExecution(deps, auth, params.id, permission));
+          row = (await executions.findInOrganization(auth.organizationId, row.id)) ?? row;
         }
         if (isFinished(row)) throw executionFinished(row.id, row.status);
         // The workflow itself writes `cancelled` (and flushes its logs) when the request reaches it;
@@ -272,19 +266,21 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       operationId: 'terminateExecution',
       summary: 'Terminate at once (no workflow code runs)',
       tags,
-      access: { permission: 'execution:cancel' },
+      access: { permission: 'execution:cancel', on: 'execution' },
       audit: { action: 'execution.terminate' },
       params: ExecutionRef,
       body: ReasonBody,
       bodyOptional: true,
       errors: [409, 503],
       responses: { 200: { description: 'Terminated', schema: Execution } },
-      async handler({ params, body, auth, permission, audit }) {
-        let { row, nrn } = await guardedExecution(deps, auth, params.id, permission);
+      async handler({ body, auth, audit, target }) {
+        let { row } = target;
+        const { nrn } = target;
         const reason = body?.reason ?? 'terminated through the API';
         if (row.status === 'queued' && (await cancelQueued(deps, audit, { row, nrn }, reason, 'terminated')))
           return { status: 200, body: executionJson((await executions.findInOrganization(auth.organizationId, row.id)) ?? row, deps) };
-        if (row.status === 'queued') ({ row, nrn } = await guardedExecution(deps, auth, params.id, permission));
+        // Promoted meanwhile: it runs now, and is terminated as below.
+        if (row.status === 'queued') row = (await executions.findInOrganization(auth.organizationId, row.id)) ?? row;
         if (isFinished(row)) throw executionFinished(row.id, row.status);
         await audit.around(deps.dataSource.manager, { nrn, id: row.id, details: { workflowId: row.workflowId, reason } }, () =>
           temporalCall(row, () => executionHandle(deps, row).terminate(reason)),

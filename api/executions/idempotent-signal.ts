@@ -9,9 +9,9 @@
  */
 import { SignalDeliveryRepository } from '../../db/repositories/signal-delivery-repository';
 import { DELIVERY_DEADLINE_MS } from '../../executions';
-import { HttpError } from '../http/errors';
 import type { ExecutionDeps } from './deps';
 import { newSignalId } from './ids';
+import { idempotencyKeyReused, signalDeliveryInProgress } from './errors';
 
 export interface SignalAnswer {
   signalId: string;
@@ -22,9 +22,6 @@ export interface SignalAnswer {
 /** A pending claim older than this belongs to a process that died (a delivery ends within its deadline). */
 const STALE_CLAIM_MS = 3 * DELIVERY_DEADLINE_MS;
 const POLL_MS = 100;
-
-const keyReused = () =>
-  new HttpError(409, 'idempotency-key-reused', 'This idempotencyKey was already used for a different signal delivery.');
 
 /**
  * Runs `deliver` once per (organization, key): `deliver` receives the signal
@@ -65,12 +62,12 @@ export async function deliverOnce(
     if (claimed) return deliverClaimed(signalId);
     const existing = await deliveries.findByKey(organizationId, key);
     if (!existing) continue; // given back meanwhile: claim again
-    if (existing.target !== request.target) throw keyReused();
+    if (existing.target !== request.target) throw idempotencyKeyReused();
     if (existing.status === 'delivered')
       return { signalId: existing.signalId, executionId: existing.executionId ?? '', started: existing.started, deduplicated: true };
     const stale = await deliveries.takeOverStale(organizationId, key, STALE_CLAIM_MS);
     if (stale) return deliverClaimed(stale.signalId);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-  throw new HttpError(409, 'signal-delivery-in-progress', 'A delivery with this idempotencyKey is still in progress; retry later.');
+  throw signalDeliveryInProgress();
 }

@@ -1,5 +1,6 @@
 /** Routes of the execution area: execute, executions, signals, logs, export, engine metadata and plugins, webhook ingress. */
-import { withDialect, type RouteDefinition } from '../http/route';
+import { accessTargets } from '../access/targets';
+import { withAccessTargets, withDialect, type RouteDefinition } from '../http/route';
 import type { AreaDeps } from '../area-deps';
 import { approvalRoutes } from './approval-routes';
 import { callbackKey } from './callback-token';
@@ -32,18 +33,21 @@ export function executionRoutes(deps: AreaDeps): RouteDefinition[] {
     callbackKey: callbackKey(deps.encryptionKey),
     plugins: deps.plugins,
   };
-  return withDialect('problem', [
-    ...executeRoutes(executionDeps),
-    // Before GET /workflows/executions/{id}, which `stats` would match.
-    ...executionStatsRoutes(executionDeps),
-    ...executionReadRoutes(executionDeps),
-    ...rerunRoutes(executionDeps),
-    ...signalRoutes(executionDeps),
-    ...approvalRoutes(executionDeps),
-    ...logRoutes(executionDeps),
-    ...exportRoutes(executionDeps),
-    ...eventRoutes(executionDeps),
-    ...metadataRoutes(executionDeps),
-    ...webhookRoutes({ ...executionDeps, encryptionKey: deps.encryptionKey }),
-  ]);
+  return withAccessTargets(
+    accessTargets(deps.dataSource),
+    withDialect('problem', [
+      ...executeRoutes(executionDeps),
+      // Before GET /workflows/executions/{id}, which `stats` would match.
+      ...executionStatsRoutes(executionDeps),
+      ...executionReadRoutes(executionDeps),
+      ...rerunRoutes(executionDeps),
+      ...signalRoutes(executionDeps),
+      ...approvalRoutes(executionDeps),
+      ...logRoutes(executionDeps),
+      ...exportRoutes(executionDeps),
+      ...eventRoutes(executionDeps),
+      ...metadataRoutes(executionDeps),
+      ...webhookRoutes({ ...executionDeps, encryptionKey: deps.encryptionKey }),
+    ]),
+  );
 }

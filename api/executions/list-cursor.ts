@@ -6,7 +6,7 @@
  * else a client sends is refused (400 `invalid-cursor`), never guessed at.
  */
 import { createHash } from 'node:crypto';
-import { HttpError } from '../http/errors';
+import { invalidCursor } from './errors';
 
 export interface ListPosition {
   /** created_at of the last row of the previous page, in microseconds (`2026-11-28T12:00:00.123456Z`). */
@@ -20,9 +20,6 @@ export interface ListPosition {
 /** At most this long: a cursor is a handful of fields. */
 const MAX_CURSOR_LENGTH = 512;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-
-export const invalidCursor = (reason: string): HttpError =>
-  new HttpError(400, 'invalid-cursor', `The cursor is not one this list gave out with these filters (${reason}). Start again without it.`);
 
 /** A digest of the filters (as the client sent them): a cursor continues only the list with the same ones. */
 export function filterDigest(filters: Record<string, string | undefined>): string {

@@ -2,7 +2,6 @@
 import { ExecutionLogRepository } from '../../db/repositories/execution-log-repository';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
-import { authorizedExecution } from './live';
 import { ExecutionRef, LogQuery, LogWindow } from './schemas';
 import { logEntryJson } from './serialize';
 
@@ -19,12 +18,11 @@ export function logRoutes(deps: ExecutionDeps): RouteDefinition[] {
       description:
         'limit defaults to 200 and is clamped to 1000; cursor is the exclusive end index of the window; pass nextCursor to read older entries until it is absent.',
       tags: ['Workflow executions'],
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'execution' },
       params: ExecutionRef,
       query: LogQuery,
       responses: { 200: { description: 'A window of log entries, oldest first within the window', schema: LogWindow } },
-      async handler({ params, query, auth, permission }) {
-        const row = await authorizedExecution(deps, auth, params.id, permission);
+      async handler({ query, target: { row } }) {
         const limit = Math.min(query.limit ?? DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT);
         const window = await new ExecutionLogRepository(deps.dataSource.manager).window(row.id, {
           limit,

@@ -6,10 +6,9 @@
  */
 import { Type } from '@sinclair/typebox';
 import { MAX_STEP_RUNS, PLUGINS, describePlugin, type PublicPluginDescriptor } from '../../workflows/engine';
-import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { authorizeInOrganization } from '../workflows/authorize';
 import type { ExecutionDeps } from './deps';
+import { pluginNotFound } from './errors';
 
 export const API_VERSION = '1.0.0';
 const tags = ['Workflow engine'];
@@ -120,7 +119,7 @@ export function metadataRoutes(deps: Pick<ExecutionDeps, 'dataSource' | 'plugins
       operationId: 'listPlugins',
       summary: 'Plugin descriptors',
       tags,
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'organization' },
       query: Type.Object({
         type: Type.Optional(
           Type.Union([Type.Literal('trigger'), Type.Literal('decider'), Type.Literal('module')], { description: 'plugin kind' }),
@@ -128,8 +127,7 @@ export function metadataRoutes(deps: Pick<ExecutionDeps, 'dataSource' | 'plugins
         q: Type.Optional(Type.String({ maxLength: 200, description: 'case-insensitive text in the name or description' })),
       }),
       responses: { 200: { description: 'Descriptors', schema: Type.Object({ data: Type.Array(Descriptor) }) } },
-      async handler({ query, auth, permission }) {
-        await authorizeInOrganization(deps.dataSource, auth, permission);
+      handler({ query }) {
         const text = query.q?.toLowerCase();
         const data = [...catalog.values()]
           .filter((plugin) => query.type === undefined || plugin.kind === query.type)
@@ -145,13 +143,12 @@ export function metadataRoutes(deps: Pick<ExecutionDeps, 'dataSource' | 'plugins
       operationId: 'getPlugin',
       summary: 'One plugin descriptor',
       tags,
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'organization' },
       params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
       responses: { 200: { description: 'The descriptor', schema: Descriptor } },
-      async handler({ params, auth, permission }) {
-        await authorizeInOrganization(deps.dataSource, auth, permission);
+      handler({ params }) {
         const plugin = catalog.get(params.name);
-        if (!plugin) throw new HttpError(404, 'plugin-not-found', `No plugin "${params.name}" exists.`);
+        if (!plugin) throw pluginNotFound(params.name);
         return { status: 200, body: plugin };
       },
     }),

@@ -5,13 +5,10 @@
  */
 import { ExecutionNotRetryable, RetryTooLarge, RevisionNotRunnable, rerunExecution } from '../../executions';
 import type { RerunKind } from '../../db/entities/execution';
-import { authorize } from '../access/access';
 import { recordRerun } from '../audit/execution-start';
-import { HttpError } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import type { ExecutionDeps } from './deps';
-import { asProblem, executionNotFound } from './errors';
-import { guardedExecution } from './live';
+import { asProblem, executionNotRetryable, retryTooLarge, revisionGone } from './errors';
 import { ExecuteResult, ExecutionRef } from './schemas';
 
 const tags = ['Workflow executions'];
@@ -38,15 +35,13 @@ export function rerunRoutes(deps: ExecutionDeps): RouteDefinition[] {
       path: `/workflows/executions/{id}/${kind}`,
       ...described[kind],
       tags,
-      access: { permission: 'workflow:execute' },
+      // Read on the execution (else not found), then execute on its workflow (else forbidden).
+      access: { permission: 'workflow:execute', on: 'execution', also: ['workflow:read'] },
       audit: { action: 'execution.start' },
       params: ExecutionRef,
       responses: { 202: { description: 'Started', schema: ExecuteResult } },
       errors: [404, 409, 503],
-      async handler({ params, auth, permission, audit }) {
-        // Read on the execution (else not found), then execute on its workflow (else forbidden).
-        const { row, nrn } = await guardedExecution(deps, auth, params.id, 'workflow:read');
-        await authorize(deps.dataSource, auth, permission, nrn, () => executionNotFound(params.id));
+      async handler({ auth, audit, target: { row, nrn } }) {
         const started = await rerunExecution(deps, {
           original: row,
           kind,
@@ -70,19 +65,8 @@ export function rerunRoutes(deps: ExecutionDeps): RouteDefinition[] {
 }
 
 function rerunProblem(error: unknown): never {
-  if (error instanceof ExecutionNotRetryable)
-    throw new HttpError(
-      409,
-      'execution-not-retryable',
-      `Execution "${error.executionId}" is ${error.status}: only a failed execution can be retried from its failed step.`,
-    );
-  if (error instanceof RetryTooLarge)
-    throw new HttpError(
-      409,
-      'retry-too-large',
-      `The completed steps of execution "${error.executionId}" recorded ${error.bytes} bytes of outputs; a retry carries at most ${error.limit} (Temporal refuses larger inputs). Re-run it instead.`,
-    );
-  if (error instanceof RevisionNotRunnable)
-    throw new HttpError(404, error.miss, `The workflow revision execution ran no longer exists (${error.miss}); it cannot run again.`);
+  if (error instanceof ExecutionNotRetryable) throw executionNotRetryable(error.executionId, error.status);
+  if (error instanceof RetryTooLarge) throw retryTooLarge(error.executionId, error.bytes, error.limit);
+  if (error instanceof RevisionNotRunnable) throw revisionGone(error.miss);
   return asProblem(error);
 }

@@ -11,13 +11,14 @@ import { Type } from '@sinclair/typebox';
 import type { WorkflowEntity } from '../../db/entities/workflow';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { deliver, deliverByCorrelation } from '../../executions';
-import { badRequest } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { authorize } from '../access/access';
 import { organizationNrn } from '../access/nrn';
-import { authorizeInOrganization, organizationNotFound, workflowNrn } from '../workflows/authorize';
+import { authorizeInOrganization } from '../access/engine-access';
+import { workflowNrn } from '../access/workflow-reach';
+import { organizationNotFound } from '../workflows/errors';
 import type { ExecutionDeps } from './deps';
-import { asProblem, notWaiting } from './errors';
+import { asProblem, notWaiting, startNeedsWorkflow } from './errors';
 import { deliverOnce } from './idempotent-signal';
 import { isFinished } from './live';
 import { answerEvent, deliverGated, gatedExecution } from './approval-gate';
@@ -36,7 +37,10 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
       description:
         'The body is passed verbatim as the signal payload. 409 when the execution is not waiting on that signal name. With `idempotencyKey`, a repeat delivers nothing and answers 200 with the first signalId (and deduplicated: true). A wait that declares its answer (`approvers`, `form`, `excludeStarter`, `required`) is answered only by its approvers (403 otherwise, nothing recorded), with a payload its form accepts (422 with the failing paths), once per user (409 `already-answered`); the answer then reports `released`, `approvals` and `required`.',
       tags,
-      access: { permission: 'execution:signal' },
+      access: {
+        permission: 'execution:signal',
+        inHandler: 'the execution, unless an open wait on the name declares who may answer it (./approval-gate.ts)',
+      },
       audit: { action: 'execution.signal' },
       params: SignalParams,
       query: SignalQuery,
@@ -94,15 +98,14 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
       description:
         'Releases the oldest open wait declared with this signal name and correlation key (optionally within one workflow). When none waits and the body names `workflowId`, an execution of it is started whose first wait on this name and key receives the payload (signal-with-start; needs workflow:execute too); `startIfNotWaiting: false`, or no `workflowId`, answers 409 instead. With `idempotencyKey`, a repeat delivers (and starts) nothing and answers as the first did.',
       tags,
-      access: { permission: 'execution:signal' },
+      access: { permission: 'execution:signal', inHandler: 'the workflow the body names, else the organization' },
       audit: { action: 'execution.signal' },
       params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }),
       body: CorrelatedSignalBody,
       errors: [400, 403, 404, 409, 503],
       responses: { 200: { description: 'Delivered', schema: CorrelatedSignalResult } },
       async handler({ params, body, auth, permission, audit }) {
-        if (body.startIfNotWaiting === true && body.workflowId === undefined)
-          throw badRequest('startIfNotWaiting needs workflowId: the workflow to start when no execution waits.', 'validation_failed');
+        if (body.startIfNotWaiting === true && body.workflowId === undefined) throw startNeedsWorkflow();
         // Narrowed to one workflow: its NRN guards the delivery; else any waiting execution of the organization may receive it.
         let workflow: WorkflowEntity | undefined;
         if (body.workflowId !== undefined) {
@@ -111,7 +114,7 @@ export function signalRoutes(deps: ExecutionDeps): RouteDefinition[] {
             await authorizeInOrganization(deps.dataSource, auth, permission);
             throw notWaiting(params.name);
           }
-          await authorize(deps.dataSource, auth, permission, workflowNrn(workflow), organizationNotFound(auth.organizationId));
+          await authorize(deps.dataSource, auth, permission, workflowNrn(workflow), () => organizationNotFound(auth.organizationId));
         } else {
           await authorizeInOrganization(deps.dataSource, auth, permission);
         }

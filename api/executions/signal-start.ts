@@ -12,11 +12,10 @@ import { startExecution } from '../../executions';
 import { handRunInputs, handRunPayload, type TriggerInfo } from '../../workflows/engine';
 import { authorize } from '../access/access';
 import type { AuthContext } from '../http/auth';
-import { HttpError } from '../http/errors';
-import { workflowNrn } from '../workflows/authorize';
+import { workflowNrn } from '../access/workflow-reach';
 import { workflowNotFound } from '../workflows/errors';
 import type { ExecutionDeps } from './deps';
-import { asProblem } from './errors';
+import { asProblem, noRunnableRevision } from './errors';
 import { checkHandRunInputs, firedTrigger } from './execute';
 
 export interface SignalStart {
@@ -40,8 +39,7 @@ export async function startForSignal(
   const runnable = await new WorkflowRevisionRepository(deps.dataSource.manager).findRunnable(auth.organizationId, workflow.id, {
     alias: start.alias,
   });
-  if (typeof runnable === 'string')
-    throw new HttpError(404, runnable, `Workflow "${workflow.id}" has no runnable revision under alias "${start.alias ?? 'latest'}".`);
+  if (typeof runnable === 'string') throw noRunnableRevision(runnable, workflow.id, start.alias);
   // The trigger the execute endpoint would fire (workflows/engine/hand-run.ts; refused when several and none is manual),
   // and its inputs checked as execute checks them.
   const fired = firedTrigger(runnable.definition, workflow.id);

@@ -1,9 +1,7 @@
 /** GET /workflows/executions/stats: executions of a window counted by status per hour or day, and the failing workflows. */
 import { ExecutionListRepository } from '../../db/repositories/execution-list-repository';
-import { HttpError } from '../http/errors';
 import { iso } from '../http/iso-date';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { authorizeInOrganization } from '../workflows/authorize';
 import type { ExecutionDeps } from './deps';
 import {
   EXECUTION_STATS_FAILING_LIMIT,
@@ -12,6 +10,7 @@ import {
   ExecutionStats,
   ExecutionStatsQuery,
 } from './schemas';
+import { statsWindowInvalid } from './errors';
 
 const HOUR_MS = 3_600_000;
 const BUCKET_MS = { hour: HOUR_MS, day: 24 * HOUR_MS } as const;
@@ -19,8 +18,6 @@ const BUCKET_MS = { hour: HOUR_MS, day: 24 * HOUR_MS } as const;
 /** The start of the (UTC) bucket holding `date`. */
 const bucketStart = (date: Date, bucket: 'hour' | 'day'): Date =>
   new Date(Math.floor(date.getTime() / BUCKET_MS[bucket]) * BUCKET_MS[bucket]);
-
-const windowInvalid = (message: string): HttpError => new HttpError(400, 'stats-window-invalid', message);
 
 export function executionStatsRoutes(deps: ExecutionDeps): RouteDefinition[] {
   const executions = new ExecutionListRepository(deps.dataSource.manager);
@@ -32,18 +29,16 @@ export function executionStatsRoutes(deps: ExecutionDeps): RouteDefinition[] {
       summary: 'Executions of a window counted by status, per hour or day, and the failing workflows',
       description: `Counts the executions created in [from, to) by their current status, in UTC buckets (\`from\` rounded down to one), with totals, and names the ${EXECUTION_STATS_FAILING_LIMIT} workflows with the most failed ones. At most ${EXECUTION_STATS_MAX_WINDOW_HOURS} hours (400 \`stats-window-invalid\` beyond). Who may read it is who may list executions.`,
       tags: ['Workflow executions'],
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'organization' },
       query: ExecutionStatsQuery,
       responses: { 200: { description: 'Counts', schema: ExecutionStats } },
-      async handler({ query, auth, permission }) {
-        // As the executions list: the permission on the whole organization (docs/security.md, "Permissions").
-        await authorizeInOrganization(deps.dataSource, auth, permission);
+      async handler({ query, auth }) {
         const bucket = query.bucket ?? 'hour';
         const to = query.to !== undefined ? new Date(query.to) : new Date();
         const requested = query.from !== undefined ? new Date(query.from) : new Date(to.getTime() - 24 * HOUR_MS);
-        if (requested.getTime() >= to.getTime()) throw windowInvalid('`from` must come before `to`.');
+        if (requested.getTime() >= to.getTime()) throw statsWindowInvalid('`from` must come before `to`.');
         if (to.getTime() - requested.getTime() > EXECUTION_STATS_MAX_WINDOW_HOURS * HOUR_MS)
-          throw windowInvalid(`From \`from\` to \`to\` spans at most ${EXECUTION_STATS_MAX_WINDOW_HOURS} hours.`);
+          throw statsWindowInvalid(`From \`from\` to \`to\` spans at most ${EXECUTION_STATS_MAX_WINDOW_HOURS} hours.`);
         const from = bucketStart(requested, bucket);
         const { counts, failing } = await executions.countsByBucket(auth.organizationId, {
           from,

@@ -5,9 +5,9 @@
  * user's EVENTS_MAX_STREAMS_PER_USER, and both answer the same 429 when the
  * share is full.
  */
-import { tooManyRequests } from '../http/errors';
 import type { ExecutionDeps } from './deps';
 import type { StreamOwner } from './event-hub';
+import { tooManyStreams } from './errors';
 
 /** Seconds a refused client is told to wait before trying again. */
 const RETRY_AFTER_SECONDS = 5;
@@ -18,17 +18,15 @@ export function takeStreamSlot(deps: Pick<ExecutionDeps, 'eventHub' | 'limits'>,
   const { limits } = deps;
   const opened = deps.eventHub.openStream(owner, { perOrganization: limits.maxStreamsPerOrganization, perUser: limits.maxStreamsPerUser });
   if (opened === 'organization-full') {
-    throw tooManyRequests(
+    throw tooManyStreams(
       `This organization already has ${limits.maxStreamsPerOrganization} open event streams on this server (EVENTS_MAX_STREAMS_PER_ORGANIZATION); ${ALSO_WAITS}.`,
       RETRY_AFTER_SECONDS,
-      'too-many-streams',
     );
   }
   if (opened === 'user-full') {
-    throw tooManyRequests(
+    throw tooManyStreams(
       `You already have ${limits.maxStreamsPerUser} open event streams on this server (EVENTS_MAX_STREAMS_PER_USER); ${ALSO_WAITS}.`,
       RETRY_AFTER_SECONDS,
-      'too-many-streams',
     );
   }
 }

@@ -15,10 +15,11 @@
  * request that may be signed costs the lookups and the HMAC.
  */
 import type { Limits } from '../../config/limits';
-import { HttpError, tooManyRequests } from '../http/errors';
+import { HttpError } from '../http/errors';
 import { RateLimiter } from '../http/rate-limiter';
 import type { AppContext } from '../http/route';
 import { mayBeSigned } from './webhook-signature';
+import { webhookTooManyRequests } from './errors';
 
 export class WebhookBudgets {
   private readonly accepted: RateLimiter;
@@ -53,10 +54,9 @@ export class WebhookBudgets {
 
   private limited(wait: number, kind = ''): void {
     if (wait > 0)
-      throw tooManyRequests(
+      throw webhookTooManyRequests(
         `This webhook takes at most ${this.limits.webhookRequestsPerMinute} ${kind}requests a minute (WEBHOOK_REQUESTS_PER_MINUTE); retry in ${wait} s.`,
         wait,
-        'too-many-requests',
       );
   }
 }

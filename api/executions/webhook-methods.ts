@@ -4,7 +4,7 @@
  * are what link previews, crawlers and health checkers send, so they start a
  * run (or deliver a signal) only when the trigger names them explicitly.
  */
-import { HttpError } from '../http/errors';
+import { webhookMethodNotAllowed } from './errors';
 
 const ANY = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -19,6 +19,6 @@ export function checkMethod(config: Record<string, unknown>, method: string): vo
   const accepted = acceptedMethods(config);
   if (!accepted.includes(method.toUpperCase())) {
     const allow = accepted.join(', ');
-    throw new HttpError(405, 'method-not-allowed', `This webhook accepts ${allow || 'no method'} only.`, { headers: { Allow: allow } });
+    throw webhookMethodNotAllowed(allow);
   }
 }

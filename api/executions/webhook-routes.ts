@@ -32,12 +32,11 @@ import { readPath, webhookSignalName } from '../../workflows/engine';
 import { organizationNrn } from '../access/nrn';
 import { workflowNrn } from '../access/workflow-reach';
 import { recordStart } from '../audit/execution-start';
-import { HttpError, describeFieldErrors, notFound } from '../http/errors';
 import { payloadSchemaErrors } from '../workflows/declared-schemas';
 import { defineRoute, type AppContext, type HttpMethod, type RouteDefinition } from '../http/route';
 import { callbackNonce } from './callback-token';
 import type { ExecutionDeps } from './deps';
-import { asProblem } from './errors';
+import { asProblem, payloadInvalid, webhookNotWaiting, webhookIdempotencyKeyTooLong, webhookNotFound } from './errors';
 import { Debounced } from './flow-schemas';
 import { newSignalId } from './ids';
 import { WebhookBudgets } from './webhook-budgets';
@@ -52,7 +51,7 @@ export interface WebhookDeps extends ExecutionDeps {
 const tags = ['Webhooks'];
 const METHODS: HttpMethod[] = ['post', 'put', 'patch', 'delete', 'get'];
 
-const unknownToken = () => notFound('No live webhook answers at this address.', 'webhook-not-found');
+const unknownToken = () => webhookNotFound('trigger');
 
 export function webhookRoutes(deps: WebhookDeps): RouteDefinition[] {
   // One budget per token (webhook or callback) for accepted requests, and one for refused ones (webhook-budgets.ts).
@@ -131,7 +130,7 @@ const WebhookBody = Type.Unknown({
     'Any payload the sender posts (free-form): the trigger or waiting step receives it as `body` in `{method, headers, query, body}`; no schema is applied',
 });
 
-const unknownCallback = () => notFound('No step waits for a request at this address.', 'webhook-not-found');
+const unknownCallback = () => webhookNotFound('callback');
 
 function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBudgets): RouteDefinition {
   return defineRoute({
@@ -168,15 +167,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
       budgets.accept(params.token);
 
       const invalid = config.payloadSchema === undefined ? [] : payloadSchemaErrors(runnable.definition, binding.triggerId, body);
-      if (invalid.length > 0)
-        throw new HttpError(
-          422,
-          'payload-invalid',
-          `The request body does not match the webhook's payloadSchema: ${describeFieldErrors(invalid)}`,
-          {
-            errors: invalid,
-          },
-        );
+      if (invalid.length > 0) throw payloadInvalid(invalid);
       const payload = webhookRequestPayload(ctx, body, config);
       const receivedAt = new Date().toISOString();
       // Anonymous callers: the actor is the trigger whose token they held (never the token itself).
@@ -186,11 +177,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
         const found = typeof config.correlationKeyPath === 'string' ? readPath(payload, config.correlationKeyPath) : undefined;
         const key = typeof found === 'string' || typeof found === 'number' ? String(found) : undefined;
         if (name === '' || key === undefined) {
-          throw new HttpError(
-            409,
-            'signal-not-waiting',
-            'The webhook payload names no waiting execution (signal name or correlation key missing).',
-          );
+          throw webhookNotWaiting();
         }
         const signalId = newSignalId();
         const event = {
@@ -214,8 +201,7 @@ function ingressRoute(deps: WebhookDeps, method: HttpMethod, budgets: WebhookBud
               payload,
               signalId,
             }).catch(asProblem);
-            if (!delivered)
-              throw new HttpError(409, 'signal-not-waiting', `No execution waits on signal "${name}" with that correlation key.`);
+            if (!delivered) throw webhookNotWaiting(name);
             return delivered;
           },
           (reached) => ({ executionId: reached.executionId }),
@@ -284,11 +270,6 @@ export const MAX_WEBHOOK_IDEMPOTENCY_KEY = 200;
 function webhookIdempotencyKey(header: string, triggerId: string): string | undefined {
   const key = header.trim();
   if (key === '') return undefined;
-  if (key.length > MAX_WEBHOOK_IDEMPOTENCY_KEY)
-    throw new HttpError(
-      400,
-      'idempotency-key-too-long',
-      `The Idempotency-Key header may hold at most ${MAX_WEBHOOK_IDEMPOTENCY_KEY} characters.`,
-    );
+  if (key.length > MAX_WEBHOOK_IDEMPOTENCY_KEY) throw webhookIdempotencyKeyTooLong(MAX_WEBHOOK_IDEMPOTENCY_KEY);
   return `webhook:${triggerId}:${key}`;
 }

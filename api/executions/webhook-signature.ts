@@ -17,13 +17,12 @@ import { WebhookReplayRepository } from '../../db/repositories/webhook-replay-re
 import { workflowNrn, workflowReaches } from '../access/workflow-reach';
 import { HttpError } from '../http/errors';
 import type { AppContext } from '../http/route';
+import { webhookSignatureInvalid, webhookReplayed } from './errors';
 
 /** How far (either way) a request's timestamp may be from the server's clock: 5 minutes. */
 export const WEBHOOK_SIGNATURE_WINDOW_SECONDS = 300;
 
 const SECRET_REFERENCE = /^\s*\$\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\s*$/;
-
-const unsigned = (detail: string) => new HttpError(401, 'webhook-signature-invalid', detail);
 
 /** The trigger's secret: a literal, or a secret config entry the workflow sees (within its NRN: api/access/workflow-reach.ts). */
 export async function webhookSecret(
@@ -44,7 +43,7 @@ export async function webhookSecret(
     true,
   );
   // A missing secret, or one outside the workflow's NRN, must not open the webhook: nobody can sign, so every request is refused.
-  if (!entry?.encryptedValue) throw unsigned('The webhook signature cannot be verified.');
+  if (!entry?.encryptedValue) throw webhookSignatureInvalid('The webhook signature cannot be verified.');
   return decryptSecret(deps.encryptionKey, entry.encryptedValue, organizationId);
 }
 
@@ -57,10 +56,12 @@ function readSignature(ctx: AppContext, now: number): { timestamp: string; given
     .replace(/^sha256=/i, '')
     .toLowerCase();
   if (!/^[0-9]{1,12}$/.test(timestamp) || !/^[0-9a-f]{64}$/.test(given)) {
-    return unsigned('Signed webhooks need X-Webhook-Timestamp (Unix seconds) and X-Webhook-Signature: sha256=<hex>.');
+    return webhookSignatureInvalid('Signed webhooks need X-Webhook-Timestamp (Unix seconds) and X-Webhook-Signature: sha256=<hex>.');
   }
   if (Math.abs(now / 1000 - Number(timestamp)) > WEBHOOK_SIGNATURE_WINDOW_SECONDS) {
-    return unsigned(`The webhook timestamp is more than ${WEBHOOK_SIGNATURE_WINDOW_SECONDS} seconds from the server's clock.`);
+    return webhookSignatureInvalid(
+      `The webhook timestamp is more than ${WEBHOOK_SIGNATURE_WINDOW_SECONDS} seconds from the server's clock.`,
+    );
   }
   return { timestamp, given };
 }
@@ -81,12 +82,12 @@ export async function verifySignedRequest(dataSource: DataSource, ctx: AppContex
     .digest();
   // Constant time: the comparison must not tell a forger how many leading bytes were right.
   if (!timingSafeEqual(Buffer.from(given, 'hex'), expected)) {
-    throw unsigned('The webhook signature does not match the timestamp and body.');
+    throw webhookSignatureInvalid('The webhook signature does not match the timestamp and body.');
   }
   const replays = new WebhookReplayRepository(dataSource.manager);
   await replays.prune(new Date(now));
   // A digest, not the signature: nothing stored could be presented again as a signature.
   const digest = createHash('sha256').update(given).digest('hex');
   const first = await replays.remember(digest, new Date((Number(timestamp) + WEBHOOK_SIGNATURE_WINDOW_SECONDS) * 1000));
-  if (!first) throw new HttpError(409, 'webhook-replayed', 'This signed request was already received.');
+  if (!first) throw webhookReplayed();
 }

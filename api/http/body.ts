@@ -12,7 +12,7 @@ import YAML from 'yaml';
 import { bodyDepthIssue } from './body-depth';
 import { unstorableBodyText } from './storable-text';
 import { yamlDepthIssue } from './yaml-depth';
-import { HttpError, badRequest, validationFailed, type FieldError } from './errors';
+import { HttpError, badRequest, payloadTooLarge, unsupportedMediaType, validationFailed, type FieldError } from './errors';
 
 export type BodyFormat = 'json' | 'yaml';
 
@@ -52,7 +52,7 @@ export async function readBody(ctx: Context, limits: BodyLimits, formats: BodyFo
   const format: BodyFormat | undefined = isJson(type) ? 'json' : YAML_TYPES.has(type) ? 'yaml' : undefined;
   if (!format || !formats.includes(format)) {
     const accepted = formats.map((f) => (f === 'json' ? 'application/json' : 'application/yaml')).join(' or ');
-    throw new HttpError(415, 'unsupported_media_type', `Content-Type must be ${accepted} (got "${type || 'none'}").`);
+    throw unsupportedMediaType(accepted, type);
   }
   const text = await readText(ctx, limits.bytes);
   (ctx.state as { rawBody?: string }).rawBody = text;
@@ -92,10 +92,6 @@ function parse(text: string, format: BodyFormat): unknown {
   } catch (error) {
     throw badRequest(`The request body is not valid YAML: ${(error as Error).message.split('\n')[0]}`, 'invalid_yaml');
   }
-}
-
-function payloadTooLarge(limit: number): HttpError {
-  return new HttpError(413, 'payload_too_large', `The request body exceeds the limit of ${limit} bytes.`);
 }
 
 function readText(ctx: Context, limit: number): Promise<string> {

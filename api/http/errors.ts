@@ -73,6 +73,12 @@ export const conflict = (message: string, code = 'conflict', options?: HttpError
 export const tooManyRequests = (message: string, retryAfterSeconds: number, code = 'too_many_requests'): HttpError =>
   new HttpError(429, code, message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
 
+export const payloadTooLarge = (limit: number): HttpError =>
+  new HttpError(413, 'payload_too_large', `The request body exceeds the limit of ${limit} bytes.`);
+
+export const unsupportedMediaType = (accepted: string, got: string): HttpError =>
+  new HttpError(415, 'unsupported_media_type', `Content-Type must be ${accepted} (got "${got || 'none'}").`);
+
 export const internalError = (): HttpError => new HttpError(500, 'internal_server_error', 'An internal error occurred.');
 
 /** PostgreSQL is down or refusing connections: retryable, and (one statement or one transaction per write) nothing was half-applied. */

@@ -14,6 +14,7 @@ import { sessionToken } from './session-cookie';
 import type { Dialect } from './dialects';
 import { unauthorized, validationFailed, type FieldError } from './errors';
 import type { Permission } from './permissions';
+import type { AccessTargets, TargetKind, TargetResolver } from '../access/targets';
 import { unstorableParams } from './storable-text';
 import { compileValidator } from './validation';
 
@@ -21,12 +22,20 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
  * A route's access rule. `permission`: a bearer token is required, and the permission is the
- * one the route checks on its target's NRN through the access module (api/access; the handler
- * receives it as `permission`, so the check and the declaration cannot drift). `public`: no
- * token, and the reason anyone may call it (health checks, webhook ingress whose URL token is
- * the capability, …).
+ * one checked on the route's target's NRN through the access module (api/access). With `on`,
+ * the route layer checks it on that target (api/access/targets.ts) before the handler runs and
+ * hands the handler the authorized row as `target`; `also` names permissions needed on the same
+ * target first. Without `on`, the handler checks it (it receives it as `permission`, so the
+ * check and the declaration cannot drift), and `inHandler` says why: a target named by the body,
+ * an alias or revision choice, or an answer that decides who may act. `public`: no token, and
+ * the reason anyone may call it (health checks, webhook ingress whose URL token is the
+ * capability, …).
  */
-export type RouteAccess = { permission: Permission } | { public: string };
+export type RouteAccess =
+  { permission: Permission; on: TargetKind; also?: Permission[] } | { permission: Permission; inHandler?: string } | { public: string };
+
+/** What a handler receives as `target`: the authorized row of the route's declared `on`. */
+export type TargetOf<A> = A extends { on: infer K extends TargetKind } ? AccessTargets[K] : undefined;
 
 /**
  * What a route's write is, in the audit trail (docs/security.md, "Audit trail"): the `action` it records
@@ -61,7 +70,7 @@ export interface ResponseSpec {
   contentType?: string;
 }
 
-export interface HandlerInput<P, Q, B> {
+export interface HandlerInput<P, Q, B, T = unknown> {
   params: P;
   query: Q;
   body: B;
@@ -69,6 +78,8 @@ export interface HandlerInput<P, Q, B> {
   auth: AuthContext;
   /** The permission the route declares (present with `auth`): what the handler checks on its target. */
   permission: Permission;
+  /** The authorized row of the route's `access.on`, checked before the handler ran (undefined without `on`). */
+  target: T;
   /** The request's audit trail: records the route's declared action in the change's transaction (api/audit/trail.ts). */
   audit: AuditTrail;
   ctx: AppContext;
@@ -86,6 +97,7 @@ export interface RouteDefinition<
   P extends TSchema | undefined = TSchema | undefined,
   Q extends TSchema | undefined = TSchema | undefined,
   B extends TSchema | undefined = TSchema | undefined,
+  A extends RouteAccess = RouteAccess,
 > {
   method: HttpMethod;
   /** OpenAPI-style path, e.g. `/workflows/definitions/{id}`. */
@@ -95,11 +107,13 @@ export interface RouteDefinition<
   description?: string;
   tags: string[];
   /** Who may call it: a token holding a permission, or anyone, for a stated reason. Required: mounting a route without it fails. */
-  access: RouteAccess;
+  access: A;
   /** What the route records in the audit trail. Required unless the method is GET. */
   audit?: RouteAudit;
   /** The error dialect of its route family, stamped by the area that owns it (`withDialect`). */
   dialect?: Dialect;
+  /** What resolves `access.on`, stamped by the area that owns the route (`withAccessTargets`). */
+  targets?: TargetResolver;
   params?: P;
   query?: Q;
   body?: B;
@@ -113,13 +127,16 @@ export interface RouteDefinition<
   /**
    * Returns the response, or nothing when it wrote `ctx` itself (streams, HTML).
    */
-  handler(input: HandlerInput<Resolved<P>, Resolved<Q>, Resolved<B>>): Promise<HandlerResult | void> | HandlerResult | void;
+  handler(input: HandlerInput<Resolved<P>, Resolved<Q>, Resolved<B>, TargetOf<A>>): Promise<HandlerResult | void> | HandlerResult | void;
 }
 
-/** Identity function that lets TypeScript infer the handler's input types from the schemas. */
-export function defineRoute<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined>(
-  route: RouteDefinition<P, Q, B>,
-): RouteDefinition {
+/** Identity function that lets TypeScript infer the handler's input types from the schemas and the access target. */
+export function defineRoute<
+  P extends TSchema | undefined,
+  Q extends TSchema | undefined,
+  B extends TSchema | undefined,
+  A extends RouteAccess,
+>(route: RouteDefinition<P, Q, B, A>): RouteDefinition {
   return route;
 }
 
@@ -139,6 +156,7 @@ export interface MountOptions {
 
 export function mountRoutes(router: Router<AppState>, routes: RouteDefinition[], options: MountOptions): void {
   for (const route of routes) assertAccessDeclared(route);
+  for (const route of routes) assertTargetsStamped(route);
   for (const route of routes) assertAuditDeclared(route);
   for (const route of routes) {
     router.register(koaPath(route.path), [route.method.toUpperCase()], createHandler(route, options), {
@@ -158,6 +176,15 @@ export function assertAccessDeclared(route: RouteDefinition): void {
   if (!named) {
     throw new Error(
       `route ${route.method.toUpperCase()} ${route.path} (${route.operationId}) declares no access: name its permission or why it is public`,
+    );
+  }
+}
+
+/** A route that declares its target needs the area's resolver for it, else it would run unchecked. */
+export function assertTargetsStamped(route: RouteDefinition): void {
+  if ('on' in route.access && route.targets === undefined) {
+    throw new Error(
+      `route ${route.method.toUpperCase()} ${route.path} (${route.operationId}) declares access on ${route.access.on} but its area stamped no target resolver (withAccessTargets)`,
     );
   }
 }
@@ -182,6 +209,11 @@ export function assertAuditDeclared(route: RouteDefinition): void {
 /** The audit actor of a token: a person or a service account. */
 export function tokenActor(auth: AuthContext): AuditActor {
   return { kind: auth.userType === 'service_account' ? 'service_token' : 'user', id: auth.userId };
+}
+
+/** Stamps the resolver of declared access targets (api/access/targets.ts) on an area's declarations. */
+export function withAccessTargets(targets: TargetResolver, routes: RouteDefinition[]): RouteDefinition[] {
+  return routes.map((route) => ({ ...route, targets }));
 }
 
 /** Stamps the error dialect of a route family on its declarations. */
@@ -224,6 +256,10 @@ function createHandler(route: RouteDefinition, options: MountOptions) {
     if (errors.length > 0) throw validationFailed(errors);
 
     const permission = ('permission' in route.access ? route.access.permission : undefined) as Permission;
+    const target =
+      'on' in route.access && auth
+        ? await route.targets!(route.access.on, { auth, permission, also: route.access.also ?? [], params, dialect: route.dialect })
+        : undefined;
     const audit = new AuditTrail({
       action: route.audit && 'action' in route.audit ? route.audit.action : undefined,
       also: route.audit && 'action' in route.audit ? route.audit.also : undefined,
@@ -235,7 +271,7 @@ function createHandler(route: RouteDefinition, options: MountOptions) {
       organizationId: auth?.organizationId,
       apiKeyId: auth?.apiKeyId,
     });
-    const result = await route.handler({ params, query, body, auth: auth as AuthContext, permission, audit, ctx });
+    const result = await route.handler({ params, query, body, auth: auth as AuthContext, permission, target, audit, ctx });
     if (result) {
       ctx.status = result.status;
       if (result.headers) ctx.set(result.headers);

@@ -6,12 +6,11 @@ import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-
 import { WorkflowAliasRepository } from '../../db/repositories/workflow-alias-repository';
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';
 import { flowControlIssues } from '../../workflows/engine';
-import { HttpError, notFound, validationFailed } from '../http/errors';
+import { validationFailed } from '../http/errors';
 import { defineRoute, type RouteDefinition } from '../http/route';
 import { activate, deactivate, putAlias, removeAlias } from './activation';
-import { authorizedWorkflow } from './authorize';
 import type { WorkflowDeps } from './deps';
-import { revisionNotFound, revisionSourceNotKept } from './errors';
+import { aliasNameInvalid, aliasNotFound, revisionNotFound, revisionSourceNotKept } from './errors';
 import { SOURCE_CONTENT_TYPES } from './revision-source';
 import { Alias, AliasParams, NoFields, Paging, Revision, RevisionParams, WorkflowRef, page } from './schemas';
 import { aliasJson, revisionJson } from './serialize';
@@ -22,9 +21,7 @@ const ALIAS_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 function checkAliasName(name: string, path = '/params/alias'): void {
   if (!ALIAS_NAME.test(name)) {
-    throw new HttpError(400, 'validation_failed', 'Alias names are 1-63 letters, digits, ".", "_" or "-".', {
-      errors: [{ path, message: `must match ${ALIAS_NAME.source}` }],
-    });
+    throw aliasNameInvalid(path, ALIAS_NAME);
   }
 }
 
@@ -64,12 +61,11 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'listWorkflowRevisions',
       summary: 'List revisions (newest first)',
       tags,
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'workflow' },
       params: WorkflowRef,
       query: Type.Object({ includeDefinition: Type.Optional(Type.Boolean({ default: false })), ...Paging }),
       responses: { 200: { description: 'A page of revisions', schema: page(Revision) } },
-      async handler({ params, query, auth, permission }) {
-        const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
+      async handler({ query, target: workflow }) {
         const pageNumber = query.page ?? 1;
         const limit = query.limit ?? 50;
         const { rows, total } = await revisions.listPage(workflow.id, {
@@ -86,13 +82,12 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'getWorkflowRevision',
       summary: 'Get one revision with its definition',
       tags,
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'workflow' },
       params: RevisionParams,
       responses: { 200: { description: 'The revision', schema: Revision } },
-      async handler({ params, auth, permission }) {
-        const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
+      async handler({ params, target: workflow }) {
         const row = await revisions.findRevision(workflow.id, params.n);
-        if (!row) throw notFound(`Revision ${params.n} does not exist.`, 'revision-not-found');
+        if (!row) throw revisionNotFound(params.n);
         return { status: 200, body: revisionJson(row) };
       },
     }),
@@ -107,11 +102,10 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
         "workflow-level fields or the layout (mode overwritten) replaces the newest revision's source. 404 " +
         'revision-source-not-kept for a revision published before sources were kept: read its definition instead.',
       tags,
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'workflow' },
       params: RevisionParams,
       responses: { 200: { description: 'The source text (YAML or JSON)', contentType: 'application/yaml', schema: Type.String() } },
-      async handler({ params, auth, permission }) {
-        const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
+      async handler({ params, target: workflow }) {
         const row = await revisions.findSource(workflow.id, params.n);
         if (!row) throw revisionNotFound(params.n);
         if (row.source === null || row.sourceFormat === null) throw revisionSourceNotKept(params.n);
@@ -124,11 +118,10 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'listWorkflowAliases',
       summary: 'List aliases with per-trigger state',
       tags,
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'workflow' },
       params: WorkflowRef,
       responses: { 200: { description: 'Aliases', schema: Type.Object({ data: Type.Array(Alias) }) } },
-      async handler({ params, auth, permission }) {
-        const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
+      async handler({ target: workflow }) {
         const [rows, bound] = await Promise.all([aliases.listOf(workflow.id), bindings.ofAliases(workflow.id)]);
         const triggers = await revisions.triggersOf(workflow.id, [...new Set(rows.map((a) => a.revision))]);
         return {
@@ -143,13 +136,12 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'getWorkflowAlias',
       summary: 'Get one alias',
       tags,
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'workflow' },
       params: AliasParams,
       responses: { 200: { description: 'The alias', schema: Alias } },
-      async handler({ params, auth, permission }) {
-        const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
+      async handler({ params, target: workflow }) {
         const alias = await aliases.findAlias(workflow.id, params.alias);
-        if (!alias) throw notFound(`No alias "${params.alias}" exists on this workflow.`, 'alias-not-found');
+        if (!alias) throw aliasNotFound(params.alias);
         return { status: 200, body: await json({ alias, bindings: await bindings.ofAliases(workflow.id, [alias.name]) }) };
       },
     }),
@@ -161,7 +153,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       description:
         "`latest` is reserved. Repointing an active alias moves its trigger registrations to the new revision atomically; its webhook URLs stay (a webhook step the new revision no longer has is retired). `triggers` says where each trigger is reached now. `flowControl` (`{concurrency | throttle | debounce}`, as a definition writes them) replaces the definition's flow control for runs under this alias; null clears it, absent keeps it.",
       tags,
-      access: { permission: 'workflow:write' },
+      access: { permission: 'workflow:write', on: 'workflow' },
       audit: { action: 'workflow.alias.put' },
       params: AliasParams,
       body: Type.Object(
@@ -174,10 +166,9 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       ),
       responses: { 200: { description: 'Repointed', schema: Alias }, 201: { description: 'Created', schema: Alias } },
       errors: [409, 502],
-      async handler({ params, body, auth, permission, audit }) {
+      async handler({ params, body, auth, audit }) {
         checkAliasName(params.alias);
         checkAliasFlowControl(body.flowControl);
-        await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const state = await putAlias(deps, auth, params.id, params.alias, body, audit);
         return { status: state.created ? 201 : 200, body: await written(state) };
       },
@@ -188,7 +179,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'createWorkflowAlias',
       summary: 'Create an alias (409 when it exists)',
       tags,
-      access: { permission: 'workflow:write' },
+      access: { permission: 'workflow:write', on: 'workflow' },
       audit: { action: 'workflow.alias.create' },
       params: WorkflowRef,
       body: Type.Object(
@@ -201,9 +192,8 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       ),
       responses: { 201: { description: 'Created', schema: Alias } },
       errors: [409],
-      async handler({ params, body, auth, permission, audit }) {
+      async handler({ params, body, auth, audit }) {
         checkAliasName(body.name, '/name');
-        await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
         const state = await putAlias(deps, auth, params.id, body.name, { revision: body.revision, metadata: body.metadata }, audit, true);
         return { status: 201, body: await written(state) };
       },
@@ -216,15 +206,14 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       description:
         'All or nothing: if one trigger fails to register, the others are torn down, the alias stays inactive and each trigger state is failed. Activation mints new webhook URLs (rotation); `triggers` lists them.',
       tags,
-      access: { permission: 'workflow:write' },
+      access: { permission: 'workflow:write', on: 'workflow' },
       audit: { action: 'workflow.alias.activate' },
       params: AliasParams,
       body: NoFields,
       bodyOptional: true,
       responses: { 200: { description: 'Activated', schema: Type.Object({ alias: Alias }) } },
       errors: [502],
-      async handler({ params, auth, permission, audit }) {
-        await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
+      async handler({ params, auth, audit }) {
         return { status: 200, body: { alias: await written(await activate(deps, auth, params.id, params.alias, audit)) } };
       },
     }),
@@ -234,7 +223,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'deactivateWorkflowAlias',
       summary: 'Tear down the alias triggers (best effort)',
       tags,
-      access: { permission: 'workflow:write' },
+      access: { permission: 'workflow:write', on: 'workflow' },
       audit: { action: 'workflow.alias.deactivate' },
       params: AliasParams,
       body: NoFields,
@@ -249,8 +238,7 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
           }),
         },
       },
-      async handler({ params, auth, permission, audit }) {
-        await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
+      async handler({ params, auth, audit }) {
         const result = await deactivate(deps, auth, params.id, params.alias, audit);
         return {
           status: 200,
@@ -268,13 +256,12 @@ export function aliasRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'deleteWorkflowAlias',
       summary: 'Delete an alias (409 while active)',
       tags,
-      access: { permission: 'workflow:write' },
+      access: { permission: 'workflow:write', on: 'workflow' },
       audit: { action: 'workflow.alias.delete' },
       params: AliasParams,
       responses: { 204: { description: 'Deleted' } },
       errors: [409],
-      async handler({ params, auth, permission, audit }) {
-        await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
+      async handler({ params, auth, audit }) {
         await removeAlias(deps, auth, params.id, params.alias, audit);
         return { status: 204 };
       },

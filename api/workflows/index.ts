@@ -1,5 +1,6 @@
 /** Routes of the workflow-definition area: definitions, revisions, aliases, triggers, config entries. */
-import { withDialect, type RouteDefinition } from '../http/route';
+import { accessTargets } from '../access/targets';
+import { withAccessTargets, withDialect, type RouteDefinition } from '../http/route';
 import type { AreaDeps } from '../area-deps';
 import { aliasRoutes } from './alias-routes';
 import { configRoutes } from './config-routes';
@@ -30,7 +31,8 @@ export function workflowRoutes(deps: AreaDeps, options: WorkflowRouteOptions = {
     executionRetentionDays: deps.config.limits.executionRetentionDays,
     plugins: deps.plugins,
   };
-  return [
+  const targets = accessTargets(deps.dataSource);
+  return withAccessTargets(targets, [
     ...withDialect('problem', [
       ...definitionRoutes(workflowDeps),
       ...aliasRoutes(workflowDeps),
@@ -38,5 +40,5 @@ export function workflowRoutes(deps: AreaDeps, options: WorkflowRouteOptions = {
       ...retentionRoutes(workflowDeps),
     ]),
     ...withDialect('config', configRoutes(workflowDeps)),
-  ];
+  ]);
 }

@@ -21,7 +21,7 @@ import {
 } from '../../workflows/engine';
 import { nrnInOrganization, organizationNrn } from '../access/nrn';
 import { workflowReaches } from '../access/workflow-reach';
-import { HttpError, describeFieldErrors, type FieldError } from '../http/errors';
+import { definitionInvalid, nrnOutsideOrganization } from './errors';
 import { declaredSchemaErrors } from './declared-schemas';
 import { typeScriptErrors } from './typescript-scripts';
 import type { RevisionSource } from './revision-source';
@@ -48,10 +48,6 @@ export interface Prepared {
 /** Workflow-level fields: changing only these never makes a new revision. */
 export const WORKFLOW_LEVEL_KEYS = ['name', 'key', 'description', 'path', 'nrn', 'metadata', 'releaseNotes'];
 
-export function definitionInvalid(errors: FieldError[]): HttpError {
-  return new HttpError(400, 'graph-invalid', `The workflow definition is invalid: ${describeFieldErrors(errors)}`, { errors });
-}
-
 /**
  * A definition's NRN, in canonical form, provided it names the caller's
  * organization or a concrete resource inside it: the NRN is what grants are
@@ -63,9 +59,7 @@ export function ownNrn(nrn: string | undefined, organizationId: string): string 
   if ('nrn' in inside) return inside.nrn;
   const { problem } = inside;
   const message = `nrn "${nrn}" ${problem}`;
-  throw new HttpError(400, 'nrn-outside-organization', `The workflow definition is invalid: ${message}.`, {
-    errors: [{ path: '/nrn', message }],
-  });
+  throw nrnOutsideOrganization(message);
 }
 
 export function prepare(

@@ -14,7 +14,6 @@ import { organizationNrn } from '../access/nrn';
 import type { AuditTrail } from '../audit/trail';
 import { iso } from '../http/iso-date';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { authorizedWorkflow, authorizeInOrganization } from './authorize';
 import type { WorkflowDeps } from './deps';
 import { WorkflowRef } from './schemas';
 
@@ -116,10 +115,9 @@ export function retentionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       summary: "The organization's execution retention",
       description: 'Days ended executions of the organization are kept (workflows may override), and where that comes from.',
       tags,
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'organization' },
       responses: { 200: { description: 'The retention in effect', schema: Retention } },
-      async handler({ auth, permission }) {
-        await authorizeInOrganization(deps.dataSource, auth, permission);
+      async handler({ auth }) {
         return { status: 200, body: await organizationView(auth.organizationId) };
       },
     }),
@@ -130,12 +128,11 @@ export function retentionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       summary: "Set the organization's execution retention",
       description: 'Applies at the next sweep, also to executions that ended before. Running and waiting executions are never removed.',
       tags,
-      access: { permission: 'workflow:write' },
+      access: { permission: 'workflow:write', on: 'organization' },
       audit: { action: 'workflow.retention.put' },
       body: RetentionBody,
       responses: { 200: { description: 'Replaced', schema: Retention }, 201: { description: 'Set', schema: Retention } },
-      async handler({ body, auth, permission, audit }) {
-        await authorizeInOrganization(deps.dataSource, auth, permission);
+      async handler({ body, auth, audit }) {
         const target = {
           organizationId: auth.organizationId,
           workflowId: ORGANIZATION_WIDE,
@@ -152,11 +149,10 @@ export function retentionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'deleteOrganizationRetention',
       summary: "Remove the organization's execution retention (back to the service default)",
       tags,
-      access: { permission: 'workflow:write' },
+      access: { permission: 'workflow:write', on: 'organization' },
       audit: { action: 'workflow.retention.delete' },
       responses: { 204: { description: 'Removed (or there was none)' } },
-      async handler({ auth, permission, audit }) {
-        await authorizeInOrganization(deps.dataSource, auth, permission);
+      async handler({ auth, audit }) {
         const target = {
           organizationId: auth.organizationId,
           workflowId: ORGANIZATION_WIDE,
@@ -174,11 +170,10 @@ export function retentionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       summary: "A workflow's execution retention",
       description: "Days the workflow's ended executions are kept, and where that comes from (workflow, organization or default).",
       tags,
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'workflow' },
       params: WorkflowRef,
       responses: { 200: { description: 'The retention in effect', schema: Retention } },
-      async handler({ params, auth, permission }) {
-        const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
+      async handler({ auth, target: workflow }) {
         return { status: 200, body: await workflowView(auth.organizationId, workflow.id) };
       },
     }),
@@ -189,13 +184,12 @@ export function retentionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       summary: "Set a workflow's execution retention (overrides the organization's)",
       description: 'Applies at the next sweep, also to executions that ended before. Running and waiting executions are never removed.',
       tags,
-      access: { permission: 'workflow:write' },
+      access: { permission: 'workflow:write', on: 'workflow' },
       audit: { action: 'workflow.retention.put' },
       params: WorkflowRef,
       body: RetentionBody,
       responses: { 200: { description: 'Replaced', schema: Retention }, 201: { description: 'Set', schema: Retention } },
-      async handler({ params, body, auth, permission, audit }) {
-        const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
+      async handler({ body, auth, audit, target: workflow }) {
         const target = { organizationId: auth.organizationId, workflowId: workflow.id, nrn: workflow.nrn, userId: auth.userId };
         const { created } = await changeSetting(deps, audit, target, body.retentionDays);
         return { status: created ? 201 : 200, body: await workflowView(auth.organizationId, workflow.id) };
@@ -207,12 +201,11 @@ export function retentionRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'deleteWorkflowRetention',
       summary: "Remove a workflow's execution retention (back to the organization's)",
       tags,
-      access: { permission: 'workflow:write' },
+      access: { permission: 'workflow:write', on: 'workflow' },
       audit: { action: 'workflow.retention.delete' },
       params: WorkflowRef,
       responses: { 204: { description: 'Removed (or there was none)' } },
-      async handler({ params, auth, permission, audit }) {
-        const workflow = await authorizedWorkflow(deps.dataSource, auth, params.id, permission);
+      async handler({ auth, audit, target: workflow }) {
         const target = { organizationId: auth.organizationId, workflowId: workflow.id, nrn: workflow.nrn, userId: auth.userId };
         await changeSetting(deps, audit, target, undefined);
         return { status: 204 };

@@ -5,7 +5,6 @@ import { TriggerBindingRepository } from '../../db/repositories/trigger-binding-
 import { iso } from '../http/iso-date';
 import { WorkflowRepository } from '../../db/repositories/workflow-repository';
 import { defineRoute, type RouteDefinition } from '../http/route';
-import { authorizeInOrganization } from './authorize';
 import type { WorkflowDeps } from './deps';
 import { triggerStateJson } from './serialize';
 
@@ -50,7 +49,7 @@ export function triggerRoutes(deps: WorkflowDeps): RouteDefinition[] {
       operationId: 'listWorkflowTriggers',
       summary: 'List trigger bindings across aliases',
       tags: ['Workflow triggers'],
-      access: { permission: 'workflow:read' },
+      access: { permission: 'workflow:read', on: 'organization' },
       description: `With \`includeNextRun=true\`, each live binding of a kind that schedules runs (cron) carries \`nextRunAt\`, as Temporal's schedule says: one Temporal read per such binding, ${NEXT_RUN_READS_AT_ONCE} at a time and ${NEXT_RUN_READS_MAX} at most (the bindings beyond them, and one Temporal does not answer for, are listed without it).`,
       query: Type.Object({
         workflowId: Type.Optional(Type.String({ minLength: 1 })),
@@ -78,9 +77,7 @@ export function triggerRoutes(deps: WorkflowDeps): RouteDefinition[] {
           }),
         },
       },
-      async handler({ query, auth, permission }) {
-        // Listing needs the permission on the whole organization (docs/security.md, "Permissions").
-        await authorizeInOrganization(deps.dataSource, auth, permission);
+      async handler({ query, auth }) {
         let workflowId: string | undefined;
         if (query.workflowId !== undefined) {
           const workflow = await new WorkflowRepository(deps.dataSource.manager).findByRef(auth.organizationId, query.workflowId);

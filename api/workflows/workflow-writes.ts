@@ -6,7 +6,7 @@
 import type { DataSource } from 'typeorm';
 import { definitionDiff } from '../audit/definition-diff';
 import type { AuditTrail } from '../audit/trail';
-import { workflowNrn } from './authorize';
+import { workflowNrn } from '../access/workflow-reach';
 import { WorkflowAliasRepository } from '../../db/repositories/workflow-alias-repository';
 import { WorkflowRepository, type NewRevision, type Published, type WorkflowFields } from '../../db/repositories/workflow-repository';
 import { WorkflowRevisionRepository } from '../../db/repositories/workflow-revision-repository';

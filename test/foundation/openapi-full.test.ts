@@ -53,7 +53,11 @@ describe('OpenAPI document of the whole service', () => {
       assert.ok(route.dialect, `${route.operationId} has no error dialect`);
     }
     const byId = new Map(routes.map((route) => [route.operationId, route]));
-    assert.deepEqual(byId.get('executeWorkflow')?.access, { permission: 'workflow:execute' });
+    assert.deepEqual(byId.get('executeWorkflow')?.access, {
+      permission: 'workflow:execute',
+      inHandler: 'the workflow and the revision its alias or revision choice names, read with the grants in one statement',
+    });
+    assert.deepEqual(byId.get('getExecution')?.access, { permission: 'workflow:read', on: 'execution' });
     assert.equal(byId.get('listConfigEntries')?.dialect, 'config');
     assert.equal(byId.get('createAccount')?.dialect, 'admin');
     assert.ok('public' in (byId.get('webhook_post')?.access ?? {}), 'webhook ingress is public: its token is the capability');
