@@ -79,6 +79,8 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
     await CancellationScope.nonCancellable(async () => {
       await flusher;
       await batcher.flush();
+      // The last light step's call wrote the run's end (completed) before the cancel reached it: the run completed.
+      if (batcher.endWrittenByStep) return;
       await persistence.finishExecution({
         executionId: input.executionId,
         organizationId: input.organizationId,
@@ -88,7 +90,8 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
         error: { type: 'CANCELLED', message: run.cancelReason ?? 'the execution was cancelled' },
       });
     });
-    throw error;
+    if (!batcher.endWrittenByStep) throw error;
+    outcome = await execution.done;
   }
   const continuing = outcome.status === 'continue' && outcome.carried !== undefined;
   // The last batch of records goes with the final write: one local activity instead of two (rules 1 wrote it apart).
@@ -101,6 +104,12 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
   }
   const status = outcome.status === 'failed' ? 'failed' : 'completed';
   run.phase = status;
+  if (batcher.endWrittenByStep && status === 'completed' && Object.keys(outcome.outputs).length === 0) {
+    // Written by the last step's local activity with its records (the ones pending here, computed alike):
+    // no finish of its own (rule `end-with-last-light-step`).
+    batcher.take();
+    return outcome.outputs;
+  }
   const lastBatch = lastBatchWithEnd ? batcher.take() : undefined;
   await persistence.finishExecution({
     executionId: input.executionId,

@@ -12,6 +12,7 @@ import type { PluginDescriptor } from '../plugins/descriptor';
 import type { Activation, Item } from '../graph/walker';
 import type { DeferredTemplate, ResolvedInputs } from '../templates';
 import type { RuntimeContext } from './input-types';
+import type { LastStepEnd } from './last-step-end';
 import type { LogEntryDraft, PluginResult } from './record-types';
 import type { ChildRequest, ChildResult, StepEvent, WaitRequest, WaitResult } from './wait-types';
 
@@ -45,6 +46,8 @@ export interface ActivityCall {
    * under this key (the step and its activation), which names the call the same way when it is run again.
    */
   light?: { callKey: string };
+  /** A light call whose success ends the run: its activity writes the step's last records and the end (./last-step-end.ts). */
+  endsRun?: LastStepEnd;
   /**
    * State the plugin left on its previous call: in this loop (paging position; absent on a fresh entry), or, for an
    * operator's `nodeState` plugin, anywhere in the execution (absent on its first).
@@ -106,6 +109,8 @@ export interface StepEnv {
   ctx: RuntimeContext;
   effects: RuntimeEffects;
   topology: Topology;
+  /** Whether one activation alone is in flight (the graph runner's count; absent: not known). */
+  alone?: () => boolean;
 }
 
 /** What a step's expressions see besides the execution's state. */
