@@ -207,7 +207,11 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       const writeWithEnd = async (result: PluginResult): Promise<boolean> => {
         if (!call.endsRun || !end) return false;
         try {
-          const scope = await recordStepWithEnd(dataSource, { call, batch, end, endsRun: call.endsRun }, { workflowRunId: runId, callKey, result });
+          const scope = await recordStepWithEnd(
+            dataSource,
+            { call, batch, end, endsRun: call.endsRun },
+            { workflowRunId: runId, callKey, result },
+          );
           if (scope === false) return false;
           await handOnSlot({ dataSource, starts: flowStarts, logger: deps.logger }, scope);
           return true;

@@ -64,7 +64,11 @@ describe('engine: the last light step ends the run (end-with-last-light-step)', 
   });
 
   it('is not asked when the run declares outputs, a step follows, or another step runs beside it', async () => {
-    const withOutputs = await run({ name: 'out', steps: chain(trigger(), http('only')), outputs: { code: '{{ steps.only.outputs.status }}' } });
+    const withOutputs = await run({
+      name: 'out',
+      steps: chain(trigger(), http('only')),
+      outputs: { code: '{{ steps.only.outputs.status }}' },
+    });
     assert.equal(withOutputs.calls[0].endsRun, undefined);
     // Two last steps started together: neither is alone, whichever is launched first.
     const parallel = await run(doc([trigger(), http('left', { dependsOn: ['start'] }), http('right', { dependsOn: ['start'] })]));

@@ -87,7 +87,7 @@ describe('light step activity', () => {
     assert.equal(calls, 2);
   });
 
-  it('writes the step and the run\'s end with a call that ends the run, once, however often it is made', async () => {
+  it("writes the step and the run's end with a call that ends the run, once, however often it is made", async () => {
     const db = await testDataSource();
     const activities = activitiesOn(db);
     const executionId = newExecutionId();
@@ -107,7 +107,15 @@ describe('light step activity', () => {
       createdBy: null,
     });
     const started = batch(executionId);
-    const running = { stepId: 'fetch', status: 'running' as const, run: 1, items: [], outputs: {}, activePorts: [], startedAt: started.events[0].at };
+    const running = {
+      stepId: 'fetch',
+      status: 'running' as const,
+      run: 1,
+      items: [],
+      outputs: {},
+      activePorts: [],
+      startedAt: started.events[0].at,
+    };
     const request: LightStepRequest = {
       call: { ...call(executionId), endsRun: { record: running, run: 1 } },
       batch: started,
@@ -149,7 +157,10 @@ describe('light step activity', () => {
     assert.equal(outcome.batchWritten, false);
     // Nor is the end written: the workflow ends the run itself.
     const ending = await lightStep(randomUUID(), activitiesOn(gone), {
-      call: { ...call(executionId), endsRun: { record: { stepId: 'fetch', status: 'running', run: 1, items: [], outputs: {}, activePorts: [] }, run: 1 } },
+      call: {
+        ...call(executionId),
+        endsRun: { record: { stepId: 'fetch', status: 'running', run: 1, items: [], outputs: {}, activePorts: [] }, run: 1 },
+      },
       batch: batch(executionId),
       end: { firstEventSeq: 1, logSeq: 0, stepSeq: 0 },
     });

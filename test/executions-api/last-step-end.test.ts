@@ -88,11 +88,17 @@ describe('executions API: the last light step writes the end', function () {
     );
     assert.deepEqual(shape(read, [endedByStep, byStep]), shape(before, [endedByFinish, byFinish]));
     // RECORD_HISTORIES=1: keep this run's history as a fixture of rules 5 (test/execution/earlier-histories.test.ts).
+    // eslint-disable-next-line no-restricted-properties -- a switch of the test that records its fixture
     if (process.env.RECORD_HISTORIES) {
       const history = await env.temporal.client.workflow.getHandle(endedByStep).fetchHistory();
-      writeFileSync(path.join(__dirname, '../fixtures/histories/rules5-last-step-end.history.bin'), temporal.api.history.v1.History.encode(history).finish());
+      writeFileSync(
+        path.join(__dirname, '../fixtures/histories/rules5-last-step-end.history.bin'),
+        temporal.api.history.v1.History.encode(history).finish(),
+      );
     }
-    const fetched = (read.steps.data as Array<{ stepId: string; status: string; outputs: Body }>).find((s) => s.stepId === 'fetch');
+    const fetched = ((read.steps as Body).data as Array<{ stepId: string; status: string; outputs: Body }>).find(
+      (s) => s.stepId === 'fetch',
+    );
     assert.equal(fetched?.status, 'completed');
   });
 
@@ -111,7 +117,9 @@ describe('executions API: the last light step writes the end', function () {
       key: 'flaky-last',
       steps: chain(
         trigger(),
-        call('flaky', '/flaky/last', { errorHandling: { retryPolicy: { maxAttempts: 3, initialInterval: '50ms', backoffStrategy: 'fixed' } } }),
+        call('flaky', '/flaky/last', {
+          errorHandling: { retryPolicy: { maxAttempts: 3, initialInterval: '50ms', backoffStrategy: 'fixed' } },
+        }),
       ),
     });
     const id = await execute(env, org, retried);

@@ -12,17 +12,9 @@ import { runLimitsOf } from '../limits';
 import type { Activation } from '../graph/walker';
 import { truncateUtf8 } from './sizes';
 import { boundOutput, finish } from './step-record';
-import type { LogEntryDraft, PluginResult, StepEnv, StepEvent, StepRecord } from './types';
+import type { LastStepEnd, LogEntryDraft, PluginResult, StepEnv, StepEvent, StepRecord } from './types';
 
-/** What the call carries when its success ends the run: enough to settle the step as the workflow does. */
-export interface LastStepEnd {
-  /** The step's record as the call found it (running). */
-  record: StepRecord;
-  run: number;
-  outputProjection?: string[];
-  /** The run's log message limit in bytes (absent: none), as the workflow's log effect applies it. */
-  maxLogMessageBytes?: number;
-}
+export type { LastStepEnd };
 
 /** The step's last records when its call ended the run. */
 export interface LastStepTail {
@@ -70,7 +62,13 @@ export function lastStepTail(
     logs.push(end.maxLogMessageBytes === undefined ? entry : { ...entry, message: truncateUtf8(entry.message, end.maxLogMessageBytes) });
   for (const line of result.logs ?? [])
     log({ stepId, level: line.level, message: line.message, ...(line.metadata ? { metadata: line.metadata } : {}), timestamp: at });
-  const settled = boundOutput(maxOutputBytes, stepId, { ...result, logs: undefined, nodeState: undefined, wait: undefined, attempt: undefined });
+  const settled = boundOutput(maxOutputBytes, stepId, {
+    ...result,
+    logs: undefined,
+    nodeState: undefined,
+    wait: undefined,
+    attempt: undefined,
+  });
   // finish() reads the time, the run's rules (only for a forEach step: never here) and where its records go.
   const env = { ctx: { input: {} }, effects: { now: () => Date.parse(at), onEvent: (event: StepEvent) => events.push(event), log } };
   const step = { id: stepId, ...(end.outputProjection ? { outputProjection: end.outputProjection } : {}) } as StepDefinition;

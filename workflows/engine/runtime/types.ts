@@ -12,8 +12,7 @@ import type { PluginDescriptor } from '../plugins/descriptor';
 import type { Activation, Item } from '../graph/walker';
 import type { DeferredTemplate, ResolvedInputs } from '../templates';
 import type { RuntimeContext } from './input-types';
-import type { LastStepEnd } from './last-step-end';
-import type { LogEntryDraft, PluginResult } from './record-types';
+import type { LogEntryDraft, PluginResult, StepRecord } from './record-types';
 import type { ChildRequest, ChildResult, StepEvent, WaitRequest, WaitResult } from './wait-types';
 
 export type { Item };
@@ -82,6 +81,16 @@ export interface TemporalRetryPolicy {
   initialIntervalMs: number;
   backoffCoefficient: number;
   maximumIntervalMs?: number;
+}
+
+/** What a call carries when its success ends the run (./last-step-end.ts): enough to settle the step as the workflow does. */
+export interface LastStepEnd {
+  /** The step's record as the call found it (running). */
+  record: StepRecord;
+  run: number;
+  outputProjection?: string[];
+  /** The run's log message limit in bytes (absent: none), as the workflow's log effect applies it. */
+  maxLogMessageBytes?: number;
 }
 
 /** Everything the runtime needs from its host (the Temporal workflow, or a test). */
