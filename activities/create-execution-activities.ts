@@ -268,8 +268,11 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       await recordEventBatch(dataSource, batch);
     },
 
-    /** Writes the final status, outputs and error of the execution record. */
-    async finishExecution(request: FinishRequest): Promise<void> {
+    /**
+     * Writes the final status, outputs and error of the execution record. A cancel answers how the run ended: its
+     * last light step may have written a completed end before (engine rule `end-with-last-light-step`).
+     */
+    async finishExecution(request: FinishRequest): Promise<{ endedAs?: string } | void> {
       const end = { status: request.status, outputs: request.outputs, error: request.error ?? null, eventSeq: request.eventSeq };
       const flow = { dataSource, starts: flowStarts, logger: deps.logger };
       // The run's last records and its end: one statement when they can be (./record-event-batch.ts). A run that held
@@ -277,6 +280,8 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       if (request.batch) await handOnSlot(flow, await recordLastBatchWithEnd(dataSource, request.batch, end));
       else await endRun(flow, request.executionId, end.status, end.outputs, end.error, end.eventSeq);
       if (request.status === 'failed') await startRecoveryRuns(request.executionId);
+      if (request.askEnd)
+        return { endedAs: (await new ExecutionRepository(dataSource.manager).findOneBy({ id: request.executionId }))?.status };
     },
 
     /** Resolves a sub-workflow's revision and records the child execution; returns its input. */

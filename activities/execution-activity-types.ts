@@ -70,6 +70,8 @@ export interface FinishRequest {
   error?: { type: string; message: string; stepId?: string };
   /** The run's last batch of records, written first (one local activity for both). */
   batch?: EventBatch;
+  /** Answer how the run ended (a cancel of rules 5: its last light step may have written a completed end before). */
+  askEnd?: boolean;
 }
 
 /** The prepareChild activity's request: the execution module's child run request. */

@@ -49,7 +49,8 @@ describe('executions API: the last light step writes the end', function () {
     if (path.startsWith('/flaky')) res.statusCode = hits[path] < 2 ? 503 : 200;
     if (path.startsWith('/missing')) res.statusCode = 404;
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ path: path.replace(/\?.*/, '') }));
+    const delay = path.startsWith('/held') ? 1500 : 0;
+    setTimeout(() => res.end(JSON.stringify({ path: path.replace(/\?.*/, '') })), delay);
   });
   const call = (id: string, path: string, extra: Record<string, unknown> = {}) =>
     step(id, 'http-request', { url: `${server.base}${path}` }, extra);
@@ -129,6 +130,20 @@ describe('executions API: the last light step writes the end', function () {
     assert.equal(await localMarkers(env, id), 2);
     const record = await org.auth(env.t.request.get(`/workflows/executions/${id}/steps/flaky`));
     assert.equal((record.body.record as Body).attempts && ((record.body.record as Body).attempts as unknown[]).length, 2);
+  });
+
+  it('completes a run whose last call ended it while a cancel was on its way, in the database as in Temporal', async () => {
+    const workflowId = await publish(env, org, { name: 'Held', key: 'held-last', steps: chain(trigger(), call('held', '/held/last')) });
+    const id = await execute(env, org, workflowId);
+    // The call is in flight (it answers after 1.5 s): the cancel reaches the run once it returned and wrote the end.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const res = await org.auth(env.t.request.post(`/workflows/executions/${id}/cancel`)).send({ reason: 'late' });
+    assert.ok([200, 202, 409].includes(res.status), JSON.stringify(res.body));
+    const done = await waitFor(env, org, id, finished);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    // Temporal completed it too (a cancel that came in while the step's workflow task ran fails that task; its
+    // retry sees the cancel first, and the finish answers that the run had ended completed).
+    assert.deepEqual(await env.temporal.client.workflow.getHandle(id).result(), {});
   });
 
   it('hands the concurrency slot of a run it ended to the next queued run', async () => {
