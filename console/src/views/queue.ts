@@ -4,7 +4,7 @@
  * action. Read from `GET /workflows/executions?status=queued&workflowId=…` (newest first, paged by
  * cursor); places are counted oldest first within a key, as the API counts them.
  */
-import { api, enc, q, type Json, type Page } from '../api';
+import { api, ApiError, enc, q, type Json, type Page } from '../api';
 import { formatTime, h, link, mount, text } from '../dom';
 import { empty, errorState, loading } from '../states';
 import { duration } from './readable';
@@ -25,7 +25,10 @@ export function queueSection(workflowId: string, mayCancel: boolean): HTMLElemen
       const { runs, more } = await readQueue(workflowId);
       mount(body, queueTable(runs, more, mayCancel ? cancel : undefined));
     } catch (error) {
-      mount(body, errorState(error));
+      // Listing needs workflow:read on the whole organization (without it the API answers 404, hiding the organization, or 403):
+      // a reader of this workflow alone is told so, not shown an error.
+      const forbidden = error instanceof ApiError && (error.status === 403 || error.status === 404);
+      mount(body, forbidden ? empty('Queued runs are listed to readers of the whole organization.') : errorState(error));
     }
   };
   const cancel = async (id: string): Promise<void> => {
