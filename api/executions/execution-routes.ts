@@ -280,9 +280,12 @@ export function executionReadRoutes(deps: ExecutionDeps): RouteDefinition[] {
       errors: [409, 503],
       responses: { 200: { description: 'Terminated', schema: Execution } },
       async handler({ params, body, auth, permission, audit }) {
-        const { row, nrn } = await guardedExecution(deps, auth, params.id, permission);
-        if (isFinished(row)) throw executionFinished(row.id, row.status);
+        let { row, nrn } = await guardedExecution(deps, auth, params.id, permission);
         const reason = body?.reason ?? 'terminated through the API';
+        if (row.status === 'queued' && (await cancelQueued(deps, audit, { row, nrn }, reason, 'terminated')))
+          return { status: 200, body: executionJson((await executions.findInOrganization(auth.organizationId, row.id)) ?? row, deps) };
+        if (row.status === 'queued') ({ row, nrn } = await guardedExecution(deps, auth, params.id, permission));
+        if (isFinished(row)) throw executionFinished(row.id, row.status);
         await audit.around(deps.dataSource.manager, { nrn, id: row.id, details: { workflowId: row.workflowId, reason } }, () =>
           temporalCall(row, () => executionHandle(deps, row).terminate(reason)),
         );

@@ -11,18 +11,19 @@ export async function queuePosition(deps: ExecutionDeps, row: ExecutionEntity): 
 }
 
 /**
- * Ends a queued run as cancelled: it has no Temporal workflow and holds no slot, so nothing else moves. False
- * when it left the queue meanwhile (promoted: the caller cancels it as a running one).
+ * Ends a queued run as cancelled (or terminated): it has no Temporal workflow and holds no slot, so nothing else
+ * moves. False when it left the queue meanwhile (promoted: the caller ends it as a running one).
  */
 export async function cancelQueued(
   deps: ExecutionDeps,
   audit: AuditTrail,
   target: { row: ExecutionEntity; nrn: string },
   reason: string | undefined,
+  status: 'cancelled' | 'terminated' = 'cancelled',
 ): Promise<boolean> {
   const { row, nrn } = target;
   const details = { workflowId: row.workflowId, reason, queued: true };
   return audit.around(deps.dataSource.manager, { nrn, id: row.id, details }, () =>
-    new ExecutionFlowRepository(deps.dataSource.manager).cancelQueued(row.id, reason ?? 'the queued execution was cancelled'),
+    new ExecutionFlowRepository(deps.dataSource.manager).endQueued(row.id, reason ?? `the queued execution was ${status}`, status),
   );
 }

@@ -28,6 +28,11 @@ export class FlowControl1764200000440 implements MigrationInterface {
       `CREATE INDEX executions_flow_live ON executions (organization_id, workflow_id, flow_key, created_at, id)
          WHERE flow_key IS NOT NULL AND status IN ('queued', 'running', 'waiting')`,
     );
+    // A throttle key's planned starts, latest first: what throttle admission reads (ended runs included).
+    await q.query(
+      `CREATE INDEX executions_flow_planned ON executions (organization_id, workflow_id, flow_key, (COALESCE(not_before, admitted_at)))
+         WHERE flow_kind = 'throttle'`,
+    );
     // The queued runs, for the flow sweep (due ones) and the per-organization queue cap.
     await q.query(`CREATE INDEX executions_queued ON executions (organization_id, created_at, id) WHERE status = 'queued'`);
     await q.query(`ALTER TABLE workflow_aliases ADD COLUMN flow_control jsonb NULL`);
@@ -36,6 +41,7 @@ export class FlowControl1764200000440 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE workflow_aliases DROP COLUMN flow_control`);
     await q.query(`DROP INDEX executions_queued`);
+    await q.query(`DROP INDEX executions_flow_planned`);
     await q.query(`DROP INDEX executions_flow_live`);
     await q.query(`DELETE FROM executions WHERE status = 'queued'`);
     await q.query(

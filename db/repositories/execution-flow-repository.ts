@@ -69,21 +69,21 @@ export class ExecutionFlowRepository extends Repository<ExecutionEntity> {
     );
   }
 
-  /** Ends a queued run as cancelled (it holds no slot and has no Temporal workflow); false when it was not queued. */
-  async cancelQueued(executionId: string, message: string): Promise<boolean> {
+  /** Ends a queued run as cancelled or terminated (it holds no slot and has no Temporal workflow); false when it was not queued. */
+  async endQueued(executionId: string, message: string, status: 'cancelled' | 'terminated' = 'cancelled'): Promise<boolean> {
     const rows = await rowsOf<{ id: string }>(
       this.manager,
       `WITH c AS (
-         UPDATE executions SET status = 'cancelled', completed_at = now(), updated_at = now(), error = $2::jsonb
+         UPDATE executions SET status = $3::text, completed_at = now(), updated_at = now(), error = $2::jsonb
           WHERE id = $1 AND status = 'queued' RETURNING id
        ),
        ev AS (
          INSERT INTO execution_events (execution_id, seq, type, data)
-         SELECT id, 0, 'execution.cancelled', jsonb_build_object('status', 'cancelled', 'error', $2::jsonb) FROM c
+         SELECT id, 0, 'execution.' || $3::text, jsonb_build_object('status', $3::text, 'error', $2::jsonb) FROM c
          ON CONFLICT DO NOTHING
        )
        SELECT id FROM c`,
-      [executionId, JSON.stringify({ type: 'CANCELLED', message })],
+      [executionId, JSON.stringify({ type: status === 'cancelled' ? 'CANCELLED' : 'TERMINATED', message }), status],
     );
     return rows.length > 0;
   }

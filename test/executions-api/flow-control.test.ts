@@ -197,6 +197,14 @@ describe('executions API: flow control', function () {
       .auth(x.t.request.post(`/workflows/executions/${queued[0]}/cancel`))
       .send({})
       .expect(409);
+    // Terminate ends a queued run too, at once.
+    const another = (await start(workflowId, { n: 4 })).body.executionId as string;
+    const terminated = await c
+      .auth(x.t.request.post(`/workflows/executions/${another}/terminate`))
+      .send({ reason: 'gone' })
+      .expect(200);
+    assert.equal(terminated.body.status, 'terminated');
+    assert.deepEqual(terminated.body.error, { type: 'TERMINATED', message: 'gone' });
 
     await go(holder);
     await waitFor(x, c, queued[1] as string, status('waiting'));
