@@ -141,8 +141,8 @@ export async function startQueueLoad(api: ApiCall) {
       const atFaults = options.faults.slice(0, 2).map((fault) => ({ name: fault.name, queued: queuedAt(fault.at) }));
       for (const fault of atFaults) assert.ok(fault.queued > 0, `runs were queued at "${fault.name}"`);
       return [
-        `queued runs of one key (limit 1)            ${QUEUED_RUNS}, each ran once, in order; none left queued`,
-        ...atFaults.map((fault) => `  queued at ${fault.name.padEnd(32)} ${fault.queued}`),
+        `${'queued runs of one key (limit 1)'.padEnd(40)} ${QUEUED_RUNS}, each ran once, in order; none left queued`,
+        ...atFaults.map((fault) => `${`  queued at: ${fault.name}`.padEnd(40)} ${fault.queued}`),
       ];
     },
   };
