@@ -22,10 +22,10 @@ const keyed = {
 describe('console: the queue on a workflow page', function () {
   this.timeout(180_000);
   const ui = useConsole({ withWorker: false });
-  const { x, c } = ui;
+  const { env, org } = ui;
 
   const start = async (workflowId: string, app: string): Promise<{ id: string; status: string }> => {
-    const res = await c.auth(x.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({ inputs: { app } });
+    const res = await org.auth(env.t.request.post(`/workflows/definitions/${workflowId}/execute`)).send({ inputs: { app } });
     assert.equal(res.status, 202, res.text);
     return { id: res.body.executionId as string, status: res.body.status as string };
   };
@@ -38,7 +38,7 @@ describe('console: the queue on a workflow page', function () {
   };
 
   it('lists queued runs per key with place and age, and cancels one', async () => {
-    const workflowId = await publish(x, c, keyed);
+    const workflowId = await publish(env, org, keyed);
     const a = [await start(workflowId, 'a'), await start(workflowId, 'a'), await start(workflowId, 'a')];
     const b = [await start(workflowId, 'b'), await start(workflowId, 'b')];
     assert.deepEqual(
@@ -64,14 +64,14 @@ describe('console: the queue on a workflow page', function () {
     await page.click(`button[aria-label="Cancel queued execution ${a[1].id}"]`);
     await page.waitForFunction((id: string) => !document.querySelector(`section.queue tr[data-execution-id="${id}"]`), a[1].id);
     assert.deepEqual(await rowsOf('app-a'), [['1', a[2].id]]);
-    const cancelled = await c.auth(x.t.request.get(`/workflows/executions/${a[1].id}`)).expect(200);
+    const cancelled = await org.auth(env.t.request.get(`/workflows/executions/${a[1].id}`)).expect(200);
     assert.equal(cancelled.body.status, 'cancelled');
-    const still = await c.auth(x.t.request.get(`/workflows/executions/${a[2].id}`)).expect(200);
+    const still = await org.auth(env.t.request.get(`/workflows/executions/${a[2].id}`)).expect(200);
     assert.deepEqual(still.body.flowControl, { kind: 'concurrency', key: 'app-a', position: 1 });
   });
 
   it('says so when nothing is queued', async () => {
-    const workflowId = await publish(x, c, { ...keyed, key: 'queued-none', name: 'Nothing queued' });
+    const workflowId = await publish(env, org, { ...keyed, key: 'queued-none', name: 'Nothing queued' });
     await ui.page.goto(`${ui.base}/console/workflows/${workflowId}`);
     await ui.page.waitForSelector('section.queue .state.empty');
     assert.equal(await ui.page.textContent('section.queue .state.empty'), 'No queued runs.');
