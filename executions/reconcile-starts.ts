@@ -19,14 +19,14 @@
  * record the winner's run id, the same value every party writes. Finishing a
  * lost start only updates a row that is still running.
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { ExecutionEntity } from '../db/entities/execution';
 import { ExecutionRepository } from '../db/repositories/execution-repository';
 import { ExecutionSweepRepository } from '../db/repositories/execution-sweep-repository';
 import type { StartDeps } from './deps';
 import { endRun } from './flow/end-run';
-import { firstRunId, startExecutionWorkflow } from './start-workflow';
+import { firstRunId, startOrFindRun } from './start-workflow';
 import { recordedRunInput } from './workflow-input';
 
 export type ReconcilerDeps = StartDeps & { logger: Logger };
@@ -92,18 +92,9 @@ async function repair(deps: ReconcilerDeps, row: ExecutionEntity): Promise<{ act
     });
     return { action: 'lost' };
   }
-  let runId: string;
-  try {
-    runId = await startExecutionWorkflow(deps, row, input);
-  } catch (error) {
-    // Another replica, or the API's own start, won the race: record its run.
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    runId = await firstRunId(deps.temporal, row.id);
-    await executions.setTemporalRunId(row.id, runId);
-    return { action: 'recorded', runId };
-  }
-  await executions.setTemporalRunId(row.id, runId);
-  return { action: 'started', runId };
+  // Another replica, or the API's own start, may have won the race: its run is recorded instead.
+  const { runId, started } = await startOrFindRun(deps, row, input);
+  return { action: started ? 'started' : 'recorded', runId };
 }
 
 async function describedRunId(deps: ReconcilerDeps, executionId: string): Promise<string | undefined> {

@@ -3,8 +3,9 @@
  * duplicate id is refused, running or closed, so an execution runs once no
  * matter how many parties (API, replicas, the start reconciler) start it.
  */
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { ExecutionEntity } from '../db/entities/execution';
+import { ExecutionRepository } from '../db/repositories/execution-repository';
 import type { ExecutionInput } from '../workflows/engine';
 import { EXECUTION_WORKFLOW_TYPE } from '../workflows/engine';
 import type { StartDeps } from './deps';
@@ -69,4 +70,24 @@ export async function startExecutionWorkflow(
 export async function firstRunId(temporal: Client, executionId: string): Promise<string> {
   const description = await temporal.workflow.getHandle(executionId).describe();
   return description.raw.workflowExecutionInfo?.firstRunId || description.runId;
+}
+
+/**
+ * Starts a recorded run that no caller is waiting on (a promoted queued run, a lost start), or finds the run
+ * another party started first (the API, a replica, the reconciler), and records its run id either way.
+ */
+export async function startOrFindRun(
+  deps: Pick<StartDeps, 'dataSource' | 'temporal' | 'eagerStarts' | 'taskQueue'>,
+  row: ExecutionEntity,
+  input: ExecutionInput,
+): Promise<{ runId: string; started: boolean }> {
+  let found: { runId: string; started: boolean };
+  try {
+    found = { runId: await startExecutionWorkflow(deps, row, input), started: true };
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    found = { runId: await firstRunId(deps.temporal, row.id), started: false };
+  }
+  await new ExecutionRepository(deps.dataSource.manager).setTemporalRunId(row.id, found.runId);
+  return found;
 }

@@ -4,13 +4,13 @@
  * runs promoted by the flow sweep. A start that fails is left to the start reconciler (the row is
  * `running` without a run, as a lost start is), never deleted.
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { ExecutionEntity } from '../../db/entities/execution';
 import { ExecutionAdmissionRepository } from '../../db/repositories/execution-admission-repository';
 import { ExecutionFlowRepository } from '../../db/repositories/execution-flow-repository';
 import { ExecutionRepository, type FlowScope } from '../../db/repositories/execution-repository';
 import type { StartDeps } from '../deps';
-import { firstRunId, startExecutionWorkflow } from '../start-workflow';
+import { startOrFindRun } from '../start-workflow';
 import { recordedRunInput } from '../workflow-input';
 
 export type PromoteDeps = Pick<StartDeps, 'dataSource' | 'temporal' | 'eagerStarts' | 'taskQueue' | 'publicBaseUrl' | 'limits'> & {
@@ -48,15 +48,7 @@ async function startOne(deps: PromoteDeps, row: ExecutionEntity): Promise<void> 
     });
     return;
   }
-  let runId: string;
-  try {
-    runId = await startExecutionWorkflow(deps, row, input);
-  } catch (error) {
-    // The start reconciler (or another promoter) started it first: record that run.
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    runId = await firstRunId(deps.temporal, row.id);
-  }
-  await executions.setTemporalRunId(row.id, runId);
+  await startOrFindRun(deps, row, input);
   // Ended while it was being started (a cancel-in-progress start took its slot): its run must not go on.
   const now = await executions.findOne({ where: { id: row.id }, select: { id: true, status: true } });
   if (now && now.status !== 'running' && now.status !== 'waiting') await cancelInTemporal(deps.temporal, [row.id], deps.logger);

@@ -4,8 +4,9 @@
  * (docker-compose.yml under podman). Steady load while a worker, an API replica, the Temporal
  * server and PostgreSQL each fail in turn; then every execution the API accepted ends as it
  * should, none is lost or duplicated, every effectful step called the counting server once per
- * attempt Temporal recorded, and a dependency that is down answers 503, never a hang. Prints load
- * held, latency and recovery times.
+ * attempt Temporal recorded, and a dependency that is down answers 503, never a hang. Runs queued
+ * behind a concurrency key through the faults each run once, in order (./queue-scenario.ts). Prints
+ * load held, latency and recovery times.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -13,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import { chain, step, trigger } from '../support/definitions';
+import { defineQueueWorkload, startQueueLoad } from './queue-scenario';
 
 const LOAD_INTERVAL_MS = 400;
 const PHASE_MS = 12_000;
@@ -149,6 +151,7 @@ export async function defineWorkloads(api: ApiCall, base: string): Promise<strin
     const res = await api('POST', `/workflows/definitions/${key}/aliases/latest/activate`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
   }
+  await defineQueueWorkload(api, base);
   const triggers = await api('GET', '/workflows/triggers?workflowId=hook&status=active');
   const hookTrigger = (triggers.body.data as Array<{ runtimeMetadata?: { webhookUrl?: string } }>)[0];
   return new URL(String(hookTrigger?.runtimeMetadata?.webhookUrl)).pathname;
@@ -206,6 +209,7 @@ export async function runFaultScenario(options: {
     }
     throw new Error(`job ${job.key} was never accepted`);
   };
+  const queue = await startQueueLoad(api);
   const submissions: Array<Promise<void>> = [];
   const load = (async () => {
     while (loadOn) {
@@ -326,7 +330,10 @@ export async function runFaultScenario(options: {
   const connection = await Connection.connect({ address: shape.temporalAddress });
   const temporal = new Client({ connection, namespace: 'default' });
   let extraCalls = 0;
+  let queueFigures: string[];
   try {
+    const queueChecks = { databaseUrl: shape.databaseUrl, calls: counter.calls, faults };
+    queueFigures = await queue.finish({ ...queueChecks, attemptsOf: (id) => activityAttempts(temporal, id) });
     for (const job of jobs) {
       const body = finals.get(job.key)!;
       const attempts = await activityAttempts(temporal, (body.temporal as { workflowId: string }).workflowId);
@@ -392,6 +399,7 @@ export async function runFaultScenario(options: {
   console.log(`    accept latency p50 / p99 ms              ${percentile(acceptLatencies, 50)} / ${percentile(acceptLatencies, 99)}`);
   console.log(`    effectful calls repeated by retries      ${extraCalls}`);
   console.log(`    reads the front answered 502/504, retried ${frontGatewayErrors.retried}`);
+  for (const line of queueFigures) console.log(`    ${line}`);
   for (const entry of faults) {
     // What a client saw: the first execution requested after the fault and accepted, and how long that took.
     const firstAccepted = Math.min(...jobs.filter((job) => job.requestedAt >= entry.at).map((job) => job.acceptedAt!));

@@ -7,6 +7,7 @@ import { navigate, type View } from '../nav';
 import { managedBanner, managedFromGit } from '../editor/managed';
 import { can } from '../session';
 import { empty, errorState, loading } from '../states';
+import { queueSection } from './queue';
 import { declaredInputs, runForm, type RunForm } from './run-form';
 import { stepDefinition } from './step-definition';
 
@@ -19,7 +20,11 @@ export const workflowView: View = async (main, [id], query) => {
     api<{ data: Json[] }>(`/workflows/definitions/${ref}/aliases`),
   ]);
   const nrn = typeof workflow.nrn === 'string' ? workflow.nrn : undefined;
-  const [mayWrite, mayExecute] = await Promise.all([can('workflow:write', nrn), can('workflow:execute', nrn)]);
+  const [mayWrite, mayExecute, mayCancel] = await Promise.all([
+    can('workflow:write', nrn),
+    can('workflow:execute', nrn),
+    can('execution:cancel', nrn),
+  ]);
   const numbers = revisions.data.map((r) => Number(r.revision)).sort((a, b) => b - a);
   const chosen = Number(query.get('revision')) || numbers[0];
   const problem = h('div', { class: 'problem' });
@@ -101,6 +106,7 @@ export const workflowView: View = async (main, [id], query) => {
       ),
       h('section', { class: 'aliases' }, h('h2', {}, 'Aliases'), aliasTable(ref, aliases.data, mayWrite, problem, numbers[0])),
     ),
+    queueSection(text(workflow.id), mayCancel),
   );
 
   try {
