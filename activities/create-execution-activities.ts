@@ -24,7 +24,7 @@ import type {
   ScheduledPreparation,
 } from './execution-activity-types';
 import { prepareChildExecution } from './prepare-child';
-import { recordEventBatch, recordLastBatchWithEnd } from './record-event-batch';
+import { recordEventBatch, recordLastBatchWithEnd, recordStepWithEnd } from './record-event-batch';
 import { prepareScheduledExecution } from './prepare-scheduled';
 import type { CodeExecPool } from './plugins/code-exec-pool';
 import { DEFAULT_EGRESS, type EgressPolicy } from './egress/policy';
@@ -184,7 +184,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
      * not the step's to fail on: without it the call is made (not checked against a stored result), and
      * the batch is left for the workflow to write by its persistence activity (`batchWritten: false`).
      */
-    async callLightStep({ call, batch }: LightStepRequest): Promise<LightStepOutcome> {
+    async callLightStep({ call, batch, end }: LightStepRequest): Promise<LightStepOutcome> {
       const context = Context.current();
       const runId = context.info.workflowExecution?.runId ?? '';
       // The workflow sends only light calls here; without the key a stored result could not be found again.
@@ -203,8 +203,28 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
           return unavailable('writing its records')(error) ?? false;
         }
       };
+      /** When the result ends the run: the batch, the result, the step's last records and the end, in one write. */
+      const writeWithEnd = async (result: PluginResult): Promise<boolean> => {
+        if (!call.endsRun || !end) return false;
+        try {
+          const scope = await recordStepWithEnd(
+            dataSource,
+            { call, batch, end, endsRun: call.endsRun },
+            { workflowRunId: runId, callKey, result },
+          );
+          if (scope === false) return false;
+          await handOnSlot({ dataSource, starts: flowStarts, logger: deps.logger }, scope);
+          return true;
+        } catch (error) {
+          return unavailable('writing its records with the end')(error) ?? false;
+        }
+      };
       const completed = await lightResults.resultOf(runId, callKey).catch(unavailable('reading its stored result'));
-      if (completed) return { result: completed, batchWritten: await writeBatch() };
+      // Again after a lost worker: the end it wrote is written again, changing nothing (idempotent), so the replay ends alike.
+      if (completed) {
+        if (await writeWithEnd(completed)) return { result: completed, batchWritten: true, endWritten: true };
+        return { result: completed, batchWritten: await writeBatch() };
+      }
       let result: PluginResult;
       try {
         result = await runPlugin(call, context);
@@ -212,6 +232,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
         await writeBatch();
         throw error;
       }
+      if (await writeWithEnd(result)) return { result, batchWritten: true, endWritten: true };
       return { result, batchWritten: await writeBatch(result) };
     },
 
@@ -247,8 +268,11 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       await recordEventBatch(dataSource, batch);
     },
 
-    /** Writes the final status, outputs and error of the execution record. */
-    async finishExecution(request: FinishRequest): Promise<void> {
+    /**
+     * Writes the final status, outputs and error of the execution record. A cancel answers how the run ended: its
+     * last light step may have written a completed end before (engine rule `end-with-last-light-step`).
+     */
+    async finishExecution(request: FinishRequest): Promise<{ endedAs?: string } | void> {
       const end = { status: request.status, outputs: request.outputs, error: request.error ?? null, eventSeq: request.eventSeq };
       const flow = { dataSource, starts: flowStarts, logger: deps.logger };
       // The run's last records and its end: one statement when they can be (./record-event-batch.ts). A run that held
@@ -256,6 +280,8 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
       if (request.batch) await handOnSlot(flow, await recordLastBatchWithEnd(dataSource, request.batch, end));
       else await endRun(flow, request.executionId, end.status, end.outputs, end.error, end.eventSeq);
       if (request.status === 'failed') await startRecoveryRuns(request.executionId);
+      if (request.askEnd)
+        return { endedAs: (await new ExecutionRepository(dataSource.manager).findOneBy({ id: request.executionId }))?.status };
     },
 
     /** Resolves a sub-workflow's revision and records the child execution; returns its input. */

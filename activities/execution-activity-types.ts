@@ -38,12 +38,26 @@ export interface EventBatch {
 export interface LightStepRequest {
   call: ActivityCall;
   batch?: EventBatch;
+  /**
+   * With `call.endsRun`: where the step's last records go on in the run's numbering (the workflow's batcher), for the
+   * activity to write them and the run's end when the call completes the step.
+   */
+  end?: TailNumbering;
+}
+
+/** The numbers the next event and log line of a run get (and the next log line of the step). */
+export interface TailNumbering {
+  firstEventSeq: number;
+  logSeq: number;
+  stepSeq: number;
 }
 
 export interface LightStepOutcome {
   result: PluginResult;
   /** False when the database was unavailable: the workflow writes the batch itself (its persistence activity retries). */
   batchWritten: boolean;
+  /** The step's last records and the run's end (completed) were written with the call's result: the run is over. */
+  endWritten?: boolean;
 }
 
 export interface FinishRequest {
@@ -56,6 +70,8 @@ export interface FinishRequest {
   error?: { type: string; message: string; stepId?: string };
   /** The run's last batch of records, written first (one local activity for both). */
   batch?: EventBatch;
+  /** Answer how the run ended (a cancel of rules 5: its last light step may have written a completed end before). */
+  askEnd?: boolean;
 }
 
 /** The prepareChild activity's request: the execution module's child run request. */

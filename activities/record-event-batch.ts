@@ -14,8 +14,8 @@ import { LightStepResultRepository } from '../db/repositories/light-step-result-
 import { writeStepBatch, type StepBatchWrite } from '../db/repositories/step-batch-statement';
 import { goesWithEnd, writeStepBatchWithEnd, type RunEnd } from '../db/repositories/step-batch-end-statement';
 import type { StreamEventData } from '../db/entities/execution-event';
-import type { StepEvent, StepRecord } from '../workflows/engine';
-import type { EventBatch } from './execution-activity-types';
+import { lastStepTail, type ActivityCall, type LastStepEnd, type StepEvent, type StepRecord } from '../workflows/engine';
+import type { EventBatch, TailNumbering } from './execution-activity-types';
 
 /** `lightResult`: a light step's stored result, written with the batch (one commit). */
 export async function recordEventBatch(
@@ -55,12 +55,40 @@ export async function recordEventBatch(
  * it can be: it opens or closes no wait and leaves no step running. Otherwise the batch, then the end, as before.
  * Answers the concurrency key the run held (its slot frees: executions/flow/end-run.ts).
  */
-export async function recordLastBatchWithEnd(dataSource: DataSource, batch: EventBatch, end: RunEnd): Promise<FlowScope | undefined> {
-  const { write, opened, closed, answered } = batchWrites(batch);
+export async function recordLastBatchWithEnd(
+  dataSource: DataSource,
+  batch: EventBatch,
+  end: RunEnd,
+  lightResult?: StepBatchWrite['lightResult'],
+): Promise<FlowScope | undefined> {
+  const { write, opened, closed, answered } = batchWrites(batch, lightResult);
   if (opened.size === 0 && closed.length === 0 && answered.length === 0 && goesWithEnd(write))
     return writeStepBatchWithEnd(dataSource.manager, write, end);
-  await recordEventBatch(dataSource, batch);
+  await recordEventBatch(dataSource, batch, lightResult);
   return new ExecutionRepository(dataSource.manager).finish(batch.executionId, end.status, end.outputs, end.error, end.eventSeq);
+}
+
+/**
+ * A light step's call whose success ends the run (engine rule `end-with-last-light-step`): the batch the workflow
+ * sent, the call's stored result, the step's last records (settled from the result by the engine's own code,
+ * numbered on from `end`) and the run's end (completed, no outputs), written as recordLastBatchWithEnd writes a
+ * run's last batch. False, writing nothing, when the result does not complete the step in one attempt: the
+ * workflow then ends the run itself.
+ */
+export async function recordStepWithEnd(
+  dataSource: DataSource,
+  request: { call: ActivityCall; batch?: EventBatch; end: TailNumbering; endsRun: LastStepEnd },
+  lightResult: NonNullable<StepBatchWrite['lightResult']>,
+): Promise<FlowScope | undefined | false> {
+  const { call, batch, end, endsRun } = request;
+  const tail = lastStepTail(endsRun, call.stepId, lightResult.result, new Date().toISOString(), call.maxOutputBytes);
+  if (!tail || (batch && batch.firstEventSeq + batch.events.length !== end.firstEventSeq)) return false;
+  const logs = tail.logs.map((log, i) => ({ ...log, seq: end.logSeq + i, stepSeq: end.stepSeq + i }));
+  const last: EventBatch = batch
+    ? { ...batch, events: [...batch.events, ...tail.events], logs: [...batch.logs, ...logs] }
+    : { executionId: call.executionId, organizationId: call.organizationId, firstEventSeq: end.firstEventSeq, events: tail.events, logs };
+  const eventSeq = end.firstEventSeq + tail.events.length;
+  return recordLastBatchWithEnd(dataSource, last, { status: 'completed', outputs: {}, error: null, eventSeq }, lightResult);
 }
 
 /** What a batch writes: its step records (the last state of each step run), events and logs, and the waits it opens, answers and closes. */

@@ -135,13 +135,15 @@ async function callLightStep(call: ActivityCall, batcher: EventBatcher): Promise
     // Never cancelled in flight: a cancel that met a local activity in a workflow task the SDK was heartbeating failed
     // that task with "[TMPRL1100] Nondeterminism error: Invalid transition in state machine", on every retry, and the
     // run never ended. A light call is short (LIGHT_STEP_MAX_TIMEOUT_MS): the cancel waits for it, then the run ends.
-    outcome = await CancellationScope.nonCancellable(() => viaLocalActivity({ call, batch }));
+    const end = call.endsRun ? { end: batcher.tailNumbering(call.stepId) } : {};
+    outcome = await CancellationScope.nonCancellable(() => viaLocalActivity({ call, batch, ...end }));
   } catch (error) {
     // The call failed, perhaps before the batch was written: write it (again; records are idempotent).
     if (batch) await batcher.writeAgain(batch);
     throw error;
   }
   if (batch && !outcome.batchWritten) await batcher.writeAgain(batch);
+  if (outcome.endWritten === true) batcher.endWrittenByStep = true;
   return outcome.result;
 }
 

@@ -8,7 +8,7 @@
  */
 import { CancellationScope, condition, isCancellation, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { EventBatch, NumberedLog, RunProgress } from '../activities/execution-activity-types';
+import type { EventBatch, NumberedLog, RunProgress, TailNumbering } from '../activities/execution-activity-types';
 import { followsRule, type ContinuedRun, type ExecutionInput, type LogEntryDraft, type StepEvent, type StepRecord } from './engine';
 import type { LocalActivityLane } from './local-activity-lane';
 
@@ -39,6 +39,8 @@ export class EventBatcher {
   /** Step events are numbered densely; the number is the event stream's id. */
   private nextEventSeq: number;
   private finished = false;
+  /** The last light step's activity wrote the run's end with the step's last records (rule `end-with-last-light-step`). */
+  endWrittenByStep = false;
   private keepLast = false;
   /** What a batch reports of the run, and what was last written of it (a batch carries only what changed). */
   private progress?: () => { variables: Record<string, unknown>; waiting: boolean };
@@ -85,6 +87,11 @@ export class EventBatcher {
 
   log(entry: LogEntryDraft): void {
     this.pendingLogs.push({ ...entry, seq: this.seq++, stepSeq: (this.stepSeqs[entry.stepId] = (this.stepSeqs[entry.stepId] ?? -1) + 1) });
+  }
+
+  /** Where the step's next records go on: for a light step's activity that writes them with the run's end. */
+  tailNumbering(stepId: string): TailNumbering {
+    return { firstEventSeq: this.nextEventSeq, logSeq: this.seq, stepSeq: (this.stepSeqs[stepId] ?? -1) + 1 };
   }
 
   numbering(): Numbering {

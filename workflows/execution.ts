@@ -76,19 +76,31 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
     // Cancelled: record it (the scope no longer runs activities, so leave it), then end as cancelled.
     run.phase = 'cancelled';
     batcher.finish();
+    let endedAs: string | undefined;
     await CancellationScope.nonCancellable(async () => {
       await flusher;
       await batcher.flush();
-      await persistence.finishExecution({
+      // The last light step's call wrote the run's end (completed) before the cancel reached it: the run completed.
+      if (batcher.endWrittenByStep) return;
+      const ended = await persistence.finishExecution({
         executionId: input.executionId,
         organizationId: input.organizationId,
         status: 'cancelled',
         eventSeq: batcher.eventSeq,
         outputs: {},
         error: { type: 'CANCELLED', message: run.cancelReason ?? 'the execution was cancelled' },
+        ...(followsRule(input, 'end-with-last-light-step') ? { askEnd: true } : {}),
       });
+      endedAs = ended ? ended.endedAs : undefined;
     });
-    throw error;
+    if (batcher.endWrittenByStep) outcome = await execution.done;
+    else if (endedAs === 'completed') {
+      // Its last light step wrote a completed end in a workflow task that did not complete (the cancel came in
+      // between; replayed, the cancel stopped the step's call before it could say so): the run completed, with no
+      // outputs (such a run declares none).
+      run.phase = 'completed';
+      return {};
+    } else throw error;
   }
   const continuing = outcome.status === 'continue' && outcome.carried !== undefined;
   // The last batch of records goes with the final write: one local activity instead of two (rules 1 wrote it apart).
@@ -101,6 +113,12 @@ export async function runWorkflowExecution(start: ExecutionInput | ScheduledStar
   }
   const status = outcome.status === 'failed' ? 'failed' : 'completed';
   run.phase = status;
+  if (batcher.endWrittenByStep && status === 'completed' && Object.keys(outcome.outputs).length === 0) {
+    // Written by the last step's local activity with its records (the ones pending here, computed alike):
+    // no finish of its own (rule `end-with-last-light-step`).
+    batcher.take();
+    return outcome.outputs;
+  }
   const lastBatch = lastBatchWithEnd ? batcher.take() : undefined;
   await persistence.finishExecution({
     executionId: input.executionId,

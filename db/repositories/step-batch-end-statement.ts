@@ -4,7 +4,8 @@
  * still running settled, the end event) as the CTEs of one statement. One round trip and one commit where
  * the workflow's last local activity made two, and a reader never sees the last steps without the end.
  * Only for a batch with no step run still running (the end settles those; a statement must not write a
- * row twice) and no light step result: the caller writes any other batch apart, then the end.
+ * row twice): the caller writes any other batch apart, then the end. A light step's stored result may go with
+ * it (a last light step that ends the run: activities/record-event-batch.ts, recordStepWithEnd).
  */
 import type { EntityManager } from 'typeorm';
 import type { ExecutionStatus } from '../entities/execution';
@@ -24,7 +25,7 @@ export interface RunEnd {
 
 /** Whether `batch` can be written in the end's statement. */
 export function goesWithEnd(batch: StepBatchWrite): boolean {
-  return batch.lightResult === undefined && batch.records.every((record) => record.status !== 'running' && record.status !== 'waiting');
+  return batch.records.every((record) => record.status !== 'running' && record.status !== 'waiting');
 }
 
 /** Writes the batch and the end; answers the concurrency key the run held, as ExecutionRepository.finish does. */

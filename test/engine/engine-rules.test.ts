@@ -24,7 +24,7 @@ function runUnder(rules: number, definition: Record<string, unknown>, fakes: Fak
 describe('engine rules', () => {
   it('names every rule once, the newest at ENGINE_RULES; an input without a number follows rules 1', () => {
     const table = engineRuleTable();
-    assert.equal(ENGINE_RULES, 4);
+    assert.equal(ENGINE_RULES, 5);
     assert.equal(new Set(table.map((row) => row.rule)).size, table.length);
     assert.equal(Math.max(...table.map((row) => row.since)), ENGINE_RULES);
     assert.equal(followsRule({}, 'vars-call-only-when-needed'), false);
@@ -35,6 +35,9 @@ describe('engine rules', () => {
     assert.equal(followsRule({ engineRules: 3 }, 'light-step-by-call-timeout'), false);
     assert.equal(followsRule({ engineRules: 3, limits: { lightStepRule: 'call-timeout' } }, 'light-step-by-call-timeout'), true);
     assert.equal(followsRule({ engineRules: 4 }, 'light-step-by-call-timeout'), true);
+    // The last light step writes the run's end only for runs of 5 (test/engine/last-step-end.test.ts).
+    assert.equal(followsRule({ engineRules: 4 }, 'end-with-last-light-step'), false);
+    assert.equal(followsRule({ engineRules: 5 }, 'end-with-last-light-step'), true);
   });
 
   describe('an ordering comparison with a missing side', () => {

@@ -22,7 +22,7 @@ import { TEST_EGRESS } from '../support/egress';
 import { captureLogger } from '../support/logger';
 
 /** Counts the statements sent to PostgreSQL by any client while `work` runs. */
-async function statementsOf(work: () => Promise<void>): Promise<number> {
+async function statementsOf(work: () => Promise<unknown>): Promise<number> {
   const client = Client.prototype as unknown as { query: (this: Client, ...args: unknown[]) => unknown };
   const original = client.query;
   let count = 0;

@@ -3,7 +3,10 @@
  * environment, a real database): a completed call's result is stored and a
  * second run of the same call answers from it without calling; with a
  * database it cannot use, the call is still made and the batch is handed back
- * to the workflow (`batchWritten: false`) instead of failing the step.
+ * to the workflow (`batchWritten: false`) instead of failing the step. A call whose success ends the run
+ * (`endsRun`, rule `end-with-last-light-step`) writes the step's last records and the end with its result,
+ * once: made again (a worker lost before Temporal recorded it) it answers from the stored result and the end
+ * written before, changing nothing.
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -12,6 +15,9 @@ import { createExecutionActivities } from '../../activities/create-execution-act
 import { workflowReach } from '../../api/access/workflow-reach';
 import { DEFAULT_LIMITS } from '../../config/limits';
 import { createDataSource } from '../../db/data-source';
+import { ExecutionRepository } from '../../db/repositories/execution-repository';
+import { ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
+import { newExecutionId } from '../../executions';
 import type { ActivityCall } from '../../workflows/engine';
 import type { LightStepOutcome, LightStepRequest } from '../../activities/execution-activity-types';
 import { closeTestDataSource, testDataSource } from '../support/database';
@@ -81,6 +87,60 @@ describe('light step activity', () => {
     assert.equal(calls, 2);
   });
 
+  it("writes the step and the run's end with a call that ends the run, once, however often it is made", async () => {
+    const db = await testDataSource();
+    const activities = activitiesOn(db);
+    const executionId = newExecutionId();
+    await new ExecutionRepository(db.manager).insertIdempotent({
+      id: executionId,
+      organizationId: '1',
+      workflowId: 'wf_1',
+      workflowKey: null,
+      revision: 1,
+      alias: null,
+      inputs: {},
+      trigger: { stepId: 'start', source: 'manual', payload: {}, receivedAt: new Date().toISOString() },
+      correlationKey: null,
+      idempotencyKey: null,
+      parentExecutionId: null,
+      temporalNamespace: 'default',
+      createdBy: null,
+    });
+    const started = batch(executionId);
+    const running = {
+      stepId: 'fetch',
+      status: 'running' as const,
+      run: 1,
+      items: [],
+      outputs: {},
+      activePorts: [],
+      startedAt: started.events[0].at,
+    };
+    const request: LightStepRequest = {
+      call: { ...call(executionId), endsRun: { record: running, run: 1 } },
+      batch: started,
+      end: { firstEventSeq: 1, logSeq: 0, stepSeq: 0 },
+    };
+    const read = async () => ({
+      execution: (await db.query(`SELECT status, outputs, error FROM executions WHERE id = $1`, [executionId]))[0],
+      steps: await db.query(`SELECT step_id, status FROM execution_steps WHERE execution_id = $1`, [executionId]),
+      events: (await new ExecutionEventRepository(db.manager).after(executionId, -1)).map((event) => `${event.seq}:${event.type}`),
+    });
+    calls = 0;
+    const runId = randomUUID();
+    const first = await lightStep(runId, activities, request);
+    assert.deepEqual([first.result.status, first.batchWritten, first.endWritten], ['success', true, true]);
+    const written = await read();
+    assert.deepEqual(written.execution, { status: 'completed', outputs: {}, error: null });
+    assert.deepEqual(written.steps, [{ step_id: 'fetch', status: 'completed' }]);
+    assert.deepEqual(written.events, ['0:step.started', '1:step.completed', '2:execution.completed']);
+    // Made again on another worker: no second call, the same answer, nothing written twice.
+    const again = await lightStep(runId, activities, request);
+    assert.equal(calls, 1);
+    assert.deepEqual([again.result, again.endWritten], [first.result, true]);
+    assert.deepEqual(await read(), written);
+  });
+
   it('makes the call and hands the batch back when the database cannot be used', async () => {
     const url = ((await testDataSource()).options as { url: string }).url;
     const gone = createDataSource(url);
@@ -95,5 +155,15 @@ describe('light step activity', () => {
     assert.equal(calls, 1);
     assert.equal(outcome.result.status, 'success');
     assert.equal(outcome.batchWritten, false);
+    // Nor is the end written: the workflow ends the run itself.
+    const ending = await lightStep(randomUUID(), activitiesOn(gone), {
+      call: {
+        ...call(executionId),
+        endsRun: { record: { stepId: 'fetch', status: 'running', run: 1, items: [], outputs: {}, activePorts: [] }, run: 1 },
+      },
+      batch: batch(executionId),
+      end: { firstEventSeq: 1, logSeq: 0, stepSeq: 0 },
+    });
+    assert.deepEqual([ending.batchWritten, ending.endWritten], [false, undefined]);
   });
 });

@@ -11,7 +11,7 @@
 import type { RunLimits } from './limits';
 
 /** The rules a run started now follows (ExecutionInput.engineRules). */
-export const ENGINE_RULES = 4;
+export const ENGINE_RULES = 5;
 
 /** What a rule reads of the execution input. */
 export interface RulesHolder {
@@ -61,6 +61,12 @@ const RULES = {
    * (workflows/execution-waits.ts).
    */
   'wait-ids-by-sequence': { since: 4 },
+  /**
+   * When a light step's successful call ends the run (no step after it, nothing else in flight, no declared
+   * outputs), its local activity writes the step's last records and the run's end, and the workflow completes
+   * without a finish local activity of its own (runtime/last-step-end.ts, workflows/execution.ts).
+   */
+  'end-with-last-light-step': { since: 5 },
 } satisfies Record<string, RuleRow>;
 
 export type EngineRule = keyof typeof RULES;

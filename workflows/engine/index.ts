@@ -103,6 +103,7 @@ export {
 // The execution runtime: what a run receives, records and asks of its host.
 export { startExecution, type ExecutionOutcome, type ExecutionRun, type RunOptions } from './runtime/graph-runner';
 export { readPath } from './runtime/paths';
+export { lastStepTail, type LastStepEnd, type LastStepTail } from './runtime/last-step-end';
 export { renamingBindings, secretBindings } from './secret-bindings';
 export { varReferences } from './var-references';
 export { NON_RETRYABLE_ERROR_TYPES } from './runtime/retry';

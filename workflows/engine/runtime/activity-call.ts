@@ -17,6 +17,7 @@ import { jitterOf, withRetries } from './retry-loop';
 import { keepAttempts, trackedAttempt } from './attempts';
 import { deciderResult, operatorTraitsOf, parkAfterSideEffect } from './operator-kinds';
 import { toStepError } from './step-record';
+import { lastStepEndOf } from './last-step-end';
 import type { ResolvedCall } from './resolve-call';
 import type { ActivityCall, PluginResult, StepEnv } from './types';
 
@@ -34,6 +35,9 @@ export async function runAsActivity(env: StepEnv, step: StepDefinition, activati
   const retryPolicy = step.errorHandling?.retryPolicy;
   const engineRetries = jitterOf(retryPolicy) > 0 || iterationRetries;
   const timeoutMs = activityTimeoutMs(step);
+  const light = extras.soleCall === true && isLight(step, pluginType, config, ctx.input);
+  // The engine's own retries record each attempt: such a call never ends the run from its activity.
+  const endsRun = engineRetries ? undefined : lastStepEndOf(env, step, activation, light);
   const activityCall: ActivityCall = {
     executionId: ctx.input.executionId,
     organizationId: ctx.input.organizationId,
@@ -48,7 +52,8 @@ export async function runAsActivity(env: StepEnv, step: StepDefinition, activati
     item: extras.item ?? call.batchItem,
     itemIndex: extras.itemIndex,
     timeoutMs,
-    ...(extras.soleCall && isLight(step, pluginType, config, ctx.input) ? { light: { callKey: `${step.id}#${activation.run}` } } : {}),
+    ...(light ? { light: { callKey: `${step.id}#${activation.run}` } } : {}),
+    ...(endsRun ? { endsRun } : {}),
     retryPolicy: toTemporalRetryPolicy(engineRetries ? undefined : retryPolicy),
     nodeState: call.reentered || traits?.nodeState === true ? ctx.nodeContext[step.id] : undefined,
     ...outputLimit(runLimitsOf(ctx.input).maxStepOutputBytes),

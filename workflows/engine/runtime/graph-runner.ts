@@ -120,11 +120,13 @@ export function startExecution(
         const { input: _input, ...context } = ctx;
         return finish({ status: 'continue', outputs: {}, carried: { context, walker, pending: transition.ready } });
       }
+      // Counted before any starts: a step launched first sees its siblings in flight (`env.alone`).
+      inFlight += transition.ready.length;
       for (const activation of transition.ready) launch(activation);
       if (inFlight === 0) finish(complete());
     };
+    env.alone = () => inFlight === 1;
     const launch = (activation: Activation) => {
-      inFlight += 1;
       runStep(env, activation).then(
         ({ outcome }) => {
           inFlight -= 1;

@@ -7,12 +7,29 @@ import type { StepDefinition } from '../definition';
 import { ExpressionError } from '../evaluate';
 import type { Activation, StepOutcome } from '../graph/walker';
 import { followsRule } from '../engine-rules';
+import { RUN_LIMIT_SETTINGS } from '../limits';
 import { project } from './paths';
+import { utf8Length } from './sizes';
 import { PLUGIN_LOGS_DETAIL, type Item, type PluginResult, type StepEnv, type StepError, type StepRecord } from './types';
 
 export function itemsOf(result: PluginResult): Item[] {
   if (result.items) return result.items;
   return result.outputs ? [result.outputs] : [];
+}
+
+/** A step whose output is over the run's limit (`max` bytes) fails instead: it would bloat the run's state, history and records. */
+export function boundOutput(max: number, stepId: string, result: PluginResult): PluginResult {
+  if (result.status !== 'success' || !Number.isFinite(max)) return result;
+  const size = utf8Length(JSON.stringify(itemsOf(result)));
+  if (size <= max) return result;
+  return {
+    status: 'failure',
+    error: {
+      code: 'STEP_OUTPUT_TOO_LARGE',
+      message: `step "${stepId}" produced ${size} bytes of output; at most ${max} are allowed (${RUN_LIMIT_SETTINGS.maxStepOutputBytes})`,
+      retryable: false,
+    },
+  };
 }
 
 /** Settles the step record from its result and says the step's outcome to the walker. */

@@ -11,9 +11,8 @@ import { unwrapRaw } from '../expressions';
 import type { Activation, StepOutcome } from '../graph/walker';
 import { findPlugin, pinnedPluginOf } from '../plugins';
 import { stepItemMode } from '../item-scope';
-import { RUN_LIMIT_SETTINGS, runLimitsOf } from '../limits';
+import { runLimitsOf } from '../limits';
 import { mapLimit } from './concurrency';
-import { utf8Length } from './sizes';
 import { stepScope } from './context';
 import type { Item, PluginResult, ScopeExtras, StepEnv, StepRecord } from './types';
 import { runForEach } from './for-each';
@@ -22,7 +21,7 @@ import { reusedRecord, takeOver } from './reuse';
 import { resolveCall, type CallExtras } from './resolve-call';
 import { runInline } from './inline-call';
 import { runAsActivity } from './activity-call';
-import { finish, iso, itemsOf, recordFailureLogs, toStepError } from './step-record';
+import { boundOutput, finish, iso, itemsOf, recordFailureLogs, toStepError } from './step-record';
 
 export const DEFAULT_PARALLELISM = 5;
 
@@ -67,23 +66,7 @@ export async function runStep(env: StepEnv, activation: Activation): Promise<{ r
     recordFailureLogs(env, step.id, error);
     result = { status: 'failure', error: toStepError(error) };
   }
-  return finish(env, step, activation, record, boundOutput(env, step, result));
-}
-
-/** A step whose output is over the run's limit fails instead: it would bloat the run's state, history and records. */
-function boundOutput(env: StepEnv, step: StepDefinition, result: PluginResult): PluginResult {
-  const max = runLimitsOf(env.ctx.input).maxStepOutputBytes;
-  if (result.status !== 'success' || !Number.isFinite(max)) return result;
-  const size = utf8Length(JSON.stringify(itemsOf(result)));
-  if (size <= max) return result;
-  return {
-    status: 'failure',
-    error: {
-      code: 'STEP_OUTPUT_TOO_LARGE',
-      message: `step "${step.id}" produced ${size} bytes of output; at most ${max} are allowed (${RUN_LIMIT_SETTINGS.maxStepOutputBytes})`,
-      retryable: false,
-    },
-  };
+  return finish(env, step, activation, record, boundOutput(runLimitsOf(env.ctx.input).maxStepOutputBytes, step.id, result));
 }
 
 function evaluateCondition(condition: string | boolean, scope: EvaluationScope): unknown {

@@ -12,7 +12,7 @@ import type { PluginDescriptor } from '../plugins/descriptor';
 import type { Activation, Item } from '../graph/walker';
 import type { DeferredTemplate, ResolvedInputs } from '../templates';
 import type { RuntimeContext } from './input-types';
-import type { LogEntryDraft, PluginResult } from './record-types';
+import type { LogEntryDraft, PluginResult, StepRecord } from './record-types';
 import type { ChildRequest, ChildResult, StepEvent, WaitRequest, WaitResult } from './wait-types';
 
 export type { Item };
@@ -45,6 +45,8 @@ export interface ActivityCall {
    * under this key (the step and its activation), which names the call the same way when it is run again.
    */
   light?: { callKey: string };
+  /** A light call whose success ends the run: its activity writes the step's last records and the end (./last-step-end.ts). */
+  endsRun?: LastStepEnd;
   /**
    * State the plugin left on its previous call: in this loop (paging position; absent on a fresh entry), or, for an
    * operator's `nodeState` plugin, anywhere in the execution (absent on its first).
@@ -81,6 +83,16 @@ export interface TemporalRetryPolicy {
   maximumIntervalMs?: number;
 }
 
+/** What a call carries when its success ends the run (./last-step-end.ts): enough to settle the step as the workflow does. */
+export interface LastStepEnd {
+  /** The step's record as the call found it (running). */
+  record: StepRecord;
+  run: number;
+  outputProjection?: string[];
+  /** The run's log message limit in bytes (absent: none), as the workflow's log effect applies it. */
+  maxLogMessageBytes?: number;
+}
+
 /** Everything the runtime needs from its host (the Temporal workflow, or a test). */
 export interface RuntimeEffects {
   /** Current time in ms (workflow time under Temporal). */
@@ -106,6 +118,8 @@ export interface StepEnv {
   ctx: RuntimeContext;
   effects: RuntimeEffects;
   topology: Topology;
+  /** Whether one activation alone is in flight (the graph runner's count; absent: not known). */
+  alone?: () => boolean;
 }
 
 /** What a step's expressions see besides the execution's state. */
