@@ -11,7 +11,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { ExecEnv } from '../test/executions-api/support';
 import { chain, trigger } from '../test/support/definitions';
-import type { BareActivities } from './bare-temporal-workflows';
+import { bareActivities } from './bare-activities';
 import { cpuByComponent } from './cpu-meter';
 
 export const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -28,19 +28,18 @@ export function serverCpuMs(exceptPid: number | undefined): number {
 
 export type BareWorkflow = 'sequentialActivities' | 'sequentialLocalActivities' | 'oneActivity' | 'trivialWorkflow';
 
-/** Bare Temporal: a worker with a no-op activity on its own task queue of the same server. */
+/** Bare Temporal: a worker with the bare call activity (bare-activities.ts) on its own task queue of the same server. */
 export async function bareWorker(env: TestWorkflowEnvironment) {
   const noop = (): void => {};
   const logger = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
   const bundle = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'bare-temporal-workflows.ts'), logger });
   const taskQueue = `bare-${randomUUID().slice(0, 8)}`;
-  const activities: BareActivities = { noop: () => Promise.resolve() };
   const worker = await Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: bundle,
-    activities,
+    activities: bareActivities,
   });
   const running = worker.run();
   const execute = (workflow: BareWorkflow, args: unknown[] = []) =>

@@ -14,8 +14,8 @@
  *   where the time goes.
  * Targets: the 3 pure steps >= 0.8x the bare trivial workflows/s, p50 <= 1.5x its p50 (issue 27). The 3
  * default http steps (issue 46, which retired issue 27's two for them: three real calls with durable records
- * cannot cost nothing): >= 1.5x the executions/s of bare Temporal's three-activity workflow (three no-op
- * activities one after the other, measured in the same rounds), and p50 <= 1.5x the bare trivial workflow's
+ * cannot cost nothing): >= 1.5x the executions/s of bare Temporal's three-activity workflow (three calls
+ * as activities one after the other, measured in the same rounds), and p50 <= 1.5x the bare trivial workflow's
  * p50 started eagerly, as the project starts its runs (the worker shares the API's process, as in `npm start`).
  * Their ratios to the plain trivial workflow are still printed, judged by no target.
  */
@@ -37,7 +37,7 @@ export interface ServerLimitInputs {
   runBareTrivial: () => Promise<unknown>;
   /** The same started with eager workflow start, as the project starts its runs (its p50 is printed, no target reads it). */
   runBareTrivialEager: () => Promise<unknown>;
-  /** Runs one bare workflow of three no-op activities one after the other (issue 46's counterpart of the 3 default http steps). */
+  /** Runs one bare workflow of three calls as activities one after the other (issue 46's counterpart of the 3 default http steps). */
   runBareThreeActivities: () => Promise<unknown>;
   client: ClientProcess;
   completion: Completion;

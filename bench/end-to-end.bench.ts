@@ -2,9 +2,9 @@
  * Issue 17's table, from one run on the real Temporal CLI dev server started the way
  * `npm start` starts it (startup/temporal.ts resolveTemporal: DEV_SERVER_DYNAMIC_CONFIG,
  * i.e. eager activity execution, and a SQLite file with DEV_SERVER_SQLITE_PRAGMAS): bare
- * Temporal (TS SDK, no engine, no-op activities) beside this project end to end through
+ * Temporal (TS SDK, no engine, activities making the same call) beside this project end to end through
  * its HTTP API (the real routes, a real worker with the real activities, PostgreSQL):
- * - 40 sequential light calls: 40 no-op activities against 40 http-request steps
+ * - 40 sequential light calls: 40 calls as activities against 40 http-request steps
  *   (`timeout: '5s'`, a light step) to a local server that answers at once, from
  *   `POST /workflows/definitions/{id}/execute` until the execution reads `completed`;
  * - the same as local activities against 40 pure steps (conditional, set-variable, log);
@@ -124,14 +124,14 @@ export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchRepor
       await client.round({ workflowId, total: 1, concurrency: 1, completion: COMPLETION });
       return mean((await client.round({ workflowId, total: runs, concurrency: 1, completion: COMPLETION })).latencies);
     };
-    const bareSequentialMs = await bareRuns(2, () => runBare('sequentialActivities', [STEPS]));
-    const bareLocalMs = await bareRuns(10, () => runBare('sequentialLocalActivities', [STEPS]));
+    const bareSequentialMs = await bareRuns(2, () => runBare('sequentialActivities', [STEPS, url]));
+    const bareLocalMs = await bareRuns(10, () => runBare('sequentialLocalActivities', [STEPS, url]));
     const lightMs = await projectRuns(light, 2);
     const pureMs = await projectRuns(pure, 10);
     const longMs = await projectRuns(long, 2);
 
     // Concurrency 20: bare, then the project seeing the end on its event stream, then by polling; alternating rounds.
-    const bareOne = () => runBare('oneActivity');
+    const bareOne = () => runBare('oneActivity', [url]);
     await atConcurrency(CONCURRENCY, CONCURRENCY, bareOne);
     for (const completion of [COMPLETION, POLLING])
       await client.round({ workflowId: one, total: CONCURRENCY, concurrency: CONCURRENCY, completion });
@@ -168,7 +168,7 @@ export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchRepor
     const limit = await measureServerLimit({
       runBareTrivial: () => runBare('trivialWorkflow'),
       runBareTrivialEager: () => bare!.executeEager('trivialWorkflow'),
-      runBareThreeActivities: () => runBare('sequentialActivities', [3]),
+      runBareThreeActivities: () => runBare('sequentialActivities', [3, url]),
       client,
       completion: COMPLETION,
       publishChain,

@@ -1,7 +1,7 @@
 /**
  * One bare Temporal worker process for the scale-out bench (scale-out.bench.ts starts three,
  * as the project runs three worker processes): TS SDK defaults, the bare workflows
- * (bare-temporal-workflows.ts) from a bundle the bench built once, a no-op activity, on the
+ * (bare-temporal-workflows.ts) from a bundle the bench built once, the call activity, on the
  * bench's own task queue of the cluster's Temporal server. Says `ready` over IPC once
  * polling; stops when the bench disconnects or on SIGTERM.
  *
@@ -10,14 +10,13 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createLogger } from '../config/logger';
 import { installTemporalRuntime } from '../worker/worker';
-import type { BareActivities } from './bare-temporal-workflows';
+import { bareActivities } from './bare-activities';
 
 async function main(): Promise<void> {
   const [address, namespace, taskQueue, codePath] = process.argv.slice(2);
   installTemporalRuntime(createLogger('error'));
   const connection = await NativeConnection.connect({ address });
-  const activities: BareActivities = { noop: () => Promise.resolve() };
-  const worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle: { codePath }, activities });
+  const worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle: { codePath }, activities: bareActivities });
   const stop = () => {
     if (worker.getState() === 'RUNNING') worker.shutdown();
   };

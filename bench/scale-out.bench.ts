@@ -7,7 +7,7 @@
  * (a) one execution fanning out 400 calls: a definition whose single http-request step has
  *     `forEach` over 400 elements, `parallel: true, maxConcurrency: 400` (a fan-out's calls are
  *     ordinary activities, side by side: docs/architecture.md, "Light steps"), against one bare
- *     workflow starting 400 no-op activities at once and awaiting them all;
+ *     workflow starting 400 activities (the same call) at once and awaiting them all;
  * (b) 400 one-step executions (an http-request step without a timeout: a light step, i.e. a
  *     local activity) against 400 one-activity workflows; both sides start them 50 at a time
  *     and each run's end is awaited apart (bare: the handle's result; project: one held
@@ -150,7 +150,7 @@ async function answeringServer(): Promise<{ url: string; close(): Promise<void> 
 }
 
 /** Bare Temporal: WORKERS worker processes on a task queue of their own, and a client in this process. */
-async function bareSide(address: string, namespace: string, dir: string) {
+async function bareSide(address: string, namespace: string, dir: string, url: string) {
   const taskQueue = `bare-scale-${randomUUID().slice(0, 8)}`;
   const noop = (): void => {};
   const logger = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
@@ -204,7 +204,7 @@ async function bareSide(address: string, namespace: string, dir: string) {
     /** (a): one workflow, `count` activities at once; seconds from its start to its result. */
     async fanOut(count: number): Promise<number> {
       const t0 = process.hrtime.bigint();
-      await client.workflow.execute('parallelActivities', { taskQueue, workflowId: workflowId(), args: [count] });
+      await client.workflow.execute('parallelActivities', { taskQueue, workflowId: workflowId(), args: [count, url] });
       return seconds(t0);
     },
     /** (b): `count` one-activity workflows, START_CONCURRENCY starts at a time; seconds from the first start to the last result. */
@@ -214,7 +214,7 @@ async function bareSide(address: string, namespace: string, dir: string) {
       let startsSeconds = 0;
       await Promise.all(
         Array.from({ length: count }, async () => {
-          const handle = await starting(() => client.workflow.start('oneActivity', { taskQueue, workflowId: workflowId() }));
+          const handle = await starting(() => client.workflow.start('oneActivity', { taskQueue, workflowId: workflowId(), args: [url] }));
           startsSeconds = Math.max(startsSeconds, seconds(t0));
           await handle.result();
         }),
@@ -298,7 +298,7 @@ export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchRepor
     const fanOut: Record<number, string> = { [warmUp]: await fanOutOf(warmUp), [tasks]: await fanOutOf(tasks) };
     const one = await publish('scale-one', { steps: chain(trigger(), step('call', 'http-request', { url: target.url })) });
 
-    bare = await bareSide(cluster.temporalAddress, 'default', dir);
+    bare = await bareSide(cluster.temporalAddress, 'default', dir, target.url);
     const projectFanOut = async (width: number) =>
       (await client.round({ workflowId: fanOut[width], total: 1, concurrency: 1, completion: WAIT })).seconds;
     const projectOneEach = async (count: number) => {
