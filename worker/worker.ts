@@ -27,14 +27,16 @@ export const NO_STACK_TRACES_MODULE = require.resolve('../workflows/no-stack-tra
 
 /**
  * Modules each workflow thread evaluates once, before any workflow run, and shares (deep-frozen) with every run;
- * the rest of the bundle is evaluated afresh per run. The engine (its index and everything it imports: all of
- * workflows/engine/, jsep, acorn) is pure, so it is shared. Rule for code under workflows/: no per-run state at
- * module scope. Per-run data lives in the run's context or in arguments; an exported object is frozen (a write
+ * without this the SDK evaluates the bundle's modules afresh per run. The engine (its index and everything it
+ * imports: all of workflows/engine/, jsep, acorn) and the workflow's own modules (workflows/*.ts and the parts of
+ * `@temporalio/workflow` they import, which keep a run's state in the SDK's per-run activator, not at module scope)
+ * are shared. Rule for code under workflows/: no per-run state at module scope. Per-run data lives in the run's
+ * context, in objects the workflow function creates, or in arguments; an exported object is frozen (a write
  * throws); a module-scope cache may hold only values that are a function of their key and that no caller mutates;
  * a module-scope counter or binding is set and cleared within one synchronous call. docs/architecture.md
  * ("Shared engine modules") says why this is safe.
  */
-export const PRELOADED_WORKFLOW_MODULES: readonly string[] = [require.resolve('../workflows/engine')];
+export const PRELOADED_WORKFLOW_MODULES: readonly string[] = [require.resolve('../workflows/engine'), WORKFLOWS_PATH];
 
 const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
