@@ -4,7 +4,8 @@
  * stop in order.
  */
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
 import { forgetChild, guardChild } from './child-watchdog';
 import { resolveTemporal, type TemporalEndpoint } from './temporal';
 import { applyNamespaceRetention } from './temporal-retention';
@@ -13,7 +14,7 @@ import type { ServiceStart } from './service-parts';
 
 export interface ServiceTemporal {
   temporal: TemporalEndpoint;
-  connection: Connection;
+  connection: NativeConnection;
   client: Client;
   temporalUiUrl?: string;
   temporalVersion?: string;
@@ -54,7 +55,9 @@ export async function connectTemporal(
     'Temporal resolved',
   );
 
-  const connection = await Connection.connect({ address: temporal.address });
+  // The SDK's native client (its Rust core, as the workers use): a start costs the API about half the CPU of
+  // the pure-JavaScript gRPC client's (docs/benchmarks.md, issue 46).
+  const connection = await NativeConnection.connect({ address: temporal.address });
   cleanups.push({ name: 'temporal client', run: () => connection.close() });
   const client = new Client({
     connection,
