@@ -18,6 +18,7 @@ import { ShutdownSequence } from './shutdown-sequence';
 import { startTracing } from './tracing';
 import type { RunningService, ServiceParts, ServiceStart } from './service-parts';
 import { connectTemporal } from './service-temporal';
+import { installServiceTemporalRuntime } from './service-temporal-runtime';
 import { startServiceWorker } from './service-worker';
 import { startServiceApi } from './service-api';
 
@@ -58,13 +59,13 @@ export async function startService(config: AppConfig, logger: Logger, parts: Ser
       await bootstrapAdmins(database.dataSource, config.bootstrapAdmins, logger, { defaultFirstAdmin: parts.worker });
     }
 
+    const temporalSdkMetricsUrl = await installServiceTemporalRuntime(start);
     const temporalParts = await connectTemporal(start, signal);
     const { temporal } = temporalParts;
 
-    let worker: RunningWorker | undefined;
-    let temporalSdkMetricsUrl: string | undefined;
-    if (parts.worker)
-      ({ worker, temporalSdkMetricsUrl } = await startServiceWorker(start, { database, secrets, operatorPlugins }, temporalParts));
+    const worker: RunningWorker | undefined = parts.worker
+      ? await startServiceWorker(start, { database, secrets, operatorPlugins }, temporalParts)
+      : undefined;
 
     // `npm start` (the API and the worker in one process): starts hand the run's first workflow task
     // straight to this worker (eager workflow start), which saves a trip through Temporal's matching.
