@@ -13,11 +13,9 @@ import { createExecutionActivities } from '../../activities/create-execution-act
 import type { EventBatch } from '../../activities/execution-activity-types';
 import { workflowReach } from '../../api/access/workflow-reach';
 import { DEFAULT_LIMITS } from '../../config/limits';
-import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { ExecutionStepRepository } from '../../db/repositories/execution-step-repository';
-import { newExecutionId } from '../../executions';
 import type { StepRecord } from '../../workflows/engine';
-import { closeTestDataSource, testDataSource } from '../support/database';
+import { closeTestDataSource, recordExecution, testDataSource } from '../support/database';
 import { TEST_EGRESS } from '../support/egress';
 import { captureLogger } from '../support/logger';
 
@@ -39,22 +37,7 @@ async function statementsOf(work: () => Promise<unknown>): Promise<number> {
 }
 
 async function seed(db: DataSource, running: string[]): Promise<string> {
-  const id = newExecutionId();
-  await new ExecutionRepository(db.manager).insertIdempotent({
-    id,
-    organizationId: '1',
-    workflowId: 'wf_end',
-    workflowKey: null,
-    revision: 1,
-    alias: null,
-    inputs: {},
-    trigger: { stepId: 'start', source: 'manual', payload: {}, receivedAt: new Date().toISOString() },
-    correlationKey: null,
-    idempotencyKey: null,
-    parentExecutionId: null,
-    temporalNamespace: 'default',
-    createdBy: null,
-  });
+  const id = await recordExecution(db, { workflowId: 'wf_end' });
   const at = new Date().toISOString();
   await new ExecutionStepRepository(db.manager).upsertRecords(
     id,

@@ -15,12 +15,10 @@ import { createExecutionActivities } from '../../activities/create-execution-act
 import { workflowReach } from '../../api/access/workflow-reach';
 import { DEFAULT_LIMITS } from '../../config/limits';
 import { createDataSource } from '../../db/data-source';
-import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
-import { newExecutionId } from '../../executions';
 import type { ActivityCall } from '../../workflows/engine';
 import type { LightStepOutcome, LightStepRequest } from '../../activities/execution-activity-types';
-import { closeTestDataSource, testDataSource } from '../support/database';
+import { closeTestDataSource, recordExecution, testDataSource } from '../support/database';
 import { TEST_EGRESS } from '../support/egress';
 import { useLocalServer } from '../support/local-server';
 import { captureLogger } from '../support/logger';
@@ -90,22 +88,7 @@ describe('light step activity', () => {
   it("writes the step and the run's end with a call that ends the run, once, however often it is made", async () => {
     const db = await testDataSource();
     const activities = activitiesOn(db);
-    const executionId = newExecutionId();
-    await new ExecutionRepository(db.manager).insertIdempotent({
-      id: executionId,
-      organizationId: '1',
-      workflowId: 'wf_1',
-      workflowKey: null,
-      revision: 1,
-      alias: null,
-      inputs: {},
-      trigger: { stepId: 'start', source: 'manual', payload: {}, receivedAt: new Date().toISOString() },
-      correlationKey: null,
-      idempotencyKey: null,
-      parentExecutionId: null,
-      temporalNamespace: 'default',
-      createdBy: null,
-    });
+    const executionId = await recordExecution(db, { workflowId: 'wf_1' });
     const started = batch(executionId);
     const running = {
       stepId: 'fetch',

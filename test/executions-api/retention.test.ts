@@ -4,14 +4,14 @@ import type { DataSource } from 'typeorm';
 import type { ExecutionStatus } from '../../db/entities/execution';
 import { ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
 import { ExecutionLogRepository } from '../../db/repositories/execution-log-repository';
-import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { ExecutionRetentionRepository } from '../../db/repositories/execution-retention-repository';
 import { ExecutionStepRepository } from '../../db/repositories/execution-step-repository';
 import { ExecutionWaitRepository } from '../../db/repositories/execution-wait-repository';
 import { SignalDeliveryRepository } from '../../db/repositories/signal-delivery-repository';
-import { newExecutionId, RetentionSweeper, type RetentionSweepStep } from '../../executions';
+import { RetentionSweeper, type RetentionSweepStep } from '../../executions';
 import { applyNamespaceRetention } from '../../startup/temporal-retention';
 import type { StepRecord } from '../../workflows/engine';
+import { recordExecution } from '../support/database';
 import { assertDialect } from '../support/dialects';
 import { grantRole } from '../support/grants';
 import { captureLogger } from '../support/logger';
@@ -40,23 +40,12 @@ interface Seed {
 
 /** Records an execution with one row in every table hanging off it (step, log, event, wait, signal delivery). */
 async function seed(db: DataSource, organizationId: string, options: Seed): Promise<string> {
-  const id = newExecutionId();
-  const m = db.manager;
-  await new ExecutionRepository(m).insertIdempotent({
-    id,
+  const id = await recordExecution(db, {
     organizationId,
     workflowId: options.workflowId ?? 'wf_retention',
-    workflowKey: null,
-    revision: 1,
-    alias: null,
-    inputs: {},
-    trigger: { stepId: 'start', source: 'manual', payload: {}, receivedAt: new Date().toISOString() },
-    correlationKey: null,
-    idempotencyKey: null,
-    parentExecutionId: options.parent ?? null,
-    temporalNamespace: 'default',
-    createdBy: null,
+    parentExecutionId: options.parent,
   });
+  const m = db.manager;
   const ended = !['running', 'waiting'].includes(options.status);
   await m.query(`UPDATE executions SET status = $2, completed_at = $3 WHERE id = $1`, [
     id,

@@ -9,6 +9,8 @@ import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { loadConfig } from '../../config/config';
 import { createDataSource } from '../../db/data-source';
+import { ExecutionRepository } from '../../db/repositories/execution-repository';
+import { newExecutionId } from '../../executions';
 import { runMigrations } from '../../db/database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/embedded-postgres';
 import { captureLogger } from './logger';
@@ -48,4 +50,28 @@ let organizationCounter = 0;
 export function newOrganizationId(): string {
   organizationCounter += 1;
   return String(1_000_000 + (process.pid % 10_000) * 1000 + organizationCounter);
+}
+
+/** Records a running execution of a manual start (as the API's execute records one), for tests below the API. */
+export async function recordExecution(
+  db: DataSource,
+  options: { organizationId?: string; workflowId: string; parentExecutionId?: string },
+): Promise<string> {
+  const id = newExecutionId();
+  await new ExecutionRepository(db.manager).insertIdempotent({
+    id,
+    organizationId: options.organizationId ?? '1',
+    workflowId: options.workflowId,
+    workflowKey: null,
+    revision: 1,
+    alias: null,
+    inputs: {},
+    trigger: { stepId: 'start', source: 'manual', payload: {}, receivedAt: new Date().toISOString() },
+    correlationKey: null,
+    idempotencyKey: null,
+    parentExecutionId: options.parentExecutionId ?? null,
+    temporalNamespace: 'default',
+    createdBy: null,
+  });
+  return id;
 }
