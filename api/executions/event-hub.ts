@@ -2,10 +2,13 @@
  * One LISTEN per API process for new execution events (a trigger NOTIFYs
  * `execution_events` with the execution id, see the 1763740000000 migration),
  * fanned out to the streams that follow that execution. The listening
- * connection is opened when the first stream follows, closed when the last
- * one leaves (a replica with no streams holds no connection), and re-opened
- * after a failure; streams also re-read on a slow timer, so a notification lost while
- * it was down delays an event by at most that interval, never loses it.
+ * connection is opened when the first stream follows, closed LISTEN_LINGER_MS
+ * after the last one left (a replica with no streams soon holds no connection;
+ * one-at-a-time clients do not open and close a connection, a PostgreSQL
+ * backend, per request), and re-opened after a failure; streams also re-read on a slow
+ * timer, so a notification lost while it was down delays an event by at most that
+ * interval, never loses it. A follower that awaits `listening()` before its first read
+ * cannot miss a notification of what commits after that read.
  *
  * It also counts open streams per organization, so one tenant cannot hold
  * every connection of a replica, and per user, so one member cannot hold
@@ -23,6 +26,8 @@ export interface StreamOwner {
   userId: string;
 }
 const RECONNECT_MS = 1000;
+/** How long the listening connection stays open with no follower, for the next one. */
+export const LISTEN_LINGER_MS = 30_000;
 
 export class ExecutionEventHub {
   private readonly followers = new Map<string, Set<() => void>>();
@@ -30,12 +35,15 @@ export class ExecutionEventHub {
   private readonly streams = new Map<string, number>();
   private readonly userStreams = new Map<string, number>();
   private listener?: Promise<ExecutionEventListener | undefined>;
+  /** Closes the listening connection once no one has followed for LISTEN_LINGER_MS. */
+  private linger?: NodeJS.Timeout;
   private closed = false;
 
   constructor(private readonly dataSource: DataSource) {}
 
   /** Calls `wake` whenever events of the execution are committed; returns the unfollow function. */
   follow(executionId: string, wake: () => void): () => void {
+    clearTimeout(this.linger);
     this.listener ??= this.listen();
     let set = this.followers.get(executionId);
     if (!set) this.followers.set(executionId, (set = new Set()));
@@ -43,8 +51,16 @@ export class ExecutionEventHub {
     return () => {
       set.delete(wake);
       if (set.size === 0) this.followers.delete(executionId);
-      if (this.followers.size === 0) void this.stopListening();
+      if (this.followers.size === 0) {
+        clearTimeout(this.linger);
+        this.linger = setTimeout(() => void this.stopListening(), LISTEN_LINGER_MS).unref();
+      }
     };
+  }
+
+  /** Resolves once the process listens (or listening failed: the followers' slow re-read covers that). */
+  async listening(): Promise<void> {
+    await this.listener?.catch(() => undefined);
   }
 
   /**
@@ -71,6 +87,7 @@ export class ExecutionEventHub {
   /** Stops listening and wakes every follower (their streams see the hub closed and end). */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.linger);
     for (const set of this.followers.values()) for (const wake of set) wake();
     await this.stopListening();
   }

@@ -110,6 +110,8 @@ export function eventRoutes(deps: ExecutionDeps): RouteDefinition[] {
             };
           });
         const pump = async () => {
+          // Listening before the first read: whatever commits after it is notified.
+          await hub.listening();
           let idleUntil = Date.now() + limits.streamIdleSeconds * 1000;
           while (open && !hub.isClosed) {
             notified = false;

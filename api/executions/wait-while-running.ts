@@ -56,10 +56,11 @@ export async function waitWhileRunning(
     woken = true;
     interrupt();
   };
-  // Followed before the first read, so no end committed after a read can slip past the nap that follows it.
+  // Followed, and listening, before the first read, so no end committed after a read can slip past the nap that follows it.
   const unfollow = hub.follow(execution.id, wake);
   response.once('close', wake);
   try {
+    await hub.listening();
     while (!hub.isClosed && !response.destroyed && Date.now() < deadline) {
       woken = false;
       const status = await executions.statusInOrganization(execution.organizationId, execution.id);

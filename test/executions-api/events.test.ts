@@ -158,8 +158,8 @@ describe('executions API: event streams are woken, capped and bounded', function
     const id = await waitingExecution('notified');
     const hub = new ExecutionEventHub(env.db);
     const woken = new Promise<void>((resolve) => hub.follow(id, resolve));
-    // The listening connection is opened by the first follower; give it a moment before the events it must see.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The listening connection is opened by the first follower: once it listens, every later commit is notified.
+    await hub.listening();
     await org
       .auth(env.t.request.post(`/workflows/executions/${id}/signals/go`))
       .send({})
@@ -167,6 +167,25 @@ describe('executions API: event streams are woken, capped and bounded', function
     await woken;
     await hub.close();
     assert.equal(hub.isClosed, true);
+  });
+
+  it('keeps its listening connection for the next follower after the last one left (one PostgreSQL backend, not one per request)', async () => {
+    const listening = async (): Promise<number> =>
+      Number((await env.db.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE query = 'LISTEN execution_events'`))[0].n);
+    const before = await listening();
+    const hub = new ExecutionEventHub(env.db);
+    const first = hub.follow('exec_linger_1', () => undefined);
+    await hub.listening();
+    assert.equal(await listening(), before + 1);
+    first();
+    assert.equal(await listening(), before + 1, 'still listening with no follower');
+    const second = hub.follow('exec_linger_2', () => undefined);
+    await hub.listening();
+    assert.equal(await listening(), before + 1, 'the next follower reuses the connection');
+    second();
+    await hub.close();
+    for (let i = 0; i < 50 && (await listening()) > before; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(await listening(), before, 'closed with the hub');
   });
 
   it('answers 429 with Retry-After above the streams of an organization, and ends an idle stream', async () => {
