@@ -69,3 +69,9 @@ export async function publish(x: ExecEnv, token: string, doc: Record<string, unk
   if (res.status !== 201) throw new Error(`publish: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.workflow.id as string;
 }
+
+/** Removes what a bench recorded for its organization (its executions and workflows) from the shared database. */
+export async function forgetOrganization(x: ExecEnv, org: string): Promise<void> {
+  await x.db.query(`DELETE FROM executions WHERE organization_id = $1`, [org]);
+  await x.db.query(`DELETE FROM workflows WHERE organization_id = $1`, [org]);
+}

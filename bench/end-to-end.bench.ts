@@ -48,7 +48,7 @@ import type { Completion } from './end-to-end-client';
 import { startClient } from './client-process';
 import { startBenchDevServer } from './dev-server';
 import { machineCpuMs } from './cpu-meter';
-import { bareWorker, chainOf, mean, publish, serverCpuMs } from './end-to-end-harness';
+import { bareWorker, chainOf, forgetOrganization, mean, publish, serverCpuMs } from './end-to-end-harness';
 import { measureServerLimit } from './end-to-end-server-limit';
 import { atConcurrency, percentile, round, type BenchReport } from './report';
 import { FULL_SIZE, sized, type BenchOptions } from './size';
@@ -255,10 +255,7 @@ export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchRepor
     if (api) await new Promise((resolve) => api!.close(resolve));
     answering.closeAllConnections();
     await new Promise((resolve) => answering.close(resolve));
-    if (x && org) {
-      await x.db.query(`DELETE FROM executions WHERE organization_id = $1`, [org]);
-      await x.db.query(`DELETE FROM workflows WHERE organization_id = $1`, [org]);
-    }
+    if (x && org) await forgetOrganization(x, org);
     await x?.stop();
     await server.stop();
     await closeTestDataSource();

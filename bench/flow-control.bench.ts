@@ -19,6 +19,7 @@ import { startExecEnv, type ExecEnv } from '../test/executions-api/support';
 import { closeTestDataSource, newOrganizationId } from '../test/support/database';
 import { grantAdmin } from '../test/support/grants';
 import { startBenchDevServer } from './dev-server';
+import { forgetOrganization } from './end-to-end-harness';
 import { percentile, round, type BenchReport } from './report';
 import { FULL_SIZE, sized, type BenchOptions } from './size';
 
@@ -175,10 +176,7 @@ export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchRepor
     };
   } finally {
     if (api) await new Promise((resolve) => api!.close(resolve));
-    if (x && org) {
-      await x.db.query(`DELETE FROM executions WHERE organization_id = $1`, [org]);
-      await x.db.query(`DELETE FROM workflows WHERE organization_id = $1`, [org]);
-    }
+    if (x && org) await forgetOrganization(x, org);
     await x?.stop();
     await server.stop();
     await closeTestDataSource();

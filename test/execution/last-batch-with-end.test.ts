@@ -6,18 +6,13 @@
  * leaves a step running is written apart, then the end, which settles that step.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import { createExecutionActivities } from '../../activities/create-execution-activities';
 import type { EventBatch } from '../../activities/execution-activity-types';
-import { workflowReach } from '../../api/access/workflow-reach';
-import { DEFAULT_LIMITS } from '../../config/limits';
 import { ExecutionStepRepository } from '../../db/repositories/execution-step-repository';
 import type { StepRecord } from '../../workflows/engine';
+import { activitiesOn } from '../support/activities';
 import { closeTestDataSource, recordExecution, testDataSource } from '../support/database';
-import { TEST_EGRESS } from '../support/egress';
-import { captureLogger } from '../support/logger';
 
 /** Counts the statements sent to PostgreSQL by any client while `work` runs. */
 async function statementsOf(work: () => Promise<unknown>): Promise<number> {
@@ -48,16 +43,6 @@ async function seed(db: DataSource, running: string[]): Promise<string> {
 
 describe('the last batch of records with the end', () => {
   after(closeTestDataSource);
-  const activitiesOn = (dataSource: DataSource) =>
-    createExecutionActivities({
-      dataSource,
-      logger: captureLogger('info').logger,
-      encryptionKey: randomBytes(32),
-      temporalNamespace: 'default',
-      egress: TEST_EGRESS,
-      limits: DEFAULT_LIMITS,
-      reach: workflowReach,
-    });
   const completed = (stepId: string, startedAt: string): StepRecord => ({
     stepId,
     status: 'completed',

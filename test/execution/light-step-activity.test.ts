@@ -9,19 +9,15 @@
  * written before, changing nothing.
  */
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createExecutionActivities } from '../../activities/create-execution-activities';
-import { workflowReach } from '../../api/access/workflow-reach';
-import { DEFAULT_LIMITS } from '../../config/limits';
 import { createDataSource } from '../../db/data-source';
 import { ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
 import type { ActivityCall } from '../../workflows/engine';
 import type { LightStepOutcome, LightStepRequest } from '../../activities/execution-activity-types';
+import { activitiesOn } from '../support/activities';
 import { closeTestDataSource, recordExecution, testDataSource } from '../support/database';
-import { TEST_EGRESS } from '../support/egress';
 import { useLocalServer } from '../support/local-server';
-import { captureLogger } from '../support/logger';
 
 describe('light step activity', () => {
   after(closeTestDataSource);
@@ -51,16 +47,6 @@ describe('light step activity', () => {
     events: [{ type: 'step.started' as const, stepId: 'fetch', run: 1, at: new Date().toISOString() }],
     logs: [],
   });
-  const activitiesOn = (dataSource: Awaited<ReturnType<typeof testDataSource>>) =>
-    createExecutionActivities({
-      dataSource,
-      logger: captureLogger('info').logger,
-      encryptionKey: randomBytes(32),
-      temporalNamespace: 'default',
-      egress: TEST_EGRESS,
-      limits: DEFAULT_LIMITS,
-      reach: workflowReach,
-    });
   /** One run of the light step activity as a local activity of workflow run `runId`. */
   const lightStep = (runId: string, activities: ReturnType<typeof activitiesOn>, request: LightStepRequest): Promise<LightStepOutcome> =>
     new MockActivityEnvironment({ isLocal: true, workflowExecution: { workflowId: 'exec', runId } }).run<
