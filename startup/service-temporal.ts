@@ -4,8 +4,7 @@
  * stop in order.
  */
 import path from 'node:path';
-import { Client } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { Client, Connection } from '@temporalio/client';
 import { forgetChild, guardChild } from './child-watchdog';
 import { resolveTemporal, type TemporalEndpoint } from './temporal';
 import { applyNamespaceRetention } from './temporal-retention';
@@ -14,7 +13,7 @@ import type { ServiceStart } from './service-parts';
 
 export interface ServiceTemporal {
   temporal: TemporalEndpoint;
-  connection: NativeConnection;
+  connection: Connection;
   client: Client;
   temporalUiUrl?: string;
   temporalVersion?: string;
@@ -55,9 +54,7 @@ export async function connectTemporal(
     'Temporal resolved',
   );
 
-  // The SDK's native client (its Rust core, as the workers use): a start costs the API about half the CPU of
-  // the pure-JavaScript gRPC client's (docs/benchmarks.md, issue 46).
-  const connection = await NativeConnection.connect({ address: temporal.address });
+  const connection = await Connection.connect({ address: temporal.address });
   cleanups.push({ name: 'temporal client', run: () => connection.close() });
   const client = new Client({
     connection,
