@@ -31,7 +31,7 @@ describe('executions API: open runs brought in line with Temporal', function () 
   this.timeout(90_000);
   const { env, org } = useExecEnv({ org: 'each' });
   const log = captureLogger('info');
-  const deps = () => ({ dataSource: env.db, temporal: env.deps.temporal, logger: log.logger });
+  const deps = () => ({ dataSource: env.db, temporal: env.temporal.client, logger: log.logger });
   /** One pass over this test's organization (the test database is shared), past no grace period. */
   const sweep = (): Promise<OpenRunsSweepResult> => checkOpenRuns(deps(), { graceMs: 0, organizationId: org.id });
 
@@ -159,7 +159,7 @@ describe('executions API: open runs brought in line with Temporal', function () 
     // An input the workflow cannot read (a definition without steps): its first workflow task throws a TypeError,
     // which Temporal retries for ever. The run id stays unrecorded, so the file's closing replay skips this history.
     const broken = { ...input, definition: { ...input.definition, steps: undefined } } as unknown as ExecutionInput;
-    await startExecutionWorkflow({ temporal: env.deps.temporal, taskQueue: env.taskQueue }, row, broken);
+    await startExecutionWorkflow({ temporal: env.temporal.client, taskQueue: env.taskQueue }, row, broken);
     try {
       let health: Record<string, unknown> | undefined;
       for (let i = 0; i < 100 && !health; i++) {

@@ -53,7 +53,7 @@ describe('execution start reconciler', function () {
 
   const deps = () => ({
     dataSource: env.db,
-    temporal: env.deps.temporal,
+    temporal: env.temporal.client,
     taskQueue: env.taskQueue,
     publicBaseUrl: PUBLIC_BASE_URL,
     limits: env.limits,
@@ -118,7 +118,7 @@ describe('execution start reconciler', function () {
     // The API started the workflow and died before recording its run id; the run parks on its wait.
     const start = async () =>
       startExecutionWorkflow(
-        { temporal: env.deps.temporal, taskQueue: env.taskQueue },
+        { temporal: env.temporal.client, taskQueue: env.taskQueue },
         lost,
         (await recordedRunInput(env.db, lost, { publicBaseUrl: PUBLIC_BASE_URL, limits: env.limits }))!,
       );

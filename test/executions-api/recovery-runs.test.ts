@@ -159,7 +159,7 @@ describe('executions API: recovery runs of failed executions', function () {
 function dispatchDeps(env: ExecEnv) {
   return {
     dataSource: env.db,
-    temporal: env.deps.temporal,
+    temporal: env.temporal.client,
     taskQueue: env.taskQueue,
     publicBaseUrl: 'http://api.test',
     limits: env.limits,

@@ -175,7 +175,7 @@ describe('executions API: re-run and retry from the failed step', function () {
     const swept = await sweepOnce(
       {
         dataSource: env.db,
-        temporal: env.deps.temporal,
+        temporal: env.temporal.client,
         taskQueue: env.taskQueue,
         publicBaseUrl: 'http://api.test',
         limits: env.limits,

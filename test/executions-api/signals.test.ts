@@ -230,7 +230,7 @@ describe('executions API: signals, pending waits, cancel and terminate', functio
     const deps = {
       config: { ...loadConfig(), temporalTaskQueue: `${env.taskQueue}-idle` },
       dataSource: env.db,
-      temporal: env.deps.temporal,
+      temporal: env.temporal.client,
       encryptionKey: env.encryptionKey,
     };
     const idle = createTestApp({ routes: [...workflowRoutes(deps), ...executionRoutes(deps)] });

@@ -139,7 +139,7 @@ describe('executions API: the steps /state shows, and signal-with-start by defau
     const id = await execute(env, org, 'held-sweep');
     await until(id, (view) => view.status === 'waiting' && view.steps.hold?.status === 'running', 'the wait');
     await env.temporal.client.workflow.getHandle(id).terminate('from the Temporal UI');
-    const passed = await checkOpenRuns({ dataSource: env.db, temporal: env.deps.temporal }, { graceMs: 0, organizationId: org.id });
+    const passed = await checkOpenRuns({ dataSource: env.db, temporal: env.temporal.client }, { graceMs: 0, organizationId: org.id });
     assert.deepEqual(passed.settled, [{ id, status: 'terminated' }]);
     const ended = await state(id);
     assert.equal(ended.live, false);

@@ -304,7 +304,7 @@ describe('executions API: sub-workflows', function () {
   /** One children sweep of this file's organization, without a grace period. */
   const sweepChildren = () =>
     settleChildren(
-      { dataSource: env.db, temporal: env.deps.temporal, logger: captureLogger('info').logger },
+      { dataSource: env.db, temporal: env.temporal.client, logger: captureLogger('info').logger },
       { graceMs: 0, organizationId: org.id },
     );
 

@@ -95,8 +95,6 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
   const workerLog = captureLogger('info');
   const limits: Limits = { ...loadConfig().limits, ...options.limits };
   const codeExecPool = options.codeExec ? new CodeExecPool({ ...CODE_EXEC_DEFAULTS, ...options.codeExec }) : undefined;
-  // The API's client on the native connection, as the service makes it (startup/service-temporal.ts).
-  const client = new Client({ connection: temporal.nativeConnection, namespace });
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
   if (options.withWorker !== false) {
@@ -114,7 +112,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
         egress: TEST_EGRESS,
         codeExecPool,
         limits,
-        recoveryStarts: { temporal: client, taskQueue },
+        recoveryStarts: { temporal: temporal.client, taskQueue },
         operatorPlugins: options.operatorPlugins,
         reach: workflowReach,
       }),
@@ -131,7 +129,7 @@ export async function startExecEnv(options: ExecEnvOptions = {}): Promise<ExecEn
       limits,
     },
     dataSource: db,
-    temporal: client,
+    temporal: temporal.client,
     ...(worker && options.eagerStarts !== false ? { eagerStarts: new Client({ connection: temporal.nativeConnection, namespace }) } : {}),
     encryptionKey,
     plugins: options.operatorPlugins?.catalog,

@@ -33,7 +33,7 @@ const SENSITIVE = {
 /** Another API replica on the same database and Temporal (with its own key when given). */
 function replica(env: ExecEnv, encryptionKey = env.encryptionKey) {
   const config = { ...loadConfig(), publicBaseUrl: 'http://api.test', temporalTaskQueue: env.taskQueue };
-  return createTestApp({ routes: executionRoutes({ config, dataSource: env.db, temporal: env.deps.temporal, encryptionKey }) });
+  return createTestApp({ routes: executionRoutes({ config, dataSource: env.db, temporal: env.temporal.client, encryptionKey }) });
 }
 
 /** Every string and payload byte of a history, as text. */
