@@ -5,6 +5,7 @@
  * worker and may replay the run, only to answer what is already recorded here.
  * A read shows the run as of its last flushed batch.
  */
+import type { EntityManager } from 'typeorm';
 import type { ExecutionEntity } from '../../db/entities/execution';
 import type { ExecutionWaitEntity } from '../../db/entities/execution-wait';
 import { ExecutionRepository } from '../../db/repositories/execution-repository';
@@ -29,24 +30,35 @@ export interface RecordedState {
 }
 
 export async function recordedState(deps: ExecutionDeps, row: ExecutionEntity): Promise<RecordedState> {
-  const manager = deps.dataSource.manager;
-  const [runs, variables, pendingWaits] = await Promise.all([
-    new ExecutionStepRepository(manager).listOf(row.id),
-    new ExecutionRepository(manager).variablesOf(row.id),
-    openWaits(deps, row),
-  ]);
-  const steps = latestRecords(runs);
-  const live = !isFinished(row);
-  const currentSteps = live
-    ? runs.filter((run) => run.status === 'running' && steps[run.stepId]?.run === run.run).map((run) => run.stepId)
-    : [];
-  return { status: row.status, steps, variables, currentSteps, pendingWaits, live };
+  // One snapshot: a batch that ends a step and marks the run waiting commits between separate reads, and
+  // the state would say `running` with no step running. The status is read again inside it, as the row the
+  // access check read is older.
+  return deps.dataSource.transaction('REPEATABLE READ', async (manager) => {
+    const recorded = await new ExecutionRepository(manager).statusAndVariablesOf(row.id);
+    const status = recorded?.status ?? row.status;
+    const runs = await new ExecutionStepRepository(manager).listOf(row.id);
+    const pendingWaits = await openWaitsIn(manager, deps, { id: row.id, status });
+    const steps = latestRecords(runs);
+    const live = !isFinished({ status });
+    const currentSteps = live
+      ? runs.filter((run) => run.status === 'running' && steps[run.stepId]?.run === run.run).map((run) => run.stepId)
+      : [];
+    return { status, steps, variables: recorded?.variables ?? {}, currentSteps, pendingWaits, live };
+  });
 }
 
 /** The open waits of a running execution, oldest first, webhook callbacks signed; none once it has ended. */
-export async function openWaits(deps: ExecutionDeps, row: ExecutionEntity): Promise<PendingWait[]> {
+export function openWaits(deps: ExecutionDeps, row: ExecutionEntity): Promise<PendingWait[]> {
+  return openWaitsIn(deps.dataSource.manager, deps, row);
+}
+
+async function openWaitsIn(
+  manager: EntityManager,
+  deps: ExecutionDeps,
+  row: Pick<ExecutionEntity, 'id' | 'status'>,
+): Promise<PendingWait[]> {
   if (isFinished(row)) return [];
-  const rows = await new ExecutionWaitRepository(deps.dataSource.manager).openOf(row.id);
+  const rows = await new ExecutionWaitRepository(manager).openOf(row.id);
   return rows.map((wait) => withSignedCallback(deps.callbackKey, row.id, pendingWait(wait)));
 }
 

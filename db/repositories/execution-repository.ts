@@ -258,13 +258,13 @@ export class ExecutionRepository extends Repository<ExecutionEntity> {
     await rowsOf(this.manager, recordProgressSql(executionId, progress));
   }
 
-  /** The variables the run recorded last (`{}` before its first record). */
-  async variablesOf(executionId: string): Promise<Record<string, unknown>> {
-    const rows = await rowsOf<{ variables: Record<string, unknown> | null }>(
+  /** The status and the variables the run recorded last (`{}` before its first record), in one read. */
+  async statusAndVariablesOf(executionId: string): Promise<{ status: ExecutionStatus; variables: Record<string, unknown> } | undefined> {
+    const [row] = await rowsOf<{ status: ExecutionStatus; variables: Record<string, unknown> | null }>(
       this.manager,
-      `SELECT variables FROM executions WHERE id = $1`,
+      `SELECT status, variables FROM executions WHERE id = $1`,
       [executionId],
     );
-    return rows[0]?.variables ?? {};
+    return row && { status: row.status, variables: row.variables ?? {} };
   }
 }

@@ -7,8 +7,11 @@
 import assert from 'node:assert/strict';
 import { Client } from '@temporalio/client';
 import { executionRoutes } from '../../api/executions';
+import type { ExecutionDeps } from '../../api/executions/deps';
+import { recordedState } from '../../api/executions/recorded-state';
 import { workflowRoutes } from '../../api/workflows';
 import { loadConfig } from '../../config/config';
+import { ExecutionRepository } from '../../db/repositories/execution-repository';
 import { stateQuery } from '../../workflows/messages';
 import { createTestApp } from '../support/app';
 import { execute, finished, publish, useExecEnv, waitFor } from './support';
@@ -106,6 +109,14 @@ describe('executions API: reads of a running execution come from PostgreSQL, nev
     assert.equal(state.steps.approval.status, 'running');
     assert.equal(state.steps.pause.status, 'completed');
     assert.equal(state.pendingWaits.length, 1);
+  });
+
+  it('reads the state in one snapshot, its status included: the access check\'s row may be older', async () => {
+    // The row the access check read while `pause` still ran; the batch that ended it committed since.
+    const stale = { ...(await new ExecutionRepository(env.db.manager).findAnywhere(id))!, status: 'running' as const };
+    const read = await recordedState({ dataSource: env.db, callbackKey: Buffer.alloc(32) } as ExecutionDeps, stale);
+    assert.deepEqual({ status: read.status, currentSteps: read.currentSteps, live: read.live }, { status: 'waiting', currentSteps: ['approval'], live: true });
+    assert.equal(read.pendingWaits.length, 1);
   });
 
   it('the open wait: its step, signal, correlation key and timeout, read as pending signals too', async () => {
