@@ -184,7 +184,7 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
      * not the step's to fail on: without it the call is made (not checked against a stored result), and
      * the batch is left for the workflow to write by its persistence activity (`batchWritten: false`).
      */
-    async callLightStep({ call, batch, end }: LightStepRequest): Promise<LightStepOutcome> {
+    async callLightStep({ call, batch, end, firstTask }: LightStepRequest): Promise<LightStepOutcome> {
       const context = Context.current();
       const runId = context.info.workflowExecution?.runId ?? '';
       // The workflow sends only light calls here; without the key a stored result could not be found again.
@@ -219,7 +219,10 @@ export function createExecutionActivities(deps: ExecutionActivityDeps) {
           return unavailable('writing its records with the end')(error) ?? false;
         }
       };
-      const completed = await lightResults.resultOf(runId, callKey).catch(unavailable('reading its stored result'));
+      // The first attempt of a call scheduled in the run's first workflow task is the first of that call anywhere:
+      // there is no stored result to look for (a read saved per step of most short runs).
+      const firstEver = firstTask === true && context.info.attempt === 1;
+      const completed = firstEver ? undefined : await lightResults.resultOf(runId, callKey).catch(unavailable('reading its stored result'));
       // Again after a lost worker: the end it wrote is written again, changing nothing (idempotent), so the replay ends alike.
       if (completed) {
         if (await writeWithEnd(completed)) return { result: completed, batchWritten: true, endWritten: true };

@@ -43,6 +43,11 @@ export interface LightStepRequest {
    * activity to write them and the run's end when the call completes the step.
    */
   end?: TailNumbering;
+  /**
+   * Scheduled in the run's first workflow task, which no worker ran before (its history is three events long:
+   * a lost or failed attempt of that task adds to it): no earlier attempt of this call can have stored a result.
+   */
+  firstTask?: true;
 }
 
 /** The numbers the next event and log line of a run get (and the next log line of the step). */

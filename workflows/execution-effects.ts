@@ -121,6 +121,9 @@ function retryOf(call: ActivityCall): RetryPolicy {
  * so a completed call is not made again. Retries follow the step's policy, in the worker (a long backoff
  * becomes a timer).
  */
+/** WorkflowExecutionStarted, WorkflowTaskScheduled, WorkflowTaskStarted: the run's first workflow task, first attempt. */
+const FIRST_TASK_HISTORY_LENGTH = 3;
+
 async function callLightStep(call: ActivityCall, batcher: EventBatcher): Promise<PluginResult> {
   const { callLightStep: viaLocalActivity } = proxyLocalActivities<Activities>({
     startToCloseTimeout: (call.timeoutMs ?? 0) + ACTIVITY_TIMEOUT_GRACE_MS,
@@ -136,7 +139,8 @@ async function callLightStep(call: ActivityCall, batcher: EventBatcher): Promise
     // that task with "[TMPRL1100] Nondeterminism error: Invalid transition in state machine", on every retry, and the
     // run never ended. A light call is short (LIGHT_STEP_MAX_TIMEOUT_MS): the cancel waits for it, then the run ends.
     const end = call.endsRun ? { end: batcher.tailNumbering(call.stepId) } : {};
-    outcome = await CancellationScope.nonCancellable(() => viaLocalActivity({ call, batch, ...end }));
+    const firstTask = workflowInfo().historyLength <= FIRST_TASK_HISTORY_LENGTH ? { firstTask: true as const } : {};
+    outcome = await CancellationScope.nonCancellable(() => viaLocalActivity({ call, batch, ...end, ...firstTask }));
   } catch (error) {
     // The call failed, perhaps before the batch was written: write it (again; records are idempotent).
     if (batch) await batcher.writeAgain(batch);

@@ -48,8 +48,13 @@ describe('light step activity', () => {
     logs: [],
   });
   /** One run of the light step activity as a local activity of workflow run `runId`. */
-  const lightStep = (runId: string, activities: ReturnType<typeof activitiesOn>, request: LightStepRequest): Promise<LightStepOutcome> =>
-    new MockActivityEnvironment({ isLocal: true, workflowExecution: { workflowId: 'exec', runId } }).run<
+  const lightStep = (
+    runId: string,
+    activities: ReturnType<typeof activitiesOn>,
+    request: LightStepRequest,
+    attempt = 1,
+  ): Promise<LightStepOutcome> =>
+    new MockActivityEnvironment({ isLocal: true, attempt, workflowExecution: { workflowId: 'exec', runId } }).run<
       [LightStepRequest],
       LightStepOutcome,
       (r: LightStepRequest) => Promise<LightStepOutcome>
@@ -69,6 +74,22 @@ describe('light step activity', () => {
     // Another run (or another call key) is another call.
     await lightStep(randomUUID(), activities, { call: call(executionId) });
     assert.equal(calls, 2);
+  });
+
+  it("looks for no stored result on the first attempt of a call from the run's first workflow task, and does on any other", async () => {
+    const activities = activitiesOn(await testDataSource());
+    const runId = randomUUID();
+    const executionId = `exec_${randomUUID().replace(/-/g, '')}`;
+    calls = 0;
+    await lightStep(runId, activities, { call: call(executionId), firstTask: true });
+    // The same call on its first attempt in a first task again cannot happen (a lost task adds to the history): it
+    // shows the read skipped. A retry, or the call scheduled in any later task, answers from the stored result.
+    await lightStep(runId, activities, { call: call(executionId), firstTask: true });
+    assert.equal(calls, 2);
+    const retried = await lightStep(runId, activities, { call: call(executionId), firstTask: true }, 2);
+    const later = await lightStep(runId, activities, { call: call(executionId) });
+    assert.equal(calls, 2);
+    assert.deepEqual(retried.result, later.result);
   });
 
   it("writes the step and the run's end with a call that ends the run, once, however often it is made", async () => {

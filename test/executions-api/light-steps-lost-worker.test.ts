@@ -3,7 +3,8 @@
  * another worker finishes the run, and no step whose call had completed is
  * called again. Temporal records local activity results only when the
  * workflow task completes, which the kill prevents; the new worker replays the
- * steps and answers the completed ones from light_step_results.
+ * steps and answers the completed ones from light_step_results. (It also guards the first task's skipped read:
+ * the new worker's task is not a first task, so its steps look for their stored results.)
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
