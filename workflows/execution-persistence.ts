@@ -28,6 +28,20 @@ const FAN_OUT_WRITES = 10;
 
 type FanOut = { done: number; total: number; failed: number };
 
+/**
+ * Resolves once the microtasks now queued (and those they queue) have run: the SDK checks blocked conditions only
+ * after the workflow's microtasks drain, and this one is false when asked at once (the SDK resolves a condition that
+ * holds at once without waiting: a single tick, in which a step between two awaits has not moved on yet).
+ */
+function afterThisPass(): Promise<boolean | void> {
+  let asked = false;
+  return condition(() => {
+    const drained = asked;
+    asked = true;
+    return drained;
+  });
+}
+
 /** The numbering a continued-as-new run carries on from. */
 export type Numbering = Pick<ContinuedRun, 'logSeq' | 'stepSeqs' | 'eventSeq'>;
 
@@ -214,11 +228,12 @@ export class EventBatcher {
    * local activities instead of one (rules 3). Bounded, so a long run of pure steps is still written as it goes.
    */
   private async blocked(): Promise<void> {
+    const nextPass = followsRule(this.input, 'records-when-drained') ? afterThisPass : () => condition(() => true);
     for (let passes = 0, seen = -1; !this.finished && passes < MAX_PASSES_BEFORE_WRITE; passes++) {
       const pending = this.pendingEvents.length + this.pendingLogs.length;
       if (pending === seen || pending >= MAX_PENDING_BEFORE_WRITE) return;
       seen = pending;
-      await condition(() => true);
+      await nextPass();
     }
   }
 

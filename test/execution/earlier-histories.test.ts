@@ -19,7 +19,9 @@
  * (`wait-ids-by-sequence`), so it replays with tracing on as well (test/observability/traces.test.ts).
  * And `rules5-last-step-end` (rule `end-with-last-light-step`): a one-step light run without outputs whose step's
  * local activity wrote the end, so the run has no finish local activity (recorded by
- * test/executions-api/last-step-end.test.ts with RECORD_HISTORIES=1).
+ * test/executions-api/last-step-end.test.ts with RECORD_HISTORIES=1), and `rules5-pure-steps`: three pure steps
+ * written mid-way and again with the end, as rules 3 to 5 did before `records-when-drained` (recorded by
+ * test/execution/execution-workflow.test.ts with RECORD_HISTORIES=1).
  * Add a history here whenever the workflow's commands change behind a patch or a field of the run's input.
  */
 import assert from 'node:assert/strict';
@@ -36,7 +38,7 @@ describe('execution workflow: histories of earlier releases replay', function ()
 
   it('replays every recorded history without non-determinism', async () => {
     const files = readdirSync(DIR).filter((file) => file.endsWith('.history.bin'));
-    assert.ok(files.length >= 14, `histories found: ${files.join(', ')}`);
+    assert.ok(files.length >= 15, `histories found: ${files.join(', ')}`);
     const histories = files.map((file) => ({
       workflowId: file,
       history: temporal.api.history.v1.History.decode(readFileSync(path.join(DIR, file))),

@@ -7,9 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { type ExecutionInput } from '../../workflows/engine';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { ENGINE_RULES, type ExecutionInput } from '../../workflows/engine';
 import { deliverSignalUpdate, stateQuery } from '../../workflows/messages';
-import { executionInput, trigger } from '../support/definitions';
+import { chain, executionInput, trigger } from '../support/definitions';
 import { useExecutionWorker } from './execution-worker';
 
 const inputFor = (doc: Record<string, unknown>, inputs: Record<string, unknown> = {}): ExecutionInput =>
@@ -94,6 +97,39 @@ describe('execution workflow on Temporal', function () {
     );
     assert.ok(mine.length <= 3, `events go out in a few batches, not one per step (${mine.length})`);
     assert.deepEqual(recorded.finished.find((f) => f.executionId === input.executionId)?.status, 'completed');
+  });
+
+  it('writes a graph of pure steps once, with its end (rule records-when-drained); rules 5 wrote it twice', async () => {
+    const pure = {
+      variables: { n: { initialValue: 0 } },
+      steps: chain(
+        manual,
+        { id: 'bump', type: 'module', pluginType: 'set-variable', config: { path: 'n', value: '${{ variables.n + 1 }}' } },
+        { id: 'note', type: 'module', pluginType: 'log', config: { message: 'n is ${{ variables.n }}' } },
+        { id: 'check', type: 'decider', pluginType: 'conditional', config: { expression: 'variables.n >= 0', truePort: 'default' } },
+      ),
+    };
+    const batchesUnder = async (rules: number) => {
+      const input = { ...inputFor(pure), engineRules: rules };
+      const handle = await start(input);
+      await handle.result();
+      const finish = recorded.finished.find((f) => f.executionId === input.executionId);
+      // RECORD_HISTORIES=1: keep the rules-5 run's history as a fixture (test/execution/earlier-histories.test.ts).
+      // eslint-disable-next-line no-restricted-properties -- a switch of the test that records its fixture
+      if (process.env.RECORD_HISTORIES && rules === 5) {
+        const history = await handle.fetchHistory();
+        writeFileSync(
+          path.join(__dirname, '../fixtures/histories/rules5-pure-steps.history.bin'),
+          temporal.api.history.v1.History.encode(history).finish(),
+        );
+      }
+      return {
+        batches: recorded.batches.filter((batch) => batch.executionId === input.executionId).length,
+        withEnd: finish?.batch !== undefined,
+      };
+    };
+    assert.deepEqual(await batchesUnder(ENGINE_RULES), { batches: 1, withEnd: true });
+    assert.deepEqual(await batchesUnder(5), { batches: 2, withEnd: true });
   });
 
   it('delivers a signal by update exactly once; a second delivery is rejected', async () => {

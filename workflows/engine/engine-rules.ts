@@ -11,7 +11,7 @@
 import type { RunLimits } from './limits';
 
 /** The rules a run started now follows (ExecutionInput.engineRules). */
-export const ENGINE_RULES = 5;
+export const ENGINE_RULES = 6;
 
 /** What a rule reads of the execution input. */
 export interface RulesHolder {
@@ -67,6 +67,12 @@ const RULES = {
    * without a finish local activity of its own (runtime/last-step-end.ts, workflows/execution.ts).
    */
   'end-with-last-light-step': { since: 5 },
+  /**
+   * "Blocked" (rule 3) is judged over whole passes of the run's microtasks, not single ticks: the SDK resolves a
+   * condition that holds at once without a pass, so a step between two awaits looked blocked, and a graph of pure
+   * steps was written mid-way and again with its end (workflows/execution-persistence.ts).
+   */
+  'records-when-drained': { since: 6 },
 } satisfies Record<string, RuleRow>;
 
 export type EngineRule = keyof typeof RULES;
