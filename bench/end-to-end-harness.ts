@@ -46,8 +46,8 @@ export async function bareWorker(env: TestWorkflowEnvironment) {
     env.client.workflow.execute(workflow, { taskQueue, workflowId: `${taskQueue}-${randomUUID()}`, args });
   // The same with eager workflow start (a client on the worker's connection), as the project starts its runs.
   const eagerClient = new Client({ connection: env.nativeConnection, namespace: env.namespace ?? 'default' });
-  const executeEager = (workflow: BareWorkflow) =>
-    eagerClient.workflow.execute(workflow, { taskQueue, workflowId: `${taskQueue}-${randomUUID()}`, requestEagerStart: true });
+  const executeEager = (workflow: BareWorkflow, args: unknown[] = []) =>
+    eagerClient.workflow.execute(workflow, { taskQueue, workflowId: `${taskQueue}-${randomUUID()}`, args, requestEagerStart: true });
   return {
     execute,
     executeEager,

@@ -17,7 +17,9 @@
  * cannot cost nothing): >= 1.5x the executions/s of bare Temporal's three-activity workflow (three calls
  * as activities one after the other, measured in the same rounds), and p50 <= 1.5x the bare trivial workflow's
  * p50 started eagerly, as the project starts its runs (the worker shares the API's process, as in `npm start`).
- * Their ratios to the plain trivial workflow are still printed, judged by no target.
+ * Their ratios to the plain trivial workflow are still printed, judged by no target. Beside the p50 target, the p50
+ * of bare Temporal making the same three calls as local activities in an eagerly started workflow: the cheapest
+ * way Temporal makes a call durably, with no record of the project's kind, so the floor under that target.
  */
 import type { Completion } from './end-to-end-client';
 import type { ClientProcess } from './client-process';
@@ -39,6 +41,11 @@ export interface ServerLimitInputs {
   runBareTrivialEager: () => Promise<unknown>;
   /** Runs one bare workflow of three calls as activities one after the other (issue 46's counterpart of the 3 default http steps). */
   runBareThreeActivities: () => Promise<unknown>;
+  /**
+   * The same three calls as local activities, started eagerly: the least bare Temporal itself needs to make three calls
+   * durably, with no records of its own (issue 46's p50 floor, printed beside the target).
+   */
+  runBareThreeLocalEager: () => Promise<unknown>;
   client: ClientProcess;
   completion: Completion;
   /** Publishes start ──▶ s1 ──▶ … ──▶ s<count> through the API; resolves with the definition's id. */
@@ -88,10 +95,13 @@ export async function measureServerLimit(inputs: ServerLimitInputs): Promise<Pic
   }
   for (const name of names) await atC(name, 3, 1);
   await atConcurrency(3, 1, inputs.runBareTrivialEager);
+  await atConcurrency(3, 1, inputs.runBareThreeLocalEager);
   const eagerLatencies: number[] = [];
+  const threeLocalLatencies: number[] = [];
   for (let r = 0; r < rounds; r++) {
     for (const name of names) if (name !== 'bare 3 activities') latencies[name].push(...(await atC(name, latencyPerRound, 1)).latencies);
     eagerLatencies.push(...(await atConcurrency(latencyPerRound, 1, inputs.runBareTrivialEager)).latencies);
+    threeLocalLatencies.push(...(await atConcurrency(latencyPerRound, 1, inputs.runBareThreeLocalEager)).latencies);
   }
 
   const p50 = (name: Name) => percentile(latencies[name], 50);
@@ -126,14 +136,18 @@ export async function measureServerLimit(inputs: ServerLimitInputs): Promise<Pic
       `3-activity wf / ${name}: per s (c=${CONCURRENCY})`,
       [round(mean(rates['bare 3 activities']), 1), round(mean(rates[name]), 1)],
     ]);
+    const floorP50 = percentile(threeLocalLatencies, 50);
     rows.push([`eager trivial wf / ${name}: p50 ms (c=1)`, [round(eagerP50, 1), round(p50(name), 1)]]);
+    rows.push([`eager 3 local activities wf / ${name}: p50 ms (c=1)`, [round(floorP50, 1), round(p50(name), 1)]]);
     targets.push(
       {
         label: `project: ${name} executions/s >= ${MIN_HTTP_RATE_RATIO} x bare three-activity workflows/s (median of rounds ${round(threeRatio, 2)} x)`,
         met: threeRatio >= MIN_HTTP_RATE_RATIO,
       },
       {
-        label: `project: ${name} p50 <= ${MAX_P50_RATIO} x bare eager trivial p50 (${round(p50(name), 0)} / ${round(eagerP50, 0)} ms = ${round(eagerRatio, 2)} x)`,
+        label:
+          `project: ${name} p50 <= ${MAX_P50_RATIO} x bare eager trivial p50 (${round(p50(name), 0)} / ${round(eagerP50, 0)} ms = ${round(eagerRatio, 2)} x;` +
+          ` bare's own three calls as local activities, started eagerly: ${round(floorP50, 0)} ms = ${round(floorP50 / eagerP50, 2)} x)`,
         met: eagerRatio <= MAX_P50_RATIO,
       },
     );

@@ -169,6 +169,7 @@ export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchRepor
       runBareTrivial: () => runBare('trivialWorkflow'),
       runBareTrivialEager: () => bare!.executeEager('trivialWorkflow'),
       runBareThreeActivities: () => runBare('sequentialActivities', [3, url]),
+      runBareThreeLocalEager: () => bare!.executeEager('sequentialLocalActivities', [3, url]),
       client,
       completion: COMPLETION,
       publishChain,
