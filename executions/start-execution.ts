@@ -1,7 +1,7 @@
 /**
  * Starting an execution, shared by the execute endpoint and webhook ingress:
  * record the execution (the unique index decides idempotency), then start the
- * Temporal workflow. A failed start removes the row again (ExecutorUnavailable),
+ * Temporal workflow, then its run id (not awaited). A failed start removes the row again (ExecutorUnavailable),
  * so nothing is left half-written. A start lost to a crash between the two is
  * repaired by the start reconciler (reconcile-starts.ts), which starts the
  * workflow the same way through startExecutionWorkflow.
@@ -87,6 +87,9 @@ export async function startExecution(
     // stays. Its run id is recorded here, or by the reconciler's next sweep when Temporal cannot say right now.
     runId = await firstRunId(deps.temporal, row.id).catch(() => undefined);
   }
-  if (runId !== undefined) await executions.setTemporalRunId(row.id, runId);
+  // Not awaited: nothing the caller is told needs the run id (a handle without it finds the run by its workflow id),
+  // and the answer comes a round trip sooner. A write lost here is the start reconciler's to repair: it records the
+  // run id of a row whose workflow exists (./reconcile-starts.ts, after its grace period).
+  if (runId !== undefined) executions.setTemporalRunId(row.id, runId).catch(() => undefined);
   return { row, created };
 }
