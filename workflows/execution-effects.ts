@@ -112,6 +112,9 @@ function retryOf(call: ActivityCall): RetryPolicy {
     : { maximumAttempts: 1 };
 }
 
+/** WorkflowExecutionStarted, WorkflowTaskScheduled, WorkflowTaskStarted: the run's first workflow task, first attempt. */
+const FIRST_TASK_HISTORY_LENGTH = 3;
+
 /**
  * A light step (docs/architecture.md, "Light steps"): a local activity runs in this worker within the workflow task,
  * so a chain of them costs no task dispatch per step; it runs in the run's lane (one local activity at a
@@ -121,9 +124,6 @@ function retryOf(call: ActivityCall): RetryPolicy {
  * so a completed call is not made again. Retries follow the step's policy, in the worker (a long backoff
  * becomes a timer).
  */
-/** WorkflowExecutionStarted, WorkflowTaskScheduled, WorkflowTaskStarted: the run's first workflow task, first attempt. */
-const FIRST_TASK_HISTORY_LENGTH = 3;
-
 async function callLightStep(call: ActivityCall, batcher: EventBatcher): Promise<PluginResult> {
   const { callLightStep: viaLocalActivity } = proxyLocalActivities<Activities>({
     startToCloseTimeout: (call.timeoutMs ?? 0) + ACTIVITY_TIMEOUT_GRACE_MS,

@@ -33,7 +33,7 @@ type FanOut = { done: number; total: number; failed: number };
  * after the workflow's microtasks drain, and this one is false when asked at once (the SDK resolves a condition that
  * holds at once without waiting: a single tick, in which a step between two awaits has not moved on yet).
  */
-function afterThisPass(): Promise<boolean | void> {
+function afterThisPass(): Promise<void> {
   let asked = false;
   return condition(() => {
     const drained = asked;
