@@ -111,11 +111,14 @@ describe('executions API: reads of a running execution come from PostgreSQL, nev
     assert.equal(state.pendingWaits.length, 1);
   });
 
-  it('reads the state in one snapshot, its status included: the access check\'s row may be older', async () => {
+  it("reads the state in one snapshot, its status included: the access check's row may be older", async () => {
     // The row the access check read while `pause` still ran; the batch that ended it committed since.
     const stale = { ...(await new ExecutionRepository(env.db.manager).findAnywhere(id))!, status: 'running' as const };
     const read = await recordedState({ dataSource: env.db, callbackKey: Buffer.alloc(32) } as ExecutionDeps, stale);
-    assert.deepEqual({ status: read.status, currentSteps: read.currentSteps, live: read.live }, { status: 'waiting', currentSteps: ['approval'], live: true });
+    assert.deepEqual(
+      { status: read.status, currentSteps: read.currentSteps, live: read.live },
+      { status: 'waiting', currentSteps: ['approval'], live: true },
+    );
     assert.equal(read.pendingWaits.length, 1);
   });
 
