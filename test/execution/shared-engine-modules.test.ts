@@ -64,6 +64,13 @@ describe('engine modules shared across workflow runs', function () {
     }
   });
 
+  it("the bundle compiles the project's TypeScript for ES2022, as tsconfig.json does: no object-spread helpers", async () => {
+    const { code } = await workflowBundle();
+    // swc at the SDK's ES2017 defines `_object_spread` (and `_object_spread_props`) for every `{ ...x }` of workflows/.
+    assert.equal(/function _object_spread\b/.test(code), false, 'no object-spread helper in the bundle');
+    assert.ok(code.includes('...'), 'object spread is native');
+  });
+
   it("a run evaluates none of the workflow's modules (workflows/, the engine, jsep, acorn, @temporalio/workflow); the shared exports are frozen", async () => {
     const { perRun, engineExportsFrozen } = await modulesEvaluatedPerRun();
     assert.deepEqual(
