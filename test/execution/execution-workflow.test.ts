@@ -7,12 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { temporal } from '@temporalio/proto';
 import { ENGINE_RULES, type ExecutionInput } from '../../workflows/engine';
 import { deliverSignalUpdate, stateQuery } from '../../workflows/messages';
 import { chain, executionInput, trigger } from '../support/definitions';
+import { keepHistoryFixture } from '../support/history-fixture';
 import { useExecutionWorker } from './execution-worker';
 
 const inputFor = (doc: Record<string, unknown>, inputs: Record<string, unknown> = {}): ExecutionInput =>
@@ -114,15 +112,8 @@ describe('execution workflow on Temporal', function () {
       const handle = await start(input);
       await handle.result();
       const finish = recorded.finished.find((f) => f.executionId === input.executionId);
-      // RECORD_HISTORIES=1: keep the rules-5 run's history as a fixture (test/execution/earlier-histories.test.ts).
-      // eslint-disable-next-line no-restricted-properties -- a switch of the test that records its fixture
-      if (process.env.RECORD_HISTORIES && rules === 5) {
-        const history = await handle.fetchHistory();
-        writeFileSync(
-          path.join(__dirname, '../fixtures/histories/rules5-pure-steps.history.bin'),
-          temporal.api.history.v1.History.encode(history).finish(),
-        );
-      }
+      // RECORD_HISTORIES=1: keep the rules-5 run's history as a fixture.
+      if (rules === 5) await keepHistoryFixture(handle, 'rules5-pure-steps');
       return {
         batches: recorded.batches.filter((batch) => batch.executionId === input.executionId).length,
         withEnd: finish?.batch !== undefined,

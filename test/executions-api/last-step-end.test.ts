@@ -7,11 +7,9 @@
  * replays (useExecEnv).
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { temporal } from '@temporalio/proto';
 import { ExecutionEventRepository } from '../../db/repositories/execution-event-repository';
 import { chain, step, trigger } from '../support/definitions';
+import { keepHistoryFixture } from '../support/history-fixture';
 import { useLocalServer } from '../support/local-server';
 import { execute, finished, publish, useExecEnv, waitFor, type ExecEnv } from './support';
 
@@ -88,15 +86,8 @@ describe('executions API: the last light step writes the end', function () {
       ['0:step.started', '1:step.completed', '2:step.started', '3:step.completed', '4:execution.completed'],
     );
     assert.deepEqual(shape(read, [endedByStep, byStep]), shape(before, [endedByFinish, byFinish]));
-    // RECORD_HISTORIES=1: keep this run's history as a fixture of rules 5 (test/execution/earlier-histories.test.ts).
-    // eslint-disable-next-line no-restricted-properties -- a switch of the test that records its fixture
-    if (process.env.RECORD_HISTORIES) {
-      const history = await env.temporal.client.workflow.getHandle(endedByStep).fetchHistory();
-      writeFileSync(
-        path.join(__dirname, '../fixtures/histories/rules5-last-step-end.history.bin'),
-        temporal.api.history.v1.History.encode(history).finish(),
-      );
-    }
+    // RECORD_HISTORIES=1: keep this run's history as a fixture of rules 5.
+    await keepHistoryFixture(env.temporal.client.workflow.getHandle(endedByStep), 'rules5-last-step-end');
     const fetched = ((read.steps as Body).data as Array<{ stepId: string; status: string; outputs: Body }>).find(
       (s) => s.stepId === 'fetch',
     );

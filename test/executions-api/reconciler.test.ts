@@ -212,12 +212,8 @@ describe('execution start reconciler', function () {
     );
     assert.equal(created, true);
     // The run id is written after the answer (not awaited): it comes within moments.
-    let recorded: string | null = null;
-    for (let tries = 0; recorded === null && tries < 100; tries++) {
-      recorded = (await row(started.id)).temporalRunId;
-      if (recorded === null) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    assert.equal(recorded, await firstRunId(real, started.id));
+    await waitFor(env, org, started.id, (body) => (body.temporal as { runId?: string }).runId !== undefined);
+    assert.equal((await row(started.id)).temporalRunId, await firstRunId(real, started.id));
     const done = await waitFor(env, org, started.id, finished);
     assert.deepEqual([done.status, done.outputs], ['completed', { greeting: 'hello Cy' }]);
     // An ordinary execution alongside is no candidate either.
