@@ -1,7 +1,8 @@
 /**
  * Issue 27's (and 46's) scale-out targets, from one run of the production shape (startup/cluster, what
  * `npm run start:cluster` starts: embedded PostgreSQL, the production Temporal server on it,
- * API replicas behind the front, 3 worker processes; headless, no Web UI) in a temp dir:
+ * API replicas behind the front, 3 worker processes; headless, no Web UI) in a temp dir, its
+ * processes running the compiled server as the production image does (./compiled-build.ts):
  * 400 light tasks finish in at most the time bare Temporal needs for 400 activities on the
  * same server, in two shapes:
  * (a) one execution fanning out 400 calls: a definition whose single http-request step has
@@ -16,8 +17,8 @@
  * server that answers `{"ok":true}` at once.
  *
  * Fairness: the bare side runs on the same server and namespace, on its own task queue, with
- * 3 worker processes of its own (scale-out-bare-worker.ts, TS SDK defaults, the workflow
- * bundle built once here), as the project has 3 worker processes: separate processes is how
+ * 3 worker processes of its own (scale-out-bare-worker.ts, compiled alike, TS SDK defaults, the
+ * workflow bundle built once here), as the project has 3 worker processes: separate processes is how
  * either would scale out, and each side's workers then compete for the 2 cores the same way.
  * The bare client starts from this process (a gRPC client, no HTTP), the project's client is
  * a process of its own (end-to-end-client.ts) talking to the front. Both sides' workers stay
@@ -52,15 +53,17 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { mintToken } from '../api/http/auth';
 import { childProcessEnvironment } from '../config/config';
 import { createLogger } from '../config/logger';
-import { startCluster, type Cluster } from '../startup/cluster/cluster';
+import type { Cluster } from '../startup/cluster/cluster';
 import { temporalServerTools } from '../startup/cluster/temporal-server';
 import { chain, step, trigger } from '../test/support/definitions';
 import { startClient } from './client-process';
+import { compileForBench } from './compiled-build';
 import { cpuByComponent } from './cpu-meter';
 import type { Completion } from './end-to-end-client';
 import { limiter, round, type BenchReport } from './report';
@@ -150,7 +153,7 @@ async function answeringServer(): Promise<{ url: string; close(): Promise<void> 
 }
 
 /** Bare Temporal: WORKERS worker processes on a task queue of their own, and a client in this process. */
-async function bareSide(address: string, namespace: string, dir: string, url: string) {
+async function bareSide(address: string, namespace: string, dir: string, url: string, compiled: string) {
   const taskQueue = `bare-scale-${randomUUID().slice(0, 8)}`;
   const noop = (): void => {};
   const logger = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
@@ -181,7 +184,7 @@ async function bareSide(address: string, namespace: string, dir: string, url: st
     for (let i = 0; i < WORKERS; i++) {
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', path.join(__dirname, 'scale-out-bare-worker.ts'), address, namespace, taskQueue, codePath],
+        [path.join(compiled, 'bench', 'scale-out-bare-worker.js'), address, namespace, taskQueue, codePath],
         { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
       );
       children.push(child);
@@ -227,8 +230,12 @@ async function bareSide(address: string, namespace: string, dir: string, url: st
 
 export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchReport> {
   const tasks = sized(options, 400, 40);
-  /** Measured rounds (after one warm-up); each round runs the four measurements once. */
-  const rounds = sized(options, 2, 1);
+  /**
+   * Measured rounds (after one warm-up); each round runs the four measurements once. Four: the targets' median of
+   * the per-round ratios then sets the highest and the lowest aside (of two rounds it was their mean), and each
+   * side runs first in two of them.
+   */
+  const rounds = sized(options, 4, 1);
   /** Size of the warm-up runs (the fan-out's width, the number of one-step runs): enough to fill pools and caches. */
   const warmUp = sized(options, 40, 10);
   try {
@@ -236,6 +243,10 @@ export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchRepor
   } catch (error) {
     return { name: nameOf(tasks), figures: { skipped: (error as Error).message } };
   }
+  // Both sides run compiled, as the production image runs the server (./compiled-build.ts).
+  const compiled = await compileForBench();
+  const clusterModule = pathToFileURL(path.join(compiled.dir, 'startup', 'cluster', 'cluster.js')).href;
+  const { startCluster } = (await import(clusterModule)) as typeof import('../startup/cluster/cluster');
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-scale-out-'));
   const target = await answeringServer();
   const client = startClient();
@@ -298,7 +309,7 @@ export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchRepor
     const fanOut: Record<number, string> = { [warmUp]: await fanOutOf(warmUp), [tasks]: await fanOutOf(tasks) };
     const one = await publish('scale-one', { steps: chain(trigger(), step('call', 'http-request', { url: target.url })) });
 
-    bare = await bareSide(cluster.temporalAddress, 'default', dir, target.url);
+    bare = await bareSide(cluster.temporalAddress, 'default', dir, target.url, compiled.dir);
     const projectFanOut = async (width: number) =>
       (await client.round({ workflowId: fanOut[width], total: 1, concurrency: 1, completion: WAIT })).seconds;
     const projectOneEach = async (count: number) => {
@@ -425,5 +436,6 @@ export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchRepor
     await cluster?.stop();
     await target.close();
     await rm(dir, { recursive: true, force: true });
+    await compiled.remove();
   }
 }

@@ -17,11 +17,13 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { projectRoot } from '../config/project-root';
 
 /** The release `scripts/install-temporal-cli` builds (Server 1.29.1, Web UI 2.42.1). */
 export const PINNED_CLI_VERSION = 'v1.5.1';
-const PROJECT_TOOLS = path.resolve(__dirname, '../.tools');
-const INSTALL_SCRIPT = path.resolve(__dirname, '../scripts/install-temporal-cli');
+// From the project root, so the compiled code (dist/, or a bench's build) finds the same tools.
+const PROJECT_TOOLS = path.join(projectRoot(), '.tools');
+const INSTALL_SCRIPT = path.join(projectRoot(), 'scripts', 'install-temporal-cli');
 const DOWNLOAD_HOST = 'temporal.download';
 
 /** The pinned CLI in `.tools/` if built, else any other version built there. */

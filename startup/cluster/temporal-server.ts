@@ -15,13 +15,15 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { Client as PgClient } from 'pg';
 import YAML from 'yaml';
 import { childProcessEnvironment } from '../../config/config';
+import { projectRoot } from '../../config/project-root';
 import { startChild, type RunningChild } from './children';
 
 const run = promisify(execFile);
 
 /** The server release the pinned CLI's dev server also runs (Server 1.29.1). */
 export const PINNED_SERVER_VERSION = 'v1.29.1';
-const TOOLS = path.resolve(__dirname, '../../.tools', `temporal-server-${PINNED_SERVER_VERSION}`);
+// From the project root, so the compiled code (dist/, or a bench's build) finds the same tools.
+const TOOLS = path.join(projectRoot(), '.tools', `temporal-server-${PINNED_SERVER_VERSION}`);
 
 export interface TemporalServerTools {
   server: string;
@@ -148,7 +150,7 @@ export interface TemporalServerOptions {
 }
 
 /** The dynamic configuration docker-compose.yml mounts too: one file, so both shapes run the same settings. */
-export const DYNAMIC_CONFIG_FILE = path.resolve(__dirname, '../../deploy/temporal/dynamicconfig.yaml');
+export const DYNAMIC_CONFIG_FILE = path.join(projectRoot(), 'deploy', 'temporal', 'dynamicconfig.yaml');
 
 /** Writes the server's configuration (same shape as config/development-postgres12.yaml in the server's module). */
 export function writeServerConfig(options: TemporalServerOptions): { root: string; env: string } {
