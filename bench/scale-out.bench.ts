@@ -63,7 +63,7 @@ import type { Cluster } from '../startup/cluster/cluster';
 import { temporalServerTools } from '../startup/cluster/temporal-server';
 import { chain, step, trigger } from '../test/support/definitions';
 import { startClient } from './client-process';
-import { compileForBench } from './compiled-build';
+import { compileForBench, type CompiledServer } from './compiled-build';
 import { cpuByComponent } from './cpu-meter';
 import type { Completion } from './end-to-end-client';
 import { limiter, round, type BenchReport } from './report';
@@ -243,18 +243,19 @@ export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchRepor
   } catch (error) {
     return { name: nameOf(tasks), figures: { skipped: (error as Error).message } };
   }
-  // Both sides run compiled, as the production image runs the server (./compiled-build.ts).
-  const compiled = await compileForBench();
-  const clusterModule = pathToFileURL(path.join(compiled.dir, 'startup', 'cluster', 'cluster.js')).href;
-  const { startCluster } = (await import(clusterModule)) as typeof import('../startup/cluster/cluster');
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-scale-out-'));
   const target = await answeringServer();
   const client = startClient();
   const secret = randomBytes(32).toString('hex');
+  let compiled: CompiledServer | undefined;
   let cluster: Cluster | undefined;
   let bare: Awaited<ReturnType<typeof bareSide>> | undefined;
-  const clusterStarted = process.hrtime.bigint();
   try {
+    // Both sides run compiled, as the production image runs the server (./compiled-build.ts).
+    compiled = await compileForBench();
+    const clusterModule = pathToFileURL(path.join(compiled.dir, 'startup', 'cluster', 'cluster.js')).href;
+    const { startCluster } = (await import(clusterModule)) as typeof import('../startup/cluster/cluster');
+    const clusterStarted = process.hrtime.bigint();
     cluster = await startCluster({
       // The temp dir itself: as root, embedded PostgreSQL opens this folder (not its parents) to the postgres user.
       dir,
@@ -436,6 +437,6 @@ export async function run(options: BenchOptions = FULL_SIZE): Promise<BenchRepor
     await cluster?.stop();
     await target.close();
     await rm(dir, { recursive: true, force: true });
-    await compiled.remove();
+    await compiled?.remove();
   }
 }
